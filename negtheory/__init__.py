@@ -1,0 +1,51 @@
+"""negtheory -- theory and simulation of negative sampling in contrastive learning.
+
+Importing this package loads numpy, scipy and numba only; matplotlib (``negtheory.figures``),
+torch (``negtheory.bridge``) and dask are imported lazily by the modules that need them.
+
+Modules
+-------
+infonce
+    How many negatives InfoNCE needs: reliability, training effectiveness, optimal K,
+    adaptive negative sampling (Wu, Wu & Huang; seed 000).
+"""
+
+from __future__ import annotations
+
+from . import infonce
+from .infonce import (
+    ans_schedule,
+    auc_from_mu,
+    draw_negative_counts,
+    effectiveness,
+    effectiveness_curve,
+    effectiveness_dist,
+    mu_from_auc,
+    optimal_k,
+    optimal_k_from_auc,
+    overall_effectiveness,
+    reliability,
+    reliability_dist,
+    sample_fractions,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "__version__",
+    "infonce",
+    # infonce (seed 000)
+    "ans_schedule",
+    "auc_from_mu",
+    "draw_negative_counts",
+    "effectiveness",
+    "effectiveness_curve",
+    "effectiveness_dist",
+    "mu_from_auc",
+    "optimal_k",
+    "optimal_k_from_auc",
+    "overall_effectiveness",
+    "reliability",
+    "reliability_dist",
+    "sample_fractions",
+]
