@@ -604,7 +604,10 @@ def optimal_k(mu_label, lam=0.9, k_max=1000, t_max=3.0, steps=None):
 
 
 def optimal_k_from_auc(train_auc, lam=0.9, k_max=1000, t_max=3.0, steps=None):
-    """:func:`optimal_k` at mu_q = :func:`mu_from_auc` (train_auc), train_auc in [0.5, 1).
+    """Optimal K* from the training AUC at K = 1 (seed 000, eq. 7 then §4.3).
+
+    :func:`optimal_k` at mu_q = :func:`mu_from_auc` (train_auc); train_auc in [0.5, 1) (the paper
+    reads it off the training curve under K = 1 before overfitting, footnote 4).
 
     Examples
     --------

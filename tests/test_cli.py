@@ -1,0 +1,68 @@
+"""The ``negtheory`` command line (in-process, through ``negtheory.cli.main``)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from negtheory import cli, infonce
+
+
+def test_optimal_k_from_auc_paper_case(capsys):
+    assert cli.main(["optimal-k", "--auc", "0.75", "--steps", "100"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"K\*\s+=\s+4\b", out)
+    mu = float(re.search(r"mu_q\s+=\s+([0-9.]+)", out).group(1))
+    assert mu == pytest.approx(float(infonce.mu_from_auc(0.75)), rel=1e-5)
+
+
+def test_optimal_k_from_mu(capsys):
+    assert cli.main(["optimal-k", "--mu", "2.4", "--lam", "0.9"]) == 0
+    out = capsys.readouterr().out
+    k = int(re.search(r"K\*\s+=\s+(\d+)", out).group(1))
+    assert k == infonce.optimal_k(2.4, 0.9)
+
+
+def test_optimal_k_bad_input_is_a_clean_error(capsys):
+    assert cli.main(["optimal-k", "--auc", "1.5"]) == 2
+    err = capsys.readouterr().err
+    assert "train_auc" in err or "auc" in err
+    with pytest.raises(SystemExit):
+        cli.main(["optimal-k"])  # one of --auc / --mu is required
+
+
+def test_figures_only_writes_png(tmp_path, capsys):
+    assert cli.main(["figures", "--out", str(tmp_path), "--only", "wu_fig9_auc_vs_mu", "--quiet"]) == 0
+    png = tmp_path / "wu_fig9_auc_vs_mu.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_figures_unknown_name(tmp_path, capsys):
+    assert cli.main(["figures", "--out", str(tmp_path), "--only", "no_such_figure"]) == 2
+    assert "no_such_figure" in capsys.readouterr().err
+
+
+def test_figures_list(capsys):
+    assert cli.main(["figures", "--list"]) == 0
+    assert "wu_fig4_optimal_k_vs_mu" in capsys.readouterr().out
+
+
+def _console_script():
+    here = Path(sys.executable).parent / "negtheory"
+    return str(here) if here.exists() else shutil.which("negtheory")
+
+
+@pytest.mark.skipif(_console_script() is None, reason="console script not installed")
+def test_console_script_entry_point():
+    res = subprocess.run([_console_script(), "optimal-k", "--mu", "1.0"], capture_output=True, text=True, check=True)
+    assert "K*" in res.stdout
+
+
+def test_python_dash_m():
+    res = subprocess.run([sys.executable, "-m", "negtheory", "optimal-k", "--auc", "0.95"], capture_output=True, text=True, check=True)
+    assert "K*" in res.stdout
