@@ -335,11 +335,13 @@ def reliability(mu, k):
 
     Examples
     --------
-    >>> from negtheory.infonce import reliability
+    >>> from negtheory.infonce import reliability, auc_from_mu
     >>> round(float(reliability(0.0, 4)), 12)
     0.2
     >>> reliability([0.0, 1.0, 2.4], 20).round(4)
-    array([0.0476, 0.2173, 0.6803])
+    array([0.0476, 0.2218, 0.684 ])
+    >>> float(reliability(1.0, 1)) == float(auc_from_mu(1.0))   # K = 1: Phi(mu / sqrt 2)
+    True
     """
     mu_a = real_array("mu", mu)
     k_a = _k_array(k)
@@ -440,9 +442,9 @@ def effectiveness(k, mu_label, mu_pred, lam=0.9):
     Examples
     --------
     >>> from negtheory.infonce import effectiveness
-    >>> v = effectiveness([1, 4, 20], 1.0, 0.5)
-    >>> int(v.argmax())
-    0
+    >>> v = effectiveness([1, 2, 4, 20], 1.0, 0.5)     # early in training (mu' = mu_q / 2)
+    >>> v.round(4)
+    array([0.1671, 0.1855, 0.1935, 0.1704])
     """
     lam_a = _lam_array(lam)
     good, bad, easy = (np.asarray(f) for f in sample_fractions(k, mu_label, mu_pred))
