@@ -645,10 +645,11 @@ def ans_schedule(step, total_steps, k_opt, warmup=0.1):
         Training step(s) s in [0, total_steps].
     total_steps : int
         Total number of steps S >= 1.
-    k_opt : float
+    k_opt : array_like
         Peak ratio K* >= 1 (e.g. from :func:`optimal_k`).
-    warmup : float, default 0.1
+    warmup : array_like, default 0.1
         Fraction w in [0, 1] of the steps spent rising (0: start at K*; 1: rise only).
+        ``step``, ``k_opt`` and ``warmup`` broadcast against each other.
 
     Examples
     --------
@@ -658,8 +659,9 @@ def ans_schedule(step, total_steps, k_opt, warmup=0.1):
     """
     total = int_scalar("total_steps", total_steps, 1)
     s = real_array("step", step, 0.0, float(total))
-    k_opt = real_scalar("k_opt", k_opt, 1.0)
-    w = real_scalar("warmup", warmup, 0.0, 1.0)
+    k_opt = real_array("k_opt", k_opt, 1.0)
+    w = real_array("warmup", warmup, 0.0, 1.0)
+    s, k_opt, w = np.broadcast_arrays(s, k_opt, w)
     turn = w * total
     with np.errstate(divide="ignore", invalid="ignore"):
         rise = 1.0 + (k_opt - 1.0) * np.where(turn > 0, s / turn, 1.0)

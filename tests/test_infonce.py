@@ -359,3 +359,25 @@ def test_property_reliability_in_unit_interval_and_bounded_by_k1(mu, k):
     assert 0.0 <= p <= 1.0
     # more negatives can only make the positive less likely to win
     assert p <= infonce.reliability(mu, 1.0) * (1 + 1e-12)
+
+
+def test_fig5_training_stage_claims():
+    """§4.3: early in training the best K is below the global K*; at convergence good = bad and
+    v has a local maximum at K = 1 (then rises again once easy samples dominate)."""
+    mu = infonce.mu_from_auc(0.75)
+    ks = np.arange(1, 51)
+    v_early = infonce.effectiveness(ks, mu, 0.25 * mu)
+    assert np.argmax(v_early) + 1 < infonce.optimal_k(mu)
+    v_end = infonce.effectiveness(ks, mu, mu)
+    assert v_end[0] > v_end[1] and v_end[-1] > v_end[0]
+    # at mu' = mu_q: v = (1 - lam) (1 - 2 a (1 - a)), a = P(A), by eq. 5-6
+    a = np.array([ref_reliability(mu, k) for k in (1, 7, 50)])
+    np.testing.assert_allclose(v_end[[0, 6, 49]], 0.1 * (1 - 2 * a * (1 - a)), rtol=1e-9)
+
+
+def test_ans_schedule_broadcasts_over_k_opt_and_warmup():
+    k = infonce.ans_schedule(np.array([[0], [50], [100]]), 100, np.array([2.0, 8.0]), warmup=0.5)
+    assert k.shape == (3, 2)
+    np.testing.assert_allclose(k[1], [2.0, 8.0])
+    np.testing.assert_allclose(k[0], 1.0)
+    np.testing.assert_allclose(k[2], 1.0)
