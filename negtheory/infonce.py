@@ -726,8 +726,9 @@ def reliability_dist(k, pos, neg, *, epsrel=1e-10):
     .. math:: P = \int q(x) F_p(x)^K dx = \int_0^1 S_q\big(F_p^{-1}(w^{1/K})\big)\, dw,
 
     the second form (the max of K negatives is F_p^{-1}(U^{1/K})) has a bounded monotone
-    integrand, which adaptive quadrature handles for any K; w^{1/K} near 1 is evaluated through
-    ``isf(-expm1(log w / K))`` to keep precision.
+    integrand, which adaptive quadrature handles for any K; F_p^{-1}(w^{1/K}) is evaluated as
+    ``ppf`` below the median and as ``isf(-expm1(log w / K))`` above it, keeping precision at
+    both ends.
 
     Parameters
     ----------
@@ -753,10 +754,12 @@ def reliability_dist(k, pos, neg, *, epsrel=1e-10):
 
     def one(kk):
         def integrand(w):
-            if w <= 0.0:
-                return float(pos.sf(neg.ppf(0.0))) if np.isfinite(neg.ppf(0.0)) else 1.0
-            upper_tail = -math.expm1(math.log(w) / kk)
-            return float(pos.sf(neg.isf(upper_tail)))
+            if w <= 0.0:  # never evaluated by QUADPACK (interior nodes only); the limit value
+                return float(pos.sf(neg.ppf(0.0)))
+            u = math.exp(math.log(w) / kk)  # w^{1/K}: the CDF value of the largest negative
+            # ppf keeps precision for small u, isf of -expm1(.) = 1 - u for u near 1
+            x = neg.ppf(u) if u < 0.5 else neg.isf(-math.expm1(math.log(w) / kk))
+            return float(pos.sf(x))
 
         val, _ = integrate.quad(integrand, 0.0, 1.0, epsabs=0.0, epsrel=epsrel, limit=400)
         return val

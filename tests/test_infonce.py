@@ -381,3 +381,9 @@ def test_ans_schedule_broadcasts_over_k_opt_and_warmup():
     np.testing.assert_allclose(k[1], [2.0, 8.0])
     np.testing.assert_allclose(k[0], 1.0)
     np.testing.assert_allclose(k[2], 1.0)
+
+
+def test_reliability_dist_tiny_values_keep_relative_accuracy():
+    # a very poor positive law: P(A) ~ 1e-13 at K = 1, known in closed form
+    got = infonce.reliability_dist(1, stats.norm(-10.0), stats.norm())
+    assert got == pytest.approx(special.ndtr(-10 / math.sqrt(2)), rel=1e-7)
