@@ -1,0 +1,622 @@
+r"""Estimators of the true-negative score mean and the debiasing weights (thesis ch. 4-6).
+
+All functions take numpy arrays whose **last axis holds the N unlabeled scores of one anchor**
+(x-hat = exp(similarity / t) in the thesis) and are vectorised over the leading axes.
+
+* BCL (ch. 6): :func:`bcl_weights` (eq. 6.25 with Phi from the eCDF, eq. 6.29-6.30),
+  :func:`theta_bcl` (eq. 6.48, or the self-normalised form of the released code);
+* the reference and baseline estimators of the numerical study (§6.6.1): :func:`theta_sup`
+  (6.45), :func:`theta_biased` (6.46), :func:`theta_dcl` (6.47), :func:`theta_hcl`;
+* DPL (ch. 5): :func:`dpl_probability` (P-hat_PN, eq. 5.17), :func:`dpl_loss` (5.18),
+  :func:`dpl_error_bound` (Lemma 5.3);
+* BNS (ch. 4): :func:`bns_info` (4.4), :func:`bns_unbias` (4.14), :func:`bns_risk` (4.25),
+  :func:`bns_select` (4.26), and the sampling-quality metrics :func:`tnr` (4.27) and
+  :func:`informativeness` (4.28).
+
+eCDF conventions (DESIGN.md errata): BCL's eq. 6.30 counts the N unlabeled scores <= x-hat,
+itself included, over N (so the largest score gets 1 and tied scores share the largest rank);
+BNS's eq. 4.15 as released divides by n + 1 (so F < 1). Each function states which it uses.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+from scipy.special import expit, log_expit
+
+from ._validation import as_float_array, check_range, real_array, real_scalar, scalar_or_array
+
+__all__ = [
+    "bcl_weights",
+    "cdf_from_unlabeled",
+    "theta_sup",
+    "theta_biased",
+    "theta_dcl",
+    "theta_hcl",
+    "theta_bcl",
+    "dpl_probability",
+    "dpl_loss",
+    "dpl_error_bound",
+    "bns_info",
+    "bns_unbias",
+    "bns_risk",
+    "bns_select",
+    "ecdf",
+    "tnr",
+    "informativeness",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------------------------
+def _scores(name, value, *, min_ndim=1):
+    arr = as_float_array(name, value)
+    if arr.ndim < min_ndim:
+        raise ValueError(f"{name} must have at least {min_ndim} dimension(s) (last axis: the scores of one anchor), got a scalar")
+    if arr.shape[-1] == 0:
+        raise ValueError(f"{name} must hold at least one score along its last axis")
+    return arr
+
+
+def _tau(tau_plus):
+    return real_array("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True)
+
+
+def _leading(param: np.ndarray, lead_shape: tuple, name: str) -> np.ndarray:
+    """Broadcast a per-anchor parameter to the leading shape of the score array."""
+    try:
+        return np.broadcast_to(param, lead_shape)
+    except ValueError as exc:
+        raise ValueError(f"{name} of shape {param.shape} does not broadcast to the anchors' shape {lead_shape}") from exc
+
+
+@numba.njit(cache=True, parallel=True)
+def _ecdf_rows(x, denom_extra, out):
+    """out[r, i] = #{j : x[r, j] <= x[r, i]} / (N + denom_extra), by sorting each row.
+
+    O(N log N) per row: sort a copy, then for each score the count of values <= it is the
+    upper-bound insertion index in the sorted row (ties share the largest rank).
+    """
+    n_rows, n = x.shape
+    for r in numba.prange(n_rows):
+        s = np.sort(x[r])
+        for i in range(n):
+            v = x[r, i]
+            lo = 0
+            hi = n
+            while lo < hi:  # first index with s[idx] > v
+                mid = (lo + hi) // 2
+                if s[mid] <= v:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            out[r, i] = lo / (n + denom_extra)
+
+
+def ecdf(scores, *, denominator="n"):
+    r"""Empirical CDF of each anchor's scores at its own scores.
+
+    ``denominator="n"`` (thesis eq. 6.30, BCL): F-hat(x_i) = (1/N) #{j : x_j <= x_i}, itself
+    included, so values lie in [1/N, 1]. ``denominator="n+1"`` (eq. 4.15 as in the released BNS
+    code): the same count over N + 1, so F-hat < 1. Tied scores share the largest rank.
+
+    Parameters
+    ----------
+    scores : array_like, shape (..., N)
+    denominator : {"n", "n+1"}
+
+    Examples
+    --------
+    >>> from negtheory.estimators import ecdf
+    >>> ecdf([3.0, 1.0, 2.0, 2.0]).tolist()
+    [1.0, 0.25, 0.75, 0.75]
+    """
+    x = _scores("scores", scores)
+    if denominator not in ("n", "n+1"):
+        raise ValueError(f"denominator must be 'n' or 'n+1', got {denominator!r}")
+    flat = np.ascontiguousarray(x.reshape(-1, x.shape[-1]))
+    out = np.empty_like(flat)
+    _ecdf_rows(flat, 0 if denominator == "n" else 1, out)
+    return out.reshape(x.shape)
+
+
+def _check_abt(alpha, beta, tau_plus):
+    alpha = real_scalar("alpha", alpha, 0.5, 1.0)
+    beta = real_scalar("beta", beta, 0.0, 1.0)
+    tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True)
+    z = (1.0 - beta) * alpha + beta * (1.0 - alpha)
+    if z <= 0.0:
+        raise ValueError(
+            "alpha = 1 with beta = 1 leaves the hard-negative target phi_THN with no mass (Z = 0 in eq. 6.26): "
+            "a perfect encoder has no misranked true negatives to up-weight; use beta < 1 or alpha < 1"
+        )
+    return alpha, beta, tau_plus, z
+
+
+def cdf_from_unlabeled(phi_un, alpha, tau_plus):
+    r"""Map the unlabeled-score CDF value Phi_UN to the parent CDF value Phi (thesis eq. 6.28-6.29).
+
+    Eq. 6.28 gives Phi_UN = b Phi + a Phi^2 with a = (1 - 2 alpha)(tau^- - tau^+) and
+    b = 2 [alpha tau^- + (1 - alpha) tau^+]. The root is computed in the stable form
+
+    .. math:: \Phi = \frac{2\,\Phi_{UN}}{b + \sqrt{b^2 + 4 a \Phi_{UN}}},
+
+    which is exact at a = 0 (alpha = 1/2 or tau^+ = 1/2), where the printed
+    (-b + sqrt(b^2 + 4 a Phi_UN)) / (2a) divides by zero (DESIGN.md errata).
+
+    Examples
+    --------
+    >>> from negtheory.estimators import cdf_from_unlabeled
+    >>> float(cdf_from_unlabeled(0.3, 0.5, 0.1))       # a = 0: Phi = Phi_UN / b, b = 1
+    0.3
+    """
+    u = real_array("phi_un", phi_un, 0.0, 1.0)
+    alpha = real_scalar("alpha", alpha, 0.5, 1.0)
+    tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True)
+    return scalar_or_array(_phi_from_un(u, alpha, tau_plus))
+
+
+def _phi_from_un(u, alpha, tau_plus):
+    tau_minus = 1.0 - tau_plus
+    a = (1.0 - 2.0 * alpha) * (tau_minus - tau_plus)
+    b = 2.0 * (alpha * tau_minus + (1.0 - alpha) * tau_plus)
+    # b^2 + 4a u >= (b - 2)^2 >= 0 on [0, 1] since a + b = 1; clip rounding below zero
+    disc = np.maximum(b * b + 4.0 * a * u, 0.0)
+    return 2.0 * u / (b + np.sqrt(disc))
+
+
+def bcl_weights(scores, alpha, beta, tau_plus):
+    r"""BCL importance weights omega of each unlabeled score (thesis eq. 6.24-6.26, 6.29-6.30).
+
+    .. math::
+        \omega = \frac{1}{Z}\,\frac{(1-\beta)\alpha + (\beta-\alpha)\Phi}
+                 {\alpha\tau^- + (1-\alpha)\tau^+ + (1-2\alpha)\Phi(\tau^- - \tau^+)},
+        \qquad Z = (1-\beta)\alpha + \beta(1-\alpha),
+
+    where Phi is the parent CDF at the score, recovered from the anchor's eCDF of its N
+    unlabeled scores (eq. 6.30, itself included, over N) through the stable root of eq. 6.29
+    (:func:`cdf_from_unlabeled`). The parent density cancels, so no parametric form is assumed.
+
+    Parameters
+    ----------
+    scores : array_like, shape (..., N)
+        Unlabeled scores x-hat of each anchor (last axis).
+    alpha : float
+        Encoder quality P(x^- < x^+) in [1/2, 1].
+    beta : float
+        Hardness level in [0, 1]; 1/2 gives omega = P(TN | x-hat) / tau^- (Theorem 6.1).
+    tau_plus : float
+        Class prior tau^+ in (0, 1).
+
+    Returns
+    -------
+    ndarray, same shape as ``scores``
+
+    Raises
+    ------
+    ValueError
+        alpha = beta = 1 (Z = 0: no hard-negative mass) or any parameter out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.estimators import bcl_weights
+    >>> w = bcl_weights(np.array([0.1, 0.5, 0.2, 0.9]), alpha=0.9, beta=0.5, tau_plus=0.1)
+    >>> bool(w[0] > w[3])     # low scores are likely true negatives: larger weight
+    True
+    """
+    alpha, beta, tau_plus, z = _check_abt(alpha, beta, tau_plus)
+    x = _scores("scores", scores)
+    phi = _phi_from_un(ecdf(x), alpha, tau_plus)
+    tau_minus = 1.0 - tau_plus
+    num = (1.0 - beta) * alpha + (beta - alpha) * phi
+    den = alpha * tau_minus + (1.0 - alpha) * tau_plus + (1.0 - 2.0 * alpha) * phi * (tau_minus - tau_plus)
+    return num / (z * den)
+
+
+# --------------------------------------------------------------------------------------------
+# estimators of the true-negative mean (§6.6.1)
+# --------------------------------------------------------------------------------------------
+def theta_sup(scores, is_true_negative):
+    r"""Supervised reference: the mean of the true-negative scores of each anchor (thesis eq. 6.45).
+
+    .. math:: \theta_{SUP} = \frac{\sum_i I(\hat x_i)\,\hat x_i}{\sum_i I(\hat x_i)}
+
+    An anchor whose N scores hold no true negative has no defined truth: NaN is returned for it
+    (with N = 64 and tau^+ = 0.1 this happens with probability 1e-64).
+
+    Examples
+    --------
+    >>> from negtheory.estimators import theta_sup
+    >>> float(theta_sup([1.0, 2.0, 6.0], [True, True, False]))
+    1.5
+    """
+    x = _scores("scores", scores)
+    tn = np.asarray(is_true_negative)
+    if tn.dtype != bool:
+        raise TypeError(f"is_true_negative must be a boolean array, got dtype {tn.dtype}")
+    if tn.shape != x.shape:
+        raise ValueError(f"is_true_negative must have the shape of scores {x.shape}, got {tn.shape}")
+    count = tn.sum(axis=-1)
+    total = np.where(tn, x, 0.0).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+    return scalar_or_array(np.asarray(out))
+
+
+def theta_biased(scores):
+    r"""Biased InfoNCE estimator: the mean of all N unlabeled scores (thesis eq. 6.46).
+
+    Examples
+    --------
+    >>> from negtheory.estimators import theta_biased
+    >>> float(theta_biased([1.0, 2.0, 6.0]))
+    3.0
+    """
+    x = _scores("scores", scores)
+    return scalar_or_array(np.asarray(x.mean(axis=-1)))
+
+
+def _positives(positives, lead_shape):
+    p = as_float_array("positives", positives)
+    if p.ndim == len(lead_shape):  # one positive per anchor (the released DCL/HCL code)
+        p = p[..., None]
+    if p.ndim == 0 or p.shape[-1] == 0:
+        raise ValueError("positives must hold at least one positive score per anchor (last axis)")
+    try:
+        np.broadcast_shapes(p.shape[:-1], lead_shape)
+    except ValueError as exc:
+        raise ValueError(f"positives of shape {p.shape} do not match the anchors' shape {lead_shape}") from exc
+    return p
+
+
+def _apply_floor(theta, floor):
+    if floor is None:
+        return theta
+    f = real_array("floor", floor)
+    return np.maximum(theta, f)
+
+
+def theta_dcl(scores, positives, tau_plus, floor=None):
+    r"""Debiased contrastive (DCL) estimator of the true-negative mean (thesis eq. 6.47).
+
+    .. math:: \hat\theta_{DCL} = \frac{1}{N\tau^-}\Big(\sum_i \hat x_i - N\tau^+ \frac{1}{K}\sum_j \hat x_j^+\Big)
+
+    Parameters
+    ----------
+    scores : array_like, shape (..., N)
+    positives : array_like, shape (..., K) or (...)
+        K extra positive scores per anchor (the thesis's numerical study), or the anchor's own
+        positive score (the released DCL code; shape of the leading axes).
+    tau_plus : float or array_like
+        Class prior in (0, 1), broadcast over the anchors.
+    floor : float, optional
+        Lower clamp of the estimate; the released code clamps N theta at N e^{-1/t}, i.e.
+        ``floor=np.exp(-1/t)`` (the smallest possible score exp(-1/t) for cosine similarity).
+
+    Examples
+    --------
+    >>> from negtheory.estimators import theta_dcl
+    >>> float(theta_dcl([1.0, 1.0, 10.0, 1.0], [10.0, 10.0], tau_plus=0.25))   # (13/4 - 2.5)/0.75
+    1.0
+    """
+    x = _scores("scores", scores)
+    p = _positives(positives, x.shape[:-1])
+    tp = _leading(_tau(tau_plus), x.shape[:-1], "tau_plus")
+    theta = (x.mean(axis=-1) - tp * p.mean(axis=-1)) / (1.0 - tp)
+    return scalar_or_array(np.asarray(_apply_floor(theta, floor)))
+
+
+def theta_hcl(scores, positives, tau_plus, beta, floor=None):
+    r"""Hard-negative (HCL, Robinson et al.) estimator with the DCL correction.
+
+    Importance weights w_i = x-hat_i^beta / mean_j(x-hat_j^beta) up-weight hard (high-score)
+    negatives; then
+
+    .. math:: \hat\theta_{HCL} = \frac{1}{\tau^-}\Big(\frac1N\sum_i w_i \hat x_i - \tau^+ \frac1K \sum_j \hat x_j^+\Big),
+
+    as in the released HCL code (``reweight_neg``; thesis §6.6.1 notes it overestimates the
+    true-negative mean by design). Scores must be positive (x-hat = exp(similarity / t)); the
+    powers are formed in log space.
+
+    Parameters
+    ----------
+    scores : array_like, shape (..., N), positive
+    positives : array_like, shape (..., K) or (...)
+    tau_plus : float or array_like in (0, 1)
+    beta : float >= 0
+        Concentration; beta = 0 gives :func:`theta_dcl`.
+    floor : float, optional
+        As in :func:`theta_dcl`.
+
+    Examples
+    --------
+    >>> from negtheory.estimators import theta_hcl, theta_dcl
+    >>> s, p = [1.0, 2.0, 3.0], [3.0]
+    >>> bool(abs(theta_hcl(s, p, 0.1, beta=0.0) - theta_dcl(s, p, 0.1)) < 1e-12)
+    True
+    """
+    x = _scores("scores", scores)
+    check_range("scores", x, 0.0, lo_open=True)
+    beta = real_scalar("beta", beta, 0.0)
+    p = _positives(positives, x.shape[:-1])
+    tp = _leading(_tau(tau_plus), x.shape[:-1], "tau_plus")
+    logw = beta * np.log(x)
+    logw -= logw.max(axis=-1, keepdims=True)  # exp cannot overflow; the ratio is unchanged
+    w = np.exp(logw)
+    reweighted = (w * x).sum(axis=-1) / w.sum(axis=-1)  # = (1/N) sum_i w_i x_i with w normalised by its mean
+    theta = (reweighted - tp * p.mean(axis=-1)) / (1.0 - tp)
+    return scalar_or_array(np.asarray(_apply_floor(theta, floor)))
+
+
+def theta_bcl(scores, alpha, beta, tau_plus, normalize=False):
+    r"""Bayesian contrastive (BCL) estimator of the true-negative mean (thesis eq. 6.48).
+
+    .. math:: \hat\theta_{BCL} = \frac{1}{N}\sum_i \omega_i \hat x_i
+        \quad\text{or, with normalize=True,}\quad \frac{\sum_i \omega_i \hat x_i}{\sum_i \omega_i},
+
+    the self-normalised form used by the released numerical code (DESIGN.md errata). omega from
+    :func:`bcl_weights`.
+
+    Examples
+    --------
+    >>> from negtheory.estimators import theta_bcl
+    >>> float(theta_bcl([2.0, 2.0, 2.0], 0.9, 0.5, 0.1, normalize=True))   # constant scores
+    2.0
+    """
+    w = bcl_weights(scores, alpha, beta, tau_plus)
+    x = np.asarray(scores, dtype=np.float64)
+    if normalize:
+        out = (w * x).sum(axis=-1) / w.sum(axis=-1)
+    else:
+        out = (w * x).mean(axis=-1)
+    return scalar_or_array(np.asarray(out))
+
+
+# --------------------------------------------------------------------------------------------
+# DPL (ch. 5)
+# --------------------------------------------------------------------------------------------
+def dpl_probability(pos_score, unlabeled_scores, extra_pos_scores, tau_plus):
+    r"""Debiased estimate of P(positive preferred to a true negative) (thesis eq. 5.17).
+
+    .. math::
+        \hat P_{PN} = \frac{1}{N\tau^-}\sum_{n=1}^N h(x^+, x_n) - \frac{\tau^+}{M\tau^-}\sum_{m=1}^M h(x^+, x'_m),
+        \qquad h(x^+, x) = \sigma(x^+ - x),
+
+    with N unlabeled and M extra positive scores per anchor; unbiased for the AUC risk
+    E h(x^+, x^-) (Lemma 5.1). For finite N, M the estimate can leave [0, 1].
+
+    Parameters
+    ----------
+    pos_score : array_like, shape (...)
+        Score g(x^+) of the anchor's positive.
+    unlabeled_scores : array_like, shape (..., N)
+    extra_pos_scores : array_like, shape (..., M)
+    tau_plus : float or array_like in (0, 1)
+
+    Examples
+    --------
+    >>> from negtheory.estimators import dpl_probability
+    >>> p = dpl_probability(2.0, [0.0, 0.0, 2.0], [2.0], tau_plus=1/3)
+    >>> round(float(p), 12)   # the unlabeled tie at 2.0 is the positive: removed exactly
+    0.880797077978
+    """
+    xp = as_float_array("pos_score", pos_score)
+    xu = _scores("unlabeled_scores", unlabeled_scores)
+    xm = _scores("extra_pos_scores", extra_pos_scores)
+    tp = _tau(tau_plus)
+    lead = np.broadcast_shapes(xp.shape, xu.shape[:-1], xm.shape[:-1], tp.shape)
+    hu = expit(xp[..., None] - xu).mean(axis=-1)
+    hm = expit(xp[..., None] - xm).mean(axis=-1)
+    out = np.broadcast_to((hu - tp * hm) / (1.0 - tp), lead)
+    return scalar_or_array(np.asarray(out))
+
+
+def dpl_loss(pos_score, unlabeled_scores, extra_pos_scores, tau_plus, eps=1e-6, reduction="mean"):
+    r"""Debiased pairwise loss -log P-hat_PN (thesis eq. 5.18).
+
+    P-hat_PN of :func:`dpl_probability` is clamped below at ``eps`` (it can be <= 0 for finite N,
+    M, where the log is undefined).
+
+    Examples
+    --------
+    >>> from negtheory.estimators import dpl_loss
+    >>> float(dpl_loss([3.0, 1.0], [[0.0, 0.5], [0.0, 2.0]], [[2.5], [1.0]], 0.1)) > 0
+    True
+    """
+    eps = real_scalar("eps", eps, 0.0, 1.0, lo_open=True)
+    p = np.asarray(dpl_probability(pos_score, unlabeled_scores, extra_pos_scores, tau_plus))
+    loss = -np.log(np.maximum(p, eps))
+    return scalar_or_array(np.asarray(_reduce(loss, reduction)))
+
+
+def _reduce(x, reduction):
+    if reduction == "mean":
+        return x.mean()
+    if reduction == "sum":
+        return x.sum()
+    if reduction == "none":
+        return x
+    raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+def dpl_error_bound(n, m, tau_plus):
+    r"""Lemma 5.3's bound on |L-hat_DPL - L_SUP| (thesis §5.4).
+
+    .. math:: e^2\sqrt{2\pi/N} + e^2\,\tau^+\sqrt{2\pi/M}
+
+    **Assumption** (stated in the lemma's proof): cosine scores g in [0, 1], so that
+    h = sigma(g(x^+) - g(x)) lies in [1/(1+e^2), 1/(1+e^{-2})]; the bound says nothing for
+    unbounded scores.
+
+    Examples
+    --------
+    >>> from negtheory.estimators import dpl_error_bound
+    >>> round(float(dpl_error_bound(256, 16, 0.1)), 4)
+    1.6206
+    """
+    n_a = real_array("n", n, 1.0)
+    m_a = real_array("m", m, 1.0)
+    tp = _tau(tau_plus)
+    e2 = math.exp(2.0)
+    return scalar_or_array(np.asarray(e2 * np.sqrt(2 * np.pi / n_a) + e2 * tp * np.sqrt(2 * np.pi / m_a)))
+
+
+# --------------------------------------------------------------------------------------------
+# BNS (ch. 4)
+# --------------------------------------------------------------------------------------------
+def bns_info(x_pos, x_neg):
+    r"""Informativeness of a sampled negative, info(j) = 1 - sigma(x_ui - x_uj) (thesis eq. 4.4).
+
+    The magnitude of the BPR gradient with respect to the negative's score (eq. 4.2-4.3).
+
+    Examples
+    --------
+    >>> from negtheory.estimators import bns_info
+    >>> float(bns_info(1.0, 1.0))
+    0.5
+    """
+    xp = as_float_array("x_pos", x_pos)
+    xn = as_float_array("x_neg", x_neg)
+    return scalar_or_array(np.asarray(expit(xn - xp)))
+
+
+def bns_unbias(F, p_fn):
+    r"""Unbiasedness: posterior probability that an unlabeled item is a true negative (thesis eq. 4.14).
+
+    .. math:: \mathrm{unbias} = P(tn \mid \hat x) = \frac{[1 - F][1 - P_{fn}]}{1 - F - P_{fn} + 2 F P_{fn}},
+
+    with F the (empirical) CDF of the item's score among the user's unlabeled items (the
+    likelihood: orders TN below FN, eq. 4.7-4.8) and P_fn its prior probability of being a false
+    negative, e.g. popularity / number of users (eq. 4.16).
+
+    Raises
+    ------
+    ValueError
+        F and P_fn contradict each other (F = 1 with P_fn = 0, or F = 0 with P_fn = 1): the
+        posterior is 0/0. The released eCDF divides by n + 1, so F < 1 (:func:`ecdf`).
+
+    Examples
+    --------
+    >>> from negtheory.estimators import bns_unbias
+    >>> float(bns_unbias(0.5, 0.2))    # F = 1/2 carries no evidence: the prior 1 - P_fn
+    0.8
+    """
+    f = real_array("F", F, 0.0, 1.0)
+    p = real_array("p_fn", p_fn, 0.0, 1.0)
+    num = (1.0 - f) * (1.0 - p)
+    den = num + f * p  # = 1 - F - P_fn + 2 F P_fn
+    if np.any(den == 0.0):
+        raise ValueError("F and p_fn contradict each other (F = 1 with p_fn = 0, or F = 0 with p_fn = 1): the posterior of eq. 4.14 is 0/0")
+    return scalar_or_array(np.asarray(num / den))
+
+
+def bns_risk(info, unbias, lam):
+    r"""Conditional sampling risk of a candidate negative (thesis eq. 4.25-4.26).
+
+    .. math:: R(l \mid i) = [1 - \mathrm{unbias}(l)]\,\mathrm{info}(l) - \lambda\,\mathrm{unbias}(l)\,\mathrm{info}(l)
+        = \mathrm{info}(l)\,[1 - (1+\lambda)\,\mathrm{unbias}(l)].
+
+    Examples
+    --------
+    >>> from negtheory.estimators import bns_risk
+    >>> float(bns_risk(0.5, 1.0, 5.0))
+    -2.5
+    """
+    i = real_array("info", info, 0.0, 1.0)
+    u = real_array("unbias", unbias, 0.0, 1.0)
+    lam_a = real_array("lam", lam, 0.0)
+    return scalar_or_array(np.asarray(i * (1.0 - (1.0 + lam_a) * u)))
+
+
+def bns_select(x_pos, candidate_scores, candidate_p_fn, reference_scores=None, lam=5.0):
+    r"""Bayesian negative sampling: the candidate minimising the sampling risk (thesis eq. 4.26).
+
+    For each user (leading axes) and candidate set M_u (last axis):
+    info from :func:`bns_info`, F from the eCDF of eq. 4.15 over ``reference_scores`` (the
+    user's scores of her unlabeled items; default: the candidates themselves) with the released
+    code's n + 1 denominator, unbias from :func:`bns_unbias`, and
+
+    .. math:: j = \arg\min_{l \in M_u} \mathrm{info}(l)\,[1 - (1+\lambda)\,\mathrm{unbias}(l)].
+
+    Parameters
+    ----------
+    x_pos : array_like, shape (...)
+        Score x_ui of the user's positive item.
+    candidate_scores : array_like, shape (..., C)
+    candidate_p_fn : array_like, shape (..., C) or (C,)
+        Prior false-negative probabilities P_fn (eq. 4.16: popularity / number of users).
+    reference_scores : array_like, shape (..., R), optional
+    lam : float, default 5.0
+        Weight of true-negative informativeness (the thesis tunes lambda = 5).
+
+    Returns
+    -------
+    ndarray of int
+        Index of the selected candidate along the last axis, shape (...).
+
+    Examples
+    --------
+    >>> from negtheory.estimators import bns_select
+    >>> int(bns_select(2.0, [0.0, 1.5, 1.9], [0.0, 0.0, 0.9]))   # hard but likely a false negative: skip it
+    1
+    """
+    xp = as_float_array("x_pos", x_pos)
+    cand = _scores("candidate_scores", candidate_scores)
+    p_fn = real_array("candidate_p_fn", candidate_p_fn, 0.0, 1.0)
+    lam = real_scalar("lam", lam, 0.0)
+    if reference_scores is None:
+        f = ecdf(cand, denominator="n+1")
+    else:
+        ref = _scores("reference_scores", reference_scores)
+        f = _ecdf_against(ref, cand)
+    info = expit(cand - xp[..., None])
+    unbias = np.asarray(bns_unbias(f, np.broadcast_to(p_fn, cand.shape)))
+    risk = info * (1.0 - (1.0 + lam) * unbias)
+    return scalar_or_array(np.asarray(np.argmin(risk, axis=-1)))
+
+
+def _ecdf_against(ref, x):
+    """#{ref <= x} / (n_ref + 1) per row (eq. 4.15, released-code denominator)."""
+    lead = np.broadcast_shapes(ref.shape[:-1], x.shape[:-1])
+    ref_b = np.broadcast_to(ref, lead + ref.shape[-1:]).reshape(-1, ref.shape[-1])
+    x_b = np.broadcast_to(x, lead + x.shape[-1:]).reshape(-1, x.shape[-1])
+    ref_sorted = np.sort(ref_b, axis=-1)
+    counts = np.stack([np.searchsorted(r, row, side="right") for r, row in zip(ref_sorted, x_b)])
+    return (counts / (ref.shape[-1] + 1.0)).reshape(lead + x.shape[-1:])
+
+
+def tnr(is_true_negative):
+    r"""True-negative rate of sampled negatives, #TN / (#TN + #FN) (thesis eq. 4.27).
+
+    Examples
+    --------
+    >>> from negtheory.estimators import tnr
+    >>> float(tnr([True, True, False, True]))
+    0.75
+    """
+    tn = np.asarray(is_true_negative)
+    if tn.dtype != bool or tn.size == 0:
+        raise ValueError("is_true_negative must be a non-empty boolean array")
+    return float(tn.mean())
+
+
+def informativeness(info, is_true_negative):
+    r"""Average signed informativeness of sampled negatives (thesis eq. 4.28).
+
+    .. math:: INF = \frac{\sum_j \mathrm{info}(j)\,I(j)}{\#TN + \#FN}, \quad I(j) = +1 \text{ (TN)}, -1 \text{ (FN)}.
+
+    Examples
+    --------
+    >>> from negtheory.estimators import informativeness
+    >>> float(informativeness([0.5, 0.25], [True, False]))
+    0.125
+    """
+    i = real_array("info", info, 0.0, 1.0)
+    tn = np.asarray(is_true_negative)
+    if tn.dtype != bool or tn.shape != i.shape or tn.size == 0:
+        raise ValueError("is_true_negative must be a non-empty boolean array with the shape of info")
+    return float(np.where(tn, i, -i).mean())
