@@ -124,3 +124,152 @@ def gauss_legendre(n: int) -> tuple[np.ndarray, np.ndarray]:
     """Gauss-Legendre nodes and weights on [-1, 1] (float64, C-contiguous)."""
     x, w = np.polynomial.legendre.leggauss(int(n))
     return np.ascontiguousarray(x), np.ascontiguousarray(w)
+
+
+# --------------------------------------------------------------------------------------------
+# Counter-based random numbers and the stable quadratic root (added for negtheory.generators).
+# --------------------------------------------------------------------------------------------
+# Philox4x32-10 (Salmon, Moraes, Dror & Shaw, "Parallel random numbers: as easy as 1, 2, 3",
+# SC 2011). Why a counter-based generator: the parallel samplers key every random number by
+# (anchor or sample index, stream, counter), so the output cannot depend on how the work is
+# split across threads or chunks, and no per-chunk generator state has to be created.
+_PHILOX_M0 = np.uint64(0xD2511F53)
+_PHILOX_M1 = np.uint64(0xCD9E8D57)
+_PHILOX_W0 = np.uint64(0x9E3779B9)
+_PHILOX_W1 = np.uint64(0xBB67AE85)
+_MASK32 = np.uint64(0xFFFFFFFF)
+_SHIFT32 = np.uint64(32)
+_SHIFT21 = np.uint64(21)
+_SHIFT11 = np.uint64(11)
+_TWO_M53 = 1.0 / 9007199254740992.0  # 2^-53
+
+
+@numba.njit(cache=True, nogil=True)
+def _philox4x32(c0, c1, c2, c3, k0, k1):
+    """One Philox4x32-10 block: four 32-bit words (as uint64 < 2^32) from counter and key."""
+    c0 = numba.uint64(c0) & _MASK32
+    c1 = numba.uint64(c1) & _MASK32
+    c2 = numba.uint64(c2) & _MASK32
+    c3 = numba.uint64(c3) & _MASK32
+    k0 = numba.uint64(k0) & _MASK32
+    k1 = numba.uint64(k1) & _MASK32
+    for r in range(10):
+        if r > 0:
+            k0 = (k0 + _PHILOX_W0) & _MASK32
+            k1 = (k1 + _PHILOX_W1) & _MASK32
+        p0 = _PHILOX_M0 * c0
+        p1 = _PHILOX_M1 * c2
+        hi0 = p0 >> _SHIFT32
+        lo0 = p0 & _MASK32
+        hi1 = p1 >> _SHIFT32
+        lo1 = p1 & _MASK32
+        c0 = hi1 ^ c1 ^ k0
+        c1 = lo1
+        c2 = hi0 ^ c3 ^ k1
+        c3 = lo0
+    return c0, c1, c2, c3
+
+
+@numba.njit(cache=True, nogil=True)
+def _philox_uniform2(counter, stream, index, k0, k1):
+    """Two independent uniforms in the open interval (0, 1), 53 random bits each.
+
+    The Philox counter is (counter, stream, low and high 32 bits of index); ``(z + 0.5) 2^-53``
+    never returns 0 or 1, so inverse CDFs stay finite.
+    """
+    idx = numba.uint64(index)
+    r0, r1, r2, r3 = _philox4x32(counter, stream, idx & _MASK32, idx >> _SHIFT32, k0, k1)
+    z0 = (r0 << _SHIFT21) | (r1 >> _SHIFT11)
+    z1 = (r2 << _SHIFT21) | (r3 >> _SHIFT11)
+    return (float(z0) + 0.5) * _TWO_M53, (float(z1) + 0.5) * _TWO_M53
+
+
+def philox_key(seed) -> tuple[int, int]:
+    """A Philox key (two 32-bit words) derived from ``seed`` through ``numpy.random.SeedSequence``.
+
+    ``seed`` may be None, an int, a SeedSequence or a Generator (whose bit generator's
+    SeedSequence is spawned, so a Generator is advanced exactly as ``Generator.spawn`` would).
+    """
+    if isinstance(seed, np.random.Generator):
+        ss = seed.bit_generator.seed_seq.spawn(1)[0]
+    elif isinstance(seed, np.random.SeedSequence):
+        ss = seed
+    elif isinstance(seed, np.random.RandomState):
+        raise TypeError("seed must be None, an int, a SeedSequence or a numpy Generator (legacy RandomState is not supported)")
+    else:
+        ss = np.random.SeedSequence(seed)
+    k = ss.generate_state(2, np.uint32)
+    return int(k[0]), int(k[1])
+
+
+@numba.njit(cache=True, nogil=True)
+def _quad_root(b, a, g):
+    """The root u in [0, 1] of a u^2 + b u = g, for b >= 0, b + a = 1, b + 2a >= 0, g in [0, 1].
+
+    Written as 2 g / (b + sqrt(b^2 + 4 a g)) (DESIGN.md errata to thesis eq. 6.29): no
+    cancellation for either sign of a, and exact (g / b) when a = 0.
+    """
+    if g <= 0.0:
+        return 0.0
+    d = b * b + 4.0 * a * g
+    if d < 0.0:  # only by rounding, at g ~ 1 with b + 2a = 0
+        d = 0.0
+    u = 2.0 * g / (b + math.sqrt(d))
+    if u > 1.0:
+        u = 1.0
+    return u
+
+
+# xoshiro256** (Blackman & Vigna, "Scrambled linear pseudorandom number generators", 2021):
+# a fast sequential generator (period 2^256 - 1) for the inner loops. Each anchor / block of
+# samples gets its own xoshiro state, seeded from 256 bits of Philox output keyed by
+# (stream, index): streams stay a function of the index only, as with pure Philox, but a draw
+# costs a few shifts and two multiplies instead of ten dependent Philox rounds.
+_U5 = np.uint64(5)
+_U7 = np.uint64(7)
+_U9 = np.uint64(9)
+_U17 = np.uint64(17)
+_U45 = np.uint64(45)
+_U57 = np.uint64(57)
+_U19 = np.uint64(19)
+_U64 = np.uint64(64)
+
+
+@numba.njit(cache=True, nogil=True)
+def _rotl64(x, k):
+    return (x << k) | (x >> (_U64 - k))
+
+
+@numba.njit(cache=True, nogil=True)
+def _xoshiro_next(s0, s1, s2, s3):
+    """One xoshiro256** step: returns (output, new state...)."""
+    result = _rotl64(s1 * _U5, _U7) * _U9
+    t = s1 << _U17
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl64(s3, _U45)
+    return result, s0, s1, s2, s3
+
+
+@numba.njit(cache=True, nogil=True)
+def _xoshiro_seed(stream, index, k0, k1):
+    """xoshiro256** state for (stream, index) from two Philox blocks (never all zero)."""
+    idx = numba.uint64(index)
+    a0, a1, a2, a3 = _philox4x32(0, stream, idx & _MASK32, idx >> _SHIFT32, k0, k1)
+    b0, b1, b2, b3 = _philox4x32(1, stream, idx & _MASK32, idx >> _SHIFT32, k0, k1)
+    s0 = (a0 << _SHIFT32) | a1
+    s1 = (a2 << _SHIFT32) | a3
+    s2 = (b0 << _SHIFT32) | b1
+    s3 = (b2 << _SHIFT32) | b3
+    if s0 == 0 and s1 == 0 and s2 == 0 and s3 == 0:
+        s0 = numba.uint64(1)
+    return s0, s1, s2, s3
+
+
+@numba.njit(cache=True, nogil=True)
+def _u01(bits):
+    """Top 53 bits of a 64-bit word as a double in the open interval (0, 1)."""
+    return (float(numba.int64(bits >> _SHIFT11)) + 0.5) * _TWO_M53

@@ -1,0 +1,824 @@
+r"""Score distributions of the thesis (seed 003): order statistics and class-conditional laws.
+
+Every object here has the surface of a frozen ``scipy.stats`` distribution -- ``pdf``,
+``logpdf``, ``cdf``, ``sf``, ``logcdf``, ``logsf``, ``ppf``, ``isf``,
+``rvs(size=None, random_state=None)``, ``mean()``, ``var()``, ``std()``, ``median()``,
+``support()``, ``expect(func)`` -- scalar in, scalar out, arrays broadcast like a numpy ufunc.
+They are all built over a *parent* score law ``base``: any frozen scipy continuous distribution
+(``scipy.stats.norm()``, ``scipy.stats.t(4)``, ...) or another distribution of this module.
+
+Laws
+----
+:func:`order_statistic`
+    g(x; k, n) = n! / ((k-1)! (n-k)!) F(x)^{k-1} f(x) (1 - F(x))^{n-k}  (thesis §2.3.2).
+:func:`true_negative`, :func:`false_negative`
+    phi_TN = alpha phi_(1) + (1 - alpha) phi_(2) and phi_FN = alpha phi_(2) + (1 - alpha) phi_(1)
+    (eq. 6.14-6.15), phi_(1) = 2 phi (1 - Phi), phi_(2) = 2 phi Phi (eq. 6.12-6.13 = 2.5-2.6 =
+    4.7-4.8). alpha = 1 gives the two order statistics of a pair.
+:func:`hard_negative`
+    phi_THN / Z, phi_THN = (1 - beta) alpha phi_(1) + beta (1 - alpha) phi_(2) (eq. 6.22),
+    Z = (1 - beta) alpha + beta (1 - alpha) (eq. 6.26).
+:func:`unlabeled`
+    phi_UN = tau^- phi_TN + tau^+ phi_FN (eq. 6.23) with the CDF map of eq. 6.28-6.29.
+
+Why one class for the last four
+-------------------------------
+Each of phi_TN, phi_FN, phi_THN / Z and phi_UN is phi(x) times a polynomial of degree one in
+u = Phi(x), so its CDF is a quadratic in u: G(u) = b u + a u^2 with b + a = 1 (the law
+integrates to one, Lemma 6.1) and b >= 0, b + 2a >= 0 (the density is non-negative). The
+CDF, survival function and inverse CDF are therefore exact: the inverse is the root
+u = 2 G / (b + sqrt(b^2 + 4 a G)) of eq. 6.29 in the cancellation-free form of the DESIGN.md
+errata (exact at a = 0), followed by the parent's ``ppf``. In the upper half the same is done
+for the survival function, 1 - G(1 - v) = b' v + a' v^2 with b' = b + 2a, a' = -a, and the
+parent's ``isf``, so both tails keep full relative precision. :class:`QuadraticCDFLaw`
+implements this once.
+
+Fast paths
+----------
+For normal and uniform parents the pdf / cdf / sf / ppf / isf / rvs of the class-conditional laws
+run in one numba kernel (the normal cdf / ppf of :mod:`negtheory._numeric`); other parents go
+through the parent's own vectorised scipy methods. The bulk, parallel samplers are in
+:mod:`negtheory.generators`. Order statistics use ``scipy.special``
+(``betainc``, ``betaincinv``, ``betaln``), whose incomplete-beta inverses numba cannot call.
+
+Extending
+---------
+:class:`ScoreDistribution` is the reusable base: a subclass implements ``_logpdf``, ``_cdf``,
+``_sf``, ``_ppf``, ``_isf`` and ``_support`` on float64 arrays (inputs already validated) and
+gets validation, broadcasting, sampling by inversion and quadrature moments for free.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numba
+import numpy as np
+import scipy.stats
+from scipy import integrate
+from scipy.special import betainc, betaincinv, betaln
+
+from ._numeric import _ndtr, _ndtri, _norm_logpdf, _quad_root
+from ._validation import as_float_array, as_generator, int_scalar, real_array, real_scalar, scalar_or_array
+
+__all__ = [
+    "ScoreDistribution",
+    "OrderStatistic",
+    "QuadraticCDFLaw",
+    "order_statistic",
+    "true_negative",
+    "false_negative",
+    "hard_negative",
+    "unlabeled",
+]
+
+# parent kinds understood by the numba kernels
+KIND_GENERIC = -1
+KIND_NORMAL = 0
+KIND_UNIFORM = 1
+
+
+# --------------------------------------------------------------------------------------------
+# numba kernels: parent laws (normal: p0 = loc, p1 = scale; uniform: p0 = lo, p1 = hi)
+# --------------------------------------------------------------------------------------------
+@numba.njit(cache=True, nogil=True)
+def _parent_cdf(kind, p0, p1, x):
+    if kind == KIND_NORMAL:
+        return _ndtr((x - p0) / p1)
+    u = (x - p0) / (p1 - p0)
+    return min(max(u, 0.0), 1.0)
+
+
+@numba.njit(cache=True, nogil=True)
+def _parent_sf(kind, p0, p1, x):
+    if kind == KIND_NORMAL:
+        return _ndtr(-(x - p0) / p1)
+    v = (p1 - x) / (p1 - p0)
+    return min(max(v, 0.0), 1.0)
+
+
+@numba.njit(cache=True, nogil=True)
+def _parent_logpdf(kind, p0, p1, x):
+    if kind == KIND_NORMAL:
+        return _norm_logpdf((x - p0) / p1) - math.log(p1)
+    if p0 <= x <= p1:
+        return -math.log(p1 - p0)
+    return -math.inf
+
+
+@numba.njit(cache=True, nogil=True)
+def _parent_ppf(kind, p0, p1, u):
+    if kind == KIND_NORMAL:
+        return p0 + p1 * _ndtri(u)
+    return p0 + (p1 - p0) * u
+
+
+@numba.njit(cache=True, nogil=True)
+def _parent_isf(kind, p0, p1, v):
+    if kind == KIND_NORMAL:
+        return p0 - p1 * _ndtri(v)
+    return p1 - (p1 - p0) * v
+
+
+@numba.njit(cache=True, nogil=True)
+def _qlaw_ppf(kind, p0, p1, b, a, q):
+    """Inverse CDF of the law with CDF b u + a u^2 in u = parent cdf (lower half via the CDF
+    root and the parent ppf, upper half via the survival root and the parent isf)."""
+    if q <= 0.5:
+        return _parent_ppf(kind, p0, p1, _quad_root(b, a, q))
+    return _parent_isf(kind, p0, p1, _quad_root(b + 2.0 * a, -a, 1.0 - q))
+
+
+@numba.njit(cache=True, nogil=True)
+def _qlaw_isf(kind, p0, p1, b, a, q):
+    if q <= 0.5:
+        return _parent_isf(kind, p0, p1, _quad_root(b + 2.0 * a, -a, q))
+    return _parent_ppf(kind, p0, p1, _quad_root(b, a, 1.0 - q))
+
+
+@numba.njit(cache=True, nogil=True)
+def _qlaw_logpdf(kind, p0, p1, b, a, x):
+    lf = _parent_logpdf(kind, p0, p1, x)
+    if lf == -math.inf:
+        return lf
+    u = _parent_cdf(kind, p0, p1, x)
+    if u <= 0.5:
+        r = b + 2.0 * a * u
+    else:  # b + 2a u = b' + 2a' v with v = 1 - u, computed from the survival function
+        r = (b + 2.0 * a) - 2.0 * a * _parent_sf(kind, p0, p1, x)
+    if r <= 0.0:
+        return -math.inf
+    return lf + math.log(r)
+
+
+@numba.njit(cache=True, nogil=True)
+def _qlaw_kernel(op, kind, p0, p1, b, a, x, out):
+    """Elementwise over x: op 0 cdf, 1 sf, 2 logpdf, 3 ppf, 4 isf.
+
+    Serial on purpose: a few tens of ns per element, and a parallel (parfor) version costs
+    several seconds of compilation for no gain at the array sizes distributions are evaluated
+    on; the bulk samplers in negtheory.generators are the parallel ones.
+    """
+    for i in range(x.size):
+        xi = x[i]
+        if op == 0:
+            u = _parent_cdf(kind, p0, p1, xi)
+            out[i] = u * (b + a * u)
+        elif op == 1:
+            v = _parent_sf(kind, p0, p1, xi)
+            out[i] = v * ((b + 2.0 * a) - a * v)
+        elif op == 2:
+            out[i] = _qlaw_logpdf(kind, p0, p1, b, a, xi)
+        elif op == 3:
+            out[i] = _qlaw_ppf(kind, p0, p1, b, a, xi)
+        else:
+            out[i] = _qlaw_isf(kind, p0, p1, b, a, xi)
+
+
+def _quad_root_np(b: float, a: float, g: np.ndarray) -> np.ndarray:
+    """numpy twin of :func:`negtheory._numeric._quad_root` (stable root of eq. 6.29)."""
+    g = np.asarray(g, dtype=np.float64)
+    d = np.maximum(b * b + 4.0 * a * g, 0.0)
+    den = b + np.sqrt(d)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        u = np.where(g > 0.0, 2.0 * g / np.where(den > 0.0, den, 1.0), 0.0)
+    return np.minimum(u, 1.0)
+
+
+# --------------------------------------------------------------------------------------------
+# parent handling
+# --------------------------------------------------------------------------------------------
+class _Parent:
+    """Uniform access to a parent law (frozen scipy continuous or ScoreDistribution)."""
+
+    def __init__(self, base):
+        if isinstance(base, ScoreDistribution):
+            self.kind, self.p0, self.p1 = KIND_GENERIC, math.nan, math.nan
+            self.dist = base
+            return
+        dist = getattr(base, "dist", None)
+        if isinstance(base, scipy.stats.rv_continuous):
+            raise TypeError(
+                f"base must be a *frozen* continuous distribution: call it, e.g. scipy.stats.{base.name}(), got the unfrozen {base.name!r}"
+            )
+        if isinstance(dist, scipy.stats.rv_discrete):
+            raise TypeError(f"base must be a continuous distribution, got the discrete scipy.stats.{dist.name}")
+        if not isinstance(dist, scipy.stats.rv_continuous):
+            raise TypeError(
+                "base must be a frozen scipy.stats continuous distribution (e.g. scipy.stats.norm()) "
+                f"or a negtheory.dists distribution, got {type(base).__name__}"
+            )
+        lo, hi = base.support()
+        if np.ndim(lo) != 0 or np.ndim(hi) != 0:
+            raise ValueError(f"base must have scalar parameters, got a frozen {dist.name} with array parameters")
+        if not (np.isfinite(base.cdf(base.median()))):
+            raise ValueError(f"base has invalid parameters: {dist.name}{base.args} {base.kwds}")
+        self.dist = base
+        self.kind, self.p0, self.p1 = KIND_GENERIC, math.nan, math.nan
+        if dist.name == "norm":
+            self.kind, self.p0, self.p1 = KIND_NORMAL, float(base.mean()), float(base.std())
+        elif dist.name == "uniform":
+            self.kind, self.p0, self.p1 = KIND_UNIFORM, float(lo), float(hi)
+
+    # the parent's own (vectorised) methods; warnings from log(0) at the support ends are
+    # expected and mean -inf
+    def cdf(self, x):
+        return np.asarray(self.dist.cdf(x), dtype=np.float64)
+
+    def sf(self, x):
+        return np.asarray(self.dist.sf(x), dtype=np.float64)
+
+    def logpdf(self, x):
+        with np.errstate(divide="ignore"):
+            return np.asarray(self.dist.logpdf(x), dtype=np.float64)
+
+    def logcdf(self, x):
+        with np.errstate(divide="ignore"):
+            return np.asarray(self.dist.logcdf(x), dtype=np.float64)
+
+    def logsf(self, x):
+        with np.errstate(divide="ignore"):
+            return np.asarray(self.dist.logsf(x), dtype=np.float64)
+
+    def ppf(self, u):
+        return np.asarray(self.dist.ppf(u), dtype=np.float64)
+
+    def isf(self, v):
+        return np.asarray(self.dist.isf(v), dtype=np.float64)
+
+    def support(self):
+        lo, hi = self.dist.support()
+        return float(lo), float(hi)
+
+    def describe(self) -> str:
+        if isinstance(self.dist, ScoreDistribution):
+            return repr(self.dist)
+        args = ", ".join([repr(a) for a in self.dist.args] + [f"{k}={v!r}" for k, v in self.dist.kwds.items()])
+        return f"{self.dist.dist.name}({args})"
+
+
+def _x(x):
+    return as_float_array("x", x, allow_inf=True)
+
+
+# --------------------------------------------------------------------------------------------
+# base class
+# --------------------------------------------------------------------------------------------
+class ScoreDistribution:
+    """Base class with the frozen ``scipy.stats`` surface for the score laws of the thesis (seed 003).
+
+    Subclasses implement, on float64 arrays that are already validated, ``_logpdf(x)``,
+    ``_cdf(x)``, ``_sf(x)``, ``_ppf(q)``, ``_isf(q)`` and ``_support()``; optionally
+    ``_logcdf``, ``_logsf``, ``_rvs(size, rng)``, ``_mean()`` and ``_var()`` where closed forms
+    beat the defaults (inversion sampling; adaptive quadrature for moments).
+    """
+
+    name = "score_distribution"
+
+    # --- hooks with defaults ---------------------------------------------------------------
+    def _logcdf(self, x):
+        with np.errstate(divide="ignore"):
+            return np.log(self._cdf(x))
+
+    def _logsf(self, x):
+        with np.errstate(divide="ignore"):
+            return np.log(self._sf(x))
+
+    def _rvs(self, size, rng):
+        # open (0, 1) uniforms so that ppf stays finite; _ppf handles q > 1/2 via the
+        # survival branch, where 1 - q is exact
+        u = rng.random(size) + 2.0**-54
+        return self._ppf(np.asarray(u, dtype=np.float64))
+
+    def _mean(self):
+        return self.expect(lambda x: x, _raw=True)
+
+    def _var(self):
+        m = self.mean()
+        return self.expect(lambda x: (x - m) ** 2, _raw=True)
+
+    # --- public surface --------------------------------------------------------------------
+    def pdf(self, x):
+        """Probability density at ``x``."""
+        x = _x(x)
+        return scalar_or_array(np.exp(self._logpdf(x)))
+
+    def logpdf(self, x):
+        """Log of the probability density at ``x`` (``-inf`` outside the support)."""
+        return scalar_or_array(self._logpdf(_x(x)))
+
+    def cdf(self, x):
+        """Cumulative distribution function."""
+        return scalar_or_array(self._cdf(_x(x)))
+
+    def sf(self, x):
+        """Survival function 1 - cdf, computed without cancellation in the upper tail."""
+        return scalar_or_array(self._sf(_x(x)))
+
+    def logcdf(self, x):
+        """Log of the CDF."""
+        return scalar_or_array(self._logcdf(_x(x)))
+
+    def logsf(self, x):
+        """Log of the survival function."""
+        return scalar_or_array(self._logsf(_x(x)))
+
+    def ppf(self, q):
+        """Inverse of the CDF (quantile function); q in [0, 1]."""
+        q = real_array("q", q, 0.0, 1.0)
+        lo, hi = self.support()
+        out = np.where(q == 0.0, lo, np.where(q == 1.0, hi, 0.0))
+        inner = (q > 0.0) & (q < 1.0)
+        if inner.any():
+            out = np.array(out, dtype=np.float64)
+            out[inner] = self._ppf(q[inner])
+        return scalar_or_array(np.asarray(out, dtype=np.float64))
+
+    def isf(self, q):
+        """Inverse of the survival function; q in [0, 1]."""
+        q = real_array("q", q, 0.0, 1.0)
+        lo, hi = self.support()
+        out = np.where(q == 0.0, hi, np.where(q == 1.0, lo, 0.0))
+        inner = (q > 0.0) & (q < 1.0)
+        if inner.any():
+            out = np.array(out, dtype=np.float64)
+            out[inner] = self._isf(q[inner])
+        return scalar_or_array(np.asarray(out, dtype=np.float64))
+
+    def rvs(self, size=None, random_state=None):
+        """Random variates.
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            Output shape; ``None`` returns a single float.
+        random_state : None, int, SeedSequence or numpy.random.Generator
+            Source of randomness (passed to ``numpy.random.default_rng``).
+        """
+        rng = as_generator(random_state)
+        if size is None:
+            return float(np.asarray(self._rvs(1, rng)).reshape(-1)[0])
+        return np.asarray(self._rvs(size, rng), dtype=np.float64)
+
+    def support(self):
+        """(lower, upper) end of the support."""
+        return self._support()
+
+    def median(self):
+        """The median ppf(1/2)."""
+        return self.ppf(0.5)
+
+    def mean(self):
+        """Expected value."""
+        return float(self._mean())
+
+    def var(self):
+        """Variance."""
+        return float(self._var())
+
+    def std(self):
+        """Standard deviation."""
+        return math.sqrt(self.var())
+
+    def expect(self, func, *, _raw=False):
+        """E[func(X)] by adaptive quadrature, split at the median and scaled by the quartiles.
+
+        ``func`` must map a float to a float. Scaling by the inter-quartile range keeps the
+        quadrature on the bulk of the law even when it is very narrow (order statistics of
+        large samples).
+        """
+        med = float(self.ppf(0.5))
+        q1, q3 = float(self.ppf(0.25)), float(self.ppf(0.75))
+        s = (q3 - q1) if q3 > q1 else 1.0
+        lo, hi = self.support()
+        zlo = -math.inf if not math.isfinite(lo) else (lo - med) / s
+        zhi = math.inf if not math.isfinite(hi) else (hi - med) / s
+
+        def integrand(z):
+            x = med + s * z
+            lp = float(self._logpdf(np.array([x]))[0])
+            return 0.0 if lp == -math.inf else func(x) * math.exp(lp) * s
+
+        total = 0.0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", integrate.IntegrationWarning)
+            for a, b in ((zlo, 0.0), (0.0, zhi)):
+                if b > a:
+                    total += integrate.quad(integrand, a, b, limit=200, epsabs=0.0, epsrel=1e-11)[0]
+        return total
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+
+# --------------------------------------------------------------------------------------------
+# order statistics
+# --------------------------------------------------------------------------------------------
+class OrderStatistic(ScoreDistribution):
+    r"""k-th smallest of n i.i.d. draws from ``base`` (thesis §2.3.2).
+
+    g(x; k, n) = f(x) B(k, n-k+1)^{-1} F(x)^{k-1} (1 - F(x))^{n-k}: the Beta(k, n-k+1) density
+    of F(x) times f(x). Use :func:`order_statistic` to build one.
+    """
+
+    name = "order_statistic"
+
+    def __init__(self, base, k, n):
+        self._parent = _Parent(base)
+        self.base = base
+        self.n = int_scalar("n", n, 1)
+        self.k = int_scalar("k", k, 1, self.n)
+        self._a = float(self.k)
+        self._b = float(self.n - self.k + 1)
+        self._lognorm = float(betaln(self._a, self._b))
+
+    def _support(self):
+        return self._parent.support()
+
+    def _logpdf(self, x):
+        p = self._parent
+        out = p.logpdf(x) - self._lognorm
+        # skip the zero powers: 0 * log(0) would be nan at the support ends
+        if self.k > 1:
+            out = out + (self.k - 1) * p.logcdf(x)
+        if self.n > self.k:
+            out = out + (self.n - self.k) * p.logsf(x)
+        return np.where(np.isnan(out), -np.inf, out)
+
+    def _cdf(self, x):
+        return betainc(self._a, self._b, self._parent.cdf(x))
+
+    def _sf(self, x):
+        # 1 - I_F(k, n-k+1) = I_{1-F}(n-k+1, k): exact in the upper tail
+        return betainc(self._b, self._a, self._parent.sf(x))
+
+    def _ppf(self, q):
+        u = betaincinv(self._a, self._b, q)
+        x = self._parent.ppf(u)
+        upper = (u > 0.5) & (q >= 0.5)
+        if upper.any():
+            v = betaincinv(self._b, self._a, 1.0 - q[upper])
+            x = np.array(x, dtype=np.float64)
+            x[upper] = self._parent.isf(v)
+        return x
+
+    def _isf(self, q):
+        v = betaincinv(self._b, self._a, q)
+        x = self._parent.isf(v)
+        lower = (v > 0.5) & (q >= 0.5)
+        if lower.any():
+            u = betaincinv(self._a, self._b, 1.0 - q[lower])
+            x = np.array(x, dtype=np.float64)
+            x[lower] = self._parent.ppf(u)
+        return x
+
+    def _rvs(self, size, rng):
+        # F(X_(k)) ~ Beta(k, n-k+1) = G1 / (G1 + G2) with G1 ~ Gamma(k), G2 ~ Gamma(n-k+1);
+        # the gamma pair gives both F and 1 - F without cancellation, so the upper tail goes
+        # through the parent's isf (maxima of huge samples stay accurate).
+        g1 = rng.standard_gamma(self._a, size)
+        g2 = rng.standard_gamma(self._b, size)
+        s = g1 + g2
+        u = np.asarray(g1 / s, dtype=np.float64)
+        v = np.asarray(g2 / s, dtype=np.float64)
+        x = np.empty(u.shape)
+        low = u <= 0.5
+        x[low] = self._parent.ppf(u[low])
+        x[~low] = self._parent.isf(v[~low])
+        return x
+
+    def __repr__(self):
+        return f"order_statistic({self._parent.describe()}, k={self.k}, n={self.n})"
+
+
+def order_statistic(base, k, n) -> OrderStatistic:
+    r"""Law of the k-th smallest of n i.i.d. draws from ``base`` (thesis §2.3.2).
+
+    .. math:: g(x; k, n) = \frac{n!}{(k-1)!(n-k)!} F(x)^{k-1} f(x) [1 - F(x)]^{n-k}
+
+    With n = 2 this is eq. 2.5 (k = 1, the smaller) and eq. 2.6 (k = 2, the larger).
+
+    Parameters
+    ----------
+    base : frozen scipy.stats continuous distribution or negtheory distribution
+        The parent law with density f and CDF F.
+    k : int
+        Rank, 1 <= k <= n (1 = minimum, n = maximum).
+    n : int
+        Sample size, n >= 1.
+
+    Returns
+    -------
+    OrderStatistic
+        cdf = I_F(k, n-k+1) (regularised incomplete beta), ppf by inverting that Beta law of
+        F(x) (``betaincinv``) followed by the parent's ppf; log-space density, so n can be
+        large (1e6 works).
+
+    Examples
+    --------
+    >>> import scipy.stats
+    >>> from negtheory.dists import order_statistic
+    >>> g = order_statistic(scipy.stats.norm(1, 5 ** 0.5), k=2, n=5)   # thesis Fig. 2.3
+    >>> round(float(g.cdf(1.0)), 6)   # P(X_(2) <= median) = P(Binomial(5, 1/2) >= 2)
+    0.8125
+    >>> round(order_statistic(scipy.stats.uniform(), 3, 4).mean(), 12)  # k / (n + 1)
+    0.6
+    """
+    return OrderStatistic(base, k, n)
+
+
+# --------------------------------------------------------------------------------------------
+# class-conditional laws: CDF quadratic in the parent CDF
+# --------------------------------------------------------------------------------------------
+class QuadraticCDFLaw(ScoreDistribution):
+    r"""Law with density phi(x) (b + 2 a Phi(x)) and CDF b Phi + a Phi^2 over a parent phi.
+
+    The common form of phi_TN, phi_FN, phi_THN / Z and phi_UN (thesis eq. 6.14-6.15,
+    6.22-6.23, 6.26-6.28); build one with :func:`true_negative`, :func:`false_negative`,
+    :func:`hard_negative` or :func:`unlabeled`. Requires b + a = 1, b >= 0 and b + 2a >= 0.
+
+    Attributes
+    ----------
+    a, b : float
+        Coefficients of G(u) = a u^2 + b u (the a, b of eq. 6.29).
+    base : the parent distribution.
+    """
+
+    name = "quadratic_cdf_law"
+
+    def __init__(self, base, b, a, *, name=None, params=None):
+        self._parent = _Parent(base)
+        self.base = base
+        b = float(b)
+        a = float(a)
+        if not (b >= -1e-15 and b + 2.0 * a >= -1e-15 and abs(a + b - 1.0) <= 1e-12):
+            raise ValueError(f"coefficients must satisfy b >= 0, b + 2a >= 0, a + b = 1; got b={b!r}, a={a!r}")
+        self.b = max(b, 0.0)
+        self.a = 1.0 - self.b  # exactly normalised
+        if self.b + 2.0 * self.a < 0.0:
+            self.a = -0.5 * self.b
+        if name is not None:
+            self.name = name
+        self.params = dict(params or {})
+        for key, value in self.params.items():  # alpha, beta, tau_plus as attributes
+            setattr(self, key, value)
+
+    # the numba kernel for normal / uniform parents
+    def _kernel(self, op, x):
+        p = self._parent
+        flat = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
+        out = np.empty_like(flat)
+        _qlaw_kernel(op, p.kind, p.p0, p.p1, self.b, self.a, flat, out)
+        return out.reshape(np.shape(x))
+
+    @property
+    def fast(self) -> bool:
+        """True when the parent has a numba fast path (normal or uniform)."""
+        return self._parent.kind != KIND_GENERIC
+
+    def _support(self):
+        return self._parent.support()
+
+    def cdf_from_parent_cdf(self, u):
+        """G(u) = b u + a u^2: this law's CDF at the point where the parent CDF is u (eq. 6.28)."""
+        u = real_array("u", u, 0.0, 1.0)
+        return scalar_or_array(u * (self.b + self.a * u))
+
+    def parent_cdf(self, p):
+        r"""Map a CDF value p of this law back to the parent CDF (thesis eq. 6.29).
+
+        Returns u in [0, 1] with a u^2 + b u = p, computed as 2p / (b + sqrt(b^2 + 4 a p)):
+        the root of eq. 6.29 without its cancellation, exact also at a = 0 (alpha = 1/2 or
+        tau+ = 1/2, where eq. 6.29 as printed divides by zero).
+
+        Examples
+        --------
+        >>> import scipy.stats
+        >>> from negtheory.dists import unlabeled
+        >>> un = unlabeled(scipy.stats.norm(), alpha=0.9, tau_plus=0.1)
+        >>> round(float(un.parent_cdf(un.cdf(0.3))), 12) == round(float(scipy.stats.norm.cdf(0.3)), 12)
+        True
+        """
+        p = real_array("p", p, 0.0, 1.0)
+        return scalar_or_array(_quad_root_np(self.b, self.a, p))
+
+    def density_ratio(self, u):
+        """phi_law(x) / phi(x) = b + 2 a u as a function of the parent CDF u = Phi(x)."""
+        u = real_array("u", u, 0.0, 1.0)
+        return scalar_or_array(self.b + 2.0 * self.a * u)
+
+    def _cdf(self, x):
+        if self.fast:
+            return self._kernel(0, x)
+        u = self._parent.cdf(x)
+        return u * (self.b + self.a * u)
+
+    def _sf(self, x):
+        if self.fast:
+            return self._kernel(1, x)
+        v = self._parent.sf(x)
+        return v * ((self.b + 2.0 * self.a) - self.a * v)
+
+    def _logpdf(self, x):
+        if self.fast:
+            return self._kernel(2, x)
+        p = self._parent
+        u = p.cdf(x)
+        r = np.where(u <= 0.5, self.b + 2.0 * self.a * u, (self.b + 2.0 * self.a) - 2.0 * self.a * p.sf(x))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = p.logpdf(x) + np.log(np.maximum(r, 0.0))
+        return np.where(np.isnan(out), -np.inf, out)
+
+    def _ppf(self, q):
+        if self.fast:
+            return self._kernel(3, q)
+        low = q <= 0.5
+        x = np.empty(q.shape)
+        x[low] = self._parent.ppf(_quad_root_np(self.b, self.a, q[low]))
+        x[~low] = self._parent.isf(_quad_root_np(self.b + 2.0 * self.a, -self.a, 1.0 - q[~low]))
+        return x
+
+    def _isf(self, q):
+        if self.fast:
+            return self._kernel(4, q)
+        low = q <= 0.5
+        x = np.empty(q.shape)
+        x[low] = self._parent.isf(_quad_root_np(self.b + 2.0 * self.a, -self.a, q[low]))
+        x[~low] = self._parent.ppf(_quad_root_np(self.b, self.a, 1.0 - q[~low]))
+        return x
+
+    # moments: E_G[h(X)] = E[h(X)] + a (E[h(max(X1, X2))] - E[h(X)]) because
+    # G(u) = u + a (u^2 - u) mixes the parent (CDF u) and the max of two (CDF u^2)
+    def _mean(self):
+        p = self._parent
+        if p.kind == KIND_NORMAL:
+            # E max(X1, X2) - E X = sigma / sqrt(pi)
+            return p.p0 + self.a * p.p1 / math.sqrt(math.pi)
+        if p.kind == KIND_UNIFORM:
+            # E max - E X = (hi - lo) / 6
+            return 0.5 * (p.p0 + p.p1) + self.a * (p.p1 - p.p0) / 6.0
+        m = float(p.dist.mean())
+        if not math.isfinite(m):
+            return m
+        return super()._mean()
+
+    def _var(self):
+        p = self._parent
+        if p.kind == KIND_NORMAL:
+            mu, s = p.p0, p.p1
+            # E max^2 - E X^2 = 2 mu sigma / sqrt(pi)
+            m2 = mu * mu + s * s + self.a * 2.0 * mu * s / math.sqrt(math.pi)
+        elif p.kind == KIND_UNIFORM:
+            lo, length = p.p0, p.p1 - p.p0
+            ex2 = lo * lo + lo * length + length * length / 3.0
+            m2 = ex2 + self.a * (lo * length / 3.0 + length * length / 6.0)
+        else:
+            v = float(p.dist.var())
+            if not math.isfinite(v):
+                return v
+            return super()._var()
+        m = self._mean()
+        return max(m2 - m * m, 0.0)
+
+    def __repr__(self):
+        params = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        return f"{self.name}({self._parent.describe()}{', ' if params else ''}{params})"
+
+
+def _alpha(alpha) -> float:
+    return real_scalar("alpha", alpha, 0.5, 1.0)
+
+
+def true_negative(base, alpha) -> QuadraticCDFLaw:
+    r"""Class-conditional law of true-negative scores phi_TN (thesis eq. 6.14).
+
+    .. math:: \phi_{TN} = \alpha \phi_{(1)} + (1-\alpha) \phi_{(2)}
+              = \phi(x) [2\alpha + (2 - 4\alpha) \Phi(x)]
+
+    CDF 2 alpha u + (1 - 2 alpha) u^2 in u = Phi(x) (DESIGN.md errata); alpha = 1 gives the
+    smaller of two draws (eq. 2.5 / 4.7), alpha = 1/2 the parent itself.
+
+    Parameters
+    ----------
+    base : frozen scipy.stats continuous distribution or negtheory distribution
+        Anchor-specific score law phi (eq. 6.11).
+    alpha : float in [0.5, 1]
+        Probability that the positive scores above the negative (the encoder's AUC, eq. 6.21).
+
+    Examples
+    --------
+    >>> import scipy.stats
+    >>> from negtheory.dists import true_negative
+    >>> tn = true_negative(scipy.stats.uniform(), alpha=0.9)
+    >>> float(tn.cdf(0.5))          # 2 (0.9)(0.5) + (1 - 1.8)(0.25)
+    0.7
+    >>> round(float(tn.mean()), 12)  # 1/2 + (1 - 2 alpha) / 6
+    0.366666666667
+    """
+    alpha = _alpha(alpha)
+    return QuadraticCDFLaw(base, 2.0 * alpha, 1.0 - 2.0 * alpha, name="true_negative", params={"alpha": alpha})
+
+
+def false_negative(base, alpha) -> QuadraticCDFLaw:
+    r"""Class-conditional law of false-negative scores phi_FN (thesis eq. 6.15).
+
+    .. math:: \phi_{FN} = \alpha \phi_{(2)} + (1-\alpha) \phi_{(1)}
+              = \phi(x) [2(1-\alpha) + (4\alpha - 2) \Phi(x)]
+
+    CDF 2 (1 - alpha) u + (2 alpha - 1) u^2 in u = Phi(x); alpha = 1 gives the larger of two
+    draws (eq. 2.6 / 4.8).
+
+    Parameters
+    ----------
+    base : frozen scipy.stats continuous distribution or negtheory distribution
+    alpha : float in [0.5, 1]
+
+    Examples
+    --------
+    >>> import scipy.stats
+    >>> from negtheory.dists import false_negative
+    >>> fn = false_negative(scipy.stats.norm(), alpha=1.0)   # max of two standard normals
+    >>> round(float(fn.mean()), 12) == round(1 / 3.141592653589793 ** 0.5, 12)
+    True
+    """
+    alpha = _alpha(alpha)
+    return QuadraticCDFLaw(base, 2.0 * (1.0 - alpha), 2.0 * alpha - 1.0, name="false_negative", params={"alpha": alpha})
+
+
+def hard_negative(base, alpha, beta) -> QuadraticCDFLaw:
+    r"""Hard-negative target law phi_THN / Z (thesis eq. 6.22 and 6.26).
+
+    .. math:: \phi_{THN} = (1-\beta)\alpha \phi_{(1)} + \beta(1-\alpha)\phi_{(2)},\quad
+              Z = (1-\beta)\alpha + \beta(1-\alpha)
+
+    so phi_THN / Z = phi(x) [2(1-beta)alpha + 2(beta - alpha) Phi(x)] / Z with CDF
+    [2(1-beta)alpha u + (beta - alpha) u^2] / Z. beta = 1/2 gives phi_TN, beta = 0 the easy
+    component phi_(1), beta = 1 the hard component phi_(2).
+
+    Parameters
+    ----------
+    base : frozen scipy.stats continuous distribution or negtheory distribution
+    alpha : float in [0.5, 1]
+    beta : float in [0, 1]
+        Hardness level: the weight moved to the misranked (hard) component.
+
+    Raises
+    ------
+    ValueError
+        For alpha = 1 and beta = 1: Z = 0, the hard component (1 - alpha) phi_(2) is empty.
+
+    Examples
+    --------
+    >>> import scipy.stats
+    >>> from negtheory.dists import hard_negative
+    >>> h = hard_negative(scipy.stats.uniform(), alpha=0.8, beta=0.9)
+    >>> round(h.Z, 12)
+    0.26
+    """
+    alpha = _alpha(alpha)
+    beta = real_scalar("beta", beta, 0.0, 1.0)
+    z = (1.0 - beta) * alpha + beta * (1.0 - alpha)
+    if z <= 0.0:
+        raise ValueError(
+            "hard_negative: alpha = 1 with beta = 1 leaves no mass: Z = (1 - beta) alpha + beta (1 - alpha) = 0 "
+            "(thesis eq. 6.26) -- a perfect encoder has no misranked hard negatives; use beta < 1 or alpha < 1"
+        )
+    law = QuadraticCDFLaw(base, 2.0 * (1.0 - beta) * alpha / z, (beta - alpha) / z, name="hard_negative", params={"alpha": alpha, "beta": beta})
+    law.Z = z
+    return law
+
+
+def unlabeled(base, alpha, tau_plus) -> QuadraticCDFLaw:
+    r"""Law of unlabeled scores phi_UN = tau^- phi_TN + tau^+ phi_FN (thesis eq. 6.23, 6.27-6.29).
+
+    CDF Phi_UN = a Phi^2 + b Phi with a = (1 - 2 alpha)(tau^- - tau^+) and
+    b = 2 [alpha tau^- + (1 - alpha) tau^+] (eq. 6.28); :meth:`QuadraticCDFLaw.parent_cdf` maps
+    Phi_UN back to Phi by the stable root of eq. 6.29 (exact at a = 0).
+
+    Parameters
+    ----------
+    base : frozen scipy.stats continuous distribution or negtheory distribution
+    alpha : float in [0.5, 1]
+    tau_plus : float in (0, 1)
+        Class prior of false negatives (positives) among the unlabeled; tau^- = 1 - tau^+.
+
+    Examples
+    --------
+    >>> import scipy.stats
+    >>> from negtheory.dists import unlabeled
+    >>> un = unlabeled(scipy.stats.uniform(), alpha=0.9, tau_plus=0.1)
+    >>> round(un.a, 12), round(un.b, 12)
+    (-0.64, 1.64)
+    >>> round(float(un.parent_cdf(0.5)), 12) == round(float((1.64 - (1.64**2 - 4*0.64*0.5)**0.5) / (2*0.64)), 12)
+    True
+    """
+    alpha = _alpha(alpha)
+    tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True)
+    tau_minus = 1.0 - tau_plus
+    b = 2.0 * (alpha * tau_minus + (1.0 - alpha) * tau_plus)
+    a = (1.0 - 2.0 * alpha) * (tau_minus - tau_plus)
+    law = QuadraticCDFLaw(base, b, a, name="unlabeled", params={"alpha": alpha, "tau_plus": tau_plus})
+    law.tau_plus = tau_plus
+    law.tau_minus = tau_minus
+    return law
