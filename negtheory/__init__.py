@@ -8,6 +8,13 @@ Modules
 infonce
     How many negatives InfoNCE needs: reliability, training effectiveness, optimal K,
     adaptive negative sampling (Wu, Wu & Huang; seed 000).
+dists
+    Class-conditional score laws (order statistics, true/false/hard negatives, unlabeled) with
+    the scipy.stats frozen-distribution surface (thesis §2.3, §4.3, §6.3; seed 003).
+generators
+    Accept-reject and exact samplers, and the score sets of the numerical study (Algorithms 6-8).
+studies
+    Monte-Carlo MSE studies of the estimators, tidy pandas output (thesis §6.6.1).
 estimators
     Debiasing estimators of the true-negative score mean and weights: BCL, DCL, HCL, DPL, BNS
     (Liu Bin's thesis, ch. 4-6; seed 003).
@@ -15,7 +22,19 @@ estimators
 
 from __future__ import annotations
 
-from . import estimators, infonce
+from . import dists, estimators, generators, infonce, studies
+from .dists import (
+    OrderStatistic,
+    QuadraticCDFLaw,
+    ScoreDistribution,
+    false_negative,
+    hard_negative,
+    order_statistic,
+    true_negative,
+    unlabeled,
+)
+from .generators import AcceptRejectSampler, ScoreSets, iter_score_sets, sample_class_conditional, score_sets
+from .studies import mse_study
 from .estimators import (
     bcl_weights,
     bns_info,
@@ -56,7 +75,27 @@ __version__ = "0.1.0"
 __all__ = [
     "__version__",
     "infonce",
+    "dists",
+    "generators",
     "estimators",
+    "studies",
+    # dists (seed 003)
+    "OrderStatistic",
+    "QuadraticCDFLaw",
+    "ScoreDistribution",
+    "false_negative",
+    "hard_negative",
+    "order_statistic",
+    "true_negative",
+    "unlabeled",
+    # generators (seed 003)
+    "AcceptRejectSampler",
+    "ScoreSets",
+    "iter_score_sets",
+    "sample_class_conditional",
+    "score_sets",
+    # studies (seed 003)
+    "mse_study",
     # infonce (seed 000)
     "ans_schedule",
     "auc_from_mu",

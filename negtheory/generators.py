@@ -342,6 +342,8 @@ def sample_class_conditional(
 class AcceptRejectSampler:
     r"""Generic accept-reject sampler: draws from density ``pdf`` with proposal ``proposal``.
 
+    The general form of the thesis's Algorithms 7-8 (seed 003, §6.6.1).
+
     Requires the envelope condition pdf(x) <= c proposal.pdf(x) (checked on every proposal; a
     violation raises ``ValueError``). Each round proposes a batch, accepts x with probability
     pdf(x) / (c g(x)); after ``max_rounds`` rounds without enough acceptances it raises
@@ -437,7 +439,7 @@ class AcceptRejectSampler:
 # --------------------------------------------------------------------------------------------
 @dataclass
 class ScoreSets:
-    """Scores of Algorithm 6 for a block of anchors.
+    """Scores of Algorithm 6 (thesis §6.6.1, seed 003) for a block of anchors.
 
     Attributes
     ----------

@@ -1,0 +1,129 @@
+"""Tests of negtheory.studies.mse_study: numbers, determinism, checkpoint/resume, executors."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+
+import numba
+import numpy as np
+import pandas as pd
+import pytest
+
+from negtheory import estimators as E
+from negtheory import studies
+from negtheory.generators import score_sets
+
+
+def test_tidy_frame_and_independent_mse():
+    df = studies.mse_study("tau_plus", [0.05, 0.2], n_anchors=1500, seed=3, progress=False)
+    assert list(df.columns) == ["tau_plus", "estimator", "mse", "mse_se", "mean", "truth_mean", "n_anchors"]
+    assert len(df) == 2 * len(studies.ESTIMATORS)
+    # recompute point 1 (tau+ = 0.2) directly: same generator key, plain numpy statistics
+    s = score_sets(1500, 64, 0.9, 0.2, 0.1, 0.5, 10, None, "inverse", np.random.SeedSequence(3, spawn_key=(1,)))
+    truth = E.theta_sup(s.scores, s.is_true_negative)
+    direct = {
+        "biased": E.theta_biased(s.scores),
+        "dcl": E.theta_dcl(s.scores, s.positives, 0.2),
+        "bcl": E.theta_bcl(s.scores, 0.9, 0.5, 0.2),
+    }
+    for name, values in direct.items():
+        row = df[(df.tau_plus == 0.2) & (df.estimator == name)].iloc[0]
+        err2 = (values - truth) ** 2
+        assert row.mse == pytest.approx(err2.mean(), rel=1e-12)
+        assert row.mse_se == pytest.approx(err2.std(ddof=1) / np.sqrt(err2.size), rel=1e-9)
+        assert row["mean"] == pytest.approx(values.mean(), rel=1e-12)
+        assert row.truth_mean == pytest.approx(truth.mean(), rel=1e-12)
+
+
+def test_thesis_findings_at_default_parameters():
+    """Fig. 6.9: BCL has the lowest MSE; Fig. 6.10: BCL and DCL are unbiased, Biased is not."""
+    df = studies.mse_study("alpha", [0.9], n_anchors=4000, seed=1, progress=False).set_index("estimator")
+    assert df.loc["bcl", "mse"] < df.loc["dcl", "mse"] < df.loc["biased", "mse"]
+    truth = df.loc["bcl", "truth_mean"]
+    for name in ("bcl", "dcl"):
+        # unbiased: the mean estimate is within 5 standard errors of the mean truth
+        se = np.sqrt(df.loc[name, "mse"] / df.loc[name, "n_anchors"])
+        assert abs(df.loc[name, "mean"] - truth) < 5 * se
+    assert df.loc["biased", "mean"] > truth + 10 * np.sqrt(df.loc["biased", "mse"] / 4000)
+
+
+def test_same_seed_same_frame_whatever_chunks_and_threads():
+    kw = dict(n_anchors=2500, seed=11, progress=False, estimators=("biased", "bcl", "bcl_norm"))
+    a = studies.mse_study("gamma", [0.0, 0.3], chunk_size=1024, **kw)
+    b = studies.mse_study("gamma", [0.0, 0.3], chunk_size=100_000, **kw)
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        c = studies.mse_study("gamma", [0.0, 0.3], chunk_size=2048, **kw)
+    finally:
+        numba.set_num_threads(old)
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+    pd.testing.assert_frame_equal(a, c, check_exact=True)
+    d = studies.mse_study("gamma", [0.0, 0.3], chunk_size=1024, **{**kw, "seed": 12})
+    assert not np.array_equal(a.mse.values, d.mse.values)
+
+
+def test_executor_does_not_change_the_result():
+    kw = dict(n_anchors=2100, seed=5, progress=False, chunk_size=1024, estimators=("dcl", "bcl"))
+    local = studies.mse_study("n_unlabeled", [16, 48], **kw)
+    with cf.ThreadPoolExecutor(max_workers=3) as ex:
+        threaded = studies.mse_study("n_unlabeled", [16, 48], executor=ex, **kw)
+    pd.testing.assert_frame_equal(local, threaded, check_exact=True)
+
+
+@pytest.mark.slow
+def test_dask_executor_matches_local():
+    pytest.importorskip("distributed")
+    from distributed import Client, LocalCluster
+
+    kw = dict(n_anchors=2100, seed=5, progress=False, chunk_size=1024, estimators=("biased", "bcl"))
+    local = studies.mse_study("t", [0.5, 1.0], **kw)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
+        remote = studies.mse_study("t", [0.5, 1.0], executor=client, **kw)
+    pd.testing.assert_frame_equal(local, remote, check_exact=True)
+
+
+def test_checkpoint_resumes_without_recomputing(tmp_path, monkeypatch):
+    path = tmp_path / "study.jsonl"
+    kw = dict(n_anchors=1200, seed=2, progress=False, estimators=("biased", "bcl"))
+    full = studies.mse_study("alpha", [0.6, 0.8, 1.0], **kw)
+    # a first run that finished two points, then was interrupted inside the third
+    studies.mse_study("alpha", [0.6, 0.8, 1.0], checkpoint=path, **kw)
+    lines = path.read_text().splitlines()
+    assert len(lines) == 1 + 3
+    path.write_text("\n".join(lines[:3]) + "\n" + lines[3][: len(lines[3]) // 2])  # cut mid-line
+    calls = []
+    real = studies._chunk_stats
+
+    def counting(point, start, count):
+        calls.append(point.index)
+        return real(point, start, count)
+
+    monkeypatch.setattr(studies, "_chunk_stats", counting)
+    resumed = studies.mse_study("alpha", [0.6, 0.8, 1.0], checkpoint=path, **kw)
+    assert set(calls) == {2}  # only the point in flight is redone
+    pd.testing.assert_frame_equal(full, resumed, check_exact=True)
+    # a checkpoint of another study is refused
+    with pytest.raises(ValueError, match="different study"):
+        studies.mse_study("alpha", [0.6, 0.8], checkpoint=path, **kw)
+    header = json.loads(path.read_text().splitlines()[0])
+    assert "signature" in header
+
+
+@pytest.mark.parametrize(
+    "kwargs,name",
+    [
+        (dict(vary="lambda", values=[1]), "vary"),
+        (dict(vary="alpha", values=[0.3]), "alpha"),
+        (dict(vary="tau_plus", values=[1.0]), "tau_plus"),
+        (dict(vary="n_unlabeled", values=[0]), "n_unlabeled"),
+        (dict(vary="alpha", values=[0.9], estimators=("nope",)), "estimators"),
+        (dict(vary="n_positives", values=[0]), "n_positives"),
+        (dict(vary="beta", values=[1.0], alpha=1.0), "Z = 0"),
+        (dict(vary="alpha", values=[0.9], executor="spark"), "executor"),
+    ],
+)
+def test_bad_input(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        studies.mse_study(progress=False, n_anchors=10, **kwargs)
