@@ -26,6 +26,7 @@ import numba
 import numpy as np
 from scipy.special import expit, log_expit
 
+from .dists import _quad_root_np
 from ._validation import as_float_array, check_range, real_array, real_scalar, scalar_or_array
 
 __all__ = [
@@ -73,27 +74,31 @@ def _leading(param: np.ndarray, lead_shape: tuple, name: str) -> np.ndarray:
         raise ValueError(f"{name} of shape {param.shape} does not broadcast to the anchors' shape {lead_shape}") from exc
 
 
+@numba.njit(cache=True, nogil=True)
+def _ecdf_row(row, order, out, denom):
+    """out[i] = #{j : row[j] <= row[i]} / denom for one row, given ``order = argsort(row)``.
+
+    O(N log N) for the sort plus one O(N) pass: walking the sorted scores, every member of a
+    run of ties gets the index one past the run's end (ties share the largest rank).
+    """
+    n = row.size
+    i = 0
+    while i < n:
+        j = i + 1
+        v = row[order[i]]
+        while j < n and row[order[j]] == v:
+            j += 1
+        for q in range(i, j):
+            out[order[q]] = j / denom
+        i = j
+
+
 @numba.njit(cache=True, parallel=True)
 def _ecdf_rows(x, denom_extra, out):
-    """out[r, i] = #{j : x[r, j] <= x[r, i]} / (N + denom_extra), by sorting each row.
-
-    O(N log N) per row: sort a copy, then for each score the count of values <= it is the
-    upper-bound insertion index in the sorted row (ties share the largest rank).
-    """
     n_rows, n = x.shape
     for r in numba.prange(n_rows):
-        s = np.sort(x[r])
-        for i in range(n):
-            v = x[r, i]
-            lo = 0
-            hi = n
-            while lo < hi:  # first index with s[idx] > v
-                mid = (lo + hi) // 2
-                if s[mid] <= v:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            out[r, i] = lo / (n + denom_extra)
+        order = np.argsort(x[r])
+        _ecdf_row(x[r], order, out[r], n + denom_extra)
 
 
 def ecdf(scores, *, denominator="n"):
@@ -163,9 +168,7 @@ def _phi_from_un(u, alpha, tau_plus):
     tau_minus = 1.0 - tau_plus
     a = (1.0 - 2.0 * alpha) * (tau_minus - tau_plus)
     b = 2.0 * (alpha * tau_minus + (1.0 - alpha) * tau_plus)
-    # b^2 + 4a u >= (b - 2)^2 >= 0 on [0, 1] since a + b = 1; clip rounding below zero
-    disc = np.maximum(b * b + 4.0 * a * u, 0.0)
-    return 2.0 * u / (b + np.sqrt(disc))
+    return _quad_root_np(b, a, u)  # b^2 + 4 a u >= (b - 2)^2 >= 0 on [0, 1] since a + b = 1
 
 
 def bcl_weights(scores, alpha, beta, tau_plus):

@@ -35,9 +35,12 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numba
 import numpy as np
 
 from . import estimators as est
+from ._numeric import _quad_root
+from .estimators import _ecdf_row
 from ._validation import int_scalar, real_scalar
 
 __all__ = ["mse_study", "ESTIMATORS", "VARYING"]
@@ -68,22 +71,99 @@ class _Point:
     hcl_beta: float
 
 
+_CODES = {"biased": 0, "dcl": 1, "hcl": 2, "bcl": 3, "bcl_norm": 4}
+
+
+@numba.njit(cache=True, parallel=True)
+def _fused_estimates(scores, is_tn, pos, codes, alpha, beta, tau_plus, hcl_beta, truth, out):
+    """theta_SUP and the requested estimators for every anchor, one pass per row.
+
+    Same formulas as :mod:`negtheory.estimators` (eq. 6.45-6.48, HCL, DCL; eCDF of eq. 6.30 by
+    sorting, Phi by the stable root of eq. 6.29), fused so that a row is read once and the
+    eCDF is shared by ``bcl`` and ``bcl_norm``; the tests check it against the public functions.
+    """
+    m, n = scores.shape
+    k = pos.shape[1]
+    tau_minus = 1.0 - tau_plus
+    qa = (1.0 - 2.0 * alpha) * (tau_minus - tau_plus)
+    qb = 2.0 * (alpha * tau_minus + (1.0 - alpha) * tau_plus)
+    z = (1.0 - beta) * alpha + beta * (1.0 - alpha)
+    need_bcl = False
+    need_hcl = False
+    for c in codes:
+        if c >= 3:
+            need_bcl = True
+        if c == 2:
+            need_hcl = True
+    for r in numba.prange(m):
+        row = scores[r]
+        s_all = 0.0
+        s_tn = 0.0
+        c_tn = 0
+        for i in range(n):
+            s_all += row[i]
+            if is_tn[r, i]:
+                s_tn += row[i]
+                c_tn += 1
+        truth[r] = s_tn / c_tn if c_tn > 0 else np.nan
+        pmean = 0.0
+        for j in range(k):
+            pmean += pos[r, j]
+        pmean = pmean / k if k > 0 else np.nan
+        hcl = np.nan
+        if need_hcl:
+            lmax = -np.inf
+            for i in range(n):
+                lmax = max(lmax, hcl_beta * np.log(row[i]))
+            sw = 0.0
+            swx = 0.0
+            for i in range(n):
+                w = np.exp(hcl_beta * np.log(row[i]) - lmax)
+                sw += w
+                swx += w * row[i]
+            hcl = (swx / sw - tau_plus * pmean) / tau_minus
+        bcl = np.nan
+        bcl_norm = np.nan
+        if need_bcl:
+            order = np.argsort(row)
+            u = np.empty(n)
+            _ecdf_row(row, order, u, n)
+            s_w = 0.0
+            s_wx = 0.0
+            for i in range(n):
+                phi = _quad_root(qb, qa, u[i])
+                w = ((1.0 - beta) * alpha + (beta - alpha) * phi) / (
+                    z * (alpha * tau_minus + (1.0 - alpha) * tau_plus + (1.0 - 2.0 * alpha) * phi * (tau_minus - tau_plus))
+                )
+                s_w += w
+                s_wx += w * row[i]
+            bcl = s_wx / n
+            bcl_norm = s_wx / s_w
+        for j in range(codes.size):
+            c = codes[j]
+            if c == 0:
+                out[j, r] = s_all / n
+            elif c == 1:
+                out[j, r] = (s_all / n - tau_plus * pmean) / tau_minus
+            elif c == 2:
+                out[j, r] = hcl
+            elif c == 3:
+                out[j, r] = bcl
+            else:
+                out[j, r] = bcl_norm
+
+
 def _estimates(point: _Point, s) -> tuple[np.ndarray, np.ndarray]:
     """theta_SUP per anchor and every requested estimator per anchor, shape [n_est, count]."""
-    truth = est.theta_sup(s.scores, s.is_true_negative)
-    out = np.empty((len(point.estimators), s.scores.shape[0]))
-    for j, name in enumerate(point.estimators):
-        if name == "biased":
-            out[j] = est.theta_biased(s.scores)
-        elif name == "dcl":
-            out[j] = est.theta_dcl(s.scores, s.positives, point.tau_plus)
-        elif name == "hcl":
-            out[j] = est.theta_hcl(s.scores, s.positives, point.tau_plus, point.hcl_beta)
-        elif name == "bcl":
-            out[j] = est.theta_bcl(s.scores, point.alpha, point.beta, point.tau_plus)
-        elif name == "bcl_norm":
-            out[j] = est.theta_bcl(s.scores, point.alpha, point.beta, point.tau_plus, normalize=True)
-    return np.asarray(truth, dtype=np.float64).reshape(-1), out
+    m = s.scores.shape[0]
+    truth = np.empty(m)
+    out = np.empty((len(point.estimators), m))
+    codes = np.array([_CODES[e] for e in point.estimators], dtype=np.int64)
+    pos = s.positives if s.positives.shape[1] > 0 else np.empty((m, 0))
+    _fused_estimates(
+        s.scores, s.is_true_negative, pos, codes, point.alpha, point.beta, point.tau_plus, point.hcl_beta, truth, out
+    )
+    return truth, out
 
 
 def _chunk_stats(point: _Point, start: int, count: int) -> np.ndarray:

@@ -127,3 +127,20 @@ def test_checkpoint_resumes_without_recomputing(tmp_path, monkeypatch):
 def test_bad_input(kwargs, name):
     with pytest.raises(ValueError, match=name):
         studies.mse_study(progress=False, n_anchors=10, **kwargs)
+
+
+def test_fused_kernel_matches_public_estimators():
+    """The study's one-pass kernel against the public estimator functions (separate code)."""
+    s = score_sets(700, 33, 0.8, 0.2, 0.2, 0.7, 4, None, "inverse", 9)
+    point = studies._Point(0, 700, 33, 0.8, 0.2, 0.2, 0.7, 0.3, 4, studies.ESTIMATORS, 9, None, "inverse", 0.6)
+    truth, out = studies._estimates(point, s)
+    np.testing.assert_allclose(truth, E.theta_sup(s.scores, s.is_true_negative), rtol=1e-13)
+    want = [
+        E.theta_biased(s.scores),
+        E.theta_dcl(s.scores, s.positives, 0.2),
+        E.theta_hcl(s.scores, s.positives, 0.2, 0.6),
+        E.theta_bcl(s.scores, 0.8, 0.3, 0.2),
+        E.theta_bcl(s.scores, 0.8, 0.3, 0.2, normalize=True),
+    ]
+    for got, ref in zip(out, want):
+        np.testing.assert_allclose(got, ref, rtol=1e-12)
