@@ -15,6 +15,10 @@ generators
     Accept-reject and exact samplers, and the score sets of the numerical study (Algorithms 6-8).
 studies
     Monte-Carlo MSE studies of the estimators, tidy pandas output (thesis §6.6.1).
+mechanics, sampling, thresholds, relaxed_softmax
+    Textbook mechanics of negative sampling (NCE, InfoNCE margin, coverage, entropy and
+    temperature, mining, proposals, alias sampling), threshold selection, and the Relaxed
+    Softmax / Boltzmann sampling of Tanielian & Vasile (seeds 001, 002, 004).
 estimators
     Debiasing estimators of the true-negative score mean and weights: BCL, DCL, HCL, DPL, BNS
     (Liu Bin's thesis, ch. 4-6; seed 003).
@@ -22,7 +26,43 @@ estimators
 
 from __future__ import annotations
 
-from . import dists, estimators, generators, infonce, studies
+from . import dists, estimators, generators, infonce, mechanics, relaxed_softmax, sampling, studies, thresholds
+from .mechanics import (
+    EntropyTemperatureController,
+    HingeComparison,
+    NegativeCosts,
+    coverage_probability,
+    effective_margin,
+    entropy_temperature_derivative,
+    expected_false_negatives,
+    hard_negative_probability,
+    hinge_comparison,
+    infonce_loss,
+    k_min,
+    min_exclusion_window,
+    mine_negatives,
+    nce_objective,
+    nce_optimal_score,
+    nce_sample_objective,
+    negative_costs,
+    semi_hard_mask,
+    softmax_entropy,
+    temperature_for_entropy,
+    triplet_loss,
+)
+from .relaxed_softmax import (
+    MixtureOfGaussiansTask,
+    approx_mpr,
+    effective_temperature,
+    expected_likelihood,
+    kl_divergence,
+    precision_at_k,
+    relaxed_softmax_grad,
+    relaxed_softmax_limit_grad,
+    relaxed_softmax_loss,
+)
+from .sampling import AliasTable, InverseCDFSampler, boltzmann, proposal_mass, sample_boltzmann, solve_alpha, unigram_proposal
+from .thresholds import categorize, category_counts, choose_thresholds, paper_table_scores, threshold_table
 from .dists import (
     OrderStatistic,
     QuadraticCDFLaw,
@@ -79,6 +119,10 @@ __all__ = [
     "generators",
     "estimators",
     "studies",
+    "mechanics",
+    "sampling",
+    "thresholds",
+    "relaxed_softmax",
     # dists (seed 003)
     "OrderStatistic",
     "QuadraticCDFLaw",
@@ -110,6 +154,52 @@ __all__ = [
     "reliability",
     "reliability_dist",
     "sample_fractions",
+    # mechanics (seed 001)
+    "EntropyTemperatureController",
+    "HingeComparison",
+    "NegativeCosts",
+    "coverage_probability",
+    "effective_margin",
+    "entropy_temperature_derivative",
+    "expected_false_negatives",
+    "hard_negative_probability",
+    "hinge_comparison",
+    "infonce_loss",
+    "k_min",
+    "min_exclusion_window",
+    "mine_negatives",
+    "nce_objective",
+    "nce_optimal_score",
+    "nce_sample_objective",
+    "negative_costs",
+    "semi_hard_mask",
+    "softmax_entropy",
+    "temperature_for_entropy",
+    "triplet_loss",
+    # sampling (seeds 001, 004)
+    "AliasTable",
+    "InverseCDFSampler",
+    "boltzmann",
+    "proposal_mass",
+    "sample_boltzmann",
+    "solve_alpha",
+    "unigram_proposal",
+    # thresholds (seed 002)
+    "categorize",
+    "category_counts",
+    "choose_thresholds",
+    "paper_table_scores",
+    "threshold_table",
+    # relaxed_softmax (seed 004)
+    "MixtureOfGaussiansTask",
+    "approx_mpr",
+    "effective_temperature",
+    "expected_likelihood",
+    "kl_divergence",
+    "precision_at_k",
+    "relaxed_softmax_grad",
+    "relaxed_softmax_limit_grad",
+    "relaxed_softmax_loss",
     # estimators (seed 003, ch. 4-6)
     "bcl_weights",
     "bns_info",

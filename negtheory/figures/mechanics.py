@@ -1,0 +1,250 @@
+"""Figures for the textbook mechanics (seed 001), threshold selection (seed 002) and Boltzmann
+sampling on the mixture task (seed 004).
+
+Each function returns a :class:`matplotlib.figure.Figure`; ``negtheory figures`` writes them.
+The numbers behind every panel come from :mod:`negtheory.mechanics`, :mod:`negtheory.sampling`,
+:mod:`negtheory.thresholds` and :mod:`negtheory.relaxed_softmax`, which the tests check against
+closed forms, finite differences and Monte Carlo.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from negtheory import mechanics as mech
+from negtheory import relaxed_softmax as rs
+from negtheory import sampling
+from negtheory import thresholds as th
+from negtheory.figures import new_figure
+
+
+def fig_entropy_temperature(k: int = 64, steps: int = 80, seed: int = 0):
+    """Entropy of the negative softmax against tau, and the adaptive-temperature controller."""
+    fig, (ax1, ax2) = new_figure(1, 2, width=12.0, height=4.4)
+    rng = np.random.default_rng(seed)
+    base = rng.normal(size=k)
+    taus = np.logspace(-3, 1, 300)
+    for sd, color in zip((0.05, 0.2, 0.5), ("tab:blue", "tab:green", "tab:red")):
+        s = sd * base
+        h = mech.softmax_entropy(s, taus)
+        ax1.plot(taus, h, color=color, lw=1.8, label=f"score s.d. {sd}")
+        # tangent from dH/dtau = Var_p(s)/tau^3 at the point where H is halfway up
+        t0 = mech.temperature_for_entropy(s, 0.5 * (h[0] + math.log(k)))
+        h0 = float(mech.softmax_entropy(s, t0))
+        slope = float(mech.entropy_temperature_derivative(s, t0))
+        tt = t0 * np.array([0.6, 1.6])
+        ax1.plot(tt, h0 + slope * (tt - t0), color="k", lw=1.0, ls="--")
+        ax1.plot([t0], [h0], "o", color=color, ms=5)
+    ax1.axhline(math.log(k), color="0.5", ls=":", lw=1)
+    ax1.text(1.2e-3, math.log(k) - 0.25, f"ln K = {math.log(k):.2f}", fontsize=8, color="0.3")
+    ax1.set_xscale("log")
+    ax1.set_xlabel(r"temperature $\tau$")
+    ax1.set_ylabel(r"entropy $H(\tau)$ (nats)")
+    ax1.set_title(r"$H(\tau)$ of softmax$(s/\tau)$ over K=%d negatives; dashed: slope Var$_p(s)/\tau^3$" % k, fontsize=9.5)
+    ax1.legend(fontsize=8, loc="lower right")
+
+    low, high = 3.0, 3.5
+    batch = rng.normal(size=(16, k))
+    ctl = mech.EntropyTemperatureController(low, high, tau=0.02)
+    fixed = []
+    for step in range(steps):
+        s = 0.2 * math.exp(step / 20) * batch  # scores spread out as the model trains
+        ctl.update(s)
+        fixed.append(float(np.mean(mech.softmax_entropy(s, 0.2))))
+    tau_hist = np.array([t for t, _ in ctl.history])
+    h_hist = np.array([h for _, h in ctl.history])
+    x = np.arange(steps)
+    ax2.axhspan(low, high, color="tab:green", alpha=0.15, label="target band")
+    ax2.plot(x, fixed, color="tab:gray", lw=1.5, label=r"fixed $\tau$ = 0.2")
+    ax2.plot(x, h_hist, color="tab:green", lw=1.8, label="adaptive controller")
+    ax2.set_xlabel("training step (score spread grows as $e^{t/20}$)")
+    ax2.set_ylabel("mean entropy of the batch (nats)")
+    ax2.set_ylim(0, math.log(k) + 0.2)
+    tw = ax2.twinx()
+    tw.plot(x, tau_hist, color="tab:purple", lw=1.2, ls="--", label=r"adaptive $\tau$ (right)")
+    tw.set_yscale("log")
+    tw.set_ylabel(r"$\tau$", color="tab:purple")
+    lines = ax2.get_legend_handles_labels()
+    lines2 = tw.get_legend_handles_labels()
+    ax2.legend(lines[0] + lines2[0], lines[1] + lines2[1], fontsize=8, loc="lower left")
+    ax2.set_title("Newton step in ln tau with dH/d ln tau = Var_p(s)/tau^2, at most x2 per step", fontsize=9.5)
+    fig.suptitle("Temperature and negative hardness (seed 001)")
+    return fig
+
+
+def _best_time(fn, repeat=3):
+    best = math.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def fig_alias_vs_inverse_cdf(sizes=(10, 100, 1_000, 10_000, 100_000, 1_000_000), draws=(100, 10_000, 1_000_000), seed: int = 0):
+    """Setup and per-draw time of the alias method and of inverse-CDF binary search (timed now).
+
+    For each table size the setup time (best of 3) and the per-draw time (best of 3 runs of
+    50 000 draws) are measured; the left panel combines them into setup + m x per-draw for
+    several numbers of draws m.
+    """
+    fig, (ax1, ax2) = new_figure(1, 2, width=12.0, height=4.4)
+    rng = np.random.default_rng(seed)
+    sampling.AliasTable([1.0, 2.0]).sample(10, rng=0)  # compile / load the kernels first
+    sampling.InverseCDFSampler([1.0, 2.0]).sample(10, rng=0)
+    methods = {"alias": (sampling.AliasTable, "tab:blue", "-"), "inverse CDF": (sampling.InverseCDFSampler, "tab:orange", "--")}
+    n_draw = 50_000
+    setup = {name: [] for name in methods}
+    per_draw = {name: [] for name in methods}
+    for n in sizes:
+        p = rng.exponential(size=n)
+        for name, (cls, _, _) in methods.items():
+            setup[name].append(_best_time(lambda: cls(p)))
+            obj = cls(p)
+            per_draw[name].append(_best_time(lambda: obj.sample(n_draw, rng=1)) / n_draw)
+    markers = ("o", "s", "^")
+    for m, marker in zip(draws, markers):
+        for name, (_, color, ls) in methods.items():
+            total = np.array(setup[name]) + m * np.array(per_draw[name])
+            ax1.plot(sizes, total * 1e3, color=color, ls=ls, marker=marker, ms=4, label=f"{name}, {m:,} draws")
+    for name, (_, color, ls) in methods.items():
+        ax2.plot(sizes, np.array(per_draw[name]) * 1e9, color=color, ls=ls, marker="o", label=f"{name}: per draw")
+        ax2.plot(sizes, np.array(setup[name]) / np.array(sizes) * 1e9, color=color, ls=":", marker="x", label=f"{name}: setup per entry")
+    ax1.set_xscale("log")
+    ax1.set_yscale("log")
+    ax1.set_xlabel("table size n")
+    ax1.set_ylabel("setup + m x per-draw time (ms)")
+    ax1.set_title("total cost for m draws (both parts measured)", fontsize=9.5)
+    ax1.legend(fontsize=7, ncol=1)
+    ax2.set_xscale("log")
+    ax2.set_yscale("log")
+    ax2.set_xlabel("table size n")
+    ax2.set_ylabel("ns")
+    ax2.set_title("alias: O(1) per draw, costlier setup; binary search: O(log n) per draw", fontsize=9.5)
+    ax2.legend(fontsize=7.5)
+    fig.suptitle("Alias method vs inverse-CDF sampling (seed 001), timed on this machine; see benchmarks/bench_sampling.py")
+    return fig
+
+
+def fig_boltzmann_temperature(context: int = 625, n_components: int = 50, seed: int = 0):
+    """B(G, D, T) of seed 004 eq. 8 on the mixture task for several T, and its spread against T."""
+    task = rs.MixtureOfGaussiansTask(n_components, seed=seed)
+    logp = task.log_conditional[context]
+    p = np.exp(logp)
+    fig, (ax1, ax2) = new_figure(1, 2, width=12.0, height=4.4)
+    j = np.arange(p.size)
+    ax1.plot(j, p, color="k", lw=2.0, label=r"true $P_i$ (= model $g_i$ here)")
+    # G = ln P_i (a perfectly trained model) and D = 1/P_i: B is proportional to P_i^(1/T - 1)
+    for t, color in zip((0.25, 0.75, 1.0, 3.0), ("tab:red", "tab:orange", "tab:green", "tab:blue")):
+        b = sampling.boltzmann(logp, np.exp(-logp), t)
+        ax1.plot(j, b, color=color, lw=1.3, label=f"B(G, 1/P_i, T={t})")
+    ax1.set_yscale("log")
+    ax1.set_ylim(1e-9, 1)
+    ax1.set_xlabel("target item j")
+    ax1.set_ylabel("probability")
+    ax1.set_title(f"context i = {context}: low T samples near the positives, high T far away", fontsize=9.5)
+    ax1.legend(fontsize=7.5, loc="lower right")
+
+    temps = np.logspace(-2, 2, 81)
+    pop = task.target_popularity
+    for name, d, color in (("uniform", "uniform", "tab:blue"), ("popularity", pop, "tab:green"), ("1/P_i", np.exp(-logp), "tab:red")):
+        h = []
+        for t in temps:
+            b = sampling.boltzmann(logp, d, t)
+            nz = b[b > 0]
+            h.append(math.exp(-np.sum(nz * np.log(nz))))
+        ax2.plot(temps, h, color=color, lw=1.8, label=f"D = {name}")
+        h_inf = sampling.boltzmann(logp, d, np.inf)
+        nz = h_inf[h_inf > 0]
+        ax2.axhline(math.exp(-np.sum(nz * np.log(nz))), color=color, ls=":", lw=1)
+    ax2.axvline(1.0, color="0.6", lw=1)
+    ax2.set_xscale("log")
+    ax2.set_yscale("log")
+    ax2.set_xlabel("temperature T")
+    ax2.set_ylabel("effective number of items exp(H(B))")
+    ax2.set_title("T -> 0: point mass on argmax G;  T -> inf (dotted): D", fontsize=9.5)
+    ax2.legend(fontsize=8)
+    fig.suptitle("Boltzmann negative sampling B(G, D, T), seed 004 eq. 8, on the 2-D mixture task (G = ln P_i)")
+    return fig
+
+
+def fig_mixture_dataset(components=(10, 50, 90), seed: int = 0, context: int = 625):
+    """The discretised 2-D mixture-of-Gaussians joint law P(i, j) on 1000 x 1000 (seed 004 §3.2.1)."""
+    fig, axes = new_figure(1, len(components), width=4.3 * len(components), height=4.4, squeeze=False)
+    for ax, c in zip(axes[0], components):
+        task = rs.MixtureOfGaussiansTask(c, seed=seed)
+        lj = task.log_joint / math.log(10)
+        vmax = float(lj.max())
+        im = ax.imshow(lj.T, origin="lower", cmap="magma", vmin=vmax - 6, vmax=vmax, aspect="auto")
+        ax.axvline(context, color="c", lw=0.8, ls="--")
+        ax.set_title(f"{c} components", fontsize=10)
+        ax.set_xlabel("context item i")
+        ax.set_ylabel("target item j")
+    fig.colorbar(im, ax=axes[0].tolist(), label=r"$\log_{10} P(i, j)$ (6 decades)", shrink=0.9)
+    fig.suptitle(f"Synthetic task of seed 004: card(I) = card(J) = 1000; dashed: context i = {context} of the Boltzmann figure")
+    return fig
+
+
+def fig_infonce_margin(beta: float = 0.2, k: int = 100, taus=(0.05, 0.2)):
+    """Exact InfoNCE loss with K equal negatives against its hinge at m_eff = beta + tau ln K."""
+    fig, (ax1, ax2) = new_figure(1, 2, width=12.0, height=4.4)
+    alphas = np.linspace(-0.5, 2.0, 600)
+    for tau, color in zip(taus, ("tab:blue", "tab:red")):
+        r = mech.hinge_comparison(alphas, beta, tau, k)
+        m = float(mech.effective_margin(beta, tau, k))
+        ax1.plot(alphas, tau * r.exact, color=color, lw=2, label=rf"$\tau$={tau}: exact $\tau L$")
+        ax1.plot(alphas, tau * r.hinge, color=color, lw=1, ls="--", label=rf"hinge $\max(0, m_{{eff}}-\alpha)$, $m_{{eff}}$={m:.3f}")
+        ax1.axvline(m, color=color, ls=":", lw=1)
+        ax2.plot(alphas, r.error, color=color, lw=1.8, label=rf"$\tau$={tau}")
+        ax2.axvspan(m - tau * math.log(1 / math.expm1(0.01)), m + tau * math.log(1 / math.expm1(0.01)), color=color, alpha=0.1)
+    ax1.set_xlabel(r"positive similarity $\alpha$")
+    ax1.set_ylabel(r"$\tau \times$ loss")
+    ax1.set_title(rf"K={k} negatives at $\beta$={beta}", fontsize=9.5)
+    ax1.legend(fontsize=7.5)
+    ax2.set_xlim(alphas[0], alphas[-1])
+    ax2.axhline(math.log(2), color="0.5", ls=":", lw=1)
+    ax2.text(-0.45, math.log(2) + 0.01, "ln 2 (at the margin)", fontsize=8, color="0.3")
+    ax2.set_xlabel(r"positive similarity $\alpha$")
+    ax2.set_ylabel("exact - hinge (nats)")
+    ax2.set_title(r"error $\ln(1+e^{-|\alpha-m_{eff}|/\tau})$; shaded: where it exceeds 0.01", fontsize=9.5)
+    ax2.legend(fontsize=8)
+    fig.suptitle(r"InfoNCE as a hinge at the effective margin $m_{eff}=\beta+\tau\ln K$ (seed 001)")
+    return fig
+
+
+def fig_threshold_selection(seed: int = 0):
+    """Scores rebuilt from Tables I-II of seed 002 and the thresholds chosen from the table grids."""
+    scores, labels = th.paper_table_scores(rng=seed)
+    t1, t2 = th.PAPER_TABLES["table1"], th.PAPER_TABLES["table2"]
+    up, lo = th.choose_thresholds(scores, 0.001, 0.05, labels, upper_grid=t1["upper"], lower_grid=t2["lower"])
+    c = th.category_counts(scores, up, lo, labels)
+    n = scores.size
+    fig, ax = new_figure(width=8.0, height=4.4)
+    bins = np.linspace(-1, 1, 401)
+    # np.histogram + stairs: one artist per series instead of one patch per bin (fast to draw)
+    ax.stairs(np.histogram(scores[~labels], bins)[0], bins, fill=True, color="tab:gray", alpha=0.7, label="negatives (unlabelled)")
+    ax.stairs(np.histogram(scores[labels], bins)[0], bins, fill=True, color="tab:green", alpha=0.7, label="known positives")
+    ax.axvline(up, color="tab:red", lw=1.5, label=f"upper = {up}: {c['false']} false ({100 * c['false'] / n:.3f} %)")
+    ax.axvline(lo, color="tab:orange", lw=1.5, label=f"lower = {lo}: {c['hard']} hard ({100 * c['hard'] / n:.2f} %)")
+    ax.set_yscale("log")
+    ax.set_xlabel("score")
+    ax.set_ylabel("count per bin")
+    ax.legend(fontsize=8, loc="upper left")
+    ax.set_title(
+        "Seed 002, Tables I-II: smallest upper with <= 0.1 % false, largest lower with >= 5 % hard (of all samples)",
+        fontsize=9,
+    )
+    return fig
+
+
+FIGURES = {
+    "mechanics_entropy_temperature": fig_entropy_temperature,
+    "mechanics_alias_vs_inverse_cdf": fig_alias_vs_inverse_cdf,
+    "mechanics_boltzmann_temperature": fig_boltzmann_temperature,
+    "mechanics_mixture_dataset": fig_mixture_dataset,
+    "mechanics_infonce_margin": fig_infonce_margin,
+    "mechanics_threshold_selection": fig_threshold_selection,
+}
