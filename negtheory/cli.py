@@ -6,6 +6,9 @@ Subcommands
     Reproduce every available paper figure (embedded defaults, no download).
 ``negtheory optimal-k (--auc A | --mu M) [--lam L] [--k-max N] [--t-max T] [--steps S]``
     Print the label-quality mean mu_q and the optimal negative ratio K* of Wu et al. (seed 000).
+``negtheory study mse --vary NAME --values SPEC [--n-anchors M] [--out CSV] [--plot PNG] [--checkpoint FILE] [--dask ADDRESS]``
+    Monte-Carlo MSE study of the debiasing estimators (thesis §6.6.1); SPEC is ``start:stop:count``
+    (inclusive, like numpy.linspace) or a comma-separated list.
 """
 
 from __future__ import annotations
@@ -44,6 +47,77 @@ def _cmd_optimal_k(args: argparse.Namespace) -> int:
     return 0
 
 
+def parse_values(spec: str, integer: bool = False) -> list:
+    """``"0.5:1.0:11"`` -> 11 values from 0.5 to 1.0 inclusive; ``"16,32,64"`` -> a list."""
+    import numpy as np
+
+    try:
+        if ":" in spec:
+            start, stop, count = spec.split(":")
+            values = np.linspace(float(start), float(stop), int(count)).tolist()
+        else:
+            values = [float(v) for v in spec.split(",") if v.strip()]
+    except ValueError as exc:
+        raise ValueError(f"--values must be start:stop:count or a comma-separated list, got {spec!r}") from exc
+    if not values:
+        raise ValueError(f"--values gave no value: {spec!r}")
+    if integer:
+        if any(abs(v - round(v)) > 1e-9 for v in values):
+            raise ValueError(f"--values must be integers for this parameter, got {values}")
+        values = [int(round(v)) for v in values]
+    return values
+
+
+def _cmd_study_mse(args: argparse.Namespace) -> int:
+    from negtheory.studies import mse_study
+
+    values = parse_values(args.values, integer=args.vary in ("n_unlabeled", "n_positives"))
+    executor = None
+    client = None
+    if args.dask:
+        if args.dask == "local":
+            executor = "dask"
+        else:
+            from distributed import Client
+
+            client = Client(args.dask)
+            executor = client
+    fixed = {
+        k: getattr(args, k)
+        for k in ("n_unlabeled", "alpha", "gamma", "tau_plus", "t", "beta", "n_positives")
+        if k != args.vary
+    }
+    try:
+        df = mse_study(
+            args.vary,
+            values,
+            n_anchors=args.n_anchors,
+            estimators=tuple(args.estimators.split(",")),
+            seed=args.seed,
+            executor=executor,
+            checkpoint=args.checkpoint,
+            progress=not args.quiet,
+            chunk_size=args.chunk_size,
+            **fixed,
+        )
+    finally:
+        if client is not None:
+            client.close()
+    if args.out:
+        df.to_csv(args.out, index=False)
+        print(f"wrote {args.out}")
+    if args.plot:
+        from negtheory.figures.thesis_mse import fig_study
+
+        fig_study(df, args.vary).savefig(args.plot, dpi=110)
+        print(f"wrote {args.plot}")
+    import pandas as pd
+
+    with pd.option_context("display.width", 120, "display.max_rows", 200):
+        print(df.to_string(index=False))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="negtheory", description="Theory of negative sampling in contrastive learning.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -64,6 +138,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--t-max", type=float, default=3.0, help="length of the simulated training curve (default 3)")
     p.add_argument("--steps", type=int, default=None, help="discrete average over this many steps (default: continuous)")
     p.set_defaults(func=_cmd_optimal_k)
+
+    p = sub.add_parser("study", help="Monte-Carlo studies (thesis §6.6.1)")
+    study_sub = p.add_subparsers(dest="study", required=True)
+    q = study_sub.add_parser("mse", help="MSE of the true-negative-mean estimators over a parameter sweep")
+    q.add_argument("--vary", required=True, choices=["alpha", "gamma", "tau_plus", "t", "n_unlabeled", "n_positives", "beta"])
+    q.add_argument("--values", required=True, help="start:stop:count (inclusive) or a comma-separated list")
+    q.add_argument("--n-anchors", type=int, default=1000, help="anchors M per point (default 1000)")
+    q.add_argument("--n-unlabeled", type=int, default=64, help="N (default 64)")
+    q.add_argument("--alpha", type=float, default=0.9)
+    q.add_argument("--gamma", type=float, default=0.1)
+    q.add_argument("--tau-plus", type=float, default=0.1)
+    q.add_argument("--t", type=float, default=0.5)
+    q.add_argument("--beta", type=float, default=0.5)
+    q.add_argument("--n-positives", type=int, default=10)
+    q.add_argument("--estimators", default="biased,dcl,hcl,bcl,bcl_norm", help="comma-separated subset")
+    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--chunk-size", type=int, default=65_536, help="anchors per task (bounds memory)")
+    q.add_argument("--out", help="write the table as CSV")
+    q.add_argument("--plot", help="write an MSE figure (PNG)")
+    q.add_argument("--checkpoint", help="JSON-lines checkpoint; rerun to resume")
+    q.add_argument("--dask", metavar="ADDRESS", help="run on a Dask scheduler at ADDRESS ('local' starts a local cluster)")
+    q.add_argument("--quiet", action="store_true", help="no progress bar")
+    q.set_defaults(func=_cmd_study_mse)
     return parser
 
 

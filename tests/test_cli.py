@@ -66,3 +66,28 @@ def test_console_script_entry_point():
 def test_python_dash_m():
     res = subprocess.run([sys.executable, "-m", "negtheory", "optimal-k", "--auc", "0.95"], capture_output=True, text=True, check=True)
     assert "K*" in res.stdout
+
+
+def test_study_mse_cli_writes_csv_and_plot(tmp_path, capsys):
+    out, png, ck = tmp_path / "r.csv", tmp_path / "r.png", tmp_path / "ck.jsonl"
+    argv = ["study", "mse", "--vary", "alpha", "--values", "0.7:0.9:2", "--n-anchors", "600", "--quiet",
+            "--estimators", "biased,bcl", "--out", str(out), "--plot", str(png), "--checkpoint", str(ck)]  # fmt: skip
+    assert cli.main(argv) == 0
+    import pandas as pd
+
+    from negtheory.studies import mse_study
+
+    df = pd.read_csv(out)
+    want = mse_study("alpha", [0.7, 0.9], n_anchors=600, estimators=("biased", "bcl"), progress=False)
+    pd.testing.assert_frame_equal(df, want, check_exact=False, rtol=1e-12)
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    assert len(ck.read_text().splitlines()) == 3
+
+
+def test_parse_values():
+    assert cli.parse_values("0.5:1.0:11")[::5] == [0.5, 0.75, 1.0]
+    assert cli.parse_values("16,32,64", integer=True) == [16, 32, 64]
+    with pytest.raises(ValueError, match="values"):
+        cli.parse_values("1.5,2", integer=True)
+    with pytest.raises(ValueError, match="values"):
+        cli.parse_values("a:b")

@@ -28,6 +28,7 @@ LABELS = {
     "t": "temperature t",
     "n_unlabeled": "negatives N",
     "n_positives": "extra positives K",
+    "beta": r"hardness $\beta$",
 }
 STYLE = {
     "biased": dict(color="tab:gray", marker="o", label="Biased (6.46)"),
@@ -47,20 +48,33 @@ def _sweep(vary: str, n_anchors: int, seed: int = 0):
     return mse_study(vary, SWEEPS[vary], n_anchors=n_anchors, seed=seed, progress=False)
 
 
+def plot_mse(ax, df, vary: str):
+    """Draw the MSE (with 2-SE bars) of every estimator in a :func:`mse_study` frame on ``ax``."""
+    for name in df.estimator.unique():
+        d = df[df.estimator == name]
+        ax.errorbar(d[vary], d["mse"], yerr=2 * d["mse_se"], ms=4, lw=1.2, capsize=2, **STYLE.get(name, {"label": name}))
+    ax.set_yscale("log")
+    ax.set_xlabel(LABELS.get(vary, vary))
+    if vary == "n_unlabeled":
+        ax.set_xscale("log", base=2)
+    ax.set_ylabel("MSE")
+
+
+def fig_study(df, vary: str):
+    """One-panel MSE figure of any :func:`negtheory.studies.mse_study` result (``negtheory study mse --plot``)."""
+    fig, ax = new_figure(width=6.4, height=4.4)
+    plot_mse(ax, df, vary)
+    ax.legend(fontsize=8)
+    ax.set_title(f"MSE against {vary} (n_anchors = {int(df.n_anchors.max())})")
+    return fig
+
+
 def fig_mse(n_anchors: int | None = None):
     """Fig. 6.9: MSE of the estimators of the true-negative mean against each parameter."""
     n_anchors = n_anchors or _default_anchors()
     fig, axes = new_figure(2, 3, width=13, height=7.2)
     for ax, vary in zip(axes.ravel(), SWEEPS):
-        df = _sweep(vary, n_anchors)
-        for name, style in STYLE.items():
-            d = df[df.estimator == name]
-            ax.errorbar(d[vary], d["mse"], yerr=2 * d["mse_se"], ms=4, lw=1.2, capsize=2, **style)
-        ax.set_yscale("log")
-        ax.set_xlabel(LABELS[vary])
-        if vary == "n_unlabeled":
-            ax.set_xscale("log", base=2)
-        ax.set_ylabel("MSE")
+        plot_mse(ax, _sweep(vary, n_anchors), vary)
     axes[0, 0].legend(fontsize=7)
     fig.suptitle(f"MSE of the true-negative-mean estimators (thesis Fig. 6.9; M = {n_anchors} anchors per point, bars = 2 SE)")
     return fig
@@ -93,4 +107,4 @@ FIGURES = {
     "thesis_fig6_10_means": fig_means,
 }
 
-__all__ = ["fig_mse", "fig_means", "SWEEPS"]
+__all__ = ["fig_mse", "fig_means", "fig_study", "plot_mse", "SWEEPS"]
