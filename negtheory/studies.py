@@ -40,7 +40,6 @@ import numpy as np
 
 from . import estimators as est
 from ._numeric import _quad_root
-from .estimators import _ecdf_row
 from ._validation import int_scalar, real_scalar
 
 __all__ = ["mse_study", "ESTIMATORS", "VARYING"]
@@ -75,19 +74,18 @@ _CODES = {"biased": 0, "dcl": 1, "hcl": 2, "bcl": 3, "bcl_norm": 4}
 
 
 @numba.njit(cache=True, parallel=True)
-def _fused_estimates(scores, is_tn, pos, codes, alpha, beta, tau_plus, hcl_beta, truth, out):
+def _fused_estimates(scores, sorted_scores, is_tn, pos, codes, alpha, beta, tau_plus, hcl_beta, truth, out):
     """theta_SUP and the requested estimators for every anchor, one pass per row.
 
-    Same formulas as :mod:`negtheory.estimators` (eq. 6.45-6.48, HCL, DCL; eCDF of eq. 6.30 by
-    sorting, Phi by the stable root of eq. 6.29), fused so that a row is read once and the
-    eCDF is shared by ``bcl`` and ``bcl_norm``; the tests check it against the public functions.
+    Same formulas as :mod:`negtheory.estimators` (eq. 6.45-6.48, HCL, DCL; eCDF of eq. 6.30,
+    Phi by the stable root of eq. 6.29), fused so that a row is read once and the eCDF is shared
+    by ``bcl`` and ``bcl_norm``; the tests check it against the public functions (a different
+    algorithm: per-element ranks through argsort). ``sorted_scores`` holds each row sorted
+    (numpy's vectorised sort is ~10x faster than sorting inside numba).
     """
     m, n = scores.shape
     k = pos.shape[1]
     tau_minus = 1.0 - tau_plus
-    qa = (1.0 - 2.0 * alpha) * (tau_minus - tau_plus)
-    qb = 2.0 * (alpha * tau_minus + (1.0 - alpha) * tau_plus)
-    z = (1.0 - beta) * alpha + beta * (1.0 - alpha)
     need_bcl = False
     need_hcl = False
     for c in codes:
@@ -95,13 +93,27 @@ def _fused_estimates(scores, is_tn, pos, codes, alpha, beta, tau_plus, hcl_beta,
             need_bcl = True
         if c == 2:
             need_hcl = True
+    # omega depends on a score only through its eCDF value j / N (eq. 6.25, 6.29, 6.30), and
+    # every row has the same N: tabulate omega(j / N), j = 1..N, once
+    omega = np.empty(n + 1)
+    if need_bcl:
+        qa = (1.0 - 2.0 * alpha) * (tau_minus - tau_plus)
+        qb = 2.0 * (alpha * tau_minus + (1.0 - alpha) * tau_plus)
+        z = (1.0 - beta) * alpha + beta * (1.0 - alpha)
+        for j in range(1, n + 1):
+            phi = _quad_root(qb, qa, j / n)
+            omega[j] = ((1.0 - beta) * alpha + (beta - alpha) * phi) / (
+                z * (alpha * tau_minus + (1.0 - alpha) * tau_plus + (1.0 - 2.0 * alpha) * phi * (tau_minus - tau_plus))
+            )
     for r in numba.prange(m):
         row = scores[r]
         s_all = 0.0
         s_tn = 0.0
         c_tn = 0
+        rmax = row[0]
         for i in range(n):
             s_all += row[i]
+            rmax = max(rmax, row[i])
             if is_tn[r, i]:
                 s_tn += row[i]
                 c_tn += 1
@@ -112,31 +124,32 @@ def _fused_estimates(scores, is_tn, pos, codes, alpha, beta, tau_plus, hcl_beta,
         pmean = pmean / k if k > 0 else np.nan
         hcl = np.nan
         if need_hcl:
-            lmax = -np.inf
-            for i in range(n):
-                lmax = max(lmax, hcl_beta * np.log(row[i]))
+            # weights x^beta / mean(x^beta), scaled by the row maximum so nothing overflows
             sw = 0.0
             swx = 0.0
             for i in range(n):
-                w = np.exp(hcl_beta * np.log(row[i]) - lmax)
+                w = (row[i] / rmax) ** hcl_beta
                 sw += w
                 swx += w * row[i]
             hcl = (swx / sw - tau_plus * pmean) / tau_minus
         bcl = np.nan
         bcl_norm = np.nan
         if need_bcl:
-            order = np.argsort(row)
-            u = np.empty(n)
-            _ecdf_row(row, order, u, n)
+            # sum_i omega(F_hat(x_i)) x_i only needs the sorted scores: walking them in order,
+            # each run of ties has F_hat = (index past the run) / N
+            srt = sorted_scores[r]
             s_w = 0.0
             s_wx = 0.0
-            for i in range(n):
-                phi = _quad_root(qb, qa, u[i])
-                w = ((1.0 - beta) * alpha + (beta - alpha) * phi) / (
-                    z * (alpha * tau_minus + (1.0 - alpha) * tau_plus + (1.0 - 2.0 * alpha) * phi * (tau_minus - tau_plus))
-                )
-                s_w += w
-                s_wx += w * row[i]
+            i = 0
+            while i < n:
+                j = i + 1
+                while j < n and srt[j] == srt[i]:
+                    j += 1
+                w = omega[j]
+                for q in range(i, j):
+                    s_w += w
+                    s_wx += w * srt[q]
+                i = j
             bcl = s_wx / n
             bcl_norm = s_wx / s_w
         for j in range(codes.size):
@@ -160,8 +173,10 @@ def _estimates(point: _Point, s) -> tuple[np.ndarray, np.ndarray]:
     out = np.empty((len(point.estimators), m))
     codes = np.array([_CODES[e] for e in point.estimators], dtype=np.int64)
     pos = s.positives if s.positives.shape[1] > 0 else np.empty((m, 0))
+    need_sort = "bcl" in point.estimators or "bcl_norm" in point.estimators
+    srt = np.sort(s.scores, axis=1) if need_sort else np.empty((m, 0))
     _fused_estimates(
-        s.scores, s.is_true_negative, pos, codes, point.alpha, point.beta, point.tau_plus, point.hcl_beta, truth, out
+        s.scores, srt, s.is_true_negative, pos, codes, point.alpha, point.beta, point.tau_plus, point.hcl_beta, truth, out
     )
     return truth, out
 
