@@ -280,3 +280,23 @@ def test_bns_risk_info_and_metrics():
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+@pytest.mark.parametrize("parent", [stats.norm(), stats.t(4), stats.gamma(2.0)])
+def test_theorem_6_1_with_negtheory_dists(parent):
+    """beta = 1/2: omega(x) = P(TN | x) / tau^-, the posterior from negtheory.dists' exact laws.
+
+    Scores whose eCDF is k/N are placed where the exact unlabeled CDF equals k/N, so the
+    weight computed from the eCDF must equal the Bayes posterior computed from the densities.
+    """
+    from negtheory import dists
+
+    alpha, tau_plus, n = 0.8, 0.25, 20
+    un = dists.unlabeled(parent, alpha, tau_plus)
+    tn = dists.true_negative(parent, alpha)
+    fn = dists.false_negative(parent, alpha)
+    u = np.arange(1, n) / n  # leave out u = 1 (x = +inf)
+    x = un.ppf(u)
+    post = (1 - tau_plus) * tn.pdf(x) / ((1 - tau_plus) * tn.pdf(x) + tau_plus * fn.pdf(x))
+    w = E.bcl_weights(np.append(x, x[-1] + 1.0), alpha, 0.5, tau_plus)[:-1]
+    np.testing.assert_allclose(w, post / (1 - tau_plus), rtol=1e-9)
