@@ -128,7 +128,13 @@ def _fused_estimates(scores, sorted_scores, is_tn, pos, codes, alpha, beta, tau_
             sw = 0.0
             swx = 0.0
             for i in range(n):
-                w = (row[i] / rmax) ** hcl_beta
+                # pow is ~10x slower than sqrt: special-case the study's default beta = 1/2
+                if hcl_beta == 0.5:
+                    w = np.sqrt(row[i] / rmax)
+                elif hcl_beta == 1.0:
+                    w = row[i] / rmax
+                else:
+                    w = (row[i] / rmax) ** hcl_beta
                 sw += w
                 swx += w * row[i]
             hcl = (swx / sw - tau_plus * pmean) / tau_minus

@@ -144,3 +144,7 @@ def test_fused_kernel_matches_public_estimators():
     ]
     for got, ref in zip(out, want):
         np.testing.assert_allclose(got, ref, rtol=1e-12)
+    for hb in (0.5, 1.0):  # the kernel's fast paths for these concentrations
+        p2 = studies._Point(0, 700, 33, 0.8, 0.2, 0.2, 0.7, 0.3, 4, ("hcl",), 9, None, "inverse", hb)
+        _, o2 = studies._estimates(p2, s)
+        np.testing.assert_allclose(o2[0], E.theta_hcl(s.scores, s.positives, 0.2, hb), rtol=1e-12)
