@@ -15,6 +15,9 @@ generators
     Accept-reject and exact samplers, and the score sets of the numerical study (Algorithms 6-8).
 studies
     Monte-Carlo MSE studies of the estimators, tidy pandas output (thesis §6.6.1).
+variance_gamma, bprac
+    The variance-gamma law of inner products of Gaussian embeddings and the BPRAC credence
+    E-step (thesis ch. 3; seed 003).
 mechanics, sampling, thresholds, relaxed_softmax
     Textbook mechanics of negative sampling (NCE, InfoNCE margin, coverage, entropy and
     temperature, mining, proposals, alias sampling), threshold selection, and the Relaxed
@@ -26,7 +29,9 @@ estimators
 
 from __future__ import annotations
 
-from . import dists, estimators, generators, infonce, mechanics, relaxed_softmax, sampling, studies, thresholds
+from . import bprac, dists, estimators, generators, infonce, mechanics, relaxed_softmax, sampling, studies, thresholds, variance_gamma
+from .bprac import credence, popularity_prior
+from .variance_gamma import InnerProduct, inner_product
 from .mechanics import (
     EntropyTemperatureController,
     HingeComparison,
@@ -123,6 +128,13 @@ __all__ = [
     "sampling",
     "thresholds",
     "relaxed_softmax",
+    "variance_gamma",
+    "bprac",
+    # variance-gamma prior and BPRAC (seed 003, ch. 3)
+    "InnerProduct",
+    "inner_product",
+    "credence",
+    "popularity_prior",
     # dists (seed 003)
     "OrderStatistic",
     "QuadraticCDFLaw",

@@ -63,6 +63,8 @@ from ._numeric import _ndtr, _ndtri, _norm_logpdf, _quad_root
 from ._validation import as_float_array, as_generator, int_scalar, real_array, real_scalar, scalar_or_array
 
 __all__ = [
+    "inner_product",
+    "InnerProduct",
     "ScoreDistribution",
     "OrderStatistic",
     "QuadraticCDFLaw",
@@ -822,3 +824,11 @@ def unlabeled(base, alpha, tau_plus) -> QuadraticCDFLaw:
     law.tau_plus = tau_plus
     law.tau_minus = tau_minus
     return law
+
+
+def __getattr__(name):  # lazy re-export: variance_gamma imports ScoreDistribution from here
+    if name in ("inner_product", "InnerProduct"):
+        from . import variance_gamma
+
+        return getattr(variance_gamma, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
