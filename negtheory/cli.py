@@ -2,8 +2,9 @@
 
 Subcommands
 -----------
-``negtheory figures [--out DIR] [--only NAME ...] [--list]``
-    Reproduce every available paper figure (embedded defaults, no download).
+``negtheory figures [--out DIR] [--only NAME ...] [--list] [--full]``
+    Reproduce every available paper figure (embedded defaults, no download; ``--full`` for
+    publication-size Monte-Carlo runs).
 ``negtheory optimal-k (--auc A | --mu M) [--lam L] [--k-max N] [--t-max T] [--steps S]``
     Print the label-quality mean mu_q and the optimal negative ratio K* of Wu et al. (seed 000).
 ``negtheory study mse --vary NAME --values SPEC [--n-anchors M] [--out CSV] [--plot PNG] [--checkpoint FILE] [--dask ADDRESS]``
@@ -25,6 +26,11 @@ def _cmd_figures(args: argparse.Namespace) -> int:
             doc = (func.__doc__ or "").strip().splitlines()
             print(f"{name:32s} {doc[0] if doc else ''}")
         return 0
+    if args.full:
+        import os
+
+        # publication-size Monte Carlo (e.g. 1e5 anchors per point in Fig. 6.9/6.10): minutes, not seconds
+        os.environ["NEGTHEORY_FULL"] = "1"
     save_figures(args.out, args.only, progress=not args.quiet)
     return 0
 
@@ -127,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--only", nargs="+", metavar="NAME", help="draw only these figures (see --list)")
     p.add_argument("--list", action="store_true", help="list the available figures and exit")
     p.add_argument("--quiet", action="store_true", help="no per-figure progress lines")
+    p.add_argument("--full", action="store_true", help="publication-size Monte-Carlo runs (much slower)")
     p.set_defaults(func=_cmd_figures)
 
     p = sub.add_parser("optimal-k", help="optimal negative sampling ratio K* (Wu et al., seed 000)")
