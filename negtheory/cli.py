@@ -168,6 +168,13 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--dask", metavar="ADDRESS", help="run on a Dask scheduler at ADDRESS ('local' starts a local cluster)")
     q.add_argument("--quiet", action="store_true", help="no progress bar")
     q.set_defaults(func=_cmd_study_mse)
+
+    try:  # optional torch extra: `negtheory bridge train|experiments`
+        from negtheory.bridge.cli import add_bridge_parser
+    except ImportError:
+        add_bridge_parser = None
+    if add_bridge_parser is not None:
+        add_bridge_parser(sub)
     return parser
 
 

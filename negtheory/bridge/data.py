@@ -1,0 +1,324 @@
+r"""Data sets for the bridge (no downloads).
+
+* :func:`synthetic_pu` — a positive-unlabeled implicit-feedback generator with ground truth.
+  Every user u has a standardised utility z_ui ~ N(0, 1) over the items (a low-rank part plus
+  noise). The **positive class** of u is the top tau+ fraction of her items (class prior tau+,
+  thesis ch. 6); every sampled negative's true label (false negative = positive class) is known.
+  The **observed** interactions are drawn with probability proportional to e^{mu_q z_ui}
+  (without replacement, Gumbel top-k): exponential tilting of N(0, 1) by mu_q is N(mu_q, 1), so a
+  labeled positive's utility follows q = N(mu_q, 1) against p = N(0, 1) for a random item —
+  exactly the label-noise model of Wu et al. (seed 000, §3), whose label AUC is
+  Phi(mu_q / sqrt 2) (eq. 7). Small mu_q = noisy labels.
+* :func:`load_movielens` — a user-supplied MovieLens file: ``u.data`` (tab separated
+  user, item, rating, timestamp) or a CSV with a ``user,item,rating`` header; implicit feedback
+  (every rating, or ratings >= ``min_rating``), a seeded per-user train/test split.
+* :func:`load_digits_views` — scikit-learn's bundled 8x8 digits (1797 images, 10 classes, so
+  tau+ ~ 0.1 as in the thesis's image setting) with :func:`augment_digits`, two random views per
+  image for contrastive learning; labels only for evaluation.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .._validation import int_scalar, real_scalar
+
+__all__ = ["RecData", "synthetic_pu", "load_movielens", "DigitsData", "load_digits_views", "augment_digits"]
+
+
+@dataclass
+class RecData:
+    """Implicit-feedback interactions with a train/test split.
+
+    Attributes
+    ----------
+    n_users, n_items : int
+    train, test : LongTensor, shape [n, 2]
+        (user, item) pairs.
+    item_counts : Tensor, shape [n_items]
+        Training interactions per item (popularity, for BNS's eq. 4.16 and BPRAC's eq. 3.28).
+    relevant : BoolTensor [n_users, n_items] or None
+        Ground-truth positive class (synthetic data only): a sampled negative j of user u is a
+        false negative iff ``relevant[u, j]``.
+    utility : Tensor [n_users, n_items] or None
+        Ground-truth utilities (synthetic only).
+    params : dict
+        Generator parameters and ground-truth summaries (e.g. the label AUC).
+    """
+
+    n_users: int
+    n_items: int
+    train: torch.Tensor
+    test: torch.Tensor
+    item_counts: torch.Tensor
+    relevant: torch.Tensor | None = None
+    utility: torch.Tensor | None = None
+    name: str = "rec"
+    params: dict = field(default_factory=dict)
+
+    def train_mask(self) -> torch.Tensor:
+        """Dense boolean [n_users, n_items] of the training interactions (excluded at evaluation)."""
+        m = torch.zeros(self.n_users, self.n_items, dtype=torch.bool)
+        m[self.train[:, 0], self.train[:, 1]] = True
+        return m
+
+
+def _gumbel_topk(logits: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """k indices per row sampled without replacement with probability proportional to e^logits."""
+    g = logits + rng.gumbel(size=logits.shape)
+    return np.argsort(-g, axis=1)[:, :k]
+
+
+def synthetic_pu(
+    n_users=300,
+    n_items=400,
+    dim=8,
+    tau_plus=0.1,
+    mu_q=2.0,
+    n_train=20,
+    n_test=5,
+    signal=0.9,
+    seed=0,
+):
+    r"""Synthetic positive-unlabeled implicit feedback with ground truth (Wu et al. seed 000 §3; thesis ch. 6).
+
+    .. math::
+        z_{ui} = \mathrm{std}_u\big(\sqrt{s}\,\langle a_u, b_i\rangle' + \sqrt{1-s}\,\epsilon_{ui}\big),\qquad
+        P(\text{observe } i \mid u) \propto e^{\mu_q z_{ui}},
+
+    with a_u, b_i ~ N(0, I_dim), the inner product standardised (') and every user's utilities
+    standardised over the items. Positive class of u: z_ui above its (1 - tau+) quantile.
+
+    Parameters
+    ----------
+    n_users, n_items, dim : int
+    tau_plus : float in (0, 1)
+        Class prior: fraction of every user's items in her positive class.
+    mu_q : float >= 0
+        Label quality (Wu's mu_q): labeled positives' utilities ~ N(mu_q, 1) approximately
+        (exactly for an infinite catalog); 0 = labels carry no information.
+    n_train, n_test : int
+        Observed interactions per user (disjoint; the test ones are held out).
+    signal : float in [0, 1]
+        Share s of the utility variance that a rank-``dim`` model can learn.
+    seed : int
+
+    Returns
+    -------
+    RecData
+        ``params`` holds the arguments plus ``label_auc`` (the empirical P(z_pos > z_item) of the
+        training labels) and ``label_auc_theory`` = Phi(mu_q / sqrt 2) (seed 000, eq. 7). The
+        empirical value is somewhat lower (drawing n_train + n_test items without replacement from
+        a finite catalog depletes the top of the tilted law); it is the ground truth to use.
+
+    Examples
+    --------
+    >>> from negtheory.bridge.data import synthetic_pu
+    >>> d = synthetic_pu(n_users=50, n_items=100, seed=0)
+    >>> d.train.shape[0], d.test.shape[0], int(d.relevant.sum(1)[0])
+    (1000, 250, 10)
+    >>> round(d.params["label_auc_theory"], 3), round(d.params["label_auc"], 2)   # finite catalog, no replacement
+    (0.921, 0.82)
+    """
+    n_users = int_scalar("n_users", n_users, 1)
+    n_items = int_scalar("n_items", n_items, 2)
+    dim = int_scalar("dim", dim, 1)
+    tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True)
+    mu_q = real_scalar("mu_q", mu_q, 0.0)
+    n_train = int_scalar("n_train", n_train, 1)
+    n_test = int_scalar("n_test", n_test, 0)
+    if n_train + n_test > n_items:
+        raise ValueError(f"n_train + n_test = {n_train + n_test} exceeds n_items = {n_items}")
+    signal = real_scalar("signal", signal, 0.0, 1.0)
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((n_users, dim))
+    b = rng.standard_normal((n_items, dim))
+    low = a @ b.T / math.sqrt(dim)
+    z = math.sqrt(signal) * low + math.sqrt(1.0 - signal) * rng.standard_normal((n_users, n_items))
+    z = (z - z.mean(axis=1, keepdims=True)) / z.std(axis=1, keepdims=True)
+    n_rel = max(1, int(round(tau_plus * n_items)))
+    thresh = np.sort(z, axis=1)[:, n_items - n_rel][:, None]
+    relevant = z >= thresh
+    picked = _gumbel_topk(mu_q * z, n_train + n_test, rng)
+    users = np.repeat(np.arange(n_users), n_train + n_test).reshape(n_users, -1)
+    tr = np.stack([users[:, :n_train].ravel(), picked[:, :n_train].ravel()], axis=1)
+    te = np.stack([users[:, n_train:].ravel(), picked[:, n_train:].ravel()], axis=1)
+    # ground-truth label AUC: P(z of a labeled positive > z of a uniformly drawn item)
+    zpos = z[tr[:, 0], tr[:, 1]]
+    ranks = (np.sort(z, axis=1)[tr[:, 0]] < zpos[:, None]).mean(axis=1)
+    from scipy.special import ndtr
+
+    params = dict(
+        n_users=n_users, n_items=n_items, dim=dim, tau_plus=tau_plus, mu_q=mu_q, n_train=n_train, n_test=n_test,
+        signal=signal, seed=seed, label_auc=float(ranks.mean()), label_auc_theory=float(ndtr(mu_q / math.sqrt(2.0))),
+    )  # fmt: skip
+    counts = np.bincount(tr[:, 1], minlength=n_items)
+    return RecData(
+        n_users, n_items, torch.from_numpy(tr).long(), torch.from_numpy(te).long(),
+        torch.from_numpy(counts).float(), torch.from_numpy(relevant), torch.from_numpy(z).float(), "synthetic", params,
+    )  # fmt: skip
+
+
+def _read_interactions(path: Path):
+    text = path.read_text(encoding="utf-8", errors="replace")
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        raise ValueError(f"{path} holds no interaction")
+    if "\t" in lines[0]:  # u.data: user \t item \t rating \t timestamp
+        rows = [ln.split("\t") for ln in lines]
+        header = None
+    else:
+        rows = list(csv.reader(lines))
+        first = [c.strip().lower() for c in rows[0]]
+        header = first if not first[0].lstrip("-").isdigit() else None
+        if header is not None:
+            rows = rows[1:]
+    try:
+        if header is None:
+            u = [r[0] for r in rows]
+            i = [r[1] for r in rows]
+            rt = [float(r[2]) if len(r) > 2 else 1.0 for r in rows]
+        else:
+            cu = next(k for k, c in enumerate(header) if c in ("user", "userid", "user_id"))
+            ci = next(k for k, c in enumerate(header) if c in ("item", "itemid", "item_id", "movie", "movieid", "movie_id"))
+            cr = next((k for k, c in enumerate(header) if c in ("rating", "ratings", "score")), None)
+            u = [r[cu] for r in rows]
+            i = [r[ci] for r in rows]
+            rt = [float(r[cr]) if cr is not None else 1.0 for r in rows]
+    except (StopIteration, IndexError, ValueError) as exc:
+        raise ValueError(f"{path}: expected u.data (user\\titem\\trating\\ttimestamp) or a CSV with user,item,rating columns") from exc
+    return np.asarray(u), np.asarray(i), np.asarray(rt, dtype=float)
+
+
+def load_movielens(path, min_rating=None, test_fraction=0.2, seed=0):
+    r"""Implicit feedback from a MovieLens file at a user-supplied ``path`` (no download).
+
+    Accepts MovieLens-100K's ``u.data`` (tab separated user, item, rating, timestamp; the path of
+    the folder holding it also works) or a CSV with a ``user,item,rating`` header (e.g.
+    ``ratings.csv`` of the newer releases). Ids are re-indexed to 0..n-1; each user's
+    interactions are split at random (seeded) into train and test, keeping at least one in train.
+
+    Parameters
+    ----------
+    path : str or Path
+    min_rating : float, optional
+        Keep only ratings >= this value (None: every rating is an implicit positive).
+    test_fraction : float in [0, 1)
+    seed : int
+
+    Returns
+    -------
+    RecData
+        ``relevant`` is None: real data has no ground truth for unlabeled items.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from negtheory.bridge.data import load_movielens
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "u.data"
+    >>> _ = p.write_text("1\t10\t5\t0\n1\t11\t3\t0\n2\t10\t4\t0\n2\t12\t1\t0\n")
+    >>> d = load_movielens(p, min_rating=3)
+    >>> d.n_users, d.n_items, d.train.shape[0] + d.test.shape[0]
+    (2, 2, 3)
+    """
+    p = Path(path)
+    if p.is_dir():
+        p = p / "u.data"
+    if not p.exists():
+        raise FileNotFoundError(f"MovieLens file not found: {p} (give the path of u.data or of a user,item,rating CSV)")
+    test_fraction = real_scalar("test_fraction", test_fraction, 0.0, 1.0, hi_open=True)
+    u, i, r = _read_interactions(p)
+    keep = np.ones(len(r), dtype=bool) if min_rating is None else r >= float(min_rating)
+    u, i = u[keep], i[keep]
+    if len(u) == 0:
+        raise ValueError(f"no interaction left in {p} with min_rating={min_rating}")
+    _, uid = np.unique(u, return_inverse=True)
+    _, iid = np.unique(i, return_inverse=True)
+    pairs = np.unique(np.stack([uid, iid], axis=1), axis=0)  # repeated ratings count once
+    rng = np.random.default_rng(seed)
+    is_test = np.zeros(len(pairs), dtype=bool)
+    order = np.argsort(pairs[:, 0], kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(pairs[order, 0]) != 0])
+    ends = np.r_[starts[1:], len(order)]
+    for s, e in zip(starts, ends):
+        n = e - s
+        n_test = min(int(math.floor(test_fraction * n)), n - 1)
+        if n_test > 0:
+            is_test[order[s + rng.choice(n, n_test, replace=False)]] = True
+    n_users, n_items = int(uid.max()) + 1, int(iid.max()) + 1
+    tr, te = pairs[~is_test], pairs[is_test]
+    counts = np.bincount(tr[:, 1], minlength=n_items)
+    return RecData(
+        n_users, n_items, torch.from_numpy(tr).long(), torch.from_numpy(te).long(), torch.from_numpy(counts).float(),
+        name=f"movielens:{p}", params=dict(path=str(p), min_rating=min_rating, test_fraction=test_fraction, seed=seed),
+    )  # fmt: skip
+
+
+@dataclass
+class DigitsData:
+    """scikit-learn's digits: ``x`` [n, 64] in [0, 1], labels ``y`` [n], a seeded train/test index split."""
+
+    x: torch.Tensor
+    y: torch.Tensor
+    train_idx: torch.Tensor
+    test_idx: torch.Tensor
+    n_classes: int = 10
+
+
+def load_digits_views(test_fraction=0.3, seed=0):
+    r"""The bundled 8x8 digits of scikit-learn (no download), scaled to [0, 1], with a train/test split.
+
+    10 balanced classes: an in-batch negative shares the anchor's class with probability
+    tau+ ~ 0.1, the thesis's image setting (ch. 6). Labels are used only by the linear probe.
+
+    Examples
+    --------
+    >>> from negtheory.bridge.data import load_digits_views
+    >>> d = load_digits_views()                                           # doctest: +SKIP
+    >>> tuple(d.x.shape), d.n_classes                                     # doctest: +SKIP
+    ((1797, 64), 10)
+    """
+    from sklearn.datasets import load_digits
+
+    ds = load_digits()
+    x = torch.tensor(ds.data / 16.0, dtype=torch.float32)
+    y = torch.tensor(ds.target, dtype=torch.long)
+    g = torch.Generator().manual_seed(seed)
+    perm = torch.randperm(len(y), generator=g)
+    n_test = int(round(test_fraction * len(y)))
+    return DigitsData(x, y, perm[n_test:], perm[:n_test])
+
+
+def augment_digits(x, generator=None, shift=1, noise=0.1, drop=0.1, scale=(0.8, 1.2)):
+    r"""A random view of 8x8 digit images ``x`` [B, 64]: shift, intensity scale, pixel drop-out, noise.
+
+    Each image is translated by up to ``shift`` pixels in each direction (zero fill), multiplied
+    by a factor in ``scale``, loses a ``drop`` fraction of its pixels and gets N(0, noise^2)
+    noise — SimCLR-style augmentations for images too small to crop.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.data import augment_digits
+    >>> v = augment_digits(torch.ones(2, 64), torch.Generator().manual_seed(0))
+    >>> tuple(v.shape)
+    (2, 64)
+    """
+    b = x.shape[0]
+    img = x.reshape(b, 1, 8, 8)
+    pad = torch.nn.functional.pad(img, (shift, shift, shift, shift))
+    dx = torch.randint(0, 2 * shift + 1, (b,), generator=generator)
+    dy = torch.randint(0, 2 * shift + 1, (b,), generator=generator)
+    rows = (dy[:, None] + torch.arange(8)[None, :])  # [b, 8]
+    cols = (dx[:, None] + torch.arange(8)[None, :])
+    out = pad[torch.arange(b)[:, None, None], 0, rows[:, :, None], cols[:, None, :]]
+    out = out * torch.empty(b, 1, 1).uniform_(scale[0], scale[1], generator=generator)
+    keep = torch.rand(out.shape, generator=generator) >= drop
+    out = out * keep + noise * torch.randn(out.shape, generator=generator)
+    return out.reshape(b, 64).to(x.dtype)

@@ -1,0 +1,489 @@
+r"""Contrastive and pairwise losses on logits, in log space (torch side of :mod:`negtheory.estimators`).
+
+Every function takes **logits** — similarity / temperature — ``pos_logits`` of shape ``[...]``
+(one positive per anchor) and ``neg_logits`` of shape ``[..., N]`` (the anchor's N unlabeled,
+"negative" samples), and returns the per-anchor loss reduced by ``reduction`` ("mean", "sum",
+"none").
+
+The softmax family (:func:`infonce`, :func:`dcl`, :func:`hcl`, :func:`bcl`) is one formula with
+different estimators of the true-negative score mean theta (thesis, seed 003, §6.6.1):
+
+.. math:: \ell = -\log \frac{e^{s^+}}{e^{s^+} + N\,\hat\theta(\hat x_1,\dots,\hat x_N)},
+          \qquad \hat x_i = e^{s_i},
+
+with theta-hat the numpy estimator of the same name applied to x-hat = exp(neg_logits):
+:func:`~negtheory.estimators.theta_biased` (eq. 6.46, plain InfoNCE),
+:func:`~negtheory.estimators.theta_dcl` (eq. 6.47), :func:`~negtheory.estimators.theta_hcl`,
+:func:`~negtheory.estimators.theta_bcl` (eq. 6.48). The tests check each loss against
+``-log(e^pos / (e^pos + N * theta_numpy(exp(neg))))`` to 1e-9 in float64.
+
+Numerics
+--------
+* Nothing exponentiates a raw logit: N theta-hat is formed as a log (logsumexp, and
+  ``log(A - B) = log A + log(-expm1(log B - log A))`` for the debiasing subtraction), and the
+  loss is ``logaddexp(s+, log N theta) - s+``.
+* Half precision (float16 / bfloat16) inputs are computed in float32 and the loss is cast back
+  (the same policy as ``torch.autocast`` for ``logsumexp``/``log_softmax``); gradients flow
+  through the casts, so values and gradients stay finite at logits of +-20 (temperature 0.05).
+* BCL's eCDF (eq. 6.30: the N unlabeled scores <= x, itself included, over N; ties share the
+  largest rank) is computed by ``torch.sort`` + ``torch.searchsorted``: O(N log N) time and O(N)
+  extra memory per anchor, never an N x N comparison tensor.
+
+Debiased estimates can be <= 0 for finite N (eq. 6.47 subtracts). ``floor`` clamps theta-hat
+below as in :func:`~negtheory.estimators.theta_dcl` (the released DCL/HCL code clamps N theta at
+N e^{-1/t}, i.e. ``floor=math.exp(-1/t)`` for cosine similarity); with ``floor=None`` the only
+clamp is at the smallest positive normal number of the working dtype, so the log stays finite
+(where the numpy estimate is <= 0 its loss is undefined anyway).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+from ..estimators import _check_abt
+from .._validation import real_scalar
+
+__all__ = [
+    "infonce",
+    "dcl",
+    "hcl",
+    "bcl",
+    "bcl_log_weights",
+    "ecdf_counts",
+    "bpr",
+    "dpl",
+    "bce",
+    "relaxed_softmax",
+]
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+# --------------------------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------------------------
+def _work(t: torch.Tensor) -> torch.Tensor:
+    """Half precision -> float32 (computing dtype); other floating dtypes unchanged."""
+    if t.dtype in (torch.float16, torch.bfloat16):
+        return t.float()
+    return t
+
+
+def _prepare(pos_logits, neg_logits, name_neg="neg_logits"):
+    if not isinstance(pos_logits, torch.Tensor) or not isinstance(neg_logits, torch.Tensor):
+        raise TypeError("pos_logits and neg_logits must be torch tensors")
+    if not (pos_logits.is_floating_point() and neg_logits.is_floating_point()):
+        raise TypeError(f"logits must be floating point, got {pos_logits.dtype} and {neg_logits.dtype}")
+    if neg_logits.ndim < 1 or neg_logits.shape[-1] == 0:
+        raise ValueError(f"{name_neg} must have shape [..., N] with N >= 1, got {tuple(neg_logits.shape)}")
+    if pos_logits.shape != neg_logits.shape[:-1]:
+        raise ValueError(
+            f"pos_logits must have the leading shape of {name_neg}: {tuple(neg_logits.shape[:-1])}, got {tuple(pos_logits.shape)}"
+        )
+    out_dtype = torch.promote_types(pos_logits.dtype, neg_logits.dtype)
+    return _work(pos_logits.to(out_dtype)), _work(neg_logits.to(out_dtype)), out_dtype
+
+
+def _finish(loss: torch.Tensor, out_dtype, reduction: str) -> torch.Tensor:
+    if reduction == "mean":
+        loss = loss.mean()
+    elif reduction == "sum":
+        loss = loss.sum()
+    elif reduction != "none":
+        raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    return loss.to(out_dtype)
+
+
+def _check_reduction(reduction):
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+def _tau_plus(tau_plus) -> float:
+    return real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True)
+
+
+def _log_mean_exp(x: torch.Tensor) -> torch.Tensor:
+    return torch.logsumexp(x, dim=-1) - math.log(x.shape[-1])
+
+
+def _log_pos_mean(pos, pos_extra_logits):
+    """log of the mean positive score p-bar: the anchor's own positive, or K extra positives."""
+    if pos_extra_logits is None:
+        return pos
+    if not isinstance(pos_extra_logits, torch.Tensor) or pos_extra_logits.ndim < 1 or pos_extra_logits.shape[-1] == 0:
+        raise ValueError("pos_extra_logits must be a tensor of shape [..., K] with K >= 1")
+    if pos_extra_logits.shape[:-1] != pos.shape:
+        raise ValueError(f"pos_extra_logits must have leading shape {tuple(pos.shape)}, got {tuple(pos_extra_logits.shape)}")
+    return _log_mean_exp(_work(pos_extra_logits.to(pos.dtype)))
+
+
+def _log_sub(log_a: torch.Tensor, log_b: torch.Tensor, log_floor: torch.Tensor | float) -> torch.Tensor:
+    """max(log(A - B), log_floor) without leaving log space.
+
+    log(A - B) = log A + log(-expm1(log B - log A)) for B < A. Where B >= A the difference is
+    <= 0 and the floor is returned; the ratio is replaced by a dummy there first, so that the
+    unused branch of ``torch.where`` has a finite gradient (a NaN would poison the backward pass).
+    """
+    d = log_b - log_a
+    d_safe = torch.where(d < 0, d, torch.full_like(d, -1.0))
+    val = log_a + torch.log(-torch.expm1(d_safe))  # exact for every d < 0
+    val = torch.where(d < 0, val, torch.full_like(val, -math.inf))
+    return torch.maximum(val, torch.as_tensor(log_floor, dtype=val.dtype, device=val.device))
+
+
+def _log_floor(floor, dtype, n: int) -> float:
+    """log(N * floor); floor=None -> the dtype's smallest positive normal number."""
+    if floor is None:
+        return math.log(torch.finfo(dtype).tiny)
+    f = real_scalar("floor", floor, 0.0, lo_open=True)
+    return math.log(n) + math.log(f)
+
+
+def _softmax_family_loss(pos, log_n_theta):
+    # -log(e^s / (e^s + N theta)) = log(e^s + N theta) - s
+    return torch.logaddexp(pos, log_n_theta) - pos
+
+
+# --------------------------------------------------------------------------------------------
+# softmax family: InfoNCE, DCL, HCL, BCL
+# --------------------------------------------------------------------------------------------
+def infonce(pos_logits, neg_logits, reduction="mean"):
+    r"""InfoNCE loss, the biased estimator (thesis eq. 6.46; seed 000 eq. 1).
+
+    .. math:: \ell = -\log\frac{e^{s^+}}{e^{s^+} + \sum_{i=1}^N e^{s_i}}
+              = \mathrm{logsumexp}(s^+, s_1, \dots, s_N) - s^+,
+
+    i.e. N theta-hat with theta-hat = :func:`~negtheory.estimators.theta_biased` (exp(s)).
+
+    Parameters
+    ----------
+    pos_logits : Tensor, shape [...]
+        s+ = sim(anchor, positive) / temperature.
+    neg_logits : Tensor, shape [..., N]
+    reduction : {"mean", "sum", "none"}
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.functional import infonce
+    >>> round(float(infonce(torch.tensor([0.0]), torch.tensor([[0.0, 0.0, 0.0]]))), 6)   # log 4
+    1.386294
+    """
+    _check_reduction(reduction)
+    pos, neg, dt = _prepare(pos_logits, neg_logits)
+    return _finish(_softmax_family_loss(pos, torch.logsumexp(neg, dim=-1)), dt, reduction)
+
+
+def dcl(pos_logits, neg_logits, tau_plus, pos_extra_logits=None, floor=None, reduction="mean"):
+    r"""Debiased contrastive loss (Chuang et al. 2020; thesis eq. 6.47).
+
+    .. math::
+        N\hat\theta_{DCL} = \max\Big(\frac{1}{\tau^-}\Big(\sum_i e^{s_i} - N\tau^+ \bar p\Big),\; N\,\mathrm{floor}\Big),
+        \qquad \bar p = \frac1K\sum_j e^{s^+_j},
+
+    the matching numpy estimator being :func:`~negtheory.estimators.theta_dcl`.
+
+    Parameters
+    ----------
+    pos_logits : Tensor, shape [...]
+    neg_logits : Tensor, shape [..., N]
+    tau_plus : float in (0, 1)
+        Class prior tau+ (probability that an unlabeled sample shares the anchor's class).
+    pos_extra_logits : Tensor, shape [..., K], optional
+        K extra positives for p-bar (the thesis's numerical study). Default: the anchor's own
+        positive, as in the released DCL/HCL code (DESIGN.md errata).
+    floor : float, optional
+        Lower clamp of theta-hat (score units); the released code's ``math.exp(-1 / t)``.
+        None: clamp only at the dtype's smallest positive number (see the module notes).
+    reduction : {"mean", "sum", "none"}
+
+    Examples
+    --------
+    >>> import math, torch
+    >>> from negtheory.bridge.functional import dcl, infonce
+    >>> pos, neg = torch.tensor([2.0]), torch.tensor([[0.0, 1.0, -1.0, 0.5]])
+    >>> bool(dcl(pos, neg, tau_plus=0.1) < infonce(pos, neg))   # the positive's share is removed
+    True
+    """
+    _check_reduction(reduction)
+    tp = _tau_plus(tau_plus)
+    pos, neg, dt = _prepare(pos_logits, neg_logits)
+    n = neg.shape[-1]
+    log_pbar = _log_pos_mean(pos, pos_extra_logits)
+    log_a = torch.logsumexp(neg, dim=-1)  # log sum_i x_i
+    log_b = math.log(n * tp) + log_pbar  # log N tau+ p-bar
+    log_n_theta = _log_sub(log_a, log_b, _log_floor(floor, neg.dtype, n) + math.log(1.0 - tp)) - math.log(1.0 - tp)
+    return _finish(_softmax_family_loss(pos, log_n_theta), dt, reduction)
+
+
+def hcl(pos_logits, neg_logits, tau_plus, beta, pos_extra_logits=None, floor=None, reduction="mean"):
+    r"""Hard-negative contrastive loss (Robinson et al. 2021) with the DCL correction.
+
+    Importance weights w_i proportional to x-hat_i^beta = e^{beta s_i}, normalised by their
+    mean, then
+
+    .. math:: N\hat\theta_{HCL} = \frac{N}{\tau^-}\Big(\frac{\sum_i e^{(\beta+1)s_i}}{\sum_i e^{\beta s_i}} - \tau^+\bar p\Big),
+
+    clamped below at N floor — :func:`~negtheory.estimators.theta_hcl` (thesis §6.6.1 notes it
+    overestimates the true-negative mean by design). The ratio is a difference of two
+    logsumexps.
+
+    Parameters
+    ----------
+    pos_logits, neg_logits, tau_plus, pos_extra_logits, floor, reduction
+        As in :func:`dcl`.
+    beta : float >= 0
+        Concentration; beta = 0 gives :func:`dcl`.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.functional import dcl, hcl
+    >>> pos, neg = torch.tensor([2.0]), torch.tensor([[0.0, 1.0, -1.0, 0.5]])
+    >>> bool(torch.isclose(hcl(pos, neg, 0.1, beta=0.0), dcl(pos, neg, 0.1)))
+    True
+    """
+    _check_reduction(reduction)
+    tp = _tau_plus(tau_plus)
+    beta = real_scalar("beta", beta, 0.0)
+    pos, neg, dt = _prepare(pos_logits, neg_logits)
+    n = neg.shape[-1]
+    log_pbar = _log_pos_mean(pos, pos_extra_logits)
+    log_rw = torch.logsumexp((beta + 1.0) * neg, dim=-1) - torch.logsumexp(beta * neg, dim=-1)
+    log_b = math.log(tp) + log_pbar
+    floor_log = _log_floor(floor, neg.dtype, n) - math.log(n) + math.log(1.0 - tp)
+    log_theta_tm = _log_sub(log_rw, log_b, floor_log)  # log(tau^- * theta)
+    log_n_theta = math.log(n) + log_theta_tm - math.log(1.0 - tp)
+    return _finish(_softmax_family_loss(pos, log_n_theta), dt, reduction)
+
+
+def ecdf_counts(neg_logits):
+    r"""#{j : s_j <= s_i} for every score of each anchor (thesis eq. 6.30's numerator).
+
+    By sorting each row, then one O(N) pass over the sorted row (the end of every run of ties,
+    by a reversed running minimum) and a scatter back: O(N log N) time, O(N) extra memory per
+    anchor, and tied scores share the largest rank — the convention of
+    :func:`negtheory.estimators.ecdf`.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.functional import ecdf_counts
+    >>> ecdf_counts(torch.tensor([3.0, 1.0, 2.0, 2.0])).tolist()
+    [4, 1, 3, 3]
+    """
+    s = neg_logits.detach()
+    n = s.shape[-1]
+    srt, order = torch.sort(s, dim=-1)
+    # in sorted order, a run of ties ends where the next value differs; every member of the run
+    # gets (index of the run's end) + 1, found by a reversed running minimum — O(N) after the sort
+    # (faster than a batched searchsorted of every score, same result)
+    pos = torch.arange(1, n + 1, device=s.device).expand_as(srt)
+    is_end = torch.ones_like(srt, dtype=torch.bool)
+    is_end[..., :-1] = srt[..., 1:] != srt[..., :-1]
+    ends = torch.where(is_end, pos, torch.full_like(pos, n))
+    cnt_sorted = torch.flip(torch.cummin(torch.flip(ends, dims=[-1]), dim=-1).values, dims=[-1])
+    return torch.empty_like(cnt_sorted).scatter_(-1, order, cnt_sorted)
+
+
+def bcl_log_weights(neg_logits, alpha, beta, tau_plus):
+    r"""log of BCL's importance weights omega (thesis eq. 6.24-6.26, 6.29-6.30).
+
+    .. math::
+        \omega = \frac{1}{Z}\,\frac{(1-\beta)\alpha + (\beta-\alpha)\Phi}
+                 {\alpha\tau^- + (1-\alpha)\tau^+ + (1-2\alpha)\Phi(\tau^- - \tau^+)},
+        \qquad \Phi = \frac{2\hat F}{b + \sqrt{b^2 + 4a\hat F}},
+
+    with F-hat the eCDF (eq. 6.30, :func:`ecdf_counts` / N) and the stable root of eq. 6.29
+    (DESIGN.md errata). omega depends on the scores only through their ranks, so it carries no
+    gradient (the ranks are piecewise constant). Matches :func:`negtheory.estimators.bcl_weights`.
+
+    Returns
+    -------
+    Tensor, shape of ``neg_logits``
+        log omega (``-inf`` where omega = 0, e.g. the top score when beta = 0 and alpha = 1).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.functional import bcl_log_weights
+    >>> w = bcl_log_weights(torch.tensor([0.1, 0.5, 0.2, 0.9]), 0.9, 0.5, 0.1).exp()
+    >>> bool(w[0] > w[3])
+    True
+    """
+    alpha, beta, tau_plus, z = _check_abt(alpha, beta, tau_plus)
+    s = _work(neg_logits)
+    n = s.shape[-1]
+    u = ecdf_counts(s).to(s.dtype) / n
+    tau_minus = 1.0 - tau_plus
+    a = (1.0 - 2.0 * alpha) * (tau_minus - tau_plus)
+    b = 2.0 * (alpha * tau_minus + (1.0 - alpha) * tau_plus)
+    phi = 2.0 * u / (b + torch.sqrt(torch.clamp(b * b + 4.0 * a * u, min=0.0)))
+    num = (1.0 - beta) * alpha + (beta - alpha) * phi
+    den = alpha * tau_minus + (1.0 - alpha) * tau_plus + (1.0 - 2.0 * alpha) * phi * (tau_minus - tau_plus)
+    return torch.log(torch.clamp(num, min=0.0)) - torch.log(z * den)
+
+
+def bcl(pos_logits, neg_logits, alpha, beta, tau_plus, normalize=False, reduction="mean"):
+    r"""Bayesian contrastive loss (thesis ch. 6, eq. 6.48).
+
+    .. math:: N\hat\theta_{BCL} = \sum_i \omega_i e^{s_i}
+              \quad\text{or, with normalize=True,}\quad N\,\frac{\sum_i\omega_i e^{s_i}}{\sum_i \omega_i},
+
+    omega from :func:`bcl_log_weights` — :func:`~negtheory.estimators.theta_bcl`. Both are a
+    logsumexp of s_i + log omega_i.
+
+    Parameters
+    ----------
+    pos_logits : Tensor, shape [...]
+    neg_logits : Tensor, shape [..., N]
+    alpha : float in [1/2, 1]
+        Encoder quality P(x_TN < x_FN) (eq. 6.21).
+    beta : float in [0, 1]
+        Hardness; 1/2 gives omega = P(TN | x) / tau^- (Theorem 6.1).
+    tau_plus : float in (0, 1)
+    normalize : bool
+        Self-normalised estimator of the released numerical code (DESIGN.md errata).
+    reduction : {"mean", "sum", "none"}
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.functional import bcl, infonce
+    >>> pos, neg = torch.tensor([2.0]), torch.tensor([[0.0, 1.0, -1.0, 0.5]])
+    >>> bool(bcl(pos, neg, alpha=0.5, beta=0.5, tau_plus=0.1) == infonce(pos, neg))   # alpha = 1/2: omega = 1
+    True
+    """
+    _check_reduction(reduction)
+    pos, neg, dt = _prepare(pos_logits, neg_logits)
+    logw = bcl_log_weights(neg, alpha, beta, tau_plus)
+    log_n_theta = torch.logsumexp(neg + logw, dim=-1)
+    if normalize:
+        log_n_theta = log_n_theta + math.log(neg.shape[-1]) - torch.logsumexp(logw, dim=-1)
+    return _finish(_softmax_family_loss(pos, log_n_theta), dt, reduction)
+
+
+# --------------------------------------------------------------------------------------------
+# pairwise / pointwise losses
+# --------------------------------------------------------------------------------------------
+def bpr(pos_logits, neg_logits, weight=None, reduction="mean"):
+    r"""Bayesian personalised ranking loss (Rendle et al. 2009; thesis eq. 3.29, 4.1).
+
+    .. math:: \ell = \frac1N\sum_{i=1}^N -\log\sigma(s^+ - s_i) = \frac1N\sum_i \mathrm{softplus}(s_i - s^+),
+
+    averaged over the anchor's N negatives (N = 1 is the classic BPR triple and equals
+    :func:`infonce` with one negative). ``weight`` (shape [...]) multiplies each anchor's loss:
+    the credence c_ui of BPRAC's M-step (eq. 3.29-3.32).
+
+    Examples
+    --------
+    >>> import math, torch
+    >>> from negtheory.bridge.functional import bpr
+    >>> round(float(bpr(torch.tensor([1.0]), torch.tensor([[1.0]]))), 6) == round(math.log(2), 6)
+    True
+    """
+    _check_reduction(reduction)
+    pos, neg, dt = _prepare(pos_logits, neg_logits)
+    loss = F.softplus(neg - pos[..., None]).mean(dim=-1)
+    if weight is not None:
+        loss = loss * _work(weight.to(dt))
+    return _finish(loss, dt, reduction)
+
+
+def dpl(pos_logits, neg_logits, tau_plus, pos_extra_logits=None, eps=1e-6, reduction="mean"):
+    r"""Debiased pairwise loss (thesis ch. 5, eq. 5.17-5.18).
+
+    .. math::
+        \ell = -\log\max(\hat P_{PN}, \epsilon), \qquad
+        \hat P_{PN} = \frac{1}{\tau^-}\Big(\frac1N\sum_n \sigma(s^+ - s_n) - \frac{\tau^+}{M}\sum_m \sigma(s^+ - s'_m)\Big),
+
+    :func:`~negtheory.estimators.dpl_loss`. Formed in log space: the two averages are
+    logsumexps of log-sigmoids and the difference goes through ``log(-expm1(.))``.
+
+    Parameters
+    ----------
+    pos_logits : Tensor, shape [...]
+    neg_logits : Tensor, shape [..., N]
+        Unlabeled samples.
+    tau_plus : float in (0, 1)
+    pos_extra_logits : Tensor, shape [..., M], optional
+        M extra positives of the anchor (e.g. the user's other observed items). Default: the
+        anchor's own positive, for which sigma(0) = 1/2.
+    eps : float in (0, 1)
+        Clamp of P-hat (it can be <= 0 for finite N, M).
+    reduction : {"mean", "sum", "none"}
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.functional import dpl
+    >>> round(float(dpl(torch.tensor([0.0]), torch.tensor([[0.0, 1.0]]), 0.1, torch.tensor([[0.0]]))), 4)
+    0.9898
+    >>> # P-hat is unbiased, not bounded: an easy anchor can get P-hat > 1 and a loss < 0
+    >>> round(float(dpl(torch.tensor([5.0]), torch.tensor([[-5.0, -5.0]]), 0.1, torch.tensor([[5.0]]))), 4)
+    -0.054
+    """
+    _check_reduction(reduction)
+    tp = _tau_plus(tau_plus)
+    eps = real_scalar("eps", eps, 0.0, 1.0, lo_open=True)
+    pos, neg, dt = _prepare(pos_logits, neg_logits)
+    extra = pos[..., None] if pos_extra_logits is None else _work(pos_extra_logits.to(pos.dtype))
+    if extra.shape[:-1] != pos.shape or extra.shape[-1] == 0:
+        raise ValueError(f"pos_extra_logits must have shape [{', '.join(map(str, pos.shape))}, M], got {tuple(extra.shape)}")
+    log_a = _log_mean_exp(F.logsigmoid(pos[..., None] - neg))
+    log_b = math.log(tp) + _log_mean_exp(F.logsigmoid(pos[..., None] - extra))
+    log_p = _log_sub(log_a, log_b, math.log(eps) + math.log(1.0 - tp)) - math.log(1.0 - tp)
+    log_p = torch.clamp(log_p, min=math.log(eps))
+    return _finish(-log_p, dt, reduction)
+
+
+def bce(pos_logits, neg_logits, k=None, reduction="mean"):
+    r"""Binary cross-entropy / negative-sampling (NCE-style) loss (seed 001).
+
+    .. math:: \ell = -\log\sigma(s^+) - k\,\frac1N\sum_{i=1}^N \log(1 - \sigma(s_i)),
+
+    the negative of :func:`negtheory.mechanics.nce_sample_objective` for one anchor; ``k``
+    defaults to N (word2vec's sum over the negatives).
+
+    Examples
+    --------
+    >>> import math, torch
+    >>> from negtheory.bridge.functional import bce
+    >>> round(float(bce(torch.tensor([0.0]), torch.tensor([[0.0, 0.0]]))), 6) == round(3 * math.log(2), 6)
+    True
+    """
+    _check_reduction(reduction)
+    pos, neg, dt = _prepare(pos_logits, neg_logits)
+    kk = float(neg.shape[-1]) if k is None else real_scalar("k", k, 0.0, lo_open=True)
+    loss = F.softplus(-pos) + kk * F.softplus(neg).mean(dim=-1)
+    return _finish(loss, dt, reduction)
+
+
+def relaxed_softmax(pos_logits, neg_logits, include_positive=False, reduction="mean"):
+    r"""Relaxed-Softmax loss (seed 004, eq. 5).
+
+    .. math:: \ell = -s^+ + \log\sum_{j \in V} e^{s_j},
+
+    with V the sampled negatives (a multiset; draw them from the Boltzmann law of eq. 8 with
+    :func:`negtheory.bridge.samplers.boltzmann_sample`). As printed the loss is unbounded below;
+    ``include_positive=True`` adds the positive to V (then it equals :func:`infonce`).
+    Matches :func:`negtheory.relaxed_softmax.relaxed_softmax_loss`.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.functional import relaxed_softmax
+    >>> round(float(relaxed_softmax(torch.tensor([2.0]), torch.tensor([[0.0, -1.0]]))), 6)
+    -1.686738
+    """
+    _check_reduction(reduction)
+    pos, neg, dt = _prepare(pos_logits, neg_logits)
+    if include_positive:
+        loss = _softmax_family_loss(pos, torch.logsumexp(neg, dim=-1))
+    else:
+        loss = torch.logsumexp(neg, dim=-1) - pos
+    return _finish(loss, dt, reduction)

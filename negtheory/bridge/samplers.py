@@ -1,0 +1,279 @@
+r"""Negative samplers for real training, on any device, seeded by a ``torch.Generator``.
+
+* :func:`bns_select` / :class:`BNSSampler` — Bayesian negative sampling (thesis, seed 003, ch. 4,
+  eq. 4.4, 4.14-4.16, 4.25-4.26), batched over users and candidate sets;
+* :func:`boltzmann_log_probs` / :func:`boltzmann_sample` — the Boltzmann law B(G, D, T) of
+  Relaxed Softmax (seed 004, eq. 8);
+* :func:`draw_negative_counts` — integer counts for a real-valued ratio K (seed 000, eq. 8), and
+  :class:`ANSCallback` — the adaptive negative sampling schedule (seed 000, §5, Fig. 6) as a
+  training callback.
+
+Each mirrors a numpy function of the simulation layer (:func:`negtheory.estimators.bns_select`,
+:func:`negtheory.sampling.boltzmann`, :func:`negtheory.infonce.draw_negative_counts`,
+:func:`negtheory.infonce.ans_schedule`); the tests check them against it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..infonce import ans_schedule
+from .._validation import int_scalar, real_scalar
+
+__all__ = [
+    "bns_select",
+    "BNSSampler",
+    "boltzmann_log_probs",
+    "boltzmann_sample",
+    "draw_negative_counts",
+    "ANSCallback",
+    "uniform_items",
+]
+
+
+def uniform_items(n_items, shape, generator=None, device=None):
+    """Item indices drawn uniformly from [0, n_items) with replacement (the unlabeled set of PU learning).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.samplers import uniform_items
+    >>> tuple(uniform_items(10, (2, 3), torch.Generator().manual_seed(0)).shape)
+    (2, 3)
+    """
+    n_items = int_scalar("n_items", n_items, 1)
+    dev = device if device is not None else (generator.device if generator is not None else None)
+    return torch.randint(0, n_items, tuple(shape), generator=generator, device=dev)
+
+
+# --------------------------------------------------------------------------------------------
+# BNS (thesis ch. 4)
+# --------------------------------------------------------------------------------------------
+def bns_select(pos_scores, cand_scores, cand_p_fn, reference_scores=None, lam=5.0):
+    r"""Bayesian negative sampling: index of the candidate of least sampling risk (thesis eq. 4.26).
+
+    .. math::
+        j = \arg\min_{l} \mathrm{info}(l)\,[1 - (1+\lambda)\,\mathrm{unbias}(l)], \qquad
+        \mathrm{info}(l) = \sigma(x_{ul} - x_{ui}), \qquad
+        \mathrm{unbias}(l) = \frac{[1-F][1-P_{fn}]}{1 - F - P_{fn} + 2FP_{fn}},
+
+    (eq. 4.4, 4.14, 4.25) with F the eCDF of the candidate's score among ``reference_scores``
+    (default: the candidates themselves) over n + 1, the released code's eq. 4.15 convention, by
+    sort + binary search. Matches :func:`negtheory.estimators.bns_select`.
+
+    Parameters
+    ----------
+    pos_scores : Tensor, shape [B]
+    cand_scores : Tensor, shape [B, C]
+    cand_p_fn : Tensor, shape [B, C] or [C]
+        Prior false-negative probability of each candidate (eq. 4.16: popularity / n_users).
+    reference_scores : Tensor, shape [B, R], optional
+    lam : float >= 0
+        Weight of true-negative informativeness (the thesis's lambda = 5).
+
+    Returns
+    -------
+    LongTensor, shape [B]
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.samplers import bns_select
+    >>> int(bns_select(torch.tensor([2.0]), torch.tensor([[0.0, 1.5, 1.9]]), torch.tensor([0.0, 0.0, 0.9]))[0])
+    1
+    """
+    lam = real_scalar("lam", lam, 0.0)
+    with torch.no_grad():
+        cand = cand_scores.detach()
+        ref = cand if reference_scores is None else reference_scores.detach()
+        srt, _ = torch.sort(ref, dim=-1)
+        f = torch.searchsorted(srt.contiguous(), cand.contiguous(), right=True).to(cand.dtype) / (ref.shape[-1] + 1.0)
+        p = torch.as_tensor(cand_p_fn, dtype=cand.dtype, device=cand.device).expand_as(cand)
+        num = (1.0 - f) * (1.0 - p)
+        unbias = num / torch.clamp(num + f * p, min=torch.finfo(cand.dtype).tiny)
+        info = torch.sigmoid(cand - pos_scores.detach()[..., None])
+        risk = info * (1.0 - (1.0 + lam) * unbias)
+        return torch.argmin(risk, dim=-1)
+
+
+class BNSSampler:
+    r"""Draws one BNS negative per (user, positive) pair (thesis ch. 4, Algorithm 4).
+
+    For each pair, ``n_candidates`` items are drawn uniformly; the model scores them; the one of
+    least risk (:func:`bns_select`) is returned. The prior P_fn(l) = n_l / n_users is the item's
+    popularity (eq. 4.16).
+
+    Parameters
+    ----------
+    item_counts : Tensor, shape [n_items]
+        Number of users who interacted with each item (training set).
+    n_users : int
+    n_candidates : int
+        Size of the candidate set M_u.
+    lam : float
+    generator : torch.Generator, optional
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.samplers import BNSSampler
+    >>> s = BNSSampler(torch.tensor([5.0, 1.0, 0.0, 2.0]), n_users=5, n_candidates=3, generator=torch.Generator().manual_seed(0))
+    >>> score = lambda users, items: torch.zeros(items.shape)
+    >>> tuple(s.sample(score, torch.tensor([0, 1]), torch.tensor([0.0, 0.0])).shape)
+    (2,)
+    """
+
+    def __init__(self, item_counts, n_users, n_candidates=10, lam=5.0, generator=None):
+        counts = torch.as_tensor(item_counts, dtype=torch.float32)
+        n_users = int_scalar("n_users", n_users, 1)
+        self.p_fn = torch.clamp(counts / n_users, 0.0, 1.0)
+        self.n_items = counts.numel()
+        self.n_candidates = int_scalar("n_candidates", n_candidates, 1)
+        self.lam = real_scalar("lam", lam, 0.0)
+        self.generator = generator
+
+    def sample(self, score_fn, users, pos_scores):
+        """score_fn(users [B], items [B, C]) -> scores [B, C]; returns the chosen items [B]."""
+        b = users.shape[0]
+        cand = uniform_items(self.n_items, (b, self.n_candidates), self.generator).to(users.device)
+        with torch.no_grad():
+            cs = score_fn(users, cand)
+        idx = bns_select(pos_scores, cs, self.p_fn.to(cs.device, cs.dtype)[cand], lam=self.lam)
+        return cand.gather(1, idx[:, None])[:, 0]
+
+
+# --------------------------------------------------------------------------------------------
+# Boltzmann sampling (seed 004, eq. 8)
+# --------------------------------------------------------------------------------------------
+def boltzmann_log_probs(scores, temperature=1.0, degeneracy=None):
+    r"""log B(G, D, T)(j) = log D(j) + G(j)/T - log sum_j' D(j') e^{G(j')/T} (seed 004, eq. 8).
+
+    In log space after subtracting the row maximum, so every temperature is exact: T = 0 puts
+    all mass on the best-scored items (ties shared in proportion to D), T = inf gives D. Matches
+    :func:`negtheory.sampling.boltzmann` (``log=True``).
+
+    Parameters
+    ----------
+    scores : Tensor, shape [..., I]
+    temperature : float in [0, inf]
+    degeneracy : Tensor broadcastable to ``scores``, optional
+        Non-negative weights D (uniform if None).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.samplers import boltzmann_log_probs
+    >>> boltzmann_log_probs(torch.tensor([0.0, 1.0, 2.0]), 0.0).exp().tolist()
+    [0.0, 0.0, 1.0]
+    """
+    t = real_scalar("temperature", temperature, 0.0) if temperature != math.inf else math.inf
+    g = scores.detach()
+    if degeneracy is None:
+        logd = torch.zeros_like(g)
+    else:
+        d = torch.as_tensor(degeneracy, dtype=g.dtype, device=g.device).expand_as(g)
+        if (d < 0).any():
+            raise ValueError("degeneracy must be non-negative")
+        logd = torch.where(d > 0, torch.log(torch.where(d > 0, d, torch.ones_like(d))), torch.full_like(d, -math.inf))
+    valid = torch.isfinite(logd)
+    gm = torch.where(valid, g, torch.full_like(g, -math.inf)).amax(dim=-1, keepdim=True)
+    if t == math.inf:
+        logw = logd
+    elif t == 0.0:
+        logw = torch.where(valid & (g == gm), logd, torch.full_like(g, -math.inf))
+    else:
+        logw = torch.where(valid, logd + (g - gm) / t, torch.full_like(g, -math.inf))
+    return logw - torch.logsumexp(logw, dim=-1, keepdim=True)
+
+
+def boltzmann_sample(scores, num_samples, temperature=1.0, degeneracy=None, generator=None):
+    r"""Draw ``num_samples`` negatives per row i.i.d. from B(G, D, T) (seed 004, eq. 8).
+
+    Sampling Q = B(G, D, T) and weighting by e^G (the Relaxed-Softmax gradient, eq. 6-7) targets
+    a Boltzmann law of temperature T / (T + 1) (:func:`negtheory.relaxed_softmax.effective_temperature`).
+
+    Returns
+    -------
+    LongTensor, shape [..., num_samples]
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.samplers import boltzmann_sample
+    >>> boltzmann_sample(torch.tensor([[0.0, 5.0, 0.0]]), 4, temperature=0.0).tolist()
+    [[1, 1, 1, 1]]
+    """
+    num_samples = int_scalar("num_samples", num_samples, 1)
+    lp = boltzmann_log_probs(scores, temperature, degeneracy)
+    probs = lp.exp().reshape(-1, lp.shape[-1])
+    out = torch.multinomial(probs, num_samples, replacement=True, generator=generator)
+    return out.reshape(*lp.shape[:-1], num_samples)
+
+
+# --------------------------------------------------------------------------------------------
+# fractional K and ANS (seed 000, eq. 8 and §5)
+# --------------------------------------------------------------------------------------------
+def draw_negative_counts(k, size, generator=None, device=None):
+    r"""Integer counts with P(floor K) = 1 - {K}, P(floor K + 1) = {K}: E = K (seed 000, eq. 8).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.samplers import draw_negative_counts
+    >>> c = draw_negative_counts(4.3, (100_000,), torch.Generator().manual_seed(0))
+    >>> sorted(set(c.tolist())), round(float(c.float().mean()), 2)
+    ([4, 5], 4.3)
+    """
+    k = real_scalar("k", k, 1.0)
+    base = math.floor(k)
+    u = torch.rand(tuple(size), generator=generator, device=device)
+    return base + (u < (k - base)).long()
+
+
+class ANSCallback:
+    r"""Adaptive negative sampling as a training callback (seed 000, §5, Fig. 6).
+
+    ``k(step)`` is :func:`negtheory.infonce.ans_schedule` — K rises from 1 to K* in the first
+    ``warmup`` fraction of the steps, then falls back to 1 — and ``counts(step, batch)`` turns it
+    into per-positive integer counts with :func:`draw_negative_counts`. Call ``on_step(step)``
+    once per optimiser step; it records the schedule in ``history``.
+
+    Parameters
+    ----------
+    total_steps : int
+    k_opt : float
+        Peak K* (e.g. :func:`negtheory.infonce.optimal_k_from_auc` of the training AUC).
+    warmup : float in [0, 1]
+    generator : torch.Generator, optional
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.samplers import ANSCallback
+    >>> cb = ANSCallback(total_steps=1000, k_opt=5, generator=torch.Generator().manual_seed(0))
+    >>> [cb.k(s) for s in (0, 100, 550, 1000)]
+    [1.0, 5.0, 3.0, 1.0]
+    >>> tuple(cb.counts(100, 8).shape)
+    (8,)
+    """
+
+    def __init__(self, total_steps, k_opt, warmup=0.1, generator=None):
+        self.total_steps = int_scalar("total_steps", total_steps, 1)
+        self.k_opt = real_scalar("k_opt", k_opt, 1.0)
+        self.warmup = real_scalar("warmup", warmup, 0.0, 1.0)
+        self.generator = generator
+        self.history: list[tuple[int, float]] = []
+
+    def k(self, step) -> float:
+        s = min(max(int(step), 0), self.total_steps)
+        return float(ans_schedule(s, self.total_steps, self.k_opt, self.warmup))
+
+    def counts(self, step, batch_size, device=None):
+        return draw_negative_counts(self.k(step), (int(batch_size),), self.generator, device)
+
+    def on_step(self, step) -> float:
+        k = self.k(step)
+        self.history.append((int(step), k))
+        return k

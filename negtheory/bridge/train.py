@@ -1,0 +1,458 @@
+r"""A small training harness: recommendation (MF / MLP towers) and contrastive digits (MLP encoder).
+
+:func:`train` runs one configuration (:class:`TrainConfig`) and returns a results dict (also
+written to ``<out>/results.json`` with the per-batch probe rows in ``<out>/probes.csv``):
+
+* recommendation data (``synthetic``, ``movielens:PATH``): for every observed (u, i), K
+  negatives drawn uniformly from the catalog (the unlabeled set; a real-valued K is turned into
+  counts by seed 000's eq. 8, and ``ans=True`` follows the ANS schedule), or one BNS negative
+  (thesis ch. 4), or K Boltzmann negatives for Relaxed Softmax (seed 004, eq. 8); losses
+  ``infonce, dcl, hcl, bcl, bcl_norm, bpr, dpl, bce, relaxed_softmax, bns, bprac``; evaluation
+  Recall@k / NDCG@k on held-out interactions (training items excluded), the training AUC of
+  Wu et al. (a labeled positive against a uniformly drawn item), and on synthetic data the
+  precision@k against the ground-truth positive class;
+* ``digits``: two augmented views per image, in-batch negatives (N = 2B - 2), losses
+  ``infonce, dcl, hcl, bcl, bcl_norm``; evaluation: linear-probe accuracy on frozen features.
+
+With ground truth (synthetic, digits) :mod:`negtheory.bridge.probes` records, every
+``probe_every`` steps, sampled negatives' real scores with their true labels.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from . import functional as Fn
+from .bprac_em import CredenceWeights
+from .data import RecData, augment_digits, load_digits_views, load_movielens, synthetic_pu
+from .probes import ProbeRecorder, summarize
+from .samplers import ANSCallback, BNSSampler, boltzmann_sample, draw_negative_counts, uniform_items
+
+__all__ = ["TrainConfig", "train", "REC_LOSSES", "DIGITS_LOSSES", "resolve_device", "MFModel", "TowerModel", "DigitsEncoder"]
+
+REC_LOSSES = ("infonce", "dcl", "hcl", "bcl", "bcl_norm", "bpr", "dpl", "bce", "relaxed_softmax", "bns", "bprac")
+DIGITS_LOSSES = ("infonce", "dcl", "hcl", "bcl", "bcl_norm")
+
+
+@dataclass
+class TrainConfig:
+    """Everything one run needs; defaults are CPU-sized (seconds per epoch)."""
+
+    data: str = "synthetic"
+    model: str = "mf"
+    loss: str = "bpr"
+    epochs: int = 5
+    batch_size: int = 256
+    k: float = 8.0  # negatives per positive (rec); real values allowed (seed 000, eq. 8)
+    dim: int = 32
+    lr: float = 0.01
+    weight_decay: float = 0.0
+    temperature: float | None = None  # None: 1.0 for rec (raw dot products), 0.5 for digits (cosine)
+    tau_plus: float = 0.1
+    alpha: float = 0.9
+    beta: float = 0.5
+    hcl_beta: float = 1.0
+    ans: bool = False
+    k_opt: float | None = None  # ANS peak (default: k)
+    ans_warmup: float = 0.1
+    bns_candidates: int = 10
+    bns_lam: float = 5.0
+    rs_temperature: float = 1.0  # Boltzmann T for relaxed_softmax
+    topk: int = 10
+    probe: bool = True
+    probe_every: int = 4
+    probe_n: int = 64  # uniform negatives per anchor drawn by the rec probe
+    device: str = "auto"
+    seed: int = 0
+    progress: bool = True
+    out: str | None = None
+    synthetic: dict = field(default_factory=dict)  # keyword arguments of synthetic_pu
+
+
+def resolve_device(device: str) -> torch.device:
+    """'auto' -> CUDA when available, else CPU; 'cuda' without a GPU raises ValueError."""
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device='cuda' but torch.cuda.is_available() is False")
+    if device not in ("cpu", "cuda"):
+        raise ValueError(f"device must be 'auto', 'cpu' or 'cuda', got {device!r}")
+    return torch.device(device)
+
+
+# --------------------------------------------------------------------------------------------
+# models
+# --------------------------------------------------------------------------------------------
+class MFModel(nn.Module):
+    """Matrix factorisation: score(u, i) = <w_u, h_i> (thesis ch. 3)."""
+
+    def __init__(self, n_users, n_items, dim, generator=None):
+        super().__init__()
+        self.user = nn.Embedding(n_users, dim)
+        self.item = nn.Embedding(n_items, dim)
+        with torch.no_grad():
+            self.user.weight.normal_(0.0, 0.1, generator=generator)
+            self.item.weight.normal_(0.0, 0.1, generator=generator)
+
+    def user_vec(self, u):
+        return self.user(u)
+
+    def item_vec(self, i):
+        return self.item(i)
+
+    def score(self, u, i):
+        """u [B], i [B] or [B, M] -> scores of the same shape as i."""
+        uv = self.user_vec(u)
+        iv = self.item_vec(i)
+        if i.ndim == 1:
+            return (uv * iv).sum(-1)
+        return torch.einsum("bd,bmd->bm", uv, iv)
+
+    def all_scores(self, u):
+        return self.user_vec(u) @ self.item_vec(torch.arange(self.item.num_embeddings, device=u.device)).T
+
+
+class TowerModel(MFModel):
+    """Two-tower MLP: embeddings followed by a shared-shape 2-layer tower per side."""
+
+    def __init__(self, n_users, n_items, dim, generator=None):
+        super().__init__(n_users, n_items, dim, generator)
+        self.ut = nn.Sequential(nn.Linear(dim, dim), nn.ReLU(), nn.Linear(dim, dim))
+        self.it = nn.Sequential(nn.Linear(dim, dim), nn.ReLU(), nn.Linear(dim, dim))
+
+    def user_vec(self, u):
+        return self.ut(self.user(u))
+
+    def item_vec(self, i):
+        return self.it(self.item(i))
+
+
+class DigitsEncoder(nn.Module):
+    """MLP encoder f (64 -> 128 -> 64) and projection head g (64 -> 32), as in SimCLR."""
+
+    def __init__(self, hidden=128, feat=64, proj=32):
+        super().__init__()
+        self.f = nn.Sequential(nn.Linear(64, hidden), nn.ReLU(), nn.Linear(hidden, feat))
+        self.g = nn.Sequential(nn.ReLU(), nn.Linear(feat, proj))
+
+    def forward(self, x):
+        return self.g(self.f(x))
+
+
+# --------------------------------------------------------------------------------------------
+# losses on logits
+# --------------------------------------------------------------------------------------------
+def _loss_on_logits(cfg: TrainConfig, pos, neg, weight=None):
+    name = cfg.loss
+    if name == "infonce":
+        return Fn.infonce(pos, neg)
+    if name == "dcl":
+        return Fn.dcl(pos, neg, cfg.tau_plus, floor=_floor(cfg))
+    if name == "hcl":
+        return Fn.hcl(pos, neg, cfg.tau_plus, cfg.hcl_beta, floor=_floor(cfg))
+    if name in ("bcl", "bcl_norm"):
+        return Fn.bcl(pos, neg, cfg.alpha, cfg.beta, cfg.tau_plus, normalize=name == "bcl_norm")
+    if name in ("bpr", "bns", "bprac"):
+        return Fn.bpr(pos, neg, weight=weight)
+    if name == "dpl":
+        return Fn.dpl(pos, neg, cfg.tau_plus)
+    if name == "bce":
+        return Fn.bce(pos, neg)
+    if name == "relaxed_softmax":
+        # eq. 5 as printed is unbounded below in s+; with Boltzmann negatives the model can
+        # push s+ without limit, so train the bounded form (positive inside V)
+        return Fn.relaxed_softmax(pos, neg, include_positive=True)
+    raise ValueError(f"unknown loss {name!r}")
+
+
+def _floor(cfg):
+    # cosine similarity (digits): the released code's e^{-1/t}; raw dot products: none
+    return math.exp(-1.0 / cfg.temperature) if cfg.data == "digits" else None
+
+
+# --------------------------------------------------------------------------------------------
+# evaluation
+# --------------------------------------------------------------------------------------------
+@torch.no_grad()
+def evaluate_rec(model, data: RecData, topk=10, device="cpu", max_auc_pairs=4000, seed=0):
+    """Recall@k, NDCG@k on the test pairs (train items masked), Wu's training AUC, and precision@k vs truth."""
+    model.eval()
+    train_mask = data.train_mask().to(device)
+    users = torch.arange(data.n_users, device=device)
+    scores = torch.cat([model.all_scores(users[s : s + 1024]) for s in range(0, data.n_users, 1024)])
+    out = {}
+    # training AUC: a labeled positive against every item (uniform negative), i.e. eq. 7 at K = 1
+    g = torch.Generator().manual_seed(seed)
+    sel = torch.randperm(data.train.shape[0], generator=g)[:max_auc_pairs]
+    tr = data.train[sel].to(device)
+    sp = scores[tr[:, 0], tr[:, 1]]
+    row = scores[tr[:, 0]]
+    out["train_auc"] = float(((row < sp[:, None]).float() + 0.5 * (row == sp[:, None]).float()).mean())
+    masked = scores.masked_fill(train_mask, -math.inf)
+    top = masked.topk(topk, dim=1).indices
+    if data.test.shape[0]:
+        test = torch.zeros(data.n_users, data.n_items, dtype=torch.bool, device=device)
+        test[data.test[:, 0].to(device), data.test[:, 1].to(device)] = True
+        hits = test.gather(1, top).float()
+        n_rel = test.sum(1).float()
+        has = n_rel > 0
+        out[f"recall@{topk}"] = float((hits.sum(1)[has] / n_rel[has]).mean())
+        disc = 1.0 / torch.log2(torch.arange(2, topk + 2, device=device).float())
+        dcg = (hits * disc).sum(1)
+        idcg = torch.cumsum(disc, 0)[(n_rel.clamp(max=topk) - 1).clamp(min=0).long()]
+        out[f"ndcg@{topk}"] = float((dcg[has] / idcg[has]).mean())
+    if data.relevant is not None:
+        rel = data.relevant.to(device)
+        out[f"precision_true@{topk}"] = float(rel.gather(1, top).float().mean())
+    model.train()
+    return out
+
+
+def linear_probe(encoder, data, device="cpu", steps=100):
+    """Accuracy of a softmax regression (L-BFGS, full batch) on frozen, standardised features."""
+    encoder.eval()
+    with torch.no_grad():
+        feats = encoder.f(data.x.to(device)).double()
+    encoder.train()
+    tr, te = data.train_idx.to(device), data.test_idx.to(device)
+    mu, sd = feats[tr].mean(0), feats[tr].std(0) + 1e-8
+    z = (feats - mu) / sd
+    w = torch.zeros(z.shape[1], data.n_classes, dtype=torch.float64, device=device, requires_grad=True)
+    b = torch.zeros(data.n_classes, dtype=torch.float64, device=device, requires_grad=True)
+    opt = torch.optim.LBFGS([w, b], max_iter=steps, line_search_fn="strong_wolfe")
+    y = data.y.to(device)
+
+    def closure():
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(z[tr] @ w + b, y[tr]) + 1e-3 * (w * w).sum()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    with torch.no_grad():
+        return float(((z[te] @ w + b).argmax(1) == y[te]).double().mean())
+
+
+# --------------------------------------------------------------------------------------------
+# training loops
+# --------------------------------------------------------------------------------------------
+def _bar(iterable, cfg, **kw):
+    if not cfg.progress:
+        return iterable
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, **kw)
+
+
+def _load_rec(cfg: TrainConfig) -> RecData:
+    if cfg.data == "synthetic":
+        kw = dict(seed=cfg.seed)
+        kw.update(cfg.synthetic)
+        return synthetic_pu(**kw)
+    if cfg.data.startswith("movielens:"):
+        return load_movielens(cfg.data.split(":", 1)[1], seed=cfg.seed)
+    raise ValueError(f"data must be 'synthetic', 'digits' or 'movielens:PATH', got {cfg.data!r}")
+
+
+def _train_rec(cfg: TrainConfig, device, gen, recorder):
+    data = _load_rec(cfg)
+    if cfg.loss not in REC_LOSSES:
+        raise ValueError(f"loss must be one of {REC_LOSSES} for recommendation data, got {cfg.loss!r}")
+    cls = {"mf": MFModel, "mlp": TowerModel}.get(cfg.model)
+    if cls is None:
+        raise ValueError(f"model must be 'mf' or 'mlp', got {cfg.model!r}")
+    model = cls(data.n_users, data.n_items, cfg.dim, generator=gen).to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    train_pairs = data.train.to(device)
+    n = train_pairs.shape[0]
+    steps_per_epoch = math.ceil(n / cfg.batch_size)
+    total = steps_per_epoch * cfg.epochs
+    ans = ANSCallback(total, cfg.k_opt or cfg.k, cfg.ans_warmup, generator=gen) if cfg.ans else None
+    bns = BNSSampler(data.item_counts, data.n_users, cfg.bns_candidates, cfg.bns_lam, generator=gen) if cfg.loss == "bns" else None
+    cred = CredenceWeights(n) if cfg.loss == "bprac" else None
+    relevant = data.relevant.to(device) if data.relevant is not None else None
+    history = []
+    step = 0
+    t_model = cfg.temperature
+    for epoch in _bar(range(cfg.epochs), cfg, desc=f"train {cfg.loss}", unit="epoch"):
+        if cred is not None:
+            cred.update(epoch, model.score, data.train, data.item_counts, cfg.dim, model.user.weight, model.item.weight)
+            weights = cred.weights.to(device)
+        perm = torch.randperm(n, generator=gen).to(device)
+        tot, cnt = 0.0, 0
+        for s in range(0, n, cfg.batch_size):
+            idx = perm[s : s + cfg.batch_size]
+            u, i = train_pairs[idx, 0], train_pairs[idx, 1]
+            b = u.shape[0]
+            pos = model.score(u, i) / t_model
+            w = None
+            if bns is not None:
+                j = bns.sample(model.score, u, pos.detach() * t_model)[:, None]
+                neg = model.score(u, j) / t_model
+            elif cfg.loss == "relaxed_softmax":
+                with torch.no_grad():
+                    full = model.all_scores(u)
+                j = boltzmann_sample(full, max(1, round(cfg.k)), cfg.rs_temperature, generator=gen)
+                neg = model.score(u, j) / t_model
+            else:
+                if ans is not None:
+                    counts = ans.counts(step, b).to(device)
+                    kmax = int(counts.max())
+                elif cfg.k != int(cfg.k):
+                    counts = draw_negative_counts(cfg.k, (b,), gen).to(device)
+                    kmax = int(counts.max())
+                else:
+                    counts, kmax = None, int(cfg.k)
+                j = uniform_items(data.n_items, (b, kmax), gen).to(device)
+                neg = model.score(u, j) / t_model
+                if counts is not None:
+                    # variable count per positive: padded slots get logit -inf (weight e^-inf = 0)
+                    if cfg.loss != "infonce":
+                        raise ValueError("a real-valued k or ANS is supported with loss='infonce' (Wu et al.'s setting)")
+                    keep = torch.arange(kmax, device=device)[None, :] < counts[:, None]
+                    neg = neg.masked_fill(~keep, -math.inf)
+                if cred is not None:
+                    w = weights[idx]
+            loss = _loss_on_logits(cfg, pos, neg, weight=w)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if ans is not None:
+                ans.on_step(step)
+            tot += float(loss.detach()) * b
+            cnt += b
+            if recorder is not None and relevant is not None and step % cfg.probe_every == 0:
+                with torch.no_grad():
+                    jp = uniform_items(data.n_items, (b, cfg.probe_n), gen).to(device)
+                    recorder.record(step, epoch, pos.detach(), model.score(u, jp) / t_model, relevant[u[:, None], jp])
+            step += 1
+        metrics = evaluate_rec(model, data, cfg.topk, device, seed=cfg.seed)
+        history.append(dict(epoch=epoch, loss=tot / cnt, **metrics))
+    extra = {"data_params": data.params, "n_users": data.n_users, "n_items": data.n_items}
+    if ans is not None:
+        extra["ans_k"] = [k for _, k in ans.history[:: max(1, len(ans.history) // 50)]]
+    if cred is not None:
+        extra["bprac_lambda"] = cred.lam_history
+        extra["bprac_mean_credence"] = float(cred.weights.mean())
+    return history, extra
+
+
+def _train_digits(cfg: TrainConfig, device, gen, recorder):
+    if cfg.loss not in DIGITS_LOSSES:
+        raise ValueError(f"loss must be one of {DIGITS_LOSSES} for digits, got {cfg.loss!r}")
+    if cfg.model != "mlp":
+        raise ValueError("digits needs model='mlp' (an image encoder); 'mf' is for recommendation data")
+    data = load_digits_views(seed=cfg.seed)
+    enc = DigitsEncoder().to(device)
+    opt = torch.optim.Adam(enc.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    x_tr = data.x[data.train_idx]
+    y_tr = data.y[data.train_idx]
+    n = x_tr.shape[0]
+    history = []
+    step = 0
+    for epoch in _bar(range(cfg.epochs), cfg, desc=f"train {cfg.loss}", unit="epoch"):
+        perm = torch.randperm(n, generator=gen)
+        tot, cnt = 0.0, 0
+        for s in range(0, n - 1, cfg.batch_size):
+            idx = perm[s : s + cfg.batch_size]
+            if idx.numel() < 2:
+                continue
+            x = x_tr[idx]
+            v1 = augment_digits(x, gen).to(device)
+            v2 = augment_digits(x, gen).to(device)
+            z1 = nn.functional.normalize(enc(v1), dim=-1)
+            z2 = nn.functional.normalize(enc(v2), dim=-1)
+            from .modules import pair_logits
+
+            pos, neg = pair_logits(z1, z2, temperature=cfg.temperature, symmetric=True)
+            loss = _loss_on_logits(cfg, pos, neg)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            b = idx.numel()
+            tot += float(loss.detach()) * b
+            cnt += b
+            if recorder is not None and step % cfg.probe_every == 0:
+                # labels of the in-batch negatives, in pair_logits's order (self and partner removed)
+                y2 = torch.cat([y_tr[idx], y_tr[idx]])
+                same = (y2[:, None] == y2[None, :])
+                m = torch.ones_like(same)
+                ar = torch.arange(2 * b)
+                m[ar, ar] = False
+                m[ar, (ar + b) % (2 * b)] = False
+                recorder.record(step, epoch, pos.detach(), neg.detach(), same[m].view(2 * b, 2 * b - 2))
+            step += 1
+        history.append(dict(epoch=epoch, loss=tot / max(cnt, 1), probe_acc=linear_probe(enc, data, device)))
+    return history, {"n_train": int(n)}
+
+
+def train(config: TrainConfig | None = None, **overrides) -> dict:
+    r"""Train one configuration and return its results (see the module notes).
+
+    Parameters
+    ----------
+    config : TrainConfig, optional
+    **overrides
+        Fields of :class:`TrainConfig` (e.g. ``loss="bcl", epochs=1``).
+
+    Returns
+    -------
+    dict
+        ``config``, ``history`` (one dict per epoch: loss and metrics), ``final`` (the last
+        epoch's metrics), ``probe`` (:func:`negtheory.bridge.probes.summarize` of the probe rows,
+        when ground truth exists), ``device``, ``seconds``.
+
+    Examples
+    --------
+    >>> from negtheory.bridge.train import train
+    >>> r = train(data="synthetic", loss="bcl", epochs=1, progress=False, synthetic=dict(n_users=40, n_items=60))
+    >>> sorted(r["final"])[:3]
+    ['epoch', 'loss', 'ndcg@10']
+    """
+    cfg = TrainConfig(**asdict(config)) if config is not None else TrainConfig()
+    for k, v in overrides.items():
+        if not hasattr(cfg, k):
+            raise TypeError(f"unknown TrainConfig field {k!r}")
+        setattr(cfg, k, v)
+    if cfg.temperature is None:
+        cfg.temperature = 0.5 if cfg.data == "digits" else 1.0
+    if cfg.data == "digits" and cfg.model == "mf":
+        cfg.model = "mlp"
+    if cfg.epochs < 1 or cfg.batch_size < 2:
+        raise ValueError("epochs must be >= 1 and batch_size >= 2")
+    device = resolve_device(cfg.device)
+    torch.manual_seed(cfg.seed)
+    gen = torch.Generator().manual_seed(cfg.seed)
+    recorder = ProbeRecorder(beta=cfg.beta, hcl_beta=cfg.hcl_beta) if cfg.probe else None
+    t0 = time.perf_counter()
+    if cfg.data == "digits":
+        history, extra = _train_digits(cfg, device, gen, recorder)
+    else:
+        history, extra = _train_rec(cfg, device, gen, recorder)
+    result = {
+        "config": asdict(cfg),
+        "device": str(device),
+        "seconds": time.perf_counter() - t0,
+        "history": history,
+        "final": history[-1],
+        **extra,
+    }
+    if recorder is not None and recorder.rows:
+        result["probe"] = summarize(recorder.rows)
+    if cfg.out:
+        out = Path(cfg.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "results.json").write_text(json.dumps(result, indent=2, default=float))
+        if recorder is not None and recorder.rows:
+            recorder.frame().to_csv(out / "probes.csv", index=False)
+        result["results_file"] = str(out / "results.json")
+    result["probe_rows"] = recorder.rows if recorder is not None else []
+    return result
