@@ -74,30 +74,35 @@ def _leading(param: np.ndarray, lead_shape: tuple, name: str) -> np.ndarray:
         raise ValueError(f"{name} of shape {param.shape} does not broadcast to the anchors' shape {lead_shape}") from exc
 
 
-@numba.njit(cache=True, nogil=True)
-def _ecdf_row(row, order, out, denom):
-    """out[i] = #{j : row[j] <= row[i]} / denom for one row, given ``order = argsort(row)``.
-
-    O(N log N) for the sort plus one O(N) pass: walking the sorted scores, every member of a
-    run of ties gets the index one past the run's end (ties share the largest rank).
-    """
-    n = row.size
-    i = 0
-    while i < n:
-        j = i + 1
-        v = row[order[i]]
-        while j < n and row[order[j]] == v:
-            j += 1
-        for q in range(i, j):
-            out[order[q]] = j / denom
-        i = j
-
-
 @numba.njit(cache=True, parallel=True)
-def _ecdf_rows(x, order, denom_extra, out):
+def _count_le_sorted(x, order, out):
+    """out[r, i] = #{j : x[r, j] <= x[r, i]} given ``order[r] = argsort(x[r])``.
+
+    One O(N) pass per row after the sort: walking the scores in sorted order, every member of
+    a run of ties gets the index one past the run's end (ties share the largest count). The
+    sort is numpy's (faster than sorting inside numba or torch on the CPU), and the walk beats
+    a binary search per score, whose branches mispredict on random data.
+    """
     n_rows, n = x.shape
     for r in numba.prange(n_rows):
-        _ecdf_row(x[r], order[r], out[r], n + denom_extra)
+        i = 0
+        while i < n:
+            j = i + 1
+            v = x[r, order[r, i]]
+            while j < n and x[r, order[r, j]] == v:
+                j += 1
+            for q in range(i, j):
+                out[r, order[r, q]] = j
+            i = j
+
+
+def ecdf_counts(scores) -> np.ndarray:
+    """#{j : x_j <= x_i} along the last axis (int64), for a float64 array of any leading shape."""
+    x = np.ascontiguousarray(scores, dtype=np.float64)
+    flat = x.reshape(-1, x.shape[-1])
+    out = np.empty(flat.shape, dtype=np.int64)
+    _count_le_sorted(flat, np.argsort(flat, axis=1), out)
+    return out.reshape(x.shape)
 
 
 def ecdf(scores, *, denominator="n"):
@@ -121,11 +126,7 @@ def ecdf(scores, *, denominator="n"):
     x = _scores("scores", scores)
     if denominator not in ("n", "n+1"):
         raise ValueError(f"denominator must be 'n' or 'n+1', got {denominator!r}")
-    flat = np.ascontiguousarray(x.reshape(-1, x.shape[-1]))
-    out = np.empty_like(flat)
-    order = np.argsort(flat, axis=1)  # numpy's vectorised sort beats a sort inside numba
-    _ecdf_rows(flat, order, 0 if denominator == "n" else 1, out)
-    return out.reshape(x.shape)
+    return ecdf_counts(x) / (x.shape[-1] + (0 if denominator == "n" else 1))
 
 
 def _check_abt(alpha, beta, tau_plus):

@@ -267,7 +267,8 @@ def ecdf_counts(neg_logits):
     By sorting each row, then one O(N) pass over the sorted row (the end of every run of ties,
     by a reversed running minimum) and a scatter back: O(N log N) time, O(N) extra memory per
     anchor, and tied scores share the largest rank — the convention of
-    :func:`negtheory.estimators.ecdf`.
+    :func:`negtheory.estimators.ecdf`. On the CPU the counts come from
+    :func:`negtheory.estimators.ecdf_counts` (numpy sort + numba binary search, same result).
 
     Examples
     --------
@@ -278,6 +279,12 @@ def ecdf_counts(neg_logits):
     """
     s = neg_logits.detach()
     n = s.shape[-1]
+    if s.device.type == "cpu" and s.numel() > 0:
+        # CPU: numpy's vectorised sort + a numba binary search is ~5x faster than torch.sort
+        # here; float32/16 values are exact in float64, so the counts are identical
+        from negtheory.estimators import ecdf_counts as _np_counts
+
+        return torch.from_numpy(_np_counts(s.to(torch.float64).numpy()))
     srt, order = torch.sort(s, dim=-1)
     # in sorted order, a run of ties ends where the next value differs; every member of the run
     # gets (index of the run's end) + 1, found by a reversed running minimum — O(N) after the sort
@@ -318,14 +325,18 @@ def bcl_log_weights(neg_logits, alpha, beta, tau_plus):
     alpha, beta, tau_plus, z = _check_abt(alpha, beta, tau_plus)
     s = _work(neg_logits)
     n = s.shape[-1]
-    u = ecdf_counts(s).to(s.dtype) / n
+    # omega depends on a score only through its eCDF value k / N, k = 1..N: tabulate log omega
+    # for the N possible values once, then gather by count (one gather instead of ~10
+    # elementwise ops over the [..., N] tensor)
+    u = torch.arange(1, n + 1, device=s.device, dtype=s.dtype) / n
     tau_minus = 1.0 - tau_plus
     a = (1.0 - 2.0 * alpha) * (tau_minus - tau_plus)
     b = 2.0 * (alpha * tau_minus + (1.0 - alpha) * tau_plus)
     phi = 2.0 * u / (b + torch.sqrt(torch.clamp(b * b + 4.0 * a * u, min=0.0)))
     num = (1.0 - beta) * alpha + (beta - alpha) * phi
     den = alpha * tau_minus + (1.0 - alpha) * tau_plus + (1.0 - 2.0 * alpha) * phi * (tau_minus - tau_plus)
-    return torch.log(torch.clamp(num, min=0.0)) - torch.log(z * den)
+    table = torch.log(torch.clamp(num, min=0.0)) - torch.log(z * den)
+    return table[ecdf_counts(s).to(s.device) - 1]
 
 
 def bcl(pos_logits, neg_logits, alpha, beta, tau_plus, normalize=False, reduction="mean"):
