@@ -34,17 +34,9 @@ from scipy.stats.sampling import NumericalInversePolynomial
 
 from negtheory.dists import true_negative
 from negtheory.generators import sample_class_conditional, score_sets
+from _timing import min_time as best_of
 
 ALPHA, TAU, GAMMA, T, K = 0.9, 0.1, 0.1, 0.5, 10
-
-
-def best_of(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 # ---- (i) plain Python Algorithm 7 ---------------------------------------------------------

@@ -26,6 +26,7 @@ from scipy.special import ndtr
 
 import negtheory
 from negtheory import infonce
+from _timing import best_of
 
 
 def baseline_curve(mus, k_max=1000, lam=0.9, t_max=3.0, steps=100, n_gh=64):
@@ -43,15 +44,6 @@ def baseline_curve(mus, k_max=1000, lam=0.9, t_max=3.0, steps=100, n_gh=64):
         good, bad = a * (1 - b), b * (1 - a)
         out[i] = lam * (good - bad) + (1 - lam) * (1 - good - bad)
     return out
-
-
-def best_of(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        res = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), res
 
 
 def main():

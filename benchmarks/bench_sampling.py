@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import time
 import warnings
 
 import numpy as np
@@ -31,15 +30,7 @@ from scipy.stats.sampling import DiscreteAliasUrn
 
 import negtheory
 from negtheory.sampling import AliasTable, InverseCDFSampler
-
-
-def best_of(fn, repeat):
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+from _timing import min_time as best_of
 
 
 def fmt(t):

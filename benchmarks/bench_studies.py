@@ -31,6 +31,8 @@ import time
 
 import numpy as np
 
+from _timing import best_of
+
 from negtheory.studies import mse_study
 
 ALPHA, GAMMA, TAU, T, N, K, BETA = 0.9, 0.1, 0.1, 0.5, 64, 10, 0.5
@@ -129,16 +131,6 @@ def numpy_point(n_anchors, seed=0):
     return [float(((e - truth) ** 2).mean()) for e in est]
 
 
-def best(fn, repeat):
-    out = None
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
-
-
 MEMORY_SNIPPET = """
 import resource, sys
 from negtheory.studies import mse_study
@@ -158,9 +150,9 @@ def main():
     m = args.n_anchors
 
     mse_study("alpha", [0.9], n_anchors=2000, progress=False)  # compile / load the cache
-    t_nt, df = best(lambda: mse_study("alpha", [0.9], n_anchors=m, progress=False), args.repeat)
+    t_nt, df = best_of(lambda: mse_study("alpha", [0.9], n_anchors=m, progress=False), args.repeat)
     numpy_point(1000)
-    t_np, mse_np = best(lambda: numpy_point(m), args.repeat)
+    t_np, mse_np = best_of(lambda: numpy_point(m), args.repeat)
     t0 = time.perf_counter()
     mse_py = python_point(args.python_anchors)
     t_py = (time.perf_counter() - t0) * m / args.python_anchors
@@ -178,7 +170,7 @@ def main():
     print("    " + "  ".join(f"{n:>9s}" for n in names))
     print("    negtheory " + "  ".join(f"{v:9.1f}" for v in df.mse))
     print("    numpy     " + "  ".join(f"{v:9.1f}" for v in mse_np))
-    print(f"    python    " + "  ".join(f"{v:9.1f}" for v in mse_py) + f"   ({args.python_anchors} anchors)")
+    print("    python    " + "  ".join(f"{v:9.1f}" for v in mse_py) + f"   ({args.python_anchors} anchors)")
 
     if not args.skip_memory:
         # peak RSS at two sizes: flat in n_anchors = memory bounded by the chunk, not by M

@@ -36,6 +36,7 @@ from scipy import integrate, special
 
 from negtheory.bprac import credence
 from negtheory.variance_gamma import inner_product
+from _timing import best_of
 
 ML100K = "/work/shared/data/ml-100k/100k_train.csv"
 
@@ -69,15 +70,6 @@ def pdf_eq319_scalar(x, d, lam):
 
 def cdf_quad(x, d, lam):
     return integrate.quad(pdf_eq319_scalar, -np.inf, x, args=(d, lam), limit=200)[0]
-
-
-def best_of(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        res = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), res
 
 
 def bench_cdf(d, lam, n, n_quad, repeat, rng):

@@ -124,7 +124,7 @@ def _cmd_study_mse(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(include_bridge: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="negtheory", description="Theory of negative sampling in contrastive learning.")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -169,17 +169,21 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--quiet", action="store_true", help="no progress bar")
     q.set_defaults(func=_cmd_study_mse)
 
-    try:  # optional torch extra: `negtheory bridge train|experiments`
-        from negtheory.bridge.cli import add_bridge_parser
-    except ImportError:
-        add_bridge_parser = None
-    if add_bridge_parser is not None:
-        add_bridge_parser(sub)
+    if include_bridge:
+        try:  # optional torch extra: `negtheory bridge train|experiments` (importing it imports torch)
+            from negtheory.bridge.cli import add_bridge_parser
+        except ImportError:
+            add_bridge_parser = None
+        if add_bridge_parser is not None:
+            add_bridge_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    tokens = sys.argv[1:] if argv is None else list(argv)
+    # only `negtheory bridge ...` and the top-level help need the bridge's parser: building it
+    # imports torch (~1 s), which the other subcommands should not pay
+    parser = build_parser(include_bridge=not tokens or tokens[0] in ("bridge", "-h", "--help"))
     args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -24,7 +24,7 @@ import math
 
 import numba
 import numpy as np
-from scipy.special import expit, log_expit
+from scipy.special import expit
 
 from .dists import _quad_root_np
 from ._validation import as_float_array, check_range, real_array, real_scalar, scalar_or_array
@@ -212,10 +212,20 @@ def bcl_weights(scores, alpha, beta, tau_plus):
     >>> bool(w[0] > w[3])     # low scores are likely true negatives: larger weight
     True
     """
-    alpha, beta, tau_plus, z = _check_abt(alpha, beta, tau_plus)
+    alpha, beta, tau_plus, _ = _check_abt(alpha, beta, tau_plus)
     x = _scores("scores", scores)
-    phi = _phi_from_un(ecdf(x), alpha, tau_plus)
+    return _omega_of_ecdf(ecdf(x), alpha, beta, tau_plus)
+
+
+def _omega_of_ecdf(u, alpha, beta, tau_plus):
+    """omega of eq. 6.25 at unlabeled-CDF values u (eq. 6.29 maps u to Phi); validated inputs.
+
+    The one implementation of the weight formula: :func:`bcl_weights`, the study kernel and the
+    torch bridge all evaluate it (the latter two on the table u = k / N, k = 1..N).
+    """
+    phi = _phi_from_un(np.asarray(u, dtype=np.float64), alpha, tau_plus)
     tau_minus = 1.0 - tau_plus
+    z = (1.0 - beta) * alpha + beta * (1.0 - alpha)
     num = (1.0 - beta) * alpha + (beta - alpha) * phi
     den = alpha * tau_minus + (1.0 - alpha) * tau_plus + (1.0 - 2.0 * alpha) * phi * (tau_minus - tau_plus)
     return num / (z * den)

@@ -229,15 +229,13 @@ def _trajectory_nodes(mu_q, t_max, steps, gx, gw):
 
 
 @numba.njit(cache=True, parallel=True)
-def _overall_vec(k, mu_q, lam, t_max, steps, gx, gw, tx, tw, out_v, out_a, out_b):
+def _overall_vec(k, mu_q, lam, t_max, steps, gx, gw, tx, tw, out_v):
     for i in numba.prange(k.size):
         a = math.exp(_log_reliability(mu_q[i], k[i], gx, gw))
         nodes, weights = _trajectory_nodes(mu_q[i], t_max[i], steps, tx, tw)
         b = 0.0
         for j in range(nodes.size):
             b += weights[j] * math.exp(_log_reliability(nodes[j], k[i], gx, gw))
-        out_a[i] = a
-        out_b[i] = b
         out_v[i] = _v_from_ab(a, b, lam[i])
 
 
@@ -504,9 +502,7 @@ def overall_effectiveness(k, mu_label, lam=0.9, t_max=3.0, steps=None):
     shape = arrs[0].shape
     flat = [np.ascontiguousarray(x, dtype=np.float64).ravel() for x in arrs]
     v = np.empty(flat[0].size)
-    a = np.empty_like(v)
-    b = np.empty_like(v)
-    _overall_vec(*flat, n_steps, _GL16_X, _GL16_W, _GL8_X, _GL8_W, v, a, b)
+    _overall_vec(*flat, n_steps, _GL16_X, _GL16_W, _GL8_X, _GL8_W, v)
     return scalar_or_array(v.reshape(shape))
 
 

@@ -39,7 +39,6 @@ import numba
 import numpy as np
 
 from . import estimators as est
-from ._numeric import _quad_root
 from ._validation import int_scalar, real_scalar
 
 __all__ = ["mse_study", "ESTIMATORS", "VARYING"]
@@ -74,14 +73,16 @@ _CODES = {"biased": 0, "dcl": 1, "hcl": 2, "bcl": 3, "bcl_norm": 4}
 
 
 @numba.njit(cache=True, parallel=True)
-def _fused_estimates(scores, sorted_scores, is_tn, pos, codes, alpha, beta, tau_plus, hcl_beta, truth, out):
+def _fused_estimates(scores, sorted_scores, is_tn, pos, codes, omega, tau_plus, hcl_beta, truth, out):
     """theta_SUP and the requested estimators for every anchor, one pass per row.
 
     Same formulas as :mod:`negtheory.estimators` (eq. 6.45-6.48, HCL, DCL; eCDF of eq. 6.30,
     Phi by the stable root of eq. 6.29), fused so that a row is read once and the eCDF is shared
     by ``bcl`` and ``bcl_norm``; the tests check it against the public functions (a different
     algorithm: per-element ranks through argsort). ``sorted_scores`` holds each row sorted
-    (numpy's vectorised sort is ~10x faster than sorting inside numba).
+    (numpy's vectorised sort is ~10x faster than sorting inside numba). omega depends on a score
+    only through its eCDF value j / N and every row has the same N, so ``omega[j]`` is the BCL
+    weight tabulated once for j = 1..N.
     """
     m, n = scores.shape
     k = pos.shape[1]
@@ -93,18 +94,6 @@ def _fused_estimates(scores, sorted_scores, is_tn, pos, codes, alpha, beta, tau_
             need_bcl = True
         if c == 2:
             need_hcl = True
-    # omega depends on a score only through its eCDF value j / N (eq. 6.25, 6.29, 6.30), and
-    # every row has the same N: tabulate omega(j / N), j = 1..N, once
-    omega = np.empty(n + 1)
-    if need_bcl:
-        qa = (1.0 - 2.0 * alpha) * (tau_minus - tau_plus)
-        qb = 2.0 * (alpha * tau_minus + (1.0 - alpha) * tau_plus)
-        z = (1.0 - beta) * alpha + beta * (1.0 - alpha)
-        for j in range(1, n + 1):
-            phi = _quad_root(qb, qa, j / n)
-            omega[j] = ((1.0 - beta) * alpha + (beta - alpha) * phi) / (
-                z * (alpha * tau_minus + (1.0 - alpha) * tau_plus + (1.0 - 2.0 * alpha) * phi * (tau_minus - tau_plus))
-            )
     for r in numba.prange(m):
         row = scores[r]
         s_all = 0.0
@@ -181,8 +170,12 @@ def _estimates(point: _Point, s) -> tuple[np.ndarray, np.ndarray]:
     pos = s.positives if s.positives.shape[1] > 0 else np.empty((m, 0))
     need_sort = "bcl" in point.estimators or "bcl_norm" in point.estimators
     srt = np.sort(s.scores, axis=1) if need_sort else np.empty((m, 0))
+    n = s.scores.shape[1]
+    omega = np.zeros(n + 1)
+    if need_sort:
+        omega[1:] = est._omega_of_ecdf(np.arange(1, n + 1) / n, point.alpha, point.beta, point.tau_plus)
     _fused_estimates(
-        s.scores, srt, s.is_true_negative, pos, codes, point.alpha, point.beta, point.tau_plus, point.hcl_beta, truth, out
+        s.scores, srt, s.is_true_negative, pos, codes, omega, point.tau_plus, point.hcl_beta, truth, out
     )
     return truth, out
 

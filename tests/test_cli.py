@@ -91,3 +91,15 @@ def test_parse_values():
         cli.parse_values("1.5,2", integer=True)
     with pytest.raises(ValueError, match="values"):
         cli.parse_values("a:b")
+
+
+def test_bridge_train_through_the_negtheory_command(tmp_path):
+    pytest.importorskip("torch")
+    assert cli.main(["bridge", "train", "--data", "synthetic", "--loss", "bcl", "--epochs", "1", "--device", "cpu",
+                     "--out", str(tmp_path), "--quiet"]) == 0  # fmt: skip
+    assert (tmp_path / "results.json").exists()
+
+
+def test_other_subcommands_do_not_import_torch():
+    code = "import sys\nfrom negtheory import cli\ncli.main(['optimal-k', '--mu', '1.0'])\nassert 'torch' not in sys.modules\n"
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)

@@ -40,10 +40,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..estimators import _check_abt
+from ..estimators import _check_abt, _omega_of_ecdf
 from .._validation import real_scalar
 
 __all__ = [
@@ -322,20 +323,16 @@ def bcl_log_weights(neg_logits, alpha, beta, tau_plus):
     >>> bool(w[0] > w[3])
     True
     """
-    alpha, beta, tau_plus, z = _check_abt(alpha, beta, tau_plus)
+    alpha, beta, tau_plus, _ = _check_abt(alpha, beta, tau_plus)
     s = _work(neg_logits)
     n = s.shape[-1]
     # omega depends on a score only through its eCDF value k / N, k = 1..N: tabulate log omega
     # for the N possible values once, then gather by count (one gather instead of ~10
     # elementwise ops over the [..., N] tensor)
-    u = torch.arange(1, n + 1, device=s.device, dtype=s.dtype) / n
-    tau_minus = 1.0 - tau_plus
-    a = (1.0 - 2.0 * alpha) * (tau_minus - tau_plus)
-    b = 2.0 * (alpha * tau_minus + (1.0 - alpha) * tau_plus)
-    phi = 2.0 * u / (b + torch.sqrt(torch.clamp(b * b + 4.0 * a * u, min=0.0)))
-    num = (1.0 - beta) * alpha + (beta - alpha) * phi
-    den = alpha * tau_minus + (1.0 - alpha) * tau_plus + (1.0 - 2.0 * alpha) * phi * (tau_minus - tau_plus)
-    table = torch.log(torch.clamp(num, min=0.0)) - torch.log(z * den)
+    # (the weight formula itself is negtheory.estimators', evaluated on the N values in numpy)
+    with np.errstate(divide="ignore"):
+        log_table = np.log(np.maximum(_omega_of_ecdf(np.arange(1, n + 1) / n, alpha, beta, tau_plus), 0.0))
+    table = torch.as_tensor(log_table, dtype=s.dtype, device=s.device)
     return table[ecdf_counts(s).to(s.device) - 1]
 
 

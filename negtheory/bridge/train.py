@@ -26,7 +26,6 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import numpy as np
 import torch
 from torch import nn
 
