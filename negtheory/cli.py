@@ -10,6 +10,8 @@ Subcommands
 ``negtheory study mse --vary NAME --values SPEC [--n-anchors M] [--out CSV] [--plot PNG] [--checkpoint FILE] [--dask ADDRESS]``
     Monte-Carlo MSE study of the debiasing estimators (thesis §6.6.1); SPEC is ``start:stop:count``
     (inclusive, like numpy.linspace) or a comma-separated list.
+``negtheory reproduce NAME [...]``
+    Rerun a paper's experiment (see :mod:`negtheory.reproduce`; needs the ``torch`` extra).
 """
 
 from __future__ import annotations
@@ -168,6 +170,10 @@ def build_parser(include_bridge: bool = True) -> argparse.ArgumentParser:
     q.add_argument("--dask", metavar="ADDRESS", help="run on a Dask scheduler at ADDRESS ('local' starts a local cluster)")
     q.add_argument("--quiet", action="store_true", help="no progress bar")
     q.set_defaults(func=_cmd_study_mse)
+
+    from negtheory.reproduce.cli import add_reproduce_parser
+
+    add_reproduce_parser(sub)
 
     if include_bridge:
         try:  # optional torch extra: `negtheory bridge train|experiments` (importing it imports torch)
