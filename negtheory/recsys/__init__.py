@@ -1,0 +1,37 @@
+r"""Recommendation on implicit feedback: data splits, negative samplers, BPR-MF by SGD, ranking metrics.
+
+The real-data protocol of the thesis (seed 003, ch. 4-6) in four small parts (no torch needed):
+
+* :mod:`negtheory.recsys.interactions` — :class:`Interactions` with consistent ids and explicit
+  train / validation / test splits from user-supplied files, arrays or DataFrames;
+* :mod:`negtheory.recsys.samplers` — RNS, PNS, extra positives for the mini-batch losses,
+  drawn from the items a user has not interacted with;
+* :mod:`negtheory.recsys.bpr_sgd` — BPR-MF by batch-1 SGD with RNS, PNS, DNS, AOBPR and BNS
+  (eq. 4.26) in numba;
+* :mod:`negtheory.recsys.metrics` — Precision / Recall / NDCG at a list of k (training items
+  masked), TNR and INF (eq. 4.27-4.28).
+
+The mini-batch contrastive losses of ch. 5-6 (InfoNCE, DCL, HCL, DPL, BCL) train in
+:mod:`negtheory.bridge.recommend` (torch extra); ``negtheory reproduce thesis-tables`` runs the
+MF rows of thesis Tables 4.2, 4.5, 5.2 and 6.3 on a user-supplied split.
+"""
+
+from __future__ import annotations
+
+from .bpr_sgd import SAMPLERS, bns_prior, fit_bpr_sgd, pns_weights
+from .interactions import Interactions, load_movielens_dir, load_split, read_interactions, split_interactions
+from .metrics import sampling_quality, topk_metrics
+
+__all__ = [
+    "Interactions",
+    "read_interactions",
+    "load_split",
+    "split_interactions",
+    "load_movielens_dir",
+    "SAMPLERS",
+    "fit_bpr_sgd",
+    "bns_prior",
+    "pns_weights",
+    "topk_metrics",
+    "sampling_quality",
+]

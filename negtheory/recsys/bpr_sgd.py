@@ -1,0 +1,498 @@
+r"""BPR matrix factorisation by batch-1 SGD with the negative samplers of thesis ch. 4 (numba kernels).
+
+The thesis trains MF (d = 32) with BPR by stochastic gradient descent, batch size 1, learning rate
+0.01, L2 regularisation 0.01 and 100 epochs (§4.5.1.2). For each training pair (u, i) a sampler
+draws one negative j from the items u has *not* interacted with in training (never a training
+positive), and the BPR step on ln σ(x_ui − x_uj) updates w_u, h_i, h_j:
+
+.. math::
+    g = 1 - \sigma(x_{ui} - x_{uj}), \quad
+    w_u \mathrel{+}= \eta\,(g\,(h_i - h_j) - r\,w_u), \quad
+    h_i \mathrel{+}= \eta\,(g\,w_u - r\,h_i), \quad
+    h_j \mathrel{+}= \eta\,(-g\,w_u - r\,h_j)
+
+(simultaneous update from the old values). Samplers (:data:`SAMPLERS`):
+
+``rns``
+    uniform over the user's non-interacted items (RNS).
+``pns``
+    ∝ pop_j^0.75 over the non-interacted items (PNS; pop = training interactions of j).
+``dns``
+    the highest-scored of ``candidates`` uniform non-interacted items (DNS, Zhang et al. 2013).
+``aobpr``
+    the non-interacted item at rank r (0-based, by descending score among the user's
+    non-interacted items), r drawn with P(r) ∝ exp(−r / λ_rank) (AOBPR, Rendle & Freudenthaler
+    2014, with exact ranks instead of their factor-wise approximation).
+``bns``
+    Bayesian negative sampling (eq. 4.26): among ``candidates`` non-interacted items drawn
+    uniformly without replacement (all of them when ``candidates`` >= their number), the one of
+    least risk info(l)[1 − (1+λ) unbias(l)], with info(l) = σ(x_ul − x_ui) (eq. 4.4),
+    unbias(l) of eq. 4.14, F(x̂_l) the eCDF of x̂_l among the scores of all the user's
+    non-interacted items over n + 1 (eq. 4.15, released-code convention), and the prior
+    P_fn(l) = pop_l / (number of training interactions) (eq. 4.16) — or, with
+    ``prior="oracle"``, P_fn(l) = (label(l) − 0.2)², i.e. 0.64 for the user's test items and
+    0.04 otherwise (§4.5.2.5, Table 4.5).
+
+Every score-based sampler (dns, aobpr, bns) scores all items for the current user with the
+current parameters, as the released code does (O(|I| d) per step).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numba
+import numpy as np
+
+from .._validation import int_scalar, real_scalar
+from .interactions import Interactions
+
+__all__ = ["SAMPLERS", "fit_bpr_sgd", "bns_prior", "pns_weights"]
+
+SAMPLERS = ("rns", "pns", "dns", "aobpr", "bns")
+_CODE = {name: k for k, name in enumerate(SAMPLERS)}
+
+
+def bns_prior(item_counts, n_interactions):
+    """Prior false-negative probability P_fn(l) = pop_l / N of thesis eq. 4.16.
+
+    N is the number of *training interactions* (pop_l ~ Binomial(N, P_fn(l))), not the number
+    of users.
+
+    Examples
+    --------
+    >>> from negtheory.recsys import bns_prior
+    >>> bns_prior([3, 1, 0], 8).tolist()
+    [0.375, 0.125, 0.0]
+    """
+    c = np.asarray(item_counts, dtype=np.float64)
+    if c.ndim != 1 or np.any(~np.isfinite(c)) or np.any(c < 0):
+        raise ValueError("item_counts must be a 1-d array of non-negative counts")
+    n = real_scalar("n_interactions", n_interactions, 0.0, lo_open=True)
+    if c.sum() > n * (1 + 1e-12):
+        raise ValueError(f"n_interactions ({n:g}) must be at least the total count {c.sum():g}")
+    return c / n
+
+
+def pns_weights(item_counts, power=0.75):
+    """Popularity-biased proposal pop_j^power / sum (PNS; power 0.75 as in word2vec and the thesis)."""
+    c = np.asarray(item_counts, dtype=np.float64)
+    if c.ndim != 1 or np.any(~np.isfinite(c)) or np.any(c < 0) or c.sum() <= 0:
+        raise ValueError("item_counts must be a 1-d array of non-negative counts with a positive sum")
+    w = c**power
+    return w / w.sum()
+
+
+# ------------------------------------------------------------------------------------------
+# numba kernels
+# ------------------------------------------------------------------------------------------
+@numba.njit(cache=True, inline="always")
+def _sigmoid(x):
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+@numba.njit(cache=True)
+def _mark(row, indptr, indices, u, value):
+    for k in range(indptr[u], indptr[u + 1]):
+        row[indices[k]] = value
+
+
+@numba.njit(cache=True)
+def _uniform_neg(pos_row, n_items):
+    while True:
+        j = np.random.randint(0, n_items)
+        if not pos_row[j]:
+            return j
+
+
+@numba.njit(cache=True, fastmath=True)
+def _score_all(U, V, u, scores):
+    d = U.shape[1]
+    for l in range(V.shape[0]):
+        s = np.float32(0.0)
+        for f in range(d):
+            s += V[l, f] * U[u, f]
+        scores[l] = s
+
+
+@numba.njit(cache=True, fastmath=True)
+def _count_le(vals, x):
+    cnt = 0
+    for l in range(vals.shape[0]):
+        cnt += vals[l] <= x
+    return cnt
+
+
+@numba.njit(cache=True)
+def _bucketize(vals, n, order, start):
+    """Counting sort of vals[:n] into n buckets of equal width: order[...] holds the values by bucket.
+
+    Returns (lo, scale). Bucket index b(v) = floor((v - lo) * scale) is monotone in v, so every
+    value of a lower bucket is smaller than every value of a higher one: an exact eCDF / rank
+    query then scans a single bucket (O(1) expected), and the whole structure costs O(n).
+    """
+    lo = np.float64(vals[0])
+    hi = np.float64(vals[0])
+    for k in range(1, n):
+        if vals[k] < lo:
+            lo = np.float64(vals[k])
+        if vals[k] > hi:
+            hi = np.float64(vals[k])
+    scale = (n - 1) / (hi - lo) if hi > lo else 0.0
+    for b in range(n + 1):
+        start[b] = 0
+    for k in range(n):
+        b = int((np.float64(vals[k]) - lo) * scale)
+        start[b + 1] += 1
+    for b in range(n):
+        start[b + 1] += start[b]
+    fill = start.copy()
+    for k in range(n):
+        b = int((np.float64(vals[k]) - lo) * scale)
+        order[fill[b]] = vals[k]
+        fill[b] += 1
+    return lo, scale
+
+
+@numba.njit(cache=True)
+def _bucket_count_le(order, start, n, lo, scale, x):
+    """#{v <= x} among the n bucketed values (exact)."""
+    if x < lo:
+        return 0
+    b = int((np.float64(x) - lo) * scale)
+    if b >= n:
+        return n
+    c = start[b]
+    for k in range(start[b], start[b + 1]):
+        if order[k] <= x:
+            c += 1
+    return c
+
+
+@numba.njit(cache=True)
+def _bucket_rth_largest(order, start, n, r):
+    """The value of rank r (0-based, descending) among the n bucketed values (exact)."""
+    target = n - 1 - r  # ascending rank
+    lo_b, hi_b = 0, n - 1
+    while lo_b < hi_b:  # the bucket b with start[b] <= target < start[b + 1]
+        mid = (lo_b + hi_b + 1) // 2
+        if start[mid] <= target:
+            lo_b = mid
+        else:
+            hi_b = mid - 1
+    seg = np.sort(order[start[lo_b]:start[lo_b + 1]])
+    return seg[target - start[lo_b]]
+
+
+@numba.njit(cache=True)
+def _bpr_epoch(U, V, pairs, indptr, indices, t_indptr, t_indices, sampler, n_cand, lam, prior,
+               oracle, pns_cdf, rank_scale, lr, reg, seed, stats, record):
+    np.random.seed(seed)
+    n_items = V.shape[0]
+    d = U.shape[1]
+    pos_row = np.zeros(n_items, dtype=np.bool_)
+    test_row = np.zeros(n_items, dtype=np.bool_)
+    scores = np.empty(n_items, dtype=np.float32)
+    cand = np.empty(n_items, dtype=np.int64)
+    negs = np.empty(n_items, dtype=np.int64)
+    buf_v = np.empty(n_items, dtype=np.float32)
+    buf_i = np.empty(n_items, dtype=np.int64)
+    sbuf = np.empty(n_items, dtype=np.float32)
+    start = np.zeros(n_items + 1, dtype=np.int64)
+    chosen = np.zeros(n_items, dtype=np.bool_)
+    uu = np.empty(d, dtype=np.float32)
+    # geometric rank law of AOBPR, truncated to n_items: P(r) ∝ exp(-r / rank_scale)
+    q = math.exp(-1.0 / rank_scale) if rank_scale > 0 else 0.0
+    for t in range(pairs.shape[0]):
+        u = pairs[t, 0]
+        i = pairs[t, 1]
+        _mark(pos_row, indptr, indices, u, True)
+        _mark(test_row, t_indptr, t_indices, u, True)
+        n_pos = indptr[u + 1] - indptr[u]
+        n_neg = n_items - n_pos
+        scored = False
+        if sampler == 0:  # RNS
+            j = _uniform_neg(pos_row, n_items)
+        elif sampler == 1:  # PNS: inverse CDF of pop^0.75, rejecting positives (uniform fallback)
+            j = -1
+            for _ in range(1000):
+                x = np.random.random()
+                c = np.searchsorted(pns_cdf, x, side="right")
+                if c >= n_items:
+                    c = n_items - 1
+                if not pos_row[c]:
+                    j = c
+                    break
+            if j < 0:
+                j = _uniform_neg(pos_row, n_items)
+        else:
+            _score_all(U, V, u, scores)
+            scored = True
+            if sampler == 3:  # AOBPR: the negative of rank r among the user's non-interacted items
+                nn = 0
+                for l in range(n_items):
+                    if not pos_row[l]:
+                        negs[nn] = l
+                        sbuf[nn] = scores[l]
+                        nn += 1
+                _bucketize(sbuf, nn, buf_v, start)
+                x = np.random.random()
+                if q > 0.0:
+                    # inverse CDF of the geometric law P(r) ∝ q^r truncated to 0..nn-1
+                    r = int(math.floor(math.log(1.0 - x * (1.0 - q**nn)) / math.log(q)))
+                else:
+                    r = 0
+                if r >= nn:
+                    r = nn - 1
+                if r < 0:
+                    r = 0
+                val = _bucket_rth_largest(buf_v, start, nn, r)
+                j = negs[0]
+                for k in range(nn):  # the negative of that score (ties: the lowest index)
+                    if sbuf[k] == val:
+                        j = negs[k]
+                        break
+            else:
+                # candidate set M_u: uniform without replacement among the non-interacted items
+                m = n_cand if n_cand < n_neg else n_neg
+                if 4 * m < n_neg:
+                    k = 0
+                    while k < m:
+                        c = _uniform_neg(pos_row, n_items)
+                        if not chosen[c]:
+                            chosen[c] = True
+                            cand[k] = c
+                            k += 1
+                    for k in range(m):
+                        chosen[cand[k]] = False
+                else:
+                    nn = 0
+                    for l in range(n_items):
+                        if not pos_row[l]:
+                            negs[nn] = l
+                            nn += 1
+                    for k in range(m):  # partial Fisher-Yates
+                        r = k + np.random.randint(0, nn - k)
+                        negs[k], negs[r] = negs[r], negs[k]
+                        cand[k] = negs[k]
+                if sampler == 2:  # DNS: the highest-scored candidate
+                    j = cand[0]
+                    for k in range(1, m):
+                        if scores[cand[k]] > scores[j]:
+                            j = cand[k]
+                else:  # BNS, eq. 4.26
+                    x_ui = scores[i]
+                    if m <= 8:
+                        # positives at +inf never count as <= a candidate: a branch-free count loop
+                        for l in range(n_items):
+                            buf_v[l] = np.inf if pos_row[l] else scores[l]
+                        lo, scale = 0.0, 0.0
+                    else:
+                        nn = 0
+                        for l in range(n_items):
+                            if not pos_row[l]:
+                                negs[nn] = l
+                                nn += 1
+                        for k2 in range(nn):
+                            sbuf[k2] = scores[negs[k2]]
+                        lo, scale = _bucketize(sbuf, nn, buf_v, start)
+                    best = 0.0
+                    j = cand[0]
+                    for k in range(m):
+                        c = cand[k]
+                        sc = scores[c]
+                        if m <= 8:
+                            cnt = _count_le(buf_v, sc)
+                        else:
+                            cnt = _bucket_count_le(buf_v, start, n_neg, lo, scale, sc)
+                        F = cnt / (n_neg + 1.0)  # eq. 4.15 over n + 1 (released code)
+                        if oracle:
+                            p_fn = 0.64 if test_row[c] else 0.04
+                        else:
+                            p_fn = prior[c]
+                        num = (1.0 - F) * (1.0 - p_fn)
+                        den = 1.0 - F - p_fn + 2.0 * F * p_fn
+                        unbias = num / den if den > 0.0 else 0.0
+                        info = _sigmoid(sc - x_ui)
+                        risk = info * (1.0 - (1.0 + lam) * unbias)
+                        if k == 0 or risk < best:
+                            best = risk
+                            j = c
+        if record.shape[0] > 0:
+            record[t] = j
+        # sampling quality (eq. 4.27-4.28): info(j) at the time of drawing, FN = a test item of u
+        if scored:
+            x_diff = scores[j] - scores[i]
+        else:
+            x_diff = 0.0
+            for f in range(d):
+                x_diff += U[u, f] * (V[j, f] - V[i, f])
+        info_j = _sigmoid(x_diff)
+        stats[0] += 1.0
+        if test_row[j]:
+            stats[1] += 1.0
+            stats[2] -= info_j
+        else:
+            stats[2] += info_j
+        # BPR step (simultaneous update)
+        x = 0.0
+        for f in range(d):
+            uu[f] = U[u, f]
+            x += uu[f] * (V[i, f] - V[j, f])
+        g = 1.0 - _sigmoid(x)
+        stats[3] += -math.log(max(_sigmoid(x), 1e-300))
+        for f in range(d):
+            vi = V[i, f]
+            vj = V[j, f]
+            U[u, f] += lr * (g * (vi - vj) - reg * uu[f])
+            V[i, f] += lr * (g * uu[f] - reg * vi)
+            V[j, f] += lr * (-g * uu[f] - reg * vj)
+        _mark(pos_row, indptr, indices, u, False)
+        _mark(test_row, t_indptr, t_indices, u, False)
+
+
+# ------------------------------------------------------------------------------------------
+# public wrapper
+# ------------------------------------------------------------------------------------------
+def fit_bpr_sgd(data: Interactions, sampler="rns", *, dim=32, lr=0.01, reg=0.01, epochs=100, candidates=5,
+                lam=5.0, prior="popularity", rank_scale=None, init_std=0.1, shuffle="epoch", eval_every=1,
+                topk=(5, 10, 20), eval_on="test", seed=0, progress=True, callback=None, return_negatives=False):
+    r"""Train BPR-MF by batch-1 SGD with one sampled negative per training pair (thesis ch. 4).
+
+    Parameters
+    ----------
+    data : Interactions
+        Train / (validation) / test split. Negatives are drawn from items not in the user's
+        *training* set; test items are never used for training (only for TNR/INF bookkeeping and
+        the oracle prior of Table 4.5).
+    sampler : {"rns", "pns", "dns", "aobpr", "bns"}
+    dim, lr, reg, epochs : the thesis's d = 32, η = 0.01, reg = 0.01, T = 100 by default.
+    candidates : int
+        |M_u| for DNS and BNS (the released BNS uses 5).
+    lam : float
+        λ of BNS's risk (eq. 4.26; thesis: 5).
+    prior : {"popularity", "oracle"}
+        BNS prior: eq. 4.16 or the oracle (label − 0.2)² of Table 4.5.
+    rank_scale : float, optional
+        λ of AOBPR's rank law in items (default 0.05 |I|, chosen here: the thesis does not state it).
+    init_std : float
+        Embeddings start N(0, init_std²) (released code: √reg = 0.1).
+    shuffle : {"epoch", "once"}
+        Reshuffle the training pairs every epoch, or once before training (released code).
+    eval_every : int
+        Evaluate every this many epochs (and after the last).
+    topk : sequence of int
+    eval_on : {"test", "valid", "both"}
+        Which held-out split to rank; training items are masked (validation items too when
+        ranking test).
+    seed : int
+        Seeds the initialisation, the shuffles and the samplers (one SeedSequence child per epoch).
+    progress : bool
+    callback : callable, optional
+        ``callback(epoch, U, V)`` after each epoch (e.g. to record scores).
+    return_negatives : bool
+        Also return, per epoch, the training pairs in the order visited and the negative drawn
+        for each (``"negatives"``: a list of (pairs, negatives) arrays).
+
+    Returns
+    -------
+    dict
+        ``history`` (a list of per-evaluation dicts: epoch, loss, tnr, inf and the ranking
+        metrics prefixed ``test_`` / ``valid_``), ``user_emb``, ``item_emb`` (float32 arrays),
+        ``seconds``, ``config``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.recsys import load_split, fit_bpr_sgd
+    >>> rng = np.random.default_rng(0)
+    >>> pairs = np.unique(rng.integers(0, [30, 40], size=(600, 2)), axis=0)
+    >>> d = load_split(pairs[:480], pairs[480:])
+    >>> r = fit_bpr_sgd(d, "bns", epochs=2, progress=False, topk=(5,))
+    >>> sorted(k for k in r["history"][-1] if k.startswith("test_"))
+    ['test_ndcg@5', 'test_precision@5', 'test_recall@5']
+    """
+    from .metrics import topk_metrics
+
+    if sampler not in _CODE:
+        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
+    if prior not in ("popularity", "oracle"):
+        raise ValueError(f"prior must be 'popularity' or 'oracle', got {prior!r}")
+    if shuffle not in ("epoch", "once"):
+        raise ValueError(f"shuffle must be 'epoch' or 'once', got {shuffle!r}")
+    if eval_on not in ("test", "valid", "both"):
+        raise ValueError(f"eval_on must be 'test', 'valid' or 'both', got {eval_on!r}")
+    dim = int_scalar("dim", dim, 1)
+    epochs = int_scalar("epochs", epochs, 1)
+    candidates = int_scalar("candidates", candidates, 1)
+    eval_every = int_scalar("eval_every", eval_every, 1)
+    lr = real_scalar("lr", lr, 0.0, lo_open=True)
+    reg = real_scalar("reg", reg, 0.0)
+    lam = real_scalar("lam", lam, 0.0)
+    init_std = real_scalar("init_std", init_std, 0.0, lo_open=True)
+    seed = int_scalar("seed", seed, 0)
+    n_users, n_items = data.n_users, data.n_items
+    rank_scale = 0.05 * n_items if rank_scale is None else real_scalar("rank_scale", rank_scale, 0.0, lo_open=True)
+    indptr, indices = data.train_csr()
+    n_pos = np.diff(indptr)
+    if np.any(n_pos >= n_items):
+        raise ValueError("a user has interacted with every item in training: no negative can be sampled")
+    tpairs = data.test if len(data.test) else np.zeros((0, 2), dtype=np.int64)
+    t_indptr, t_indices = Interactions(n_users, n_items, tpairs, tpairs).train_csr()
+    counts = data.item_counts()
+    prior_arr = bns_prior(counts, len(data.train))
+    pns_cdf = np.cumsum(pns_weights(counts))
+    ss = np.random.SeedSequence(seed)
+    init_ss, shuffle_ss, *epoch_ss = ss.spawn(2 + epochs)
+    rng = np.random.default_rng(init_ss)
+    U = rng.normal(0.0, init_std, size=(n_users, dim)).astype(np.float32)
+    V = rng.normal(0.0, init_std, size=(n_items, dim)).astype(np.float32)
+    train_mask = data.train_mask()
+    valid_mask = data.valid_mask()
+    test_mask = data.test_mask()
+    shuffle_rng = np.random.default_rng(shuffle_ss)
+    order = shuffle_rng.permutation(len(data.train))
+    history = []
+    negatives = []
+    bar = range(epochs)
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(bar, desc=f"BPR-MF SGD {sampler}", unit="epoch", leave=False)
+    t0 = time.perf_counter()
+    for epoch in bar:
+        if shuffle == "epoch" and epoch > 0:
+            order = shuffle_rng.permutation(len(data.train))
+        stats = np.zeros(4)
+        record = np.full(len(data.train) if return_negatives else 0, -1, dtype=np.int64)
+        kseed = int(epoch_ss[epoch].generate_state(1)[0] & 0x7FFFFFFF)
+        visit = np.ascontiguousarray(data.train[order])
+        _bpr_epoch(U, V, visit, indptr, indices, t_indptr, t_indices,
+                   _CODE[sampler], candidates, lam, prior_arr, prior == "oracle", pns_cdf, rank_scale,
+                   np.float32(lr), np.float32(reg), kseed, stats, record)
+        if return_negatives:
+            negatives.append((visit, record))
+        if not (np.all(np.isfinite(U)) and np.all(np.isfinite(V))):
+            raise FloatingPointError(f"BPR-MF diverged at epoch {epoch} (non-finite embeddings); lower lr")
+        if callback is not None:
+            callback(epoch, U, V)
+        if (epoch + 1) % eval_every == 0 or epoch == epochs - 1:
+            row = dict(epoch=epoch + 1, loss=stats[3] / stats[0], tnr=1.0 - stats[1] / stats[0], inf=stats[2] / stats[0])
+            scores = U @ V.T
+            if eval_on in ("test", "both") and len(data.test):
+                m = topk_metrics(scores, test_mask, train_mask | valid_mask, topk)
+                row.update({f"test_{k}": v for k, v in m.items() if k != "n_users_evaluated"})
+            if eval_on in ("valid", "both") and len(data.valid):
+                m = topk_metrics(scores, valid_mask, train_mask, topk)
+                row.update({f"valid_{k}": v for k, v in m.items() if k != "n_users_evaluated"})
+            history.append(row)
+    config = dict(sampler=sampler, dim=dim, lr=lr, reg=reg, epochs=epochs, candidates=candidates, lam=lam, prior=prior,
+                  rank_scale=rank_scale, init_std=init_std, shuffle=shuffle, seed=seed)
+    out = dict(history=history, user_emb=U, item_emb=V, seconds=time.perf_counter() - t0, config=config)
+    if return_negatives:
+        out["negatives"] = negatives
+    return out

@@ -1,0 +1,142 @@
+r"""Top-k ranking metrics and sampling-quality metrics (thesis, seed 003, §4.5.1.3).
+
+Ranking convention (the thesis's and its released code's): for every user with at least one
+held-out item, all items the user has *not* interacted with in training are ranked by score
+(training items are masked out); with ``hits@k`` the number of held-out items among the top k,
+
+.. math::
+    P@k = \frac{\mathrm{hits@k}}{k}, \qquad R@k = \frac{\mathrm{hits@k}}{|T_u|}, \qquad
+    \mathrm{NDCG@k} = \frac{\sum_{r=1}^{k} \mathrm{rel}_r / \log_2(r+1)}{\sum_{r=1}^{\min(|T_u|, k)} 1/\log_2(r+1)},
+
+averaged over the users with held-out items. Ties in score are broken by the lower item index.
+
+Sampling quality (eq. 4.27-4.28): flipping the test labels, a sampled negative that is a test
+item of its user is a false negative (FN), any other a true negative (TN):
+
+.. math::
+    \mathrm{TNR} = \frac{\#TN}{\#TN + \#FN}, \qquad
+    \mathrm{INF} = \frac{\sum_j \mathrm{info}(j)\, \mathbb{I}(j)}{\#TN + \#FN},
+
+with info(j) = σ(x_uj − x_ui) (eq. 4.4) and 𝕀(j) = +1 for a TN, −1 for an FN.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import int_scalar
+
+__all__ = ["topk_metrics", "sampling_quality"]
+
+
+def _ks(k):
+    ks = [k] if np.isscalar(k) else list(k)
+    if not ks:
+        raise ValueError("k must name at least one list length")
+    return sorted({int_scalar("k", v, 1) for v in ks})
+
+
+def topk_metrics(scores, relevant, exclude=None, k=(5, 10, 20)) -> dict:
+    """Precision, Recall and NDCG at each k (training items masked; see the module notes).
+
+    Parameters
+    ----------
+    scores : array_like, shape (n_users, n_items)
+        Predicted scores x_ui.
+    relevant : array_like of bool, shape (n_users, n_items)
+        Held-out (test or validation) items of each user.
+    exclude : array_like of bool, shape (n_users, n_items), optional
+        Items never recommended (the user's training items).
+    k : int or sequence of int
+
+    Returns
+    -------
+    dict
+        ``{"precision@5": ..., "recall@5": ..., "ndcg@5": ..., ...}`` plus ``n_users_evaluated``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.recsys import topk_metrics
+    >>> s = np.array([[0.9, 0.8, 0.1, 0.5]])
+    >>> rel = np.array([[False, False, True, True]])
+    >>> m = topk_metrics(s, rel, exclude=np.array([[True, False, False, False]]), k=2)
+    >>> m["precision@2"], m["recall@2"], round(m["ndcg@2"], 4)
+    (0.5, 0.5, 0.3869)
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    rel = np.asarray(relevant, dtype=bool)
+    if s.ndim != 2:
+        raise ValueError(f"scores must be a 2-d array (users x items), got shape {s.shape}")
+    if rel.shape != s.shape:
+        raise ValueError(f"relevant must have the shape of scores {s.shape}, got {rel.shape}")
+    if np.isnan(s).any():
+        raise ValueError("scores must not be NaN (the model diverged?)")
+    ks = _ks(k)
+    kmax = ks[-1]
+    if kmax > s.shape[1]:
+        raise ValueError(f"k must be at most the number of items {s.shape[1]}, got {kmax}")
+    if exclude is not None:
+        ex = np.asarray(exclude, dtype=bool)
+        if ex.shape != s.shape:
+            raise ValueError(f"exclude must have the shape of scores {s.shape}, got {ex.shape}")
+        s = np.where(ex, -np.inf, s)
+    n_rel = rel.sum(axis=1)
+    users = np.flatnonzero(n_rel > 0)
+    out = {"n_users_evaluated": int(len(users))}
+    if len(users) == 0:
+        for kk in ks:
+            out.update({f"precision@{kk}": float("nan"), f"recall@{kk}": float("nan"), f"ndcg@{kk}": float("nan")})
+        return out
+    su = s[users]
+    # stable order: sort by (-score, item index) among the top candidates
+    part = np.argpartition(-su, kmax - 1, axis=1)[:, :kmax] if kmax < su.shape[1] else np.tile(np.arange(su.shape[1]), (len(users), 1))
+    # argpartition may cut a tie at the boundary arbitrarily: widen to every item tied with the k-th
+    kth = np.take_along_axis(su, part, 1).min(axis=1)
+    cand_mask = su >= kth[:, None]
+    top = np.empty((len(users), kmax), dtype=np.int64)
+    for r in range(len(users)):
+        c = np.flatnonzero(cand_mask[r])
+        order = np.lexsort((c, -su[r, c]))
+        top[r] = c[order[:kmax]]
+    hits = np.take_along_axis(rel[users], top, 1).astype(np.float64)
+    nr = n_rel[users].astype(np.float64)
+    disc = 1.0 / np.log2(np.arange(2, kmax + 2))
+    cum_disc = np.cumsum(disc)
+    for kk in ks:
+        h = hits[:, :kk]
+        nh = h.sum(axis=1)
+        dcg = (h * disc[:kk]).sum(axis=1)
+        idcg = cum_disc[np.minimum(nr, kk).astype(np.int64) - 1]
+        out[f"precision@{kk}"] = float((nh / kk).mean())
+        out[f"recall@{kk}"] = float((nh / nr).mean())
+        out[f"ndcg@{kk}"] = float((dcg / idcg).mean())
+    return out
+
+
+def sampling_quality(is_false_negative, info) -> dict:
+    """TNR and INF of sampled negatives (thesis eq. 4.27-4.28).
+
+    Parameters
+    ----------
+    is_false_negative : array_like of bool
+        For each sampled negative j: True when j is a held-out (test) item of its user.
+    info : array_like of float
+        info(j) = σ(x_uj − x_ui) of each sample (eq. 4.4), at the time it was drawn.
+
+    Examples
+    --------
+    >>> from negtheory.recsys import sampling_quality
+    >>> sampling_quality([False, False, True, False], [0.5, 0.25, 0.75, 0.5])
+    {'tnr': 0.75, 'inf': 0.125, 'n': 4}
+    """
+    fn = np.asarray(is_false_negative, dtype=bool).ravel()
+    inf = np.asarray(info, dtype=np.float64).ravel()
+    if fn.shape != inf.shape:
+        raise ValueError(f"is_false_negative and info must have the same length, got {fn.size} and {inf.size}")
+    if fn.size == 0:
+        raise ValueError("no sampled negative given")
+    if not np.all(np.isfinite(inf)):
+        raise ValueError("info must be finite")
+    sign = np.where(fn, -1.0, 1.0)
+    return {"tnr": float(1.0 - fn.mean()), "inf": float((inf * sign).mean()), "n": int(fn.size)}

@@ -1,0 +1,136 @@
+r"""Vectorised samplers for mini-batch training on implicit feedback (numpy, seeded by a Generator).
+
+* :func:`sample_uninteracted` — RNS: for each user of a batch, ``n`` items drawn uniformly from
+  the items the user has *not* interacted with in training (without replacement within a row,
+  as the released code of thesis ch. 5-6 does); a training positive is never returned;
+* :func:`sample_popular` — PNS: the same support, drawn ∝ pop_j^0.75;
+* :func:`sample_extra_positives` — the M extra positives of DCL / HCL / DPL (thesis eq. 5.17,
+  6.47): the user's training items, drawn with replacement.
+
+The score-based samplers of ch. 4 (DNS, AOBPR, BNS) live in the SGD kernel of
+:mod:`negtheory.recsys.bpr_sgd`, where the model's scores are at hand.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import as_generator, int_scalar
+
+__all__ = ["sample_uninteracted", "sample_popular", "sample_extra_positives"]
+
+
+def _check(users, n, train_mask, name="n"):
+    users = np.asarray(users)
+    if users.ndim != 1 or users.dtype.kind not in "iu":
+        raise ValueError("users must be a 1-d array of user indices")
+    mask = np.asarray(train_mask, dtype=bool)
+    if mask.ndim != 2:
+        raise ValueError(f"train_mask must be a 2-d boolean array (users x items), got shape {mask.shape}")
+    if users.size and (users.min() < 0 or users.max() >= mask.shape[0]):
+        raise ValueError(f"users must lie in [0, {mask.shape[0]}), got {users.min()}..{users.max()}")
+    n = int_scalar(name, n, 1)
+    n_free = mask.shape[1] - mask[users].sum(axis=1) if users.size else np.array([mask.shape[1]])
+    if n_free.min() < n:
+        raise ValueError(f"{name}={n} negatives without replacement, but a user has only {int(n_free.min())} non-interacted items")
+    return users, n, mask
+
+
+def _fill(users, n, mask, rng, draw):
+    out = draw((users.size, n))
+    bad = mask[users[:, None], out]
+    # duplicates within a row are redrawn too (sampling without replacement)
+    srt = np.sort(out, axis=1)
+    dup_rows = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1)) if n > 1 else np.zeros(0, dtype=np.int64)
+    for _ in range(10_000):
+        if not bad.any() and dup_rows.size == 0:
+            return out
+        bad_r, bad_c = np.nonzero(bad)
+        out[bad_r, bad_c] = draw((bad_r.size,))
+        for r in dup_rows:
+            row = out[r]
+            _, first = np.unique(row, return_index=True)
+            rep = np.setdiff1d(np.arange(n), first)
+            row[rep] = draw((rep.size,))
+        bad = mask[users[:, None], out]
+        if n > 1:
+            srt = np.sort(out, axis=1)
+            dup_rows = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
+    raise RuntimeError("rejection sampling did not converge (a user with almost no non-interacted item?)")
+
+
+def sample_uninteracted(users, n, train_mask, rng=None):
+    """RNS: ``n`` distinct non-interacted items per user, uniformly (thesis ch. 4-6, released code).
+
+    Parameters
+    ----------
+    users : array_like of int, shape (B,)
+    n : int
+        Negatives per user (N).
+    train_mask : array_like of bool, shape (n_users, n_items)
+        True at training interactions (:meth:`Interactions.train_mask`).
+    rng : numpy.random.Generator, int or None
+
+    Returns
+    -------
+    ndarray of int64, shape (B, n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.recsys.samplers import sample_uninteracted
+    >>> mask = np.array([[True, True, False, False, True]])
+    >>> sorted(sample_uninteracted([0], 2, mask, rng=0)[0].tolist())
+    [2, 3]
+    """
+    users, n, mask = _check(users, n, train_mask)
+    gen = as_generator(rng)
+    n_items = mask.shape[1]
+    return _fill(users, n, mask, gen, lambda shape: gen.integers(0, n_items, size=shape))
+
+
+def sample_popular(users, n, train_mask, item_counts, rng=None, power=0.75):
+    """PNS: ``n`` distinct non-interacted items per user, drawn ∝ pop_j^power (thesis §4.5.1.2)."""
+    from .bpr_sgd import pns_weights
+
+    users, n, mask = _check(users, n, train_mask)
+    gen = as_generator(rng)
+    w = pns_weights(item_counts, power)
+    if w.shape[0] != mask.shape[1]:
+        raise ValueError(f"item_counts must have one entry per item ({mask.shape[1]}), got {w.shape[0]}")
+    cdf = np.cumsum(w)
+    cdf[-1] = 1.0
+    return _fill(users, n, mask, gen, lambda shape: np.minimum(np.searchsorted(cdf, gen.random(size=shape), side="right"), len(w) - 1))
+
+
+def sample_extra_positives(users, m, indptr, indices, rng=None):
+    """M extra positives per user: the user's training items drawn with replacement (released code).
+
+    Parameters
+    ----------
+    users : array_like of int, shape (B,)
+    m : int
+    indptr, indices : the CSR of :meth:`Interactions.train_csr`
+    rng : numpy.random.Generator, int or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.recsys.samplers import sample_extra_positives
+    >>> indptr, indices = np.array([0, 2, 3]), np.array([4, 7, 1])
+    >>> sample_extra_positives([1, 1], 3, indptr, indices, rng=0).tolist()
+    [[1, 1, 1], [1, 1, 1]]
+    """
+    users = np.asarray(users)
+    m = int_scalar("m", m, 1)
+    indptr = np.asarray(indptr)
+    indices = np.asarray(indices)
+    if users.ndim != 1 or users.dtype.kind not in "iu":
+        raise ValueError("users must be a 1-d array of user indices")
+    start = indptr[users]
+    count = indptr[users + 1] - start
+    if users.size and count.min() < 1:
+        raise ValueError("a user of the batch has no training item to draw extra positives from")
+    gen = as_generator(rng)
+    off = np.floor(gen.random(size=(users.size, m)) * count[:, None]).astype(np.int64)
+    return indices[start[:, None] + off]
