@@ -115,3 +115,29 @@ def test_reproduce_thesis_tables_rejects_bad_paths(tmp_path, capsys):
     rc = main(["reproduce", "thesis-tables", "--train", str(tmp_path / "nope.csv"), "--test", str(tmp_path / "nope.csv"),
                "--out", str(tmp_path / "o")])
     assert rc == 2 and "no such file" in capsys.readouterr().err
+
+
+def test_bridge_train_on_an_explicit_split(tmp_path, capsys):
+    d = _planted(n_users=25, n_items=30, seed=7)
+    np.savetxt(tmp_path / "tr.csv", np.c_[d.train, np.full(len(d.train), 4)], fmt="%d", delimiter=",", header="user,item,rating", comments="")
+    np.savetxt(tmp_path / "te.data", np.c_[d.test, np.full(len(d.test), 4), np.zeros(len(d.test))], fmt="%d", delimiter="\t")
+    out = tmp_path / "run"
+    rc = main(["bridge", "train", "--train", str(tmp_path / "tr.csv"), "--test", str(tmp_path / "te.data"), "--loss", "bns",
+               "--optimizer", "sgd", "--epochs", "3", "--topk", "5", "10", "--quiet", "--out", str(out)])
+    assert rc == 0
+    hist = pd.read_csv(out / "history.csv")
+    assert list(hist.epoch) == [1, 2, 3] and {"test_ndcg@5", "test_ndcg@10", "tnr", "inf"} <= set(hist.columns)
+    rc = main(["bridge", "train", "--train", str(tmp_path / "tr.csv"), "--test", str(tmp_path / "te.data"), "--loss", "hcl",
+               "--epochs", "4", "--batch-size", "32", "--valid-fraction", "0.2", "--patience", "2", "--quiet"])
+    assert rc == 0 and '"best_valid_epoch"' in capsys.readouterr().out
+    rc = main(["bridge", "train", "--train", str(tmp_path / "tr.csv"), "--test", str(tmp_path / "te.data"), "--loss", "bns", "--quiet"])
+    assert rc == 2 and "--optimizer sgd" in capsys.readouterr().err
+
+
+def test_train_api_accepts_arrays_and_returns_model_and_scores():
+    from negtheory.bridge.train import train
+
+    d = _planted(n_users=20, n_items=25, seed=8)
+    r = train(data=(d.train, d.test), loss="infonce", epochs=2, batch_size=32, progress=False)
+    assert isinstance(r["model"], torch.nn.Module) and r["scores"].shape == (d.n_users, d.n_items)
+    assert [h["epoch"] for h in r["history"]] == [1, 2]

@@ -393,6 +393,25 @@ def _train_digits(cfg: TrainConfig, device, gen, recorder):
     return history, {"n_train": int(n)}
 
 
+def _train_split(cfg: TrainConfig, data) -> dict:
+    """``train(data=(train, test) | Interactions, ...)``: mini-batch MF on an explicit split."""
+    from ..recsys.interactions import Interactions, load_split
+    from .recommend import fit_mf
+
+    if not isinstance(data, Interactions):
+        if not (isinstance(data, (tuple, list)) and len(data) == 2):
+            raise ValueError("data must be a name ('synthetic', 'digits', 'movielens:PATH'), an Interactions or a (train, test) pair")
+        data = load_split(*data)
+    if cfg.k != int(cfg.k):
+        raise ValueError("a real-valued k is supported on the built-in data sets only")
+    res = fit_mf(data, cfg.loss, dim=cfg.dim, epochs=cfg.epochs, batch_size=cfg.batch_size, lr=cfg.lr,
+                 weight_decay=cfg.weight_decay, negatives=int(cfg.k), temperature=cfg.temperature or 1.0,
+                 tau_plus=cfg.tau_plus, hcl_beta=cfg.hcl_beta, alpha=cfg.alpha, beta=cfg.beta, topk=(cfg.topk,),
+                 seed=cfg.seed, device=cfg.device, progress=cfg.progress, lr_milestones=())
+    return {"config": res["config"], "history": res["history"], "final": res["history"][-1], "model": res["model"],
+            "scores": res["scores"], "best_epoch": res["best_epoch"], "seconds": res["seconds"], "data": data.summary()}
+
+
 def train(config: TrainConfig | None = None, **overrides) -> dict:
     r"""Train one configuration and return its results (see the module notes).
 
@@ -400,7 +419,11 @@ def train(config: TrainConfig | None = None, **overrides) -> dict:
     ----------
     config : TrainConfig, optional
     **overrides
-        Fields of :class:`TrainConfig` (e.g. ``loss="bcl", epochs=1``).
+        Fields of :class:`TrainConfig` (e.g. ``loss="bcl", epochs=1``). ``data`` may also be an
+        explicit split — a :class:`negtheory.recsys.Interactions` or a ``(train, test)`` pair of
+        paths, arrays or DataFrames — trained by :func:`negtheory.bridge.recommend.fit_mf` (with
+        this config's loss, epochs, batch size, lr, weight decay, ``k`` negatives, ...); the
+        result then also holds the trained ``model`` and the final ``scores`` matrix.
 
     Returns
     -------
@@ -416,11 +439,16 @@ def train(config: TrainConfig | None = None, **overrides) -> dict:
     >>> sorted(r["final"])[:3]
     ['epoch', 'loss', 'ndcg@10']
     """
+    data_override = overrides.pop("data", None)
     cfg = TrainConfig(**asdict(config)) if config is not None else TrainConfig()
     for k, v in overrides.items():
         if not hasattr(cfg, k):
             raise TypeError(f"unknown TrainConfig field {k!r}")
         setattr(cfg, k, v)
+    if data_override is not None:
+        if not isinstance(data_override, str):
+            return _train_split(cfg, data_override)
+        cfg.data = data_override
     if cfg.temperature is None:
         cfg.temperature = 0.5 if cfg.data == "digits" else 1.0
     if cfg.data == "digits" and cfg.model == "mf":
