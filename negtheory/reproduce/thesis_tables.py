@@ -57,7 +57,8 @@ def add_arguments(p):
                    help="|M_u| of Table 4.5 (50 and up cost O(|I|) exponentials per SGD step: tens of minutes per run)")
     p.add_argument("--eval-every", type=int, default=5, help="evaluate every this many epochs (the max-over-epochs convention uses these)")
     p.add_argument("--jobs", type=int, default=1, help="parallel worker processes (each run single-threaded results are identical)")
-    p.add_argument("--out", default="thesis_tables", help="output folder for thesis_tables.csv / .md / .png and runs.csv")
+    p.add_argument("--out", default="thesis_tables",
+                   help="output folder for thesis_tables.csv / .md / .png and runs.csv; finished runs are kept in OUT/runs/ and reused")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
@@ -125,9 +126,25 @@ def _reported(history, protocol):
     return rep, best["epoch"], mx
 
 
+def _cache_name(task):
+    key, seed, train, test, epochs, protocol, valid_fraction, eval_every = task
+    import hashlib
+
+    ident = repr((key, seed, epochs, protocol, valid_fraction, eval_every, Path(train).name, Path(train).stat().st_size,
+                  Path(test).name, Path(test).stat().st_size))
+    return "_".join(str(x) for x in key) + f"_seed{seed}_" + hashlib.sha1(ident.encode()).hexdigest()[:10] + ".json"
+
+
 def run_tables(train, test, tables=TABLES, methods=None, seeds=3, epochs=None, protocol="fixed", valid_fraction=0.1,
-               bns_sizes=DEFAULT_BNS_SIZES, eval_every=5, jobs=1, progress=True):
-    """Run every needed (run, seed) and return ``(rows, runs)``: the plan and a tidy per-seed DataFrame."""
+               bns_sizes=DEFAULT_BNS_SIZES, eval_every=5, jobs=1, progress=True, cache_dir=None):
+    """Run every needed (run, seed) and return ``(rows, runs)``: the plan and a tidy per-seed DataFrame.
+
+    With ``cache_dir`` each finished run's history is stored there (one JSON file named after the
+    run, the seed and a hash of the settings and input files) and reused by a later call, so an
+    interrupted reproduction resumes and a second table reuses the first one's runs.
+    """
+    import json
+
     import pandas as pd
 
     rows = plan(tables, methods, bns_sizes)
@@ -136,28 +153,48 @@ def run_tables(train, test, tables=TABLES, methods=None, seeds=3, epochs=None, p
     keys = sorted({r[3] for r in rows if r[3] is not None}, key=str)
     tasks = [(k, s, str(train), str(test), epochs, protocol, valid_fraction, eval_every) for k in keys for s in range(seeds)]
     out = []
+    todo = []
+    cache = Path(cache_dir) if cache_dir is not None else None
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+    for t in tasks:
+        f = cache / _cache_name(t) if cache is not None else None
+        if f is not None and f.exists():
+            rec = json.loads(f.read_text())
+            out.append((t[0], t[1], rec["history"], rec["seconds"]))
+        else:
+            todo.append(t)
+
+    def _store(res):
+        out.append(res)
+        if cache is not None:
+            t = next(t for t in todo if t[0] == res[0] and t[1] == res[1])
+            (cache / _cache_name(t)).write_text(json.dumps({"run": str(res[0]), "seed": res[1], "history": res[2], "seconds": res[3]}))
+
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(tasks), desc="thesis-tables runs", unit="run")
-    if jobs > 1:
+        bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc="thesis-tables runs", unit="run")
+    if jobs > 1 and len(todo) > 1:
         import concurrent.futures as cf
         import multiprocessing as mp
 
         with cf.ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn")) as ex:
-            for res in ex.map(_one_run, tasks):
-                out.append(res)
+            futs = [ex.submit(_one_run, t) for t in todo]
+            for fut in cf.as_completed(futs):
+                _store(fut.result())
                 if bar is not None:
                     bar.update()
     else:
-        for t in tasks:
-            out.append(_one_run(t))
+        for t in todo:
+            _store(_one_run(t))
             if bar is not None:
                 bar.update()
     if bar is not None:
         bar.close()
     recs = []
+    out.sort(key=lambda r: (str(r[0]), r[1]))  # completion order does not matter
     for key, seed, hist, secs in out:
         rep, epoch, mx = _reported(hist, protocol)
         for conv, vals in (("reported", rep), ("max_test_over_epochs (released code)", mx)):
@@ -268,7 +305,8 @@ def run(args) -> int:
         raise ValueError(f"--out {out} is not writable")
     t0 = time.perf_counter()
     rows, runs = run_tables(args.train, args.test, args.tables, args.methods, args.seeds, args.epochs, args.protocol,
-                            args.valid_fraction, args.bns_sizes, args.eval_every, args.jobs, progress=not args.quiet)
+                            args.valid_fraction, args.bns_sizes, args.eval_every, args.jobs, progress=not args.quiet,
+                            cache_dir=out / "runs")
     df = summarize(rows, runs, args.protocol)
     cols = ["table", "method", "setting", "metric", "k", "thesis", "mean", "ci_low", "ci_high", "n_seeds", "convention"]
     df[cols].to_csv(out / "thesis_tables.csv", index=False)
