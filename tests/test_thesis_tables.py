@@ -106,7 +106,19 @@ def test_reproduce_thesis_tables_end_to_end(tmp_path, capsys):
     # the per-seed runs reproduce the summary's means
     runs = pd.read_csv(out / "runs.csv")
     assert set(runs.seed) == {0, 1}
-    assert (out / "thesis_tables.md").read_text().count("| 4.5 |") == 3 * 2  # P, R and NDCG sections x 2 sizes
+    assert (out / "thesis_tables.md").read_text().count("| 4.5 |") == 3 * 2 + 2  # P, R, NDCG and TNR/INF sections x 2 sizes
+    sq = pd.read_csv(out / "sampling_quality.csv")
+    assert ((sq.tnr > 0) & (sq.tnr <= 1)).all() and set(sq.method) >= {"RNS", "BNS"}
+    # a second call reuses the stored runs (OUT/runs) and gives the same table
+    before = (out / "thesis_tables.csv").read_text()
+    assert main(["reproduce", "thesis-tables", "--train", str(tmp_path / "train.csv"), "--test", str(tmp_path / "test.csv"),
+                 "--tables", "4.2", "--methods", "RNS", "BNS", "--seeds", "2", "--epochs", "2", "--eval-every", "1",
+                 "--out", str(out), "--quiet"]) == 0
+    again = pd.read_csv(out / "thesis_tables.csv", dtype={"table": str})
+    first = pd.read_csv(pd.io.common.StringIO(before), dtype={"table": str})
+    key = ["table", "method", "setting", "metric", "k", "convention"]
+    merged = again.merge(first, on=key, suffixes=("", "_first"))
+    assert len(merged) == len(again) and np.allclose(merged["mean"], merged["mean_first"])
     assert (out / "thesis_tables.png").stat().st_size > 1000
     assert "thesis NDCG@10" in capsys.readouterr().out
 
