@@ -33,11 +33,11 @@ HELP = "Relaxed Softmax & Boltzmann sampling (Tanielian & Vasile): Fig. 2 temper
 #: sizes of the three presets (the paper: card(I) = card(J) = 1000, 300 000 pairs, batch 512)
 PRESETS = {
     "quick": dict(
-        n_items=20, seeds=2, steps=40,
-        fig2_pairs=400, fig2_batch=64, temperatures=(0.1, 1.0, 10.0, 100.0),
-        fig3_pairs=800, fig3_batches=(64, 256), fig3_epochs=4,
-        fig4_batch=200, fig4_pairs=(100, 400),
-        fig5_pairs=400, fig5_batch=64, fig5_temperatures=(0.5, 6.0), n_val=200, prec_k=2,
+        n_items=16, seeds=2, steps=25,
+        fig2_pairs=300, fig2_batch=64, temperatures=(0.1, 1.0, 10.0, 100.0),
+        fig3_pairs=600, fig3_batches=(64, 256), fig3_epochs=3,
+        fig4_batch=200, fig4_pairs=(100, 300),
+        fig5_pairs=300, fig5_batch=64, fig5_temperatures=(0.5, 6.0), n_val=200, prec_k=2,
     ),
     "default": dict(
         n_items=100, seeds=5, steps=800,
@@ -67,7 +67,7 @@ RS_TEMPERATURE = 0.75  # Fig. 3/4: B(G, 1/P_i, T = 0.75), the paper's T*
 def add_arguments(parser) -> None:
     """Options of ``negtheory reproduce relaxed-softmax`` (no torch import here: ``--help`` stays fast)."""
     size = parser.add_mutually_exclusive_group()
-    size.add_argument("--quick", action="store_true", help="tiny grids (20 x 20 items, 40 steps): a smoke test in seconds")
+    size.add_argument("--quick", action="store_true", help="tiny grids (16 x 16 items, 25 steps): a smoke test in seconds")
     size.add_argument("--full", action="store_true", help="the paper's sizes (1000 x 1000 items, 300 000 pairs; hours, GPU advised)")
     parser.add_argument("--seeds", type=int, default=None, help="seeds per configuration (default: 2 quick, 5 default, 10 full)")
     parser.add_argument("--out", default="notebooks/data/relaxed_softmax", help="folder for the CSVs and the markdown summary")
