@@ -40,12 +40,12 @@ PRESETS = {
         fig5_pairs=300, fig5_batch=64, fig5_temperatures=(0.5, 6.0), n_val=200, prec_k=2,
     ),
     "default": dict(
-        n_items=100, seeds=5, steps=800,
+        n_items=100, seeds=5, steps=500,
         fig2_pairs=3_000, fig2_batch=256,
-        temperatures=(0.01, 0.03, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 3.0, 10.0, 30.0, 100.0),
-        fig3_pairs=10_000, fig3_batches=(64, 256, 1024, 4096), fig3_epochs=40,
+        temperatures=(0.01, 0.05, 0.1, 0.2, 0.5, 0.75, 1.0, 3.0, 10.0, 100.0),
+        fig3_pairs=10_000, fig3_batches=(64, 256, 1024, 4096), fig3_epochs=20,
         fig4_batch=2_000, fig4_pairs=(300, 1_000, 3_000, 10_000, 30_000),
-        fig5_pairs=3_000, fig5_batch=256, fig5_temperatures=(0.5, 1.0, 3.0, 6.0, 12.0, 36.0), n_val=3_000, prec_k=10,
+        fig5_pairs=3_000, fig5_batch=256, fig5_temperatures=(0.5, 1.0, 3.0, 6.0, 12.0, 36.0), n_val=1_000, prec_k=10,
     ),
     "full": dict(
         n_items=1_000, seeds=10, steps=20_000,
