@@ -24,6 +24,13 @@ over j ~ P_i is P_i ∝ D_i e^{G (T+1)/T}, i.e. g_i ∝ (P_i / D_i)^{T/(T+1)} (e
 T/(T+1), :func:`negtheory.relaxed_softmax.effective_temperature`). For D = U(J) and T = inf the
 RS gradient is a Monte-Carlo estimate of the softmax (MLE) gradient.
 
+A consequence of eq. 5 as printed (the positive is not in V, so the loss is unbounded below):
+with a *fixed* proposal Q_i (US, PS: T = inf) an item is pushed down at most n Q_i(j) times per
+occurrence of context i (each sampled copy has self-normalised weight at most 1) and pushed up
+P_i(j) times, so every item with P_i(j) > n Q_i(j) has its score grow without bound and g_i
+degenerates towards those items; the KL then grows with the number of steps. A finite-T
+Boltzmann proposal puts more mass on high-scoring items and stops that growth.
+
 Several runs (seeds x temperatures) are trained at once as a stack of independent models: the
 scores are batched matrix products over the run axis, each run has its own training pairs,
 initialisation, batches and negatives, and Adam is element-wise, so the runs do not interact
