@@ -223,14 +223,12 @@ def run_methods(p, seeds, task_seed, device, progress):
 # figures
 # --------------------------------------------------------------------------------------------
 def plot_temperature(df, methods=None):
-    """Fig. 2: mean KL(P ‖ Pop(I) × g) against T (log-log) with 95 % bands; MLE (50 components) dashed."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """Fig. 2 as a :class:`matplotlib.figure.Figure` (no pyplot state): mean KL(P ‖ Pop(I) × g) against T (log-log) with 95 % bands; MLE (50 components) dashed."""
+    from matplotlib.figure import Figure
     import numpy as np
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    fig = Figure(figsize=(6.4, 4.2))
+    ax = fig.subplots()
     for deg in DEGENERACIES:
         d = df[df.degeneracy == deg]
         if d.empty:
@@ -257,14 +255,12 @@ def plot_temperature(df, methods=None):
 
 def plot_regularisation(df, experiment):
     """Fig. 3 (``batch_size``) or Fig. 4 (``train_size``): train and test KL of MLE and RS with 95 % bars."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     d = df[df.experiment == experiment]
     xcol = "batch_size" if experiment == "batch_size" else "n_pairs"
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.8))
+    fig = Figure(figsize=(9, 3.8))
+    axes = fig.subplots(1, 2)
     for ax, col, title in ((axes[0], "kl_train", "train: KL(P^_i || g_i)"), (axes[1], "kl_test", "test: KL(P_i || g_i)")):
         for method, label in (("mle", "MLE"), ("rs", f"RS, B(G, 1/P_i, T={RS_TEMPERATURE})")):
             g = d[d.method == method].groupby(xcol)[col]
@@ -284,14 +280,12 @@ def plot_regularisation(df, experiment):
 
 def plot_methods(df):
     """Fig. 5: mean KL of the six methods on the three mixtures, 95 % error bars over seeds."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
     import numpy as np
 
     methods = [m for m in METHOD_ORDER if m in set(df.method)]
-    fig, ax = plt.subplots(figsize=(8, 4))
+    fig = Figure(figsize=(8, 4))
+    ax = fig.subplots()
     width = 0.8 / len(methods)
     for k, m in enumerate(methods):
         st = [mean_ci(df[(df.n_components == c) & (df.method == m)].kl) for c in COMPONENTS]
@@ -398,14 +392,11 @@ def run(args) -> int:
     reg = run_regularisation(p, seeds, args.task_seed, args.device, progress)
     reg.to_csv(out / "relaxed_softmax_regularisation.csv", index=False)
 
-    import matplotlib.pyplot as plt
-
     for name, fig in (("relaxed_softmax_fig2_temperature.png", plot_temperature(temp, methods)),
                       ("relaxed_softmax_fig3_batch_size.png", plot_regularisation(reg, "batch_size")),
                       ("relaxed_softmax_fig4_train_size.png", plot_regularisation(reg, "train_size")),
                       ("relaxed_softmax_fig5_methods.png", plot_methods(methods))):
         fig.savefig(figs / name, dpi=120)
-        plt.close(fig)
     runtime = time.time() - t0
     text = summarize(temp, reg, methods, selection, p, seeds, runtime_s=runtime)
     (out / "relaxed_softmax_summary.md").write_text(text)
