@@ -278,6 +278,12 @@ def plot_regularisation(df, experiment):
     return fig
 
 
+def _method_label(m):
+    if "@" in m:
+        return m.upper().replace("@T", " T")  # the paper's T*
+    return f"{m.upper()} (T by val. NLL)" if m in ("ubs", "pbs") else m.upper()
+
+
 def plot_methods(df):
     """Fig. 5: mean KL of the six methods on the three mixtures, 95 % error bars over seeds."""
     from matplotlib.figure import Figure
@@ -291,13 +297,13 @@ def plot_methods(df):
         st = [mean_ci(df[(df.n_components == c) & (df.method == m)].kl) for c in COMPONENTS]
         x = np.arange(len(COMPONENTS)) + (k - (len(methods) - 1) / 2) * width
         ax.bar(x, [s[0] for s in st], width, yerr=[0 if not math.isfinite(s[1]) else s[1] for s in st],
-               capsize=2, label=m.upper() if "@" not in m else m.upper().replace("@T", " T"), ecolor="k",
+               capsize=2, label=_method_label(m), ecolor="k",
                hatch="//" if "@" in m else None)
     ax.set_xticks(np.arange(len(COMPONENTS)), [f"{c} components" for c in COMPONENTS])
     ax.set_yscale("log")
     ax.set_ylabel("KL(P || Pop(I) x g)  (lower is better)")
     ax.set_title("Fig. 5: six training methods (5 RS negatives, 50 SS negatives)")
-    ax.legend(fontsize=7, ncol=4)
+    ax.legend(fontsize=7, ncol=4, loc="upper center")
     fig.tight_layout()
     return fig
 
