@@ -273,3 +273,25 @@ def test_reproduce_relaxed_softmax_quick_end_to_end(tmp_path, capsys):
     for name in ("fig2_temperature", "fig3_batch_size", "fig4_train_size", "fig5_methods"):
         assert (figs / f"relaxed_softmax_{name}.png").stat().st_size > 10_000
     assert "Fig. 2" in (out / "relaxed_softmax_summary.md").read_text()
+
+
+def test_summary_statistics_t_interval_and_interior_optimum():
+    from negtheory.reproduce.relaxed_softmax import mean_ci, paired, temperature_summary
+
+    x = np.array([1.0, 1.4, 0.7, 1.2, 0.9])
+    lo, hi = stats.t.interval(0.95, df=4, loc=x.mean(), scale=stats.sem(x))
+    m, h = mean_ci(x)
+    assert m == pytest.approx(x.mean()) and h == pytest.approx((hi - lo) / 2, rel=1e-12)
+    temps = [0.1, 1.0, 10.0]
+    rows = []
+    for s in range(4):
+        for t, base in zip(temps, (0.5, 0.2, 3.0)):  # a U-shaped curve: T* = 1 in the interior
+            rows.append(dict(degeneracy="uniform", temperature=t, seed=s, kl_joint=base + 0.01 * s))
+        for t, base in zip(temps, (0.1, 0.2, 3.0)):  # monotone: the optimum is the grid's end
+            rows.append(dict(degeneracy="inverse", temperature=t, seed=s, kl_joint=base + 0.01 * s))
+    summ = temperature_summary(pd.DataFrame(rows))
+    assert summ["uniform"]["t_star"] == 1.0 and summ["uniform"]["interior"]
+    assert summ["uniform"]["gap_lo"][0] == pytest.approx(0.3)
+    assert summ["inverse"]["t_star"] == 0.1 and not summ["inverse"]["interior"]
+    df = pd.DataFrame([dict(k=1, method=mth, seed=s, v=v + s) for s in range(3) for mth, v in (("a", 2.0), ("b", 0.5))])
+    assert paired(df, "k", "a", "b", "v")[1][0] == pytest.approx(1.5)
