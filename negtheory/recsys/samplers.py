@@ -13,6 +13,7 @@ The score-based samplers of ch. 4 (DNS, AOBPR, BNS) live in the SGD kernel of
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from .._validation import as_generator, int_scalar
@@ -30,33 +31,58 @@ def _check(users, n, train_mask, name="n"):
     if users.size and (users.min() < 0 or users.max() >= mask.shape[0]):
         raise ValueError(f"users must lie in [0, {mask.shape[0]}), got {users.min()}..{users.max()}")
     n = int_scalar(name, n, 1)
-    n_free = mask.shape[1] - mask[users].sum(axis=1) if users.size else np.array([mask.shape[1]])
-    if n_free.min() < n:
-        raise ValueError(f"{name}={n} negatives without replacement, but a user has only {int(n_free.min())} non-interacted items")
-    return users, n, mask
+    if n > mask.shape[1]:
+        raise ValueError(f"{name}={n} negatives without replacement, but there are only {mask.shape[1]} items")
+    return users.astype(np.int64, copy=False), n, np.ascontiguousarray(mask)
 
 
-def _fill(users, n, mask, rng, draw):
-    out = draw((users.size, n))
-    bad = mask[users[:, None], out]
-    # duplicates within a row are redrawn too (sampling without replacement)
-    srt = np.sort(out, axis=1)
-    dup_rows = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1)) if n > 1 else np.zeros(0, dtype=np.int64)
-    for _ in range(10_000):
-        if not bad.any() and dup_rows.size == 0:
-            return out
-        bad_r, bad_c = np.nonzero(bad)
-        out[bad_r, bad_c] = draw((bad_r.size,))
-        for r in dup_rows:
-            row = out[r]
-            _, first = np.unique(row, return_index=True)
-            rep = np.setdiff1d(np.arange(n), first)
-            row[rep] = draw((rep.size,))
-        bad = mask[users[:, None], out]
-        if n > 1:
-            srt = np.sort(out, axis=1)
-            dup_rows = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
-    raise RuntimeError("rejection sampling did not converge (a user with almost no non-interacted item?)")
+@numba.njit(cache=True)
+def _fill_rows(mask, users, n, cdf, seed, out):
+    """Rejection sampling of n distinct items per row, never one with mask[u, j]; -1 or a failing row.
+
+    Uniform over the items when ``cdf`` is empty, else by inverse CDF. A row whose user has fewer
+    than n admissible items is detected exactly (after many rejections) and reported.
+    """
+    np.random.seed(seed)
+    n_items = mask.shape[1]
+    for r in range(users.shape[0]):
+        u = users[r]
+        k = 0
+        tries = 0
+        while k < n:
+            if cdf.shape[0] == 0:
+                j = np.random.randint(0, n_items)
+            else:
+                j = np.searchsorted(cdf, np.random.random(), side="right")
+                if j >= n_items:
+                    j = n_items - 1
+            ok = not mask[u, j]
+            if ok:
+                for q in range(k):
+                    if out[r, q] == j:
+                        ok = False
+                        break
+            if ok:
+                out[r, k] = j
+                k += 1
+            else:
+                tries += 1
+                if tries == 100 * n_items:  # count the admissible items once: enough of them?
+                    free = 0
+                    for l in range(n_items):
+                        if not mask[u, l] and (cdf.shape[0] == 0 or cdf[l] > (cdf[l - 1] if l > 0 else 0.0)):
+                            free += 1
+                    if free < n:
+                        return r
+    return -1
+
+
+def _fill(users, n, mask, rng, cdf):
+    out = np.empty((users.size, n), dtype=np.int64)
+    bad = _fill_rows(mask, users, n, cdf, int(rng.integers(0, 2**31 - 1)), out)
+    if bad >= 0:
+        raise ValueError(f"n={n} negatives without replacement, but user {users[bad]} has fewer admissible (non-interacted) items")
+    return out
 
 
 def sample_uninteracted(users, n, train_mask, rng=None):
@@ -84,9 +110,7 @@ def sample_uninteracted(users, n, train_mask, rng=None):
     [2, 3]
     """
     users, n, mask = _check(users, n, train_mask)
-    gen = as_generator(rng)
-    n_items = mask.shape[1]
-    return _fill(users, n, mask, gen, lambda shape: gen.integers(0, n_items, size=shape))
+    return _fill(users, n, mask, as_generator(rng), np.empty(0))
 
 
 def sample_popular(users, n, train_mask, item_counts, rng=None, power=0.75):
@@ -100,7 +124,7 @@ def sample_popular(users, n, train_mask, item_counts, rng=None, power=0.75):
         raise ValueError(f"item_counts must have one entry per item ({mask.shape[1]}), got {w.shape[0]}")
     cdf = np.cumsum(w)
     cdf[-1] = 1.0
-    return _fill(users, n, mask, gen, lambda shape: np.minimum(np.searchsorted(cdf, gen.random(size=shape), side="right"), len(w) - 1))
+    return _fill(users, n, mask, gen, cdf)
 
 
 def sample_extra_positives(users, m, indptr, indices, rng=None):
