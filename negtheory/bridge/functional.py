@@ -40,11 +40,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..estimators import _check_abt, _omega_of_ecdf
+from ..estimators import _check_abt
 from .._validation import real_scalar
 
 __all__ = [
@@ -136,12 +135,24 @@ def _log_sub(log_a: torch.Tensor, log_b: torch.Tensor, log_floor: torch.Tensor |
     return torch.maximum(val, torch.as_tensor(log_floor, dtype=val.dtype, device=val.device))
 
 
-def _log_floor(floor, dtype, n: int) -> float:
-    """log(N * floor); floor=None -> the dtype's smallest positive normal number."""
+def _logn(n, like: torch.Tensor):
+    """log n for a count given as an int or as a tensor of per-row counts."""
+    if isinstance(n, int):
+        return math.log(n)
+    return torch.log(n.to(like.dtype))
+
+
+def _check_floor(floor):
+    return None if floor is None else real_scalar("floor", floor, 0.0, lo_open=True)
+
+
+def _log_floor(floor, dtype, n):
+    """log(N * floor); floor=None -> the dtype's smallest positive normal number (validated floor)."""
     if floor is None:
         return math.log(torch.finfo(dtype).tiny)
-    f = real_scalar("floor", floor, 0.0, lo_open=True)
-    return math.log(n) + math.log(f)
+    if isinstance(n, int):
+        return math.log(n) + math.log(floor)
+    return torch.log(n.to(dtype)) + math.log(floor)
 
 
 def _softmax_family_loss(pos, log_n_theta):
@@ -176,7 +187,12 @@ def infonce(pos_logits, neg_logits, reduction="mean"):
     """
     _check_reduction(reduction)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    return _finish(_softmax_family_loss(pos, torch.logsumexp(neg, dim=-1)), dt, reduction)
+    return _finish(_infonce_core(pos, neg), dt, reduction)
+
+
+def _infonce_core(pos, neg):
+    """InfoNCE on logits; ``neg`` may hold -inf entries (masked out)."""
+    return _softmax_family_loss(pos, torch.logsumexp(neg, dim=-1))
 
 
 def dcl(pos_logits, neg_logits, tau_plus, pos_extra_logits=None, floor=None, reduction="mean"):
@@ -212,13 +228,18 @@ def dcl(pos_logits, neg_logits, tau_plus, pos_extra_logits=None, floor=None, red
     """
     _check_reduction(reduction)
     tp = _tau_plus(tau_plus)
+    floor = _check_floor(floor)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    n = neg.shape[-1]
     log_pbar = _log_pos_mean(pos, pos_extra_logits)
+    return _finish(_dcl_core(pos, neg, neg.shape[-1], tp, log_pbar, floor), dt, reduction)
+
+
+def _dcl_core(pos, neg, n, tp, log_pbar, floor):
+    """DCL on logits; ``neg`` may hold -inf entries, ``n`` valid ones (int or per-row tensor)."""
     log_a = torch.logsumexp(neg, dim=-1)  # log sum_i x_i
-    log_b = math.log(n * tp) + log_pbar  # log N tau+ p-bar
+    log_b = math.log(tp) + _logn(n, neg) + log_pbar  # log N tau+ p-bar
     log_n_theta = _log_sub(log_a, log_b, _log_floor(floor, neg.dtype, n) + math.log(1.0 - tp)) - math.log(1.0 - tp)
-    return _finish(_softmax_family_loss(pos, log_n_theta), dt, reduction)
+    return _softmax_family_loss(pos, log_n_theta)
 
 
 def hcl(pos_logits, neg_logits, tau_plus, beta, pos_extra_logits=None, floor=None, reduction="mean"):
@@ -251,25 +272,79 @@ def hcl(pos_logits, neg_logits, tau_plus, beta, pos_extra_logits=None, floor=Non
     _check_reduction(reduction)
     tp = _tau_plus(tau_plus)
     beta = real_scalar("beta", beta, 0.0)
+    floor = _check_floor(floor)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    n = neg.shape[-1]
     log_pbar = _log_pos_mean(pos, pos_extra_logits)
-    log_rw = torch.logsumexp((beta + 1.0) * neg, dim=-1) - torch.logsumexp(beta * neg, dim=-1)
+    return _finish(_hcl_core(pos, neg, neg.shape[-1], tp, beta, log_pbar, floor), dt, reduction)
+
+
+def _hcl_core(pos, neg, n, tp, beta, log_pbar, floor):
+    """HCL on logits; ``neg`` may hold -inf entries, ``n`` valid ones (int or per-row tensor)."""
+    if beta == 0.0:  # sum_i e^{0 s_i} = n (0 * -inf would be NaN on masked entries)
+        log_rw = torch.logsumexp(neg, dim=-1) - _logn(n, neg)
+    else:
+        log_rw = torch.logsumexp((beta + 1.0) * neg, dim=-1) - torch.logsumexp(beta * neg, dim=-1)
     log_b = math.log(tp) + log_pbar
-    floor_log = _log_floor(floor, neg.dtype, n) - math.log(n) + math.log(1.0 - tp)
+    if floor is None:
+        floor_log = math.log(torch.finfo(neg.dtype).tiny) - _logn(n, neg) + math.log(1.0 - tp)
+    else:
+        floor_log = math.log(floor) + math.log(1.0 - tp)
     log_theta_tm = _log_sub(log_rw, log_b, floor_log)  # log(tau^- * theta)
-    log_n_theta = math.log(n) + log_theta_tm - math.log(1.0 - tp)
-    return _finish(_softmax_family_loss(pos, log_n_theta), dt, reduction)
+    log_n_theta = _logn(n, neg) + log_theta_tm - math.log(1.0 - tp)
+    return _softmax_family_loss(pos, log_n_theta)
+
+
+def _run_end_counts(srt: torch.Tensor) -> torch.Tensor:
+    """eCDF count at each position of rows sorted ascending: ties share the end of their run.
+
+    In sorted order a run of equal values ends where the next value differs; every member of the
+    run gets (index of the run's end) + 1, by a reversed running minimum -- O(N) after the sort.
+    """
+    n = srt.shape[-1]
+    pos = torch.arange(1, n + 1, device=srt.device).expand(srt.shape)
+    is_end = torch.cat([srt[..., 1:] != srt[..., :-1], torch.ones_like(srt[..., :1], dtype=torch.bool)], dim=-1)
+    ends = torch.where(is_end, pos, torch.full_like(pos, n))
+    return torch.flip(torch.cummin(torch.flip(ends, dims=[-1]), dim=-1).values, dims=[-1])
+
+
+def _sort_ranks(s: torch.Tensor):
+    """Sorting permutation of each row of ``s`` (2-D) and the eCDF count at each sorted position.
+
+    Returns ``(order, counts)`` with ``counts`` None when the rows hold no tied values (then
+    the count at sorted position k is k + 1). On the CPU in eager mode, float32 rows are sorted
+    as packed 64-bit keys (order-preserving integer image of the float in the high word, column
+    index in the low word) by numpy's vectorised integer sort: the same permutation as a stable
+    ``torch.sort``, several times faster on the CPU, with no thread-pool use. Elsewhere (CUDA,
+    float64, under ``torch.compile``) ``torch.sort`` is used.
+    """
+    s = s.detach()
+    n = s.shape[-1]
+    if s.device.type == "cpu" and s.dtype == torch.float32 and n < 2**31 and not torch.compiler.is_compiling():
+        b = (s + 0.0).contiguous().view(torch.int32)  # + 0.0 maps -0.0 to +0.0 (they compare equal)
+        b = b ^ ((b >> 31) & 0x7FFFFFFF)  # order-preserving: negative floats flip their magnitude bits
+        key = (b.to(torch.int64) << 32) | torch.arange(n, dtype=torch.int64)
+        key.numpy().sort(axis=-1)  # in place
+        order = key & 0xFFFFFFFF
+        hi = key >> 32
+        if bool((hi[..., 1:] == hi[..., :-1]).any()):
+            return order, _run_end_counts(hi)
+        return order, None
+    srt, order = torch.sort(s, dim=-1, stable=True)
+    return order, _run_end_counts(srt)
+
+
+def _flat2(t: torch.Tensor) -> torch.Tensor:
+    return t.reshape(-1, t.shape[-1])
 
 
 def ecdf_counts(neg_logits):
     r"""#{j : s_j <= s_i} for every score of each anchor (thesis eq. 6.30's numerator).
 
-    By sorting each row, then one O(N) pass over the sorted row (the end of every run of ties,
-    by a reversed running minimum) and a scatter back: O(N log N) time, O(N) extra memory per
-    anchor, and tied scores share the largest rank — the convention of
-    :func:`negtheory.estimators.ecdf`. On the CPU the counts come from
-    :func:`negtheory.estimators.ecdf_counts` (numpy sort + numba binary search, same result).
+    One sort per row, then one O(N) pass over the sorted row (the end of every run of ties, by a
+    reversed running minimum) and a scatter back: O(N log N) time, O(N) extra memory per anchor,
+    all in torch on the input's device (on the CPU, float32 rows are sorted by numpy as packed
+    integer keys, see the module notes). Tied scores share the largest rank -- the convention
+    of :func:`negtheory.estimators.ecdf`.
 
     Examples
     --------
@@ -278,24 +353,56 @@ def ecdf_counts(neg_logits):
     >>> ecdf_counts(torch.tensor([3.0, 1.0, 2.0, 2.0])).tolist()
     [4, 1, 3, 3]
     """
-    s = neg_logits.detach()
-    n = s.shape[-1]
-    if s.device.type == "cpu" and s.numel() > 0:
-        # CPU: numpy's vectorised sort + a numba binary search is ~5x faster than torch.sort
-        # here; float32/16 values are exact in float64, so the counts are identical
-        from negtheory.estimators import ecdf_counts as _np_counts
+    s = _work(neg_logits)
+    if s.numel() == 0:
+        return torch.zeros(s.shape, dtype=torch.int64, device=s.device)
+    flat = _flat2(s)
+    order, cnt = _sort_ranks(flat)
+    if cnt is None:
+        cnt = torch.arange(1, flat.shape[-1] + 1, device=flat.device).expand(flat.shape)
+    return torch.empty_like(order).scatter_(-1, order, cnt).reshape(s.shape)
 
-        return torch.from_numpy(_np_counts(s.to(torch.float64).numpy()))
-    srt, order = torch.sort(s, dim=-1)
-    # in sorted order, a run of ties ends where the next value differs; every member of the run
-    # gets (index of the run's end) + 1, found by a reversed running minimum — O(N) after the sort
-    # (faster than a batched searchsorted of every score, same result)
-    pos = torch.arange(1, n + 1, device=s.device).expand_as(srt)
-    is_end = torch.ones_like(srt, dtype=torch.bool)
-    is_end[..., :-1] = srt[..., 1:] != srt[..., :-1]
-    ends = torch.where(is_end, pos, torch.full_like(pos, n))
-    cnt_sorted = torch.flip(torch.cummin(torch.flip(ends, dims=[-1]), dim=-1).values, dims=[-1])
-    return torch.empty_like(cnt_sorted).scatter_(-1, order, cnt_sorted)
+
+def _log_omega(u: torch.Tensor, alpha: float, beta: float, tau_plus: float) -> torch.Tensor:
+    """log omega at unlabeled-CDF values u (eq. 6.25 with the stable root of eq. 6.29).
+
+    The torch twin of :func:`negtheory.estimators._omega_of_ecdf` (validated parameters);
+    ``-inf`` where omega = 0.
+    """
+    tau_minus = 1.0 - tau_plus
+    qa = (1.0 - 2.0 * alpha) * (tau_minus - tau_plus)
+    qb = 2.0 * (alpha * tau_minus + (1.0 - alpha) * tau_plus)
+    phi = 2.0 * u / (qb + torch.sqrt(qb * qb + 4.0 * qa * u))
+    z = (1.0 - beta) * alpha + beta * (1.0 - alpha)
+    num = (1.0 - beta) * alpha + (beta - alpha) * phi
+    den = alpha * tau_minus + (1.0 - alpha) * tau_plus + (1.0 - 2.0 * alpha) * phi * (tau_minus - tau_plus)
+    return torch.log(torch.clamp(num / (z * den), min=0.0))
+
+
+def _bcl_log_weights_masked(neg: torch.Tensor, n, alpha, beta, tau_plus) -> torch.Tensor:
+    """log omega of every entry of ``neg`` (2-D); entries equal to -inf are masked out.
+
+    ``n``: the number of valid (finite) entries per row, an int (the same for every row: the
+    first N - n sorted entries are the masked ones) or a tensor [R] (labels path).
+    omega depends on a score only through its eCDF value k / n: with a common n the log weights
+    are tabulated once for k = 1..n and placed by rank (no elementwise formula over [R, N]).
+    """
+    rows, width = neg.shape
+    order, cnt = _sort_ranks(neg)
+    if isinstance(n, int):
+        m = width - n  # masked entries sort first (they tie at -inf)
+        u = torch.arange(1, n + 1, device=neg.device, dtype=neg.dtype) / n
+        table = _log_omega(u, alpha, beta, tau_plus)
+        if m:
+            table = torch.cat([torch.full((m,), -math.inf, device=neg.device, dtype=neg.dtype), table])
+        vals = table.expand(rows, width) if cnt is None else table[cnt - 1]
+    else:
+        if cnt is None:
+            cnt = torch.arange(1, width + 1, device=neg.device).expand(rows, width)
+        nn_ = n.to(neg.dtype)[:, None]
+        k = cnt.to(neg.dtype) - (width - nn_)
+        vals = torch.where(k > 0, _log_omega(torch.clamp(k, min=1.0) / nn_, alpha, beta, tau_plus), -math.inf)
+    return torch.empty_like(neg).scatter_(-1, order, vals)
 
 
 def bcl_log_weights(neg_logits, alpha, beta, tau_plus):
@@ -306,9 +413,10 @@ def bcl_log_weights(neg_logits, alpha, beta, tau_plus):
                  {\alpha\tau^- + (1-\alpha)\tau^+ + (1-2\alpha)\Phi(\tau^- - \tau^+)},
         \qquad \Phi = \frac{2\hat F}{b + \sqrt{b^2 + 4a\hat F}},
 
-    with F-hat the eCDF (eq. 6.30, :func:`ecdf_counts` / N) and the stable root of eq. 6.29
-    (DESIGN.md errata). omega depends on the scores only through their ranks, so it carries no
-    gradient (the ranks are piecewise constant). Matches :func:`negtheory.estimators.bcl_weights`.
+    with F-hat the eCDF (eq. 6.30, :func:`ecdf_counts` / N) and the stable root of eq. 6.29.
+    omega depends on the scores only through their ranks, so it carries no gradient (the ranks
+    are piecewise constant); it is tabulated for the N possible eCDF values and placed by rank,
+    in torch on the input's device. Matches :func:`negtheory.estimators.bcl_weights`.
 
     Returns
     -------
@@ -325,25 +433,29 @@ def bcl_log_weights(neg_logits, alpha, beta, tau_plus):
     """
     alpha, beta, tau_plus, _ = _check_abt(alpha, beta, tau_plus)
     s = _work(neg_logits)
-    n = s.shape[-1]
-    # omega depends on a score only through its eCDF value k / N, k = 1..N: tabulate log omega
-    # for the N possible values once, then gather by count (one gather instead of ~10
-    # elementwise ops over the [..., N] tensor)
-    # (the weight formula itself is negtheory.estimators', evaluated on the N values in numpy)
-    with np.errstate(divide="ignore"):
-        log_table = np.log(np.maximum(_omega_of_ecdf(np.arange(1, n + 1) / n, alpha, beta, tau_plus), 0.0))
-    table = torch.as_tensor(log_table, dtype=s.dtype, device=s.device)
-    return table[ecdf_counts(s).to(s.device) - 1]
+    if s.ndim < 1 or s.shape[-1] == 0:
+        raise ValueError(f"neg_logits must have shape [..., N] with N >= 1, got {tuple(s.shape)}")
+    flat = _flat2(s)
+    return _bcl_log_weights_masked(flat, flat.shape[-1], alpha, beta, tau_plus).reshape(s.shape)
 
 
-def bcl(pos_logits, neg_logits, alpha, beta, tau_plus, normalize=False, reduction="mean"):
+def _bcl_core(pos, neg, n, alpha, beta, tau_plus, normalize_weights):
+    """BCL on (possibly -inf-masked) 2-D logits; validated parameters."""
+    logw = _bcl_log_weights_masked(neg, n, alpha, beta, tau_plus)
+    log_n_theta = torch.logsumexp(neg + logw, dim=-1)
+    if normalize_weights:
+        log_n_theta = log_n_theta + _logn(n, log_n_theta) - torch.logsumexp(logw, dim=-1)
+    return _softmax_family_loss(pos, log_n_theta)
+
+
+def bcl(pos_logits, neg_logits, alpha, beta, tau_plus, normalize=False, reduction="mean", *, normalize_weights=None):
     r"""Bayesian contrastive loss (thesis ch. 6, eq. 6.48).
 
     .. math:: N\hat\theta_{BCL} = \sum_i \omega_i e^{s_i}
-              \quad\text{or, with normalize=True,}\quad N\,\frac{\sum_i\omega_i e^{s_i}}{\sum_i \omega_i},
+              \quad\text{or, self-normalised,}\quad N\,\frac{\sum_i\omega_i e^{s_i}}{\sum_i \omega_i},
 
     omega from :func:`bcl_log_weights` — :func:`~negtheory.estimators.theta_bcl`. Both are a
-    logsumexp of s_i + log omega_i.
+    logsumexp of s_i + log omega_i. Everything runs in torch on the input's device (no numba).
 
     Parameters
     ----------
@@ -355,8 +467,11 @@ def bcl(pos_logits, neg_logits, alpha, beta, tau_plus, normalize=False, reductio
         Hardness; 1/2 gives omega = P(TN | x) / tau^- (Theorem 6.1).
     tau_plus : float in (0, 1)
     normalize : bool
-        Self-normalised estimator of the released numerical code (DESIGN.md errata).
+        Kept for compatibility: the same as ``normalize_weights`` (the modules' ``normalize``
+        is the L2 normalisation of embeddings; prefer ``normalize_weights`` here).
     reduction : {"mean", "sum", "none"}
+    normalize_weights : bool, optional
+        Self-normalised estimator of the released numerical code. Overrides ``normalize``.
 
     Examples
     --------
@@ -367,12 +482,11 @@ def bcl(pos_logits, neg_logits, alpha, beta, tau_plus, normalize=False, reductio
     True
     """
     _check_reduction(reduction)
+    alpha, beta, tau_plus, _ = _check_abt(alpha, beta, tau_plus)
+    nw = bool(normalize) if normalize_weights is None else bool(normalize_weights)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    logw = bcl_log_weights(neg, alpha, beta, tau_plus)
-    log_n_theta = torch.logsumexp(neg + logw, dim=-1)
-    if normalize:
-        log_n_theta = log_n_theta + math.log(neg.shape[-1]) - torch.logsumexp(logw, dim=-1)
-    return _finish(_softmax_family_loss(pos, log_n_theta), dt, reduction)
+    loss = _bcl_core(pos.reshape(-1), _flat2(neg), neg.shape[-1], alpha, beta, tau_plus, nw).reshape(pos.shape)
+    return _finish(loss, dt, reduction)
 
 
 # --------------------------------------------------------------------------------------------
@@ -396,10 +510,17 @@ def bpr(pos_logits, neg_logits, weight=None, reduction="mean"):
     """
     _check_reduction(reduction)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    loss = F.softplus(neg - pos[..., None]).mean(dim=-1)
+    loss = _bpr_core(pos, neg, neg.shape[-1])
     if weight is not None:
         loss = loss * _work(weight.to(dt))
     return _finish(loss, dt, reduction)
+
+
+def _bpr_core(pos, neg, n):
+    """BPR on logits; -inf entries of ``neg`` contribute softplus(-inf) = 0 (masked)."""
+    if isinstance(n, int) and n == neg.shape[-1]:
+        return F.softplus(neg - pos[..., None]).mean(dim=-1)
+    return F.softplus(neg - pos[..., None]).sum(dim=-1) / n
 
 
 def dpl(pos_logits, neg_logits, tau_plus, pos_extra_logits=None, eps=1e-6, reduction="mean"):
@@ -439,14 +560,25 @@ def dpl(pos_logits, neg_logits, tau_plus, pos_extra_logits=None, eps=1e-6, reduc
     tp = _tau_plus(tau_plus)
     eps = real_scalar("eps", eps, 0.0, 1.0, lo_open=True)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    extra = pos[..., None] if pos_extra_logits is None else _work(pos_extra_logits.to(pos.dtype))
-    if extra.shape[:-1] != pos.shape or extra.shape[-1] == 0:
+    extra = None if pos_extra_logits is None else _work(pos_extra_logits.to(pos.dtype))
+    if extra is not None and (extra.shape[:-1] != pos.shape or extra.shape[-1] == 0):
         raise ValueError(f"pos_extra_logits must have shape [{', '.join(map(str, pos.shape))}, M], got {tuple(extra.shape)}")
-    log_a = _log_mean_exp(F.logsigmoid(pos[..., None] - neg))
-    log_b = math.log(tp) + _log_mean_exp(F.logsigmoid(pos[..., None] - extra))
-    log_p = _log_sub(log_a, log_b, math.log(eps) + math.log(1.0 - tp)) - math.log(1.0 - tp)
-    log_p = torch.clamp(log_p, min=math.log(eps))
-    return _finish(-log_p, dt, reduction)
+    return _finish(_dpl_core(pos, neg, neg.shape[-1], tp, extra, eps, masked=False), dt, reduction)
+
+
+def _dpl_core(pos, neg, n, tp, extra, eps, masked):
+    """DPL on logits (validated parameters); with ``masked`` the -inf entries of ``neg`` are left out.
+
+    sigma lies in (0, 1), so the two averages are formed directly (no overflow is possible); the
+    clamp at eps bounds the loss where the difference cancels.
+    """
+    sig = torch.sigmoid(pos[..., None] - neg)
+    if masked:
+        sig = torch.where(torch.isneginf(neg), torch.zeros_like(sig), sig)
+    a = sig.sum(dim=-1) / n
+    b = 0.5 if extra is None else torch.sigmoid(pos[..., None] - extra).mean(dim=-1)  # sigma(0) = 1/2
+    p_hat = (a - tp * b) / (1.0 - tp)
+    return -torch.log(torch.clamp(p_hat, min=eps))
 
 
 def bce(pos_logits, neg_logits, k=None, reduction="mean"):
@@ -466,9 +598,14 @@ def bce(pos_logits, neg_logits, k=None, reduction="mean"):
     """
     _check_reduction(reduction)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    kk = float(neg.shape[-1]) if k is None else real_scalar("k", k, 0.0, lo_open=True)
-    loss = F.softplus(-pos) + kk * F.softplus(neg).mean(dim=-1)
-    return _finish(loss, dt, reduction)
+    kk = None if k is None else real_scalar("k", k, 0.0, lo_open=True)
+    return _finish(_bce_core(pos, neg, neg.shape[-1], kk), dt, reduction)
+
+
+def _bce_core(pos, neg, n, k):
+    """BCE on logits; -inf entries of ``neg`` contribute softplus(-inf) = 0 (masked); k None -> n."""
+    s = F.softplus(neg).sum(dim=-1)
+    return F.softplus(-pos) + (s if k is None else (k / n) * s)
 
 
 def relaxed_softmax(pos_logits, neg_logits, include_positive=False, reduction="mean"):
@@ -490,8 +627,11 @@ def relaxed_softmax(pos_logits, neg_logits, include_positive=False, reduction="m
     """
     _check_reduction(reduction)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
+    return _finish(_relaxed_core(pos, neg, bool(include_positive)), dt, reduction)
+
+
+def _relaxed_core(pos, neg, include_positive):
+    """Relaxed Softmax on logits; -inf entries of ``neg`` are masked out."""
     if include_positive:
-        loss = _softmax_family_loss(pos, torch.logsumexp(neg, dim=-1))
-    else:
-        loss = torch.logsumexp(neg, dim=-1) - pos
-    return _finish(loss, dt, reduction)
+        return _softmax_family_loss(pos, torch.logsumexp(neg, dim=-1))
+    return torch.logsumexp(neg, dim=-1) - pos
