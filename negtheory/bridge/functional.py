@@ -39,7 +39,9 @@ clamp is at the smallest positive normal number of the working dtype, so the log
 from __future__ import annotations
 
 import math
+import sys
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -307,28 +309,42 @@ def _run_end_counts(srt: torch.Tensor) -> torch.Tensor:
     return torch.flip(torch.cummin(torch.flip(ends, dims=[-1]), dim=-1).values, dims=[-1])
 
 
-def _sort_ranks(s: torch.Tensor):
+def _sort_ranks_cpu(s: torch.Tensor, skip: int):
+    """CPU float32 rows: argsort by one integer sort of packed 64-bit keys (see _sort_ranks)."""
+    rows, n = s.shape
+    x = np.add(s.numpy(), np.float32(0.0))  # + 0.0 maps -0.0 to +0.0 (they compare equal)
+    bits = x.view(np.int32)
+    bits ^= (bits >> 31) & np.int32(0x7FFFFFFF)  # order-preserving image: negatives flip their magnitude bits
+    key = np.empty((rows, n), dtype=np.int64)
+    kv = key.view(np.int32).reshape(rows, n, 2)
+    hi_idx, lo_idx = (1, 0) if sys.byteorder == "little" else (0, 1)
+    kv[..., hi_idx] = bits  # high word: the value's image; low word: the column (a tie-breaker)
+    kv[..., lo_idx] = np.arange(n, dtype=np.int32)
+    key.sort(axis=-1)
+    hi = kv[..., hi_idx]
+    order = torch.from_numpy(kv[..., lo_idx].astype(np.int64))
+    if n - skip > 1 and bool(np.any(hi[:, skip + 1 :] == hi[:, skip:-1])):
+        ends = np.where(np.concatenate([hi[:, 1:] != hi[:, :-1], np.ones((rows, 1), dtype=bool)], axis=1), np.arange(1, n + 1), n)
+        return order, torch.from_numpy(np.ascontiguousarray(np.minimum.accumulate(ends[:, ::-1], axis=1)[:, ::-1]))
+    return order, None
+
+
+def _sort_ranks(s: torch.Tensor, skip: int = 0):
     """Sorting permutation of each row of ``s`` (2-D) and the eCDF count at each sorted position.
 
-    Returns ``(order, counts)`` with ``counts`` None when the rows hold no tied values (then
-    the count at sorted position k is k + 1). On the CPU in eager mode, float32 rows are sorted
-    as packed 64-bit keys (order-preserving integer image of the float in the high word, column
-    index in the low word) by numpy's vectorised integer sort: the same permutation as a stable
-    ``torch.sort``, several times faster on the CPU, with no thread-pool use. Elsewhere (CUDA,
-    float64, under ``torch.compile``) ``torch.sort`` is used.
+    Returns ``(order, counts)`` with ``counts`` None when no ties need resolving: then the
+    count at sorted position k is k + 1, except for the first ``skip`` positions (known masked
+    -inf entries, which tie among themselves; callers give them zero weight). On the CPU in
+    eager mode, float32 rows are argsorted by numpy's vectorised integer sort of packed 64-bit
+    keys (an order-preserving integer image of the float in the high word, the column index in
+    the low word), on the tensor's own memory: the permutation of a stable ``torch.sort``,
+    several times faster than ``torch.sort`` on the CPU, with no thread-pool use. Elsewhere
+    (CUDA, float64, under ``torch.compile``) ``torch.sort`` runs on the input's device.
     """
     s = s.detach()
     n = s.shape[-1]
     if s.device.type == "cpu" and s.dtype == torch.float32 and n < 2**31 and not torch.compiler.is_compiling():
-        b = (s + 0.0).contiguous().view(torch.int32)  # + 0.0 maps -0.0 to +0.0 (they compare equal)
-        b = b ^ ((b >> 31) & 0x7FFFFFFF)  # order-preserving: negative floats flip their magnitude bits
-        key = (b.to(torch.int64) << 32) | torch.arange(n, dtype=torch.int64)
-        key.numpy().sort(axis=-1)  # in place
-        order = key & 0xFFFFFFFF
-        hi = key >> 32
-        if bool((hi[..., 1:] == hi[..., :-1]).any()):
-            return order, _run_end_counts(hi)
-        return order, None
+        return _sort_ranks_cpu(s.contiguous(), skip)
     srt, order = torch.sort(s, dim=-1, stable=True)
     return order, _run_end_counts(srt)
 
@@ -388,7 +404,7 @@ def _bcl_log_weights_masked(neg: torch.Tensor, n, alpha, beta, tau_plus) -> torc
     are tabulated once for k = 1..n and placed by rank (no elementwise formula over [R, N]).
     """
     rows, width = neg.shape
-    order, cnt = _sort_ranks(neg)
+    order, cnt = _sort_ranks(neg, skip=width - n if isinstance(n, int) else 0)
     if isinstance(n, int):
         m = width - n  # masked entries sort first (they tie at -inf)
         u = torch.arange(1, n + 1, device=neg.device, dtype=neg.dtype) / n
