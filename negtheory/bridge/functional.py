@@ -158,8 +158,9 @@ def _log_floor(floor, dtype, n):
 
 
 def _softmax_family_loss(pos, log_n_theta):
-    # -log(e^s / (e^s + N theta)) = log(e^s + N theta) - s
-    return torch.logaddexp(pos, log_n_theta) - pos
+    # -log(e^s / (e^s + N theta)) = log(1 + e^{log N theta - s}): softplus, no cancellation when
+    # the positive dominates (logaddexp(s, c) - s loses every digit there in float32)
+    return F.softplus(log_n_theta - pos)
 
 
 # --------------------------------------------------------------------------------------------
