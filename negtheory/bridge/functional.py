@@ -286,7 +286,10 @@ def _hcl_core(pos, neg, n, tp, beta, log_pbar, floor):
     if beta == 0.0:  # sum_i e^{0 s_i} = n (0 * -inf would be NaN on masked entries)
         log_rw = torch.logsumexp(neg, dim=-1) - _logn(n, neg)
     else:
-        log_rw = torch.logsumexp((beta + 1.0) * neg, dim=-1) - torch.logsumexp(beta * neg, dim=-1)
+        if torch.compiler.is_compiling():  # the compiler fuses the plain form itself
+            log_rw = torch.logsumexp((beta + 1.0) * neg, dim=-1) - torch.logsumexp(beta * neg, dim=-1)
+        else:
+            log_rw = _LogPowerRatio.apply(neg, beta)
     log_b = math.log(tp) + log_pbar
     if floor is None:
         floor_log = math.log(torch.finfo(neg.dtype).tiny) - _logn(n, neg) + math.log(1.0 - tp)
@@ -380,11 +383,10 @@ def ecdf_counts(neg_logits):
     return torch.empty_like(order).scatter_(-1, order, cnt).reshape(s.shape)
 
 
-def _log_omega(u: torch.Tensor, alpha: float, beta: float, tau_plus: float) -> torch.Tensor:
-    """log omega at unlabeled-CDF values u (eq. 6.25 with the stable root of eq. 6.29).
+def _omega(u: torch.Tensor, alpha: float, beta: float, tau_plus: float) -> torch.Tensor:
+    """omega at unlabeled-CDF values u (eq. 6.25 with the stable root of eq. 6.29), >= 0.
 
-    The torch twin of :func:`negtheory.estimators._omega_of_ecdf` (validated parameters);
-    ``-inf`` where omega = 0.
+    The torch twin of :func:`negtheory.estimators._omega_of_ecdf` (validated parameters).
     """
     tau_minus = 1.0 - tau_plus
     qa = (1.0 - 2.0 * alpha) * (tau_minus - tau_plus)
@@ -393,33 +395,87 @@ def _log_omega(u: torch.Tensor, alpha: float, beta: float, tau_plus: float) -> t
     z = (1.0 - beta) * alpha + beta * (1.0 - alpha)
     num = (1.0 - beta) * alpha + (beta - alpha) * phi
     den = alpha * tau_minus + (1.0 - alpha) * tau_plus + (1.0 - 2.0 * alpha) * phi * (tau_minus - tau_plus)
-    return torch.log(torch.clamp(num / (z * den), min=0.0))
+    return torch.clamp(num / (z * den), min=0.0)
 
 
-def _bcl_log_weights_masked(neg: torch.Tensor, n, alpha, beta, tau_plus) -> torch.Tensor:
-    """log omega of every entry of ``neg`` (2-D); entries equal to -inf are masked out.
+def _bcl_weights_masked(neg: torch.Tensor, n, alpha, beta, tau_plus) -> torch.Tensor:
+    """omega of every entry of ``neg`` (2-D); entries equal to -inf are masked out (omega = 0).
 
     ``n``: the number of valid (finite) entries per row, an int (the same for every row: the
-    first N - n sorted entries are the masked ones) or a tensor [R] (labels path).
-    omega depends on a score only through its eCDF value k / n: with a common n the log weights
+    first N - n sorted entries are the masked ones) or a tensor [R] (labelled call).
+    omega depends on a score only through its eCDF value k / n: with a common n the weights
     are tabulated once for k = 1..n and placed by rank (no elementwise formula over [R, N]).
     """
     rows, width = neg.shape
     order, cnt = _sort_ranks(neg, skip=width - n if isinstance(n, int) else 0)
     if isinstance(n, int):
         m = width - n  # masked entries sort first (they tie at -inf)
-        u = torch.arange(1, n + 1, device=neg.device, dtype=neg.dtype) / n
-        table = _log_omega(u, alpha, beta, tau_plus)
+        table = _omega(torch.arange(1, n + 1, device=neg.device, dtype=neg.dtype) / n, alpha, beta, tau_plus)
         if m:
-            table = torch.cat([torch.full((m,), -math.inf, device=neg.device, dtype=neg.dtype), table])
+            table = torch.cat([torch.zeros(m, device=neg.device, dtype=neg.dtype), table])
         vals = table.expand(rows, width) if cnt is None else table[cnt - 1]
     else:
         if cnt is None:
             cnt = torch.arange(1, width + 1, device=neg.device).expand(rows, width)
         nn_ = n.to(neg.dtype)[:, None]
         k = cnt.to(neg.dtype) - (width - nn_)
-        vals = torch.where(k > 0, _log_omega(torch.clamp(k, min=1.0) / nn_, alpha, beta, tau_plus), -math.inf)
+        vals = torch.where(k > 0, _omega(torch.clamp(k, min=1.0) / nn_, alpha, beta, tau_plus), 0.0)
     return torch.empty_like(neg).scatter_(-1, order, vals)
+
+
+def _row_max(x: torch.Tensor) -> torch.Tensor:
+    """Finite row maximum (0 where a row has no finite entry), a shift for exp."""
+    m = x.amax(dim=-1, keepdim=True)
+    return torch.where(torch.isfinite(m), m, torch.zeros_like(m))
+
+
+class _WeightedLogSumExp(torch.autograd.Function):
+    """log sum_i w_i e^{x_i} along the last axis, w >= 0 without gradient (BCL's omega).
+
+    Fused: one [.., N] temporary in the forward, one in the backward (d/dx_i = w_i e^{x_i} / S),
+    where ``logsumexp(x + log w)`` allocates several (page faults dominate on the CPU).
+    """
+
+    @staticmethod
+    def forward(ctx, x, w):
+        m = _row_max(x)
+        e = (x - m).exp_().mul_(w)
+        s = e.sum(dim=-1)
+        ctx.save_for_backward(e, s)
+        return torch.log(s) + m.squeeze(-1)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, g):
+        e, s = ctx.saved_tensors
+        return e * (g / s).unsqueeze(-1), None
+
+
+class _LogPowerRatio(torch.autograd.Function):
+    """log(sum_i e^{(beta+1) x_i} / sum_i e^{beta x_i}) along the last axis (HCL), beta > 0.
+
+    Fused: two [.., N] temporaries in the forward (w = e^{beta(x-m)}, e = w e^{x-m}) and one in
+    the backward, d/dx_i = (beta+1) e_i / S_e - beta w_i / S_w.
+    """
+
+    @staticmethod
+    def forward(ctx, x, beta):
+        m = _row_max(x)
+        t = x - m
+        w = (t * beta).exp_()
+        e = t.exp_().mul_(w)
+        se, sw = e.sum(dim=-1), w.sum(dim=-1)
+        ctx.beta = beta
+        ctx.save_for_backward(e, w, se, sw)
+        return torch.log(se) - torch.log(sw) + m.squeeze(-1)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, g):
+        e, w, se, sw = ctx.saved_tensors
+        out = e * ((ctx.beta + 1.0) * g / se).unsqueeze(-1)
+        out.addcmul_(w, (-ctx.beta * g / sw).unsqueeze(-1))
+        return out, None
 
 
 def bcl_log_weights(neg_logits, alpha, beta, tau_plus):
@@ -453,15 +509,18 @@ def bcl_log_weights(neg_logits, alpha, beta, tau_plus):
     if s.ndim < 1 or s.shape[-1] == 0:
         raise ValueError(f"neg_logits must have shape [..., N] with N >= 1, got {tuple(s.shape)}")
     flat = _flat2(s)
-    return _bcl_log_weights_masked(flat, flat.shape[-1], alpha, beta, tau_plus).reshape(s.shape)
+    return torch.log(_bcl_weights_masked(flat, flat.shape[-1], alpha, beta, tau_plus)).reshape(s.shape)
 
 
 def _bcl_core(pos, neg, n, alpha, beta, tau_plus, normalize_weights):
     """BCL on (possibly -inf-masked) 2-D logits; validated parameters."""
-    logw = _bcl_log_weights_masked(neg, n, alpha, beta, tau_plus)
-    log_n_theta = torch.logsumexp(neg + logw, dim=-1)
+    w = _bcl_weights_masked(neg, n, alpha, beta, tau_plus)
+    if torch.compiler.is_compiling():  # the compiler fuses the plain form itself
+        log_n_theta = torch.logsumexp(neg + torch.log(w), dim=-1)
+    else:
+        log_n_theta = _WeightedLogSumExp.apply(neg, w)
     if normalize_weights:
-        log_n_theta = log_n_theta + _logn(n, log_n_theta) - torch.logsumexp(logw, dim=-1)
+        log_n_theta = log_n_theta + _logn(n, log_n_theta) - torch.log(w.sum(dim=-1))
     return _softmax_family_loss(pos, log_n_theta)
 
 
