@@ -78,6 +78,13 @@ def test_float32_ecdf_counts_with_ties_signed_zero_and_masks():
     ref = est.ecdf_counts(x.double().numpy())
     np.testing.assert_array_equal(Fn.ecdf_counts(x).numpy(), ref)
     np.testing.assert_array_equal(Fn.ecdf_counts(x.double()).numpy(), ref)  # torch.sort path
+    # ties in a few rows only (the usual float32 case): those rows are redone
+    y = torch.randn(40, 30, generator=g)
+    y[3, 5] = y[3, 7]
+    y[17, :4] = y[17, 9]
+    np.testing.assert_array_equal(Fn.ecdf_counts(y).numpy(), est.ecdf_counts(y.double().numpy()))
+    ym = torch.cat([torch.full((40, 2), -math.inf), y], dim=1)
+    torch.testing.assert_close(torch.log(Fn._bcl_weights_masked(ym, 30, 0.9, 0.5, 0.1))[:, 2:], Fn.bcl_log_weights(y.double(), 0.9, 0.5, 0.1).float())
     # masked entries (-inf) are counted out: the weights of the real entries are unchanged
     xm = torch.cat([torch.full((40, 2), -math.inf), x], dim=1)
     w = torch.log(Fn._bcl_weights_masked(xm, 30, 0.9, 0.5, 0.1))

@@ -195,7 +195,7 @@ def infonce(pos_logits, neg_logits, reduction="mean"):
 
 def _infonce_core(pos, neg):
     """InfoNCE on logits; ``neg`` may hold -inf entries (masked out)."""
-    return _softmax_family_loss(pos, torch.logsumexp(neg, dim=-1))
+    return _softmax_family_loss(pos, _lse(neg))
 
 
 def dcl(pos_logits, neg_logits, tau_plus, pos_extra_logits=None, floor=None, reduction="mean"):
@@ -239,7 +239,7 @@ def dcl(pos_logits, neg_logits, tau_plus, pos_extra_logits=None, floor=None, red
 
 def _dcl_core(pos, neg, n, tp, log_pbar, floor):
     """DCL on logits; ``neg`` may hold -inf entries, ``n`` valid ones (int or per-row tensor)."""
-    log_a = torch.logsumexp(neg, dim=-1)  # log sum_i x_i
+    log_a = _lse(neg)  # log sum_i x_i
     log_b = math.log(tp) + _logn(n, neg) + log_pbar  # log N tau+ p-bar
     log_n_theta = _log_sub(log_a, log_b, _log_floor(floor, neg.dtype, n) + math.log(1.0 - tp)) - math.log(1.0 - tp)
     return _softmax_family_loss(pos, log_n_theta)
@@ -327,30 +327,51 @@ def _sort_ranks_cpu(s: torch.Tensor, skip: int):
     key.sort(axis=-1)
     hi = kv[..., hi_idx]
     order = torch.from_numpy(kv[..., lo_idx].astype(np.int64))
-    if n - skip > 1 and bool(np.any(hi[:, skip + 1 :] == hi[:, skip:-1])):
-        ends = np.where(np.concatenate([hi[:, 1:] != hi[:, :-1], np.ones((rows, 1), dtype=bool)], axis=1), np.arange(1, n + 1), n)
-        return order, torch.from_numpy(np.ascontiguousarray(np.minimum.accumulate(ends[:, ::-1], axis=1)[:, ::-1]))
-    return order, None
+    if n - skip < 2:
+        return order, None, None
+    tied = np.flatnonzero((hi[:, skip + 1 :] == hi[:, skip:-1]).any(axis=1))
+    if tied.size == 0:
+        return order, None, None
+    # rows with ties (a few at float32 resolution): every member of a run of equal values gets
+    # the index one past the run's end, by a reversed running minimum
+    h = hi[tied]
+    ends = np.where(np.concatenate([h[:, 1:] != h[:, :-1], np.ones((tied.size, 1), dtype=bool)], axis=1), np.arange(1, n + 1), n)
+    cnt = np.ascontiguousarray(np.minimum.accumulate(ends[:, ::-1], axis=1)[:, ::-1])
+    return order, torch.from_numpy(cnt), torch.from_numpy(tied)
 
 
 def _sort_ranks(s: torch.Tensor, skip: int = 0):
     """Sorting permutation of each row of ``s`` (2-D) and the eCDF count at each sorted position.
 
-    Returns ``(order, counts)`` with ``counts`` None when no ties need resolving: then the
-    count at sorted position k is k + 1, except for the first ``skip`` positions (known masked
-    -inf entries, which tie among themselves; callers give them zero weight). On the CPU in
-    eager mode, float32 rows are argsorted by numpy's vectorised integer sort of packed 64-bit
-    keys (an order-preserving integer image of the float in the high word, the column index in
-    the low word), on the tensor's own memory: the permutation of a stable ``torch.sort``,
-    several times faster than ``torch.sort`` on the CPU, with no thread-pool use. Elsewhere
-    (CUDA, float64, under ``torch.compile``) ``torch.sort`` runs on the input's device.
+    Returns ``(order, counts, rows)``. ``counts`` None: no ties need resolving, the count at
+    sorted position k is k + 1 (except for the first ``skip`` positions: known masked -inf
+    entries, which tie among themselves; callers give them zero weight). ``rows`` None:
+    ``counts`` covers every row; else ``counts`` holds only the listed rows (those with ties),
+    the others following k + 1. On the CPU in eager mode, float32 rows are argsorted by numpy's
+    vectorised integer sort of packed 64-bit keys (an order-preserving integer image of the
+    float in the high word, the column index in the low word), on the tensor's own memory: the
+    permutation of a stable ``torch.sort``, several times faster than ``torch.sort`` on the
+    CPU, with no thread-pool use. Elsewhere (CUDA, float64, under ``torch.compile``)
+    ``torch.sort`` runs on the input's device.
     """
     s = s.detach()
     n = s.shape[-1]
     if s.device.type == "cpu" and s.dtype == torch.float32 and n < 2**31 and not torch.compiler.is_compiling():
         return _sort_ranks_cpu(s.contiguous(), skip)
     srt, order = torch.sort(s, dim=-1, stable=True)
-    return order, _run_end_counts(srt)
+    return order, _run_end_counts(srt), None
+
+
+def _full_counts(order, cnt, rows):
+    """eCDF counts at every sorted position of every row (see _sort_ranks)."""
+    full = torch.arange(1, order.shape[-1] + 1, device=order.device).expand(order.shape)
+    if cnt is None:
+        return full
+    if rows is None:
+        return cnt
+    full = full.clone()
+    full[rows] = cnt
+    return full
 
 
 def _flat2(t: torch.Tensor) -> torch.Tensor:
@@ -377,10 +398,8 @@ def ecdf_counts(neg_logits):
     if s.numel() == 0:
         return torch.zeros(s.shape, dtype=torch.int64, device=s.device)
     flat = _flat2(s)
-    order, cnt = _sort_ranks(flat)
-    if cnt is None:
-        cnt = torch.arange(1, flat.shape[-1] + 1, device=flat.device).expand(flat.shape)
-    return torch.empty_like(order).scatter_(-1, order, cnt).reshape(s.shape)
+    order, cnt, rows = _sort_ranks(flat)
+    return torch.empty_like(order).scatter_(-1, order, _full_counts(order, cnt, rows)).reshape(s.shape)
 
 
 def _omega(u: torch.Tensor, alpha: float, beta: float, tau_plus: float) -> torch.Tensor:
@@ -407,20 +426,30 @@ def _bcl_weights_masked(neg: torch.Tensor, n, alpha, beta, tau_plus) -> torch.Te
     are tabulated once for k = 1..n and placed by rank (no elementwise formula over [R, N]).
     """
     rows, width = neg.shape
-    order, cnt = _sort_ranks(neg, skip=width - n if isinstance(n, int) else 0)
+    order, cnt, tied = _sort_ranks(neg, skip=width - n if isinstance(n, int) else 0)
     if isinstance(n, int):
         m = width - n  # masked entries sort first (they tie at -inf)
         table = _omega(torch.arange(1, n + 1, device=neg.device, dtype=neg.dtype) / n, alpha, beta, tau_plus)
         if m:
             table = torch.cat([torch.zeros(m, device=neg.device, dtype=neg.dtype), table])
-        vals = table.expand(rows, width) if cnt is None else table[cnt - 1]
-    else:
-        if cnt is None:
-            cnt = torch.arange(1, width + 1, device=neg.device).expand(rows, width)
-        nn_ = n.to(neg.dtype)[:, None]
-        k = cnt.to(neg.dtype) - (width - nn_)
-        vals = torch.where(k > 0, _omega(torch.clamp(k, min=1.0) / nn_, alpha, beta, tau_plus), 0.0)
+        if cnt is not None and tied is None:
+            return torch.empty_like(neg).scatter_(-1, order, table[cnt - 1])
+        w = torch.empty_like(neg).scatter_(-1, order, table.expand(rows, width))
+        if tied is not None:  # redo the few rows with ties
+            w[tied] = torch.empty((tied.numel(), width), dtype=neg.dtype, device=neg.device).scatter_(-1, order[tied], table[cnt - 1])
+        return w
+    cnt = _full_counts(order, cnt, tied)
+    nn_ = n.to(neg.dtype)[:, None]
+    k = cnt.to(neg.dtype) - (width - nn_)
+    vals = torch.where(k > 0, _omega(torch.clamp(k, min=1.0) / nn_, alpha, beta, tau_plus), 0.0)
     return torch.empty_like(neg).scatter_(-1, order, vals)
+
+
+def _lse(x: torch.Tensor) -> torch.Tensor:
+    """logsumexp along the last axis: fused autograd function in eager mode, torch's under compile."""
+    if torch.compiler.is_compiling() or not x.requires_grad:
+        return torch.logsumexp(x, dim=-1)
+    return _WeightedLogSumExp.apply(x, None)
 
 
 def _row_max(x: torch.Tensor) -> torch.Tensor:
@@ -430,7 +459,7 @@ def _row_max(x: torch.Tensor) -> torch.Tensor:
 
 
 class _WeightedLogSumExp(torch.autograd.Function):
-    """log sum_i w_i e^{x_i} along the last axis, w >= 0 without gradient (BCL's omega).
+    """log sum_i w_i e^{x_i} along the last axis, w >= 0 without gradient (BCL's omega; None: 1).
 
     Fused: one [.., N] temporary in the forward, one in the backward (d/dx_i = w_i e^{x_i} / S),
     where ``logsumexp(x + log w)`` allocates several (page faults dominate on the CPU).
@@ -439,7 +468,9 @@ class _WeightedLogSumExp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, w):
         m = _row_max(x)
-        e = (x - m).exp_().mul_(w)
+        e = (x - m).exp_()
+        if w is not None:
+            e.mul_(w)
         s = e.sum(dim=-1)
         ctx.save_for_backward(e, s)
         return torch.log(s) + m.squeeze(-1)
@@ -709,5 +740,5 @@ def relaxed_softmax(pos_logits, neg_logits, include_positive=False, reduction="m
 def _relaxed_core(pos, neg, include_positive):
     """Relaxed Softmax on logits; -inf entries of ``neg`` are masked out."""
     if include_positive:
-        return _softmax_family_loss(pos, torch.logsumexp(neg, dim=-1))
+        return _softmax_family_loss(pos, _lse(neg))
     return torch.logsumexp(neg, dim=-1) - pos

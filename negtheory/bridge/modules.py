@@ -212,14 +212,14 @@ class _PairLoss(nn.Module):
             sim.diagonal().fill_(-math.inf)  # in place on the matmul output: no gather, no copy
             n = 2 * b - 2
             if self._keep_positive_in_row:
-                return self._reduce(torch.logsumexp(sim, dim=-1) - pos, out_dtype)
+                return self._reduce(Fn._lse(sim) - pos, out_dtype)
             sim.diagonal(b).fill_(-math.inf)
             sim.diagonal(-b).fill_(-math.inf)
         else:
             pos = sim.diagonal().clone()
             n = b - 1
             if self._keep_positive_in_row:
-                return self._reduce(torch.logsumexp(sim, dim=-1) - pos, out_dtype)
+                return self._reduce(Fn._lse(sim) - pos, out_dtype)
             sim.diagonal().fill_(-math.inf)
         return self._reduce(self._core(pos, sim, n, True), out_dtype)
 
