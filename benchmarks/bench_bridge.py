@@ -132,12 +132,13 @@ def peak_memory(step, device) -> float:
         return torch.cuda.max_memory_allocated() - base
     from torch.profiler import ProfilerActivity, profile
 
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True):  # warm-up of the profiler
         step()
-    np_peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        tracemalloc.start()
+        step()
+        np_peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
     events = sorted(
         (e.start_ns(), e.nbytes()) for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"
     )

@@ -324,17 +324,17 @@ def _sort_ranks_cpu(s: torch.Tensor, skip: int):
     hi_idx, lo_idx = (1, 0) if sys.byteorder == "little" else (0, 1)
     kv[..., hi_idx] = bits  # high word: the value's image; low word: the column (a tie-breaker)
     kv[..., lo_idx] = np.arange(n, dtype=np.int32)
+    del x, bits
     key.sort(axis=-1)
     hi = kv[..., hi_idx]
-    order = torch.from_numpy(kv[..., lo_idx].astype(np.int64))
-    if n - skip < 2:
-        return order, None, None
-    tied = np.flatnonzero((hi[:, skip + 1 :] == hi[:, skip:-1]).any(axis=1))
+    tied = np.flatnonzero((hi[:, skip + 1 :] == hi[:, skip:-1]).any(axis=1)) if n - skip > 1 else np.empty(0, np.int64)
+    h = hi[tied]  # (a copy) rows with ties: a few at float32 resolution
+    key &= np.int64(0xFFFFFFFF)  # in place: the key array becomes the permutation (int64, torch's index type)
+    order = torch.from_numpy(key)
     if tied.size == 0:
         return order, None, None
-    # rows with ties (a few at float32 resolution): every member of a run of equal values gets
-    # the index one past the run's end, by a reversed running minimum
-    h = hi[tied]
+    # every member of a run of equal values gets the index one past the run's end (reversed
+    # running minimum)
     ends = np.where(np.concatenate([h[:, 1:] != h[:, :-1], np.ones((tied.size, 1), dtype=bool)], axis=1), np.arange(1, n + 1), n)
     cnt = np.ascontiguousarray(np.minimum.accumulate(ends[:, ::-1], axis=1)[:, ::-1])
     return order, torch.from_numpy(cnt), torch.from_numpy(tied)
