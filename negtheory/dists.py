@@ -486,6 +486,18 @@ class OrderStatistic(ScoreDistribution):
     def _support(self):
         return self._parent.support()
 
+    @staticmethod
+    def _beta_inv(a, b, q):
+        """Inverse of the regularised incomplete beta I_u(a, b) = q; closed forms for a or b = 1.
+
+        I_u(1, b) = 1 - (1 - u)^b and I_u(a, 1) = u^a (the minimum and the maximum of a sample).
+        """
+        if a == 1.0:
+            return q if b == 1.0 else -np.expm1(np.log1p(-q) / b)
+        if b == 1.0:
+            return np.exp(np.log(q) / a)
+        return betaincinv(a, b, q)
+
     def _logpdf(self, x):
         p = self._parent
         if self._normal:
@@ -522,8 +534,8 @@ class OrderStatistic(ScoreDistribution):
             upper = (q >= 0.5) & (q > self._q_half)
             x = np.empty(q.shape)
             lo = ~upper
-            x[lo] = mu + sigma * ndtri(betaincinv(self._a, self._b, q[lo]))
-            x[upper] = mu - sigma * ndtri(betaincinv(self._b, self._a, 1.0 - q[upper]))
+            x[lo] = mu + sigma * ndtri(self._beta_inv(self._a, self._b, q[lo]))
+            x[upper] = mu - sigma * ndtri(self._beta_inv(self._b, self._a, 1.0 - q[upper]))
             return x
         u = betaincinv(self._a, self._b, q)
         x = self._parent.ppf(u)
@@ -540,8 +552,8 @@ class OrderStatistic(ScoreDistribution):
             lower = (q >= 0.5) & (q > self._q_half_sf)
             x = np.empty(q.shape)
             up = ~lower
-            x[up] = mu - sigma * ndtri(betaincinv(self._b, self._a, q[up]))
-            x[lower] = mu + sigma * ndtri(betaincinv(self._a, self._b, 1.0 - q[lower]))
+            x[up] = mu - sigma * ndtri(self._beta_inv(self._b, self._a, q[up]))
+            x[lower] = mu + sigma * ndtri(self._beta_inv(self._a, self._b, 1.0 - q[lower]))
             return x
         v = betaincinv(self._b, self._a, q)
         x = self._parent.isf(v)
