@@ -96,12 +96,20 @@ def _count_le_sorted(x, order, out):
             i = j
 
 
+_count_le_sorted_serial = numba.njit(cache=True)(_count_le_sorted.py_func)
+
+# below this many scores the parallel kernel cannot pay for waking the thread pool (and its
+# first call starts numba's threading layer): the serial twin runs instead
+_PARALLEL_MIN_SIZE = 1 << 18
+
+
 def ecdf_counts(scores) -> np.ndarray:
     """#{j : x_j <= x_i} along the last axis (int64), for a float64 array of any leading shape."""
     x = np.ascontiguousarray(scores, dtype=np.float64)
     flat = x.reshape(-1, x.shape[-1])
     out = np.empty(flat.shape, dtype=np.int64)
-    _count_le_sorted(flat, np.argsort(flat, axis=1), out)
+    kernel = _count_le_sorted if flat.size >= _PARALLEL_MIN_SIZE and flat.shape[0] > 1 else _count_le_sorted_serial
+    kernel(flat, np.argsort(flat, axis=1), out)
     return out.reshape(x.shape)
 
 

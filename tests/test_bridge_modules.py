@@ -153,6 +153,7 @@ def test_thread_settings_unchanged_by_every_loss():
         mod(torch.cat([a, p]), torch.cat([torch.arange(64)] * 2)).item()
         assert (torch.get_num_threads(), numba.get_num_threads()) == before, type(mod).__name__
     Fn.bcl(torch.zeros(64), torch.randn(64, 300), 0.9, 0.5, 0.1).item()
+    est.ecdf_counts(np.random.default_rng(0).random((64, 300)))  # small: the serial numba twin
     assert (torch.get_num_threads(), numba.get_num_threads()) == before
 
 
