@@ -27,8 +27,8 @@ Each of phi_TN, phi_FN, phi_THN / Z and phi_UN is phi(x) times a polynomial of d
 u = Phi(x), so its CDF is a quadratic in u: G(u) = b u + a u^2 with b + a = 1 (the law
 integrates to one, Lemma 6.1) and b >= 0, b + 2a >= 0 (the density is non-negative). The
 CDF, survival function and inverse CDF are therefore exact: the inverse is the root
-u = 2 G / (b + sqrt(b^2 + 4 a G)) of eq. 6.29 in the cancellation-free form of the DESIGN.md
-errata (exact at a = 0), followed by the parent's ``ppf``. In the upper half the same is done
+u = 2 G / (b + sqrt(b^2 + 4 a G)) of eq. 6.29 in its cancellation-free form
+(exact at a = 0), followed by the parent's ``ppf``. In the upper half the same is done
 for the survival function, 1 - G(1 - v) = b' v + a' v^2 with b' = b + 2a, a' = -a, and the
 parent's ``isf``, so both tails keep full relative precision. :class:`QuadraticCDFLaw`
 implements this once.
@@ -787,7 +787,7 @@ def true_negative(base, alpha) -> QuadraticCDFLaw:
     .. math:: \phi_{TN} = \alpha \phi_{(1)} + (1-\alpha) \phi_{(2)}
               = \phi(x) [2\alpha + (2 - 4\alpha) \Phi(x)]
 
-    CDF 2 alpha u + (1 - 2 alpha) u^2 in u = Phi(x) (DESIGN.md errata); alpha = 1 gives the
+    CDF 2 alpha u + (1 - 2 alpha) u^2 in u = Phi(x); alpha = 1 gives the
     smaller of two draws (eq. 2.5 / 4.7), alpha = 1/2 the parent itself.
 
     Parameters

@@ -13,7 +13,7 @@ All functions take numpy arrays whose **last axis holds the N unlabeled scores o
   :func:`bns_select` (4.26), and the sampling-quality metrics :func:`tnr` (4.27) and
   :func:`informativeness` (4.28).
 
-eCDF conventions (DESIGN.md errata): BCL's eq. 6.30 counts the N unlabeled scores <= x-hat,
+eCDF conventions: BCL's eq. 6.30 counts the N unlabeled scores <= x-hat,
 itself included, over N (so the largest score gets 1 and tied scores share the largest rank);
 BNS's eq. 4.15 as released divides by n + 1 (so F < 1). Each function states which it uses.
 """
@@ -159,7 +159,7 @@ def cdf_from_unlabeled(phi_un, alpha, tau_plus):
     .. math:: \Phi = \frac{2\,\Phi_{UN}}{b + \sqrt{b^2 + 4 a \Phi_{UN}}},
 
     which is exact at a = 0 (alpha = 1/2 or tau^+ = 1/2), where the printed
-    (-b + sqrt(b^2 + 4 a Phi_UN)) / (2a) divides by zero (DESIGN.md errata).
+    (-b + sqrt(b^2 + 4 a Phi_UN)) / (2a) divides by zero.
 
     Examples
     --------
@@ -380,7 +380,7 @@ def theta_bcl(scores, alpha, beta, tau_plus, normalize=False):
     .. math:: \hat\theta_{BCL} = \frac{1}{N}\sum_i \omega_i \hat x_i
         \quad\text{or, with normalize=True,}\quad \frac{\sum_i \omega_i \hat x_i}{\sum_i \omega_i},
 
-    the self-normalised form used by the released numerical code (DESIGN.md errata). omega from
+    the self-normalised form used by the released numerical code. omega from
     :func:`bcl_weights`.
 
     Examples

@@ -21,13 +21,27 @@ Numerics
 --------
 * Nothing exponentiates a raw logit: N theta-hat is formed as a log (logsumexp, and
   ``log(A - B) = log A + log(-expm1(log B - log A))`` for the debiasing subtraction), and the
-  loss is ``logaddexp(s+, log N theta) - s+``.
+  loss is ``softplus(log N theta - s+)`` (= ``logaddexp(s+, log N theta) - s+`` without its
+  cancellation when the positive dominates).
 * Half precision (float16 / bfloat16) inputs are computed in float32 and the loss is cast back
   (the same policy as ``torch.autocast`` for ``logsumexp``/``log_softmax``); gradients flow
   through the casts, so values and gradients stay finite at logits of +-20 (temperature 0.05).
 * BCL's eCDF (eq. 6.30: the N unlabeled scores <= x, itself included, over N; ties share the
-  largest rank) is computed by ``torch.sort`` + ``torch.searchsorted``: O(N log N) time and O(N)
-  extra memory per anchor, never an N x N comparison tensor.
+  largest rank) comes from one sort per row, in torch on the input's device (``torch.sort``;
+  on the CPU in eager mode, float32 rows are argsorted by numpy's integer sort of packed
+  value/index keys on the tensor's own memory, which is several times faster than
+  ``torch.sort`` there): O(N log N) time, O(N) extra memory per anchor, never an N x N
+  comparison tensor, no numba, no host round-trip on accelerators. omega is tabulated for the
+  N eCDF values and placed by rank.
+* Eager mode fuses the logsumexps of InfoNCE / DCL / BCL and HCL's ratio of power sums into
+  autograd functions with one [.., N] temporary per pass; under ``torch.compile`` the plain
+  torch forms are traced instead (the compiler fuses them itself), with no graph break.
+* The private ``_*_core`` functions take logits where excluded entries are -inf and a count
+  ``n`` of the valid ones (an int or a per-row tensor): the modules' in-batch and labelled
+  calls use them on the masked similarity matrix instead of gathering the negatives.
+* DPL's two averages of sigmoids lie in (0, 1) and are formed directly (no overflow is
+  possible); P-hat is clamped at eps before the log.
+* Nothing here changes torch's or numba's thread settings.
 
 Debiased estimates can be <= 0 for finite N (eq. 6.47 subtracts). ``floor`` clamps theta-hat
 below as in :func:`~negtheory.estimators.theta_dcl` (the released DCL/HCL code clamps N theta at
@@ -215,7 +229,7 @@ def dcl(pos_logits, neg_logits, tau_plus, pos_extra_logits=None, floor=None, red
         Class prior tau+ (probability that an unlabeled sample shares the anchor's class).
     pos_extra_logits : Tensor, shape [..., K], optional
         K extra positives for p-bar (the thesis's numerical study). Default: the anchor's own
-        positive, as in the released DCL/HCL code (DESIGN.md errata).
+        positive, as in the released DCL/HCL code.
     floor : float, optional
         Lower clamp of theta-hat (score units); the released code's ``math.exp(-1 / t)``.
         None: clamp only at the dtype's smallest positive number (see the module notes).
@@ -637,8 +651,9 @@ def dpl(pos_logits, neg_logits, tau_plus, pos_extra_logits=None, eps=1e-6, reduc
         \ell = -\log\max(\hat P_{PN}, \epsilon), \qquad
         \hat P_{PN} = \frac{1}{\tau^-}\Big(\frac1N\sum_n \sigma(s^+ - s_n) - \frac{\tau^+}{M}\sum_m \sigma(s^+ - s'_m)\Big),
 
-    :func:`~negtheory.estimators.dpl_loss`. Formed in log space: the two averages are
-    logsumexps of log-sigmoids and the difference goes through ``log(-expm1(.))``.
+    :func:`~negtheory.estimators.dpl_loss`. The two averages of sigmoids lie in (0, 1), so they
+    are formed directly (one elementwise pass, no overflow possible) and P-hat is clamped at eps
+    before the log.
 
     Parameters
     ----------
