@@ -92,6 +92,18 @@ def _in_batch_sim(anchor, positive, temperature, normalize, symmetric):
     return (a * inv_t) @ p.T
 
 
+def _mask_view(sim):
+    """The view of the similarity matrix to write the -inf masks into.
+
+    In eager mode the detached alias: every loss gives a masked (-inf) entry a zero gradient
+    by itself (exp(-inf) = 0, softplus'(-inf) = 0, or an explicit ``where``), and the matmul's
+    backward does not read its output, so autograd need not record the writes (recording them
+    clones the full [A, A] gradient once per write in the backward pass). Under
+    ``torch.compile`` the writes are recorded as usual.
+    """
+    return sim if torch.compiler.is_compiling() else sim.detach()
+
+
 def _off_diagonal(x):
     """[..., n, n] -> [..., n, n - 1] without the diagonal, row order kept (views and one copy)."""
     n = x.shape[-1]
@@ -209,18 +221,19 @@ class _PairLoss(nn.Module):
             if b < 1:
                 raise ValueError("in-batch negatives need at least one pair")
             pos = torch.cat([sim.diagonal(b), sim.diagonal(-b)])
-            sim.diagonal().fill_(-math.inf)  # in place on the matmul output: no gather, no copy
+            masked = _mask_view(sim)
+            masked.diagonal().fill_(-math.inf)  # in place on the matmul output: no gather, no copy
             n = 2 * b - 2
             if self._keep_positive_in_row:
                 return self._reduce(Fn._lse(sim) - pos, out_dtype)
-            sim.diagonal(b).fill_(-math.inf)
-            sim.diagonal(-b).fill_(-math.inf)
+            masked.diagonal(b).fill_(-math.inf)
+            masked.diagonal(-b).fill_(-math.inf)
         else:
             pos = sim.diagonal().clone()
             n = b - 1
             if self._keep_positive_in_row:
                 return self._reduce(Fn._lse(sim) - pos, out_dtype)
-            sim.diagonal().fill_(-math.inf)
+            _mask_view(sim).diagonal().fill_(-math.inf)
         return self._reduce(self._core(pos, sim, n, True), out_dtype)
 
     def _forward_labels(self, embeddings, labels):
