@@ -507,8 +507,12 @@ class _LogPowerRatio(torch.autograd.Function):
     def forward(ctx, x, beta):
         m = _row_max(x)
         t = x - m
-        w = (t * beta).exp_()
-        e = t.exp_().mul_(w)
+        if beta == 1.0:  # e^{2t} = (e^t)^2: one exp instead of two
+            w = t.exp_()
+            e = w * w
+        else:
+            w = (t * beta).exp_()
+            e = t.exp_().mul_(w)
         se, sw = e.sum(dim=-1), w.sum(dim=-1)
         ctx.beta = beta
         ctx.save_for_backward(e, w, se, sw)
