@@ -329,9 +329,11 @@ class ScoreDistribution:
     def ppf(self, q):
         """Inverse of the CDF (quantile function); q in [0, 1]."""
         q = real_array("q", q, 0.0, 1.0)
+        inner = (q > 0.0) & (q < 1.0)
+        if q.ndim and inner.all():  # the common case: no end points to patch
+            return np.asarray(self._ppf(q), dtype=np.float64)
         lo, hi = self.support()
         out = np.where(q == 0.0, lo, np.where(q == 1.0, hi, 0.0))
-        inner = (q > 0.0) & (q < 1.0)
         if inner.any():
             out = np.array(out, dtype=np.float64)
             out[inner] = self._ppf(q[inner])
