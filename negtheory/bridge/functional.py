@@ -35,7 +35,9 @@ Numerics
   N eCDF values and placed by rank.
 * Eager mode fuses the logsumexps of InfoNCE / DCL / BCL and HCL's ratio of power sums into
   autograd functions with one [.., N] temporary per pass; under ``torch.compile`` the plain
-  torch forms are traced instead (the compiler fuses them itself), with no graph break.
+  torch forms are traced instead (the compiler fuses them itself), with no graph break. The
+  fused functions are once-differentiable: double backward (``create_graph=True``) needs the
+  compiled module.
 * The private ``_*_core`` functions take logits where excluded entries are -inf and a count
   ``n`` of the valid ones (an int or a per-row tensor): the modules' in-batch and labelled
   calls use them on the masked similarity matrix instead of gathering the negatives.
