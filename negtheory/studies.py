@@ -161,6 +161,13 @@ def _fused_estimates(scores, sorted_scores, is_tn, pos, codes, omega, tau_plus, 
                 out[j, r] = bcl_norm
 
 
+_fused_estimates_serial = numba.njit(cache=True)(_fused_estimates.py_func)
+
+# below this many scores the parallel kernel cannot pay for waking the thread pool: the serial
+# twin (same code, same results) runs instead
+_PARALLEL_MIN_SIZE = 1 << 16
+
+
 def _estimates(point: _Point, s) -> tuple[np.ndarray, np.ndarray]:
     """theta_SUP per anchor and every requested estimator per anchor, shape [n_est, count]."""
     m = s.scores.shape[0]
@@ -174,9 +181,8 @@ def _estimates(point: _Point, s) -> tuple[np.ndarray, np.ndarray]:
     omega = np.zeros(n + 1)
     if need_sort:
         omega[1:] = est._omega_of_ecdf(np.arange(1, n + 1) / n, point.alpha, point.beta, point.tau_plus)
-    _fused_estimates(
-        s.scores, srt, s.is_true_negative, pos, codes, omega, point.tau_plus, point.hcl_beta, truth, out
-    )
+    kernel = _fused_estimates if s.scores.size >= _PARALLEL_MIN_SIZE else _fused_estimates_serial
+    kernel(s.scores, srt, s.is_true_negative, pos, codes, omega, point.tau_plus, point.hcl_beta, truth, out)
     return truth, out
 
 
