@@ -534,6 +534,11 @@ class OrderStatistic(ScoreDistribution):
             # (for q >= 1/2, where 1 - q is exact) go through 1 - u = I^{-1}_{1-q}(n-k+1, k)
             mu, sigma = self._parent.p0, self._parent.p1
             upper = (q >= 0.5) & (q > self._q_half)
+            if self._a != 1.0 and self._b != 1.0:
+                # one incomplete-beta inverse call over both branches (parameters swapped where
+                # upper), no fancy indexing
+                z = ndtri(betaincinv(np.where(upper, self._b, self._a), np.where(upper, self._a, self._b), np.where(upper, 1.0 - q, q)))
+                return mu + sigma * np.where(upper, -z, z)
             x = np.empty(q.shape)
             lo = ~upper
             x[lo] = mu + sigma * ndtri(self._beta_inv(self._a, self._b, q[lo]))
@@ -552,6 +557,9 @@ class OrderStatistic(ScoreDistribution):
         if self._normal:
             mu, sigma = self._parent.p0, self._parent.p1
             lower = (q >= 0.5) & (q > self._q_half_sf)
+            if self._a != 1.0 and self._b != 1.0:
+                z = ndtri(betaincinv(np.where(lower, self._a, self._b), np.where(lower, self._b, self._a), np.where(lower, 1.0 - q, q)))
+                return mu + sigma * np.where(lower, z, -z)
             x = np.empty(q.shape)
             up = ~lower
             x[up] = mu - sigma * ndtri(self._beta_inv(self._b, self._a, q[up]))
