@@ -1,72 +1,236 @@
-"""Step time of BCL / DPL against InfoNCE / BPR at batch 256, N = 510 (the thesis's image setting).
+"""Bridge losses against peers: step time and peak memory, measured interleaved in one run.
 
-One "step" = forward of the loss on precomputed logits (pos [A], neg [A, N]) with A = 2B = 512
-anchors (the in-batch SimCLR arrangement of B = 256 pairs gives N = 2B - 2 = 510), plus backward.
-Prints the median time per step and the ratio to the baseline measured in the same run:
-BCL (and DCL, HCL) vs InfoNCE, DPL vs BPR. On CUDA the device is synchronised around each step.
+Two parts, both "one step" = forward + backward:
 
-Usage: python benchmarks/bench_bridge.py [--device cpu|cuda] [--repeats R] [--dtype float32|bfloat16]
+* **modules** on embeddings [B, D] (D = 128, B = 256 and 1024 by default): negtheory's
+  InfoNCE / DCL / HCL / BCL modules (symmetric in-batch: 2B anchors, N = 2B - 2 negatives)
+  against a plain-torch NT-Xent written below (one matmul, diagonal masked, cross-entropy: the
+  usual SimCLR implementation) and, when installed, lightly's ``NTXentLoss`` and
+  pytorch-metric-learning's ``NTXentLoss`` (called the PML way, ``loss(embeddings, labels)``);
+  BPR and DPL modules with in-batch negatives (B anchors, N = B - 1).
+* **logits**: the functionals on precomputed logits (pos [2B], neg [2B, 2B - 2]).
+
+Every round times each loss once, in turn, so that load on a shared machine hits all of them
+alike; the median over rounds is reported with the ratios the issue sets as goals:
+InfoNCE / fastest peer (goal <= 1.0), DCL, HCL / InfoNCE (<= 1.2), BCL / InfoNCE (<= 1.5),
+DPL / BPR (<= 1.5). Peak memory of one step is read from torch's profiler (allocations made
+through torch's allocator) plus numpy's share traced by ``tracemalloc`` (BCL's CPU sort).
+On CUDA the device is synchronised around each step and ``torch.cuda.max_memory_allocated``
+gives the peak.
+
+Usage: python benchmarks/bench_bridge.py [--device cpu|cuda] [--batch 256 1024] [--rounds R]
+       [--threads T] [--dim D] [--part modules logits]
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import time
+import tracemalloc
 
 import torch
+import torch.nn.functional as F
 
 from negtheory.bridge import functional as Fn
+from negtheory.bridge import modules as M
+
+TEMPERATURE = 0.5
 
 
-def bench(fn, pos, neg, repeats, device):
-    def step():
-        p = pos.detach().requires_grad_()
-        n = neg.detach().requires_grad_()
-        fn(p, n).backward()
+def plain_ntxent(temperature=TEMPERATURE):
+    """NT-Xent as usually written in plain torch (SimCLR): the reference peer."""
 
-    for _ in range(5):  # warm-up (allocator, kernels)
+    def loss(a, p):
+        z = F.normalize(torch.cat([a, p]), dim=-1)
+        b = a.shape[0]
+        sim = z @ z.T / temperature
+        sim = sim.masked_fill(torch.eye(2 * b, dtype=torch.bool, device=z.device), -math.inf)
+        target = (torch.arange(2 * b, device=z.device) + b) % (2 * b)
+        return F.cross_entropy(sim, target)
+
+    return loss
+
+
+def peers():
+    out = {"plain-ntxent": plain_ntxent()}
+    try:
+        from lightly.loss import NTXentLoss as LightlyNTXent
+
+        out["lightly-ntxent"] = LightlyNTXent(temperature=TEMPERATURE)
+    except Exception:  # noqa: BLE001 - optional peer: absent or broken install
+        pass
+    try:
+        from pytorch_metric_learning.losses import NTXentLoss as PMLNTXent
+
+        pml = PMLNTXent(temperature=TEMPERATURE)
+
+        def pml_call(a, p, _loss=pml):
+            b = a.shape[0]
+            labels = torch.arange(b, device=a.device).repeat(2)
+            return _loss(torch.cat([a, p]), labels)
+
+        out["pml-ntxent"] = pml_call
+    except Exception:  # noqa: BLE001
+        pass
+    return out
+
+
+def module_losses():
+    return {
+        "infonce": M.InfoNCELoss(TEMPERATURE),
+        "dcl": M.DebiasedContrastiveLoss(0.1, TEMPERATURE),
+        "hcl": M.HardContrastiveLoss(0.1, 1.0, TEMPERATURE),
+        "bcl": M.BayesianContrastiveLoss(0.9, 0.5, 0.1, TEMPERATURE),
+        "bpr": M.BPRLoss(),
+        "dpl": M.DPLLoss(0.1),
+    }
+
+
+def logit_losses():
+    return {
+        "infonce": lambda p, q: Fn.infonce(p, q),
+        "dcl": lambda p, q: Fn.dcl(p, q, 0.1, floor=math.exp(-2.0)),
+        "hcl": lambda p, q: Fn.hcl(p, q, 0.1, 1.0, floor=math.exp(-2.0)),
+        "bcl": lambda p, q: Fn.bcl(p, q, 0.9, 0.5, 0.1),
+        "bpr": lambda p, q: Fn.bpr(p, q),
+        "dpl": lambda p, q: Fn.dpl(p, q, 0.1),
+    }
+
+
+def _sync(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def interleaved(steps: dict, rounds: int, device) -> dict:
+    """Median seconds of each step, timing every step once per round, in turn."""
+    for f in steps.values():  # warm-up (allocator, kernels, numba-free first calls)
+        for _ in range(2):
+            f()
+    times = {k: [] for k in steps}
+    for _ in range(rounds):
+        for k, f in steps.items():
+            _sync(device)
+            t0 = time.perf_counter()
+            f()
+            _sync(device)
+            times[k].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def peak_memory(step, device) -> float:
+    """Peak bytes allocated during one step (beyond what was live before it)."""
+    step()
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+        base = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
         step()
-    times = []
-    for _ in range(repeats):
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-        t0 = time.perf_counter()
+        torch.cuda.synchronize()
+        return torch.cuda.max_memory_allocated() - base
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True):  # warm-up of the profiler
         step()
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        tracemalloc.start()
+        step()
+        np_peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    events = sorted(
+        (e.start_ns(), e.nbytes()) for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"
+    )
+    live = peak = 0
+    for _, nb in events:
+        live += nb
+        peak = max(peak, live)
+    return peak + np_peak
+
+
+def _ratio(t, a, b):
+    return t[a] / t[b] if a in t and b in t else float("nan")
+
+
+def bench_modules(batch, dim, rounds, device, dtype, memory=True):
+    g = torch.Generator(device="cpu").manual_seed(0)
+    a = torch.randn(batch, dim, generator=g).to(device, dtype).requires_grad_()
+    p = (a.detach() + 0.5 * torch.randn(batch, dim, generator=g).to(device, dtype)).requires_grad_()
+    fns = {**peers(), **module_losses()}
+
+    def make(f):
+        def step():
+            a.grad = p.grad = None
+            f(a, p).backward()
+
+        return step
+
+    steps = {k: make(f) for k, f in fns.items()}
+    t = interleaved(steps, rounds, device)
+    mem = {k: peak_memory(s, device) for k, s in steps.items()} if memory else {}
+    peer_names = [k for k in t if k.endswith("ntxent")]
+    fastest = min(peer_names, key=t.get)
+    print(f"\n[modules] B={batch} D={dim} anchors={2 * batch} N={2 * batch - 2} (BPR/DPL: {batch} anchors, N={batch - 1})")
+    for k in t:
+        m = f"  peak {mem[k] / 2**20:7.1f} MiB" if k in mem else ""
+        print(f"  {k:16s} {1e3 * t[k]:9.3f} ms/step{m}")
+    ratios = {
+        "infonce/fastest_peer": t["infonce"] / t[fastest],
+        "dcl/infonce": _ratio(t, "dcl", "infonce"),
+        "hcl/infonce": _ratio(t, "hcl", "infonce"),
+        "bcl/infonce": _ratio(t, "bcl", "infonce"),
+        "dpl/bpr": _ratio(t, "dpl", "bpr"),
+    }
+    goals = {"infonce/fastest_peer": 1.0, "dcl/infonce": 1.2, "hcl/infonce": 1.2, "bcl/infonce": 1.5, "dpl/bpr": 1.5}
+    for k, v in ratios.items():
+        extra = f" (fastest peer: {fastest})" if k.startswith("infonce") else ""
+        print(f"  ratio {k:22s} {v:6.3f}  goal <= {goals[k]:.1f}  {'met' if v <= goals[k] else 'NOT met'}{extra}")
+    return t, ratios, mem
+
+
+def bench_logits(batch, rounds, device, dtype):
+    g = torch.Generator(device="cpu").manual_seed(0)
+    a, n = 2 * batch, 2 * batch - 2
+    pos = (torch.rand(a, generator=g) * 2 - 1).div(TEMPERATURE).to(device, dtype)
+    neg = (torch.rand(a, n, generator=g) * 2 - 1).div(TEMPERATURE).to(device, dtype)
+
+    def make(f):
+        def step():
+            f(pos.detach().requires_grad_(), neg.detach().requires_grad_()).backward()
+
+        return step
+
+    t = interleaved({k: make(f) for k, f in logit_losses().items()}, rounds, device)
+    print(f"\n[logits] anchors={a} N={n}")
+    for name, base in (("infonce", None), ("dcl", "infonce"), ("hcl", "infonce"), ("bcl", "infonce"), ("bpr", None), ("dpl", "bpr")):
+        ratio = f"  ratio vs {base}: {t[name] / t[base]:.3f}" if base else ""
+        print(f"  {name:8s} {1e3 * t[name]:9.3f} ms/step{ratio}")
+    return t
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--repeats", type=int, default=200)
+    ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16", "float64"])
-    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--batch", type=int, nargs="+", default=[256, 1024])
+    ap.add_argument("--dim", type=int, default=128)
+    ap.add_argument("--threads", type=int, default=1, help="torch threads for the run (the benchmark sets it, the package never does)")
+    ap.add_argument("--part", nargs="+", default=["modules", "logits"], choices=["modules", "logits"])
+    ap.add_argument("--no-memory", action="store_true")
     args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
     device = torch.device(args.device)
     dtype = getattr(torch, args.dtype)
-    g = torch.Generator(device="cpu").manual_seed(0)
-    a = 2 * args.batch
-    n = 2 * args.batch - 2
-    pos = (torch.rand(a, generator=g) * 2 - 1).div(0.5).to(device, dtype)
-    neg = (torch.rand(a, n, generator=g) * 2 - 1).div(0.5).to(device, dtype)
-    losses = {
-        "infonce": lambda p, q: Fn.infonce(p, q),
-        "dcl": lambda p, q: Fn.dcl(p, q, 0.1, floor=2.718281828 ** -2),
-        "hcl": lambda p, q: Fn.hcl(p, q, 0.1, 1.0, floor=2.718281828 ** -2),
-        "bcl": lambda p, q: Fn.bcl(p, q, 0.9, 0.5, 0.1),
-        "bpr": lambda p, q: Fn.bpr(p, q),
-        "dpl": lambda p, q: Fn.dpl(p, q, 0.1),
-    }
-    t = {k: bench(f, pos, neg, args.repeats, device) for k, f in losses.items()}
-    print(f"device={device} dtype={args.dtype} anchors={a} N={n} torch={torch.__version__} threads={torch.get_num_threads()}")
-    for name, base in (("infonce", None), ("dcl", "infonce"), ("hcl", "infonce"), ("bcl", "infonce"), ("bpr", None), ("dpl", "bpr")):
-        ratio = f"  ratio vs {base}: {t[name] / t[base]:.3f}  (overhead {100 * (t[name] / t[base] - 1):+.1f} %)" if base else ""
-        print(f"{name:8s} {1e3 * t[name]:8.3f} ms/step{ratio}")
-    return t
+    print(f"device={device} dtype={args.dtype} torch={torch.__version__} threads={torch.get_num_threads()} rounds={args.rounds}")
+    out = {}
+    for b in args.batch:
+        if "modules" in args.part:
+            out[("modules", b)] = bench_modules(b, args.dim, args.rounds, device, dtype, memory=not args.no_memory)
+        if "logits" in args.part:
+            out[("logits", b)] = bench_logits(b, args.rounds, device, dtype)
+    return out
 
 
 if __name__ == "__main__":

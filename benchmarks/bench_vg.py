@@ -125,9 +125,13 @@ def main():
     ap.add_argument("--n-quad", type=int, default=500)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--ml100k", default=ML100K)
+    ap.add_argument("--only-cost", action="store_true", help="only part 4 (cost per point against d)")
     args = ap.parse_args()
     rng = np.random.default_rng(2023)
     print(f"numba threads: {numba.get_num_threads()}, cpus: {os.cpu_count()}")
+    if args.only_cost:
+        bench_cost_vs_d(args.n, args.repeat, rng)
+        return
 
     print(f"\n1. cdf at {args.n} points vs one adaptive quad per point (quad timed on {args.n_quad} points, extrapolated linearly)")
     print(f"  {'d':>5} {'lam':>6} {'negtheory':>12} {'quad/point':>12} {'ratio':>9} {'|ours-quad|':>11}")
@@ -170,6 +174,27 @@ def main():
     z = np.array([1e-3, 1.0, 100.0, 290.0])
     with np.errstate(all="ignore"):
         print(f"  kve(511.5, z) at z = {z.tolist()}: {special.kve(511.5, z).tolist()}  (inf = overflow)")
+    bench_cost_vs_d(args.n, args.repeat, rng)
+
+
+def bench_cost_vs_d(n, repeat, rng):
+    """Part 4: time per point of logpdf and cdf against d (goal: d = 1024 within 2x of d = 64).
+
+    logpdf switches to Debye's expansion (O(1) per point) at d >= 512; cdf still climbs the
+    survival ladder (O(d) per point).
+    """
+    print(f"\n4. cost per point against d ({n} points, x ~ the law itself, best of {repeat})")
+    t = {}
+    for d in (16, 64, 256, 511, 512, 1024, 4096):
+        X = inner_product(d, 1.0)
+        x = X.rvs(n, random_state=rng)
+        X.logpdf(x[:10])
+        X.cdf(x[:10])
+        t[d] = (best_of(lambda: X.logpdf(x), repeat)[0] / n, best_of(lambda: X.cdf(x), repeat)[0] / n)
+        print(f"  d={d:>5}  logpdf {t[d][0] * 1e6:7.3f} us/point   cdf {t[d][1] * 1e6:7.3f} us/point")
+    for k, name in ((0, "logpdf"), (1, "cdf")):
+        r = t[1024][k] / t[64][k]
+        print(f"  {name}: d=1024 / d=64 = {r:.2f}  (goal <= 2: {'met' if r <= 2 else 'NOT met'})")
 
 
 if __name__ == "__main__":

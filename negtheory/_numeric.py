@@ -206,7 +206,7 @@ def philox_key(seed) -> tuple[int, int]:
 def _quad_root(b, a, g):
     """The root u in [0, 1] of a u^2 + b u = g, for b >= 0, b + a = 1, b + 2a >= 0, g in [0, 1].
 
-    Written as 2 g / (b + sqrt(b^2 + 4 a g)) (DESIGN.md errata to thesis eq. 6.29): no
+    Written as 2 g / (b + sqrt(b^2 + 4 a g)) (an erratum to thesis eq. 6.29): no
     cancellation for either sign of a, and exact (g / b) when a = 0.
     """
     if g <= 0.0:

@@ -27,8 +27,8 @@ Each of phi_TN, phi_FN, phi_THN / Z and phi_UN is phi(x) times a polynomial of d
 u = Phi(x), so its CDF is a quadratic in u: G(u) = b u + a u^2 with b + a = 1 (the law
 integrates to one, Lemma 6.1) and b >= 0, b + 2a >= 0 (the density is non-negative). The
 CDF, survival function and inverse CDF are therefore exact: the inverse is the root
-u = 2 G / (b + sqrt(b^2 + 4 a G)) of eq. 6.29 in the cancellation-free form of the DESIGN.md
-errata (exact at a = 0), followed by the parent's ``ppf``. In the upper half the same is done
+u = 2 G / (b + sqrt(b^2 + 4 a G)) of eq. 6.29 in its cancellation-free form
+(exact at a = 0), followed by the parent's ``ppf``. In the upper half the same is done
 for the survival function, 1 - G(1 - v) = b' v + a' v^2 with b' = b + 2a, a' = -a, and the
 parent's ``isf``, so both tails keep full relative precision. :class:`QuadraticCDFLaw`
 implements this once.
@@ -57,7 +57,7 @@ import numba
 import numpy as np
 import scipy.stats
 from scipy import integrate
-from scipy.special import betainc, betaincinv, betaln
+from scipy.special import betainc, betaincinv, betaln, ndtr, ndtri
 
 from ._numeric import _ndtr, _ndtri, _norm_logpdf, _quad_root
 from ._validation import as_float_array, as_generator, int_scalar, real_array, real_scalar, scalar_or_array
@@ -329,9 +329,11 @@ class ScoreDistribution:
     def ppf(self, q):
         """Inverse of the CDF (quantile function); q in [0, 1]."""
         q = real_array("q", q, 0.0, 1.0)
+        inner = (q > 0.0) & (q < 1.0)
+        if q.ndim and inner.all():  # the common case: no end points to patch
+            return np.asarray(self._ppf(q), dtype=np.float64)
         lo, hi = self.support()
         out = np.where(q == 0.0, lo, np.where(q == 1.0, hi, 0.0))
-        inner = (q > 0.0) & (q < 1.0)
         if inner.any():
             out = np.array(out, dtype=np.float64)
             out[inner] = self._ppf(q[inner])
@@ -417,6 +419,49 @@ class ScoreDistribution:
 # --------------------------------------------------------------------------------------------
 # order statistics
 # --------------------------------------------------------------------------------------------
+_SQRT1_2 = math.sqrt(0.5)
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+@numba.njit(cache=True)
+def _log_ndtr_pair(z):
+    """(log Phi(z), log Phi(-z)) from one erfc: the smaller tail directly, the larger by log1p.
+
+    Beyond |z| = 37, where erfc underflows, the small tail is the asymptotic series
+    log Q(a) = -a^2/2 - log a - log sqrt(2 pi) + log(1 - 1/a^2 + 3/a^4 - 15/a^6 + 105/a^8)
+    (relative error below 945/a^10 < 1e-13).
+    """
+    a = abs(z)
+    if a > 37.0:
+        if a == math.inf:
+            small = -math.inf
+        else:
+            r = 1.0 / (a * a)
+            small = -0.5 * a * a - math.log(a) - _LOG_SQRT_2PI + math.log1p(r * (-1.0 + r * (3.0 + r * (-15.0 + 105.0 * r))))
+        large = -math.exp(small)
+    else:
+        c = 0.5 * math.erfc(a * _SQRT1_2)
+        small = math.log(c)
+        large = math.log1p(-c)
+    if z < 0.0:
+        return small, large
+    return large, small
+
+
+@numba.njit(cache=True)
+def _os_normal_logpdf(x, mu, sigma, km1, nmk, c0, out):
+    """log density of the k-th of n normal draws at every x (flat arrays); NaN -> -inf."""
+    for i in range(x.size):
+        z = (x[i] - mu) / sigma
+        lo, hi = _log_ndtr_pair(z)
+        v = c0 - 0.5 * z * z
+        if km1 > 0.0:
+            v += km1 * lo
+        if nmk > 0.0:
+            v += nmk * hi
+        out[i] = v if v == v else -math.inf
+
+
 class OrderStatistic(ScoreDistribution):
     r"""k-th smallest of n i.i.d. draws from ``base`` (thesis §2.3.2).
 
@@ -434,12 +479,36 @@ class OrderStatistic(ScoreDistribution):
         self._a = float(self.k)
         self._b = float(self.n - self.k + 1)
         self._lognorm = float(betaln(self._a, self._b))
+        # q below which the quantile's parent CDF value u = I^{-1}_q(k, n-k+1) is <= 1/2 (and the
+        # mirror for isf): one incomplete-beta inverse per point picks the accurate branch
+        self._q_half = float(betainc(self._a, self._b, 0.5))
+        self._q_half_sf = float(betainc(self._b, self._a, 0.5))
+        self._normal = self._parent.kind == KIND_NORMAL
 
     def _support(self):
         return self._parent.support()
 
+    @staticmethod
+    def _beta_inv(a, b, q):
+        """Inverse of the regularised incomplete beta I_u(a, b) = q; closed forms for a or b = 1.
+
+        I_u(1, b) = 1 - (1 - u)^b and I_u(a, 1) = u^a (the minimum and the maximum of a sample).
+        """
+        if a == 1.0:
+            return q if b == 1.0 else -np.expm1(np.log1p(-q) / b)
+        if b == 1.0:
+            return np.exp(np.log(q) / a)
+        return betaincinv(a, b, q)
+
     def _logpdf(self, x):
         p = self._parent
+        if self._normal:
+            # fast path (normal parent): one numba pass, log Phi and log(1 - Phi) from one erfc
+            xf = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
+            out = np.empty_like(xf)
+            c0 = -math.log(p.p1) - _LOG_SQRT_2PI - self._lognorm
+            _os_normal_logpdf(xf, p.p0, p.p1, float(self.k - 1), float(self.n - self.k), c0, out)
+            return out.reshape(np.shape(x))
         out = p.logpdf(x) - self._lognorm
         # skip the zero powers: 0 * log(0) would be nan at the support ends
         if self.k > 1:
@@ -449,13 +518,32 @@ class OrderStatistic(ScoreDistribution):
         return np.where(np.isnan(out), -np.inf, out)
 
     def _cdf(self, x):
+        if self._normal:
+            return betainc(self._a, self._b, ndtr((x - self._parent.p0) / self._parent.p1))
         return betainc(self._a, self._b, self._parent.cdf(x))
 
     def _sf(self, x):
         # 1 - I_F(k, n-k+1) = I_{1-F}(n-k+1, k): exact in the upper tail
+        if self._normal:
+            return betainc(self._b, self._a, ndtr((self._parent.p0 - x) / self._parent.p1))
         return betainc(self._b, self._a, self._parent.sf(x))
 
     def _ppf(self, q):
+        if self._normal:
+            # single pass: u = I^{-1}_q(k, n-k+1) > 1/2 exactly when q > I_{1/2}(k, n-k+1); there
+            # (for q >= 1/2, where 1 - q is exact) go through 1 - u = I^{-1}_{1-q}(n-k+1, k)
+            mu, sigma = self._parent.p0, self._parent.p1
+            upper = (q >= 0.5) & (q > self._q_half)
+            if self._a != 1.0 and self._b != 1.0:
+                # one incomplete-beta inverse call over both branches (parameters swapped where
+                # upper), no fancy indexing
+                z = ndtri(betaincinv(np.where(upper, self._b, self._a), np.where(upper, self._a, self._b), np.where(upper, 1.0 - q, q)))
+                return mu + sigma * np.where(upper, -z, z)
+            x = np.empty(q.shape)
+            lo = ~upper
+            x[lo] = mu + sigma * ndtri(self._beta_inv(self._a, self._b, q[lo]))
+            x[upper] = mu - sigma * ndtri(self._beta_inv(self._b, self._a, 1.0 - q[upper]))
+            return x
         u = betaincinv(self._a, self._b, q)
         x = self._parent.ppf(u)
         upper = (u > 0.5) & (q >= 0.5)
@@ -466,6 +554,17 @@ class OrderStatistic(ScoreDistribution):
         return x
 
     def _isf(self, q):
+        if self._normal:
+            mu, sigma = self._parent.p0, self._parent.p1
+            lower = (q >= 0.5) & (q > self._q_half_sf)
+            if self._a != 1.0 and self._b != 1.0:
+                z = ndtri(betaincinv(np.where(lower, self._a, self._b), np.where(lower, self._b, self._a), np.where(lower, 1.0 - q, q)))
+                return mu + sigma * np.where(lower, z, -z)
+            x = np.empty(q.shape)
+            up = ~lower
+            x[up] = mu - sigma * ndtri(self._beta_inv(self._b, self._a, q[up]))
+            x[lower] = mu + sigma * ndtri(self._beta_inv(self._a, self._b, 1.0 - q[lower]))
+            return x
         v = betaincinv(self._b, self._a, q)
         x = self._parent.isf(v)
         lower = (v > 0.5) & (q >= 0.5)
@@ -698,7 +797,7 @@ def true_negative(base, alpha) -> QuadraticCDFLaw:
     .. math:: \phi_{TN} = \alpha \phi_{(1)} + (1-\alpha) \phi_{(2)}
               = \phi(x) [2\alpha + (2 - 4\alpha) \Phi(x)]
 
-    CDF 2 alpha u + (1 - 2 alpha) u^2 in u = Phi(x) (DESIGN.md errata); alpha = 1 gives the
+    CDF 2 alpha u + (1 - 2 alpha) u^2 in u = Phi(x); alpha = 1 gives the
     smaller of two draws (eq. 2.5 / 4.7), alpha = 1/2 the parent itself.
 
     Parameters

@@ -13,7 +13,7 @@ All functions take numpy arrays whose **last axis holds the N unlabeled scores o
   :func:`bns_select` (4.26), and the sampling-quality metrics :func:`tnr` (4.27) and
   :func:`informativeness` (4.28).
 
-eCDF conventions (DESIGN.md errata): BCL's eq. 6.30 counts the N unlabeled scores <= x-hat,
+eCDF conventions: BCL's eq. 6.30 counts the N unlabeled scores <= x-hat,
 itself included, over N (so the largest score gets 1 and tied scores share the largest rank);
 BNS's eq. 4.15 as released divides by n + 1 (so F < 1). Each function states which it uses.
 """
@@ -96,12 +96,20 @@ def _count_le_sorted(x, order, out):
             i = j
 
 
+_count_le_sorted_serial = numba.njit(cache=True)(_count_le_sorted.py_func)
+
+# below this many scores the parallel kernel cannot pay for waking the thread pool (and its
+# first call starts numba's threading layer): the serial twin runs instead
+_PARALLEL_MIN_SIZE = 1 << 18
+
+
 def ecdf_counts(scores) -> np.ndarray:
     """#{j : x_j <= x_i} along the last axis (int64), for a float64 array of any leading shape."""
     x = np.ascontiguousarray(scores, dtype=np.float64)
     flat = x.reshape(-1, x.shape[-1])
     out = np.empty(flat.shape, dtype=np.int64)
-    _count_le_sorted(flat, np.argsort(flat, axis=1), out)
+    kernel = _count_le_sorted if flat.size >= _PARALLEL_MIN_SIZE and flat.shape[0] > 1 else _count_le_sorted_serial
+    kernel(flat, np.argsort(flat, axis=1), out)
     return out.reshape(x.shape)
 
 
@@ -151,7 +159,7 @@ def cdf_from_unlabeled(phi_un, alpha, tau_plus):
     .. math:: \Phi = \frac{2\,\Phi_{UN}}{b + \sqrt{b^2 + 4 a \Phi_{UN}}},
 
     which is exact at a = 0 (alpha = 1/2 or tau^+ = 1/2), where the printed
-    (-b + sqrt(b^2 + 4 a Phi_UN)) / (2a) divides by zero (DESIGN.md errata).
+    (-b + sqrt(b^2 + 4 a Phi_UN)) / (2a) divides by zero.
 
     Examples
     --------
@@ -372,7 +380,7 @@ def theta_bcl(scores, alpha, beta, tau_plus, normalize=False):
     .. math:: \hat\theta_{BCL} = \frac{1}{N}\sum_i \omega_i \hat x_i
         \quad\text{or, with normalize=True,}\quad \frac{\sum_i \omega_i \hat x_i}{\sum_i \omega_i},
 
-    the self-normalised form used by the released numerical code (DESIGN.md errata). omega from
+    the self-normalised form used by the released numerical code. omega from
     :func:`bcl_weights`.
 
     Examples

@@ -113,38 +113,45 @@ def _fused_estimates(scores, sorted_scores, is_tn, pos, codes, omega, tau_plus, 
         pmean = pmean / k if k > 0 else np.nan
         hcl = np.nan
         if need_hcl:
-            # weights x^beta / mean(x^beta), scaled by the row maximum so nothing overflows
+            # weights x^beta / mean(x^beta), scaled by the row maximum so nothing overflows; the
+            # branch on beta is outside the loops, and the scale is a product, not a division
             sw = 0.0
             swx = 0.0
-            for i in range(n):
-                # pow is ~10x slower than sqrt: special-case the study's default beta = 1/2
-                if hcl_beta == 0.5:
-                    w = np.sqrt(row[i] / rmax)
-                elif hcl_beta == 1.0:
-                    w = row[i] / rmax
-                else:
-                    w = (row[i] / rmax) ** hcl_beta
-                sw += w
-                swx += w * row[i]
+            if hcl_beta == 0.5:  # pow is ~10x slower than sqrt: the study's default beta = 1/2
+                inv = 1.0 / np.sqrt(rmax)
+                for i in range(n):
+                    w = np.sqrt(row[i]) * inv
+                    sw += w
+                    swx += w * row[i]
+            elif hcl_beta == 1.0:
+                inv = 1.0 / rmax
+                for i in range(n):
+                    w = row[i] * inv
+                    sw += w
+                    swx += w * row[i]
+            else:
+                inv = 1.0 / rmax
+                for i in range(n):
+                    w = (row[i] * inv) ** hcl_beta
+                    sw += w
+                    swx += w * row[i]
             hcl = (swx / sw - tau_plus * pmean) / tau_minus
         bcl = np.nan
         bcl_norm = np.nan
         if need_bcl:
-            # sum_i omega(F_hat(x_i)) x_i only needs the sorted scores: walking them in order,
-            # each run of ties has F_hat = (index past the run) / N
+            # sum_i omega(F_hat(x_i)) x_i only needs the sorted scores: walking them from the top,
+            # every member of a run of ties has F_hat = (index past the run's end) / N, and the
+            # run's end changes exactly where the next sorted score differs
             srt = sorted_scores[r]
             s_w = 0.0
             s_wx = 0.0
-            i = 0
-            while i < n:
-                j = i + 1
-                while j < n and srt[j] == srt[i]:
-                    j += 1
-                w = omega[j]
-                for q in range(i, j):
-                    s_w += w
-                    s_wx += w * srt[q]
-                i = j
+            end = n
+            for i in range(n - 1, -1, -1):
+                if i < n - 1 and srt[i] != srt[i + 1]:
+                    end = i + 1
+                w = omega[end]
+                s_w += w
+                s_wx += w * srt[i]
             bcl = s_wx / n
             bcl_norm = s_wx / s_w
         for j in range(codes.size):
@@ -161,6 +168,13 @@ def _fused_estimates(scores, sorted_scores, is_tn, pos, codes, omega, tau_plus, 
                 out[j, r] = bcl_norm
 
 
+_fused_estimates_serial = numba.njit(cache=True)(_fused_estimates.py_func)
+
+# below this many scores the parallel kernel cannot pay for waking the thread pool: the serial
+# twin (same code, same results) runs instead
+_PARALLEL_MIN_SIZE = 1 << 16
+
+
 def _estimates(point: _Point, s) -> tuple[np.ndarray, np.ndarray]:
     """theta_SUP per anchor and every requested estimator per anchor, shape [n_est, count]."""
     m = s.scores.shape[0]
@@ -174,9 +188,8 @@ def _estimates(point: _Point, s) -> tuple[np.ndarray, np.ndarray]:
     omega = np.zeros(n + 1)
     if need_sort:
         omega[1:] = est._omega_of_ecdf(np.arange(1, n + 1) / n, point.alpha, point.beta, point.tau_plus)
-    _fused_estimates(
-        s.scores, srt, s.is_true_negative, pos, codes, omega, point.tau_plus, point.hcl_beta, truth, out
-    )
+    kernel = _fused_estimates if s.scores.size >= _PARALLEL_MIN_SIZE else _fused_estimates_serial
+    kernel(s.scores, srt, s.is_true_negative, pos, codes, omega, point.tau_plus, point.hcl_beta, truth, out)
     return truth, out
 
 

@@ -439,3 +439,40 @@ def test_property_normalisation(alpha, parent, kind):
     base = _HYP_PARENTS[parent]
     law = make(kind, base, alpha, 0.3, 0.4)
     assert integrate_over(lambda s: float(law.pdf(s)), base) == pytest.approx(1.0, abs=1e-8)
+
+
+# --------------------------------------------------------------------------------------------
+# order_statistic: normal-parent fast paths
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("k,n", [(1, 1), (2, 5), (1, 1000), (1000, 1000), (300, 1000)])
+def test_order_statistic_normal_fast_paths_match_independent_formulas(k, n):
+    from scipy.special import betainc, betaincinv, betaln, log_ndtr, ndtri
+
+    mu, sigma = 0.5, 1.7
+    g = dists.order_statistic(st.norm(mu, sigma), k, n)
+    x = np.concatenate([np.linspace(-80, 80, 401), [-np.inf, np.inf]])
+    z = (x - mu) / sigma
+    with np.errstate(invalid="ignore"):
+        ref = -0.5 * z * z - np.log(sigma) - 0.5 * np.log(2 * np.pi) - betaln(k, n - k + 1)
+        if k > 1:
+            ref = ref + (k - 1) * log_ndtr(z)
+        if n > k:
+            ref = ref + (n - k) * log_ndtr(-z)
+    ref = np.where(np.isnan(ref), -np.inf, ref)
+    got = g.logpdf(x)
+    fin = np.isfinite(ref)
+    np.testing.assert_allclose(got[fin], ref[fin], rtol=1e-12)
+    assert np.all(got[~fin] == -np.inf)
+    xs = np.linspace(-6, 8, 57)
+    np.testing.assert_allclose(g.cdf(xs), betainc(k, n - k + 1, st.norm.cdf(xs, mu, sigma)), rtol=1e-13, atol=1e-300)
+    np.testing.assert_allclose(g.sf(xs), betainc(n - k + 1, k, st.norm.sf(xs, mu, sigma)), rtol=1e-13, atol=1e-300)
+    # quantiles: the two-call form (betaincinv, then the parent's ppf / isf) and a round trip
+    q = np.concatenate([np.geomspace(1e-12, 0.5, 40), 1 - np.geomspace(1e-12, 0.5, 40)])
+    x_q = g.ppf(q)
+    lower = q < 0.5
+    np.testing.assert_allclose(x_q[lower], mu + sigma * ndtri(betaincinv(k, n - k + 1, q[lower])), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(g.cdf(x_q[lower]), q[lower], rtol=1e-9)
+    np.testing.assert_allclose(g.sf(x_q[~lower]), 1 - q[~lower], rtol=1e-9)
+    x_i = g.isf(q)
+    np.testing.assert_allclose(g.sf(x_i[lower]), q[lower], rtol=1e-9)
+    np.testing.assert_allclose(g.cdf(x_i[~lower]), 1 - q[~lower], rtol=1e-9)

@@ -123,7 +123,7 @@ def test_characteristic_function(d, t):
     assert X.cf(t) == pytest.approx(expected, rel=1e-15)
 
 
-@pytest.mark.parametrize("d", [1, 2, 3, 1023, 1024])
+@pytest.mark.parametrize("d", [1, 2, 3, 511, 512, 1023, 1024])
 def test_logpdf_against_mpmath_tiny_and_huge_x(d):
     lam = 0.01
     X = inner_product(d, lam)
@@ -305,3 +305,25 @@ def test_figures_3_2_and_3_3_plot_eq_3_18_and_2F_f():
             F = 0.5 + math.copysign(quad(lambda t: pdf_eq318(t, d, 1.0), 0.0, abs(x[k])), x[k])
             assert y[k] == pytest.approx(f, rel=1e-11)
             assert g[k] == pytest.approx(2 * F * f, rel=1e-9)
+
+
+@pytest.mark.parametrize("d", [512, 777, 2048, 4096])
+def test_large_d_logpdf_debye_expansion_agrees_with_the_exact_ladder(d):
+    """d >= 512: logpdf by Debye's expansion of K_nu (O(1) per point); the ladder (O(d), exact
+    recurrences, a different algorithm) is the reference."""
+    from negtheory.variance_gamma import _DEBYE_MIN_D, _vg_log_pdf_debye, _vg_log_pdf_sf
+
+    assert d >= _DEBYE_MIN_D
+    sd = math.sqrt(d)
+    with mpmath.workdps(40):  # z = 0: Gamma(nu) / (2 sqrt(pi) Gamma(d/2)) (the ladder's lgamma difference loses digits)
+        nu = mpmath.mpf(d - 1) / 2
+        ref0 = float(mpmath.loggamma(nu) - mpmath.log(2 * mpmath.sqrt(mpmath.pi)) - mpmath.loggamma(nu + mpmath.mpf(1) / 2))
+    assert abs(_vg_log_pdf_debye(d, 0.0) - ref0) <= 1e-14 * abs(ref0)
+    for z in [1e-300, 1e-6, 0.3 * sd, sd, 3 * sd, 10 * sd, 1e3, 1e4, 1e6]:
+        ref = _vg_log_pdf_sf(d, z)[0]
+        got = _vg_log_pdf_debye(d, z)
+        assert abs(got - ref) <= 1e-13 * max(1.0, abs(ref)), (z, got, ref)
+    assert _vg_log_pdf_debye(d, math.inf) == -math.inf
+    X = inner_product(d, 0.3)
+    x = np.array([-2.0 * sd, 0.0, 0.1, 5.0 * sd])
+    np.testing.assert_allclose(X.pdf(x), [math.exp(_vg_log_pdf_sf(d, abs(v) / 0.3)[0]) / 0.3 for v in x], rtol=1e-12)

@@ -21,13 +21,29 @@ Numerics
 --------
 * Nothing exponentiates a raw logit: N theta-hat is formed as a log (logsumexp, and
   ``log(A - B) = log A + log(-expm1(log B - log A))`` for the debiasing subtraction), and the
-  loss is ``logaddexp(s+, log N theta) - s+``.
+  loss is ``softplus(log N theta - s+)`` (= ``logaddexp(s+, log N theta) - s+`` without its
+  cancellation when the positive dominates).
 * Half precision (float16 / bfloat16) inputs are computed in float32 and the loss is cast back
   (the same policy as ``torch.autocast`` for ``logsumexp``/``log_softmax``); gradients flow
   through the casts, so values and gradients stay finite at logits of +-20 (temperature 0.05).
 * BCL's eCDF (eq. 6.30: the N unlabeled scores <= x, itself included, over N; ties share the
-  largest rank) is computed by ``torch.sort`` + ``torch.searchsorted``: O(N log N) time and O(N)
-  extra memory per anchor, never an N x N comparison tensor.
+  largest rank) comes from one sort per row, in torch on the input's device (``torch.sort``;
+  on the CPU in eager mode, float32 rows are argsorted by numpy's integer sort of packed
+  value/index keys on the tensor's own memory, which is several times faster than
+  ``torch.sort`` there): O(N log N) time, O(N) extra memory per anchor, never an N x N
+  comparison tensor, no numba, no host round-trip on accelerators. omega is tabulated for the
+  N eCDF values and placed by rank.
+* Eager mode fuses the logsumexps of InfoNCE / DCL / BCL and HCL's ratio of power sums into
+  autograd functions with one [.., N] temporary per pass; under ``torch.compile`` the plain
+  torch forms are traced instead (the compiler fuses them itself), with no graph break. The
+  fused functions are once-differentiable: double backward (``create_graph=True``) needs the
+  compiled module.
+* The private ``_*_core`` functions take logits where excluded entries are -inf and a count
+  ``n`` of the valid ones (an int or a per-row tensor): the modules' in-batch and labelled
+  calls use them on the masked similarity matrix instead of gathering the negatives.
+* DPL's two averages of sigmoids lie in (0, 1) and are formed directly (no overflow is
+  possible); P-hat is clamped at eps before the log.
+* Nothing here changes torch's or numba's thread settings.
 
 Debiased estimates can be <= 0 for finite N (eq. 6.47 subtracts). ``floor`` clamps theta-hat
 below as in :func:`~negtheory.estimators.theta_dcl` (the released DCL/HCL code clamps N theta at
@@ -39,12 +55,13 @@ clamp is at the smallest positive normal number of the working dtype, so the log
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..estimators import _check_abt, _omega_of_ecdf
+from ..estimators import _check_abt
 from .._validation import real_scalar
 
 __all__ = [
@@ -136,17 +153,30 @@ def _log_sub(log_a: torch.Tensor, log_b: torch.Tensor, log_floor: torch.Tensor |
     return torch.maximum(val, torch.as_tensor(log_floor, dtype=val.dtype, device=val.device))
 
 
-def _log_floor(floor, dtype, n: int) -> float:
-    """log(N * floor); floor=None -> the dtype's smallest positive normal number."""
+def _logn(n, like: torch.Tensor):
+    """log n for a count given as an int or as a tensor of per-row counts."""
+    if isinstance(n, int):
+        return math.log(n)
+    return torch.log(n.to(like.dtype))
+
+
+def _check_floor(floor):
+    return None if floor is None else real_scalar("floor", floor, 0.0, lo_open=True)
+
+
+def _log_floor(floor, dtype, n):
+    """log(N * floor); floor=None -> the dtype's smallest positive normal number (validated floor)."""
     if floor is None:
         return math.log(torch.finfo(dtype).tiny)
-    f = real_scalar("floor", floor, 0.0, lo_open=True)
-    return math.log(n) + math.log(f)
+    if isinstance(n, int):
+        return math.log(n) + math.log(floor)
+    return torch.log(n.to(dtype)) + math.log(floor)
 
 
 def _softmax_family_loss(pos, log_n_theta):
-    # -log(e^s / (e^s + N theta)) = log(e^s + N theta) - s
-    return torch.logaddexp(pos, log_n_theta) - pos
+    # -log(e^s / (e^s + N theta)) = log(1 + e^{log N theta - s}): softplus, no cancellation when
+    # the positive dominates (logaddexp(s, c) - s loses every digit there in float32)
+    return F.softplus(log_n_theta - pos)
 
 
 # --------------------------------------------------------------------------------------------
@@ -176,7 +206,12 @@ def infonce(pos_logits, neg_logits, reduction="mean"):
     """
     _check_reduction(reduction)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    return _finish(_softmax_family_loss(pos, torch.logsumexp(neg, dim=-1)), dt, reduction)
+    return _finish(_infonce_core(pos, neg), dt, reduction)
+
+
+def _infonce_core(pos, neg):
+    """InfoNCE on logits; ``neg`` may hold -inf entries (masked out)."""
+    return _softmax_family_loss(pos, _lse(neg))
 
 
 def dcl(pos_logits, neg_logits, tau_plus, pos_extra_logits=None, floor=None, reduction="mean"):
@@ -196,7 +231,7 @@ def dcl(pos_logits, neg_logits, tau_plus, pos_extra_logits=None, floor=None, red
         Class prior tau+ (probability that an unlabeled sample shares the anchor's class).
     pos_extra_logits : Tensor, shape [..., K], optional
         K extra positives for p-bar (the thesis's numerical study). Default: the anchor's own
-        positive, as in the released DCL/HCL code (DESIGN.md errata).
+        positive, as in the released DCL/HCL code.
     floor : float, optional
         Lower clamp of theta-hat (score units); the released code's ``math.exp(-1 / t)``.
         None: clamp only at the dtype's smallest positive number (see the module notes).
@@ -212,13 +247,18 @@ def dcl(pos_logits, neg_logits, tau_plus, pos_extra_logits=None, floor=None, red
     """
     _check_reduction(reduction)
     tp = _tau_plus(tau_plus)
+    floor = _check_floor(floor)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    n = neg.shape[-1]
     log_pbar = _log_pos_mean(pos, pos_extra_logits)
-    log_a = torch.logsumexp(neg, dim=-1)  # log sum_i x_i
-    log_b = math.log(n * tp) + log_pbar  # log N tau+ p-bar
+    return _finish(_dcl_core(pos, neg, neg.shape[-1], tp, log_pbar, floor), dt, reduction)
+
+
+def _dcl_core(pos, neg, n, tp, log_pbar, floor):
+    """DCL on logits; ``neg`` may hold -inf entries, ``n`` valid ones (int or per-row tensor)."""
+    log_a = _lse(neg)  # log sum_i x_i
+    log_b = math.log(tp) + _logn(n, neg) + log_pbar  # log N tau+ p-bar
     log_n_theta = _log_sub(log_a, log_b, _log_floor(floor, neg.dtype, n) + math.log(1.0 - tp)) - math.log(1.0 - tp)
-    return _finish(_softmax_family_loss(pos, log_n_theta), dt, reduction)
+    return _softmax_family_loss(pos, log_n_theta)
 
 
 def hcl(pos_logits, neg_logits, tau_plus, beta, pos_extra_logits=None, floor=None, reduction="mean"):
@@ -251,25 +291,117 @@ def hcl(pos_logits, neg_logits, tau_plus, beta, pos_extra_logits=None, floor=Non
     _check_reduction(reduction)
     tp = _tau_plus(tau_plus)
     beta = real_scalar("beta", beta, 0.0)
+    floor = _check_floor(floor)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    n = neg.shape[-1]
     log_pbar = _log_pos_mean(pos, pos_extra_logits)
-    log_rw = torch.logsumexp((beta + 1.0) * neg, dim=-1) - torch.logsumexp(beta * neg, dim=-1)
+    return _finish(_hcl_core(pos, neg, neg.shape[-1], tp, beta, log_pbar, floor), dt, reduction)
+
+
+def _hcl_core(pos, neg, n, tp, beta, log_pbar, floor):
+    """HCL on logits; ``neg`` may hold -inf entries, ``n`` valid ones (int or per-row tensor)."""
+    if beta == 0.0:  # sum_i e^{0 s_i} = n (0 * -inf would be NaN on masked entries)
+        log_rw = torch.logsumexp(neg, dim=-1) - _logn(n, neg)
+    else:
+        if torch.compiler.is_compiling():  # the compiler fuses the plain form itself
+            log_rw = torch.logsumexp((beta + 1.0) * neg, dim=-1) - torch.logsumexp(beta * neg, dim=-1)
+        else:
+            log_rw = _LogPowerRatio.apply(neg, beta)
     log_b = math.log(tp) + log_pbar
-    floor_log = _log_floor(floor, neg.dtype, n) - math.log(n) + math.log(1.0 - tp)
+    if floor is None:
+        floor_log = math.log(torch.finfo(neg.dtype).tiny) - _logn(n, neg) + math.log(1.0 - tp)
+    else:
+        floor_log = math.log(floor) + math.log(1.0 - tp)
     log_theta_tm = _log_sub(log_rw, log_b, floor_log)  # log(tau^- * theta)
-    log_n_theta = math.log(n) + log_theta_tm - math.log(1.0 - tp)
-    return _finish(_softmax_family_loss(pos, log_n_theta), dt, reduction)
+    log_n_theta = _logn(n, neg) + log_theta_tm - math.log(1.0 - tp)
+    return _softmax_family_loss(pos, log_n_theta)
+
+
+def _run_end_counts(srt: torch.Tensor) -> torch.Tensor:
+    """eCDF count at each position of rows sorted ascending: ties share the end of their run.
+
+    In sorted order a run of equal values ends where the next value differs; every member of the
+    run gets (index of the run's end) + 1, by a reversed running minimum -- O(N) after the sort.
+    """
+    n = srt.shape[-1]
+    pos = torch.arange(1, n + 1, device=srt.device).expand(srt.shape)
+    is_end = torch.cat([srt[..., 1:] != srt[..., :-1], torch.ones_like(srt[..., :1], dtype=torch.bool)], dim=-1)
+    ends = torch.where(is_end, pos, torch.full_like(pos, n))
+    return torch.flip(torch.cummin(torch.flip(ends, dims=[-1]), dim=-1).values, dims=[-1])
+
+
+def _sort_ranks_cpu(s: torch.Tensor, skip: int):
+    """CPU float32 rows: argsort by one integer sort of packed 64-bit keys (see _sort_ranks)."""
+    rows, n = s.shape
+    x = np.add(s.numpy(), np.float32(0.0))  # + 0.0 maps -0.0 to +0.0 (they compare equal)
+    bits = x.view(np.int32)
+    bits ^= (bits >> 31) & np.int32(0x7FFFFFFF)  # order-preserving image: negatives flip their magnitude bits
+    key = np.empty((rows, n), dtype=np.int64)
+    kv = key.view(np.int32).reshape(rows, n, 2)
+    hi_idx, lo_idx = (1, 0) if sys.byteorder == "little" else (0, 1)
+    kv[..., hi_idx] = bits  # high word: the value's image; low word: the column (a tie-breaker)
+    kv[..., lo_idx] = np.arange(n, dtype=np.int32)
+    del x, bits
+    key.sort(axis=-1)
+    hi = kv[..., hi_idx]
+    tied = np.flatnonzero((hi[:, skip + 1 :] == hi[:, skip:-1]).any(axis=1)) if n - skip > 1 else np.empty(0, np.int64)
+    h = hi[tied]  # (a copy) rows with ties: a few at float32 resolution
+    key &= np.int64(0xFFFFFFFF)  # in place: the key array becomes the permutation (int64, torch's index type)
+    order = torch.from_numpy(key)
+    if tied.size == 0:
+        return order, None, None
+    # every member of a run of equal values gets the index one past the run's end (reversed
+    # running minimum)
+    ends = np.where(np.concatenate([h[:, 1:] != h[:, :-1], np.ones((tied.size, 1), dtype=bool)], axis=1), np.arange(1, n + 1), n)
+    cnt = np.ascontiguousarray(np.minimum.accumulate(ends[:, ::-1], axis=1)[:, ::-1])
+    return order, torch.from_numpy(cnt), torch.from_numpy(tied)
+
+
+def _sort_ranks(s: torch.Tensor, skip: int = 0):
+    """Sorting permutation of each row of ``s`` (2-D) and the eCDF count at each sorted position.
+
+    Returns ``(order, counts, rows)``. ``counts`` None: no ties need resolving, the count at
+    sorted position k is k + 1 (except for the first ``skip`` positions: known masked -inf
+    entries, which tie among themselves; callers give them zero weight). ``rows`` None:
+    ``counts`` covers every row; else ``counts`` holds only the listed rows (those with ties),
+    the others following k + 1. On the CPU in eager mode, float32 rows are argsorted by numpy's
+    vectorised integer sort of packed 64-bit keys (an order-preserving integer image of the
+    float in the high word, the column index in the low word), on the tensor's own memory: the
+    permutation of a stable ``torch.sort``, several times faster than ``torch.sort`` on the
+    CPU, with no thread-pool use. Elsewhere (CUDA, float64, under ``torch.compile``)
+    ``torch.sort`` runs on the input's device.
+    """
+    s = s.detach()
+    n = s.shape[-1]
+    if s.device.type == "cpu" and s.dtype == torch.float32 and n < 2**31 and not torch.compiler.is_compiling():
+        return _sort_ranks_cpu(s.contiguous(), skip)
+    srt, order = torch.sort(s, dim=-1, stable=True)
+    return order, _run_end_counts(srt), None
+
+
+def _full_counts(order, cnt, rows):
+    """eCDF counts at every sorted position of every row (see _sort_ranks)."""
+    full = torch.arange(1, order.shape[-1] + 1, device=order.device).expand(order.shape)
+    if cnt is None:
+        return full
+    if rows is None:
+        return cnt
+    full = full.clone()
+    full[rows] = cnt
+    return full
+
+
+def _flat2(t: torch.Tensor) -> torch.Tensor:
+    return t.reshape(-1, t.shape[-1])
 
 
 def ecdf_counts(neg_logits):
     r"""#{j : s_j <= s_i} for every score of each anchor (thesis eq. 6.30's numerator).
 
-    By sorting each row, then one O(N) pass over the sorted row (the end of every run of ties,
-    by a reversed running minimum) and a scatter back: O(N log N) time, O(N) extra memory per
-    anchor, and tied scores share the largest rank — the convention of
-    :func:`negtheory.estimators.ecdf`. On the CPU the counts come from
-    :func:`negtheory.estimators.ecdf_counts` (numpy sort + numba binary search, same result).
+    One sort per row, then one O(N) pass over the sorted row (the end of every run of ties, by a
+    reversed running minimum) and a scatter back: O(N log N) time, O(N) extra memory per anchor,
+    all in torch on the input's device (on the CPU, float32 rows are sorted by numpy as packed
+    integer keys, see the module notes). Tied scores share the largest rank -- the convention
+    of :func:`negtheory.estimators.ecdf`.
 
     Examples
     --------
@@ -278,24 +410,123 @@ def ecdf_counts(neg_logits):
     >>> ecdf_counts(torch.tensor([3.0, 1.0, 2.0, 2.0])).tolist()
     [4, 1, 3, 3]
     """
-    s = neg_logits.detach()
-    n = s.shape[-1]
-    if s.device.type == "cpu" and s.numel() > 0:
-        # CPU: numpy's vectorised sort + a numba binary search is ~5x faster than torch.sort
-        # here; float32/16 values are exact in float64, so the counts are identical
-        from negtheory.estimators import ecdf_counts as _np_counts
+    s = _work(neg_logits)
+    if s.numel() == 0:
+        return torch.zeros(s.shape, dtype=torch.int64, device=s.device)
+    flat = _flat2(s)
+    order, cnt, rows = _sort_ranks(flat)
+    return torch.empty_like(order).scatter_(-1, order, _full_counts(order, cnt, rows)).reshape(s.shape)
 
-        return torch.from_numpy(_np_counts(s.to(torch.float64).numpy()))
-    srt, order = torch.sort(s, dim=-1)
-    # in sorted order, a run of ties ends where the next value differs; every member of the run
-    # gets (index of the run's end) + 1, found by a reversed running minimum — O(N) after the sort
-    # (faster than a batched searchsorted of every score, same result)
-    pos = torch.arange(1, n + 1, device=s.device).expand_as(srt)
-    is_end = torch.ones_like(srt, dtype=torch.bool)
-    is_end[..., :-1] = srt[..., 1:] != srt[..., :-1]
-    ends = torch.where(is_end, pos, torch.full_like(pos, n))
-    cnt_sorted = torch.flip(torch.cummin(torch.flip(ends, dims=[-1]), dim=-1).values, dims=[-1])
-    return torch.empty_like(cnt_sorted).scatter_(-1, order, cnt_sorted)
+
+def _omega(u: torch.Tensor, alpha: float, beta: float, tau_plus: float) -> torch.Tensor:
+    """omega at unlabeled-CDF values u (eq. 6.25 with the stable root of eq. 6.29), >= 0.
+
+    The torch twin of :func:`negtheory.estimators._omega_of_ecdf` (validated parameters).
+    """
+    tau_minus = 1.0 - tau_plus
+    qa = (1.0 - 2.0 * alpha) * (tau_minus - tau_plus)
+    qb = 2.0 * (alpha * tau_minus + (1.0 - alpha) * tau_plus)
+    phi = 2.0 * u / (qb + torch.sqrt(qb * qb + 4.0 * qa * u))
+    z = (1.0 - beta) * alpha + beta * (1.0 - alpha)
+    num = (1.0 - beta) * alpha + (beta - alpha) * phi
+    den = alpha * tau_minus + (1.0 - alpha) * tau_plus + (1.0 - 2.0 * alpha) * phi * (tau_minus - tau_plus)
+    return torch.clamp(num / (z * den), min=0.0)
+
+
+def _bcl_weights_masked(neg: torch.Tensor, n, alpha, beta, tau_plus) -> torch.Tensor:
+    """omega of every entry of ``neg`` (2-D); entries equal to -inf are masked out (omega = 0).
+
+    ``n``: the number of valid (finite) entries per row, an int (the same for every row: the
+    first N - n sorted entries are the masked ones) or a tensor [R] (labelled call).
+    omega depends on a score only through its eCDF value k / n: with a common n the weights
+    are tabulated once for k = 1..n and placed by rank (no elementwise formula over [R, N]).
+    """
+    rows, width = neg.shape
+    order, cnt, tied = _sort_ranks(neg, skip=width - n if isinstance(n, int) else 0)
+    if isinstance(n, int):
+        m = width - n  # masked entries sort first (they tie at -inf)
+        table = _omega(torch.arange(1, n + 1, device=neg.device, dtype=neg.dtype) / n, alpha, beta, tau_plus)
+        if m:
+            table = torch.cat([torch.zeros(m, device=neg.device, dtype=neg.dtype), table])
+        if cnt is not None and tied is None:
+            return torch.empty_like(neg).scatter_(-1, order, table[cnt - 1])
+        w = torch.empty_like(neg).scatter_(-1, order, table.expand(rows, width))
+        if tied is not None:  # redo the few rows with ties
+            w[tied] = torch.empty((tied.numel(), width), dtype=neg.dtype, device=neg.device).scatter_(-1, order[tied], table[cnt - 1])
+        return w
+    cnt = _full_counts(order, cnt, tied)
+    nn_ = n.to(neg.dtype)[:, None]
+    k = cnt.to(neg.dtype) - (width - nn_)
+    vals = torch.where(k > 0, _omega(torch.clamp(k, min=1.0) / nn_, alpha, beta, tau_plus), 0.0)
+    return torch.empty_like(neg).scatter_(-1, order, vals)
+
+
+def _lse(x: torch.Tensor) -> torch.Tensor:
+    """logsumexp along the last axis: fused autograd function in eager mode, torch's under compile."""
+    if torch.compiler.is_compiling() or not x.requires_grad:
+        return torch.logsumexp(x, dim=-1)
+    return _WeightedLogSumExp.apply(x, None)
+
+
+def _row_max(x: torch.Tensor) -> torch.Tensor:
+    """Finite row maximum (0 where a row has no finite entry), a shift for exp."""
+    m = x.amax(dim=-1, keepdim=True)
+    return torch.where(torch.isfinite(m), m, torch.zeros_like(m))
+
+
+class _WeightedLogSumExp(torch.autograd.Function):
+    """log sum_i w_i e^{x_i} along the last axis, w >= 0 without gradient (BCL's omega; None: 1).
+
+    Fused: one [.., N] temporary in the forward, one in the backward (d/dx_i = w_i e^{x_i} / S),
+    where ``logsumexp(x + log w)`` allocates several (page faults dominate on the CPU).
+    """
+
+    @staticmethod
+    def forward(ctx, x, w):
+        m = _row_max(x)
+        e = (x - m).exp_()
+        if w is not None:
+            e.mul_(w)
+        s = e.sum(dim=-1)
+        ctx.save_for_backward(e, s)
+        return torch.log(s) + m.squeeze(-1)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, g):
+        e, s = ctx.saved_tensors
+        return e * (g / s).unsqueeze(-1), None
+
+
+class _LogPowerRatio(torch.autograd.Function):
+    """log(sum_i e^{(beta+1) x_i} / sum_i e^{beta x_i}) along the last axis (HCL), beta > 0.
+
+    Fused: two [.., N] temporaries in the forward (w = e^{beta(x-m)}, e = w e^{x-m}) and one in
+    the backward, d/dx_i = (beta+1) e_i / S_e - beta w_i / S_w.
+    """
+
+    @staticmethod
+    def forward(ctx, x, beta):
+        m = _row_max(x)
+        t = x - m
+        if beta == 1.0:  # e^{2t} = (e^t)^2: one exp instead of two
+            w = t.exp_()
+            e = w * w
+        else:
+            w = (t * beta).exp_()
+            e = t.exp_().mul_(w)
+        se, sw = e.sum(dim=-1), w.sum(dim=-1)
+        ctx.beta = beta
+        ctx.save_for_backward(e, w, se, sw)
+        return torch.log(se) - torch.log(sw) + m.squeeze(-1)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, g):
+        e, w, se, sw = ctx.saved_tensors
+        out = e * ((ctx.beta + 1.0) * g / se).unsqueeze(-1)
+        out.addcmul_(w, (-ctx.beta * g / sw).unsqueeze(-1))
+        return out, None
 
 
 def bcl_log_weights(neg_logits, alpha, beta, tau_plus):
@@ -306,9 +537,10 @@ def bcl_log_weights(neg_logits, alpha, beta, tau_plus):
                  {\alpha\tau^- + (1-\alpha)\tau^+ + (1-2\alpha)\Phi(\tau^- - \tau^+)},
         \qquad \Phi = \frac{2\hat F}{b + \sqrt{b^2 + 4a\hat F}},
 
-    with F-hat the eCDF (eq. 6.30, :func:`ecdf_counts` / N) and the stable root of eq. 6.29
-    (DESIGN.md errata). omega depends on the scores only through their ranks, so it carries no
-    gradient (the ranks are piecewise constant). Matches :func:`negtheory.estimators.bcl_weights`.
+    with F-hat the eCDF (eq. 6.30, :func:`ecdf_counts` / N) and the stable root of eq. 6.29.
+    omega depends on the scores only through their ranks, so it carries no gradient (the ranks
+    are piecewise constant); it is tabulated for the N possible eCDF values and placed by rank,
+    in torch on the input's device. Matches :func:`negtheory.estimators.bcl_weights`.
 
     Returns
     -------
@@ -325,25 +557,32 @@ def bcl_log_weights(neg_logits, alpha, beta, tau_plus):
     """
     alpha, beta, tau_plus, _ = _check_abt(alpha, beta, tau_plus)
     s = _work(neg_logits)
-    n = s.shape[-1]
-    # omega depends on a score only through its eCDF value k / N, k = 1..N: tabulate log omega
-    # for the N possible values once, then gather by count (one gather instead of ~10
-    # elementwise ops over the [..., N] tensor)
-    # (the weight formula itself is negtheory.estimators', evaluated on the N values in numpy)
-    with np.errstate(divide="ignore"):
-        log_table = np.log(np.maximum(_omega_of_ecdf(np.arange(1, n + 1) / n, alpha, beta, tau_plus), 0.0))
-    table = torch.as_tensor(log_table, dtype=s.dtype, device=s.device)
-    return table[ecdf_counts(s).to(s.device) - 1]
+    if s.ndim < 1 or s.shape[-1] == 0:
+        raise ValueError(f"neg_logits must have shape [..., N] with N >= 1, got {tuple(s.shape)}")
+    flat = _flat2(s)
+    return torch.log(_bcl_weights_masked(flat, flat.shape[-1], alpha, beta, tau_plus)).reshape(s.shape)
 
 
-def bcl(pos_logits, neg_logits, alpha, beta, tau_plus, normalize=False, reduction="mean"):
+def _bcl_core(pos, neg, n, alpha, beta, tau_plus, normalize_weights):
+    """BCL on (possibly -inf-masked) 2-D logits; validated parameters."""
+    w = _bcl_weights_masked(neg, n, alpha, beta, tau_plus)
+    if torch.compiler.is_compiling():  # the compiler fuses the plain form itself
+        log_n_theta = torch.logsumexp(neg + torch.log(w), dim=-1)
+    else:
+        log_n_theta = _WeightedLogSumExp.apply(neg, w)
+    if normalize_weights:
+        log_n_theta = log_n_theta + _logn(n, log_n_theta) - torch.log(w.sum(dim=-1))
+    return _softmax_family_loss(pos, log_n_theta)
+
+
+def bcl(pos_logits, neg_logits, alpha, beta, tau_plus, normalize=False, reduction="mean", *, normalize_weights=None):
     r"""Bayesian contrastive loss (thesis ch. 6, eq. 6.48).
 
     .. math:: N\hat\theta_{BCL} = \sum_i \omega_i e^{s_i}
-              \quad\text{or, with normalize=True,}\quad N\,\frac{\sum_i\omega_i e^{s_i}}{\sum_i \omega_i},
+              \quad\text{or, self-normalised,}\quad N\,\frac{\sum_i\omega_i e^{s_i}}{\sum_i \omega_i},
 
     omega from :func:`bcl_log_weights` — :func:`~negtheory.estimators.theta_bcl`. Both are a
-    logsumexp of s_i + log omega_i.
+    logsumexp of s_i + log omega_i. Everything runs in torch on the input's device (no numba).
 
     Parameters
     ----------
@@ -355,8 +594,11 @@ def bcl(pos_logits, neg_logits, alpha, beta, tau_plus, normalize=False, reductio
         Hardness; 1/2 gives omega = P(TN | x) / tau^- (Theorem 6.1).
     tau_plus : float in (0, 1)
     normalize : bool
-        Self-normalised estimator of the released numerical code (DESIGN.md errata).
+        Kept for compatibility: the same as ``normalize_weights`` (the modules' ``normalize``
+        is the L2 normalisation of embeddings; prefer ``normalize_weights`` here).
     reduction : {"mean", "sum", "none"}
+    normalize_weights : bool, optional
+        Self-normalised estimator of the released numerical code. Overrides ``normalize``.
 
     Examples
     --------
@@ -367,12 +609,11 @@ def bcl(pos_logits, neg_logits, alpha, beta, tau_plus, normalize=False, reductio
     True
     """
     _check_reduction(reduction)
+    alpha, beta, tau_plus, _ = _check_abt(alpha, beta, tau_plus)
+    nw = bool(normalize) if normalize_weights is None else bool(normalize_weights)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    logw = bcl_log_weights(neg, alpha, beta, tau_plus)
-    log_n_theta = torch.logsumexp(neg + logw, dim=-1)
-    if normalize:
-        log_n_theta = log_n_theta + math.log(neg.shape[-1]) - torch.logsumexp(logw, dim=-1)
-    return _finish(_softmax_family_loss(pos, log_n_theta), dt, reduction)
+    loss = _bcl_core(pos.reshape(-1), _flat2(neg), neg.shape[-1], alpha, beta, tau_plus, nw).reshape(pos.shape)
+    return _finish(loss, dt, reduction)
 
 
 # --------------------------------------------------------------------------------------------
@@ -396,10 +637,17 @@ def bpr(pos_logits, neg_logits, weight=None, reduction="mean"):
     """
     _check_reduction(reduction)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    loss = F.softplus(neg - pos[..., None]).mean(dim=-1)
+    loss = _bpr_core(pos, neg, neg.shape[-1])
     if weight is not None:
         loss = loss * _work(weight.to(dt))
     return _finish(loss, dt, reduction)
+
+
+def _bpr_core(pos, neg, n):
+    """BPR on logits; -inf entries of ``neg`` contribute softplus(-inf) = 0 (masked)."""
+    if isinstance(n, int) and n == neg.shape[-1]:
+        return F.softplus(neg - pos[..., None]).mean(dim=-1)
+    return F.softplus(neg - pos[..., None]).sum(dim=-1) / n
 
 
 def dpl(pos_logits, neg_logits, tau_plus, pos_extra_logits=None, eps=1e-6, reduction="mean"):
@@ -409,8 +657,9 @@ def dpl(pos_logits, neg_logits, tau_plus, pos_extra_logits=None, eps=1e-6, reduc
         \ell = -\log\max(\hat P_{PN}, \epsilon), \qquad
         \hat P_{PN} = \frac{1}{\tau^-}\Big(\frac1N\sum_n \sigma(s^+ - s_n) - \frac{\tau^+}{M}\sum_m \sigma(s^+ - s'_m)\Big),
 
-    :func:`~negtheory.estimators.dpl_loss`. Formed in log space: the two averages are
-    logsumexps of log-sigmoids and the difference goes through ``log(-expm1(.))``.
+    :func:`~negtheory.estimators.dpl_loss`. The two averages of sigmoids lie in (0, 1), so they
+    are formed directly (one elementwise pass, no overflow possible) and P-hat is clamped at eps
+    before the log.
 
     Parameters
     ----------
@@ -439,14 +688,25 @@ def dpl(pos_logits, neg_logits, tau_plus, pos_extra_logits=None, eps=1e-6, reduc
     tp = _tau_plus(tau_plus)
     eps = real_scalar("eps", eps, 0.0, 1.0, lo_open=True)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    extra = pos[..., None] if pos_extra_logits is None else _work(pos_extra_logits.to(pos.dtype))
-    if extra.shape[:-1] != pos.shape or extra.shape[-1] == 0:
+    extra = None if pos_extra_logits is None else _work(pos_extra_logits.to(pos.dtype))
+    if extra is not None and (extra.shape[:-1] != pos.shape or extra.shape[-1] == 0):
         raise ValueError(f"pos_extra_logits must have shape [{', '.join(map(str, pos.shape))}, M], got {tuple(extra.shape)}")
-    log_a = _log_mean_exp(F.logsigmoid(pos[..., None] - neg))
-    log_b = math.log(tp) + _log_mean_exp(F.logsigmoid(pos[..., None] - extra))
-    log_p = _log_sub(log_a, log_b, math.log(eps) + math.log(1.0 - tp)) - math.log(1.0 - tp)
-    log_p = torch.clamp(log_p, min=math.log(eps))
-    return _finish(-log_p, dt, reduction)
+    return _finish(_dpl_core(pos, neg, neg.shape[-1], tp, extra, eps, masked=False), dt, reduction)
+
+
+def _dpl_core(pos, neg, n, tp, extra, eps, masked):
+    """DPL on logits (validated parameters); with ``masked`` the -inf entries of ``neg`` are left out.
+
+    sigma lies in (0, 1), so the two averages are formed directly (no overflow is possible); the
+    clamp at eps bounds the loss where the difference cancels.
+    """
+    sig = torch.sigmoid(pos[..., None] - neg)
+    if masked:
+        sig = torch.where(torch.isneginf(neg), torch.zeros_like(sig), sig)
+    a = sig.sum(dim=-1) / n
+    b = 0.5 if extra is None else torch.sigmoid(pos[..., None] - extra).mean(dim=-1)  # sigma(0) = 1/2
+    p_hat = (a - tp * b) / (1.0 - tp)
+    return -torch.log(torch.clamp(p_hat, min=eps))
 
 
 def bce(pos_logits, neg_logits, k=None, reduction="mean"):
@@ -466,9 +726,14 @@ def bce(pos_logits, neg_logits, k=None, reduction="mean"):
     """
     _check_reduction(reduction)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    kk = float(neg.shape[-1]) if k is None else real_scalar("k", k, 0.0, lo_open=True)
-    loss = F.softplus(-pos) + kk * F.softplus(neg).mean(dim=-1)
-    return _finish(loss, dt, reduction)
+    kk = None if k is None else real_scalar("k", k, 0.0, lo_open=True)
+    return _finish(_bce_core(pos, neg, neg.shape[-1], kk), dt, reduction)
+
+
+def _bce_core(pos, neg, n, k):
+    """BCE on logits; -inf entries of ``neg`` contribute softplus(-inf) = 0 (masked); k None -> n."""
+    s = F.softplus(neg).sum(dim=-1)
+    return F.softplus(-pos) + (s if k is None else (k / n) * s)
 
 
 def relaxed_softmax(pos_logits, neg_logits, include_positive=False, reduction="mean"):
@@ -490,8 +755,11 @@ def relaxed_softmax(pos_logits, neg_logits, include_positive=False, reduction="m
     """
     _check_reduction(reduction)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
+    return _finish(_relaxed_core(pos, neg, bool(include_positive)), dt, reduction)
+
+
+def _relaxed_core(pos, neg, include_positive):
+    """Relaxed Softmax on logits; -inf entries of ``neg`` are masked out."""
     if include_positive:
-        loss = _softmax_family_loss(pos, torch.logsumexp(neg, dim=-1))
-    else:
-        loss = torch.logsumexp(neg, dim=-1) - pos
-    return _finish(loss, dt, reduction)
+        return _softmax_family_loss(pos, _lse(neg))
+    return torch.logsumexp(neg, dim=-1) - pos

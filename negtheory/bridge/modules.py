@@ -13,9 +13,23 @@ Conventions follow the contrastive-learning ecosystem (SimCLR / DCL / HCL code, 
 * explicit ``negatives`` are either **shared**, shape [M, D] (every anchor against the same M
   embeddings), or **paired**, shape [B, M, D] (M negatives per anchor).
 
+* ``forward(embeddings, labels)`` (the pytorch-metric-learning call): every pair (i, j != i)
+  with the same label is a positive, with anchor i's differently-labelled embeddings as its
+  negatives (the NT-Xent arrangement of PML); the loss is averaged over the positive pairs.
+  ``forward(torch.cat([a, p]), torch.cat([k, k]))`` with ``k = arange(B)`` equals
+  ``forward(a, p)``.
+
 The debiased loss of Chuang et al. is :class:`DebiasedContrastiveLoss` (lightly's ``DCLLoss`` is
 the different *decoupled* contrastive loss). Each module's ``logits(...)`` returns the
 (pos_logits [A], neg_logits [A, N]) pair it feeds to its functional, for probes.
+
+Speed and precision: in-batch logits come from one matmul of the (normalised) embeddings; the
+forward pass masks the excluded entries (self, and the partner for the debiased losses) with
+-inf in place instead of gathering the negatives, and the losses count the masked entries out.
+Half-precision embeddings (float16, bfloat16) are normalised and multiplied in float32 (the
+loss is cast back), so their gradients are those of the float32 computation. Hyper-parameters
+are validated in the constructor (``ValueError`` naming the parameter); nothing here changes
+torch's or numba's thread settings, and every module works under ``torch.compile``.
 """
 
 from __future__ import annotations
@@ -26,6 +40,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .._validation import real_scalar
+from ..estimators import _check_abt
 from . import functional as Fn
 
 __all__ = [
@@ -40,6 +56,60 @@ __all__ = [
     "pair_logits",
 ]
 
+_HALF = (torch.float16, torch.bfloat16)
+
+
+def _work(t):
+    """Half precision -> float32 (normalise and multiply in float32); other dtypes unchanged."""
+    return t.float() if t.dtype in _HALF else t
+
+
+def _check_temperature(temperature) -> float:
+    return real_scalar("temperature", temperature, 0.0, lo_open=True)
+
+
+def _check_reduction(reduction) -> str:
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    return reduction
+
+
+def _in_batch_sim(anchor, positive, temperature, normalize, symmetric):
+    """sim / temperature of the in-batch arrangement, by one matmul (float32 for half inputs)."""
+    if anchor.ndim != 2 or positive.shape != anchor.shape:
+        raise ValueError(f"anchor and positive must both have shape [B, D], got {tuple(anchor.shape)} and {tuple(positive.shape)}")
+    a, p = _work(anchor), _work(positive)
+    inv_t = 1.0 / temperature
+    if symmetric:
+        z = torch.cat([a, p], dim=0)
+        if normalize:
+            z = F.normalize(z, dim=-1)
+        return (z * inv_t) @ z.T
+    if anchor.shape[0] < 2:
+        raise ValueError("in-batch negatives need a batch of at least 2 pairs")
+    if normalize:
+        a, p = F.normalize(a, dim=-1), F.normalize(p, dim=-1)
+    return (a * inv_t) @ p.T
+
+
+def _mask_view(sim):
+    """The view of the similarity matrix to write the -inf masks into.
+
+    In eager mode the detached alias: every loss gives a masked (-inf) entry a zero gradient
+    by itself (exp(-inf) = 0, softplus'(-inf) = 0, or an explicit ``where``), and the matmul's
+    backward does not read its output, so autograd need not record the writes (recording them
+    clones the full [A, A] gradient once per write in the backward pass). Under
+    ``torch.compile`` the writes are recorded as usual.
+    """
+    return sim if torch.compiler.is_compiling() else sim.detach()
+
+
+def _off_diagonal(x):
+    """[..., n, n] -> [..., n, n - 1] without the diagonal, row order kept (views and one copy)."""
+    n = x.shape[-1]
+    flat = x.reshape(*x.shape[:-2], n * n)
+    return flat[..., 1:].reshape(*x.shape[:-2], n - 1, n + 1)[..., :-1].reshape(*x.shape[:-2], n, n - 1)
+
 
 def pair_logits(anchor, positive, negatives=None, *, temperature=1.0, normalize=False, symmetric=True):
     r"""Logits s+ (shape [A]) and s_i (shape [A, N]) of a batch of embeddings.
@@ -48,13 +118,20 @@ def pair_logits(anchor, positive, negatives=None, *, temperature=1.0, normalize=
     ----------
     anchor, positive : Tensor, shape [B, D]
     negatives : Tensor, shape [M, D] (shared) or [B, M, D] (paired), optional
-        None: in-batch negatives, symmetric (A = 2B anchors, N = 2B - 2) or not (A = B,
+        None: in-batch negatives, symmetric (A = 2B anchors, N = 2B - 2: row i holds every
+        embedding of ``cat([anchor, positive])`` but i and its partner, in order) or not (A = B,
         N = B - 1: the other anchors' positives).
     temperature : float > 0
     normalize : bool
         L2-normalise the embeddings first (cosine similarity).
     symmetric : bool
         Only for in-batch negatives.
+
+    Notes
+    -----
+    One matmul, then the in-batch negatives are cut out by index arithmetic (the off-diagonal
+    part of each B x B block, as strided views and one copy; no boolean-mask gather). Half
+    precision inputs are normalised and multiplied in float32; the logits are float32.
 
     Examples
     --------
@@ -65,33 +142,25 @@ def pair_logits(anchor, positive, negatives=None, *, temperature=1.0, normalize=
     >>> tuple(pos.shape), tuple(neg.shape)
     ((6,), (6, 4))
     """
-    if temperature <= 0 or not math.isfinite(temperature):
-        raise ValueError(f"temperature must be a positive finite number, got {temperature!r}")
+    temperature = _check_temperature(temperature)
+    if negatives is None:
+        sim = _in_batch_sim(anchor, positive, temperature, normalize, symmetric)
+        b = anchor.shape[0]
+        if symmetric:
+            pos = torch.cat([sim.diagonal(b), sim.diagonal(-b)])
+            # blocks [row half, column half, i, j]; drop j == i in each block (self and partner)
+            blocks = sim.view(2, b, 2, b).permute(0, 2, 1, 3)
+            neg = _off_diagonal(blocks).permute(0, 2, 1, 3).reshape(2 * b, 2 * b - 2)
+            return pos, neg
+        return sim.diagonal(), _off_diagonal(sim)
     if anchor.ndim != 2 or positive.shape != anchor.shape:
         raise ValueError(f"anchor and positive must both have shape [B, D], got {tuple(anchor.shape)} and {tuple(positive.shape)}")
+    anchor, positive, negatives = _work(anchor), _work(positive), _work(negatives)
     if normalize:
         anchor = F.normalize(anchor, dim=-1)
         positive = F.normalize(positive, dim=-1)
-        if negatives is not None:
-            negatives = F.normalize(negatives, dim=-1)
+        negatives = F.normalize(negatives, dim=-1)
     b = anchor.shape[0]
-    if negatives is None:
-        if symmetric:
-            z = torch.cat([anchor, positive], dim=0)
-            sim = z @ z.T / temperature
-            idx = torch.arange(2 * b, device=z.device)
-            partner = (idx + b) % (2 * b)
-            pos = sim[idx, partner]
-            mask = torch.ones_like(sim, dtype=torch.bool)
-            mask[idx, idx] = False
-            mask[idx, partner] = False
-            return pos, sim[mask].view(2 * b, 2 * b - 2)
-        if b < 2:
-            raise ValueError("in-batch negatives need a batch of at least 2 pairs")
-        sim = anchor @ positive.T / temperature
-        pos = sim.diagonal()
-        mask = ~torch.eye(b, dtype=torch.bool, device=sim.device)
-        return pos, sim[mask].view(b, b - 1)
     pos = (anchor * positive).sum(-1) / temperature
     if negatives.ndim == 2:
         neg = anchor @ negatives.T / temperature
@@ -103,37 +172,137 @@ def pair_logits(anchor, positive, negatives=None, *, temperature=1.0, normalize=
 
 
 class _PairLoss(nn.Module):
+    """Shared machinery: constructor checks, in-batch / explicit / labelled calls, reduction.
+
+    Subclasses implement ``_core(pos, neg, n, masked)`` -- the per-anchor loss on float32 or
+    float64 logits where ``neg`` may hold -inf (masked) entries and ``n`` counts the valid ones
+    (an int, or a per-row tensor in the labelled call) -- and ``loss_from_logits``.
+    """
+
     symmetric = True
+    _keep_positive_in_row = False  # InfoNCE: the in-batch row may keep the positive (logsumexp of all)
 
-    def __init__(self, temperature=0.5, reduction="mean", normalize=True):
+    def __init__(self, temperature=0.5, reduction="mean", normalize=True, *, symmetric=None):
         super().__init__()
-        if reduction not in ("mean", "sum", "none"):
-            raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
-        if not (temperature > 0 and math.isfinite(temperature)):
-            raise ValueError(f"temperature must be a positive finite number, got {temperature!r}")
-        self.temperature = float(temperature)
-        self.reduction = reduction
+        self.temperature = _check_temperature(temperature)
+        self.reduction = _check_reduction(reduction)
         self.normalize = bool(normalize)
+        self.symmetric = type(self).symmetric if symmetric is None else bool(symmetric)
 
+    # -- logits ---------------------------------------------------------------------------------
     def logits(self, anchor, positive, negatives=None):
         """(pos_logits, neg_logits) as fed to the functional loss (see :func:`pair_logits`)."""
         return pair_logits(
             anchor, positive, negatives, temperature=self.temperature, normalize=self.normalize, symmetric=self.symmetric
         )
 
-    def forward(self, anchor, positive, negatives=None):
-        pos, neg = self.logits(anchor, positive, negatives)
-        return self.loss_from_logits(pos, neg)
+    # -- forward --------------------------------------------------------------------------------
+    def forward(self, anchor, positive=None, negatives=None, *, labels=None):
+        """Loss of a batch: ``(anchor, positive[, negatives])`` or ``(embeddings, labels)``.
+
+        The second argument is read as labels when it is a 1-D integer (or bool) tensor, or
+        when ``labels=`` is given (then ``positive`` must be None).
+        """
+        if labels is None and positive is not None and positive.ndim == 1 and not positive.is_floating_point():
+            positive, labels = None, positive
+        if labels is not None:
+            if positive is not None or negatives is not None:
+                raise ValueError("labels: call loss(embeddings, labels), without positive or negatives")
+            return self._forward_labels(anchor, labels)
+        if positive is None:
+            raise ValueError("positive is required (or call loss(embeddings, labels))")
+        out_dtype = torch.promote_types(anchor.dtype, positive.dtype)
+        if negatives is not None:
+            pos, neg = self.logits(anchor, positive, negatives)
+            return self._reduce(self._core(pos, neg, neg.shape[-1], False), out_dtype)
+        b = anchor.shape[0]
+        sim = _in_batch_sim(anchor, positive, self.temperature, self.normalize, self.symmetric)
+        if self.symmetric:
+            if b < 1:
+                raise ValueError("in-batch negatives need at least one pair")
+            pos = torch.cat([sim.diagonal(b), sim.diagonal(-b)])
+            masked = _mask_view(sim)
+            masked.diagonal().fill_(-math.inf)  # in place on the matmul output: no gather, no copy
+            n = 2 * b - 2
+            if self._keep_positive_in_row:
+                return self._reduce(Fn._lse(sim) - pos, out_dtype)
+            masked.diagonal(b).fill_(-math.inf)
+            masked.diagonal(-b).fill_(-math.inf)
+        else:
+            pos = sim.diagonal().clone()
+            n = b - 1
+            if self._keep_positive_in_row:
+                return self._reduce(Fn._lse(sim) - pos, out_dtype)
+            _mask_view(sim).diagonal().fill_(-math.inf)
+        return self._reduce(self._core(pos, sim, n, True), out_dtype)
+
+    def _forward_labels(self, embeddings, labels):
+        if embeddings.ndim != 2:
+            raise ValueError(f"embeddings must have shape [M, D], got {tuple(embeddings.shape)}")
+        if labels.ndim != 1 or labels.shape[0] != embeddings.shape[0] or labels.is_floating_point():
+            raise ValueError(f"labels must be an integer tensor of shape [{embeddings.shape[0]}], got {labels.dtype} {tuple(labels.shape)}")
+        out_dtype = embeddings.dtype
+        z = _work(embeddings)
+        if self.normalize:
+            z = F.normalize(z, dim=-1)
+        sim = (z * (1.0 / self.temperature)) @ z.T
+        labels = labels.to(sim.device)
+        same = labels[:, None] == labels[None, :]
+        not_neg = same
+        pos_mask = same.clone()
+        pos_mask.fill_diagonal_(False)
+        n_row = (~not_neg).sum(dim=1)
+        ai, pj = torch.nonzero(pos_mask & (n_row > 0)[:, None], as_tuple=True)
+        if ai.numel() == 0:  # no positive pair with a negative: zero loss, still in the graph
+            zero = (embeddings * 0).sum()
+            return zero if self.reduction != "none" else zero.reshape(1)[:0]
+        pos = sim[ai, pj]
+        neg = sim.masked_fill(not_neg, -math.inf)[ai]
+        n = n_row[ai]
+        if bool((n == n[0]).all()):
+            n = int(n[0])
+        return self._reduce(self._core(pos, neg, n, True), out_dtype)
+
+    def _reduce(self, loss, out_dtype):
+        if self.reduction == "mean":
+            loss = loss.mean()
+        elif self.reduction == "sum":
+            loss = loss.sum()
+        return loss.to(out_dtype) if out_dtype in _HALF else loss
+
+    def _core(self, pos, neg, n, masked):  # pragma: no cover - abstract
+        raise NotImplementedError
 
     def loss_from_logits(self, pos, neg):  # pragma: no cover - abstract
         raise NotImplementedError
 
     def extra_repr(self):
-        return f"temperature={self.temperature}, reduction={self.reduction!r}, normalize={self.normalize}"
+        parts = [f"temperature={self.temperature}", f"reduction={self.reduction!r}", f"normalize={self.normalize}", f"symmetric={self.symmetric}"]
+        return ", ".join(self._hyper_repr() + parts)
+
+    def _hyper_repr(self):
+        return []
+
+
+def _check_floor(floor, temperature, normalize):
+    if floor == "auto":
+        return math.exp(-1.0 / temperature) if normalize else None
+    if floor is None:
+        return None
+    return real_scalar("floor", floor, 0.0, lo_open=True)
 
 
 class InfoNCELoss(_PairLoss):
     r"""InfoNCE / NT-Xent (seed 000 eq. 1; the biased estimator of thesis eq. 6.46).
+
+    Parameters
+    ----------
+    temperature : float > 0
+    reduction : {"mean", "sum", "none"}
+    normalize : bool
+        L2-normalise the embeddings (cosine similarity).
+    symmetric : bool, keyword-only
+        In-batch arrangement: both views as anchors (2B anchors, the default) or only ``anchor``.
 
     Examples
     --------
@@ -143,7 +312,14 @@ class InfoNCELoss(_PairLoss):
     >>> a, p = torch.randn(8, 4, generator=g), torch.randn(8, 4, generator=g)
     >>> float(InfoNCELoss(temperature=0.5)(a, p)) > 0
     True
+    >>> InfoNCELoss(temperature=0.1, symmetric=False)
+    InfoNCELoss(temperature=0.1, reduction='mean', normalize=True, symmetric=False)
     """
+
+    _keep_positive_in_row = True
+
+    def _core(self, pos, neg, n, masked):
+        return Fn._infonce_core(pos, neg)
 
     def loss_from_logits(self, pos, neg):
         return Fn.infonce(pos, neg, reduction=self.reduction)
@@ -156,11 +332,13 @@ class DebiasedContrastiveLoss(_PairLoss):
     ----------
     tau_plus : float in (0, 1)
         Class prior (0.1 for 10 balanced classes).
-    temperature, reduction, normalize
-        See the module notes.
-    floor : "auto", float or None
-        Lower clamp of theta-hat. "auto": e^{-1/t} when ``normalize`` (the released code's
-        N e^{-1/t} on N theta: the smallest score of a cosine similarity), else None.
+    temperature, reduction, normalize, symmetric
+        See :class:`InfoNCELoss`.
+    floor : "auto", float > 0 or None
+        Lower clamp of theta-hat (score units, the same meaning as the functional's ``floor``).
+        "auto" (default): e^{-1/t} when ``normalize`` -- the released code's N e^{-1/t} clamp on
+        N theta, the smallest score of a cosine similarity -- else None (no clamp beyond the
+        dtype's smallest positive number, the functional's default). ``repr`` shows the value.
 
     Examples
     --------
@@ -173,19 +351,30 @@ class DebiasedContrastiveLoss(_PairLoss):
     True
     """
 
-    def __init__(self, tau_plus=0.1, temperature=0.5, reduction="mean", normalize=True, floor="auto"):
-        super().__init__(temperature, reduction, normalize)
-        self.tau_plus = float(tau_plus)
-        if floor == "auto":
-            floor = math.exp(-1.0 / self.temperature) if self.normalize else None
-        self.floor = floor
+    def __init__(self, tau_plus=0.1, temperature=0.5, reduction="mean", normalize=True, floor="auto", *, symmetric=None):
+        super().__init__(temperature, reduction, normalize, symmetric=symmetric)
+        self.tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True)
+        self.floor = _check_floor(floor, self.temperature, self.normalize)
+
+    def _core(self, pos, neg, n, masked):
+        return Fn._dcl_core(pos, neg, n, self.tau_plus, pos, self.floor)
 
     def loss_from_logits(self, pos, neg):
         return Fn.dcl(pos, neg, self.tau_plus, floor=self.floor, reduction=self.reduction)
 
+    def _hyper_repr(self):
+        return [f"tau_plus={self.tau_plus}", f"floor={self.floor}"]
+
 
 class HardContrastiveLoss(DebiasedContrastiveLoss):
     r"""Hard-negative contrastive loss of Robinson et al. 2021, :func:`~negtheory.bridge.functional.hcl`.
+
+    Parameters
+    ----------
+    tau_plus, temperature, reduction, normalize, floor, symmetric
+        See :class:`DebiasedContrastiveLoss`.
+    beta : float >= 0
+        Concentration (0 gives DCL).
 
     Examples
     --------
@@ -197,16 +386,32 @@ class HardContrastiveLoss(DebiasedContrastiveLoss):
     True
     """
 
-    def __init__(self, tau_plus=0.1, beta=1.0, temperature=0.5, reduction="mean", normalize=True, floor="auto"):
-        super().__init__(tau_plus, temperature, reduction, normalize, floor)
-        self.beta = float(beta)
+    def __init__(self, tau_plus=0.1, beta=1.0, temperature=0.5, reduction="mean", normalize=True, floor="auto", *, symmetric=None):
+        super().__init__(tau_plus, temperature, reduction, normalize, floor, symmetric=symmetric)
+        self.beta = real_scalar("beta", beta, 0.0)
+
+    def _core(self, pos, neg, n, masked):
+        return Fn._hcl_core(pos, neg, n, self.tau_plus, self.beta, pos, self.floor)
 
     def loss_from_logits(self, pos, neg):
         return Fn.hcl(pos, neg, self.tau_plus, self.beta, floor=self.floor, reduction=self.reduction)
 
+    def _hyper_repr(self):
+        return [f"tau_plus={self.tau_plus}", f"beta={self.beta}", f"floor={self.floor}"]
+
 
 class BayesianContrastiveLoss(_PairLoss):
     r"""Bayesian contrastive loss (thesis ch. 6, eq. 6.48), :func:`~negtheory.bridge.functional.bcl`.
+
+    Parameters
+    ----------
+    alpha : float in [1/2, 1]
+    beta : float in [0, 1]
+    tau_plus : float in (0, 1)
+    temperature, reduction, normalize, symmetric
+        See :class:`InfoNCELoss`.
+    normalize_weights : bool
+        Self-normalised estimator (the functional's ``normalize_weights``).
 
     Examples
     --------
@@ -218,20 +423,26 @@ class BayesianContrastiveLoss(_PairLoss):
     True
     """
 
-    def __init__(self, alpha=0.9, beta=0.5, tau_plus=0.1, temperature=0.5, reduction="mean", normalize=True, normalize_weights=False):
-        super().__init__(temperature, reduction, normalize)
-        self.alpha, self.beta, self.tau_plus = float(alpha), float(beta), float(tau_plus)
+    def __init__(self, alpha=0.9, beta=0.5, tau_plus=0.1, temperature=0.5, reduction="mean", normalize=True, normalize_weights=False, *, symmetric=None):
+        super().__init__(temperature, reduction, normalize, symmetric=symmetric)
+        self.alpha, self.beta, self.tau_plus, _ = _check_abt(alpha, beta, tau_plus)
         self.normalize_weights = bool(normalize_weights)
 
+    def _core(self, pos, neg, n, masked):
+        return Fn._bcl_core(pos, neg, n, self.alpha, self.beta, self.tau_plus, self.normalize_weights)
+
     def loss_from_logits(self, pos, neg):
-        return Fn.bcl(pos, neg, self.alpha, self.beta, self.tau_plus, normalize=self.normalize_weights, reduction=self.reduction)
+        return Fn.bcl(pos, neg, self.alpha, self.beta, self.tau_plus, normalize_weights=self.normalize_weights, reduction=self.reduction)
+
+    def _hyper_repr(self):
+        return [f"alpha={self.alpha}", f"beta={self.beta}", f"tau_plus={self.tau_plus}", f"normalize_weights={self.normalize_weights}"]
 
 
 class _PairwiseLoss(_PairLoss):
     symmetric = False
 
-    def __init__(self, temperature=1.0, reduction="mean", normalize=False):
-        super().__init__(temperature, reduction, normalize)
+    def __init__(self, temperature=1.0, reduction="mean", normalize=False, *, symmetric=None):
+        super().__init__(temperature, reduction, normalize, symmetric=symmetric)
 
 
 class BPRLoss(_PairwiseLoss):
@@ -246,12 +457,23 @@ class BPRLoss(_PairwiseLoss):
     0.0486
     """
 
+    def _core(self, pos, neg, n, masked):
+        return Fn._bpr_core(pos, neg, n)
+
     def loss_from_logits(self, pos, neg, weight=None):
         return Fn.bpr(pos, neg, weight=weight, reduction=self.reduction)
 
 
 class DPLLoss(_PairwiseLoss):
     r"""Debiased pairwise loss (thesis eq. 5.17-5.18), :func:`~negtheory.bridge.functional.dpl`.
+
+    Parameters
+    ----------
+    tau_plus : float in (0, 1)
+    temperature, reduction, normalize, symmetric
+        See :class:`InfoNCELoss` (defaults: 1.0, "mean", False, False).
+    eps : float in (0, 1)
+        Clamp of P-hat.
 
     Examples
     --------
@@ -262,13 +484,19 @@ class DPLLoss(_PairwiseLoss):
     True
     """
 
-    def __init__(self, tau_plus=0.1, temperature=1.0, reduction="mean", normalize=False, eps=1e-6):
-        super().__init__(temperature, reduction, normalize)
-        self.tau_plus = float(tau_plus)
-        self.eps = float(eps)
+    def __init__(self, tau_plus=0.1, temperature=1.0, reduction="mean", normalize=False, eps=1e-6, *, symmetric=None):
+        super().__init__(temperature, reduction, normalize, symmetric=symmetric)
+        self.tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True)
+        self.eps = real_scalar("eps", eps, 0.0, 1.0, lo_open=True)
+
+    def _core(self, pos, neg, n, masked):
+        return Fn._dpl_core(pos, neg, n, self.tau_plus, None, self.eps, masked)
 
     def loss_from_logits(self, pos, neg):
         return Fn.dpl(pos, neg, self.tau_plus, eps=self.eps, reduction=self.reduction)
+
+    def _hyper_repr(self):
+        return [f"tau_plus={self.tau_plus}", f"eps={self.eps}"]
 
 
 class BCELoss(_PairwiseLoss):
@@ -282,6 +510,9 @@ class BCELoss(_PairwiseLoss):
     >>> round(float(BCELoss()(u, i, j)), 4)           # 3 log 2
     2.0794
     """
+
+    def _core(self, pos, neg, n, masked):
+        return Fn._bce_core(pos, neg, n, None)
 
     def loss_from_logits(self, pos, neg):
         return Fn.bce(pos, neg, reduction=self.reduction)
@@ -301,9 +532,15 @@ class RelaxedSoftmaxLoss(_PairwiseLoss):
     -0.9014
     """
 
-    def __init__(self, temperature=1.0, reduction="mean", normalize=False, include_positive=False):
-        super().__init__(temperature, reduction, normalize)
+    def __init__(self, temperature=1.0, reduction="mean", normalize=False, include_positive=False, *, symmetric=None):
+        super().__init__(temperature, reduction, normalize, symmetric=symmetric)
         self.include_positive = bool(include_positive)
+
+    def _core(self, pos, neg, n, masked):
+        return Fn._relaxed_core(pos, neg, self.include_positive)
 
     def loss_from_logits(self, pos, neg):
         return Fn.relaxed_softmax(pos, neg, include_positive=self.include_positive, reduction=self.reduction)
+
+    def _hyper_repr(self):
+        return [f"include_positive={self.include_positive}"]
