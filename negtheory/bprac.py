@@ -15,7 +15,7 @@ score x = <w_u, h_i>:
 * E-step: c_hat_ui proportional to g(x_ui) P(c_ui = 1) (eq. 3.24-3.27), :func:`credence`.
 
 The released BPRAC code multiplies the credence by the explicit star rating; implicit feedback
-has no ratings, so this module implements the thesis prior of eq. 3.28 only (DESIGN.md errata).
+has no ratings, so this module implements the thesis prior of eq. 3.28 only (README, "Notes on the sources (errata)").
 """
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ def credence(scores, items, item_counts, d, lam, normalize=True):
     Notes
     -----
     The released BPRAC code also multiplies by the explicit star rating; implicit feedback has
-    none, so it is not used here (DESIGN.md errata). For d = 1 the prior density is infinite at
+    none, so it is not used here (README, "Notes on the sources (errata)"). For d = 1 the prior density is infinite at
     0; a score of exactly 0 then gets credence 1 and all others 0 under ``normalize``.
 
     Examples

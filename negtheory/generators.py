@@ -10,7 +10,7 @@ r"""Score generators of the thesis's numerical study (seed 003, §6.6.1, Algorit
   each (false negatives with probability tau+, else true negatives), mapped by exp(x / t), plus
   extra positive scores for DCL-type estimators; parallel (numba ``prange``) and chunked.
 
-Errata handled (DESIGN.md §4)
+Errata handled (see the README, "Notes on the sources (errata)")
 -----------------------------
 * The thesis calls c = 2 alpha the *minimum* of 2 alpha + (2 - 4 alpha) Phi over Phi in [0, 1];
   it is the maximum (2 - 4 alpha <= 0), which is what an envelope needs. The acceptance
@@ -289,7 +289,7 @@ def sample_class_conditional(
     size : int or tuple, optional
         Output shape (``None``: one float).
     method : {"inverse", "accept-reject"}
-        Exact inversion of the CDF quadratic in Phi (DESIGN.md errata) or the accept-reject
+        Exact inversion of the CDF quadratic in Phi (README, "Notes on the sources (errata)") or the accept-reject
         Algorithms 7-8 with proposal phi and envelope c = 2 alpha.
     seed : None, int, SeedSequence or Generator
         Key of the counter-based generator; results do not depend on the thread count.
@@ -629,7 +629,7 @@ def score_sets(
         Default (-1/t^2, 1/t^2), the released code's range of a similarity on a sphere of
         radius 1/t; the thesis text's is (-0.5, 0.5).
     method : {"inverse", "accept-reject"}
-        Exact inversion (DESIGN.md errata) or Algorithms 7-8; same laws.
+        Exact inversion (README, "Notes on the sources (errata)") or Algorithms 7-8; same laws.
     seed : None, int, SeedSequence or Generator
         Key of the counter-based generator (same seed => same arrays for any thread count).
     parent : "uniform" or a frozen ``scipy.stats.norm`` / ``scipy.stats.uniform``

@@ -27,7 +27,7 @@ with composite 16-point Gauss-Legendre panels sized by the local curvature. The 
 carried in log space, so the result keeps *relative* accuracy even when it is tiny
 (mu = -10, K = 1e6 gives ~1e-40).
 
-Because v is linear in P(B) (DESIGN.md errata), the trajectory average needs only the average
+Because v is linear in P(B) (README, "Notes on the sources (errata)"), the trajectory average needs only the average
 of P(B) over t, one quadrature in t (Gauss-Legendre panels of at most 0.5 in t + mu'(t)).
 For whole curves K = 1..k_max (:func:`effectiveness_curve`, :func:`optimal_k`) all K share one
 x-grid and Phi(x)^K is built by repeated multiplication, one multiply per node and K.

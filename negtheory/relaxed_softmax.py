@@ -10,7 +10,7 @@ Tanielian & Vasile, *Relaxed Softmax for learning from Positive and Unlabeled da
 * the Boltzmann law B(G, D, T) of eq. 8 lives in :mod:`negtheory.sampling`
   (:func:`~negtheory.sampling.boltzmann`, :func:`~negtheory.sampling.sample_boltzmann`); with
   Q = B(G, D, T) the eq.-7 limit is the Boltzmann law at temperature T / (T + 1),
-  :func:`effective_temperature` (DESIGN.md errata: the paper's bullet writes (T + 1) / T, the
+  :func:`effective_temperature` (README errata: the paper's bullet writes (T + 1) / T, the
   *inverse* temperature);
 * the synthetic data of §2.3.2 / §3.1: a discretised 2-D mixture of Gaussians on I x J,
   :class:`MixtureOfGaussiansTask`, a generator of (i, j) pairs with known conditionals P_i;
@@ -184,7 +184,7 @@ def effective_temperature(temperature):
 
     Sampling Q proportional to D e^{G/T} and weighting each sample by e^{G} (eq. 6) targets
     Q e^{G} proportional to D e^{G (T + 1)/T}, a Boltzmann law of inverse temperature
-    (T + 1)/T, i.e. temperature T/(T + 1) < min(T, 1) (DESIGN.md errata). T = inf gives 1 (the
+    (T + 1)/T, i.e. temperature T/(T + 1) < min(T, 1) (README, "Notes on the sources (errata)"). T = inf gives 1 (the
     softmax: D uniform, T = inf is the Monte-Carlo softmax gradient), T = 0 gives 0.
 
     Examples

@@ -14,7 +14,7 @@ BPR with autonomous credence alternates
 The prior's scale lambda (the variance of the embedding coordinates, N(0, lambda) in Lemma 3.1)
 is re-estimated at every E-step as sqrt(var(W) var(H)), so that the inner product of two
 coordinates has the variance lambda^2 of the lemma. The released code multiplies the credence by
-the explicit star rating; implicit feedback has none, so it is not used (DESIGN.md errata).
+the explicit star rating; implicit feedback has none, so it is not used (README, "Notes on the sources (errata)").
 """
 
 from __future__ import annotations
