@@ -149,7 +149,7 @@ def fit_mf(data: Interactions, loss="infonce", *, dim=32, epochs=200, batch_size
     >>> from negtheory.bridge.recommend import fit_mf
     >>> rng = np.random.default_rng(0)
     >>> pairs = np.unique(rng.integers(0, [30, 40], size=(600, 2)), axis=0)
-    >>> d = load_split(pairs[:480], pairs[480:]).with_validation(0.1)
+    >>> d = load_split(pairs[:400], pairs[400:]).with_validation(0.1)
     >>> r = fit_mf(d, "dpl", epochs=2, batch_size=64, progress=False, topk=(5,))
     >>> r["history"][-1]["epoch"], r["best_epoch"] in (1, 2)
     (2, True)

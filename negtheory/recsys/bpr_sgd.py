@@ -411,7 +411,7 @@ def fit_bpr_sgd(data: Interactions, sampler="rns", *, dim=32, lr=0.01, reg=0.01,
     >>> from negtheory.recsys import load_split, fit_bpr_sgd
     >>> rng = np.random.default_rng(0)
     >>> pairs = np.unique(rng.integers(0, [30, 40], size=(600, 2)), axis=0)
-    >>> d = load_split(pairs[:480], pairs[480:])
+    >>> d = load_split(pairs[:400], pairs[400:])
     >>> r = fit_bpr_sgd(d, "bns", epochs=2, progress=False, topk=(5,))
     >>> sorted(k for k in r["history"][-1] if k.startswith("test_"))
     ['test_ndcg@5', 'test_precision@5', 'test_recall@5']
