@@ -103,7 +103,7 @@ def _loss(name, s, m, n, cfg):
 def fit_mf(data: Interactions, loss="infonce", *, dim=32, epochs=200, batch_size=1024, optimizer="adam", lr=1e-3,
            weight_decay=1e-5, lr_milestones=(100,), lr_gamma=0.1, negatives=5, extra_positives=5, temperature=1.0,
            tau_plus=0.06, hcl_beta=0.5, alpha=0.55, beta=0.6, dpl_eps=1e-2, eval_every=1, topk=(5, 10, 20),
-           patience=None, monitor="ndcg@10", seed=0, device="cpu", progress=True):
+           patience=None, monitor=None, seed=0, device="cpu", progress=True):
     r"""Train MF with one loss of :data:`LOSSES` on mini-batches (see the module notes).
 
     Parameters
@@ -128,8 +128,9 @@ def fit_mf(data: Interactions, loss="infonce", *, dim=32, epochs=200, batch_size
     patience : int, optional
         Stop when the validation ``monitor`` has not improved for this many evaluations
         (needs a validation split).
-    monitor : str
-        Metric for model selection, e.g. ``"ndcg@10"``.
+    monitor : str, optional
+        Validation metric for model selection, e.g. ``"ndcg@10"`` (the default when 10 is in
+        ``topk``, else NDCG at the first list length).
     seed : int
         Seeds the initialisation (torch.Generator), the shuffles and the samplers (numpy).
     device : {"cpu", "cuda", "auto"}
@@ -179,6 +180,9 @@ def fit_mf(data: Interactions, loss="infonce", *, dim=32, epochs=200, batch_size
         if len(data.valid) == 0:
             raise ValueError("patience needs a validation split: use data.with_validation(fraction)")
     seed = int_scalar("seed", seed, 0)
+    if monitor is None:
+        ks = [int(k) for k in (topk if not isinstance(topk, int) else [topk])]
+        monitor = f"ndcg@{10 if 10 in ks else ks[0]}"
     dev = resolve_device(device)
     m_extra = extra_positives if loss in ("dcl", "hcl", "dpl") else 0
     n_neg = 1 if loss == "bpr" else negatives

@@ -204,7 +204,7 @@ def log_degeneracy(kind, task=None, train_j=None, n_target=None):
     --------
     >>> import numpy as np
     >>> from negtheory.bridge.relaxed_softmax_training import log_degeneracy
-    >>> np.exp(log_degeneracy("popularity", train_j=[0, 0, 2], n_target=4)).tolist()
+    >>> np.exp(log_degeneracy("popularity", train_j=[0, 0, 2], n_target=4)).round(12).tolist()
     [3.0, 1.0, 2.0, 1.0]
     """
     if kind not in _DEGENERACIES:
