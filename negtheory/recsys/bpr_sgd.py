@@ -101,6 +101,29 @@ def _mark(row, indptr, indices, u, value):
         row[indices[k]] = value
 
 
+@numba.njit(cache=True, inline="always")
+def _in_sorted(indices, lo, hi, j):
+    """j in indices[lo:hi] (sorted), by binary search."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        v = indices[mid]
+        if v < j:
+            lo = mid + 1
+        elif v > j:
+            hi = mid
+        else:
+            return True
+    return False
+
+
+@numba.njit(cache=True)
+def _uniform_neg_csr(indices, lo, hi, n_items):
+    while True:
+        j = np.random.randint(0, n_items)
+        if not _in_sorted(indices, lo, hi, j):
+            return j
+
+
 @numba.njit(cache=True)
 def _uniform_neg(pos_row, n_items):
     while True:
@@ -210,13 +233,18 @@ def _bpr_epoch(U, V, pairs, indptr, indices, t_indptr, t_indices, sampler, n_can
     for t in range(pairs.shape[0]):
         u = pairs[t, 0]
         i = pairs[t, 1]
-        _mark(pos_row, indptr, indices, u, True)
-        _mark(test_row, t_indptr, t_indices, u, True)
+        # dense rows only where many lookups are made (score-based samplers); binary search otherwise
+        dense = sampler >= 2
+        if dense:
+            _mark(pos_row, indptr, indices, u, True)
+            if oracle:
+                _mark(test_row, t_indptr, t_indices, u, True)
+        p_lo, p_hi = indptr[u], indptr[u + 1]
         n_pos = indptr[u + 1] - indptr[u]
         n_neg = n_items - n_pos
         scored = False
         if sampler == 0:  # RNS
-            j = _uniform_neg(pos_row, n_items)
+            j = _uniform_neg_csr(indices, p_lo, p_hi, n_items)
         elif sampler == 1:  # PNS: inverse CDF of pop^0.75, rejecting positives (uniform fallback)
             j = -1
             for _ in range(1000):
@@ -224,11 +252,11 @@ def _bpr_epoch(U, V, pairs, indptr, indices, t_indptr, t_indices, sampler, n_can
                 c = np.searchsorted(pns_cdf, x, side="right")
                 if c >= n_items:
                     c = n_items - 1
-                if not pos_row[c]:
+                if not _in_sorted(indices, p_lo, p_hi, c):
                     j = c
                     break
             if j < 0:
-                j = _uniform_neg(pos_row, n_items)
+                j = _uniform_neg_csr(indices, p_lo, p_hi, n_items)
         else:
             _score_all(U, V, u, scores)
             scored = True
@@ -324,35 +352,32 @@ def _bpr_epoch(U, V, pairs, indptr, indices, t_indptr, t_indices, sampler, n_can
                             j = c
         if record.shape[0] > 0:
             record[t] = j
-        # sampling quality (eq. 4.27-4.28): info(j) at the time of drawing, FN = a test item of u
-        if scored:
-            x_diff = scores[j] - scores[i]
-        else:
-            x_diff = 0.0
-            for f in range(d):
-                x_diff += U[u, f] * (V[j, f] - V[i, f])
-        info_j = _sigmoid(x_diff)
-        stats[0] += 1.0
-        if test_row[j]:
-            stats[1] += 1.0
-            stats[2] -= info_j
-        else:
-            stats[2] += info_j
-        # BPR step (simultaneous update)
+        # BPR step (simultaneous update): x = x_ui - x_uj
         x = 0.0
         for f in range(d):
             uu[f] = U[u, f]
             x += uu[f] * (V[i, f] - V[j, f])
-        g = 1.0 - _sigmoid(x)
-        stats[3] += -math.log(max(_sigmoid(x), 1e-300))
+        sig = _sigmoid(x)
+        g = 1.0 - sig
+        stats[3] += -math.log(max(sig, 1e-300))
+        # sampling quality (eq. 4.27-4.28): info(j) = sigma(x_uj - x_ui) when drawn, FN = a test item of u
+        info_j = _sigmoid(scores[j] - scores[i]) if scored else g
+        stats[0] += 1.0
+        if _in_sorted(t_indices, t_indptr[u], t_indptr[u + 1], j):
+            stats[1] += 1.0
+            stats[2] -= info_j
+        else:
+            stats[2] += info_j
         for f in range(d):
             vi = V[i, f]
             vj = V[j, f]
             U[u, f] += lr * (g * (vi - vj) - reg * uu[f])
             V[i, f] += lr * (g * uu[f] - reg * vi)
             V[j, f] += lr * (-g * uu[f] - reg * vj)
-        _mark(pos_row, indptr, indices, u, False)
-        _mark(test_row, t_indptr, t_indices, u, False)
+        if dense:
+            _mark(pos_row, indptr, indices, u, False)
+            if oracle:
+                _mark(test_row, t_indptr, t_indices, u, False)
 
 
 # ------------------------------------------------------------------------------------------
