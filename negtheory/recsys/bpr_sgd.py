@@ -212,6 +212,17 @@ def _bucket_rth_largest(order, start, n, r):
 
 
 @numba.njit(cache=True)
+def _collect_negs(pos_row, negs):
+    """Write the user's non-interacted items into negs[:nn] (ascending) and return nn."""
+    nn = 0
+    for l in range(pos_row.shape[0]):
+        if not pos_row[l]:
+            negs[nn] = l
+            nn += 1
+    return nn
+
+
+@numba.njit(cache=True)
 def _bpr_epoch(U, V, pairs, indptr, indices, t_indptr, t_indices, sampler, n_cand, lam, prior,
                oracle, pns_cdf, rank_scale, lr, reg, seed, stats, record):
     np.random.seed(seed)
@@ -261,12 +272,9 @@ def _bpr_epoch(U, V, pairs, indptr, indices, t_indptr, t_indices, sampler, n_can
             _score_all(U, V, u, scores)
             scored = True
             if sampler == 3:  # AOBPR: the negative of rank r among the user's non-interacted items
-                nn = 0
-                for l in range(n_items):
-                    if not pos_row[l]:
-                        negs[nn] = l
-                        sbuf[nn] = scores[l]
-                        nn += 1
+                nn = _collect_negs(pos_row, negs)
+                for k in range(nn):
+                    sbuf[k] = scores[negs[k]]
                 _bucketize(sbuf, nn, buf_v, start)
                 x = np.random.random()
                 if q > 0.0:
@@ -298,11 +306,7 @@ def _bpr_epoch(U, V, pairs, indptr, indices, t_indptr, t_indices, sampler, n_can
                     for k in range(m):
                         chosen[cand[k]] = False
                 else:
-                    nn = 0
-                    for l in range(n_items):
-                        if not pos_row[l]:
-                            negs[nn] = l
-                            nn += 1
+                    nn = _collect_negs(pos_row, negs)
                     for k in range(m):  # partial Fisher-Yates
                         r = k + np.random.randint(0, nn - k)
                         negs[k], negs[r] = negs[r], negs[k]
@@ -320,11 +324,7 @@ def _bpr_epoch(U, V, pairs, indptr, indices, t_indptr, t_indices, sampler, n_can
                             buf_v[l] = np.inf if pos_row[l] else scores[l]
                         lo, scale = 0.0, 0.0
                     else:
-                        nn = 0
-                        for l in range(n_items):
-                            if not pos_row[l]:
-                                negs[nn] = l
-                                nn += 1
+                        nn = _collect_negs(pos_row, negs)
                         for k2 in range(nn):
                             sbuf[k2] = scores[negs[k2]]
                         lo, scale = _bucketize(sbuf, nn, buf_v, start)

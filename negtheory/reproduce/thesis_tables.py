@@ -32,6 +32,8 @@ import os
 import time
 from pathlib import Path
 
+from ._common import check_paths, t_half_width
+
 HELP = "thesis Tables 4.2 / 4.5 / 5.2 / 6.3 (MF rows) on a user-supplied MovieLens-100K split"
 
 __all__ = ["HELP", "add_arguments", "run", "plan", "run_tables", "summarize"]
@@ -137,7 +139,10 @@ def _cache_name(task):
 
 def run_tables(train, test, tables=TABLES, methods=None, seeds=3, epochs=None, protocol="fixed", valid_fraction=0.1,
                bns_sizes=DEFAULT_BNS_SIZES, eval_every=5, jobs=1, progress=True, cache_dir=None):
-    """Run every needed (run, seed) and return ``(rows, runs)``: the plan and a tidy per-seed DataFrame.
+    """Run every needed (run, seed); return ``(rows, runs, histories)``.
+
+    ``rows`` is the plan, ``runs`` a tidy per-seed DataFrame of the reported and max-over-epochs
+    metrics, ``histories`` maps ``(run_key, seed)`` to the per-evaluation records.
 
     With ``cache_dir`` each finished run's history is stored there (one JSON file named after the
     run, the seed and a hash of the settings and input files) and reused by a later call, so an
@@ -197,7 +202,6 @@ def run_tables(train, test, tables=TABLES, methods=None, seeds=3, epochs=None, p
         bar.close()
     recs = []
     out.sort(key=lambda r: (str(r[0]), r[1]))  # completion order does not matter
-    run_tables.last_histories = {(key, seed): hist for key, seed, hist, _ in out}
     for key, seed, hist, secs in out:
         rep, epoch, mx = _reported(hist, protocol)
         for conv, vals in (("reported", rep), ("max_test_over_epochs (released code)", mx)):
@@ -205,7 +209,8 @@ def run_tables(train, test, tables=TABLES, methods=None, seeds=3, epochs=None, p
                 metric, k = name.split("@")
                 recs.append(dict(run=str(key), seed=seed, convention=conv, metric=metric, k=int(k), value=v,
                                  epoch=epoch if conv == "reported" else None, seconds=secs))
-    return rows, pd.DataFrame(recs)
+    histories = {(key, seed): hist for key, seed, hist, _ in out}  # per-epoch records, e.g. TNR/INF
+    return rows, pd.DataFrame(recs), histories
 
 
 def sampling_quality_table(rows, histories):
@@ -230,7 +235,6 @@ def summarize(rows, runs, protocol="fixed"):
     """The tidy table: one line per (table, method, setting, metric, k, convention)."""
     import numpy as np
     import pandas as pd
-    from scipy import stats
 
     from .thesis_numbers import thesis_value
 
@@ -250,10 +254,7 @@ def summarize(rows, runs, protocol="fixed"):
                     v = sel.value.to_numpy(dtype=float)
                     n = len(v)
                     mean = float(v.mean()) if n else np.nan
-                    if n > 1:
-                        half = float(stats.t.ppf(0.975, n - 1) * v.std(ddof=1) / math.sqrt(n))
-                    else:
-                        half = np.nan
+                    half = t_half_width(v)
                     lines.append(dict(table=table, method=method, setting=setting, metric=metric, k=k, thesis=th, mean=mean,
                                       ci_low=mean - half, ci_high=mean + half, n_seeds=n, convention=conv_label[conv]))
     return pd.DataFrame(lines)
@@ -309,12 +310,7 @@ def figure(df, metric="ndcg", k=10):
 
 def run(args) -> int:
     """Entry point of ``negtheory reproduce thesis-tables``."""
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} exists and is not a folder")
-    for f in (args.train, args.test):
-        if not Path(f).exists():
-            raise ValueError(f"no such file: {f}")
+    out = check_paths(args.out, (args.train, args.test))
     if args.seeds < 1:
         raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
     if args.epochs is not None and args.epochs < 1:
@@ -325,7 +321,7 @@ def run(args) -> int:
     if not os.access(out, os.W_OK):
         raise ValueError(f"--out {out} is not writable")
     t0 = time.perf_counter()
-    rows, runs = run_tables(args.train, args.test, args.tables, args.methods, args.seeds, args.epochs, args.protocol,
+    rows, runs, histories = run_tables(args.train, args.test, args.tables, args.methods, args.seeds, args.epochs, args.protocol,
                             args.valid_fraction, args.bns_sizes, args.eval_every, args.jobs, progress=not args.quiet,
                             cache_dir=out / "runs")
     df = summarize(rows, runs, args.protocol)
@@ -337,7 +333,7 @@ def run(args) -> int:
           f"eval every {args.eval_every} epochs; wall time {time.perf_counter() - t0:.0f} s", ""]
     for metric, k in (("ndcg", 10), ("precision", 10), ("recall", 10)):
         md += [f"## {metric.upper()}@{k}", "", markdown(df, metric, k), ""]
-    sq = sampling_quality_table(rows, run_tables.last_histories)
+    sq = sampling_quality_table(rows, histories)
     if len(sq):
         sq.to_csv(out / "sampling_quality.csv", index=False)
         md += ["## Sampling quality of the SGD samplers (eq. 4.27-4.28, mean over evaluated epochs and seeds)", "",

@@ -19,6 +19,8 @@ import math
 import time
 from pathlib import Path
 
+from ._common import check_paths, t_half_width
+
 HELP = "Wu et al.'s K* (from the K = 1 validation AUC) against an InfoNCE K sweep on a user-supplied split"
 
 __all__ = ["HELP", "add_arguments", "run", "validation_auc", "sweep"]
@@ -118,12 +120,7 @@ def run(args) -> int:
     from matplotlib.figure import Figure
     from scipy import stats
 
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} exists and is not a folder")
-    for f in (args.train, args.test):
-        if not Path(f).exists():
-            raise ValueError(f"no such file: {f}")
+    out = check_paths(args.out, (args.train, args.test))
     if args.seeds < 1 or args.epochs < 1 or min(args.ks) < 1:
         raise ValueError("--seeds, --epochs and every --ks value must be >= 1")
     if 1 not in args.ks:
@@ -144,7 +141,7 @@ def run(args) -> int:
         cells = []
         for col in ("valid_ndcg10", "test_ndcg10"):
             v = grp[col].to_numpy()
-            half = stats.t.ppf(0.975, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v)) if len(v) > 1 else float("nan")
+            half = t_half_width(v)
             cells.append(f"{v.mean():.4f} [{v.mean() - half:.4f}, {v.mean() + half:.4f}]")
         lines.append(f"| {k} | {cells[0]} | {cells[1]} |")
     (out / "wu_k_sweep.md").write_text("\n".join(lines) + "\n")
