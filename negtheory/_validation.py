@@ -102,3 +102,9 @@ def scalar_or_array(out: np.ndarray):
     if out.ndim == 0:
         return out[()]
     return out
+
+
+def temperature_array(name: str, tau, allow_zero: bool = False) -> np.ndarray:
+    """A temperature (or array of them) in (0, inf], or [0, inf] when ``allow_zero``."""
+    t = as_float_array(name, tau, allow_inf=True)
+    return check_range(name, t, 0.0, float("inf"), lo_open=not allow_zero)

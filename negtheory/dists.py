@@ -51,16 +51,15 @@ gets validation, broadcasting, sampling by inversion and quadrature moments for 
 from __future__ import annotations
 
 import math
-import warnings
 
 import numba
 import numpy as np
-import scipy.stats
-from scipy import integrate
 from scipy.special import betainc, betaincinv, betaln, ndtr, ndtri
 
 from ._numeric import _ndtr, _ndtri, _norm_logpdf, _quad_root
-from ._validation import as_float_array, as_generator, int_scalar, real_array, real_scalar, scalar_or_array
+from ._validation import int_scalar, real_array, real_scalar, scalar_or_array
+from .distribution import KIND_GENERIC, KIND_NORMAL, KIND_UNIFORM, ScoreDistribution, _Parent
+from .variance_gamma import InnerProduct, inner_product
 
 __all__ = [
     "inner_product",
@@ -74,11 +73,6 @@ __all__ = [
     "hard_negative",
     "unlabeled",
 ]
-
-# parent kinds understood by the numba kernels
-KIND_GENERIC = -1
-KIND_NORMAL = 0
-KIND_UNIFORM = 1
 
 
 # --------------------------------------------------------------------------------------------
@@ -186,234 +180,6 @@ def _quad_root_np(b: float, a: float, g: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         u = np.where(g > 0.0, 2.0 * g / np.where(den > 0.0, den, 1.0), 0.0)
     return np.minimum(u, 1.0)
-
-
-# --------------------------------------------------------------------------------------------
-# parent handling
-# --------------------------------------------------------------------------------------------
-class _Parent:
-    """Uniform access to a parent law (frozen scipy continuous or ScoreDistribution)."""
-
-    def __init__(self, base):
-        if isinstance(base, ScoreDistribution):
-            self.kind, self.p0, self.p1 = KIND_GENERIC, math.nan, math.nan
-            self.dist = base
-            return
-        dist = getattr(base, "dist", None)
-        if isinstance(base, scipy.stats.rv_continuous):
-            raise TypeError(
-                f"base must be a *frozen* continuous distribution: call it, e.g. scipy.stats.{base.name}(), got the unfrozen {base.name!r}"
-            )
-        if isinstance(dist, scipy.stats.rv_discrete):
-            raise TypeError(f"base must be a continuous distribution, got the discrete scipy.stats.{dist.name}")
-        if not isinstance(dist, scipy.stats.rv_continuous):
-            raise TypeError(
-                "base must be a frozen scipy.stats continuous distribution (e.g. scipy.stats.norm()) "
-                f"or a negtheory.dists distribution, got {type(base).__name__}"
-            )
-        lo, hi = base.support()
-        if np.ndim(lo) != 0 or np.ndim(hi) != 0:
-            raise ValueError(f"base must have scalar parameters, got a frozen {dist.name} with array parameters")
-        if not (np.isfinite(base.cdf(base.median()))):
-            raise ValueError(f"base has invalid parameters: {dist.name}{base.args} {base.kwds}")
-        self.dist = base
-        self.kind, self.p0, self.p1 = KIND_GENERIC, math.nan, math.nan
-        if dist.name == "norm":
-            self.kind, self.p0, self.p1 = KIND_NORMAL, float(base.mean()), float(base.std())
-        elif dist.name == "uniform":
-            self.kind, self.p0, self.p1 = KIND_UNIFORM, float(lo), float(hi)
-
-    # the parent's own (vectorised) methods; warnings from log(0) at the support ends are
-    # expected and mean -inf
-    def cdf(self, x):
-        return np.asarray(self.dist.cdf(x), dtype=np.float64)
-
-    def sf(self, x):
-        return np.asarray(self.dist.sf(x), dtype=np.float64)
-
-    def logpdf(self, x):
-        with np.errstate(divide="ignore"):
-            return np.asarray(self.dist.logpdf(x), dtype=np.float64)
-
-    def logcdf(self, x):
-        with np.errstate(divide="ignore"):
-            return np.asarray(self.dist.logcdf(x), dtype=np.float64)
-
-    def logsf(self, x):
-        with np.errstate(divide="ignore"):
-            return np.asarray(self.dist.logsf(x), dtype=np.float64)
-
-    def ppf(self, u):
-        return np.asarray(self.dist.ppf(u), dtype=np.float64)
-
-    def isf(self, v):
-        return np.asarray(self.dist.isf(v), dtype=np.float64)
-
-    def support(self):
-        lo, hi = self.dist.support()
-        return float(lo), float(hi)
-
-    def describe(self) -> str:
-        if isinstance(self.dist, ScoreDistribution):
-            return repr(self.dist)
-        args = ", ".join([repr(a) for a in self.dist.args] + [f"{k}={v!r}" for k, v in self.dist.kwds.items()])
-        return f"{self.dist.dist.name}({args})"
-
-
-def _x(x):
-    return as_float_array("x", x, allow_inf=True)
-
-
-# --------------------------------------------------------------------------------------------
-# base class
-# --------------------------------------------------------------------------------------------
-class ScoreDistribution:
-    """Base class with the frozen ``scipy.stats`` surface for the score laws of the thesis (seed 003).
-
-    Subclasses implement, on float64 arrays that are already validated, ``_logpdf(x)``,
-    ``_cdf(x)``, ``_sf(x)``, ``_ppf(q)``, ``_isf(q)`` and ``_support()``; optionally
-    ``_logcdf``, ``_logsf``, ``_rvs(size, rng)``, ``_mean()`` and ``_var()`` where closed forms
-    beat the defaults (inversion sampling; adaptive quadrature for moments).
-    """
-
-    name = "score_distribution"
-
-    # --- hooks with defaults ---------------------------------------------------------------
-    def _logcdf(self, x):
-        with np.errstate(divide="ignore"):
-            return np.log(self._cdf(x))
-
-    def _logsf(self, x):
-        with np.errstate(divide="ignore"):
-            return np.log(self._sf(x))
-
-    def _rvs(self, size, rng):
-        # open (0, 1) uniforms so that ppf stays finite; _ppf handles q > 1/2 via the
-        # survival branch, where 1 - q is exact
-        u = rng.random(size) + 2.0**-54
-        return self._ppf(np.asarray(u, dtype=np.float64))
-
-    def _mean(self):
-        return self.expect(lambda x: x, _raw=True)
-
-    def _var(self):
-        m = self.mean()
-        return self.expect(lambda x: (x - m) ** 2, _raw=True)
-
-    # --- public surface --------------------------------------------------------------------
-    def pdf(self, x):
-        """Probability density at ``x``."""
-        x = _x(x)
-        return scalar_or_array(np.exp(self._logpdf(x)))
-
-    def logpdf(self, x):
-        """Log of the probability density at ``x`` (``-inf`` outside the support)."""
-        return scalar_or_array(self._logpdf(_x(x)))
-
-    def cdf(self, x):
-        """Cumulative distribution function."""
-        return scalar_or_array(self._cdf(_x(x)))
-
-    def sf(self, x):
-        """Survival function 1 - cdf, computed without cancellation in the upper tail."""
-        return scalar_or_array(self._sf(_x(x)))
-
-    def logcdf(self, x):
-        """Log of the CDF."""
-        return scalar_or_array(self._logcdf(_x(x)))
-
-    def logsf(self, x):
-        """Log of the survival function."""
-        return scalar_or_array(self._logsf(_x(x)))
-
-    def ppf(self, q):
-        """Inverse of the CDF (quantile function); q in [0, 1]."""
-        q = real_array("q", q, 0.0, 1.0)
-        inner = (q > 0.0) & (q < 1.0)
-        if q.ndim and inner.all():  # the common case: no end points to patch
-            return np.asarray(self._ppf(q), dtype=np.float64)
-        lo, hi = self.support()
-        out = np.where(q == 0.0, lo, np.where(q == 1.0, hi, 0.0))
-        if inner.any():
-            out = np.array(out, dtype=np.float64)
-            out[inner] = self._ppf(q[inner])
-        return scalar_or_array(np.asarray(out, dtype=np.float64))
-
-    def isf(self, q):
-        """Inverse of the survival function; q in [0, 1]."""
-        q = real_array("q", q, 0.0, 1.0)
-        lo, hi = self.support()
-        out = np.where(q == 0.0, hi, np.where(q == 1.0, lo, 0.0))
-        inner = (q > 0.0) & (q < 1.0)
-        if inner.any():
-            out = np.array(out, dtype=np.float64)
-            out[inner] = self._isf(q[inner])
-        return scalar_or_array(np.asarray(out, dtype=np.float64))
-
-    def rvs(self, size=None, random_state=None):
-        """Random variates.
-
-        Parameters
-        ----------
-        size : int or tuple of int, optional
-            Output shape; ``None`` returns a single float.
-        random_state : None, int, SeedSequence or numpy.random.Generator
-            Source of randomness (passed to ``numpy.random.default_rng``).
-        """
-        rng = as_generator(random_state)
-        if size is None:
-            return float(np.asarray(self._rvs(1, rng)).reshape(-1)[0])
-        return np.asarray(self._rvs(size, rng), dtype=np.float64)
-
-    def support(self):
-        """(lower, upper) end of the support."""
-        return self._support()
-
-    def median(self):
-        """The median ppf(1/2)."""
-        return self.ppf(0.5)
-
-    def mean(self):
-        """Expected value."""
-        return float(self._mean())
-
-    def var(self):
-        """Variance."""
-        return float(self._var())
-
-    def std(self):
-        """Standard deviation."""
-        return math.sqrt(self.var())
-
-    def expect(self, func, *, _raw=False):
-        """E[func(X)] by adaptive quadrature, split at the median and scaled by the quartiles.
-
-        ``func`` must map a float to a float. Scaling by the inter-quartile range keeps the
-        quadrature on the bulk of the law even when it is very narrow (order statistics of
-        large samples).
-        """
-        med = float(self.ppf(0.5))
-        q1, q3 = float(self.ppf(0.25)), float(self.ppf(0.75))
-        s = (q3 - q1) if q3 > q1 else 1.0
-        lo, hi = self.support()
-        zlo = -math.inf if not math.isfinite(lo) else (lo - med) / s
-        zhi = math.inf if not math.isfinite(hi) else (hi - med) / s
-
-        def integrand(z):
-            x = med + s * z
-            lp = float(self._logpdf(np.array([x]))[0])
-            return 0.0 if lp == -math.inf else func(x) * math.exp(lp) * s
-
-        total = 0.0
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", integrate.IntegrationWarning)
-            for a, b in ((zlo, 0.0), (0.0, zhi)):
-                if b > a:
-                    total += integrate.quad(integrand, a, b, limit=200, epsabs=0.0, epsrel=1e-11)[0]
-        return total
-
-    def __repr__(self):
-        return f"{type(self).__name__}()"
 
 
 # --------------------------------------------------------------------------------------------
@@ -923,11 +689,3 @@ def unlabeled(base, alpha, tau_plus) -> QuadraticCDFLaw:
     law.tau_plus = tau_plus
     law.tau_minus = tau_minus
     return law
-
-
-def __getattr__(name):  # lazy re-export: variance_gamma imports ScoreDistribution from here
-    if name in ("inner_product", "InnerProduct"):
-        from . import variance_gamma
-
-        return getattr(variance_gamma, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -72,7 +72,7 @@ import numpy as np
 
 from ._numeric import _ndtri
 from ._validation import as_float_array, int_scalar, real_array, real_scalar, scalar_or_array
-from .dists import ScoreDistribution
+from .distribution import ScoreDistribution
 
 __all__ = ["InnerProduct", "inner_product"]
 

@@ -1,0 +1,93 @@
+r"""In-batch (per-example) against shared-pool negatives: costs and the chance of a hard negative (seed 001).
+
+Part of the textbook mechanics (seed 001); :mod:`negtheory.mechanics` re-exports every name.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy.special import gammaln
+
+from .coverage import coverage_probability
+from ._validation import (
+    int_scalar,
+    real_array,
+    scalar_or_array,
+)
+
+__all__ = [
+    "negative_costs",
+    "NegativeCosts",
+    "hard_negative_probability",
+]
+
+
+class NegativeCosts(NamedTuple):
+    """Cost model of :func:`negative_costs`: stored embeddings and dot products per batch (seed 001)."""
+
+    memory_per_example: np.ndarray  #: B K negative embeddings
+    memory_shared: np.ndarray  #: S embeddings
+    dots_per_example: np.ndarray  #: B (K + 1) dot products
+    dots_shared: np.ndarray  #: B (S + 1) dot products
+
+
+def negative_costs(batch_size, k, pool_size):
+    r"""Memory and dot-product cost of per-example vs shared-pool negatives (seed 001, *In-Batch vs. Global Negatives*).
+
+    Per-example negatives (K per anchor) store B K embeddings and compute B (K + 1) dot products;
+    a pool of S negatives shared by the B anchors stores S embeddings and computes B (S + 1).
+    The pool saves memory when B K > S and costs throughput when S > K.
+
+    Examples
+    --------
+    >>> from negtheory.negative_costs import negative_costs
+    >>> c = negative_costs(batch_size=256, k=16, pool_size=1024)
+    >>> int(c.memory_per_example), int(c.memory_shared), int(c.dots_per_example), int(c.dots_shared)
+    (4096, 1024, 4352, 262400)
+    """
+    b = real_array("batch_size", batch_size, 1.0)
+    kk = real_array("k", k, 0.0)
+    s = real_array("pool_size", pool_size, 0.0)
+    for name, arr in (("batch_size", b), ("k", kk), ("pool_size", s)):
+        if (arr != np.floor(arr)).any():
+            raise ValueError(f"{name} must be integral, got {arr[arr != np.floor(arr)].ravel()[:3].tolist()}")
+    def as_int(x):
+        return scalar_or_array(np.asarray(x).astype(np.int64))
+
+    return NegativeCosts(as_int(b * kk), as_int(s * np.ones_like(b)), as_int(b * (kk + 1)), as_int(b * (s + 1)))
+
+
+def hard_negative_probability(n, rho, population=None):
+    r"""Probability that n negatives contain at least one hard negative (seed 001, *In-Batch vs. Global Negatives*).
+
+    With a fraction rho of hard negatives in the corpus:
+
+    * i.i.d. draws (``population=None``): 1 - (1 - rho)^n, as :func:`coverage_probability`;
+    * n distinct items drawn without replacement from a corpus of N items of which
+      H = round(rho N) are hard: 1 - C(N - H, n) / C(N, n) (hypergeometric), which is larger.
+
+    Use n = K for per-example negatives and n = S for a shared pool.
+
+    Examples
+    --------
+    >>> from negtheory.negative_costs import hard_negative_probability
+    >>> round(float(hard_negative_probability(16, 0.01)), 4), round(float(hard_negative_probability(1024, 0.01)), 4)
+    (0.1485, 1.0)
+    >>> float(hard_negative_probability(91, 0.1, population=100))   # only 90 easy items exist
+    1.0
+    """
+    if population is None:
+        return coverage_probability(rho, n)
+    nn = real_array("n", n, 0.0)
+    r = real_array("rho", rho, 0.0, 1.0)
+    pop = int_scalar("population", population, 1)
+    if (nn > pop).any() or (nn != np.floor(nn)).any():
+        raise ValueError(f"n must be an integer in [0, population={pop}] when drawing without replacement, got {nn.ravel()[:3].tolist()}")
+    hard = np.rint(r * pop)
+    easy = pop - hard
+    with np.errstate(invalid="ignore"):
+        log_ratio = gammaln(easy + 1) - gammaln(easy - nn + 1) - gammaln(pop + 1) + gammaln(pop - nn + 1)
+    out = np.where(nn > easy, 1.0, -np.expm1(np.where(nn > easy, 0.0, log_ratio)))
+    return scalar_or_array(np.asarray(out))

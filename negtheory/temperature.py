@@ -1,0 +1,224 @@
+r"""Temperature and hardness: softmax entropy, its derivative and an entropy controller (seed 001).
+
+Part of the textbook mechanics (seed 001); :mod:`negtheory.mechanics` re-exports every name.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import logsumexp
+
+from ._validation import (
+    real_array,
+    real_scalar,
+    scalar_or_array,
+    temperature_array as _tau,
+)
+
+__all__ = [
+    "softmax_entropy",
+    "entropy_temperature_derivative",
+    "temperature_for_entropy",
+    "EntropyTemperatureController",
+]
+
+
+def _softmax_parts(scores, tau):
+    """log p and p of softmax(s / tau) along the last axis, for tau in [0, inf]."""
+    s = real_array("scores", scores)
+    if s.ndim == 0 or s.shape[-1] == 0:
+        raise ValueError("scores must have a non-empty last axis (the K negatives)")
+    t = _tau("tau", tau, allow_zero=True)
+    tb = t[..., None]
+    smax = np.max(s, axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        z = (s - smax) / tb  # <= 0; tau = 0: 0/0 at the max (fixed below), -inf elsewhere
+        z = np.where(s == smax, 0.0, z)
+        logp = z - logsumexp(z, axis=-1, keepdims=True)
+    p = np.exp(logp)
+    s_b = np.broadcast_to(s, p.shape)
+    return s_b, t, logp, p
+
+
+def softmax_entropy(scores, tau=1.0):
+    r"""Entropy H(tau) of the softmax over negative similarities (seed 001, *The Temperature and Negative Hardness*).
+
+    .. math:: p_i = \frac{e^{s_i/\tau}}{\sum_j e^{s_j/\tau}}, \qquad H(\tau) = -\sum_i p_i \ln p_i .
+
+    Parameters
+    ----------
+    scores : array_like, shape (..., K)
+        Negative similarities along the last axis.
+    tau : array_like
+        Temperature(s) in [0, inf], broadcast against ``scores[..., 0]`` (so a vector of
+        temperatures with a 1-D ``scores`` gives the curve H(tau)). tau = 0 gives ln(number
+        of maximal scores) and tau = inf gives ln K, the two limits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.temperature import softmax_entropy
+    >>> s = np.array([0.9, 0.5, 0.5, 0.1])
+    >>> softmax_entropy(s, [0.0, 0.2, np.inf]).round(4)
+    array([0.    , 0.7307, 1.3863])
+    """
+    _, _, logp, p = _softmax_parts(scores, tau)
+    with np.errstate(invalid="ignore"):  # 0 * (-inf) for items of zero weight: they add 0
+        h = -np.sum(np.where(p > 0, p * logp, 0.0), axis=-1)
+    return scalar_or_array(np.asarray(np.maximum(h, 0.0)))
+
+
+def _var_p(scores, tau):
+    s, t, _, p = _softmax_parts(scores, tau)
+    mean = np.sum(p * s, axis=-1, keepdims=True)
+    var = np.sum(p * (s - mean) ** 2, axis=-1)
+    return var, np.broadcast_to(t, var.shape)
+
+
+def entropy_temperature_derivative(scores, tau=1.0):
+    r"""dH/dtau = Var_p(s) / tau^3 (seed 001, *The Temperature and Negative Hardness*).
+
+    The variance is taken under the softmax law p(tau). It vanishes when all scores are equal
+    (temperature then has no effect on the entropy) and at the limits tau = 0 and tau = inf,
+    where 0 is returned.
+
+    Parameters
+    ----------
+    scores : array_like, shape (..., K)
+    tau : array_like
+        Temperature(s) in [0, inf], broadcast as in :func:`softmax_entropy`.
+
+    Examples
+    --------
+    >>> from negtheory.temperature import entropy_temperature_derivative, softmax_entropy
+    >>> s, t, h = [0.9, 0.5, 0.1], 0.3, 1e-6
+    >>> fd = (softmax_entropy(s, t + h) - softmax_entropy(s, t - h)) / (2 * h)
+    >>> bool(abs(entropy_temperature_derivative(s, t) - fd) < 1e-7)
+    True
+    """
+    var, t = _var_p(scores, tau)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = var / t**3
+    out = np.where((t == 0) | np.isinf(t), 0.0, out)
+    return scalar_or_array(np.asarray(out))
+
+
+def _entropy_range(s):
+    m = int(np.sum(s == s.max()))
+    return math.log(m), math.log(s.size)
+
+
+def temperature_for_entropy(scores, target):
+    r"""Temperature tau at which H(tau) equals ``target`` (seed 001; H is increasing in tau, dH/dtau = Var_p/tau^3 >= 0).
+
+    Solved by Brent's method in log tau. The reachable entropies are (ln m, ln K), m the number
+    of maximal scores (tau -> 0) and K the number of scores (tau -> inf).
+
+    Parameters
+    ----------
+    scores : array_like, shape (K,)
+        Not all equal.
+    target : float
+        Entropy in nats, strictly between ln m and ln K.
+
+    Examples
+    --------
+    >>> import math
+    >>> from negtheory.temperature import temperature_for_entropy, softmax_entropy
+    >>> s = [1.0, 0.0]
+    >>> t = temperature_for_entropy(s, 0.5 * math.log(2))
+    >>> round(float(softmax_entropy(s, t)), 12) == round(0.5 * math.log(2), 12)
+    True
+    """
+    s = real_array("scores", scores)
+    if s.ndim != 1 or s.size < 2:
+        raise ValueError(f"scores must be a 1-D array of at least 2 similarities, got shape {s.shape}")
+    lo_h, hi_h = _entropy_range(s)
+    h = real_scalar("target", target)
+    if not lo_h < h < hi_h:
+        raise ValueError(f"target entropy must lie in ({lo_h:.6g}, {hi_h:.6g}) = (ln m, ln K) for these scores, got {h!r}")
+    spread = float(s.max() - s.min())
+
+    def f(x):
+        return float(softmax_entropy(s, spread * math.exp(x))) - h
+
+    lo, hi = -1.0, 1.0
+    while f(lo) > 0:
+        lo *= 2.0
+    while f(hi) < 0:
+        hi *= 2.0
+    return spread * math.exp(brentq(f, lo, hi, xtol=1e-13, rtol=1e-14))
+
+
+class EntropyTemperatureController:
+    r"""Adaptive temperature that keeps the softmax entropy in a band (seed 001, *The Temperature and Negative Hardness*).
+
+    At each :meth:`update` the entropy H of the current negative scores (mean over the rows of
+    a batch) is compared with the band [low, high]. Inside the band tau is left alone; outside,
+    one Newton step in log tau towards the band centre uses the identity
+    dH/d(ln tau) = tau dH/dtau = Var_p(s) / tau^2, with the step limited to a factor
+    ``max_factor`` per update (robust when the scores jump) and tau clipped to
+    [tau_min, tau_max]. When Var_p(s) = 0 the entropy does not depend on tau and tau is kept.
+
+    Parameters
+    ----------
+    low, high : float
+        Entropy band in nats, 0 <= low < high.
+    tau : float
+        Initial temperature > 0.
+    max_factor : float
+        Largest multiplicative change of tau per update (> 1).
+    tau_min, tau_max : float
+        Hard limits for tau.
+
+    Attributes
+    ----------
+    tau : float
+        Current temperature.
+    history : list of (tau_used, entropy)
+        One entry per update: the temperature used for that batch and the entropy it gave.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.temperature import EntropyTemperatureController, softmax_entropy
+    >>> s = np.random.default_rng(0).normal(0.0, 1.0, size=(8, 64))
+    >>> ctl = EntropyTemperatureController(2.0, 2.5, tau=0.05)
+    >>> for _ in range(10):
+    ...     tau = ctl.update(s)
+    >>> bool(2.0 <= softmax_entropy(s, tau).mean() <= 2.5)
+    True
+    """
+
+    def __init__(self, low, high, tau=1.0, *, max_factor=2.0, tau_min=1e-6, tau_max=1e6):
+        self.low = real_scalar("low", low, 0.0)
+        self.high = real_scalar("high", high, 0.0)
+        if not self.low < self.high:
+            raise ValueError(f"low must be smaller than high, got low={self.low!r}, high={self.high!r}")
+        self.tau = real_scalar("tau", tau, 0.0, lo_open=True)
+        self.max_factor = real_scalar("max_factor", max_factor, 1.0, lo_open=True)
+        self.tau_min = real_scalar("tau_min", tau_min, 0.0, lo_open=True)
+        self.tau_max = real_scalar("tau_max", tau_max, self.tau_min)
+        self.history: list[tuple[float, float]] = []
+
+    def update(self, scores) -> float:
+        """Record the entropy of ``scores`` (shape (K,) or (B, K)) at the current tau; return the next tau."""
+        s = np.atleast_2d(real_array("scores", scores))
+        tau = self.tau
+        h = float(np.mean(softmax_entropy(s, tau)))
+        var, _ = _var_p(s, tau)
+        slope = float(np.mean(var)) / tau**2  # dH / d ln(tau)
+        self.history.append((tau, h))
+        if self.low <= h <= self.high or slope <= 0.0:
+            return tau
+        step = (0.5 * (self.low + self.high) - h) / slope
+        lim = math.log(self.max_factor)
+        step = min(max(step, -lim), lim)
+        self.tau = min(max(tau * math.exp(step), self.tau_min), self.tau_max)
+        return self.tau
+
+    def __repr__(self) -> str:
+        return f"EntropyTemperatureController(low={self.low}, high={self.high}, tau={self.tau:.6g})"
