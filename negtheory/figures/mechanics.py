@@ -93,18 +93,19 @@ def _search_comparisons(cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 def fig_alias_vs_inverse_cdf(
-    counts=(500, 320, 180, 120, 75, 40, 22, 9, 4, 0, 1), draws: int = 100_000,
+    counts=(500, 320, 180, 120, 75, 40, 22, 9, 4, 0, 1), draws=100_000,
     sizes=(10, 100, 1_000, 10_000, 100_000, 1_000_000), seed: int = 0,
 ):  # fmt: skip
     """Alias and inverse-CDF sampling draw the same law; work per draw O(1) against O(log n).
 
     Deterministic (the PNG is the same on every run with the same ``seed``): the left panel
-    compares the frequencies of ``draws`` draws from :class:`~negtheory.sampling.AliasTable`
+    compares the frequencies of ``draws`` draws (the largest, if a sequence) from :class:`~negtheory.sampling.AliasTable`
     and :class:`~negtheory.sampling.InverseCDFSampler` with the unigram law f^0.75 of ``counts``
     (2-SE band); the right panel counts the work per draw exactly (alias: one uniform and one
     comparison; binary search: its comparisons, counted on 20 000 uniforms per size).
     Wall-clock timings depend on the machine and belong to ``python benchmarks/bench_sampling.py --plot``.
     """
+    draws = int(np.max(draws))  # a sequence (the former timing figure's m values) means its largest
     fig, (ax1, ax2) = new_figure(1, 2, width=12.0, height=4.4)
     p = sampling.unigram_proposal(np.asarray(counts, dtype=float), alpha=0.75)
     j = np.arange(p.size)
