@@ -19,7 +19,7 @@ import numpy as np
 
 from . import new_figure
 
-__all__ = ["BRIDGE_FIGURES", "BRIDGE_DATA", "find_bridge_data", "plot_wu", "plot_mse", "plot_downstream", "save_bridge_figures"]
+__all__ = ["BRIDGE_DATA", "BRIDGE_FIGURES", "draw_bridge_figure", "find_bridge_data", "plot_downstream", "plot_mse", "plot_wu", "save_bridge_figures"]
 
 # figure name -> the table it is drawn from
 BRIDGE_FIGURES = {
@@ -70,10 +70,10 @@ def plot_wu(df):
 # same colours as thesis Fig. 6.9; BCL (6.48) and its self-normalised form coincide within ~1 % here,
 # so BCL is drawn thick with large hollow markers and the self-normalised form thin on top of it
 _MSE_STYLE = {
-    "biased": dict(color="tab:gray", marker="o", ms=4, lw=1.3, label="biased (6.46)"),
-    "dcl": dict(color="tab:blue", marker="s", ms=4, lw=1.3, label="DCL (6.47)"),
-    "bcl": dict(color="tab:red", marker="^", ms=9, mfc="none", mew=1.5, lw=2.6, zorder=3, label="BCL (6.48)"),
-    "bcl_norm": dict(color="tab:orange", marker="D", ms=3, lw=1.0, zorder=4, label="BCL, self-normalised"),
+    "biased": {"color": "tab:gray", "marker": "o", "ms": 4, "lw": 1.3, "label": "biased (6.46)"},
+    "dcl": {"color": "tab:blue", "marker": "s", "ms": 4, "lw": 1.3, "label": "DCL (6.47)"},
+    "bcl": {"color": "tab:red", "marker": "^", "ms": 9, "mfc": "none", "mew": 1.5, "lw": 2.6, "zorder": 3, "label": "BCL (6.48)"},
+    "bcl_norm": {"color": "tab:orange", "marker": "D", "ms": 3, "lw": 1.0, "zorder": 4, "label": "BCL, self-normalised"},
 }
 
 
