@@ -16,6 +16,12 @@ relative to each anchor (>1 means negtheory is faster) so one can see where each
 A second table separates setup from per-draw cost. Usage::
 
     python benchmarks/bench_sampling.py [--repeat 3] [--sizes 10 1000 100000 1000000] [--draws 100 10000 1000000]
+    python benchmarks/bench_sampling.py --plot            # also writes benchmarks/bench_sampling.png
+
+``--plot`` draws the setup and per-draw times of the second table (the timing figure that used
+to be ``figures/mechanics_alias_vs_inverse_cdf.png``; that figure now shows deterministic
+quantities, so ``negtheory figures`` writes the same PNG on every run). The timings, and so
+this PNG, change from run to run and machine to machine.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import argparse
 import os
 import platform
 import warnings
+from pathlib import Path
 
 import numpy as np
 from scipy.stats.sampling import DiscreteAliasUrn
@@ -46,6 +53,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--sizes", type=int, nargs="+", default=[10, 1_000, 100_000, 1_000_000])
     ap.add_argument("--draws", type=int, nargs="+", default=[100, 10_000, 1_000_000])
+    ap.add_argument("--plot", nargs="?", const=str(Path(__file__).with_name("bench_sampling.png")), default=None, metavar="PNG",
+                    help="write the setup / per-draw timing figure (default path: benchmarks/bench_sampling.png)")  # fmt: skip
     args = ap.parse_args()
 
     print(f"negtheory {negtheory.__version__}, numpy {np.__version__}, {platform.processor() or platform.machine()}, {os.cpu_count()} cpu")
@@ -79,6 +88,7 @@ def main():
     print(head)
     print("-" * len(head))
     m = 200_000
+    timing = {"setup": {"alias": [], "inverse CDF": [], "DiscreteAliasUrn": []}, "draw": {"alias": [], "inverse CDF": [], "DiscreteAliasUrn": []}}
     for n in args.sizes:
         p = rng.exponential(size=n)
         s_alias = best_of(lambda: AliasTable(p), args.repeat)
@@ -92,6 +102,43 @@ def main():
         print(
             f"{n:>9,} | {fmt(s_alias):>11} {fmt(s_icdf):>11} {fmt(s_urn):>11} | {d_alias * 1e9:13.1f} {d_icdf * 1e9:12.1f} {d_urn * 1e9:11.1f}"
         )
+        for key, s_t, d_t in (("alias", s_alias, d_alias), ("inverse CDF", s_icdf, d_icdf), ("DiscreteAliasUrn", s_urn, d_urn)):
+            timing["setup"][key].append(s_t)
+            timing["draw"][key].append(d_t)
+    if args.plot:
+        plot_timings(args.sizes, args.draws, timing, args.plot)
+        print(f"\nwrote {args.plot}")
+
+
+def plot_timings(sizes, draws, timing, path):
+    """Setup + m x per-draw time (left) and per-draw / per-entry setup cost (right), as measured."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(12.0, 4.4), layout="constrained")
+    ax1, ax2 = fig.subplots(1, 2)
+    styles = {"alias": ("tab:blue", "-"), "inverse CDF": ("tab:orange", "--"), "DiscreteAliasUrn": ("tab:green", "-.")}
+    sizes = np.asarray(sizes, dtype=float)
+    for m, marker in zip(draws, ("o", "s", "^", "v", "D")):
+        for name in ("alias", "inverse CDF"):
+            color, ls = styles[name]
+            total = np.array(timing["setup"][name]) + m * np.array(timing["draw"][name])
+            ax1.plot(sizes, total * 1e3, color=color, ls=ls, marker=marker, ms=4, label=f"{name}, {m:,} draws")
+    for name, (color, ls) in styles.items():
+        ax2.plot(sizes, np.array(timing["draw"][name]) * 1e9, color=color, ls=ls, marker="o", label=f"{name}: per draw")
+        ax2.plot(sizes, np.array(timing["setup"][name]) / sizes * 1e9, color=color, ls=":", marker="x", label=f"{name}: setup per entry")
+    for ax in (ax1, ax2):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("table size n")
+    ax1.set_ylabel("setup + m x per-draw time (ms)")
+    ax1.set_title("total cost for m draws (both parts measured)", fontsize=9.5)
+    ax1.legend(fontsize=7)
+    ax2.set_ylabel("ns")
+    ax2.set_title("alias: O(1) per draw, costlier setup; binary search: O(log n) per draw", fontsize=9.5)
+    ax2.legend(fontsize=7)
+    fig.suptitle(f"Alias vs inverse-CDF sampling, timed on {platform.machine()} ({os.cpu_count()} cpu), best of the runs: "
+                 "benchmarks/bench_sampling.py --plot")  # fmt: skip
+    fig.savefig(path, dpi=110)
 
 
 if __name__ == "__main__":

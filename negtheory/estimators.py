@@ -383,6 +383,14 @@ def theta_bcl(scores, alpha, beta, tau_plus, normalize=False):
     the self-normalised form used by the released numerical code. omega from
     :func:`bcl_weights`.
 
+    Notes
+    -----
+    With the eCDF of eq. 6.30 in place of the parent CDF, BCL is biased low by O(1/N), most as
+    alpha -> 1, where omega vanishes at the top of the eCDF (omega is proportional to 1 - Phi
+    there) and the largest scores are under-weighted: in the thesis's study (t = 0.5,
+    tau+ = 0.1, beta = 0.5) -16 % at alpha = 1 and -1.7 % at alpha = 0.9 for N = 64, -4.2 %
+    and -0.4 % for N = 256 (README, Fig. 6.10). With the exact parent CDF the bias vanishes.
+
     Examples
     --------
     >>> from negtheory.estimators import theta_bcl

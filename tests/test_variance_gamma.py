@@ -296,10 +296,13 @@ def test_figures_3_2_and_3_3_plot_eq_3_18_and_2F_f():
     prior_ax = thesis_vg.fig_vg_prior().axes[0]
     post_ax = thesis_vg.fig_vg_posterior().axes[0]
     solid = [ln for ln in post_ax.lines if ln.get_linestyle() == "-"]
-    assert len(prior_ax.lines) == len(solid) == len(thesis_vg.DIMS)
-    for d, pl, gl in zip(thesis_vg.DIMS, prior_ax.lines, solid):
-        x, y = pl.get_data()
-        _, g = gl.get_data()
+    assert len(prior_ax.lines) == len(thesis_vg.DIMS)
+    assert len(solid) == len(thesis_vg.DIMS_POSTERIOR) and set(thesis_vg.DIMS_POSTERIOR) <= set(thesis_vg.DIMS)
+    prior_of = dict(zip(thesis_vg.DIMS, prior_ax.lines))
+    for d, gl in zip(thesis_vg.DIMS_POSTERIOR, solid):
+        x, y = prior_of[d].get_data()
+        xg, g = gl.get_data()
+        np.testing.assert_array_equal(x, xg)
         for k in range(7, len(x), 97):  # a sample of the plotted points (x != 0)
             f = pdf_eq318(x[k], d, 1.0)
             F = 0.5 + math.copysign(quad(lambda t: pdf_eq318(t, d, 1.0), 0.0, abs(x[k])), x[k])

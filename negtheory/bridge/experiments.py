@@ -129,71 +129,10 @@ def downstream(digits_losses=("infonce", "dcl", "hcl", "bcl"), rec_losses=("bpr"
 
 
 # --------------------------------------------------------------------------------------------
-# figures (from the tables: a few seconds each)
+# figures (from the tables: a few seconds each; torch-free, so `negtheory figures --only bridge_*`
+# can redraw them from the committed tables)
 # --------------------------------------------------------------------------------------------
-def plot_wu(df):
-    """NDCG@10 against K per label quality mu_q, with the predicted K* and ANS marked."""
-    from ..figures import new_figure
-
-    mus = sorted(df.mu_q.unique())
-    fig, axes = new_figure(1, len(mus), width=5.0 * len(mus), height=3.8)
-    axes = np.atleast_1d(axes)
-    for ax, mu in zip(axes, mus):
-        d = df[df.mu_q == mu]
-        fixed = d[d.k != "ans"].assign(kk=lambda x: x.k.astype(int)).groupby("kk").ndcg.mean()
-        ax.plot(fixed.index, fixed.values, "o-", label="InfoNCE, fixed K")
-        kp = int(d.k_pred.iloc[0])
-        ax.axvline(kp, color="C3", ls="--", label=f"K* from train AUC {d.train_auc_k1.mean():.3f}: {kp}")
-        kl = int(d.k_pred_label.iloc[0])
-        ax.axvline(kl, color="C4", ls="-.", label=f"K* from label AUC {d.label_auc.iloc[0]:.3f}: {kl}")
-        ans = d[d.k == "ans"].ndcg.mean()
-        ax.axhline(ans, color="C2", ls=":", label=f"ANS peaking at K* ({ans:.4f})")
-        best = int(fixed.idxmax())
-        ax.plot([best], [fixed.max()], "*", ms=14, color="C1", label=f"real best K = {best}")
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("negatives per positive K")
-        ax.set_ylabel("best NDCG@10")
-        ax.set_title(f"synthetic PU, mu_q = {mu:g} (label AUC {d.label_auc.iloc[0]:.3f})")
-        ax.legend(fontsize=7)
-    return fig
-
-
-def plot_mse(df):
-    """Relative MSE of biased / DCL / BCL per epoch: training (solid) vs simulation (dashed)."""
-    from ..figures import new_figure
-
-    fig, axes = new_figure(1, 2, width=10.0, height=3.8)
-    for j, est in enumerate(("biased", "dcl", "bcl", "bcl_norm")):
-        for src, ls in (("training", "-"), ("simulation", "--")):
-            d = df[(df.estimator == est) & (df.source == src)]
-            axes[0].plot(d.epoch, d.rmse, ls, marker="o", color=f"C{j}", label=f"{est} ({src})")
-    axes[0].set_yscale("log")
-    axes[0].set_xlabel("epoch")
-    axes[0].set_ylabel("MSE / theta_SUP^2")
-    axes[0].set_title("digits, in-batch negatives")
-    axes[0].legend(fontsize=7, ncol=2)
-    d = df[(df.source == "training") & (df.estimator == "biased")]
-    axes[1].plot(d.epoch, d.alpha, "o-", label="alpha = P(x_TN < x_FN)")
-    axes[1].plot(d.epoch, d.tau_plus, "s-", label="tau+ (share of same-class negatives)")
-    axes[1].set_xlabel("epoch")
-    axes[1].set_title(f"measured parameters (N = {int(d.n.iloc[0])})")
-    axes[1].legend(fontsize=8)
-    return fig
-
-
-def plot_downstream(df):
-    """Bar charts: digits linear-probe accuracy and synthetic-PU NDCG@10 per loss (mean +- sd over seeds)."""
-    from ..figures import new_figure
-
-    fig, axes = new_figure(1, 2, width=10.0, height=3.6)
-    for ax, (task, metric) in zip(axes, (("digits", "probe_acc"), ("synthetic", "ndcg@10"))):
-        d = df[(df.task == task) & (df.metric == metric)].groupby("loss", sort=False).value
-        m, s = d.mean(), d.std().fillna(0.0)
-        ax.bar(m.index, m.values, yerr=s.values, capsize=4, color=[f"C{i}" for i in range(len(m))])
-        lo = float((m - s).min())
-        ax.set_ylim(max(0.0, lo - 0.05 * abs(lo) - 0.01), float((m + s).max()) * 1.02)
-        ax.set_title(f"{task}: {metric}")
-    return fig
+from ..figures._bridge import plot_downstream, plot_mse, plot_wu  # noqa: E402
 
 
 def run_all(out="notebooks/data/bridge", figures="figures", quick=False, progress=True):

@@ -5,6 +5,11 @@ mapping a figure name (the PNG's file stem) to a function that takes no required
 returns a :class:`matplotlib.figure.Figure`. :func:`registry` discovers them, so adding a figure
 never touches this file; ``negtheory figures`` writes every registered figure.
 
+The ``bridge_*`` figures are drawn from the tables of ``negtheory bridge experiments``
+(:mod:`negtheory.figures._bridge`): :func:`save_figures` redraws them with ``bridge=True`` or
+when ``only`` names them. :data:`EXTERNAL_FIGURES` names the committed figures that other
+commands write (MovieLens and Relaxed-Softmax reproductions).
+
 Figures are built on :class:`matplotlib.figure.Figure` directly (no ``pyplot`` state), so they
 work headless and display in notebooks.
 
@@ -19,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-__all__ = ["registry", "save_figures", "new_figure"]
+__all__ = ["registry", "save_figures", "new_figure", "bridge_names", "EXTERNAL_FIGURES"]
 
 
 def registry() -> dict[str, Callable]:
@@ -45,7 +50,40 @@ def new_figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: fl
     return fig, axes
 
 
-def save_figures(out: str | Path = "figures", only: list[str] | None = None, *, dpi: int = 110, progress: bool = True) -> list[Path]:
+# figures committed under figures/ that `negtheory figures` cannot draw: they need a training run
+# or a data set that is not shipped. Name -> the command that writes it.
+EXTERNAL_FIGURES = {
+    "thesis_tables_ml100k": (
+        "`negtheory reproduce thesis-tables --train 100k_train.csv --test 100k_test.csv --out DIR` "
+        "(torch extra, your MovieLens-100K split; writes DIR/thesis_tables.png)"
+    ),
+    "wu_k_sweep_ml100k": (
+        "`negtheory reproduce wu-k-sweep --train 100k_train.csv --test 100k_test.csv --out DIR` "
+        "(torch extra, your MovieLens-100K split; writes DIR/wu_k_sweep.png)"
+    ),
+    **{
+        f"relaxed_softmax_{stem}": "`negtheory reproduce relaxed-softmax` (torch extra; writes figures/relaxed_softmax_*.png)"
+        for stem in ("fig2_temperature", "fig3_batch_size", "fig4_train_size", "fig5_methods")
+    },
+}
+
+
+def bridge_names() -> list[str]:
+    """Names of the ``bridge_*`` figures, redrawn from the bridge experiments' tables (see :func:`save_figures`)."""
+    from ._bridge import BRIDGE_FIGURES
+
+    return list(BRIDGE_FIGURES)
+
+
+def save_figures(
+    out: str | Path = "figures",
+    only: list[str] | None = None,
+    *,
+    dpi: int = 110,
+    progress: bool = True,
+    bridge: bool = False,
+    bridge_data: str | Path | None = None,
+) -> list[Path]:
     """Draw the registered figures and write them as PNG files into ``out``.
 
     Parameters
@@ -53,23 +91,42 @@ def save_figures(out: str | Path = "figures", only: list[str] | None = None, *, 
     out : path
         Output folder (created if missing).
     only : list of str, optional
-        Names to draw; unknown names raise ``ValueError`` listing the available ones.
+        Names to draw: registered figures and the ``bridge_*`` figures. A name that another
+        command writes (e.g. ``thesis_tables_ml100k``) raises ``ValueError`` naming that command;
+        an unknown name raises ``ValueError`` listing the valid ones.
     dpi : int
         Resolution of the PNG files.
     progress : bool
         Print one line per figure with its drawing time.
+    bridge : bool
+        Also redraw the ``bridge_*`` figures (``negtheory figures --bridge``) from the tables of
+        ``negtheory bridge experiments`` (no training, no torch). Naming a bridge figure in
+        ``only`` implies it.
+    bridge_data : path, optional
+        Folder of those tables; default ``notebooks/data/bridge`` under the current directory
+        (the committed tables in a source checkout).
     """
+    from ._bridge import BRIDGE_FIGURES, draw_bridge_figure
+
     reg = registry()
-    names = list(reg) if not only else list(only)
-    unknown = [n for n in names if n not in reg]
+    if only:
+        names = list(only)
+    else:
+        names = list(reg) + (list(BRIDGE_FIGURES) if bridge else [])
+    valid = list(reg) + list(BRIDGE_FIGURES)
+    external = [n for n in names if n in EXTERNAL_FIGURES]
+    if external:
+        lines = "; ".join(f"{n} is written by {EXTERNAL_FIGURES[n]}" for n in external)
+        raise ValueError(f"only: {lines}, not by `negtheory figures`, which can draw: {', '.join(valid)}")
+    unknown = [n for n in names if n not in valid]
     if unknown:
-        raise ValueError(f"only: unknown figure name(s) {unknown}; available: {', '.join(reg)}")
+        raise ValueError(f"only: unknown figure name(s) {unknown}; available: {', '.join(valid)}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for i, name in enumerate(names, 1):
         t0 = time.perf_counter()
-        fig = reg[name]()
+        fig = reg[name]() if name in reg else draw_bridge_figure(name, bridge_data)
         path = out / f"{name}.png"
         fig.savefig(path, dpi=dpi)
         written.append(path)

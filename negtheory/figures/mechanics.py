@@ -10,7 +10,6 @@ closed forms, finite differences and Monte Carlo.
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 
@@ -66,7 +65,8 @@ def fig_entropy_temperature(k: int = 64, steps: int = 80, seed: int = 0):
     tw = ax2.twinx()
     tw.plot(x, tau_hist, color="tab:purple", lw=1.2, ls="--", label=r"adaptive $\tau$ (right)")
     tw.set_yscale("log")
-    tw.set_ylabel(r"$\tau$", color="tab:purple")
+    tw.set_ylabel(r"adaptive temperature $\tau$ (log scale)", color="tab:purple", fontsize=11)
+    tw.tick_params(axis="y", colors="tab:purple", labelsize=9)
     lines = ax2.get_legend_handles_labels()
     lines2 = tw.get_legend_handles_labels()
     ax2.legend(lines[0] + lines2[0], lines[1] + lines2[1], fontsize=8, loc="lower left")
@@ -75,57 +75,77 @@ def fig_entropy_temperature(k: int = 64, steps: int = 80, seed: int = 0):
     return fig
 
 
-def _best_time(fn, repeat=3):
-    best = math.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+def _search_comparisons(cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Number of CDF comparisons the binary search of :class:`~negtheory.sampling.InverseCDFSampler`
+    makes for each uniform ``u`` (first index with cdf > u, halving [lo, hi) until it is empty)."""
+    lo = np.zeros(u.size, dtype=np.int64)
+    hi = np.full(u.size, cdf.size, dtype=np.int64)
+    count = np.zeros(u.size, dtype=np.int64)
+    active = lo < hi
+    while active.any():
+        mid = (lo + hi) // 2
+        right = cdf[np.minimum(mid, cdf.size - 1)] <= u
+        count += active
+        lo = np.where(active & right, mid + 1, lo)
+        hi = np.where(active & ~right, mid, hi)
+        active = lo < hi
+    return count
 
 
-def fig_alias_vs_inverse_cdf(sizes=(10, 100, 1_000, 10_000, 100_000, 1_000_000), draws=(100, 10_000, 1_000_000), seed: int = 0):
-    """Setup and per-draw time of the alias method and of inverse-CDF binary search (timed now).
+def fig_alias_vs_inverse_cdf(
+    counts=(500, 320, 180, 120, 75, 40, 22, 9, 4, 0, 1), draws=100_000,
+    sizes=(10, 100, 1_000, 10_000, 100_000, 1_000_000), seed: int = 0,
+):  # fmt: skip
+    """Alias and inverse-CDF sampling draw the same law; work per draw O(1) against O(log n).
 
-    For each table size the setup time (best of 3) and the per-draw time (best of 3 runs of
-    50 000 draws) are measured; the left panel combines them into setup + m x per-draw for
-    several numbers of draws m.
+    Deterministic (the PNG is the same on every run with the same ``seed``): the left panel
+    compares the frequencies of ``draws`` draws (the largest, if a sequence) from :class:`~negtheory.sampling.AliasTable`
+    and :class:`~negtheory.sampling.InverseCDFSampler` with the unigram law f^0.75 of ``counts``
+    (2-SE band); the right panel counts the work per draw exactly (alias: one uniform and one
+    comparison; binary search: its comparisons, counted on 20 000 uniforms per size).
+    Wall-clock timings depend on the machine and belong to ``python benchmarks/bench_sampling.py --plot``.
     """
+    draws = int(np.max(draws))  # a sequence (the former timing figure's m values) means its largest
     fig, (ax1, ax2) = new_figure(1, 2, width=12.0, height=4.4)
-    rng = np.random.default_rng(seed)
-    sampling.AliasTable([1.0, 2.0]).sample(10, rng=0)  # compile / load the kernels first
-    sampling.InverseCDFSampler([1.0, 2.0]).sample(10, rng=0)
-    methods = {"alias": (sampling.AliasTable, "tab:blue", "-"), "inverse CDF": (sampling.InverseCDFSampler, "tab:orange", "--")}
-    n_draw = 50_000
-    setup = {name: [] for name in methods}
-    per_draw = {name: [] for name in methods}
-    for n in sizes:
-        p = rng.exponential(size=n)
-        for name, (cls, _, _) in methods.items():
-            setup[name].append(_best_time(lambda: cls(p)))
-            obj = cls(p)
-            per_draw[name].append(_best_time(lambda: obj.sample(n_draw, rng=1)) / n_draw)
-    markers = ("o", "s", "^")
-    for m, marker in zip(draws, markers):
-        for name, (_, color, ls) in methods.items():
-            total = np.array(setup[name]) + m * np.array(per_draw[name])
-            ax1.plot(sizes, total * 1e3, color=color, ls=ls, marker=marker, ms=4, label=f"{name}, {m:,} draws")
-    for name, (_, color, ls) in methods.items():
-        ax2.plot(sizes, np.array(per_draw[name]) * 1e9, color=color, ls=ls, marker="o", label=f"{name}: per draw")
-        ax2.plot(sizes, np.array(setup[name]) / np.array(sizes) * 1e9, color=color, ls=":", marker="x", label=f"{name}: setup per entry")
-    ax1.set_xscale("log")
+    p = sampling.unigram_proposal(np.asarray(counts, dtype=float), alpha=0.75)
+    j = np.arange(p.size)
+    se = np.sqrt(p * (1 - p) / draws)
+    ax1.hlines(p[p > 0], j[p > 0] - 0.4, j[p > 0] + 0.4, color="k", lw=1.5, label="target $p \\propto f^{0.75}$")
+    ax1.fill_between(j, p - 2 * se, p + 2 * se, step="mid", color="0.6", alpha=0.35, lw=0, label="target $\\pm$ 2 SE")
+    for k, (name, cls, marker, color) in enumerate(
+        (("alias", sampling.AliasTable, "o", "tab:blue"), ("inverse CDF", sampling.InverseCDFSampler, "x", "tab:orange"))
+    ):
+        x = cls(p).sample(draws, rng=seed + k)
+        freq = np.bincount(x, minlength=p.size) / draws
+        ax1.plot(j + (0.15 if k else -0.15), freq, marker, color=color, ms=6, ls="none", label=f"{name}: {draws:,} draws")
     ax1.set_yscale("log")
-    ax1.set_xlabel("table size n")
-    ax1.set_ylabel("setup + m x per-draw time (ms)")
-    ax1.set_title("total cost for m draws (both parts measured)", fontsize=9.5)
-    ax1.legend(fontsize=7, ncol=1)
+    ax1.set_ylim(max(p[p > 0].min() / 4, 1e-6), 1)
+    ax1.set_xticks(j, [str(c) for c in counts], fontsize=8)
+    ax1.set_xlabel("category (its count f; f = 0 is never drawn)")
+    ax1.set_ylabel("probability / frequency")
+    ax1.set_title("both samplers draw the target law (seed %d)" % seed, fontsize=9.5)
+    ax1.legend(fontsize=8, loc="upper right")
+
+    rng = np.random.default_rng(seed)
+    u = rng.random(20_000)
+    mean_cmp, max_cmp = [], []
+    for n in sizes:
+        cdf = sampling.InverseCDFSampler(rng.exponential(size=n)).cdf
+        c = _search_comparisons(cdf, u)
+        mean_cmp.append(c.mean())
+        max_cmp.append(c.max())
+    sizes_arr = np.asarray(sizes, dtype=float)
+    ax2.plot(sizes_arr, mean_cmp, "o-", color="tab:orange", label="inverse CDF: comparisons per draw (mean)")
+    ax2.plot(sizes_arr, max_cmp, "x:", color="tab:orange", label="inverse CDF: most comparisons")
+    ax2.plot(sizes_arr, np.log2(sizes_arr), color="0.5", lw=0.8, ls="--", label=r"$\log_2 n$")
+    ax2.plot(sizes_arr, np.ones_like(sizes_arr), "o-", color="tab:blue", label="alias: 1 comparison (+ 1 uniform)")
     ax2.set_xscale("log")
-    ax2.set_yscale("log")
     ax2.set_xlabel("table size n")
-    ax2.set_ylabel("ns")
-    ax2.set_title("alias: O(1) per draw, costlier setup; binary search: O(log n) per draw", fontsize=9.5)
-    ax2.legend(fontsize=7.5)
-    fig.suptitle("Alias method vs inverse-CDF sampling (seed 001), timed on this machine; see benchmarks/bench_sampling.py")
+    ax2.set_ylabel("comparisons per draw")
+    ax2.set_ylim(0, max(max_cmp) + 2)
+    ax2.set_title("work per draw: O(1) against O(log n); setup O(n) for both", fontsize=9.5)
+    ax2.legend(fontsize=8, loc="upper left")
+    fig.suptitle("Alias method vs inverse-CDF sampling (seed 001); wall-clock timings: benchmarks/bench_sampling.py --plot")
     return fig
 
 

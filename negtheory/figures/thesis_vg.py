@@ -18,6 +18,8 @@ from ..variance_gamma import inner_product
 from . import new_figure
 
 DIMS = (1, 2, 4, 8, 16)
+# Fig. 3.3 draws a prior beside every posterior: three dimensions keep its left panel readable
+DIMS_POSTERIOR = (1, 4, 16)
 LAMS = (0.25, 0.5, 1.0)
 D_FOR_LAMS = 8
 
@@ -27,13 +29,14 @@ def _draw(kind: str):
     x_d = np.linspace(-10.0, 10.0, 801)
     x_l = np.linspace(-6.0, 6.0, 801)
     colors = ["C0", "C1", "C2", "C3", "C4"]
-    for c, d in zip(colors, DIMS):
+    dims = DIMS if kind == "prior" else DIMS_POSTERIOR
+    for c, d in zip(colors, dims):
         prior = inner_product(d, 1.0)
         if kind == "prior":
             ax_d.plot(x_d, prior.pdf(x_d), color=c, label=f"d = {d}")
         else:
-            ax_d.plot(x_d, posterior(d, 1.0).pdf(x_d), color=c, label=f"d = {d}")
-            ax_d.plot(x_d, prior.pdf(x_d), color=c, ls=":", lw=0.9)
+            ax_d.plot(x_d, posterior(d, 1.0).pdf(x_d), color=c, lw=1.8, label=f"d = {d}")
+            ax_d.plot(x_d, prior.pdf(x_d), color=c, ls=":", lw=1.1)
     for c, lam in zip(colors, LAMS):
         prior = inner_product(D_FOR_LAMS, lam)
         if kind == "prior":
@@ -52,7 +55,8 @@ def _draw(kind: str):
         ax.grid(alpha=0.3)
         ax.legend(frameon=False)
     if kind == "posterior":
-        ax_d.text(0.02, 0.97, "dotted: prior f", transform=ax_d.transAxes, va="top", fontsize=8)
+        for ax in (ax_d, ax_l):
+            ax.text(0.02, 0.97, "solid: posterior g\ndotted: prior f", transform=ax.transAxes, va="top", fontsize=8.5)
     return fig
 
 

@@ -100,13 +100,16 @@ def fig_training_stages(auc: float = 0.75, stages=(0.25, 0.5, 0.75, 1.0), k_max:
         ax.plot(ks, good, color="tab:green", label="good")
         ax.plot(ks, bad, color="tab:red", ls="--", label="bad")
         ax.plot(ks, easy, color="tab:blue", label="easy")
-        ax.plot([kstar], [v[kstar - 1]], "o", color="k")
-        title = f"$\\mu'$ = {mu_pred:.2f} ({frac:.0%} of $\\mu_q$): K*={kstar}"
+        # argmax over K = 1..k_max: K* = k_max only says "at least k_max" (as in infonce.optimal_k)
+        capped = kstar == k_max
+        ax.plot([kstar], [v[kstar - 1]], ">" if capped else "o", color="k")
+        kstar_text = f"K*$\\geq${k_max} (capped at k_max)" if capped else f"K*={kstar}"
+        title = f"$\\mu'$ = {mu_pred:.2f} ({frac:.0%} of $\\mu_q$): {kstar_text}"
         if kstar > 1 and v[0] > v[1]:
             # at convergence v has a local maximum at K = 1 (the paper's "optimal one is 1")
             # and rises again for large K, where easy samples dominate
             ax.plot([1], [v[0]], "o", mfc="none", color="k")
-            title += " (local max at K=1)"
+            title += "\nlocal max at K=1"
         ax.set_xscale("log")
         ax.set_xlabel("K")
         ax.set_title(title, fontsize=8.5)

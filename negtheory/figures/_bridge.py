@@ -1,0 +1,176 @@
+"""Figures of the simulation-vs-training experiments (``bridge_*.png``), drawn from their tables.
+
+The experiments themselves (:mod:`negtheory.bridge.experiments`, ``negtheory bridge
+experiments``) train torch models for about 15 minutes; these functions only read the tables
+they write (``bridge_wu_k_sweep.csv``, ``bridge_mse_sim_vs_train.csv``,
+``bridge_downstream.csv``), so the figures can be redrawn from the committed tables in
+``notebooks/data/bridge/`` without torch: :func:`save_bridge_figures`, or
+``negtheory.figures.save_figures(only=["bridge_..."])``.
+
+This module name starts with ``_``: it is not part of :func:`negtheory.figures.registry` (its
+figures need data, not only defaults).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from . import new_figure
+
+__all__ = ["BRIDGE_DATA", "BRIDGE_FIGURES", "draw_bridge_figure", "find_bridge_data", "plot_downstream", "plot_mse", "plot_wu", "save_bridge_figures"]
+
+# figure name -> the table it is drawn from
+BRIDGE_FIGURES = {
+    "bridge_wu_k_sweep": "bridge_wu_k_sweep.csv",
+    "bridge_mse_sim_vs_train": "bridge_mse_sim_vs_train.csv",
+    "bridge_downstream": "bridge_downstream.csv",
+}
+BRIDGE_DATA = Path("notebooks") / "data" / "bridge"  # where `negtheory bridge experiments` writes (relative to the cwd)
+
+
+def find_bridge_data(data=None) -> Path | None:
+    """The folder holding the bridge tables: ``data`` if given, else ``notebooks/data/bridge`` under
+    the current directory, else the one next to the package (a source checkout); ``None`` if absent."""
+    if data is not None:
+        return Path(data)
+    here = Path(__file__).resolve().parents[2] / BRIDGE_DATA
+    for cand in (BRIDGE_DATA, here):
+        if (cand / BRIDGE_FIGURES["bridge_wu_k_sweep"]).exists():
+            return cand
+    return None
+
+
+def plot_wu(df):
+    """NDCG@10 against K per label quality mu_q, with the predicted K* and ANS marked."""
+    mus = sorted(df.mu_q.unique())
+    fig, axes = new_figure(1, len(mus), width=5.0 * len(mus), height=3.8)
+    axes = np.atleast_1d(axes)
+    for ax, mu in zip(axes, mus):
+        d = df[df.mu_q == mu]
+        fixed = d[d.k != "ans"].assign(kk=lambda x: x.k.astype(int)).groupby("kk").ndcg.mean()
+        ax.plot(fixed.index, fixed.values, "o-", label="InfoNCE, fixed K")
+        kp = int(d.k_pred.iloc[0])
+        ax.axvline(kp, color="C3", ls="--", label=f"K* from train AUC {d.train_auc_k1.mean():.3f}: {kp}")
+        kl = int(d.k_pred_label.iloc[0])
+        ax.axvline(kl, color="C4", ls="-.", label=f"K* from label AUC {d.label_auc.iloc[0]:.3f}: {kl}")
+        ans = d[d.k == "ans"].ndcg.mean()
+        ax.axhline(ans, color="C2", ls=":", label=f"ANS peaking at K* ({ans:.4f})")
+        best = int(fixed.idxmax())
+        ax.plot([best], [fixed.max()], "*", ms=14, color="C1", label=f"real best K = {best}")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("negatives per positive K")
+        ax.set_ylabel("best NDCG@10")
+        ax.set_title(f"synthetic PU, mu_q = {mu:g} (label AUC {d.label_auc.iloc[0]:.3f})")
+        ax.legend(fontsize=7)
+    return fig
+
+
+# same colours as thesis Fig. 6.9; BCL (6.48) and its self-normalised form coincide within ~1 % here,
+# so BCL is drawn thick with large hollow markers and the self-normalised form thin on top of it
+_MSE_STYLE = {
+    "biased": {"color": "tab:gray", "marker": "o", "ms": 4, "lw": 1.3, "label": "biased (6.46)"},
+    "dcl": {"color": "tab:blue", "marker": "s", "ms": 4, "lw": 1.3, "label": "DCL (6.47)"},
+    "bcl": {"color": "tab:red", "marker": "^", "ms": 9, "mfc": "none", "mew": 1.5, "lw": 2.6, "zorder": 3, "label": "BCL (6.48)"},
+    "bcl_norm": {"color": "tab:orange", "marker": "D", "ms": 3, "lw": 1.0, "zorder": 4, "label": "BCL, self-normalised"},
+}
+
+
+def plot_mse(df):
+    """Relative MSE of biased / DCL / BCL per epoch: training (solid) vs simulation (dashed)."""
+    from matplotlib.lines import Line2D
+
+    fig, axes = new_figure(1, 2, width=11.0, height=4.0)
+    ax = axes[0]
+    for est, style in _MSE_STYLE.items():
+        for src, ls in (("training", "-"), ("simulation", "--")):
+            d = df[(df.estimator == est) & (df.source == src)]
+            if len(d):
+                ax.plot(d.epoch, d.rmse, **{**style, "ls": ls, "label": None})
+    handles = [Line2D([], [], **{k: v for k, v in style.items() if k != "zorder"}) for style in _MSE_STYLE.values()]
+    handles += [Line2D([], [], color="k", ls="-", label="training (real batches)"),
+                Line2D([], [], color="k", ls="--", label="simulation (mse_study)")]  # fmt: skip
+    ax.legend(handles=handles, fontsize=7, ncol=2, loc="lower right")
+    ax.set_yscale("log")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel(r"relative MSE  (MSE / $\theta_{SUP}^2$)")
+    ax.set_title("digits, in-batch negatives (BCL and self-normalised BCL overlap)", fontsize=9.5)
+    d = df[(df.source == "training") & (df.estimator == "biased")]
+    axes[1].plot(d.epoch, d.alpha, "o-", label="alpha = P(x_TN < x_FN)")
+    axes[1].plot(d.epoch, d.tau_plus, "s-", label="tau+ (share of same-class negatives)")
+    axes[1].set_xlabel("epoch")
+    axes[1].set_ylabel("measured value")
+    axes[1].set_ylim(0, 1)
+    axes[1].set_title(f"measured parameters (N = {int(d.n.iloc[0])})", fontsize=9.5)
+    axes[1].legend(fontsize=8)
+    return fig
+
+
+_DOWNSTREAM_LABELS = {"probe_acc": "linear-probe accuracy (test)", "ndcg@10": "NDCG@10 (test)"}
+
+
+def plot_downstream(df):
+    """Digits linear-probe accuracy and synthetic-PU NDCG@10 per loss: every seed, and mean +- sd.
+
+    Points, not bars: the differences are a few hundredths, so the axis is zoomed on the data
+    (it does not start at 0, which bars would require to be honest); every seed is shown.
+    """
+    from matplotlib.lines import Line2D
+
+    fig, axes = new_figure(1, 2, width=10.0, height=3.8)
+    for ax, (task, metric) in zip(axes, (("digits", "probe_acc"), ("synthetic", "ndcg@10"))):
+        d = df[(df.task == task) & (df.metric == metric)]
+        losses = list(dict.fromkeys(d.loss))
+        seeds = sorted(d.seed.unique())
+        for i, loss in enumerate(losses):
+            v = d[d.loss == loss].value.to_numpy()
+            color = f"C{i}"
+            jitter = np.linspace(-0.12, 0.12, v.size) if v.size > 1 else np.zeros(1)
+            ax.plot(i + jitter, v, "o", mfc="none", color=color, ms=5)
+            sd = float(v.std(ddof=1)) if v.size > 1 else 0.0
+            ax.errorbar([i + 0.3], [v.mean()], yerr=[sd], fmt="D", color=color, ms=6, capsize=4)
+        ax.set_xticks(range(len(losses)), losses)
+        ax.set_xlim(-0.5, len(losses) - 0.3)
+        ax.set_ylabel(_DOWNSTREAM_LABELS.get(metric, metric))
+        ax.set_xlabel("loss")
+        ax.grid(axis="y", alpha=0.3)
+        ax.set_title(f"{task}: {metric} ({len(seeds)} seed{'s' if len(seeds) != 1 else ''}; axis not from 0)", fontsize=9.5)
+        handles = [Line2D([], [], ls="none", marker="o", mfc="none", color="0.3", label="each seed"),
+                   Line2D([], [], ls="-", marker="D", color="0.3", label="mean $\\pm$ sd over seeds")]  # fmt: skip
+        ax.legend(handles=handles, fontsize=7.5, loc="best")
+    return fig
+
+
+_PLOTS = {"bridge_wu_k_sweep": plot_wu, "bridge_mse_sim_vs_train": plot_mse, "bridge_downstream": plot_downstream}
+
+
+def draw_bridge_figure(name: str, data=None):
+    """Draw one ``bridge_*`` figure from its table in ``data`` (see :func:`find_bridge_data`)."""
+    import pandas as pd
+
+    if name not in BRIDGE_FIGURES:
+        raise ValueError(f"name: {name!r} is not a bridge figure; bridge figures: {', '.join(BRIDGE_FIGURES)}")
+    folder = find_bridge_data(data)
+    path = None if folder is None else folder / BRIDGE_FIGURES[name]
+    if path is None or not path.exists():
+        raise ValueError(
+            f"{name} is drawn from the table {BRIDGE_FIGURES[name]}, not found in "
+            f"{folder if folder is not None else BRIDGE_DATA}: run `negtheory bridge experiments` (torch extra, about 15 min) "
+            f"to train and write it, or run from the repository root where notebooks/data/bridge/ holds the committed tables"
+        )
+    return _PLOTS[name](pd.read_csv(path))
+
+
+def save_bridge_figures(out="figures", data=None, *, only=None, dpi: int = 110, progress: bool = True) -> list[Path]:
+    """Redraw the ``bridge_*.png`` figures from the experiments' tables (no training, no torch)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in only or list(BRIDGE_FIGURES):
+        path = out / f"{name}.png"
+        draw_bridge_figure(name, data).savefig(path, dpi=dpi)
+        written.append(path)
+        if progress:
+            print(f"{path}  (redrawn from {BRIDGE_FIGURES[name]})", flush=True)
+    return written
