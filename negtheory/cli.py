@@ -330,14 +330,14 @@ def main(argv: list[str] | None = None) -> int:
         except SystemExit as exc:  # argparse: --help, --version or a usage error (already printed)
             return exc.code if isinstance(exc.code, int) else 2
         name = _command_name(args)
-        return int(args.func(args))
+        return args.func(args)
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr)
         return 130
     except CommandError as exc:
         print(f"{name}: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except ValueError as exc:
+    except (ValueError, ArithmeticError) as exc:  # bad input, or parameters the numerics cannot handle
         print(f"{name}: error: {exc}", file=sys.stderr)
         return 2
     except (OSError, ImportError) as exc:
