@@ -145,6 +145,10 @@ def _connect_dask(address: str, timeout: float):
     return client, client
 
 
+#: file name extensions matplotlib writes (checked before computing, so a typo does not cost the run)
+_PLOT_FORMATS = (".png", ".pdf", ".svg", ".svgz", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".pgf")
+
+
 def _cmd_study_mse(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -158,6 +162,8 @@ def _cmd_study_mse(args: argparse.Namespace) -> int:
             raise CommandError(f"--values: {args.vary} {exc}") from None
     paths = {opt: output_file(path, opt) for opt, path in (("--out", args.out), ("--plot", args.plot),
                                                             ("--checkpoint", args.checkpoint)) if path}  # fmt: skip
+    if "--plot" in paths and paths["--plot"].suffix.lower() not in _PLOT_FORMATS:
+        raise CommandError(f"--plot {paths['--plot']}: the file name must end with one of {', '.join(sorted(_PLOT_FORMATS))}")
     resolved = [p.resolve() for p in paths.values()]
     if len(set(resolved)) < len(resolved):
         raise CommandError(f"{', '.join(paths)} must name different files")

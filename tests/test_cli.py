@@ -228,6 +228,7 @@ def test_study_mse_output_paths_are_checked_before_computing(tmp_path, capsys, m
         (["--checkpoint", str(a_file / "ck.jsonl")], f"{a_file} is not a folder"),
         (["--checkpoint", str(tmp_path)], "is a folder"),
         (["--out", str(tmp_path / "r.csv"), "--checkpoint", str(tmp_path / "r.csv")], "must name different files"),
+        (["--plot", str(tmp_path / "fig.pgn")], "the file name must end with one of"),
     ]
     for extra, message in cases:
         assert cli.main(base + extra) == 2
