@@ -24,6 +24,36 @@ compile the kernels once each.
 
 ``checkpoint=PATH`` appends every finished point to a JSON-lines file (flushed and fsync'ed);
 calling again with the same configuration resumes, recomputing only the points not in the file.
+The file starts with a header holding the full parameter set (seed included) and a format
+version, and every record carries a sha256 checksum bound to that header: a record that was
+edited, comes from another study (e.g. another seed) or lies outside the sweep is refused with a
+``ValueError`` naming the file and line; a line cut by a crash is repaired.
+
+Checkpoint format
+-----------------
+One JSON object per line, UTF-8, each line ended by ``\n``:
+
+* line 1, the header: ``{"format": "negtheory.mse_study.checkpoint", "version": 2,
+  "params": {...}, "signature": S}`` where ``params`` is the study's full parameter set
+  (``vary``, the coerced ``values``, ``n_anchors``, every fixed parameter, ``estimators``,
+  ``seed``, ``base_interval``, ``method``, ``hcl_beta`` and the negtheory version; not
+  ``chunk_size``, ``executor`` or ``progress``, which do not change the result) and
+  ``S = sha256(canonical JSON of params)``;
+* every further line, one finished point: ``{"index": i, "value": v, "rows": [...],
+  "sha256": H}`` with the point's result rows and
+  ``H = sha256(canonical JSON of [S, i, v, rows])``, so a record is bound to its study.
+
+Canonical JSON is ``json.dumps(obj, sort_keys=True, separators=(",", ":"))``; floats are
+written as their shortest round-trip representation, so a resumed study is bit-identical
+to an uninterrupted one.
+
+On opening, a header of another study (other parameters, values or seed), a record whose
+checksum does not match (edited, or copied from another run), an index outside the sweep,
+two different records for one point, or any line that is not such an object raise
+``ValueError`` naming the file and the line. The one exception is a last line without its
+``\n`` that does not parse (a crash in mid-write): it is cut off and that point is
+recomputed, so later appends are not lost. Checkpoints of format version 1 (negtheory
+before the header carried the parameters) are not read: delete them.
 """
 
 from __future__ import annotations
@@ -253,42 +283,125 @@ def _chunks(n_anchors: int, chunk_size: int):
     return [(start, min(size, n_anchors - start)) for start in range(0, n_anchors, size)]
 
 
+_FORMAT = "negtheory.mse_study.checkpoint"
+_FORMAT_VERSION = 2
+_ROW_KEYS = ("estimator", "mse", "mse_se", "mean", "truth_mean", "n_anchors")
+
+
+def _canonical(obj) -> str:
+    """The canonical JSON text of ``obj`` (sorted keys, no spaces; floats as their shortest repr)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def _sha256(obj) -> str:
+    return hashlib.sha256(_canonical(obj).encode("utf-8")).hexdigest()
+
+
 class _Checkpoint:
-    """JSON-lines checkpoint: a header with the study's signature, then one line per point."""
+    """JSON-lines checkpoint of :func:`mse_study`, format version 2 (see the module notes)."""
 
-    def __init__(self, path, signature: str):
+    def __init__(self, path, params: dict):
         self.path = Path(path)
-        self.signature = signature
+        self.params = json.loads(_canonical(params))  # as it reads back from the file
+        self.signature = _sha256(self.params)
+        self.n_points = len(self.params["values"])
         self.done: dict[int, list[dict]] = {}
+        if self.path.is_dir():
+            raise ValueError(f"checkpoint {self.path} is a folder, not a file")
         if self.path.exists() and self.path.stat().st_size > 0:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
-            try:
-                header = json.loads(lines[0])
-            except (json.JSONDecodeError, IndexError) as exc:
-                raise ValueError(f"checkpoint {self.path} is not a negtheory study checkpoint") from exc
-            if header.get("signature") != signature:
-                raise ValueError(
-                    f"checkpoint {self.path} belongs to a different study (other parameters, values or seed); "
-                    "use a new file or delete it"
-                )
-            for line in lines[1:]:
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError:  # a line cut by an interruption: that point is redone
-                    continue
-                self.done[int(rec["index"])] = rec["rows"]
+            self._load()
         else:
-            self._append({"signature": signature, "format": "negtheory.mse_study/1"})
+            self._append(self._header())
 
+    # -------------------------------------------------------------------------- reading
+    def _header(self) -> dict:
+        return {"format": _FORMAT, "version": _FORMAT_VERSION, "params": self.params, "signature": self.signature}
+
+    def _error(self, line_no: int, message: str) -> ValueError:
+        return ValueError(f"checkpoint {self.path}, line {line_no}: {message}")
+
+    def _load(self):
+        data = self.path.read_bytes()
+        lines = data.split(b"\n")
+        complete = lines[:-1]  # every line ended by "\n"
+        tail = lines[-1]  # b"" when the file ends with "\n"
+        parsed = []
+        for no, raw in enumerate(complete, 1):
+            parsed.append((no, self._parse(no, raw)))
+        if tail:
+            try:
+                obj = json.loads(tail.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                obj = None  # cut by a crash in mid-write: dropped below, the point is redone
+            if obj is not None:
+                parsed.append((len(complete) + 1, obj))
+        if not parsed:  # only a cut header: start afresh
+            self.path.write_text(_canonical(self._header()) + "\n", encoding="utf-8")
+            return
+        self._check_header(*parsed[0])
+        for no, obj in parsed[1:]:
+            self._check_record(no, obj)
+        if tail:  # repair: drop the cut line, or end the complete last one, before any append
+            with open(self.path, "r+b") as fh:
+                if parsed[-1][0] == len(complete) + 1:  # a complete record that only lacks its newline
+                    fh.seek(0, os.SEEK_END)
+                    fh.write(b"\n")
+                else:
+                    fh.truncate(len(data) - len(tail))
+                fh.flush()
+                os.fsync(fh.fileno())
+
+    def _parse(self, no: int, raw: bytes):
+        try:
+            return json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise self._error(no, f"not a JSON object ({exc}); the file is damaged or not a negtheory checkpoint") from None
+
+    def _check_header(self, no: int, header):
+        if not isinstance(header, dict) or header.get("format") != _FORMAT:
+            if isinstance(header, dict) and "signature" in header and "params" not in header:
+                raise self._error(no, "a checkpoint of an older negtheory (format version 1), which is not read any more; "
+                                      "delete it or use a new file")  # fmt: skip
+            raise self._error(no, "not a negtheory mse_study checkpoint header")
+        if header.get("version") != _FORMAT_VERSION:
+            raise self._error(no, f"checkpoint format version {header.get('version')!r}, this negtheory reads version {_FORMAT_VERSION}")
+        params = header.get("params")
+        if not isinstance(params, dict) or header.get("signature") != _sha256(params):
+            raise self._error(no, "the header's parameters do not match its signature (the file was edited)")
+        if params != self.params:
+            diff = sorted(set(params) | set(self.params))
+            diff = [f"{k}: {params.get(k)!r} in the file, {self.params.get(k)!r} now" for k in diff if params.get(k) != self.params.get(k)]
+            raise self._error(no, "belongs to a different study (" + "; ".join(diff) + "); use a new file or delete it")
+
+    def _check_record(self, no: int, rec):
+        if not isinstance(rec, dict) or set(rec) != {"index", "value", "rows", "sha256"}:
+            raise self._error(no, "not a checkpoint record (expected the keys index, value, rows, sha256)")
+        index = rec["index"]
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < self.n_points:
+            raise self._error(no, f"record index {index!r} is not a point of this study (0 .. {self.n_points - 1})")
+        if rec["sha256"] != _sha256([self.signature, index, rec["value"], rec["rows"]]):
+            raise self._error(no, f"the checksum of record {index} does not match (edited, or written by another study)")
+        rows = rec["rows"]
+        if rec["value"] != self.params["values"][index] or not isinstance(rows, list) or len(rows) != len(self.params["estimators"]):
+            raise self._error(no, f"record {index} does not fit this study's sweep")
+        for row, name in zip(rows, self.params["estimators"]):
+            if not isinstance(row, dict) or row.get("estimator") != name or any(k not in row for k in _ROW_KEYS):
+                raise self._error(no, f"record {index} does not fit this study's estimators")
+        if index in self.done and _canonical(self.done[index]) != _canonical(rows):
+            raise self._error(no, f"a second, different record for point {index}")
+        self.done[index] = rows
+
+    # -------------------------------------------------------------------------- writing
     def _append(self, obj):
         with open(self.path, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(obj) + "\n")
+            fh.write(_canonical(obj) + "\n")
             fh.flush()
             os.fsync(fh.fileno())
 
-    def record(self, index: int, rows: list[dict]):
+    def record(self, index: int, value, rows: list[dict]):
+        rows = json.loads(_canonical(rows))
         self.done[index] = rows
-        self._append({"index": index, "rows": rows})
+        self._append({"index": index, "value": value, "rows": rows, "sha256": _sha256([self.signature, index, value, rows])})
 
 
 def _runner(executor):
@@ -392,7 +505,10 @@ def mse_study(
     executor : None, "dask", distributed.Client or concurrent.futures.Executor
         Where (point, chunk) tasks run; the result does not depend on it.
     checkpoint : path, optional
-        JSON-lines file recording finished points; rerunning resumes from it.
+        JSON-lines file recording finished points; rerunning with the same parameters resumes
+        from it (bit-identical to an uninterrupted run). Its folder must exist. A file of another
+        study, or an edited or foreign record, raises ``ValueError`` naming the file and line;
+        the format (version 2; version 1 files are not read) is described in the module notes.
     progress : bool
         Show a tqdm progress bar over the tasks.
     chunk_size : int
@@ -468,8 +584,16 @@ def mse_study(
 
     ckpt = None
     if checkpoint is not None:
-        sig = hashlib.sha256(json.dumps([vary, coerced] + [asdict(p) for p in points], sort_keys=True, default=str).encode()).hexdigest()
-        ckpt = _Checkpoint(checkpoint, sig)
+        from . import __version__
+
+        p0 = asdict(points[0])
+        params = dict(
+            vary=vary, values=coerced, n_anchors=n_anchors,
+            **{k: p0[k] for k in ("n_unlabeled", "alpha", "gamma", "tau_plus", "t", "beta", "n_positives") if k != vary},
+            estimators=list(estimators), seed=p0["seed"], base_interval=p0["base_interval"], method=method,
+            hcl_beta=hcl_beta if hcl_beta is None else p0["hcl_beta"], negtheory=__version__,
+        )  # fmt: skip
+        ckpt = _Checkpoint(checkpoint, params)
 
     todo = [p for p in points if ckpt is None or p.index not in ckpt.done]
     tasks = [(p, start, count) for p in todo for start, count in _chunks(n_anchors, chunk_size)]
@@ -491,7 +615,7 @@ def mse_study(
             rows = _summarise(point, ordered, vary, coerced[point.index])
             rows_by_point[point.index] = rows
             if ckpt is not None:
-                ckpt.record(point.index, rows)
+                ckpt.record(point.index, coerced[point.index], rows)
         if bar is not None:
             bar.update(1)
 

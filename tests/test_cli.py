@@ -31,9 +31,9 @@ def test_optimal_k_from_mu(capsys):
 def test_optimal_k_bad_input_is_a_clean_error(capsys):
     assert cli.main(["optimal-k", "--auc", "1.5"]) == 2
     err = capsys.readouterr().err
-    assert "train_auc" in err or "auc" in err
-    with pytest.raises(SystemExit):
-        cli.main(["optimal-k"])  # one of --auc / --mu is required
+    assert "argument --auc: must be in [0.5, 1), got 1.5" in err
+    assert cli.main(["optimal-k"]) == 2  # one of --auc / --mu is required; main returns argparse's status
+    assert "--auc" in capsys.readouterr().err
 
 
 def test_figures_only_writes_png(tmp_path, capsys):
@@ -103,3 +103,341 @@ def test_bridge_train_through_the_negtheory_command(tmp_path):
 def test_other_subcommands_do_not_import_torch():
     code = "import sys\nfrom negtheory import cli\ncli.main(['optimal-k', '--mu', '1.0'])\nassert 'torch' not in sys.modules\n"
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+
+
+# --------------------------------------------------------------------------------------------
+# issue 12 item 9 and issue 13: version, help, option validation, paths, failures, Ctrl-C
+
+
+def _no_compute(*args, **kwargs):
+    raise AssertionError("the command computed before checking its arguments and paths")
+
+
+def test_version(capsys):
+    import negtheory
+
+    assert cli.main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"negtheory {negtheory.__version__}"
+
+
+def test_help_imports_neither_torch_nor_matplotlib():
+    code = (
+        "import sys, io, contextlib\n"
+        "from negtheory import cli\n"
+        "for argv in (['--help'], ['figures', '--help'], ['study', 'mse', '--help'], ['bridge', 'train', '--help'],\n"
+        "             ['reproduce', 'thesis-tables', '--help']):\n"
+        "    with contextlib.redirect_stdout(io.StringIO()):\n"
+        "        assert cli.main(argv) == 0, argv\n"
+        "    assert 'torch' not in sys.modules, argv\n"
+        "    assert 'matplotlib' not in sys.modules, argv\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert res.returncode == 0, res.stderr
+
+
+def _subparsers(parser, path=("negtheory",)):
+    import argparse
+
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _subparsers(sub, path + (name,))
+
+
+def test_every_command_has_a_description_and_every_option_its_default():
+    import argparse
+
+    parsers = list(_subparsers(cli.build_parser()))
+    names = {" ".join(p) for p, _ in parsers}
+    assert {"negtheory study mse", "negtheory bridge train", "negtheory bridge experiments", "negtheory figures",
+            "negtheory optimal-k", "negtheory reproduce thesis-tables"} <= names  # fmt: skip
+    for path, parser in parsers:
+        assert parser.description, f"{' '.join(path)} has no description"
+        text = parser.format_help()
+        in_required_group = {a for g in parser._mutually_exclusive_groups if g.required for a in g._group_actions}
+        for action in parser._actions:
+            if not action.option_strings or isinstance(action, (argparse._HelpAction, argparse._VersionAction)):
+                continue
+            assert action.help, f"{' '.join(path)} {action.option_strings[0]} has no help"
+            if action.required or action in in_required_group or isinstance(action, argparse._StoreTrueAction):
+                continue
+            help_text = parser._get_formatter()._expand_help(action)
+            assert "default" in help_text, f"{' '.join(path)} {action.option_strings[0]}: no default in {help_text!r}"
+        assert "%(default)" not in text
+
+
+def test_study_mse_help_shows_defaults(capsys):
+    assert cli.main(["study", "mse", "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    for piece in ("anchors M per point (default: 1000)", "(default: 0.9)", "(default: 0)", "(default: all)"):
+        assert piece in out
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["bridge", "train", "--loss", "bcl", "--k", "-2"], "argument --k: must be >= 1, got -2"),
+        (["bridge", "train", "--loss", "bcl", "--k", "nan"], "argument --k: must be a finite number, got 'nan'"),
+        (["bridge", "train", "--loss", "bcl", "--temperature", "0"], "argument --temperature: must be > 0, got 0"),
+        (["bridge", "train", "--loss", "bcl", "--lr-schedule", "x"], "argument --lr-schedule:"),
+        (["optimal-k", "--auc", "0.3"], "argument --auc: must be in [0.5, 1), got 0.3"),
+        (["optimal-k", "--mu", "inf"], "argument --mu: must be a finite number"),
+        (["optimal-k", "--mu", "1", "--lam", "2"], "argument --lam: must be in [0, 1], got 2"),
+        (["optimal-k", "--mu", "1", "--k-max", "0"], "argument --k-max: must be an integer >= 1, got 0"),
+        (["study", "mse", "--vary", "alpha", "--values", "0.7", "--n-anchors", "x"], "argument --n-anchors: expected an integer"),
+        (["study", "mse", "--vary", "alpha", "--values", "0.7", "--tau-plus", "1"], "argument --tau-plus: must be in (0, 1)"),
+        (["study", "mse", "--vary", "alpha", "--values", "0.7", "--estimators", "bcl,nope"], "argument --estimators:"),
+        (["reproduce", "wu-k-sweep", "--train", "a", "--test", "b", "--seeds", "0"], "argument --seeds: must be an integer >= 1"),
+    ],
+)
+def test_bad_option_values_are_rejected_when_parsed(argv, message, capsys, monkeypatch):
+    monkeypatch.setattr("negtheory.studies.mse_study", _no_compute)
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert "mu_label" not in err
+
+
+def test_values_may_start_with_a_minus(capsys, monkeypatch):
+    monkeypatch.setattr("negtheory.studies.mse_study", _no_compute)
+    for argv in (["--values", "-1,0.5"], ["--values=-1,0.5"], ["--values", "-1:0.5:3"]):
+        assert cli.main(["study", "mse", "--vary", "alpha", *argv]) == 2
+        err = capsys.readouterr().err
+        assert "--values: alpha must be in [0.5, 1], got -1.0" in err, err  # parsed, then range-checked
+    assert cli._attach_negative_values(["--mu", "-1e-3", "--lam", "0.5"]) == ["--mu=-1e-3", "--lam", "0.5"]
+
+
+def test_optimal_k_at_the_cap_says_so(capsys):
+    assert cli.main(["optimal-k", "--auc", "0.5", "--k-max", "50"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"K\*\s+>= 50\b", out) and "--k-max cap" in out
+    assert cli.main(["optimal-k", "--auc", "0.75", "--steps", "100", "--k-max", "50"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"K\*\s+= 4\b", out) and "cap" not in out
+
+
+def test_study_mse_output_paths_are_checked_before_computing(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("negtheory.studies.mse_study", _no_compute)
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x")
+    base = ["study", "mse", "--vary", "alpha", "--values", "0.7", "--quiet"]
+    cases = [
+        (["--out", str(tmp_path)], f"--out {tmp_path}: is a folder; give a file name"),
+        (["--plot", str(a_file / "x.png")], f"{a_file} is not a folder"),
+        (["--checkpoint", str(a_file / "ck.jsonl")], f"{a_file} is not a folder"),
+        (["--checkpoint", str(tmp_path)], "is a folder"),
+        (["--out", str(tmp_path / "r.csv"), "--checkpoint", str(tmp_path / "r.csv")], "must name different files"),
+        (["--plot", str(tmp_path / "fig.pgn")], "the file name must end with one of"),
+    ]
+    for extra, message in cases:
+        assert cli.main(base + extra) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err
+
+
+def test_study_mse_checkpoint_in_a_missing_folder_is_created(tmp_path, capsys):
+    ck = tmp_path / "new" / "sub" / "ck.jsonl"
+    out = tmp_path / "other" / "r.csv"
+    argv = ["study", "mse", "--vary", "alpha", "--values", "0.7,0.9", "--n-anchors", "200", "--estimators", "biased",
+            "--quiet", "--checkpoint", str(ck), "--out", str(out)]  # fmt: skip
+    assert cli.main(argv) == 0
+    assert len(ck.read_text().splitlines()) == 3 and out.exists()
+    first = out.read_text()
+    assert cli.main(argv) == 0  # resumed from the checkpoint: same table
+    assert out.read_text() == first
+
+
+def test_figures_out_on_a_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("negtheory.figures.save_figures", _no_compute)
+    f = tmp_path / "f.png"
+    f.write_text("x")
+    assert cli.main(["figures", "--out", str(f), "--only", "wu_fig9_auc_vs_mu"]) == 2
+    assert f"--out {f}: exists and is not a folder" in capsys.readouterr().err
+
+
+def test_dask_dead_address_fails_quickly_and_clearly(capsys, monkeypatch):
+    pytest.importorskip("distributed")
+    import socket
+    import time
+
+    monkeypatch.setattr("negtheory.studies.mse_study", _no_compute)
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    t0 = time.perf_counter()
+    rc = cli.main(["study", "mse", "--vary", "alpha", "--values", "0.7", "--dask", f"tcp://127.0.0.1:{port}", "--dask-timeout", "1"])
+    assert rc == 1 and time.perf_counter() - t0 < 20
+    err = capsys.readouterr().err
+    assert f"--dask tcp://127.0.0.1:{port}: no Dask scheduler answered within 1 s" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_dask_without_distributed(capsys, monkeypatch):
+    monkeypatch.setattr("negtheory.studies.mse_study", _no_compute)
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
+    assert cli.main(["study", "mse", "--vary", "alpha", "--values", "0.7", "--dask", "local"]) == 1
+    assert "--dask requires the dask extra: pip install negtheory[dask]" in capsys.readouterr().err
+
+
+def test_ctrl_c_is_one_line_and_status_130(capsys, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("negtheory.studies.mse_study", interrupted)
+    assert cli.main(["study", "mse", "--vary", "alpha", "--values", "0.7"]) == 130
+    assert capsys.readouterr().err == "negtheory study mse: interrupted\n"
+
+
+def test_sigint_to_a_running_command():
+    import signal
+
+    code = (
+        "import sys, time\n"
+        "import negtheory.studies\n"
+        "def slow(*a, **k):\n"
+        "    print('started', flush=True)\n"
+        "    time.sleep(60)\n"
+        "negtheory.studies.mse_study = slow\n"
+        "from negtheory import cli\n"
+        "sys.exit(cli.main(['study', 'mse', '--vary', 'alpha', '--values', '0.7']))\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "started"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert err.strip() == "negtheory study mse: interrupted" and "Traceback" not in err
+
+
+def test_oserror_is_one_line_and_nonzero(tmp_path, capsys, monkeypatch):
+    import pandas as pd
+
+    def disk_full(self, *args, **kwargs):
+        raise OSError(28, "No space left on device", str(tmp_path / "r.csv"))
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", disk_full)
+    argv = ["study", "mse", "--vary", "alpha", "--values", "0.7", "--n-anchors", "200", "--estimators", "biased",
+            "--quiet", "--out", str(tmp_path / "r.csv")]  # fmt: skip
+    assert cli.main(argv) == 1
+    captured = capsys.readouterr()
+    assert "estimator" in captured.out  # the table was printed before the write failed
+    assert captured.err.count("\n") == 1 and "No space left on device" in captured.err and "Traceback" not in captured.err
+
+
+def test_non_finite_study_results_never_exit_0(tmp_path, capsys, monkeypatch):
+    import pandas as pd
+
+    def nan_study(vary, values, **kwargs):
+        return pd.DataFrame({vary: [values[0]], "estimator": ["bcl"], "mse": [float("nan")], "mse_se": [float("nan")],
+                             "mean": [float("nan")], "truth_mean": [float("nan")], "n_anchors": [0]})  # fmt: skip
+
+    monkeypatch.setattr("negtheory.studies.mse_study", nan_study)
+    out = tmp_path / "r.csv"
+    assert cli.main(["study", "mse", "--vary", "alpha", "--values", "0.7", "--out", str(out)]) == 1
+    assert "not finite" in capsys.readouterr().err
+    assert out.exists()  # written for inspection, but the status says it failed
+
+
+def test_bridge_is_listed_without_torch_and_names_the_extra():
+    code = (
+        "import sys, io, contextlib\n"
+        "class NoTorch:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'torch' or name.startswith('torch.'):\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, NoTorch())\n"
+        "from negtheory import cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    assert cli.main(['--help']) == 0\n"
+        "assert 'bridge' in out.getvalue()\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert cli.main(['bridge', 'train', '--help']) == 0\n"
+        "sys.exit(cli.main(['bridge', 'train', '--loss', 'bcl']))\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert res.returncode == 1, res.stderr
+    assert res.stderr.strip() == "negtheory bridge train: error: negtheory bridge train requires torch: pip install negtheory[torch]"
+
+
+@pytest.fixture()
+def fifo(tmp_path):
+    import os
+
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this platform")
+    path = tmp_path / "fifo"
+    os.mkfifo(path)
+    return path
+
+
+def test_loaders_refuse_fifos_and_devices_at_once(fifo, tmp_path, capsys):
+    # reproduce: checked before any work (a FIFO would block a reader forever)
+    assert cli.main(["reproduce", "thesis-tables", "--train", str(fifo), "--test", str(fifo), "--out", str(tmp_path / "o")]) == 2
+    assert "not a regular file" in capsys.readouterr().err
+    from negtheory.recsys import read_interactions
+
+    with pytest.raises(ValueError, match="not a regular file"):
+        read_interactions("/dev/zero" if Path("/dev/zero").exists() else fifo)
+
+
+def test_bridge_loaders_share_the_guards(fifo, tmp_path, capsys, monkeypatch):
+    pytest.importorskip("torch")
+    import negtheory.bridge.train
+    from negtheory.bridge.data import load_movielens
+
+    monkeypatch.setattr(negtheory.bridge.train, "train", _no_compute)
+    assert cli.main(["bridge", "train", "--loss", "bpr", "--data", f"movielens:{fifo}"]) == 2
+    assert "not a regular file" in capsys.readouterr().err
+    assert cli.main(["bridge", "train", "--loss", "bpr", "--train", str(fifo), "--test", str(fifo)]) == 2
+    assert "--train: " in capsys.readouterr().err
+    with pytest.raises(ValueError, match="not a regular file"):
+        load_movielens(fifo)
+    bad = tmp_path / "r.csv"
+    bad.write_text("user,item,rating\n1,2,4\n1,3,nan\n")
+    with pytest.raises(ValueError, match=r"line 3: rating must be a finite number"):
+        load_movielens(bad)
+
+
+def test_bridge_train_out_is_checked_before_training(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("torch")
+    import negtheory.bridge.experiments
+    import negtheory.bridge.train
+
+    monkeypatch.setattr(negtheory.bridge.train, "train", _no_compute)
+    monkeypatch.setattr(negtheory.bridge.experiments, "run_all", _no_compute)
+    f = tmp_path / "f"
+    f.write_text("x")
+    assert cli.main(["bridge", "train", "--loss", "bcl", "--out", str(f)]) == 2
+    assert f"--out {f}: exists and is not a folder" in capsys.readouterr().err
+    assert cli.main(["bridge", "experiments", "--figures", str(f)]) == 2
+    assert f"--figures {f}: exists and is not a folder" in capsys.readouterr().err
+
+
+def test_bridge_train_non_finite_metrics_exit_1(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("torch")
+    import negtheory.bridge.train
+
+    def diverged(**kwargs):
+        return {"final": {"epoch": 1, "loss": float("nan"), "ndcg@10": 0.1}, "seconds": 0.0, "results_file": "x"}
+
+    monkeypatch.setattr(negtheory.bridge.train, "train", diverged)
+    assert cli.main(["bridge", "train", "--loss", "bcl", "--quiet"]) == 1
+    assert "non-finite final metrics loss" in capsys.readouterr().err
+
+
+def test_reproduce_out_on_a_file(tmp_path, capsys):
+    f = tmp_path / "f"
+    f.write_text("x")
+    assert cli.main(["reproduce", "relaxed-softmax", "--quick", "--out", str(f)]) == 2
+    assert f"--out {f}: exists and is not a folder" in capsys.readouterr().err
+
+
+def test_numerical_failure_is_one_line(capsys):
+    # t = 0.1 overflows exp(x / t) in the generator: a one-line error, never a traceback
+    assert cli.main(["study", "mse", "--vary", "t", "--values", "0.1", "--n-anchors", "100", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("negtheory study mse: error: ") and err.count("\n") == 1 and "t" in err

@@ -10,8 +10,10 @@ r"""Data sets for the bridge (no downloads).
   exactly the label-noise model of Wu et al. (seed 000, §3), whose label AUC is
   Phi(mu_q / sqrt 2) (eq. 7). Small mu_q = noisy labels.
 * :func:`load_movielens` — a user-supplied MovieLens file: ``u.data`` (tab separated
-  user, item, rating, timestamp) or a CSV with a ``user,item,rating`` header; implicit feedback
-  (every rating, or ratings >= ``min_rating``), a seeded per-user train/test split.
+  user, item, rating, timestamp) or a CSV with a ``user,item,rating`` header, read by
+  :func:`negtheory.recsys.read_interactions` (regular files of bounded size only, finite
+  ratings); implicit feedback (every rating, or ratings >= ``min_rating``), a seeded per-user
+  train/test split.
 * :func:`load_digits_views` — scikit-learn's bundled 8x8 digits (1797 images, 10 classes, so
   tau+ ~ 0.1 as in the thesis's image setting) with :func:`augment_digits`, two random views per
   image for contrastive learning; labels only for evaluation.
@@ -19,10 +21,8 @@ r"""Data sets for the bridge (no downloads).
 
 from __future__ import annotations
 
-import csv
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -165,37 +165,6 @@ def synthetic_pu(
     )  # fmt: skip
 
 
-def _read_interactions(path: Path):
-    text = path.read_text(encoding="utf-8", errors="replace")
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    if not lines:
-        raise ValueError(f"{path} holds no interaction")
-    if "\t" in lines[0]:  # u.data: user \t item \t rating \t timestamp
-        rows = [ln.split("\t") for ln in lines]
-        header = None
-    else:
-        rows = list(csv.reader(lines))
-        first = [c.strip().lower() for c in rows[0]]
-        header = first if not first[0].lstrip("-").isdigit() else None
-        if header is not None:
-            rows = rows[1:]
-    try:
-        if header is None:
-            u = [r[0] for r in rows]
-            i = [r[1] for r in rows]
-            rt = [float(r[2]) if len(r) > 2 else 1.0 for r in rows]
-        else:
-            cu = next(k for k, c in enumerate(header) if c in ("user", "userid", "user_id"))
-            ci = next(k for k, c in enumerate(header) if c in ("item", "itemid", "item_id", "movie", "movieid", "movie_id"))
-            cr = next((k for k, c in enumerate(header) if c in ("rating", "ratings", "score")), None)
-            u = [r[cu] for r in rows]
-            i = [r[ci] for r in rows]
-            rt = [float(r[cr]) if cr is not None else 1.0 for r in rows]
-    except (StopIteration, IndexError, ValueError) as exc:
-        raise ValueError(f"{path}: expected u.data (user\\titem\\trating\\ttimestamp) or a CSV with user,item,rating columns") from exc
-    return np.asarray(u), np.asarray(i), np.asarray(rt, dtype=float)
-
-
 def load_movielens(path, min_rating=None, test_fraction=0.2, seed=0):
     r"""Implicit feedback from a MovieLens file at a user-supplied ``path`` (no download).
 
@@ -217,6 +186,15 @@ def load_movielens(path, min_rating=None, test_fraction=0.2, seed=0):
     RecData
         ``relevant`` is None: real data has no ground truth for unlabeled items.
 
+    Raises
+    ------
+    FileNotFoundError
+        No file at ``path``.
+    ValueError
+        ``path`` is not a regular file (a FIFO or a device such as ``/dev/zero``), exceeds
+        :data:`negtheory.recsys.interactions.MAX_FILE_BYTES`, misses a column, or holds a rating
+        that is not a finite number (the guards of :func:`negtheory.recsys.read_interactions`).
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -227,15 +205,12 @@ def load_movielens(path, min_rating=None, test_fraction=0.2, seed=0):
     >>> d.n_users, d.n_items, d.train.shape[0] + d.test.shape[0]
     (2, 2, 3)
     """
-    p = Path(path)
-    if p.is_dir():
-        p = p / "u.data"
-    if not p.exists():
-        raise FileNotFoundError(f"MovieLens file not found: {p} (give the path of u.data or of a user,item,rating CSV)")
+    from ..recsys.interactions import _check_file, read_interactions
+
     test_fraction = real_scalar("test_fraction", test_fraction, 0.0, 1.0, hi_open=True)
-    u, i, r = _read_interactions(p)
-    keep = np.ones(len(r), dtype=bool) if min_rating is None else r >= float(min_rating)
-    u, i = u[keep], i[keep]
+    p = _check_file(path)  # a regular file of bounded size (no FIFO or device), u.data inside a folder
+    df = read_interactions(p, min_rating=min_rating)  # the one interaction reader: finite ratings only
+    u, i = df["user"].to_numpy(dtype=str), df["item"].to_numpy(dtype=str)
     if len(u) == 0:
         raise ValueError(f"no interaction left in {p} with min_rating={min_rating}")
     _, uid = np.unique(u, return_inverse=True)

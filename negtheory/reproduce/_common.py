@@ -7,14 +7,14 @@ from pathlib import Path
 
 
 def check_paths(out, inputs) -> Path:
-    """Fail before any work: ``out`` must be a folder (or absent) and every input file must exist."""
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} exists and is not a folder")
-    for f in inputs:
-        if not Path(f).exists():
-            raise ValueError(f"no such file: {f}")
-    return out
+    """Fail before any work: every input (``{option: path}``) must be a regular interaction file
+    (no FIFO, device or oversized file) and ``out`` a folder that exists or can be created and is
+    writable (it is created here)."""
+    from .._cli_common import input_file, output_dir
+
+    for option, f in inputs.items():
+        input_file(f, option)
+    return output_dir(out, "--out")
 
 
 def t_half_width(values) -> float:

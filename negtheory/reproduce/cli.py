@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
+from .._cli_common import HelpFormatter
 from . import REPRODUCTIONS
 
 __all__ = ["add_reproduce_parser"]
@@ -28,11 +29,12 @@ def add_reproduce_parser(subparsers) -> argparse.ArgumentParser:
         "reproduce",
         help="rerun a paper's experiment (thesis tables, Wu's K sweep, Relaxed Softmax); needs the torch extra",
         description="Rerun a paper's experiment and write a tidy CSV, a markdown table beside the paper's numbers and a figure.",
+        formatter_class=HelpFormatter,
     )
     rsub = p.add_subparsers(dest="reproduction", required=True, metavar="NAME")
     for name, mod in _available().items():
         q = rsub.add_parser(name, help=mod.HELP, description=mod.HELP,
-                            formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                            formatter_class=HelpFormatter)
         mod.add_arguments(q)
         q.set_defaults(func=mod.run)
     return p

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import math
 import time
-from pathlib import Path
+
+from .._cli_common import integer, output_dir
 
 HELP = "Relaxed Softmax & Boltzmann sampling (Tanielian & Vasile): Fig. 2 temperature sweep, Fig. 3/4 MLE vs RS, Fig. 5 six methods"
 
@@ -69,11 +70,11 @@ def add_arguments(parser) -> None:
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="tiny grids (16 x 16 items, 25 steps): a smoke test in seconds")
     size.add_argument("--full", action="store_true", help="the paper's sizes (1000 x 1000 items, 300 000 pairs; hours, GPU advised)")
-    parser.add_argument("--seeds", type=int, default=None, help="seeds per configuration (default: 2 quick, 5 default, 10 full)")
-    parser.add_argument("--out", default="notebooks/data/relaxed_softmax", help="folder for the CSVs and the markdown summary")
-    parser.add_argument("--figures", default="figures", help="folder for the PNG figures")
+    parser.add_argument("--seeds", type=integer(1), default=None, help="seeds per configuration (default: 2 quick, 5 default, 10 full)")
+    parser.add_argument("--out", default="notebooks/data/relaxed_softmax", help="folder for the CSVs and the markdown summary (created if missing)")
+    parser.add_argument("--figures", default="figures", help="folder for the PNG figures (created if missing)")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"), help="torch device (auto: CUDA when present)")
-    parser.add_argument("--task-seed", type=int, default=0, help="seed of the mixture components")
+    parser.add_argument("--task-seed", type=integer(0), default=0, help="seed of the mixture components")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -385,10 +386,8 @@ def run(args) -> int:
         raise ValueError(f"--seeds must be >= 1, got {n_seeds}")
     seeds = tuple(range(n_seeds))
     progress = not args.no_progress
-    out = Path(args.out)
-    figs = Path(args.figures)
-    out.mkdir(parents=True, exist_ok=True)
-    figs.mkdir(parents=True, exist_ok=True)
+    out = output_dir(args.out, "--out")  # checked before any work
+    figs = output_dir(args.figures, "--figures")
 
     temp = run_temperature(p, seeds, args.task_seed, args.device, progress)
     temp.to_csv(out / "relaxed_softmax_temperature.csv", index=False)

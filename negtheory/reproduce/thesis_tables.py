@@ -32,6 +32,7 @@ import os
 import time
 from pathlib import Path
 
+from .._cli_common import integer, real
 from ._common import check_paths, t_half_width
 
 HELP = "thesis Tables 4.2 / 4.5 / 5.2 / 6.3 (MF rows) on a user-supplied MovieLens-100K split"
@@ -49,16 +50,16 @@ def add_arguments(p):
     p.add_argument("--train", required=True, help="training interactions: CSV user,item[,rating] or MovieLens u.data")
     p.add_argument("--test", required=True, help="test interactions, same format; ids are matched to --train's")
     p.add_argument("--tables", nargs="+", default=list(TABLES), choices=TABLES, help="which tables to run")
-    p.add_argument("--methods", nargs="+", default=None, help="only these methods (e.g. RNS BNS DPL; case-insensitive)")
-    p.add_argument("--seeds", type=int, default=3, help="number of seeds (0 .. N-1); mean and 95%% interval over them")
-    p.add_argument("--epochs", type=int, default=None, help="override the epochs of every run (default: 100 SGD, 200 mini-batch)")
+    p.add_argument("--methods", nargs="+", default=None, help="only these methods (e.g. RNS BNS DPL; case-insensitive; default: all)")
+    p.add_argument("--seeds", type=integer(1), default=3, help="number of seeds (0 .. N-1); mean and 95%% interval over them")
+    p.add_argument("--epochs", type=integer(1), default=None, help="override the epochs of every run (default: 100 SGD, 200 mini-batch)")
     p.add_argument("--protocol", choices=["fixed", "valid"], default="fixed",
                    help="fixed: test after the last epoch; valid: test at the epoch of best validation NDCG@10 (10%% of train held out)")
-    p.add_argument("--valid-fraction", type=float, default=0.1, help="validation share of train for --protocol valid")
+    p.add_argument("--valid-fraction", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.1, help="validation share of train for --protocol valid")
     p.add_argument("--bns-sizes", nargs="+", default=list(DEFAULT_BNS_SIZES), choices=ALL_BNS_SIZES,
                    help="|M_u| of Table 4.5 (500 and 'all' cost O(|I|) exponentials per SGD step: 7-14 min per run on ML-100K)")
-    p.add_argument("--eval-every", type=int, default=5, help="evaluate every this many epochs (the max-over-epochs convention uses these)")
-    p.add_argument("--jobs", type=int, default=1, help="parallel worker processes (each run single-threaded results are identical)")
+    p.add_argument("--eval-every", type=integer(1), default=5, help="evaluate every this many epochs (the max-over-epochs convention uses these)")
+    p.add_argument("--jobs", type=integer(1), default=1, help="parallel worker processes (each run single-threaded results are identical)")
     p.add_argument("--out", default="thesis_tables",
                    help="output folder for thesis_tables.csv / .md / .png and runs.csv; finished runs are kept in OUT/runs/ and reused")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -310,7 +311,7 @@ def figure(df, metric="ndcg", k=10):
 
 def run(args) -> int:
     """Entry point of ``negtheory reproduce thesis-tables``."""
-    out = check_paths(args.out, (args.train, args.test))
+    out = check_paths(args.out, {"--train": args.train, "--test": args.test})
     if args.seeds < 1:
         raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
     if args.epochs is not None and args.epochs < 1:

@@ -19,6 +19,7 @@ import math
 import time
 from pathlib import Path
 
+from .._cli_common import integer, real
 from ._common import check_paths, t_half_width
 
 HELP = "Wu et al.'s K* (from the K = 1 validation AUC) against an InfoNCE K sweep on a user-supplied split"
@@ -30,14 +31,15 @@ def add_arguments(p):
     """Options of ``negtheory reproduce wu-k-sweep`` (no torch import here)."""
     p.add_argument("--train", required=True, help="training interactions: CSV user,item[,rating] or MovieLens u.data")
     p.add_argument("--test", required=True, help="test interactions, same format")
-    p.add_argument("--ks", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32, 64], help="negatives per positive to train with")
-    p.add_argument("--seeds", type=int, default=2, help="seeds per K (mean and 95%% interval)")
-    p.add_argument("--epochs", type=int, default=60, help="epochs per run (the best validation epoch is kept)")
-    p.add_argument("--eval-every", type=int, default=5)
-    p.add_argument("--valid-fraction", type=float, default=0.1)
-    p.add_argument("--lam", type=float, default=0.9, help="lambda of Wu's effectiveness (eq. 6)")
+    p.add_argument("--ks", type=integer(1), nargs="+", default=[1, 2, 4, 8, 16, 32, 64], help="negatives per positive to train with (must include 1)")
+    p.add_argument("--seeds", type=integer(1), default=2, help="seeds per K (mean and 95%% interval)")
+    p.add_argument("--epochs", type=integer(1), default=60, help="epochs per run (the best validation epoch is kept)")
+    p.add_argument("--eval-every", type=integer(1), default=5, help="evaluate every this many epochs")
+    p.add_argument("--valid-fraction", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.1,
+                   help="share of train held out to pick the best epoch and to measure the K = 1 AUC")
+    p.add_argument("--lam", type=real(0.0, 1.0), default=0.9, help="lambda of Wu's effectiveness (eq. 6)")
     p.add_argument("--out", default="wu_k_sweep", help="output folder for wu_k_sweep.csv / .md / .png")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
 def validation_auc(scores, valid_mask, exclude_mask):
@@ -120,7 +122,7 @@ def run(args) -> int:
     from matplotlib.figure import Figure
     from scipy import stats
 
-    out = check_paths(args.out, (args.train, args.test))
+    out = check_paths(args.out, {"--train": args.train, "--test": args.test})
     if args.seeds < 1 or args.epochs < 1 or min(args.ks) < 1:
         raise ValueError("--seeds, --epochs and every --ks value must be >= 1")
     if 1 not in args.ks:

@@ -1,0 +1,111 @@
+"""The argparse wiring of ``negtheory bridge train|experiments`` (private; imports no torch).
+
+The parser lives outside :mod:`negtheory.bridge` (whose import needs torch), so that ``negtheory
+--help`` and ``negtheory bridge train --help`` work, and are fast, without torch; the commands
+themselves (in :mod:`negtheory.bridge.cli`) are imported when run, after a check that names the
+``torch`` extra when it is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ._cli_common import HelpFormatter, integer, real, require_torch
+
+__all__ = ["add_bridge_parser", "LOSSES"]
+
+LOSSES = ("infonce", "dcl", "hcl", "bcl", "bcl_norm", "bpr", "dpl", "bce", "relaxed_softmax", "bns", "bprac")
+
+
+def _lazy(name: str):
+    """A command that imports :mod:`negtheory.bridge.cli` (and torch) only when it runs."""
+
+    def run(args: argparse.Namespace) -> int:
+        require_torch(f"negtheory bridge {args.bridge_command}")
+        from negtheory.bridge import cli
+
+        return getattr(cli, name)(args)
+
+    run.__name__ = name
+    return run
+
+
+def _milestones(text: str) -> tuple:
+    if text.strip().lower() == "none":
+        return ()
+    try:
+        out = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated epochs or 'none', got {text!r}") from None
+    if any(m < 1 for m in out):
+        raise argparse.ArgumentTypeError(f"epochs must be >= 1, got {text!r}")
+    return out
+
+
+def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
+    """Add the ``bridge`` command (with ``train`` and ``experiments``) to an argparse subparsers object."""
+    p = subparsers.add_parser(
+        "bridge", help="torch bridge: real training to confirm the simulations (needs the torch extra)",
+        description="Real training with the torch bridge, to confirm or refute the simulations. Requires torch: "
+        "pip install negtheory[torch].", formatter_class=HelpFormatter,
+    )  # fmt: skip
+    bsub = p.add_subparsers(dest="bridge_command", required=True, metavar="COMMAND")
+    q = bsub.add_parser(
+        "train", help="train one configuration and write a results file", formatter_class=HelpFormatter,
+        description="Train one configuration. With --train/--test (or --data-dir) it follows the thesis's real-data "
+        "protocol: BPR-MF by SGD with a negative sampler (--optimizer sgd, loss bpr|bns) or mini-batch MF with a "
+        "contrastive loss (--optimizer adam); otherwise --data picks a built-in data set. Prints the final metrics "
+        "and, with --out, writes results.json (and history.csv or probes.csv) there.",
+    )  # fmt: skip
+    q.add_argument("--data", default="synthetic", help="synthetic | digits | movielens:PATH (u.data or user,item,rating CSV)")
+    q.add_argument("--train", help="training interactions (CSV user,item[,rating] or u.data); ids matched to --test's (default: none, use --data)")
+    q.add_argument("--test", help="test interactions, same formats (default: none)")
+    q.add_argument("--data-dir", help="folder with MovieLens u.data, split 80/20 at random, seeded by --split-seed (default: none)")
+    q.add_argument("--split-seed", type=integer(0), default=0, help="seed of the 80/20 split of --data-dir")
+    q.add_argument("--valid-fraction", type=real(0.0, 1.0, hi_open=True), default=0.0,
+                   help="share of train held out for validation / early stopping")
+    q.add_argument("--patience", type=integer(1), default=None,
+                   help="stop after this many evaluations without validation gain (default: no early stopping)")
+    q.add_argument("--model", choices=["mf", "mlp"], default=None, help="mf (recommendation) or mlp (default: mf, mlp for digits)")
+    q.add_argument("--loss", required=True, choices=LOSSES + ("bcl_released",), help="the training loss")
+    q.add_argument("--optimizer", choices=["adam", "sgd"], default="adam", help="sgd with loss bpr|bns: batch-1 BPR-MF SGD (thesis ch. 4)")
+    q.add_argument("--sampler", choices=["rns", "pns", "dns", "aobpr", "bns"], default="rns", help="negative sampler of the SGD path")
+    q.add_argument("--candidates", type=integer(1), default=5, help="|M_u| of BNS / DNS")
+    q.add_argument("--lam", type=real(0.0), default=5.0, help="lambda of BNS's sampling risk (eq. 4.26)")
+    q.add_argument("--prior", choices=["popularity", "oracle"], default="popularity", help="BNS prior: eq. 4.16 or Table 4.5's oracle")
+    q.add_argument("--negatives", type=integer(1), default=5, help="N negatives per pair (mini-batch losses)")
+    q.add_argument("--extra-positives", type=integer(1), default=5, help="M extra positives for DCL/HCL/DPL")
+    q.add_argument("--epochs", type=integer(1), default=None, help="default: 100 (SGD), 200 (mini-batch split), 5 (--data)")
+    q.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="torch device (auto: CUDA when present)")
+    q.add_argument("--out", default=None, help="folder for results.json and history.csv / probes.csv, created if missing (default: print only)")
+    q.add_argument("--k", type=real(1.0), default=8.0, help="negatives per positive for --data runs, >= 1 (real values: seed 000 eq. 8)")
+    q.add_argument("--ans", action="store_true", help="adaptive negative sampling schedule peaking at K (InfoNCE)")
+    q.add_argument("--batch-size", type=integer(2), default=None, help="default: 1024 (split), 256 (--data)")
+    q.add_argument("--lr", type=real(0.0, lo_open=True), default=None, help="default: 0.01 (SGD and --data), 1e-3 (Adam on a split)")
+    q.add_argument("--weight-decay", type=real(0.0), default=None, help="L2: default 0.01 (SGD), 1e-5 (Adam on a split), 0 (--data)")
+    q.add_argument("--lr-schedule", type=_milestones, default="100",
+                   help="comma-separated epochs after which lr is divided by 10, or 'none' (default: 100)")
+    q.add_argument("--eval-every", type=integer(1), default=1, help="evaluate every this many epochs (split runs)")
+    q.add_argument("--topk", type=integer(1), nargs="+", default=[5, 10, 20], help="list lengths of P/R/NDCG")
+    q.add_argument("--dim", type=integer(1), default=32, help="embedding dimension")
+    q.add_argument("--temperature", type=real(0.0, lo_open=True), default=None, help="score temperature t > 0 (default 1; 0.5 for digits)")
+    q.add_argument("--tau-plus", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.1,
+                   help="class prior tau+ of DCL/HCL/BCL/DPL, in (0, 1) (thesis code: 0.06)")
+    q.add_argument("--alpha", type=real(0.5, 1.0), default=0.9, help="BCL alpha, in [0.5, 1] (thesis code for recommendation: 0.55)")
+    q.add_argument("--beta", type=real(0.0, 1.0), default=0.5, help="BCL beta, in [0, 1] (thesis code for recommendation: 0.6)")
+    q.add_argument("--hcl-beta", type=real(0.0), default=1.0, help="HCL concentration beta (thesis code: 0.5)")
+    q.add_argument("--seed", type=integer(0), default=0, help="seed of the model, the sampling and the validation split")
+    q.add_argument("--no-probe", action="store_true", help="do not record real scores with true labels")
+    q.add_argument("--quiet", action="store_true", help="no progress bars")
+    q.set_defaults(func=_lazy("_cmd_train"))
+    q = bsub.add_parser(
+        "experiments", help="rerun the simulation-vs-training experiments (CSV + PNG)", formatter_class=HelpFormatter,
+        description="Rerun the three simulation-vs-training experiments (Wu's K sweep, estimator MSE in simulation "
+        "and in training, downstream quality) and write bridge_*.csv tables and bridge_*.png figures.",
+    )  # fmt: skip
+    q.add_argument("--out", default="notebooks/data/bridge", help="folder for the CSV tables (created if missing)")
+    q.add_argument("--figures", default="figures", help="folder for the bridge_*.png figures (created if missing)")
+    q.add_argument("--quick", action="store_true", help="reduced sizes (seconds; for smoke tests)")
+    q.add_argument("--quiet", action="store_true", help="no progress bars")
+    q.set_defaults(func=_lazy("_cmd_experiments"))
+    return p
