@@ -2,7 +2,7 @@
 
 Subcommands
 -----------
-``negtheory figures [--out DIR] [--only NAME ...] [--list] [--full]``
+``negtheory figures [--out DIR] [--only NAME ...] [--list] [--full] [--bridge]``
     Reproduce every available paper figure (embedded defaults, no download; ``--full`` for
     publication-size Monte-Carlo runs).
 ``negtheory optimal-k (--auc A | --mu M) [--lam L] [--k-max N] [--t-max T] [--steps S]``
@@ -55,9 +55,15 @@ def _cmd_figures(args: argparse.Namespace) -> int:
     from negtheory.figures import registry, save_figures
 
     if args.list:
+        from negtheory.figures import EXTERNAL_FIGURES, bridge_names
+
         for name, func in registry().items():
             doc = (func.__doc__ or "").strip().splitlines()
             print(f"{name:32s} {doc[0] if doc else ''}")
+        for name in bridge_names():
+            print(f"{name:32s} redrawn from the bridge experiments' tables (needs --bridge or --only)")
+        for name, command in EXTERNAL_FIGURES.items():
+            print(f"{name:32s} not drawn here; written by {command}")
         return 0
     out = output_dir(args.out, "--out")
     if args.full:
@@ -65,7 +71,7 @@ def _cmd_figures(args: argparse.Namespace) -> int:
 
         # publication-size Monte Carlo (e.g. 1e5 anchors per point in Fig. 6.9/6.10): minutes, not seconds
         os.environ["NEGTHEORY_FULL"] = "1"
-    save_figures(out, args.only, progress=not args.quiet)
+    save_figures(out, args.only, progress=not args.quiet, bridge=args.bridge, bridge_data=args.bridge_data)
     return 0
 
 
@@ -238,6 +244,10 @@ def build_parser(include_bridge: bool = True) -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="list the available figures and exit")
     p.add_argument("--quiet", action="store_true", help="no per-figure progress lines")
     p.add_argument("--full", action="store_true", help="publication-size Monte-Carlo runs (much slower)")
+    p.add_argument("--bridge", action="store_true",
+                   help="also redraw the bridge_*.png figures from the bridge experiments' tables (no training)")
+    p.add_argument("--bridge-data", metavar="DIR", default=None,
+                   help="folder of the bridge experiments' tables (default: the tables shipped in notebooks/data/bridge)")
     p.set_defaults(func=_cmd_figures)
 
     p = sub.add_parser("optimal-k", help="optimal negative sampling ratio K* (Wu et al., seed 000)", formatter_class=HelpFormatter,

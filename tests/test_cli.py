@@ -441,3 +441,23 @@ def test_numerical_failure_is_one_line(capsys):
     assert cli.main(["study", "mse", "--vary", "t", "--values", "0.1", "--n-anchors", "100", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("negtheory study mse: error: ") and err.count("\n") == 1 and "t" in err
+
+
+def test_figures_bridge_flag_and_list(tmp_path, monkeypatch, capsys):
+    """`figures --bridge` passes the bridge options to save_figures; `--list` names every committed figure."""
+    import negtheory.figures as figs
+    from negtheory.cli import main
+
+    seen = {}
+
+    def fake_save(out, only, **kw):
+        seen.update(kw, out=out, only=only)
+        return []
+
+    monkeypatch.setattr(figs, "save_figures", fake_save)
+    assert main(["figures", "--out", str(tmp_path / "o"), "--bridge", "--bridge-data", str(tmp_path), "--quiet"]) == 0
+    assert seen["bridge"] is True and str(seen["bridge_data"]) == str(tmp_path) and seen["only"] is None
+    assert main(["figures", "--list"]) == 0
+    listed = capsys.readouterr().out
+    for name in [*figs.registry(), *figs.bridge_names(), *figs.EXTERNAL_FIGURES]:
+        assert name in listed
