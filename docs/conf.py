@@ -103,5 +103,21 @@ def _escape_bars(app, what, name, obj, options, lines):
         lines[i] = "``".join(parts)
 
 
+def _data_without_own_doc(app, what, name, obj, options, lines):
+    """A module constant without a ``#:`` comment would show its type's docstring: show its value instead."""
+    if what != "data" or obj is None:
+        return
+    own = "\n".join(lines).strip()
+    inherited = type(obj).__doc__
+    inherited = inherited.strip() if isinstance(inherited, str) else ""
+    if own and own.split()[:5] != inherited.split()[:5]:
+        return
+    value = repr(obj)
+    if len(value) > 300:
+        value = value[:300] + " ..."
+    lines[:] = [f"A ``{type(obj).__name__}``: ``{value}``", ""]
+
+
 def setup(app):
+    app.connect("autodoc-process-docstring", _data_without_own_doc, priority=300)
     app.connect("autodoc-process-docstring", _escape_bars, priority=400)
