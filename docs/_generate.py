@@ -23,6 +23,9 @@ from pathlib import Path
 SUBPACKAGES = ("negtheory.bridge", "negtheory.recsys", "negtheory.reproduce", "negtheory.figures")
 #: submodules left out of the API pages: the command line is documented by ``--help``
 SKIP_SUBMODULES = re.compile(r"(^|\.)(cli|_[^.]*)$")
+#: id(object) -> the public path it is documented under (filled by generate_api; used by conf.py to
+#: resolve cross-references written with the defining module's path, e.g. ``negtheory.infonce.reliability``)
+PUBLIC_BY_ID: dict[int, str] = {}
 
 
 def _write(path: Path, text: str) -> None:
@@ -78,6 +81,7 @@ class _Pages:
         for public, obj in entries:
             lines += [_directive(obj, public), ""]
             self.documented.add(id(obj))
+            PUBLIC_BY_ID.setdefault(id(obj), public)
             self.public_names.append(public)
         _write(self.out / f"{modname}.rst", "\n".join(lines))
         self.pages.append(modname)
@@ -126,6 +130,7 @@ def generate_api(out: Path) -> list[str]:
             extra = ["", ".. rubric:: Also in this module", ""] + [_directive(obj, public) for public, obj in rest]
             for public, obj in rest:
                 pages.documented.add(id(obj))
+                PUBLIC_BY_ID.setdefault(id(obj), public)
                 pages.public_names.append(public)
             _write(path, path.read_text(encoding="utf-8") + "\n".join(extra) + "\n")
 

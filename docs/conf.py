@@ -118,6 +118,48 @@ def _data_without_own_doc(app, what, name, obj, options, lines):
     lines[:] = [f"A ``{type(obj).__name__}``: ``{value}``", ""]
 
 
+def _lookup(path: str):
+    """The object at a dotted path (module prefix imported), or None."""
+    import importlib
+
+    parts = path.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        try:
+            for attr in parts[i:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            return None
+        return obj
+    return None
+
+
+def _resolve_public_alias(app, env, node, contnode):
+    """Resolve a Python reference to an object documented under another (public) path: docstrings
+    write ``:func:`reliability``` inside ``negtheory.infonce`` or ``negtheory.bridge.modules.X``,
+    while the API pages document ``negtheory.reliability`` and ``negtheory.bridge.X``."""
+    if node.get("refdomain") != "py":
+        return None
+    target = node["reftarget"].lstrip("~.")
+    modname = node.get("py:module") or ""
+    clsname = node.get("py:class") or ""
+    paths = [f"{modname}.{clsname}.{target}"] if modname and clsname else []
+    paths += ([f"{modname}.{target}"] if modname else []) + [target]
+    for path in paths:
+        obj = _lookup(path)
+        if obj is None:
+            continue
+        public = _generate.PUBLIC_BY_ID.get(id(obj))
+        if public and public != target:
+            return env.get_domain("py").resolve_xref(env, node["refdoc"], app.builder, "obj", public, node, contnode)
+        return None
+    return None
+
+
 def setup(app):
+    app.connect("missing-reference", _resolve_public_alias)
     app.connect("autodoc-process-docstring", _data_without_own_doc, priority=300)
     app.connect("autodoc-process-docstring", _escape_bars, priority=400)
