@@ -57,10 +57,26 @@ def count_images(nb) -> int:
 
 
 def strip_volatile(nb) -> None:
-    """Remove execution timestamps and version details that change between runs or machines."""
+    """Remove execution timestamps and version details that change between runs or machines, and merge
+    consecutive stream outputs (how the kernel splits printed text into messages depends on timing)."""
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
         cell.metadata.pop("ExecuteTime", None)
+        if cell.cell_type != "code":
+            continue
+        merged = []
+        for out in cell.get("outputs", []):
+            prev = merged[-1] if merged else None
+            if (
+                prev is not None
+                and out.get("output_type") == "stream"
+                and prev.get("output_type") == "stream"
+                and prev.get("name") == out.get("name")
+            ):
+                prev["text"] = "".join(prev["text"]) + "".join(out["text"])
+            else:
+                merged.append(out)
+        cell.outputs = merged
     info = nb.metadata.get("language_info")
     if info is not None:
         nb.metadata["language_info"] = {k: v for k, v in info.items() if k in ("name", "file_extension", "mimetype")}
