@@ -207,7 +207,7 @@ EXTRA_DESCRIPTIONS = {
 def _readme_gallery(root: Path) -> dict[str, str]:
     text = (root / "README.md").read_text(encoding="utf-8")
     found = {}
-    for m in re.finditer(r"^\| !\[[^\]]*\]\(figures/([\w.-]+)\.png\) \| (.+?) \|\s*$", text, flags=re.M):
+    for m in re.finditer(r"^\| !\[[^\]]*\]\(figures/([\w.-]+)\.png\) \| (.+?) \|\s*$", text, flags=re.MULTILINE):
         found[m.group(1)] = m.group(2).strip()
     return found
 
@@ -241,10 +241,12 @@ def generate_gallery(root: Path, out: Path) -> list[str]:
     lines = [
         "# Figure gallery",
         "",
-        "Every PNG committed under `figures/`, what it shows and which command writes it. "
-        "`negtheory figures` writes the figures of the theory (embedded defaults, no download, a few minutes on 2 "
-        "cores); the `bridge_*`, `relaxed_softmax_*` and MovieLens-100K figures come from training runs "
-        "(see the [reproductions](../guide/reproductions.md)).",
+        (
+            "Every PNG committed under `figures/`, what it shows and which command writes it. "
+            "`negtheory figures` writes the figures of the theory (embedded defaults, no download, a few minutes on 2 "
+            "cores); the `bridge_*`, `relaxed_softmax_*` and MovieLens-100K figures come from training runs "
+            "(see the [reproductions](../guide/reproductions.md))."
+        ),
         "",
     ]
     names = []
