@@ -208,7 +208,7 @@ def _readme_gallery(root: Path) -> dict[str, str]:
     text = (root / "README.md").read_text(encoding="utf-8")
     found = {}
     for m in re.finditer(r"^\| !\[[^\]]*\]\(figures/([\w.-]+)\.png\) \| (.+?) \|\s*$", text, flags=re.MULTILINE):
-        found[m.group(1)] = m.group(2).strip()
+        found[m.group(1)] = m.group(2).split(" | ")[0].strip()  # first text column only
     return found
 
 
