@@ -11,7 +11,7 @@ r"""Score generators of the thesis's numerical study (seed 003, §6.6.1, Algorit
   extra positive scores for DCL-type estimators; parallel (numba ``prange``) and chunked.
 
 Errata handled (see the README, "Notes on the sources (errata)")
------------------------------
+----------------------------------------------------------------
 * The thesis calls c = 2 alpha the *minimum* of 2 alpha + (2 - 4 alpha) Phi over Phi in [0, 1];
   it is the maximum (2 - 4 alpha <= 0), which is what an envelope needs. The acceptance
   probabilities printed for Algorithms 7 and 8, [alpha + (1 - 2 alpha) Phi] / alpha and

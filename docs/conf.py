@@ -1,0 +1,165 @@
+"""Sphinx configuration of the negtheory documentation.
+
+Build (from the repository root)::
+
+    python -m sphinx -W --keep-going -b html docs docs/_build/html
+
+Nothing is hard-coded about the package's layout: the API pages are generated at build time from
+``negtheory.__all__`` (grouped by the module that defines each name) and from the ``__all__`` of
+``negtheory.bridge``, ``negtheory.recsys`` and ``negtheory.reproduce`` and their public submodules;
+the notebooks are copied from ``notebooks/`` (with their committed outputs, never re-executed) and
+the gallery lists every PNG in ``figures/``. Generated sources go to ``docs/generated/`` (ignored by
+git, rewritten on every build).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+sys.path.insert(0, str(ROOT))  # document this checkout, not an installed copy
+sys.path.insert(0, str(DOCS))
+
+import _generate  # noqa: E402  (docs/_generate.py)
+
+import negtheory  # noqa: E402
+
+project = "negtheory"
+author = "negtheory developers"
+copyright = "2026, negtheory developers"
+release = version = negtheory.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+    "numpydoc",
+    "myst_nb",
+]
+
+_generate.generate_all(ROOT, DOCS / "generated")
+
+source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
+root_doc = "index"
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "_generate.py"]
+templates_path: list[str] = []
+
+# -- autodoc / numpydoc -----------------------------------------------------------------------
+autodoc_typehints = "none"  # numpydoc's Parameters sections carry the types
+autodoc_member_order = "bysource"
+autodoc_default_options = {"show-inheritance": False}
+numpydoc_show_class_members = False  # members are documented by autodoc's :members:
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+numpydoc_validation_checks: set[str] = set()
+numpydoc_attributes_as_param_list = True
+# Our own docstrings mention the type ``torch.Tensor`` etc.; keep references unchecked.
+nitpicky = False
+
+# -- notebooks (myst-nb) ------------------------------------------------------------------------
+nb_execution_mode = "off"  # the committed notebooks carry their outputs; see notebooks/sync.py
+nb_output_stderr = "remove"
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
+myst_heading_anchors = 3
+nb_render_image_options = {"width": "100%"}
+
+# -- HTML -----------------------------------------------------------------------------------------
+html_theme = "pydata_sphinx_theme"
+html_title = f"negtheory {release}"
+html_static_path: list[str] = []
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "secondary_sidebar_items": ["page-toc"],
+}
+html_sidebars = {"**": ["sidebar-nav-bs"]}
+html_show_sourcelink = False
+
+suppress_warnings = [
+    # myst-nb's notebook pages carry the kernel's mime bundles; unknown ones are not an error here
+    "mystnb.unknown_mime_type",
+]
+
+# -- docstring notation ---------------------------------------------------------------------------
+# The docstrings write absolute values and set sizes as |x|, |M_u|, |I| (plain-text maths, readable in
+# help()). reStructuredText reads |...| as a substitution reference and fails the -W build, so the
+# bars are escaped before the docstring is parsed: outside inline literals and doctest lines only.
+# (A hook rather than edits, because the same notation is used across modules owned by others.)
+import re as _re  # noqa: E402
+
+_BARS = _re.compile(r"(?<![\\|])\|(?=[^\s|])([^|`]*?[^\s|\\])\|(?!\|)")
+
+
+def _escape_bars(app, what, name, obj, options, lines):
+    for i, line in enumerate(lines):
+        stripped = line.lstrip()
+        if stripped.startswith((">>>", "...")) or "|" not in line:
+            continue
+        parts = line.split("``")
+        for k in range(0, len(parts), 2):  # even parts are outside ``inline literals``
+            parts[k] = _BARS.sub(r"\\|\1\\|", parts[k])
+        lines[i] = "``".join(parts)
+
+
+def _data_without_own_doc(app, what, name, obj, options, lines):
+    """A module constant without a ``#:`` comment would show its type's docstring: show its value instead."""
+    if what != "data" or obj is None:
+        return
+    own = "\n".join(lines).strip()
+    inherited = type(obj).__doc__
+    inherited = inherited.strip() if isinstance(inherited, str) else ""
+    if own and own.split()[:5] != inherited.split()[:5]:
+        return
+    value = repr(obj)
+    if len(value) > 300:
+        value = value[:300] + " ..."
+    lines[:] = [f"A ``{type(obj).__name__}``: ``{value}``", ""]
+
+
+def _lookup(path: str):
+    """The object at a dotted path (module prefix imported), or None."""
+    import importlib
+
+    parts = path.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        try:
+            for attr in parts[i:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            return None
+        return obj
+    return None
+
+
+def _resolve_public_alias(app, env, node, contnode):
+    """Resolve a Python reference to an object documented under another (public) path: docstrings
+    write ``:func:`reliability``` inside ``negtheory.infonce`` or ``negtheory.bridge.modules.X``,
+    while the API pages document ``negtheory.reliability`` and ``negtheory.bridge.X``."""
+    if node.get("refdomain") != "py":
+        return None
+    target = node["reftarget"].lstrip("~.")
+    modname = node.get("py:module") or ""
+    clsname = node.get("py:class") or ""
+    paths = [f"{modname}.{clsname}.{target}"] if modname and clsname else []
+    paths += ([f"{modname}.{target}"] if modname else []) + [target]
+    for path in paths:
+        obj = _lookup(path)
+        if obj is None:
+            continue
+        public = _generate.PUBLIC_BY_ID.get(id(obj))
+        if public and public != target:
+            return env.get_domain("py").resolve_xref(env, node["refdoc"], app.builder, "obj", public, node, contnode)
+        return None
+    return None
+
+
+def setup(app):
+    app.connect("missing-reference", _resolve_public_alias)
+    app.connect("autodoc-process-docstring", _data_without_own_doc, priority=300)
+    app.connect("autodoc-process-docstring", _escape_bars, priority=400)
