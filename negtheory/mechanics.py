@@ -26,7 +26,7 @@ The proposal distributions and samplers of the same chapter are in :mod:`negtheo
 
 The functions live in modules named after what they compute (:mod:`negtheory.nce`,
 :mod:`negtheory.margins`, :mod:`negtheory.coverage`, :mod:`negtheory.temperature`,
-:mod:`negtheory.mining`, :mod:`negtheory.false_negatives`, :mod:`negtheory.negative_costs`); this
+:mod:`negtheory.mining`, :mod:`negtheory.false_negatives`, :mod:`negtheory.pool_costs`); this
 module re-exports them as the chapter's index.
 """
 
@@ -38,7 +38,7 @@ from .coverage import coverage_probability, k_min
 from .temperature import softmax_entropy, entropy_temperature_derivative, temperature_for_entropy, EntropyTemperatureController
 from .mining import semi_hard_mask, triplet_loss, mine_negatives
 from .false_negatives import expected_false_negatives, min_exclusion_window
-from .negative_costs import negative_costs, NegativeCosts, hard_negative_probability
+from .pool_costs import negative_costs, NegativeCosts, hard_negative_probability
 
 __all__ = [
     "nce_objective",

@@ -42,7 +42,7 @@ def negative_costs(batch_size, k, pool_size):
 
     Examples
     --------
-    >>> from negtheory.negative_costs import negative_costs
+    >>> from negtheory.pool_costs import negative_costs
     >>> c = negative_costs(batch_size=256, k=16, pool_size=1024)
     >>> int(c.memory_per_example), int(c.memory_shared), int(c.dots_per_example), int(c.dots_shared)
     (4096, 1024, 4352, 262400)
@@ -72,7 +72,7 @@ def hard_negative_probability(n, rho, population=None):
 
     Examples
     --------
-    >>> from negtheory.negative_costs import hard_negative_probability
+    >>> from negtheory.pool_costs import hard_negative_probability
     >>> round(float(hard_negative_probability(16, 0.01)), 4), round(float(hard_negative_probability(1024, 0.01)), 4)
     (0.1485, 1.0)
     >>> float(hard_negative_probability(91, 0.1, population=100))   # only 90 easy items exist
