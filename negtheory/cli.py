@@ -101,7 +101,7 @@ def _cmd_study_mse(args: argparse.Namespace) -> int:
             values,
             n_anchors=args.n_anchors,
             estimators=tuple(args.estimators.split(",")),
-            seed=args.seed,
+            rng=args.seed,
             executor=executor,
             checkpoint=args.checkpoint,
             progress=not args.quiet,
