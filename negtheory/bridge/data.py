@@ -23,6 +23,7 @@ import csv
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -30,6 +31,11 @@ import torch
 from .._deprecation import renamed_keyword
 from .._rng import int_seed
 from .._validation import int_scalar, real_scalar
+
+if TYPE_CHECKING:
+    import os
+
+    from .._typing import RNGLike
 
 __all__ = ["RecData", "synthetic_pu", "load_movielens", "DigitsData", "load_digits_views", "augment_digits"]
 
@@ -79,16 +85,16 @@ def _gumbel_topk(logits: np.ndarray, k: int, rng: np.random.Generator) -> np.nda
 
 @renamed_keyword("seed", "rng")
 def synthetic_pu(
-    n_users=300,
-    n_items=400,
-    dim=8,
-    tau_plus=0.1,
-    mu_q=2.0,
-    n_train=20,
-    n_test=5,
-    signal=0.9,
-    rng=0,
-):
+    n_users: int = 300,
+    n_items: int = 400,
+    dim: int = 8,
+    tau_plus: float = 0.1,
+    mu_q: float = 2.0,
+    n_train: int = 20,
+    n_test: int = 5,
+    signal: float = 0.9,
+    rng: RNGLike = 0,
+) -> RecData:
     r"""Synthetic positive-unlabeled implicit feedback with ground truth (Wu et al. seed 000 §3; thesis ch. 6).
 
     .. math::
@@ -203,7 +209,7 @@ def _read_interactions(path: Path):
 
 
 @renamed_keyword("seed", "rng")
-def load_movielens(path, min_rating=None, test_fraction=0.2, rng=0):
+def load_movielens(path: str | os.PathLike[str], min_rating: float | None = None, test_fraction: float = 0.2, rng: RNGLike = 0) -> RecData:
     r"""Implicit feedback from a MovieLens file at a user-supplied ``path`` (no download).
 
     Accepts MovieLens-100K's ``u.data`` (tab separated user, item, rating, timestamp; the path of
@@ -281,7 +287,7 @@ class DigitsData:
 
 
 @renamed_keyword("seed", "rng")
-def load_digits_views(test_fraction=0.3, rng=0):
+def load_digits_views(test_fraction: float = 0.3, rng: RNGLike = 0) -> DigitsData:
     r"""The bundled 8x8 digits of scikit-learn (no download), scaled to [0, 1], with a train/test split.
 
     10 balanced classes: an in-batch negative shares the anchor's class with probability

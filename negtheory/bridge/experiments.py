@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,9 @@ from .._deprecation import renamed_keyword
 from .._rng import int_seed
 from ..infonce import optimal_k_from_auc
 from .train import train
+
+if TYPE_CHECKING:
+    from .._typing import RNGLike
 
 __all__ = ["wu_k_sweep", "mse_sim_vs_train", "downstream", "run_all", "plot_wu", "plot_mse", "plot_downstream"]
 
@@ -76,7 +80,7 @@ def wu_k_sweep(mu_qs=(1.0, 3.0), ks=(1, 2, 4, 8, 16, 32, 64), epochs=8, seeds=(0
 
 
 @renamed_keyword("seed", "rng")
-def mse_sim_vs_train(loss="infonce", epochs=8, batch_size=128, temperature=0.5, n_anchors=4000, rng=0, progress=False):
+def mse_sim_vs_train(loss: str = "infonce", epochs: int = 8, batch_size: int = 128, temperature: float = 0.5, n_anchors: int = 4000, rng: RNGLike = 0, progress: bool = False) -> pd.DataFrame:
     """Experiment 2: real per-batch MSE (digits, in-batch negatives) vs mse_study at the measured parameters.
 
     ``rng`` (int, SeedSequence, Generator or None; ``seed`` before 0.2.0, deprecated) gives one

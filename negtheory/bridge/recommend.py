@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -49,6 +50,12 @@ from ..recsys.interactions import Interactions
 from ..recsys.metrics import topk_metrics
 from ..recsys.samplers import sample_extra_positives, sample_uninteracted
 from . import functional as Fn
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from .._typing import RNGLike
 
 __all__ = ["LOSSES", "MF", "fit_mf"]
 
@@ -103,10 +110,10 @@ def _loss(name, s, m, n, cfg):
 
 
 @renamed_keyword("seed", "rng")
-def fit_mf(data: Interactions, loss="infonce", *, dim=32, epochs=200, batch_size=1024, optimizer="adam", lr=1e-3,
-           weight_decay=1e-5, lr_milestones=(100,), lr_gamma=0.1, negatives=5, extra_positives=5, temperature=1.0,
-           tau_plus=0.06, hcl_beta=0.5, alpha=0.55, beta=0.6, dpl_eps=1e-2, eval_every=1, topk=(5, 10, 20),
-           patience=None, monitor=None, rng=0, device="cpu", progress=True):
+def fit_mf(data: Interactions, loss: str = "infonce", *, dim: int = 32, epochs: int = 200, batch_size: int = 1024, optimizer: str = "adam", lr: float = 1e-3,
+           weight_decay: float = 1e-5, lr_milestones: Sequence[int] = (100,), lr_gamma: float = 0.1, negatives: int = 5, extra_positives: int = 5, temperature: float = 1.0,
+           tau_plus: float = 0.06, hcl_beta: float = 0.5, alpha: float = 0.55, beta: float = 0.6, dpl_eps: float = 1e-2, eval_every: int = 1, topk: Sequence[int] = (5, 10, 20),
+           patience: int | None = None, monitor: str | None = None, rng: RNGLike = 0, device: str = "cpu", progress: bool = True) -> dict[str, Any]:
     r"""Train MF with one loss of :data:`LOSSES` on mini-batches (see the module notes).
 
     Parameters

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -55,6 +56,9 @@ from .._deprecation import renamed_keyword
 from .._rng import int_seed
 from .._validation import int_scalar, real_scalar
 from ..relaxed_softmax import MixtureOfGaussiansTask, approx_mpr, precision_at_k
+
+if TYPE_CHECKING:
+    from .._typing import IntArray, RNGLike
 
 __all__ = [
     "METHODS",
@@ -365,7 +369,7 @@ class BilinearStack(torch.nn.Module):
 # data and evaluation
 # --------------------------------------------------------------------------------------------
 @renamed_keyword("seed", "rng")
-def training_pairs(task, n_pairs, rng):
+def training_pairs(task: MixtureOfGaussiansTask, n_pairs: int, rng: RNGLike) -> tuple[IntArray, IntArray]:
     """The training set D* of one run: ``n_pairs`` i.i.d. pairs from P, from a numpy Generator seeded by (seed, n_pairs).
 
     ``seed`` is the run's integer seed ``rng`` (an int; a Generator or SeedSequence gives one
@@ -386,7 +390,7 @@ def training_pairs(task, n_pairs, rng):
 
 
 @renamed_keyword("seed", "rng")
-def validation_pairs(task, n_val, rng, n_pairs):
+def validation_pairs(task: MixtureOfGaussiansTask, n_val: int, rng: RNGLike, n_pairs: int) -> tuple[IntArray, IntArray]:
     """Held-out pairs from P for run ``rng`` (a numpy stream (seed, n_pairs, 1) disjoint from the training one).
 
     ``rng`` is turned into the run's integer seed as in :func:`training_pairs` (``seed=`` before 0.2.0, deprecated).

@@ -25,6 +25,7 @@ import math
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 from torch import nn
@@ -36,6 +37,9 @@ from .bprac_em import CredenceWeights
 from .data import RecData, augment_digits, load_digits_views, load_movielens, synthetic_pu
 from .probes import ProbeRecorder, summarize
 from .samplers import ANSCallback, BNSSampler, boltzmann_sample, draw_negative_counts, uniform_items
+
+if TYPE_CHECKING:
+    from .._typing import RNGLike
 
 __all__ = ["TrainConfig", "train", "REC_LOSSES", "DIGITS_LOSSES", "resolve_device", "MFModel", "TowerModel", "DigitsEncoder"]
 
@@ -193,7 +197,7 @@ def _floor(cfg):
 # --------------------------------------------------------------------------------------------
 @torch.no_grad()
 @renamed_keyword("seed", "rng")
-def evaluate_rec(model, data: RecData, topk=10, device="cpu", max_auc_pairs=4000, rng=0):
+def evaluate_rec(model: nn.Module, data: RecData, topk: int = 10, device: str | torch.device = "cpu", max_auc_pairs: int = 4000, rng: RNGLike = 0) -> dict[str, float]:
     """Recall@k, NDCG@k on the test pairs (train items masked), Wu's training AUC, and precision@k vs truth.
 
     ``rng`` (int, SeedSequence, Generator or None; ``seed`` before 0.2.0, deprecated) picks the
