@@ -8,6 +8,7 @@ passing both is a ``TypeError``.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import pkgutil
 import warnings
@@ -146,7 +147,9 @@ def test_renamed_keyword_keeps_the_signature_and_checks_its_arguments():
 def _public_callables():
     for info in pkgutil.walk_packages(negtheory.__path__, "negtheory."):
         name = info.name
-        if "._" in name or name.endswith("__main__") or name.startswith(("negtheory.figures", "negtheory.bridge")):
+        if "._" in name or name.endswith("__main__") or name.startswith("negtheory.figures"):
+            continue  # figure builders: plotting scripts with their own ``seed`` (see the figures branch)
+        if name.startswith("negtheory.bridge") and importlib.util.find_spec("torch") is None:
             continue
         mod = importlib.import_module(name)
         for attr, obj in vars(mod).items():
@@ -160,7 +163,7 @@ def _public_callables():
                         yield f"{name}.{attr}.{meth_name}", meth
 
 
-def test_no_public_numpy_side_signature_still_says_seed():
+def test_no_public_signature_still_says_seed():
     """SPEC 7: ``rng`` everywhere (``random_state`` only on scipy's ``rvs``, ``seeds`` = replicate seeds)."""
     bad = [
         qual
