@@ -47,7 +47,7 @@ def main(argv=None):
             "ppf": (lambda: ref.icdf(q), lambda: ours.ppf(q)),
         }
         times = {(m, who): [] for m in fns for who in (0, 1)}
-        for m, pair in fns.items():
+        for pair in fns.values():
             for f in pair:
                 f()  # warm-up (numba compilation from cache)
         for _ in range(args.rounds):

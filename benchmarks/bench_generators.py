@@ -34,6 +34,7 @@ from scipy.stats.sampling import NumericalInversePolynomial
 
 from negtheory.dists import true_negative
 from negtheory.generators import sample_class_conditional, score_sets
+
 from _timing import min_time as best_of
 
 ALPHA, TAU, GAMMA, T, K = 0.9, 0.1, 0.1, 0.5, 10
@@ -110,10 +111,10 @@ def main(argv=None):
     rep = args.repeat
 
     # warm up (numba compile / cache load)
-    score_sets(10, 8, ALPHA, TAU, seed=0)
-    score_sets(10, 8, ALPHA, TAU, seed=0, method="accept-reject")
-    sample_class_conditional(st.uniform(-4, 8), ALPHA, "tn", 10, method="accept-reject", seed=0)
-    sample_class_conditional(st.uniform(-4, 8), ALPHA, "tn", 10, seed=0)
+    score_sets(10, 8, ALPHA, TAU, rng=0)
+    score_sets(10, 8, ALPHA, TAU, rng=0, method="accept-reject")
+    sample_class_conditional(st.uniform(-4, 8), ALPHA, "tn", 10, method="accept-reject", rng=0)
+    sample_class_conditional(st.uniform(-4, 8), ALPHA, "tn", 10, rng=0)
 
     rows = []
 
@@ -126,12 +127,12 @@ def main(argv=None):
     py_fast = add(f"(i') Python Alg. 7, random module ({50 * pd} draws)", best_of(lambda: python_alg7_fast(50 * pd), 1), 50 * pd)
     ours_ar1 = add(
         f"negtheory Alg. 7, numba ({d} draws)",
-        best_of(lambda: sample_class_conditional(st.uniform(-4, 8), ALPHA, "tn", d, method="accept-reject", seed=1), rep),
+        best_of(lambda: sample_class_conditional(st.uniform(-4, 8), ALPHA, "tn", d, method="accept-reject", rng=1), rep),
         d,
     )
     ours_inv1 = add(
         f"negtheory inverse TN, numba ({d} draws)",
-        best_of(lambda: sample_class_conditional(st.uniform(-4, 8), ALPHA, "tn", d, seed=1), rep),
+        best_of(lambda: sample_class_conditional(st.uniform(-4, 8), ALPHA, "tn", d, rng=1), rep),
         d,
     )
     law = true_negative(st.uniform(-4, 8), ALPHA)
@@ -144,10 +145,10 @@ def main(argv=None):
     mn = m * n
     label = f"M={m}, N={n}, K={K}"
     np_t = add(f"(ii) numpy vectorised Alg. 6 ({label})", best_of(lambda: numpy_alg6(m, n), rep), mn)
-    inv_t = add(f"negtheory score_sets inverse ({label})", best_of(lambda: score_sets(m, n, ALPHA, TAU, seed=1), rep), mn)
+    inv_t = add(f"negtheory score_sets inverse ({label})", best_of(lambda: score_sets(m, n, ALPHA, TAU, rng=1), rep), mn)
     ar_t = add(
         f"negtheory score_sets accept-reject ({label})",
-        best_of(lambda: score_sets(m, n, ALPHA, TAU, seed=1, method="accept-reject"), rep),
+        best_of(lambda: score_sets(m, n, ALPHA, TAU, rng=1, method="accept-reject"), rep),
         mn,
     )
     fl_t = add(f"floor: numpy uniforms only ({label})", best_of(lambda: floor_uniforms(m, n), rep), mn)

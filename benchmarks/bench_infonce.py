@@ -26,6 +26,7 @@ from scipy.special import ndtr
 
 import negtheory
 from negtheory import infonce
+
 from _timing import best_of
 
 

@@ -37,6 +37,7 @@ from scipy.stats.sampling import DiscreteAliasUrn
 
 import negtheory
 from negtheory.sampling import AliasTable, InverseCDFSampler
+
 from _timing import min_time as best_of
 
 

@@ -31,9 +31,9 @@ import time
 
 import numpy as np
 
-from _timing import best_of
-
 from negtheory.studies import mse_study
+
+from _timing import best_of
 
 ALPHA, GAMMA, TAU, T, N, K, BETA = 0.9, 0.1, 0.1, 0.5, 64, 10, 0.5
 LO, HI = -1 / T**2, 1 / T**2  # the released code's base interval

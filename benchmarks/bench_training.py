@@ -105,7 +105,7 @@ def main():
             t_c1, sc = run_cornac(data, args.epochs, seed=r, num_threads=1)
             theirs1.append((t_c1, topk_metrics(sc, test_mask, train_mask, 10)["ndcg@10"]))
         t0 = time.perf_counter()
-        res = fit_bpr_sgd(data, "rns", epochs=args.epochs, eval_every=args.epochs, seed=r, progress=False)
+        res = fit_bpr_sgd(data, "rns", epochs=args.epochs, eval_every=args.epochs, rng=r, progress=False)
         t_n = time.perf_counter() - t0
         ours.append((t_n, res["history"][-1]["test_ndcg@10"]))
         if have_cornac:

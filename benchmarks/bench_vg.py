@@ -36,6 +36,7 @@ from scipy import integrate, special
 
 from negtheory.bprac import credence
 from negtheory.variance_gamma import inner_product
+
 from _timing import best_of
 
 ML100K = "/work/shared/data/ml-100k/100k_train.csv"

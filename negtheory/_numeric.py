@@ -191,7 +191,7 @@ def philox_key(seed) -> tuple[int, int]:
     SeedSequence is spawned, so a Generator is advanced exactly as ``Generator.spawn`` would).
     """
     if isinstance(seed, np.random.Generator):
-        ss = seed.bit_generator.seed_seq.spawn(1)[0]
+        ss = seed.bit_generator.seed_seq.spawn(1)[0]  # type: ignore[attr-defined]
     elif isinstance(seed, np.random.SeedSequence):
         ss = seed
     elif isinstance(seed, np.random.RandomState):

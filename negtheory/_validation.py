@@ -80,7 +80,7 @@ def int_scalar(name: str, value, lo: int | None = None, hi: int | None = None) -
     if isinstance(value, numbers.Integral):
         out = int(value)
     elif isinstance(value, numbers.Real) and float(value).is_integer():
-        out = int(value)
+        out = int(value)  # type: ignore[call-overload]  # an integral numbers.Real
     else:
         raise ValueError(f"{name} must be an integer, got {value!r}")
     if (lo is not None and out < lo) or (hi is not None and out > hi):

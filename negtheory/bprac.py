@@ -21,12 +21,17 @@ has no ratings, so this module implements the thesis prior of eq. 3.28 only (REA
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
 
 from ._validation import as_float_array, real_array, scalar_or_array
 from .variance_gamma import _check_d_lam, _vg_log_posterior, inner_product
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, FloatArray
+    from .dists import OrderStatistic
 
 __all__ = ["credence", "popularity_prior", "posterior"]
 
@@ -90,7 +95,7 @@ def _counts(item_counts) -> np.ndarray:
     return np.ascontiguousarray(counts)
 
 
-def popularity_prior(item_counts):
+def popularity_prior(item_counts: ArrayLike) -> FloatArray:
     r"""Prior credibility of an interaction with each item, P(c_ui = 1) (thesis eq. 3.28).
 
     .. math:: P(c_{ui} = 1) = \mathrm{sigmoid}\Big(\frac{n_i - \bar n}{\sigma_n}\Big)
@@ -121,7 +126,7 @@ def popularity_prior(item_counts):
     return np.exp(_log_popularity_prior(counts))
 
 
-def posterior(d, lam):
+def posterior(d: int, lam: float) -> OrderStatistic:
     r"""Law of a credible interaction's score, g = 2 F f (thesis eq. 3.22).
 
     The larger of two i.i.d. draws from the variance-gamma prior of Lemma 3.1, i.e.
@@ -139,7 +144,7 @@ def posterior(d, lam):
     return order_statistic(inner_product(d, lam), 2, 2)
 
 
-def credence(scores, items, item_counts, d, lam, normalize=True):
+def credence(scores: ArrayLike, items: ArrayLike, item_counts: ArrayLike, d: int, lam: float, normalize: bool = True) -> FloatArray:
     r"""E-step credence c_hat_ui of every observed interaction (thesis eq. 3.24-3.28, Algorithm 1).
 
     .. math:: \hat c_{ui} \propto g(\hat x_{ui}; k=2, n=2)\, P(c_{ui}=1)

@@ -185,7 +185,7 @@ def _cmd_study_mse(args: argparse.Namespace) -> int:
             values,
             n_anchors=args.n_anchors,
             estimators=args.estimators,
-            seed=args.seed,
+            rng=args.seed,
             executor=executor,
             checkpoint=paths.get("--checkpoint"),
             progress=not args.quiet,

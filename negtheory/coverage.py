@@ -5,6 +5,7 @@ Part of the textbook mechanics (seed 001); :mod:`negtheory.mechanics` re-exports
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -13,13 +14,16 @@ from ._validation import (
     scalar_or_array,
 )
 
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, FloatOrArray, IntOrArray
+
 __all__ = [
     "coverage_probability",
     "k_min",
 ]
 
 
-def coverage_probability(rho, k):
+def coverage_probability(rho: ArrayLike, k: ArrayLike) -> FloatOrArray:
     r"""P(at least one informative negative among K) = 1 - (1 - rho)^K (seed 001, *The Number of Negatives*).
 
     Computed as -expm1(K log1p(-rho)), accurate for tiny rho and huge K.
@@ -41,7 +45,7 @@ def coverage_probability(rho, k):
 _KMIN_MAX = 2**62
 
 
-def k_min(rho, q):
+def k_min(rho: ArrayLike, q: ArrayLike) -> IntOrArray:
     r"""Smallest K with P(>= 1 informative negative among K) >= q (seed 001, coverage formula).
 
     .. math:: k_{\min} = \left\lceil \frac{\ln(1 - q)}{\ln(1 - \rho)} \right\rceil .

@@ -11,12 +11,19 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.stats
 from scipy import integrate
 
+from ._rng import random_state_or_rng
 from ._validation import as_float_array, as_generator, real_array, scalar_or_array
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ._typing import ArrayLike, FloatArray, FloatOrArray, RNGLike, Size
 
 __all__ = ["ScoreDistribution"]
 
@@ -117,6 +124,15 @@ class ScoreDistribution:
 
     name = "score_distribution"
 
+    if TYPE_CHECKING:  # the hooks every subclass implements (see above)
+
+        def _logpdf(self, x: FloatArray) -> FloatArray: ...
+        def _cdf(self, x: FloatArray) -> FloatArray: ...
+        def _sf(self, x: FloatArray) -> FloatArray: ...
+        def _ppf(self, q: FloatArray) -> FloatArray: ...
+        def _isf(self, q: FloatArray) -> FloatArray: ...
+        def _support(self) -> tuple[float, float]: ...
+
     # --- hooks with defaults ---------------------------------------------------------------
     def _logcdf(self, x):
         with np.errstate(divide="ignore"):
@@ -140,32 +156,32 @@ class ScoreDistribution:
         return self.expect(lambda x: (x - m) ** 2, _raw=True)
 
     # --- public surface --------------------------------------------------------------------
-    def pdf(self, x):
+    def pdf(self, x: ArrayLike) -> FloatOrArray:
         """Probability density at ``x``."""
         x = _x(x)
         return scalar_or_array(np.exp(self._logpdf(x)))
 
-    def logpdf(self, x):
+    def logpdf(self, x: ArrayLike) -> FloatOrArray:
         """Log of the probability density at ``x`` (``-inf`` outside the support)."""
         return scalar_or_array(self._logpdf(_x(x)))
 
-    def cdf(self, x):
+    def cdf(self, x: ArrayLike) -> FloatOrArray:
         """Cumulative distribution function."""
         return scalar_or_array(self._cdf(_x(x)))
 
-    def sf(self, x):
+    def sf(self, x: ArrayLike) -> FloatOrArray:
         """Survival function 1 - cdf, computed without cancellation in the upper tail."""
         return scalar_or_array(self._sf(_x(x)))
 
-    def logcdf(self, x):
+    def logcdf(self, x: ArrayLike) -> FloatOrArray:
         """Log of the CDF."""
         return scalar_or_array(self._logcdf(_x(x)))
 
-    def logsf(self, x):
+    def logsf(self, x: ArrayLike) -> FloatOrArray:
         """Log of the survival function."""
         return scalar_or_array(self._logsf(_x(x)))
 
-    def ppf(self, q):
+    def ppf(self, q: ArrayLike) -> FloatOrArray:
         """Inverse of the CDF (quantile function); q in [0, 1]."""
         q = real_array("q", q, 0.0, 1.0)
         inner = (q > 0.0) & (q < 1.0)
@@ -178,7 +194,7 @@ class ScoreDistribution:
             out[inner] = self._ppf(q[inner])
         return scalar_or_array(np.asarray(out, dtype=np.float64))
 
-    def isf(self, q):
+    def isf(self, q: ArrayLike) -> FloatOrArray:
         """Inverse of the survival function; q in [0, 1]."""
         q = real_array("q", q, 0.0, 1.0)
         lo, hi = self.support()
@@ -189,7 +205,7 @@ class ScoreDistribution:
             out[inner] = self._isf(q[inner])
         return scalar_or_array(np.asarray(out, dtype=np.float64))
 
-    def rvs(self, size=None, random_state=None):
+    def rvs(self, size: Size = None, random_state: RNGLike = None, *, rng: RNGLike = None) -> FloatOrArray:
         """Random variates.
 
         Parameters
@@ -197,34 +213,36 @@ class ScoreDistribution:
         size : int or tuple of int, optional
             Output shape; ``None`` returns a single float.
         random_state : None, int, SeedSequence or numpy.random.Generator
-            Source of randomness (passed to ``numpy.random.default_rng``).
+            Source of randomness (passed to ``numpy.random.default_rng``); scipy's name.
+        rng : None, int, SeedSequence or numpy.random.Generator
+            The same, under the SPEC 7 name used by the rest of negtheory; pass one of the two.
         """
-        rng = as_generator(random_state)
+        rng = as_generator(random_state_or_rng(random_state, rng))
         if size is None:
             return float(np.asarray(self._rvs(1, rng)).reshape(-1)[0])
         return np.asarray(self._rvs(size, rng), dtype=np.float64)
 
-    def support(self):
+    def support(self) -> tuple[float, float]:
         """(lower, upper) end of the support."""
         return self._support()
 
-    def median(self):
+    def median(self) -> float:
         """The median ppf(1/2)."""
         return self.ppf(0.5)
 
-    def mean(self):
+    def mean(self) -> float:
         """Expected value."""
         return float(self._mean())
 
-    def var(self):
+    def var(self) -> float:
         """Variance."""
         return float(self._var())
 
-    def std(self):
+    def std(self) -> float:
         """Standard deviation."""
         return math.sqrt(self.var())
 
-    def expect(self, func, *, _raw=False):
+    def expect(self, func: Callable[[float], float], *, _raw: bool = False) -> float:
         """E[func(X)] by adaptive quadrature, split at the median and scaled by the quartiles.
 
         ``func`` must map a float to a float. Scaling by the inter-quartile range keeps the

@@ -51,6 +51,7 @@ gets validation, broadcasting, sampling by inversion and quadrature moments for 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
@@ -60,6 +61,9 @@ from ._numeric import _ndtr, _ndtri, _norm_logpdf, _quad_root
 from ._validation import int_scalar, real_array, real_scalar, scalar_or_array
 from .distribution import KIND_GENERIC, KIND_NORMAL, KIND_UNIFORM, ScoreDistribution, _Parent
 from .variance_gamma import InnerProduct, inner_product
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, FloatOrArray, FrozenDist
 
 __all__ = [
     "inner_product",
@@ -237,7 +241,7 @@ class OrderStatistic(ScoreDistribution):
 
     name = "order_statistic"
 
-    def __init__(self, base, k, n):
+    def __init__(self, base: FrozenDist, k: int, n: int):
         self._parent = _Parent(base)
         self.base = base
         self.n = int_scalar("n", n, 1)
@@ -359,7 +363,7 @@ class OrderStatistic(ScoreDistribution):
         return f"order_statistic({self._parent.describe()}, k={self.k}, n={self.n})"
 
 
-def order_statistic(base, k, n) -> OrderStatistic:
+def order_statistic(base: FrozenDist, k: int, n: int) -> OrderStatistic:
     r"""Law of the k-th smallest of n i.i.d. draws from ``base`` (thesis §2.3.2).
 
     .. math:: g(x; k, n) = \frac{n!}{(k-1)!(n-k)!} F(x)^{k-1} f(x) [1 - F(x)]^{n-k}
@@ -413,8 +417,11 @@ class QuadraticCDFLaw(ScoreDistribution):
     """
 
     name = "quadratic_cdf_law"
+    Z: float  # set by hard_negative (eq. 6.26)
+    tau_plus: float  # set by unlabeled
+    tau_minus: float  # set by unlabeled
 
-    def __init__(self, base, b, a, *, name=None, params=None):
+    def __init__(self, base: FrozenDist, b: float, a: float, *, name: str | None = None, params: dict[str, float] | None = None):
         self._parent = _Parent(base)
         self.base = base
         b = float(b)
@@ -447,12 +454,12 @@ class QuadraticCDFLaw(ScoreDistribution):
     def _support(self):
         return self._parent.support()
 
-    def cdf_from_parent_cdf(self, u):
+    def cdf_from_parent_cdf(self, u: ArrayLike) -> FloatOrArray:
         """G(u) = b u + a u^2: this law's CDF at the point where the parent CDF is u (eq. 6.28)."""
         u = real_array("u", u, 0.0, 1.0)
         return scalar_or_array(u * (self.b + self.a * u))
 
-    def parent_cdf(self, p):
+    def parent_cdf(self, p: ArrayLike) -> FloatOrArray:
         r"""Map a CDF value p of this law back to the parent CDF (thesis eq. 6.29).
 
         Returns u in [0, 1] with a u^2 + b u = p, computed as 2p / (b + sqrt(b^2 + 4 a p)):
@@ -470,7 +477,7 @@ class QuadraticCDFLaw(ScoreDistribution):
         p = real_array("p", p, 0.0, 1.0)
         return scalar_or_array(_quad_root_np(self.b, self.a, p))
 
-    def density_ratio(self, u):
+    def density_ratio(self, u: ArrayLike) -> FloatOrArray:
         """phi_law(x) / phi(x) = b + 2 a u as a function of the parent CDF u = Phi(x)."""
         u = real_array("u", u, 0.0, 1.0)
         return scalar_or_array(self.b + 2.0 * self.a * u)
@@ -557,7 +564,7 @@ def _alpha(alpha) -> float:
     return real_scalar("alpha", alpha, 0.5, 1.0)
 
 
-def true_negative(base, alpha) -> QuadraticCDFLaw:
+def true_negative(base: FrozenDist, alpha: float) -> QuadraticCDFLaw:
     r"""Class-conditional law of true-negative scores phi_TN (thesis eq. 6.14).
 
     .. math:: \phi_{TN} = \alpha \phi_{(1)} + (1-\alpha) \phi_{(2)}
@@ -587,7 +594,7 @@ def true_negative(base, alpha) -> QuadraticCDFLaw:
     return QuadraticCDFLaw(base, 2.0 * alpha, 1.0 - 2.0 * alpha, name="true_negative", params={"alpha": alpha})
 
 
-def false_negative(base, alpha) -> QuadraticCDFLaw:
+def false_negative(base: FrozenDist, alpha: float) -> QuadraticCDFLaw:
     r"""Class-conditional law of false-negative scores phi_FN (thesis eq. 6.15).
 
     .. math:: \phi_{FN} = \alpha \phi_{(2)} + (1-\alpha) \phi_{(1)}
@@ -613,7 +620,7 @@ def false_negative(base, alpha) -> QuadraticCDFLaw:
     return QuadraticCDFLaw(base, 2.0 * (1.0 - alpha), 2.0 * alpha - 1.0, name="false_negative", params={"alpha": alpha})
 
 
-def hard_negative(base, alpha, beta) -> QuadraticCDFLaw:
+def hard_negative(base: FrozenDist, alpha: float, beta: float) -> QuadraticCDFLaw:
     r"""Hard-negative target law phi_THN / Z (thesis eq. 6.22 and 6.26).
 
     .. math:: \phi_{THN} = (1-\beta)\alpha \phi_{(1)} + \beta(1-\alpha)\phi_{(2)},\quad
@@ -656,7 +663,7 @@ def hard_negative(base, alpha, beta) -> QuadraticCDFLaw:
     return law
 
 
-def unlabeled(base, alpha, tau_plus) -> QuadraticCDFLaw:
+def unlabeled(base: FrozenDist, alpha: float, tau_plus: float) -> QuadraticCDFLaw:
     r"""Law of unlabeled scores phi_UN = tau^- phi_TN + tau^+ phi_FN (thesis eq. 6.23, 6.27-6.29).
 
     CDF Phi_UN = a Phi^2 + b Phi with a = (1 - 2 alpha)(tau^- - tau^+) and

@@ -21,13 +21,17 @@ BNS's eq. 4.15 as released divides by n + 1 (so F < 1). Each function states whi
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
 from scipy.special import expit
 
-from .dists import _quad_root_np
 from ._validation import as_float_array, check_range, real_array, real_scalar, scalar_or_array
+from .dists import _quad_root_np
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, FloatArray, FloatOrArray, IntOrArray
 
 __all__ = [
     "bcl_weights",
@@ -113,7 +117,7 @@ def ecdf_counts(scores) -> np.ndarray:
     return out.reshape(x.shape)
 
 
-def ecdf(scores, *, denominator="n"):
+def ecdf(scores: ArrayLike, *, denominator: str = "n") -> FloatArray:
     r"""Empirical CDF of each anchor's scores at its own scores.
 
     ``denominator="n"`` (thesis eq. 6.30, BCL): F-hat(x_i) = (1/N) #{j : x_j <= x_i}, itself
@@ -150,7 +154,7 @@ def _check_abt(alpha, beta, tau_plus):
     return alpha, beta, tau_plus, z
 
 
-def cdf_from_unlabeled(phi_un, alpha, tau_plus):
+def cdf_from_unlabeled(phi_un: ArrayLike, alpha: ArrayLike, tau_plus: ArrayLike) -> FloatOrArray:
     r"""Map the unlabeled-score CDF value Phi_UN to the parent CDF value Phi (thesis eq. 6.28-6.29).
 
     Eq. 6.28 gives Phi_UN = b Phi + a Phi^2 with a = (1 - 2 alpha)(tau^- - tau^+) and
@@ -180,7 +184,7 @@ def _phi_from_un(u, alpha, tau_plus):
     return _quad_root_np(b, a, u)  # b^2 + 4 a u >= (b - 2)^2 >= 0 on [0, 1] since a + b = 1
 
 
-def bcl_weights(scores, alpha, beta, tau_plus):
+def bcl_weights(scores: ArrayLike, alpha: ArrayLike, beta: ArrayLike, tau_plus: ArrayLike) -> FloatArray:
     r"""BCL importance weights omega of each unlabeled score (thesis eq. 6.24-6.26, 6.29-6.30).
 
     .. math::
@@ -242,7 +246,7 @@ def _omega_of_ecdf(u, alpha, beta, tau_plus):
 # --------------------------------------------------------------------------------------------
 # estimators of the true-negative mean (§6.6.1)
 # --------------------------------------------------------------------------------------------
-def theta_sup(scores, is_true_negative):
+def theta_sup(scores: ArrayLike, is_true_negative: ArrayLike) -> FloatOrArray:
     r"""Supervised reference: the mean of the true-negative scores of each anchor (thesis eq. 6.45).
 
     .. math:: \theta_{SUP} = \frac{\sum_i I(\hat x_i)\,\hat x_i}{\sum_i I(\hat x_i)}
@@ -269,7 +273,7 @@ def theta_sup(scores, is_true_negative):
     return scalar_or_array(np.asarray(out))
 
 
-def theta_biased(scores):
+def theta_biased(scores: ArrayLike) -> FloatOrArray:
     r"""Biased InfoNCE estimator: the mean of all N unlabeled scores (thesis eq. 6.46).
 
     Examples
@@ -302,7 +306,7 @@ def _apply_floor(theta, floor):
     return np.maximum(theta, f)
 
 
-def theta_dcl(scores, positives, tau_plus, floor=None):
+def theta_dcl(scores: ArrayLike, positives: ArrayLike, tau_plus: ArrayLike, floor: float | None = None) -> FloatOrArray:
     r"""Debiased contrastive (DCL) estimator of the true-negative mean (thesis eq. 6.47).
 
     .. math:: \hat\theta_{DCL} = \frac{1}{N\tau^-}\Big(\sum_i \hat x_i - N\tau^+ \frac{1}{K}\sum_j \hat x_j^+\Big)
@@ -332,7 +336,7 @@ def theta_dcl(scores, positives, tau_plus, floor=None):
     return scalar_or_array(np.asarray(_apply_floor(theta, floor)))
 
 
-def theta_hcl(scores, positives, tau_plus, beta, floor=None):
+def theta_hcl(scores: ArrayLike, positives: ArrayLike, tau_plus: ArrayLike, beta: float, floor: float | None = None) -> FloatOrArray:
     r"""Hard-negative (HCL, Robinson et al.) estimator with the DCL correction.
 
     Importance weights w_i = x-hat_i^beta / mean_j(x-hat_j^beta) up-weight hard (high-score)
@@ -374,7 +378,7 @@ def theta_hcl(scores, positives, tau_plus, beta, floor=None):
     return scalar_or_array(np.asarray(_apply_floor(theta, floor)))
 
 
-def theta_bcl(scores, alpha, beta, tau_plus, normalize=False):
+def theta_bcl(scores: ArrayLike, alpha: ArrayLike, beta: ArrayLike, tau_plus: ArrayLike, normalize: bool = False) -> FloatOrArray:
     r"""Bayesian contrastive (BCL) estimator of the true-negative mean (thesis eq. 6.48).
 
     .. math:: \hat\theta_{BCL} = \frac{1}{N}\sum_i \omega_i \hat x_i
@@ -409,7 +413,7 @@ def theta_bcl(scores, alpha, beta, tau_plus, normalize=False):
 # --------------------------------------------------------------------------------------------
 # DPL (ch. 5)
 # --------------------------------------------------------------------------------------------
-def dpl_probability(pos_score, unlabeled_scores, extra_pos_scores, tau_plus):
+def dpl_probability(pos_score: ArrayLike, unlabeled_scores: ArrayLike, extra_pos_scores: ArrayLike, tau_plus: ArrayLike) -> FloatOrArray:
     r"""Debiased estimate of P(positive preferred to a true negative) (thesis eq. 5.17).
 
     .. math::
@@ -445,7 +449,7 @@ def dpl_probability(pos_score, unlabeled_scores, extra_pos_scores, tau_plus):
     return scalar_or_array(np.asarray(out))
 
 
-def dpl_loss(pos_score, unlabeled_scores, extra_pos_scores, tau_plus, eps=1e-6, reduction="mean"):
+def dpl_loss(pos_score: ArrayLike, unlabeled_scores: ArrayLike, extra_pos_scores: ArrayLike, tau_plus: ArrayLike, eps: float = 1e-6, reduction: str = "mean") -> FloatOrArray:
     r"""Debiased pairwise loss -log P-hat_PN (thesis eq. 5.18).
 
     P-hat_PN of :func:`dpl_probability` is clamped below at ``eps`` (it can be <= 0 for finite N,
@@ -473,7 +477,7 @@ def _reduce(x, reduction):
     raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
 
-def dpl_error_bound(n, m, tau_plus):
+def dpl_error_bound(n: ArrayLike, m: ArrayLike, tau_plus: ArrayLike) -> FloatOrArray:
     r"""Lemma 5.3's bound on |L-hat_DPL - L_SUP| (thesis §5.4).
 
     .. math:: e^2\sqrt{2\pi/N} + e^2\,\tau^+\sqrt{2\pi/M}
@@ -498,7 +502,7 @@ def dpl_error_bound(n, m, tau_plus):
 # --------------------------------------------------------------------------------------------
 # BNS (ch. 4)
 # --------------------------------------------------------------------------------------------
-def bns_info(x_pos, x_neg):
+def bns_info(x_pos: ArrayLike, x_neg: ArrayLike) -> FloatOrArray:
     r"""Informativeness of a sampled negative, info(j) = 1 - sigma(x_ui - x_uj) (thesis eq. 4.4).
 
     The magnitude of the BPR gradient with respect to the negative's score (eq. 4.2-4.3).
@@ -514,7 +518,7 @@ def bns_info(x_pos, x_neg):
     return scalar_or_array(np.asarray(expit(xn - xp)))
 
 
-def bns_unbias(F, p_fn):
+def bns_unbias(F: ArrayLike, p_fn: ArrayLike) -> FloatOrArray:
     r"""Unbiasedness: posterior probability that an unlabeled item is a true negative (thesis eq. 4.14).
 
     .. math:: \mathrm{unbias} = P(tn \mid \hat x) = \frac{[1 - F][1 - P_{fn}]}{1 - F - P_{fn} + 2 F P_{fn}},
@@ -544,7 +548,7 @@ def bns_unbias(F, p_fn):
     return scalar_or_array(np.asarray(num / den))
 
 
-def bns_risk(info, unbias, lam):
+def bns_risk(info: ArrayLike, unbias: ArrayLike, lam: ArrayLike) -> FloatOrArray:
     r"""Conditional sampling risk of a candidate negative (thesis eq. 4.25-4.26).
 
     .. math:: R(l \mid i) = [1 - \mathrm{unbias}(l)]\,\mathrm{info}(l) - \lambda\,\mathrm{unbias}(l)\,\mathrm{info}(l)
@@ -562,7 +566,7 @@ def bns_risk(info, unbias, lam):
     return scalar_or_array(np.asarray(i * (1.0 - (1.0 + lam_a) * u)))
 
 
-def bns_select(x_pos, candidate_scores, candidate_p_fn, reference_scores=None, lam=5.0):
+def bns_select(x_pos: ArrayLike, candidate_scores: ArrayLike, candidate_p_fn: ArrayLike, reference_scores: ArrayLike | None = None, lam: float = 5.0) -> IntOrArray:
     r"""Bayesian negative sampling: the candidate minimising the sampling risk (thesis eq. 4.26).
 
     For each user (leading axes) and candidate set M_u (last axis):
@@ -619,7 +623,7 @@ def _ecdf_against(ref, x):
     return (counts / (ref.shape[-1] + 1.0)).reshape(lead + x.shape[-1:])
 
 
-def tnr(is_true_negative):
+def tnr(is_true_negative: ArrayLike) -> float:
     r"""True-negative rate of sampled negatives, #TN / (#TN + #FN) (thesis eq. 4.27).
 
     Examples
@@ -634,7 +638,7 @@ def tnr(is_true_negative):
     return float(tn.mean())
 
 
-def informativeness(info, is_true_negative):
+def informativeness(info: ArrayLike, is_true_negative: ArrayLike) -> float:
     r"""Average signed informativeness of sampled negatives (thesis eq. 4.28).
 
     .. math:: INF = \frac{\sum_j \mathrm{info}(j)\,I(j)}{\#TN + \#FN}, \quad I(j) = +1 \text{ (TN)}, -1 \text{ (FN)}.

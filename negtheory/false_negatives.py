@@ -5,6 +5,7 @@ Part of the textbook mechanics (seed 001); :mod:`negtheory.mechanics` re-exports
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.optimize import brentq
@@ -14,6 +15,9 @@ from ._validation import (
     real_scalar,
     scalar_or_array,
 )
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, FloatOrArray
 
 __all__ = [
     "expected_false_negatives",
@@ -35,7 +39,7 @@ def _mean_exp_continuous(dt, horizon, lam):
     return np.exp(-dt / lam) * ratio
 
 
-def expected_false_negatives(delta_t, k, lam, horizon, *, discrete=True):
+def expected_false_negatives(delta_t: ArrayLike, k: ArrayLike, lam: ArrayLike, horizon: float, *, discrete: bool = True) -> FloatOrArray:
     r"""Expected number of false negatives with a temporal exclusion window (seed 001, *The Challenge of False Negatives*).
 
     K negatives are drawn uniformly from the frames whose offset D from the anchor exceeds the
@@ -85,7 +89,7 @@ def _first_bad(dt, h):
     return bad.ravel()[:3].tolist()
 
 
-def min_exclusion_window(beta, k, lam, horizon, *, discrete=True):
+def min_exclusion_window(beta: float, k: float, lam: float, horizon: float, *, discrete: bool = True) -> float:
     r"""Smallest window Delta t keeping the expected false negatives <= beta (seed 001).
 
     :func:`expected_false_negatives` decreases in Delta t (removing the nearest, most similar

@@ -24,7 +24,7 @@ Errata handled (see the README, "Notes on the sources (errata)")
 
 Reproducibility
 ---------------
-Random numbers are keyed, never carried over: the key is derived from ``seed`` through a
+Random numbers are keyed, never carried over: the key is derived from ``rng`` through a
 ``numpy.random.SeedSequence``; each anchor of :func:`score_sets` (and each fixed block of 4096
 samples of :func:`sample_class_conditional`) gets its own xoshiro256** streams (labels, values,
 positives) whose 256-bit states come from the counter-based Philox4x32-10 generator at counter
@@ -37,15 +37,21 @@ only: the same seed gives bit-identical arrays whatever ``numba.set_num_threads`
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
 
+from ._deprecation import renamed_keyword
 from ._numeric import _philox_uniform2, _quad_root, _u01, _xoshiro_next, _xoshiro_seed, philox_key
+from ._rng import random_state_or_rng
 from ._validation import as_float_array, as_generator, int_scalar, real_scalar
 from .dists import KIND_GENERIC, KIND_NORMAL, KIND_UNIFORM, _Parent, _parent_ppf, _qlaw_ppf
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, FloatOrArray, FrozenDist, RNGLike, Size
 
 __all__ = [
     "AcceptRejectSampler",
@@ -265,17 +271,18 @@ def _size_shape(size) -> tuple[tuple[int, ...], int]:
     return shape, int(np.prod(shape, dtype=np.int64))
 
 
+@renamed_keyword("seed", "rng")
 def sample_class_conditional(
-    base,
-    alpha,
-    label="tn",
-    size=None,
+    base: FrozenDist,
+    alpha: float,
+    label: str = "tn",
+    size: Size = None,
     *,
-    method="inverse",
-    seed=None,
-    return_acceptance=False,
-    max_trials=MAX_TRIALS,
-):
+    method: str = "inverse",
+    rng: RNGLike = None,
+    return_acceptance: bool = False,
+    max_trials: int = MAX_TRIALS,
+) -> FloatOrArray | tuple[FloatOrArray, float]:
     r"""Draw true-negative or false-negative scores (thesis eq. 6.14-6.15, Algorithms 7-8).
 
     Parameters
@@ -291,8 +298,9 @@ def sample_class_conditional(
     method : {"inverse", "accept-reject"}
         Exact inversion of the CDF quadratic in Phi (README, "Notes on the sources (errata)") or the accept-reject
         Algorithms 7-8 with proposal phi and envelope c = 2 alpha.
-    seed : None, int, SeedSequence or Generator
-        Key of the counter-based generator; results do not depend on the thread count.
+    rng : None, int, SeedSequence or Generator
+        Key of the counter-based generator; results do not depend on the thread count
+        (``seed`` before 0.2.0, deprecated).
     return_acceptance : bool
         Also return the measured acceptance rate (draws / proposals; 1.0 for "inverse").
         Its expectation for accept-reject is 1 / (2 alpha).
@@ -309,7 +317,7 @@ def sample_class_conditional(
     >>> import scipy.stats
     >>> from negtheory.generators import sample_class_conditional
     >>> x, rate = sample_class_conditional(scipy.stats.norm(), 0.8, "tn", 100_000,
-    ...                                    method="accept-reject", seed=1, return_acceptance=True)
+    ...                                    method="accept-reject", rng=1, return_acceptance=True)
     >>> abs(rate - 1 / 1.6) < 0.01
     True
     """
@@ -319,7 +327,7 @@ def sample_class_conditional(
     max_trials = int_scalar("max_trials", max_trials, 1)
     parent = _Parent(base)
     shape, n = _size_shape(size)
-    k0, k1 = philox_key(seed)
+    k0, k1 = philox_key(rng)
     out = np.empty(n)
     out_v = np.empty(n if parent.kind == KIND_GENERIC else 0)
     trials = np.empty((n + _BLOCK - 1) // _BLOCK, dtype=np.int64)  # proposals per block
@@ -373,7 +381,7 @@ class AcceptRejectSampler:
     True
     """
 
-    def __init__(self, pdf: Callable, proposal, c: float, *, max_rounds: int = 1000):
+    def __init__(self, pdf: Callable, proposal: FrozenDist, c: float, *, max_rounds: int = 1000):
         if not callable(pdf):
             raise TypeError(f"pdf must be callable, got {type(pdf).__name__}")
         if not (hasattr(proposal, "rvs") and hasattr(proposal, "pdf")):
@@ -390,9 +398,9 @@ class AcceptRejectSampler:
         """Accepted / proposed over every call so far (nan before the first call)."""
         return self.n_accepted / self.n_proposed if self.n_proposed else math.nan
 
-    def rvs(self, size=None, random_state=None):
-        """Draw ``size`` samples (``None``: one float)."""
-        rng = as_generator(random_state)
+    def rvs(self, size: Size = None, random_state: RNGLike = None, *, rng: RNGLike = None) -> FloatOrArray:
+        """Draw ``size`` samples (``None``: one float); ``rng`` is an alias of scipy's ``random_state``."""
+        rng = as_generator(random_state_or_rng(random_state, rng))
         shape, n = _size_shape(size)
         out = np.empty(n)
         filled = 0
@@ -479,7 +487,7 @@ class ScoreSets:
         """x = t log(score): the scores before the exp(x / t) map."""
         return self.t * np.log(self.scores)
 
-    def parent_cdf(self, scores=None) -> np.ndarray:
+    def parent_cdf(self, scores: ArrayLike | None = None) -> np.ndarray:
         """Exact parent CDF Phi_m(x) of each score (default: ``scores``) under its anchor's law.
 
         This is the oracle value that the eCDF of eq. 6.30 estimates (after the map of
@@ -514,21 +522,22 @@ def _parse_parent(parent, base_interval, t):
     return p.kind, False, p.p0, p.p1, "normal" if p.kind == KIND_NORMAL else "uniform"
 
 
+@renamed_keyword("seed", "rng")
 def iter_score_sets(
-    n_anchors,
-    n_unlabeled,
-    alpha,
-    tau_plus,
-    gamma=0.1,
-    t=0.5,
-    n_positives=10,
-    base_interval=None,
-    method="inverse",
-    seed=None,
+    n_anchors: int,
+    n_unlabeled: int,
+    alpha: float,
+    tau_plus: float,
+    gamma: float = 0.1,
+    t: float = 0.5,
+    n_positives: int = 10,
+    base_interval: tuple[float, float] | None = None,
+    method: str = "inverse",
+    rng: RNGLike = None,
     *,
-    parent="uniform",
-    chunk_size=65_536,
-    anchor_offset=0,
+    parent: str | FrozenDist = "uniform",
+    chunk_size: int = 65_536,
+    anchor_offset: int = 0,
 ) -> Iterator[ScoreSets]:
     """Algorithm 6 in chunks of anchors; see :func:`score_sets` for the parameters.
 
@@ -542,7 +551,7 @@ def iter_score_sets(
     Examples
     --------
     >>> from negtheory.generators import iter_score_sets
-    >>> blocks = list(iter_score_sets(10, 64, 0.9, 0.1, seed=3, chunk_size=4))
+    >>> blocks = list(iter_score_sets(10, 64, 0.9, 0.1, rng=3, chunk_size=4))
     >>> [len(b) for b in blocks], blocks[1].anchor_offset
     ([4, 4, 2], 4)
     """
@@ -557,7 +566,7 @@ def iter_score_sets(
     anchor_offset = int_scalar("anchor_offset", anchor_offset, 0, 2**63 - 1 - n_anchors)
     meth = _method(method)
     kind, random_interval, lo, hi, name = _parse_parent(parent, base_interval, t)
-    k0, k1 = philox_key(seed)  # one key for the whole study
+    k0, k1 = philox_key(rng)  # one key for the whole study
     return _iter_blocks(
         n_anchors, n_unlabeled, n_positives, alpha, tau_plus, gamma, t, kind, random_interval, lo, hi, name, meth, k0, k1, chunk_size,
         anchor_offset,
@@ -587,20 +596,21 @@ def _iter_blocks(n_anchors, n_unl, n_pos, alpha, tau_plus, gamma, t, kind, rando
         yield ScoreSets(scores, is_tn, pos, params, name, alpha, tau_plus, t, start, METHODS[meth], kind)
 
 
+@renamed_keyword("seed", "rng")
 def score_sets(
-    n_anchors,
-    n_unlabeled,
-    alpha,
-    tau_plus,
-    gamma=0.1,
-    t=0.5,
-    n_positives=10,
-    base_interval=None,
-    method="inverse",
-    seed=None,
+    n_anchors: int,
+    n_unlabeled: int,
+    alpha: float,
+    tau_plus: float,
+    gamma: float = 0.1,
+    t: float = 0.5,
+    n_positives: int = 10,
+    base_interval: tuple[float, float] | None = None,
+    method: str = "inverse",
+    rng: RNGLike = None,
     *,
-    parent="uniform",
-    anchor_offset=0,
+    parent: str | FrozenDist = "uniform",
+    anchor_offset: int = 0,
 ) -> ScoreSets:
     r"""Unlabeled score sets of the thesis's numerical study (seed 003, §6.6.1, Algorithm 6).
 
@@ -630,8 +640,9 @@ def score_sets(
         radius 1/t; the thesis text's is (-0.5, 0.5).
     method : {"inverse", "accept-reject"}
         Exact inversion (README, "Notes on the sources (errata)") or Algorithms 7-8; same laws.
-    seed : None, int, SeedSequence or Generator
-        Key of the counter-based generator (same seed => same arrays for any thread count).
+    rng : None, int, SeedSequence or Generator
+        Key of the counter-based generator (same rng seed => same arrays for any thread count;
+        ``seed`` before 0.2.0, deprecated).
     parent : "uniform" or a frozen ``scipy.stats.norm`` / ``scipy.stats.uniform``
         "uniform" is Algorithm 6; a frozen law is used for every anchor (``scipy.stats.norm()``
         with t = 2 reproduces Fig. 6.8), and then ``gamma`` is unused.
@@ -649,7 +660,7 @@ def score_sets(
     Examples
     --------
     >>> from negtheory.generators import score_sets
-    >>> s = score_sets(1000, 64, alpha=0.9, tau_plus=0.1, seed=0)
+    >>> s = score_sets(1000, 64, alpha=0.9, tau_plus=0.1, rng=0)
     >>> s.scores.shape, s.positives.shape
     ((1000, 64), (1000, 10))
     >>> bool(0.08 < 1 - s.is_true_negative.mean() < 0.12)
@@ -657,7 +668,7 @@ def score_sets(
     """
     blocks = list(
         iter_score_sets(
-            n_anchors, n_unlabeled, alpha, tau_plus, gamma, t, n_positives, base_interval, method, seed,
+            n_anchors, n_unlabeled, alpha, tau_plus, gamma, t, n_positives, base_interval, method, rng,
             parent=parent, chunk_size=max(int_scalar("n_anchors", n_anchors, 1), 1), anchor_offset=anchor_offset,
         )
     )  # fmt: skip

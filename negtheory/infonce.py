@@ -36,6 +36,7 @@ x-grid and Phi(x)^K is built by repeated multiplication, one multiply per node a
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
@@ -49,6 +50,9 @@ from ._validation import (
     real_scalar,
     scalar_or_array,
 )
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, FloatArray, FloatOrArray, FrozenDist, IntOrArray, RNGLike, Size
 
 __all__ = [
     "reliability",
@@ -304,7 +308,7 @@ def _k_array(k):
     return real_array("k", k, 1.0)
 
 
-def reliability(mu, k):
+def reliability(mu: ArrayLike, k: ArrayLike) -> FloatOrArray:
     r"""Reliability of a training sample with K negatives (seed 000, eq. 3-4).
 
     .. math:: P(A) = \int_{-\infty}^{\infty} \phi(x - \mu)\, \Phi(x)^K \, dx,
@@ -351,7 +355,7 @@ def reliability(mu, k):
     return scalar_or_array(out)
 
 
-def auc_from_mu(mu):
+def auc_from_mu(mu: ArrayLike) -> FloatOrArray:
     r"""Training AUC at K = 1 for q = N(mu, 1), p = N(0, 1) (seed 000, eq. 7): AUC = Phi(mu / sqrt 2).
 
     The printed eq. 7, AUC = \int phi(x - mu) Phi(x) dx, is P(X > Y) for X ~ N(mu, 1),
@@ -368,7 +372,7 @@ def auc_from_mu(mu):
     return scalar_or_array(np.asarray(ndtr(mu_a / math.sqrt(2.0))))
 
 
-def mu_from_auc(auc):
+def mu_from_auc(auc: ArrayLike) -> FloatOrArray:
     r"""Invert eq. 7 of seed 000: mu_q = sqrt(2) Phi^{-1}(AUC), for AUC in (0, 1).
 
     Examples
@@ -385,7 +389,7 @@ def _lam_array(lam):
     return real_array("lam", lam, 0.0, 1.0)
 
 
-def sample_fractions(k, mu_label, mu_pred):
+def sample_fractions(k: ArrayLike, mu_label: ArrayLike, mu_pred: ArrayLike) -> tuple[FloatOrArray, FloatOrArray, FloatOrArray]:
     r"""Fractions of good, bad and easy training samples (seed 000, eq. 5 divided by N).
 
     .. math::
@@ -425,7 +429,7 @@ def sample_fractions(k, mu_label, mu_pred):
     return scalar_or_array(good), scalar_or_array(bad), scalar_or_array(easy)
 
 
-def effectiveness(k, mu_label, mu_pred, lam=0.9):
+def effectiveness(k: ArrayLike, mu_label: ArrayLike, mu_pred: ArrayLike, lam: ArrayLike = 0.9) -> FloatOrArray:
     r"""Training effectiveness v at one training stage (seed 000, eq. 6).
 
     .. math:: v = \lambda\,(|G| - |B|)/N + (1 - \lambda)\,|E|/N.
@@ -455,7 +459,7 @@ def _steps_arg(steps) -> int:
     return int_scalar("steps", steps, 1)
 
 
-def overall_effectiveness(k, mu_label, lam=0.9, t_max=3.0, steps=None):
+def overall_effectiveness(k: ArrayLike, mu_label: ArrayLike, lam: ArrayLike = 0.9, t_max: ArrayLike = 3.0, steps: int | None = None) -> FloatOrArray:
     r"""Training effectiveness averaged over the simulated training curve (seed 000, §3 end, §4.3).
 
     The model's positive mean follows mu'(t) = mu_q (1 - e^{-t}), t in [0, t_max]; v(t) is
@@ -514,7 +518,7 @@ def _curves(mus: np.ndarray, k_max: int, t_max: float, steps: int):
     return a, b
 
 
-def effectiveness_curve(mu_label, lam=0.9, k_max=1000, t_max=3.0, steps=None):
+def effectiveness_curve(mu_label: ArrayLike, lam: ArrayLike = 0.9, k_max: int = 1000, t_max: float = 3.0, steps: int | None = None) -> FloatArray:
     r"""Trajectory-averaged effectiveness v-bar(K) for every integer K = 1..k_max at once.
 
     Same quantity as :func:`overall_effectiveness` (seed 000, eq. 6 averaged over §4.3's
@@ -560,7 +564,7 @@ def effectiveness_curve(mu_label, lam=0.9, k_max=1000, t_max=3.0, steps=None):
     return lam_e * a + (1.0 - lam_e) * (1.0 - a) + b * (2.0 * a * (1.0 - lam_e) - 1.0)
 
 
-def optimal_k(mu_label, lam=0.9, k_max=1000, t_max=3.0, steps=None):
+def optimal_k(mu_label: ArrayLike, lam: ArrayLike = 0.9, k_max: int = 1000, t_max: float = 3.0, steps: int | None = None) -> IntOrArray:
     r"""Optimal negative sampling ratio K* = argmax_K v-bar(K) over K = 1..k_max (seed 000, §3, §4.3).
 
     Parameters
@@ -601,7 +605,7 @@ def optimal_k(mu_label, lam=0.9, k_max=1000, t_max=3.0, steps=None):
     return scalar_or_array(np.asarray(kstar, dtype=np.int64))
 
 
-def optimal_k_from_auc(train_auc, lam=0.9, k_max=1000, t_max=3.0, steps=None):
+def optimal_k_from_auc(train_auc: ArrayLike, lam: ArrayLike = 0.9, k_max: int = 1000, t_max: float = 3.0, steps: int | None = None) -> IntOrArray:
     """Optimal K* from the training AUC at K = 1 (seed 000, eq. 7 then §4.3).
 
     :func:`optimal_k` at mu_q = :func:`mu_from_auc` (train_auc); train_auc in [0.5, 1) (the paper
@@ -620,7 +624,7 @@ def optimal_k_from_auc(train_auc, lam=0.9, k_max=1000, t_max=3.0, steps=None):
     return optimal_k(mu, lam, k_max, t_max, steps)
 
 
-def ans_schedule(step, total_steps, k_opt, warmup=0.1):
+def ans_schedule(step: ArrayLike, total_steps: int, k_opt: ArrayLike, warmup: ArrayLike = 0.1) -> FloatOrArray:
     r"""Negative ratio K of adaptive negative sampling (ANS, seed 000 §5, Fig. 6).
 
     K rises quickly from 1 to K* during the first ``warmup`` fraction of training, then declines
@@ -666,7 +670,7 @@ def ans_schedule(step, total_steps, k_opt, warmup=0.1):
     return scalar_or_array(np.asarray(out, dtype=np.float64))
 
 
-def draw_negative_counts(k, size=None, rng=None):
+def draw_negative_counts(k: ArrayLike, size: Size = None, rng: RNGLike = None) -> IntOrArray:
     r"""Integer negative counts |N| for a real-valued ratio K (seed 000, eq. 8).
 
     .. math:: P(|N| = \lfloor K \rfloor) = 1 - \{K\}, \qquad P(|N| = \lfloor K \rfloor + 1) = \{K\},
@@ -716,7 +720,7 @@ def _check_frozen(name, dist):
         raise TypeError(f"{name} must be a frozen scipy.stats continuous distribution (e.g. scipy.stats.norm(0, 1)), got {dist!r}")
 
 
-def reliability_dist(k, pos, neg, *, epsrel=1e-10):
+def reliability_dist(k: ArrayLike, pos: FrozenDist, neg: FrozenDist, *, epsrel: float = 1e-10) -> FloatOrArray:
     r"""P(positive score > max of K negative scores) for arbitrary score laws (seed 000, eq. 3).
 
     .. math:: P = \int q(x) F_p(x)^K dx = \int_0^1 S_q\big(F_p^{-1}(w^{1/K})\big)\, dw,
@@ -764,7 +768,7 @@ def reliability_dist(k, pos, neg, *, epsrel=1e-10):
     return scalar_or_array(np.asarray(out))
 
 
-def effectiveness_dist(k, pos, neg, pos_pred, neg_pred, lam=0.9):
+def effectiveness_dist(k: ArrayLike, pos: FrozenDist, neg: FrozenDist, pos_pred: FrozenDist, neg_pred: FrozenDist, lam: float = 0.9) -> FloatOrArray:
     r"""Training effectiveness v (seed 000, eq. 5-6) for arbitrary score laws.
 
     P(A) = :func:`reliability_dist` (k, pos, neg) for the real laws q, p and P(B) likewise for

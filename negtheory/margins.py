@@ -5,7 +5,7 @@ Part of the textbook mechanics (seed 001); :mod:`negtheory.mechanics` re-exports
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from scipy.special import logsumexp
@@ -14,8 +14,13 @@ from ._validation import (
     real_array,
     real_scalar,
     scalar_or_array,
+)
+from ._validation import (
     temperature_array as _tau,
 )
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, FloatOrArray
 
 __all__ = [
     "infonce_loss",
@@ -25,7 +30,7 @@ __all__ = [
 ]
 
 
-def infonce_loss(pos, neg, tau=1.0):
+def infonce_loss(pos: ArrayLike, neg: ArrayLike, tau: ArrayLike = 1.0) -> FloatOrArray:
     r"""InfoNCE loss with temperature (seed 001, *Modern Formulations: The InfoNCE Loss*).
 
     .. math::
@@ -66,7 +71,7 @@ def infonce_loss(pos, neg, tau=1.0):
     return scalar_or_array(np.asarray(out))
 
 
-def effective_margin(beta, tau, k):
+def effective_margin(beta: ArrayLike, tau: ArrayLike, k: ArrayLike) -> FloatOrArray:
     r"""Effective margin of InfoNCE, m_eff = beta + tau ln K (seed 001, *Connection to Margin-Based Losses*).
 
     With a positive similarity alpha and K easy negatives of similarity beta (beta < alpha),
@@ -95,7 +100,7 @@ class HingeComparison(NamedTuple):
     holds: np.ndarray  #: error <= tol
 
 
-def hinge_comparison(alpha, beta, tau, k, tol=0.01):
+def hinge_comparison(alpha: ArrayLike, beta: ArrayLike, tau: ArrayLike, k: ArrayLike, tol: float = 0.01) -> HingeComparison:
     r"""Exact InfoNCE loss with K equal negatives against its hinge approximation (seed 001).
 
     With the positive at similarity alpha and all K negatives at beta the loss is exactly

@@ -32,13 +32,13 @@ module re-exports them as the chapter's index.
 
 from __future__ import annotations
 
-from .nce import nce_objective, nce_sample_objective, nce_optimal_score
-from .margins import infonce_loss, effective_margin, hinge_comparison, HingeComparison
 from .coverage import coverage_probability, k_min
-from .temperature import softmax_entropy, entropy_temperature_derivative, temperature_for_entropy, EntropyTemperatureController
-from .mining import semi_hard_mask, triplet_loss, mine_negatives
 from .false_negatives import expected_false_negatives, min_exclusion_window
-from .pool_costs import negative_costs, NegativeCosts, hard_negative_probability
+from .margins import HingeComparison, effective_margin, hinge_comparison, infonce_loss
+from .mining import mine_negatives, semi_hard_mask, triplet_loss
+from .nce import nce_objective, nce_optimal_score, nce_sample_objective
+from .pool_costs import NegativeCosts, hard_negative_probability, negative_costs
+from .temperature import EntropyTemperatureController, entropy_temperature_derivative, softmax_entropy, temperature_for_entropy
 
 __all__ = [
     "nce_objective",

@@ -5,6 +5,7 @@ Part of the textbook mechanics (seed 001); :mod:`negtheory.mechanics` re-exports
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,6 +15,9 @@ from ._validation import (
     real_scalar,
     scalar_or_array,
 )
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, BoolArray, FloatArray, IntArray, RNGLike
 
 __all__ = [
     "semi_hard_mask",
@@ -32,7 +36,7 @@ def _distances(d_ap, d_an):
     return ap, an
 
 
-def semi_hard_mask(d_ap, d_an, margin):
+def semi_hard_mask(d_ap: ArrayLike, d_an: ArrayLike, margin: float) -> BoolArray:
     r"""Semi-hard candidates d(a,p) < d(a,n) < d(a,p) + m (seed 001, *Mining Strategies*).
 
     Parameters
@@ -55,7 +59,7 @@ def semi_hard_mask(d_ap, d_an, margin):
     return (an > ap[:, None]) & (an < ap[:, None] + m)
 
 
-def triplet_loss(d_ap, d_an, margin):
+def triplet_loss(d_ap: ArrayLike, d_an: ArrayLike, margin: float) -> FloatArray:
     r"""Triplet hinge loss max(0, d(a,p) - d(a,n) + m) (seed 001, *Mining Strategies*).
 
     It is 0 for easy negatives (d(a,n) >= d(a,p) + m), in (0, m) for semi-hard ones and > m
@@ -76,7 +80,7 @@ def triplet_loss(d_ap, d_an, margin):
 _STRATEGIES = ("random", "hard", "semi-hard")
 
 
-def mine_negatives(d_ap, d_an, strategy="semi-hard", margin=0.2, *, pick="hardest", rng=None):
+def mine_negatives(d_ap: ArrayLike, d_an: ArrayLike, strategy: str = "semi-hard", margin: float = 0.2, *, pick: str = "hardest", rng: RNGLike = None) -> IntArray:
     r"""Choose one negative per anchor: random, hard or semi-hard mining (seed 001, *Mining Strategies*).
 
     * ``'random'``: uniform over the candidates (cheap; often easy, zero-loss negatives);

@@ -6,6 +6,7 @@ Part of the textbook mechanics (seed 001); :mod:`negtheory.mechanics` re-exports
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,6 +15,9 @@ from ._validation import (
     real_scalar,
     scalar_or_array,
 )
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, FloatArray, FloatOrArray
 
 __all__ = [
     "nce_objective",
@@ -37,7 +41,7 @@ def _prob(name, p):
     return arr / s
 
 
-def nce_objective(g, p_data, q, k):
+def nce_objective(g: ArrayLike, p_data: ArrayLike, q: ArrayLike, k: float) -> FloatOrArray:
     r"""NCE population objective on a finite space (seed 001, *From Generative Modeling to NCE*).
 
     .. math::
@@ -89,7 +93,7 @@ def nce_objective(g, p_data, q, k):
     return scalar_or_array(np.asarray(_log_sigmoid(ga) @ p + kk * (_log_sigmoid(-ga) @ qq)))
 
 
-def nce_sample_objective(g_data, g_noise, k):
+def nce_sample_objective(g_data: ArrayLike, g_noise: ArrayLike, k: float) -> float:
     r"""Sample version of the NCE objective (seed 001): an unbiased estimate of :func:`nce_objective`.
 
     .. math:: \hat J = \frac1n \sum_i \ln \sigma(g(x_i)) + k \cdot \frac1m \sum_j \ln(1 - \sigma(g(\tilde x_j))).
@@ -117,7 +121,7 @@ def nce_sample_objective(g_data, g_noise, k):
     return float(np.mean(_log_sigmoid(gd)) + kk * np.mean(_log_sigmoid(-gn)))
 
 
-def nce_optimal_score(p_data, q, k):
+def nce_optimal_score(p_data: ArrayLike, q: ArrayLike, k: float) -> FloatArray:
     r"""Maximiser of the NCE objective of seed 001: g*(x) = ln p_data(x) - ln q(x) - ln k.
 
     Points with p_data = 0 get g* = -inf, points with q = 0 (and p_data > 0) +inf.

@@ -5,17 +5,20 @@ Part of the textbook mechanics (seed 001); :mod:`negtheory.mechanics` re-exports
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from scipy.special import gammaln
 
-from .coverage import coverage_probability
 from ._validation import (
     int_scalar,
     real_array,
     scalar_or_array,
 )
+from .coverage import coverage_probability
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, FloatOrArray
 
 __all__ = [
     "negative_costs",
@@ -33,7 +36,7 @@ class NegativeCosts(NamedTuple):
     dots_shared: np.ndarray  #: B (S + 1) dot products
 
 
-def negative_costs(batch_size, k, pool_size):
+def negative_costs(batch_size: ArrayLike, k: ArrayLike, pool_size: ArrayLike) -> NegativeCosts:
     r"""Memory and dot-product cost of per-example vs shared-pool negatives (seed 001, *In-Batch vs. Global Negatives*).
 
     Per-example negatives (K per anchor) store B K embeddings and compute B (K + 1) dot products;
@@ -59,7 +62,7 @@ def negative_costs(batch_size, k, pool_size):
     return NegativeCosts(as_int(b * kk), as_int(s * np.ones_like(b)), as_int(b * (kk + 1)), as_int(b * (s + 1)))
 
 
-def hard_negative_probability(n, rho, population=None):
+def hard_negative_probability(n: ArrayLike, rho: ArrayLike, population: ArrayLike | None = None) -> FloatOrArray:
     r"""Probability that n negatives contain at least one hard negative (seed 001, *In-Batch vs. Global Negatives*).
 
     With a fraction rho of hard negatives in the corpus:

@@ -25,13 +25,18 @@ first (2-D) or are a single row (1-D). Index arrays are int64 item indices.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
 from scipy.special import logsumexp
 
+from ._deprecation import renamed_keyword
 from ._validation import as_float_array, as_generator, check_range, int_scalar, real_array, scalar_or_array
 from .sampling import AliasTable, boltzmann
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, FloatArray, FloatOrArray, IntArray, RNGLike
 
 __all__ = [
     "relaxed_softmax_loss",
@@ -77,7 +82,7 @@ def _rs_inputs(scores, positive, negatives, include_positive):
     return one, g2, pos.astype(np.int64), v.astype(np.int64)
 
 
-def relaxed_softmax_loss(scores, positive, negatives, *, include_positive=False):
+def relaxed_softmax_loss(scores: ArrayLike, positive: ArrayLike, negatives: ArrayLike, *, include_positive: bool = False) -> FloatOrArray:
     r"""Relaxed-Softmax loss (seed 004, eq. 5).
 
     .. math:: L_{(i,j)} = -G(i, j) + \ln \sum_{j' \in V_{(i,j)}} \exp G(i, j'),
@@ -117,7 +122,7 @@ def relaxed_softmax_loss(scores, positive, negatives, *, include_positive=False)
     return float(out[0]) if one else out
 
 
-def relaxed_softmax_grad(scores, positive, negatives, *, include_positive=False):
+def relaxed_softmax_grad(scores: ArrayLike, positive: ArrayLike, negatives: ArrayLike, *, include_positive: bool = False) -> FloatArray:
     r"""Gradient of the Relaxed-Softmax loss with respect to the scores G(i, .) (seed 004, eq. 6).
 
     .. math:: \frac{\partial L}{\partial G(i, \cdot)} = -e_j + \sum_{j' \in V} \hat g_i(j')\, e_{j'},
@@ -148,7 +153,7 @@ def relaxed_softmax_grad(scores, positive, negatives, *, include_positive=False)
     return grad[0] if one else grad
 
 
-def relaxed_softmax_limit_grad(scores, positive, proposal):
+def relaxed_softmax_limit_grad(scores: ArrayLike, positive: ArrayLike, proposal: ArrayLike) -> FloatArray:
     r"""Large-n limit of the Relaxed-Softmax gradient (seed 004, eq. 7).
 
     .. math:: \nabla L \to -e_j + \mathbb E_{j' \sim B}[e_{j'}] = -e_j + B,
@@ -179,7 +184,7 @@ def relaxed_softmax_limit_grad(scores, positive, proposal):
     return b[0] if one else b
 
 
-def effective_temperature(temperature):
+def effective_temperature(temperature: ArrayLike) -> FloatOrArray:
     r"""Temperature of the law that weights the eq.-7 gradient when Q = B(G, D, T): T / (T + 1) (seed 004, §2.3).
 
     Sampling Q proportional to D e^{G/T} and weighting each sample by e^{G} (eq. 6) targets
@@ -247,7 +252,7 @@ class MixtureOfGaussiansTask:
     and 10, 50 or 90 components in the paper). The paper does not state the component
     parameters; here (a documented choice) the means are uniform on [0.1, 0.9]^2, the standard
     deviations uniform on ``scale`` per axis, the correlations uniform on (-0.7, 0.7) and the
-    weights Dirichlet(1), all drawn from ``seed``.
+    weights Dirichlet(1), all drawn from ``rng``.
 
     Parameters
     ----------
@@ -255,8 +260,8 @@ class MixtureOfGaussiansTask:
         Number of Gaussian components (>= 1).
     n_context, n_target : int
         card(I), card(J).
-    seed : int, SeedSequence or Generator, optional
-        Draws the component parameters.
+    rng : int, SeedSequence or Generator, optional
+        Draws the component parameters (``seed`` before 0.2.0, deprecated).
     scale : (float, float)
         Range of the per-axis standard deviations, on the unit square.
 
@@ -270,7 +275,7 @@ class MixtureOfGaussiansTask:
     Examples
     --------
     >>> from negtheory.relaxed_softmax import MixtureOfGaussiansTask
-    >>> task = MixtureOfGaussiansTask(10, n_context=100, n_target=80, seed=0)
+    >>> task = MixtureOfGaussiansTask(10, n_context=100, n_target=80, rng=0)
     >>> task.joint.shape, round(float(task.joint.sum()), 12)
     ((100, 80), 1.0)
     >>> i, j = task.sample(5, rng=1)
@@ -278,21 +283,22 @@ class MixtureOfGaussiansTask:
     ((5,), True)
     """
 
-    def __init__(self, n_components=50, n_context=1000, n_target=1000, seed=0, *, scale=(0.03, 0.12)):
+    @renamed_keyword("seed", "rng")
+    def __init__(self, n_components: int = 50, n_context: int = 1000, n_target: int = 1000, rng: RNGLike = 0, *, scale: tuple[float, float] = (0.03, 0.12)):
         self.n_components = int_scalar("n_components", n_components, 1)
         self.n_context = int_scalar("n_context", n_context, 1)
         self.n_target = int_scalar("n_target", n_target, 1)
         lo = real_array("scale", scale, 0.0, lo_open=True)
         if lo.shape != (2,) or lo[0] > lo[1]:
             raise ValueError(f"scale must be a pair (low, high) with 0 < low <= high, got {scale!r}")
-        gen = as_generator(seed)
+        gen = as_generator(rng)
         c = self.n_components
         self.means = gen.uniform(0.1, 0.9, size=(c, 2))
         self.stds = gen.uniform(lo[0], lo[1], size=(c, 2))
         self.rho = gen.uniform(-0.7, 0.7, size=c)
         self.weights = gen.dirichlet(np.ones(c))
-        self._log_joint = None
-        self._table = None
+        self._log_joint: np.ndarray | None = None
+        self._table: AliasTable | None = None
 
     @property
     def log_joint(self) -> np.ndarray:
@@ -334,7 +340,7 @@ class MixtureOfGaussiansTask:
     def target_popularity(self) -> np.ndarray:
         return np.exp(logsumexp(self.log_joint, axis=0))
 
-    def sample(self, n, rng=None):
+    def sample(self, n: int, rng: RNGLike = None) -> tuple[IntArray, IntArray]:
         """Draw n i.i.d. pairs (i, j) ~ P with an alias table over the I x J cells (O(1) per pair).
 
         Returns
@@ -354,7 +360,7 @@ class MixtureOfGaussiansTask:
 # --------------------------------------------------------------------------------------------
 # metrics (eq. 9-10, KL, Prec@k)
 # --------------------------------------------------------------------------------------------
-def kl_divergence(p, q, *, axis=-1):
+def kl_divergence(p: ArrayLike, q: ArrayLike, *, axis: int = -1) -> FloatOrArray:
     r"""KL(p || q) = sum p ln(p / q) along ``axis`` (seed 004, §2.3.2 and Fig. 2-4: KL(P_i || g_i)).
 
     Both arguments are non-negative weights, normalised along ``axis``; terms with p = 0 add 0
@@ -432,7 +438,7 @@ def _evaluate(g, p, pairs, stat):
     return float(np.mean(stat(less, greater)))
 
 
-def approx_mpr(model, joint=None, pairs=None):
+def approx_mpr(model: ArrayLike, joint: ArrayLike | None = None, pairs: tuple[ArrayLike, ArrayLike] | None = None) -> float:
     r"""Approximate mean percentile rank (seed 004, eq. 10).
 
     .. math:: \mathrm{MPR} = \mathbb E_{(i,j) \sim P}\, \mathbb E_{j' \sim U(J)}\, \mathbf 1\{g_i(j) > g_i(j')\},
@@ -463,7 +469,7 @@ def approx_mpr(model, joint=None, pairs=None):
     return _evaluate(g, p, pairs, lambda less, greater: less / n)
 
 
-def precision_at_k(model, k, joint=None, pairs=None):
+def precision_at_k(model: ArrayLike, k: int, joint: ArrayLike | None = None, pairs: tuple[ArrayLike, ArrayLike] | None = None) -> float:
     r"""Prec@k: probability that a positive target ranks in the top k of all targets (seed 004, §3.2.3).
 
     Item j of context i is in the top k when fewer than k items score strictly higher
@@ -482,7 +488,7 @@ def precision_at_k(model, k, joint=None, pairs=None):
     return _evaluate(g, p, pairs, lambda less, greater: (greater < kk).astype(float))
 
 
-def expected_likelihood(model_probs, joint=None, pairs=None):
+def expected_likelihood(model_probs: ArrayLike, joint: ArrayLike | None = None, pairs: tuple[ArrayLike, ArrayLike] | None = None) -> float:
     r"""Likelihood metric E_{(i,j)~P} g_i(j) (seed 004, eq. 9), exact under ``joint`` or averaged over ``pairs``.
 
     Examples

@@ -34,6 +34,7 @@ draws on every machine and thread count.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
@@ -41,6 +42,9 @@ from scipy.optimize import brentq
 from scipy.special import logsumexp
 
 from ._validation import as_float_array, as_generator, check_range, int_scalar, real_array, real_scalar
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, FloatArray, FloatOrArray, IntArray, IntOrArray, RNGLike, Size
 
 __all__ = [
     "unigram_proposal",
@@ -194,7 +198,7 @@ def _counts(counts):
     return c
 
 
-def unigram_proposal(counts, alpha=0.75):
+def unigram_proposal(counts: ArrayLike, alpha: float = 0.75) -> FloatArray:
     r"""Smoothed unigram proposal q(c) = f_c^alpha / sum_c' f_c'^alpha (seed 001, *Designing the Proposal Distribution*).
 
     alpha < 1 flattens the frequency law (rare classes gain mass, frequent ones lose it);
@@ -244,7 +248,7 @@ def _subset_mask(name, subset, n):
     return mask
 
 
-def proposal_mass(counts, minority, alpha=0.75):
+def proposal_mass(counts: ArrayLike, minority: ArrayLike, alpha: ArrayLike = 0.75) -> FloatOrArray:
     r"""Probability mass that q proportional to f^alpha puts on a set of (minority) classes (seed 001).
 
     .. math:: M(\alpha) = \frac{\sum_{c \in \mathcal M} f_c^\alpha}{\sum_c f_c^\alpha}.
@@ -277,7 +281,7 @@ def proposal_mass(counts, minority, alpha=0.75):
     return out[()] if out.ndim == 0 else out
 
 
-def solve_alpha(counts, minority, target, bracket=(0.0, 1.0), *, xtol=1e-12):
+def solve_alpha(counts: ArrayLike, minority: ArrayLike, target: float, bracket: tuple[float, float] = (0.0, 1.0), *, xtol: float = 1e-12) -> float:
     r"""Exponent alpha at which q proportional to f^alpha gives the minority classes a target mass (seed 001).
 
     Solves M(alpha) = target (see :func:`proposal_mass`) by Brent's method on ``bracket``.
@@ -374,7 +378,7 @@ class AliasTable:
     0
     """
 
-    def __init__(self, p):
+    def __init__(self, p: ArrayLike):
         self.p = _probability_vector("p", p)
         self.support = np.flatnonzero(self.p > 0).astype(np.int64)
         q = self.p[self.support]
@@ -385,7 +389,7 @@ class AliasTable:
         """Number of categories (including zero-probability ones)."""
         return int(self.p.size)
 
-    def sample(self, size=None, rng=None):
+    def sample(self, size: Size = None, rng: RNGLike = None) -> IntOrArray:
         """Draw indices in [0, n) with probabilities ``p``.
 
         Parameters
@@ -429,7 +433,7 @@ class InverseCDFSampler:
     [1, 2]
     """
 
-    def __init__(self, p):
+    def __init__(self, p: ArrayLike):
         self.p = _probability_vector("p", p)
         self.support = np.flatnonzero(self.p > 0).astype(np.int64)
         cdf = np.cumsum(self.p[self.support])
@@ -442,7 +446,7 @@ class InverseCDFSampler:
         """Number of categories (including zero-probability ones)."""
         return int(self.p.size)
 
-    def sample(self, size=None, rng=None):
+    def sample(self, size: Size = None, rng: RNGLike = None) -> IntOrArray:
         """Draw indices in [0, n) with probabilities ``p`` (see :meth:`AliasTable.sample`)."""
         shape = _size_shape(size)
         gen = as_generator(rng)
@@ -505,7 +509,7 @@ def _log_boltzmann(scores, degeneracy, temperature, axis):
     return out
 
 
-def boltzmann(scores, degeneracy="uniform", temperature=1.0, *, axis=-1, log=False):
+def boltzmann(scores: ArrayLike, degeneracy: str | ArrayLike = "uniform", temperature: float = 1.0, *, axis: int = -1, log: bool = False) -> FloatArray:
     r"""Boltzmann negative-sampling law B(G, D, T) of seed 004, eq. 8.
 
     .. math:: B_{(G, D, T)}(j) = \frac{D(j) \exp(G(j) / T)}{\sum_{j'} D(j') \exp(G(j') / T)}.
@@ -555,7 +559,7 @@ def boltzmann(scores, degeneracy="uniform", temperature=1.0, *, axis=-1, log=Fal
     return np.moveaxis(out, -1, ax)
 
 
-def sample_boltzmann(scores, degeneracy="uniform", temperature=1.0, size=1, rng=None):
+def sample_boltzmann(scores: ArrayLike, degeneracy: str | ArrayLike = "uniform", temperature: float = 1.0, size: int = 1, rng: RNGLike = None) -> IntArray:
     r"""Draw negatives from B(G, D, T) (seed 004, eq. 8), independently for every context row.
 
     Parameters

@@ -6,6 +6,7 @@ Part of the textbook mechanics (seed 001); :mod:`negtheory.mechanics` re-exports
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.optimize import brentq
@@ -15,8 +16,13 @@ from ._validation import (
     real_array,
     real_scalar,
     scalar_or_array,
+)
+from ._validation import (
     temperature_array as _tau,
 )
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, FloatOrArray
 
 __all__ = [
     "softmax_entropy",
@@ -43,7 +49,7 @@ def _softmax_parts(scores, tau):
     return s_b, t, logp, p
 
 
-def softmax_entropy(scores, tau=1.0):
+def softmax_entropy(scores: ArrayLike, tau: ArrayLike = 1.0) -> FloatOrArray:
     r"""Entropy H(tau) of the softmax over negative similarities (seed 001, *The Temperature and Negative Hardness*).
 
     .. math:: p_i = \frac{e^{s_i/\tau}}{\sum_j e^{s_j/\tau}}, \qquad H(\tau) = -\sum_i p_i \ln p_i .
@@ -78,7 +84,7 @@ def _var_p(scores, tau):
     return var, np.broadcast_to(t, var.shape)
 
 
-def entropy_temperature_derivative(scores, tau=1.0):
+def entropy_temperature_derivative(scores: ArrayLike, tau: ArrayLike = 1.0) -> FloatOrArray:
     r"""dH/dtau = Var_p(s) / tau^3 (seed 001, *The Temperature and Negative Hardness*).
 
     The variance is taken under the softmax law p(tau). It vanishes when all scores are equal
@@ -111,7 +117,7 @@ def _entropy_range(s):
     return math.log(m), math.log(s.size)
 
 
-def temperature_for_entropy(scores, target):
+def temperature_for_entropy(scores: ArrayLike, target: float) -> float:
     r"""Temperature tau at which H(tau) equals ``target`` (seed 001; H is increasing in tau, dH/dtau = Var_p/tau^3 >= 0).
 
     Solved by Brent's method in log tau. The reachable entropies are (ln m, ln K), m the number
@@ -193,7 +199,7 @@ class EntropyTemperatureController:
     True
     """
 
-    def __init__(self, low, high, tau=1.0, *, max_factor=2.0, tau_min=1e-6, tau_max=1e6):
+    def __init__(self, low: float, high: float, tau: float = 1.0, *, max_factor: float = 2.0, tau_min: float = 1e-6, tau_max: float = 1e6):
         self.low = real_scalar("low", low, 0.0)
         self.high = real_scalar("high", high, 0.0)
         if not self.low < self.high:
@@ -204,7 +210,7 @@ class EntropyTemperatureController:
         self.tau_max = real_scalar("tau_max", tau_max, self.tau_min)
         self.history: list[tuple[float, float]] = []
 
-    def update(self, scores) -> float:
+    def update(self, scores: ArrayLike) -> float:
         """Record the entropy of ``scores`` (shape (K,) or (B, K)) at the current tau; return the next tau."""
         s = np.atleast_2d(real_array("scores", scores))
         tau = self.tau

@@ -29,10 +29,19 @@ that rule, on a candidate grid (as in the tables) or on the exact order statisti
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._validation import as_generator, real_array, real_scalar
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    import numpy.typing as npt
+    import pandas as pd
+
+    from ._typing import ArrayLike, BoolArray, FloatArray, RNGLike
 
 __all__ = [
     "SIMPLE",
@@ -52,7 +61,7 @@ SIMPLE, HARD, FALSE, POSITIVE = 0, 1, 2, 3
 CATEGORY_NAMES = ("simple", "hard", "false", "positive")
 
 #: Tables I-II of seed 002 (counts of each category at the listed thresholds).
-PAPER_TABLES = {
+PAPER_TABLES: dict[str, Any] = {
     "table1": {
         "upper": (0.35, 0.34, 0.335, 0.33),
         "lower": 0.0,
@@ -89,7 +98,7 @@ def _scores_labels(scores, labels):
     return s, lab
 
 
-def categorize(scores, upper, lower, labels=None):
+def categorize(scores: ArrayLike, upper: float, lower: float, labels: ArrayLike | None = None) -> npt.NDArray[np.int8]:
     r"""Category of every sample: SIMPLE (0), HARD (1), FALSE (2) negative, or POSITIVE (3) (seed 002).
 
     Parameters
@@ -133,7 +142,7 @@ def _threshold(name, value):
     return float(arr)  # +-inf allowed: 'no false negatives' / 'no simple negatives'
 
 
-def category_counts(scores, upper, lower, labels=None):
+def category_counts(scores: ArrayLike, upper: float, lower: float, labels: ArrayLike | None = None) -> dict[str, int]:
     """Number of samples in each category (seed 002, one column of Tables I-II).
 
     Returns
@@ -156,7 +165,7 @@ def _counts_sorted(neg_sorted, x):
     return neg_sorted.size - np.searchsorted(neg_sorted, x, side="right")
 
 
-def threshold_table(scores, upper, lower, labels=None):
+def threshold_table(scores: ArrayLike, upper: ArrayLike, lower: ArrayLike, labels: ArrayLike | None = None) -> pd.DataFrame:
     r"""Counts and fractions of each category over a grid of thresholds, as in Tables I-II of seed 002.
 
     Parameters
@@ -211,7 +220,7 @@ def threshold_table(scores, upper, lower, labels=None):
     )
 
 
-def choose_thresholds(scores, false_frac=0.001, hard_frac=0.05, labels=None, *, upper_grid=None, lower_grid=None, denominator="all"):
+def choose_thresholds(scores: ArrayLike, false_frac: float = 0.001, hard_frac: float = 0.05, labels: ArrayLike | None = None, *, upper_grid: ArrayLike | None = None, lower_grid: ArrayLike | None = None, denominator: str = "all") -> tuple[float, float]:
     r"""Thresholds (upper, lower) that hit target fractions of false and hard negatives (seed 002).
 
     With N the number of samples (``denominator='all'``; positives included when ``labels``
@@ -296,7 +305,7 @@ def choose_thresholds(scores, false_frac=0.001, hard_frac=0.05, labels=None, *, 
     return upper, lower
 
 
-def paper_table_scores(rng=None, *, positives=True):
+def paper_table_scores(rng: RNGLike = None, *, positives: bool = True) -> tuple[FloatArray, BoolArray]:
     r"""Synthetic scores whose category counts reproduce Tables I-II of seed 002 exactly.
 
     Negative scores are spread uniformly inside the intervals cut by all the thresholds of the

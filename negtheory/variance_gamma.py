@@ -66,6 +66,7 @@ The inverse CDF uses the symmetry and a safeguarded Newton iteration on log S(z)
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
@@ -73,6 +74,9 @@ import numpy as np
 from ._numeric import _ndtri
 from ._validation import as_float_array, int_scalar, real_array, real_scalar, scalar_or_array
 from .distribution import ScoreDistribution
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, FloatOrArray
 
 __all__ = ["InnerProduct", "inner_product"]
 
@@ -343,7 +347,7 @@ class InnerProduct(ScoreDistribution):
 
     name = "inner_product"
 
-    def __init__(self, d, lam):
+    def __init__(self, d: int, lam: float):
         self.d, self.lam = _check_d_lam(d, lam)
 
     def _kernel(self, op, x):
@@ -390,22 +394,22 @@ class InnerProduct(ScoreDistribution):
     def _var(self):
         return self.d * self.lam * self.lam
 
-    def median(self):
+    def median(self) -> float:
         """The median, 0 (the law is symmetric)."""
         return 0.0
 
-    def interval(self, confidence):
+    def interval(self, confidence: ArrayLike) -> tuple[FloatOrArray, FloatOrArray]:
         """Equal-tailed interval (ppf((1 - c)/2), ppf((1 + c)/2)) holding probability ``confidence``."""
         c = real_array("confidence", confidence, 0.0, 1.0)
         lo = self.ppf((1.0 - c) / 2.0)
         return lo, -lo
 
-    def cf(self, t):
+    def cf(self, t: ArrayLike) -> FloatOrArray:
         r"""Characteristic function E[e^{itX}] = (1 + lam^2 t^2)^{-d/2} (eq. 3.11 with X = lam Y / 2)."""
         t = as_float_array("t", t, allow_inf=True)
         return scalar_or_array((1.0 + (self.lam * t) ** 2) ** (-0.5 * self.d))
 
-    def kurtosis(self):
+    def kurtosis(self) -> float:
         """Excess kurtosis 6 / d (the fourth cumulant of Z1 - Z2 over its squared variance)."""
         return 6.0 / self.d
 
@@ -413,7 +417,7 @@ class InnerProduct(ScoreDistribution):
         return f"inner_product(d={self.d}, lam={self.lam!r})"
 
 
-def inner_product(d, lam) -> InnerProduct:
+def inner_product(d: int, lam: float) -> InnerProduct:
     r"""Prior law of a matrix-factorisation score <w_u, h_i> (thesis Lemma 3.1, eq. 3.6/3.18/3.19).
 
     .. math:: f(x; d, \lambda) = \frac{1}{\lambda\sqrt{\pi}\,\Gamma(d/2)}

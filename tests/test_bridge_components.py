@@ -15,12 +15,11 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from negtheory import estimators as est  # noqa: E402
-from negtheory.infonce import ans_schedule  # noqa: E402
-from negtheory.sampling import boltzmann  # noqa: E402
 from negtheory.bridge import functional as Fn  # noqa: E402
 from negtheory.bridge import modules as M  # noqa: E402
 from negtheory.bridge import samplers as S  # noqa: E402
-
+from negtheory.infonce import ans_schedule  # noqa: E402
+from negtheory.sampling import boltzmann  # noqa: E402
 
 # --------------------------------------------------------------------------------------------
 # optional dependency contract
@@ -202,7 +201,7 @@ def test_bns_sampler_prefers_low_risk_candidates():
 def test_synthetic_pu_ground_truth():
     from negtheory.bridge.data import synthetic_pu
 
-    d = synthetic_pu(n_users=200, n_items=300, tau_plus=0.2, mu_q=1.5, n_train=10, n_test=2, seed=3)
+    d = synthetic_pu(n_users=200, n_items=300, tau_plus=0.2, mu_q=1.5, n_train=10, n_test=2, rng=3)
     assert d.relevant.shape == (200, 300)
     np.testing.assert_allclose(d.relevant.float().mean(1).numpy(), 0.2)  # class prior per user
     assert float(d.utility.mean(1).abs().max()) < 1e-5 and float((d.utility.std(1, correction=0) - 1).abs().max()) < 1e-5
@@ -213,7 +212,7 @@ def test_synthetic_pu_ground_truth():
     # Phi(mu_q / sqrt 2) (finite catalog, no replacement) and above 1/2
     assert 0.6 < d.params["label_auc"] < d.params["label_auc_theory"]
     # more label noise (smaller mu_q) -> lower label AUC
-    d0 = synthetic_pu(n_users=200, n_items=300, tau_plus=0.2, mu_q=0.5, n_train=10, n_test=2, seed=3)
+    d0 = synthetic_pu(n_users=200, n_items=300, tau_plus=0.2, mu_q=0.5, n_train=10, n_test=2, rng=3)
     assert d0.params["label_auc"] < d.params["label_auc"]
     np.testing.assert_array_equal(d.item_counts.numpy(), np.bincount(d.train[:, 1].numpy(), minlength=300))
 
@@ -224,8 +223,8 @@ def test_movielens_loader_u_data_and_csv(tmp_path):
     rows = [(u, i, r) for u in (1, 2, 3) for i, r in ((10, 5), (20, 4), (30, 2), (40, 3), (50, 1))]
     (tmp_path / "u.data").write_text("".join(f"{u}\t{i}\t{r}\t881250949\n" for u, i, r in rows))
     (tmp_path / "ratings.csv").write_text("user,item,rating\n" + "".join(f"{u},{i},{r}\n" for u, i, r in rows))
-    a = load_movielens(tmp_path, min_rating=3, test_fraction=0.4, seed=0)  # a folder holding u.data
-    b = load_movielens(tmp_path / "ratings.csv", min_rating=3, test_fraction=0.4, seed=0)
+    a = load_movielens(tmp_path, min_rating=3, test_fraction=0.4, rng=0)  # a folder holding u.data
+    b = load_movielens(tmp_path / "ratings.csv", min_rating=3, test_fraction=0.4, rng=0)
     for d in (a, b):
         assert (d.n_users, d.n_items) == (3, 3)
         assert d.train.shape[0] + d.test.shape[0] == 9 and d.test.shape[0] == 3  # floor(0.4 * 3) per user

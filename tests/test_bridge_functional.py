@@ -11,9 +11,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from negtheory import estimators as est  # noqa: E402
+from negtheory.bridge import functional as Fn  # noqa: E402
 from negtheory.mechanics import nce_sample_objective  # noqa: E402
 from negtheory.relaxed_softmax import relaxed_softmax_loss  # noqa: E402
-from negtheory.bridge import functional as Fn  # noqa: E402
 
 RTOL = 1e-9
 

@@ -8,8 +8,7 @@ import pytest
 matplotlib = pytest.importorskip("matplotlib")
 
 from negtheory import infonce  # noqa: E402
-from negtheory.figures import registry  # noqa: E402
-from negtheory.figures import wu_infonce  # noqa: E402
+from negtheory.figures import registry, wu_infonce  # noqa: E402
 
 
 @pytest.mark.slow

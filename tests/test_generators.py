@@ -62,7 +62,7 @@ def test_xoshiro_reference_sequence():
 @pytest.mark.parametrize("method", ["inverse", "accept-reject"])
 def test_class_conditional_samplers_ks(base, label, method):
     alpha = 0.8
-    x = sample_class_conditional(base, alpha, label, 5000, method=method, seed=7)
+    x = sample_class_conditional(base, alpha, label, 5000, method=method, rng=7)
     cdf = cdf_tn if label == "tn" else cdf_fn
     assert st.kstest(x, lambda s: cdf(base.cdf(s), alpha)).pvalue > KS_LEVEL
 
@@ -71,13 +71,13 @@ def test_class_conditional_samplers_ks(base, label, method):
 @pytest.mark.parametrize("label", ["tn", "fn"])
 def test_acceptance_rate_is_one_over_two_alpha(alpha, label):
     n = 100_000
-    x, rate = sample_class_conditional(st.norm(), alpha, label, n, method="accept-reject", seed=3, return_acceptance=True)
+    x, rate = sample_class_conditional(st.norm(), alpha, label, n, method="accept-reject", rng=3, return_acceptance=True)
     p = 1 / (2 * alpha)
     # proposals T = sum of n geometric(p) counts: sd(n / T) ~ p sqrt((1 - p) / n)
     assert abs(rate - p) <= 5 * p * math.sqrt((1 - p) / n) + 1e-12
     if alpha == 0.5:
         assert rate == 1.0  # every proposal is accepted: the laws equal the parent
-    _, rate_inv = sample_class_conditional(st.norm(), alpha, label, 10, seed=3, return_acceptance=True)
+    _, rate_inv = sample_class_conditional(st.norm(), alpha, label, 10, rng=3, return_acceptance=True)
     assert rate_inv == 1.0
 
 
@@ -85,14 +85,14 @@ def test_generic_parent_uses_the_same_random_stream_as_numba():
     # the kernel produces parent-CDF values for every parent; a parent without a numba fast
     # path (logistic) maps them with its own ppf, so the CDF values agree exactly
     for method in ("inverse", "accept-reject"):
-        a, r1 = sample_class_conditional(st.norm(), 0.75, "fn", 9000, method=method, seed=9, return_acceptance=True)
-        b, r2 = sample_class_conditional(st.logistic(), 0.75, "fn", 9000, method=method, seed=9, return_acceptance=True)
+        a, r1 = sample_class_conditional(st.norm(), 0.75, "fn", 9000, method=method, rng=9, return_acceptance=True)
+        b, r2 = sample_class_conditional(st.logistic(), 0.75, "fn", 9000, method=method, rng=9, return_acceptance=True)
         assert r1 == r2
         np.testing.assert_allclose(st.norm.cdf(a), st.logistic.cdf(b), rtol=1e-9, atol=1e-15)
 
 
 def test_labels_do_not_depend_on_method():
-    kw = dict(n_anchors=20, n_unlabeled=30, alpha=0.8, tau_plus=0.3, seed=5)
+    kw = dict(n_anchors=20, n_unlabeled=30, alpha=0.8, tau_plus=0.3, rng=5)
     a = score_sets(**kw)
     b = score_sets(**kw, method="accept-reject")
     np.testing.assert_array_equal(a.is_true_negative, b.is_true_negative)
@@ -100,15 +100,15 @@ def test_labels_do_not_depend_on_method():
 
 
 def test_sampler_shapes_and_reproducibility():
-    x = sample_class_conditional(st.norm(), 0.9, "tn", (3, 4), seed=1)
+    x = sample_class_conditional(st.norm(), 0.9, "tn", (3, 4), rng=1)
     assert x.shape == (3, 4)
-    np.testing.assert_array_equal(x, sample_class_conditional(st.norm(), 0.9, "tn", (3, 4), seed=1))
-    assert not np.array_equal(x, sample_class_conditional(st.norm(), 0.9, "tn", (3, 4), seed=2))
-    assert isinstance(sample_class_conditional(st.norm(), 0.9, "tn", seed=1), float)
+    np.testing.assert_array_equal(x, sample_class_conditional(st.norm(), 0.9, "tn", (3, 4), rng=1))
+    assert not np.array_equal(x, sample_class_conditional(st.norm(), 0.9, "tn", (3, 4), rng=2))
+    assert isinstance(sample_class_conditional(st.norm(), 0.9, "tn", rng=1), float)
     ss = np.random.SeedSequence(5)
     np.testing.assert_array_equal(
-        sample_class_conditional(st.norm(), 0.9, "fn", 10, method="accept-reject", seed=ss),
-        sample_class_conditional(st.norm(), 0.9, "fn", 10, method="accept-reject", seed=np.random.SeedSequence(5)),
+        sample_class_conditional(st.norm(), 0.9, "fn", 10, method="accept-reject", rng=ss),
+        sample_class_conditional(st.norm(), 0.9, "fn", 10, method="accept-reject", rng=np.random.SeedSequence(5)),
     )
 
 
@@ -122,7 +122,7 @@ def test_sampler_bad_input():
     with pytest.raises(TypeError, match="frozen"):
         sample_class_conditional(st.norm, 0.8, "tn", 5)
     with pytest.raises(TypeError, match="RandomState"):
-        sample_class_conditional(st.norm(), 0.8, "tn", 5, seed=np.random.RandomState(0))
+        sample_class_conditional(st.norm(), 0.8, "tn", 5, rng=np.random.RandomState(0))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -171,7 +171,7 @@ def _pit(res, alpha):
 @pytest.mark.parametrize("method", ["inverse", "accept-reject"])
 def test_score_sets_ks_against_exact_cdfs(method):
     alpha, tau = 0.8, 0.3
-    res = score_sets(2000, 8, alpha, tau, gamma=0.6, t=0.5, n_positives=3, method=method, seed=21)
+    res = score_sets(2000, 8, alpha, tau, gamma=0.6, t=0.5, n_positives=3, method=method, rng=21)
     assert res.scores.shape == (2000, 8) and res.is_true_negative.dtype == bool and res.positives.shape == (2000, 3)
     # class-conditional laws (pooled over anchors after the exact per-anchor CDF)
     pit = _pit(res, alpha)
@@ -191,7 +191,7 @@ def test_score_sets_ks_against_exact_cdfs(method):
 
 def test_score_sets_intervals_follow_algorithm_6():
     t, gamma = 0.5, 0.4
-    res = score_sets(3000, 2, 0.9, 0.1, gamma=gamma, t=t, n_positives=0, seed=2)
+    res = score_sets(3000, 2, 0.9, 0.1, gamma=gamma, t=t, n_positives=0, rng=2)
     lo, hi = -1 / t**2, 1 / t**2  # released code's default
     w = gamma * (hi - lo) / 2
     a, b = res.parent_params[:, 0], res.parent_params[:, 1]
@@ -201,14 +201,14 @@ def test_score_sets_intervals_follow_algorithm_6():
     x = res.raw_scores
     assert np.all(x >= a[:, None] - 1e-12) and np.all(x <= b[:, None] + 1e-12)
     # gamma = 0: every anchor gets the base interval; the thesis text's (-0.5, 0.5) is an argument
-    fixed = score_sets(5, 3, 0.9, 0.1, gamma=0.0, base_interval=(-0.5, 0.5), seed=2)
+    fixed = score_sets(5, 3, 0.9, 0.1, gamma=0.0, base_interval=(-0.5, 0.5), rng=2)
     np.testing.assert_array_equal(fixed.parent_params, np.tile([-0.5, 0.5], (5, 1)))
     assert res.positives.shape == (3000, 0)
 
 
 def test_score_sets_normal_parent_fig_6_8():
     alpha, t = 0.7, 2.0
-    res = score_sets(1, 20_000, alpha, 0.1, t=t, parent=st.norm(), n_positives=0, seed=8, method="accept-reject")
+    res = score_sets(1, 20_000, alpha, 0.1, t=t, parent=st.norm(), n_positives=0, rng=8, method="accept-reject")
     np.testing.assert_array_equal(res.parent_params, [[0.0, 1.0]])
     x = res.raw_scores
     u = st.norm.cdf(x)
@@ -220,7 +220,7 @@ def test_score_sets_normal_parent_fig_6_8():
 
 @pytest.mark.parametrize("method", ["inverse", "accept-reject"])
 def test_score_sets_reproducible_across_threads_and_chunks(method):
-    kw = dict(n_anchors=103, n_unlabeled=17, alpha=0.85, tau_plus=0.2, n_positives=4, method=method, seed=12345)
+    kw = dict(n_anchors=103, n_unlabeled=17, alpha=0.85, tau_plus=0.2, n_positives=4, method=method, rng=12345)
     saved = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
@@ -241,7 +241,7 @@ def test_score_sets_reproducible_across_threads_and_chunks(method):
     np.testing.assert_array_equal(part.scores, one.scores[50:90])
     np.testing.assert_array_equal(part.positives, one.positives[50:90])
     assert part.anchor_offset == 50
-    other = score_sets(**{**kw, "seed": 54321})
+    other = score_sets(**{**kw, "rng": 54321})
     assert not np.array_equal(other.scores, one.scores)
 
 
@@ -249,18 +249,18 @@ def test_class_sampler_reproducible_across_threads():
     saved = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
-        a = sample_class_conditional(st.uniform(), 0.9, "fn", 20_000, method="accept-reject", seed=4)
+        a = sample_class_conditional(st.uniform(), 0.9, "fn", 20_000, method="accept-reject", rng=4)
         numba.set_num_threads(max(2, saved))
-        b = sample_class_conditional(st.uniform(), 0.9, "fn", 20_000, method="accept-reject", seed=4)
+        b = sample_class_conditional(st.uniform(), 0.9, "fn", 20_000, method="accept-reject", rng=4)
     finally:
         numba.set_num_threads(saved)
     np.testing.assert_array_equal(a, b)
 
 
 def test_score_sets_degenerate_but_legal():
-    res = score_sets(50, 1, 0.5, 0.5, gamma=1.0, n_positives=1, seed=0)  # alpha = tau = 1/2, N = 1
+    res = score_sets(50, 1, 0.5, 0.5, gamma=1.0, n_positives=1, rng=0)  # alpha = tau = 1/2, N = 1
     assert np.isfinite(res.scores).all() and res.scores.shape == (50, 1)
-    res = score_sets(50, 5, 1.0, 1e-9, gamma=0.0, seed=0, method="accept-reject")
+    res = score_sets(50, 5, 1.0, 1e-9, gamma=0.0, rng=0, method="accept-reject")
     assert res.is_true_negative.all()
 
 
@@ -289,4 +289,4 @@ def test_score_sets_bad_input(kwargs, match):
 
 def test_overflow_is_reported():
     with pytest.raises(FloatingPointError, match="overflow"):
-        score_sets(2, 2, 0.9, 0.1, t=0.01, seed=0)  # exp(1e4)
+        score_sets(2, 2, 0.9, 0.1, t=0.01, rng=0)  # exp(1e4)

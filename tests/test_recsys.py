@@ -82,7 +82,7 @@ def test_reader_rejects_bad_input(tmp_path):
 
 def test_split_rule_and_validation_are_seeded_partitions():
     pairs = np.array([[u, i] for u in range(20) for i in range(15) if (u + i) % 3])
-    d = split_interactions(pairs, 0.2, seed=3)
+    d = split_interactions(pairs, 0.2, rng=3)
     n = len(pairs)
     assert len(d.test) == round(0.2 * n) and len(d.train) == n - round(0.2 * n)
     both = {tuple(p) for p in d.train} | {tuple(p) for p in d.test}
@@ -91,7 +91,7 @@ def test_split_rule_and_validation_are_seeded_partitions():
     perm = np.random.default_rng(3).permutation(n)
     srt = np.unique(pairs, axis=0)
     assert {tuple(p) for p in srt[perm[: round(0.2 * n)]]} == {tuple(p) for p in d.test}
-    v = d.with_validation(0.25, seed=1)
+    v = d.with_validation(0.25, rng=1)
     assert len(v.valid) == round(0.25 * len(d.train))
     assert {tuple(p) for p in v.valid}.isdisjoint({tuple(p) for p in v.train})
     assert {tuple(p) for p in v.valid} | {tuple(p) for p in v.train} == {tuple(p) for p in d.train}
@@ -144,7 +144,7 @@ def test_extra_positives_are_training_items_of_the_user():
 def _toy(n_users=12, n_items=30, density=0.3, seed=0):
     rng = np.random.default_rng(seed)
     pairs = np.array([[u, i] for u in range(n_users) for i in range(n_items) if rng.random() < density])
-    return split_interactions(pairs, 0.25, seed=seed)
+    return split_interactions(pairs, 0.25, rng=seed)
 
 
 @pytest.mark.parametrize("sampler", ["rns", "pns", "dns", "aobpr", "bns"])
@@ -175,7 +175,7 @@ def test_bns_choice_matches_eq_4_26_with_the_whole_candidate_pool(n_items, prior
     d = Interactions(3, n_items, train, test)
     # one epoch; the first visited pair's negative is chosen with the initial parameters
     r = fit_bpr_sgd(d, "bns", candidates=10**6, lam=5.0, prior=prior, epochs=1, lr=1e-9, reg=0.0, progress=False,
-                    return_negatives=True, seed=4, topk=(1,))
+                    return_negatives=True, rng=4, topk=(1,))
     visit, neg = r["negatives"][0]
     # rerun with the embeddings we know: same seed -> same init; recover it from the kernel's init rule
     ss = np.random.SeedSequence(4)
@@ -204,7 +204,7 @@ def test_bns_with_one_candidate_is_uniform_and_dns_picks_the_top_scored_negative
     free = np.flatnonzero(~mask[0])
     assert stats.chisquare(np.bincount(neg[u0], minlength=12)[free]).pvalue > 1e-3
     # DNS with every negative as candidate: the highest-scored one under the initial parameters
-    r = fit_bpr_sgd(d, "dns", candidates=10**6, epochs=1, lr=1e-12, reg=0.0, progress=False, return_negatives=True, seed=2, topk=(1,))
+    r = fit_bpr_sgd(d, "dns", candidates=10**6, epochs=1, lr=1e-12, reg=0.0, progress=False, return_negatives=True, rng=2, topk=(1,))
     visit, neg = r["negatives"][0]
     init = np.random.default_rng(np.random.SeedSequence(2).spawn(3)[0])
     U = init.normal(0.0, 0.1, size=(d.n_users, 32)).astype(np.float32)
@@ -214,7 +214,7 @@ def test_bns_with_one_candidate_is_uniform_and_dns_picks_the_top_scored_negative
     s[mask[u]] = -np.inf
     assert neg[0] == np.argmax(s)
     # AOBPR with a vanishing rank scale: rank 0, the same item
-    r = fit_bpr_sgd(d, "aobpr", rank_scale=1e-6, epochs=1, lr=1e-12, reg=0.0, progress=False, return_negatives=True, seed=2, topk=(1,))
+    r = fit_bpr_sgd(d, "aobpr", rank_scale=1e-6, epochs=1, lr=1e-12, reg=0.0, progress=False, return_negatives=True, rng=2, topk=(1,))
     assert r["negatives"][0][1][0] == np.argmax(s)
 
 
@@ -223,7 +223,7 @@ def test_aobpr_rank_law_is_truncated_geometric():
     # P(r) ∝ exp(-r / rank_scale), r = 0 .. n_neg - 1 (chi-square)
     d = Interactions(1, 40, np.array([[0, 0], [0, 1]]), np.zeros((0, 2), dtype=np.int64))
     r = fit_bpr_sgd(d, "aobpr", rank_scale=5.0, epochs=4000, lr=1e-12, reg=0.0, progress=False, return_negatives=True,
-                    seed=0, topk=(1,), eval_every=4000)
+                    rng=0, topk=(1,), eval_every=4000)
     neg = np.concatenate([n for _, n in r["negatives"]])
     init = np.random.default_rng(np.random.SeedSequence(0).spawn(2 + 4000)[0])
     U = init.normal(0.0, 0.1, size=(1, 32)).astype(np.float32)

@@ -19,7 +19,6 @@ from scipy import stats
 from negtheory import relaxed_softmax as rs
 from negtheory.sampling import boltzmann, sample_boltzmann
 
-
 # ------------------------------------------------------------------ loss and gradient (eq. 5-6)
 
 
@@ -158,7 +157,7 @@ def test_effective_temperature_values_and_errors():
 
 
 def test_mixture_grid_matches_scipy_density():
-    task = rs.MixtureOfGaussiansTask(4, n_context=30, n_target=25, seed=7)
+    task = rs.MixtureOfGaussiansTask(4, n_context=30, n_target=25, rng=7)
     x = (np.arange(30) + 0.5) / 30
     y = (np.arange(25) + 0.5) / 25
     xx, yy = np.meshgrid(x, y, indexing="ij")
@@ -176,14 +175,14 @@ def test_mixture_grid_matches_scipy_density():
 
 
 def test_mixture_far_cells_keep_finite_logs_and_seeds_reproduce():
-    task = rs.MixtureOfGaussiansTask(2, n_context=50, n_target=50, seed=1, scale=(0.01, 0.01))
+    task = rs.MixtureOfGaussiansTask(2, n_context=50, n_target=50, rng=1, scale=(0.01, 0.01))
     assert np.isfinite(task.log_joint).all()  # log-sum-exp: 1/P_i stays finite everywhere
-    again = rs.MixtureOfGaussiansTask(2, n_context=50, n_target=50, seed=1, scale=(0.01, 0.01))
+    again = rs.MixtureOfGaussiansTask(2, n_context=50, n_target=50, rng=1, scale=(0.01, 0.01))
     np.testing.assert_array_equal(task.log_joint, again.log_joint)
 
 
 def test_mixture_sampler_chi_square():
-    task = rs.MixtureOfGaussiansTask(3, n_context=12, n_target=10, seed=8)
+    task = rs.MixtureOfGaussiansTask(3, n_context=12, n_target=10, rng=8)
     i, j = task.sample(200_000, rng=9)
     obs = np.bincount(i * 10 + j, minlength=120)
     exp = task.joint.ravel() * i.size
@@ -228,7 +227,7 @@ def test_mpr_and_precision_match_brute_force_with_ties():
 
 
 def test_mpr_on_pairs_agrees_with_monte_carlo_over_uniform_negatives():
-    task = rs.MixtureOfGaussiansTask(5, n_context=40, n_target=60, seed=11)
+    task = rs.MixtureOfGaussiansTask(5, n_context=40, n_target=60, rng=11)
     model = task.log_conditional + np.random.default_rng(12).normal(0, 0.5, size=(40, 60))
     i, j = task.sample(50_000, rng=13)
     jp = np.random.default_rng(14).integers(0, 60, size=i.size)  # j' ~ U(J), eq. 10

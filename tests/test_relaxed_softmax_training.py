@@ -21,9 +21,9 @@ from scipy import stats
 
 torch = pytest.importorskip("torch")
 
+from negtheory.bridge import relaxed_softmax_training as T  # noqa: E402
 from negtheory.relaxed_softmax import MixtureOfGaussiansTask, effective_temperature, kl_divergence, relaxed_softmax_grad  # noqa: E402
 from negtheory.sampling import boltzmann  # noqa: E402
-from negtheory.bridge import relaxed_softmax_training as T  # noqa: E402
 
 ALPHA = 1e-3  # significance level of every chi-square test here
 
@@ -179,11 +179,11 @@ def test_rs_update_with_boltzmann_negatives_targets_the_effective_temperature():
 
 
 def test_evaluate_log_g_kls_match_direct_computations():
-    task = MixtureOfGaussiansTask(4, n_context=12, n_target=9, seed=2)
+    task = MixtureOfGaussiansTask(4, n_context=12, n_target=9, rng=2)
     rng = np.random.default_rng(0)
     logits = rng.normal(size=(12, 9))
     log_g = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
-    ti, tj = T.training_pairs(task, 40, seed=1)
+    ti, tj = T.training_pairs(task, 40, rng=1)
     m = T.evaluate_log_g(log_g, task, ti, tj, prec_k=3)
     g = np.exp(log_g)
     pop = task.context_popularity
@@ -201,7 +201,7 @@ def test_evaluate_log_g_kls_match_direct_computations():
 
 
 def test_training_is_seeded_and_learns():
-    task = MixtureOfGaussiansTask(3, n_context=10, n_target=10, seed=0)
+    task = MixtureOfGaussiansTask(3, n_context=10, n_target=10, rng=0)
     kw = dict(seeds=(0, 1), n_pairs=2000, steps=100, batch_size=128, device="cpu", ranking=False)
     a = T.train_density(task, "mle", **kw)
     b = T.train_density(task, "mle", **kw)
@@ -227,7 +227,7 @@ def test_training_is_seeded_and_learns():
     ],
 )
 def test_invalid_inputs_name_the_parameter(kwargs, name):
-    task = MixtureOfGaussiansTask(2, n_context=5, n_target=5, seed=0)
+    task = MixtureOfGaussiansTask(2, n_context=5, n_target=5, rng=0)
     loss = kwargs.pop("loss")
     with pytest.raises(ValueError, match=name):
         T.train_density(task, loss, **kwargs)

@@ -16,7 +16,7 @@ from negtheory.generators import score_sets
 
 
 def test_tidy_frame_and_independent_mse():
-    df = studies.mse_study("tau_plus", [0.05, 0.2], n_anchors=1500, seed=3, progress=False)
+    df = studies.mse_study("tau_plus", [0.05, 0.2], n_anchors=1500, rng=3, progress=False)
     assert list(df.columns) == ["tau_plus", "estimator", "mse", "mse_se", "mean", "truth_mean", "n_anchors"]
     assert len(df) == 2 * len(studies.ESTIMATORS)
     # recompute point 1 (tau+ = 0.2) directly: same generator key, plain numpy statistics
@@ -38,7 +38,7 @@ def test_tidy_frame_and_independent_mse():
 
 def test_thesis_findings_at_default_parameters():
     """Fig. 6.9: BCL has the lowest MSE; Fig. 6.10: BCL and DCL are unbiased, Biased is not."""
-    df = studies.mse_study("alpha", [0.9], n_anchors=4000, seed=1, progress=False).set_index("estimator")
+    df = studies.mse_study("alpha", [0.9], n_anchors=4000, rng=1, progress=False).set_index("estimator")
     assert df.loc["bcl", "mse"] < df.loc["dcl", "mse"] < df.loc["biased", "mse"]
     truth = df.loc["bcl", "truth_mean"]
     for name in ("bcl", "dcl"):
@@ -49,7 +49,7 @@ def test_thesis_findings_at_default_parameters():
 
 
 def test_same_seed_same_frame_whatever_chunks_and_threads():
-    kw = dict(n_anchors=2500, seed=11, progress=False, estimators=("biased", "bcl", "bcl_norm"))
+    kw = dict(n_anchors=2500, rng=11, progress=False, estimators=("biased", "bcl", "bcl_norm"))
     a = studies.mse_study("gamma", [0.0, 0.3], chunk_size=1024, **kw)
     b = studies.mse_study("gamma", [0.0, 0.3], chunk_size=100_000, **kw)
     old = numba.get_num_threads()
@@ -60,12 +60,12 @@ def test_same_seed_same_frame_whatever_chunks_and_threads():
         numba.set_num_threads(old)
     pd.testing.assert_frame_equal(a, b, check_exact=True)
     pd.testing.assert_frame_equal(a, c, check_exact=True)
-    d = studies.mse_study("gamma", [0.0, 0.3], chunk_size=1024, **{**kw, "seed": 12})
+    d = studies.mse_study("gamma", [0.0, 0.3], chunk_size=1024, **{**kw, "rng": 12})
     assert not np.array_equal(a.mse.values, d.mse.values)
 
 
 def test_executor_does_not_change_the_result():
-    kw = dict(n_anchors=2100, seed=5, progress=False, chunk_size=1024, estimators=("dcl", "bcl"))
+    kw = dict(n_anchors=2100, rng=5, progress=False, chunk_size=1024, estimators=("dcl", "bcl"))
     local = studies.mse_study("n_unlabeled", [16, 48], **kw)
     with cf.ThreadPoolExecutor(max_workers=3) as ex:
         threaded = studies.mse_study("n_unlabeled", [16, 48], executor=ex, **kw)
@@ -77,7 +77,7 @@ def test_dask_executor_matches_local():
     pytest.importorskip("distributed")
     from distributed import Client, LocalCluster
 
-    kw = dict(n_anchors=2100, seed=5, progress=False, chunk_size=1024, estimators=("biased", "bcl"))
+    kw = dict(n_anchors=2100, rng=5, progress=False, chunk_size=1024, estimators=("biased", "bcl"))
     local = studies.mse_study("t", [0.5, 1.0], **kw)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
         remote = studies.mse_study("t", [0.5, 1.0], executor=client, **kw)
@@ -86,7 +86,7 @@ def test_dask_executor_matches_local():
 
 def test_checkpoint_resumes_without_recomputing(tmp_path, monkeypatch):
     path = tmp_path / "study.jsonl"
-    kw = dict(n_anchors=1200, seed=2, progress=False, estimators=("biased", "bcl"))
+    kw = dict(n_anchors=1200, rng=2, progress=False, estimators=("biased", "bcl"))
     full = studies.mse_study("alpha", [0.6, 0.8, 1.0], **kw)
     # a first run that finished two points, then was interrupted inside the third
     studies.mse_study("alpha", [0.6, 0.8, 1.0], checkpoint=path, **kw)

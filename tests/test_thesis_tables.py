@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 from negtheory.bridge import functional as Fn  # noqa: E402
 from negtheory.bridge.recommend import LOSSES, _loss, fit_mf  # noqa: E402
 from negtheory.cli import main  # noqa: E402
-from negtheory.recsys import load_split, split_interactions  # noqa: E402
+from negtheory.recsys import split_interactions  # noqa: E402
 from negtheory.reproduce.thesis_numbers import THESIS  # noqa: E402
 
 
@@ -23,13 +23,13 @@ def _planted(n_users=40, n_items=50, seed=0):
     cu, ci = rng.integers(0, 5, n_users), rng.integers(0, 5, n_items)
     p = np.where(cu[:, None] == ci[None, :], 0.5, 0.03)
     pairs = np.argwhere(rng.random((n_users, n_items)) < p)
-    return split_interactions(pairs, 0.2, seed=seed)
+    return split_interactions(pairs, 0.2, rng=seed)
 
 
 @pytest.mark.parametrize("loss", LOSSES)
 def test_every_loss_trains_mf_above_random(loss):
     d = _planted()
-    r = fit_mf(d, loss, epochs=25, batch_size=64, lr=0.02, eval_every=25, topk=(5,), progress=False, seed=1)
+    r = fit_mf(d, loss, epochs=25, batch_size=64, lr=0.02, eval_every=25, topk=(5,), progress=False, rng=1)
     free = ~d.train_mask()
     base = d.test_mask().sum() / free.sum()  # precision@5 of a random ranking
     assert r["history"][-1]["test_precision@5"] > 1.5 * base
@@ -60,7 +60,7 @@ def test_loss_assembly_follows_the_released_conventions():
 
 
 def test_validation_drives_early_stopping_and_best_epoch():
-    d = _planted(seed=3).with_validation(0.2, seed=0)
+    d = _planted(seed=3).with_validation(0.2, rng=0)
     r = fit_mf(d, "infonce", epochs=60, batch_size=64, lr=0.05, eval_every=1, patience=3, topk=(10,), progress=False)
     hist = r["history"]
     vals = [h["valid_ndcg@10"] for h in hist]

@@ -30,6 +30,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
     ) from exc
 
 from . import functional  # noqa: E402
+
 from .modules import (  # noqa: E402  # isort: skip
     BayesianContrastiveLoss,
     BCELoss,

@@ -42,11 +42,11 @@ def _cmd_train_split(args: argparse.Namespace) -> int:
         input_file(args.test, "--test")
     out = output_dir(args.out, "--out") if args.out is not None else None
     if args.data_dir is not None:
-        data = load_movielens_dir(args.data_dir, seed=args.split_seed)
+        data = load_movielens_dir(args.data_dir, rng=args.split_seed)
     else:
         data = load_split(args.train, args.test)
     if args.valid_fraction:
-        data = data.with_validation(args.valid_fraction, seed=args.seed)
+        data = data.with_validation(args.valid_fraction, rng=args.seed)
     sgd = args.optimizer == "sgd" and args.loss in ("bpr", "bns")
     if args.loss == "bns" and not sgd:
         raise ValueError("loss 'bns' is the BPR-MF SGD sampler of thesis ch. 4: use --optimizer sgd")
@@ -59,7 +59,7 @@ def _cmd_train_split(args: argparse.Namespace) -> int:
                           reg=args.weight_decay if args.weight_decay is not None else 0.01,
                           epochs=args.epochs if args.epochs is not None else 100, candidates=args.candidates, lam=args.lam,
                           prior=args.prior, eval_every=args.eval_every, topk=topk,
-                          eval_on="both" if len(data.valid) else "test", seed=args.seed, progress=not args.quiet)
+                          eval_on="both" if len(data.valid) else "test", rng=args.seed, progress=not args.quiet)
     else:
         from negtheory.bridge.recommend import fit_mf
 
@@ -71,7 +71,7 @@ def _cmd_train_split(args: argparse.Namespace) -> int:
                      negatives=args.negatives, extra_positives=args.extra_positives,
                      temperature=args.temperature if args.temperature is not None else 1.0, tau_plus=args.tau_plus,
                      hcl_beta=args.hcl_beta, alpha=args.alpha, beta=args.beta, eval_every=args.eval_every, topk=topk,
-                     patience=args.patience, seed=args.seed, device=args.device, progress=not args.quiet)
+                     patience=args.patience, rng=args.seed, device=args.device, progress=not args.quiet)
     final = res["history"][-1]
     summary = {"data": data.summary(), "config": res["config"], "final": final, "seconds": round(res["seconds"], 2)}
     if res.get("best_epoch") is not None:
@@ -112,7 +112,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
             setattr(args, name, default)
     kw = dict(
         data=args.data, model=args.model, loss=args.loss, epochs=args.epochs, device=args.device, out=args.out,
-        seed=args.seed, progress=not args.quiet, k=args.k, batch_size=args.batch_size, lr=args.lr, dim=args.dim,
+        rng=args.seed, progress=not args.quiet, k=args.k, batch_size=args.batch_size, lr=args.lr, dim=args.dim,
         tau_plus=args.tau_plus, alpha=args.alpha, beta=args.beta, ans=args.ans, probe=not args.no_probe,
         weight_decay=args.weight_decay, hcl_beta=args.hcl_beta,
     )  # fmt: skip

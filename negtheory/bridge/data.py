@@ -23,11 +23,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
+from .._deprecation import renamed_keyword
+from .._rng import int_seed
 from .._validation import int_scalar, real_scalar
+
+if TYPE_CHECKING:
+    import os
+
+    from .._typing import RNGLike
 
 __all__ = ["RecData", "synthetic_pu", "load_movielens", "DigitsData", "load_digits_views", "augment_digits"]
 
@@ -75,17 +84,18 @@ def _gumbel_topk(logits: np.ndarray, k: int, rng: np.random.Generator) -> np.nda
     return np.argsort(-g, axis=1)[:, :k]
 
 
+@renamed_keyword("seed", "rng")
 def synthetic_pu(
-    n_users=300,
-    n_items=400,
-    dim=8,
-    tau_plus=0.1,
-    mu_q=2.0,
-    n_train=20,
-    n_test=5,
-    signal=0.9,
-    seed=0,
-):
+    n_users: int = 300,
+    n_items: int = 400,
+    dim: int = 8,
+    tau_plus: float = 0.1,
+    mu_q: float = 2.0,
+    n_train: int = 20,
+    n_test: int = 5,
+    signal: float = 0.9,
+    rng: RNGLike = 0,
+) -> RecData:
     r"""Synthetic positive-unlabeled implicit feedback with ground truth (Wu et al. seed 000 §3; thesis ch. 6).
 
     .. math::
@@ -107,7 +117,9 @@ def synthetic_pu(
         Observed interactions per user (disjoint; the test ones are held out).
     signal : float in [0, 1]
         Share s of the utility variance that a rank-``dim`` model can learn.
-    seed : int
+    rng : int, SeedSequence, Generator or None
+        An int is the seed (stored in ``params["seed"]``); a Generator or SeedSequence gives one
+        63-bit seed; ``None`` a fresh one (``seed`` before 0.2.0, deprecated).
 
     Returns
     -------
@@ -120,7 +132,7 @@ def synthetic_pu(
     Examples
     --------
     >>> from negtheory.bridge.data import synthetic_pu
-    >>> d = synthetic_pu(n_users=50, n_items=100, seed=0)
+    >>> d = synthetic_pu(n_users=50, n_items=100, rng=0)
     >>> d.train.shape[0], d.test.shape[0], int(d.relevant.sum(1)[0])
     (1000, 250, 10)
     >>> round(d.params["label_auc_theory"], 3), round(d.params["label_auc"], 2)   # finite catalog, no replacement
@@ -136,6 +148,7 @@ def synthetic_pu(
     if n_train + n_test > n_items:
         raise ValueError(f"n_train + n_test = {n_train + n_test} exceeds n_items = {n_items}")
     signal = real_scalar("signal", signal, 0.0, 1.0)
+    seed = int_seed("rng", rng)
     rng = np.random.default_rng(seed)
     a = rng.standard_normal((n_users, dim))
     b = rng.standard_normal((n_items, dim))
@@ -165,7 +178,8 @@ def synthetic_pu(
     )  # fmt: skip
 
 
-def load_movielens(path, min_rating=None, test_fraction=0.2, seed=0):
+@renamed_keyword("seed", "rng")
+def load_movielens(path: str | os.PathLike[str], min_rating: float | None = None, test_fraction: float = 0.2, rng: RNGLike = 0) -> RecData:
     r"""Implicit feedback from a MovieLens file at a user-supplied ``path`` (no download).
 
     Accepts MovieLens-100K's ``u.data`` (tab separated user, item, rating, timestamp; the path of
@@ -179,7 +193,8 @@ def load_movielens(path, min_rating=None, test_fraction=0.2, seed=0):
     min_rating : float, optional
         Keep only ratings >= this value (None: every rating is an implicit positive).
     test_fraction : float in [0, 1)
-    seed : int
+    rng : int, SeedSequence, Generator or None
+        Seeds the split (an int is stored in ``params["seed"]``; ``seed`` before 0.2.0, deprecated).
 
     Returns
     -------
@@ -216,6 +231,7 @@ def load_movielens(path, min_rating=None, test_fraction=0.2, seed=0):
     _, uid = np.unique(u, return_inverse=True)
     _, iid = np.unique(i, return_inverse=True)
     pairs = np.unique(np.stack([uid, iid], axis=1), axis=0)  # repeated ratings count once
+    seed = int_seed("rng", rng)
     rng = np.random.default_rng(seed)
     is_test = np.zeros(len(pairs), dtype=bool)
     order = np.argsort(pairs[:, 0], kind="stable")
@@ -246,11 +262,14 @@ class DigitsData:
     n_classes: int = 10
 
 
-def load_digits_views(test_fraction=0.3, seed=0):
+@renamed_keyword("seed", "rng")
+def load_digits_views(test_fraction: float = 0.3, rng: RNGLike = 0) -> DigitsData:
     r"""The bundled 8x8 digits of scikit-learn (no download), scaled to [0, 1], with a train/test split.
 
     10 balanced classes: an in-batch negative shares the anchor's class with probability
     tau+ ~ 0.1, the thesis's image setting (ch. 6). Labels are used only by the linear probe.
+    ``rng`` (int, SeedSequence, Generator or None; ``seed`` before 0.2.0, deprecated) seeds the
+    torch Generator of the split: an int directly, anything else through one 63-bit draw.
 
     Examples
     --------
@@ -264,7 +283,7 @@ def load_digits_views(test_fraction=0.3, seed=0):
     ds = load_digits()
     x = torch.tensor(ds.data / 16.0, dtype=torch.float32)
     y = torch.tensor(ds.target, dtype=torch.long)
-    g = torch.Generator().manual_seed(seed)
+    g = torch.Generator().manual_seed(int_seed("rng", rng))
     perm = torch.randperm(len(y), generator=g)
     n_test = int(round(test_fraction * len(y)))
     return DigitsData(x, y, perm[n_test:], perm[:n_test])

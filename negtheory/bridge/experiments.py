@@ -20,12 +20,18 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from .._deprecation import renamed_keyword
+from .._rng import int_seed
 from ..infonce import optimal_k_from_auc
 from .train import train
+
+if TYPE_CHECKING:
+    from .._typing import RNGLike
 
 __all__ = ["wu_k_sweep", "mse_sim_vs_train", "downstream", "run_all", "plot_wu", "plot_mse", "plot_downstream"]
 
@@ -46,7 +52,7 @@ def wu_k_sweep(mu_qs=(1.0, 3.0), ks=(1, 2, 4, 8, 16, 32, 64), epochs=8, seeds=(0
     rows = []
     for mu in mu_qs:
         for seed in seeds:
-            base = dict(data="synthetic", loss="infonce", epochs=epochs, probe=False, progress=progress, seed=seed,
+            base = dict(data="synthetic", loss="infonce", epochs=epochs, probe=False, progress=progress, rng=seed,
                         synthetic=dict(syn, mu_q=mu))  # fmt: skip
             r1 = None
             runs = {}
@@ -73,8 +79,12 @@ def wu_k_sweep(mu_qs=(1.0, 3.0), ks=(1, 2, 4, 8, 16, 32, 64), epochs=8, seeds=(0
     return pd.DataFrame(rows)
 
 
-def mse_sim_vs_train(loss="infonce", epochs=8, batch_size=128, temperature=0.5, n_anchors=4000, seed=0, progress=False):
+@renamed_keyword("seed", "rng")
+def mse_sim_vs_train(loss: str = "infonce", epochs: int = 8, batch_size: int = 128, temperature: float = 0.5, n_anchors: int = 4000, rng: RNGLike = 0, progress: bool = False) -> pd.DataFrame:
     """Experiment 2: real per-batch MSE (digits, in-batch negatives) vs mse_study at the measured parameters.
+
+    ``rng`` (int, SeedSequence, Generator or None; ``seed`` before 0.2.0, deprecated) gives one
+    integer seed that seeds both the training run and the simulation.
 
     Returns a DataFrame with one row per (epoch, estimator, source in {"training", "simulation"}):
     alpha, tau_plus, n, mse, rmse (MSE / mean truth^2), truth_mean.
@@ -82,8 +92,9 @@ def mse_sim_vs_train(loss="infonce", epochs=8, batch_size=128, temperature=0.5, 
     from ..studies import mse_study
     from .probes import summarize
 
+    seed = int_seed("rng", rng)  # one int for the training run and the simulation
     r = train(data="digits", loss=loss, epochs=epochs, batch_size=batch_size, temperature=temperature, probe=True,
-              probe_every=1, progress=progress, seed=seed)  # fmt: skip
+              probe_every=1, progress=progress, rng=seed)  # fmt: skip
     rows = []
     probe = pd.DataFrame(r["probe_rows"])
     for ep in sorted(probe.epoch.unique()):
@@ -92,7 +103,7 @@ def mse_sim_vs_train(loss="infonce", epochs=8, batch_size=128, temperature=0.5, 
         n = int(round(s["n"]))
         sim = mse_study(
             "alpha", [alpha], n_anchors=n_anchors, n_unlabeled=n, tau_plus=float(s["tau_plus"]), t=temperature, beta=0.5,
-            n_positives=1, estimators=("biased", "dcl", "bcl", "bcl_norm"), seed=seed, progress=False, base_interval=(-1.0, 1.0),
+            n_positives=1, estimators=("biased", "dcl", "bcl", "bcl_norm"), rng=seed, progress=False, base_interval=(-1.0, 1.0),
         )  # fmt: skip
         for est in ("biased", "dcl", "bcl", "bcl_norm"):
             rows.append(dict(epoch=int(ep), estimator=est, source="training", alpha=s["alpha"], tau_plus=s["tau_plus"], n=n,
@@ -114,14 +125,14 @@ def downstream(digits_losses=("infonce", "dcl", "hcl", "bcl"), rec_losses=("bpr"
     rows = []
     for seed in seeds:
         for loss in digits_losses:
-            r = train(data="digits", loss=loss, epochs=digits_epochs, batch_size=128, probe=False, progress=progress, seed=seed)
+            r = train(data="digits", loss=loss, epochs=digits_epochs, batch_size=128, probe=False, progress=progress, rng=seed)
             rows.append(dict(task="digits", loss=loss, seed=seed, metric="probe_acc", value=r["final"]["probe_acc"]))
         syn = dict(n_users=300, n_items=400, tau_plus=0.1, mu_q=2.0)
         syn.update(synthetic or {})
         datasets = [("synthetic", "synthetic")] + ([("movielens", f"movielens:{movielens}")] if movielens else [])
         for task, data in datasets:
             for loss in rec_losses:
-                r = train(data=data, loss=loss, epochs=rec_epochs, k=8.0, probe=False, progress=progress, seed=seed, synthetic=syn)
+                r = train(data=data, loss=loss, epochs=rec_epochs, k=8.0, probe=False, progress=progress, rng=seed, synthetic=syn)
                 for key in ("ndcg@10", "recall@10", "precision_true@10"):
                     if key in r["final"]:
                         rows.append(dict(task=task, loss=loss, seed=seed, metric=key, value=_best(r["history"], key)))

@@ -56,13 +56,17 @@ from __future__ import annotations
 
 import math
 import sys
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..estimators import _check_abt
 from .._validation import real_scalar
+from ..estimators import _check_abt
+
+if TYPE_CHECKING:
+    from torch import Tensor
 
 __all__ = [
     "infonce",
@@ -182,7 +186,7 @@ def _softmax_family_loss(pos, log_n_theta):
 # --------------------------------------------------------------------------------------------
 # softmax family: InfoNCE, DCL, HCL, BCL
 # --------------------------------------------------------------------------------------------
-def infonce(pos_logits, neg_logits, reduction="mean"):
+def infonce(pos_logits: Tensor, neg_logits: Tensor, reduction: str = "mean") -> Tensor:
     r"""InfoNCE loss, the biased estimator (thesis eq. 6.46; seed 000 eq. 1).
 
     .. math:: \ell = -\log\frac{e^{s^+}}{e^{s^+} + \sum_{i=1}^N e^{s_i}}
@@ -214,7 +218,7 @@ def _infonce_core(pos, neg):
     return _softmax_family_loss(pos, _lse(neg))
 
 
-def dcl(pos_logits, neg_logits, tau_plus, pos_extra_logits=None, floor=None, reduction="mean"):
+def dcl(pos_logits: Tensor, neg_logits: Tensor, tau_plus: float, pos_extra_logits: Tensor | None = None, floor: float | None = None, reduction: str = "mean") -> Tensor:
     r"""Debiased contrastive loss (Chuang et al. 2020; thesis eq. 6.47).
 
     .. math::
@@ -261,7 +265,7 @@ def _dcl_core(pos, neg, n, tp, log_pbar, floor):
     return _softmax_family_loss(pos, log_n_theta)
 
 
-def hcl(pos_logits, neg_logits, tau_plus, beta, pos_extra_logits=None, floor=None, reduction="mean"):
+def hcl(pos_logits: Tensor, neg_logits: Tensor, tau_plus: float, beta: float, pos_extra_logits: Tensor | None = None, floor: float | None = None, reduction: str = "mean") -> Tensor:
     r"""Hard-negative contrastive loss (Robinson et al. 2021) with the DCL correction.
 
     Importance weights w_i proportional to x-hat_i^beta = e^{beta s_i}, normalised by their
@@ -394,7 +398,7 @@ def _flat2(t: torch.Tensor) -> torch.Tensor:
     return t.reshape(-1, t.shape[-1])
 
 
-def ecdf_counts(neg_logits):
+def ecdf_counts(neg_logits: Tensor) -> Tensor:
     r"""#{j : s_j <= s_i} for every score of each anchor (thesis eq. 6.30's numerator).
 
     One sort per row, then one O(N) pass over the sorted row (the end of every run of ties, by a
@@ -529,7 +533,7 @@ class _LogPowerRatio(torch.autograd.Function):
         return out, None
 
 
-def bcl_log_weights(neg_logits, alpha, beta, tau_plus):
+def bcl_log_weights(neg_logits: Tensor, alpha: float, beta: float, tau_plus: float) -> Tensor:
     r"""log of BCL's importance weights omega (thesis eq. 6.24-6.26, 6.29-6.30).
 
     .. math::
@@ -575,7 +579,7 @@ def _bcl_core(pos, neg, n, alpha, beta, tau_plus, normalize_weights):
     return _softmax_family_loss(pos, log_n_theta)
 
 
-def bcl(pos_logits, neg_logits, alpha, beta, tau_plus, normalize=False, reduction="mean", *, normalize_weights=None):
+def bcl(pos_logits: Tensor, neg_logits: Tensor, alpha: float, beta: float, tau_plus: float, normalize: bool = False, reduction: str = "mean", *, normalize_weights: bool | None = None) -> Tensor:
     r"""Bayesian contrastive loss (thesis ch. 6, eq. 6.48).
 
     .. math:: N\hat\theta_{BCL} = \sum_i \omega_i e^{s_i}
@@ -619,7 +623,7 @@ def bcl(pos_logits, neg_logits, alpha, beta, tau_plus, normalize=False, reductio
 # --------------------------------------------------------------------------------------------
 # pairwise / pointwise losses
 # --------------------------------------------------------------------------------------------
-def bpr(pos_logits, neg_logits, weight=None, reduction="mean"):
+def bpr(pos_logits: Tensor, neg_logits: Tensor, weight: Tensor | None = None, reduction: str = "mean") -> Tensor:
     r"""Bayesian personalised ranking loss (Rendle et al. 2009; thesis eq. 3.29, 4.1).
 
     .. math:: \ell = \frac1N\sum_{i=1}^N -\log\sigma(s^+ - s_i) = \frac1N\sum_i \mathrm{softplus}(s_i - s^+),
@@ -650,7 +654,7 @@ def _bpr_core(pos, neg, n):
     return F.softplus(neg - pos[..., None]).sum(dim=-1) / n
 
 
-def dpl(pos_logits, neg_logits, tau_plus, pos_extra_logits=None, eps=1e-6, reduction="mean"):
+def dpl(pos_logits: Tensor, neg_logits: Tensor, tau_plus: float, pos_extra_logits: Tensor | None = None, eps: float = 1e-6, reduction: str = "mean") -> Tensor:
     r"""Debiased pairwise loss (thesis ch. 5, eq. 5.17-5.18).
 
     .. math::
@@ -709,7 +713,7 @@ def _dpl_core(pos, neg, n, tp, extra, eps, masked):
     return -torch.log(torch.clamp(p_hat, min=eps))
 
 
-def bce(pos_logits, neg_logits, k=None, reduction="mean"):
+def bce(pos_logits: Tensor, neg_logits: Tensor, k: float | None = None, reduction: str = "mean") -> Tensor:
     r"""Binary cross-entropy / negative-sampling (NCE-style) loss (seed 001).
 
     .. math:: \ell = -\log\sigma(s^+) - k\,\frac1N\sum_{i=1}^N \log(1 - \sigma(s_i)),
@@ -736,7 +740,7 @@ def _bce_core(pos, neg, n, k):
     return F.softplus(-pos) + (s if k is None else (k / n) * s)
 
 
-def relaxed_softmax(pos_logits, neg_logits, include_positive=False, reduction="mean"):
+def relaxed_softmax(pos_logits: Tensor, neg_logits: Tensor, include_positive: bool = False, reduction: str = "mean") -> Tensor:
     r"""Relaxed-Softmax loss (seed 004, eq. 5).
 
     .. math:: \ell = -s^+ + \log\sum_{j \in V} e^{s_j},

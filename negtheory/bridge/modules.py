@@ -35,6 +35,7 @@ torch's or numba's thread settings, and every module works under ``torch.compile
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import torch
 import torch.nn.functional as F
@@ -43,6 +44,9 @@ from torch import nn
 from .._validation import real_scalar
 from ..estimators import _check_abt
 from . import functional as Fn
+
+if TYPE_CHECKING:
+    from torch import Tensor
 
 __all__ = [
     "InfoNCELoss",
@@ -321,7 +325,7 @@ class InfoNCELoss(_PairLoss):
     def _core(self, pos, neg, n, masked):
         return Fn._infonce_core(pos, neg)
 
-    def loss_from_logits(self, pos, neg):
+    def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
         return Fn.infonce(pos, neg, reduction=self.reduction)
 
 
@@ -351,7 +355,7 @@ class DebiasedContrastiveLoss(_PairLoss):
     True
     """
 
-    def __init__(self, tau_plus=0.1, temperature=0.5, reduction="mean", normalize=True, floor="auto", *, symmetric=None):
+    def __init__(self, tau_plus: float = 0.1, temperature: float = 0.5, reduction: str = "mean", normalize: bool = True, floor: float | str | None = "auto", *, symmetric: bool | None = None):
         super().__init__(temperature, reduction, normalize, symmetric=symmetric)
         self.tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True)
         self.floor = _check_floor(floor, self.temperature, self.normalize)
@@ -359,7 +363,7 @@ class DebiasedContrastiveLoss(_PairLoss):
     def _core(self, pos, neg, n, masked):
         return Fn._dcl_core(pos, neg, n, self.tau_plus, pos, self.floor)
 
-    def loss_from_logits(self, pos, neg):
+    def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
         return Fn.dcl(pos, neg, self.tau_plus, floor=self.floor, reduction=self.reduction)
 
     def _hyper_repr(self):
@@ -386,14 +390,14 @@ class HardContrastiveLoss(DebiasedContrastiveLoss):
     True
     """
 
-    def __init__(self, tau_plus=0.1, beta=1.0, temperature=0.5, reduction="mean", normalize=True, floor="auto", *, symmetric=None):
+    def __init__(self, tau_plus: float = 0.1, beta: float = 1.0, temperature: float = 0.5, reduction: str = "mean", normalize: bool = True, floor: float | str | None = "auto", *, symmetric: bool | None = None):
         super().__init__(tau_plus, temperature, reduction, normalize, floor, symmetric=symmetric)
         self.beta = real_scalar("beta", beta, 0.0)
 
     def _core(self, pos, neg, n, masked):
         return Fn._hcl_core(pos, neg, n, self.tau_plus, self.beta, pos, self.floor)
 
-    def loss_from_logits(self, pos, neg):
+    def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
         return Fn.hcl(pos, neg, self.tau_plus, self.beta, floor=self.floor, reduction=self.reduction)
 
     def _hyper_repr(self):
@@ -423,7 +427,7 @@ class BayesianContrastiveLoss(_PairLoss):
     True
     """
 
-    def __init__(self, alpha=0.9, beta=0.5, tau_plus=0.1, temperature=0.5, reduction="mean", normalize=True, normalize_weights=False, *, symmetric=None):
+    def __init__(self, alpha: float = 0.9, beta: float = 0.5, tau_plus: float = 0.1, temperature: float = 0.5, reduction: str = "mean", normalize: bool = True, normalize_weights: bool = False, *, symmetric: bool | None = None):
         super().__init__(temperature, reduction, normalize, symmetric=symmetric)
         self.alpha, self.beta, self.tau_plus, _ = _check_abt(alpha, beta, tau_plus)
         self.normalize_weights = bool(normalize_weights)
@@ -431,7 +435,7 @@ class BayesianContrastiveLoss(_PairLoss):
     def _core(self, pos, neg, n, masked):
         return Fn._bcl_core(pos, neg, n, self.alpha, self.beta, self.tau_plus, self.normalize_weights)
 
-    def loss_from_logits(self, pos, neg):
+    def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
         return Fn.bcl(pos, neg, self.alpha, self.beta, self.tau_plus, normalize_weights=self.normalize_weights, reduction=self.reduction)
 
     def _hyper_repr(self):
@@ -460,7 +464,7 @@ class BPRLoss(_PairwiseLoss):
     def _core(self, pos, neg, n, masked):
         return Fn._bpr_core(pos, neg, n)
 
-    def loss_from_logits(self, pos, neg, weight=None):
+    def loss_from_logits(self, pos: Tensor, neg: Tensor, weight: Tensor | None = None) -> Tensor:
         return Fn.bpr(pos, neg, weight=weight, reduction=self.reduction)
 
 
@@ -484,7 +488,7 @@ class DPLLoss(_PairwiseLoss):
     True
     """
 
-    def __init__(self, tau_plus=0.1, temperature=1.0, reduction="mean", normalize=False, eps=1e-6, *, symmetric=None):
+    def __init__(self, tau_plus: float = 0.1, temperature: float = 1.0, reduction: str = "mean", normalize: bool = False, eps: float = 1e-6, *, symmetric: bool | None = None):
         super().__init__(temperature, reduction, normalize, symmetric=symmetric)
         self.tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True)
         self.eps = real_scalar("eps", eps, 0.0, 1.0, lo_open=True)
@@ -492,7 +496,7 @@ class DPLLoss(_PairwiseLoss):
     def _core(self, pos, neg, n, masked):
         return Fn._dpl_core(pos, neg, n, self.tau_plus, None, self.eps, masked)
 
-    def loss_from_logits(self, pos, neg):
+    def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
         return Fn.dpl(pos, neg, self.tau_plus, eps=self.eps, reduction=self.reduction)
 
     def _hyper_repr(self):
@@ -514,7 +518,7 @@ class BCELoss(_PairwiseLoss):
     def _core(self, pos, neg, n, masked):
         return Fn._bce_core(pos, neg, n, None)
 
-    def loss_from_logits(self, pos, neg):
+    def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
         return Fn.bce(pos, neg, reduction=self.reduction)
 
 
@@ -532,14 +536,14 @@ class RelaxedSoftmaxLoss(_PairwiseLoss):
     -0.9014
     """
 
-    def __init__(self, temperature=1.0, reduction="mean", normalize=False, include_positive=False, *, symmetric=None):
+    def __init__(self, temperature: float = 1.0, reduction: str = "mean", normalize: bool = False, include_positive: bool = False, *, symmetric: bool | None = None):
         super().__init__(temperature, reduction, normalize, symmetric=symmetric)
         self.include_positive = bool(include_positive)
 
     def _core(self, pos, neg, n, masked):
         return Fn._relaxed_core(pos, neg, self.include_positive)
 
-    def loss_from_logits(self, pos, neg):
+    def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
         return Fn.relaxed_softmax(pos, neg, include_positive=self.include_positive, reduction=self.reduction)
 
     def _hyper_repr(self):

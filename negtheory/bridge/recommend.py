@@ -37,16 +37,25 @@ from __future__ import annotations
 
 import math
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 from torch import nn
 
+from .._deprecation import renamed_keyword
+from .._rng import int_seed
+from .._validation import int_scalar, real_scalar
 from ..recsys.interactions import Interactions
 from ..recsys.metrics import topk_metrics
 from ..recsys.samplers import sample_extra_positives, sample_uninteracted
-from .._validation import int_scalar, real_scalar
 from . import functional as Fn
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from .._typing import RNGLike
 
 __all__ = ["LOSSES", "MF", "fit_mf"]
 
@@ -100,10 +109,11 @@ def _loss(name, s, m, n, cfg):
     raise ValueError(f"loss must be one of {LOSSES}, got {name!r}")
 
 
-def fit_mf(data: Interactions, loss="infonce", *, dim=32, epochs=200, batch_size=1024, optimizer="adam", lr=1e-3,
-           weight_decay=1e-5, lr_milestones=(100,), lr_gamma=0.1, negatives=5, extra_positives=5, temperature=1.0,
-           tau_plus=0.06, hcl_beta=0.5, alpha=0.55, beta=0.6, dpl_eps=1e-2, eval_every=1, topk=(5, 10, 20),
-           patience=None, monitor=None, seed=0, device="cpu", progress=True):
+@renamed_keyword("seed", "rng")
+def fit_mf(data: Interactions, loss: str = "infonce", *, dim: int = 32, epochs: int = 200, batch_size: int = 1024, optimizer: str = "adam", lr: float = 1e-3,
+           weight_decay: float = 1e-5, lr_milestones: Sequence[int] = (100,), lr_gamma: float = 0.1, negatives: int = 5, extra_positives: int = 5, temperature: float = 1.0,
+           tau_plus: float = 0.06, hcl_beta: float = 0.5, alpha: float = 0.55, beta: float = 0.6, dpl_eps: float = 1e-2, eval_every: int = 1, topk: Sequence[int] = (5, 10, 20),
+           patience: int | None = None, monitor: str | None = None, rng: RNGLike = 0, device: str = "cpu", progress: bool = True) -> dict[str, Any]:
     r"""Train MF with one loss of :data:`LOSSES` on mini-batches (see the module notes).
 
     Parameters
@@ -131,8 +141,10 @@ def fit_mf(data: Interactions, loss="infonce", *, dim=32, epochs=200, batch_size
     monitor : str, optional
         Validation metric for model selection, e.g. ``"ndcg@10"`` (the default when 10 is in
         ``topk``, else NDCG at the first list length).
-    seed : int
-        Seeds the initialisation (torch.Generator), the shuffles and the samplers (numpy).
+    rng : int, SeedSequence, Generator or None
+        Seeds the initialisation (torch.Generator), the shuffles and the samplers (numpy). An int
+        is the seed; a Generator or SeedSequence gives one 63-bit seed; ``None`` a fresh one
+        (``seed`` before 0.2.0, deprecated).
     device : {"cpu", "cuda", "auto"}
     progress : bool
 
@@ -179,7 +191,7 @@ def fit_mf(data: Interactions, loss="infonce", *, dim=32, epochs=200, batch_size
         patience = int_scalar("patience", patience, 1)
         if len(data.valid) == 0:
             raise ValueError("patience needs a validation split: use data.with_validation(fraction)")
-    seed = int_scalar("seed", seed, 0)
+    seed = int_seed("rng", rng)
     if monitor is None:
         ks = [int(k) for k in (topk if not isinstance(topk, int) else [topk])]
         monitor = f"ndcg@{10 if 10 in ks else ks[0]}"

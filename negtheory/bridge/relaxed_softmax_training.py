@@ -47,12 +47,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
+from .._deprecation import renamed_keyword
+from .._rng import int_seed
 from .._validation import int_scalar, real_scalar
 from ..relaxed_softmax import MixtureOfGaussiansTask, approx_mpr, precision_at_k
+
+if TYPE_CHECKING:
+    from .._typing import IntArray, RNGLike
 
 __all__ = [
     "METHODS",
@@ -362,27 +368,35 @@ class BilinearStack(torch.nn.Module):
 # --------------------------------------------------------------------------------------------
 # data and evaluation
 # --------------------------------------------------------------------------------------------
-def training_pairs(task, n_pairs, seed):
+@renamed_keyword("seed", "rng")
+def training_pairs(task: MixtureOfGaussiansTask, n_pairs: int, rng: RNGLike) -> tuple[IntArray, IntArray]:
     """The training set D* of one run: ``n_pairs`` i.i.d. pairs from P, from a numpy Generator seeded by (seed, n_pairs).
+
+    ``seed`` is the run's integer seed ``rng`` (an int; a Generator or SeedSequence gives one
+    63-bit seed; ``seed=`` before 0.2.0, deprecated).
 
     Examples
     --------
     >>> from negtheory.relaxed_softmax import MixtureOfGaussiansTask
     >>> from negtheory.bridge.relaxed_softmax_training import training_pairs
-    >>> task = MixtureOfGaussiansTask(5, n_context=20, n_target=20, seed=0)
-    >>> i, j = training_pairs(task, 100, seed=3)
-    >>> i.shape, bool((i == training_pairs(task, 100, seed=3)[0]).all())
+    >>> task = MixtureOfGaussiansTask(5, n_context=20, n_target=20, rng=0)
+    >>> i, j = training_pairs(task, 100, rng=3)
+    >>> i.shape, bool((i == training_pairs(task, 100, rng=3)[0]).all())
     ((100,), True)
     """
     n_pairs = int_scalar("n_pairs", n_pairs, 1)
-    seed = int_scalar("seed", seed, 0)
+    seed = int_seed("rng", rng)
     return task.sample(n_pairs, rng=np.random.default_rng([seed, n_pairs]))
 
 
-def validation_pairs(task, n_val, seed, n_pairs):
-    """Held-out pairs from P for run ``seed`` (a numpy stream (seed, n_pairs, 1) disjoint from the training one)."""
+@renamed_keyword("seed", "rng")
+def validation_pairs(task: MixtureOfGaussiansTask, n_val: int, rng: RNGLike, n_pairs: int) -> tuple[IntArray, IntArray]:
+    """Held-out pairs from P for run ``rng`` (a numpy stream (seed, n_pairs, 1) disjoint from the training one).
+
+    ``rng`` is turned into the run's integer seed as in :func:`training_pairs` (``seed=`` before 0.2.0, deprecated).
+    """
     n_val = int_scalar("n_val", n_val, 1)
-    return task.sample(n_val, rng=np.random.default_rng([int(seed), int(n_pairs), 1]))
+    return task.sample(n_val, rng=np.random.default_rng([int_seed("rng", rng), int(n_pairs), 1]))
 
 
 def evaluate_log_g(log_g, task, train_i, train_j, prec_k=10, ranking=True):

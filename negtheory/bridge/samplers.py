@@ -19,8 +19,8 @@ import math
 
 import torch
 
-from ..infonce import ans_schedule
 from .._validation import int_scalar, real_scalar
+from ..infonce import ans_schedule
 
 __all__ = [
     "bns_select",

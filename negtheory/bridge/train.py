@@ -25,15 +25,21 @@ import math
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 from torch import nn
 
+from .._deprecation import renamed_keyword, warn_renamed
+from .._rng import int_seed
 from . import functional as Fn
 from .bprac_em import CredenceWeights
 from .data import RecData, augment_digits, load_digits_views, load_movielens, synthetic_pu
 from .probes import ProbeRecorder, summarize
 from .samplers import ANSCallback, BNSSampler, boltzmann_sample, draw_negative_counts, uniform_items
+
+if TYPE_CHECKING:
+    from .._typing import RNGLike
 
 __all__ = ["TrainConfig", "train", "REC_LOSSES", "DIGITS_LOSSES", "resolve_device", "MFModel", "TowerModel", "DigitsEncoder"]
 
@@ -70,10 +76,19 @@ class TrainConfig:
     probe_every: int = 4
     probe_n: int = 64  # uniform negatives per anchor drawn by the rec probe
     device: str = "auto"
-    seed: int = 0
+    rng: int = 0  # seed of the run (``seed`` before 0.2.0); train() turns a Generator / SeedSequence into an int
     progress: bool = True
     out: str | None = None
     synthetic: dict = field(default_factory=dict)  # keyword arguments of synthetic_pu
+
+    @property
+    def seed(self) -> int:
+        """Deprecated alias of ``rng`` (removed in 0.3.0)."""
+        warn_renamed("TrainConfig", "seed", "rng", what="attribute", stacklevel=3)
+        return self.rng
+
+
+TrainConfig.__init__ = renamed_keyword("seed", "rng")(TrainConfig.__init__)  # type: ignore[method-assign]
 
 
 def resolve_device(device: str) -> torch.device:
@@ -181,15 +196,20 @@ def _floor(cfg):
 # evaluation
 # --------------------------------------------------------------------------------------------
 @torch.no_grad()
-def evaluate_rec(model, data: RecData, topk=10, device="cpu", max_auc_pairs=4000, seed=0):
-    """Recall@k, NDCG@k on the test pairs (train items masked), Wu's training AUC, and precision@k vs truth."""
+@renamed_keyword("seed", "rng")
+def evaluate_rec(model: nn.Module, data: RecData, topk: int = 10, device: str | torch.device = "cpu", max_auc_pairs: int = 4000, rng: RNGLike = 0) -> dict[str, float]:
+    """Recall@k, NDCG@k on the test pairs (train items masked), Wu's training AUC, and precision@k vs truth.
+
+    ``rng`` (int, SeedSequence, Generator or None; ``seed`` before 0.2.0, deprecated) picks the
+    training-AUC pairs through a torch Generator seeded by ``int_seed``: an int directly, else one 63-bit draw.
+    """
     model.eval()
     train_mask = data.train_mask().to(device)
     users = torch.arange(data.n_users, device=device)
     scores = torch.cat([model.all_scores(users[s : s + 1024]) for s in range(0, data.n_users, 1024)])
     out = {}
     # training AUC: a labeled positive against every item (uniform negative), i.e. eq. 7 at K = 1
-    g = torch.Generator().manual_seed(seed)
+    g = torch.Generator().manual_seed(int_seed("rng", rng))
     sel = torch.randperm(data.train.shape[0], generator=g)[:max_auc_pairs]
     tr = data.train[sel].to(device)
     sp = scores[tr[:, 0], tr[:, 1]]
@@ -253,11 +273,11 @@ def _bar(iterable, cfg, **kw):
 
 def _load_rec(cfg: TrainConfig) -> RecData:
     if cfg.data == "synthetic":
-        kw = dict(seed=cfg.seed)
+        kw = dict(rng=cfg.rng)
         kw.update(cfg.synthetic)
         return synthetic_pu(**kw)
     if cfg.data.startswith("movielens:"):
-        return load_movielens(cfg.data.split(":", 1)[1], seed=cfg.seed)
+        return load_movielens(cfg.data.split(":", 1)[1], rng=cfg.rng)
     raise ValueError(f"data must be 'synthetic', 'digits' or 'movielens:PATH', got {cfg.data!r}")
 
 
@@ -333,7 +353,7 @@ def _train_rec(cfg: TrainConfig, device, gen, recorder):
                     jp = uniform_items(data.n_items, (b, cfg.probe_n), gen).to(device)
                     recorder.record(step, epoch, pos.detach(), model.score(u, jp) / t_model, relevant[u[:, None], jp])
             step += 1
-        metrics = evaluate_rec(model, data, cfg.topk, device, seed=cfg.seed)
+        metrics = evaluate_rec(model, data, cfg.topk, device, rng=cfg.rng)
         history.append(dict(epoch=epoch, loss=tot / cnt, **metrics))
     extra = {"data_params": data.params, "n_users": data.n_users, "n_items": data.n_items}
     if ans is not None:
@@ -349,7 +369,7 @@ def _train_digits(cfg: TrainConfig, device, gen, recorder):
         raise ValueError(f"loss must be one of {DIGITS_LOSSES} for digits, got {cfg.loss!r}")
     if cfg.model != "mlp":
         raise ValueError("digits needs model='mlp' (an image encoder); 'mf' is for recommendation data")
-    data = load_digits_views(seed=cfg.seed)
+    data = load_digits_views(rng=cfg.rng)
     enc = DigitsEncoder().to(device)
     opt = torch.optim.Adam(enc.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     x_tr = data.x[data.train_idx]
@@ -407,11 +427,12 @@ def _train_split(cfg: TrainConfig, data) -> dict:
     res = fit_mf(data, cfg.loss, dim=cfg.dim, epochs=cfg.epochs, batch_size=cfg.batch_size, lr=cfg.lr,
                  weight_decay=cfg.weight_decay, negatives=int(cfg.k), temperature=cfg.temperature or 1.0,
                  tau_plus=cfg.tau_plus, hcl_beta=cfg.hcl_beta, alpha=cfg.alpha, beta=cfg.beta, topk=(cfg.topk,),
-                 seed=cfg.seed, device=cfg.device, progress=cfg.progress, lr_milestones=())
+                 rng=cfg.rng, device=cfg.device, progress=cfg.progress, lr_milestones=())
     return {"config": res["config"], "history": res["history"], "final": res["history"][-1], "model": res["model"],
             "scores": res["scores"], "best_epoch": res["best_epoch"], "seconds": res["seconds"], "data": data.summary()}
 
 
+@renamed_keyword("seed", "rng")
 def train(config: TrainConfig | None = None, **overrides) -> dict:
     r"""Train one configuration and return its results (see the module notes).
 
@@ -419,7 +440,9 @@ def train(config: TrainConfig | None = None, **overrides) -> dict:
     ----------
     config : TrainConfig, optional
     **overrides
-        Fields of :class:`TrainConfig` (e.g. ``loss="bcl", epochs=1``). ``data`` may also be an
+        Fields of :class:`TrainConfig` (e.g. ``loss="bcl", epochs=1``). ``rng`` (``seed`` before
+        0.2.0, deprecated) may be an int, a SeedSequence or a Generator: torch is seeded with the
+        int, or with one 63-bit draw from the others (stored as the int in ``config``). ``data`` may also be an
         explicit split — a :class:`negtheory.recsys.Interactions` or a ``(train, test)`` pair of
         paths, arrays or DataFrames — trained by :func:`negtheory.bridge.recommend.fit_mf` (with
         this config's loss, epochs, batch size, lr, weight decay, ``k`` negatives, ...); the
@@ -456,8 +479,9 @@ def train(config: TrainConfig | None = None, **overrides) -> dict:
     if cfg.epochs < 1 or cfg.batch_size < 2:
         raise ValueError("epochs must be >= 1 and batch_size >= 2")
     device = resolve_device(cfg.device)
-    torch.manual_seed(cfg.seed)
-    gen = torch.Generator().manual_seed(cfg.seed)
+    cfg.rng = int_seed("rng", cfg.rng)
+    torch.manual_seed(cfg.rng)
+    gen = torch.Generator().manual_seed(cfg.rng)
     recorder = ProbeRecorder(beta=cfg.beta, hcl_beta=cfg.hcl_beta) if cfg.probe else None
     t0 = time.perf_counter()
     if cfg.data == "digits":

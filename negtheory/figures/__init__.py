@@ -21,8 +21,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 __all__ = ["registry", "save_figures", "new_figure", "bridge_names", "EXTERNAL_FIGURES"]
 

@@ -151,7 +151,7 @@ def fig_alias_vs_inverse_cdf(
 
 def fig_boltzmann_temperature(context: int = 625, n_components: int = 50, seed: int = 0):
     """B(G, D, T) of seed 004 eq. 8 on the mixture task for several T, and its spread against T."""
-    task = rs.MixtureOfGaussiansTask(n_components, seed=seed)
+    task = rs.MixtureOfGaussiansTask(n_components, rng=seed)
     logp = task.log_conditional[context]
     p = np.exp(logp)
     fig, (ax1, ax2) = new_figure(1, 2, width=12.0, height=4.4)
@@ -195,7 +195,7 @@ def fig_mixture_dataset(components=(10, 50, 90), seed: int = 0, context: int = 6
     """The discretised 2-D mixture-of-Gaussians joint law P(i, j) on 1000 x 1000 (seed 004 §3.2.1)."""
     fig, axes = new_figure(1, len(components), width=4.3 * len(components), height=4.4, squeeze=False)
     for ax, c in zip(axes[0], components):
-        task = rs.MixtureOfGaussiansTask(c, seed=seed)
+        task = rs.MixtureOfGaussiansTask(c, rng=seed)
         lj = task.log_joint / math.log(10)
         vmax = float(lj.max())
         im = ax.imshow(lj.T, origin="lower", cmap="magma", vmin=vmax - 6, vmax=vmax, aspect="auto")

@@ -87,7 +87,7 @@ def fig_6_8_generated_scores(alphas=(0.5, 0.7, 0.9, 1.0), *, n: int = 20_000, t:
     axes = np.atleast_1d(axes)
     base = st.norm()
     for i, (ax, alpha) in enumerate(zip(axes, alphas)):
-        res = score_sets(1, n, alpha, tau_plus, t=t, n_positives=0, method=method, seed=[seed, i], parent=base)
+        res = score_sets(1, n, alpha, tau_plus, t=t, n_positives=0, method=method, rng=[seed, i], parent=base)
         s = res.scores[0]
         tn = res.is_true_negative[0]
         bins = np.linspace(0.0, float(np.quantile(s, 0.995)), 50)

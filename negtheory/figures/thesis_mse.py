@@ -49,9 +49,9 @@ def _default_anchors() -> int:
     return 100_000 if os.environ.get("NEGTHEORY_FULL") else 1000
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _sweep(vary: str, n_anchors: int, seed: int = 0, alpha: float = 0.9):
-    return mse_study(vary, SWEEPS[vary], n_anchors=n_anchors, seed=seed, alpha=alpha, estimators=FIG_ESTIMATORS, progress=False)
+    return mse_study(vary, SWEEPS[vary], n_anchors=n_anchors, rng=seed, alpha=alpha, estimators=FIG_ESTIMATORS, progress=False)
 
 
 def relative_bias(df):

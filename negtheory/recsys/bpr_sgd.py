@@ -41,12 +41,23 @@ from __future__ import annotations
 
 import math
 import time
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
 
+from .._deprecation import renamed_keyword
+from .._rng import int_seed
 from .._validation import int_scalar, real_scalar
 from .interactions import Interactions
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    import numpy.typing as npt
+
+    from .._typing import ArrayLike, FloatArray, RNGLike
 
 __all__ = ["SAMPLERS", "fit_bpr_sgd", "bns_prior", "pns_weights"]
 
@@ -54,7 +65,7 @@ SAMPLERS = ("rns", "pns", "dns", "aobpr", "bns")
 _CODE = {name: k for k, name in enumerate(SAMPLERS)}
 
 
-def bns_prior(item_counts, n_interactions):
+def bns_prior(item_counts: ArrayLike, n_interactions: int) -> FloatArray:
     """Prior false-negative probability P_fn(l) = pop_l / N of thesis eq. 4.16.
 
     N is the number of *training interactions* (pop_l ~ Binomial(N, P_fn(l))), not the number
@@ -75,7 +86,7 @@ def bns_prior(item_counts, n_interactions):
     return c / n
 
 
-def pns_weights(item_counts, power=0.75):
+def pns_weights(item_counts: ArrayLike, power: float = 0.75) -> FloatArray:
     """Popularity-biased proposal pop_j^power / sum (PNS; power 0.75 as in word2vec and the thesis)."""
     c = np.asarray(item_counts, dtype=np.float64)
     if c.ndim != 1 or np.any(~np.isfinite(c)) or np.any(c < 0) or c.sum() <= 0:
@@ -234,7 +245,6 @@ def _bpr_epoch(U, V, pairs, indptr, indices, t_indptr, t_indices, sampler, n_can
     cand = np.empty(n_items, dtype=np.int64)
     negs = np.empty(n_items, dtype=np.int64)
     buf_v = np.empty(n_items, dtype=np.float32)
-    buf_i = np.empty(n_items, dtype=np.int64)
     sbuf = np.empty(n_items, dtype=np.float32)
     start = np.zeros(n_items + 1, dtype=np.int64)
     chosen = np.zeros(n_items, dtype=np.bool_)
@@ -383,9 +393,10 @@ def _bpr_epoch(U, V, pairs, indptr, indices, t_indptr, t_indices, sampler, n_can
 # ------------------------------------------------------------------------------------------
 # public wrapper
 # ------------------------------------------------------------------------------------------
-def fit_bpr_sgd(data: Interactions, sampler="rns", *, dim=32, lr=0.01, reg=0.01, epochs=100, candidates=5,
-                lam=5.0, prior="popularity", rank_scale=None, init_std=0.1, shuffle="epoch", eval_every=1,
-                topk=(5, 10, 20), eval_on="test", seed=0, progress=True, callback=None, return_negatives=False):
+@renamed_keyword("seed", "rng")
+def fit_bpr_sgd(data: Interactions, sampler: str = "rns", *, dim: int = 32, lr: float = 0.01, reg: float = 0.01, epochs: int = 100, candidates: int = 5,
+                lam: float = 5.0, prior: str = "popularity", rank_scale: float | None = None, init_std: float = 0.1, shuffle: str = "epoch", eval_every: int = 1,
+                topk: Sequence[int] = (5, 10, 20), eval_on: str = "test", rng: RNGLike = 0, progress: bool = True, callback: Callable[[int, npt.NDArray[np.float32], npt.NDArray[np.float32]], object] | None = None, return_negatives: bool = False) -> dict[str, Any]:
     r"""Train BPR-MF by batch-1 SGD with one sampled negative per training pair (thesis ch. 4).
 
     Parameters
@@ -414,8 +425,10 @@ def fit_bpr_sgd(data: Interactions, sampler="rns", *, dim=32, lr=0.01, reg=0.01,
     eval_on : {"test", "valid", "both"}
         Which held-out split to rank; training items are masked (validation items too when
         ranking test).
-    seed : int
+    rng : int, SeedSequence, Generator or None
         Seeds the initialisation, the shuffles and the samplers (one SeedSequence child per epoch).
+        An int is the seed (reported as ``config["seed"]``); a Generator or SeedSequence gives one
+        63-bit seed; ``None`` a fresh one (``seed`` before 0.2.0, deprecated).
     progress : bool
     callback : callable, optional
         ``callback(epoch, U, V)`` after each epoch (e.g. to record scores).
@@ -459,7 +472,7 @@ def fit_bpr_sgd(data: Interactions, sampler="rns", *, dim=32, lr=0.01, reg=0.01,
     reg = real_scalar("reg", reg, 0.0)
     lam = real_scalar("lam", lam, 0.0)
     init_std = real_scalar("init_std", init_std, 0.0, lo_open=True)
-    seed = int_scalar("seed", seed, 0)
+    seed = int_seed("rng", rng)
     n_users, n_items = data.n_users, data.n_items
     rank_scale = 0.05 * n_items if rank_scale is None else real_scalar("rank_scale", rank_scale, 0.0, lo_open=True)
     indptr, indices = data.train_csr()

@@ -17,10 +17,20 @@ from __future__ import annotations
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._validation import int_scalar, real_scalar
+from .._deprecation import renamed_keyword
+from .._rng import int_seed
+from .._validation import real_scalar
+
+if TYPE_CHECKING:
+    import os
+
+    import pandas as pd
+
+    from .._typing import IntArray, InteractionSource, RNGLike
 
 __all__ = ["Interactions", "read_interactions", "load_split", "split_interactions", "load_movielens_dir"]
 
@@ -47,7 +57,7 @@ def _check_file(path) -> Path:
     return p
 
 
-def read_interactions(path, min_rating=None):
+def read_interactions(path: str | os.PathLike[str], min_rating: float | None = None) -> pd.DataFrame:
     """Read one interaction file into a DataFrame with columns ``user, item, rating`` (raw ids as strings).
 
     Parameters
@@ -150,7 +160,7 @@ class Interactions:
         """Training popularity pop_l: number of training interactions of each item."""
         return np.bincount(self.train[:, 1], minlength=self.n_items).astype(np.float64)
 
-    def train_csr(self):
+    def train_csr(self) -> tuple[IntArray, IntArray]:
         """``(indptr, indices)``: each user's training items, sorted (for membership tests)."""
         return _csr(self.train, self.n_users)
 
@@ -166,17 +176,19 @@ class Interactions:
         """Dense boolean matrix [n_users, n_items], True at validation interactions."""
         return _mask(self.valid, self.n_users, self.n_items)
 
-    def with_validation(self, fraction=0.1, seed=0) -> "Interactions":
+    @renamed_keyword("seed", "rng")
+    def with_validation(self, fraction: float = 0.1, rng: RNGLike = 0) -> Interactions:
         """Move a random ``fraction`` of the training pairs into ``valid`` (seeded; test untouched).
 
-        The rule: a permutation of the training rows by ``numpy.random.default_rng(seed)``; the
+        The rule: a permutation of the training rows by ``numpy.random.default_rng(rng)``
+        (``rng``: None, int, SeedSequence or Generator; ``seed`` before 0.2.0, deprecated); the
         first ``round(fraction * n_train)`` rows become validation. Used for early stopping so
         that no choice is made on the test split.
         """
         fraction = real_scalar("fraction", fraction, 0.0, 1.0, hi_open=True)
         if fraction == 0.0:
             return self
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(rng)
         perm = rng.permutation(len(self.train))
         n_val = int(round(fraction * len(self.train)))
         val, tr = self.train[np.sort(perm[:n_val])], self.train[np.sort(perm[n_val:])]
@@ -259,7 +271,7 @@ def _pairs(df, uidx, iidx):
     return np.unique(np.stack([u, i], axis=1), axis=0)  # a repeated rating counts once
 
 
-def load_split(train, test, *, min_rating=None, name=None) -> Interactions:
+def load_split(train: InteractionSource, test: InteractionSource, *, min_rating: float | None = None, name: str | None = None) -> Interactions:
     """An explicit train/test split from two files, DataFrames or arrays, with consistent ids.
 
     User and item ids are mapped to indices over the *union* of both parts (numeric ids in
@@ -303,11 +315,12 @@ def load_split(train, test, *, min_rating=None, name=None) -> Interactions:
     return Interactions(len(users), len(items), ptr, pte, user_ids=users, item_ids=items, name=str(name))
 
 
-def split_interactions(data, test_fraction=0.2, seed=0, *, min_rating=None, name=None) -> Interactions:
+@renamed_keyword("seed", "rng")
+def split_interactions(data: InteractionSource, test_fraction: float = 0.2, rng: RNGLike = 0, *, min_rating: float | None = None, name: str | None = None) -> Interactions:
     """Split one interaction set at random into train and test (the thesis's 80/20 protocol).
 
     The rule: duplicates are dropped, the unique (user, item) pairs are put in (user, item)
-    order, permuted by ``numpy.random.default_rng(seed)``, and the first
+    order, permuted by ``numpy.random.default_rng(seed)`` with ``seed`` the integer given by ``rng``, and the first
     ``round(test_fraction * n)`` pairs of the permutation become test. As in the thesis the split
     is over interactions, not per user, so a user may have no test item (such users are left out
     of the ranking metrics).
@@ -317,19 +330,21 @@ def split_interactions(data, test_fraction=0.2, seed=0, *, min_rating=None, name
     data : str, Path, pandas.DataFrame or array_like
         A file (MovieLens ``u.data``, a folder holding it, or a CSV) or pairs.
     test_fraction : float in [0, 1)
-    seed : int
+    rng : int, SeedSequence, Generator or None
+        An int is the seed; a Generator or SeedSequence gives one 63-bit seed; ``None`` a fresh one
+        (``seed`` before 0.2.0, deprecated).
     min_rating : float, optional
 
     Examples
     --------
     >>> import numpy as np
     >>> from negtheory.recsys import split_interactions
-    >>> d = split_interactions(np.array([[u, i] for u in range(4) for i in range(5)]), 0.25, seed=1)
+    >>> d = split_interactions(np.array([[u, i] for u in range(4) for i in range(5)]), 0.25, rng=1)
     >>> len(d.train), len(d.test)
     (15, 5)
     """
     test_fraction = real_scalar("test_fraction", test_fraction, 0.0, 1.0, hi_open=True)
-    seed = int_scalar("seed", seed, 0)
+    seed = int_seed("rng", rng)
     df = _frame(data, "data")
     if min_rating is not None:
         df = df[df["rating"] >= real_scalar("min_rating", min_rating)]
@@ -346,6 +361,8 @@ def split_interactions(data, test_fraction=0.2, seed=0, *, min_rating=None, name
     return Interactions(len(users), len(items), tr, te, user_ids=users, item_ids=items, name=str(name))
 
 
-def load_movielens_dir(path, test_fraction=0.2, seed=0, min_rating=None) -> Interactions:
+@renamed_keyword("seed", "rng")
+def load_movielens_dir(path: str | os.PathLike[str], test_fraction: float = 0.2, rng: RNGLike = 0, min_rating: float | None = None) -> Interactions:
     """A folder holding MovieLens ``u.data`` (or the file itself), split by :func:`split_interactions`."""
+    seed = int_seed("rng", rng)
     return split_interactions(_check_file(path), test_fraction, seed, min_rating=min_rating, name=f"{path} split seed {seed}")

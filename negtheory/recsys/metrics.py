@@ -22,9 +22,16 @@ with info(j) = σ(x_uj − x_ui) (eq. 4.4) and 𝕀(j) = +1 for a TN, −1 for a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._validation import int_scalar
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._typing import ArrayLike
 
 __all__ = ["topk_metrics", "sampling_quality"]
 
@@ -36,7 +43,7 @@ def _ks(k):
     return sorted({int_scalar("k", v, 1) for v in ks})
 
 
-def topk_metrics(scores, relevant, exclude=None, k=(5, 10, 20)) -> dict:
+def topk_metrics(scores: ArrayLike, relevant: ArrayLike, exclude: ArrayLike | None = None, k: int | Sequence[int] = (5, 10, 20)) -> dict:
     """Precision, Recall and NDCG at each k (training items masked; see the module notes).
 
     Parameters
@@ -83,7 +90,7 @@ def topk_metrics(scores, relevant, exclude=None, k=(5, 10, 20)) -> dict:
         s = np.where(ex, -np.inf, s)
     n_rel = rel.sum(axis=1)
     users = np.flatnonzero(n_rel > 0)
-    out = {"n_users_evaluated": int(len(users))}
+    out: dict[str, float] = {"n_users_evaluated": int(len(users))}
     if len(users) == 0:
         for kk in ks:
             out.update({f"precision@{kk}": float("nan"), f"recall@{kk}": float("nan"), f"ndcg@{kk}": float("nan")})
@@ -114,7 +121,7 @@ def topk_metrics(scores, relevant, exclude=None, k=(5, 10, 20)) -> dict:
     return out
 
 
-def sampling_quality(is_false_negative, info) -> dict:
+def sampling_quality(is_false_negative: ArrayLike, info: ArrayLike) -> dict:
     """TNR and INF of sampled negatives (thesis eq. 4.27-4.28).
 
     Parameters

@@ -26,13 +26,25 @@ from __future__ import annotations
 
 import math
 import time
+from pathlib import Path
 
 from .._cli_common import integer, output_dir
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from typing import Any
+
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from .._typing import ArrayLike
 
 HELP = "Relaxed Softmax & Boltzmann sampling (Tanielian & Vasile): Fig. 2 temperature sweep, Fig. 3/4 MLE vs RS, Fig. 5 six methods"
 
 #: sizes of the three presets (the paper: card(I) = card(J) = 1000, 300 000 pairs, batch 512)
-PRESETS = {
+PRESETS: dict[str, dict[str, Any]] = {
     "quick": dict(
         n_items=16, seeds=2, steps=25,
         fig2_pairs=300, fig2_batch=64, temperatures=(0.1, 1.0, 10.0, 100.0),
@@ -65,7 +77,7 @@ COMPONENTS = (10, 50, 90)
 RS_TEMPERATURE = 0.75  # Fig. 3/4: B(G, 1/P_i, T = 0.75), the paper's T*
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``negtheory reproduce relaxed-softmax`` (no torch import here: ``--help`` stays fast)."""
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="tiny grids (16 x 16 items, 25 steps): a smoke test in seconds")
@@ -81,7 +93,7 @@ def add_arguments(parser) -> None:
 # --------------------------------------------------------------------------------------------
 # statistics over seeds (numpy / scipy only)
 # --------------------------------------------------------------------------------------------
-def mean_ci(values, level=0.95):
+def mean_ci(values: ArrayLike, level: float = 0.95) -> tuple[float, float]:
     """(mean, half-width of the two-sided t interval) of a sample; half-width nan for one value."""
     import numpy as np
     from scipy import stats
@@ -97,7 +109,7 @@ def _fmt(m, h, digits=3):
     return f"{m:.{digits}f} ± {h:.{digits}f}" if math.isfinite(h) else f"{m:.{digits}f}"
 
 
-def temperature_summary(df):
+def temperature_summary(df: pd.DataFrame) -> dict[str, dict[str, Any]]:
     """Per degeneracy: T* (argmin of the mean KL), per-seed argmins, and paired gaps to both grid ends.
 
     The optimum is called *interior* when T* is not at either end of the grid and, paired over
@@ -122,7 +134,7 @@ def temperature_summary(df):
     return out
 
 
-def paired(df, key_cols, method_a, method_b, value):
+def paired(df: pd.DataFrame, key_cols: str | list[str], method_a: str, method_b: str, value: str) -> dict[Any, tuple[float, float]]:
     """Mean and 95 % interval of value(a) - value(b), paired by seed, for each value of key_cols."""
     out = {}
     for key, d in df.groupby(key_cols):
@@ -143,14 +155,14 @@ def _bar(it, progress, **kw):
     return tqdm(it, **kw)
 
 
-def run_temperature(p, seeds, task_seed, device, progress):
+def run_temperature(p: dict[str, Any], seeds: Sequence[int], task_seed: int, device: str, progress: bool) -> pd.DataFrame:
     """Fig. 2: RS + Boltzmann negatives, KL of the joint against T for the three degeneracies."""
     import pandas as pd
 
     from ..bridge.relaxed_softmax_training import DensityConfig, train_density
     from ..relaxed_softmax import MixtureOfGaussiansTask
 
-    task = MixtureOfGaussiansTask(50, n_context=p["n_items"], n_target=p["n_items"], seed=task_seed)
+    task = MixtureOfGaussiansTask(50, n_context=p["n_items"], n_target=p["n_items"], rng=task_seed)
     cfg = DensityConfig(batch_size=p["fig2_batch"], steps=p["steps"], prec_k=p["prec_k"], device=device)
     rows = []
     for deg in _bar(DEGENERACIES, progress, desc="Fig. 2 (degeneracies)"):
@@ -160,14 +172,14 @@ def run_temperature(p, seeds, task_seed, device, progress):
     return pd.DataFrame(rows, columns=["degeneracy", "temperature", "seed", "kl_joint"])
 
 
-def run_regularisation(p, seeds, task_seed, device, progress):
+def run_regularisation(p: dict[str, Any], seeds: Sequence[int], task_seed: int, device: str, progress: bool) -> pd.DataFrame:
     """Fig. 3 (batch size, fixed epochs) and Fig. 4 (training-set size, fixed steps): MLE vs RS(1/P, T = 0.75)."""
     import pandas as pd
 
     from ..bridge.relaxed_softmax_training import DensityConfig, train_density
     from ..relaxed_softmax import MixtureOfGaussiansTask
 
-    task = MixtureOfGaussiansTask(50, n_context=p["n_items"], n_target=p["n_items"], seed=task_seed)
+    task = MixtureOfGaussiansTask(50, n_context=p["n_items"], n_target=p["n_items"], rng=task_seed)
     jobs = [("batch_size", b, p["fig3_pairs"], max(1, math.ceil(p["fig3_epochs"] * p["fig3_pairs"] / b))) for b in p["fig3_batches"]]
     jobs += [("train_size", min(p["fig4_batch"], n), n, p["steps"]) for n in p["fig4_pairs"]]
     rows = []
@@ -182,7 +194,7 @@ def run_regularisation(p, seeds, task_seed, device, progress):
     return pd.DataFrame(rows)
 
 
-def run_methods(p, seeds, task_seed, device, progress):
+def run_methods(p: dict[str, Any], seeds: Sequence[int], task_seed: int, device: str, progress: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Fig. 5: the six methods of §3.2 on mixtures of 10, 50 and 90 components.
 
     Returns the methods frame and the frame of UBS / PBS temperature selection (validation NLL).
@@ -196,7 +208,7 @@ def run_methods(p, seeds, task_seed, device, progress):
     rows, sel = [], []
     jobs = [(c, m) for c in COMPONENTS for m in ("mle", "ss", "us", "ps", "ubs", "pbs")]
     for c, method in _bar(jobs, progress, desc="Fig. 5 (methods x datasets)"):
-        task = MixtureOfGaussiansTask(c, n_context=p["n_items"], n_target=p["n_items"], seed=task_seed)
+        task = MixtureOfGaussiansTask(c, n_context=p["n_items"], n_target=p["n_items"], rng=task_seed)
         loss, deg, t = method_spec(method)
         common = dict(seeds=seeds, n_pairs=p["fig5_pairs"], config=cfg, progress=progress, n_val=p["n_val"])
         if method in ("ubs", "pbs"):
@@ -223,10 +235,10 @@ def run_methods(p, seeds, task_seed, device, progress):
 # --------------------------------------------------------------------------------------------
 # figures
 # --------------------------------------------------------------------------------------------
-def plot_temperature(df, methods=None):
+def plot_temperature(df: pd.DataFrame, methods: pd.DataFrame | None = None) -> Figure:
     """Fig. 2 as a :class:`matplotlib.figure.Figure` (no pyplot state): mean KL(P ‖ Pop(I) × g) against T (log-log) with 95 % bands; MLE (50 components) dashed."""
-    from matplotlib.figure import Figure
     import numpy as np
+    from matplotlib.figure import Figure
 
     fig = Figure(figsize=(6.4, 4.2))
     ax = fig.subplots()
@@ -254,7 +266,7 @@ def plot_temperature(df, methods=None):
     return fig
 
 
-def plot_regularisation(df, experiment):
+def plot_regularisation(df: pd.DataFrame, experiment: str) -> Figure:
     """Fig. 3 (``batch_size``) or Fig. 4 (``train_size``): train and test KL of MLE and RS with 95 % bars."""
     from matplotlib.figure import Figure
 
@@ -285,10 +297,10 @@ def _method_label(m):
     return f"{m.upper()} (T by val. NLL)" if m in ("ubs", "pbs") else m.upper()
 
 
-def plot_methods(df):
+def plot_methods(df: pd.DataFrame) -> Figure:
     """Fig. 5: mean KL of the six methods on the three mixtures, 95 % error bars over seeds."""
-    from matplotlib.figure import Figure
     import numpy as np
+    from matplotlib.figure import Figure
 
     methods = [m for m in METHOD_ORDER if m in set(df.method)]
     fig = Figure(figsize=(8, 4))
@@ -312,7 +324,7 @@ def plot_methods(df):
 # --------------------------------------------------------------------------------------------
 # summary
 # --------------------------------------------------------------------------------------------
-def summarize(temp, reg, methods, selection, p, seeds, runtime_s=None):
+def summarize(temp: pd.DataFrame, reg: pd.DataFrame, methods: pd.DataFrame, selection: pd.DataFrame, p: dict[str, Any], seeds: Sequence[int], runtime_s: float | None = None) -> str:
     """Markdown: the protocol, and each claim of the paper beside the reproduced numbers."""
     n = len(seeds)
     lines = ["# Relaxed Softmax (Tanielian & Vasile): reproduced synthetic experiments", ""]
@@ -376,7 +388,7 @@ def summarize(temp, reg, methods, selection, p, seeds, runtime_s=None):
     return "\n".join(lines) + "\n"
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run the three experiments, write the CSVs, the summary and the figures; 0 on success."""
     t0 = time.time()
     preset = "quick" if args.quick else "full" if args.full else "default"

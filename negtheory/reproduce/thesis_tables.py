@@ -31,9 +31,20 @@ import math
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .._cli_common import integer, real
 from ._common import check_paths, t_half_width
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from typing import Any
+
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from .._typing import InteractionSource
 
 HELP = "thesis Tables 4.2 / 4.5 / 5.2 / 6.3 (MF rows) on a user-supplied MovieLens-100K split"
 
@@ -45,7 +56,7 @@ ALL_BNS_SIZES = ("1", "3", "5", "10", "20", "50", "100", "500", "all")
 METRICS = ("precision", "recall", "ndcg")
 
 
-def add_arguments(p):
+def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``negtheory reproduce thesis-tables`` (no torch import here)."""
     p.add_argument("--train", required=True, help="training interactions: CSV user,item[,rating] or MovieLens u.data")
     p.add_argument("--test", required=True, help="test interactions, same format; ids are matched to --train's")
@@ -68,9 +79,9 @@ def add_arguments(p):
 # ------------------------------------------------------------------------------------------
 # what to run
 # ------------------------------------------------------------------------------------------
-def plan(tables=TABLES, methods=None, bns_sizes=DEFAULT_BNS_SIZES):
+def plan(tables: Sequence[str] = TABLES, methods: Sequence[str] | None = None, bns_sizes: Sequence[str] = DEFAULT_BNS_SIZES) -> list[tuple[str, str, str, tuple | None]]:
     """Rows to report: a list of ``(table, method, setting, run_key)``; equal run keys share runs."""
-    rows = []
+    rows: list[tuple[str, str, str, tuple | None]] = []
     if "4.2" in tables:
         for name, sampler in (("RNS", "rns"), ("PNS", "pns"), ("AOBPR", "aobpr"), ("DNS", "dns"), ("SRNS", None), ("BNS", "bns")):
             rows.append(("4.2", name, "BPR-MF SGD", None if sampler is None else ("sgd", sampler, 5, "popularity")))
@@ -101,16 +112,16 @@ def _one_run(args):
 
     data = load_split(train, test)
     if protocol == "valid":
-        data = data.with_validation(valid_fraction, seed=seed)
+        data = data.with_validation(valid_fraction, rng=seed)
     t0 = time.perf_counter()
     if key[0] == "sgd":
         _, sampler, cand, prior = key
         res = fit_bpr_sgd(data, sampler, candidates=cand, prior=prior, epochs=epochs or 100, eval_every=eval_every,
-                          eval_on="both" if protocol == "valid" else "test", seed=seed, progress=progress)
+                          eval_on="both" if protocol == "valid" else "test", rng=seed, progress=progress)
     else:
         from negtheory.bridge.recommend import fit_mf
 
-        res = fit_mf(data, key[1], epochs=epochs or 200, eval_every=eval_every, seed=seed, progress=progress)
+        res = fit_mf(data, key[1], epochs=epochs or 200, eval_every=eval_every, rng=seed, progress=progress)
     return key, seed, res["history"], time.perf_counter() - t0
 
 
@@ -138,8 +149,8 @@ def _cache_name(task):
     return "_".join(str(x) for x in key) + f"_seed{seed}_" + hashlib.sha1(ident.encode()).hexdigest()[:10] + ".json"
 
 
-def run_tables(train, test, tables=TABLES, methods=None, seeds=3, epochs=None, protocol="fixed", valid_fraction=0.1,
-               bns_sizes=DEFAULT_BNS_SIZES, eval_every=5, jobs=1, progress=True, cache_dir=None):
+def run_tables(train: InteractionSource, test: InteractionSource, tables: Sequence[str] = TABLES, methods: Sequence[str] | None = None, seeds: int = 3, epochs: int | None = None, protocol: str = "fixed", valid_fraction: float = 0.1,
+               bns_sizes: Sequence[str] = DEFAULT_BNS_SIZES, eval_every: int = 5, jobs: int = 1, progress: bool = True, cache_dir: str | os.PathLike[str] | None = None) -> tuple[list[tuple[str, str, str, tuple | None]], pd.DataFrame, dict[tuple, list[dict[str, Any]]]]:
     """Run every needed (run, seed); return ``(rows, runs, histories)``.
 
     ``rows`` is the plan, ``runs`` a tidy per-seed DataFrame of the reported and max-over-epochs
@@ -214,7 +225,7 @@ def run_tables(train, test, tables=TABLES, methods=None, seeds=3, epochs=None, p
     return rows, pd.DataFrame(recs), histories
 
 
-def sampling_quality_table(rows, histories):
+def sampling_quality_table(rows: Sequence[tuple[str, str, str, tuple | None]], histories: dict[tuple, list[dict[str, Any]]]) -> pd.DataFrame:
     """Mean TNR and INF (eq. 4.27-4.28) over the evaluated epochs of each SGD sampler run, mean over seeds."""
     import numpy as np
     import pandas as pd
@@ -232,7 +243,7 @@ def sampling_quality_table(rows, histories):
     return pd.DataFrame(recs).drop_duplicates(subset=["method", "setting", "tnr", "inf"])
 
 
-def summarize(rows, runs, protocol="fixed"):
+def summarize(rows: Sequence[tuple[str, str, str, tuple | None]], runs: pd.DataFrame, protocol: str = "fixed") -> pd.DataFrame:
     """The tidy table: one line per (table, method, setting, metric, k, convention)."""
     import numpy as np
     import pandas as pd
@@ -261,7 +272,7 @@ def summarize(rows, runs, protocol="fixed"):
     return pd.DataFrame(lines)
 
 
-def markdown(df, metric="ndcg", k=10):
+def markdown(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> str:
     """A markdown table of one metric: thesis vs negtheory (mean [95 % interval]) for both conventions."""
     sub = df[(df.metric == metric) & (df.k == k)]
     convs = list(dict.fromkeys(sub.convention))
@@ -285,7 +296,7 @@ def markdown(df, metric="ndcg", k=10):
     return "\n".join(lines)
 
 
-def figure(df, metric="ndcg", k=10):
+def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> Figure:
     """negtheory (mean, 95 % interval) against the thesis's printed value, one panel per table."""
     from matplotlib.figure import Figure
 
@@ -309,7 +320,7 @@ def figure(df, metric="ndcg", k=10):
     return fig
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     """Entry point of ``negtheory reproduce thesis-tables``."""
     out = check_paths(args.out, {"--train": args.train, "--test": args.test})
     if args.seeds < 1:

@@ -17,17 +17,26 @@ from __future__ import annotations
 
 import math
 import time
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .._cli_common import integer, real
 from ._common import check_paths, t_half_width
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from typing import Any
+
+    import pandas as pd
+
+    from .._typing import ArrayLike, BoolArray, InteractionSource
 
 HELP = "Wu et al.'s K* (from the K = 1 validation AUC) against an InfoNCE K sweep on a user-supplied split"
 
 __all__ = ["HELP", "add_arguments", "run", "validation_auc", "sweep"]
 
 
-def add_arguments(p):
+def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``negtheory reproduce wu-k-sweep`` (no torch import here)."""
     p.add_argument("--train", required=True, help="training interactions: CSV user,item[,rating] or MovieLens u.data")
     p.add_argument("--test", required=True, help="test interactions, same format")
@@ -42,7 +51,7 @@ def add_arguments(p):
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
-def validation_auc(scores, valid_mask, exclude_mask):
+def validation_auc(scores: ArrayLike, valid_mask: BoolArray, exclude_mask: BoolArray) -> float:
     """Mean over held-out pairs (u, i) of P(x_ui > x_uj) (ties 1/2), j over items not in ``exclude_mask[u]``.
 
     Examples
@@ -71,8 +80,8 @@ def validation_auc(scores, valid_mask, exclude_mask):
     return float(np.concatenate(vals).mean())
 
 
-def sweep(train, test, ks=(1, 2, 4, 8, 16, 32, 64), seeds=2, epochs=60, eval_every=5, valid_fraction=0.1, lam=0.9,
-          progress=True):
+def sweep(train: InteractionSource, test: InteractionSource, ks: Sequence[int] = (1, 2, 4, 8, 16, 32, 64), seeds: int = 2, epochs: int = 60, eval_every: int = 5, valid_fraction: float = 0.1, lam: float = 0.9,
+          progress: bool = True) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Run the sweep; returns ``(runs DataFrame, summary dict)``."""
     import numpy as np
     import pandas as pd
@@ -91,8 +100,8 @@ def sweep(train, test, ks=(1, 2, 4, 8, 16, 32, 64), seeds=2, epochs=60, eval_eve
 
         bar = tqdm(total=len(tasks), desc="InfoNCE K sweep", unit="run")
     for k, seed in tasks:
-        data = base.with_validation(valid_fraction, seed=seed)
-        res = fit_mf(data, "infonce", negatives=k, epochs=epochs, eval_every=eval_every, seed=seed, lr_milestones=(),
+        data = base.with_validation(valid_fraction, rng=seed)
+        res = fit_mf(data, "infonce", negatives=k, epochs=epochs, eval_every=eval_every, rng=seed, lr_milestones=(),
                      progress=False)
         best = next(h for h in res["history"] if h["epoch"] == res["best_epoch"])
         recs.append(dict(k=k, seed=seed, best_epoch=res["best_epoch"], valid_ndcg10=best["valid_ndcg@10"],
@@ -104,7 +113,7 @@ def sweep(train, test, ks=(1, 2, 4, 8, 16, 32, 64), seeds=2, epochs=60, eval_eve
     if bar is not None:
         bar.close()
     df = pd.DataFrame(recs)
-    summary = {}
+    summary: dict[str, Any] = {}
     if aucs:
         auc = float(np.mean(aucs))
         mu = float(mu_from_auc(auc))
@@ -117,7 +126,7 @@ def sweep(train, test, ks=(1, 2, 4, 8, 16, 32, 64), seeds=2, epochs=60, eval_eve
     return df, summary
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     """Entry point of ``negtheory reproduce wu-k-sweep``."""
     from matplotlib.figure import Figure
     from scipy import stats

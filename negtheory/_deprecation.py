@@ -1,0 +1,86 @@
+"""Deprecation helpers shared by the public API (private).
+
+Keyword renames follow one rule, implemented once in :func:`renamed_keyword`: for one release the
+old keyword keeps working and emits a ``DeprecationWarning`` that names the new keyword (numpy's
+and scipy's convention; Python shows it for calls from ``__main__``, scripts, notebooks and test
+runs); passing both names is a ``TypeError``.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = ["renamed_keyword", "warn_renamed"]
+
+F = TypeVar("F", bound="Callable")
+
+#: release in which a keyword deprecated now is removed
+REMOVED_IN = "0.3.0"
+
+
+def warn_renamed(owner: str, old: str, new: str, *, since: str = "0.2.0", what: str = "keyword", stacklevel: int = 3) -> None:
+    """Emit the ``DeprecationWarning`` of a renamed keyword or attribute ``old`` -> ``new`` of ``owner``."""
+    warnings.warn(
+        f"{owner}: the {what} {old!r} is deprecated since negtheory {since} and will be removed in {REMOVED_IN}; "
+        f"use {new!r} instead (same values, same results)",
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def renamed_keyword(old: str, new: str, *, since: str = "0.2.0") -> Callable[[F], F]:
+    """Decorate a function whose keyword ``old`` was renamed to ``new``.
+
+    Calls that pass ``old=`` still work for one release: the value is forwarded as ``new=``
+    and a ``DeprecationWarning`` naming both keywords is emitted (pointing at the caller).
+    Passing both raises ``TypeError``. The wrapped function keeps its signature
+    (``inspect.signature`` and type checkers see only ``new``).
+
+    Parameters
+    ----------
+    old : str
+        The deprecated keyword name.
+    new : str
+        The keyword that replaces it; a parameter of the decorated function, or one of the
+        names its ``**kwargs`` accepts.
+    since : str
+        Release that introduced ``new``.
+
+    Returns
+    -------
+    callable
+        The decorator.
+    """
+
+    def decorate(func: F) -> F:
+        params = inspect.signature(func).parameters
+        takes_kwargs = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+        if new not in params and not takes_kwargs:
+            raise TypeError(f"{func.__qualname__} has no parameter {new!r} to rename {old!r} to")
+        if old in params:
+            raise TypeError(f"{func.__qualname__} still has the parameter {old!r}")
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            if old in kwargs:
+                value = kwargs.pop(old)
+                if new in kwargs:
+                    raise TypeError(
+                        f"{func.__qualname__}() got both {new!r} and its deprecated name {old!r}; pass only {new}="
+                    )
+                warn_renamed(f"{func.__qualname__}()", old, new, since=since)
+                kwargs[new] = value
+            return func(*args, **kwargs)
+
+        renamed = dict(getattr(func, "__renamed_keywords__", {}))
+        renamed[old] = new
+        wrapper.__renamed_keywords__ = renamed  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
