@@ -10,7 +10,7 @@ import pytest
 from negtheory import studies
 
 VALUES = [0.6, 0.8, 1.0]
-KW = dict(n_anchors=300, seed=2, progress=False, estimators=("biased", "bcl"))
+KW = dict(n_anchors=300, rng=2, progress=False, estimators=("biased", "bcl"))
 
 
 @pytest.fixture(scope="module")

@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import math
 import time
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .._cli_common import integer, output_dir
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import argparse
