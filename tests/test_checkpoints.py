@@ -108,7 +108,7 @@ def test_foreign_record_index_is_refused(finished):
 
 def test_record_of_a_run_with_another_seed_is_refused(finished, tmp_path):
     other = tmp_path / "seed3.jsonl"
-    studies.mse_study("alpha", VALUES, checkpoint=other, **{**KW, "seed": 3})
+    studies.mse_study("alpha", VALUES, checkpoint=other, **{**KW, "rng": 3})
     lines = finished.read_text().splitlines()
     lines[2] = other.read_text().splitlines()[2]  # same index and value, other seed
     finished.write_text("\n".join(lines) + "\n")
@@ -118,7 +118,7 @@ def test_record_of_a_run_with_another_seed_is_refused(finished, tmp_path):
 
 def test_checkpoint_of_another_study_names_the_difference(finished):
     with pytest.raises(ValueError, match=r"line 1: belongs to a different study \(seed: 2 in the file, 5 now\)"):
-        studies.mse_study("alpha", VALUES, checkpoint=finished, **{**KW, "seed": 5})
+        studies.mse_study("alpha", VALUES, checkpoint=finished, **{**KW, "rng": 5})
     with pytest.raises(ValueError, match=r"different study \(values"):
         studies.mse_study("alpha", VALUES[:2], checkpoint=finished, **KW)
 

@@ -89,7 +89,7 @@ def test_fig6_10_shows_bcl_biased_low_at_alpha_1_small_n():
     from negtheory.generators import score_sets
 
     alpha, tau, t = 1.0, 0.1, 0.5
-    s = score_sets(4000, 16, alpha, tau, t=t, seed=1)
+    s = score_sets(4000, 16, alpha, tau, t=t, rng=1)
     a, b = s.parent_params[:, :1], s.parent_params[:, 1:]
     phi = np.clip((t * np.log(s.scores) - a) / (b - a), 0.0, 1.0)
     u = 2 * (alpha * (1 - tau) + (1 - alpha) * tau) * phi + (1 - 2 * alpha) * (1 - 2 * tau) * phi**2  # eq. 6.28
