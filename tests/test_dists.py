@@ -484,7 +484,7 @@ def test_order_statistic_normal_ppf_kernel_against_scipy(k, n, points):
     """numba quantile solver (Halley on log I_{Phi(z)}) against scipy's betaincinv + ndtri where
     that composition is accurate (q < 1/2), and round trips through scipy's betainc in both
     tails down to q = 1e-300."""
-    from scipy.special import betainc, betaincinv, ndtri, ndtr
+    from scipy.special import betainc, betaincinv, ndtr, ndtri
 
     mu, sigma = 0.5, 1.7
     g = dists.order_statistic(st.norm(mu, sigma), k, n)
