@@ -240,6 +240,12 @@ def _score_sets_kernel(
                 pos[r, k] = x * inv_t
 
 
+# the same kernel without the thread pool (and without the GIL): small calls, and callers that
+# run blocks on their own threads (negtheory.studies); same code, same numbers
+_score_sets_kernel_serial = numba.njit(cache=True, nogil=True)(_score_sets_kernel.py_func)
+_PARALLEL_MIN_SIZE = 1 << 17  # scores + positives per call below which the serial twin runs
+
+
 @numba.njit(cache=True, nogil=True)
 def _parent_cdf_rows(kind, params, x, out):
     """Parent CDF of each entry of row r under the anchor's parent law params[r]."""
@@ -564,6 +570,29 @@ def iter_score_sets(
     )  # fmt: skip
 
 
+def _block_maker(n_unlabeled, alpha, tau_plus, gamma, t, n_positives, base_interval, method, seed, parent="uniform"):
+    """``make(first, count)`` -> the ScoreSets of anchors [first, first + count), i.e. rows of
+    ``score_sets(...)`` with these arguments: the checks and the key derivation done once, for
+    callers generating many small blocks (negtheory.studies)."""
+    n_unlabeled = int_scalar("n_unlabeled", n_unlabeled, 1)
+    n_positives = int_scalar("n_positives", n_positives, 0)
+    alpha = real_scalar("alpha", alpha, 0.5, 1.0)
+    tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True)
+    gamma = real_scalar("gamma", gamma, 0.0, 1.0)
+    t = real_scalar("t", t, 0.0, None, lo_open=True)
+    meth = _method(method)
+    kind, random_interval, lo, hi, name = _parse_parent(parent, base_interval, t)
+    k0, k1 = philox_key(seed)
+
+    def make(first, count):
+        (s,) = _iter_blocks(
+            count, n_unlabeled, n_positives, alpha, tau_plus, gamma, t, kind, random_interval, lo, hi, name, meth, k0, k1, count, first,
+        )  # fmt: skip
+        return s
+
+    return make
+
+
 def _iter_blocks(n_anchors, n_unl, n_pos, alpha, tau_plus, gamma, t, kind, random_interval, lo, hi, name, meth, k0, k1, chunk_size, offset):
     for first in range(0, n_anchors, chunk_size):
         count = min(chunk_size, n_anchors - first)
@@ -573,7 +602,8 @@ def _iter_blocks(n_anchors, n_unl, n_pos, alpha, tau_plus, gamma, t, kind, rando
         pos = np.empty((count, n_pos))
         params = np.empty((count, 2))
         flag = np.zeros(count, dtype=np.int8)
-        _score_sets_kernel(
+        kernel = _score_sets_kernel if count * (n_unl + n_pos) >= _PARALLEL_MIN_SIZE else _score_sets_kernel_serial
+        kernel(
             start, n_unl, n_pos, alpha, tau_plus, t, gamma, lo, hi, kind, random_interval,
             meth, k0, k1, MAX_TRIALS, scores, is_tn, pos, params, flag,
         )  # fmt: skip

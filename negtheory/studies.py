@@ -168,15 +168,17 @@ def _fused_estimates(scores, sorted_scores, is_tn, pos, codes, omega, tau_plus, 
                 out[j, r] = bcl_norm
 
 
-_fused_estimates_serial = numba.njit(cache=True)(_fused_estimates.py_func)
+_fused_estimates_serial = numba.njit(cache=True, nogil=True)(_fused_estimates.py_func)
 
 # below this many scores the parallel kernel cannot pay for waking the thread pool: the serial
 # twin (same code, same results) runs instead
 _PARALLEL_MIN_SIZE = 1 << 16
 
 
-def _estimates(point: _Point, s) -> tuple[np.ndarray, np.ndarray]:
-    """theta_SUP per anchor and every requested estimator per anchor, shape [n_est, count]."""
+def _estimates(point: _Point, s, serial=False) -> tuple[np.ndarray, np.ndarray]:
+    """theta_SUP per anchor and every requested estimator per anchor, shape [n_est, count].
+
+    ``serial``: always the serial kernel (for callers running blocks on their own threads)."""
     m = s.scores.shape[0]
     truth = np.empty(m)
     out = np.empty((len(point.estimators), m))
@@ -188,20 +190,40 @@ def _estimates(point: _Point, s) -> tuple[np.ndarray, np.ndarray]:
     omega = np.zeros(n + 1)
     if need_sort:
         omega[1:] = est._omega_of_ecdf(np.arange(1, n + 1) / n, point.alpha, point.beta, point.tau_plus)
-    kernel = _fused_estimates if s.scores.size >= _PARALLEL_MIN_SIZE else _fused_estimates_serial
+    kernel = _fused_estimates if s.scores.size >= _PARALLEL_MIN_SIZE and not serial else _fused_estimates_serial
     kernel(s.scores, srt, s.is_true_negative, pos, codes, omega, point.tau_plus, point.hcl_beta, truth, out)
     return truth, out
+
+
+def _block_stats(point: _Point, make, first: int, count: int) -> np.ndarray:
+    """Sums [n_est, 5] of one canonical block of anchors [first, first + count) (serial kernels)."""
+    tb, values = _estimates(point, make(first, count), serial=True)
+    stats = np.zeros((len(point.estimators), _N_STATS))
+    for j in range(len(point.estimators)):
+        vb = values[j]
+        ok = np.isfinite(tb) & np.isfinite(vb)
+        err2 = (vb[ok] - tb[ok]) ** 2
+        stats[j] = (ok.sum(), err2.sum(), (err2 * err2).sum(), vb[ok].sum(), tb[ok].sum())
+    return stats
 
 
 def _chunk_stats(point: _Point, start: int, count: int) -> np.ndarray:
     """Per-canonical-block sums for anchors [start, start + count) of one point.
 
     Returns an array [n_blocks, n_est, 5]; ``start`` is a multiple of the block size.
-    """
-    from .generators import score_sets
 
-    s = score_sets(
-        count,
+    One canonical block at a time (generation, numpy's exp and sort, estimates, sums, with the
+    serial kernels): the working set stays in cache and the allocator reuses the same few
+    hundred KiB, instead of faulting in and streaming chunk_size x N scores several times.
+    With numba set to more than one thread, blocks run on that many Python threads (the
+    kernels and numpy's exp / sort release the GIL) -- the same work split as the thread
+    pool's, without waking it for every small kernel. Every random number is keyed by its
+    anchor index and every block's sums are its own, so the result does not depend on the
+    thread count.
+    """
+    from .generators import _block_maker
+
+    make = _block_maker(
         point.n_unlabeled,
         point.alpha,
         point.tau_plus,
@@ -211,20 +233,18 @@ def _chunk_stats(point: _Point, start: int, count: int) -> np.ndarray:
         point.base_interval,
         point.method,
         np.random.SeedSequence(point.seed, spawn_key=(point.index,)),
-        anchor_offset=start,
     )
-    truth, values = _estimates(point, s)
     n_blocks = -(-count // _BLOCK)
-    stats = np.zeros((n_blocks, len(point.estimators), _N_STATS))
-    for b in range(n_blocks):
-        lo, hi = b * _BLOCK, min((b + 1) * _BLOCK, count)
-        tb = np.ascontiguousarray(truth[lo:hi])
-        for j in range(len(point.estimators)):
-            vb = np.ascontiguousarray(values[j, lo:hi])
-            ok = np.isfinite(tb) & np.isfinite(vb)
-            err2 = (vb[ok] - tb[ok]) ** 2
-            stats[b, j] = (ok.sum(), err2.sum(), (err2 * err2).sum(), vb[ok].sum(), tb[ok].sum())
-    return stats
+    spans = [(start + b * _BLOCK, min(_BLOCK, count - b * _BLOCK)) for b in range(n_blocks)]
+    workers = min(numba.get_num_threads(), n_blocks)
+    if workers > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            rows = list(pool.map(lambda span: _block_stats(point, make, *span), spans))
+    else:
+        rows = [_block_stats(point, make, *span) for span in spans]
+    return np.stack(rows)
 
 
 def _summarise(point: _Point, block_stats: list[np.ndarray], vary: str, value) -> list[dict]:
