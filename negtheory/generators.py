@@ -249,11 +249,13 @@ def _score_sets_kernel(
             scale = (pb - pa) * inv_t
             shift = pa * inv_t
             if method == 0:
+                tn_row = is_tn[r]
                 for j in range(n_unl):
                     q = row[j]
-                    bq = b_tn if is_tn[r, j] else b_fn
+                    bq = b_tn if tn_row[j] else b_fn
                     aq = 1.0 - bq
-                    row[j] = shift + scale * (2.0 * q / (bq + math.sqrt(max(bq * bq + 4.0 * aq * q, 0.0))))
+                    d2 = bq * bq + 4.0 * aq * q
+                    row[j] = shift + scale * (2.0 * q / (bq + math.sqrt(d2 if d2 > 0.0 else 0.0)))
             else:
                 for j in range(n_unl):
                     row[j] = shift + scale * row[j]

@@ -28,6 +28,7 @@ calling again with the same configuration resumes, recomputing only the points n
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -101,11 +102,12 @@ def _fused_estimates(scores, sorted_scores, is_tn, pos, codes, omega, tau_plus, 
         c_tn = 0
         rmax = row[0]
         for i in range(n):
-            s_all += row[i]
-            rmax = max(rmax, row[i])
-            if is_tn[r, i]:
-                s_tn += row[i]
-                c_tn += 1
+            v = row[i]
+            s_all += v
+            rmax = max(rmax, v)
+            tn = is_tn[r, i]  # selects, not branches: the labels are random
+            s_tn += v if tn else 0.0
+            c_tn += 1 if tn else 0
         truth[r] = s_tn / c_tn if c_tn > 0 else np.nan
         pmean = 0.0
         for j in range(k):
@@ -175,6 +177,15 @@ _fused_estimates_serial = numba.njit(cache=True, nogil=True)(_fused_estimates.py
 _PARALLEL_MIN_SIZE = 1 << 16
 
 
+@functools.lru_cache(maxsize=64)
+def _omega_table(n, alpha, beta, tau_plus):
+    """BCL weight at eCDF value j / n for j = 0..n (0 at j = 0), read-only (shared by blocks)."""
+    omega = np.zeros(n + 1)
+    omega[1:] = est._omega_of_ecdf(np.arange(1, n + 1) / n, alpha, beta, tau_plus)
+    omega.flags.writeable = False
+    return omega
+
+
 def _estimates(point: _Point, s, serial=False) -> tuple[np.ndarray, np.ndarray]:
     """theta_SUP per anchor and every requested estimator per anchor, shape [n_est, count].
 
@@ -187,23 +198,44 @@ def _estimates(point: _Point, s, serial=False) -> tuple[np.ndarray, np.ndarray]:
     need_sort = "bcl" in point.estimators or "bcl_norm" in point.estimators
     srt = np.sort(s.scores, axis=1) if need_sort else np.empty((m, 0))
     n = s.scores.shape[1]
-    omega = np.zeros(n + 1)
-    if need_sort:
-        omega[1:] = est._omega_of_ecdf(np.arange(1, n + 1) / n, point.alpha, point.beta, point.tau_plus)
+    omega = _omega_table(n, point.alpha, point.beta, point.tau_plus) if need_sort else np.zeros(n + 1)
     kernel = _fused_estimates if s.scores.size >= _PARALLEL_MIN_SIZE and not serial else _fused_estimates_serial
     kernel(s.scores, srt, s.is_true_negative, pos, codes, omega, point.tau_plus, point.hcl_beta, truth, out)
     return truth, out
+
+
+@numba.njit(cache=True, nogil=True)
+def _block_sums(truth, values, stats):
+    """stats[j] = (count, sum err^2, sum err^4, sum estimate, sum truth) over the anchors where
+    both the truth and estimator j are finite (sequential sums: a fixed order)."""
+    for j in range(values.shape[0]):
+        c = 0
+        s2 = 0.0
+        s4 = 0.0
+        sv = 0.0
+        st = 0.0
+        for i in range(truth.size):
+            t = truth[i]
+            v = values[j, i]
+            if np.isfinite(t) and np.isfinite(v):
+                e2 = (v - t) * (v - t)
+                c += 1
+                s2 += e2
+                s4 += e2 * e2
+                sv += v
+                st += t
+        stats[j, 0] = c
+        stats[j, 1] = s2
+        stats[j, 2] = s4
+        stats[j, 3] = sv
+        stats[j, 4] = st
 
 
 def _block_stats(point: _Point, make, first: int, count: int) -> np.ndarray:
     """Sums [n_est, 5] of one canonical block of anchors [first, first + count) (serial kernels)."""
     tb, values = _estimates(point, make(first, count), serial=True)
     stats = np.zeros((len(point.estimators), _N_STATS))
-    for j in range(len(point.estimators)):
-        vb = values[j]
-        ok = np.isfinite(tb) & np.isfinite(vb)
-        err2 = (vb[ok] - tb[ok]) ** 2
-        stats[j] = (ok.sum(), err2.sum(), (err2 * err2).sum(), vb[ok].sum(), tb[ok].sum())
+    _block_sums(tb, values, stats)
     return stats
 
 
