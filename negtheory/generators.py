@@ -228,14 +228,18 @@ def _score_sets_kernel(
         c0, c1, c2, c3 = _xoshiro_seed(_S_CLASS, m, k0, k1)
         s0, s1, s2, s3 = _xoshiro_seed(_S_VALUE, m, k0, k1)
         row = scores[r]
-        for j in range(n_unl):
-            bits, c0, c1, c2, c3 = _xoshiro_next(c0, c1, c2, c3)
-            fn = _u01(bits) <= tau_plus  # step 1: p <= tau+ picks the false-negative population
-            is_tn[r, j] = not fn
-            if method == 0:
+        tn_row = is_tn[r]
+        if method == 0:  # the two streams in one loop without a branch (independent chains)
+            for j in range(n_unl):
+                bits, c0, c1, c2, c3 = _xoshiro_next(c0, c1, c2, c3)
+                tn_row[j] = not (_u01(bits) <= tau_plus)  # step 1: p <= tau+ picks the false-negative population
                 bits, s0, s1, s2, s3 = _xoshiro_next(s0, s1, s2, s3)
                 row[j] = _u01(bits)
-            else:
+        else:
+            for j in range(n_unl):
+                bits, c0, c1, c2, c3 = _xoshiro_next(c0, c1, c2, c3)
+                fn = _u01(bits) <= tau_plus
+                tn_row[j] = not fn
                 w, nt, s0, s1, s2, s3 = _ar_cdf(fn, alpha, s0, s1, s2, s3, max_trials)
                 if nt < 0:
                     flag[r] = 1
