@@ -11,7 +11,8 @@ Two parts, both "one step" = forward + backward:
 * **logits**: the functionals on precomputed logits (pos [2B], neg [2B, 2B - 2]).
 
 Every round times each loss once, in turn, so that load on a shared machine hits all of them
-alike; the median over rounds is reported with the ratios the issue sets as goals:
+alike; the median over rounds is reported, and each ratio is the median over rounds of the
+per-round ratio (the two steps ran back to back), with the goals the issue sets:
 InfoNCE / fastest peer (goal <= 1.0), DCL, HCL / InfoNCE (<= 1.2), BCL / InfoNCE (<= 1.5),
 DPL / BPR (<= 1.5). Peak memory of one step is read from torch's profiler (allocations made
 through torch's allocator) plus numpy's share traced by ``tracemalloc`` (BCL's CPU sort).
@@ -104,8 +105,11 @@ def _sync(device):
         torch.cuda.synchronize()
 
 
-def interleaved(steps: dict, rounds: int, device) -> dict:
-    """Median seconds of each step, timing every step once per round, in turn."""
+def interleaved(steps: dict, rounds: int, device, per_round=None) -> dict:
+    """Median seconds of each step, timing every step once per round, in turn.
+
+    ``per_round``: a dict that receives every step's list of times (one per round), for ratios
+    taken round by round (paired: the two steps ran back to back, under the same load)."""
     for f in steps.values():  # warm-up (allocator, kernels, numba-free first calls)
         for _ in range(2):
             f()
@@ -117,6 +121,8 @@ def interleaved(steps: dict, rounds: int, device) -> dict:
             f()
             _sync(device)
             times[k].append(time.perf_counter() - t0)
+    if per_round is not None:
+        per_round.update(times)
     return {k: statistics.median(v) for k, v in times.items()}
 
 
@@ -150,7 +156,10 @@ def peak_memory(step, device) -> float:
 
 
 def _ratio(t, a, b):
-    return t[a] / t[b] if a in t and b in t else float("nan")
+    """Median over rounds of the per-round ratio a / b (t: lists of per-round times)."""
+    if a not in t or b not in t:
+        return float("nan")
+    return statistics.median(x / y for x, y in zip(t[a], t[b]))
 
 
 def bench_modules(batch, dim, rounds, device, dtype, memory=True):
@@ -167,7 +176,8 @@ def bench_modules(batch, dim, rounds, device, dtype, memory=True):
         return step
 
     steps = {k: make(f) for k, f in fns.items()}
-    t = interleaved(steps, rounds, device)
+    rt = {}
+    t = interleaved(steps, rounds, device, rt)
     mem = {k: peak_memory(s, device) for k, s in steps.items()} if memory else {}
     peer_names = [k for k in t if k.endswith("ntxent")]
     fastest = min(peer_names, key=t.get)
@@ -176,11 +186,11 @@ def bench_modules(batch, dim, rounds, device, dtype, memory=True):
         m = f"  peak {mem[k] / 2**20:7.1f} MiB" if k in mem else ""
         print(f"  {k:16s} {1e3 * t[k]:9.3f} ms/step{m}")
     ratios = {
-        "infonce/fastest_peer": t["infonce"] / t[fastest],
-        "dcl/infonce": _ratio(t, "dcl", "infonce"),
-        "hcl/infonce": _ratio(t, "hcl", "infonce"),
-        "bcl/infonce": _ratio(t, "bcl", "infonce"),
-        "dpl/bpr": _ratio(t, "dpl", "bpr"),
+        "infonce/fastest_peer": _ratio(rt, "infonce", fastest),
+        "dcl/infonce": _ratio(rt, "dcl", "infonce"),
+        "hcl/infonce": _ratio(rt, "hcl", "infonce"),
+        "bcl/infonce": _ratio(rt, "bcl", "infonce"),
+        "dpl/bpr": _ratio(rt, "dpl", "bpr"),
     }
     goals = {"infonce/fastest_peer": 1.0, "dcl/infonce": 1.2, "hcl/infonce": 1.2, "bcl/infonce": 1.5, "dpl/bpr": 1.5}
     for k, v in ratios.items():

@@ -181,8 +181,8 @@ def main():
 def bench_cost_vs_d(n, repeat, rng):
     """Part 4: time per point of logpdf and cdf against d (goal: d = 1024 within 2x of d = 64).
 
-    logpdf switches to Debye's expansion (O(1) per point) at d >= 512; cdf still climbs the
-    survival ladder (O(d) per point).
+    At d >= 512 logpdf switches to Debye's expansion and cdf to the Gauss-Hermite normal-mixture
+    integral (both O(1) per point); below, both climb the ladders (O(d) per point).
     """
     print(f"\n4. cost per point against d ({n} points, x ~ the law itself, best of {repeat})")
     t = {}

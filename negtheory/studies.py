@@ -58,6 +58,7 @@ before the header carried the parameters) are not read: delete them.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -142,11 +143,12 @@ def _fused_estimates(scores, sorted_scores, is_tn, pos, codes, omega, tau_plus, 
         c_tn = 0
         rmax = row[0]
         for i in range(n):
-            s_all += row[i]
-            rmax = max(rmax, row[i])
-            if is_tn[r, i]:
-                s_tn += row[i]
-                c_tn += 1
+            v = row[i]
+            s_all += v
+            rmax = max(rmax, v)
+            tn = is_tn[r, i]  # selects, not branches: the labels are random
+            s_tn += v if tn else 0.0
+            c_tn += 1 if tn else 0
         truth[r] = s_tn / c_tn if c_tn > 0 else np.nan
         pmean = 0.0
         for j in range(k):
@@ -209,15 +211,26 @@ def _fused_estimates(scores, sorted_scores, is_tn, pos, codes, omega, tau_plus, 
                 out[j, r] = bcl_norm
 
 
-_fused_estimates_serial = numba.njit(cache=True)(_fused_estimates.py_func)
+_fused_estimates_serial = numba.njit(cache=True, nogil=True)(_fused_estimates.py_func)
 
 # below this many scores the parallel kernel cannot pay for waking the thread pool: the serial
 # twin (same code, same results) runs instead
 _PARALLEL_MIN_SIZE = 1 << 16
 
 
-def _estimates(point: _Point, s) -> tuple[np.ndarray, np.ndarray]:
-    """theta_SUP per anchor and every requested estimator per anchor, shape [n_est, count]."""
+@functools.lru_cache(maxsize=64)
+def _omega_table(n, alpha, beta, tau_plus):
+    """BCL weight at eCDF value j / n for j = 0..n (0 at j = 0), read-only (shared by blocks)."""
+    omega = np.zeros(n + 1)
+    omega[1:] = est._omega_of_ecdf(np.arange(1, n + 1) / n, alpha, beta, tau_plus)
+    omega.flags.writeable = False
+    return omega
+
+
+def _estimates(point: _Point, s, serial=False) -> tuple[np.ndarray, np.ndarray]:
+    """theta_SUP per anchor and every requested estimator per anchor, shape [n_est, count].
+
+    ``serial``: always the serial kernel (for callers running blocks on their own threads)."""
     m = s.scores.shape[0]
     truth = np.empty(m)
     out = np.empty((len(point.estimators), m))
@@ -226,23 +239,64 @@ def _estimates(point: _Point, s) -> tuple[np.ndarray, np.ndarray]:
     need_sort = "bcl" in point.estimators or "bcl_norm" in point.estimators
     srt = np.sort(s.scores, axis=1) if need_sort else np.empty((m, 0))
     n = s.scores.shape[1]
-    omega = np.zeros(n + 1)
-    if need_sort:
-        omega[1:] = est._omega_of_ecdf(np.arange(1, n + 1) / n, point.alpha, point.beta, point.tau_plus)
-    kernel = _fused_estimates if s.scores.size >= _PARALLEL_MIN_SIZE else _fused_estimates_serial
+    omega = _omega_table(n, point.alpha, point.beta, point.tau_plus) if need_sort else np.zeros(n + 1)
+    kernel = _fused_estimates if s.scores.size >= _PARALLEL_MIN_SIZE and not serial else _fused_estimates_serial
     kernel(s.scores, srt, s.is_true_negative, pos, codes, omega, point.tau_plus, point.hcl_beta, truth, out)
     return truth, out
+
+
+@numba.njit(cache=True, nogil=True)
+def _block_sums(truth, values, stats):
+    """stats[j] = (count, sum err^2, sum err^4, sum estimate, sum truth) over the anchors where
+    both the truth and estimator j are finite (sequential sums: a fixed order)."""
+    for j in range(values.shape[0]):
+        c = 0
+        s2 = 0.0
+        s4 = 0.0
+        sv = 0.0
+        st = 0.0
+        for i in range(truth.size):
+            t = truth[i]
+            v = values[j, i]
+            if np.isfinite(t) and np.isfinite(v):
+                e2 = (v - t) * (v - t)
+                c += 1
+                s2 += e2
+                s4 += e2 * e2
+                sv += v
+                st += t
+        stats[j, 0] = c
+        stats[j, 1] = s2
+        stats[j, 2] = s4
+        stats[j, 3] = sv
+        stats[j, 4] = st
+
+
+def _block_stats(point: _Point, make, first: int, count: int) -> np.ndarray:
+    """Sums [n_est, 5] of one canonical block of anchors [first, first + count) (serial kernels)."""
+    tb, values = _estimates(point, make(first, count), serial=True)
+    stats = np.zeros((len(point.estimators), _N_STATS))
+    _block_sums(tb, values, stats)
+    return stats
 
 
 def _chunk_stats(point: _Point, start: int, count: int) -> np.ndarray:
     """Per-canonical-block sums for anchors [start, start + count) of one point.
 
     Returns an array [n_blocks, n_est, 5]; ``start`` is a multiple of the block size.
-    """
-    from .generators import score_sets
 
-    s = score_sets(
-        count,
+    One canonical block at a time (generation, numpy's exp and sort, estimates, sums, with the
+    serial kernels): the working set stays in cache and the allocator reuses the same few
+    hundred KiB, instead of faulting in and streaming chunk_size x N scores several times.
+    With numba set to more than one thread, blocks run on that many Python threads (the
+    kernels and numpy's exp / sort release the GIL) -- the same work split as the thread
+    pool's, without waking it for every small kernel. Every random number is keyed by its
+    anchor index and every block's sums are its own, so the result does not depend on the
+    thread count.
+    """
+    from .generators import _block_maker
+
+    make = _block_maker(
         point.n_unlabeled,
         point.alpha,
         point.tau_plus,
@@ -252,20 +306,18 @@ def _chunk_stats(point: _Point, start: int, count: int) -> np.ndarray:
         point.base_interval,
         point.method,
         np.random.SeedSequence(point.seed, spawn_key=(point.index,)),
-        anchor_offset=start,
     )
-    truth, values = _estimates(point, s)
     n_blocks = -(-count // _BLOCK)
-    stats = np.zeros((n_blocks, len(point.estimators), _N_STATS))
-    for b in range(n_blocks):
-        lo, hi = b * _BLOCK, min((b + 1) * _BLOCK, count)
-        tb = np.ascontiguousarray(truth[lo:hi])
-        for j in range(len(point.estimators)):
-            vb = np.ascontiguousarray(values[j, lo:hi])
-            ok = np.isfinite(tb) & np.isfinite(vb)
-            err2 = (vb[ok] - tb[ok]) ** 2
-            stats[b, j] = (ok.sum(), err2.sum(), (err2 * err2).sum(), vb[ok].sum(), tb[ok].sum())
-    return stats
+    spans = [(start + b * _BLOCK, min(_BLOCK, count - b * _BLOCK)) for b in range(n_blocks)]
+    workers = min(numba.get_num_threads(), n_blocks)
+    if workers > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            rows = list(pool.map(lambda span: _block_stats(point, make, *span), spans))
+    else:
+        rows = [_block_stats(point, make, *span) for span in spans]
+    return np.stack(rows)
 
 
 def _summarise(point: _Point, block_stats: list[np.ndarray], vary: str, value) -> list[dict]:

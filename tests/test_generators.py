@@ -290,3 +290,20 @@ def test_score_sets_bad_input(kwargs, match):
 def test_overflow_is_reported():
     with pytest.raises(FloatingPointError, match="overflow"):
         score_sets(2, 2, 0.9, 0.1, t=0.01, rng=0)  # exp(1e4)
+
+
+def test_exp_row_within_one_ulp_of_libm_exp():
+    """The score kernel's vectorisable exp (Cody-Waite reduction, Taylor polynomial, 2^k table)
+    against numpy's exp: within 1 ulp on (-700, 700); rows with an entry outside fall back to
+    libm (overflow to inf stays inf, reported by score_sets)."""
+    from negtheory.generators import _exp_row
+
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.uniform(-699.9, 699.9, 200_000), rng.uniform(-8, 8, 200_000), [0.0, -0.0, 1e-300, -1e-18, 0.34657359, -0.34657359]])
+    y = x.copy()
+    _exp_row(y)
+    ref = np.exp(x)
+    assert np.max(np.abs(y - ref) / np.spacing(ref)) <= 1.0
+    z = np.array([1.0, 710.0, -800.0])
+    _exp_row(z)
+    assert z[0] == pytest.approx(math.e, rel=2e-16) and z[1] == np.inf and z[2] == 0.0
