@@ -17,11 +17,16 @@ from negtheory import mechanics as mech
 from negtheory import relaxed_softmax as rs
 from negtheory import sampling
 from negtheory import thresholds as th
+from negtheory._deprecation import renamed_keyword
+from negtheory._rng import int_seed
+from negtheory._typing import RNGLike
 from negtheory.figures import new_figure
 
 
-def fig_entropy_temperature(k: int = 64, steps: int = 80, seed: int = 0):
+@renamed_keyword("seed", "rng")
+def fig_entropy_temperature(k: int = 64, steps: int = 80, rng: RNGLike = 0):
     """Entropy of the negative softmax against tau, and the adaptive-temperature controller."""
+    seed = int_seed("rng", rng)  # figures draw from integer seeds (e.g. seed + k)
     fig, (ax1, ax2) = new_figure(1, 2, width=12.0, height=4.4)
     rng = np.random.default_rng(seed)
     base = rng.normal(size=k)
@@ -92,19 +97,21 @@ def _search_comparisons(cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
     return count
 
 
+@renamed_keyword("seed", "rng")
 def fig_alias_vs_inverse_cdf(
     counts=(500, 320, 180, 120, 75, 40, 22, 9, 4, 0, 1), draws=100_000,
-    sizes=(10, 100, 1_000, 10_000, 100_000, 1_000_000), seed: int = 0,
+    sizes=(10, 100, 1_000, 10_000, 100_000, 1_000_000), rng: RNGLike = 0,
 ):  # fmt: skip
     """Alias and inverse-CDF sampling draw the same law; work per draw O(1) against O(log n).
 
-    Deterministic (the PNG is the same on every run with the same ``seed``): the left panel
+    Deterministic (the PNG is the same on every run with the same ``rng``): the left panel
     compares the frequencies of ``draws`` draws (the largest, if a sequence) from :class:`~negtheory.sampling.AliasTable`
     and :class:`~negtheory.sampling.InverseCDFSampler` with the unigram law f^0.75 of ``counts``
     (2-SE band); the right panel counts the work per draw exactly (alias: one uniform and one
     comparison; binary search: its comparisons, counted on 20 000 uniforms per size).
     Wall-clock timings depend on the machine and belong to ``python benchmarks/bench_sampling.py --plot``.
     """
+    seed = int_seed("rng", rng)  # figures draw from integer seeds (e.g. seed + k)
     draws = int(np.max(draws))  # a sequence (the former timing figure's m values) means its largest
     fig, (ax1, ax2) = new_figure(1, 2, width=12.0, height=4.4)
     p = sampling.unigram_proposal(np.asarray(counts, dtype=float), alpha=0.75)
@@ -149,8 +156,10 @@ def fig_alias_vs_inverse_cdf(
     return fig
 
 
-def fig_boltzmann_temperature(context: int = 625, n_components: int = 50, seed: int = 0):
+@renamed_keyword("seed", "rng")
+def fig_boltzmann_temperature(context: int = 625, n_components: int = 50, rng: RNGLike = 0):
     """B(G, D, T) of seed 004 eq. 8 on the mixture task for several T, and its spread against T."""
+    seed = int_seed("rng", rng)  # figures draw from integer seeds (e.g. seed + k)
     task = rs.MixtureOfGaussiansTask(n_components, rng=seed)
     logp = task.log_conditional[context]
     p = np.exp(logp)
@@ -191,8 +200,10 @@ def fig_boltzmann_temperature(context: int = 625, n_components: int = 50, seed: 
     return fig
 
 
-def fig_mixture_dataset(components=(10, 50, 90), seed: int = 0, context: int = 625):
+@renamed_keyword("seed", "rng")
+def fig_mixture_dataset(components=(10, 50, 90), rng: RNGLike = 0, context: int = 625):
     """The discretised 2-D mixture-of-Gaussians joint law P(i, j) on 1000 x 1000 (seed 004 §3.2.1)."""
+    seed = int_seed("rng", rng)  # figures draw from integer seeds (e.g. seed + k)
     fig, axes = new_figure(1, len(components), width=4.3 * len(components), height=4.4, squeeze=False)
     for ax, c in zip(axes[0], components):
         task = rs.MixtureOfGaussiansTask(c, rng=seed)
@@ -235,8 +246,10 @@ def fig_infonce_margin(beta: float = 0.2, k: int = 100, taus=(0.05, 0.2)):
     return fig
 
 
-def fig_threshold_selection(seed: int = 0):
+@renamed_keyword("seed", "rng")
+def fig_threshold_selection(rng: RNGLike = 0):
     """Scores rebuilt from Tables I-II of seed 002 and the thresholds chosen from the table grids."""
+    seed = int_seed("rng", rng)  # figures draw from integer seeds (e.g. seed + k)
     scores, labels = th.paper_table_scores(rng=seed)
     t1, t2 = th.PAPER_TABLES["table1"], th.PAPER_TABLES["table2"]
     up, lo = th.choose_thresholds(scores, 0.001, 0.05, labels, upper_grid=t1["upper"], lower_grid=t2["lower"])

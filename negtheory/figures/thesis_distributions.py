@@ -12,6 +12,9 @@ import math
 import numpy as np
 import scipy.stats as st
 
+from negtheory._deprecation import renamed_keyword
+from negtheory._rng import int_seed
+from negtheory._typing import RNGLike
 from negtheory.dists import false_negative, order_statistic, true_negative
 from negtheory.figures import new_figure
 from negtheory.generators import score_sets
@@ -77,12 +80,14 @@ def fig_6_4_class_conditional(alphas=(0.5, 0.7, 0.9, 1.0), *, npts: int = 400):
     return fig
 
 
-def fig_6_8_generated_scores(alphas=(0.5, 0.7, 0.9, 1.0), *, n: int = 20_000, t: float = 2.0, tau_plus: float = 0.5, seed: int = 0, method: str = "accept-reject"):
+@renamed_keyword("seed", "rng")
+def fig_6_8_generated_scores(alphas=(0.5, 0.7, 0.9, 1.0), *, n: int = 20_000, t: float = 2.0, tau_plus: float = 0.5, rng: RNGLike = 0, method: str = "accept-reject"):
     """Fig. 6.8: empirical densities of generated exp(x/t), phi = N(0, 1), t = 2, M = 1, N = 20000 (Algorithms 6-8).
 
     tau+ = 1/2 so that both classes get enough samples for a histogram (the thesis does not
     state its tau+). The thin lines are the exact densities of exp(x / t).
     """
+    seed = int_seed("rng", rng)  # figures draw from integer seeds (e.g. seed + k)
     fig, axes = new_figure(1, len(alphas), width=3.0 * len(alphas), height=3.2, sharey=True)
     axes = np.atleast_1d(axes)
     base = st.norm()

@@ -10,6 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from negtheory import infonce
+from negtheory._deprecation import renamed_keyword
+from negtheory._rng import int_seed
+from negtheory._typing import RNGLike
 from negtheory.figures import new_figure
 
 LAMBDAS = (0.5, 0.7, 0.9, 0.95)
@@ -119,8 +122,10 @@ def fig_training_stages(auc: float = 0.75, stages=(0.25, 0.5, 0.75, 1.0), k_max:
     return fig
 
 
-def fig_ans_schedule(total_steps: int = 1000, k_opts=(4, 20), warmup: float = 0.1, seed: int = 0):
+@renamed_keyword("seed", "rng")
+def fig_ans_schedule(total_steps: int = 1000, k_opts=(4, 20), warmup: float = 0.1, rng: RNGLike = 0):
     """Fig. 6: the ANS curve K(step) and the mean of the integer counts drawn by eq. 8."""
+    seed = int_seed("rng", rng)  # figures draw from integer seeds (e.g. seed + k)
     fig, ax = new_figure(width=6.4, height=4.0)
     steps = np.arange(total_steps + 1)
     rng = np.random.default_rng(seed)
