@@ -196,6 +196,10 @@ def philox_key(seed) -> tuple[int, int]:
         ss = seed
     elif isinstance(seed, np.random.RandomState):
         raise TypeError("seed must be None, an int, a SeedSequence or a numpy Generator (legacy RandomState is not supported)")
+    elif seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer, list, tuple))):
+        raise TypeError(f"seed must be None, an int, a SeedSequence or a numpy Generator, got {seed!r}")
+    elif isinstance(seed, (int, np.integer)) and seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     else:
         ss = np.random.SeedSequence(seed)
     k = ss.generate_state(2, np.uint32)

@@ -44,7 +44,7 @@ import numba
 import numpy as np
 
 from ._numeric import _philox_uniform2, _quad_root, _u01, _xoshiro_next, _xoshiro_seed, philox_key
-from ._validation import as_float_array, as_generator, int_scalar, real_scalar
+from ._validation import as_float_array, as_generator, int_scalar, real_scalar, size_arg
 from .dists import KIND_GENERIC, KIND_NORMAL, KIND_UNIFORM, _Parent, _parent_ppf, _qlaw_ppf
 
 __all__ = [
@@ -257,11 +257,10 @@ def _parent_cdf_rows(kind, params, x, out):
 # class-conditional samplers (Algorithms 7-8 and inversion)
 # --------------------------------------------------------------------------------------------
 def _size_shape(size) -> tuple[tuple[int, ...], int]:
+    size = size_arg("size", size)
     if size is None:
         return (), 1
-    shape = (int(size),) if np.ndim(size) == 0 else tuple(int(s) for s in size)
-    if any(s < 0 for s in shape):
-        raise ValueError(f"size must be non-negative, got {size!r}")
+    shape = (size,) if isinstance(size, int) else size
     return shape, int(np.prod(shape, dtype=np.int64))
 
 
@@ -392,7 +391,7 @@ class AcceptRejectSampler:
 
     def rvs(self, size=None, random_state=None):
         """Draw ``size`` samples (``None``: one float)."""
-        rng = as_generator(random_state)
+        rng = as_generator(random_state, "random_state")
         shape, n = _size_shape(size)
         out = np.empty(n)
         filled = 0
@@ -506,7 +505,7 @@ def _parse_parent(parent, base_interval, t):
                 raise ValueError(f"base_interval must be (lo, hi) with lo < hi, got {base_interval!r}")
             lo, hi = float(arr[0]), float(arr[1])
         return KIND_UNIFORM, True, lo, hi, "uniform"
-    p = _Parent(parent)
+    p = _Parent(parent, "parent")
     if p.kind == KIND_GENERIC:
         raise ValueError(f"score_sets supports normal and uniform parents, got {p.describe()}")
     if base_interval is not None:

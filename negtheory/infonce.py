@@ -43,7 +43,10 @@ from scipy.special import ndtr, ndtri
 
 from ._numeric import _log_ndtr, _mills_lower, _ndtri, _norm_pdf, gauss_legendre
 from ._validation import (
+    _show,
     as_generator,
+    check_frozen_continuous,
+    size_arg,
     int_scalar,
     real_array,
     real_scalar,
@@ -128,9 +131,19 @@ def _panel_sum(a, b, mu, k, f0, gx, gw):
     return s * half
 
 
+_MU_FAR = 60.0
+
+
 @numba.njit(cache=True, nogil=True)
 def _log_reliability(mu, k, gx, gw):
     """log P(A) = log int phi(x - mu) Phi(x)^k dx (seed 000, eq. 3) for real k >= 1."""
+    # Far tails, where the result is exact in double precision (and the panels below would make
+    # no progress once ulp(x) > 1): 1 - P(A) <= K Phi(-mu / sqrt 2) < 1e-80 for mu >= 60 and any
+    # finite K, and P(A) <= P(A | K = 1) = Phi(mu / sqrt 2) < 1e-390 for mu <= -60.
+    if mu >= _MU_FAR:
+        return 0.0
+    if mu <= -_MU_FAR:
+        return -math.inf
     # 1. mode of the (log-concave) integrand: dlogf is decreasing, dlogf(mu) > 0.
     lo = mu
     step = 1.0
@@ -695,8 +708,11 @@ def draw_negative_counts(k, size=None, rng=None):
     ([4, 5], 4.3)
     """
     k_a = _k_array(k)
+    if (k_a >= _INT64_LIMIT).any():
+        raise ValueError(f"k must be below 2**63 (counts are int64), got {_show(k)}")
     gen = as_generator(rng)
-    shape = k_a.shape if size is None else tuple(np.atleast_1d(size).astype(int).tolist())
+    size = size_arg("size", size)
+    shape = k_a.shape if size is None else ((size,) if isinstance(size, int) else size)
     try:
         k_b = np.broadcast_to(k_a, shape)
     except ValueError as exc:
@@ -710,10 +726,14 @@ def draw_negative_counts(k, size=None, rng=None):
 # --------------------------------------------------------------------------------------------
 # arbitrary score laws (quadrature)
 # --------------------------------------------------------------------------------------------
+_INT64_LIMIT = 2.0**63
+
+
 def _check_frozen(name, dist):
-    needed = ("pdf", "cdf", "sf", "isf", "ppf")
-    if not all(hasattr(dist, m) for m in needed):
-        raise TypeError(f"{name} must be a frozen scipy.stats continuous distribution (e.g. scipy.stats.norm(0, 1)), got {dist!r}")
+    from .distribution import ScoreDistribution
+
+    if not isinstance(dist, ScoreDistribution):
+        check_frozen_continuous(name, dist)
 
 
 def reliability_dist(k, pos, neg, *, epsrel=1e-10):

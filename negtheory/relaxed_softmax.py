@@ -285,7 +285,7 @@ class MixtureOfGaussiansTask:
         lo = real_array("scale", scale, 0.0, lo_open=True)
         if lo.shape != (2,) or lo[0] > lo[1]:
             raise ValueError(f"scale must be a pair (low, high) with 0 < low <= high, got {scale!r}")
-        gen = as_generator(seed)
+        gen = as_generator(seed, "seed")
         c = self.n_components
         self.means = gen.uniform(0.1, 0.9, size=(c, 2))
         self.stds = gen.uniform(lo[0], lo[1], size=(c, 2))

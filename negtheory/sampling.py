@@ -40,7 +40,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-from ._validation import as_float_array, as_generator, check_range, int_scalar, real_array, real_scalar
+from ._validation import as_float_array, as_generator, check_range, int_scalar, real_array, real_scalar, size_arg
 
 __all__ = [
     "unigram_proposal",
@@ -161,19 +161,19 @@ def _probability_vector(name: str, p) -> np.ndarray:
     arr = real_array(name, p, 0.0)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D array of non-negative weights, got shape {arr.shape}")
-    total = math.fsum(arr.tolist()) if arr.size < 4096 else float(np.sum(arr))
-    if not total > 0.0 or not math.isfinite(total):
-        raise ValueError(f"{name} must have a positive finite sum, got {total!r}")
-    return arr / total
+    peak = float(arr.max())
+    if not peak > 0.0:
+        raise ValueError(f"{name} must have a positive sum, got all zeros")
+    scaled = arr / peak  # weights near the float64 limit must not overflow the sum
+    total = math.fsum(scaled.tolist()) if scaled.size < 4096 else float(np.sum(scaled))
+    return scaled / total
 
 
 def _size_shape(size):
+    size = size_arg("size", size)
     if size is None:
         return None
-    shape = tuple(int(s) for s in np.atleast_1d(size))
-    if any(s < 0 for s in shape):
-        raise ValueError(f"size must be a non-negative int or tuple of ints, got {size!r}")
-    return shape
+    return (size,) if isinstance(size, int) else size
 
 
 # --------------------------------------------------------------------------------------------
