@@ -392,7 +392,11 @@ def theta_bcl(scores, alpha, beta, tau_plus, normalize=False):
     w = bcl_weights(scores, alpha, beta, tau_plus)
     x = np.asarray(scores, dtype=np.float64)
     if normalize:
-        out = (w * x).sum(axis=-1) / w.sum(axis=-1)
+        # all weights vanish only when every score ties at the top of the ECDF (Phi = 1 with
+        # beta = 0): the self-normalised mean of equal scores is that common score
+        den = w.sum(axis=-1)
+        ok = den > 0.0
+        out = np.where(ok, (w * x).sum(axis=-1) / np.where(ok, den, 1.0), x.mean(axis=-1))
     else:
         out = (w * x).mean(axis=-1)
     return scalar_or_array(np.asarray(out))
