@@ -432,6 +432,9 @@ def order_statistic(base, k, n) -> OrderStatistic:
 # --------------------------------------------------------------------------------------------
 # class-conditional laws: CDF quadratic in the parent CDF
 # --------------------------------------------------------------------------------------------
+_LOG2 = math.log(2.0)
+
+
 class QuadraticCDFLaw(ScoreDistribution):
     r"""Law with density phi(x) (b + 2 a Phi(x)) and CDF b Phi + a Phi^2 over a parent phi.
 
@@ -520,6 +523,34 @@ class QuadraticCDFLaw(ScoreDistribution):
             return self._kernel(1, x)
         v = self._parent.sf(x)
         return v * ((self.b + 2.0 * self.a) - self.a * v)
+
+    def _logcdf(self, x):
+        # log G(u) = log u + log(b + a u) from the parent's log-CDF: no underflow of u deep in
+        # the lower tail (log(cdf(x)) gives -inf below x ~ -38 for a normal parent)
+        # the lower tail; above the parent's median log1p(-sf) is the accurate form
+        logu = self._parent.logcdf(x)
+        with np.errstate(divide="ignore"):
+            upper = np.log1p(-self._sf(x))
+        return np.where(logu <= -_LOG2, self._log_quadratic(logu, self.b, self.a), upper)
+
+    def _logsf(self, x):
+        # 1 - G = v ((b + 2a) - a v), v = 1 - u
+        logv = self._parent.logsf(x)
+        with np.errstate(divide="ignore"):
+            lower = np.log1p(-self._cdf(x))
+        return np.where(logv <= -_LOG2, self._log_quadratic(logv, self.b + 2.0 * self.a, -self.a), lower)
+
+    @staticmethod
+    def _log_quadratic(logu, c1, c2):
+        """log(u (c1 + c2 u)) from log u, for c1 >= 0, c1 + c2 >= 0."""
+        logu = np.asarray(logu, dtype=np.float64)
+        u = np.exp(logu)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if c1 > 0.0:
+                out = logu + math.log(c1) + np.log1p((c2 / c1) * u)
+            else:  # c1 = 0: G = c2 u^2
+                out = 2.0 * logu + math.log(c2)
+        return np.where(np.isnan(out), -np.inf, out)
 
     def _logpdf(self, x):
         if self.fast:

@@ -101,7 +101,7 @@ def entropy_temperature_derivative(scores, tau=1.0):
     """
     var, t = _var_p(scores, tau)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = var / t**3
+        out = var / t / t / t  # t**3 underflows for t < 1e-103 (0 / 0 where var is 0 too)
     out = np.where((t == 0) | np.isinf(t), 0.0, out)
     return scalar_or_array(np.asarray(out))
 
@@ -210,7 +210,7 @@ class EntropyTemperatureController:
         tau = self.tau
         h = float(np.mean(softmax_entropy(s, tau)))
         var, _ = _var_p(s, tau)
-        slope = float(np.mean(var)) / tau**2  # dH / d ln(tau)
+        slope = float(np.mean(var)) / tau / tau  # dH / d ln(tau); tau**2 underflows for tau < 1e-162
         self.history.append((tau, h))
         if self.low <= h <= self.high or slope <= 0.0:
             return tau
