@@ -145,8 +145,9 @@ def broadcast(**arrays) -> list[np.ndarray]:
     try:
         return np.broadcast_arrays(*arrays.values())
     except ValueError:
-        shapes = ", ".join(f"{k} {np.shape(v)}" for k, v in arrays.items())
-        raise ValueError(f"{' and '.join(arrays)} must broadcast against each other, got shapes {shapes}") from None
+        named = {k: v for k, v in arrays.items() if not k.startswith("_")}  # "_x": internal companions
+        shapes = ", ".join(f"{k} {np.shape(v)}" for k, v in named.items())
+        raise ValueError(f"{' and '.join(named)} must broadcast against each other, got shapes {shapes}") from None
 
 
 def check_frozen_continuous(name: str, dist) -> None:

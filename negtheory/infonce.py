@@ -45,6 +45,7 @@ from ._numeric import _log_ndtr, _mills_lower, _ndtri, _norm_pdf, gauss_legendre
 from ._validation import (
     _show,
     as_generator,
+    broadcast,
     check_frozen_continuous,
     size_arg,
     int_scalar,
@@ -356,7 +357,7 @@ def reliability(mu, k):
     """
     mu_a = real_array("mu", mu)
     k_a = _k_array(k)
-    mu_b, k_b = np.broadcast_arrays(mu_a, k_a)
+    mu_b, k_b = broadcast(mu=mu_a, k=k_a)
     out = np.empty(mu_b.shape)
     _reliability_vec(
         np.ascontiguousarray(mu_b).ravel(), np.ascontiguousarray(k_b).ravel(), _GL16_X, _GL16_W, out.reshape(-1)
@@ -429,9 +430,9 @@ def sample_fractions(k, mu_label, mu_pred):
     1.0
     """
     k_a = _k_array(k)
-    a = np.asarray(reliability(real_array("mu_label", mu_label), k_a))
-    b = np.asarray(reliability(real_array("mu_pred", mu_pred), k_a))
-    a, b = np.broadcast_arrays(a, b)
+    k_a, mu_l, mu_p = broadcast(k=k_a, mu_label=real_array("mu_label", mu_label), mu_pred=real_array("mu_pred", mu_pred))
+    a = np.asarray(reliability(mu_l, k_a))
+    b = np.asarray(reliability(mu_p, k_a))
     good = a * (1.0 - b)
     bad = b * (1.0 - a)
     easy = 1.0 - good - bad
@@ -459,6 +460,7 @@ def effectiveness(k, mu_label, mu_pred, lam=0.9):
     """
     lam_a = _lam_array(lam)
     good, bad, easy = (np.asarray(f) for f in sample_fractions(k, mu_label, mu_pred))
+    lam_a, good, bad, easy = broadcast(lam=lam_a, **{"k, mu_label, mu_pred": good}, _b=bad, _e=easy)
     return scalar_or_array(np.asarray(lam_a * (good - bad) + (1.0 - lam_a) * easy))
 
 
@@ -511,7 +513,7 @@ def overall_effectiveness(k, mu_label, lam=0.9, t_max=3.0, steps=None):
     lam_a = _lam_array(lam)
     t_a = real_array("t_max", t_max, 0.0, lo_open=True)
     n_steps = _steps_arg(steps)
-    arrs = np.broadcast_arrays(k_a, mu_a, lam_a, t_a)
+    arrs = broadcast(k=k_a, mu_label=mu_a, lam=lam_a, t_max=t_a)
     shape = arrs[0].shape
     flat = [np.ascontiguousarray(x, dtype=np.float64).ravel() for x in arrs]
     v = np.empty(flat[0].size)
@@ -564,7 +566,7 @@ def effectiveness_curve(mu_label, lam=0.9, k_max=1000, t_max=3.0, steps=None):
     k_max = int_scalar("k_max", k_max, 1, 10**6)
     t_max = real_scalar("t_max", t_max, 0.0, lo_open=True)
     n_steps = _steps_arg(steps)
-    mu_b, lam_b = np.broadcast_arrays(mu_a, lam_a)
+    mu_b, lam_b = broadcast(mu_label=mu_a, lam=lam_a)
     uniq, inverse = np.unique(mu_b, return_inverse=True)
     a, b = _curves(uniq, k_max, t_max, n_steps)
     a = a[inverse.reshape(mu_b.shape)]
@@ -670,7 +672,7 @@ def ans_schedule(step, total_steps, k_opt, warmup=0.1):
     s = real_array("step", step, 0.0, float(total))
     k_opt = real_array("k_opt", k_opt, 1.0)
     w = real_array("warmup", warmup, 0.0, 1.0)
-    s, k_opt, w = np.broadcast_arrays(s, k_opt, w)
+    s, k_opt, w = broadcast(step=s, k_opt=k_opt, warmup=w)
     turn = w * total
     with np.errstate(divide="ignore", invalid="ignore"):
         rise = 1.0 + (k_opt - 1.0) * np.where(turn > 0, s / turn, 1.0)

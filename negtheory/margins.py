@@ -11,6 +11,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ._validation import (
+    broadcast,
     real_array,
     real_scalar,
     scalar_or_array,
@@ -83,6 +84,7 @@ def effective_margin(beta, tau, k):
     b = real_array("beta", beta)
     t = real_array("tau", tau, 0.0, lo_open=True)
     kk = real_array("k", k, 1.0)
+    b, t, kk = broadcast(beta=b, tau=t, k=kk)
     return scalar_or_array(np.asarray(b + t * np.log(kk)))
 
 
@@ -139,6 +141,7 @@ def hinge_comparison(alpha, beta, tau, k, tol=0.01):
     m = effective_margin(beta, tau, k)
     t = real_array("tau", tau, 0.0, lo_open=True)
     tl = real_scalar("tol", tol, 0.0, lo_open=True)
+    a, m, t = broadcast(alpha=a, beta=np.asarray(m), tau=t)
     u = (np.asarray(m) - a) / t
     exact = np.logaddexp(0.0, u)
     hinge = np.maximum(u, 0.0)

@@ -174,7 +174,14 @@ def relaxed_softmax_limit_grad(scores, positive, proposal):
     """
     g = real_array("scores", scores)
     one, g2, pos, _ = _rs_inputs(g, positive, np.zeros((np.atleast_2d(g).shape[0], 1), dtype=np.int64), False)
-    b = np.atleast_2d(boltzmann(g2, proposal, 1.0))
+    q = real_array("proposal", proposal, 0.0)
+    try:
+        g2, q = broadcast(scores=g2, proposal=q)
+    except ValueError:
+        raise ValueError(f"proposal of shape {q.shape} does not broadcast against scores of shape {g.shape}") from None
+    if not (q.sum(axis=-1) > 0).all():
+        raise ValueError("proposal must have a positive entry for every context")
+    b = np.atleast_2d(boltzmann(g2, q, 1.0))
     b[np.arange(b.shape[0]), pos] -= 1.0
     return b[0] if one else b
 

@@ -40,7 +40,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-from ._validation import as_float_array, as_generator, check_range, int_scalar, real_array, real_scalar, size_arg
+from ._validation import as_float_array, as_generator, broadcast, check_range, int_scalar, real_array, real_scalar, size_arg
 
 __all__ = [
     "unigram_proposal",
@@ -479,10 +479,7 @@ def _log_boltzmann(scores, degeneracy, temperature, axis):
         d = np.ones(1)
     else:
         d = real_array("degeneracy", degeneracy, 0.0)
-    try:
-        g, d = np.broadcast_arrays(g, d)
-    except ValueError as exc:
-        raise ValueError(f"degeneracy of shape {np.shape(d)} does not broadcast against scores of shape {g.shape}") from exc
+    g, d = broadcast(scores=g, degeneracy=d)
     g = np.moveaxis(g, axis, -1)
     d = np.moveaxis(d, axis, -1)
     mask = d > 0
@@ -584,8 +581,8 @@ def sample_boltzmann(scores, degeneracy="uniform", temperature=1.0, size=1, rng=
     [[1, 1, 1, 1], [0, 0, 0, 0]]
     """
     g = real_array("scores", scores)
-    if g.ndim not in (1, 2):
-        raise ValueError(f"scores must be 1-D (items) or 2-D (contexts x items), got {g.ndim}-D")
+    if g.ndim not in (1, 2) or g.shape[-1] == 0:
+        raise ValueError(f"scores must be 1-D (items) or 2-D (contexts x items) with at least one item, got shape {g.shape}")
     s = int_scalar("size", size, 0)
     gen = as_generator(rng)
     b = np.atleast_2d(boltzmann(g, degeneracy, temperature, axis=-1))

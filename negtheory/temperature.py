@@ -140,17 +140,23 @@ def temperature_for_entropy(scores, target):
     h = real_scalar("target", target)
     if not lo_h < h < hi_h:
         raise ValueError(f"target entropy must lie in ({lo_h:.6g}, {hi_h:.6g}) = (ln m, ln K) for these scores, got {h!r}")
+    # H(s, tau) = H(s / c, tau / c): solve on scores scaled into [-1, 1] (no overflow of the
+    # spread, nor of exp in the bracket search, for scores near the float64 limit)
+    c = float(np.max(np.abs(s)))
+    s = s / c
     spread = float(s.max() - s.min())
 
     def f(x):
         return float(softmax_entropy(s, spread * math.exp(x))) - h
 
     lo, hi = -1.0, 1.0
-    while f(lo) > 0:
-        lo *= 2.0
-    while f(hi) < 0:
-        hi *= 2.0
-    return spread * math.exp(brentq(f, lo, hi, xtol=1e-13, rtol=1e-14))
+    while f(lo) > 0 and lo > -700.0:
+        lo = max(2.0 * lo, -700.0)
+    while f(hi) < 0 and hi < 700.0:
+        hi = min(2.0 * hi, 700.0)
+    root = brentq(f, lo, hi, xtol=1e-13, rtol=1e-14)
+    with np.errstate(over="ignore"):
+        return float(np.float64(c) * (spread * math.exp(root)))
 
 
 class EntropyTemperatureController:

@@ -106,22 +106,20 @@ def _prepare(pos_logits, neg_logits, name_neg="neg_logits"):
 
 
 def _nonfinite_to_nan(loss: torch.Tensor, *inputs) -> torch.Tensor:
-    """``loss`` plus 0 x the extremes of each input: NaN in every anchor whose inputs hold a NaN or
-    +-inf, unchanged elsewhere (no gradient flows through the check).
+    """``loss`` plus 0 x the row maximum of each input: NaN in every anchor whose inputs hold a NaN
+    or +inf, unchanged elsewhere (no gradient flows through the check).
 
-    Keeps the masking inside the losses (``where``, clamps, -inf entries of the private cores)
-    from turning poisoned input into a finite loss: NaN/inf in, NaN out. One min/max pass per
-    input, no [.., N] temporary.
+    Keeps the masking inside the losses (``where``, clamps) from turning poisoned input into a
+    finite loss: NaN/+inf in, NaN out. -inf stays legal (a logit whose exponential is 0: the
+    masked entries of fractional-K batches). One max pass per input, no [.., N] temporary.
     """
     for t in inputs:
         if t is None:
             continue
         t = t.detach()
         if t.ndim > loss.ndim:
-            lo, hi = torch.aminmax(t, dim=-1)
-            loss = loss + lo * 0.0 + hi * 0.0
-        else:
-            loss = loss + t * 0.0
+            t = t.amax(dim=-1)
+        loss = loss + t.clamp(min=0.0) * 0.0  # clamp keeps NaN and +inf, maps -inf to 0
     return loss
 
 
@@ -587,8 +585,8 @@ def bcl_log_weights(neg_logits, alpha, beta, tau_plus):
         raise ValueError(f"neg_logits must have shape [..., N] with N >= 1, got {tuple(s.shape)}")
     flat = _flat2(s)
     out = torch.log(_bcl_weights_masked(flat, flat.shape[-1], alpha, beta, tau_plus))
-    lo, hi = torch.aminmax(flat.detach(), dim=-1)  # NaN/inf in a row: the row's ranks mean nothing
-    return (out + (lo * 0.0 + hi * 0.0)[:, None]).reshape(s.shape)
+    # NaN/+inf in a row: the row's ranks mean nothing
+    return (out + (flat.detach().amax(dim=-1).clamp(min=0.0) * 0.0)[:, None]).reshape(s.shape)
 
 
 def _bcl_core(pos, neg, n, alpha, beta, tau_plus, normalize_weights):
