@@ -201,6 +201,9 @@ def main():
         import negtheory.bridge  # noqa: F401
     except ImportError:
         pass
+    ready = pickle.dumps("ready")
+    out.write(struct.pack(">Q", len(ready)) + ready)
+    out.flush()
     while True:
         try:
             (n,) = struct.unpack(">Q", _read(inp, 8))

@@ -215,6 +215,10 @@ class Worker:
         env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
         self.proc = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "fuzz_worker.py")],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        # the imports are not part of any case's time budget: wait for the worker's "ready"
+        deadline = time.monotonic() + 300
+        (n,) = struct.unpack(">Q", self._read(8, deadline))
+        assert pickle.loads(self._read(n, deadline)) == "ready"
 
     def stop(self):
         if self.proc is not None:
@@ -248,8 +252,8 @@ class Worker:
         try:
             self.proc.stdin.write(struct.pack(">Q", len(data)) + data)
             self.proc.stdin.flush()
-            # the first case also pays for imports and numba cache loads
-            deadline = time.monotonic() + timeout + (60 if getattr(self, "first", False) else 0)
+            # the first case of a fresh worker may also load numba's cache for its kernels
+            deadline = time.monotonic() + timeout * (3 if getattr(self, "first", False) else 1)
             self.first = False
             (n,) = struct.unpack(">Q", self._read(8, deadline))
             return pickle.loads(self._read(n, deadline))
