@@ -167,11 +167,14 @@ def check_frozen_continuous(name: str, dist) -> None:
         raise TypeError(f"{name} must be a frozen scipy.stats continuous distribution (e.g. scipy.stats.norm(0, 1)), got {dist!r}")
     try:
         shapes, loc, scale = family._parse_args(*dist.args, **dist.kwds)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} has invalid parameters {dist.args} {dist.kwds}: {exc}") from None
+    if any(np.ndim(v) != 0 for v in (*shapes, loc, scale)):
+        raise ValueError(f"{name} must have scalar parameters, got a frozen {family.name} with array parameters")
+    try:
         params = np.asarray([*shapes, loc, scale], dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} has invalid parameters {dist.args} {dist.kwds}: {exc}") from None
-    if params.ndim != 1:
-        raise ValueError(f"{name} must have scalar parameters, got a frozen {family.name} with array parameters")
     if not np.isfinite(params).all() or not scale > 0 or not bool(np.all(family._argcheck(*shapes))):
         raise ValueError(f"{name} has invalid parameters: {family.name}{dist.args} {dist.kwds} (they must be finite, scale > 0)")
 

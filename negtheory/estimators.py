@@ -486,6 +486,9 @@ def dpl_error_bound(n, m, tau_plus):
     """
     n_a = real_array("n", n, 1.0)
     m_a = real_array("m", m, 1.0)
+    for name, arr in (("n", n_a), ("m", m_a)):
+        if (arr != np.floor(arr)).any():
+            raise ValueError(f"{name} must be an integer sample size, got {arr[arr != np.floor(arr)].ravel()[:3].tolist()}")
     tp = _tau(tau_plus)
     e2 = math.exp(2.0)
     return scalar_or_array(np.asarray(e2 * np.sqrt(2 * np.pi / n_a) + e2 * tp * np.sqrt(2 * np.pi / m_a)))

@@ -498,7 +498,10 @@ def _parse_parent(parent, base_interval, t):
         if parent != "uniform":
             raise ValueError(f"parent must be 'uniform' (Algorithm 6) or a frozen scipy.stats norm / uniform, got {parent!r}")
         if base_interval is None:
-            lo, hi = -1.0 / t**2, 1.0 / t**2
+            hi = 1.0 / t / t  # t**2 overflows for t > 1e154
+            if not hi > 0.0:
+                raise ValueError(f"t={t!r} is too large for the default base_interval (-1/t^2, 1/t^2), which underflows to a point; pass base_interval")
+            lo = -hi
         else:
             arr = as_float_array("base_interval", base_interval)
             if arr.shape != (2,) or not arr[0] < arr[1]:

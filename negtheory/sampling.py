@@ -319,6 +319,7 @@ def solve_alpha(counts, minority, target, bracket=(0.0, 1.0), *, xtol=1e-12):
         raise ValueError("minority covers every observed class: its mass is 1 for every alpha")
     lo = real_scalar("bracket[0]", bracket[0])
     hi = real_scalar("bracket[1]", bracket[1])
+    xtol = real_scalar("xtol", xtol, 0.0, lo_open=True)
     if not lo < hi:
         raise ValueError(f"bracket must be an interval (lo, hi) with lo < hi, got {tuple(bracket)!r}")
 

@@ -149,9 +149,9 @@ def _k01_ki1_scaled(z):
 # and one step multiplies by ~z / d); there the large-z expansion
 # K_nu(z) = sqrt(pi / (2 z)) e^{-z} (1 + (4 nu^2 - 1) / (8 z) + O(nu^4 / z^2)) and
 # S(z) = f(z) (1 + (nu - 1/2) / z + O(nu^2 / z^2)) are exact to rounding in log scale.
-# Below _Z_TINY (d >= 2) the density and survival function equal their values at 0 in double.
+# Below _Z_TINY (d >= 2) the density and survival function equal their values there in double.
 _Z_ASYM = 1e8
-_Z_TINY = 1e-100
+_Z_TINY = 1e-290
 
 
 @numba.njit(cache=True, nogil=True)
@@ -173,8 +173,9 @@ def _vg_log_pdf_sf(d, z):
         return math.lgamma(nu) - _LOG2 - 0.5 * _LOG_PI - math.lgamma(nu + 0.5), -_LOG2
     if z == math.inf:
         return -math.inf, -math.inf
-    if d >= 2 and z < _Z_TINY:  # S = 1/2 - O(z) and f = f(0) (1 + O(z log z)) exactly in double;
-        return _vg_log_pdf_sf(d, 0.0)  # the odd ladder's K1(z) ~ 1/z would overflow
+    if d >= 2 and z < _Z_TINY:  # S = 1/2 - O(z) and f(z) = f(_Z_TINY) (1 + O(_Z_TINY)) in double;
+        lf, _ = _vg_log_pdf_sf(d, _Z_TINY)  # below it the odd ladder's K1(z) ~ 1/z would overflow
+        return lf, -_LOG2
     if z > _Z_ASYM * d * d:
         return _vg_log_pdf_sf_asym(d, z)
     half = 0.5 * z

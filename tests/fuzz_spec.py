@@ -79,11 +79,16 @@ class Real(Dom):
     """A real number in an interval (``array=True``: scalar or small 1-D array)."""
 
     def __init__(self, lo=None, hi=None, lo_open=False, hi_open=False, *, allow_inf=False,
-                 array=False, optional=False, int_ok=True):
+                 array=False, optional=False, cap=None):
         self.lo, self.hi, self.lo_open, self.hi_open = lo, hi, lo_open, hi_open
         self.allow_inf, self.array, self.optional = allow_inf, array, optional
+        self.cap = cap  # (low, high) limiting the *legal draws* only (cost), not a bound of the domain
 
     def elements(self):
+        if self.cap is not None:
+            lo = self.cap[0] if self.lo is None else max(self.lo, self.cap[0])
+            hi = self.cap[1] if self.hi is None else min(self.hi, self.cap[1])
+            return _floats(lo, hi, self.lo_open and lo == self.lo, self.hi_open and hi == self.hi, False)
         return _floats(self.lo, self.hi, self.lo_open, self.hi_open, self.allow_inf)
 
     def legal(self):
@@ -115,8 +120,8 @@ class Vector(Dom):
     """A 1-D array of reals (``min_len`` elements at least)."""
 
     def __init__(self, lo=None, hi=None, lo_open=False, hi_open=False, *, min_len=1, max_len=6,
-                 allow_inf=False, optional=False, nonzero=False):
-        self.el = Real(lo, hi, lo_open, hi_open, allow_inf=allow_inf)
+                 allow_inf=False, optional=False, nonzero=False, cap=None):
+        self.el = Real(lo, hi, lo_open, hi_open, allow_inf=allow_inf, cap=cap)
         self.min_len, self.max_len, self.optional, self.nonzero = min_len, max_len, optional, nonzero
 
     def legal(self):
@@ -272,7 +277,7 @@ DOMAINS: dict[str, Dom] = {
     "k": Real(1.0, None, array=True),
     "n": Int(1, None, cap=10**6),
     "mu": Real(array=True),
-    "mu_label": Real(0.0, 20.0, array=True),
+    "mu_label": Real(array=True),
     "mu_pred": Real(array=True),
     "auc": Real(0.0, 1.0, True, True, array=True),
     "train_auc": Real(0.5, 1.0, False, True, array=True),
@@ -283,11 +288,11 @@ DOMAINS: dict[str, Dom] = {
     "random_state": Rng(),
     "rng": Rng(),
     "seed": Rng(),
-    "scores": Vector(-1e6, 1e6),
+    "scores": Vector(cap=(-1e6, 1e6)),
     "tau": Real(0.0, None, True, False, allow_inf=True),
     "temperature": Real(0.0, None, False, False, allow_inf=True),
     "k_max": Int(1, 10**6, cap=3000),
-    "t_max": Real(0.0, 1e3, True),
+    "t_max": Real(0.0, None, True, cap=(0.0, 50.0)),
     "steps": Int(1, None, optional=True, cap=500),
     "margin": Real(0.0, None, True),
     "n_anchors": Int(1, None, cap=50),
@@ -300,7 +305,7 @@ DOMAINS: dict[str, Dom] = {
     "neg": Dist(),
     "pos_pred": Dist(),
     "neg_pred": Dist(),
-    "epsrel": Real(1e-14, 1e-2),
+    "epsrel": Real(0.0, None, True, cap=(1e-14, 1e-2)),
     "item_counts": Vector(0.0, None, nonzero=True),
     "counts": Vector(0.0, None, nonzero=True),
     "p": Vector(0.0, None, nonzero=True),
@@ -314,15 +319,15 @@ DOMAINS: dict[str, Dom] = {
     "denominator": Choice("n", "n+1"),
     "warmup": Real(0.0, 1.0, array=True),
     "total_steps": Int(1, None, cap=10**6),
-    "k_opt": Real(1.0, 1e6, array=True),
-    "step": Real(0.0, 10.0, array=True),
+    "k_opt": Real(1.0, None, array=True, cap=(1.0, 1e6)),
+    "step": Real(0.0, None, array=True, cap=(0.0, 10.0)),
     "discrete": Flag(),
-    "horizon": Real(0.0, 1e6, True),
+    "horizon": Real(0.0, None, True, cap=(0.0, 1e6)),
     "positives": Flag(),
     "log": Flag(),
     "axis": Fixed(-1),
     "include_positive": Flag(),
-    "eps": Real(0.0, 0.1, True),
+    "eps": Real(0.0, 1.0, True, True, cap=(0.0, 0.1)),
     "is_true_negative": Fixed(np.array([True, False, True])),
     "population": Int(1, None, optional=True, cap=10**9),
     "rho": Real(0.0, 1.0, True, False, array=True),
@@ -336,68 +341,69 @@ DOMAINS: dict[str, Dom] = {
     "temperature:tau": Real(0.0, None, False, False, allow_inf=True, array=True),
     "relaxed_softmax:temperature": Real(0.0, None, False, False, allow_inf=True),
     "sampling:temperature": Real(0.0, None, False, False, allow_inf=True),
-    "sampling:alpha": Real(-20.0, 20.0),
+    "sampling:alpha": Real(cap=(-20.0, 20.0)),
     "sampling:size": Int(0, None, cap=50),
     "estimators:beta": Real(0.0, 1.0),
-    "estimators:lam": Real(0.0, 1e3),
+    "estimators:lam": Real(0.0, None, cap=(0.0, 1e3)),
     "bridge.functional:beta": Real(0.0, 1.0),
     "bridge.functional:alpha": Real(0.5, 1.0),
     "bridge.functional:tau_plus": Real(0.0, 1.0, True, True),
-    "bridge.modules:temperature": Real(0.0, 1e3, True),
-    "bridge.modules:eps": Real(0.0, 0.1, True),
+    "bridge.modules:temperature": Real(0.0, None, True, cap=(0.0, 1e3)),
+    "bridge.modules:eps": Real(0.0, 1.0, True, True, cap=(0.0, 0.1)),
     # per-callable overrides
     "order_statistic:k": Int(1, None, cap=10**6),
     "OrderStatistic:k": Int(1, None, cap=10**6),
-    "theta_hcl:beta": Real(0.0, 50.0),
-    "bridge.functional.hcl:beta": Real(0.0, 50.0),
-    "HardContrastiveLoss:beta": Real(0.0, 50.0),
-    "effective_margin:beta": Real(-1e6, 1e6),
+    "theta_hcl:beta": Real(0.0, None, cap=(0.0, 50.0)),
+    "bridge.functional.hcl:beta": Real(0.0, None, cap=(0.0, 50.0)),
+    "HardContrastiveLoss:beta": Real(0.0, None, cap=(0.0, 50.0)),
+    "effective_margin:beta": Real(cap=(-1e6, 1e6)),
     "effective_margin:tau": Real(0.0, None, True, allow_inf=True),
     "effective_margin:k": Real(1.0, None),
-    "hinge_comparison:alpha": Real(-1e3, 1e3, array=True),
-    "hinge_comparison:beta": Real(-1e3, 1e3, array=True),
+    "hinge_comparison:alpha": Real(array=True, cap=(-1e3, 1e3)),
+    "hinge_comparison:beta": Real(array=True, cap=(-1e3, 1e3)),
     "hinge_comparison:tau": Real(0.0, None, True, array=True),
-    "hinge_comparison:k": Real(1.0, 1e12, array=True),
+    "hinge_comparison:k": Real(1.0, None, array=True, cap=(1.0, 1e12)),
     "min_exclusion_window:beta": Real(0.0, None, True),
-    "min_exclusion_window:k": Real(0.0, 1e12),
-    "min_exclusion_window:lam": Real(0.0, 1e6, True),
-    "expected_false_negatives:lam": Real(0.0, 1e6, True, array=True),
-    "expected_false_negatives:k": Real(0.0, 1e12, array=True),
+    "min_exclusion_window:k": Real(0.0, None, cap=(0.0, 1e12)),
+    "min_exclusion_window:lam": Real(0.0, None, True, cap=(0.0, 1e6)),
+    "expected_false_negatives:lam": Real(0.0, None, True, array=True, cap=(0.0, 1e6)),
+    "expected_false_negatives:k": Real(0.0, None, array=True, cap=(0.0, 1e12)),
     "coverage_probability:k": Real(0.0, None, array=True),
     "coverage_probability:rho": Real(0.0, 1.0, array=True),
     "k_min:q": Real(0.0, 1.0, False, True, array=True),
-    "nce_objective:k": Real(0.0, 1e12, True),
-    "nce_optimal_score:k": Real(0.0, 1e12, True),
-    "nce_sample_objective:k": Real(0.0, 1e12, True),
-    "draw_negative_counts:k": Real(1.0, 1e18, array=True),
+    "nce_objective:k": Real(0.0, None, True, cap=(0.0, 1e12)),
+    "nce_optimal_score:k": Real(0.0, None, True, cap=(0.0, 1e12)),
+    "nce_sample_objective:k": Real(0.0, None, True, cap=(0.0, 1e12)),
+    "draw_negative_counts:k": Real(1.0, 9.2e18, array=True),
     "effectiveness_curve:mu_label": Real(0.0, 20.0),
-    "optimal_k:mu_label": Real(0.0, 20.0),
-    "effectiveness_curve:k_max": Int(1, 10**6, cap=2000),
-    "hard_negative_probability:n": Int(0, None, cap=10**6),
+    "overall_effectiveness:mu_label": Real(0.0, 20.0, array=True),
+    "optimal_k:mu_label": Real(0.0, 20.0, array=True),
+        "effectiveness_curve:k_max": Int(1, 10**6, cap=2000),
+    "hard_negative_probability:n": Real(0.0, None, array=True, cap=(0.0, 1e6)),
     "hard_negative_probability:rho": Real(0.0, 1.0, array=True),
     "negative_costs:batch_size": Int(1, None, cap=2**40),
     "negative_costs:k": Int(0, None, cap=2**40),
     "negative_costs:pool_size": Int(0, None, cap=2**40),
-    "unigram_proposal:alpha": Real(-20.0, 20.0),
-    "proposal_mass:alpha": Real(-20.0, 20.0, array=True),
+    "unigram_proposal:alpha": Real(cap=(-20.0, 20.0)),
+    "proposal_mass:alpha": Real(array=True, cap=(-20.0, 20.0)),
     "sample_class_conditional:size": Size(),
-    "EntropyTemperatureController:tau": Real(1e-6, 1e6),
-    "EntropyTemperatureController:max_factor": Real(1.0, 1e3, True),
+    "EntropyTemperatureController:tau": Real(0.0, None, True),
+    "EntropyTemperatureController:max_factor": Real(1.0, None, True, cap=(1.0, 1e3)),
     "infonce_loss:tau": Real(0.0, None, True, allow_inf=True),
     "dpl_error_bound:n": Int(1, None, cap=10**9),
     "dpl_error_bound:m": Int(1, None, cap=10**9),
     "dpl_error_bound:tau_plus": Real(0.0, 1.0, True, True),
-    "bns_risk:lam": Real(0.0, 1e3),
-    "bns_select:lam": Real(0.0, 1e3),
+    "bns_risk:lam": Real(0.0, None, cap=(0.0, 1e3)),
+    "bns_select:lam": Real(0.0, None, cap=(0.0, 1e3)),
     "MixtureOfGaussiansTask:n_components": Int(1, None, cap=20),
     "MixtureOfGaussiansTask:n_context": Int(1, None, cap=40),
     "MixtureOfGaussiansTask:n_target": Int(1, None, cap=40),
     "MixtureOfGaussiansTask.sample:n": Int(0, None, cap=50),
     "precision_at_k:k": Int(1, None, cap=10),
     "temperature_for_entropy:target": Fixed(None),  # set by the builder
-    "AcceptRejectSampler:c": Real(1.0, 1e3),
+    "AcceptRejectSampler:c": Real(0.0, None, True, cap=(1.0, 1e3)),
     "AcceptRejectSampler:max_rounds": Int(1, None, cap=1000),
-    "ans_schedule:step": Real(0.0, 1e6, array=True),
+    "ans_schedule:step": Real(0.0, None, array=True, cap=(0.0, 1.0)),
     "mine_negatives:strategy": Choice("random", "hard", "semi-hard"),
     "mine_negatives:pick": Choice("hardest", "random"),
     "boltzmann:degeneracy": Fixed("uniform"),
@@ -406,12 +412,16 @@ DOMAINS: dict[str, Dom] = {
     "choose_thresholds:false_frac": Real(0.0, 1.0, False, True),
     "choose_thresholds:hard_frac": Real(0.0, 1.0, True, True),
     "choose_thresholds:denominator": Choice("all", "negatives"),
-    "score_sets:t": Real(1e-2, 1e2),
-    "iter_score_sets:t": Real(1e-2, 1e2),
+    "score_sets:t": Real(0.0, None, True, cap=(1e-2, 1e2)),
+    "iter_score_sets:t": Real(0.0, None, True, cap=(1e-2, 1e2)),
     "iter_score_sets:chunk_size": Int(1, None, cap=10**5),
     "score_sets:parent": Choice("uniform"),
     "iter_score_sets:parent": Choice("uniform"),
     "solve_alpha:target": Real(0.0, 1.0, True, True),
+    "infonce_loss:pos": Real(array=True),
+    "infonce_loss:neg": Real(array=True),
+    "mse_study:t": Real(0.0, None, True, cap=(1e-2, 1e2)),
+    "solve_alpha:xtol": Real(0.0, None, True, cap=(1e-15, 1e-3)),
     "expected_false_negatives:delta_t": Int(0, None, cap=10**6),
 }
 
@@ -820,6 +830,8 @@ CONSTRUCT = {
 SKIP_METHODS = {"expect", "count", "index", "cdf_from_parent_cdf", "density_ratio", "parent_cdf"}
 # public callables that are containers or abstract, not computations
 SKIP_TARGETS = {"ScoreDistribution", "HingeComparison", "NegativeCosts", "ScoreSets", "QuadraticCDFLaw", "InnerProduct"}
+# integer-valued outputs where a +inf entry is legitimately ranked (only NaN must be refused)
+INF_RANKED = {"bridge.functional.ecdf_counts"}
 # poisoned tensor entries of the torch bridge: a NaN must come out as a NaN, a +inf as a non-finite
 # value (or either raises)
 TENSOR_POISON = [math.nan, math.inf]

@@ -201,6 +201,7 @@ def cases(draw, t):
             kwargs[name] = spec.AsTensor(arr)
             case.update(mode="poison", param=name)
     case["kwargs"] = kwargs
+    case["params"] = list(params) + list(kwargs)
     return case
 
 
