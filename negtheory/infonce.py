@@ -154,17 +154,21 @@ def _log_reliability(mu, k, gx, gw):
         step *= 2.0
         hi = mu + step
     x = 0.5 * (lo + hi)
-    for _ in range(200):
+    converged = False
+    for it in range(200):
         g = _dlogf(x, mu, k)
         if g > 0.0:
             lo = x
         else:
             hi = x
         xn = x - g / _d2logf(x, mu, k)
-        if not (lo < xn < hi):
+        # safeguard: bisect when Newton leaves the bracket, and every 4th step (for huge K the
+        # log-integrand is so steep that Newton creeps in steps of ~1/x from one side)
+        if not (lo < xn < hi) or it % 4 == 3:
             xn = 0.5 * (lo + hi)
-        if abs(xn - x) <= 1e-14 * (1.0 + abs(x)):
+        if abs(xn - x) <= 1e-14 * (1.0 + abs(x)) or hi - lo <= 1e-15 * (1.0 + abs(x)):
             x = xn
+            converged = True
             break
         x = xn
     f0 = _logf(x, mu, k)

@@ -43,6 +43,23 @@ def test_reliability_is_continuous_at_the_far_tail_cutoff():
         assert float(nt.reliability(-59.999, k)) <= sst.norm.cdf(-59.999 / math.sqrt(2.0)) + 1e-300
 
 
+def test_reliability_huge_k_mode_search_terminates():
+    # K ~ 1e306: the log-integrand is so steep that an unguarded Newton search crept and the
+    # panel loop then ran for ever; compare with the independent quantile quadrature
+    code = (
+        "import negtheory as nt, scipy.stats as st\n"
+        "for mu, k in [(5.646666666666667, 5.8e306), (8.47, 1e100), (0.0, 5.8e306)]:\n"
+        "    print(float(nt.reliability(mu, k)), float(nt.reliability_dist(k, st.norm(mu, 1), st.norm())))\n"
+        "print(float(nt.overall_effectiveness(5.8e306, 8.47)))\n"
+    )
+    lines = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240, check=True).stdout.split("\n")
+    for line in lines[:3]:
+        got, ref = map(float, line.split())
+        assert got == pytest.approx(ref, rel=1e-10)
+    assert float(lines[0].split()[0]) > 0 and float(lines[2].split()[0]) == pytest.approx(1 / 5.8e306, rel=1e-10)
+    assert math.isfinite(float(lines[3]))
+
+
 # ------------------------------------------------------------------ item 2: variance-gamma range
 def _vg_log_pdf_mp(d, lam, x):
     mp.mp.dps = 40
