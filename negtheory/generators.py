@@ -585,7 +585,7 @@ def _iter_blocks(n_anchors, n_unl, n_pos, alpha, tau_plus, gamma, t, kind, rando
             np.exp(scores, out=scores)  # step 3 of Algorithm 6: x -> exp(x / t)
             np.exp(pos, out=pos)
         if not np.isfinite(scores).all() or not np.isfinite(pos).all():
-            raise FloatingPointError(f"exp(x / t) overflowed: reduce the score range or raise t (t={t!r})")
+            raise ValueError(f"exp(x / t) overflowed: reduce the score range or raise t (t={t!r})")
         yield ScoreSets(scores, is_tn, pos, params, name, alpha, tau_plus, t, start, METHODS[meth], kind)
 
 

@@ -138,11 +138,14 @@ def hinge_comparison(alpha, beta, tau, k, tol=0.01):
     [True, False, True]
     """
     a = real_array("alpha", alpha)
-    m = effective_margin(beta, tau, k)
+    b = real_array("beta", beta)
     t = real_array("tau", tau, 0.0, lo_open=True)
+    kk = real_array("k", k, 1.0)
     tl = real_scalar("tol", tol, 0.0, lo_open=True)
-    a, m, t = broadcast(alpha=a, beta=np.asarray(m), tau=t)
-    u = (np.asarray(m) - a) / t
+    a, b, t, kk = broadcast(alpha=a, beta=b, tau=t, k=kk)
+    # u = (m_eff - alpha) / tau = (beta - alpha) / tau + ln K, never forming m_eff (which
+    # overflows for huge tau although u does not)
+    u = (b - a) / t + np.log(kk)
     exact = np.logaddexp(0.0, u)
     hinge = np.maximum(u, 0.0)
     error = np.logaddexp(0.0, -np.abs(u))  # = exact - hinge, without cancellation

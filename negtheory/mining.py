@@ -120,6 +120,8 @@ def mine_negatives(d_ap, d_an, strategy="semi-hard", margin=0.2, *, pick="hardes
     if pick not in ("hardest", "random"):
         raise ValueError(f"pick must be 'hardest' or 'random', got {pick!r}")
     n, m = an.shape
+    if strategy != "semi-hard":  # unused there, but a bad value is still a caller's mistake
+        real_scalar("margin", margin, 0.0, lo_open=True)
     if strategy == "random":
         return as_generator(rng).integers(0, m, size=n).astype(np.int64)
     if strategy == "hard":

@@ -153,7 +153,9 @@ def _fused_estimates(scores, sorted_scores, is_tn, pos, codes, omega, tau_plus, 
                 s_w += w
                 s_wx += w * srt[i]
             bcl = s_wx / n
-            bcl_norm = s_wx / s_w
+            # all weights 0 only when every score ties at the top (beta = 0): their common value,
+            # as estimators.theta_bcl
+            bcl_norm = s_wx / s_w if s_w > 0.0 else s_all / n
         for j in range(codes.size):
             c = codes[j]
             if c == 0:
@@ -426,6 +428,8 @@ def mse_study(
     values = list(values) if np.ndim(values) else [values]
     if not values:
         raise ValueError("values must hold at least one value")
+    if len(set(map(repr, values))) != len(values):
+        raise ValueError(f"values must be distinct (one study point each), got {values!r}")
     estimators = tuple(estimators)
     unknown = [e for e in estimators if e not in ESTIMATORS]
     if unknown or not estimators:
