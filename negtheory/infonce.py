@@ -773,6 +773,7 @@ def reliability_dist(k, pos, neg, *, epsrel=1e-10):
     _check_frozen("pos", pos)
     _check_frozen("neg", neg)
     k_a = _k_array(k)
+    epsrel = real_scalar("epsrel", epsrel, 0.0, lo_open=True)
 
     def one(kk):
         def integrand(w):

@@ -346,6 +346,15 @@ def _coerce(vary, value):
     return real_scalar(vary, value)
 
 
+_REAL_BOUNDS = (
+    ("alpha", 0.5, 1.0, False, False),
+    ("gamma", 0.0, 1.0, False, False),
+    ("tau_plus", 0.0, 1.0, True, True),
+    ("t", 0.0, None, True, False),
+    ("beta", 0.0, 1.0, False, False),
+)
+
+
 def mse_study(
     vary,
     values,
@@ -441,6 +450,12 @@ def mse_study(
     fixed = dict(
         n_unlabeled=n_unlabeled, alpha=alpha, gamma=gamma, tau_plus=tau_plus, t=t, beta=beta, n_positives=n_positives,
     )
+    # every fixed keyword is checked, the swept one too: its value is unused, but garbage (NaN,
+    # out of range) there is still the caller's mistake
+    int_scalar("n_unlabeled", fixed["n_unlabeled"], 1)
+    int_scalar("n_positives", fixed["n_positives"], 0)
+    for name, lo, hi, lo_open, hi_open in _REAL_BOUNDS:
+        real_scalar(name, fixed[name], lo, hi, lo_open=lo_open, hi_open=hi_open)
     points = []
     coerced = []
     for i, value in enumerate(values):
@@ -449,13 +464,7 @@ def mse_study(
         coerced.append(p[vary])
         p["n_unlabeled"] = int_scalar("n_unlabeled", p["n_unlabeled"], 1)
         p["n_positives"] = int_scalar("n_positives", p["n_positives"], 0)
-        for name, lo, hi, lo_open, hi_open in (
-            ("alpha", 0.5, 1.0, False, False),
-            ("gamma", 0.0, 1.0, False, False),
-            ("tau_plus", 0.0, 1.0, True, True),
-            ("t", 0.0, None, True, False),
-            ("beta", 0.0, 1.0, False, False),
-        ):
+        for name, lo, hi, lo_open, hi_open in _REAL_BOUNDS:
             p[name] = real_scalar(name, p[name], lo, hi, lo_open=lo_open, hi_open=hi_open)
         if p["n_positives"] == 0 and {"dcl", "hcl"} & set(estimators):
             raise ValueError("n_positives must be >= 1 for the dcl and hcl estimators (they correct with extra positives)")

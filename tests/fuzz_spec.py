@@ -328,7 +328,6 @@ DOMAINS: dict[str, Dom] = {
     "axis": Fixed(-1),
     "include_positive": Flag(),
     "eps": Real(0.0, 1.0, True, False, cap=(0.0, 0.1)),
-    "bridge.functional.bce:k": Real(0.0, None, True, optional=True),
     "is_true_negative": Fixed(np.array([True, False, True])),
     "population": Int(1, None, optional=True, cap=10**9),
     "rho": Real(0.0, 1.0, True, False, array=True),
@@ -418,11 +417,15 @@ DOMAINS: dict[str, Dom] = {
     "score_sets:parent": Choice("uniform"),
     "iter_score_sets:parent": Choice("uniform"),
     "solve_alpha:target": Real(0.0, 1.0, True, True),
+    "kl_divergence:p": Vector(0.0, None, nonzero=True),
+    "kl_divergence:q": Vector(0.0, None, nonzero=True),
+    "triplet_loss:margin": Real(0.0, None),
+    "bridge.functional.bce:k": Real(0.0, None, True, optional=True, cap=(1e-6, 1e6)),
     "infonce_loss:pos": Real(array=True),
     "infonce_loss:neg": Real(array=True),
     "mse_study:t": Real(0.0, None, True, cap=(1e-2, 1e2)),
     "solve_alpha:xtol": Real(0.0, None, True, cap=(1e-15, 1e-3)),
-    "expected_false_negatives:delta_t": Int(0, None, cap=10**6),
+    "expected_false_negatives:delta_t": Real(0.0, None, array=True, cap=(0.0, 1e6)),
 }
 
 
