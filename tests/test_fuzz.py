@@ -247,8 +247,9 @@ class Worker:
 
     def run(self, case, timeout):
         if self.proc is None or self.proc.poll() is not None:
+            self.first = not getattr(self, "started", False)  # cold numba caches: first start only
             self.start()
-            self.first = True
+            self.started = True
         data = pickle.dumps(case)
         try:
             self.proc.stdin.write(struct.pack(">Q", len(data)) + data)
