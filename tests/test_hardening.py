@@ -307,3 +307,18 @@ def test_temperature_for_entropy_with_huge_scores():
     h = -mp.fsum((wi / tot) * mp.log(wi / tot) for wi in w if wi > 0)
     assert float(h) == pytest.approx(target, rel=1e-9)
     assert nt.InverseCDFSampler([1e308, 1e308, 0.0]).cdf.tolist() == [0.5, 1.0]  # no fsum overflow
+
+
+def test_normal_quantiles_at_subnormal_probabilities_against_mpmath():
+    # Phi^{-1} of a subnormal p (used by the class-conditional laws' fast path) was NaN
+    u = nt.unlabeled(sst.norm(), 0.9152954830439537, 0.6715148112055276)
+    mp.mp.dps = 50
+    for q in (1e-310, 1e-300, 1.2e-38):  # parent probabilities q / (b + 2a) still carry >= 13 digits
+        x = float(u.isf(q))
+        v = mp.ncdf(-mp.mpf(x))  # the parent's survival function at x
+        s = v * ((u.b + 2 * u.a) - u.a * v)
+        assert math.isfinite(x) and float(mp.log(s)) == pytest.approx(math.log(q), rel=1e-11)
+        assert float(u.ppf(q)) == pytest.approx(-x, rel=1e-2)  # nearly symmetric tails
+    # the smallest subnormal: finite, beyond the parent's own quantile of the same probability
+    assert math.isfinite(float(u.isf(5e-324))) and float(u.isf(5e-324)) >= float(sst.norm.isf(5e-324)) - 1e-12
+    assert float(nt.inner_product(3, 1.0).ppf(5e-324)) < 0
