@@ -360,7 +360,8 @@ DOMAINS: dict[str, Dom] = {
     "effective_margin:k": Real(1.0, None),
     "hinge_comparison:alpha": Real(array=True, cap=(-1e3, 1e3)),
     "hinge_comparison:beta": Real(array=True, cap=(-1e3, 1e3)),
-    "hinge_comparison:tau": Real(0.0, None, True, array=True),
+    # below 1e-300 the exact loss (beta - alpha) / tau legitimately overflows to inf
+    "hinge_comparison:tau": Real(0.0, None, True, array=True, cap=(1e-300, 1e300)),
     "hinge_comparison:k": Real(1.0, None, array=True, cap=(1.0, 1e12)),
     "min_exclusion_window:beta": Real(0.0, None, True),
     "min_exclusion_window:k": Real(0.0, None, cap=(0.0, 1e12)),
