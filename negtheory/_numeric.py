@@ -110,6 +110,13 @@ def _ndtri(p):
     else:
         q = math.sqrt(-2.0 * math.log1p(-p))
         x = -(((((c1 * q + c2) * q + c3) * q + c4) * q + c5) * q + c6) / ((((d1 * q + d2) * q + d3) * q + d4) * q + 1.0)
+    if p < 1e-300:
+        # (near-)subnormal p: the Halley step below would form e^{x^2/2} = inf times a tiny
+        # residual; Newton on log Phi(x) = log p is stable there (3 steps from Acklam's start)
+        lp = math.log(p)
+        for _ in range(3):
+            x -= (_log_ndtr(x) - lp) / _mills_lower(x)
+        return x
     # Halley refinement; in the upper half work with the survival function for accuracy.
     if p < 0.5:
         e = _ndtr(x) - p
@@ -196,6 +203,10 @@ def philox_key(seed) -> tuple[int, int]:
         ss = seed
     elif isinstance(seed, np.random.RandomState):
         raise TypeError("seed must be None, an int, a SeedSequence or a numpy Generator (legacy RandomState is not supported)")
+    elif seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer, list, tuple))):
+        raise TypeError(f"seed must be None, an int, a SeedSequence or a numpy Generator, got {seed!r}")
+    elif isinstance(seed, (int, np.integer)) and seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     else:
         ss = np.random.SeedSequence(seed)
     k = ss.generate_state(2, np.uint32)

@@ -20,8 +20,26 @@ def _show(value) -> str:
     return f"array of shape {arr.shape} (first values {bad})"
 
 
+def _is_bool(value) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return True
+    return isinstance(value, np.ndarray) and value.dtype == np.bool_
+
+
+def reject_bool(name: str, value) -> None:
+    """``TypeError`` for ``True``/``False`` (or a boolean array) given where a number is due."""
+    if _is_bool(value) or (isinstance(value, (list, tuple)) and value and all(isinstance(v, (bool, np.bool_)) for v in value)):
+        raise TypeError(f"{name} must be a number, not a boolean, got {value!r}")
+
+
 def as_float_array(name: str, value, *, allow_inf: bool = False) -> np.ndarray:
-    """Convert ``value`` to a float64 array; reject NaN (and +-inf unless ``allow_inf``)."""
+    """Convert ``value`` to a float64 array; reject NaN (and +-inf unless ``allow_inf``).
+
+    ``None``, strings, booleans and complex numbers raise ``TypeError``.
+    """
+    if value is None or isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be a real number or an array of real numbers, got {value!r}")
+    reject_bool(name, value)
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -77,12 +95,16 @@ def int_scalar(name: str, value, lo: int | None = None, hi: int | None = None) -
     """A single integer (Python or numpy integer, or an integral float) in [lo, hi]."""
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be an integer, got {value!r}")
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        value = value[()]
     if isinstance(value, numbers.Integral):
         out = int(value)
     elif isinstance(value, numbers.Real) and float(value).is_integer():
         out = int(value)  # type: ignore[call-overload]  # an integral numbers.Real
-    else:
+    elif isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be an integer, got {value!r}")
+    else:
+        raise TypeError(f"{name} must be an integer, got {value!r}")
     if (lo is not None and out < lo) or (hi is not None and out > hi):
         lo_s = "-inf" if lo is None else lo
         hi_s = "inf" if hi is None else hi
@@ -90,11 +112,71 @@ def int_scalar(name: str, value, lo: int | None = None, hi: int | None = None) -
     return out
 
 
-def as_generator(rng) -> np.random.Generator:
-    """``None``/int/SeedSequence/Generator -> ``numpy.random.Generator``."""
+def as_generator(rng, name: str = "rng") -> np.random.Generator:
+    """``None``/int/SeedSequence/Generator -> ``numpy.random.Generator``; errors name ``name``."""
     if isinstance(rng, np.random.RandomState):
-        raise TypeError("rng must be a numpy.random.Generator, SeedSequence, int or None (legacy RandomState is not supported)")
+        raise TypeError(f"{name} must be a numpy.random.Generator, SeedSequence, int or None (legacy RandomState is not supported)")
+    if isinstance(rng, (bool, np.bool_)) or not (
+        rng is None or isinstance(rng, (numbers.Integral, np.random.SeedSequence, np.random.Generator, np.random.BitGenerator))
+    ):
+        raise TypeError(f"{name} must be None, a non-negative int, a SeedSequence or a numpy.random.Generator, got {rng!r}")
+    if isinstance(rng, numbers.Integral) and rng < 0:
+        raise ValueError(f"{name} must be a non-negative integer seed, got {rng!r}")
     return np.random.default_rng(rng)
+
+
+def size_arg(name: str, size, *, allow_none: bool = True):
+    """Validate an output shape: ``None`` (if allowed), an int >= 0 or a tuple of them.
+
+    Returns ``None``, an ``int`` or a ``tuple`` of ints; a non-integral float (``1.5``), a boolean or a
+    negative entry raises instead of being truncated.
+    """
+    if size is None:
+        if allow_none:
+            return None
+        raise TypeError(f"{name} must be a non-negative integer or a tuple of them, got None")
+    if isinstance(size, (tuple, list)):
+        return tuple(int_scalar(name, s, 0) for s in size)
+    return int_scalar(name, size, 0)
+
+
+def broadcast(**arrays) -> list[np.ndarray]:
+    """``np.broadcast_arrays`` of the named arrays, with an error that names the parameters."""
+    try:
+        return np.broadcast_arrays(*arrays.values())
+    except ValueError:
+        named = {k: v for k, v in arrays.items() if not k.startswith("_")}  # "_x": internal companions
+        shapes = ", ".join(f"{k} {np.shape(v)}" for k, v in named.items())
+        raise ValueError(f"{' and '.join(named)} must broadcast against each other, got shapes {shapes}") from None
+
+
+def check_frozen_continuous(name: str, dist) -> None:
+    """A frozen ``scipy.stats`` continuous law with finite, valid scalar parameters (else raise).
+
+    Catches what scipy accepts silently: ``norm(nan)``, ``norm(0, -1)``, ``norm(0, inf)``, shape
+    parameters outside their domain -- each of which would make every method return NaN.
+    """
+    import scipy.stats
+
+    if isinstance(dist, scipy.stats.rv_continuous):
+        raise TypeError(f"{name} must be a *frozen* continuous distribution: call it, e.g. scipy.stats.{dist.name}(), got the unfrozen {dist.name!r}")
+    family = getattr(dist, "dist", None)
+    if isinstance(family, scipy.stats.rv_discrete):
+        raise TypeError(f"{name} must be a continuous distribution, got the discrete scipy.stats.{family.name}")
+    if not isinstance(family, scipy.stats.rv_continuous):
+        raise TypeError(f"{name} must be a frozen scipy.stats continuous distribution (e.g. scipy.stats.norm(0, 1)), got {dist!r}")
+    try:
+        shapes, loc, scale = family._parse_args(*dist.args, **dist.kwds)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} has invalid parameters {dist.args} {dist.kwds}: {exc}") from None
+    if any(np.ndim(v) != 0 for v in (*shapes, loc, scale)):
+        raise ValueError(f"{name} must have scalar parameters, got a frozen {family.name} with array parameters")
+    try:
+        params = np.asarray([*shapes, loc, scale], dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} has invalid parameters {dist.args} {dist.kwds}: {exc}") from None
+    if not np.isfinite(params).all() or not scale > 0 or not bool(np.all(family._argcheck(*shapes))):
+        raise ValueError(f"{name} has invalid parameters: {family.name}{dist.args} {dist.kwds} (they must be finite, scale > 0)")
 
 
 def scalar_or_array(out: np.ndarray):

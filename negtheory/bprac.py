@@ -48,17 +48,24 @@ def _log_sigmoid(u):
 def _log_popularity_prior(counts):
     """log sigmoid((n_i - mean) / std) for every item (eq. 3.28); std = 0 gives log(1/2)."""
     n = counts.size
+    # the standardised value is scale-free: divide by the largest count first, so that counts
+    # near the float64 limit neither overflow the sum nor the squared deviations
+    top = 0.0
+    for i in range(n):
+        top = max(top, counts[i])
+    if top == 0.0:
+        top = 1.0
     mean = 0.0
     for i in range(n):
-        mean += counts[i]
+        mean += counts[i] / top
     mean /= n
     var = 0.0
     for i in range(n):
-        var += (counts[i] - mean) ** 2
+        var += (counts[i] / top - mean) ** 2
     sd = math.sqrt(var / n)
     out = np.empty(n)
     for i in range(n):
-        u = (counts[i] - mean) / sd if sd > 0.0 else 0.0
+        u = (counts[i] / top - mean) / sd if sd > 0.0 else 0.0
         out[i] = _log_sigmoid(u)
     return out
 

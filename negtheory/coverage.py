@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._validation import (
+    broadcast,
     real_array,
     scalar_or_array,
 )
@@ -75,6 +76,7 @@ def k_min(rho: ArrayLike, q: ArrayLike) -> IntOrArray:
     """
     r = real_array("rho", rho, 0.0, 1.0, lo_open=True)
     qq = real_array("q", q, 0.0, 1.0, hi_open=True)
+    r, qq = broadcast(rho=r, q=qq)
     with np.errstate(divide="ignore", invalid="ignore"):
         x = np.log1p(-qq) / np.log1p(-r)
     x = np.where(qq == 0.0, 0.0, np.where(r == 1.0, 1.0, x))

@@ -18,7 +18,7 @@ import scipy.stats
 from scipy import integrate
 
 from ._rng import random_state_or_rng
-from ._validation import as_float_array, as_generator, real_array, scalar_or_array
+from ._validation import as_float_array, as_generator, check_frozen_continuous, real_array, scalar_or_array, size_arg
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -40,28 +40,16 @@ KIND_UNIFORM = 1
 class _Parent:
     """Uniform access to a parent law (frozen scipy continuous or ScoreDistribution)."""
 
-    def __init__(self, base):
+    def __init__(self, base, name="base"):
         if isinstance(base, ScoreDistribution):
             self.kind, self.p0, self.p1 = KIND_GENERIC, math.nan, math.nan
             self.dist = base
             return
-        dist = getattr(base, "dist", None)
-        if isinstance(base, scipy.stats.rv_continuous):
-            raise TypeError(
-                f"base must be a *frozen* continuous distribution: call it, e.g. scipy.stats.{base.name}(), got the unfrozen {base.name!r}"
-            )
-        if isinstance(dist, scipy.stats.rv_discrete):
-            raise TypeError(f"base must be a continuous distribution, got the discrete scipy.stats.{dist.name}")
-        if not isinstance(dist, scipy.stats.rv_continuous):
-            raise TypeError(
-                "base must be a frozen scipy.stats continuous distribution (e.g. scipy.stats.norm()) "
-                f"or a negtheory.dists distribution, got {type(base).__name__}"
-            )
+        check_frozen_continuous(name, base)
+        dist = base.dist
         lo, hi = base.support()
-        if np.ndim(lo) != 0 or np.ndim(hi) != 0:
-            raise ValueError(f"base must have scalar parameters, got a frozen {dist.name} with array parameters")
         if not (np.isfinite(base.cdf(base.median()))):
-            raise ValueError(f"base has invalid parameters: {dist.name}{base.args} {base.kwds}")
+            raise ValueError(f"{name} has invalid parameters: {dist.name}{base.args} {base.kwds}")
         self.dist = base
         self.kind, self.p0, self.p1 = KIND_GENERIC, math.nan, math.nan
         if dist.name == "norm":
@@ -217,7 +205,8 @@ class ScoreDistribution:
         rng : None, int, SeedSequence or numpy.random.Generator
             The same, under the SPEC 7 name used by the rest of negtheory; pass one of the two.
         """
-        rng = as_generator(random_state_or_rng(random_state, rng))
+        rng = as_generator(random_state_or_rng(random_state, rng), "random_state")
+        size = size_arg("size", size)
         if size is None:
             return float(np.asarray(self._rvs(1, rng)).reshape(-1)[0])
         return np.asarray(self._rvs(size, rng), dtype=np.float64)

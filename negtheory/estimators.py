@@ -404,7 +404,11 @@ def theta_bcl(scores: ArrayLike, alpha: ArrayLike, beta: ArrayLike, tau_plus: Ar
     w = bcl_weights(scores, alpha, beta, tau_plus)
     x = np.asarray(scores, dtype=np.float64)
     if normalize:
-        out = (w * x).sum(axis=-1) / w.sum(axis=-1)
+        # all weights vanish only when every score ties at the top of the ECDF (Phi = 1 with
+        # beta = 0): the self-normalised mean of equal scores is that common score
+        den = w.sum(axis=-1)
+        ok = den > 0.0
+        out = np.where(ok, (w * x).sum(axis=-1) / np.where(ok, den, 1.0), x.mean(axis=-1))
     else:
         out = (w * x).mean(axis=-1)
     return scalar_or_array(np.asarray(out))
@@ -494,6 +498,9 @@ def dpl_error_bound(n: ArrayLike, m: ArrayLike, tau_plus: ArrayLike) -> FloatOrA
     """
     n_a = real_array("n", n, 1.0)
     m_a = real_array("m", m, 1.0)
+    for name, arr in (("n", n_a), ("m", m_a)):
+        if (arr != np.floor(arr)).any():
+            raise ValueError(f"{name} must be an integer sample size, got {arr[arr != np.floor(arr)].ravel()[:3].tolist()}")
     tp = _tau(tau_plus)
     e2 = math.exp(2.0)
     return scalar_or_array(np.asarray(e2 * np.sqrt(2 * np.pi / n_a) + e2 * tp * np.sqrt(2 * np.pi / m_a)))

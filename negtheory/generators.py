@@ -47,7 +47,7 @@ import numpy as np
 from ._deprecation import renamed_keyword
 from ._numeric import _philox_uniform2, _quad_root, _u01, _xoshiro_next, _xoshiro_seed, philox_key
 from ._rng import random_state_or_rng
-from ._validation import as_float_array, as_generator, int_scalar, real_scalar
+from ._validation import as_float_array, as_generator, int_scalar, real_scalar, size_arg
 from .dists import KIND_GENERIC, KIND_NORMAL, KIND_UNIFORM, _Parent, _parent_ppf, _qlaw_ppf
 
 if TYPE_CHECKING:
@@ -318,11 +318,10 @@ def _parent_cdf_rows(kind, params, x, out):
 # class-conditional samplers (Algorithms 7-8 and inversion)
 # --------------------------------------------------------------------------------------------
 def _size_shape(size) -> tuple[tuple[int, ...], int]:
+    size = size_arg("size", size)
     if size is None:
         return (), 1
-    shape = (int(size),) if np.ndim(size) == 0 else tuple(int(s) for s in size)
-    if any(s < 0 for s in shape):
-        raise ValueError(f"size must be non-negative, got {size!r}")
+    shape = (size,) if isinstance(size, int) else size
     return shape, int(np.prod(shape, dtype=np.int64))
 
 
@@ -455,7 +454,7 @@ class AcceptRejectSampler:
 
     def rvs(self, size: Size = None, random_state: RNGLike = None, *, rng: RNGLike = None) -> FloatOrArray:
         """Draw ``size`` samples (``None``: one float); ``rng`` is an alias of scipy's ``random_state``."""
-        rng = as_generator(random_state_or_rng(random_state, rng))
+        rng = as_generator(random_state_or_rng(random_state, rng), "random_state")
         shape, n = _size_shape(size)
         out = np.empty(n)
         filled = 0
@@ -562,14 +561,17 @@ def _parse_parent(parent, base_interval, t):
         if parent != "uniform":
             raise ValueError(f"parent must be 'uniform' (Algorithm 6) or a frozen scipy.stats norm / uniform, got {parent!r}")
         if base_interval is None:
-            lo, hi = -1.0 / t**2, 1.0 / t**2
+            hi = 1.0 / t / t  # t**2 overflows for t > 1e154
+            if not hi > 0.0:
+                raise ValueError(f"t={t!r} is too large for the default base_interval (-1/t^2, 1/t^2), which underflows to a point; pass base_interval")
+            lo = -hi
         else:
             arr = as_float_array("base_interval", base_interval)
             if arr.shape != (2,) or not arr[0] < arr[1]:
                 raise ValueError(f"base_interval must be (lo, hi) with lo < hi, got {base_interval!r}")
             lo, hi = float(arr[0]), float(arr[1])
         return KIND_UNIFORM, True, lo, hi, "uniform"
-    p = _Parent(parent)
+    p = _Parent(parent, "parent")
     if p.kind == KIND_GENERIC:
         raise ValueError(f"score_sets supports normal and uniform parents, got {p.describe()}")
     if base_interval is not None:
@@ -669,7 +671,7 @@ def _iter_blocks(n_anchors, n_unl, n_pos, alpha, tau_plus, gamma, t, kind, rando
             raise RuntimeError(f"accept-reject: a draw needed more than {MAX_TRIALS} proposals")
         # exp(.) >= 0: the maximum is finite exactly when every entry is (NaN propagates)
         if not (np.isfinite(scores.max()) and (pos.size == 0 or np.isfinite(pos.max()))):
-            raise FloatingPointError(f"exp(x / t) overflowed: reduce the score range or raise t (t={t!r})")
+            raise ValueError(f"exp(x / t) overflowed: reduce the score range or raise t (t={t!r})")
         yield ScoreSets(scores, is_tn, pos, params, name, alpha, tau_plus, t, start, METHODS[meth], kind)
 
 

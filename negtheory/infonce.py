@@ -44,7 +44,11 @@ from scipy.special import ndtr, ndtri
 
 from ._numeric import _log_ndtr, _mills_lower, _ndtri, _norm_pdf, gauss_legendre
 from ._validation import (
+    _show,
     as_generator,
+    broadcast,
+    check_frozen_continuous,
+    size_arg,
     int_scalar,
     real_array,
     real_scalar,
@@ -132,9 +136,19 @@ def _panel_sum(a, b, mu, k, f0, gx, gw):
     return s * half
 
 
+_MU_FAR = 60.0
+
+
 @numba.njit(cache=True, nogil=True)
 def _log_reliability(mu, k, gx, gw):
     """log P(A) = log int phi(x - mu) Phi(x)^k dx (seed 000, eq. 3) for real k >= 1."""
+    # Far tails, where the result is exact in double precision (and the panels below would make
+    # no progress once ulp(x) > 1): 1 - P(A) <= K Phi(-mu / sqrt 2) < 1e-80 for mu >= 60 and any
+    # finite K, and P(A) <= P(A | K = 1) = Phi(mu / sqrt 2) < 1e-390 for mu <= -60.
+    if mu >= _MU_FAR:
+        return 0.0
+    if mu <= -_MU_FAR:
+        return -math.inf
     # 1. mode of the (log-concave) integrand: dlogf is decreasing, dlogf(mu) > 0.
     lo = mu
     step = 1.0
@@ -144,17 +158,21 @@ def _log_reliability(mu, k, gx, gw):
         step *= 2.0
         hi = mu + step
     x = 0.5 * (lo + hi)
-    for _ in range(200):
+    converged = False
+    for it in range(200):
         g = _dlogf(x, mu, k)
         if g > 0.0:
             lo = x
         else:
             hi = x
         xn = x - g / _d2logf(x, mu, k)
-        if not (lo < xn < hi):
+        # safeguard: bisect when Newton leaves the bracket, and every 4th step (for huge K the
+        # log-integrand is so steep that Newton creeps in steps of ~1/x from one side)
+        if not (lo < xn < hi) or it % 4 == 3:
             xn = 0.5 * (lo + hi)
-        if abs(xn - x) <= 1e-14 * (1.0 + abs(x)):
+        if abs(xn - x) <= 1e-14 * (1.0 + abs(x)) or hi - lo <= 1e-15 * (1.0 + abs(x)):
             x = xn
+            converged = True
             break
         x = xn
     f0 = _logf(x, mu, k)
@@ -347,7 +365,7 @@ def reliability(mu: ArrayLike, k: ArrayLike) -> FloatOrArray:
     """
     mu_a = real_array("mu", mu)
     k_a = _k_array(k)
-    mu_b, k_b = np.broadcast_arrays(mu_a, k_a)
+    mu_b, k_b = broadcast(mu=mu_a, k=k_a)
     out = np.empty(mu_b.shape)
     _reliability_vec(
         np.ascontiguousarray(mu_b).ravel(), np.ascontiguousarray(k_b).ravel(), _GL16_X, _GL16_W, out.reshape(-1)
@@ -420,9 +438,9 @@ def sample_fractions(k: ArrayLike, mu_label: ArrayLike, mu_pred: ArrayLike) -> t
     1.0
     """
     k_a = _k_array(k)
-    a = np.asarray(reliability(real_array("mu_label", mu_label), k_a))
-    b = np.asarray(reliability(real_array("mu_pred", mu_pred), k_a))
-    a, b = np.broadcast_arrays(a, b)
+    k_a, mu_l, mu_p = broadcast(k=k_a, mu_label=real_array("mu_label", mu_label), mu_pred=real_array("mu_pred", mu_pred))
+    a = np.asarray(reliability(mu_l, k_a))
+    b = np.asarray(reliability(mu_p, k_a))
     good = a * (1.0 - b)
     bad = b * (1.0 - a)
     easy = 1.0 - good - bad
@@ -450,6 +468,7 @@ def effectiveness(k: ArrayLike, mu_label: ArrayLike, mu_pred: ArrayLike, lam: Ar
     """
     lam_a = _lam_array(lam)
     good, bad, easy = (np.asarray(f) for f in sample_fractions(k, mu_label, mu_pred))
+    lam_a, good, bad, easy = broadcast(lam=lam_a, **{"k, mu_label, mu_pred": good}, _b=bad, _e=easy)
     return scalar_or_array(np.asarray(lam_a * (good - bad) + (1.0 - lam_a) * easy))
 
 
@@ -502,7 +521,7 @@ def overall_effectiveness(k: ArrayLike, mu_label: ArrayLike, lam: ArrayLike = 0.
     lam_a = _lam_array(lam)
     t_a = real_array("t_max", t_max, 0.0, lo_open=True)
     n_steps = _steps_arg(steps)
-    arrs = np.broadcast_arrays(k_a, mu_a, lam_a, t_a)
+    arrs = broadcast(k=k_a, mu_label=mu_a, lam=lam_a, t_max=t_a)
     shape = arrs[0].shape
     flat = [np.ascontiguousarray(x, dtype=np.float64).ravel() for x in arrs]
     v = np.empty(flat[0].size)
@@ -555,7 +574,7 @@ def effectiveness_curve(mu_label: ArrayLike, lam: ArrayLike = 0.9, k_max: int = 
     k_max = int_scalar("k_max", k_max, 1, 10**6)
     t_max = real_scalar("t_max", t_max, 0.0, lo_open=True)
     n_steps = _steps_arg(steps)
-    mu_b, lam_b = np.broadcast_arrays(mu_a, lam_a)
+    mu_b, lam_b = broadcast(mu_label=mu_a, lam=lam_a)
     uniq, inverse = np.unique(mu_b, return_inverse=True)
     a, b = _curves(uniq, k_max, t_max, n_steps)
     a = a[inverse.reshape(mu_b.shape)]
@@ -661,7 +680,7 @@ def ans_schedule(step: ArrayLike, total_steps: int, k_opt: ArrayLike, warmup: Ar
     s = real_array("step", step, 0.0, float(total))
     k_opt = real_array("k_opt", k_opt, 1.0)
     w = real_array("warmup", warmup, 0.0, 1.0)
-    s, k_opt, w = np.broadcast_arrays(s, k_opt, w)
+    s, k_opt, w = broadcast(step=s, k_opt=k_opt, warmup=w)
     turn = w * total
     with np.errstate(divide="ignore", invalid="ignore"):
         rise = 1.0 + (k_opt - 1.0) * np.where(turn > 0, s / turn, 1.0)
@@ -699,8 +718,11 @@ def draw_negative_counts(k: ArrayLike, size: Size = None, rng: RNGLike = None) -
     ([4, 5], 4.3)
     """
     k_a = _k_array(k)
+    if (k_a >= _INT64_LIMIT).any():
+        raise ValueError(f"k must be below 2**63 (counts are int64), got {_show(k)}")
     gen = as_generator(rng)
-    shape = k_a.shape if size is None else tuple(np.atleast_1d(size).astype(int).tolist())
+    size = size_arg("size", size)
+    shape = k_a.shape if size is None else ((size,) if isinstance(size, int) else size)
     try:
         k_b = np.broadcast_to(k_a, shape)
     except ValueError as exc:
@@ -714,10 +736,14 @@ def draw_negative_counts(k: ArrayLike, size: Size = None, rng: RNGLike = None) -
 # --------------------------------------------------------------------------------------------
 # arbitrary score laws (quadrature)
 # --------------------------------------------------------------------------------------------
+_INT64_LIMIT = 2.0**63
+
+
 def _check_frozen(name, dist):
-    needed = ("pdf", "cdf", "sf", "isf", "ppf")
-    if not all(hasattr(dist, m) for m in needed):
-        raise TypeError(f"{name} must be a frozen scipy.stats continuous distribution (e.g. scipy.stats.norm(0, 1)), got {dist!r}")
+    from .distribution import ScoreDistribution
+
+    if not isinstance(dist, ScoreDistribution):
+        check_frozen_continuous(name, dist)
 
 
 def reliability_dist(k: ArrayLike, pos: FrozenDist, neg: FrozenDist, *, epsrel: float = 1e-10) -> FloatOrArray:
@@ -751,6 +777,7 @@ def reliability_dist(k: ArrayLike, pos: FrozenDist, neg: FrozenDist, *, epsrel: 
     _check_frozen("pos", pos)
     _check_frozen("neg", neg)
     k_a = _k_array(k)
+    epsrel = real_scalar("epsrel", epsrel, 0.0, lo_open=True)
 
     def one(kk):
         def integrand(w):

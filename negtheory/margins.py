@@ -11,6 +11,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ._validation import (
+    broadcast,
     real_array,
     real_scalar,
     scalar_or_array,
@@ -88,6 +89,7 @@ def effective_margin(beta: ArrayLike, tau: ArrayLike, k: ArrayLike) -> FloatOrAr
     b = real_array("beta", beta)
     t = real_array("tau", tau, 0.0, lo_open=True)
     kk = real_array("k", k, 1.0)
+    b, t, kk = broadcast(beta=b, tau=t, k=kk)
     return scalar_or_array(np.asarray(b + t * np.log(kk)))
 
 
@@ -141,10 +143,14 @@ def hinge_comparison(alpha: ArrayLike, beta: ArrayLike, tau: ArrayLike, k: Array
     [True, False, True]
     """
     a = real_array("alpha", alpha)
-    m = effective_margin(beta, tau, k)
+    b = real_array("beta", beta)
     t = real_array("tau", tau, 0.0, lo_open=True)
+    kk = real_array("k", k, 1.0)
     tl = real_scalar("tol", tol, 0.0, lo_open=True)
-    u = (np.asarray(m) - a) / t
+    a, b, t, kk = broadcast(alpha=a, beta=b, tau=t, k=kk)
+    # u = (m_eff - alpha) / tau = (beta - alpha) / tau + ln K, never forming m_eff (which
+    # overflows for huge tau although u does not)
+    u = (b - a) / t + np.log(kk)
     exact = np.logaddexp(0.0, u)
     hinge = np.maximum(u, 0.0)
     error = np.logaddexp(0.0, -np.abs(u))  # = exact - hinge, without cancellation

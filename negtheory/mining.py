@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._validation import (
+    broadcast,
     as_generator,
     real_array,
     real_scalar,
@@ -74,6 +75,7 @@ def triplet_loss(d_ap: ArrayLike, d_an: ArrayLike, margin: float) -> FloatArray:
     ap = real_array("d_ap", d_ap, 0.0)
     an = real_array("d_an", d_an, 0.0)
     m = real_scalar("margin", margin, 0.0)
+    ap, an = broadcast(d_ap=ap, d_an=an)
     return scalar_or_array(np.asarray(np.maximum(0.0, ap - an + m)))
 
 
@@ -124,6 +126,10 @@ def mine_negatives(d_ap: ArrayLike, d_an: ArrayLike, strategy: str = "semi-hard"
     if pick not in ("hardest", "random"):
         raise ValueError(f"pick must be 'hardest' or 'random', got {pick!r}")
     n, m = an.shape
+    if strategy != "semi-hard":  # unused there, but a bad value is still a caller's mistake
+        real_scalar("margin", margin, 0.0, lo_open=True)
+    if rng is not None:  # likewise validated even where no randomness is used
+        rng = as_generator(rng)
     if strategy == "random":
         return as_generator(rng).integers(0, m, size=n).astype(np.int64)
     if strategy == "hard":

@@ -11,6 +11,8 @@ import numpy as np
 from scipy.special import gammaln
 
 from ._validation import (
+    _show,
+    broadcast,
     int_scalar,
     real_array,
     scalar_or_array,
@@ -56,10 +58,19 @@ def negative_costs(batch_size: ArrayLike, k: ArrayLike, pool_size: ArrayLike) ->
     for name, arr in (("batch_size", b), ("k", kk), ("pool_size", s)):
         if (arr != np.floor(arr)).any():
             raise ValueError(f"{name} must be integral, got {arr[arr != np.floor(arr)].ravel()[:3].tolist()}")
-    def as_int(x):
-        return scalar_or_array(np.asarray(x).astype(np.int64))
+    b, kk, s = broadcast(batch_size=b, k=kk, pool_size=s)
 
-    return NegativeCosts(as_int(b * kk), as_int(s * np.ones_like(b)), as_int(b * (kk + 1)), as_int(b * (s + 1)))
+    def product(x, y, plus):
+        """x * (y + plus) exactly, as int64 (Python integers: float64 loses integers above 2^53)."""
+        vals = [int(xi) * (int(yi) + plus) for xi, yi in zip(x.ravel().tolist(), y.ravel().tolist())]
+        if vals and max(vals) > np.iinfo(np.int64).max:
+            raise ValueError(
+                "batch_size * (k + 1) and batch_size * (pool_size + 1) must fit in int64 (< 2**63), "
+                f"got batch_size={_show(batch_size)}, k={_show(k)}, pool_size={_show(pool_size)}"
+            )
+        return scalar_or_array(np.array(vals, dtype=np.int64).reshape(x.shape))
+
+    return NegativeCosts(product(b, kk, 0), product(s, np.ones_like(b), 0), product(b, kk, 1), product(b, s, 1))
 
 
 def hard_negative_probability(n: ArrayLike, rho: ArrayLike, population: ArrayLike | None = None) -> FloatOrArray:
@@ -82,7 +93,7 @@ def hard_negative_probability(n: ArrayLike, rho: ArrayLike, population: ArrayLik
     1.0
     """
     if population is None:
-        return coverage_probability(rho, n)
+        return coverage_probability(rho, real_array("n", n, 0.0))
     nn = real_array("n", n, 0.0)
     r = real_array("rho", rho, 0.0, 1.0)
     pop = int_scalar("population", population, 1)

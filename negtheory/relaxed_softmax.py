@@ -32,7 +32,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ._deprecation import renamed_keyword
-from ._validation import as_float_array, as_generator, check_range, int_scalar, real_array, scalar_or_array
+from ._validation import as_float_array, as_generator, broadcast, check_range, int_scalar, real_array, scalar_or_array
 from .sampling import AliasTable, boltzmann
 
 if TYPE_CHECKING:
@@ -179,7 +179,14 @@ def relaxed_softmax_limit_grad(scores: ArrayLike, positive: ArrayLike, proposal:
     """
     g = real_array("scores", scores)
     one, g2, pos, _ = _rs_inputs(g, positive, np.zeros((np.atleast_2d(g).shape[0], 1), dtype=np.int64), False)
-    b = np.atleast_2d(boltzmann(g2, proposal, 1.0))
+    q = real_array("proposal", proposal, 0.0)
+    try:
+        g2, q = broadcast(scores=g2, proposal=q)
+    except ValueError:
+        raise ValueError(f"proposal of shape {q.shape} does not broadcast against scores of shape {g.shape}") from None
+    if not (q.sum(axis=-1) > 0).all():
+        raise ValueError("proposal must have a positive entry for every context")
+    b = np.atleast_2d(boltzmann(g2, q, 1.0))
     b[np.arange(b.shape[0]), pos] -= 1.0
     return b[0] if one else b
 
@@ -221,7 +228,8 @@ def _mixture_log_grid(nx, ny, mx, my, sx, sy, rho, logw, out):
     coef = np.empty(nc)
     for c in range(nc):
         one_m = 1.0 - rho[c] * rho[c]
-        lognorm[c] = logw[c] - math.log(2.0 * math.pi * sx[c] * sy[c] * math.sqrt(one_m))
+        # sum of logs: the product sx sy overflows for scales near the float64 limit
+        lognorm[c] = logw[c] - math.log(2.0 * math.pi) - math.log(sx[c]) - math.log(sy[c]) - 0.5 * math.log(one_m)
         coef[c] = -0.5 / one_m
     terms = np.empty(nc)
     for i in range(nx):
@@ -288,10 +296,11 @@ class MixtureOfGaussiansTask:
         self.n_components = int_scalar("n_components", n_components, 1)
         self.n_context = int_scalar("n_context", n_context, 1)
         self.n_target = int_scalar("n_target", n_target, 1)
-        lo = real_array("scale", scale, 0.0, lo_open=True)
+        # >= 1e-150: the standardised distances (<= 1 / scale) then square without overflow
+        lo = real_array("scale", scale, 1e-150)
         if lo.shape != (2,) or lo[0] > lo[1]:
             raise ValueError(f"scale must be a pair (low, high) with 0 < low <= high, got {scale!r}")
-        gen = as_generator(rng)
+        gen = as_generator(rng, "rng")
         c = self.n_components
         self.means = gen.uniform(0.1, 0.9, size=(c, 2))
         self.stds = gen.uniform(lo[0], lo[1], size=(c, 2))
@@ -376,9 +385,13 @@ def kl_divergence(p: ArrayLike, q: ArrayLike, *, axis: int = -1) -> FloatOrArray
     """
     pa = real_array("p", p, 0.0)
     qa = real_array("q", q, 0.0)
-    pa, qa = np.broadcast_arrays(pa, qa)
+    pa, qa = broadcast(p=pa, q=qa)
     if pa.ndim == 0:
         raise ValueError("p and q must have at least one dimension")
+    # normalisation is scale-free: divide by the largest weight first so that sums of weights
+    # near the float64 limit do not overflow (1e308 + 1e308 = inf would give 0 / inf = 0)
+    pa = pa / np.where((pm := pa.max(axis=axis, keepdims=True)) > 0, pm, 1.0)
+    qa = qa / np.where((qm := qa.max(axis=axis, keepdims=True)) > 0, qm, 1.0)
     ps = pa.sum(axis=axis, keepdims=True)
     qs = qa.sum(axis=axis, keepdims=True)
     if not ((ps > 0).all() and (qs > 0).all()):

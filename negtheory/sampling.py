@@ -41,7 +41,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-from ._validation import as_float_array, as_generator, check_range, int_scalar, real_array, real_scalar
+from ._validation import as_float_array, as_generator, broadcast, check_range, int_scalar, real_array, real_scalar, size_arg
 
 if TYPE_CHECKING:
     from ._typing import ArrayLike, FloatArray, FloatOrArray, IntArray, IntOrArray, RNGLike, Size
@@ -165,19 +165,19 @@ def _probability_vector(name: str, p) -> np.ndarray:
     arr = real_array(name, p, 0.0)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D array of non-negative weights, got shape {arr.shape}")
-    total = math.fsum(arr.tolist()) if arr.size < 4096 else float(np.sum(arr))
-    if not total > 0.0 or not math.isfinite(total):
-        raise ValueError(f"{name} must have a positive finite sum, got {total!r}")
-    return arr / total
+    peak = float(arr.max())
+    if not peak > 0.0:
+        raise ValueError(f"{name} must have a positive sum, got all zeros")
+    scaled = arr / peak  # weights near the float64 limit must not overflow the sum
+    total = math.fsum(scaled.tolist()) if scaled.size < 4096 else float(np.sum(scaled))
+    return scaled / total
 
 
 def _size_shape(size):
+    size = size_arg("size", size)
     if size is None:
         return None
-    shape = tuple(int(s) for s in np.atleast_1d(size))
-    if any(s < 0 for s in shape):
-        raise ValueError(f"size must be a non-negative int or tuple of ints, got {size!r}")
-    return shape
+    return (size,) if isinstance(size, int) else size
 
 
 # --------------------------------------------------------------------------------------------
@@ -323,6 +323,7 @@ def solve_alpha(counts: ArrayLike, minority: ArrayLike, target: float, bracket: 
         raise ValueError("minority covers every observed class: its mass is 1 for every alpha")
     lo = real_scalar("bracket[0]", bracket[0])
     hi = real_scalar("bracket[1]", bracket[1])
+    xtol = real_scalar("xtol", xtol, 0.0, lo_open=True)
     if not lo < hi:
         raise ValueError(f"bracket must be an interval (lo, hi) with lo < hi, got {tuple(bracket)!r}")
 
@@ -483,10 +484,7 @@ def _log_boltzmann(scores, degeneracy, temperature, axis):
         d = np.ones(1)
     else:
         d = real_array("degeneracy", degeneracy, 0.0)
-    try:
-        g, d = np.broadcast_arrays(g, d)
-    except ValueError as exc:
-        raise ValueError(f"degeneracy of shape {np.shape(d)} does not broadcast against scores of shape {g.shape}") from exc
+    g, d = broadcast(scores=g, degeneracy=d)
     g = np.moveaxis(g, axis, -1)
     d = np.moveaxis(d, axis, -1)
     mask = d > 0
@@ -588,8 +586,8 @@ def sample_boltzmann(scores: ArrayLike, degeneracy: str | ArrayLike = "uniform",
     [[1, 1, 1, 1], [0, 0, 0, 0]]
     """
     g = real_array("scores", scores)
-    if g.ndim not in (1, 2):
-        raise ValueError(f"scores must be 1-D (items) or 2-D (contexts x items), got {g.ndim}-D")
+    if g.ndim not in (1, 2) or g.shape[-1] == 0:
+        raise ValueError(f"scores must be 1-D (items) or 2-D (contexts x items) with at least one item, got shape {g.shape}")
     s = int_scalar("size", size, 0)
     gen = as_generator(rng)
     b = np.atleast_2d(boltzmann(g, degeneracy, temperature, axis=-1))

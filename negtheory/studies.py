@@ -196,7 +196,9 @@ def _fused_estimates(scores, sorted_scores, is_tn, pos, codes, omega, tau_plus, 
                 s_w += w
                 s_wx += w * srt[i]
             bcl = s_wx / n
-            bcl_norm = s_wx / s_w
+            # all weights 0 only when every score ties at the top (beta = 0): their common value,
+            # as estimators.theta_bcl
+            bcl_norm = s_wx / s_w if s_w > 0.0 else s_all / n
         for j in range(codes.size):
             c = codes[j]
             if c == 0:
@@ -520,6 +522,15 @@ def _coerce(vary, value):
     return real_scalar(vary, value)
 
 
+_REAL_BOUNDS = (
+    ("alpha", 0.5, 1.0, False, False),
+    ("gamma", 0.0, 1.0, False, False),
+    ("tau_plus", 0.0, 1.0, True, True),
+    ("t", 0.0, None, True, False),
+    ("beta", 0.0, 1.0, False, False),
+)
+
+
 @renamed_keyword("seed", "rng")
 def mse_study(
     vary: str,
@@ -608,6 +619,8 @@ def mse_study(
     values = list(values) if np.ndim(values) else [values]
     if not values:
         raise ValueError("values must hold at least one value")
+    if len(set(map(repr, values))) != len(values):
+        raise ValueError(f"values must be distinct (one study point each), got {values!r}")
     estimators = tuple(estimators)
     unknown = [e for e in estimators if e not in ESTIMATORS]
     if unknown or not estimators:
@@ -618,6 +631,12 @@ def mse_study(
     fixed: dict[str, Any] = dict(
         n_unlabeled=n_unlabeled, alpha=alpha, gamma=gamma, tau_plus=tau_plus, t=t, beta=beta, n_positives=n_positives,
     )
+    # every fixed keyword is checked, the swept one too: its value is unused, but garbage (NaN,
+    # out of range) there is still the caller's mistake
+    int_scalar("n_unlabeled", fixed["n_unlabeled"], 1)
+    int_scalar("n_positives", fixed["n_positives"], 0)
+    for name, lo, hi, lo_open, hi_open in _REAL_BOUNDS:
+        real_scalar(name, fixed[name], lo, hi, lo_open=lo_open, hi_open=hi_open)
     points = []
     coerced = []
     for i, value in enumerate(values):
@@ -626,13 +645,7 @@ def mse_study(
         coerced.append(p[vary])
         p["n_unlabeled"] = int_scalar("n_unlabeled", p["n_unlabeled"], 1)
         p["n_positives"] = int_scalar("n_positives", p["n_positives"], 0)
-        for name, lo, hi, lo_open, hi_open in (
-            ("alpha", 0.5, 1.0, False, False),
-            ("gamma", 0.0, 1.0, False, False),
-            ("tau_plus", 0.0, 1.0, True, True),
-            ("t", 0.0, None, True, False),
-            ("beta", 0.0, 1.0, False, False),
-        ):
+        for name, lo, hi, lo_open, hi_open in _REAL_BOUNDS:
             p[name] = real_scalar(name, p[name], lo, hi, lo_open=lo_open, hi_open=hi_open)
         if p["n_positives"] == 0 and {"dcl", "hcl"} & set(estimators):
             raise ValueError("n_positives must be >= 1 for the dcl and hcl estimators (they correct with extra positives)")

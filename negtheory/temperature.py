@@ -107,7 +107,7 @@ def entropy_temperature_derivative(scores: ArrayLike, tau: ArrayLike = 1.0) -> F
     """
     var, t = _var_p(scores, tau)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = var / t**3
+        out = var / t / t / t  # t**3 underflows for t < 1e-103 (0 / 0 where var is 0 too)
     out = np.where((t == 0) | np.isinf(t), 0.0, out)
     return scalar_or_array(np.asarray(out))
 
@@ -146,17 +146,23 @@ def temperature_for_entropy(scores: ArrayLike, target: float) -> float:
     h = real_scalar("target", target)
     if not lo_h < h < hi_h:
         raise ValueError(f"target entropy must lie in ({lo_h:.6g}, {hi_h:.6g}) = (ln m, ln K) for these scores, got {h!r}")
+    # H(s, tau) = H(s / c, tau / c): solve on scores scaled into [-1, 1] (no overflow of the
+    # spread, nor of exp in the bracket search, for scores near the float64 limit)
+    c = float(np.max(np.abs(s)))
+    s = s / c
     spread = float(s.max() - s.min())
 
     def f(x):
         return float(softmax_entropy(s, spread * math.exp(x))) - h
 
     lo, hi = -1.0, 1.0
-    while f(lo) > 0:
-        lo *= 2.0
-    while f(hi) < 0:
-        hi *= 2.0
-    return spread * math.exp(brentq(f, lo, hi, xtol=1e-13, rtol=1e-14))
+    while f(lo) > 0 and lo > -700.0:
+        lo = max(2.0 * lo, -700.0)
+    while f(hi) < 0 and hi < 700.0:
+        hi = min(2.0 * hi, 700.0)
+    root = brentq(f, lo, hi, xtol=1e-13, rtol=1e-14)
+    with np.errstate(over="ignore"):
+        return float(np.float64(c) * (spread * math.exp(root)))
 
 
 class EntropyTemperatureController:
@@ -216,7 +222,7 @@ class EntropyTemperatureController:
         tau = self.tau
         h = float(np.mean(softmax_entropy(s, tau)))
         var, _ = _var_p(s, tau)
-        slope = float(np.mean(var)) / tau**2  # dH / d ln(tau)
+        slope = float(np.mean(var)) / tau / tau  # dH / d ln(tau); tau**2 underflows for tau < 1e-162
         self.history.append((tau, h))
         if self.low <= h <= self.high or slope <= 0.0:
             return tau

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._validation import as_generator, real_array, real_scalar
+from ._validation import as_float_array, as_generator, broadcast, real_array, real_scalar
 
 if TYPE_CHECKING:
     from typing import Any
@@ -134,12 +134,10 @@ def categorize(scores: ArrayLike, upper: float, lower: float, labels: ArrayLike 
 
 
 def _threshold(name, value):
-    arr = np.asarray(value, dtype=float) if np.isscalar(value) or np.ndim(value) == 0 else None
-    if arr is None:
-        raise ValueError(f"{name} must be a scalar threshold, got an array of shape {np.shape(value)}")
-    if np.isnan(arr):
-        raise ValueError(f"{name} must not be NaN")
-    return float(arr)  # +-inf allowed: 'no false negatives' / 'no simple negatives'
+    arr = as_float_array(name, value, allow_inf=True)  # +-inf allowed: 'no false negatives' / 'no simple negatives'
+    if arr.ndim != 0:
+        raise ValueError(f"{name} must be a scalar threshold, got an array of shape {arr.shape}")
+    return float(arr)
 
 
 def category_counts(scores: ArrayLike, upper: float, lower: float, labels: ArrayLike | None = None) -> dict[str, int]:
@@ -193,11 +191,9 @@ def threshold_table(scores: ArrayLike, upper: ArrayLike, lower: ArrayLike, label
     import pandas as pd
 
     s, lab = _scores_labels(scores, labels)
-    u = np.asarray(upper, dtype=float)
-    lo = np.asarray(lower, dtype=float)
-    if np.isnan(u).any() or np.isnan(lo).any():
-        raise ValueError("thresholds must not be NaN")
-    u, lo = np.broadcast_arrays(np.atleast_1d(u), np.atleast_1d(lo))
+    u = as_float_array("upper", upper, allow_inf=True)
+    lo = as_float_array("lower", lower, allow_inf=True)
+    u, lo = broadcast(upper=np.atleast_1d(u), lower=np.atleast_1d(lo))
     if (lo > u).any():
         raise ValueError(f"lower must not exceed upper, got pairs {list(zip(lo[lo > u][:3].tolist(), u[lo > u][:3].tolist()))}")
     neg = np.sort(s[~lab])
@@ -280,7 +276,7 @@ def choose_thresholds(scores: ArrayLike, false_frac: float = 0.001, hard_frac: f
     if upper_grid is None:
         upper = float(desc[m]) if m < desc.size else -math.inf
     else:
-        grid = np.sort(np.asarray(upper_grid, dtype=float).ravel())
+        grid = np.sort(as_float_array("upper_grid", upper_grid, allow_inf=True).ravel())
         ok = grid[_counts_sorted(neg, grid) <= m]
         if ok.size == 0:
             raise ValueError(f"no upper threshold in upper_grid keeps the false negatives <= {m}; add larger candidates")
@@ -296,7 +292,7 @@ def choose_thresholds(scores: ArrayLike, false_frac: float = 0.001, hard_frac: f
         below = neg[neg < desc[t - 1]]
         lower = float(below[-1]) if below.size else -math.inf
     else:
-        grid = np.sort(np.asarray(lower_grid, dtype=float).ravel())
+        grid = np.sort(as_float_array("lower_grid", lower_grid, allow_inf=True).ravel())
         grid = grid[grid <= upper]
         ok = grid[_counts_sorted(neg, grid) - n_false >= h]
         if ok.size == 0:

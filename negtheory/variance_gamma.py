@@ -154,6 +154,24 @@ def _k01_ki1_scaled(z):
     return a * s, b * s, c * s
 
 
+# Beyond z = _Z_ASYM d^2 the ladder's products could overflow (its rescaling acts once per step,
+# and one step multiplies by ~z / d); there the large-z expansion
+# K_nu(z) = sqrt(pi / (2 z)) e^{-z} (1 + (4 nu^2 - 1) / (8 z) + O(nu^4 / z^2)) and
+# S(z) = f(z) (1 + (nu - 1/2) / z + O(nu^2 / z^2)) are exact to rounding in log scale.
+# Below _Z_TINY (d >= 2) the density and survival function equal their values there in double.
+_Z_ASYM = 1e8
+_Z_TINY = 1e-290
+
+
+@numba.njit(cache=True, nogil=True)
+def _vg_log_pdf_sf_asym(d, z):
+    """(log f_d(z), log S_d(z)) for z > _Z_ASYM d^2 by the large-z expansion of K_nu."""
+    nu = 0.5 * (d - 1.0)
+    log_k = 0.5 * (_LOG_PI - _LOG2 - math.log(z)) - z + math.log1p((4.0 * nu * nu - 1.0) / (8.0 * z))
+    lf = nu * (math.log(z) - _LOG2) + log_k - 0.5 * _LOG_PI - math.lgamma(0.5 * d)
+    return lf, lf + math.log1p((nu - 0.5) / z)
+
+
 @numba.njit(cache=True, nogil=True)
 def _vg_log_pdf_sf(d, z):
     """(log f_d(z), log S_d(z)) for the lam = 1 law, z >= 0 (ladders of the module docstring)."""
@@ -164,6 +182,11 @@ def _vg_log_pdf_sf(d, z):
         return math.lgamma(nu) - _LOG2 - 0.5 * _LOG_PI - math.lgamma(nu + 0.5), -_LOG2
     if z == math.inf:
         return -math.inf, -math.inf
+    if d >= 2 and z < _Z_TINY:  # S = 1/2 - O(z) and f(z) = f(_Z_TINY) (1 + O(_Z_TINY)) in double;
+        lf, _ = _vg_log_pdf_sf(d, _Z_TINY)  # below it the odd ladder's K1(z) ~ 1/z would overflow
+        return lf, -_LOG2
+    if z > _Z_ASYM * d * d:
+        return _vg_log_pdf_sf_asym(d, z)
     half = 0.5 * z
     if d % 2 == 0:
         t = 0.5
@@ -332,6 +355,8 @@ def _vg_sf_isf(d, p):
     # start: the larger of the normal (var d) and the exponential-tail guesses
     g = math.sqrt(1.0 * d) * (-_ndtri(p))
     g2 = -lp - math.log(2.0)
+    if not math.isfinite(g):  # _ndtri of a subnormal p
+        g = g2
     z = max(g, g2, 1e-3)
     lo = 0.0
     hi = math.inf
@@ -373,7 +398,7 @@ def _vg_point(op, d, lam, x):
             return -lam * _vg_sf_isf(d, x)
         return lam * _vg_sf_isf(d, 1.0 - x)
     z = abs(x) / lam
-    if op == _OP_LOGPDF and d >= _DEBYE_MIN_D:
+    if op == _OP_LOGPDF and d >= _DEBYE_MIN_D and z <= _Z_ASYM * d * d:
         return _vg_log_pdf_debye(d, z) - math.log(lam)
     if d >= _MIX_MIN_D:
         ls = _vg_log_sf_mixture(d, z) if z > 0.0 else -_LOG2
@@ -487,6 +512,10 @@ class InnerProduct(ScoreDistribution):
 
     def _var(self):
         return self.d * self.lam * self.lam
+
+    def std(self) -> float:
+        """Standard deviation lam sqrt(d) (finite even where the variance overflows)."""
+        return self.lam * math.sqrt(self.d)
 
     def median(self) -> float:
         """The median, 0 (the law is symmetric)."""

@@ -239,10 +239,16 @@ def test_scalar_in_scalar_out_and_broadcasting():
 
 @pytest.mark.parametrize(
     "d,lam",
-    [(0, 1.0), (-3, 1.0), (2.5, 1.0), ("3", 1.0), (3, 0.0), (3, -1.0), (3, np.nan), (3, np.inf), (3, [1.0, 2.0])],
+    [(0, 1.0), (-3, 1.0), (2.5, 1.0), (3, 0.0), (3, -1.0), (3, np.nan), (3, np.inf), (3, [1.0, 2.0])],
 )
 def test_bad_parameters_raise_value_error(d, lam):
     with pytest.raises(ValueError, match="d|lam"):
+        inner_product(d, lam)
+
+
+@pytest.mark.parametrize("d,lam", [("3", 1.0), (True, 1.0), (3, "1"), (3, True), (3, None)])
+def test_parameters_of_the_wrong_type_raise_type_error(d, lam):
+    with pytest.raises(TypeError, match="d|lam"):
         inner_product(d, lam)
 
 

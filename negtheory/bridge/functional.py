@@ -109,6 +109,24 @@ def _prepare(pos_logits, neg_logits, name_neg="neg_logits"):
     return _work(pos_logits.to(out_dtype)), _work(neg_logits.to(out_dtype)), out_dtype
 
 
+def _nonfinite_to_nan(loss: torch.Tensor, *inputs) -> torch.Tensor:
+    """``loss`` plus 0 x the row maximum of each input: NaN in every anchor whose inputs hold a NaN
+    or +inf, unchanged elsewhere (no gradient flows through the check).
+
+    Keeps the masking inside the losses (``where``, clamps) from turning poisoned input into a
+    finite loss: NaN/+inf in, NaN out. -inf stays legal (a logit whose exponential is 0: the
+    masked entries of fractional-K batches). One max pass per input, no [.., N] temporary.
+    """
+    for t in inputs:
+        if t is None:
+            continue
+        t = t.detach()
+        if t.ndim > loss.ndim:
+            t = t.amax(dim=-1)
+        loss = loss + t.clamp(min=0.0) * 0.0  # clamp keeps NaN and +inf, maps -inf to 0
+    return loss
+
+
 def _finish(loss: torch.Tensor, out_dtype, reduction: str) -> torch.Tensor:
     if reduction == "mean":
         loss = loss.mean()
@@ -210,7 +228,7 @@ def infonce(pos_logits: Tensor, neg_logits: Tensor, reduction: str = "mean") -> 
     """
     _check_reduction(reduction)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    return _finish(_infonce_core(pos, neg), dt, reduction)
+    return _finish(_nonfinite_to_nan(_infonce_core(pos, neg), pos, neg), dt, reduction)
 
 
 def _infonce_core(pos, neg):
@@ -254,7 +272,8 @@ def dcl(pos_logits: Tensor, neg_logits: Tensor, tau_plus: float, pos_extra_logit
     floor = _check_floor(floor)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
     log_pbar = _log_pos_mean(pos, pos_extra_logits)
-    return _finish(_dcl_core(pos, neg, neg.shape[-1], tp, log_pbar, floor), dt, reduction)
+    loss = _dcl_core(pos, neg, neg.shape[-1], tp, log_pbar, floor)
+    return _finish(_nonfinite_to_nan(loss, pos, neg, pos_extra_logits), dt, reduction)
 
 
 def _dcl_core(pos, neg, n, tp, log_pbar, floor):
@@ -298,7 +317,8 @@ def hcl(pos_logits: Tensor, neg_logits: Tensor, tau_plus: float, beta: float, po
     floor = _check_floor(floor)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
     log_pbar = _log_pos_mean(pos, pos_extra_logits)
-    return _finish(_hcl_core(pos, neg, neg.shape[-1], tp, beta, log_pbar, floor), dt, reduction)
+    loss = _hcl_core(pos, neg, neg.shape[-1], tp, beta, log_pbar, floor)
+    return _finish(_nonfinite_to_nan(loss, pos, neg, pos_extra_logits), dt, reduction)
 
 
 def _hcl_core(pos, neg, n, tp, beta, log_pbar, floor):
@@ -417,6 +437,8 @@ def ecdf_counts(neg_logits: Tensor) -> Tensor:
     s = _work(neg_logits)
     if s.numel() == 0:
         return torch.zeros(s.shape, dtype=torch.int64, device=s.device)
+    if bool(torch.isnan(s).any()):  # integer counts cannot carry a NaN
+        raise ValueError("neg_logits must not contain NaN")
     flat = _flat2(s)
     order, cnt, rows = _sort_ranks(flat)
     return torch.empty_like(order).scatter_(-1, order, _full_counts(order, cnt, rows)).reshape(s.shape)
@@ -499,7 +521,9 @@ class _WeightedLogSumExp(torch.autograd.Function):
     @torch.autograd.function.once_differentiable
     def backward(ctx, g):
         e, s = ctx.saved_tensors
-        return e * (g / s).unsqueeze(-1), None
+        # a row of zero weights (BCL with beta = 0 and every score tied at the top) is the
+        # constant log 0: zero gradient, not 0 / 0
+        return e * (g / torch.where(s > 0, s, 1.0)).unsqueeze(-1), None
 
 
 class _LogPowerRatio(torch.autograd.Function):
@@ -564,12 +588,19 @@ def bcl_log_weights(neg_logits: Tensor, alpha: float, beta: float, tau_plus: flo
     if s.ndim < 1 or s.shape[-1] == 0:
         raise ValueError(f"neg_logits must have shape [..., N] with N >= 1, got {tuple(s.shape)}")
     flat = _flat2(s)
-    return torch.log(_bcl_weights_masked(flat, flat.shape[-1], alpha, beta, tau_plus)).reshape(s.shape)
+    out = torch.log(_bcl_weights_masked(flat, flat.shape[-1], alpha, beta, tau_plus))
+    # NaN/+inf in a row: the row's ranks mean nothing
+    return (out + (flat.detach().amax(dim=-1).clamp(min=0.0) * 0.0)[:, None]).reshape(s.shape)
 
 
 def _bcl_core(pos, neg, n, alpha, beta, tau_plus, normalize_weights):
     """BCL on (possibly -inf-masked) 2-D logits; validated parameters."""
     w = _bcl_weights_masked(neg, n, alpha, beta, tau_plus)
+    if normalize_weights:
+        # all weights vanish only when every score ties at the top of the eCDF (beta = 0): the
+        # self-normalised mean of equal scores is their common value (as theta_bcl)
+        empty = w.sum(dim=-1, keepdim=True) == 0
+        w = torch.where(empty & (neg > -math.inf), torch.ones_like(w), w)
     if torch.compiler.is_compiling():  # the compiler fuses the plain form itself
         log_n_theta = torch.logsumexp(neg + torch.log(w), dim=-1)
     else:
@@ -617,7 +648,7 @@ def bcl(pos_logits: Tensor, neg_logits: Tensor, alpha: float, beta: float, tau_p
     nw = bool(normalize) if normalize_weights is None else bool(normalize_weights)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
     loss = _bcl_core(pos.reshape(-1), _flat2(neg), neg.shape[-1], alpha, beta, tau_plus, nw).reshape(pos.shape)
-    return _finish(loss, dt, reduction)
+    return _finish(_nonfinite_to_nan(loss, pos, neg), dt, reduction)
 
 
 # --------------------------------------------------------------------------------------------
@@ -644,7 +675,7 @@ def bpr(pos_logits: Tensor, neg_logits: Tensor, weight: Tensor | None = None, re
     loss = _bpr_core(pos, neg, neg.shape[-1])
     if weight is not None:
         loss = loss * _work(weight.to(dt))
-    return _finish(loss, dt, reduction)
+    return _finish(_nonfinite_to_nan(loss, pos, neg), dt, reduction)
 
 
 def _bpr_core(pos, neg, n):
@@ -695,7 +726,8 @@ def dpl(pos_logits: Tensor, neg_logits: Tensor, tau_plus: float, pos_extra_logit
     extra = None if pos_extra_logits is None else _work(pos_extra_logits.to(pos.dtype))
     if extra is not None and (extra.shape[:-1] != pos.shape or extra.shape[-1] == 0):
         raise ValueError(f"pos_extra_logits must have shape [{', '.join(map(str, pos.shape))}, M], got {tuple(extra.shape)}")
-    return _finish(_dpl_core(pos, neg, neg.shape[-1], tp, extra, eps, masked=False), dt, reduction)
+    loss = _dpl_core(pos, neg, neg.shape[-1], tp, extra, eps, masked=False)
+    return _finish(_nonfinite_to_nan(loss, pos, neg, extra), dt, reduction)
 
 
 def _dpl_core(pos, neg, n, tp, extra, eps, masked):
@@ -731,7 +763,7 @@ def bce(pos_logits: Tensor, neg_logits: Tensor, k: float | None = None, reductio
     _check_reduction(reduction)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
     kk = None if k is None else real_scalar("k", k, 0.0, lo_open=True)
-    return _finish(_bce_core(pos, neg, neg.shape[-1], kk), dt, reduction)
+    return _finish(_nonfinite_to_nan(_bce_core(pos, neg, neg.shape[-1], kk), pos, neg), dt, reduction)
 
 
 def _bce_core(pos, neg, n, k):
@@ -759,7 +791,7 @@ def relaxed_softmax(pos_logits: Tensor, neg_logits: Tensor, include_positive: bo
     """
     _check_reduction(reduction)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    return _finish(_relaxed_core(pos, neg, bool(include_positive)), dt, reduction)
+    return _finish(_nonfinite_to_nan(_relaxed_core(pos, neg, bool(include_positive)), pos, neg), dt, reduction)
 
 
 def _relaxed_core(pos, neg, include_positive):

@@ -205,8 +205,19 @@ class _PairLoss(nn.Module):
         """Loss of a batch: ``(anchor, positive[, negatives])`` or ``(embeddings, labels)``.
 
         The second argument is read as labels when it is a 1-D integer (or bool) tensor, or
-        when ``labels=`` is given (then ``positive`` must be None).
+        when ``labels=`` is given (then ``positive`` must be None). A NaN or +-inf anywhere in
+        the embeddings makes the loss NaN (never a finite number hiding it).
         """
+        loss = self._forward(anchor, positive, negatives, labels=labels)
+        guard = None
+        for t in (anchor, positive, negatives):
+            if isinstance(t, torch.Tensor) and t.is_floating_point() and t.numel():
+                lo, hi = torch.aminmax(t.detach())
+                g = lo * 0.0 + hi * 0.0
+                guard = g if guard is None else guard + g
+        return loss if guard is None else loss + guard.to(loss.dtype)
+
+    def _forward(self, anchor, positive=None, negatives=None, *, labels=None):
         if labels is None and positive is not None and positive.ndim == 1 and not positive.is_floating_point():
             positive, labels = None, positive
         if labels is not None:
