@@ -116,11 +116,12 @@ def as_generator(rng, name: str = "rng") -> np.random.Generator:
     """``None``/int/SeedSequence/Generator -> ``numpy.random.Generator``; errors name ``name``."""
     if isinstance(rng, np.random.RandomState):
         raise TypeError(f"{name} must be a numpy.random.Generator, SeedSequence, int or None (legacy RandomState is not supported)")
+    seq = isinstance(rng, (list, tuple)) and all(isinstance(x, numbers.Integral) and not isinstance(x, (bool, np.bool_)) for x in rng)
     if isinstance(rng, (bool, np.bool_)) or not (
-        rng is None or isinstance(rng, (numbers.Integral, np.random.SeedSequence, np.random.Generator, np.random.BitGenerator))
+        rng is None or seq or isinstance(rng, (numbers.Integral, np.random.SeedSequence, np.random.Generator, np.random.BitGenerator))
     ):
-        raise TypeError(f"{name} must be None, a non-negative int, a SeedSequence or a numpy.random.Generator, got {rng!r}")
-    if isinstance(rng, numbers.Integral) and rng < 0:
+        raise TypeError(f"{name} must be None, a non-negative int (or a sequence of them), a SeedSequence or a numpy.random.Generator, got {rng!r}")
+    if (isinstance(rng, numbers.Integral) and rng < 0) or (seq and any(x < 0 for x in rng)):
         raise ValueError(f"{name} must be a non-negative integer seed, got {rng!r}")
     return np.random.default_rng(rng)
 
@@ -143,7 +144,7 @@ def size_arg(name: str, size, *, allow_none: bool = True):
 def broadcast(**arrays) -> list[np.ndarray]:
     """``np.broadcast_arrays`` of the named arrays, with an error that names the parameters."""
     try:
-        return np.broadcast_arrays(*arrays.values())
+        return list(np.broadcast_arrays(*arrays.values()))
     except ValueError:
         named = {k: v for k, v in arrays.items() if not k.startswith("_")}  # "_x": internal companions
         shapes = ", ".join(f"{k} {np.shape(v)}" for k, v in named.items())

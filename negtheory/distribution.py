@@ -14,7 +14,6 @@ import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.stats
 from scipy import integrate
 
 from ._rng import random_state_or_rng

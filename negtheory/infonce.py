@@ -48,11 +48,11 @@ from ._validation import (
     as_generator,
     broadcast,
     check_frozen_continuous,
-    size_arg,
     int_scalar,
     real_array,
     real_scalar,
     scalar_or_array,
+    size_arg,
 )
 
 if TYPE_CHECKING:
@@ -158,7 +158,6 @@ def _log_reliability(mu, k, gx, gw):
         step *= 2.0
         hi = mu + step
     x = 0.5 * (lo + hi)
-    converged = False
     for it in range(200):
         g = _dlogf(x, mu, k)
         if g > 0.0:
@@ -172,7 +171,6 @@ def _log_reliability(mu, k, gx, gw):
             xn = 0.5 * (lo + hi)
         if abs(xn - x) <= 1e-14 * (1.0 + abs(x)) or hi - lo <= 1e-15 * (1.0 + abs(x)):
             x = xn
-            converged = True
             break
         x = xn
     f0 = _logf(x, mu, k)

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._validation import (
-    broadcast,
     as_generator,
+    broadcast,
     real_array,
     real_scalar,
     scalar_or_array,

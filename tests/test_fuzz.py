@@ -108,9 +108,8 @@ def discover():
             t.method_fn = member
             targets.append(t)
     if HAS_TORCH:
-        from negtheory.bridge import functional
-
         import negtheory.bridge as bridge
+        from negtheory.bridge import functional
 
         for name in [n for n in dir(functional) if not n.startswith("_")]:
             obj = getattr(functional, name)
