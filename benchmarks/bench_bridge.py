@@ -145,9 +145,7 @@ def peak_memory(step, device) -> float:
         step()
         np_peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-    events = sorted(
-        (e.start_ns(), e.nbytes()) for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"
-    )
+    events = sorted((e.start_ns(), e.nbytes()) for e in prof.profiler.kineto_results.events() if e.name() == "[memory]")
     live = peak = 0
     for _, nb in events:
         live += nb
@@ -213,7 +211,14 @@ def bench_logits(batch, rounds, device, dtype):
 
     t = interleaved({k: make(f) for k, f in logit_losses().items()}, rounds, device)
     print(f"\n[logits] anchors={a} N={n}")
-    for name, base in (("infonce", None), ("dcl", "infonce"), ("hcl", "infonce"), ("bcl", "infonce"), ("bpr", None), ("dpl", "bpr")):
+    for name, base in (
+        ("infonce", None),
+        ("dcl", "infonce"),
+        ("hcl", "infonce"),
+        ("bcl", "infonce"),
+        ("bpr", None),
+        ("dpl", "bpr"),
+    ):
         ratio = f"  ratio vs {base}: {t[name] / t[base]:.3f}" if base else ""
         print(f"  {name:8s} {1e3 * t[name]:9.3f} ms/step{ratio}")
     return t
@@ -226,7 +231,9 @@ def main(argv=None):
     ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16", "float64"])
     ap.add_argument("--batch", type=int, nargs="+", default=[256, 1024])
     ap.add_argument("--dim", type=int, default=128)
-    ap.add_argument("--threads", type=int, default=1, help="torch threads for the run (the benchmark sets it, the package never does)")
+    ap.add_argument(
+        "--threads", type=int, default=1, help="torch threads for the run (the benchmark sets it, the package never does)"
+    )
     ap.add_argument("--part", nargs="+", default=["modules", "logits"], choices=["modules", "logits"])
     ap.add_argument("--no-memory", action="store_true")
     args = ap.parse_args(argv)

@@ -67,7 +67,9 @@ def main(argv=None):
         print(f"k={k:5d} n={n:5d}  " + "  ".join(row))
     for m in ("pdf", "cdf", "ppf"):
         v = [out[(k, n, m)] for k, n in CASES]
-        print(f"{m}: speed vs scipy min {min(v):.2f}x median {statistics.median(v):.2f}x  goal >= 1: {'met' if min(v) >= 1 else 'NOT met'}")
+        print(
+            f"{m}: speed vs scipy min {min(v):.2f}x median {statistics.median(v):.2f}x  goal >= 1: {'met' if min(v) >= 1 else 'NOT met'}"
+        )
     return out
 
 

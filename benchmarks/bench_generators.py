@@ -163,7 +163,9 @@ def main(argv=None):
     print(f"  (i')  Python Alg. 7 (random)     / numba Alg. 7       : {py_fast / ours_ar1:10.0f}x")
     print(f"  (ii)  numpy Alg. 6               / score_sets inverse : {np_t / inv_t:10.2f}x   (goal >= 3x)")
     print(f"  (ii)  numpy Alg. 6               / score_sets AR      : {np_t / ar_t:10.2f}x")
-    print(f"  (iii) scipy PINV rvs             / numba inverse      : {pinv_t / ours_inv1:10.2f}x   (+ {pinv_setup * 1e3:.1f} ms setup per law)")
+    print(
+        f"  (iii) scipy PINV rvs             / numba inverse      : {pinv_t / ours_inv1:10.2f}x   (+ {pinv_setup * 1e3:.1f} ms setup per law)"
+    )
     print(f"  (iv)  score_sets AR / score_sets inverse              : {ar_t / inv_t:10.2f}")
     print(f"  floor: score_sets inverse / numpy uniforms            : {inv_t / fl_t:10.2f}   (goal <= 3)")
     print(f"  floor: score_sets AR      / numpy uniforms            : {ar_t / fl_t:10.2f}")

@@ -72,7 +72,9 @@ def main():
     print(f"  baseline numpy (Gauss-Hermite, T=100)     {t_base:8.3f} s")
     print(f"  negtheory, discrete average T=100         {t_disc:8.4f} s   ratio {t_base / t_disc:7.1f}x")
     print(f"  negtheory, continuous average             {t_cont:8.4f} s   ratio {t_base / t_cont:7.1f}x")
-    print(f"  max |v_baseline - v_negtheory| (T=100)    {np.abs(v_base - v_disc).max():.2e}  (Gauss-Hermite error of the baseline)")
+    print(
+        f"  max |v_baseline - v_negtheory| (T=100)    {np.abs(v_base - v_disc).max():.2e}  (Gauss-Hermite error of the baseline)"
+    )
     print(f"  K* agreement baseline vs negtheory T=100  {np.mean(k_base == k_disc):.0%} of mu_q values")
 
 

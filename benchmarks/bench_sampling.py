@@ -58,7 +58,9 @@ def main():
                     help="write the setup / per-draw timing figure (default path: benchmarks/bench_sampling.png)")  # fmt: skip
     args = ap.parse_args()
 
-    print(f"negtheory {negtheory.__version__}, numpy {np.__version__}, {platform.processor() or platform.machine()}, {os.cpu_count()} cpu")
+    print(
+        f"negtheory {negtheory.__version__}, numpy {np.__version__}, {platform.processor() or platform.machine()}, {os.cpu_count()} cpu"
+    )
     # compile / load the numba kernels outside the timings
     AliasTable([1.0, 2.0]).sample(10, rng=0)
     InverseCDFSampler([1.0, 2.0]).sample(10, rng=0)
@@ -89,7 +91,10 @@ def main():
     print(head)
     print("-" * len(head))
     m = 200_000
-    timing = {"setup": {"alias": [], "inverse CDF": [], "DiscreteAliasUrn": []}, "draw": {"alias": [], "inverse CDF": [], "DiscreteAliasUrn": []}}
+    timing = {
+        "setup": {"alias": [], "inverse CDF": [], "DiscreteAliasUrn": []},
+        "draw": {"alias": [], "inverse CDF": [], "DiscreteAliasUrn": []},
+    }
     for n in args.sizes:
         p = rng.exponential(size=n)
         s_alias = best_of(lambda: AliasTable(p), args.repeat)
@@ -126,7 +131,14 @@ def plot_timings(sizes, draws, timing, path):
             ax1.plot(sizes, total * 1e3, color=color, ls=ls, marker=marker, ms=4, label=f"{name}, {m:,} draws")
     for name, (color, ls) in styles.items():
         ax2.plot(sizes, np.array(timing["draw"][name]) * 1e9, color=color, ls=ls, marker="o", label=f"{name}: per draw")
-        ax2.plot(sizes, np.array(timing["setup"][name]) / sizes * 1e9, color=color, ls=":", marker="x", label=f"{name}: setup per entry")
+        ax2.plot(
+            sizes,
+            np.array(timing["setup"][name]) / sizes * 1e9,
+            color=color,
+            ls=":",
+            marker="x",
+            label=f"{name}: setup per entry",
+        )
     for ax in (ax1, ax2):
         ax.set_xscale("log")
         ax.set_yscale("log")

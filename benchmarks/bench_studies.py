@@ -93,7 +93,9 @@ def python_point(n_anchors, seed=0, numpy_scalars=False):
         for s in scores:
             u = bisect.bisect_right(srt, s) / N
             phi = 2 * u / (qb + math.sqrt(max(qb * qb + 4 * qa * u, 0.0)))
-            wgt = ((1 - BETA) * ALPHA + (BETA - ALPHA) * phi) / (z * (ALPHA * tm + (1 - ALPHA) * TAU + (1 - 2 * ALPHA) * phi * (tm - TAU)))
+            wgt = ((1 - BETA) * ALPHA + (BETA - ALPHA) * phi) / (
+                z * (ALPHA * tm + (1 - ALPHA) * TAU + (1 - 2 * ALPHA) * phi * (tm - TAU))
+            )
             sw += wgt
             swx += wgt * s
         sq.append([(e - truth) ** 2 for e in (biased, dcl, hcl, swx / N, swx / sw)])
@@ -130,7 +132,9 @@ def numpy_point(n_anchors, seed=0):
     qb = 2 * (ALPHA * tm + (1 - ALPHA) * TAU)
     phi = 2 * uu / (qb + np.sqrt(np.maximum(qb * qb + 4 * qa * uu, 0)))
     z = (1 - BETA) * ALPHA + BETA * (1 - ALPHA)
-    wgt = ((1 - BETA) * ALPHA + (BETA - ALPHA) * phi) / (z * (ALPHA * tm + (1 - ALPHA) * TAU + (1 - 2 * ALPHA) * phi * (tm - TAU)))
+    wgt = ((1 - BETA) * ALPHA + (BETA - ALPHA) * phi) / (
+        z * (ALPHA * tm + (1 - ALPHA) * TAU + (1 - 2 * ALPHA) * phi * (tm - TAU))
+    )
     est += [(wgt * scores).mean(1), (wgt * scores).sum(1) / wgt.sum(1)]
     return [float(((e - truth) ** 2).mean()) for e in est]
 
@@ -176,8 +180,10 @@ def main():
             tp.append(time.perf_counter() - t0)
         r = statistics.median(a / b for a, b in zip(tp, tn))
         ratios[nt] = (statistics.median(tn), statistics.median(tp), r)
-        print(f"  threads={numba.get_num_threads()}: negtheory mse_study {1e3 * ratios[nt][0]:8.1f} ms, (ii) vectorised numpy "
-              f"{1e3 * ratios[nt][1]:8.1f} ms  ratio (ii)/negtheory {r:5.2f}x  goal >= 3: {'met' if r >= 3 else 'NOT met'}")
+        print(
+            f"  threads={numba.get_num_threads()}: negtheory mse_study {1e3 * ratios[nt][0]:8.1f} ms, (ii) vectorised numpy "
+            f"{1e3 * ratios[nt][1]:8.1f} ms  ratio (ii)/negtheory {r:5.2f}x  goal >= 3: {'met' if r >= 3 else 'NOT met'}"
+        )
     numba.set_num_threads(old_threads)
     t_nt = min(v[0] for v in ratios.values())
     if not args.skip_python:
@@ -187,8 +193,12 @@ def main():
         t0 = time.perf_counter()
         python_point(args.python_anchors // 4, numpy_scalars=True)
         t_pyn = (time.perf_counter() - t0) * m / (args.python_anchors // 4)
-        print(f"  (i)  plain Python, random module (timed on {args.python_anchors} anchors, scaled)   {t_py:9.2f} s   ratio {t_py / t_nt:8.0f}x  goal >= 300: {'met' if t_py / t_nt >= 300 else 'NOT met'}")
-        print(f"  (i') plain Python, numpy scalar draws (timed on {args.python_anchors // 4} anchors, scaled) {t_pyn:9.2f} s   ratio {t_pyn / t_nt:8.0f}x")
+        print(
+            f"  (i)  plain Python, random module (timed on {args.python_anchors} anchors, scaled)   {t_py:9.2f} s   ratio {t_py / t_nt:8.0f}x  goal >= 300: {'met' if t_py / t_nt >= 300 else 'NOT met'}"
+        )
+        print(
+            f"  (i') plain Python, numpy scalar draws (timed on {args.python_anchors // 4} anchors, scaled) {t_pyn:9.2f} s   ratio {t_pyn / t_nt:8.0f}x"
+        )
     names = list(df.estimator)
     print("  MSE by estimator (same law, different random numbers):")
     print("    " + "  ".join(f"{n:>9s}" for n in names))
@@ -204,8 +214,11 @@ def main():
             res = subprocess.run([sys.executable, "-c", MEMORY_SNIPPET, str(n_mem)], capture_output=True, text=True, check=True)
             peak_mib = int(res.stdout.strip().splitlines()[-1]) / 1024
             full_mib = n_mem * N * (8 + 1) / 2**20
-            print(f"  n_anchors = {n_mem:.0e}: {time.perf_counter() - t0:5.1f} s, peak RSS {peak_mib:4.0f} MiB "
-                  f"(the scores and labels alone, held at once, would need {full_mib:.0f} MiB)")
+            print(
+                f"  n_anchors = {n_mem:.0e}: {time.perf_counter() - t0:5.1f} s, peak RSS {peak_mib:4.0f} MiB "
+                f"(the scores and labels alone, held at once, would need {full_mib:.0f} MiB)"
+            )
+
 
 if __name__ == "__main__":
     main()

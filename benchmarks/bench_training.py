@@ -57,8 +57,9 @@ def run_cornac(data, epochs, seed, num_threads=0):
     uid = [str(u) for u in data.train[:, 0]]
     iid = [str(i) for i in data.train[:, 1]]
     ds = Dataset.from_uir(list(zip(uid, iid, [1.0] * len(uid))), seed=seed)
-    model = cornac.models.BPR(k=32, max_iter=epochs, learning_rate=0.01, lambda_reg=0.01, seed=seed, verbose=False,
-                              num_threads=num_threads)
+    model = cornac.models.BPR(
+        k=32, max_iter=epochs, learning_rate=0.01, lambda_reg=0.01, seed=seed, verbose=False, num_threads=num_threads
+    )
     t0 = time.perf_counter()
     model.fit(ds)
     secs = time.perf_counter() - t0
@@ -86,8 +87,10 @@ def main():
     if train is None and env:
         train, test = str(Path(env) / "100k_train.csv"), str(Path(env) / "100k_test.csv")
     data = load_split(train, test) if train else synthetic_split()
-    print(f"negtheory {negtheory.__version__}, numpy {np.__version__}, {platform.processor() or platform.machine()}, "
-          f"{os.cpu_count()} cpus; data: {data.name} ({len(data.train)} train / {len(data.test)} test pairs)")
+    print(
+        f"negtheory {negtheory.__version__}, numpy {np.__version__}, {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} cpus; data: {data.name} ({len(data.train)} train / {len(data.test)} test pairs)"
+    )
     try:
         import cornac  # noqa: F401
 
@@ -112,13 +115,19 @@ def main():
             ratios.append(t_n / t_c)
             ratios1.append(t_n / t_c1)
     print(f"\nBPR-MF, {args.epochs} epochs, d = 32 (median of {args.repeat} interleaved runs)")
-    print(f"  negtheory fit_bpr_sgd(rns): {statistics.median(t for t, _ in ours):7.2f} s   "
-          f"NDCG@10 {statistics.mean(n for _, n in ours):.4f}  (includes one evaluation)")
+    print(
+        f"  negtheory fit_bpr_sgd(rns): {statistics.median(t for t, _ in ours):7.2f} s   "
+        f"NDCG@10 {statistics.mean(n for _, n in ours):.4f}  (includes one evaluation)"
+    )
     if have_cornac:
-        print(f"  cornac BPR (all cores)   : {statistics.median(t for t, _ in theirs):7.2f} s   "
-              f"NDCG@10 {statistics.mean(n for _, n in theirs):.4f}")
-        print(f"  cornac BPR (1 thread)    : {statistics.median(t for t, _ in theirs1):7.2f} s   "
-              f"NDCG@10 {statistics.mean(n for _, n in theirs1):.4f}")
+        print(
+            f"  cornac BPR (all cores)   : {statistics.median(t for t, _ in theirs):7.2f} s   "
+            f"NDCG@10 {statistics.mean(n for _, n in theirs):.4f}"
+        )
+        print(
+            f"  cornac BPR (1 thread)    : {statistics.median(t for t, _ in theirs1):7.2f} s   "
+            f"NDCG@10 {statistics.mean(n for _, n in theirs1):.4f}"
+        )
         med, med1 = statistics.median(ratios), statistics.median(ratios1)
         print(f"  time ratio negtheory / cornac (all cores): {med:.2f}x  (goal <= 2x: {'met' if med <= 2 else 'NOT met'})")
         print(f"  time ratio negtheory / cornac (1 thread) : {med1:.2f}x  (negtheory is single-threaded and reproducible)")

@@ -60,7 +60,14 @@ def pdf_scipy_kve(x, d, lam):
     z = np.abs(x) / lam
     nu = 0.5 * (d - 1)
     with np.errstate(all="ignore"):
-        return np.exp(-math.log(lam) - 0.5 * math.log(math.pi) - special.gammaln(d / 2) + nu * np.log(z / 2) + np.log(special.kve(nu, z)) - z)
+        return np.exp(
+            -math.log(lam)
+            - 0.5 * math.log(math.pi)
+            - special.gammaln(d / 2)
+            + nu * np.log(z / 2)
+            + np.log(special.kve(nu, z))
+            - z
+        )
 
 
 def pdf_eq319_scalar(x, d, lam):
@@ -114,10 +121,14 @@ def bench_estep(users, items, n_users, n_items, d, lam, n_quad, repeat, rng, lab
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
-        ref = np.array([2 * cdf_quad(s, d, lam) * pdf_eq319_scalar(s, d, lam) * prior[i] for s, i in zip(scores[:n_quad], items[:n_quad])])
+        ref = np.array(
+            [2 * cdf_quad(s, d, lam) * pdf_eq319_scalar(s, d, lam) * prior[i] for s, i in zip(scores[:n_quad], items[:n_quad])]
+        )
         t_quad = (time.perf_counter() - t0) * scores.size / n_quad
     rel = np.max(np.abs(c[:n_quad] / ref - 1))
-    print(f"  {label:<34} {scores.size:>7} interactions  ours {t_ours * 1e3:8.1f} ms   per-point quad {t_quad:8.1f} s (extrapolated)   ratio {t_quad / t_ours:8.0f}x   max rel diff {rel:.1e}")
+    print(
+        f"  {label:<34} {scores.size:>7} interactions  ours {t_ours * 1e3:8.1f} ms   per-point quad {t_quad:8.1f} s (extrapolated)   ratio {t_quad / t_ours:8.0f}x   max rel diff {rel:.1e}"
+    )
 
 
 def main():
@@ -134,7 +145,9 @@ def main():
         bench_cost_vs_d(args.n, args.repeat, rng)
         return
 
-    print(f"\n1. cdf at {args.n} points vs one adaptive quad per point (quad timed on {args.n_quad} points, extrapolated linearly)")
+    print(
+        f"\n1. cdf at {args.n} points vs one adaptive quad per point (quad timed on {args.n_quad} points, extrapolated linearly)"
+    )
     print(f"  {'d':>5} {'lam':>6} {'negtheory':>12} {'quad/point':>12} {'ratio':>9} {'|ours-quad|':>11}")
     for d, lam in [(1, 0.1), (2, 0.1), (5, 0.1), (64, 0.01), (65, 0.01), (1024, 0.001)]:
         t_ours, t_quad, err = bench_cdf(d, lam, args.n, args.n_quad, args.repeat, rng)
@@ -153,12 +166,16 @@ def main():
         df = pd.read_csv(args.ml100k)
         u = df["user"].to_numpy()
         i = df["item"].to_numpy()
-        bench_estep(u, i, int(u.max()) + 1, int(i.max()) + 1, 64, 0.01, args.n_quad, args.repeat, rng, "ml-100k train pairs, d=64")
+        bench_estep(
+            u, i, int(u.max()) + 1, int(i.max()) + 1, 64, 0.01, args.n_quad, args.repeat, rng, "ml-100k train pairs, d=64"
+        )
     else:
         print(f"  (no {args.ml100k}: real-data run skipped)")
 
     print(f"\n3. pdf at {args.n} points: how to evaluate K_nu (design choice)")
-    print(f"  {'d':>5} {'ladder (numba)':>15} {'scipy kve (numpy)':>18} {'cython kve (numba)':>19} {'non-finite kve':>15} {'max rel diff':>13}")
+    print(
+        f"  {'d':>5} {'ladder (numba)':>15} {'scipy kve (numpy)':>18} {'cython kve (numba)':>19} {'non-finite kve':>15} {'max rel diff':>13}"
+    )
     for d, lam in [(5, 0.1), (64, 0.01), (1024, 0.001)]:
         X = inner_product(d, lam)
         x = X.rvs(args.n, random_state=rng)

@@ -29,7 +29,27 @@ estimators
 
 from __future__ import annotations
 
-from . import bprac, coverage, dists, distribution, estimators, false_negatives, generators, infonce, margins, mechanics, mining, nce, pool_costs, temperature, relaxed_softmax, sampling, studies, thresholds, variance_gamma
+from . import (
+    bprac,
+    coverage,
+    dists,
+    distribution,
+    estimators,
+    false_negatives,
+    generators,
+    infonce,
+    margins,
+    mechanics,
+    mining,
+    nce,
+    pool_costs,
+    temperature,
+    relaxed_softmax,
+    sampling,
+    studies,
+    thresholds,
+    variance_gamma,
+)
 from .bprac import credence, popularity_prior
 from .variance_gamma import InnerProduct, inner_product
 from .mechanics import (

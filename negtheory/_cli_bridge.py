@@ -58,40 +58,83 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
         "and, with --out, writes results.json (and history.csv or probes.csv) there.",
     )  # fmt: skip
     q.add_argument("--data", default="synthetic", help="synthetic | digits | movielens:PATH (u.data or user,item,rating CSV)")
-    q.add_argument("--train", help="training interactions (CSV user,item[,rating] or u.data); ids matched to --test's (default: none, use --data)")
+    q.add_argument(
+        "--train",
+        help="training interactions (CSV user,item[,rating] or u.data); ids matched to --test's (default: none, use --data)",
+    )
     q.add_argument("--test", help="test interactions, same formats (default: none)")
-    q.add_argument("--data-dir", help="folder with MovieLens u.data, split 80/20 at random, seeded by --split-seed (default: none)")
+    q.add_argument(
+        "--data-dir", help="folder with MovieLens u.data, split 80/20 at random, seeded by --split-seed (default: none)"
+    )
     q.add_argument("--split-seed", type=integer(0), default=0, help="seed of the 80/20 split of --data-dir")
-    q.add_argument("--valid-fraction", type=real(0.0, 1.0, hi_open=True), default=0.0,
-                   help="share of train held out for validation / early stopping")
-    q.add_argument("--patience", type=integer(1), default=None,
-                   help="stop after this many evaluations without validation gain (default: no early stopping)")
-    q.add_argument("--model", choices=["mf", "mlp"], default=None, help="mf (recommendation) or mlp (default: mf, mlp for digits)")
+    q.add_argument(
+        "--valid-fraction",
+        type=real(0.0, 1.0, hi_open=True),
+        default=0.0,
+        help="share of train held out for validation / early stopping",
+    )
+    q.add_argument(
+        "--patience",
+        type=integer(1),
+        default=None,
+        help="stop after this many evaluations without validation gain (default: no early stopping)",
+    )
+    q.add_argument(
+        "--model", choices=["mf", "mlp"], default=None, help="mf (recommendation) or mlp (default: mf, mlp for digits)"
+    )
     q.add_argument("--loss", required=True, choices=LOSSES + ("bcl_released",), help="the training loss")
-    q.add_argument("--optimizer", choices=["adam", "sgd"], default="adam", help="sgd with loss bpr|bns: batch-1 BPR-MF SGD (thesis ch. 4)")
-    q.add_argument("--sampler", choices=["rns", "pns", "dns", "aobpr", "bns"], default="rns", help="negative sampler of the SGD path")
+    q.add_argument(
+        "--optimizer", choices=["adam", "sgd"], default="adam", help="sgd with loss bpr|bns: batch-1 BPR-MF SGD (thesis ch. 4)"
+    )
+    q.add_argument(
+        "--sampler", choices=["rns", "pns", "dns", "aobpr", "bns"], default="rns", help="negative sampler of the SGD path"
+    )
     q.add_argument("--candidates", type=integer(1), default=5, help="|M_u| of BNS / DNS")
     q.add_argument("--lam", type=real(0.0), default=5.0, help="lambda of BNS's sampling risk (eq. 4.26)")
-    q.add_argument("--prior", choices=["popularity", "oracle"], default="popularity", help="BNS prior: eq. 4.16 or Table 4.5's oracle")
+    q.add_argument(
+        "--prior", choices=["popularity", "oracle"], default="popularity", help="BNS prior: eq. 4.16 or Table 4.5's oracle"
+    )
     q.add_argument("--negatives", type=integer(1), default=5, help="N negatives per pair (mini-batch losses)")
     q.add_argument("--extra-positives", type=integer(1), default=5, help="M extra positives for DCL/HCL/DPL")
     q.add_argument("--epochs", type=integer(1), default=None, help="default: 100 (SGD), 200 (mini-batch split), 5 (--data)")
     q.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="torch device (auto: CUDA when present)")
-    q.add_argument("--out", default=None, help="folder for results.json and history.csv / probes.csv, created if missing (default: print only)")
-    q.add_argument("--k", type=real(1.0), default=8.0, help="negatives per positive for --data runs, >= 1 (real values: seed 000 eq. 8)")
+    q.add_argument(
+        "--out",
+        default=None,
+        help="folder for results.json and history.csv / probes.csv, created if missing (default: print only)",
+    )
+    q.add_argument(
+        "--k", type=real(1.0), default=8.0, help="negatives per positive for --data runs, >= 1 (real values: seed 000 eq. 8)"
+    )
     q.add_argument("--ans", action="store_true", help="adaptive negative sampling schedule peaking at K (InfoNCE)")
     q.add_argument("--batch-size", type=integer(2), default=None, help="default: 1024 (split), 256 (--data)")
-    q.add_argument("--lr", type=real(0.0, lo_open=True), default=None, help="default: 0.01 (SGD and --data), 1e-3 (Adam on a split)")
-    q.add_argument("--weight-decay", type=real(0.0), default=None, help="L2: default 0.01 (SGD), 1e-5 (Adam on a split), 0 (--data)")
-    q.add_argument("--lr-schedule", type=_milestones, default="100",
-                   help="comma-separated epochs after which lr is divided by 10, or 'none' (default: 100)")
+    q.add_argument(
+        "--lr", type=real(0.0, lo_open=True), default=None, help="default: 0.01 (SGD and --data), 1e-3 (Adam on a split)"
+    )
+    q.add_argument(
+        "--weight-decay", type=real(0.0), default=None, help="L2: default 0.01 (SGD), 1e-5 (Adam on a split), 0 (--data)"
+    )
+    q.add_argument(
+        "--lr-schedule",
+        type=_milestones,
+        default="100",
+        help="comma-separated epochs after which lr is divided by 10, or 'none' (default: 100)",
+    )
     q.add_argument("--eval-every", type=integer(1), default=1, help="evaluate every this many epochs (split runs)")
     q.add_argument("--topk", type=integer(1), nargs="+", default=[5, 10, 20], help="list lengths of P/R/NDCG")
     q.add_argument("--dim", type=integer(1), default=32, help="embedding dimension")
-    q.add_argument("--temperature", type=real(0.0, lo_open=True), default=None, help="score temperature t > 0 (default 1; 0.5 for digits)")
-    q.add_argument("--tau-plus", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.1,
-                   help="class prior tau+ of DCL/HCL/BCL/DPL, in (0, 1) (thesis code: 0.06)")
-    q.add_argument("--alpha", type=real(0.5, 1.0), default=0.9, help="BCL alpha, in [0.5, 1] (thesis code for recommendation: 0.55)")
+    q.add_argument(
+        "--temperature", type=real(0.0, lo_open=True), default=None, help="score temperature t > 0 (default 1; 0.5 for digits)"
+    )
+    q.add_argument(
+        "--tau-plus",
+        type=real(0.0, 1.0, lo_open=True, hi_open=True),
+        default=0.1,
+        help="class prior tau+ of DCL/HCL/BCL/DPL, in (0, 1) (thesis code: 0.06)",
+    )
+    q.add_argument(
+        "--alpha", type=real(0.5, 1.0), default=0.9, help="BCL alpha, in [0.5, 1] (thesis code for recommendation: 0.55)"
+    )
     q.add_argument("--beta", type=real(0.0, 1.0), default=0.5, help="BCL beta, in [0, 1] (thesis code for recommendation: 0.6)")
     q.add_argument("--hcl-beta", type=real(0.0), default=1.0, help="HCL concentration beta (thesis code: 0.5)")
     q.add_argument("--seed", type=integer(0), default=0, help="seed of the model, the sampling and the validation split")

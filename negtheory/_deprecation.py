@@ -71,9 +71,7 @@ def renamed_keyword(old: str, new: str, *, since: str = "0.2.0") -> Callable[[F]
             if old in kwargs:
                 value = kwargs.pop(old)
                 if new in kwargs:
-                    raise TypeError(
-                        f"{func.__qualname__}() got both {new!r} and its deprecated name {old!r}; pass only {new}="
-                    )
+                    raise TypeError(f"{func.__qualname__}() got both {new!r} and its deprecated name {old!r}; pass only {new}=")
                 warn_renamed(f"{func.__qualname__}()", old, new, since=since)
                 kwargs[new] = value
             return func(*args, **kwargs)

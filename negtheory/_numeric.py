@@ -104,8 +104,10 @@ def _ndtri(p):
     elif p <= 1.0 - plow:
         q = p - 0.5
         r = q * q
-        x = (((((a1 * r + a2) * r + a3) * r + a4) * r + a5) * r + a6) * q / (
-            ((((b1 * r + b2) * r + b3) * r + b4) * r + b5) * r + 1.0
+        x = (
+            (((((a1 * r + a2) * r + a3) * r + a4) * r + a5) * r + a6)
+            * q
+            / (((((b1 * r + b2) * r + b3) * r + b4) * r + b5) * r + 1.0)
         )
     else:
         q = math.sqrt(-2.0 * math.log1p(-p))

@@ -49,7 +49,9 @@ def int_seed(name: str, rng: RNGLike) -> int:
     try:
         gen = as_generator(rng)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be None, an int, a numpy.random.SeedSequence or a numpy.random.Generator, got {rng!r}") from exc
+        raise TypeError(
+            f"{name} must be None, an int, a numpy.random.SeedSequence or a numpy.random.Generator, got {rng!r}"
+        ) from exc
     return int(gen.integers(_SPAN))
 
 

@@ -18,8 +18,18 @@ import numpy.typing as npt
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ArrayLike", "BoolArray", "FloatArray", "FloatOrArray", "FrozenDist", "IntArray", "IntOrArray", "InteractionSource",
-           "RNGLike", "Size"]
+__all__ = [
+    "ArrayLike",
+    "BoolArray",
+    "FloatArray",
+    "FloatOrArray",
+    "FrozenDist",
+    "IntArray",
+    "IntOrArray",
+    "InteractionSource",
+    "RNGLike",
+    "Size",
+]
 
 ArrayLike: TypeAlias = npt.ArrayLike
 FloatArray: TypeAlias = npt.NDArray[np.float64]

@@ -115,12 +115,20 @@ def int_scalar(name: str, value, lo: int | None = None, hi: int | None = None) -
 def as_generator(rng, name: str = "rng") -> np.random.Generator:
     """``None``/int/SeedSequence/Generator -> ``numpy.random.Generator``; errors name ``name``."""
     if isinstance(rng, np.random.RandomState):
-        raise TypeError(f"{name} must be a numpy.random.Generator, SeedSequence, int or None (legacy RandomState is not supported)")
-    seq = isinstance(rng, (list, tuple)) and all(isinstance(x, numbers.Integral) and not isinstance(x, (bool, np.bool_)) for x in rng)
+        raise TypeError(
+            f"{name} must be a numpy.random.Generator, SeedSequence, int or None (legacy RandomState is not supported)"
+        )
+    seq = isinstance(rng, (list, tuple)) and all(
+        isinstance(x, numbers.Integral) and not isinstance(x, (bool, np.bool_)) for x in rng
+    )
     if isinstance(rng, (bool, np.bool_)) or not (
-        rng is None or seq or isinstance(rng, (numbers.Integral, np.random.SeedSequence, np.random.Generator, np.random.BitGenerator))
+        rng is None
+        or seq
+        or isinstance(rng, (numbers.Integral, np.random.SeedSequence, np.random.Generator, np.random.BitGenerator))
     ):
-        raise TypeError(f"{name} must be None, a non-negative int (or a sequence of them), a SeedSequence or a numpy.random.Generator, got {rng!r}")
+        raise TypeError(
+            f"{name} must be None, a non-negative int (or a sequence of them), a SeedSequence or a numpy.random.Generator, got {rng!r}"
+        )
     if (isinstance(rng, numbers.Integral) and rng < 0) or (seq and any(x < 0 for x in rng)):
         raise ValueError(f"{name} must be a non-negative integer seed, got {rng!r}")
     return np.random.default_rng(rng)
@@ -160,12 +168,16 @@ def check_frozen_continuous(name: str, dist) -> None:
     import scipy.stats
 
     if isinstance(dist, scipy.stats.rv_continuous):
-        raise TypeError(f"{name} must be a *frozen* continuous distribution: call it, e.g. scipy.stats.{dist.name}(), got the unfrozen {dist.name!r}")
+        raise TypeError(
+            f"{name} must be a *frozen* continuous distribution: call it, e.g. scipy.stats.{dist.name}(), got the unfrozen {dist.name!r}"
+        )
     family = getattr(dist, "dist", None)
     if isinstance(family, scipy.stats.rv_discrete):
         raise TypeError(f"{name} must be a continuous distribution, got the discrete scipy.stats.{family.name}")
     if not isinstance(family, scipy.stats.rv_continuous):
-        raise TypeError(f"{name} must be a frozen scipy.stats continuous distribution (e.g. scipy.stats.norm(0, 1)), got {dist!r}")
+        raise TypeError(
+            f"{name} must be a frozen scipy.stats continuous distribution (e.g. scipy.stats.norm(0, 1)), got {dist!r}"
+        )
     try:
         shapes, loc, scale = family._parse_args(*dist.args, **dist.kwds)
     except (TypeError, ValueError) as exc:

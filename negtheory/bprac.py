@@ -151,7 +151,9 @@ def posterior(d: int, lam: float) -> OrderStatistic:
     return order_statistic(inner_product(d, lam), 2, 2)
 
 
-def credence(scores: ArrayLike, items: ArrayLike, item_counts: ArrayLike, d: int, lam: float, normalize: bool = True) -> FloatArray:
+def credence(
+    scores: ArrayLike, items: ArrayLike, item_counts: ArrayLike, d: int, lam: float, normalize: bool = True
+) -> FloatArray:
     r"""E-step credence c_hat_ui of every observed interaction (thesis eq. 3.24-3.28, Algorithm 1).
 
     .. math:: \hat c_{ui} \propto g(\hat x_{ui}; k=2, n=2)\, P(c_{ui}=1)
@@ -210,7 +212,9 @@ def credence(scores: ArrayLike, items: ArrayLike, item_counts: ArrayLike, d: int
     if it.size and it.dtype.kind not in "iu":
         itf = as_float_array("items", it)
         if not np.all(itf == np.round(itf)):
-            raise ValueError(f"items must be integer item indices, got non-integer values such as {itf[itf != np.round(itf)][:3].tolist()}")
+            raise ValueError(
+                f"items must be integer item indices, got non-integer values such as {itf[itf != np.round(itf)][:3].tolist()}"
+            )
         it = itf.astype(np.int64)
     it = np.ascontiguousarray(it, dtype=np.int64).reshape(-1)
     if it.size and (it.min() < 0 or it.max() >= counts.size):

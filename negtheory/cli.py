@@ -175,9 +175,7 @@ def _cmd_study_mse(args: argparse.Namespace) -> int:
         raise CommandError(f"{', '.join(paths)} must name different files")
     executor, client = _connect_dask(args.dask, args.dask_timeout) if args.dask else (None, None)
     fixed = {
-        k: getattr(args, k)
-        for k in ("n_unlabeled", "alpha", "gamma", "tau_plus", "t", "beta", "n_positives")
-        if k != args.vary
+        k: getattr(args, k) for k in ("n_unlabeled", "alpha", "gamma", "tau_plus", "t", "beta", "n_positives") if k != args.vary
     }
     try:
         df = mse_study(
@@ -237,35 +235,54 @@ def build_parser(include_bridge: bool = True) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("figures", help="reproduce the paper figures into a folder", formatter_class=HelpFormatter,
-                       description="Draw the paper figures (embedded defaults, no download) and write them as PNG files.")
+    p = sub.add_parser(
+        "figures",
+        help="reproduce the paper figures into a folder",
+        formatter_class=HelpFormatter,
+        description="Draw the paper figures (embedded defaults, no download) and write them as PNG files.",
+    )
     p.add_argument("--out", default="figures", help="output folder (created if missing)")
     p.add_argument("--only", nargs="+", metavar="NAME", help="draw only these figures (see --list; default: all)")
     p.add_argument("--list", action="store_true", help="list the available figures and exit")
     p.add_argument("--quiet", action="store_true", help="no per-figure progress lines")
     p.add_argument("--full", action="store_true", help="publication-size Monte-Carlo runs (much slower)")
-    p.add_argument("--bridge", action="store_true",
-                   help="also redraw the bridge_*.png figures from the bridge experiments' tables (no training)")
-    p.add_argument("--bridge-data", metavar="DIR", default=None,
-                   help="folder of the bridge experiments' tables (default: the tables shipped in notebooks/data/bridge)")
+    p.add_argument(
+        "--bridge",
+        action="store_true",
+        help="also redraw the bridge_*.png figures from the bridge experiments' tables (no training)",
+    )
+    p.add_argument(
+        "--bridge-data",
+        metavar="DIR",
+        default=None,
+        help="folder of the bridge experiments' tables (default: the tables shipped in notebooks/data/bridge)",
+    )
     p.set_defaults(func=_cmd_figures)
 
     p = sub.add_parser("optimal-k", help="optimal negative sampling ratio K* (Wu et al., seed 000)", formatter_class=HelpFormatter,
                        description="The label-quality mean mu_q and the optimal negative sampling ratio K* of Wu et al. "
                        "(seed 000, §3-4), from the training AUC at K = 1 or from mu_q.")  # fmt: skip
     g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--auc", type=real(0.5, 1.0, hi_open=True),
-                   help="training AUC at K = 1 (label quality), in [0.5, 1); one of --auc / --mu is required")
+    g.add_argument(
+        "--auc",
+        type=real(0.5, 1.0, hi_open=True),
+        help="training AUC at K = 1 (label quality), in [0.5, 1); one of --auc / --mu is required",
+    )
     g.add_argument("--mu", type=real(0.0, 20.0), help="mean mu_q of the positive score law q = N(mu_q, 1), in [0, 20]")
     p.add_argument("--lam", type=real(0.0, 1.0), default=0.9, help="weight lambda of good/bad samples, in [0, 1]")
     p.add_argument("--k-max", type=integer(1), default=1000, help="largest K searched (a K* at this cap is reported as such)")
     p.add_argument("--t-max", type=real(0.0, lo_open=True), default=3.0, help="length of the simulated training curve")
-    p.add_argument("--steps", type=integer(1), default=None,
-                   help="discrete average over this many steps (default: the continuous average)")
+    p.add_argument(
+        "--steps", type=integer(1), default=None, help="discrete average over this many steps (default: the continuous average)"
+    )
     p.set_defaults(func=_cmd_optimal_k)
 
-    p = sub.add_parser("study", help="Monte-Carlo studies (thesis §6.6.1)", formatter_class=HelpFormatter,
-                       description="Monte-Carlo studies of the debiasing estimators (thesis §6.6.1).")
+    p = sub.add_parser(
+        "study",
+        help="Monte-Carlo studies (thesis §6.6.1)",
+        formatter_class=HelpFormatter,
+        description="Monte-Carlo studies of the debiasing estimators (thesis §6.6.1).",
+    )
     study_sub = p.add_subparsers(dest="study", required=True, metavar="STUDY")
     q = study_sub.add_parser(
         "mse", help="MSE of the true-negative-mean estimators over a parameter sweep", formatter_class=HelpFormatter,
@@ -275,8 +292,12 @@ def build_parser(include_bridge: bool = True) -> argparse.ArgumentParser:
         epilog="Example: negtheory study mse --vary alpha --values 0.5:1.0:6 --out mse.csv --plot mse.png\n"
         "A value starting with '-' may follow --values directly (--values -1,0.5 is read as --values=-1,0.5).",
     )  # fmt: skip
-    q.add_argument("--vary", required=True, choices=["alpha", "gamma", "tau_plus", "t", "n_unlabeled", "n_positives", "beta"],
-                   help="the swept parameter")
+    q.add_argument(
+        "--vary",
+        required=True,
+        choices=["alpha", "gamma", "tau_plus", "t", "n_unlabeled", "n_positives", "beta"],
+        help="the swept parameter",
+    )
     q.add_argument("--values", required=True, help="start:stop:count (inclusive, like numpy.linspace) or a comma-separated list")
     q.add_argument("--n-anchors", type=integer(2), default=1000, help="anchors M per point")
     q.add_argument("--n-unlabeled", type=STUDY_TYPES["n_unlabeled"], default=64, help="unlabeled scores N per anchor")
@@ -286,15 +307,22 @@ def build_parser(include_bridge: bool = True) -> argparse.ArgumentParser:
     q.add_argument("--t", type=STUDY_TYPES["t"], default=0.5, help="temperature t > 0")
     q.add_argument("--beta", type=STUDY_TYPES["beta"], default=0.5, help="BCL's beta (and HCL's concentration), in [0, 1]")
     q.add_argument("--n-positives", type=STUDY_TYPES["n_positives"], default=10, help="extra positives K for DCL/HCL")
-    q.add_argument("--estimators", type=_estimator_list, default=("biased", "dcl", "hcl", "bcl", "bcl_norm"),
-                   help="comma-separated subset of biased,dcl,hcl,bcl,bcl_norm (default: all)")
+    q.add_argument(
+        "--estimators",
+        type=_estimator_list,
+        default=("biased", "dcl", "hcl", "bcl", "bcl_norm"),
+        help="comma-separated subset of biased,dcl,hcl,bcl,bcl_norm (default: all)",
+    )
     q.add_argument("--seed", type=integer(0), default=0, help="root seed (point i uses SeedSequence(seed, spawn_key=(i,)))")
     q.add_argument("--chunk-size", type=integer(1), default=65_536, help="anchors per task (bounds memory; no effect on results)")
     q.add_argument("--out", help="write the table as CSV to this file (default: print only)")
     q.add_argument("--plot", help="write an MSE figure (PNG) to this file (default: none)")
     q.add_argument("--checkpoint", help="JSON-lines checkpoint file; rerun the same command to resume (default: none)")
-    q.add_argument("--dask", metavar="ADDRESS",
-                   help="run on the Dask scheduler at ADDRESS, 'local' starts a local cluster (default: in process)")
+    q.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run on the Dask scheduler at ADDRESS, 'local' starts a local cluster (default: in process)",
+    )
     q.add_argument("--dask-timeout", type=real(0.0, lo_open=True), default=10.0, help="seconds to wait for the --dask scheduler")
     q.add_argument("--quiet", action="store_true", help="no progress bar")
     q.set_defaults(func=_cmd_study_mse)

@@ -84,6 +84,8 @@ def k_min(rho: ArrayLike, q: ArrayLike) -> IntOrArray:
     x = np.where(np.abs(x - near) <= 1e-12 * np.maximum(near, 1.0), near, x)
     kk = np.ceil(x)
     if (kk > _KMIN_MAX).any():
-        raise ValueError(f"k_min exceeds 2**62 (rho too small for this q): rho={np.asarray(r)[kk > _KMIN_MAX].ravel()[:3].tolist()}")
+        raise ValueError(
+            f"k_min exceeds 2**62 (rho too small for this q): rho={np.asarray(r)[kk > _KMIN_MAX].ravel()[:3].tolist()}"
+        )
     out = kk.astype(np.int64)
     return out[()] if out.ndim == 0 else out

@@ -259,5 +259,3 @@ class ScoreDistribution:
 
     def __repr__(self):
         return f"{type(self).__name__}()"
-
-

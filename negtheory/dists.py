@@ -983,7 +983,9 @@ def hard_negative(base: FrozenDist, alpha: float, beta: float) -> QuadraticCDFLa
             "hard_negative: alpha = 1 with beta = 1 leaves no mass: Z = (1 - beta) alpha + beta (1 - alpha) = 0 "
             "(thesis eq. 6.26) -- a perfect encoder has no misranked hard negatives; use beta < 1 or alpha < 1"
         )
-    law = QuadraticCDFLaw(base, 2.0 * (1.0 - beta) * alpha / z, (beta - alpha) / z, name="hard_negative", params={"alpha": alpha, "beta": beta})
+    law = QuadraticCDFLaw(
+        base, 2.0 * (1.0 - beta) * alpha / z, (beta - alpha) / z, name="hard_negative", params={"alpha": alpha, "beta": beta}
+    )
     law.Z = z
     return law
 

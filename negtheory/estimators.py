@@ -336,7 +336,9 @@ def theta_dcl(scores: ArrayLike, positives: ArrayLike, tau_plus: ArrayLike, floo
     return scalar_or_array(np.asarray(_apply_floor(theta, floor)))
 
 
-def theta_hcl(scores: ArrayLike, positives: ArrayLike, tau_plus: ArrayLike, beta: float, floor: float | None = None) -> FloatOrArray:
+def theta_hcl(
+    scores: ArrayLike, positives: ArrayLike, tau_plus: ArrayLike, beta: float, floor: float | None = None
+) -> FloatOrArray:
     r"""Hard-negative (HCL, Robinson et al.) estimator with the DCL correction.
 
     Importance weights w_i = x-hat_i^beta / mean_j(x-hat_j^beta) up-weight hard (high-score)
@@ -417,7 +419,9 @@ def theta_bcl(scores: ArrayLike, alpha: ArrayLike, beta: ArrayLike, tau_plus: Ar
 # --------------------------------------------------------------------------------------------
 # DPL (ch. 5)
 # --------------------------------------------------------------------------------------------
-def dpl_probability(pos_score: ArrayLike, unlabeled_scores: ArrayLike, extra_pos_scores: ArrayLike, tau_plus: ArrayLike) -> FloatOrArray:
+def dpl_probability(
+    pos_score: ArrayLike, unlabeled_scores: ArrayLike, extra_pos_scores: ArrayLike, tau_plus: ArrayLike
+) -> FloatOrArray:
     r"""Debiased estimate of P(positive preferred to a true negative) (thesis eq. 5.17).
 
     .. math::
@@ -453,7 +457,14 @@ def dpl_probability(pos_score: ArrayLike, unlabeled_scores: ArrayLike, extra_pos
     return scalar_or_array(np.asarray(out))
 
 
-def dpl_loss(pos_score: ArrayLike, unlabeled_scores: ArrayLike, extra_pos_scores: ArrayLike, tau_plus: ArrayLike, eps: float = 1e-6, reduction: str = "mean") -> FloatOrArray:
+def dpl_loss(
+    pos_score: ArrayLike,
+    unlabeled_scores: ArrayLike,
+    extra_pos_scores: ArrayLike,
+    tau_plus: ArrayLike,
+    eps: float = 1e-6,
+    reduction: str = "mean",
+) -> FloatOrArray:
     r"""Debiased pairwise loss -log P-hat_PN (thesis eq. 5.18).
 
     P-hat_PN of :func:`dpl_probability` is clamped below at ``eps`` (it can be <= 0 for finite N,
@@ -551,7 +562,9 @@ def bns_unbias(F: ArrayLike, p_fn: ArrayLike) -> FloatOrArray:
     num = (1.0 - f) * (1.0 - p)
     den = num + f * p  # = 1 - F - P_fn + 2 F P_fn
     if np.any(den == 0.0):
-        raise ValueError("F and p_fn contradict each other (F = 1 with p_fn = 0, or F = 0 with p_fn = 1): the posterior of eq. 4.14 is 0/0")
+        raise ValueError(
+            "F and p_fn contradict each other (F = 1 with p_fn = 0, or F = 0 with p_fn = 1): the posterior of eq. 4.14 is 0/0"
+        )
     return scalar_or_array(np.asarray(num / den))
 
 
@@ -573,7 +586,13 @@ def bns_risk(info: ArrayLike, unbias: ArrayLike, lam: ArrayLike) -> FloatOrArray
     return scalar_or_array(np.asarray(i * (1.0 - (1.0 + lam_a) * u)))
 
 
-def bns_select(x_pos: ArrayLike, candidate_scores: ArrayLike, candidate_p_fn: ArrayLike, reference_scores: ArrayLike | None = None, lam: float = 5.0) -> IntOrArray:
+def bns_select(
+    x_pos: ArrayLike,
+    candidate_scores: ArrayLike,
+    candidate_p_fn: ArrayLike,
+    reference_scores: ArrayLike | None = None,
+    lam: float = 5.0,
+) -> IntOrArray:
     r"""Bayesian negative sampling: the candidate minimising the sampling risk (thesis eq. 4.26).
 
     For each user (leading axes) and candidate set M_u (last axis):

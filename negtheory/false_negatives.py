@@ -39,7 +39,9 @@ def _mean_exp_continuous(dt, horizon, lam):
     return np.exp(-dt / lam) * ratio
 
 
-def expected_false_negatives(delta_t: ArrayLike, k: ArrayLike, lam: ArrayLike, horizon: float, *, discrete: bool = True) -> FloatOrArray:
+def expected_false_negatives(
+    delta_t: ArrayLike, k: ArrayLike, lam: ArrayLike, horizon: float, *, discrete: bool = True
+) -> FloatOrArray:
     r"""Expected number of false negatives with a temporal exclusion window (seed 001, *The Challenge of False Negatives*).
 
     K negatives are drawn uniformly from the frames whose offset D from the anchor exceeds the

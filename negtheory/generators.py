@@ -563,7 +563,9 @@ def _parse_parent(parent, base_interval, t):
         if base_interval is None:
             hi = 1.0 / t / t  # t**2 overflows for t > 1e154
             if not hi > 0.0:
-                raise ValueError(f"t={t!r} is too large for the default base_interval (-1/t^2, 1/t^2), which underflows to a point; pass base_interval")
+                raise ValueError(
+                    f"t={t!r} is too large for the default base_interval (-1/t^2, 1/t^2), which underflows to a point; pass base_interval"
+                )
             lo = -hi
         else:
             arr = as_float_array("base_interval", base_interval)
@@ -653,7 +655,9 @@ def _block_maker(n_unlabeled, alpha, tau_plus, gamma, t, n_positives, base_inter
     return make
 
 
-def _iter_blocks(n_anchors, n_unl, n_pos, alpha, tau_plus, gamma, t, kind, random_interval, lo, hi, name, meth, k0, k1, chunk_size, offset):
+def _iter_blocks(
+    n_anchors, n_unl, n_pos, alpha, tau_plus, gamma, t, kind, random_interval, lo, hi, name, meth, k0, k1, chunk_size, offset
+):
     for first in range(0, n_anchors, chunk_size):
         count = min(chunk_size, n_anchors - first)
         start = offset + first

@@ -365,9 +365,7 @@ def reliability(mu: ArrayLike, k: ArrayLike) -> FloatOrArray:
     k_a = _k_array(k)
     mu_b, k_b = broadcast(mu=mu_a, k=k_a)
     out = np.empty(mu_b.shape)
-    _reliability_vec(
-        np.ascontiguousarray(mu_b).ravel(), np.ascontiguousarray(k_b).ravel(), _GL16_X, _GL16_W, out.reshape(-1)
-    )
+    _reliability_vec(np.ascontiguousarray(mu_b).ravel(), np.ascontiguousarray(k_b).ravel(), _GL16_X, _GL16_W, out.reshape(-1))
     return scalar_or_array(out)
 
 
@@ -476,7 +474,9 @@ def _steps_arg(steps) -> int:
     return int_scalar("steps", steps, 1)
 
 
-def overall_effectiveness(k: ArrayLike, mu_label: ArrayLike, lam: ArrayLike = 0.9, t_max: ArrayLike = 3.0, steps: int | None = None) -> FloatOrArray:
+def overall_effectiveness(
+    k: ArrayLike, mu_label: ArrayLike, lam: ArrayLike = 0.9, t_max: ArrayLike = 3.0, steps: int | None = None
+) -> FloatOrArray:
     r"""Training effectiveness averaged over the simulated training curve (seed 000, §3 end, §4.3).
 
     The model's positive mean follows mu'(t) = mu_q (1 - e^{-t}), t in [0, t_max]; v(t) is
@@ -535,7 +535,9 @@ def _curves(mus: np.ndarray, k_max: int, t_max: float, steps: int):
     return a, b
 
 
-def effectiveness_curve(mu_label: ArrayLike, lam: ArrayLike = 0.9, k_max: int = 1000, t_max: float = 3.0, steps: int | None = None) -> FloatArray:
+def effectiveness_curve(
+    mu_label: ArrayLike, lam: ArrayLike = 0.9, k_max: int = 1000, t_max: float = 3.0, steps: int | None = None
+) -> FloatArray:
     r"""Trajectory-averaged effectiveness v-bar(K) for every integer K = 1..k_max at once.
 
     Same quantity as :func:`overall_effectiveness` (seed 000, eq. 6 averaged over §4.3's
@@ -581,7 +583,9 @@ def effectiveness_curve(mu_label: ArrayLike, lam: ArrayLike = 0.9, k_max: int = 
     return lam_e * a + (1.0 - lam_e) * (1.0 - a) + b * (2.0 * a * (1.0 - lam_e) - 1.0)
 
 
-def optimal_k(mu_label: ArrayLike, lam: ArrayLike = 0.9, k_max: int = 1000, t_max: float = 3.0, steps: int | None = None) -> IntOrArray:
+def optimal_k(
+    mu_label: ArrayLike, lam: ArrayLike = 0.9, k_max: int = 1000, t_max: float = 3.0, steps: int | None = None
+) -> IntOrArray:
     r"""Optimal negative sampling ratio K* = argmax_K v-bar(K) over K = 1..k_max (seed 000, §3, §4.3).
 
     Parameters
@@ -622,7 +626,9 @@ def optimal_k(mu_label: ArrayLike, lam: ArrayLike = 0.9, k_max: int = 1000, t_ma
     return scalar_or_array(np.asarray(kstar, dtype=np.int64))
 
 
-def optimal_k_from_auc(train_auc: ArrayLike, lam: ArrayLike = 0.9, k_max: int = 1000, t_max: float = 3.0, steps: int | None = None) -> IntOrArray:
+def optimal_k_from_auc(
+    train_auc: ArrayLike, lam: ArrayLike = 0.9, k_max: int = 1000, t_max: float = 3.0, steps: int | None = None
+) -> IntOrArray:
     """Optimal K* from the training AUC at K = 1 (seed 000, eq. 7 then §4.3).
 
     :func:`optimal_k` at mu_q = :func:`mu_from_auc` (train_auc); train_auc in [0.5, 1) (the paper
@@ -793,7 +799,9 @@ def reliability_dist(k: ArrayLike, pos: FrozenDist, neg: FrozenDist, *, epsrel: 
     return scalar_or_array(np.asarray(out))
 
 
-def effectiveness_dist(k: ArrayLike, pos: FrozenDist, neg: FrozenDist, pos_pred: FrozenDist, neg_pred: FrozenDist, lam: float = 0.9) -> FloatOrArray:
+def effectiveness_dist(
+    k: ArrayLike, pos: FrozenDist, neg: FrozenDist, pos_pred: FrozenDist, neg_pred: FrozenDist, lam: float = 0.9
+) -> FloatOrArray:
     r"""Training effectiveness v (seed 000, eq. 5-6) for arbitrary score laws.
 
     P(A) = :func:`reliability_dist` (k, pos, neg) for the real laws q, p and P(B) likewise for

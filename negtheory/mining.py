@@ -82,7 +82,15 @@ def triplet_loss(d_ap: ArrayLike, d_an: ArrayLike, margin: float) -> FloatArray:
 _STRATEGIES = ("random", "hard", "semi-hard")
 
 
-def mine_negatives(d_ap: ArrayLike, d_an: ArrayLike, strategy: str = "semi-hard", margin: float = 0.2, *, pick: str = "hardest", rng: RNGLike = None) -> IntArray:
+def mine_negatives(
+    d_ap: ArrayLike,
+    d_an: ArrayLike,
+    strategy: str = "semi-hard",
+    margin: float = 0.2,
+    *,
+    pick: str = "hardest",
+    rng: RNGLike = None,
+) -> IntArray:
     r"""Choose one negative per anchor: random, hard or semi-hard mining (seed 001, *Mining Strategies*).
 
     * ``'random'``: uniform over the candidates (cheap; often easy, zero-loss negatives);

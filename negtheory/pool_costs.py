@@ -98,7 +98,9 @@ def hard_negative_probability(n: ArrayLike, rho: ArrayLike, population: ArrayLik
     r = real_array("rho", rho, 0.0, 1.0)
     pop = int_scalar("population", population, 1)
     if (nn > pop).any() or (nn != np.floor(nn)).any():
-        raise ValueError(f"n must be an integer in [0, population={pop}] when drawing without replacement, got {nn.ravel()[:3].tolist()}")
+        raise ValueError(
+            f"n must be an integer in [0, population={pop}] when drawing without replacement, got {nn.ravel()[:3].tolist()}"
+        )
     hard = np.rint(r * pop)
     easy = pop - hard
     with np.errstate(invalid="ignore"):

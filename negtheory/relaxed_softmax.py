@@ -82,7 +82,9 @@ def _rs_inputs(scores, positive, negatives, include_positive):
     return one, g2, pos.astype(np.int64), v.astype(np.int64)
 
 
-def relaxed_softmax_loss(scores: ArrayLike, positive: ArrayLike, negatives: ArrayLike, *, include_positive: bool = False) -> FloatOrArray:
+def relaxed_softmax_loss(
+    scores: ArrayLike, positive: ArrayLike, negatives: ArrayLike, *, include_positive: bool = False
+) -> FloatOrArray:
     r"""Relaxed-Softmax loss (seed 004, eq. 5).
 
     .. math:: L_{(i,j)} = -G(i, j) + \ln \sum_{j' \in V_{(i,j)}} \exp G(i, j'),
@@ -122,7 +124,9 @@ def relaxed_softmax_loss(scores: ArrayLike, positive: ArrayLike, negatives: Arra
     return float(out[0]) if one else out
 
 
-def relaxed_softmax_grad(scores: ArrayLike, positive: ArrayLike, negatives: ArrayLike, *, include_positive: bool = False) -> FloatArray:
+def relaxed_softmax_grad(
+    scores: ArrayLike, positive: ArrayLike, negatives: ArrayLike, *, include_positive: bool = False
+) -> FloatArray:
     r"""Gradient of the Relaxed-Softmax loss with respect to the scores G(i, .) (seed 004, eq. 6).
 
     .. math:: \frac{\partial L}{\partial G(i, \cdot)} = -e_j + \sum_{j' \in V} \hat g_i(j')\, e_{j'},
@@ -292,7 +296,15 @@ class MixtureOfGaussiansTask:
     """
 
     @renamed_keyword("seed", "rng")
-    def __init__(self, n_components: int = 50, n_context: int = 1000, n_target: int = 1000, rng: RNGLike = 0, *, scale: tuple[float, float] = (0.03, 0.12)):
+    def __init__(
+        self,
+        n_components: int = 50,
+        n_context: int = 1000,
+        n_target: int = 1000,
+        rng: RNGLike = 0,
+        *,
+        scale: tuple[float, float] = (0.03, 0.12),
+    ):
         self.n_components = int_scalar("n_components", n_components, 1)
         self.n_context = int_scalar("n_context", n_context, 1)
         self.n_target = int_scalar("n_target", n_target, 1)
@@ -482,7 +494,9 @@ def approx_mpr(model: ArrayLike, joint: ArrayLike | None = None, pairs: tuple[Ar
     return _evaluate(g, p, pairs, lambda less, greater: less / n)
 
 
-def precision_at_k(model: ArrayLike, k: int, joint: ArrayLike | None = None, pairs: tuple[ArrayLike, ArrayLike] | None = None) -> float:
+def precision_at_k(
+    model: ArrayLike, k: int, joint: ArrayLike | None = None, pairs: tuple[ArrayLike, ArrayLike] | None = None
+) -> float:
     r"""Prec@k: probability that a positive target ranks in the top k of all targets (seed 004, §3.2.3).
 
     Item j of context i is in the top k when fewer than k items score strictly higher
@@ -501,7 +515,9 @@ def precision_at_k(model: ArrayLike, k: int, joint: ArrayLike | None = None, pai
     return _evaluate(g, p, pairs, lambda less, greater: (greater < kk).astype(float))
 
 
-def expected_likelihood(model_probs: ArrayLike, joint: ArrayLike | None = None, pairs: tuple[ArrayLike, ArrayLike] | None = None) -> float:
+def expected_likelihood(
+    model_probs: ArrayLike, joint: ArrayLike | None = None, pairs: tuple[ArrayLike, ArrayLike] | None = None
+) -> float:
     r"""Likelihood metric E_{(i,j)~P} g_i(j) (seed 004, eq. 9), exact under ``joint`` or averaged over ``pairs``.
 
     Examples

@@ -281,7 +281,9 @@ def proposal_mass(counts: ArrayLike, minority: ArrayLike, alpha: ArrayLike = 0.7
     return out[()] if out.ndim == 0 else out
 
 
-def solve_alpha(counts: ArrayLike, minority: ArrayLike, target: float, bracket: tuple[float, float] = (0.0, 1.0), *, xtol: float = 1e-12) -> float:
+def solve_alpha(
+    counts: ArrayLike, minority: ArrayLike, target: float, bracket: tuple[float, float] = (0.0, 1.0), *, xtol: float = 1e-12
+) -> float:
     r"""Exponent alpha at which q proportional to f^alpha gives the minority classes a target mass (seed 001).
 
     Solves M(alpha) = target (see :func:`proposal_mass`) by Brent's method on ``bracket``.
@@ -507,7 +509,9 @@ def _log_boltzmann(scores, degeneracy, temperature, axis):
     return out
 
 
-def boltzmann(scores: ArrayLike, degeneracy: str | ArrayLike = "uniform", temperature: float = 1.0, *, axis: int = -1, log: bool = False) -> FloatArray:
+def boltzmann(
+    scores: ArrayLike, degeneracy: str | ArrayLike = "uniform", temperature: float = 1.0, *, axis: int = -1, log: bool = False
+) -> FloatArray:
     r"""Boltzmann negative-sampling law B(G, D, T) of seed 004, eq. 8.
 
     .. math:: B_{(G, D, T)}(j) = \frac{D(j) \exp(G(j) / T)}{\sum_{j'} D(j') \exp(G(j') / T)}.
@@ -557,7 +561,9 @@ def boltzmann(scores: ArrayLike, degeneracy: str | ArrayLike = "uniform", temper
     return np.moveaxis(out, -1, ax)
 
 
-def sample_boltzmann(scores: ArrayLike, degeneracy: str | ArrayLike = "uniform", temperature: float = 1.0, size: int = 1, rng: RNGLike = None) -> IntArray:
+def sample_boltzmann(
+    scores: ArrayLike, degeneracy: str | ArrayLike = "uniform", temperature: float = 1.0, size: int = 1, rng: RNGLike = None
+) -> IntArray:
     r"""Draw negatives from B(G, D, T) (seed 004, eq. 8), independently for every context row.
 
     Parameters

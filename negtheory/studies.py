@@ -429,13 +429,19 @@ class _Checkpoint:
                                       "delete it or use a new file")  # fmt: skip
             raise self._error(no, "not a negtheory mse_study checkpoint header")
         if header.get("version") != _FORMAT_VERSION:
-            raise self._error(no, f"checkpoint format version {header.get('version')!r}, this negtheory reads version {_FORMAT_VERSION}")
+            raise self._error(
+                no, f"checkpoint format version {header.get('version')!r}, this negtheory reads version {_FORMAT_VERSION}"
+            )
         params = header.get("params")
         if not isinstance(params, dict) or header.get("signature") != _sha256(params):
             raise self._error(no, "the header's parameters do not match its signature (the file was edited)")
         if params != self.params:
             diff = sorted(set(params) | set(self.params))
-            diff = [f"{k}: {params.get(k)!r} in the file, {self.params.get(k)!r} now" for k in diff if params.get(k) != self.params.get(k)]
+            diff = [
+                f"{k}: {params.get(k)!r} in the file, {self.params.get(k)!r} now"
+                for k in diff
+                if params.get(k) != self.params.get(k)
+            ]
             raise self._error(no, "belongs to a different study (" + "; ".join(diff) + "); use a new file or delete it")
 
     def _check_record(self, no: int, rec):
@@ -447,7 +453,11 @@ class _Checkpoint:
         if rec["sha256"] != _sha256([self.signature, index, rec["value"], rec["rows"]]):
             raise self._error(no, f"the checksum of record {index} does not match (edited, or written by another study)")
         rows = rec["rows"]
-        if rec["value"] != self.params["values"][index] or not isinstance(rows, list) or len(rows) != len(self.params["estimators"]):
+        if (
+            rec["value"] != self.params["values"][index]
+            or not isinstance(rows, list)
+            or len(rows) != len(self.params["estimators"])
+        ):
             raise self._error(no, f"record {index} does not fit this study's sweep")
         for row, name in zip(rows, self.params["estimators"]):
             if not isinstance(row, dict) or row.get("estimator") != name or any(k not in row for k in _ROW_KEYS):
@@ -480,7 +490,9 @@ def _runner(executor):
         return run_local, lambda: None
     if isinstance(executor, str):
         if executor != "dask":
-            raise ValueError(f"executor must be None, 'dask', a distributed.Client or a concurrent.futures.Executor, got {executor!r}")
+            raise ValueError(
+                f"executor must be None, 'dask', a distributed.Client or a concurrent.futures.Executor, got {executor!r}"
+            )
         from distributed import Client, LocalCluster
 
         # processes with one thread each: numba kernels are compiled (or loaded from cache) once
@@ -629,7 +641,13 @@ def mse_study(
     chunk_size = int_scalar("chunk_size", chunk_size, 1)
     seed = None if rng is None else int_seed("rng", rng)
     fixed: dict[str, Any] = dict(
-        n_unlabeled=n_unlabeled, alpha=alpha, gamma=gamma, tau_plus=tau_plus, t=t, beta=beta, n_positives=n_positives,
+        n_unlabeled=n_unlabeled,
+        alpha=alpha,
+        gamma=gamma,
+        tau_plus=tau_plus,
+        t=t,
+        beta=beta,
+        n_positives=n_positives,
     )
     # every fixed keyword is checked, the swept one too: its value is unused, but garbage (NaN,
     # out of range) there is still the caller's mistake

@@ -205,7 +205,9 @@ class EntropyTemperatureController:
     True
     """
 
-    def __init__(self, low: float, high: float, tau: float = 1.0, *, max_factor: float = 2.0, tau_min: float = 1e-6, tau_max: float = 1e6):
+    def __init__(
+        self, low: float, high: float, tau: float = 1.0, *, max_factor: float = 2.0, tau_min: float = 1e-6, tau_max: float = 1e6
+    ):
         self.low = real_scalar("low", low, 0.0)
         self.high = real_scalar("high", high, 0.0)
         if not self.low < self.high:

@@ -216,7 +216,16 @@ def threshold_table(scores: ArrayLike, upper: ArrayLike, lower: ArrayLike, label
     )
 
 
-def choose_thresholds(scores: ArrayLike, false_frac: float = 0.001, hard_frac: float = 0.05, labels: ArrayLike | None = None, *, upper_grid: ArrayLike | None = None, lower_grid: ArrayLike | None = None, denominator: str = "all") -> tuple[float, float]:
+def choose_thresholds(
+    scores: ArrayLike,
+    false_frac: float = 0.001,
+    hard_frac: float = 0.05,
+    labels: ArrayLike | None = None,
+    *,
+    upper_grid: ArrayLike | None = None,
+    lower_grid: ArrayLike | None = None,
+    denominator: str = "all",
+) -> tuple[float, float]:
     r"""Thresholds (upper, lower) that hit target fractions of false and hard negatives (seed 002).
 
     With N the number of samples (``denominator='all'``; positives included when ``labels``
@@ -286,9 +295,7 @@ def choose_thresholds(scores: ArrayLike, false_frac: float = 0.001, hard_frac: f
     if lower_grid is None:
         t = n_false + h  # we need #(neg > lower) >= t
         if t > neg.size:
-            raise ValueError(
-                f"not enough negatives: {neg.size - n_false} lie at or below upper={upper!r}, the hard quota is {h}"
-            )
+            raise ValueError(f"not enough negatives: {neg.size - n_false} lie at or below upper={upper!r}, the hard quota is {h}")
         below = neg[neg < desc[t - 1]]
         lower = float(below[-1]) if below.size else -math.inf
     else:
@@ -296,7 +303,9 @@ def choose_thresholds(scores: ArrayLike, false_frac: float = 0.001, hard_frac: f
         grid = grid[grid <= upper]
         ok = grid[_counts_sorted(neg, grid) - n_false >= h]
         if ok.size == 0:
-            raise ValueError(f"no lower threshold in lower_grid (<= upper) gives at least {h} hard negatives; add smaller candidates")
+            raise ValueError(
+                f"no lower threshold in lower_grid (<= upper) gives at least {h} hard negatives; add smaller candidates"
+            )
         lower = float(ok[-1])
     return upper, lower
 

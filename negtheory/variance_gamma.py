@@ -252,7 +252,9 @@ def _vg_log_pdf_debye(d, z):
     r2 = r * r
     stirling = r * (-1.0 / 24.0 + r2 * (7.0 / 2880.0 + r2 * (-31.0 / 40320.0 + r2 * (127.0 / 215040.0))))
     log_t2 = 2.0 * math.log(s)  # log(1 + t^2)
-    return -nu * sm1 + nu * math.log1p(0.5 * sm1) - 0.5 * math.log(4.0 * math.pi * nu) - stirling - 0.25 * log_t2 + math.log1p(corr)
+    return (
+        -nu * sm1 + nu * math.log1p(0.5 * sm1) - 0.5 * math.log(4.0 * math.pi * nu) - stirling - 0.25 * log_t2 + math.log1p(corr)
+    )
 
 
 # Survival function for large d in O(1): X | V ~ N(0, V) with V = lam^2 chi^2_d (condition on h

@@ -14,6 +14,3 @@ from hypothesis import settings
 settings.register_profile("fast", deadline=None)
 settings.register_profile("long", deadline=None)
 settings.load_profile("fast")
-
-
-

@@ -70,16 +70,19 @@ def _floats(lo, hi, lo_open=False, hi_open=False, allow_inf=False):
         lo_v = max(lo_v, -1.7e308)
         hi_v = min(hi_v, 1.7e308)
     return st.floats(
-        min_value=lo_v, max_value=hi_v, exclude_min=lo_open and lo is not None,
-        exclude_max=hi_open and hi is not None, allow_nan=False, allow_infinity=allow_inf,
+        min_value=lo_v,
+        max_value=hi_v,
+        exclude_min=lo_open and lo is not None,
+        exclude_max=hi_open and hi is not None,
+        allow_nan=False,
+        allow_infinity=allow_inf,
     )
 
 
 class Real(Dom):
     """A real number in an interval (``array=True``: scalar or small 1-D array)."""
 
-    def __init__(self, lo=None, hi=None, lo_open=False, hi_open=False, *, allow_inf=False,
-                 array=False, optional=False, cap=None):
+    def __init__(self, lo=None, hi=None, lo_open=False, hi_open=False, *, allow_inf=False, array=False, optional=False, cap=None):
         self.lo, self.hi, self.lo_open, self.hi_open = lo, hi, lo_open, hi_open
         self.allow_inf, self.array, self.optional = allow_inf, array, optional
         self.cap = cap  # (low, high) limiting the *legal draws* only (cost), not a bound of the domain
@@ -110,7 +113,19 @@ class Real(Dom):
             above = self.hi if self.hi_open else np.nextafter(self.hi, math.inf)
             out.append((float(above), VE))
         if self.array:
-            out.append((np.array([0.5 * ((self.lo or 0) + (self.hi or 0)) if self.hi is not None and self.lo is not None else (self.lo or 0.0) + 1.0, math.nan]), VE))
+            out.append(
+                (
+                    np.array(
+                        [
+                            0.5 * ((self.lo or 0) + (self.hi or 0))
+                            if self.hi is not None and self.lo is not None
+                            else (self.lo or 0.0) + 1.0,
+                            math.nan,
+                        ]
+                    ),
+                    VE,
+                )
+            )
         if not self.optional:
             out.append((None, TE))
         return out
@@ -119,8 +134,20 @@ class Real(Dom):
 class Vector(Dom):
     """A 1-D array of reals (``min_len`` elements at least)."""
 
-    def __init__(self, lo=None, hi=None, lo_open=False, hi_open=False, *, min_len=1, max_len=6,
-                 allow_inf=False, optional=False, nonzero=False, cap=None):
+    def __init__(
+        self,
+        lo=None,
+        hi=None,
+        lo_open=False,
+        hi_open=False,
+        *,
+        min_len=1,
+        max_len=6,
+        allow_inf=False,
+        optional=False,
+        nonzero=False,
+        cap=None,
+    ):
         self.el = Real(lo, hi, lo_open, hi_open, allow_inf=allow_inf, cap=cap)
         self.min_len, self.max_len, self.optional, self.nonzero = min_len, max_len, optional, nonzero
 
@@ -143,7 +170,9 @@ class Vector(Dom):
         if not self.el.allow_inf:
             out.append((np.array(base[:-1] + [math.inf]), VE))
         if self.el.lo is not None:
-            out.append((np.array(base[:-1] + [float(self.el.lo if self.el.lo_open else np.nextafter(self.el.lo, -math.inf))]), VE))
+            out.append(
+                (np.array(base[:-1] + [float(self.el.lo if self.el.lo_open else np.nextafter(self.el.lo, -math.inf))]), VE)
+            )
         if self.min_len >= 1:
             out.append((np.array([], dtype=np.float64), VE))
         if not self.optional:
@@ -220,13 +249,21 @@ class Dist(Dom):
 
     def legal(self):
         if self.nu:
-            return st.one_of(st.builds(sst.norm, st.floats(-10, 10), st.floats(0.1, 10)),
-                             st.builds(sst.uniform, st.floats(-10, 10), st.floats(0.1, 10)))
+            return st.one_of(
+                st.builds(sst.norm, st.floats(-10, 10), st.floats(0.1, 10)),
+                st.builds(sst.uniform, st.floats(-10, 10), st.floats(0.1, 10)),
+            )
         return _dist_strategy()
 
     def illegal(self):
-        return [(sst.norm(math.nan, 1.0), VE), (sst.norm(0.0, -1.0), VE), (sst.norm(0.0, math.inf), VE),
-                ("abc", EITHER), (3.0, TE), (None, TE)]
+        return [
+            (sst.norm(math.nan, 1.0), VE),
+            (sst.norm(0.0, -1.0), VE),
+            (sst.norm(0.0, math.inf), VE),
+            ("abc", EITHER),
+            (3.0, TE),
+            (None, TE),
+        ]
 
 
 class Size(Dom):
@@ -378,7 +415,7 @@ DOMAINS: dict[str, Dom] = {
     "effectiveness_curve:mu_label": Real(0.0, 20.0),
     "overall_effectiveness:mu_label": Real(0.0, 20.0, array=True),
     "optimal_k:mu_label": Real(0.0, 20.0, array=True),
-        "effectiveness_curve:k_max": Int(1, 10**6, cap=2000),
+    "effectiveness_curve:k_max": Int(1, 10**6, cap=2000),
     "hard_negative_probability:n": Real(0.0, None, array=True, cap=(0.0, 1e6)),
     "hard_negative_probability:rho": Real(0.0, 1.0, array=True),
     "negative_costs:batch_size": Int(1, None, cap=2**40),
@@ -434,8 +471,7 @@ DOMAINS: dict[str, Dom] = {
 
 def domain(target: str, module: str, param: str, short_module: str | None = None):
     """Look a parameter's domain up (see the module docstring); ``None`` if unknown."""
-    keys = [f"{target}:{param}", f"{target.split('.')[0]}:{param}" if "." in target else None,
-            f"{module}:{param}"]
+    keys = [f"{target}:{param}", f"{target.split('.')[0]}:{param}" if "." in target else None, f"{module}:{param}"]
     if short_module:
         keys.append(f"{short_module}:{param}")
     keys.append(param)
@@ -483,8 +519,14 @@ def _credence(draw):
     m = draw(st.integers(1, 6))
     scores = np.array(draw(st.lists(st.floats(-100, 100), min_size=m, max_size=m)))
     items = np.array(draw(st.lists(st.integers(0, n_items - 1), min_size=m, max_size=m)))
-    return {"scores": scores, "items": items, "item_counts": counts, "d": draw(st.integers(1, 512)),
-            "lam": draw(st.floats(1e-3, 1e3)), "normalize": draw(st.booleans())}
+    return {
+        "scores": scores,
+        "items": items,
+        "item_counts": counts,
+        "d": draw(st.integers(1, 512)),
+        "lam": draw(st.floats(1e-3, 1e3)),
+        "normalize": draw(st.booleans()),
+    }
 
 
 @st.composite
@@ -564,10 +606,12 @@ def _dpl(draw):
     n = draw(st.integers(1, 5))
     kk = draw(st.integers(1, 4))
     el = st.floats(-20, 20)
-    return {"pos_score": np.array(draw(st.lists(el, min_size=m, max_size=m))),
-            "unlabeled_scores": np.array(draw(st.lists(st.lists(el, min_size=n, max_size=n), min_size=m, max_size=m))),
-            "extra_pos_scores": np.array(draw(st.lists(st.lists(el, min_size=kk, max_size=kk), min_size=m, max_size=m))),
-            "tau_plus": draw(st.floats(1e-6, 1 - 1e-6))}
+    return {
+        "pos_score": np.array(draw(st.lists(el, min_size=m, max_size=m))),
+        "unlabeled_scores": np.array(draw(st.lists(st.lists(el, min_size=n, max_size=n), min_size=m, max_size=m))),
+        "extra_pos_scores": np.array(draw(st.lists(st.lists(el, min_size=kk, max_size=kk), min_size=m, max_size=m))),
+        "tau_plus": draw(st.floats(1e-6, 1 - 1e-6)),
+    }
 
 
 @st.composite
@@ -612,23 +656,33 @@ def _bns(draw, fn):
     c = draw(st.integers(1, 5))
     el = st.floats(-20, 20)
     if fn == "select":
-        return {"x_pos": np.array(draw(st.lists(el, min_size=m, max_size=m))),
-                "candidate_scores": np.array(draw(st.lists(st.lists(el, min_size=c, max_size=c), min_size=m, max_size=m))),
-                "candidate_p_fn": np.array(draw(st.lists(st.floats(0, 1), min_size=c, max_size=c))),
-                "lam": draw(st.floats(0, 100))}
+        return {
+            "x_pos": np.array(draw(st.lists(el, min_size=m, max_size=m))),
+            "candidate_scores": np.array(draw(st.lists(st.lists(el, min_size=c, max_size=c), min_size=m, max_size=m))),
+            "candidate_p_fn": np.array(draw(st.lists(st.floats(0, 1), min_size=c, max_size=c))),
+            "lam": draw(st.floats(0, 100)),
+        }
     if fn == "info":
-        return {"x_pos": np.array(draw(st.lists(el, min_size=m, max_size=m))),
-                "x_neg": np.array(draw(st.lists(el, min_size=m, max_size=m)))}
+        return {
+            "x_pos": np.array(draw(st.lists(el, min_size=m, max_size=m))),
+            "x_neg": np.array(draw(st.lists(el, min_size=m, max_size=m))),
+        }
     if fn == "unbias":
-        return {"F": np.array(draw(st.lists(st.floats(0, 1), min_size=c, max_size=c))),
-                "p_fn": np.array(draw(st.lists(st.floats(0, 1, exclude_max=True), min_size=c, max_size=c)))}
+        return {
+            "F": np.array(draw(st.lists(st.floats(0, 1), min_size=c, max_size=c))),
+            "p_fn": np.array(draw(st.lists(st.floats(0, 1, exclude_max=True), min_size=c, max_size=c))),
+        }
     if fn == "risk":
-        return {"info": np.array(draw(st.lists(st.floats(0, 1), min_size=c, max_size=c))),
-                "unbias": np.array(draw(st.lists(st.floats(0, 1), min_size=c, max_size=c))),
-                "lam": draw(st.floats(0, 100))}
+        return {
+            "info": np.array(draw(st.lists(st.floats(0, 1), min_size=c, max_size=c))),
+            "unbias": np.array(draw(st.lists(st.floats(0, 1), min_size=c, max_size=c))),
+            "lam": draw(st.floats(0, 100)),
+        }
     # informativeness
-    return {"info": np.array(draw(st.lists(st.floats(0, 1), min_size=c, max_size=c))),
-            "is_true_negative": np.array(draw(st.lists(st.booleans(), min_size=c, max_size=c)))}
+    return {
+        "info": np.array(draw(st.lists(st.floats(0, 1), min_size=c, max_size=c))),
+        "is_true_negative": np.array(draw(st.lists(st.booleans(), min_size=c, max_size=c))),
+    }
 
 
 @st.composite
@@ -651,13 +705,22 @@ def _reliability_dist(draw):
 @st.composite
 def _effectiveness_dist(draw):
     d = Dist().legal()
-    return {"k": draw(st.floats(1.0, 1e4)), "pos": draw(d), "neg": draw(d), "pos_pred": draw(d),
-            "neg_pred": draw(d), "lam": draw(st.floats(0, 1))}
+    return {
+        "k": draw(st.floats(1.0, 1e4)),
+        "pos": draw(d),
+        "neg": draw(d),
+        "pos_pred": draw(d),
+        "neg_pred": draw(d),
+        "lam": draw(st.floats(0, 1)),
+    }
 
 
 @st.composite
 def _boltzmann(draw):
-    return {"scores": draw(_matrix(lo=-30, hi=30)), "temperature": draw(st.one_of(st.floats(1e-3, 1e3), st.just(math.inf), st.just(0.0)))}
+    return {
+        "scores": draw(_matrix(lo=-30, hi=30)),
+        "temperature": draw(st.one_of(st.floats(1e-3, 1e3), st.just(math.inf), st.just(0.0))),
+    }
 
 
 @st.composite
@@ -674,16 +737,20 @@ def _infonce_loss(draw):
     m = draw(st.integers(1, 3))
     k = draw(st.integers(0, 4))
     el = st.floats(-50, 50)
-    return {"pos": np.array(draw(st.lists(el, min_size=m, max_size=m))),
-            "neg": np.array(draw(st.lists(st.lists(el, min_size=k, max_size=k), min_size=m, max_size=m))).reshape(m, k),
-            "tau": draw(st.floats(1e-3, 1e3))}
+    return {
+        "pos": np.array(draw(st.lists(el, min_size=m, max_size=m))),
+        "neg": np.array(draw(st.lists(st.lists(el, min_size=k, max_size=k), min_size=m, max_size=m))).reshape(m, k),
+        "tau": draw(st.floats(1e-3, 1e3)),
+    }
 
 
 @st.composite
 def _nce_sample(draw):
-    return {"g_data": np.array(draw(st.lists(st.floats(-30, 30), min_size=1, max_size=5))),
-            "g_noise": np.array(draw(st.lists(st.floats(-30, 30), min_size=1, max_size=5))),
-            "k": draw(st.floats(1e-3, 1e3))}
+    return {
+        "g_data": np.array(draw(st.lists(st.floats(-30, 30), min_size=1, max_size=5))),
+        "g_noise": np.array(draw(st.lists(st.floats(-30, 30), min_size=1, max_size=5))),
+        "k": draw(st.floats(1e-3, 1e3)),
+    }
 
 
 @st.composite
@@ -693,14 +760,16 @@ def _ecdf(draw):
 
 @st.composite
 def _cdf_from_unlabeled(draw):
-    return {"phi_un": np.array(draw(st.lists(st.floats(0, 1), min_size=1, max_size=5))),
-            "alpha": draw(st.floats(0.5, 1.0)), "tau_plus": draw(st.floats(1e-6, 1 - 1e-6))}
+    return {
+        "phi_un": np.array(draw(st.lists(st.floats(0, 1), min_size=1, max_size=5))),
+        "alpha": draw(st.floats(0.5, 1.0)),
+        "tau_plus": draw(st.floats(1e-6, 1 - 1e-6)),
+    }
 
 
 @st.composite
 def _sample_fractions(draw):
-    return {"k": draw(st.floats(1.0, 1e9)), "mu_label": draw(st.floats(-1e3, 1e300)),
-            "mu_pred": draw(st.floats(-1e3, 1e3))}
+    return {"k": draw(st.floats(1.0, 1e9)), "mu_label": draw(st.floats(-1e3, 1e300)), "mu_pred": draw(st.floats(-1e3, 1e3))}
 
 
 def _tensor_logits(draw, b, n, lo=-30.0, hi=30.0):
@@ -730,7 +799,9 @@ def _bridge_functional(draw, name):
         out["normalize"] = draw(st.booleans())
     if name in ("dcl", "hcl", "dpl") and draw(st.booleans()):
         m = draw(st.integers(1, 3))
-        out["pos_extra_logits"] = AsTensor(np.array(draw(st.lists(st.lists(st.floats(-30, 30), min_size=m, max_size=m), min_size=b, max_size=b))).reshape(b, m))
+        out["pos_extra_logits"] = AsTensor(
+            np.array(draw(st.lists(st.lists(st.floats(-30, 30), min_size=m, max_size=m), min_size=b, max_size=b))).reshape(b, m)
+        )
     if name in ("ecdf_counts", "bcl_log_weights"):
         out.pop("pos_logits")
     if name == "bpr":
@@ -767,11 +838,23 @@ LEGAL = {
     "relaxed_softmax_grad": _relaxed("grad"),
     "relaxed_softmax_limit_grad": _relaxed("limit"),
     "approx_mpr": _model_joint(),
-    "expected_likelihood": _model_joint().map(lambda d: {"model_probs": np.abs(d["model"]) / np.abs(d["model"]).sum(axis=-1, keepdims=True).clip(1e-300) if np.abs(d["model"]).sum() > 0 else np.full_like(d["model"], 1.0 / d["model"].shape[1]), "joint": d["joint"]}),
+    "expected_likelihood": _model_joint().map(
+        lambda d: {
+            "model_probs": np.abs(d["model"]) / np.abs(d["model"]).sum(axis=-1, keepdims=True).clip(1e-300)
+            if np.abs(d["model"]).sum() > 0
+            else np.full_like(d["model"], 1.0 / d["model"].shape[1]),
+            "joint": d["joint"],
+        }
+    ),
     "precision_at_k": _model_joint(with_k=True),
-    "kl_divergence": st.integers(1, 5).flatmap(lambda n: st.fixed_dictionaries({
-        "p": st.lists(st.floats(0, 1e300), min_size=n, max_size=n).filter(lambda v: sum(v) > 0).map(np.array),
-        "q": st.lists(st.floats(1e-300, 1e300), min_size=n, max_size=n).map(np.array)})),
+    "kl_divergence": st.integers(1, 5).flatmap(
+        lambda n: st.fixed_dictionaries(
+            {
+                "p": st.lists(st.floats(0, 1e300), min_size=n, max_size=n).filter(lambda v: sum(v) > 0).map(np.array),
+                "q": st.lists(st.floats(1e-300, 1e300), min_size=n, max_size=n).map(np.array),
+            }
+        )
+    ),
     "dpl_loss": _dpl(),
     "dpl_probability": _dpl(),
     "nce_objective": _nce(),
@@ -796,20 +879,36 @@ LEGAL = {
     "ecdf": _ecdf(),
     "cdf_from_unlabeled": _cdf_from_unlabeled(),
     "sample_fractions": _sample_fractions(),
-    "theta_sup": st.integers(1, 6).flatmap(lambda n: st.fixed_dictionaries({
-        "scores": st.lists(st.floats(-50, 50), min_size=n, max_size=n).map(np.array),
-        "is_true_negative": st.lists(st.booleans(), min_size=n, max_size=n).map(np.array)})),
+    "theta_sup": st.integers(1, 6).flatmap(
+        lambda n: st.fixed_dictionaries(
+            {
+                "scores": st.lists(st.floats(-50, 50), min_size=n, max_size=n).map(np.array),
+                "is_true_negative": st.lists(st.booleans(), min_size=n, max_size=n).map(np.array),
+            }
+        )
+    ),
     "tnr": st.fixed_dictionaries({"is_true_negative": st.lists(st.booleans(), min_size=1, max_size=6).map(np.array)}),
     "paper_table_scores": st.fixed_dictionaries({}),
-    "EntropyTemperatureController": st.floats(0.0, 2.0).flatmap(lambda lo: st.fixed_dictionaries({
-        "low": st.just(lo), "high": st.floats(lo + 0.01, lo + 3.0)})),
+    "EntropyTemperatureController": st.floats(0.0, 2.0).flatmap(
+        lambda lo: st.fixed_dictionaries({"low": st.just(lo), "high": st.floats(lo + 0.01, lo + 3.0)})
+    ),
     "EntropyTemperatureController.update": st.fixed_dictionaries({"scores": _entropy_scores()}),
-    "mse_study": st.fixed_dictionaries({
-        "vary": st.just("alpha"), "values": st.lists(st.floats(0.5, 1.0), min_size=1, max_size=2),
-        "n_anchors": st.integers(1, 64), "n_unlabeled": st.integers(1, 16), "progress": st.just(False),
-        "seed": st.integers(0, 100)}),
-    "effective_margin": st.fixed_dictionaries({"beta": st.floats(-1e3, 1e3), "tau": st.floats(1e-3, 1e3), "k": st.floats(1, 1e6)}),
-    "AcceptRejectSampler": st.fixed_dictionaries({"pdf": st.just(sst.norm().pdf), "proposal": st.just(sst.norm()), "c": st.floats(1.0, 10.0)}),
+    "mse_study": st.fixed_dictionaries(
+        {
+            "vary": st.just("alpha"),
+            "values": st.lists(st.floats(0.5, 1.0), min_size=1, max_size=2),
+            "n_anchors": st.integers(1, 64),
+            "n_unlabeled": st.integers(1, 16),
+            "progress": st.just(False),
+            "seed": st.integers(0, 100),
+        }
+    ),
+    "effective_margin": st.fixed_dictionaries(
+        {"beta": st.floats(-1e3, 1e3), "tau": st.floats(1e-3, 1e3), "k": st.floats(1, 1e6)}
+    ),
+    "AcceptRejectSampler": st.fixed_dictionaries(
+        {"pdf": st.just(sst.norm().pdf), "proposal": st.just(sst.norm()), "c": st.floats(1.0, 10.0)}
+    ),
 }
 for _name in ("infonce", "dcl", "hcl", "bcl", "bcl_log_weights", "ecdf_counts", "bpr", "dpl", "bce", "relaxed_softmax"):
     LEGAL[f"bridge.functional.{_name}"] = _bridge_functional(_name)
@@ -817,20 +916,32 @@ LEGAL["bridge.forward"] = _embeddings()
 
 # Objects whose public methods are fuzzed: constructor -> strategy of legal keyword sets
 CONSTRUCT = {
-    "inner_product": st.fixed_dictionaries({"d": st.one_of(st.integers(1, 8), st.integers(1, 4096)),
-                                            "lam": st.one_of(st.floats(1e-3, 1e3), st.floats(1e-300, 1e300))}),
+    "inner_product": st.fixed_dictionaries(
+        {
+            "d": st.one_of(st.integers(1, 8), st.integers(1, 4096)),
+            "lam": st.one_of(st.floats(1e-3, 1e3), st.floats(1e-300, 1e300)),
+        }
+    ),
     "order_statistic": _order_statistic(),
     "true_negative": st.fixed_dictionaries({"base": Dist().legal(), "alpha": st.floats(0.5, 1.0)}),
     "false_negative": st.fixed_dictionaries({"base": Dist().legal(), "alpha": st.floats(0.5, 1.0)}),
     "hard_negative": st.fixed_dictionaries({"base": Dist().legal(), "alpha": st.floats(0.5, 1.0), "beta": st.floats(0, 1)}),
-    "unlabeled": st.fixed_dictionaries({"base": Dist().legal(), "alpha": st.floats(0.5, 1.0), "tau_plus": st.floats(1e-6, 1 - 1e-6)}),
+    "unlabeled": st.fixed_dictionaries(
+        {"base": Dist().legal(), "alpha": st.floats(0.5, 1.0), "tau_plus": st.floats(1e-6, 1 - 1e-6)}
+    ),
     "AliasTable": st.fixed_dictionaries({"p": Vector(0.0, 1e6, nonzero=True).legal()}),
     "InverseCDFSampler": st.fixed_dictionaries({"p": Vector(0.0, 1e6, nonzero=True).legal()}),
-    "MixtureOfGaussiansTask": st.fixed_dictionaries({"n_components": st.integers(1, 4), "n_context": st.integers(1, 10),
-                                                     "n_target": st.integers(1, 10)}),
-    "EntropyTemperatureController": st.floats(0.0, 1.0).flatmap(lambda lo: st.fixed_dictionaries({
-        "low": st.just(lo), "high": st.floats(lo + 0.05, lo + 2.0), "tau": st.floats(1e-6, 1e6)})),
-    "AcceptRejectSampler": st.fixed_dictionaries({"pdf": st.just(sst.norm().pdf), "proposal": st.just(sst.norm()), "c": st.floats(1.0, 10.0)}),
+    "MixtureOfGaussiansTask": st.fixed_dictionaries(
+        {"n_components": st.integers(1, 4), "n_context": st.integers(1, 10), "n_target": st.integers(1, 10)}
+    ),
+    "EntropyTemperatureController": st.floats(0.0, 1.0).flatmap(
+        lambda lo: st.fixed_dictionaries(
+            {"low": st.just(lo), "high": st.floats(lo + 0.05, lo + 2.0), "tau": st.floats(1e-6, 1e6)}
+        )
+    ),
+    "AcceptRejectSampler": st.fixed_dictionaries(
+        {"pdf": st.just(sst.norm().pdf), "proposal": st.just(sst.norm()), "c": st.floats(1.0, 10.0)}
+    ),
 }
 # methods never fuzzed: private-ish (``expect`` takes a callable), dataclass/namedtuple helpers
 SKIP_METHODS = {"expect", "count", "index", "cdf_from_parent_cdf", "density_ratio", "parent_cdf"}

@@ -31,9 +31,22 @@ INF_OK_METHODS = {"ppf", "isf", "logpdf", "logcdf", "logsf", "support", "interva
 # mse_study point none of whose anchors has one (N = 1, large tau+) has no defined MSE
 NAN_DOCUMENTED = {"theta_sup", "mse_study"}
 # (credence with normalize=False, d = 1 and a score exactly 0: the density there is infinite)
-INF_OK_TARGETS = {"inner_product.var", "choose_thresholds", "credence", "boltzmann", "effective_temperature", "k_min", "min_exclusion_window", "optimal_k",
-                  "optimal_k_from_auc", "temperature_for_entropy", "mu_from_auc", "nce_optimal_score",
-                  "bridge.functional.bcl_log_weights", "kl_divergence"}
+INF_OK_TARGETS = {
+    "inner_product.var",
+    "choose_thresholds",
+    "credence",
+    "boltzmann",
+    "effective_temperature",
+    "k_min",
+    "min_exclusion_window",
+    "optimal_k",
+    "optimal_k_from_auc",
+    "temperature_for_entropy",
+    "mu_from_auc",
+    "nce_optimal_score",
+    "bridge.functional.bcl_log_weights",
+    "kl_divergence",
+}
 
 
 def _resolve(path):
@@ -159,8 +172,11 @@ def run_case(case):
                 if hasattr(result, "__next__"):
                     result = list(itertools.islice(result, 2))
     except (ValueError, TypeError) as exc:
-        kind = type(exc).__name__ if type(exc).__name__ in ("ValueError", "TypeError") else (
-            "ValueError" if isinstance(exc, ValueError) else "TypeError")
+        kind = (
+            type(exc).__name__
+            if type(exc).__name__ in ("ValueError", "TypeError")
+            else ("ValueError" if isinstance(exc, ValueError) else "TypeError")
+        )
         msg = str(exc)
         if "numba" in type(exc).__module__ or "Typing" in type(exc).__name__:
             return "wrong_kind", f"numba {type(exc).__name__}: {msg[:200]}"
@@ -215,6 +231,7 @@ def main():
     # anything printed by the code under test must not corrupt the channel
     sys.stdout = sys.stderr
     import negtheory  # noqa: F401  (warm the import before the first case is timed; torch is
+
     # imported by the first bridge case, so that restarts after a hang stay cheap)
     ready = pickle.dumps("ready")
     out.write(struct.pack(">Q", len(ready)) + ready)

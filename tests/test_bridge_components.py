@@ -147,7 +147,9 @@ def test_bns_select_matches_numpy(with_ref):
     pfn = rng.random(12) * 0.5
     ref = rng.normal(0.0, 1.0, (50, 30)) if with_ref else None
     want = est.bns_select(xp, cand, pfn, reference_scores=ref, lam=5.0)
-    got = S.bns_select(torch.tensor(xp), torch.tensor(cand), torch.tensor(pfn), None if ref is None else torch.tensor(ref), lam=5.0)
+    got = S.bns_select(
+        torch.tensor(xp), torch.tensor(cand), torch.tensor(pfn), None if ref is None else torch.tensor(ref), lam=5.0
+    )
     np.testing.assert_array_equal(got.numpy(), want)
 
 

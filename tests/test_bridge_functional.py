@@ -143,7 +143,9 @@ def test_bpr_bce_relaxed_softmax_match_numpy():
     np.testing.assert_allclose(Fn.bpr(_t(pos), _t(neg), reduction="none").numpy(), ref_bpr, rtol=RTOL)
     # BPR with one negative is InfoNCE with one negative
     np.testing.assert_allclose(
-        Fn.bpr(_t(pos), _t(neg[:, :1]), reduction="none").numpy(), Fn.infonce(_t(pos), _t(neg[:, :1]), reduction="none").numpy(), rtol=RTOL
+        Fn.bpr(_t(pos), _t(neg[:, :1]), reduction="none").numpy(),
+        Fn.infonce(_t(pos), _t(neg[:, :1]), reduction="none").numpy(),
+        rtol=RTOL,
     )
     for i in range(3):
         ref = -nce_sample_objective([pos[i]], neg[i], neg.shape[1])

@@ -41,7 +41,12 @@ def _ref_logits(a, p, t, normalize, symmetric):
     if symmetric:
         z = torch.cat([a, p])
         pos = torch.stack([z[i] @ z[(i + b) % (2 * b)] for i in range(2 * b)]) / t
-        neg = torch.stack([torch.stack([z[i] @ z[j] for j in range(2 * b) if j not in (i, (i + b) % (2 * b))]) for i in range(2 * b)]) / t
+        neg = (
+            torch.stack(
+                [torch.stack([z[i] @ z[j] for j in range(2 * b) if j not in (i, (i + b) % (2 * b))]) for i in range(2 * b)]
+            )
+            / t
+        )
         return pos, neg
     pos = torch.stack([a[i] @ p[i] for i in range(b)]) / t
     neg = torch.stack([torch.stack([a[i] @ p[j] for j in range(b) if j != i]) for i in range(b)]) / t
@@ -84,7 +89,9 @@ def test_float32_ecdf_counts_with_ties_signed_zero_and_masks():
     y[17, :4] = y[17, 9]
     np.testing.assert_array_equal(Fn.ecdf_counts(y).numpy(), est.ecdf_counts(y.double().numpy()))
     ym = torch.cat([torch.full((40, 2), -math.inf), y], dim=1)
-    torch.testing.assert_close(torch.log(Fn._bcl_weights_masked(ym, 30, 0.9, 0.5, 0.1))[:, 2:], Fn.bcl_log_weights(y.double(), 0.9, 0.5, 0.1).float())
+    torch.testing.assert_close(
+        torch.log(Fn._bcl_weights_masked(ym, 30, 0.9, 0.5, 0.1))[:, 2:], Fn.bcl_log_weights(y.double(), 0.9, 0.5, 0.1).float()
+    )
     # masked entries (-inf) are counted out: the weights of the real entries are unchanged
     xm = torch.cat([torch.full((40, 2), -math.inf), x], dim=1)
     w = torch.log(Fn._bcl_weights_masked(xm, 30, 0.9, 0.5, 0.1))

@@ -64,7 +64,9 @@ def test_console_script_entry_point():
 
 
 def test_python_dash_m():
-    res = subprocess.run([sys.executable, "-m", "negtheory", "optimal-k", "--auc", "0.95"], capture_output=True, text=True, check=True)
+    res = subprocess.run(
+        [sys.executable, "-m", "negtheory", "optimal-k", "--auc", "0.95"], capture_output=True, text=True, check=True
+    )
     assert "K*" in res.stdout
 
 
@@ -266,7 +268,9 @@ def test_dask_dead_address_fails_quickly_and_clearly(capsys, monkeypatch):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     t0 = time.perf_counter()
-    rc = cli.main(["study", "mse", "--vary", "alpha", "--values", "0.7", "--dask", f"tcp://127.0.0.1:{port}", "--dask-timeout", "1"])
+    rc = cli.main(
+        ["study", "mse", "--vary", "alpha", "--values", "0.7", "--dask", f"tcp://127.0.0.1:{port}", "--dask-timeout", "1"]
+    )
     assert rc == 1 and time.perf_counter() - t0 < 20
     err = capsys.readouterr().err
     assert f"--dask tcp://127.0.0.1:{port}: no Dask scheduler answered within 1 s" in err
@@ -360,7 +364,9 @@ def test_bridge_is_listed_without_torch_and_names_the_extra():
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert res.returncode == 1, res.stderr
-    assert res.stderr.strip() == "negtheory bridge train: error: negtheory bridge train requires torch: pip install negtheory[torch]"
+    assert (
+        res.stderr.strip() == "negtheory bridge train: error: negtheory bridge train requires torch: pip install negtheory[torch]"
+    )
 
 
 @pytest.fixture()

@@ -18,7 +18,12 @@ from negtheory.figures import thesis_distributions as td  # noqa: E402
 
 def test_registered():
     names = set(registry())
-    assert {"fig_2_3_order_statistic", "fig_4_3_tn_fn_densities", "fig_6_4_class_conditional", "fig_6_8_generated_scores"} <= names
+    assert {
+        "fig_2_3_order_statistic",
+        "fig_4_3_tn_fn_densities",
+        "fig_6_4_class_conditional",
+        "fig_6_8_generated_scores",
+    } <= names
 
 
 def test_fig_2_3_curve_is_scipy_order_statistic():
@@ -61,7 +66,11 @@ def test_fig_6_8_histograms_match_exact_bin_probabilities():
         width = bars[0].get_width()
         height = np.array([p.get_height() for p in bars])
         u0, u1 = st.norm.cdf(t * np.log(np.maximum(left, 1e-300))), st.norm.cdf(t * np.log(left + width))
-        G = (lambda u: 2 * alpha * u + (1 - 2 * alpha) * u**2) if cls == "tn" else (lambda u: 2 * (1 - alpha) * u + (2 * alpha - 1) * u**2)
+        G = (
+            (lambda u: 2 * alpha * u + (1 - 2 * alpha) * u**2)
+            if cls == "tn"
+            else (lambda u: 2 * (1 - alpha) * u + (2 * alpha - 1) * u**2)
+        )
         prob = G(u1) - G(u0)
         k = n * (1 - tau) if cls == "tn" else n * tau  # expected class size (exact size varies ~1 %)
         expected = prob / width

@@ -69,7 +69,9 @@ def test_cdf_from_unlabeled_inverts_eq_628(alpha, tau_plus):
 # ---------------------------------------------------------------- BCL weights
 
 
-@pytest.mark.parametrize("alpha,beta,tau_plus", [(0.9, 0.5, 0.1), (0.75, 0.9, 0.2), (0.6, 0.0, 0.4), (0.5, 0.3, 0.1), (0.8, 1.0, 0.5)])
+@pytest.mark.parametrize(
+    "alpha,beta,tau_plus", [(0.9, 0.5, 0.1), (0.75, 0.9, 0.2), (0.6, 0.0, 0.4), (0.5, 0.3, 0.1), (0.8, 1.0, 0.5)]
+)
 def test_bcl_weights_equal_density_ratio_eq_624(alpha, beta, tau_plus):
     """omega = (phi_THN / Z) / phi_UN from explicit densities, at scores whose eCDF is known."""
     n = 40
@@ -156,7 +158,9 @@ def test_theta_dcl_unbiased_monte_carlo():
     rng = np.random.default_rng(9)
     alpha, tau_plus, t, m, n, k = 0.8, 0.15, 0.5, 20_000, 32, 8
     is_fn = rng.random((m, n)) < tau_plus
-    raw = np.where(is_fn, sample_class(rng, m * n, alpha, True).reshape(m, n), sample_class(rng, m * n, alpha, False).reshape(m, n))
+    raw = np.where(
+        is_fn, sample_class(rng, m * n, alpha, True).reshape(m, n), sample_class(rng, m * n, alpha, False).reshape(m, n)
+    )
     pos = np.exp(sample_class(rng, m * k, alpha, True).reshape(m, k) / t)
     xhat = np.exp(raw / t)
     est = E.theta_dcl(xhat, pos, tau_plus)
@@ -213,7 +217,9 @@ def test_dpl_loss_and_bound():
     p = E.dpl_probability([3.0, 1.0], [[0.0, 0.5], [0.0, 2.0]], [[2.5], [1.0]], 0.1)
     np.testing.assert_allclose(loss, -np.log(p))
     e2 = math.e**2
-    assert E.dpl_error_bound(100, 25, 0.5) == pytest.approx(e2 * math.sqrt(2 * math.pi / 100) + 0.5 * e2 * math.sqrt(2 * math.pi / 25))
+    assert E.dpl_error_bound(100, 25, 0.5) == pytest.approx(
+        e2 * math.sqrt(2 * math.pi / 100) + 0.5 * e2 * math.sqrt(2 * math.pi / 25)
+    )
     assert "cosine" in E.dpl_error_bound.__doc__
 
 

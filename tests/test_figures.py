@@ -76,7 +76,9 @@ def test_fig6_10_shows_bcl_biased_low_at_alpha_1_small_n():
     from negtheory.figures import thesis_mse
     from negtheory.studies import mse_study
 
-    df = thesis_mse.relative_bias(mse_study("n_unlabeled", [16, 256], alpha=1.0, n_anchors=2048, estimators=("dcl", "bcl"), progress=False))
+    df = thesis_mse.relative_bias(
+        mse_study("n_unlabeled", [16, 256], alpha=1.0, n_anchors=2048, estimators=("dcl", "bcl"), progress=False)
+    )
     bcl = df[df.estimator == "bcl"].set_index("n_unlabeled")
     dcl = df[df.estimator == "dcl"].set_index("n_unlabeled")
     # measured with 1e5 anchors: -47 % at N = 16, -4.2 % at N = 256 (README, Fig. 6.10); DCL unbiased
@@ -143,8 +145,12 @@ def test_fig3_3_left_panel_is_decluttered():
 def _downstream_frame():
     import pandas as pd
 
-    rows = [("digits", loss, s, "probe_acc", 0.93 + 0.01 * i + 0.002 * s) for i, loss in enumerate(("infonce", "bcl")) for s in (0, 1)]
-    rows += [("synthetic", loss, s, "ndcg@10", 0.07 + 0.02 * i + 0.003 * s) for i, loss in enumerate(("bpr", "dpl")) for s in (0, 1)]
+    rows = [
+        ("digits", loss, s, "probe_acc", 0.93 + 0.01 * i + 0.002 * s) for i, loss in enumerate(("infonce", "bcl")) for s in (0, 1)
+    ]
+    rows += [
+        ("synthetic", loss, s, "ndcg@10", 0.07 + 0.02 * i + 0.003 * s) for i, loss in enumerate(("bpr", "dpl")) for s in (0, 1)
+    ]
     return pd.DataFrame(rows, columns=["task", "loss", "seed", "metric", "value"])
 
 

@@ -103,8 +103,14 @@ def discover():
                 continue
             if isinstance(inspect.getattr_static(cls, mname), property):
                 continue
-            t = Target(f"{ctor_name}.{mname}", f"negtheory.{ctor_name}", _short_module(cls.__module__), ctor,
-                       ctor=ctor_name, method=mname)
+            t = Target(
+                f"{ctor_name}.{mname}",
+                f"negtheory.{ctor_name}",
+                _short_module(cls.__module__),
+                ctor,
+                ctor=ctor_name,
+                method=mname,
+            )
             t.method_fn = member
             targets.append(t)
     if HAS_TORCH:
@@ -114,8 +120,9 @@ def discover():
         for name in [n for n in dir(functional) if not n.startswith("_")]:
             obj = getattr(functional, name)
             if inspect.isfunction(obj) and obj.__module__ == functional.__name__:
-                targets.append(Target(f"bridge.functional.{name}", f"negtheory.bridge.functional.{name}",
-                                      "bridge.functional", obj))
+                targets.append(
+                    Target(f"bridge.functional.{name}", f"negtheory.bridge.functional.{name}", "bridge.functional", obj)
+                )
         for name in bridge.__all__:
             obj = getattr(bridge, name)
             if inspect.isclass(obj):
@@ -147,8 +154,12 @@ def _unspecified(t):
 # ---------------------------------------------------------------- case strategy
 @st.composite
 def cases(draw, t):
-    case = {"name": t.name.split(".", 1)[-1] if t.method is None and not t.name.startswith("bridge.") else t.name,
-            "path": t.path, "mode": "legal", "kwargs": {}}
+    case = {
+        "name": t.name.split(".", 1)[-1] if t.method is None and not t.name.startswith("bridge.") else t.name,
+        "path": t.path,
+        "mode": "legal",
+        "kwargs": {},
+    }
     if t.method is not None:
         case["name"] = t.name
         case["method"] = t.method
@@ -175,7 +186,12 @@ def cases(draw, t):
         dom = _dom(t, name)
         if dom is not None and dom.illegal():
             mutable.append((name, dom.illegal()))
-        elif dom is None and p.default is not inspect.Parameter.empty and isinstance(p.default, (int, float)) and not isinstance(p.default, bool):
+        elif (
+            dom is None
+            and p.default is not inspect.Parameter.empty
+            and isinstance(p.default, (int, float))
+            and not isinstance(p.default, bool)
+        ):
             mutable.append((name, [("abc", spec.EITHER)]))
     tensors = [k for k, v in kwargs.items() if isinstance(v, spec.AsTensor)]
     roll = draw(st.integers(0, 9))
@@ -213,8 +229,13 @@ class Worker:
         env = dict(os.environ)
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
-        self.proc = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "fuzz_worker.py")],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.join(os.path.dirname(__file__), "fuzz_worker.py")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
         # the imports are not part of any case's time budget: wait for the worker's "ready"
         deadline = time.monotonic() + 300
         (n,) = struct.unpack(">Q", self._read(8, deadline))
@@ -285,9 +306,21 @@ def _describe(case):
 def _record(t, case, outcome, detail, elapsed):
     if CENSUS:
         with open(CENSUS, "a") as fh:
-            fh.write(json.dumps({"target": t.name, "module": t.module, "mode": case["mode"], "class": outcome,
-                                 "param": case.get("param"), "detail": detail, "seconds": round(elapsed, 3),
-                                 "case": _describe(case)}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "target": t.name,
+                        "module": t.module,
+                        "mode": case["mode"],
+                        "class": outcome,
+                        "param": case.get("param"),
+                        "detail": detail,
+                        "seconds": round(elapsed, 3),
+                        "case": _describe(case),
+                    }
+                )
+                + "\n"
+            )
 
 
 # ---------------------------------------------------------------- tests
@@ -309,8 +342,13 @@ def test_discovery_covers_the_api():
 
 
 @pytest.mark.parametrize("name", sorted(t.name for t in TARGETS if not _unspecified(t)))
-@settings(suppress_health_check=list(HealthCheck), deadline=None, max_examples=N_EXAMPLES, derandomize=PROFILE != "long",
-          phases=[Phase.explicit, Phase.generate])  # no shrinking: each case costs a round trip
+@settings(
+    suppress_health_check=list(HealthCheck),
+    deadline=None,
+    max_examples=N_EXAMPLES,
+    derandomize=PROFILE != "long",
+    phases=[Phase.explicit, Phase.generate],
+)  # no shrinking: each case costs a round trip
 @given(data=st.data())
 def test_fuzz(name, data):
     t = BY_NAME[name]

@@ -36,7 +36,11 @@ def cdf_fn(u, alpha):
     [
         ((0, 0, 0, 0), (0, 0), (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
         ((0xFFFFFFFF,) * 4, (0xFFFFFFFF,) * 2, (0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD)),
-        ((0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344), (0xA4093822, 0x299F31D0), (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1)),
+        (
+            (0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344),
+            (0xA4093822, 0x299F31D0),
+            (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1),
+        ),
     ],
 )
 def test_philox_known_answers(ctr, key, out):
@@ -299,7 +303,9 @@ def test_exp_row_within_one_ulp_of_libm_exp():
     from negtheory.generators import _exp_row
 
     rng = np.random.default_rng(0)
-    x = np.concatenate([rng.uniform(-699.9, 699.9, 200_000), rng.uniform(-8, 8, 200_000), [0.0, -0.0, 1e-300, -1e-18, 0.34657359, -0.34657359]])
+    x = np.concatenate(
+        [rng.uniform(-699.9, 699.9, 200_000), rng.uniform(-8, 8, 200_000), [0.0, -0.0, 1e-300, -1e-18, 0.34657359, -0.34657359]]
+    )
     y = x.copy()
     _exp_row(y)
     ref = np.exp(x)

@@ -52,7 +52,9 @@ def test_reliability_huge_k_mode_search_terminates():
         "    print(float(nt.reliability(mu, k)), float(nt.reliability_dist(k, st.norm(mu, 1), st.norm())))\n"
         "print(float(nt.overall_effectiveness(5.8e306, 8.47)))\n"
     )
-    lines = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240, check=True).stdout.split("\n")
+    lines = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240, check=True).stdout.split(
+        "\n"
+    )
     for line in lines[:3]:
         got, ref = map(float, line.split())
         assert got == pytest.approx(ref, rel=1e-10)
@@ -65,7 +67,9 @@ def _vg_log_pdf_mp(d, lam, x):
     mp.mp.dps = 40
     z = mp.mpf(abs(x)) / lam
     nu = mp.mpf(d - 1) / 2
-    return float(nu * mp.log(z / 2) + mp.log(mp.besselk(nu, z)) - mp.log(lam) - mp.log(mp.sqrt(mp.pi)) - mp.loggamma(mp.mpf(d) / 2))
+    return float(
+        nu * mp.log(z / 2) + mp.log(mp.besselk(nu, z)) - mp.log(lam) - mp.log(mp.sqrt(mp.pi)) - mp.loggamma(mp.mpf(d) / 2)
+    )
 
 
 @pytest.mark.parametrize("d, x", [(1024, 1e154), (1024, 1e155), (3, 1e12), (64, 3e9), (1, 1e20)])
@@ -152,7 +156,8 @@ def test_kl_divergence_of_huge_weights():
     ref = 0.5 * math.log(0.5 / (1 / 3)) + 0.5 * math.log(0.5 / (2 / 3))
     assert float(nt.kl_divergence([1e308, 1e308], [1.0, 2.0])) == pytest.approx(ref, rel=1e-14)
     assert float(nt.kl_divergence([1.0, 2.0], [1e308, 1e308])) == pytest.approx(
-        (1 / 3) * math.log((1 / 3) / 0.5) + (2 / 3) * math.log((2 / 3) / 0.5), rel=1e-14)
+        (1 / 3) * math.log((1 / 3) / 0.5) + (2 / 3) * math.log((2 / 3) / 0.5), rel=1e-14
+    )
 
 
 def test_integer_outputs_never_wrap():
@@ -235,23 +240,28 @@ def test_invalid_parents_are_rejected_naming_the_parameter():
         nt.choose_thresholds([1.0, 2.0, 3.0], upper_grid=[math.nan, 0.5])
 
 
-@pytest.mark.parametrize("call", [
-    lambda: nt.auc_from_mu(True),
-    lambda: nt.reliability(0.5, True),
-    lambda: nt.theta_biased(np.array([True, False])),
-    lambda: nt.inner_product(3, True),
-    lambda: nt.true_negative(sst.norm(), False),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: nt.auc_from_mu(True),
+        lambda: nt.reliability(0.5, True),
+        lambda: nt.theta_biased(np.array([True, False])),
+        lambda: nt.inner_product(3, True),
+        lambda: nt.true_negative(sst.norm(), False),
+    ],
+)
 def test_booleans_are_not_numbers(call):
     with pytest.raises(TypeError, match="boolean|integer"):
         call()
 
 
 def test_non_integral_sizes_are_rejected():
-    for call in (lambda: nt.sample_class_conditional(sst.norm(), 0.8, size=1.5),
-                 lambda: nt.AliasTable([1.0, 2.0]).sample(1.5),
-                 lambda: nt.InverseCDFSampler([1.0, 2.0]).sample((2, 1.5)),
-                 lambda: nt.order_statistic(sst.norm(), 1, 2).rvs(size=2.5)):
+    for call in (
+        lambda: nt.sample_class_conditional(sst.norm(), 0.8, size=1.5),
+        lambda: nt.AliasTable([1.0, 2.0]).sample(1.5),
+        lambda: nt.InverseCDFSampler([1.0, 2.0]).sample((2, 1.5)),
+        lambda: nt.order_statistic(sst.norm(), 1, 2).rvs(size=2.5),
+    ):
         with pytest.raises(ValueError, match="size"):
             call()
     assert nt.AliasTable([1.0, 2.0]).sample(3.0, rng=0).shape == (3,)  # integral floats are fine
@@ -272,22 +282,25 @@ def test_torch_modules_validate_their_hyperparameters():
 
 
 # ------------------------------------------------------------------ item 7: right kind, right name
-@pytest.mark.parametrize("call, kind, name", [
-    (lambda: nt.effective_margin([1.0, 2.0], [1.0, 2.0, 3.0], 2.0), ValueError, "tau"),
-    (lambda: nt.k_min([0.1, 0.2], [0.5, 0.6, 0.7]), ValueError, "rho"),
-    (lambda: nt.sample_boltzmann([]), ValueError, "scores"),
-    (lambda: nt.hard_negative_probability(None, 0.5), TypeError, "n"),
-    (lambda: nt.relaxed_softmax_limit_grad([1.0, 2.0], 0, proposal=[-1.0, 1.0]), ValueError, "proposal"),
-    (lambda: nt.score_sets(2, 3, 0.9, 0.1, parent=3.0), TypeError, "parent"),
-    (lambda: nt.order_statistic(sst.norm(), 1, 2).rvs(size=-1), ValueError, "size"),
-    (lambda: nt.order_statistic(sst.norm(), 1, 2).rvs(size="abc"), TypeError, "size"),
-    (lambda: nt.inner_product(3, 1.0).rvs(random_state="abc"), TypeError, "random_state"),
-    (lambda: nt.sample_class_conditional(sst.norm(), 0.8, size=3, seed="abc"), TypeError, "seed"),
-    (lambda: nt.InverseCDFSampler([1e308, 1e308, 0.0]).sample(2, rng=-1), ValueError, "rng"),
-    (lambda: nt.effectiveness([1.0, 2.0], 1.0, 1.0, lam=[0.1, 0.2, 0.3]), ValueError, "lam"),
-    (lambda: nt.threshold_table([1.0, 2.0], [1.0, 2.0], [0.0, 0.0, 0.0]), ValueError, "upper"),
-    (lambda: nt.categorize([1.0, 2.0], "abc", 0.0), TypeError, "upper"),
-])
+@pytest.mark.parametrize(
+    "call, kind, name",
+    [
+        (lambda: nt.effective_margin([1.0, 2.0], [1.0, 2.0, 3.0], 2.0), ValueError, "tau"),
+        (lambda: nt.k_min([0.1, 0.2], [0.5, 0.6, 0.7]), ValueError, "rho"),
+        (lambda: nt.sample_boltzmann([]), ValueError, "scores"),
+        (lambda: nt.hard_negative_probability(None, 0.5), TypeError, "n"),
+        (lambda: nt.relaxed_softmax_limit_grad([1.0, 2.0], 0, proposal=[-1.0, 1.0]), ValueError, "proposal"),
+        (lambda: nt.score_sets(2, 3, 0.9, 0.1, parent=3.0), TypeError, "parent"),
+        (lambda: nt.order_statistic(sst.norm(), 1, 2).rvs(size=-1), ValueError, "size"),
+        (lambda: nt.order_statistic(sst.norm(), 1, 2).rvs(size="abc"), TypeError, "size"),
+        (lambda: nt.inner_product(3, 1.0).rvs(random_state="abc"), TypeError, "random_state"),
+        (lambda: nt.sample_class_conditional(sst.norm(), 0.8, size=3, seed="abc"), TypeError, "seed"),
+        (lambda: nt.InverseCDFSampler([1e308, 1e308, 0.0]).sample(2, rng=-1), ValueError, "rng"),
+        (lambda: nt.effectiveness([1.0, 2.0], 1.0, 1.0, lam=[0.1, 0.2, 0.3]), ValueError, "lam"),
+        (lambda: nt.threshold_table([1.0, 2.0], [1.0, 2.0], [0.0, 0.0, 0.0]), ValueError, "upper"),
+        (lambda: nt.categorize([1.0, 2.0], "abc", 0.0), TypeError, "upper"),
+    ],
+)
 def test_errors_have_the_right_kind_and_name_the_parameter(call, kind, name):
     with pytest.raises(kind, match=rf"\b{name}\b"):
         call()

@@ -191,7 +191,9 @@ def ref_overall(k, mu_q, lam=0.9, t_max=3.0):
     return lam * (good - bad) + (1 - lam) * (1 - good - bad)
 
 
-@pytest.mark.parametrize("mu_q,k,lam,t_max", [(0.954, 4, 0.9, 3.0), (2.4, 20, 0.9, 3.0), (0.3, 200, 0.7, 2.0), (6.0, 3.5, 0.95, 3.0)])
+@pytest.mark.parametrize(
+    "mu_q,k,lam,t_max", [(0.954, 4, 0.9, 3.0), (2.4, 20, 0.9, 3.0), (0.3, 200, 0.7, 2.0), (6.0, 3.5, 0.95, 3.0)]
+)
 def test_overall_effectiveness_continuous_matches_quad_in_t(mu_q, k, lam, t_max):
     got = infonce.overall_effectiveness(k, mu_q, lam, t_max)
     assert got == pytest.approx(ref_overall(k, mu_q, lam, t_max), abs=1e-10)

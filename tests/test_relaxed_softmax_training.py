@@ -246,9 +246,11 @@ def test_method_spec_covers_the_six_methods_of_section_3_2():
 
 
 def test_reproduce_help_does_not_import_torch():
-    code = ("import sys\nfrom negtheory.cli import main\n"
-            "try:\n    main(['reproduce', 'relaxed-softmax', '--help'])\nexcept SystemExit:\n    pass\n"
-            "assert 'torch' not in sys.modules\n")
+    code = (
+        "import sys\nfrom negtheory.cli import main\n"
+        "try:\n    main(['reproduce', 'relaxed-softmax', '--help'])\nexcept SystemExit:\n    pass\n"
+        "assert 'torch' not in sys.modules\n"
+    )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert "--quick" in res.stdout and "--seeds" in res.stdout
@@ -259,7 +261,9 @@ def test_reproduce_relaxed_softmax_quick_end_to_end(tmp_path, capsys):
     from negtheory.reproduce.relaxed_softmax import PRESETS
 
     out, figs = tmp_path / "out", tmp_path / "figs"
-    rc = main(["reproduce", "relaxed-softmax", "--quick", "--seeds", "2", "--out", str(out), "--figures", str(figs), "--no-progress"])
+    rc = main(
+        ["reproduce", "relaxed-softmax", "--quick", "--seeds", "2", "--out", str(out), "--figures", str(figs), "--no-progress"]
+    )
     assert rc == 0
     temp = pd.read_csv(out / "relaxed_softmax_temperature.csv")
     assert list(temp.columns) == ["degeneracy", "temperature", "seed", "kl_joint"]

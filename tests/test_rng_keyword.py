@@ -35,7 +35,11 @@ CASES = {
     "MixtureOfGaussiansTask": (MixtureOfGaussiansTask, (3,), dict(n_context=6, n_target=5)),
     "split_interactions": (split_interactions, (PAIRS, 0.25), {}),
     "with_validation": (lambda **kw: split_interactions(PAIRS, 0.25, rng=0).with_validation(0.3, **kw), (), {}),
-    "fit_bpr_sgd": (lambda **kw: fit_bpr_sgd(split_interactions(PAIRS, 0.25, rng=0), epochs=2, dim=4, topk=(2,), progress=False, **kw), (), {}),
+    "fit_bpr_sgd": (
+        lambda **kw: fit_bpr_sgd(split_interactions(PAIRS, 0.25, rng=0), epochs=2, dim=4, topk=(2,), progress=False, **kw),
+        (),
+        {},
+    ),
 }
 
 
@@ -69,7 +73,9 @@ def test_old_keyword_warns_and_gives_identical_numbers(name):
     new = func(*args, rng=7, **kw)
     with pytest.warns(DeprecationWarning, match=r"'seed' is deprecated .* use 'rng'") as rec:
         old = func(*args, seed=7, **kw)
-    assert all(r.filename == __file__ for r in rec if issubclass(r.category, DeprecationWarning)), "warning must point at the caller"
+    assert all(r.filename == __file__ for r in rec if issubclass(r.category, DeprecationWarning)), (
+        "warning must point at the caller"
+    )
     _same(new, old)
 
 

@@ -79,7 +79,10 @@ def test_dask_executor_matches_local():
 
     kw = dict(n_anchors=2100, rng=5, progress=False, chunk_size=1024, estimators=("biased", "bcl"))
     local = studies.mse_study("t", [0.5, 1.0], **kw)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
         remote = studies.mse_study("t", [0.5, 1.0], executor=client, **kw)
     pd.testing.assert_frame_equal(local, remote, check_exact=True)
 

@@ -91,12 +91,55 @@ def test_reproduce_thesis_tables_end_to_end(tmp_path, capsys):
     tr.to_csv(tmp_path / "train.csv", index=False)
     te.to_csv(tmp_path / "test.csv", sep="\t", header=False, index=False)  # u.data-like second file
     out = tmp_path / "out"
-    rc = main(["reproduce", "thesis-tables", "--train", str(tmp_path / "train.csv"), "--test", str(tmp_path / "test.csv"),
-               "--tables", "4.2", "4.5", "5.2", "6.3", "--methods", "RNS", "BNS", "BNS-oracle", "BPR", "DPL", "BCL", "SRNS",
-               "--bns-sizes", "1", "3", "--seeds", "2", "--epochs", "2", "--eval-every", "1", "--out", str(out), "--quiet"])
+    rc = main(
+        [
+            "reproduce",
+            "thesis-tables",
+            "--train",
+            str(tmp_path / "train.csv"),
+            "--test",
+            str(tmp_path / "test.csv"),
+            "--tables",
+            "4.2",
+            "4.5",
+            "5.2",
+            "6.3",
+            "--methods",
+            "RNS",
+            "BNS",
+            "BNS-oracle",
+            "BPR",
+            "DPL",
+            "BCL",
+            "SRNS",
+            "--bns-sizes",
+            "1",
+            "3",
+            "--seeds",
+            "2",
+            "--epochs",
+            "2",
+            "--eval-every",
+            "1",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert rc == 0
     df = pd.read_csv(out / "thesis_tables.csv", dtype={"table": str})
-    assert list(df.columns[:10]) == ["table", "method", "setting", "metric", "k", "thesis", "mean", "ci_low", "ci_high", "n_seeds"]
+    assert list(df.columns[:10]) == [
+        "table",
+        "method",
+        "setting",
+        "metric",
+        "k",
+        "thesis",
+        "mean",
+        "ci_low",
+        "ci_high",
+        "n_seeds",
+    ]
     rows = df[(df.metric == "ndcg") & (df.k == 10) & (df.convention == "final epoch")]
     assert set(rows.table) == {"4.2", "4.5", "5.2", "6.3"}
     assert (rows[rows.method == "SRNS"].n_seeds == 0).all()  # not implemented: reported, not faked
@@ -111,9 +154,33 @@ def test_reproduce_thesis_tables_end_to_end(tmp_path, capsys):
     assert ((sq.tnr > 0) & (sq.tnr <= 1)).all() and set(sq.method) >= {"RNS", "BNS"}
     # a second call reuses the stored runs (OUT/runs) and gives the same table
     before = (out / "thesis_tables.csv").read_text()
-    assert main(["reproduce", "thesis-tables", "--train", str(tmp_path / "train.csv"), "--test", str(tmp_path / "test.csv"),
-                 "--tables", "4.2", "--methods", "RNS", "BNS", "--seeds", "2", "--epochs", "2", "--eval-every", "1",
-                 "--out", str(out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "reproduce",
+                "thesis-tables",
+                "--train",
+                str(tmp_path / "train.csv"),
+                "--test",
+                str(tmp_path / "test.csv"),
+                "--tables",
+                "4.2",
+                "--methods",
+                "RNS",
+                "BNS",
+                "--seeds",
+                "2",
+                "--epochs",
+                "2",
+                "--eval-every",
+                "1",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     again = pd.read_csv(out / "thesis_tables.csv", dtype={"table": str})
     first = pd.read_csv(pd.io.common.StringIO(before), dtype={"table": str})
     key = ["table", "method", "setting", "metric", "k", "convention"]
@@ -124,25 +191,83 @@ def test_reproduce_thesis_tables_end_to_end(tmp_path, capsys):
 
 
 def test_reproduce_thesis_tables_rejects_bad_paths(tmp_path, capsys):
-    rc = main(["reproduce", "thesis-tables", "--train", str(tmp_path / "nope.csv"), "--test", str(tmp_path / "nope.csv"),
-               "--out", str(tmp_path / "o")])
+    rc = main(
+        [
+            "reproduce",
+            "thesis-tables",
+            "--train",
+            str(tmp_path / "nope.csv"),
+            "--test",
+            str(tmp_path / "nope.csv"),
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
     assert rc == 2 and "no such file" in capsys.readouterr().err
 
 
 def test_bridge_train_on_an_explicit_split(tmp_path, capsys):
     d = _planted(n_users=25, n_items=30, seed=7)
-    np.savetxt(tmp_path / "tr.csv", np.c_[d.train, np.full(len(d.train), 4)], fmt="%d", delimiter=",", header="user,item,rating", comments="")
+    np.savetxt(
+        tmp_path / "tr.csv",
+        np.c_[d.train, np.full(len(d.train), 4)],
+        fmt="%d",
+        delimiter=",",
+        header="user,item,rating",
+        comments="",
+    )
     np.savetxt(tmp_path / "te.data", np.c_[d.test, np.full(len(d.test), 4), np.zeros(len(d.test))], fmt="%d", delimiter="\t")
     out = tmp_path / "run"
-    rc = main(["bridge", "train", "--train", str(tmp_path / "tr.csv"), "--test", str(tmp_path / "te.data"), "--loss", "bns",
-               "--optimizer", "sgd", "--epochs", "3", "--topk", "5", "10", "--quiet", "--out", str(out)])
+    rc = main(
+        [
+            "bridge",
+            "train",
+            "--train",
+            str(tmp_path / "tr.csv"),
+            "--test",
+            str(tmp_path / "te.data"),
+            "--loss",
+            "bns",
+            "--optimizer",
+            "sgd",
+            "--epochs",
+            "3",
+            "--topk",
+            "5",
+            "10",
+            "--quiet",
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 0
     hist = pd.read_csv(out / "history.csv")
     assert list(hist.epoch) == [1, 2, 3] and {"test_ndcg@5", "test_ndcg@10", "tnr", "inf"} <= set(hist.columns)
-    rc = main(["bridge", "train", "--train", str(tmp_path / "tr.csv"), "--test", str(tmp_path / "te.data"), "--loss", "hcl",
-               "--epochs", "4", "--batch-size", "32", "--valid-fraction", "0.2", "--patience", "2", "--quiet"])
+    rc = main(
+        [
+            "bridge",
+            "train",
+            "--train",
+            str(tmp_path / "tr.csv"),
+            "--test",
+            str(tmp_path / "te.data"),
+            "--loss",
+            "hcl",
+            "--epochs",
+            "4",
+            "--batch-size",
+            "32",
+            "--valid-fraction",
+            "0.2",
+            "--patience",
+            "2",
+            "--quiet",
+        ]
+    )
     assert rc == 0 and '"best_valid_epoch"' in capsys.readouterr().out
-    rc = main(["bridge", "train", "--train", str(tmp_path / "tr.csv"), "--test", str(tmp_path / "te.data"), "--loss", "bns", "--quiet"])
+    rc = main(
+        ["bridge", "train", "--train", str(tmp_path / "tr.csv"), "--test", str(tmp_path / "te.data"), "--loss", "bns", "--quiet"]
+    )
     assert rc == 2 and "--optimizer sgd" in capsys.readouterr().err
 
 
@@ -175,8 +300,28 @@ def test_reproduce_wu_k_sweep_end_to_end(tmp_path):
     np.savetxt(tmp_path / "tr.csv", d.train, fmt="%d", delimiter=",")
     np.savetxt(tmp_path / "te.csv", d.test, fmt="%d", delimiter=",")
     out = tmp_path / "wu"
-    rc = main(["reproduce", "wu-k-sweep", "--train", str(tmp_path / "tr.csv"), "--test", str(tmp_path / "te.csv"),
-               "--ks", "1", "4", "--seeds", "2", "--epochs", "6", "--eval-every", "2", "--out", str(out), "--quiet"])
+    rc = main(
+        [
+            "reproduce",
+            "wu-k-sweep",
+            "--train",
+            str(tmp_path / "tr.csv"),
+            "--test",
+            str(tmp_path / "te.csv"),
+            "--ks",
+            "1",
+            "4",
+            "--seeds",
+            "2",
+            "--epochs",
+            "6",
+            "--eval-every",
+            "2",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert rc == 0
     df = pd.read_csv(out / "wu_k_sweep.csv")
     assert sorted(df.k.unique()) == [1, 4] and len(df) == 4

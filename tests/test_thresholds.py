@@ -38,7 +38,9 @@ def test_choose_thresholds_picks_the_seeds_values_on_the_table_grids(paper_score
     got = th.choose_thresholds(scores, 0.001, 0.05, labels, upper_grid=t1["upper"], lower_grid=t2["lower"])
     assert got == th.PAPER_TABLES["chosen"] == (0.335, 0.121)
     # fractions over the negatives only would not give the seed's choice (module notes)
-    alt = th.choose_thresholds(scores, 0.001, 0.05, labels, upper_grid=t1["upper"], lower_grid=t2["lower"], denominator="negatives")
+    alt = th.choose_thresholds(
+        scores, 0.001, 0.05, labels, upper_grid=t1["upper"], lower_grid=t2["lower"], denominator="negatives"
+    )
     assert alt == (0.34, 0.122)
 
 

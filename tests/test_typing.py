@@ -41,7 +41,11 @@ def _public_objects():
     for path in negtheory.reproduce.REPRODUCTIONS.values():
         mod = importlib.import_module(path)
         for name, obj in vars(mod).items():
-            if not name.startswith("_") and getattr(obj, "__module__", None) == path and (inspect.isfunction(obj) or inspect.isclass(obj)):
+            if (
+                not name.startswith("_")
+                and getattr(obj, "__module__", None) == path
+                and (inspect.isfunction(obj) or inspect.isclass(obj))
+            ):
                 out[f"{path}.{name}"] = obj
     return out
 
@@ -84,14 +88,20 @@ def test_there_is_a_public_surface_to_check():
 def test_public_signature_is_annotated(qual):
     func = CALLABLES[qual]
     sig = inspect.signature(inspect.unwrap(func))
-    missing = [p.name for p in sig.parameters.values() if p.name not in ("self", "cls") and p.annotation is inspect.Parameter.empty]
+    missing = [
+        p.name for p in sig.parameters.values() if p.name not in ("self", "cls") and p.annotation is inspect.Parameter.empty
+    ]
     if func.__name__ != "__init__" and sig.return_annotation is inspect.Signature.empty:
         missing.append("return")
     assert missing == [], f"{qual} lacks annotations for {missing}"
 
 
 def test_every_rng_parameter_is_rnglike():
-    rngs = {q: inspect.signature(f).parameters["rng"].annotation for q, f in CALLABLES.items() if "rng" in inspect.signature(f).parameters}
+    rngs = {
+        q: inspect.signature(f).parameters["rng"].annotation
+        for q, f in CALLABLES.items()
+        if "rng" in inspect.signature(f).parameters
+    }
     assert len(rngs) >= 10
     assert {q: a for q, a in rngs.items() if a != "RNGLike"} == {}
 

@@ -27,7 +27,14 @@ def pdf_eq318(x, d, lam):
     z = np.abs(np.asarray(x, dtype=float)) / lam
     nu = 0.5 * (d - 1)
     with np.errstate(divide="ignore"):
-        logf = -math.log(lam) - 0.5 * math.log(math.pi) - special.gammaln(d / 2) + nu * np.log(z / 2) + np.log(special.kve(nu, z)) - z
+        logf = (
+            -math.log(lam)
+            - 0.5 * math.log(math.pi)
+            - special.gammaln(d / 2)
+            + nu * np.log(z / 2)
+            + np.log(special.kve(nu, z))
+            - z
+        )
     return np.exp(logf)
 
 
@@ -37,7 +44,11 @@ def mp_logpdf(x, d, lam, dps=50):
         z = mpmath.mpf(abs(x)) / lam
         nu = mpmath.mpf(d - 1) / 2
         return float(
-            -mpmath.log(lam) - mpmath.log(mpmath.sqrt(mpmath.pi)) - mpmath.loggamma(mpmath.mpf(d) / 2) + nu * mpmath.log(z / 2) + mpmath.log(mpmath.besselk(nu, z))
+            -mpmath.log(lam)
+            - mpmath.log(mpmath.sqrt(mpmath.pi))
+            - mpmath.loggamma(mpmath.mpf(d) / 2)
+            + nu * mpmath.log(z / 2)
+            + mpmath.log(mpmath.besselk(nu, z))
         )
 
 
@@ -171,7 +182,9 @@ def test_far_tail_logsf_against_gamma_difference(d, z):
         def integrand(y):
             if y <= 0:
                 return mpmath.mpf(0)
-            return mpmath.exp((a - 1) * mpmath.log(y) - y - mpmath.loggamma(a) + zz) * mpmath.gammainc(a, y + zz, mpmath.inf, regularized=True)
+            return mpmath.exp((a - 1) * mpmath.log(y) - y - mpmath.loggamma(a) + zz) * mpmath.gammainc(
+                a, y + zz, mpmath.inf, regularized=True
+            )
 
         ref = float(mpmath.log(mpmath.quad(integrand, [0, 1, a, 3 * a + 10, 10 * a + 50, 30 * a + 150, mpmath.inf])) - zz)
     assert X.logsf(z) == pytest.approx(ref, rel=1e-13)
@@ -347,7 +360,24 @@ def test_large_d_logsf_mixture_quadrature_agrees_with_the_exact_ladder(d):
 
     assert d >= _MIX_MIN_D
     sd = math.sqrt(d)
-    for z in [1e-300, 1e-3, 1.0, 0.1 * sd, 0.5 * sd, sd, 2 * sd, 3 * sd, 5 * sd, 8 * sd, 12 * sd, 20 * sd, 40 * sd, 1e4, 1e5, 1e7]:
+    for z in [
+        1e-300,
+        1e-3,
+        1.0,
+        0.1 * sd,
+        0.5 * sd,
+        sd,
+        2 * sd,
+        3 * sd,
+        5 * sd,
+        8 * sd,
+        12 * sd,
+        20 * sd,
+        40 * sd,
+        1e4,
+        1e5,
+        1e7,
+    ]:
         ref = _vg_log_pdf_sf(d, z)[1]
         got = _vg_log_sf_mixture(d, z)
         assert abs(got - ref) <= 2e-12 * max(1.0, abs(ref)), (z, got, ref)

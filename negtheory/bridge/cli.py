@@ -55,23 +55,50 @@ def _cmd_train_split(args: argparse.Namespace) -> int:
     topk = tuple(args.topk)
     if sgd:
         sampler = "bns" if args.loss == "bns" else args.sampler
-        res = fit_bpr_sgd(data, sampler, dim=args.dim, lr=args.lr if args.lr is not None else 0.01,
-                          reg=args.weight_decay if args.weight_decay is not None else 0.01,
-                          epochs=args.epochs if args.epochs is not None else 100, candidates=args.candidates, lam=args.lam,
-                          prior=args.prior, eval_every=args.eval_every, topk=topk,
-                          eval_on="both" if len(data.valid) else "test", rng=args.seed, progress=not args.quiet)
+        res = fit_bpr_sgd(
+            data,
+            sampler,
+            dim=args.dim,
+            lr=args.lr if args.lr is not None else 0.01,
+            reg=args.weight_decay if args.weight_decay is not None else 0.01,
+            epochs=args.epochs if args.epochs is not None else 100,
+            candidates=args.candidates,
+            lam=args.lam,
+            prior=args.prior,
+            eval_every=args.eval_every,
+            topk=topk,
+            eval_on="both" if len(data.valid) else "test",
+            rng=args.seed,
+            progress=not args.quiet,
+        )
     else:
         from negtheory.bridge.recommend import fit_mf
 
         milestones = args.lr_schedule
-        res = fit_mf(data, args.loss, dim=args.dim, epochs=args.epochs if args.epochs is not None else 200,
-                     batch_size=args.batch_size if args.batch_size is not None else 1024, optimizer=args.optimizer,
-                     lr=args.lr if args.lr is not None else 1e-3,
-                     weight_decay=args.weight_decay if args.weight_decay is not None else 1e-5, lr_milestones=milestones,
-                     negatives=args.negatives, extra_positives=args.extra_positives,
-                     temperature=args.temperature if args.temperature is not None else 1.0, tau_plus=args.tau_plus,
-                     hcl_beta=args.hcl_beta, alpha=args.alpha, beta=args.beta, eval_every=args.eval_every, topk=topk,
-                     patience=args.patience, rng=args.seed, device=args.device, progress=not args.quiet)
+        res = fit_mf(
+            data,
+            args.loss,
+            dim=args.dim,
+            epochs=args.epochs if args.epochs is not None else 200,
+            batch_size=args.batch_size if args.batch_size is not None else 1024,
+            optimizer=args.optimizer,
+            lr=args.lr if args.lr is not None else 1e-3,
+            weight_decay=args.weight_decay if args.weight_decay is not None else 1e-5,
+            lr_milestones=milestones,
+            negatives=args.negatives,
+            extra_positives=args.extra_positives,
+            temperature=args.temperature if args.temperature is not None else 1.0,
+            tau_plus=args.tau_plus,
+            hcl_beta=args.hcl_beta,
+            alpha=args.alpha,
+            beta=args.beta,
+            eval_every=args.eval_every,
+            topk=topk,
+            patience=args.patience,
+            rng=args.seed,
+            device=args.device,
+            progress=not args.quiet,
+        )
     final = res["history"][-1]
     summary = {"data": data.summary(), "config": res["config"], "final": final, "seconds": round(res["seconds"], 2)}
     if res.get("best_epoch") is not None:
@@ -121,7 +148,11 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if args.model is None:
         kw["model"] = "mlp" if args.data == "digits" else "mf"
     res = train(**kw)
-    print(json.dumps({"final": res["final"], "probe": res.get("probe", {}), "seconds": round(res["seconds"], 2)}, indent=2, default=float))
+    print(
+        json.dumps(
+            {"final": res["final"], "probe": res.get("probe", {}), "seconds": round(res["seconds"], 2)}, indent=2, default=float
+        )
+    )
     if out is not None:
         print(f"wrote {res['results_file']}")
     _check_finite(res["final"], out)

@@ -178,7 +178,9 @@ def synthetic_pu(
 
 
 @renamed_keyword("seed", "rng")
-def load_movielens(path: str | os.PathLike[str], min_rating: float | None = None, test_fraction: float = 0.2, rng: RNGLike = 0) -> RecData:
+def load_movielens(
+    path: str | os.PathLike[str], min_rating: float | None = None, test_fraction: float = 0.2, rng: RNGLike = 0
+) -> RecData:
     r"""Implicit feedback from a MovieLens file at a user-supplied ``path`` (no download).
 
     Accepts MovieLens-100K's ``u.data`` (tab separated user, item, rating, timestamp; the path of
@@ -308,8 +310,8 @@ def augment_digits(x, generator=None, shift=1, noise=0.1, drop=0.1, scale=(0.8, 
     pad = torch.nn.functional.pad(img, (shift, shift, shift, shift))
     dx = torch.randint(0, 2 * shift + 1, (b,), generator=generator)
     dy = torch.randint(0, 2 * shift + 1, (b,), generator=generator)
-    rows = (dy[:, None] + torch.arange(8)[None, :])  # [b, 8]
-    cols = (dx[:, None] + torch.arange(8)[None, :])
+    rows = dy[:, None] + torch.arange(8)[None, :]  # [b, 8]
+    cols = dx[:, None] + torch.arange(8)[None, :]
     out = pad[torch.arange(b)[:, None, None], 0, rows[:, :, None], cols[:, None, :]]
     out = out * torch.empty(b, 1, 1).uniform_(scale[0], scale[1], generator=generator)
     keep = torch.rand(out.shape, generator=generator) >= drop

@@ -80,7 +80,15 @@ def wu_k_sweep(mu_qs=(1.0, 3.0), ks=(1, 2, 4, 8, 16, 32, 64), epochs=8, seeds=(0
 
 
 @renamed_keyword("seed", "rng")
-def mse_sim_vs_train(loss: str = "infonce", epochs: int = 8, batch_size: int = 128, temperature: float = 0.5, n_anchors: int = 4000, rng: RNGLike = 0, progress: bool = False) -> pd.DataFrame:
+def mse_sim_vs_train(
+    loss: str = "infonce",
+    epochs: int = 8,
+    batch_size: int = 128,
+    temperature: float = 0.5,
+    n_anchors: int = 4000,
+    rng: RNGLike = 0,
+    progress: bool = False,
+) -> pd.DataFrame:
     """Experiment 2: real per-batch MSE (digits, in-batch negatives) vs mse_study at the measured parameters.
 
     ``rng`` (int, SeedSequence, Generator or None; ``seed`` before 0.2.0, deprecated) gives one
@@ -116,8 +124,16 @@ def mse_sim_vs_train(loss: str = "infonce", epochs: int = 8, batch_size: int = 1
     return pd.DataFrame(rows)
 
 
-def downstream(digits_losses=("infonce", "dcl", "hcl", "bcl"), rec_losses=("bpr", "dpl", "bns", "bprac"), digits_epochs=10,
-               rec_epochs=8, seeds=(0, 1), synthetic=None, movielens=None, progress=False):
+def downstream(
+    digits_losses=("infonce", "dcl", "hcl", "bcl"),
+    rec_losses=("bpr", "dpl", "bns", "bprac"),
+    digits_epochs=10,
+    rec_epochs=8,
+    seeds=(0, 1),
+    synthetic=None,
+    movielens=None,
+    progress=False,
+):
     """Experiment 3: downstream quality per loss (digits: linear probe; synthetic PU / MovieLens: NDCG@10).
 
     Returns a DataFrame: task, loss, seed, metric, value.

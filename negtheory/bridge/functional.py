@@ -236,7 +236,14 @@ def _infonce_core(pos, neg):
     return _softmax_family_loss(pos, _lse(neg))
 
 
-def dcl(pos_logits: Tensor, neg_logits: Tensor, tau_plus: float, pos_extra_logits: Tensor | None = None, floor: float | None = None, reduction: str = "mean") -> Tensor:
+def dcl(
+    pos_logits: Tensor,
+    neg_logits: Tensor,
+    tau_plus: float,
+    pos_extra_logits: Tensor | None = None,
+    floor: float | None = None,
+    reduction: str = "mean",
+) -> Tensor:
     r"""Debiased contrastive loss (Chuang et al. 2020; thesis eq. 6.47).
 
     .. math::
@@ -284,7 +291,15 @@ def _dcl_core(pos, neg, n, tp, log_pbar, floor):
     return _softmax_family_loss(pos, log_n_theta)
 
 
-def hcl(pos_logits: Tensor, neg_logits: Tensor, tau_plus: float, beta: float, pos_extra_logits: Tensor | None = None, floor: float | None = None, reduction: str = "mean") -> Tensor:
+def hcl(
+    pos_logits: Tensor,
+    neg_logits: Tensor,
+    tau_plus: float,
+    beta: float,
+    pos_extra_logits: Tensor | None = None,
+    floor: float | None = None,
+    reduction: str = "mean",
+) -> Tensor:
     r"""Hard-negative contrastive loss (Robinson et al. 2021) with the DCL correction.
 
     Importance weights w_i proportional to x-hat_i^beta = e^{beta s_i}, normalised by their
@@ -478,7 +493,9 @@ def _bcl_weights_masked(neg: torch.Tensor, n, alpha, beta, tau_plus) -> torch.Te
             return torch.empty_like(neg).scatter_(-1, order, table[cnt - 1])
         w = torch.empty_like(neg).scatter_(-1, order, table.expand(rows, width))
         if tied is not None:  # redo the few rows with ties
-            w[tied] = torch.empty((tied.numel(), width), dtype=neg.dtype, device=neg.device).scatter_(-1, order[tied], table[cnt - 1])
+            w[tied] = torch.empty((tied.numel(), width), dtype=neg.dtype, device=neg.device).scatter_(
+                -1, order[tied], table[cnt - 1]
+            )
         return w
     cnt = _full_counts(order, cnt, tied)
     nn_ = n.to(neg.dtype)[:, None]
@@ -610,7 +627,17 @@ def _bcl_core(pos, neg, n, alpha, beta, tau_plus, normalize_weights):
     return _softmax_family_loss(pos, log_n_theta)
 
 
-def bcl(pos_logits: Tensor, neg_logits: Tensor, alpha: float, beta: float, tau_plus: float, normalize: bool = False, reduction: str = "mean", *, normalize_weights: bool | None = None) -> Tensor:
+def bcl(
+    pos_logits: Tensor,
+    neg_logits: Tensor,
+    alpha: float,
+    beta: float,
+    tau_plus: float,
+    normalize: bool = False,
+    reduction: str = "mean",
+    *,
+    normalize_weights: bool | None = None,
+) -> Tensor:
     r"""Bayesian contrastive loss (thesis ch. 6, eq. 6.48).
 
     .. math:: N\hat\theta_{BCL} = \sum_i \omega_i e^{s_i}
@@ -685,7 +712,14 @@ def _bpr_core(pos, neg, n):
     return F.softplus(neg - pos[..., None]).sum(dim=-1) / n
 
 
-def dpl(pos_logits: Tensor, neg_logits: Tensor, tau_plus: float, pos_extra_logits: Tensor | None = None, eps: float = 1e-6, reduction: str = "mean") -> Tensor:
+def dpl(
+    pos_logits: Tensor,
+    neg_logits: Tensor,
+    tau_plus: float,
+    pos_extra_logits: Tensor | None = None,
+    eps: float = 1e-6,
+    reduction: str = "mean",
+) -> Tensor:
     r"""Debiased pairwise loss (thesis ch. 5, eq. 5.17-5.18).
 
     .. math::

@@ -81,7 +81,9 @@ def _check_reduction(reduction) -> str:
 def _in_batch_sim(anchor, positive, temperature, normalize, symmetric):
     """sim / temperature of the in-batch arrangement, by one matmul (float32 for half inputs)."""
     if anchor.ndim != 2 or positive.shape != anchor.shape:
-        raise ValueError(f"anchor and positive must both have shape [B, D], got {tuple(anchor.shape)} and {tuple(positive.shape)}")
+        raise ValueError(
+            f"anchor and positive must both have shape [B, D], got {tuple(anchor.shape)} and {tuple(positive.shape)}"
+        )
     a, p = _work(anchor), _work(positive)
     inv_t = 1.0 / temperature
     if symmetric:
@@ -158,7 +160,9 @@ def pair_logits(anchor, positive, negatives=None, *, temperature=1.0, normalize=
             return pos, neg
         return sim.diagonal(), _off_diagonal(sim)
     if anchor.ndim != 2 or positive.shape != anchor.shape:
-        raise ValueError(f"anchor and positive must both have shape [B, D], got {tuple(anchor.shape)} and {tuple(positive.shape)}")
+        raise ValueError(
+            f"anchor and positive must both have shape [B, D], got {tuple(anchor.shape)} and {tuple(positive.shape)}"
+        )
     anchor, positive, negatives = _work(anchor), _work(positive), _work(negatives)
     if normalize:
         anchor = F.normalize(anchor, dim=-1)
@@ -255,7 +259,9 @@ class _PairLoss(nn.Module):
         if embeddings.ndim != 2:
             raise ValueError(f"embeddings must have shape [M, D], got {tuple(embeddings.shape)}")
         if labels.ndim != 1 or labels.shape[0] != embeddings.shape[0] or labels.is_floating_point():
-            raise ValueError(f"labels must be an integer tensor of shape [{embeddings.shape[0]}], got {labels.dtype} {tuple(labels.shape)}")
+            raise ValueError(
+                f"labels must be an integer tensor of shape [{embeddings.shape[0]}], got {labels.dtype} {tuple(labels.shape)}"
+            )
         out_dtype = embeddings.dtype
         z = _work(embeddings)
         if self.normalize:
@@ -292,7 +298,12 @@ class _PairLoss(nn.Module):
         raise NotImplementedError
 
     def extra_repr(self):
-        parts = [f"temperature={self.temperature}", f"reduction={self.reduction!r}", f"normalize={self.normalize}", f"symmetric={self.symmetric}"]
+        parts = [
+            f"temperature={self.temperature}",
+            f"reduction={self.reduction!r}",
+            f"normalize={self.normalize}",
+            f"symmetric={self.symmetric}",
+        ]
         return ", ".join(self._hyper_repr() + parts)
 
     def _hyper_repr(self):
@@ -366,7 +377,16 @@ class DebiasedContrastiveLoss(_PairLoss):
     True
     """
 
-    def __init__(self, tau_plus: float = 0.1, temperature: float = 0.5, reduction: str = "mean", normalize: bool = True, floor: float | str | None = "auto", *, symmetric: bool | None = None):
+    def __init__(
+        self,
+        tau_plus: float = 0.1,
+        temperature: float = 0.5,
+        reduction: str = "mean",
+        normalize: bool = True,
+        floor: float | str | None = "auto",
+        *,
+        symmetric: bool | None = None,
+    ):
         super().__init__(temperature, reduction, normalize, symmetric=symmetric)
         self.tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True)
         self.floor = _check_floor(floor, self.temperature, self.normalize)
@@ -401,7 +421,17 @@ class HardContrastiveLoss(DebiasedContrastiveLoss):
     True
     """
 
-    def __init__(self, tau_plus: float = 0.1, beta: float = 1.0, temperature: float = 0.5, reduction: str = "mean", normalize: bool = True, floor: float | str | None = "auto", *, symmetric: bool | None = None):
+    def __init__(
+        self,
+        tau_plus: float = 0.1,
+        beta: float = 1.0,
+        temperature: float = 0.5,
+        reduction: str = "mean",
+        normalize: bool = True,
+        floor: float | str | None = "auto",
+        *,
+        symmetric: bool | None = None,
+    ):
         super().__init__(tau_plus, temperature, reduction, normalize, floor, symmetric=symmetric)
         self.beta = real_scalar("beta", beta, 0.0)
 
@@ -438,7 +468,18 @@ class BayesianContrastiveLoss(_PairLoss):
     True
     """
 
-    def __init__(self, alpha: float = 0.9, beta: float = 0.5, tau_plus: float = 0.1, temperature: float = 0.5, reduction: str = "mean", normalize: bool = True, normalize_weights: bool = False, *, symmetric: bool | None = None):
+    def __init__(
+        self,
+        alpha: float = 0.9,
+        beta: float = 0.5,
+        tau_plus: float = 0.1,
+        temperature: float = 0.5,
+        reduction: str = "mean",
+        normalize: bool = True,
+        normalize_weights: bool = False,
+        *,
+        symmetric: bool | None = None,
+    ):
         super().__init__(temperature, reduction, normalize, symmetric=symmetric)
         self.alpha, self.beta, self.tau_plus, _ = _check_abt(alpha, beta, tau_plus)
         self.normalize_weights = bool(normalize_weights)
@@ -447,10 +488,17 @@ class BayesianContrastiveLoss(_PairLoss):
         return Fn._bcl_core(pos, neg, n, self.alpha, self.beta, self.tau_plus, self.normalize_weights)
 
     def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
-        return Fn.bcl(pos, neg, self.alpha, self.beta, self.tau_plus, normalize_weights=self.normalize_weights, reduction=self.reduction)
+        return Fn.bcl(
+            pos, neg, self.alpha, self.beta, self.tau_plus, normalize_weights=self.normalize_weights, reduction=self.reduction
+        )
 
     def _hyper_repr(self):
-        return [f"alpha={self.alpha}", f"beta={self.beta}", f"tau_plus={self.tau_plus}", f"normalize_weights={self.normalize_weights}"]
+        return [
+            f"alpha={self.alpha}",
+            f"beta={self.beta}",
+            f"tau_plus={self.tau_plus}",
+            f"normalize_weights={self.normalize_weights}",
+        ]
 
 
 class _PairwiseLoss(_PairLoss):
@@ -499,7 +547,16 @@ class DPLLoss(_PairwiseLoss):
     True
     """
 
-    def __init__(self, tau_plus: float = 0.1, temperature: float = 1.0, reduction: str = "mean", normalize: bool = False, eps: float = 1e-6, *, symmetric: bool | None = None):
+    def __init__(
+        self,
+        tau_plus: float = 0.1,
+        temperature: float = 1.0,
+        reduction: str = "mean",
+        normalize: bool = False,
+        eps: float = 1e-6,
+        *,
+        symmetric: bool | None = None,
+    ):
         super().__init__(temperature, reduction, normalize, symmetric=symmetric)
         self.tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True)
         self.eps = real_scalar("eps", eps, 0.0, 1.0, lo_open=True)
@@ -547,7 +604,15 @@ class RelaxedSoftmaxLoss(_PairwiseLoss):
     -0.9014
     """
 
-    def __init__(self, temperature: float = 1.0, reduction: str = "mean", normalize: bool = False, include_positive: bool = False, *, symmetric: bool | None = None):
+    def __init__(
+        self,
+        temperature: float = 1.0,
+        reduction: str = "mean",
+        normalize: bool = False,
+        include_positive: bool = False,
+        *,
+        symmetric: bool | None = None,
+    ):
         super().__init__(temperature, reduction, normalize, symmetric=symmetric)
         self.include_positive = bool(include_positive)
 

@@ -110,10 +110,34 @@ def _loss(name, s, m, n, cfg):
 
 
 @renamed_keyword("seed", "rng")
-def fit_mf(data: Interactions, loss: str = "infonce", *, dim: int = 32, epochs: int = 200, batch_size: int = 1024, optimizer: str = "adam", lr: float = 1e-3,
-           weight_decay: float = 1e-5, lr_milestones: Sequence[int] = (100,), lr_gamma: float = 0.1, negatives: int = 5, extra_positives: int = 5, temperature: float = 1.0,
-           tau_plus: float = 0.06, hcl_beta: float = 0.5, alpha: float = 0.55, beta: float = 0.6, dpl_eps: float = 1e-2, eval_every: int = 1, topk: Sequence[int] = (5, 10, 20),
-           patience: int | None = None, monitor: str | None = None, rng: RNGLike = 0, device: str = "cpu", progress: bool = True) -> dict[str, Any]:
+def fit_mf(
+    data: Interactions,
+    loss: str = "infonce",
+    *,
+    dim: int = 32,
+    epochs: int = 200,
+    batch_size: int = 1024,
+    optimizer: str = "adam",
+    lr: float = 1e-3,
+    weight_decay: float = 1e-5,
+    lr_milestones: Sequence[int] = (100,),
+    lr_gamma: float = 0.1,
+    negatives: int = 5,
+    extra_positives: int = 5,
+    temperature: float = 1.0,
+    tau_plus: float = 0.06,
+    hcl_beta: float = 0.5,
+    alpha: float = 0.55,
+    beta: float = 0.6,
+    dpl_eps: float = 1e-2,
+    eval_every: int = 1,
+    topk: Sequence[int] = (5, 10, 20),
+    patience: int | None = None,
+    monitor: str | None = None,
+    rng: RNGLike = 0,
+    device: str = "cpu",
+    progress: bool = True,
+) -> dict[str, Any]:
     r"""Train MF with one loss of :data:`LOSSES` on mini-batches (see the module notes).
 
     Parameters
@@ -183,10 +207,14 @@ def fit_mf(data: Interactions, loss: str = "infonce", *, dim: int = 32, epochs: 
     weight_decay = real_scalar("weight_decay", weight_decay, 0.0)
     lr_gamma = real_scalar("lr_gamma", lr_gamma, 0.0, lo_open=True)
     milestones = sorted(int_scalar("lr_milestones", m, 1) for m in lr_milestones)
-    cfg = dict(temperature=real_scalar("temperature", temperature, 0.0, lo_open=True),
-               tau_plus=real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True),
-               hcl_beta=real_scalar("hcl_beta", hcl_beta, 0.0), alpha=real_scalar("alpha", alpha, 0.5, 1.0),
-               beta=real_scalar("beta", beta, 0.0, 1.0), dpl_eps=real_scalar("dpl_eps", dpl_eps, 0.0, 1.0, lo_open=True))
+    cfg = dict(
+        temperature=real_scalar("temperature", temperature, 0.0, lo_open=True),
+        tau_plus=real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True),
+        hcl_beta=real_scalar("hcl_beta", hcl_beta, 0.0),
+        alpha=real_scalar("alpha", alpha, 0.5, 1.0),
+        beta=real_scalar("beta", beta, 0.0, 1.0),
+        dpl_eps=real_scalar("dpl_eps", dpl_eps, 0.0, 1.0, lo_open=True),
+    )
     if patience is not None:
         patience = int_scalar("patience", patience, 1)
         if len(data.valid) == 0:
@@ -263,8 +291,27 @@ def fit_mf(data: Interactions, loss: str = "infonce", *, dim: int = 32, epochs: 
                     since += 1
                     if patience is not None and since >= patience:
                         break
-    config = dict(loss=loss, dim=dim, epochs=epochs, batch_size=batch_size, optimizer=optimizer, lr=lr,
-                  weight_decay=weight_decay, lr_milestones=milestones, lr_gamma=lr_gamma, negatives=n_neg,
-                  extra_positives=m_extra, seed=seed, device=str(dev), **cfg)
-    return dict(history=history, best_epoch=best_epoch, model=model, scores=model.all_scores().cpu().numpy(),
-                seconds=time.perf_counter() - t0, config=config)
+    config = dict(
+        loss=loss,
+        dim=dim,
+        epochs=epochs,
+        batch_size=batch_size,
+        optimizer=optimizer,
+        lr=lr,
+        weight_decay=weight_decay,
+        lr_milestones=milestones,
+        lr_gamma=lr_gamma,
+        negatives=n_neg,
+        extra_positives=m_extra,
+        seed=seed,
+        device=str(dev),
+        **cfg,
+    )
+    return dict(
+        history=history,
+        best_epoch=best_epoch,
+        model=model,
+        scores=model.all_scores().cpu().numpy(),
+        seconds=time.perf_counter() - t0,
+        config=config,
+    )

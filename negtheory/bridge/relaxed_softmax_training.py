@@ -520,8 +520,22 @@ def pair_losses(model, loss, i, j, neg=None, log_q=None):
     return sampled_softmax_loss(pos_s, neg_s, lq.gather(-1, j[..., None])[..., 0], lq.gather(-1, neg), neg == j[..., None])
 
 
-def train_density(task, loss, *, degeneracy=None, temperatures=(math.inf,), seeds=(0,), n_pairs=10_000,
-                  n_val=0, config=None, ranking=True, progress=False, desc=None, return_log_g=False, **overrides):
+def train_density(
+    task,
+    loss,
+    *,
+    degeneracy=None,
+    temperatures=(math.inf,),
+    seeds=(0,),
+    n_pairs=10_000,
+    n_val=0,
+    config=None,
+    ranking=True,
+    progress=False,
+    desc=None,
+    return_log_g=False,
+    **overrides,
+):
     r"""Train one stack of runs (seeds x temperatures) of one loss on the task and evaluate each.
 
     Parameters
@@ -602,8 +616,9 @@ def train_density(task, loss, *, degeneracy=None, temperatures=(math.inf,), seed
     n_neg = cfg.ss_negatives if loss == "ss" else cfg.n_negatives
     bsz = min(cfg.batch_size, n_pairs)
 
-    t_run = torch.where(t_inv > 0, 1.0 / torch.where(t_inv > 0, t_inv, torch.ones_like(t_inv)),
-                        torch.full_like(t_inv, math.inf))[:, None, None]
+    t_run = torch.where(t_inv > 0, 1.0 / torch.where(t_inv > 0, t_inv, torch.ones_like(t_inv)), torch.full_like(t_inv, math.inf))[
+        :, None, None
+    ]
     steps = range(cfg.steps)
     if progress:
         from tqdm.auto import tqdm

@@ -197,7 +197,14 @@ def _floor(cfg):
 # --------------------------------------------------------------------------------------------
 @torch.no_grad()
 @renamed_keyword("seed", "rng")
-def evaluate_rec(model: nn.Module, data: RecData, topk: int = 10, device: str | torch.device = "cpu", max_auc_pairs: int = 4000, rng: RNGLike = 0) -> dict[str, float]:
+def evaluate_rec(
+    model: nn.Module,
+    data: RecData,
+    topk: int = 10,
+    device: str | torch.device = "cpu",
+    max_auc_pairs: int = 4000,
+    rng: RNGLike = 0,
+) -> dict[str, float]:
     """Recall@k, NDCG@k on the test pairs (train items masked), Wu's training AUC, and precision@k vs truth.
 
     ``rng`` (int, SeedSequence, Generator or None; ``seed`` before 0.2.0, deprecated) picks the
@@ -295,7 +302,9 @@ def _train_rec(cfg: TrainConfig, device, gen, recorder):
     steps_per_epoch = math.ceil(n / cfg.batch_size)
     total = steps_per_epoch * cfg.epochs
     ans = ANSCallback(total, cfg.k_opt or cfg.k, cfg.ans_warmup, generator=gen) if cfg.ans else None
-    bns = BNSSampler(data.item_counts, data.n_users, cfg.bns_candidates, cfg.bns_lam, generator=gen) if cfg.loss == "bns" else None
+    bns = (
+        BNSSampler(data.item_counts, data.n_users, cfg.bns_candidates, cfg.bns_lam, generator=gen) if cfg.loss == "bns" else None
+    )
     cred = CredenceWeights(n) if cfg.loss == "bprac" else None
     relevant = data.relevant.to(device) if data.relevant is not None else None
     history = []
@@ -402,7 +411,7 @@ def _train_digits(cfg: TrainConfig, device, gen, recorder):
             if recorder is not None and step % cfg.probe_every == 0:
                 # labels of the in-batch negatives, in pair_logits's order (self and partner removed)
                 y2 = torch.cat([y_tr[idx], y_tr[idx]])
-                same = (y2[:, None] == y2[None, :])
+                same = y2[:, None] == y2[None, :]
                 m = torch.ones_like(same)
                 ar = torch.arange(2 * b)
                 m[ar, ar] = False
@@ -420,16 +429,42 @@ def _train_split(cfg: TrainConfig, data) -> dict:
 
     if not isinstance(data, Interactions):
         if not (isinstance(data, (tuple, list)) and len(data) == 2):
-            raise ValueError("data must be a name ('synthetic', 'digits', 'movielens:PATH'), an Interactions or a (train, test) pair")
+            raise ValueError(
+                "data must be a name ('synthetic', 'digits', 'movielens:PATH'), an Interactions or a (train, test) pair"
+            )
         data = load_split(*data)
     if cfg.k != int(cfg.k):
         raise ValueError("a real-valued k is supported on the built-in data sets only")
-    res = fit_mf(data, cfg.loss, dim=cfg.dim, epochs=cfg.epochs, batch_size=cfg.batch_size, lr=cfg.lr,
-                 weight_decay=cfg.weight_decay, negatives=int(cfg.k), temperature=cfg.temperature or 1.0,
-                 tau_plus=cfg.tau_plus, hcl_beta=cfg.hcl_beta, alpha=cfg.alpha, beta=cfg.beta, topk=(cfg.topk,),
-                 rng=cfg.rng, device=cfg.device, progress=cfg.progress, lr_milestones=())
-    return {"config": res["config"], "history": res["history"], "final": res["history"][-1], "model": res["model"],
-            "scores": res["scores"], "best_epoch": res["best_epoch"], "seconds": res["seconds"], "data": data.summary()}
+    res = fit_mf(
+        data,
+        cfg.loss,
+        dim=cfg.dim,
+        epochs=cfg.epochs,
+        batch_size=cfg.batch_size,
+        lr=cfg.lr,
+        weight_decay=cfg.weight_decay,
+        negatives=int(cfg.k),
+        temperature=cfg.temperature or 1.0,
+        tau_plus=cfg.tau_plus,
+        hcl_beta=cfg.hcl_beta,
+        alpha=cfg.alpha,
+        beta=cfg.beta,
+        topk=(cfg.topk,),
+        rng=cfg.rng,
+        device=cfg.device,
+        progress=cfg.progress,
+        lr_milestones=(),
+    )
+    return {
+        "config": res["config"],
+        "history": res["history"],
+        "final": res["history"][-1],
+        "model": res["model"],
+        "scores": res["scores"],
+        "best_epoch": res["best_epoch"],
+        "seconds": res["seconds"],
+        "data": data.summary(),
+    }
 
 
 @renamed_keyword("seed", "rng")

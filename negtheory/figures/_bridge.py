@@ -19,7 +19,16 @@ import numpy as np
 
 from . import new_figure
 
-__all__ = ["BRIDGE_DATA", "BRIDGE_FIGURES", "draw_bridge_figure", "find_bridge_data", "plot_downstream", "plot_mse", "plot_wu", "save_bridge_figures"]
+__all__ = [
+    "BRIDGE_DATA",
+    "BRIDGE_FIGURES",
+    "draw_bridge_figure",
+    "find_bridge_data",
+    "plot_downstream",
+    "plot_mse",
+    "plot_wu",
+    "save_bridge_figures",
+]
 
 # figure name -> the table it is drawn from
 BRIDGE_FIGURES = {

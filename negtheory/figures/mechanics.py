@@ -179,7 +179,11 @@ def fig_boltzmann_temperature(context: int = 625, n_components: int = 50, rng: R
 
     temps = np.logspace(-2, 2, 81)
     pop = task.target_popularity
-    for name, d, color in (("uniform", "uniform", "tab:blue"), ("popularity", pop, "tab:green"), ("1/P_i", np.exp(-logp), "tab:red")):
+    for name, d, color in (
+        ("uniform", "uniform", "tab:blue"),
+        ("popularity", pop, "tab:green"),
+        ("1/P_i", np.exp(-logp), "tab:red"),
+    ):
         h = []
         for t in temps:
             b = sampling.boltzmann(logp, d, t)
@@ -227,7 +231,9 @@ def fig_infonce_margin(beta: float = 0.2, k: int = 100, taus=(0.05, 0.2)):
         r = mech.hinge_comparison(alphas, beta, tau, k)
         m = float(mech.effective_margin(beta, tau, k))
         ax1.plot(alphas, tau * r.exact, color=color, lw=2, label=rf"$\tau$={tau}: exact $\tau L$")
-        ax1.plot(alphas, tau * r.hinge, color=color, lw=1, ls="--", label=rf"hinge $\max(0, m_{{eff}}-\alpha)$, $m_{{eff}}$={m:.3f}")
+        ax1.plot(
+            alphas, tau * r.hinge, color=color, lw=1, ls="--", label=rf"hinge $\max(0, m_{{eff}}-\alpha)$, $m_{{eff}}$={m:.3f}"
+        )
         ax1.axvline(m, color=color, ls=":", lw=1)
         ax2.plot(alphas, r.error, color=color, lw=1.8, label=rf"$\tau$={tau}")
         ax2.axvspan(m - tau * math.log(1 / math.expm1(0.01)), m + tau * math.log(1 / math.expm1(0.01)), color=color, alpha=0.1)
@@ -258,7 +264,9 @@ def fig_threshold_selection(rng: RNGLike = 0):
     fig, ax = new_figure(width=8.0, height=4.4)
     bins = np.linspace(-1, 1, 401)
     # np.histogram + stairs: one artist per series instead of one patch per bin (fast to draw)
-    ax.stairs(np.histogram(scores[~labels], bins)[0], bins, fill=True, color="tab:gray", alpha=0.7, label="negatives (unlabelled)")
+    ax.stairs(
+        np.histogram(scores[~labels], bins)[0], bins, fill=True, color="tab:gray", alpha=0.7, label="negatives (unlabelled)"
+    )
     ax.stairs(np.histogram(scores[labels], bins)[0], bins, fill=True, color="tab:green", alpha=0.7, label="known positives")
     ax.axvline(up, color="tab:red", lw=1.5, label=f"upper = {up}: {c['false']} false ({100 * c['false'] / n:.3f} %)")
     ax.axvline(lo, color="tab:orange", lw=1.5, label=f"lower = {lo}: {c['hard']} hard ({100 * c['hard'] / n:.2f} %)")

@@ -81,7 +81,15 @@ def fig_6_4_class_conditional(alphas=(0.5, 0.7, 0.9, 1.0), *, npts: int = 400):
 
 
 @renamed_keyword("seed", "rng")
-def fig_6_8_generated_scores(alphas=(0.5, 0.7, 0.9, 1.0), *, n: int = 20_000, t: float = 2.0, tau_plus: float = 0.5, rng: RNGLike = 0, method: str = "accept-reject"):
+def fig_6_8_generated_scores(
+    alphas=(0.5, 0.7, 0.9, 1.0),
+    *,
+    n: int = 20_000,
+    t: float = 2.0,
+    tau_plus: float = 0.5,
+    rng: RNGLike = 0,
+    method: str = "accept-reject",
+):
     """Fig. 6.8: empirical densities of generated exp(x/t), phi = N(0, 1), t = 2, M = 1, N = 20000 (Algorithms 6-8).
 
     tau+ = 1/2 so that both classes get enough samples for a histogram (the thesis does not

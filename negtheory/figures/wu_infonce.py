@@ -118,7 +118,9 @@ def fig_training_stages(auc: float = 0.75, stages=(0.25, 0.5, 0.75, 1.0), k_max:
         ax.set_title(title, fontsize=8.5)
     axes[0][0].set_ylabel("fraction of samples / v")
     axes[0][0].legend(fontsize=8)
-    fig.suptitle(f"Training stages at AUC {auc} ($\\mu_q$={mu:.3f}, $\\lambda$={lam}); good = bad in the last panel (Wu et al., Fig. 5)")
+    fig.suptitle(
+        f"Training stages at AUC {auc} ($\\mu_q$={mu:.3f}, $\\lambda$={lam}); good = bad in the last panel (Wu et al., Fig. 5)"
+    )
     return fig
 
 
@@ -134,7 +136,14 @@ def fig_ans_schedule(total_steps: int = 1000, k_opts=(4, 20), warmup: float = 0.
         ax.plot(steps, k, color=color, lw=2, label=f"ANS, K* = {k_opt}")
         counts = infonce.draw_negative_counts(np.repeat(k[:, None], 64, axis=1), rng=rng)
         bins = steps[: total_steps - total_steps % 25].reshape(-1, 25)
-        ax.plot(bins.mean(axis=1), counts[bins].mean(axis=(1, 2)), ".", color=color, ms=4, label=f"mean drawn |N| (eq. 8), K* = {k_opt}")
+        ax.plot(
+            bins.mean(axis=1),
+            counts[bins].mean(axis=(1, 2)),
+            ".",
+            color=color,
+            ms=4,
+            label=f"mean drawn |N| (eq. 8), K* = {k_opt}",
+        )
     ax.axvline(warmup * total_steps, color="0.6", ls=":", lw=1)
     ax.set_xlabel("training step")
     ax.set_ylabel("negative sampling ratio K")

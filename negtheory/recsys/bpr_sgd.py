@@ -218,7 +218,7 @@ def _bucket_rth_largest(order, start, n, r):
             lo_b = mid
         else:
             hi_b = mid - 1
-    seg = np.sort(order[start[lo_b]:start[lo_b + 1]])
+    seg = np.sort(order[start[lo_b] : start[lo_b + 1]])
     return seg[target - start[lo_b]]
 
 
@@ -234,8 +234,27 @@ def _collect_negs(pos_row, negs):
 
 
 @numba.njit(cache=True)
-def _bpr_epoch(U, V, pairs, indptr, indices, t_indptr, t_indices, sampler, n_cand, lam, prior,
-               oracle, pns_cdf, rank_scale, lr, reg, seed, stats, record):
+def _bpr_epoch(
+    U,
+    V,
+    pairs,
+    indptr,
+    indices,
+    t_indptr,
+    t_indices,
+    sampler,
+    n_cand,
+    lam,
+    prior,
+    oracle,
+    pns_cdf,
+    rank_scale,
+    lr,
+    reg,
+    seed,
+    stats,
+    record,
+):
     np.random.seed(seed)
     n_items = V.shape[0]
     d = U.shape[1]
@@ -394,9 +413,28 @@ def _bpr_epoch(U, V, pairs, indptr, indices, t_indptr, t_indices, sampler, n_can
 # public wrapper
 # ------------------------------------------------------------------------------------------
 @renamed_keyword("seed", "rng")
-def fit_bpr_sgd(data: Interactions, sampler: str = "rns", *, dim: int = 32, lr: float = 0.01, reg: float = 0.01, epochs: int = 100, candidates: int = 5,
-                lam: float = 5.0, prior: str = "popularity", rank_scale: float | None = None, init_std: float = 0.1, shuffle: str = "epoch", eval_every: int = 1,
-                topk: Sequence[int] = (5, 10, 20), eval_on: str = "test", rng: RNGLike = 0, progress: bool = True, callback: Callable[[int, npt.NDArray[np.float32], npt.NDArray[np.float32]], object] | None = None, return_negatives: bool = False) -> dict[str, Any]:
+def fit_bpr_sgd(
+    data: Interactions,
+    sampler: str = "rns",
+    *,
+    dim: int = 32,
+    lr: float = 0.01,
+    reg: float = 0.01,
+    epochs: int = 100,
+    candidates: int = 5,
+    lam: float = 5.0,
+    prior: str = "popularity",
+    rank_scale: float | None = None,
+    init_std: float = 0.1,
+    shuffle: str = "epoch",
+    eval_every: int = 1,
+    topk: Sequence[int] = (5, 10, 20),
+    eval_on: str = "test",
+    rng: RNGLike = 0,
+    progress: bool = True,
+    callback: Callable[[int, npt.NDArray[np.float32], npt.NDArray[np.float32]], object] | None = None,
+    return_negatives: bool = False,
+) -> dict[str, Any]:
     r"""Train BPR-MF by batch-1 SGD with one sampled negative per training pair (thesis ch. 4).
 
     Parameters
@@ -509,9 +547,27 @@ def fit_bpr_sgd(data: Interactions, sampler: str = "rns", *, dim: int = 32, lr: 
         record = np.full(len(data.train) if return_negatives else 0, -1, dtype=np.int64)
         kseed = int(epoch_ss[epoch].generate_state(1)[0] & 0x7FFFFFFF)
         visit = np.ascontiguousarray(data.train[order])
-        _bpr_epoch(U, V, visit, indptr, indices, t_indptr, t_indices,
-                   _CODE[sampler], candidates, lam, prior_arr, prior == "oracle", pns_cdf, rank_scale,
-                   np.float32(lr), np.float32(reg), kseed, stats, record)
+        _bpr_epoch(
+            U,
+            V,
+            visit,
+            indptr,
+            indices,
+            t_indptr,
+            t_indices,
+            _CODE[sampler],
+            candidates,
+            lam,
+            prior_arr,
+            prior == "oracle",
+            pns_cdf,
+            rank_scale,
+            np.float32(lr),
+            np.float32(reg),
+            kseed,
+            stats,
+            record,
+        )
         if return_negatives:
             negatives.append((visit, record))
         if not (np.all(np.isfinite(U)) and np.all(np.isfinite(V))):
@@ -528,8 +584,20 @@ def fit_bpr_sgd(data: Interactions, sampler: str = "rns", *, dim: int = 32, lr: 
                 m = topk_metrics(scores, valid_mask, train_mask, topk)
                 row.update({f"valid_{k}": v for k, v in m.items() if k != "n_users_evaluated"})
             history.append(row)
-    config = dict(sampler=sampler, dim=dim, lr=lr, reg=reg, epochs=epochs, candidates=candidates, lam=lam, prior=prior,
-                  rank_scale=rank_scale, init_std=init_std, shuffle=shuffle, seed=seed)
+    config = dict(
+        sampler=sampler,
+        dim=dim,
+        lr=lr,
+        reg=reg,
+        epochs=epochs,
+        candidates=candidates,
+        lam=lam,
+        prior=prior,
+        rank_scale=rank_scale,
+        init_std=init_std,
+        shuffle=shuffle,
+        seed=seed,
+    )
     out = dict(history=history, user_emb=U, item_emb=V, seconds=time.perf_counter() - t0, config=config)
     if return_negatives:
         out["negatives"] = negatives

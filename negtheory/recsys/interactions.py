@@ -120,7 +120,9 @@ def read_interactions(path: str | os.PathLike[str], min_rating: float | None = N
         bad = ~np.isfinite(rating)
         if bad.any():
             row = int(np.flatnonzero(bad)[0]) + (2 if has_header else 1)
-            raise ValueError(f"{p}, line {row}: rating must be a finite number, got {df.iloc[row - (2 if has_header else 1), cr]!r}")
+            raise ValueError(
+                f"{p}, line {row}: rating must be a finite number, got {df.iloc[row - (2 if has_header else 1), cr]!r}"
+            )
         out["rating"] = rating
     if out["user"].isna().any() or out["item"].isna().any():
         raise ValueError(f"{p}: a row misses its user or item id")
@@ -192,14 +194,28 @@ class Interactions:
         perm = rng.permutation(len(self.train))
         n_val = int(round(fraction * len(self.train)))
         val, tr = self.train[np.sort(perm[:n_val])], self.train[np.sort(perm[n_val:])]
-        return Interactions(self.n_users, self.n_items, tr, self.test, np.concatenate([self.valid, val]),
-                            self.user_ids, self.item_ids, self.name + f"+valid{fraction:g}")
+        return Interactions(
+            self.n_users,
+            self.n_items,
+            tr,
+            self.test,
+            np.concatenate([self.valid, val]),
+            self.user_ids,
+            self.item_ids,
+            self.name + f"+valid{fraction:g}",
+        )
 
     def summary(self) -> dict:
         """Sizes and density, e.g. for a results file."""
-        return dict(name=self.name, n_users=self.n_users, n_items=self.n_items, n_train=len(self.train),
-                    n_valid=len(self.valid), n_test=len(self.test),
-                    density=(len(self.train) + len(self.valid) + len(self.test)) / (self.n_users * self.n_items))
+        return dict(
+            name=self.name,
+            n_users=self.n_users,
+            n_items=self.n_items,
+            n_train=len(self.train),
+            n_valid=len(self.valid),
+            n_test=len(self.test),
+            density=(len(self.train) + len(self.valid) + len(self.test)) / (self.n_users * self.n_items),
+        )
 
 
 def _csr(pairs, n_users):
@@ -271,7 +287,9 @@ def _pairs(df, uidx, iidx):
     return np.unique(np.stack([u, i], axis=1), axis=0)  # a repeated rating counts once
 
 
-def load_split(train: InteractionSource, test: InteractionSource, *, min_rating: float | None = None, name: str | None = None) -> Interactions:
+def load_split(
+    train: InteractionSource, test: InteractionSource, *, min_rating: float | None = None, name: str | None = None
+) -> Interactions:
     """An explicit train/test split from two files, DataFrames or arrays, with consistent ids.
 
     User and item ids are mapped to indices over the *union* of both parts (numeric ids in
@@ -316,7 +334,14 @@ def load_split(train: InteractionSource, test: InteractionSource, *, min_rating:
 
 
 @renamed_keyword("seed", "rng")
-def split_interactions(data: InteractionSource, test_fraction: float = 0.2, rng: RNGLike = 0, *, min_rating: float | None = None, name: str | None = None) -> Interactions:
+def split_interactions(
+    data: InteractionSource,
+    test_fraction: float = 0.2,
+    rng: RNGLike = 0,
+    *,
+    min_rating: float | None = None,
+    name: str | None = None,
+) -> Interactions:
     """Split one interaction set at random into train and test (the thesis's 80/20 protocol).
 
     The rule: duplicates are dropped, the unique (user, item) pairs are put in (user, item)
@@ -362,7 +387,9 @@ def split_interactions(data: InteractionSource, test_fraction: float = 0.2, rng:
 
 
 @renamed_keyword("seed", "rng")
-def load_movielens_dir(path: str | os.PathLike[str], test_fraction: float = 0.2, rng: RNGLike = 0, min_rating: float | None = None) -> Interactions:
+def load_movielens_dir(
+    path: str | os.PathLike[str], test_fraction: float = 0.2, rng: RNGLike = 0, min_rating: float | None = None
+) -> Interactions:
     """A folder holding MovieLens ``u.data`` (or the file itself), split by :func:`split_interactions`."""
     seed = int_seed("rng", rng)
     return split_interactions(_check_file(path), test_fraction, seed, min_rating=min_rating, name=f"{path} split seed {seed}")

@@ -43,7 +43,9 @@ def _ks(k):
     return sorted({int_scalar("k", v, 1) for v in ks})
 
 
-def topk_metrics(scores: ArrayLike, relevant: ArrayLike, exclude: ArrayLike | None = None, k: int | Sequence[int] = (5, 10, 20)) -> dict:
+def topk_metrics(
+    scores: ArrayLike, relevant: ArrayLike, exclude: ArrayLike | None = None, k: int | Sequence[int] = (5, 10, 20)
+) -> dict:
     """Precision, Recall and NDCG at each k (training items masked; see the module notes).
 
     Parameters
@@ -97,7 +99,11 @@ def topk_metrics(scores: ArrayLike, relevant: ArrayLike, exclude: ArrayLike | No
         return out
     su = s[users]
     # stable order: sort by (-score, item index) among the top candidates
-    part = np.argpartition(-su, kmax - 1, axis=1)[:, :kmax] if kmax < su.shape[1] else np.tile(np.arange(su.shape[1]), (len(users), 1))
+    part = (
+        np.argpartition(-su, kmax - 1, axis=1)[:, :kmax]
+        if kmax < su.shape[1]
+        else np.tile(np.arange(su.shape[1]), (len(users), 1))
+    )
     # argpartition may cut a tie at the boundary arbitrarily: widen to every item tied with the k-th
     kth = np.take_along_axis(su, part, 1).min(axis=1)
     cand_mask = su >= kth[:, None]

@@ -81,7 +81,9 @@ def _fill(users, n, mask, rng, cdf):
     out = np.empty((users.size, n), dtype=np.int64)
     bad = _fill_rows(mask, users, n, cdf, int(rng.integers(0, 2**31 - 1)), out)
     if bad >= 0:
-        raise ValueError(f"n={n} negatives without replacement, but user {users[bad]} has fewer admissible (non-interacted) items")
+        raise ValueError(
+            f"n={n} negatives without replacement, but user {users[bad]} has fewer admissible (non-interacted) items"
+        )
     return out
 
 

@@ -40,32 +40,65 @@ if TYPE_CHECKING:
 
     from .._typing import ArrayLike
 
-HELP = "Relaxed Softmax & Boltzmann sampling (Tanielian & Vasile): Fig. 2 temperature sweep, Fig. 3/4 MLE vs RS, Fig. 5 six methods"
+HELP = (
+    "Relaxed Softmax & Boltzmann sampling (Tanielian & Vasile): Fig. 2 temperature sweep, Fig. 3/4 MLE vs RS, Fig. 5 six methods"
+)
 
 #: sizes of the three presets (the paper: card(I) = card(J) = 1000, 300 000 pairs, batch 512)
 PRESETS: dict[str, dict[str, Any]] = {
     "quick": dict(
-        n_items=16, seeds=2, steps=25,
-        fig2_pairs=300, fig2_batch=64, temperatures=(0.1, 1.0, 10.0, 100.0),
-        fig3_pairs=600, fig3_batches=(64, 256), fig3_epochs=3,
-        fig4_batch=200, fig4_pairs=(100, 300),
-        fig5_pairs=300, fig5_batch=64, fig5_temperatures=(0.5, 6.0), n_val=200, prec_k=2,
+        n_items=16,
+        seeds=2,
+        steps=25,
+        fig2_pairs=300,
+        fig2_batch=64,
+        temperatures=(0.1, 1.0, 10.0, 100.0),
+        fig3_pairs=600,
+        fig3_batches=(64, 256),
+        fig3_epochs=3,
+        fig4_batch=200,
+        fig4_pairs=(100, 300),
+        fig5_pairs=300,
+        fig5_batch=64,
+        fig5_temperatures=(0.5, 6.0),
+        n_val=200,
+        prec_k=2,
     ),
     "default": dict(
-        n_items=100, seeds=5, steps=500,
-        fig2_pairs=3_000, fig2_batch=256,
+        n_items=100,
+        seeds=5,
+        steps=500,
+        fig2_pairs=3_000,
+        fig2_batch=256,
         temperatures=(0.01, 0.05, 0.1, 0.2, 0.5, 0.75, 1.0, 3.0, 10.0, 100.0),
-        fig3_pairs=10_000, fig3_batches=(64, 256, 1024, 4096), fig3_epochs=20,
-        fig4_batch=2_000, fig4_pairs=(300, 1_000, 3_000, 10_000, 30_000),
-        fig5_pairs=3_000, fig5_batch=256, fig5_temperatures=(0.5, 1.0, 3.0, 6.0, 12.0, 36.0), n_val=1_000, prec_k=10,
+        fig3_pairs=10_000,
+        fig3_batches=(64, 256, 1024, 4096),
+        fig3_epochs=20,
+        fig4_batch=2_000,
+        fig4_pairs=(300, 1_000, 3_000, 10_000, 30_000),
+        fig5_pairs=3_000,
+        fig5_batch=256,
+        fig5_temperatures=(0.5, 1.0, 3.0, 6.0, 12.0, 36.0),
+        n_val=1_000,
+        prec_k=10,
     ),
     "full": dict(
-        n_items=1_000, seeds=10, steps=20_000,
-        fig2_pairs=300_000, fig2_batch=512,
+        n_items=1_000,
+        seeds=10,
+        steps=20_000,
+        fig2_pairs=300_000,
+        fig2_batch=512,
         temperatures=(0.01, 0.03, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 3.0, 10.0, 30.0, 100.0),
-        fig3_pairs=1_000_000, fig3_batches=(128, 512, 2_048, 8_192), fig3_epochs=10,
-        fig4_batch=2_000, fig4_pairs=(10_000, 30_000, 100_000, 300_000, 1_000_000),
-        fig5_pairs=300_000, fig5_batch=512, fig5_temperatures=(0.5, 1.0, 3.0, 6.0, 12.0, 36.0), n_val=30_000, prec_k=10,
+        fig3_pairs=1_000_000,
+        fig3_batches=(128, 512, 2_048, 8_192),
+        fig3_epochs=10,
+        fig4_batch=2_000,
+        fig4_pairs=(10_000, 30_000, 100_000, 300_000, 1_000_000),
+        fig5_pairs=300_000,
+        fig5_batch=512,
+        fig5_temperatures=(0.5, 1.0, 3.0, 6.0, 12.0, 36.0),
+        n_val=30_000,
+        prec_k=10,
     ),
 }
 
@@ -80,11 +113,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``negtheory reproduce relaxed-softmax`` (no torch import here: ``--help`` stays fast)."""
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="tiny grids (16 x 16 items, 25 steps): a smoke test in seconds")
-    size.add_argument("--full", action="store_true", help="the paper's sizes (1000 x 1000 items, 300 000 pairs; hours, GPU advised)")
-    parser.add_argument("--seeds", type=integer(1), default=None, help="seeds per configuration (default: 2 quick, 5 default, 10 full)")
-    parser.add_argument("--out", default="notebooks/data/relaxed_softmax", help="folder for the CSVs and the markdown summary (created if missing)")
+    size.add_argument(
+        "--full", action="store_true", help="the paper's sizes (1000 x 1000 items, 300 000 pairs; hours, GPU advised)"
+    )
+    parser.add_argument(
+        "--seeds", type=integer(1), default=None, help="seeds per configuration (default: 2 quick, 5 default, 10 full)"
+    )
+    parser.add_argument(
+        "--out",
+        default="notebooks/data/relaxed_softmax",
+        help="folder for the CSVs and the markdown summary (created if missing)",
+    )
     parser.add_argument("--figures", default="figures", help="folder for the PNG figures (created if missing)")
-    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"), help="torch device (auto: CUDA when present)")
+    parser.add_argument(
+        "--device", default="auto", choices=("auto", "cpu", "cuda"), help="torch device (auto: CUDA when present)"
+    )
     parser.add_argument("--task-seed", type=integer(0), default=0, help="seed of the mixture components")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
@@ -127,13 +170,23 @@ def temperature_summary(df: pd.DataFrame) -> dict[str, dict[str, Any]]:
         lo_gap = mean_ci(piv.iloc[:, 0] - piv.iloc[:, k])
         hi_gap = mean_ci(piv.iloc[:, -1] - piv.iloc[:, k])
         interior = 0 < k < len(temps) - 1 and lo_gap[0] - lo_gap[1] > 0 and hi_gap[0] - hi_gap[1] > 0
-        out[deg] = dict(t_star=t_star, kl_star=mean_ci(piv.iloc[:, k]), per_seed=[float(t) for t in per_seed],
-                        t_lo=float(temps[0]), t_hi=float(temps[-1]), gap_lo=lo_gap, gap_hi=hi_gap, interior=bool(interior),
-                        curve={float(t): mean_ci(piv[t]) for t in temps})
+        out[deg] = dict(
+            t_star=t_star,
+            kl_star=mean_ci(piv.iloc[:, k]),
+            per_seed=[float(t) for t in per_seed],
+            t_lo=float(temps[0]),
+            t_hi=float(temps[-1]),
+            gap_lo=lo_gap,
+            gap_hi=hi_gap,
+            interior=bool(interior),
+            curve={float(t): mean_ci(piv[t]) for t in temps},
+        )
     return out
 
 
-def paired(df: pd.DataFrame, key_cols: str | list[str], method_a: str, method_b: str, value: str) -> dict[Any, tuple[float, float]]:
+def paired(
+    df: pd.DataFrame, key_cols: str | list[str], method_a: str, method_b: str, value: str
+) -> dict[Any, tuple[float, float]]:
     """Mean and 95 % interval of value(a) - value(b), paired by seed, for each value of key_cols."""
     out = {}
     for key, d in df.groupby(key_cols):
@@ -165,8 +218,18 @@ def run_temperature(p: dict[str, Any], seeds: Sequence[int], task_seed: int, dev
     cfg = DensityConfig(batch_size=p["fig2_batch"], steps=p["steps"], prec_k=p["prec_k"], device=device)
     rows = []
     for deg in _bar(DEGENERACIES, progress, desc="Fig. 2 (degeneracies)"):
-        res = train_density(task, "rs", degeneracy=deg, temperatures=p["temperatures"], seeds=seeds,
-                            n_pairs=p["fig2_pairs"], config=cfg, ranking=False, progress=progress, desc=f"RS {deg}")
+        res = train_density(
+            task,
+            "rs",
+            degeneracy=deg,
+            temperatures=p["temperatures"],
+            seeds=seeds,
+            n_pairs=p["fig2_pairs"],
+            config=cfg,
+            ranking=False,
+            progress=progress,
+            desc=f"RS {deg}",
+        )
         rows += [dict(degeneracy=deg, temperature=r["temperature"], seed=r["seed"], kl_joint=r["kl_joint"]) for r in res]
     return pd.DataFrame(rows, columns=["degeneracy", "temperature", "seed", "kl_joint"])
 
@@ -179,21 +242,47 @@ def run_regularisation(p: dict[str, Any], seeds: Sequence[int], task_seed: int, 
     from ..relaxed_softmax import MixtureOfGaussiansTask
 
     task = MixtureOfGaussiansTask(50, n_context=p["n_items"], n_target=p["n_items"], rng=task_seed)
-    jobs = [("batch_size", b, p["fig3_pairs"], max(1, math.ceil(p["fig3_epochs"] * p["fig3_pairs"] / b))) for b in p["fig3_batches"]]
+    jobs = [
+        ("batch_size", b, p["fig3_pairs"], max(1, math.ceil(p["fig3_epochs"] * p["fig3_pairs"] / b))) for b in p["fig3_batches"]
+    ]
     jobs += [("train_size", min(p["fig4_batch"], n), n, p["steps"]) for n in p["fig4_pairs"]]
     rows = []
     for exp, b, n, steps in _bar(jobs, progress, desc="Fig. 3/4 (MLE vs RS)"):
         cfg = DensityConfig(batch_size=b, steps=steps, prec_k=p["prec_k"], device=device)
-        for method, kw in (("mle", dict(loss="mle")),
-                           ("rs", dict(loss="rs", degeneracy="inverse", temperatures=(RS_TEMPERATURE,)))):
-            res = train_density(task, seeds=seeds, n_pairs=n, config=cfg, ranking=False, progress=progress,
-                                desc=f"{method} {exp}={b if exp == 'batch_size' else n}", **kw)
-            rows += [dict(experiment=exp, batch_size=b, n_pairs=n, steps=steps, method=method, seed=r["seed"],
-                          kl_train=r["kl_emp"], kl_test=r["kl_true"], kl_joint=r["kl_joint"]) for r in res]
+        for method, kw in (
+            ("mle", dict(loss="mle")),
+            ("rs", dict(loss="rs", degeneracy="inverse", temperatures=(RS_TEMPERATURE,))),
+        ):
+            res = train_density(
+                task,
+                seeds=seeds,
+                n_pairs=n,
+                config=cfg,
+                ranking=False,
+                progress=progress,
+                desc=f"{method} {exp}={b if exp == 'batch_size' else n}",
+                **kw,
+            )
+            rows += [
+                dict(
+                    experiment=exp,
+                    batch_size=b,
+                    n_pairs=n,
+                    steps=steps,
+                    method=method,
+                    seed=r["seed"],
+                    kl_train=r["kl_emp"],
+                    kl_test=r["kl_true"],
+                    kl_joint=r["kl_joint"],
+                )
+                for r in res
+            ]
     return pd.DataFrame(rows)
 
 
-def run_methods(p: dict[str, Any], seeds: Sequence[int], task_seed: int, device: str, progress: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
+def run_methods(
+    p: dict[str, Any], seeds: Sequence[int], task_seed: int, device: str, progress: bool
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Fig. 5: the six methods of §3.2 on mixtures of 10, 50 and 90 components.
 
     Returns the methods frame and the frame of UBS / PBS temperature selection (validation NLL).
@@ -216,18 +305,37 @@ def run_methods(p: dict[str, Any], seeds: Sequence[int], task_seed: int, device:
             df = pd.DataFrame(res)
             val = df[df.temperature.isin(p["fig5_temperatures"])].groupby("temperature")["val_nll"].mean()
             t_sel = float(val.idxmin())
-            sel += [dict(n_components=c, method=method, temperature=float(t), val_nll=float(v), selected=float(t) == t_sel)
-                    for t, v in val.items()]
+            sel += [
+                dict(n_components=c, method=method, temperature=float(t), val_nll=float(v), selected=float(t) == t_sel)
+                for t, v in val.items()
+            ]
             for r in res:
                 if r["temperature"] == t_sel:
-                    rows.append(dict(n_components=c, method=method, seed=r["seed"], kl=r["kl_joint"], mpr=r["mpr"], prec_at_k=r["prec_at_k"]))
+                    rows.append(
+                        dict(
+                            n_components=c,
+                            method=method,
+                            seed=r["seed"],
+                            kl=r["kl_joint"],
+                            mpr=r["mpr"],
+                            prec_at_k=r["prec_at_k"],
+                        )
+                    )
                 if r["temperature"] == PAPER_TEMPERATURES[method]:
                     name = f"{method}@T={PAPER_TEMPERATURES[method]:g}"
-                    rows.append(dict(n_components=c, method=name, seed=r["seed"], kl=r["kl_joint"], mpr=r["mpr"], prec_at_k=r["prec_at_k"]))
+                    rows.append(
+                        dict(
+                            n_components=c, method=name, seed=r["seed"], kl=r["kl_joint"], mpr=r["mpr"], prec_at_k=r["prec_at_k"]
+                        )
+                    )
         else:
-            res = train_density(task, loss, degeneracy=deg, temperatures=(t if t is not None else math.inf,),
-                                desc=f"{method} c={c}", **common)
-            rows += [dict(n_components=c, method=method, seed=r["seed"], kl=r["kl_joint"], mpr=r["mpr"], prec_at_k=r["prec_at_k"]) for r in res]
+            res = train_density(
+                task, loss, degeneracy=deg, temperatures=(t if t is not None else math.inf,), desc=f"{method} c={c}", **common
+            )
+            rows += [
+                dict(n_components=c, method=method, seed=r["seed"], kl=r["kl_joint"], mpr=r["mpr"], prec_at_k=r["prec_at_k"])
+                for r in res
+            ]
     return (pd.DataFrame(rows, columns=["n_components", "method", "seed", "kl", "mpr", "prec_at_k"]), pd.DataFrame(sel))
 
 
@@ -278,14 +386,23 @@ def plot_regularisation(df: pd.DataFrame, experiment: str) -> Figure:
             g = d[d.method == method].groupby(xcol)[col]
             xs = sorted(d[xcol].unique())
             st = [mean_ci(g.get_group(x)) for x in xs]
-            ax.errorbar(xs, [s[0] for s in st], yerr=[0 if not math.isfinite(s[1]) else s[1] for s in st],
-                        marker="o", ms=3, capsize=3, label=label)
+            ax.errorbar(
+                xs,
+                [s[0] for s in st],
+                yerr=[0 if not math.isfinite(s[1]) else s[1] for s in st],
+                marker="o",
+                ms=3,
+                capsize=3,
+                label=label,
+            )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("batch size" if experiment == "batch_size" else "training-set size |D*|")
         ax.set_title(title, fontsize=10)
         ax.legend(fontsize=8)
-    fig.suptitle("Fig. 3: influence of the batch size" if experiment == "batch_size" else "Fig. 4: influence of the training-set size")
+    fig.suptitle(
+        "Fig. 3: influence of the batch size" if experiment == "batch_size" else "Fig. 4: influence of the training-set size"
+    )
     fig.tight_layout()
     return fig
 
@@ -308,9 +425,16 @@ def plot_methods(df: pd.DataFrame) -> Figure:
     for k, m in enumerate(methods):
         st = [mean_ci(df[(df.n_components == c) & (df.method == m)].kl) for c in COMPONENTS]
         x = np.arange(len(COMPONENTS)) + (k - (len(methods) - 1) / 2) * width
-        ax.bar(x, [s[0] for s in st], width, yerr=[0 if not math.isfinite(s[1]) else s[1] for s in st],
-               capsize=2, label=_method_label(m), ecolor="k",
-               hatch="//" if "@" in m else None)
+        ax.bar(
+            x,
+            [s[0] for s in st],
+            width,
+            yerr=[0 if not math.isfinite(s[1]) else s[1] for s in st],
+            capsize=2,
+            label=_method_label(m),
+            ecolor="k",
+            hatch="//" if "@" in m else None,
+        )
     ax.set_xticks(np.arange(len(COMPONENTS)), [f"{c} components" for c in COMPONENTS])
     ax.set_yscale("log")
     ax.set_ylabel("KL(P || Pop(I) x g)  (lower is better)")
@@ -323,36 +447,58 @@ def plot_methods(df: pd.DataFrame) -> Figure:
 # --------------------------------------------------------------------------------------------
 # summary
 # --------------------------------------------------------------------------------------------
-def summarize(temp: pd.DataFrame, reg: pd.DataFrame, methods: pd.DataFrame, selection: pd.DataFrame, p: dict[str, Any], seeds: Sequence[int], runtime_s: float | None = None) -> str:
+def summarize(
+    temp: pd.DataFrame,
+    reg: pd.DataFrame,
+    methods: pd.DataFrame,
+    selection: pd.DataFrame,
+    p: dict[str, Any],
+    seeds: Sequence[int],
+    runtime_s: float | None = None,
+) -> str:
     """Markdown: the protocol, and each claim of the paper beside the reproduced numbers."""
     n = len(seeds)
     lines = ["# Relaxed Softmax (Tanielian & Vasile): reproduced synthetic experiments", ""]
-    lines += [f"Protocol: card(I) = card(J) = {p['n_items']} (paper: 1000), {n} seeds, embedding size 32, Adam lr 0.01, "
-              f"N(0, 0.1^2) init, {p['steps']} steps unless stated, 5 RS negatives, 50 SS negatives. "
-              "Means ± 95 % t-interval half-widths over seeds; differences are paired by seed."]
+    lines += [
+        f"Protocol: card(I) = card(J) = {p['n_items']} (paper: 1000), {n} seeds, embedding size 32, Adam lr 0.01, "
+        f"N(0, 0.1^2) init, {p['steps']} steps unless stated, 5 RS negatives, 50 SS negatives. "
+        "Means ± 95 % t-interval half-widths over seeds; differences are paired by seed."
+    ]
     if runtime_s is not None:
         lines += ["", f"Runtime: {runtime_s:.0f} s."]
-    lines += ["", f"## Fig. 2: optimal temperature ({p['fig2_pairs']} pairs, batch {p['fig2_batch']}, 50 components)", "",
-              "Paper: an optimal temperature exists for each degeneracy; lower T* for D concentrating on unlikely data; "
-              "T* = 0.75 for D = 1/P.", "",
-              "| degeneracy | T* (mean curve) | per-seed argmin | KL at T* | KL(T_min) - KL(T*) | KL(T_max) - KL(T*) | interior optimum |",
-              "|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        f"## Fig. 2: optimal temperature ({p['fig2_pairs']} pairs, batch {p['fig2_batch']}, 50 components)",
+        "",
+        "Paper: an optimal temperature exists for each degeneracy; lower T* for D concentrating on unlikely data; "
+        "T* = 0.75 for D = 1/P.",
+        "",
+        "| degeneracy | T* (mean curve) | per-seed argmin | KL at T* | KL(T_min) - KL(T*) | KL(T_max) - KL(T*) | interior optimum |",
+        "|---|---|---|---|---|---|---|",
+    ]
     ts = temperature_summary(temp)
     for deg in DEGENERACIES:
         if deg not in ts:
             continue
         s = ts[deg]
-        lines.append(f"| {DEG_LABEL[deg]} | {s['t_star']:g} | {', '.join(f'{t:g}' for t in s['per_seed'])} | {_fmt(*s['kl_star'])} | "
-                     f"{_fmt(*s['gap_lo'])} (T={s['t_lo']:g}) | {_fmt(*s['gap_hi'])} (T={s['t_hi']:g}) | {'yes' if s['interior'] else 'no'} |")
+        lines.append(
+            f"| {DEG_LABEL[deg]} | {s['t_star']:g} | {', '.join(f'{t:g}' for t in s['per_seed'])} | {_fmt(*s['kl_star'])} | "
+            f"{_fmt(*s['gap_lo'])} (T={s['t_lo']:g}) | {_fmt(*s['gap_hi'])} (T={s['t_hi']:g}) | {'yes' if s['interior'] else 'no'} |"
+        )
     if ts.get("inverse"):
         curve = ts["inverse"]["curve"]
         if 0.75 in curve:
             lines += ["", f"D = 1/P at the paper's T* = 0.75: KL = {_fmt(*curve[0.75])}."]
-    lines += ["", "## Fig. 3 / 4: RS as a regulariser (MLE vs RS with B(G, 1/P_i, T = 0.75))", "",
-              "Paper (Fig. 4b): MLE fits the true conditionals poorly at small training sets; the gap closes as |D*| grows. "
-              "Fig. 3a: MLE fits the empirical conditionals better with large batches.", "",
-              "| experiment | batch | pairs | steps | MLE train KL | RS train KL | MLE test KL | RS test KL | test KL MLE - RS |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## Fig. 3 / 4: RS as a regulariser (MLE vs RS with B(G, 1/P_i, T = 0.75))",
+        "",
+        "Paper (Fig. 4b): MLE fits the true conditionals poorly at small training sets; the gap closes as |D*| grows. "
+        "Fig. 3a: MLE fits the empirical conditionals better with large batches.",
+        "",
+        "| experiment | batch | pairs | steps | MLE train KL | RS train KL | MLE test KL | RS test KL | test KL MLE - RS |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for (exp, b, npairs, steps), d in reg.groupby(["experiment", "batch_size", "n_pairs", "steps"], sort=False):
         cell = {}
         for m in ("mle", "rs"):
@@ -360,23 +506,43 @@ def summarize(temp: pd.DataFrame, reg: pd.DataFrame, methods: pd.DataFrame, sele
             cell[m] = (mean_ci(x.kl_train), mean_ci(x.kl_test))
         piv = d.pivot(index="seed", columns="method", values="kl_test")
         diff = mean_ci(piv["mle"] - piv["rs"])
-        lines.append(f"| {exp} | {b} | {npairs} | {steps} | {_fmt(*cell['mle'][0])} | {_fmt(*cell['rs'][0])} | "
-                     f"{_fmt(*cell['mle'][1])} | {_fmt(*cell['rs'][1])} | {_fmt(*diff)} |")
-    lines += ["", f"## Fig. 5: six methods ({p['fig5_pairs']} pairs, batch {p['fig5_batch']}; kl = KL(P || Pop(I) x g))", "",
-              "Paper: UBS (T* = 5) and PBS (T* = 7.5) beat MLE, SS, US and PS on all three datasets.", ""]
+        lines.append(
+            f"| {exp} | {b} | {npairs} | {steps} | {_fmt(*cell['mle'][0])} | {_fmt(*cell['rs'][0])} | "
+            f"{_fmt(*cell['mle'][1])} | {_fmt(*cell['rs'][1])} | {_fmt(*diff)} |"
+        )
+    lines += [
+        "",
+        f"## Fig. 5: six methods ({p['fig5_pairs']} pairs, batch {p['fig5_batch']}; kl = KL(P || Pop(I) x g))",
+        "",
+        "Paper: UBS (T* = 5) and PBS (T* = 7.5) beat MLE, SS, US and PS on all three datasets.",
+        "",
+    ]
     if selection is not None and not selection.empty:
         chosen = selection[selection.selected]
-        lines += ["Temperatures chosen on validation NLL (grid " + ", ".join(f"{t:g}" for t in p["fig5_temperatures"]) + "): "
-                  + "; ".join(f"{r.method.upper()} {r.n_components} comp.: T = {r.temperature:g}" for r in chosen.itertuples()) + ".", ""]
+        lines += [
+            "Temperatures chosen on validation NLL (grid "
+            + ", ".join(f"{t:g}" for t in p["fig5_temperatures"])
+            + "): "
+            + "; ".join(f"{r.method.upper()} {r.n_components} comp.: T = {r.temperature:g}" for r in chosen.itertuples())
+            + ".",
+            "",
+        ]
     lines += ["| components | method | KL | MPR | Prec@k |", "|---|---|---|---|---|"]
     for c in COMPONENTS:
         for m in METHOD_ORDER:
             x = methods[(methods.n_components == c) & (methods.method == m)]
             if x.empty:
                 continue
-            lines.append(f"| {c} | {m.upper()} | {_fmt(*mean_ci(x.kl))} | {_fmt(*mean_ci(x.mpr), 4)} | {_fmt(*mean_ci(x.prec_at_k), 4)} |")
-    lines += ["", "Paired KL differences (baseline - Boltzmann; > 0 means the Boltzmann method is better):", "",
-              "| components | comparison | KL difference |", "|---|---|---|"]
+            lines.append(
+                f"| {c} | {m.upper()} | {_fmt(*mean_ci(x.kl))} | {_fmt(*mean_ci(x.mpr), 4)} | {_fmt(*mean_ci(x.prec_at_k), 4)} |"
+            )
+    lines += [
+        "",
+        "Paired KL differences (baseline - Boltzmann; > 0 means the Boltzmann method is better):",
+        "",
+        "| components | comparison | KL difference |",
+        "|---|---|---|",
+    ]
     for c in COMPONENTS:
         d = methods[methods.n_components == c]
         for bm in ("ubs", "pbs"):
@@ -408,14 +574,18 @@ def run(args: argparse.Namespace) -> int:
     reg = run_regularisation(p, seeds, args.task_seed, args.device, progress)
     reg.to_csv(out / "relaxed_softmax_regularisation.csv", index=False)
 
-    for name, fig in (("relaxed_softmax_fig2_temperature.png", plot_temperature(temp, methods)),
-                      ("relaxed_softmax_fig3_batch_size.png", plot_regularisation(reg, "batch_size")),
-                      ("relaxed_softmax_fig4_train_size.png", plot_regularisation(reg, "train_size")),
-                      ("relaxed_softmax_fig5_methods.png", plot_methods(methods))):
+    for name, fig in (
+        ("relaxed_softmax_fig2_temperature.png", plot_temperature(temp, methods)),
+        ("relaxed_softmax_fig3_batch_size.png", plot_regularisation(reg, "batch_size")),
+        ("relaxed_softmax_fig4_train_size.png", plot_regularisation(reg, "train_size")),
+        ("relaxed_softmax_fig5_methods.png", plot_methods(methods)),
+    ):
         fig.savefig(figs / name, dpi=120)
     runtime = time.time() - t0
     text = summarize(temp, reg, methods, selection, p, seeds, runtime_s=runtime)
     (out / "relaxed_softmax_summary.md").write_text(text)
     print(text)
-    print(f"wrote {out}/relaxed_softmax_*.csv, {out}/relaxed_softmax_summary.md and {figs}/relaxed_softmax_*.png ({preset}, {runtime:.0f} s)")
+    print(
+        f"wrote {out}/relaxed_softmax_*.csv, {out}/relaxed_softmax_summary.md and {figs}/relaxed_softmax_*.png ({preset}, {runtime:.0f} s)"
+    )
     return 0

@@ -61,25 +61,55 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--train", required=True, help="training interactions: CSV user,item[,rating] or MovieLens u.data")
     p.add_argument("--test", required=True, help="test interactions, same format; ids are matched to --train's")
     p.add_argument("--tables", nargs="+", default=list(TABLES), choices=TABLES, help="which tables to run")
-    p.add_argument("--methods", nargs="+", default=None, help="only these methods (e.g. RNS BNS DPL; case-insensitive; default: all)")
+    p.add_argument(
+        "--methods", nargs="+", default=None, help="only these methods (e.g. RNS BNS DPL; case-insensitive; default: all)"
+    )
     p.add_argument("--seeds", type=integer(1), default=3, help="number of seeds (0 .. N-1); mean and 95%% interval over them")
-    p.add_argument("--epochs", type=integer(1), default=None, help="override the epochs of every run (default: 100 SGD, 200 mini-batch)")
-    p.add_argument("--protocol", choices=["fixed", "valid"], default="fixed",
-                   help="fixed: test after the last epoch; valid: test at the epoch of best validation NDCG@10 (10%% of train held out)")
-    p.add_argument("--valid-fraction", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.1, help="validation share of train for --protocol valid")
-    p.add_argument("--bns-sizes", nargs="+", default=list(DEFAULT_BNS_SIZES), choices=ALL_BNS_SIZES,
-                   help="|M_u| of Table 4.5 (500 and 'all' cost O(|I|) exponentials per SGD step: 7-14 min per run on ML-100K)")
-    p.add_argument("--eval-every", type=integer(1), default=5, help="evaluate every this many epochs (the max-over-epochs convention uses these)")
-    p.add_argument("--jobs", type=integer(1), default=1, help="parallel worker processes (each run single-threaded results are identical)")
-    p.add_argument("--out", default="thesis_tables",
-                   help="output folder for thesis_tables.csv / .md / .png and runs.csv; finished runs are kept in OUT/runs/ and reused")
+    p.add_argument(
+        "--epochs", type=integer(1), default=None, help="override the epochs of every run (default: 100 SGD, 200 mini-batch)"
+    )
+    p.add_argument(
+        "--protocol",
+        choices=["fixed", "valid"],
+        default="fixed",
+        help="fixed: test after the last epoch; valid: test at the epoch of best validation NDCG@10 (10%% of train held out)",
+    )
+    p.add_argument(
+        "--valid-fraction",
+        type=real(0.0, 1.0, lo_open=True, hi_open=True),
+        default=0.1,
+        help="validation share of train for --protocol valid",
+    )
+    p.add_argument(
+        "--bns-sizes",
+        nargs="+",
+        default=list(DEFAULT_BNS_SIZES),
+        choices=ALL_BNS_SIZES,
+        help="|M_u| of Table 4.5 (500 and 'all' cost O(|I|) exponentials per SGD step: 7-14 min per run on ML-100K)",
+    )
+    p.add_argument(
+        "--eval-every",
+        type=integer(1),
+        default=5,
+        help="evaluate every this many epochs (the max-over-epochs convention uses these)",
+    )
+    p.add_argument(
+        "--jobs", type=integer(1), default=1, help="parallel worker processes (each run single-threaded results are identical)"
+    )
+    p.add_argument(
+        "--out",
+        default="thesis_tables",
+        help="output folder for thesis_tables.csv / .md / .png and runs.csv; finished runs are kept in OUT/runs/ and reused",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
 # ------------------------------------------------------------------------------------------
 # what to run
 # ------------------------------------------------------------------------------------------
-def plan(tables: Sequence[str] = TABLES, methods: Sequence[str] | None = None, bns_sizes: Sequence[str] = DEFAULT_BNS_SIZES) -> list[tuple[str, str, str, tuple | None]]:
+def plan(
+    tables: Sequence[str] = TABLES, methods: Sequence[str] | None = None, bns_sizes: Sequence[str] = DEFAULT_BNS_SIZES
+) -> list[tuple[str, str, str, tuple | None]]:
     """Rows to report: a list of ``(table, method, setting, run_key)``; equal run keys share runs."""
     rows: list[tuple[str, str, str, tuple | None]] = []
     if "4.2" in tables:
@@ -116,8 +146,17 @@ def _one_run(args):
     t0 = time.perf_counter()
     if key[0] == "sgd":
         _, sampler, cand, prior = key
-        res = fit_bpr_sgd(data, sampler, candidates=cand, prior=prior, epochs=epochs or 100, eval_every=eval_every,
-                          eval_on="both" if protocol == "valid" else "test", rng=seed, progress=progress)
+        res = fit_bpr_sgd(
+            data,
+            sampler,
+            candidates=cand,
+            prior=prior,
+            epochs=epochs or 100,
+            eval_every=eval_every,
+            eval_on="both" if protocol == "valid" else "test",
+            rng=seed,
+            progress=progress,
+        )
     else:
         from negtheory.bridge.recommend import fit_mf
 
@@ -144,13 +183,38 @@ def _cache_name(task):
     key, seed, train, test, epochs, protocol, valid_fraction, eval_every, _ = task
     import hashlib
 
-    ident = repr((key, seed, epochs, protocol, valid_fraction, eval_every, Path(train).name, Path(train).stat().st_size,
-                  Path(test).name, Path(test).stat().st_size))
+    ident = repr(
+        (
+            key,
+            seed,
+            epochs,
+            protocol,
+            valid_fraction,
+            eval_every,
+            Path(train).name,
+            Path(train).stat().st_size,
+            Path(test).name,
+            Path(test).stat().st_size,
+        )
+    )
     return "_".join(str(x) for x in key) + f"_seed{seed}_" + hashlib.sha1(ident.encode()).hexdigest()[:10] + ".json"
 
 
-def run_tables(train: InteractionSource, test: InteractionSource, tables: Sequence[str] = TABLES, methods: Sequence[str] | None = None, seeds: int = 3, epochs: int | None = None, protocol: str = "fixed", valid_fraction: float = 0.1,
-               bns_sizes: Sequence[str] = DEFAULT_BNS_SIZES, eval_every: int = 5, jobs: int = 1, progress: bool = True, cache_dir: str | os.PathLike[str] | None = None) -> tuple[list[tuple[str, str, str, tuple | None]], pd.DataFrame, dict[tuple, list[dict[str, Any]]]]:
+def run_tables(
+    train: InteractionSource,
+    test: InteractionSource,
+    tables: Sequence[str] = TABLES,
+    methods: Sequence[str] | None = None,
+    seeds: int = 3,
+    epochs: int | None = None,
+    protocol: str = "fixed",
+    valid_fraction: float = 0.1,
+    bns_sizes: Sequence[str] = DEFAULT_BNS_SIZES,
+    eval_every: int = 5,
+    jobs: int = 1,
+    progress: bool = True,
+    cache_dir: str | os.PathLike[str] | None = None,
+) -> tuple[list[tuple[str, str, str, tuple | None]], pd.DataFrame, dict[tuple, list[dict[str, Any]]]]:
     """Run every needed (run, seed); return ``(rows, runs, histories)``.
 
     ``rows`` is the plan, ``runs`` a tidy per-seed DataFrame of the reported and max-over-epochs
@@ -169,8 +233,11 @@ def run_tables(train: InteractionSource, test: InteractionSource, tables: Sequen
         raise ValueError("no row selected: check --tables and --methods")
     keys = sorted({r[3] for r in rows if r[3] is not None}, key=str)
     # epoch bars only when runs go one at a time (worker processes would interleave them)
-    tasks = [(k, s, str(train), str(test), epochs, protocol, valid_fraction, eval_every, progress and jobs == 1)
-             for k in keys for s in range(seeds)]
+    tasks = [
+        (k, s, str(train), str(test), epochs, protocol, valid_fraction, eval_every, progress and jobs == 1)
+        for k in keys
+        for s in range(seeds)
+    ]
     out = []
     todo = []
     cache = Path(cache_dir) if cache_dir is not None else None
@@ -188,7 +255,9 @@ def run_tables(train: InteractionSource, test: InteractionSource, tables: Sequen
         out.append(res)
         if cache is not None:
             t = next(t for t in todo if t[0] == res[0] and t[1] == res[1])
-            (cache / _cache_name(t)).write_text(json.dumps({"run": str(res[0]), "seed": res[1], "history": res[2], "seconds": res[3]}))
+            (cache / _cache_name(t)).write_text(
+                json.dumps({"run": str(res[0]), "seed": res[1], "history": res[2], "seconds": res[3]})
+            )
 
     bar = None
     if progress:
@@ -219,13 +288,25 @@ def run_tables(train: InteractionSource, test: InteractionSource, tables: Sequen
         for conv, vals in (("reported", rep), ("max_test_over_epochs (released code)", mx)):
             for name, v in vals.items():
                 metric, k = name.split("@")
-                recs.append(dict(run=str(key), seed=seed, convention=conv, metric=metric, k=int(k), value=v,
-                                 epoch=epoch if conv == "reported" else None, seconds=secs))
+                recs.append(
+                    dict(
+                        run=str(key),
+                        seed=seed,
+                        convention=conv,
+                        metric=metric,
+                        k=int(k),
+                        value=v,
+                        epoch=epoch if conv == "reported" else None,
+                        seconds=secs,
+                    )
+                )
     histories = {(key, seed): hist for key, seed, hist, _ in out}  # per-epoch records, e.g. TNR/INF
     return rows, pd.DataFrame(recs), histories
 
 
-def sampling_quality_table(rows: Sequence[tuple[str, str, str, tuple | None]], histories: dict[tuple, list[dict[str, Any]]]) -> pd.DataFrame:
+def sampling_quality_table(
+    rows: Sequence[tuple[str, str, str, tuple | None]], histories: dict[tuple, list[dict[str, Any]]]
+) -> pd.DataFrame:
     """Mean TNR and INF (eq. 4.27-4.28) over the evaluated epochs of each SGD sampler run, mean over seeds."""
     import numpy as np
     import pandas as pd
@@ -239,7 +320,9 @@ def sampling_quality_table(rows: Sequence[tuple[str, str, str, tuple | None]], h
             continue
         tnr = [np.mean([e["tnr"] for e in h]) for h in hs]
         inf = [np.mean([e["inf"] for e in h]) for h in hs]
-        recs.append(dict(table=table, method=method, setting=setting, tnr=float(np.mean(tnr)), inf=float(np.mean(inf)), n_seeds=len(hs)))
+        recs.append(
+            dict(table=table, method=method, setting=setting, tnr=float(np.mean(tnr)), inf=float(np.mean(inf)), n_seeds=len(hs))
+        )
     return pd.DataFrame(recs).drop_duplicates(subset=["method", "setting", "tnr", "inf"])
 
 
@@ -250,8 +333,10 @@ def summarize(rows: Sequence[tuple[str, str, str, tuple | None]], runs: pd.DataF
 
     from .thesis_numbers import thesis_value
 
-    conv_label = {"reported": "final epoch" if protocol == "fixed" else "best validation epoch",
-                  "max_test_over_epochs (released code)": "max_test_over_epochs (released code)"}
+    conv_label = {
+        "reported": "final epoch" if protocol == "fixed" else "best validation epoch",
+        "max_test_over_epochs (released code)": "max_test_over_epochs (released code)",
+    }
     lines = []
     for table, method, setting, key in rows:
         for conv in ("reported", "max_test_over_epochs (released code)"):
@@ -259,16 +344,42 @@ def summarize(rows: Sequence[tuple[str, str, str, tuple | None]], runs: pd.DataF
                 for k in (5, 10, 20):
                     th = thesis_value(table, "BCL" if method == "BCL-released" else method, setting, metric, k)
                     if key is None:
-                        lines.append(dict(table=table, method=method, setting=setting, metric=metric, k=k, thesis=th,
-                                          mean=np.nan, ci_low=np.nan, ci_high=np.nan, n_seeds=0, convention=conv_label[conv]))
+                        lines.append(
+                            dict(
+                                table=table,
+                                method=method,
+                                setting=setting,
+                                metric=metric,
+                                k=k,
+                                thesis=th,
+                                mean=np.nan,
+                                ci_low=np.nan,
+                                ci_high=np.nan,
+                                n_seeds=0,
+                                convention=conv_label[conv],
+                            )
+                        )
                         continue
                     sel = runs[(runs.run == str(key)) & (runs.convention == conv) & (runs.metric == metric) & (runs.k == k)]
                     v = sel.value.to_numpy(dtype=float)
                     n = len(v)
                     mean = float(v.mean()) if n else np.nan
                     half = t_half_width(v)
-                    lines.append(dict(table=table, method=method, setting=setting, metric=metric, k=k, thesis=th, mean=mean,
-                                      ci_low=mean - half, ci_high=mean + half, n_seeds=n, convention=conv_label[conv]))
+                    lines.append(
+                        dict(
+                            table=table,
+                            method=method,
+                            setting=setting,
+                            metric=metric,
+                            k=k,
+                            thesis=th,
+                            mean=mean,
+                            ci_low=mean - half,
+                            ci_high=mean + half,
+                            n_seeds=n,
+                            convention=conv_label[conv],
+                        )
+                    )
     return pd.DataFrame(lines)
 
 
@@ -276,7 +387,11 @@ def markdown(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> str:
     """A markdown table of one metric: thesis vs negtheory (mean [95 % interval]) for both conventions."""
     sub = df[(df.metric == metric) & (df.k == k)]
     convs = list(dict.fromkeys(sub.convention))
-    head = f"| table | method | setting | thesis {metric.upper()}@{k} | " + " | ".join(f"negtheory ({c})" for c in convs) + " | Δ (first) |"
+    head = (
+        f"| table | method | setting | thesis {metric.upper()}@{k} | "
+        + " | ".join(f"negtheory ({c})" for c in convs)
+        + " | Δ (first) |"
+    )
     lines = [head, "|" + "---|" * (5 + len(convs))]
     for (table, method, setting), g in sub.groupby(["table", "method", "setting"], sort=False):
         cells = []
@@ -308,8 +423,15 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> Figure:
         g = sub[sub.table == table]
         labels = [m if table != "4.5" else s.replace("|M_u|=", "") for m, s in zip(g.method, g.setting)]
         x = range(len(g))
-        ax.errorbar(x, g["mean"], yerr=[g["mean"] - g.ci_low, g.ci_high - g["mean"]], fmt="o", color="C0", capsize=3,
-                    label="negtheory (mean, 95% CI)")
+        ax.errorbar(
+            x,
+            g["mean"],
+            yerr=[g["mean"] - g.ci_low, g.ci_high - g["mean"]],
+            fmt="o",
+            color="C0",
+            capsize=3,
+            label="negtheory (mean, 95% CI)",
+        )
         ax.plot(x, g.thesis, "x", color="C3", ms=8, mew=2, label="thesis (printed)")
         ax.set_xticks(list(x), labels, rotation=45 if table != "4.5" else 0, ha="right" if table != "4.5" else "center")
         ax.set_title(f"Table {table}" + (" (|M_u|)" if table == "4.5" else ""))
@@ -333,24 +455,47 @@ def run(args: argparse.Namespace) -> int:
     if not os.access(out, os.W_OK):
         raise ValueError(f"--out {out} is not writable")
     t0 = time.perf_counter()
-    rows, runs, histories = run_tables(args.train, args.test, args.tables, args.methods, args.seeds, args.epochs, args.protocol,
-                            args.valid_fraction, args.bns_sizes, args.eval_every, args.jobs, progress=not args.quiet,
-                            cache_dir=out / "runs")
+    rows, runs, histories = run_tables(
+        args.train,
+        args.test,
+        args.tables,
+        args.methods,
+        args.seeds,
+        args.epochs,
+        args.protocol,
+        args.valid_fraction,
+        args.bns_sizes,
+        args.eval_every,
+        args.jobs,
+        progress=not args.quiet,
+        cache_dir=out / "runs",
+    )
     df = summarize(rows, runs, args.protocol)
     cols = ["table", "method", "setting", "metric", "k", "thesis", "mean", "ci_low", "ci_high", "n_seeds", "convention"]
     df[cols].to_csv(out / "thesis_tables.csv", index=False)
     runs.to_csv(out / "runs.csv", index=False)
-    md = [f"# Thesis tables on {args.train} / {args.test}", "",
-          f"protocol: {args.protocol}; seeds: {args.seeds}; epochs: {args.epochs or 'default (100 SGD / 200 mini-batch)'}; "
-          f"eval every {args.eval_every} epochs; wall time {time.perf_counter() - t0:.0f} s", ""]
+    md = [
+        f"# Thesis tables on {args.train} / {args.test}",
+        "",
+        f"protocol: {args.protocol}; seeds: {args.seeds}; epochs: {args.epochs or 'default (100 SGD / 200 mini-batch)'}; "
+        f"eval every {args.eval_every} epochs; wall time {time.perf_counter() - t0:.0f} s",
+        "",
+    ]
     for metric, k in (("ndcg", 10), ("precision", 10), ("recall", 10)):
         md += [f"## {metric.upper()}@{k}", "", markdown(df, metric, k), ""]
     sq = sampling_quality_table(rows, histories)
     if len(sq):
         sq.to_csv(out / "sampling_quality.csv", index=False)
-        md += ["## Sampling quality of the SGD samplers (eq. 4.27-4.28, mean over evaluated epochs and seeds)", "",
-               "| table | method | setting | TNR | INF |", "|---|---|---|---|---|"]
-        md += [f"| {r.table} | {r.method} | {r.setting.replace('|', chr(92) + '|')} | {r.tnr:.4f} | {r.inf:.4f} |" for r in sq.itertuples()]
+        md += [
+            "## Sampling quality of the SGD samplers (eq. 4.27-4.28, mean over evaluated epochs and seeds)",
+            "",
+            "| table | method | setting | TNR | INF |",
+            "|---|---|---|---|---|",
+        ]
+        md += [
+            f"| {r.table} | {r.method} | {r.setting.replace('|', chr(92) + '|')} | {r.tnr:.4f} | {r.inf:.4f} |"
+            for r in sq.itertuples()
+        ]
         md.append("")
     (out / "thesis_tables.md").write_text("\n".join(md))
     figure(df).savefig(out / "thesis_tables.png", dpi=110)

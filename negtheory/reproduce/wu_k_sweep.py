@@ -40,12 +40,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``negtheory reproduce wu-k-sweep`` (no torch import here)."""
     p.add_argument("--train", required=True, help="training interactions: CSV user,item[,rating] or MovieLens u.data")
     p.add_argument("--test", required=True, help="test interactions, same format")
-    p.add_argument("--ks", type=integer(1), nargs="+", default=[1, 2, 4, 8, 16, 32, 64], help="negatives per positive to train with (must include 1)")
+    p.add_argument(
+        "--ks",
+        type=integer(1),
+        nargs="+",
+        default=[1, 2, 4, 8, 16, 32, 64],
+        help="negatives per positive to train with (must include 1)",
+    )
     p.add_argument("--seeds", type=integer(1), default=2, help="seeds per K (mean and 95%% interval)")
     p.add_argument("--epochs", type=integer(1), default=60, help="epochs per run (the best validation epoch is kept)")
     p.add_argument("--eval-every", type=integer(1), default=5, help="evaluate every this many epochs")
-    p.add_argument("--valid-fraction", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.1,
-                   help="share of train held out to pick the best epoch and to measure the K = 1 AUC")
+    p.add_argument(
+        "--valid-fraction",
+        type=real(0.0, 1.0, lo_open=True, hi_open=True),
+        default=0.1,
+        help="share of train held out to pick the best epoch and to measure the K = 1 AUC",
+    )
     p.add_argument("--lam", type=real(0.0, 1.0), default=0.9, help="lambda of Wu's effectiveness (eq. 6)")
     p.add_argument("--out", default="wu_k_sweep", help="output folder for wu_k_sweep.csv / .md / .png")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -80,8 +90,17 @@ def validation_auc(scores: ArrayLike, valid_mask: BoolArray, exclude_mask: BoolA
     return float(np.concatenate(vals).mean())
 
 
-def sweep(train: InteractionSource, test: InteractionSource, ks: Sequence[int] = (1, 2, 4, 8, 16, 32, 64), seeds: int = 2, epochs: int = 60, eval_every: int = 5, valid_fraction: float = 0.1, lam: float = 0.9,
-          progress: bool = True) -> tuple[pd.DataFrame, dict[str, Any]]:
+def sweep(
+    train: InteractionSource,
+    test: InteractionSource,
+    ks: Sequence[int] = (1, 2, 4, 8, 16, 32, 64),
+    seeds: int = 2,
+    epochs: int = 60,
+    eval_every: int = 5,
+    valid_fraction: float = 0.1,
+    lam: float = 0.9,
+    progress: bool = True,
+) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Run the sweep; returns ``(runs DataFrame, summary dict)``."""
     import numpy as np
     import pandas as pd
@@ -101,11 +120,20 @@ def sweep(train: InteractionSource, test: InteractionSource, ks: Sequence[int] =
         bar = tqdm(total=len(tasks), desc="InfoNCE K sweep", unit="run")
     for k, seed in tasks:
         data = base.with_validation(valid_fraction, rng=seed)
-        res = fit_mf(data, "infonce", negatives=k, epochs=epochs, eval_every=eval_every, rng=seed, lr_milestones=(),
-                     progress=False)
+        res = fit_mf(
+            data, "infonce", negatives=k, epochs=epochs, eval_every=eval_every, rng=seed, lr_milestones=(), progress=False
+        )
         best = next(h for h in res["history"] if h["epoch"] == res["best_epoch"])
-        recs.append(dict(k=k, seed=seed, best_epoch=res["best_epoch"], valid_ndcg10=best["valid_ndcg@10"],
-                         test_ndcg10=best["test_ndcg@10"], seconds=res["seconds"]))
+        recs.append(
+            dict(
+                k=k,
+                seed=seed,
+                best_epoch=res["best_epoch"],
+                valid_ndcg10=best["valid_ndcg@10"],
+                test_ndcg10=best["test_ndcg@10"],
+                seconds=res["seconds"],
+            )
+        )
         if k == 1:
             aucs.append(validation_auc(res["scores"], data.valid_mask(), data.train_mask() | data.test_mask()))
         if bar is not None:
@@ -138,16 +166,31 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--ks must contain 1: the prediction needs the K = 1 model's validation AUC")
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    df, summary = sweep(args.train, args.test, sorted(set(args.ks)), args.seeds, args.epochs, args.eval_every,
-                        args.valid_fraction, args.lam, progress=not args.quiet)
+    df, summary = sweep(
+        args.train,
+        args.test,
+        sorted(set(args.ks)),
+        args.seeds,
+        args.epochs,
+        args.eval_every,
+        args.valid_fraction,
+        args.lam,
+        progress=not args.quiet,
+    )
     df.to_csv(out / "wu_k_sweep.csv", index=False)
     g = df.groupby("k")
-    lines = [f"# InfoNCE K sweep on {args.train} / {args.test}", "",
-             f"seeds {args.seeds}, epochs {args.epochs} (best validation epoch kept), wall time {time.perf_counter() - t0:.0f} s", "",
-             f"validation AUC of the K = 1 model: {summary['valid_auc_k1']:.4f} -> mu_q = {summary['mu_q']:.3f} -> "
-             f"predicted K* = {summary['k_star_continuous']} (continuous average; {summary['k_star_steps100']} with 100 steps)",
-             f"observed best K (mean validation NDCG@10): {summary['k_best_valid']}; by test NDCG@10: {summary['k_best_test']}", "",
-             "| K | valid NDCG@10 (mean [95% CI]) | test NDCG@10 (mean [95% CI]) |", "|---|---|---|"]
+    lines = [
+        f"# InfoNCE K sweep on {args.train} / {args.test}",
+        "",
+        f"seeds {args.seeds}, epochs {args.epochs} (best validation epoch kept), wall time {time.perf_counter() - t0:.0f} s",
+        "",
+        f"validation AUC of the K = 1 model: {summary['valid_auc_k1']:.4f} -> mu_q = {summary['mu_q']:.3f} -> "
+        f"predicted K* = {summary['k_star_continuous']} (continuous average; {summary['k_star_steps100']} with 100 steps)",
+        f"observed best K (mean validation NDCG@10): {summary['k_best_valid']}; by test NDCG@10: {summary['k_best_test']}",
+        "",
+        "| K | valid NDCG@10 (mean [95% CI]) | test NDCG@10 (mean [95% CI]) |",
+        "|---|---|---|",
+    ]
     for k, grp in g:
         cells = []
         for col in ("valid_ndcg10", "test_ndcg10"):
