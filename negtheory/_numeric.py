@@ -193,22 +193,23 @@ def _philox_uniform2(counter, stream, index, k0, k1):
     return (float(z0) + 0.5) * _TWO_M53, (float(z1) + 0.5) * _TWO_M53
 
 
-def philox_key(seed) -> tuple[int, int]:
+def philox_key(seed, name: str = "rng") -> tuple[int, int]:
     """A Philox key (two 32-bit words) derived from ``seed`` through ``numpy.random.SeedSequence``.
 
     ``seed`` may be None, an int, a SeedSequence or a Generator (whose bit generator's
-    SeedSequence is spawned, so a Generator is advanced exactly as ``Generator.spawn`` would).
+    SeedSequence is spawned, so a Generator is advanced exactly as ``Generator.spawn`` would);
+    errors name the user-facing parameter ``name``.
     """
     if isinstance(seed, np.random.Generator):
         ss = seed.bit_generator.seed_seq.spawn(1)[0]  # type: ignore[attr-defined]
     elif isinstance(seed, np.random.SeedSequence):
         ss = seed
     elif isinstance(seed, np.random.RandomState):
-        raise TypeError("seed must be None, an int, a SeedSequence or a numpy Generator (legacy RandomState is not supported)")
+        raise TypeError(f"{name} must be None, an int, a SeedSequence or a numpy Generator (legacy RandomState is not supported)")
     elif seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer, list, tuple))):
-        raise TypeError(f"seed must be None, an int, a SeedSequence or a numpy Generator, got {seed!r}")
+        raise TypeError(f"{name} must be None, an int, a SeedSequence or a numpy Generator, got {seed!r}")
     elif isinstance(seed, (int, np.integer)) and seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        raise ValueError(f"{name} must be a non-negative integer, got {seed!r}")
     else:
         ss = np.random.SeedSequence(seed)
     k = ss.generate_state(2, np.uint32)

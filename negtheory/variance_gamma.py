@@ -402,12 +402,12 @@ def _vg_point(op, d, lam, x):
     z = abs(x) / lam
     if op == _OP_LOGPDF and d >= _DEBYE_MIN_D and z <= _Z_ASYM * d * d:
         return _vg_log_pdf_debye(d, z) - math.log(lam)
-    if d >= _MIX_MIN_D:
+    if op == _OP_LOGPDF:  # outside the Debye range (small d, or the far tail z > _Z_ASYM d^2)
+        return _vg_log_pdf_sf(d, z)[0] - math.log(lam)
+    if d >= _MIX_MIN_D and z <= _Z_ASYM * d * d:  # beyond, the far-tail expansion of _vg_log_pdf_sf
         ls = _vg_log_sf_mixture(d, z) if z > 0.0 else -_LOG2
     else:
-        lf, ls = _vg_log_pdf_sf(d, z)
-        if op == _OP_LOGPDF:
-            return lf - math.log(lam)
+        ls = _vg_log_pdf_sf(d, z)[1]
     upper = x > 0.0  # S(z) is the tail on the side of x
     if op == _OP_CDF:
         return -math.expm1(ls) if upper else math.exp(ls)

@@ -173,7 +173,7 @@ def test_integer_outputs_never_wrap():
 
 
 def test_mixture_task_with_huge_scale_is_flat():
-    task = nt.MixtureOfGaussiansTask(3, 4, 5, seed=0, scale=(1e300, 1e300))
+    task = nt.MixtureOfGaussiansTask(3, 4, 5, rng=0, scale=(1e300, 1e300))
     assert np.all(np.isfinite(task.joint))
     assert task.joint == pytest.approx(np.full((4, 5), 1 / 20), rel=1e-12)  # flat at this scale
     with pytest.raises(ValueError, match="scale"):
@@ -294,7 +294,7 @@ def test_torch_modules_validate_their_hyperparameters():
         (lambda: nt.order_statistic(sst.norm(), 1, 2).rvs(size=-1), ValueError, "size"),
         (lambda: nt.order_statistic(sst.norm(), 1, 2).rvs(size="abc"), TypeError, "size"),
         (lambda: nt.inner_product(3, 1.0).rvs(random_state="abc"), TypeError, "random_state"),
-        (lambda: nt.sample_class_conditional(sst.norm(), 0.8, size=3, seed="abc"), TypeError, "seed"),
+        (lambda: nt.sample_class_conditional(sst.norm(), 0.8, size=3, rng="abc"), TypeError, "rng"),
         (lambda: nt.InverseCDFSampler([1e308, 1e308, 0.0]).sample(2, rng=-1), ValueError, "rng"),
         (lambda: nt.effectiveness([1.0, 2.0], 1.0, 1.0, lam=[0.1, 0.2, 0.3]), ValueError, "lam"),
         (lambda: nt.threshold_table([1.0, 2.0], [1.0, 2.0], [0.0, 0.0, 0.0]), ValueError, "upper"),
