@@ -306,8 +306,18 @@ def _vg_log_sf_mixture(d, z):
     a = z * math.exp(-0.5 * s0) / rd
     lq0 = _log_qbar(a)
     ez0 = math.erfc(a / _SQRT2) if a < 30.0 else 1.0
-    m = math.exp(-0.5 * a * a - _LOG_SQRT_2PI - lq0)
-    h2 = -0.25 * a * (m + a * m * (m - a)) - k * math.exp(s0)
+    if a > 30.0:
+        # M = 1 / R with R = Qbar / phi = (1/a)(1 - 1/a^2 + 3/a^4 - ...): M - a = (1 - a R) / R from
+        # the series, since exp(-a^2/2 - lq0) loses every digit of M - a to cancellation here
+        r2 = 1.0 / (a * a)
+        one_m_ar = r2 * (1.0 + r2 * (-3.0 + r2 * (15.0 + r2 * (-105.0 + 945.0 * r2))))
+        rr = (1.0 - one_m_ar) / a
+        m = 1.0 / rr
+        m_minus_a = one_m_ar / rr
+    else:
+        m = math.exp(-0.5 * a * a - _LOG_SQRT_2PI - lq0)
+        m_minus_a = m - a
+    h2 = -0.25 * a * (m + a * m * m_minus_a) - k * math.exp(s0)
     sig = _SQRT2 / math.sqrt(-h2)
     g0 = math.expm1(s0) - s0
     h0 = lq0 - k * g0

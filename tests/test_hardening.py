@@ -335,3 +335,18 @@ def test_normal_quantiles_at_subnormal_probabilities_against_mpmath():
     # the smallest subnormal: finite, beyond the parent's own quantile of the same probability
     assert math.isfinite(float(u.isf(5e-324))) and float(u.isf(5e-324)) >= float(sst.norm.isf(5e-324)) - 1e-12
     assert float(nt.inner_product(3, 1.0).ppf(5e-324)) < 0
+
+
+@pytest.mark.parametrize("d", [512, 1937, 3620])
+def test_inner_product_large_d_tail_between_body_and_far_tail(d):
+    """d >= 512 uses the Gauss-Hermite mixture for the tail probability up to z = 1e8 d^2; its curvature
+    needs the Mills ratio without cancellation once a = z e^{-s0/2} / sqrt(d) > 30 (found by the
+    fuzz suite: NaN at z ~ 3e14). Reference: the exact ladder of the d < 512 path, which is valid for
+    every d (only slower)."""
+    from negtheory.variance_gamma import _vg_log_pdf_sf, _vg_log_sf_mixture
+
+    for z in (1e3, 1e5, 1e7, 3.2e14, 0.99e8 * d * d):
+        ref = _vg_log_pdf_sf(d, z)[1]
+        assert _vg_log_sf_mixture(d, z) == pytest.approx(ref, rel=1e-11)
+    ip = nt.inner_product(d, 131.35)
+    assert ip.cdf(-4.2e16) == 0.0 and np.isfinite(ip.logsf(-6.1e16)) and ip.logcdf(-4.2e16) < -1e13
