@@ -3,7 +3,7 @@
 Independent references: the printed loss (eq. 5) evaluated term by term, central finite
 differences of it for the gradient (eq. 6), through the scores and through the parameters of a
 linear model; Monte Carlo with fixed seeds for the large-n limit (eq. 7) and the
-effective-temperature remark (DESIGN.md); scipy.stats.multivariate_normal for the mixture grid;
+effective-temperature remark (README errata); scipy.stats.multivariate_normal for the mixture grid;
 chi-square for the pair generator; brute-force double loops for MPR (eq. 10) and Prec@k;
 scipy.stats.entropy for KL.
 """
@@ -122,7 +122,7 @@ def test_large_n_limit_by_monte_carlo():
 
 @pytest.mark.parametrize("t", [0.0, 0.25, 0.75, 1.0, 5.0, np.inf])
 def test_effective_temperature_identity(t):
-    # Q = B(G, D, T) weighted by e^G is B(G, D, T / (T + 1)) (DESIGN.md errata)
+    # Q = B(G, D, T) weighted by e^G is B(G, D, T / (T + 1)) (README, "Notes on the sources (errata)")
     rng = np.random.default_rng(4)
     g = rng.normal(size=(3, 20))
     d = rng.integers(1, 20, size=20).astype(float)
