@@ -14,6 +14,8 @@ import math
 import numba
 import numpy as np
 
+from ._validation import check_rng
+
 SQRT2 = math.sqrt(2.0)
 LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 SQRT_2PI = math.sqrt(2.0 * math.pi)
@@ -196,21 +198,17 @@ def _philox_uniform2(counter, stream, index, k0, k1):
 def philox_key(seed, name: str = "rng") -> tuple[int, int]:
     """A Philox key (two 32-bit words) derived from ``seed`` through ``numpy.random.SeedSequence``.
 
-    ``seed`` may be None, an int, a SeedSequence or a Generator (whose bit generator's
-    SeedSequence is spawned, so a Generator is advanced exactly as ``Generator.spawn`` would);
+    ``seed`` may be None, an int (or a sequence of them), a SeedSequence, a BitGenerator or a
+    Generator (whose bit generator's SeedSequence is spawned, so a Generator is advanced exactly as ``Generator.spawn`` would);
     errors name the user-facing parameter ``name``.
     """
-    if isinstance(seed, np.random.Generator):
-        ss = seed.bit_generator.seed_seq.spawn(1)[0]  # type: ignore[attr-defined]
+    if isinstance(seed, (np.random.Generator, np.random.BitGenerator)):
+        bits = seed.bit_generator if isinstance(seed, np.random.Generator) else seed
+        ss = bits.seed_seq.spawn(1)[0]  # type: ignore[attr-defined]
     elif isinstance(seed, np.random.SeedSequence):
         ss = seed
-    elif isinstance(seed, np.random.RandomState):
-        raise TypeError(f"{name} must be None, an int, a SeedSequence or a numpy Generator (legacy RandomState is not supported)")
-    elif seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer, list, tuple))):
-        raise TypeError(f"{name} must be None, an int, a SeedSequence or a numpy Generator, got {seed!r}")
-    elif isinstance(seed, (int, np.integer)) and seed < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {seed!r}")
     else:
+        check_rng(name, seed)
         ss = np.random.SeedSequence(seed)
     k = ss.generate_state(2, np.uint32)
     return int(k[0]), int(k[1])

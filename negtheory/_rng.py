@@ -44,14 +44,10 @@ def int_seed(name: str, rng: RNGLike) -> int:
     """
     if isinstance(rng, (numbers.Real, np.bool_)) and not isinstance(rng, np.ndarray):
         return int_scalar(name, rng, 0)  # ints, and integral floats as before the rename
-    if isinstance(rng, np.random.RandomState):
-        raise TypeError(f"{name} must be None, an int, a SeedSequence or a numpy Generator (legacy RandomState is not supported)")
     try:
-        gen = as_generator(rng)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"{name} must be None, an int, a numpy.random.SeedSequence or a numpy.random.Generator, got {rng!r}"
-        ) from exc
+        gen = as_generator(rng, name)  # the shared check (check_rng), RandomState included
+    except ValueError as exc:  # a negative entry of a sequence: a wrong seed type here, as before
+        raise TypeError(str(exc)) from exc
     return int(gen.integers(_SPAN))
 
 

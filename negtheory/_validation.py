@@ -112,8 +112,9 @@ def int_scalar(name: str, value, lo: int | None = None, hi: int | None = None) -
     return out
 
 
-def as_generator(rng, name: str = "rng") -> np.random.Generator:
-    """``None``/int/SeedSequence/Generator -> ``numpy.random.Generator``; errors name ``name``."""
+def check_rng(name: str, rng) -> None:
+    """Raise unless ``rng`` is what SPEC 7 and ``numpy.random.default_rng`` take: ``None``, an int >= 0 (or a
+    sequence of them), a ``SeedSequence``, a ``BitGenerator`` or a ``Generator``; errors name ``name``."""
     if isinstance(rng, np.random.RandomState):
         raise TypeError(
             f"{name} must be a numpy.random.Generator, SeedSequence, int or None (legacy RandomState is not supported)"
@@ -131,6 +132,11 @@ def as_generator(rng, name: str = "rng") -> np.random.Generator:
         )
     if (isinstance(rng, numbers.Integral) and rng < 0) or (seq and any(x < 0 for x in rng)):
         raise ValueError(f"{name} must be a non-negative integer seed, got {rng!r}")
+
+
+def as_generator(rng, name: str = "rng") -> np.random.Generator:
+    """``None``/int/SeedSequence/Generator -> ``numpy.random.Generator``; errors name ``name``."""
+    check_rng(name, rng)
     return np.random.default_rng(rng)
 
 

@@ -554,6 +554,18 @@ class OrderStatistic(ScoreDistribution):
             )
         return tabs
 
+    def _normal_quantile(self, q, mirror: bool):
+        """The numba quantile kernel at ``q`` for a normal parent: ppf, or isf through the mirror law."""
+        qf = np.ascontiguousarray(q, dtype=np.float64).reshape(-1)
+        out = np.empty_like(qf)
+        ta, tb = self._ppf_tables(qf.size)
+        mu, sigma = self._parent.p0, self._parent.p1
+        if mirror:
+            _os_normal_ppf(qf, self._b, self._a, self._lognorm, mu, -sigma, tb, ta, out)
+        else:
+            _os_normal_ppf(qf, self._a, self._b, self._lognorm, mu, sigma, ta, tb, out)
+        return out.reshape(np.shape(q))
+
     def _ppf(self, q):
         if self._normal:
             # single pass: u = I^{-1}_q(k, n-k+1) > 1/2 exactly when q > I_{1/2}(k, n-k+1); there
@@ -561,11 +573,7 @@ class OrderStatistic(ScoreDistribution):
             mu, sigma = self._parent.p0, self._parent.p1
             if self._a != 1.0 and self._b != 1.0:
                 # one numba pass: Halley steps on log I_{Phi(z)}(k, n-k+1) (see _os_normal_ppf)
-                qf = np.ascontiguousarray(q, dtype=np.float64).reshape(-1)
-                out = np.empty_like(qf)
-                ta, tb = self._ppf_tables(qf.size)
-                _os_normal_ppf(qf, self._a, self._b, self._lognorm, mu, sigma, ta, tb, out)
-                return out.reshape(np.shape(q))
+                return self._normal_quantile(q, mirror=False)
             upper = (q >= 0.5) & (q > self._q_half)
             x = np.empty(q.shape)
             lo = ~upper
@@ -586,11 +594,7 @@ class OrderStatistic(ScoreDistribution):
             mu, sigma = self._parent.p0, self._parent.p1
             if self._a != 1.0 and self._b != 1.0:
                 # the ppf kernel on the mirror law: sf(x; k, n) = cdf(-x; n-k+1, n) of -X
-                qf = np.ascontiguousarray(q, dtype=np.float64).reshape(-1)
-                out = np.empty_like(qf)
-                ta, tb = self._ppf_tables(qf.size)
-                _os_normal_ppf(qf, self._b, self._a, self._lognorm, mu, -sigma, tb, ta, out)
-                return out.reshape(np.shape(q))
+                return self._normal_quantile(q, mirror=True)
             lower = (q >= 0.5) & (q > self._q_half_sf)
             x = np.empty(q.shape)
             up = ~lower

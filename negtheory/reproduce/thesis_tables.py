@@ -343,25 +343,11 @@ def summarize(rows: Sequence[tuple[str, str, str, tuple | None]], runs: pd.DataF
             for metric in METRICS:
                 for k in (5, 10, 20):
                     th = thesis_value(table, "BCL" if method == "BCL-released" else method, setting, metric, k)
-                    if key is None:
-                        lines.append(
-                            dict(
-                                table=table,
-                                method=method,
-                                setting=setting,
-                                metric=metric,
-                                k=k,
-                                thesis=th,
-                                mean=np.nan,
-                                ci_low=np.nan,
-                                ci_high=np.nan,
-                                n_seeds=0,
-                                convention=conv_label[conv],
-                            )
-                        )
-                        continue
-                    sel = runs[(runs.run == str(key)) & (runs.convention == conv) & (runs.metric == metric) & (runs.k == k)]
-                    v = sel.value.to_numpy(dtype=float)
+                    if key is None:  # a row not run: NaN mean and interval, 0 seeds
+                        v = np.empty(0)
+                    else:
+                        sel = runs[(runs.run == str(key)) & (runs.convention == conv) & (runs.metric == metric) & (runs.k == k)]
+                        v = sel.value.to_numpy(dtype=float)
                     n = len(v)
                     mean = float(v.mean()) if n else np.nan
                     half = t_half_width(v)
