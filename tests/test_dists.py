@@ -14,7 +14,7 @@ import mpmath
 import numpy as np
 import pytest
 import scipy.stats as st
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as hst
 from scipy import integrate
 
@@ -403,6 +403,7 @@ _HYP_PARENTS = [st.norm(), st.uniform(-0.5, 1.0), st.t(3), st.logistic(0.2, 0.5)
     kind=hst.sampled_from(["tn", "fn", "un", "thn"]),
     qs=hst.lists(hst.floats(1e-9, 1 - 1e-9), min_size=1, max_size=8),
 )
+@example(alpha=0.9921875, beta=0.5382, tau=0.5, parent=0, kind="thn", qs=[1.0000000000000003e-09, 1e-09])
 def test_property_suite(alpha, beta, tau, parent, kind, qs):
     base = _HYP_PARENTS[parent]
     if kind == "thn" and (1 - beta) * alpha + beta * (1 - alpha) < 1e-6:
