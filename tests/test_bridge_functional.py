@@ -213,6 +213,24 @@ def test_bcl_gradient_is_the_weighted_softmax():
     np.testing.assert_allclose(n.grad.numpy(), sm[:, 1:], rtol=1e-9)
 
 
+@pytest.mark.parametrize("beta", [0.5, 1.0, 3.0])
+def test_hcl_fused_gradient_equals_plain_logsumexp_form(beta):
+    # the fused backward (beta = 1: w (2 w / S_e - 1 / S_w)) against autograd through the plain
+    # difference of two logsumexps, with some masked (-inf) entries, in float64
+    pos, neg, _ = _data(11, b=5, n=12)
+    neg[1, :3] = -np.inf
+    x = _t(neg).requires_grad_()
+    got = Fn._LogPowerRatio.apply(x, beta)
+    g = torch.linspace(0.5, 1.5, got.shape[0], dtype=got.dtype)
+    (got * g).sum().backward()
+    y = _t(neg).requires_grad_()
+    ref = torch.logsumexp((beta + 1.0) * y, dim=-1) - torch.logsumexp(beta * y, dim=-1)
+    (ref * g).sum().backward()
+    np.testing.assert_allclose(got.detach().numpy(), ref.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=1e-10, atol=1e-15)
+    assert float(x.grad[1, :3].abs().max()) == 0.0
+
+
 def test_bcl_never_builds_an_n_by_n_tensor():
     # N = 20 000 per anchor: an N x N boolean comparison would need 400 MB per anchor
     g = torch.Generator().manual_seed(1)

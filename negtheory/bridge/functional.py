@@ -546,29 +546,37 @@ class _WeightedLogSumExp(torch.autograd.Function):
 class _LogPowerRatio(torch.autograd.Function):
     """log(sum_i e^{(beta+1) x_i} / sum_i e^{beta x_i}) along the last axis (HCL), beta > 0.
 
-    Fused: two [.., N] temporaries in the forward (w = e^{beta(x-m)}, e = w e^{x-m}) and one in
-    the backward, d/dx_i = (beta+1) e_i / S_e - beta w_i / S_w.
+    Fused: with w = e^{beta(x-m)} and e = w e^{x-m}, d/dx_i = (beta+1) e_i / S_e - beta w_i / S_w.
+    beta = 1 (HCL's usual setting) keeps a single [.., N] temporary: e = w^2, so S_e is a row-wise
+    dot product (a batched matrix-vector product, no temporary) and the gradient is
+    w_i (2 w_i / S_e - 1 / S_w); other beta keep w and e.
     """
 
     @staticmethod
     def forward(ctx, x, beta):
         m = _row_max(x)
         t = x - m
-        if beta == 1.0:  # e^{2t} = (e^t)^2: one exp instead of two
+        ctx.beta = beta
+        if beta == 1.0:  # e = w^2: one exp, one temporary
             w = t.exp_()
-            e = w * w
+            sw = w.sum(dim=-1)
+            se = torch.matmul(w.unsqueeze(-2), w.unsqueeze(-1)).reshape(sw.shape)
+            ctx.save_for_backward(w, se, sw)
         else:
             w = (t * beta).exp_()
             e = t.exp_().mul_(w)
-        se, sw = e.sum(dim=-1), w.sum(dim=-1)
-        ctx.beta = beta
-        ctx.save_for_backward(e, w, se, sw)
+            se, sw = e.sum(dim=-1), w.sum(dim=-1)
+            ctx.save_for_backward(w, se, sw, e)
         return torch.log(se) - torch.log(sw) + m.squeeze(-1)
 
     @staticmethod
     @torch.autograd.function.once_differentiable
     def backward(ctx, g):
-        e, w, se, sw = ctx.saved_tensors
+        if ctx.beta == 1.0:
+            w, se, sw = ctx.saved_tensors
+            out = torch.addcmul((-g / sw).unsqueeze(-1), w, (2.0 * g / se).unsqueeze(-1))
+            return out.mul_(w), None
+        w, se, sw, e = ctx.saved_tensors
         out = e * ((ctx.beta + 1.0) * g / se).unsqueeze(-1)
         out.addcmul_(w, (-ctx.beta * g / sw).unsqueeze(-1))
         return out, None
