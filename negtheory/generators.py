@@ -282,17 +282,31 @@ def _score_sets_kernel(
         _exp_row(row)  # step 3 of Algorithm 6: x -> exp(x / t)
         if n_pos > 0:
             s0, s1, s2, s3 = _xoshiro_seed(_S_POSITIVE, m, k0, k1)
-            for k in range(n_pos):
-                if method == 0:
+            prow = pos[r]
+            if kind == KIND_UNIFORM and method == 0:
+                # as the unlabeled scores: the uniforms first, then the branch-free map (same
+                # random numbers as the general path; the map rounds differently, ~1e-16 (b - a))
+                for k in range(n_pos):
                     bits, s0, s1, s2, s3 = _xoshiro_next(s0, s1, s2, s3)
-                    x = _qlaw_ppf(kind, pa, pb, b_fn, a_fn, _u01(bits))
-                else:
-                    w, nt, s0, s1, s2, s3 = _ar_cdf(True, alpha, s0, s1, s2, s3, max_trials)
-                    if nt < 0:
-                        flag[r] = 1
-                    x = _parent_ppf(kind, pa, pb, w)
-                pos[r, k] = x * inv_t
-            _exp_row(pos[r])
+                    prow[k] = _u01(bits)
+                scale = (pb - pa) * inv_t
+                shift = pa * inv_t
+                for k in range(n_pos):
+                    q = prow[k]
+                    d2 = b_fn * b_fn + 4.0 * a_fn * q
+                    prow[k] = shift + scale * (2.0 * q / (b_fn + math.sqrt(d2 if d2 > 0.0 else 0.0)))
+            else:
+                for k in range(n_pos):
+                    if method == 0:
+                        bits, s0, s1, s2, s3 = _xoshiro_next(s0, s1, s2, s3)
+                        x = _qlaw_ppf(kind, pa, pb, b_fn, a_fn, _u01(bits))
+                    else:
+                        w, nt, s0, s1, s2, s3 = _ar_cdf(True, alpha, s0, s1, s2, s3, max_trials)
+                        if nt < 0:
+                            flag[r] = 1
+                        x = _parent_ppf(kind, pa, pb, w)
+                    pos[r, k] = x * inv_t
+            _exp_row(prow)
 
 
 # the same kernel without the thread pool (and without the GIL): small calls, and callers that

@@ -153,7 +153,11 @@ def test_half_precision_gradients_match_float64(dtype):
 
 def test_thread_settings_unchanged_by_every_loss():
     numba = pytest.importorskip("numba")
-    before = (torch.get_num_threads(), numba.get_num_threads())
+    # numba.get_num_threads() itself starts numba's threading layer, and its OpenMP layer sets the
+    # OpenMP thread count torch reads (with OMP_NUM_THREADS=1, torch goes from 1 to numba's count):
+    # ask numba first, so that the reference is taken after that and measures the losses alone
+    nb = numba.get_num_threads()
+    before = (torch.get_num_threads(), nb)
     a, p = _emb(64, 8, dtype=torch.float32)
     for mod in _all_modules():
         mod(a, p).item()

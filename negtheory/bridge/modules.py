@@ -78,8 +78,11 @@ def _check_reduction(reduction) -> str:
     return reduction
 
 
-def _in_batch_sim(anchor, positive, temperature, normalize, symmetric):
-    """sim / temperature of the in-batch arrangement, by one matmul (float32 for half inputs)."""
+def _in_batch_operands(anchor, positive, temperature, normalize, symmetric):
+    """(left, right) with sim = left @ right.T the in-batch logits (float32 for half inputs).
+
+    left carries the 1 / temperature; symmetric: both are cat([anchor, positive]).
+    """
     if anchor.ndim != 2 or positive.shape != anchor.shape:
         raise ValueError(
             f"anchor and positive must both have shape [B, D], got {tuple(anchor.shape)} and {tuple(positive.shape)}"
@@ -90,12 +93,31 @@ def _in_batch_sim(anchor, positive, temperature, normalize, symmetric):
         z = torch.cat([a, p], dim=0)
         if normalize:
             z = F.normalize(z, dim=-1)
-        return (z * inv_t) @ z.T
+        return z * inv_t, z
     if anchor.shape[0] < 2:
         raise ValueError("in-batch negatives need a batch of at least 2 pairs")
     if normalize:
         a, p = F.normalize(a, dim=-1), F.normalize(p, dim=-1)
-    return (a * inv_t) @ p.T
+    return a * inv_t, p
+
+
+def _in_batch_sim(anchor, positive, temperature, normalize, symmetric):
+    """sim / temperature of the in-batch arrangement, by one matmul (float32 for half inputs)."""
+    left, right = _in_batch_operands(anchor, positive, temperature, normalize, symmetric)
+    return left @ right.T
+
+
+def _in_batch_pos(left, right, symmetric):
+    """The positive logits (the partner entries of sim = left @ right.T) as row-wise dot products.
+
+    Taking them as views of sim instead (``sim.diagonal(b)``) makes autograd build a full
+    [A, A] zero gradient for every diagonal in the backward pass (two or three A x A fills and
+    allocations per step, about a tenth of an InfoNCE step at B = 1024 on the CPU).
+    """
+    if symmetric:
+        b = left.shape[0] // 2
+        return torch.cat([(left[:b] * right[b:]).sum(-1), (left[b:] * right[:b]).sum(-1)])
+    return (left * right).sum(-1)
 
 
 def _mask_view(sim):
@@ -235,11 +257,12 @@ class _PairLoss(nn.Module):
             pos, neg = self.logits(anchor, positive, negatives)
             return self._reduce(self._core(pos, neg, neg.shape[-1], False), out_dtype)
         b = anchor.shape[0]
-        sim = _in_batch_sim(anchor, positive, self.temperature, self.normalize, self.symmetric)
+        left, right = _in_batch_operands(anchor, positive, self.temperature, self.normalize, self.symmetric)
+        sim = left @ right.T
+        pos = _in_batch_pos(left, right, self.symmetric)
         if self.symmetric:
             if b < 1:
                 raise ValueError("in-batch negatives need at least one pair")
-            pos = torch.cat([sim.diagonal(b), sim.diagonal(-b)])
             masked = _mask_view(sim)
             masked.diagonal().fill_(-math.inf)  # in place on the matmul output: no gather, no copy
             n = 2 * b - 2
@@ -248,7 +271,6 @@ class _PairLoss(nn.Module):
             masked.diagonal(b).fill_(-math.inf)
             masked.diagonal(-b).fill_(-math.inf)
         else:
-            pos = sim.diagonal().clone()
             n = b - 1
             if self._keep_positive_in_row:
                 return self._reduce(Fn._lse(sim) - pos, out_dtype)
