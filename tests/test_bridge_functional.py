@@ -231,6 +231,26 @@ def test_hcl_fused_gradient_equals_plain_logsumexp_form(beta):
     assert float(x.grad[1, :3].abs().max()) == 0.0
 
 
+def test_ecdf_sort_buffer_reuse_across_shapes_and_threads():
+    # the CPU sort keeps its packed keys in a per-thread buffer: results must not depend on what
+    # an earlier call (another shape) or another thread left in it; reference: numpy's ranks
+    from concurrent.futures import ThreadPoolExecutor
+
+    g = torch.Generator().manual_seed(3)
+    shapes = [(5, 40), (64, 700), (5, 40), (3, 2), (64, 700)]
+    data = [torch.randn(*sh, generator=g).round(decimals=1) for sh in shapes]  # with ties
+
+    def ranks(x):
+        return Fn.ecdf_counts(x).numpy()
+
+    want = [est.ecdf_counts(x.numpy()) for x in data]
+    for x, w in zip(data, want):
+        np.testing.assert_array_equal(ranks(x), w)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        for got, w in zip(pool.map(ranks, data * 4), want * 4):
+            np.testing.assert_array_equal(got, w)
+
+
 def test_bcl_never_builds_an_n_by_n_tensor():
     # N = 20 000 per anchor: an N x N boolean comparison would need 400 MB per anchor
     g = torch.Generator().manual_seed(1)
