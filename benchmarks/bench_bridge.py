@@ -15,7 +15,8 @@ alike; the median over rounds is reported, and each ratio is the median over rou
 per-round ratio (the two steps ran back to back), with the goals the issue sets:
 InfoNCE / fastest peer (goal <= 1.0), DCL, HCL / InfoNCE (<= 1.2), BCL / InfoNCE (<= 1.5),
 DPL / BPR (<= 1.5). Peak memory of one step is read from torch's profiler (allocations made
-through torch's allocator) plus numpy's share traced by ``tracemalloc`` (BCL's CPU sort).
+through torch's allocator) plus numpy's share traced by ``tracemalloc``, plus the key buffer
+BCL's CPU sort keeps between steps.
 On CUDA the device is synchronised around each step and ``torch.cuda.max_memory_allocated``
 gives the peak.
 
@@ -35,10 +36,13 @@ Usage: python benchmarks/bench_bridge.py [--device cpu|cuda] [--batch 256 1024] 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import multiprocessing as mp
+import os
 import resource
 import statistics
+import sys
 import time
 import tracemalloc
 
@@ -189,15 +193,39 @@ def _faults():
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 
 
-def _worker(conn, name, batch, dim, device, dtype, threads, memory):
-    """A process holding one loss: steps it on request, reports (seconds, page faults)."""
+@contextlib.contextmanager
+def _quiet_stderr():
+    """Silence file descriptor 2 (torch's profiler prints its start and stop lines there)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+def _worker(conn, name, batch, dim, device, dtype, threads):
+    """A process holding one loss: steps it on request and reports (seconds, page faults);
+    "memory" measures one step's peak memory (after the timing, so the profiler cannot change
+    the heap the timed steps see)."""
     torch.set_num_threads(threads)
     device = torch.device(device)
     step = _module_step(name, batch, dim, device, getattr(torch, dtype))
     for _ in range(2):  # warm-up: the allocator's steady state
         step()
-    conn.send(peak_memory(step, device) if memory else None)
-    while conn.recv() == "step":
+    conn.send("ready")
+    while (cmd := conn.recv()) != "stop":
+        if cmd == "memory":
+            with _quiet_stderr():
+                peak = peak_memory(step, device)
+            # BCL's CPU sort keeps its key buffer between steps (not allocated within the measured
+            # step once warm): count it, it is memory the loss holds
+            keys = getattr(Fn._WORKSPACE, "keys", None)
+            conn.send(peak + (keys.nbytes if keys is not None else 0))
+            continue
         _sync(device)
         f0 = _faults()
         t0 = time.perf_counter()
@@ -214,13 +242,12 @@ def _run_isolated(names, batch, dim, rounds, device, dtype, memory):
     try:
         for k in names:
             here, there = ctx.Pipe()
-            proc = ctx.Process(
-                target=_worker,
-                args=(there, k, batch, dim, str(device), str(dtype).split(".")[-1], torch.get_num_threads(), memory),
-            )
+            args = (there, k, batch, dim, str(device), str(dtype).split(".")[-1], torch.get_num_threads())
+            proc = ctx.Process(target=_worker, args=args)
             proc.start()
             workers[k] = (proc, here)
-        mem = {k: c.recv() for k, (_, c) in workers.items()}
+        for _, c in workers.values():
+            c.recv()  # every worker warmed up before the first timed step
         times = {k: [] for k in names}
         faults = {k: [] for k in names}
         for _ in range(rounds):
@@ -229,6 +256,11 @@ def _run_isolated(names, batch, dim, rounds, device, dtype, memory):
                 dt, nf = c.recv()
                 times[k].append(dt)
                 faults[k].append(nf)
+        mem = {}
+        if memory:
+            for k, (_, c) in workers.items():
+                c.send("memory")
+                mem[k] = c.recv()
     finally:
         for proc, c in workers.values():
             try:
@@ -236,7 +268,7 @@ def _run_isolated(names, batch, dim, rounds, device, dtype, memory):
             except (BrokenPipeError, OSError):
                 pass
             proc.join(timeout=60)
-    return times, {k: statistics.median(v) for k, v in faults.items()}, ({k: v for k, v in mem.items() if v is not None})
+    return times, {k: statistics.median(v) for k, v in faults.items()}, mem
 
 
 def bench_modules(batch, dim, rounds, device, dtype, memory=True, isolate=True):

@@ -201,6 +201,30 @@ def test_half_precision_finite_at_logits_20(name, dtype):
     assert float(loss.detach()) == pytest.approx(float(ref), rel=2e-2, abs=2e-2)
 
 
+@pytest.mark.parametrize("normalize", [False, True])
+def test_bcl_float32_cpu_path_with_tied_rows(normalize):
+    # float32 on the CPU takes the packed-key sort, whose rows with ties get their own weights;
+    # some rows tied, some not, one with every score equal: against theta_bcl on the same values
+    g = torch.Generator().manual_seed(5)
+    neg = torch.randn(9, 50, generator=g, dtype=torch.float32)
+    neg[::2] = neg[::2].round(decimals=0)  # even rows: many ties
+    neg[3] = 0.25
+    pos = torch.randn(9, generator=g, dtype=torch.float32)
+    for abt in [(0.9, 0.5, 0.1), (0.8, 0.0, 0.05), (1.0, 0.3, 0.2)]:
+        p, n = pos.clone().requires_grad_(), neg.clone().requires_grad_()
+        got = Fn.bcl(p, n, *abt, normalize_weights=normalize, reduction="none")
+        theta = est.theta_bcl(np.exp(neg.double().numpy()), *abt, normalize=normalize)
+        np.testing.assert_allclose(
+            got.detach().numpy(), _ref(pos.double().numpy(), neg.double().numpy(), theta), rtol=2e-5, atol=1e-6
+        )
+        if not normalize:  # gradient: the softmax over (s+, s_i + log omega_i), omega without gradient
+            got.sum().backward()
+            logw = Fn.bcl_log_weights(neg.double(), *abt).numpy()
+            z = np.concatenate([pos.double().numpy()[:, None], neg.double().numpy() + logw], axis=1)
+            sm = np.exp(z - np.log(np.exp(z).sum(axis=1, keepdims=True)))
+            np.testing.assert_allclose(n.grad.numpy(), sm[:, 1:], rtol=2e-4, atol=1e-7)
+
+
 def test_bcl_gradient_is_the_weighted_softmax():
     # omega carries no gradient: dl/ds_i = -1{i=pos} + softmax over (s+, s_i + log omega_i)
     pos, neg, _ = _data(9, b=2, n=8)

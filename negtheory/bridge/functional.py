@@ -499,29 +499,44 @@ def _omega(u: torch.Tensor, alpha: float, beta: float, tau_plus: float) -> torch
     return torch.clamp(num / (z * den), min=0.0)
 
 
+def _bcl_rank_plan(neg: torch.Tensor, n: int, alpha, beta, tau_plus):
+    """``(order, src, tied, tied_src)``: omega of ``neg`` (2-D, N - n masked -inf entries per row)
+    is ``src`` scattered by ``order`` along the last axis, except on the rows ``tied`` (None:
+    none), whose omega is ``tied_src`` scattered by ``order[tied]``.
+
+    omega depends on a score only through its eCDF value k / n: with a common n the weights are
+    tabulated once for k = 1..n and placed by rank (no elementwise formula over [R, N]); only
+    the few rows with tied scores need their own [N] row of weights. ``order`` may be a view of
+    the CPU sort's buffer: use it before the next sort on this thread.
+    """
+    rows, width = neg.shape
+    order, cnt, tied = _sort_ranks(neg, skip=width - n)
+    m = width - n  # masked entries sort first (they tie at -inf)
+    table = _omega(torch.arange(1, n + 1, device=neg.device, dtype=neg.dtype) / n, alpha, beta, tau_plus)
+    if m:
+        table = torch.cat([torch.zeros(m, device=neg.device, dtype=neg.dtype), table])
+    if cnt is None:
+        return order, table.expand(rows, width), None, None
+    if tied is None:  # counts for every row (torch.sort path)
+        return order, table[cnt - 1], None, None
+    return order, table.expand(rows, width), tied, table[cnt - 1]
+
+
 def _bcl_weights_masked(neg: torch.Tensor, n, alpha, beta, tau_plus) -> torch.Tensor:
     """omega of every entry of ``neg`` (2-D); entries equal to -inf are masked out (omega = 0).
 
     ``n``: the number of valid (finite) entries per row, an int (the same for every row: the
-    first N - n sorted entries are the masked ones) or a tensor [R] (labelled call).
-    omega depends on a score only through its eCDF value k / n: with a common n the weights
-    are tabulated once for k = 1..n and placed by rank (no elementwise formula over [R, N]).
+    first N - n sorted entries are the masked ones, see _bcl_rank_plan) or a tensor [R]
+    (labelled call).
     """
-    rows, width = neg.shape
-    order, cnt, tied = _sort_ranks(neg, skip=width - n if isinstance(n, int) else 0)
     if isinstance(n, int):
-        m = width - n  # masked entries sort first (they tie at -inf)
-        table = _omega(torch.arange(1, n + 1, device=neg.device, dtype=neg.dtype) / n, alpha, beta, tau_plus)
-        if m:
-            table = torch.cat([torch.zeros(m, device=neg.device, dtype=neg.dtype), table])
-        if cnt is not None and tied is None:
-            return torch.empty_like(neg).scatter_(-1, order, table[cnt - 1])
-        w = torch.empty_like(neg).scatter_(-1, order, table.expand(rows, width))
-        if tied is not None:  # redo the few rows with ties
-            w[tied] = torch.empty((tied.numel(), width), dtype=neg.dtype, device=neg.device).scatter_(
-                -1, order[tied], table[cnt - 1]
-            )
+        order, src, tied, tied_src = _bcl_rank_plan(neg, n, alpha, beta, tau_plus)
+        w = torch.empty_like(neg).scatter_(-1, order, src)
+        if tied is not None:
+            w[tied] = torch.empty_like(tied_src).scatter_(-1, order[tied], tied_src)
         return w
+    rows, width = neg.shape
+    order, cnt, tied = _sort_ranks(neg)
     cnt = _full_counts(order, cnt, tied)
     nn_ = n.to(neg.dtype)[:, None]
     k = cnt.to(neg.dtype) - (width - nn_)
@@ -566,6 +581,33 @@ class _WeightedLogSumExp(torch.autograd.Function):
         # a row of zero weights (BCL with beta = 0 and every score tied at the top) is the
         # constant log 0: zero gradient, not 0 / 0
         return e * (g / torch.where(s > 0, s, 1.0)).unsqueeze(-1), None
+
+
+class _RankWeightedLogSumExp(torch.autograd.Function):
+    """log sum_i omega_i e^{x_i} along the last axis with omega given by rank (the plan of
+    _bcl_rank_plan: weights scattered by the sort permutation); no gradient to omega.
+
+    The weights are multiplied into e^{x - m} in place by ``scatter_reduce_(..., "prod")``, so
+    no [.., N] weight tensor is materialised (one temporary fewer than _WeightedLogSumExp).
+    """
+
+    @staticmethod
+    def forward(ctx, x, order, src, tied, tied_src):
+        m = _row_max(x)
+        e = (x - m).exp_()
+        e.scatter_reduce_(-1, order, src, reduce="prod")
+        if tied is not None:  # the rows with ties take their own weights
+            et = (x[tied] - m[tied]).exp_()
+            e[tied] = et.scatter_reduce_(-1, order[tied], tied_src, reduce="prod")
+        s = e.sum(dim=-1)
+        ctx.save_for_backward(e, s)
+        return torch.log(s) + m.squeeze(-1)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, g):
+        e, s = ctx.saved_tensors
+        return e * (g / torch.where(s > 0, s, 1.0)).unsqueeze(-1), None, None, None, None
 
 
 class _LogPowerRatio(torch.autograd.Function):
@@ -645,6 +687,9 @@ def bcl_log_weights(neg_logits: Tensor, alpha: float, beta: float, tau_plus: flo
 
 def _bcl_core(pos, neg, n, alpha, beta, tau_plus, normalize_weights):
     """BCL on (possibly -inf-masked) 2-D logits; validated parameters."""
+    if isinstance(n, int) and not normalize_weights and not torch.compiler.is_compiling():
+        plan = _bcl_rank_plan(neg.detach(), n, alpha, beta, tau_plus)
+        return _softmax_family_loss(pos, _RankWeightedLogSumExp.apply(neg, *plan))
     w = _bcl_weights_masked(neg, n, alpha, beta, tau_plus)
     if normalize_weights:
         # all weights vanish only when every score ties at the top of the eCDF (beta = 0): the
