@@ -120,24 +120,30 @@ def _sync(device):
         torch.cuda.synchronize()
 
 
-def interleaved(steps: dict, rounds: int, device, per_round=None) -> dict:
+def interleaved(steps: dict, rounds: int, device, per_round=None, faults=None) -> dict:
     """Median seconds of each step, timing every step once per round, in turn.
 
     ``per_round``: a dict that receives every step's list of times (one per round), for ratios
-    taken round by round (paired: the two steps ran back to back, under the same load)."""
+    taken round by round (paired: the two steps ran back to back, under the same load).
+    ``faults``: a dict that receives every step's median page faults."""
     for f in steps.values():  # warm-up (allocator, kernels, numba-free first calls)
         for _ in range(2):
             f()
     times = {k: [] for k in steps}
+    flt = {k: [] for k in steps}
     for _ in range(rounds):
         for k, f in steps.items():
             _sync(device)
+            f0 = _faults()
             t0 = time.perf_counter()
             f()
             _sync(device)
             times[k].append(time.perf_counter() - t0)
+            flt[k].append(_faults() - f0)
     if per_round is not None:
         per_round.update(times)
+    if faults is not None:
+        faults.update({k: statistics.median(v) for k, v in flt.items()})
     return {k: statistics.median(v) for k, v in times.items()}
 
 
@@ -280,7 +286,7 @@ def bench_modules(batch, dim, rounds, device, dtype, memory=True, isolate=True):
     else:
         flt = {}
         steps = {k: _module_step(k, batch, dim, device, dtype) for k in names}
-        t = interleaved(steps, rounds, device, rt)
+        t = interleaved(steps, rounds, device, rt, flt)
         mem = {k: peak_memory(s, device) for k, s in steps.items()} if memory else {}
     peer_names = [k for k in t if k.endswith("ntxent")]
     fastest = min(peer_names, key=t.get)
