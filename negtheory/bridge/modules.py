@@ -101,12 +101,6 @@ def _in_batch_operands(anchor, positive, temperature, normalize, symmetric):
     return a * inv_t, p
 
 
-def _in_batch_sim(anchor, positive, temperature, normalize, symmetric):
-    """sim / temperature of the in-batch arrangement, by one matmul (float32 for half inputs)."""
-    left, right = _in_batch_operands(anchor, positive, temperature, normalize, symmetric)
-    return left @ right.T
-
-
 def _in_batch_pos(left, right, symmetric):
     """The positive logits (the partner entries of sim = left @ right.T) as row-wise dot products.
 
@@ -158,7 +152,8 @@ def pair_logits(anchor, positive, negatives=None, *, temperature=1.0, normalize=
     Notes
     -----
     One matmul, then the in-batch negatives are cut out by index arithmetic (the off-diagonal
-    part of each B x B block, as strided views and one copy; no boolean-mask gather). Half
+    part of each B x B block, as strided views and one copy; no boolean-mask gather); the
+    positives are row-wise dot products of the same operands (no gradient through diagonals). Half
     precision inputs are normalised and multiplied in float32; the logits are float32.
 
     Examples
@@ -172,15 +167,16 @@ def pair_logits(anchor, positive, negatives=None, *, temperature=1.0, normalize=
     """
     temperature = _check_temperature(temperature)
     if negatives is None:
-        sim = _in_batch_sim(anchor, positive, temperature, normalize, symmetric)
+        left, right = _in_batch_operands(anchor, positive, temperature, normalize, symmetric)
+        sim = left @ right.T
+        pos = _in_batch_pos(left, right, symmetric)
         b = anchor.shape[0]
         if symmetric:
-            pos = torch.cat([sim.diagonal(b), sim.diagonal(-b)])
             # blocks [row half, column half, i, j]; drop j == i in each block (self and partner)
             blocks = sim.view(2, b, 2, b).permute(0, 2, 1, 3)
             neg = _off_diagonal(blocks).permute(0, 2, 1, 3).reshape(2 * b, 2 * b - 2)
             return pos, neg
-        return sim.diagonal(), _off_diagonal(sim)
+        return pos, _off_diagonal(sim)
     if anchor.ndim != 2 or positive.shape != anchor.shape:
         raise ValueError(
             f"anchor and positive must both have shape [B, D], got {tuple(anchor.shape)} and {tuple(positive.shape)}"
