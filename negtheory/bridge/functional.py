@@ -32,7 +32,9 @@ Numerics
   value/index keys on the tensor's own memory, which is several times faster than
   ``torch.sort`` there): O(N log N) time, O(N) extra memory per anchor, never an N x N
   comparison tensor, no numba, no host round-trip on accelerators. omega is tabulated for the
-  N eCDF values and placed by rank.
+  N eCDF values and multiplied in by rank. The CPU keys (8 bytes per score) live in a buffer
+  each thread keeps between calls (up to 256 MiB; larger ones are freed after the call): a
+  fresh array of that size is mapped and page-faulted in by the C library at every step.
 * Eager mode fuses the logsumexps of InfoNCE / DCL / BCL and HCL's ratio of power sums into
   autograd functions with one [.., N] temporary per pass; under ``torch.compile`` the plain
   torch forms are traced instead (the compiler fuses them itself), with no graph break. The
