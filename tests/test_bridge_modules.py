@@ -151,6 +151,23 @@ def test_half_precision_gradients_match_float64(dtype):
         assert err < 1e-2, (type(mod).__name__, err)
 
 
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_infonce_loss_is_never_negative_when_the_positive_dominates(symmetric):
+    # logsumexp(row) - s+ >= 0 needs s+ to be the row's own entry to the last bit: at temperature
+    # 0.02 (logits near 50) a dot product computed apart from the matmul differed by ~2e-5
+    g = torch.Generator().manual_seed(0)
+    loss = M.InfoNCELoss(temperature=0.02, reduction="none", symmetric=symmetric)
+    worst = 0.0
+    for _ in range(50):
+        a = torch.randn(64, 32, generator=g)
+        p = (a + 1e-4 * torch.randn(64, 32, generator=g)).requires_grad_()
+        out = loss(a, p)
+        worst = min(worst, float(out.detach().min()))
+        out.sum().backward()
+        assert torch.isfinite(p.grad).all()
+    assert worst >= 0.0
+
+
 def test_thread_settings_unchanged_by_every_loss():
     numba = pytest.importorskip("numba")
     # numba.get_num_threads() itself starts numba's threading layer, and its OpenMP layer sets the

@@ -114,6 +114,16 @@ def _in_batch_pos(left, right, symmetric):
     return (left * right).sum(-1)
 
 
+def _exact_partner(pos, entries):
+    """``pos`` with the value of the matmul's own partner ``entries`` and the gradient of ``pos``.
+
+    When the positive stays in the row (InfoNCE), the loss is logsumexp(row) - pos, which is >= 0
+    only if pos is the row's entry to the last bit; the dot product can differ from the matmul's
+    entry by an ulp. The correction is detached, so no gradient goes through the diagonals.
+    """
+    return pos + (entries.detach() - pos.detach())
+
+
 def _mask_view(sim):
     """The view of the similarity matrix to write the -inf masks into.
 
@@ -263,12 +273,14 @@ class _PairLoss(nn.Module):
             masked.diagonal().fill_(-math.inf)  # in place on the matmul output: no gather, no copy
             n = 2 * b - 2
             if self._keep_positive_in_row:
+                pos = _exact_partner(pos, torch.cat([masked.diagonal(b), masked.diagonal(-b)]))
                 return self._reduce(Fn._lse(sim) - pos, out_dtype)
             masked.diagonal(b).fill_(-math.inf)
             masked.diagonal(-b).fill_(-math.inf)
         else:
             n = b - 1
             if self._keep_positive_in_row:
+                pos = _exact_partner(pos, _mask_view(sim).diagonal())
                 return self._reduce(Fn._lse(sim) - pos, out_dtype)
             _mask_view(sim).diagonal().fill_(-math.inf)
         return self._reduce(self._core(pos, sim, n, True), out_dtype)
