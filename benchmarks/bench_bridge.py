@@ -120,6 +120,20 @@ def _sync(device):
         torch.cuda.synchronize()
 
 
+def _faults():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def _timed(step, device):
+    """(seconds, page faults) of one call of ``step``, the device synchronised around it."""
+    _sync(device)
+    f0 = _faults()
+    t0 = time.perf_counter()
+    step()
+    _sync(device)
+    return time.perf_counter() - t0, _faults() - f0
+
+
 def interleaved(steps: dict, rounds: int, device, per_round=None, faults=None) -> dict:
     """Median seconds of each step, timing every step once per round, in turn.
 
@@ -133,13 +147,9 @@ def interleaved(steps: dict, rounds: int, device, per_round=None, faults=None) -
     flt = {k: [] for k in steps}
     for _ in range(rounds):
         for k, f in steps.items():
-            _sync(device)
-            f0 = _faults()
-            t0 = time.perf_counter()
-            f()
-            _sync(device)
-            times[k].append(time.perf_counter() - t0)
-            flt[k].append(_faults() - f0)
+            dt, nf = _timed(f, device)
+            times[k].append(dt)
+            flt[k].append(nf)
     if per_round is not None:
         per_round.update(times)
     if faults is not None:
@@ -195,10 +205,6 @@ def _module_step(name, batch, dim, device, dtype):
     return step
 
 
-def _faults():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-
-
 @contextlib.contextmanager
 def _quiet_stderr():
     """Silence file descriptor 2 (torch's profiler prints its start and stop lines there)."""
@@ -232,12 +238,7 @@ def _worker(conn, name, batch, dim, device, dtype, threads):
             keys = getattr(Fn._WORKSPACE, "keys", None)
             conn.send(peak + (keys.nbytes if keys is not None else 0))
             continue
-        _sync(device)
-        f0 = _faults()
-        t0 = time.perf_counter()
-        step()
-        _sync(device)
-        conn.send((time.perf_counter() - t0, _faults() - f0))
+        conn.send(_timed(step, device))
     conn.close()
 
 

@@ -207,6 +207,15 @@ def _class_kernel(kind, p0, p1, alpha, is_fn, method, k0, k1, max_trials, out, o
         trials[blk] = used
 
 
+@numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _uniform_qlaw_map(q, b, a, shift, scale):
+    """shift + scale * u, u the root in [0, 1] of a u^2 + b u = q (the law's CDF of a uniform
+    parent, eq. 6.29, in the stable form of _quad_root without its branches), for the
+    vectorised pass 2 of _score_sets_kernel (inlined, numpy error model: no zero check)."""
+    d2 = b * b + 4.0 * a * q
+    return shift + scale * (2.0 * q / (b + math.sqrt(d2 if d2 > 0.0 else 0.0)))
+
+
 # error_model="numpy": a float division by zero gives inf/nan instead of raising, so the
 # compiler drops the zero check that keeps the branch-free pass 2 from vectorising (2.5x on that
 # loop, the same numbers: no division here can meet a zero denominator)
@@ -266,9 +275,7 @@ def _score_sets_kernel(
                 for j in range(n_unl):
                     q = row[j]
                     bq = b_tn if tn_row[j] else b_fn
-                    aq = 1.0 - bq
-                    d2 = bq * bq + 4.0 * aq * q
-                    row[j] = shift + scale * (2.0 * q / (bq + math.sqrt(d2 if d2 > 0.0 else 0.0)))
+                    row[j] = _uniform_qlaw_map(q, bq, 1.0 - bq, shift, scale)
             else:
                 for j in range(n_unl):
                     row[j] = shift + scale * row[j]
@@ -295,9 +302,7 @@ def _score_sets_kernel(
                 scale = (pb - pa) * inv_t
                 shift = pa * inv_t
                 for k in range(n_pos):
-                    q = prow[k]
-                    d2 = b_fn * b_fn + 4.0 * a_fn * q
-                    prow[k] = shift + scale * (2.0 * q / (b_fn + math.sqrt(d2 if d2 > 0.0 else 0.0)))
+                    prow[k] = _uniform_qlaw_map(prow[k], b_fn, a_fn, shift, scale)
             else:
                 for k in range(n_pos):
                     if method == 0:
@@ -632,48 +637,42 @@ def iter_score_sets(
     ([4, 4, 2], 4)
     """
     n_anchors = int_scalar("n_anchors", n_anchors, 1)
+    chunk_size = int_scalar("chunk_size", chunk_size, 1)
+    anchor_offset = int_scalar("anchor_offset", anchor_offset, 0, 2**63 - 1 - n_anchors)
+    args = _checked_block_args(n_unlabeled, alpha, tau_plus, gamma, t, n_positives, base_interval, method, rng, parent)
+    return _iter_blocks(n_anchors, chunk_size, anchor_offset, *args)
+
+
+def _checked_block_args(n_unlabeled, alpha, tau_plus, gamma, t, n_positives, base_interval, method, rng, parent):
+    """The validated arguments of Algorithm 6 in _iter_blocks' order (its last 14), with the
+    parent parsed and one Philox key for the whole study."""
     n_unlabeled = int_scalar("n_unlabeled", n_unlabeled, 1)
     n_positives = int_scalar("n_positives", n_positives, 0)
     alpha = real_scalar("alpha", alpha, 0.5, 1.0)
     tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True)
     gamma = real_scalar("gamma", gamma, 0.0, 1.0)
     t = real_scalar("t", t, 0.0, None, lo_open=True)
-    chunk_size = int_scalar("chunk_size", chunk_size, 1)
-    anchor_offset = int_scalar("anchor_offset", anchor_offset, 0, 2**63 - 1 - n_anchors)
     meth = _method(method)
     kind, random_interval, lo, hi, name = _parse_parent(parent, base_interval, t)
-    k0, k1 = philox_key(rng)  # one key for the whole study
-    return _iter_blocks(
-        n_anchors, n_unlabeled, n_positives, alpha, tau_plus, gamma, t, kind, random_interval, lo, hi, name, meth, k0, k1, chunk_size,
-        anchor_offset,
-    )  # fmt: skip
+    k0, k1 = philox_key(rng)
+    return n_unlabeled, n_positives, alpha, tau_plus, gamma, t, kind, random_interval, lo, hi, name, meth, k0, k1
 
 
 def _block_maker(n_unlabeled, alpha, tau_plus, gamma, t, n_positives, base_interval, method, seed, parent="uniform"):
     """``make(first, count)`` -> the ScoreSets of anchors [first, first + count), i.e. rows of
     ``score_sets(...)`` with these arguments: the checks and the key derivation done once, for
     callers generating many small blocks (negtheory.studies)."""
-    n_unlabeled = int_scalar("n_unlabeled", n_unlabeled, 1)
-    n_positives = int_scalar("n_positives", n_positives, 0)
-    alpha = real_scalar("alpha", alpha, 0.5, 1.0)
-    tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True)
-    gamma = real_scalar("gamma", gamma, 0.0, 1.0)
-    t = real_scalar("t", t, 0.0, None, lo_open=True)
-    meth = _method(method)
-    kind, random_interval, lo, hi, name = _parse_parent(parent, base_interval, t)
-    k0, k1 = philox_key(seed)
+    args = _checked_block_args(n_unlabeled, alpha, tau_plus, gamma, t, n_positives, base_interval, method, seed, parent)
 
     def make(first, count):
-        (s,) = _iter_blocks(
-            count, n_unlabeled, n_positives, alpha, tau_plus, gamma, t, kind, random_interval, lo, hi, name, meth, k0, k1, count, first,
-        )  # fmt: skip
+        (s,) = _iter_blocks(count, count, first, *args)
         return s
 
     return make
 
 
 def _iter_blocks(
-    n_anchors, n_unl, n_pos, alpha, tau_plus, gamma, t, kind, random_interval, lo, hi, name, meth, k0, k1, chunk_size, offset
+    n_anchors, chunk_size, offset, n_unl, n_pos, alpha, tau_plus, gamma, t, kind, random_interval, lo, hi, name, meth, k0, k1
 ):
     for first in range(0, n_anchors, chunk_size):
         count = min(chunk_size, n_anchors - first)

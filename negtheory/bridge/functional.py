@@ -572,17 +572,26 @@ class _WeightedLogSumExp(torch.autograd.Function):
         e = (x - m).exp_()
         if w is not None:
             e.mul_(w)
-        s = e.sum(dim=-1)
-        ctx.save_for_backward(e, s)
-        return torch.log(s) + m.squeeze(-1)
+        return _log_of_sum(ctx, e, m)
 
     @staticmethod
     @torch.autograd.function.once_differentiable
     def backward(ctx, g):
-        e, s = ctx.saved_tensors
-        # a row of zero weights (BCL with beta = 0 and every score tied at the top) is the
-        # constant log 0: zero gradient, not 0 / 0
-        return e * (g / torch.where(s > 0, s, 1.0)).unsqueeze(-1), None
+        return _log_of_sum_grad(ctx, g), None
+
+
+def _log_of_sum(ctx, e, m):
+    """Forward tail of the weighted logsumexps: log(sum e) + m, saving e and the sums."""
+    s = e.sum(dim=-1)
+    ctx.save_for_backward(e, s)
+    return torch.log(s) + m.squeeze(-1)
+
+
+def _log_of_sum_grad(ctx, g):
+    """d/dx_i = e_i / S (e holds the weights already). A row of zero weights (BCL with beta = 0
+    and every score tied at the top) is the constant log 0: zero gradient, not 0 / 0."""
+    e, s = ctx.saved_tensors
+    return e * (g / torch.where(s > 0, s, 1.0)).unsqueeze(-1)
 
 
 class _RankWeightedLogSumExp(torch.autograd.Function):
@@ -601,15 +610,12 @@ class _RankWeightedLogSumExp(torch.autograd.Function):
         if tied is not None:  # the rows with ties take their own weights
             et = (x[tied] - m[tied]).exp_()
             e[tied] = et.scatter_reduce_(-1, order[tied], tied_src, reduce="prod")
-        s = e.sum(dim=-1)
-        ctx.save_for_backward(e, s)
-        return torch.log(s) + m.squeeze(-1)
+        return _log_of_sum(ctx, e, m)
 
     @staticmethod
     @torch.autograd.function.once_differentiable
     def backward(ctx, g):
-        e, s = ctx.saved_tensors
-        return e * (g / torch.where(s > 0, s, 1.0)).unsqueeze(-1), None, None, None, None
+        return _log_of_sum_grad(ctx, g), None, None, None, None
 
 
 class _LogPowerRatio(torch.autograd.Function):
