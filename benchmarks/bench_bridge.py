@@ -233,10 +233,9 @@ def _worker(conn, name, batch, dim, device, dtype, threads):
         if cmd == "memory":
             with _quiet_stderr():
                 peak = peak_memory(step, device)
-            # BCL's CPU sort keeps its key buffer between steps (not allocated within the measured
-            # step once warm): count it, it is memory the loss holds
-            keys = getattr(Fn._WORKSPACE, "keys", None)
-            conn.send(peak + (keys.nbytes if keys is not None else 0))
+            # BCL's CPU sort keeps its key and permutation buffers between steps (not allocated
+            # within the measured step once warm): count them, it is memory the loss holds
+            conn.send(peak + Fn._workspace_nbytes())
             continue
         conn.send(_timed(step, device))
     conn.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -273,6 +274,83 @@ def test_ecdf_sort_buffer_reuse_across_shapes_and_threads():
     with ThreadPoolExecutor(max_workers=4) as pool:
         for got, w in zip(pool.map(ranks, data * 4), want * 4):
             np.testing.assert_array_equal(got, w)
+
+
+def _sort_kind(kind, rows, n, rng):
+    x = rng.standard_normal((rows, n))
+    if kind == "ties":
+        x = np.round(x, 1)
+    elif kind == "offset":  # |x| >> the row's range: few distinct float32 values, many collisions
+        x = 1000.0 + 1e-3 * x
+    elif kind == "outlier":  # one far score squeezes the others into a few quanta
+        x[:, 0] = 1e30
+    elif kind == "constant":
+        x[:] = 2.5
+    elif kind == "signed_zeros":
+        x[rng.random(x.shape) < 0.3] = 0.0
+        x[rng.random(x.shape) < 0.3] = -0.0
+    elif kind == "tiny":  # subnormal and tiny normal numbers
+        x = x * 1e-39
+    elif kind == "huge":  # x - lo overflows float32 in some entries
+        x = np.clip(x * 1.5e38, -3e38, 3e38)
+    return x.astype(np.float32)
+
+
+SORT_KINDS = ["normal", "ties", "offset", "outlier", "constant", "signed_zeros", "tiny", "huge"]
+
+
+@pytest.mark.parametrize("masked", [False, True])
+@pytest.mark.parametrize("fallback", [False, True])
+@pytest.mark.parametrize("kind", SORT_KINDS)
+def test_cpu_sort_is_numpys_stable_argsort(kind, fallback, masked, monkeypatch):
+    # the CPU float32 sort (32-bit quantised keys with the equal-quantum runs re-sorted, or the
+    # packed 64-bit keys it falls back to): the permutation of numpy's stable argsort of the
+    # values, and the eCDF counts of est.ecdf_counts (independent numpy), for every input kind
+    # -- with the fix-up forced on every collision (no fallback), and with the fallback forced
+    rng = np.random.default_rng(SORT_KINDS.index(kind))
+    x = _sort_kind(kind, 23, 301, rng)
+    skip = 0
+    if masked:  # two masked entries per row, as the in-batch modules leave them
+        skip = 2
+        x[:, 7] = -np.inf
+        x[:, 150] = -np.inf
+    monkeypatch.setattr(Fn, "_Q32_MAX_COLLISIONS", 10**12 if fallback else 1)
+    order, cnt, rows = Fn._sort_ranks(torch.from_numpy(x), skip)
+    order = order.clone()  # a view of the per-thread buffer
+    np.testing.assert_array_equal(order.numpy(), np.argsort(x, axis=1, kind="stable"))
+    counts = torch.empty_like(order).scatter_(-1, order, Fn._full_counts(order, cnt, rows)).numpy()
+    want = est.ecdf_counts(x.astype(np.float64))
+    finite = np.isfinite(x)
+    np.testing.assert_array_equal(counts[finite], want[finite])
+
+
+def test_cpu_sort_takes_the_32_bit_path_on_ordinary_scores(monkeypatch):
+    # the 64-bit fallback is for many collisions only; ordinary scores (a few equal-quantum
+    # neighbours per row) stay on the 32-bit path
+    calls = []
+    monkeypatch.setattr(Fn, "_sort_ranks_packed64", lambda s, skip: calls.append(1))
+    x = torch.from_numpy(_sort_kind("normal", 64, 2046, np.random.default_rng(0)) / np.float32(0.1))
+    order, _, _ = Fn._sort_ranks(x)
+    assert not calls
+    np.testing.assert_array_equal(order.numpy(), np.argsort(x.numpy(), axis=1, kind="stable"))
+
+
+def test_cpu_sort_non_finite_rows():
+    # NaN and +-inf: valid permutations, no exception or warning; rows without them exact
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((6, 40)).astype(np.float32)
+    x[1, 3] = np.nan
+    x[2, 5] = np.inf
+    x[3, :] = -np.inf
+    x[4, :] = np.nan
+    x[5, ::2] = -np.inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        order, cnt, rows = Fn._sort_ranks(torch.from_numpy(x))
+    order = order.clone()
+    assert (np.sort(order.numpy(), axis=1) == np.arange(40)).all()
+    for r in (0, 5):
+        np.testing.assert_array_equal(order[r].numpy(), np.argsort(x[r], kind="stable"))
 
 
 def test_bcl_never_builds_an_n_by_n_tensor():
