@@ -29,8 +29,16 @@ the others, 3 500-4 600 on its own; InfoNCE 4 000 against 8 700), which moves ra
 to 2x either way. The workers are stepped one at a time, in turn, so the interleaving (and
 its fairness under load) is kept; each reports its step time and its page faults.
 
+How many faults a loss takes in its steady state is up to glibc's heuristics (its dynamic mmap
+and trim thresholds), and differs from run to run for the same code: InfoNCE took 0, 1 536 and
+7 936 faults per step at B = 1024 in three runs (up to 16 ms of a 55 ms step). ``--malloc keep``
+starts the workers with ``MALLOC_MMAP_THRESHOLD_`` (32 MiB, glibc's largest) and
+``MALLOC_TRIM_THRESHOLD_`` (4 GiB) set, so freed blocks stay mapped and reused and a step costs
+its computation only (about what jemalloc / tcmalloc or a long-running process give); the
+default ``--malloc default`` leaves glibc as a user's process has it.
+
 Usage: python benchmarks/bench_bridge.py [--device cpu|cuda] [--batch 256 1024] [--rounds R]
-       [--threads T] [--dim D] [--part modules logits] [--same-process]
+       [--threads T] [--dim D] [--part modules logits] [--same-process] [--malloc default|keep]
 """
 
 from __future__ import annotations
@@ -241,7 +249,25 @@ def _worker(conn, name, batch, dim, device, dtype, threads):
     conn.close()
 
 
-def _run_isolated(names, batch, dim, rounds, device, dtype, memory):
+# glibc reads these at start-up: freed blocks stay mapped (32 MiB is its largest mmap threshold)
+MALLOC_KEEP = {"MALLOC_MMAP_THRESHOLD_": str(32 * 2**20), "MALLOC_TRIM_THRESHOLD_": str(4 * 2**30)}
+
+
+@contextlib.contextmanager
+def _environ(extra):
+    old = {k: os.environ.get(k) for k in extra}
+    os.environ.update(extra)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _run_isolated(names, batch, dim, rounds, device, dtype, memory, malloc="default"):
     """Per-round times, median faults and peak memory, one worker process per loss."""
     ctx = mp.get_context("spawn")
     workers = {}
@@ -250,7 +276,8 @@ def _run_isolated(names, batch, dim, rounds, device, dtype, memory):
             here, there = ctx.Pipe()
             args = (there, k, batch, dim, str(device), str(dtype).split(".")[-1], torch.get_num_threads())
             proc = ctx.Process(target=_worker, args=args)
-            proc.start()
+            with _environ(MALLOC_KEEP if malloc == "keep" else {}):
+                proc.start()
             workers[k] = (proc, here)
         for _, c in workers.values():
             c.recv()  # every worker warmed up before the first timed step
@@ -277,11 +304,11 @@ def _run_isolated(names, batch, dim, rounds, device, dtype, memory):
     return times, {k: statistics.median(v) for k, v in faults.items()}, mem
 
 
-def bench_modules(batch, dim, rounds, device, dtype, memory=True, isolate=True):
+def bench_modules(batch, dim, rounds, device, dtype, memory=True, isolate=True, malloc="default"):
     names = list({**peers(), **module_losses()})
     rt = {}
     if isolate:
-        rt, flt, mem = _run_isolated(names, batch, dim, rounds, device, dtype, memory)
+        rt, flt, mem = _run_isolated(names, batch, dim, rounds, device, dtype, memory, malloc)
         t = {k: statistics.median(v) for k, v in rt.items()}
     else:
         flt = {}
@@ -291,6 +318,8 @@ def bench_modules(batch, dim, rounds, device, dtype, memory=True, isolate=True):
     peer_names = [k for k in t if k.endswith("ntxent")]
     fastest = min(peer_names, key=t.get)
     mode = "one process per loss" if isolate else "all losses in one process"
+    if isolate and malloc == "keep":
+        mode += ", glibc keeps freed memory (--malloc keep)"
     print(
         f"\n[modules] B={batch} D={dim} anchors={2 * batch} N={2 * batch - 2} (BPR/DPL: {batch} anchors, N={batch - 1}); {mode}"
     )
@@ -352,6 +381,12 @@ def main(argv=None):
     ap.add_argument("--part", nargs="+", default=["modules", "logits"], choices=["modules", "logits"])
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--same-process", action="store_true", help="run every module in this process (not one worker each)")
+    ap.add_argument(
+        "--malloc",
+        default="default",
+        choices=["default", "keep"],
+        help="keep: start the workers with glibc's mmap/trim thresholds set so freed memory stays mapped",
+    )
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
@@ -361,7 +396,14 @@ def main(argv=None):
     for b in args.batch:
         if "modules" in args.part:
             out[("modules", b)] = bench_modules(
-                b, args.dim, args.rounds, device, dtype, memory=not args.no_memory, isolate=not args.same_process
+                b,
+                args.dim,
+                args.rounds,
+                device,
+                dtype,
+                memory=not args.no_memory,
+                isolate=not args.same_process,
+                malloc=args.malloc,
             )
         if "logits" in args.part:
             out[("logits", b)] = bench_logits(b, args.rounds, device, dtype)

@@ -27,14 +27,18 @@ Numerics
   (the same policy as ``torch.autocast`` for ``logsumexp``/``log_softmax``); gradients flow
   through the casts, so values and gradients stay finite at logits of +-20 (temperature 0.05).
 * BCL's eCDF (eq. 6.30: the N unlabeled scores <= x, itself included, over N; ties share the
-  largest rank) comes from one sort per row, in torch on the input's device (``torch.sort``;
-  on the CPU in eager mode, float32 rows are argsorted by numpy's integer sort of packed
-  value/index keys on the tensor's own memory, which is several times faster than
-  ``torch.sort`` there): O(N log N) time, O(N) extra memory per anchor, never an N x N
-  comparison tensor, no numba, no host round-trip on accelerators. omega is tabulated for the
-  N eCDF values and multiplied in by rank. The CPU keys (8 bytes per score) live in a buffer
-  each thread keeps between calls (up to 256 MiB; larger ones are freed after the call): a
-  fresh array of that size is mapped and page-faulted in by the C library at every step.
+  largest rank) comes from one sort per row, in torch on the input's device (``torch.sort``):
+  O(N log N) time, O(N) extra memory per anchor, never an N x N comparison tensor, no numba, no
+  host round-trip on accelerators. On the CPU in eager mode, float32 rows are argsorted by
+  numpy's vectorised integer sort instead, several times faster than ``torch.sort`` there:
+  rows of up to 4096 scores as 32-bit keys (the score quantised within its row's range, the
+  column in the low bits), with the rare neighbours that share a quantum re-sorted by value
+  afterwards, so the permutation is exactly that of a stable sort; longer rows as 64-bit keys
+  (an order-preserving integer image of the float and the column). omega is tabulated for the
+  N eCDF values and multiplied in by rank. The CPU keys and permutation (12 bytes per score)
+  live in buffers each thread keeps between calls (up to 256 MiB; larger ones are freed after
+  the call): fresh arrays of that size would be mapped and page-faulted in by the C library at
+  every step.
 * Eager mode fuses the logsumexps of InfoNCE / DCL / BCL and HCL's ratio of power sums into
   autograd functions with one [.., N] temporary per pass; under ``torch.compile`` the plain
   torch forms are traced instead (the compiler fuses them itself), with no graph break. The
