@@ -282,6 +282,8 @@ def _sort_kind(kind, rows, n, rng):
         x = np.round(x, 1)
     elif kind == "offset":  # |x| >> the row's range: few distinct float32 values, many collisions
         x = 1000.0 + 1e-3 * x
+    elif kind == "one_tie":  # one exact tie per row among distinct scores (a single-pair run)
+        x[:, 5] = x[:, 2]
     elif kind == "outlier":  # one far score squeezes the others into a few quanta
         x[:, 0] = 1e30
     elif kind == "constant":
@@ -296,7 +298,7 @@ def _sort_kind(kind, rows, n, rng):
     return x.astype(np.float32)
 
 
-SORT_KINDS = ["normal", "ties", "offset", "outlier", "constant", "signed_zeros", "tiny", "huge"]
+SORT_KINDS = ["normal", "one_tie", "ties", "offset", "outlier", "constant", "signed_zeros", "tiny", "huge"]
 
 
 @pytest.mark.parametrize("masked", [False, True])

@@ -429,15 +429,15 @@ def _sort_ranks_q32(s: torch.Tensor, skip: int):
     # second half holds the collision flags (all dead once the permutation is written)
     scratch = torch.from_numpy(pbuf.view(np.float32)[:size].reshape(rows, n))
     key = torch.from_numpy(key_np)
-    hi = s.amax(dim=1, keepdim=True).double()
-    lo = torch.nan_to_num(s, neginf=math.inf, out=scratch).amin(dim=1, keepdim=True).double()
-    span = hi - lo
+    hi = s.amax(dim=1, keepdim=True).numpy()
+    lo = torch.nan_to_num(s, neginf=math.inf, out=scratch).amin(dim=1, keepdim=True).numpy()
     qtop = float(2 ** min(31 - cb, 23) - 8)  # q * 2^c < 2^31 and exact in float32
-    # sc = 0 (every finite score to q = 0, a run the repair sorts): a constant or non-finite row,
-    # or a span too small for sc to be a float32 (< 1e-32)
-    ok = torch.isfinite(span) & (span > qtop / 1e38)
-    sc = torch.where(ok, qtop / torch.where(ok, span, 1.0), 0.0)
-    torch.sub(s, lo.float(), out=scratch).mul_(sc.float())
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        span = hi.astype(np.float64) - lo
+        # sc = 0 (every finite score to q = 0, a run the repair sorts): a constant or non-finite
+        # row, or a span too small for sc to be a float32 (< 1e-32)
+        sc = np.where(np.isfinite(span) & (span > qtop / 1e38), qtop / span, 0.0).astype(np.float32)
+    torch.sub(s, torch.from_numpy(lo), out=scratch).mul_(torch.from_numpy(sc))
     scratch.nan_to_num_(nan=-8.0, posinf=qtop, neginf=-8.0)  # masked (-inf) and NaN first
     key.copy_(scratch)
     torch.add(torch.arange(n, dtype=torch.int32), key, alpha=1 << cb, out=key)
@@ -473,6 +473,8 @@ def _q32_fix_collisions(x: np.ndarray, perm: np.ndarray, f: np.ndarray, skip: in
     p = f - row * w + skip  # each pair's left sorted position in its row
     left = row * n + p  # flat, ascending
     brk = np.flatnonzero(np.diff(left) != 1)  # consecutive pairs chain into one run
+    if brk.size == left.size - 1:
+        return _q32_fix_pairs(x, perm, row, p, left)
     last = np.append(brk, left.size - 1)  # each run's last pair
     run = np.zeros(left.size, dtype=np.int64)
     run[brk + 1] = 1
@@ -505,6 +507,24 @@ def _q32_fix_collisions(x: np.ndarray, perm: np.ndarray, f: np.ndarray, skip: in
     at = np.searchsorted(tied, row)
     hit = tied[np.minimum(at, tied.size - 1)] == row
     cnt[at[hit], p[hit]] = count[hit]
+    return torch.from_numpy(perm), torch.from_numpy(cnt), torch.from_numpy(tied)
+
+
+def _q32_fix_pairs(x, perm, row, p, left):
+    """_q32_fix_collisions when every run is a single pair (the usual case): swap by value."""
+    n = perm.shape[1]
+    pf = perm.reshape(-1)
+    c0, c1 = pf[left], pf[left + 1]  # c0 < c1: equal q sorts by column
+    xf = x.reshape(-1)
+    v0, v1 = xf[row * n + c0], xf[row * n + c1]
+    swap = v1 < v0
+    pf[left[swap]], pf[left[swap] + 1] = c1[swap], c0[swap]
+    tie = v0 == v1  # -0.0 == +0.0; NaN never ties
+    if not tie.any():
+        return torch.from_numpy(perm), None, None
+    tied, at = np.unique(row[tie], return_inverse=True)
+    cnt = np.tile(np.arange(1, n + 1, dtype=np.int64), (tied.size, 1))
+    cnt[at, p[tie]] = p[tie] + 2  # both members: one past the pair's second position
     return torch.from_numpy(perm), torch.from_numpy(cnt), torch.from_numpy(tied)
 
 
