@@ -302,13 +302,14 @@ SORT_KINDS = ["normal", "one_tie", "ties", "offset", "outlier", "constant", "sig
 
 
 @pytest.mark.parametrize("masked", [False, True])
-@pytest.mark.parametrize("fallback", [False, True])
+@pytest.mark.parametrize("mode", ["repair", "repair_shared_buffer", "fallback"])
 @pytest.mark.parametrize("kind", SORT_KINDS)
-def test_cpu_sort_is_numpys_stable_argsort(kind, fallback, masked, monkeypatch):
+def test_cpu_sort_is_numpys_stable_argsort(kind, mode, masked, monkeypatch):
     # the CPU float32 sort (32-bit quantised keys with the equal-quantum runs re-sorted, or the
     # packed 64-bit keys it falls back to): the permutation of numpy's stable argsort of the
     # values, and the eCDF counts of est.ecdf_counts (independent numpy), for every input kind
-    # -- with the fix-up forced on every collision (no fallback), and with the fallback forced
+    # -- with the repair forced on every collision (no fallback; keys in their own buffer or in
+    # the permutation's, as large inputs have them), and with the fallback forced
     rng = np.random.default_rng(SORT_KINDS.index(kind))
     x = _sort_kind(kind, 23, 301, rng)
     skip = 0
@@ -316,7 +317,8 @@ def test_cpu_sort_is_numpys_stable_argsort(kind, fallback, masked, monkeypatch):
         skip = 2
         x[:, 7] = -np.inf
         x[:, 150] = -np.inf
-    monkeypatch.setattr(Fn, "_Q32_MAX_COLLISIONS", 10**12 if fallback else 1)
+    monkeypatch.setattr(Fn, "_Q32_MAX_COLLISIONS", 10**12 if mode == "fallback" else 1)
+    monkeypatch.setattr(Fn, "_Q32_SHARED_MIN", 0 if mode == "repair_shared_buffer" else 1 << 20)
     order, cnt, rows = Fn._sort_ranks(torch.from_numpy(x), skip)
     order = order.clone()  # a view of the per-thread buffer
     np.testing.assert_array_equal(order.numpy(), np.argsort(x, axis=1, kind="stable"))
@@ -324,6 +326,19 @@ def test_cpu_sort_is_numpys_stable_argsort(kind, fallback, masked, monkeypatch):
     want = est.ecdf_counts(x.astype(np.float64))
     finite = np.isfinite(x)
     np.testing.assert_array_equal(counts[finite], want[finite])
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3, 7, 64, 1000])
+def test_low_bits_written_over_their_own_keys(rows):
+    # the permutation is written over the keys it is computed from (keys in the second half of
+    # its buffer): every row count must give key & mask
+    n = 37
+    buf = np.empty(rows * n, dtype=np.int64)
+    key = buf.view(np.int32)[rows * n :].reshape(rows, n)
+    key[:] = np.random.default_rng(rows).integers(-(2**31), 2**31 - 1, (rows, n), dtype=np.int32)
+    want = (key & 63).astype(np.int64)
+    Fn._low_bits_in_place(key, buf.reshape(rows, n), 63)
+    np.testing.assert_array_equal(buf.reshape(rows, n), want)
 
 
 def test_cpu_sort_takes_the_32_bit_path_on_ordinary_scores(monkeypatch):

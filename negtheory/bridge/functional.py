@@ -35,8 +35,8 @@ Numerics
   column in the low bits), with the rare neighbours that share a quantum re-sorted by value
   afterwards, so the permutation is exactly that of a stable sort; longer rows as 64-bit keys
   (an order-preserving integer image of the float and the column). omega is tabulated for the
-  N eCDF values and multiplied in by rank. The CPU keys and permutation (12 bytes per score)
-  live in buffers each thread keeps between calls (up to 256 MiB; larger ones are freed after
+  N eCDF values and multiplied in by rank. The CPU keys and permutation (9 bytes per score
+  from 2^20 scores on, 13 below) live in buffers each thread keeps between calls (up to 256 MiB; larger ones are freed after
   the call): fresh arrays of that size would be mapped and page-faulted in by the C library at
   every step.
 * Eager mode fuses the logsumexps of InfoNCE / DCL / BCL and HCL's ratio of power sums into
@@ -395,13 +395,15 @@ def _workspace(name: str, need: int, dtype) -> np.ndarray:
 
 def _workspace_nbytes() -> int:
     """Bytes this thread's sort buffers hold (the benchmark counts them as the loss's memory)."""
-    return sum(getattr(_WORKSPACE, k).nbytes for k in ("key32", "perm64", "keys") if hasattr(_WORKSPACE, k))
+    return sum(getattr(_WORKSPACE, k).nbytes for k in ("perm64", "key32", "flags", "keys") if hasattr(_WORKSPACE, k))
 
 
 # Bits of the column index in the 32-bit keys: rows up to 2^12 scores keep >= 19 bits of value
 _Q32_MAX_COLUMN_BITS = 12
 # More colliding pairs than (rows * n) / _Q32_MAX_COLLISIONS: the packed 64-bit sort is cheaper
 _Q32_MAX_COLLISIONS = 8
+# From this many scores the 32-bit keys share the permutation's buffer (4 bytes per score less)
+_Q32_SHARED_MIN = 1 << 20
 
 
 def _sort_ranks_q32(s: torch.Tensor, skip: int):
@@ -422,12 +424,14 @@ def _sort_ranks_q32(s: torch.Tensor, skip: int):
     cb = max(1, (n - 1).bit_length())
     mask = (1 << cb) - 1
     size = rows * n
-    key_np = _workspace("key32", size, np.int32).reshape(rows, n)
+    # the permutation's int64 buffer holds the float scratch (then the neighbours' xor) in its
+    # first half; large inputs keep their keys in its second half (the permutation is then
+    # written over them in chunks), small ones in a buffer of their own (one call fewer per chunk)
     pbuf = _workspace("perm64", size, np.int64)
     perm = pbuf.reshape(rows, n)
-    # the permutation buffer's first half is the float scratch, then the neighbour xor; its
-    # second half holds the collision flags (all dead once the permutation is written)
     scratch = torch.from_numpy(pbuf.view(np.float32)[:size].reshape(rows, n))
+    shared = size >= _Q32_SHARED_MIN
+    key_np = (pbuf.view(np.int32)[size:] if shared else _workspace("key32", size, np.int32)).reshape(rows, n)
     key = torch.from_numpy(key_np)
     hi = s.amax(dim=1, keepdim=True).numpy()
     lo = torch.nan_to_num(s, neginf=math.inf, out=scratch).amin(dim=1, keepdim=True).numpy()
@@ -442,23 +446,40 @@ def _sort_ranks_q32(s: torch.Tensor, skip: int):
     key.copy_(scratch)
     torch.add(torch.arange(n, dtype=torch.int32), key, alpha=1 << cb, out=key)
     key_np.sort(axis=1)
-    if n - skip < 2:
+    f = np.empty(0, dtype=np.int64)
+    if n - skip >= 2:
+        w = n - skip - 1
+        # neighbours' xor (torch: vectorised) into the dead scratch, compared as unsigned
+        # (numpy): equal q <=> xor < 2^c
+        nb = pbuf.view(np.int32)[: rows * w].reshape(rows, w)
+        torch.bitwise_xor(key[:, skip + 1 :], key[:, skip:-1], out=torch.from_numpy(nb))
+        flags = _workspace("flags", rows * w, np.bool_).reshape(rows, w)
+        np.less_equal(nb.view(np.uint32), np.uint32(mask), out=flags)
+        f = np.flatnonzero(flags)
+        if f.size > size // _Q32_MAX_COLLISIONS:
+            return None
+    if shared:
+        _low_bits_in_place(key_np, perm, mask)
+    else:
         np.bitwise_and(key_np, mask, out=perm, casting="unsafe")
-        return torch.from_numpy(perm), None, None
-    w = n - skip - 1
-    # neighbours' xor into the scratch half (torch: vectorised), compared as unsigned (numpy): equal q
-    # <=> xor < 2^c
-    nb = pbuf.view(np.int32)[: rows * w].reshape(rows, w)
-    torch.bitwise_xor(key[:, skip + 1 :], key[:, skip:-1], out=torch.from_numpy(nb))
-    flags = pbuf.view(np.bool_)[4 * size : 4 * size + rows * w].reshape(rows, w)
-    np.less_equal(nb.view(np.uint32), np.uint32(mask), out=flags)
-    f = np.flatnonzero(flags)
-    if f.size > size // _Q32_MAX_COLLISIONS:
-        return None
-    np.bitwise_and(key_np, mask, out=perm, casting="unsafe")
     if f.size == 0:
         return torch.from_numpy(perm), None, None
     return _q32_fix_collisions(s.numpy(), perm, f, skip)
+
+
+def _low_bits_in_place(key: np.ndarray, out: np.ndarray, mask: int) -> None:
+    """``out = key & mask`` (int32 -> int64) where ``key`` is the second half of ``out``'s own buffer.
+
+    Rows are written in chunks [a, b) with b <= (rows + a) / 2, so a chunk's int64 output ends
+    where the keys not yet read begin: about log2(rows) calls, no copy (the last row overlaps
+    itself, and numpy buffers that one).
+    """
+    rows = key.shape[0]
+    a = 0
+    while a < rows:
+        b = max(a + 1, (rows + a) // 2)
+        np.bitwise_and(key[a:b], mask, out=out[a:b], casting="unsafe")
+        a = b
 
 
 def _q32_fix_collisions(x: np.ndarray, perm: np.ndarray, f: np.ndarray, skip: int):
