@@ -204,7 +204,7 @@ def test_half_precision_finite_at_logits_20(name, dtype):
 
 @pytest.mark.parametrize("normalize", [False, True])
 def test_bcl_float32_cpu_path_with_tied_rows(normalize):
-    # float32 on the CPU takes the packed-key sort, whose rows with ties get their own weights;
+    # float32 on the CPU takes the integer-key sort, whose rows with ties get their own weights;
     # some rows tied, some not, one with every score equal: against theta_bcl on the same values
     g = torch.Generator().manual_seed(5)
     neg = torch.randn(9, 50, generator=g, dtype=torch.float32)
@@ -257,13 +257,15 @@ def test_hcl_fused_gradient_equals_plain_logsumexp_form(beta):
 
 
 def test_ecdf_sort_buffer_reuse_across_shapes_and_threads():
-    # the CPU sort keeps its packed keys in a per-thread buffer: results must not depend on what
+    # the CPU sort keeps its keys and permutation in per-thread buffers: results must not depend on what
     # an earlier call (another shape) or another thread left in it; reference: numpy's ranks
     from concurrent.futures import ThreadPoolExecutor
 
     g = torch.Generator().manual_seed(3)
     shapes = [(5, 40), (64, 700), (5, 40), (3, 2), (64, 700)]
     data = [torch.randn(*sh, generator=g).round(decimals=1) for sh in shapes]  # with ties
+    # and without: 2^20 scores and more keep their keys in the permutation's own buffer
+    data[1:1] = [torch.randn(1030, 1024, generator=g), torch.randn(64, 700, generator=g)]
 
     def ranks(x):
         return Fn.ecdf_counts(x).numpy()

@@ -72,7 +72,7 @@ def test_bcl_module_matches_numpy_theta_bcl():
     theta = est.theta_bcl(np.exp(neg.numpy()), 0.8, 0.3, 0.2)
     ref = -np.log(np.exp(pos.numpy()) / (np.exp(pos.numpy()) + neg.shape[1] * theta))
     np.testing.assert_allclose(mod(a, p).numpy(), ref, rtol=1e-10)
-    # float32 goes through the CPU packed-key sort: same loss to float32 precision
+    # float32 goes through the CPU integer-key sort: same loss to float32 precision
     np.testing.assert_allclose(mod(a.float(), p.float()).numpy(), ref, rtol=2e-5)
 
 
