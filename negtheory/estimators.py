@@ -235,11 +235,14 @@ def _omega_of_ecdf(u, alpha, beta, tau_plus):
     The one implementation of the weight formula: :func:`bcl_weights`, the study kernel and the
     torch bridge all evaluate it (the latter two on the table u = k / N, k = 1..N).
     """
-    phi = _phi_from_un(np.asarray(u, dtype=np.float64), alpha, tau_plus)
+    phi = np.clip(_phi_from_un(np.asarray(u, dtype=np.float64), alpha, tau_plus), 0.0, 1.0)
     tau_minus = 1.0 - tau_plus
     z = (1.0 - beta) * alpha + beta * (1.0 - alpha)
-    num = (1.0 - beta) * alpha + (beta - alpha) * phi
-    den = alpha * tau_minus + (1.0 - alpha) * tau_plus + (1.0 - 2.0 * alpha) * phi * (tau_minus - tau_plus)
+    # eq. 6.25 regrouped into sums of non-negative terms: the printed numerator
+    # (1-b)a + (b-a)Phi and denominator a tau- + (1-a) tau+ + (1-2a) Phi (tau- - tau+) cancel
+    # catastrophically (at alpha = 1, Phi = 1 and tau+ below 1e-16 the denominator is 1 - 1 = 0)
+    num = (1.0 - beta) * alpha * (1.0 - phi) + beta * (1.0 - alpha) * phi
+    den = alpha * (tau_minus * (1.0 - phi) + tau_plus * phi) + (1.0 - alpha) * (tau_plus * (1.0 - phi) + tau_minus * phi)
     return num / (z * den)
 
 
@@ -302,7 +305,7 @@ def _positives(positives, lead_shape):
 def _apply_floor(theta, floor):
     if floor is None:
         return theta
-    f = real_array("floor", floor)
+    f = real_array("floor", floor, 0.0)
     return np.maximum(theta, f)
 
 
@@ -319,7 +322,7 @@ def theta_dcl(scores: ArrayLike, positives: ArrayLike, tau_plus: ArrayLike, floo
         positive score (the released DCL code; shape of the leading axes).
     tau_plus : float or array_like
         Class prior in (0, 1), broadcast over the anchors.
-    floor : float, optional
+    floor : float >= 0, optional
         Lower clamp of the estimate; the released code clamps N theta at N e^{-1/t}, i.e.
         ``floor=np.exp(-1/t)`` (the smallest possible score exp(-1/t) for cosine similarity).
 

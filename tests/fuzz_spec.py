@@ -445,7 +445,7 @@ DOMAINS: dict[str, Dom] = {
     "mine_negatives:pick": Choice("hardest", "random"),
     "boltzmann:degeneracy": Fixed("uniform"),
     "sample_boltzmann:degeneracy": Fixed("uniform"),
-    "sample_boltzmann:size": Int(1, None, cap=20),
+    "sample_boltzmann:size": Int(0, None, cap=20),  # size = 0: an empty draw, as numpy's
     "choose_thresholds:false_frac": Real(0.0, 1.0, False, True),
     "choose_thresholds:hard_frac": Real(0.0, 1.0, True, True),
     "choose_thresholds:denominator": Choice("all", "negatives"),

@@ -306,3 +306,43 @@ def test_theorem_6_1_with_negtheory_dists(parent):
     post = (1 - tau_plus) * tn.pdf(x) / ((1 - tau_plus) * tn.pdf(x) + tau_plus * fn.pdf(x))
     w = E.bcl_weights(np.append(x, x[-1] + 1.0), alpha, 0.5, tau_plus)[:-1]
     np.testing.assert_allclose(w, post / (1 - tau_plus), rtol=1e-9)
+
+
+@pytest.mark.parametrize("tau_plus", [9.687594746238711e-22, 1e-17, 1e-9, 0.1])
+@pytest.mark.parametrize("alpha", [1.0, 0.999999999, 0.75, 0.5])
+def test_bcl_weights_no_cancellation(alpha, tau_plus):
+    # eq. 6.25 as printed cancels catastrophically at alpha = 1, Phi = 1 (denominator
+    # tau- - (tau- - tau+) = 1 - 1 = 0 in double once tau+ < 1e-16: NaN, found by the fuzz
+    # suite); the regrouped form must match the printed one evaluated in exact rational
+    # arithmetic at the same Phi, and the torch twin must match the numpy one
+    from fractions import Fraction
+
+    beta = 0.554701471579191
+    n = 6
+    u = np.arange(1, n + 1) / n
+    got = E._omega_of_ecdf(u, alpha, beta, tau_plus)
+    assert np.isfinite(got).all() and (got >= 0).all()
+    phi = np.clip(E._phi_from_un(u, alpha, tau_plus), 0.0, 1.0)
+    a, b, tp = Fraction(alpha), Fraction(beta), Fraction(tau_plus)
+    tm = 1 - tp
+    z = (1 - b) * a + b * (1 - a)
+    for g, p in zip(got, phi):
+        p = Fraction(float(p))
+        exact = ((1 - b) * a + (b - a) * p) / (z * (a * tm + (1 - a) * tp + (1 - 2 * a) * p * (tm - tp)))
+        assert g == pytest.approx(float(exact), rel=1e-12, abs=1e-15)
+    torch = pytest.importorskip("torch")
+    from negtheory.bridge.functional import _omega
+
+    tw = _omega(torch.tensor(u, dtype=torch.float64), alpha, beta, tau_plus).numpy()
+    np.testing.assert_allclose(tw, got, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("theta", ["theta_dcl", "theta_hcl"])
+def test_negative_floor_is_rejected(theta):
+    # the clamp is a lower bound of a mean of positive scores: floor >= 0 (the fuzz suite found
+    # -5e-324 accepted)
+    args = {"beta": 0.0} if theta == "theta_hcl" else {}
+    fn = getattr(E, theta)
+    with pytest.raises(ValueError, match="floor"):
+        fn(np.array([[1.0, 148.4]]), np.array([[7.26]]), tau_plus=0.1, floor=-5e-324, **args)
+    assert np.isfinite(fn(np.array([[1.0, 148.4]]), np.array([[7.26]]), tau_plus=0.1, floor=0.0, **args)).all()

@@ -286,3 +286,10 @@ def test_sample_boltzmann_limits_and_1d():
     draws = sample_boltzmann(g, [1.0, 0.0, 0.0, 3.0], np.inf, size=40_000, rng=1)
     assert set(draws.tolist()) <= {0, 3}
     assert abs(np.mean(draws == 3) - 0.75) < 4 * math.sqrt(0.75 * 0.25 / 40_000)
+
+
+def test_sample_boltzmann_size_zero_is_an_empty_draw():
+    # as numpy's Generator.choice(size=0): legal, an empty int64 array of the right shape
+    out = sample_boltzmann([[0.0, 1.0], [2.0, 0.5], [0.1, 0.2]], size=0, rng=0)
+    assert out.shape == (3, 0) and out.dtype == np.int64
+    assert sample_boltzmann([0.0, 1.0, 2.0], size=0, rng=0).shape == (0,)

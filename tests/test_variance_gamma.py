@@ -408,3 +408,28 @@ def quad_tail(pdf, x):
     if x < 0:
         return integrate.quad(pdf, -np.inf, x, epsabs=0, epsrel=1e-13, limit=200)[0]
     return integrate.quad(pdf, x, np.inf, epsabs=0, epsrel=1e-13, limit=200)[0]
+
+
+@pytest.mark.parametrize(
+    "lam, x",
+    [
+        (3.3104572061576994e207, 3.21760548249124e-221),  # fuzz: z = |x| / lam underflows to 0
+        (7.45e299, 5.83e-100),
+        (7.45e299, -1.9e-145),
+        (7.45e299, 3.04e162),  # z = 4e-138: representable, the log form is used below 1e-100
+        (1.0, 1e-120),
+    ],
+)
+def test_d1_density_where_z_underflows(lam, x):
+    # d = 1: f = K0(|x| / lam) / (pi lam) diverges only at x = 0; for x != 0 it is finite even
+    # where |x| / lam underflows -- against mpmath's K0 at 50 digits
+    mpmath.mp.dps = 50
+    want = mpmath.besselk(0, abs(mpmath.mpf(x)) / mpmath.mpf(lam)) / (mpmath.pi * mpmath.mpf(lam))
+    X = inner_product(1, lam)
+    assert float(X.logpdf(x)) == pytest.approx(float(mpmath.log(want)), rel=1e-14, abs=1e-13)
+    assert np.isfinite(X.pdf(x))
+    # the density of the larger of two draws (eq. 3.22), 2 F(x) f(x): F(x) = 1/2 + O(z log z)
+    # with z < 1e-100 here, so g = f to double precision
+    from negtheory.variance_gamma import _vg_log_posterior
+
+    assert _vg_log_posterior(1, lam, x) == pytest.approx(float(mpmath.log(want)), rel=1e-13, abs=1e-12)

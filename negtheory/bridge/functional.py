@@ -660,11 +660,12 @@ def _omega(u: torch.Tensor, alpha: float, beta: float, tau_plus: float) -> torch
     tau_minus = 1.0 - tau_plus
     qa = (1.0 - 2.0 * alpha) * (tau_minus - tau_plus)
     qb = 2.0 * (alpha * tau_minus + (1.0 - alpha) * tau_plus)
-    phi = 2.0 * u / (qb + torch.sqrt(qb * qb + 4.0 * qa * u))
+    phi = torch.clamp(2.0 * u / (qb + torch.sqrt(qb * qb + 4.0 * qa * u)), 0.0, 1.0)
     z = (1.0 - beta) * alpha + beta * (1.0 - alpha)
-    num = (1.0 - beta) * alpha + (beta - alpha) * phi
-    den = alpha * tau_minus + (1.0 - alpha) * tau_plus + (1.0 - 2.0 * alpha) * phi * (tau_minus - tau_plus)
-    return torch.clamp(num / (z * den), min=0.0)
+    # sums of non-negative terms, as estimators._omega_of_ecdf (no cancellation at alpha = 1)
+    num = (1.0 - beta) * alpha * (1.0 - phi) + beta * (1.0 - alpha) * phi
+    den = alpha * (tau_minus * (1.0 - phi) + tau_plus * phi) + (1.0 - alpha) * (tau_plus * (1.0 - phi) + tau_minus * phi)
+    return num / (z * den)
 
 
 def _bcl_rank_plan(neg: torch.Tensor, n: int, alpha, beta, tau_plus):
