@@ -376,9 +376,10 @@ def _run_end_counts(srt: torch.Tensor) -> torch.Tensor:
 
 
 # The CPU sorts keep their key and permutation arrays in per-thread buffers kept between calls:
-# at B = 1024 they take 16 + 32 MB, above glibc's largest mmap threshold, so fresh arrays would be
-# mapped and page-faulted in (~2 us per 4 KiB page, 15 ms a step) at every call. Buffers above
-# _WORKSPACE_MAX elements are not kept.
+# at B = 1024 they take 32 MB (keys and permutation sharing one buffer) + 4 MB (collision flags),
+# above glibc's largest mmap threshold, so fresh arrays would be mapped and page-faulted in
+# (~2 us per 4 KiB page, 15 ms a step) at every call. Buffers above _WORKSPACE_MAX elements are
+# not kept.
 _WORKSPACE = threading.local()
 _WORKSPACE_MAX = 1 << 25  # elements (256 MiB of int64)
 
@@ -545,7 +546,7 @@ def _q32_fix_pairs(x, perm, row, p, left):
         return torch.from_numpy(perm), None, None
     tied, at = np.unique(row[tie], return_inverse=True)
     cnt = np.tile(np.arange(1, n + 1, dtype=np.int64), (tied.size, 1))
-    cnt[at, p[tie]] = p[tie] + 2  # both members: one past the pair's second position
+    cnt[at, p[tie]] = p[tie] + 2  # the first member takes the second's count (one past it)
     return torch.from_numpy(perm), torch.from_numpy(cnt), torch.from_numpy(tied)
 
 
