@@ -233,3 +233,27 @@ def test_compiled_modules_equal_eager_without_graph_breaks():
         torch.testing.assert_close(l2, l1, rtol=1e-5, atol=1e-6)
         torch.testing.assert_close(x2.grad, x1.grad, rtol=1e-5, atol=1e-6)
     dynamo.reset()
+
+
+def test_bcl_weight_table_cache_across_modes():
+    # BCL's omega table is cached per (n, masked, alpha, beta, tau_plus, dtype, device): one made
+    # under inference_mode must serve a training step (not saved for backward, never written),
+    # and the losses must not depend on which mode filled the cache
+    g = torch.Generator().manual_seed(7)
+    a, p = torch.randn(16, 8, generator=g), torch.randn(16, 8, generator=g)
+    loss = M.BayesianContrastiveLoss(alpha=0.8, beta=0.4, tau_plus=0.15)
+    Fn._omega_table_cached.cache_clear()
+    with torch.inference_mode():
+        first = loss(a, p)
+    a1 = a.clone().requires_grad_()
+    train = loss(a1, p)
+    train.backward()
+    Fn._omega_table_cached.cache_clear()
+    a2 = a.clone().requires_grad_()
+    fresh = loss(a2, p)
+    fresh.backward()
+    assert float(first) == float(train.detach()) == float(fresh.detach())
+    torch.testing.assert_close(a1.grad, a2.grad, rtol=0, atol=0)
+    table = Fn._omega_table_cached(30, 2, 0.8, 0.4, 0.15, torch.float32, torch.device("cpu"))
+    want = Fn._omega_table(30, 2, 0.8, 0.4, 0.15, torch.float32, torch.device("cpu"))
+    torch.testing.assert_close(table, want, rtol=0, atol=0)  # nothing wrote into the cached one

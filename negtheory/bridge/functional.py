@@ -60,6 +60,7 @@ clamp is at the smallest positive normal number of the working dtype, so the log
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import threading
@@ -669,6 +670,18 @@ def _omega(u: torch.Tensor, alpha: float, beta: float, tau_plus: float) -> torch
     return num / (z * den)
 
 
+def _omega_table(n: int, m: int, alpha, beta, tau_plus, dtype, device) -> torch.Tensor:
+    """omega at the eCDF values k / n, k = 1..n, after m zeros (the masked entries sort first)."""
+    table = _omega(torch.arange(1, n + 1, device=device, dtype=dtype) / n, alpha, beta, tau_plus)
+    if m:
+        table = torch.cat([torch.zeros(m, device=device, dtype=dtype), table])
+    return table
+
+
+# read-only tables (callers expand, index and scatter from them, never write)
+_omega_table_cached = functools.lru_cache(maxsize=16)(_omega_table)
+
+
 def _bcl_rank_plan(neg: torch.Tensor, n: int, alpha, beta, tau_plus):
     """``(order, src, tied, tied_src)``: omega of ``neg`` (2-D, N - n masked -inf entries per row)
     is ``src`` scattered by ``order`` along the last axis, except on the rows ``tied`` (None:
@@ -681,10 +694,10 @@ def _bcl_rank_plan(neg: torch.Tensor, n: int, alpha, beta, tau_plus):
     """
     rows, width = neg.shape
     order, cnt, tied = _sort_ranks(neg, skip=width - n)
-    m = width - n  # masked entries sort first (they tie at -inf)
-    table = _omega(torch.arange(1, n + 1, device=neg.device, dtype=neg.dtype) / n, alpha, beta, tau_plus)
-    if m:
-        table = torch.cat([torch.zeros(m, device=neg.device, dtype=neg.dtype), table])
+    if torch.compiler.is_compiling():
+        table = _omega_table(n, width - n, alpha, beta, tau_plus, neg.dtype, neg.device)
+    else:  # a training loop asks for the same table at every step
+        table = _omega_table_cached(n, width - n, alpha, beta, tau_plus, neg.dtype, neg.device)
     if cnt is None:
         return order, table.expand(rows, width), None, None
     if tied is None:  # counts for every row (torch.sort path)
