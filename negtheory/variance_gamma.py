@@ -409,9 +409,15 @@ _Z_K0_LOG = 1e-100
 
 
 @numba.njit(cache=True, nogil=True)
-def _log_k0_small(x, lam):
-    """log K0(|x| / lam) for |x| / lam < _Z_K0_LOG, x != 0 (A&S 9.6.13, first term)."""
-    return math.log(_LOG2 - _EULER - (math.log(abs(x)) - math.log(lam)))
+def _log_f_at(d, lam, x, z, lf):
+    """log f_d(z) of the lam = 1 law, given as ``lf`` from the ladders, except for d = 1 near 0.
+
+    There log f_1 = log(K0(z) / pi) with K0(z) = -log(z/2) - gamma (A&S 9.6.13, first term) and
+    log z = log|x| - log lam, finite for every x != 0 although z itself may underflow.
+    """
+    if d == 1 and z < _Z_K0_LOG and x != 0.0:
+        return math.log(_LOG2 - _EULER - (math.log(abs(x)) - math.log(lam))) - _LOG_PI
+    return lf
 
 
 @numba.njit(cache=True, nogil=True)
@@ -423,10 +429,8 @@ def _vg_point(op, d, lam, x):
     z = abs(x) / lam
     if op == _OP_LOGPDF and d >= _DEBYE_MIN_D and z <= _Z_ASYM * d * d:
         return _vg_log_pdf_debye(d, z) - math.log(lam)
-    if op == _OP_LOGPDF and d == 1 and z < _Z_K0_LOG and x != 0.0:
-        return _log_k0_small(x, lam) - _LOG_PI - math.log(lam)
     if op == _OP_LOGPDF:  # outside the Debye range (small d, or the far tail z > _Z_ASYM d^2)
-        return _vg_log_pdf_sf(d, z)[0] - math.log(lam)
+        return _log_f_at(d, lam, x, z, _vg_log_pdf_sf(d, z)[0]) - math.log(lam)
     if d >= _MIX_MIN_D and z <= _Z_ASYM * d * d:  # beyond, the far-tail expansion of _vg_log_pdf_sf
         ls = _vg_log_sf_mixture(d, z) if z > 0.0 else -_LOG2
     else:
@@ -460,8 +464,7 @@ def _vg_log_posterior(d, lam, x):
     """log g(x) = log 2 + log F(x) + log f(x), the density of the larger of two draws (eq. 3.22)."""
     z = abs(x) / lam
     lf, ls = _vg_log_pdf_sf_any(d, z)
-    if d == 1 and z < _Z_K0_LOG and x != 0.0:
-        lf = _log_k0_small(x, lam) - _LOG_PI
+    lf = _log_f_at(d, lam, x, z, lf)
     lcdf = math.log(-math.expm1(ls)) if x > 0.0 else ls
     return _LOG2 + lcdf + lf - math.log(lam)
 

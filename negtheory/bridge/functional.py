@@ -36,9 +36,9 @@ Numerics
   afterwards, so the permutation is exactly that of a stable sort; longer rows as 64-bit keys
   (an order-preserving integer image of the float and the column). omega is tabulated for the
   N eCDF values and multiplied in by rank. The CPU keys and permutation (9 bytes per score
-  from 2^20 scores on, 13 below) live in buffers each thread keeps between calls (up to 256 MiB; larger ones are freed after
-  the call): fresh arrays of that size would be mapped and page-faulted in by the C library at
-  every step.
+  from 2^20 scores on, 13 below) live in buffers each thread keeps between calls (up to
+  256 MiB; larger ones are freed after the call): fresh arrays of that size would be mapped and
+  page-faulted in by the C library at every step.
 * Eager mode fuses the logsumexps of InfoNCE / DCL / BCL and HCL's ratio of power sums into
   autograd functions with one [.., N] temporary per pass; under ``torch.compile`` the plain
   torch forms are traced instead (the compiler fuses them itself), with no graph break. The
@@ -524,9 +524,14 @@ def _q32_fix_collisions(x: np.ndarray, perm: np.ndarray, f: np.ndarray, skip: in
     start = np.concatenate([[True], ~tie])
     group = np.cumsum(start) - 1
     ends = np.flatnonzero(np.concatenate([start[1:], [True]]))
-    count = (p[ends] + 1)[group]
-    tied = np.unique(row[:-1][tie])
-    cnt = np.tile(np.arange(1, n + 1, dtype=np.int64), (tied.size, 1))
+    return _with_tied_counts(perm, np.unique(row[:-1][tie]), row, p, (p[ends] + 1)[group])
+
+
+def _with_tied_counts(perm, tied, row, p, count):
+    """``(order, counts, rows)`` of _sort_ranks: rows ``tied`` count k + 1 at sorted position k
+    except the listed entries (``row``, position ``p``) of the repaired runs, which take ``count``
+    (entries of rows without ties are skipped)."""
+    cnt = np.tile(np.arange(1, perm.shape[1] + 1, dtype=np.int64), (tied.size, 1))
     at = np.searchsorted(tied, row)
     hit = tied[np.minimum(at, tied.size - 1)] == row
     cnt[at[hit], p[hit]] = count[hit]
@@ -545,10 +550,8 @@ def _q32_fix_pairs(x, perm, row, p, left):
     tie = v0 == v1  # -0.0 == +0.0; NaN never ties
     if not tie.any():
         return torch.from_numpy(perm), None, None
-    tied, at = np.unique(row[tie], return_inverse=True)
-    cnt = np.tile(np.arange(1, n + 1, dtype=np.int64), (tied.size, 1))
-    cnt[at, p[tie]] = p[tie] + 2  # the first member takes the second's count (one past it)
-    return torch.from_numpy(perm), torch.from_numpy(cnt), torch.from_numpy(tied)
+    # the first member takes the second's count, one past the second's position
+    return _with_tied_counts(perm, np.unique(row[tie]), row[tie], p[tie], p[tie] + 2)
 
 
 def _sort_ranks_packed64(s: torch.Tensor, skip: int):
