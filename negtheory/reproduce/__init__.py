@@ -22,4 +22,5 @@ REPRODUCTIONS: dict[str, str] = {
     "thesis-tables": "negtheory.reproduce.thesis_tables",
     "wu-k-sweep": "negtheory.reproduce.wu_k_sweep",
     "relaxed-softmax": "negtheory.reproduce.relaxed_softmax",
+    "sim-vs-train": "negtheory.reproduce.sim_vs_train",
 }

@@ -1,0 +1,665 @@
+r"""Simulations calibrated to what training measures (thesis §6.6.1 against real scores).
+
+:func:`negtheory.studies.mse_study` simulates the debiasing estimators with the thesis's
+Algorithm 6: a parent law per anchor (by default uniform on an interval), the class-conditional
+laws of true and false negatives (eq. 6.14-6.15) at a given alpha, and the map
+:math:`\hat x = e^{x/t}`. Real training has real score laws. This module runs the *same*
+estimators on scores simulated three ways from what a probe measured (the probes live in
+:mod:`negtheory.recsys.score_probe`):
+
+``calibrated``
+    The theory's own model with its parent law **fitted**. For an anchor of user u the N
+    unlabeled scores are false negatives with probability tau+ and true negatives otherwise, drawn
+    in parent-CDF space from the exact laws of :func:`negtheory.dists.true_negative` /
+    :func:`~negtheory.dists.false_negative` (CDF :math:`2\alpha v + (1-2\alpha) v^2` and
+    :math:`2(1-\alpha) v + (2\alpha-1) v^2`, README errata), and mapped to scores through the
+    user's fitted parent quantile
+
+    .. math:: F_u^{-1}(v) = G_u^{-1}\big(\Phi_{UN}(v)\big), \qquad
+              \Phi_{UN}(v) = \tau^-\,\Phi_{TN}(v) + \tau^+\,\Phi_{FN}(v)  \quad\text{(eq. 6.23)},
+
+    where :math:`G_u^{-1}` is the empirical quantile function of the user's *measured unlabeled*
+    scores (probe batches other than the compared ones). That is the inversion of eq. 6.29: the
+    parent law whose unlabeled mixture is exactly the measured one. Each anchor gets its user's
+    parent, as Algorithm 6 gives each anchor its own parent. ``parent="normal"`` fits a normal
+    parent per user instead (an ablation of the parent family).
+``resampled``
+    A bootstrap, the best any i.i.d. model can do: true negatives drawn from the user's measured
+    true-negative scores; false negatives drawn as a measured false negative's *within-user rank*
+    (its unlabeled eCDF value, pooled over users, since a user has only a handful) placed in the
+    user's unlabeled quantile function. ``pooled=True`` ignores the user: both classes from the
+    pooled measured scores.
+
+Positives (DCL and HCL subtract tau+ times the positive's score) are the user's measured training
+positives from the fit batches (``positives="measured"``), or, as the thesis's numerical study
+assumes, drawn from phi_FN of the user's parent (``positives="phi_fn"``).
+
+:func:`estimator_errors` computes each estimator and the truth theta_SUP (eq. 6.45) for given
+score sets; it serves the measured batches and every simulation alike, so a difference between
+them is a difference of scores, never of code.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import estimators as est
+from ._validation import as_generator, int_scalar, real_scalar
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ._typing import ArrayLike, RNGLike
+
+__all__ = [
+    "ESTIMATORS",
+    "estimator_errors",
+    "UserQuantiles",
+    "class_conditional_cdf",
+    "class_conditional_ppf",
+    "simulate_calibrated",
+    "simulate_resampled",
+    "fit_fn_order",
+    "model_auc",
+    "alpha_from_auc",
+    "simulate_order_statistic",
+]
+
+ESTIMATORS = ("biased", "dcl", "hcl", "bcl", "bcl_norm")
+
+
+# --------------------------------------------------------------------------------------------
+# the class-conditional laws in parent-CDF space (v = Phi(x)), eq. 6.14-6.15 and 6.23
+# --------------------------------------------------------------------------------------------
+def _coefficients(kind: str, alpha: float, tau_plus: float) -> tuple[float, float]:
+    """(b, a) of the quadratic CDF b v + a v^2 of the law ``kind`` in v = Phi(x)."""
+    tn = (2.0 * alpha, 1.0 - 2.0 * alpha)
+    fn = (2.0 * (1.0 - alpha), 2.0 * alpha - 1.0)
+    if kind == "tn":
+        return tn
+    if kind == "fn":
+        return fn
+    if kind == "un":
+        tm = 1.0 - tau_plus
+        return tm * tn[0] + tau_plus * fn[0], tm * tn[1] + tau_plus * fn[1]
+    raise ValueError(f"kind must be 'tn', 'fn' or 'un', got {kind!r}")
+
+
+def class_conditional_cdf(v: ArrayLike, kind: str, alpha: float, tau_plus: float = 0.0) -> np.ndarray:
+    r"""CDF of a class-conditional law at parent-CDF value v (thesis eq. 6.14-6.15, 6.23).
+
+    .. math:: \Phi_{TN}(v) = 2\alpha v + (1-2\alpha) v^2,\quad
+              \Phi_{FN}(v) = 2(1-\alpha) v + (2\alpha-1) v^2,\quad
+              \Phi_{UN} = \tau^-\Phi_{TN} + \tau^+\Phi_{FN}.
+
+    Parameters
+    ----------
+    v : array_like in [0, 1]
+        Parent CDF values Phi(x).
+    kind : {"tn", "fn", "un"}
+        True negative, false negative or unlabeled.
+    alpha : float in [0.5, 1]
+        Encoder quality P(x_TN < x_FN) (eq. 6.21).
+    tau_plus : float in [0, 1)
+        False-negative prior (used by ``"un"`` only).
+
+    Returns
+    -------
+    ndarray
+
+    Examples
+    --------
+    >>> from negtheory.calibration import class_conditional_cdf
+    >>> float(class_conditional_cdf(0.5, "tn", 0.9))   # 0.9 - 0.8 / 4
+    0.7
+    """
+    alpha = real_scalar("alpha", alpha, 0.5, 1.0)
+    tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, hi_open=True)
+    b, a = _coefficients(kind, alpha, tau_plus)
+    v = np.asarray(v, dtype=np.float64)
+    if np.any((v < 0) | (v > 1)):
+        raise ValueError("v must lie in [0, 1]")
+    return b * v + a * v * v
+
+
+def class_conditional_ppf(q: ArrayLike, kind: str, alpha: float, tau_plus: float = 0.0) -> np.ndarray:
+    r"""Inverse of :func:`class_conditional_cdf`: the v in [0, 1] with b v + a v^2 = q.
+
+    The root is taken in the form :math:`v = 2q / (b + \sqrt{b^2 + 4 a q})` (README errata for
+    eq. 6.29), exact at alpha = 1/2 (a = 0) where the printed root divides by zero.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.calibration import class_conditional_cdf, class_conditional_ppf
+    >>> v = np.array([0.1, 0.5, 0.9])
+    >>> bool(np.allclose(class_conditional_ppf(class_conditional_cdf(v, "fn", 0.8), "fn", 0.8), v))
+    True
+    """
+    alpha = real_scalar("alpha", alpha, 0.5, 1.0)
+    tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, hi_open=True)
+    b, a = _coefficients(kind, alpha, tau_plus)
+    q = np.asarray(q, dtype=np.float64)
+    if np.any((q < 0) | (q > 1)):
+        raise ValueError("q must lie in [0, 1]")
+    disc = np.maximum(b * b + 4.0 * a * q, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        v = np.where(q > 0, 2.0 * q / (b + np.sqrt(disc)), 0.0)
+    return np.clip(v, 0.0, 1.0)
+
+
+def model_auc(alpha: ArrayLike) -> np.ndarray:
+    r"""P(x_TN < x_FN) for *independent* draws from the thesis's phi_TN and phi_FN at alpha.
+
+    .. math:: A(\alpha) = \int_0^1 \Phi_{TN}(v)\, d\Phi_{FN}(v) = \frac12 + \frac{2\alpha - 1}{3}.
+
+    The laws of eq. 6.14-6.15 come from a *pair* construction: alpha is the probability that a
+    pair's true negative is its smaller member. Two independent draws are ordered correctly less
+    often: A(1) = 5/6 (the smaller of two draws against the larger of two others). So the measured
+    P(x_TN < x_FN) among a user's unlabeled items (eq. 6.21 estimated on independent items) is
+    A(alpha), not alpha, and can exceed what the family can express.
+
+    Examples
+    --------
+    >>> from negtheory.calibration import model_auc
+    >>> model_auc([0.5, 1.0]).tolist() == [0.5, 5 / 6]
+    True
+    """
+    a = np.asarray(alpha, dtype=np.float64)
+    if np.any((a < 0.5) | (a > 1)) or not np.all(np.isfinite(a)):
+        raise ValueError("alpha must lie in [0.5, 1]")
+    return 0.5 + (2.0 * a - 1.0) / 3.0
+
+
+def alpha_from_auc(auc: ArrayLike) -> np.ndarray:
+    r"""The model's alpha whose independent-draw AUC equals ``auc`` (inverse of :func:`model_auc`).
+
+    :math:`\alpha = \tfrac32 A - \tfrac14`, clipped to [1/2, 1]: a measured P(x_TN < x_FN) above
+    5/6 lies beyond the family, whose closest member is then alpha = 1.
+
+    Examples
+    --------
+    >>> from negtheory.calibration import alpha_from_auc
+    >>> alpha_from_auc([0.5, 0.7, 0.9]).tolist()
+    [0.5, 0.8, 1.0]
+    """
+    a = np.asarray(auc, dtype=np.float64)
+    if np.any((a < 0) | (a > 1)) or not np.all(np.isfinite(a)):
+        raise ValueError("auc must lie in [0, 1]")
+    return np.clip(1.5 * a - 0.25, 0.5, 1.0)
+
+
+# --------------------------------------------------------------------------------------------
+# per-user empirical quantile functions
+# --------------------------------------------------------------------------------------------
+class UserQuantiles:
+    """Empirical quantile functions of each user's measured scores (Hazen positions, linear).
+
+    Parameters
+    ----------
+    scores : array_like, shape (n_users, F)
+        Each row a user's measured scores; NaN pads rows with fewer than F scores.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.calibration import UserQuantiles
+    >>> q = UserQuantiles(np.array([[0.0, 1.0, 2.0, 3.0], [5.0, 7.0, np.nan, np.nan]]))
+    >>> q.ppf(np.array([0, 0, 1]), np.array([0.5, 1.0, 0.5])).tolist()
+    [1.5, 3.0, 6.0]
+    """
+
+    def __init__(self, scores: ArrayLike):
+        s = np.asarray(scores, dtype=np.float64)
+        if s.ndim != 2 or s.shape[1] == 0:
+            raise ValueError(f"scores must be a 2-d array (users x scores), got shape {s.shape}")
+        self.sorted = np.sort(s, axis=1)  # NaN last
+        self.count = np.isfinite(self.sorted).sum(axis=1)
+
+    def ppf(self, users: ArrayLike, q: ArrayLike) -> np.ndarray:
+        """Quantile ``q`` of user ``users``' scores (broadcast together); NaN for a user without scores."""
+        users = np.asarray(users, dtype=np.int64)
+        q = np.asarray(q, dtype=np.float64)
+        users, q = np.broadcast_arrays(users, q)
+        n = self.count[users]
+        pos = np.clip(q * n - 0.5, 0.0, np.maximum(n - 1, 0).astype(np.float64))
+        lo = np.floor(pos).astype(np.int64)
+        hi = np.minimum(lo + 1, np.maximum(n - 1, 0))
+        frac = pos - lo
+        a = self.sorted[users, lo]
+        b = self.sorted[users, hi]
+        out = a + frac * (b - a)
+        return np.where(n > 0, out, np.nan)
+
+    def cdf(self, users: ArrayLike, x: ArrayLike) -> np.ndarray:
+        """Mid-rank eCDF (rank + 1/2) / n of ``x`` among user ``users``' scores."""
+        users = np.asarray(users, dtype=np.int64)
+        x = np.asarray(x, dtype=np.float64)
+        users, x = np.broadcast_arrays(users, x)
+        out = np.empty(x.shape)
+        flat_u, flat_x, flat_o = users.ravel(), x.ravel(), out.reshape(-1)
+        for u in np.unique(flat_u):
+            sel = flat_u == u
+            row = self.sorted[u, : self.count[u]]
+            lo = np.searchsorted(row, flat_x[sel], side="left")
+            hi = np.searchsorted(row, flat_x[sel], side="right")
+            flat_o[sel] = (0.5 * (lo + hi)) / max(row.size, 1)
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# the estimators on given score sets
+# --------------------------------------------------------------------------------------------
+def estimator_errors(
+    neg: ArrayLike,
+    is_true_negative: ArrayLike,
+    pos: ArrayLike,
+    *,
+    t: float = 1.0,
+    alpha: float,
+    tau_plus: float,
+    beta: float = 0.5,
+    hcl_beta: float = 0.5,
+    estimators: Sequence[str] = ESTIMATORS,
+) -> dict[str, dict[str, float]]:
+    r"""Squared errors of the true-negative-mean estimators against theta_SUP (thesis eq. 6.45-6.48).
+
+    Scores are mapped by :math:`\hat x = e^{s/t}` (the InfoNCE term); for each anchor with at least
+    one true negative, :math:`\theta_{SUP}` is the mean of its true negatives' :math:`\hat x` and
+    each estimator is computed from the N unlabeled :math:`\hat x` (and the anchor's positive for
+    DCL / HCL) with :func:`negtheory.estimators.theta_biased`, ``theta_dcl``, ``theta_hcl``,
+    ``theta_bcl`` (normalised or not) at the given (alpha, tau+). No floor is applied to DCL/HCL.
+
+    Parameters
+    ----------
+    neg : array_like, shape (A, N)
+        Raw scores s (before the exp map) of the N unlabeled items of each anchor.
+    is_true_negative : array_like of bool, shape (A, N)
+    pos : array_like, shape (A,)
+        The anchor's positive score.
+    t : float > 0
+        Temperature of the exp map.
+    alpha, tau_plus, beta, hcl_beta : float
+        Estimator parameters (BCL's alpha, beta of eq. 6.25; tau+ of DCL / HCL / BCL; HCL's
+        concentration).
+    estimators : sequence of str
+        Any of :data:`ESTIMATORS`.
+
+    Returns
+    -------
+    dict
+        ``{estimator: {"mse", "mse_se", "mean", "truth_mean", "n_anchors"}}``; ``mse_se`` is the
+        standard error of the mean of the squared errors (NaN with one anchor).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.calibration import estimator_errors
+    >>> tn = np.array([[True, True, False]])
+    >>> r = estimator_errors(np.log([[1.0, 3.0, 8.0]]), tn, np.log([8.0]), alpha=0.9, tau_plus=0.1)
+    >>> round(r["biased"]["mse"], 6)   # (4 - 2)^2
+    4.0
+    """
+    neg = np.asarray(neg, dtype=np.float64)
+    tn = np.asarray(is_true_negative, dtype=bool)
+    pos = np.asarray(pos, dtype=np.float64)
+    if neg.ndim != 2 or tn.shape != neg.shape or pos.shape != neg.shape[:1]:
+        raise ValueError(f"neg must be (A, N), is_true_negative (A, N) and pos (A,), got {neg.shape}, {tn.shape}, {pos.shape}")
+    t = real_scalar("t", t, 0.0, lo_open=True)
+    alpha = real_scalar("alpha", alpha, 0.5, 1.0)
+    tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True)
+    beta = real_scalar("beta", beta, 0.0, 1.0)
+    hcl_beta = real_scalar("hcl_beta", hcl_beta, 0.0)
+    bad = [e for e in estimators if e not in ESTIMATORS]
+    if bad:
+        raise ValueError(f"estimators must be among {ESTIMATORS}, got {bad}")
+    ok = tn.any(axis=1)
+    x = np.exp(neg[ok] / t)
+    xp = np.exp(pos[ok] / t)
+    truth = np.asarray(est.theta_sup(x, tn[ok]))
+    b = 0.99 if (alpha == 1.0 and beta == 1.0) else beta  # eq. 6.25 is 0/0 at alpha = beta = 1
+    out = {}
+    for name in estimators:
+        if name == "biased":
+            v = est.theta_biased(x)
+        elif name == "dcl":
+            v = est.theta_dcl(x, xp, tau_plus)
+        elif name == "hcl":
+            v = est.theta_hcl(x, xp, tau_plus, hcl_beta)
+        else:
+            v = est.theta_bcl(x, alpha, b, tau_plus, normalize=name == "bcl_norm")
+        err2 = (np.asarray(v) - truth) ** 2
+        m = err2.size
+        out[name] = dict(
+            mse=float(err2.mean()) if m else math.nan,
+            mse_se=float(err2.std(ddof=1) / math.sqrt(m)) if m > 1 else math.nan,
+            mean=float(np.mean(v)) if m else math.nan,
+            truth_mean=float(truth.mean()) if m else math.nan,
+            n_anchors=int(m),
+        )
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# simulations
+# --------------------------------------------------------------------------------------------
+def _check_users(users, n_users):
+    users = np.asarray(users, dtype=np.int64)
+    if users.ndim != 1 or users.size == 0:
+        raise ValueError("users must be a non-empty 1-d array of user indices")
+    if users.min() < 0 or users.max() >= n_users:
+        raise ValueError(f"users must lie in [0, {n_users}), got values in [{users.min()}, {users.max()}]")
+    return users
+
+
+def _labels(rng, shape, tau_plus, users):
+    """True-negative labels: each unlabeled item is a false negative with prob tau+ (scalar or per user)."""
+    tp = np.asarray(tau_plus, dtype=np.float64)
+    p = tp[users][:, None] if tp.ndim else tp
+    return rng.random(shape) >= p
+
+
+def _draw_positives(rng, users, positives, pos_quantiles, parent_ppf):
+    if positives == "measured":
+        pos = pos_quantiles.ppf(users, rng.random(users.size))
+        missing = ~np.isfinite(pos)
+        if missing.any():  # a user without fit positives: any user's positive (pooled)
+            allpos = pos_quantiles.sorted[np.isfinite(pos_quantiles.sorted)]
+            pos[missing] = rng.choice(allpos, size=int(missing.sum()))
+        return pos
+    if positives == "phi_fn":
+        return parent_ppf(users, rng.random(users.size), "fn")
+    raise ValueError(f"positives must be 'measured' or 'phi_fn', got {positives!r}")
+
+
+def simulate_calibrated(
+    unlabeled: UserQuantiles,
+    users: ArrayLike,
+    n: int,
+    *,
+    alpha: float | ArrayLike,
+    tau_plus: float | ArrayLike,
+    positives: str = "measured",
+    positive_scores: UserQuantiles | None = None,
+    parent: str = "empirical",
+    rng: RNGLike = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Score sets of the theory's class-conditional model with each user's parent fitted (module notes).
+
+    Parameters
+    ----------
+    unlabeled : UserQuantiles
+        The measured unlabeled scores of each user (the fit batches).
+    users : array_like of int, shape (A,)
+        The user of each simulated anchor.
+    n : int
+        Unlabeled scores per anchor (N).
+    alpha, tau_plus : float, or array_like of shape (n_users,)
+        Encoder quality (eq. 6.21) and false-negative prior; per-user arrays model their
+        heterogeneity (an ablation).
+    positives : {"measured", "phi_fn"}
+        The anchor's positive: a draw from the user's measured positives (``positive_scores``),
+        or from phi_FN of the user's fitted parent (thesis §6.6.1).
+    positive_scores : UserQuantiles, optional
+        Needed with ``positives="measured"``.
+    parent : {"empirical", "normal"}
+        The fitted parent: exactly the one whose unlabeled mixture is the measured eCDF (eq. 6.29
+        inverted), or a normal law per user fitted by least squares of the probit of eq. 6.29's
+        parent CDF on the scores (ablation of the parent family).
+    rng : None, int, SeedSequence or Generator
+
+    Returns
+    -------
+    neg, is_true_negative, pos : ndarray
+        Raw scores (A, N), labels (A, N) and positives (A,), ready for :func:`estimator_errors`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.calibration import UserQuantiles, simulate_calibrated
+    >>> g = np.random.default_rng(0)
+    >>> un = UserQuantiles(g.normal(size=(3, 200)))
+    >>> neg, tn, pos = simulate_calibrated(un, [0, 1, 2, 2], 5, alpha=0.8, tau_plus=0.1, positives="phi_fn", rng=1)
+    >>> neg.shape, tn.shape, pos.shape
+    ((4, 5), (4, 5), (4,))
+    """
+    n_users = unlabeled.sorted.shape[0]
+    users = _check_users(users, n_users)
+    n = int_scalar("n", n, 1)
+    rng = as_generator(rng)
+    alpha_u = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_users,))
+    tau_u = np.broadcast_to(np.asarray(tau_plus, dtype=np.float64), (n_users,))
+    if np.any((alpha_u < 0.5) | (alpha_u > 1)) or not np.all(np.isfinite(alpha_u)):
+        raise ValueError("alpha must lie in [0.5, 1]")
+    if np.any((tau_u < 0) | (tau_u >= 1)) or not np.all(np.isfinite(tau_u)):
+        raise ValueError("tau_plus must lie in [0, 1)")
+    if parent not in ("empirical", "normal"):
+        raise ValueError(f"parent must be 'empirical' or 'normal', got {parent!r}")
+    if positives == "measured" and positive_scores is None:
+        raise ValueError("positives='measured' needs positive_scores")
+    normal = _normal_parents(unlabeled, alpha_u, tau_u) if parent == "normal" else None
+
+    def parent_ppf(uu, q, kind):
+        # v = Phi(x) from the class law's exact inverse CDF, then x = F_u^{-1}(v)
+        a = alpha_u[uu]
+        tp = tau_u[uu]
+        b_k, a_k = _coef_arrays(kind, a, tp)
+        disc = np.maximum(b_k * b_k + 4.0 * a_k * q, 0.0)
+        v = np.clip(np.where(q > 0, 2.0 * q / (b_k + np.sqrt(disc)), 0.0), 0.0, 1.0)
+        if normal is not None:
+            from scipy.special import ndtri
+
+            loc, scale = normal
+            return loc[uu] + scale[uu] * ndtri(np.clip(v, 1e-12, 1 - 1e-12))
+        b_u, a_u = _coef_arrays("un", a, tp)
+        return unlabeled.ppf(uu, b_u * v + a_u * v * v)
+
+    tn = _labels(rng, (users.size, n), tau_u, users)
+    q = rng.random((users.size, n))
+    uu = np.broadcast_to(users[:, None], (users.size, n))
+    neg = np.where(tn, parent_ppf(uu, q, "tn"), parent_ppf(uu, q, "fn"))
+    pos = _draw_positives(rng, users, positives, positive_scores, parent_ppf)
+    return neg, tn, pos
+
+
+def _coef_arrays(kind, a, tp):
+    tn = (2.0 * a, 1.0 - 2.0 * a)
+    fn = (2.0 * (1.0 - a), 2.0 * a - 1.0)
+    if kind == "tn":
+        return tn
+    if kind == "fn":
+        return fn
+    tm = 1.0 - tp
+    return tm * tn[0] + tp * fn[0], tm * tn[1] + tp * fn[1]
+
+
+def _normal_parents(unlabeled: UserQuantiles, alpha_u, tau_u):
+    """Per user (loc, scale) of a normal parent: probit of eq. 6.29's parent CDF regressed on the scores."""
+    from scipy.special import ndtri
+
+    n_users = unlabeled.sorted.shape[0]
+    loc = np.zeros(n_users)
+    scale = np.ones(n_users)
+    for u in range(n_users):
+        m = int(unlabeled.count[u])
+        if m < 2:
+            continue
+        x = unlabeled.sorted[u, :m]
+        g = (np.arange(m) + 0.5) / m
+        b, a = _coef_arrays("un", alpha_u[u], tau_u[u])
+        disc = np.maximum(b * b + 4.0 * a * g, 0.0)
+        v = np.clip(2.0 * g / (b + np.sqrt(disc)), 1e-9, 1 - 1e-9)
+        z = ndtri(v)
+        slope, icept = np.polyfit(z, x, 1)
+        loc[u], scale[u] = icept, max(slope, 1e-12)
+    return loc, scale
+
+
+def simulate_resampled(
+    tn_scores: UserQuantiles,
+    fn_ranks: ArrayLike,
+    unlabeled: UserQuantiles,
+    users: ArrayLike,
+    n: int,
+    *,
+    tau_plus: float | ArrayLike,
+    positive_scores: UserQuantiles,
+    pooled: bool = False,
+    fn_scores: ArrayLike | None = None,
+    rng: RNGLike = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Score sets drawn i.i.d. from the measured class-conditional laws (a bootstrap; module notes).
+
+    Parameters
+    ----------
+    tn_scores : UserQuantiles
+        Each user's measured true-negative scores.
+    fn_ranks : array_like
+        Measured false negatives' eCDF values among their user's unlabeled scores (pooled).
+    unlabeled : UserQuantiles
+        Each user's measured unlabeled scores (to place a false-negative rank in the user's scale).
+    users : array_like of int, shape (A,)
+    n : int
+    tau_plus : float or array_like of shape (n_users,)
+    positive_scores : UserQuantiles
+        Each user's measured positives.
+    pooled : bool
+        Ignore the user: true and false negatives from the pooled measured scores (``fn_scores``
+        needed), positives from the pooled positives.
+    fn_scores : array_like, optional
+        Pooled measured false-negative scores (for ``pooled=True``).
+    rng : None, int, SeedSequence or Generator
+
+    Returns
+    -------
+    neg, is_true_negative, pos : ndarray
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.calibration import UserQuantiles, simulate_resampled
+    >>> g = np.random.default_rng(0)
+    >>> q = UserQuantiles(g.normal(size=(2, 50)))
+    >>> neg, tn, pos = simulate_resampled(q, [0.9, 0.7], q, [0, 1], 4, tau_plus=0.2, positive_scores=q, rng=0)
+    >>> neg.shape
+    (2, 4)
+    """
+    n_users = unlabeled.sorted.shape[0]
+    users = _check_users(users, n_users)
+    n = int_scalar("n", n, 1)
+    rng = as_generator(rng)
+    ranks = np.asarray(fn_ranks, dtype=np.float64).ravel()
+    if ranks.size == 0 or np.any((ranks < 0) | (ranks > 1)):
+        raise ValueError("fn_ranks must be a non-empty array of values in [0, 1]")
+    tau_u = np.broadcast_to(np.asarray(tau_plus, dtype=np.float64), (n_users,))
+    tn = _labels(rng, (users.size, n), tau_u, users)
+    uu = np.broadcast_to(users[:, None], (users.size, n))
+    if pooled:
+        if fn_scores is None:
+            raise ValueError("pooled=True needs fn_scores")
+        fpool = np.asarray(fn_scores, dtype=np.float64).ravel()
+        tpool = tn_scores.sorted[np.isfinite(tn_scores.sorted)]
+        ppool = positive_scores.sorted[np.isfinite(positive_scores.sorted)]
+        neg = np.where(tn, rng.choice(tpool, size=tn.shape), rng.choice(fpool, size=tn.shape))
+        return neg, tn, rng.choice(ppool, size=users.size)
+    t_val = tn_scores.ppf(uu, rng.random(tn.shape))
+    # a missing pool (no true negative measured for this user) falls back on the unlabeled scores
+    t_val = np.where(np.isfinite(t_val), t_val, unlabeled.ppf(uu, rng.random(tn.shape)))
+    f_val = unlabeled.ppf(uu, rng.choice(ranks, size=tn.shape))
+    neg = np.where(tn, t_val, f_val)
+    pos = _draw_positives(rng, users, "measured", positive_scores, None)
+    return neg, tn, pos
+
+
+# --------------------------------------------------------------------------------------------
+# the order-statistic generalisation: false negatives as the largest of k unlabeled draws
+# --------------------------------------------------------------------------------------------
+def fit_fn_order(fn_ranks: ArrayLike) -> float:
+    r"""Maximum-likelihood order k of the false negatives' within-user rank law w ~ k w^{k-1}.
+
+    A false negative of the thesis's pair construction at alpha = 1 is the larger of two draws
+    (phi_(2) = 2 Phi phi, eq. 6.13); its generalisation in the order statistics of §2.3 is the
+    largest of k draws, whose CDF in the unlabeled eCDF w = G(x) is :math:`w^k`. Given the
+    measured ranks :math:`w_1..w_m`,
+
+    .. math:: \hat k = -m \Big/ \sum_j \ln w_j .
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.calibration import fit_fn_order
+    >>> w = np.random.default_rng(0).random(200_000) ** (1 / 6)   # w^6 is the CDF
+    >>> round(fit_fn_order(w), 1)
+    6.0
+    """
+    w = np.asarray(fn_ranks, dtype=np.float64).ravel()
+    if w.size == 0 or np.any((w <= 0) | (w > 1)) or not np.all(np.isfinite(w)):
+        raise ValueError("fn_ranks must be a non-empty array of values in (0, 1]")
+    s = -np.log(w).sum()
+    return math.inf if s == 0 else float(w.size / s)
+
+
+def simulate_order_statistic(
+    unlabeled: UserQuantiles,
+    users: ArrayLike,
+    n: int,
+    *,
+    k: float,
+    tau_plus: float,
+    positive_scores: UserQuantiles,
+    rng: RNGLike = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Score sets with false negatives as the largest of k draws from the user's unlabeled law.
+
+    In the unlabeled eCDF w = G_u(x) of user u the mixture :math:`\tau^- F_{TN} + \tau^+ F_{FN}` is
+    uniform by definition, so with :math:`F_{FN}(w) = w^k`
+
+    .. math:: F_{TN}(w) = \frac{w - \tau^+ w^k}{\tau^-},
+
+    a CDF when :math:`k\,\tau^+ \le 1`. Scores are :math:`x = G_u^{-1}(w)`; the anchor's positive is
+    a draw from the user's measured positives. At k = 2 and in parent-CDF space this is the
+    thesis's model at alpha = 1 up to the difference between the parent and the unlabeled law.
+
+    Parameters
+    ----------
+    unlabeled : UserQuantiles
+    users : array_like of int, shape (A,)
+    n : int
+    k : float >= 1
+        Order of the false negatives (:func:`fit_fn_order`), with k tau+ <= 1.
+    tau_plus : float in (0, 1)
+    positive_scores : UserQuantiles
+    rng : None, int, SeedSequence or Generator
+
+    Returns
+    -------
+    neg, is_true_negative, pos : ndarray
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.calibration import UserQuantiles, simulate_order_statistic
+    >>> q = UserQuantiles(np.random.default_rng(0).normal(size=(2, 100)))
+    >>> neg, tn, pos = simulate_order_statistic(q, [0, 1, 1], 4, k=5.0, tau_plus=0.1, positive_scores=q, rng=0)
+    >>> neg.shape, pos.shape
+    ((3, 4), (3,))
+    """
+    users = _check_users(users, unlabeled.sorted.shape[0])
+    n = int_scalar("n", n, 1)
+    k = real_scalar("k", k, 1.0)
+    tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True)
+    if k * tau_plus > 1.0:
+        raise ValueError(f"k * tau_plus must be <= 1 for F_TN to be a CDF, got k={k!r}, tau_plus={tau_plus!r}")
+    rng = as_generator(rng)
+    tn = _labels(rng, (users.size, n), tau_plus, users)
+    q = rng.random((users.size, n))
+    grid = np.linspace(0.0, 1.0, 8193)
+    f_tn = (grid - tau_plus * grid**k) / (1.0 - tau_plus)  # increasing when k tau+ <= 1
+    w = np.where(tn, np.interp(q, f_tn, grid), q ** (1.0 / k))
+    uu = np.broadcast_to(users[:, None], (users.size, n))
+    neg = unlabeled.ppf(uu, w)
+    pos = _draw_positives(rng, users, "measured", positive_scores, None)
+    return neg, tn, pos

@@ -1,0 +1,425 @@
+r"""Probes of real recommendation training with the held-out interactions as false-negative labels.
+
+Convention (the thesis's TNR, eq. 4.27, and Table 4.5's oracle): an item a user has not
+interacted with in training is *unlabeled*; it is a **false negative** when it is one of the user's
+held-out interactions (test, and validation when there is one) and a **true negative** otherwise.
+The labels are read by the probe only: never by training, sampling or model selection.
+
+:class:`ScoreProbe` is a callback of :func:`negtheory.recsys.fit_bpr_sgd` and
+:func:`negtheory.bridge.recommend.fit_mf` (``callbacks=[probe]``, called as ``probe(epoch, scores)``
+with the model's score matrix at initialisation and after every evaluated epoch). Each call draws,
+from its own random stream (so the training is unchanged), two disjoint kinds of probe batches:
+
+* **eval batches**: training pairs (u, i) as anchors, each with N negatives drawn uniformly from
+  u's non-interacted items exactly as the training sampler draws them
+  (:func:`negtheory.recsys.samplers.sample_uninteracted`); on these the estimators' real errors are
+  measured;
+* **fit batches**: per user, ``fit_size`` non-interacted items and the user's other training
+  positives (the training pairs not used as eval anchors); from these alone come the inputs of
+  the simulations (alpha, tau+, the score laws), so a calibrated simulation is never fitted to the
+  batches it is compared with.
+
+Measured per call (:meth:`ScoreProbe.frame`):
+
+* ``alpha`` = P(x_TN < x_FN) among the same user's unlabeled items (eq. 6.21), pooled over users
+  as the sum of per-user pair counts, and ``alpha_model`` = 3/2 alpha - 1/4 clipped to [1/2, 1],
+  the parameter of eq. 6.14-6.15 whose laws have that P(x_TN < x_FN) for independent draws
+  (:func:`negtheory.calibration.alpha_from_auc`); ``tau_plus``, the share of false negatives
+  among the anchors' unlabeled items;
+* ``train_auc`` = P(x_pos > x_neg) over the eval anchors' (positive, negative) pairs (Wu et al.,
+  eq. 7 at K = 1; ties 1/2) and the K* it predicts (:func:`negtheory.infonce.optimal_k_from_auc`);
+* ``ks_tn``, ``ks_fn``: Kolmogorov-Smirnov distance between the measured TN / FN laws and those
+  the theory proposes at the measured alpha, in parent-CDF space: a score's within-user eCDF
+  G is mapped to v = Phi(x) by eq. 6.29 and the pooled v of true (false) negatives are compared
+  with Phi_TN (Phi_FN) of :func:`negtheory.calibration.class_conditional_cdf` at ``alpha_model``
+  (``ks_fn_alpha_as_auc``: the same with the measured AUC used as alpha); at initialisation
+  ``ks_prior``, the distance of the scores to the variance-gamma prior of Lemma 3.1 (when the
+  initial variance is given);
+* each estimator's MSE against theta_SUP (:func:`negtheory.calibration.estimator_errors`);
+* BNS's posterior P(fn | x) = 1 - unbias (eq. 4.14) with F the eCDF over n + 1 among all the
+  user's non-interacted items (eq. 4.15) and the prior pop / #train interactions (eq. 4.16),
+  against the observed false-negative frequency in equal-count bins (:meth:`ScoreProbe.calibration`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .. import calibration as cal
+from .. import estimators as est
+from .._rng import int_seed
+from .._validation import int_scalar, real_scalar
+from .bpr_sgd import bns_prior
+from .samplers import sample_uninteracted
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .._typing import RNGLike
+    from .interactions import Interactions
+
+__all__ = ["ScoreProbe", "ProbeRecord", "probe_scores", "LAW_LEVELS"]
+
+#: levels at which the measured and proposed class-conditional laws are compared (score_laws.csv)
+LAW_LEVELS = np.round(np.arange(0.05, 1.0, 0.05), 2)
+
+
+@dataclass
+class ProbeRecord:
+    """What one probe call measured, with the raw probe batches the simulations need.
+
+    Attributes
+    ----------
+    epoch : int
+    measured : dict
+        Scalar measurements (module notes).
+    eval_users, eval_pos, eval_neg, eval_tn : ndarray
+        Eval batches: anchor users (A,), positive scores (A,), unlabeled scores (A, N), labels.
+    fit_unlabeled, fit_tn : ndarray (n_users, F)
+        Fit batches: each user's unlabeled scores (NaN-padded) and their true-negative labels.
+    fit_pos : ndarray (n_users, P)
+        Each user's fit positives (NaN-padded).
+    fit_fn_ranks : ndarray
+        Within-user eCDF of every false negative in the fit batches.
+    tau_user, alpha_user : ndarray (n_users,)
+        Per-user false-negative share of the unlabeled items and per-user alpha (NaN without
+        both classes), from the fit batches.
+    posterior : ndarray (n, 2)
+        (predicted P(fn | x), is false negative) of the fit-batch items.
+    """
+
+    epoch: int
+    measured: dict
+    eval_users: np.ndarray
+    eval_pos: np.ndarray
+    eval_neg: np.ndarray
+    eval_tn: np.ndarray
+    fit_unlabeled: np.ndarray
+    fit_tn: np.ndarray
+    fit_pos: np.ndarray
+    fit_fn_ranks: np.ndarray
+    tau_user: np.ndarray
+    alpha_user: np.ndarray
+    posterior: np.ndarray = field(repr=False)
+    law_quantiles: dict = field(default_factory=dict, repr=False)
+
+
+def _pairwise_counts(f, t):
+    """(# pairs with t < f, counting ties 1/2, # pairs) for two 1-d samples."""
+    if f.size == 0 or t.size == 0:
+        return 0.0, 0
+    srt = np.sort(t)
+    less = np.searchsorted(srt, f, side="left")
+    leq = np.searchsorted(srt, f, side="right")
+    return float((less + 0.5 * (leq - less)).sum()), f.size * t.size
+
+
+def _ks(sample, cdf):
+    """Two-sided Kolmogorov-Smirnov distance of a sample to a CDF (callable on sorted values)."""
+    x = np.sort(np.asarray(sample, dtype=np.float64))
+    m = x.size
+    if m == 0:
+        return math.nan
+    c = cdf(x)
+    k = np.arange(1, m + 1)
+    return float(max(np.max(k / m - c), np.max(c - (k - 1) / m)))
+
+
+def probe_scores(
+    scores: np.ndarray,
+    data: Interactions,
+    *,
+    epoch: int = 0,
+    n_negatives: int = 5,
+    n_anchors: int = 4096,
+    fit_size: int = 256,
+    t: float = 1.0,
+    beta: float = 0.5,
+    hcl_beta: float = 0.5,
+    prior: tuple[int, float] | None = None,
+    rng: RNGLike = 0,
+) -> ProbeRecord:
+    r"""Measure one probe point of a score matrix (module notes); the engine of :class:`ScoreProbe`.
+
+    Parameters
+    ----------
+    scores : ndarray, shape (n_users, n_items)
+        The model's scores x_ui.
+    data : Interactions
+        The split: training pairs (anchors, and the items never sampled), held-out pairs
+        (test and validation: the false-negative labels).
+    epoch : int
+        Recorded with the result.
+    n_negatives : int
+        N unlabeled items per eval anchor (the training's N).
+    n_anchors : int
+        Eval anchors, drawn without replacement from the training pairs (at most half of them:
+        the rest are the fit positives).
+    fit_size : int
+        Unlabeled items per user in the fit batches (all of them if the user has fewer).
+    t : float
+        Temperature of the estimators' map exp(s / t).
+    beta, hcl_beta : float
+        BCL's hardness (eq. 6.25) and HCL's concentration for the measured errors.
+    prior : (d, lam), optional
+        Embedding dimension and variance parameter of the variance-gamma prior of the scores
+        (Lemma 3.1, :func:`negtheory.variance_gamma.inner_product`); with it, ``ks_prior`` is
+        measured (give it at initialisation).
+    rng : int, SeedSequence, Generator or None
+        The probe's own stream (never the training's).
+
+    Returns
+    -------
+    ProbeRecord
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.recsys import load_split
+    >>> from negtheory.recsys.score_probe import probe_scores
+    >>> g = np.random.default_rng(0)
+    >>> pairs = np.unique(g.integers(0, [20, 60], size=(500, 2)), axis=0)
+    >>> d = load_split(pairs[::2], pairs[1::2])
+    >>> rec = probe_scores(g.normal(size=(20, 60)), d, n_anchors=64, fit_size=30)
+    >>> sorted(rec.measured)[:3], rec.eval_neg.shape
+    (['alpha', 'k_star', 'ks_fn'], (64, 5))
+    """
+    from ..infonce import optimal_k_from_auc
+
+    s = np.asarray(scores, dtype=np.float64)
+    if s.shape != (data.n_users, data.n_items):
+        raise ValueError(f"scores must have shape {(data.n_users, data.n_items)}, got {s.shape}")
+    if not np.all(np.isfinite(s)):
+        raise ValueError("scores must be finite")
+    n_negatives = int_scalar("n_negatives", n_negatives, 1)
+    n_anchors = int_scalar("n_anchors", n_anchors, 1)
+    fit_size = int_scalar("fit_size", fit_size, 2)
+    t = real_scalar("t", t, 0.0, lo_open=True)
+    g = np.random.default_rng(np.random.SeedSequence([int_seed("rng", rng), int(epoch)]))
+    n_users, n_items = data.n_users, data.n_items
+    train_mask = data.train_mask()
+    fn_mask = data.test_mask() | data.valid_mask()
+    n_unl = n_items - train_mask.sum(axis=1)
+
+    # ---- split the training pairs: eval anchors / fit positives
+    pairs = data.train
+    perm = g.permutation(len(pairs))
+    a = min(n_anchors, max(len(pairs) // 2, 1))
+    anchors = pairs[np.sort(perm[:a])]
+    fitpos = pairs[perm[a:]]
+
+    # ---- eval batches (as training draws them)
+    users = anchors[:, 0]
+    ok_users = n_unl[users] >= n_negatives
+    anchors, users = anchors[ok_users], users[ok_users]
+    neg_items = sample_uninteracted(users, n_negatives, train_mask, g)
+    eval_neg = s[users[:, None], neg_items]
+    eval_tn = ~fn_mask[users[:, None], neg_items]
+    eval_pos = s[users, anchors[:, 1]]
+
+    # ---- fit batches: fit_size unlabeled items per user (random order), fit positives
+    f = int(min(fit_size, n_unl.max()))
+    fit_unl = np.full((n_users, f), np.nan)
+    fit_tn = np.zeros((n_users, f), dtype=bool)
+    keys = g.random((n_users, n_items))
+    keys[train_mask] = np.inf  # training items never drawn
+    pick = np.argpartition(keys, f - 1, axis=1)[:, :f] if f < n_items else np.argsort(keys, axis=1)
+    rows = np.arange(n_users)[:, None]
+    valid = np.arange(f)[None, :] < np.minimum(n_unl, f)[:, None]
+    fit_unl[valid] = s[rows, pick][valid]
+    fit_tn[valid] = ~fn_mask[rows, pick][valid]
+    pos_counts = np.bincount(fitpos[:, 0], minlength=n_users)
+    p_max = max(int(pos_counts.max()), 1)
+    fit_pos = np.full((n_users, p_max), np.nan)
+    order = np.argsort(fitpos[:, 0], kind="stable")
+    fp = fitpos[order]
+    start = np.concatenate([[0], np.cumsum(pos_counts)[:-1]])
+    col = np.arange(len(fp)) - start[fp[:, 0]]
+    fit_pos[fp[:, 0], col] = s[fp[:, 0], fp[:, 1]]
+
+    # ---- alpha (eq. 6.21) and tau+ from the fit batches; per-user values for the ablations
+    num, den = 0.0, 0
+    alpha_user = np.full(n_users, np.nan)
+    for u in range(n_users):
+        vu = valid[u]
+        fu = fit_unl[u, vu & ~fit_tn[u]]
+        tu = fit_unl[u, vu & fit_tn[u]]
+        c, m = _pairwise_counts(fu, tu)
+        num += c
+        den += m
+        if m:
+            alpha_user[u] = c / m
+    alpha = num / den if den else math.nan
+    n_valid = valid.sum(axis=1)
+    tau_user = np.where(n_valid > 0, (valid & ~fit_tn).sum(axis=1) / np.maximum(n_valid, 1), np.nan)
+    # tau+ as the anchors see it: users weighted by their number of training pairs
+    w_user = np.bincount(pairs[:, 0], minlength=n_users).astype(np.float64)
+    has = np.isfinite(tau_user)
+    tau_plus = float(np.sum(w_user[has] * tau_user[has]) / np.sum(w_user[has]))
+
+    # ---- score laws in parent-CDF space (eq. 6.29) at the measured alpha
+    unl = cal.UserQuantiles(fit_unl)
+    fu_idx, fu_col = np.nonzero(valid)
+    G = unl.cdf(fu_idx, fit_unl[fu_idx, fu_col])
+    is_fn_fit = ~fit_tn[fu_idx, fu_col]
+    a_c = min(max(alpha, 0.5), 1.0) if np.isfinite(alpha) else 0.5
+    # the model's alpha whose own P(x_TN < x_FN) is the measured one (calibration.alpha_from_auc)
+    a_m = float(cal.alpha_from_auc(alpha)) if np.isfinite(alpha) else 0.5
+    tp_c = min(max(tau_plus, 0.0), 0.999)
+    v = cal.class_conditional_ppf(G, "un", a_m, tp_c)
+    ks_tn = _ks(v[~is_fn_fit], lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "tn", a_m))
+    ks_fn = _ks(v[is_fn_fit], lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "fn", a_m))
+    v_raw = cal.class_conditional_ppf(G[is_fn_fit], "un", a_c, tp_c)
+    ks_fn_raw = _ks(v_raw, lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "fn", a_c))
+    measured = dict(
+        alpha=alpha,
+        alpha_model=a_m,
+        ks_fn_alpha_as_auc=ks_fn_raw,
+        tau_plus=tau_plus,
+        tau_plus_eval=float(1.0 - eval_tn.mean()),
+        n=n_negatives,
+        n_anchors=int(len(users)),
+        ks_tn=ks_tn,
+        ks_fn=ks_fn,
+        n_fn_fit=int(is_fn_fit.sum()),
+    )
+    auc = float(((eval_neg < eval_pos[:, None]) + 0.5 * (eval_neg == eval_pos[:, None])).mean())
+    measured["train_auc"] = auc
+    measured["k_star"] = int(optimal_k_from_auc(min(max(auc, 0.5), 0.999), steps=100)) if auc > 0.5 else 1
+    if prior is not None:
+        from ..variance_gamma import inner_product
+
+        d_emb, lam = prior
+        # 4000 scores of the fit batches (the variance-gamma cdf is exact but not free: ~1 ms per 10 points)
+        sample = fit_unl[valid]
+        sample = sample[g.permutation(sample.size)[:4000]]
+        measured["ks_prior"] = _ks(sample, inner_product(int(d_emb), float(lam)).cdf)
+
+    # ---- the estimators' real errors on the eval batches
+    errs = cal.estimator_errors(eval_neg, eval_tn, eval_pos, t=t, alpha=a_c, tau_plus=min(max(tau_plus, 1e-6), 0.999),
+                                beta=beta, hcl_beta=hcl_beta)  # fmt: skip
+    for name, r in errs.items():
+        measured[f"mse_{name}"] = r["mse"]
+        measured[f"mse_se_{name}"] = r["mse_se"]
+        measured[f"mean_{name}"] = r["mean"]
+    measured["truth_mean"] = next(iter(errs.values()))["truth_mean"]
+
+    # ---- BNS posterior P(fn | x) = 1 - unbias (eq. 4.14-4.16) on the fit-batch items
+    srt = np.sort(np.where(train_mask, np.inf, s), axis=1)  # each user's unlabeled scores first, sorted
+    le = np.empty(len(fu_idx))
+    for u in np.unique(fu_idx):
+        sel = fu_idx == u
+        le[sel] = np.searchsorted(srt[u, : n_unl[u]], fit_unl[u, fu_col[sel]], side="right")
+    F = le / (n_unl[fu_idx] + 1.0)  # eq. 4.15, released-code convention (n + 1)
+    counts = data.item_counts()
+    items = pick[fu_idx, fu_col]
+    p_fn = np.clip(bns_prior(counts, len(data.train))[items], 0.0, 1.0)
+    # the reading with N = number of users: the share of users who interacted with the item
+    p_users = np.clip(counts[items] / n_users, 0.0, 1.0 - 1e-12)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pred = 1.0 - np.asarray(est.bns_unbias(F, p_fn))
+        pred_users = 1.0 - np.asarray(est.bns_unbias(F, p_users))
+    posterior = np.column_stack([pred, is_fn_fit.astype(np.float64), pred_users])
+    measured["posterior_mean"] = float(pred.mean())
+    measured["fn_rate_fit"] = float(is_fn_fit.mean())
+
+    return ProbeRecord(
+        epoch=int(epoch),
+        measured=measured,
+        eval_users=users,
+        eval_pos=eval_pos,
+        eval_neg=eval_neg,
+        eval_tn=eval_tn,
+        fit_unlabeled=fit_unl,
+        fit_tn=fit_tn,
+        fit_pos=fit_pos,
+        fit_fn_ranks=G[is_fn_fit],
+        tau_user=tau_user,
+        alpha_user=alpha_user,
+        posterior=posterior,
+        law_quantiles={
+            "tn": np.quantile(v[~is_fn_fit], LAW_LEVELS) if (~is_fn_fit).any() else np.full(LAW_LEVELS.size, np.nan),
+            "fn": np.quantile(v[is_fn_fit], LAW_LEVELS) if is_fn_fit.any() else np.full(LAW_LEVELS.size, np.nan),
+        },
+    )
+
+
+class ScoreProbe:
+    """Training callback: :func:`probe_scores` at initialisation and every evaluated epoch.
+
+    Parameters
+    ----------
+    data : Interactions
+        The split being trained on (the held-out pairs are the false-negative labels).
+    rng : int, SeedSequence, Generator or None
+        The probe's seed; probe point e uses ``SeedSequence([seed, e])``, independent of training.
+    **kwargs
+        Passed to :func:`probe_scores` (``n_negatives``, ``n_anchors``, ``fit_size``, ``t``,
+        ``beta``, ``hcl_beta``, ``prior``; ``prior`` is used at epoch 0 only).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.recsys import load_split, fit_bpr_sgd
+    >>> from negtheory.recsys.score_probe import ScoreProbe
+    >>> g = np.random.default_rng(0)
+    >>> pairs = np.unique(g.integers(0, [20, 60], size=(500, 2)), axis=0)
+    >>> d = load_split(pairs[::2], pairs[1::2])
+    >>> probe = ScoreProbe(d, n_anchors=64, fit_size=30)
+    >>> _ = fit_bpr_sgd(d, "rns", epochs=2, progress=False, topk=(5,), callbacks=[probe])
+    >>> [r.epoch for r in probe.records]
+    [0, 1, 2]
+    """
+
+    def __init__(self, data: Interactions, *, rng: RNGLike = 0, **kwargs):
+        self.data = data
+        self.seed = int_seed("rng", rng)
+        self.kwargs = kwargs
+        self.records: list[ProbeRecord] = []
+
+    def __call__(self, epoch: int, scores: np.ndarray) -> dict:
+        kw = dict(self.kwargs)
+        if epoch != 0:
+            kw.pop("prior", None)
+        rec = probe_scores(scores, self.data, epoch=epoch, rng=self.seed, **kw)
+        self.records.append(rec)
+        m = rec.measured
+        return {f"probe_{k}": m[k] for k in ("alpha", "tau_plus", "train_auc")}
+
+    def frame(self) -> pd.DataFrame:
+        """One row per probe point: ``epoch`` and the measured scalars."""
+        import pandas as pd
+
+        return pd.DataFrame([dict(epoch=r.epoch, **r.measured) for r in self.records])
+
+    def calibration(self, bins: int = 10) -> pd.DataFrame:
+        """BNS's reliability diagram per probe point: equal-count bins of the predicted P(fn | x).
+
+        Columns ``epoch, bin, predicted`` (mean prediction), ``observed`` (false-negative
+        frequency), ``n``, ``ci_low``, ``ci_high`` (Wilson 95 % interval of the frequency).
+        """
+        import pandas as pd
+
+        bins = int_scalar("bins", bins, 1)
+        rows = []
+        for r in self.records:
+            pred, obs = r.posterior[:, 0], r.posterior[:, 1]
+            ok = np.isfinite(pred)
+            pred, obs = pred[ok], obs[ok]
+            order = np.argsort(pred, kind="stable")
+            for b, idx in enumerate(np.array_split(order, bins)):
+                if idx.size == 0:
+                    continue
+                m = idx.size
+                k = obs[idx].sum()
+                p = k / m
+                z = 1.959963984540054
+                centre = (p + z * z / (2 * m)) / (1 + z * z / m)
+                half = z * math.sqrt(p * (1 - p) / m + z * z / (4 * m * m)) / (1 + z * z / m)
+                rows.append(dict(epoch=r.epoch, bin=b, predicted=float(pred[idx].mean()), observed=float(p), n=int(m),
+                                 ci_low=centre - half, ci_high=centre + half))  # fmt: skip
+        return pd.DataFrame(rows)
