@@ -1,0 +1,241 @@
+"""Simulations calibrated to measured scores (negtheory.calibration) and the real-data probe
+(negtheory.recsys.score_probe): closed forms, quadrature, Monte Carlo with stated tolerances."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.stats as st
+from scipy import integrate
+
+import negtheory as nt
+from negtheory import calibration as cal
+from negtheory import estimators as est
+from negtheory.recsys import load_split
+from negtheory.recsys.score_probe import ScoreProbe, probe_scores
+
+
+@pytest.mark.parametrize("kind", ["tn", "fn"])
+@pytest.mark.parametrize("alpha", [0.5, 0.8, 1.0])
+def test_class_conditional_cdf_matches_dists_laws(kind, alpha):
+    # the dists laws over a U(0, 1) parent are the same CDFs in v = Phi(x), by another code path
+    law = (nt.true_negative if kind == "tn" else nt.false_negative)(st.uniform(), alpha)
+    v = np.linspace(0.0, 1.0, 41)
+    np.testing.assert_allclose(cal.class_conditional_cdf(v, kind, alpha), law.cdf(v), atol=1e-14)
+    q = np.linspace(0.0, 1.0, 41)
+    np.testing.assert_allclose(cal.class_conditional_ppf(q, kind, alpha), law.ppf(q), atol=1e-12)
+
+
+def test_unlabeled_ppf_inverts_the_mixture_at_the_degenerate_points():
+    for alpha, tau in [(0.5, 0.3), (0.9, 0.5), (1.0, 0.0), (0.7, 0.05)]:
+        v = np.linspace(0, 1, 101)
+        back = cal.class_conditional_ppf(cal.class_conditional_cdf(v, "un", alpha, tau), "un", alpha, tau)
+        np.testing.assert_allclose(back, v, atol=1e-12)
+
+
+@pytest.mark.parametrize("alpha", [0.5, 0.75, 0.9, 1.0])
+def test_model_auc_by_quadrature_and_monte_carlo(alpha):
+    tn, fn = nt.true_negative(st.uniform(), alpha), nt.false_negative(st.uniform(), alpha)
+    by_quad, _ = integrate.quad(lambda v: tn.cdf(v) * fn.pdf(v), 0.0, 1.0)
+    assert abs(float(cal.model_auc(alpha)) - by_quad) < 1e-10
+    g = np.random.default_rng(3)
+    m = 400_000
+    a = tn.ppf(g.random(m))
+    b = fn.ppf(g.random(m))
+    p = float((a < b).mean())
+    se = math.sqrt(p * (1 - p) / m)
+    assert abs(p - float(cal.model_auc(alpha))) < 5 * se
+
+
+def test_alpha_from_auc_inverts_model_auc_and_clips():
+    a = np.linspace(0.5, 1.0, 11)
+    np.testing.assert_allclose(cal.alpha_from_auc(cal.model_auc(a)), a, atol=1e-15)
+    assert cal.alpha_from_auc(0.95) == 1.0 and cal.alpha_from_auc(0.3) == 0.5
+    with pytest.raises(ValueError, match="alpha"):
+        cal.model_auc(0.4)
+    with pytest.raises(ValueError, match="auc"):
+        cal.alpha_from_auc(1.5)
+
+
+def test_user_quantiles_against_numpy_hazen():
+    g = np.random.default_rng(0)
+    x = g.normal(size=(3, 57))
+    x[2, 40:] = np.nan
+    q = cal.UserQuantiles(x)
+    levels = np.linspace(0.0, 1.0, 23)
+    for u in range(3):
+        row = x[u][np.isfinite(x[u])]
+        np.testing.assert_allclose(q.ppf(np.full(levels.size, u), levels), np.quantile(row, levels, method="hazen"), atol=1e-12)
+    # mid-rank eCDF of the row's own values: (rank + 1/2) / n
+    np.testing.assert_allclose(np.sort(q.cdf(np.zeros(57, int), x[0])), (np.arange(57) + 0.5) / 57)
+    with pytest.raises(ValueError, match="scores"):
+        cal.UserQuantiles(np.zeros(4))
+
+
+def test_estimator_errors_by_hand():
+    g = np.random.default_rng(1)
+    s = g.normal(size=(200, 8))
+    tn = g.random((200, 8)) > 0.2
+    pos = g.normal(1.0, 1.0, 200)
+    r = cal.estimator_errors(s, tn, pos, t=0.5, alpha=0.8, tau_plus=0.2, beta=0.5, hcl_beta=0.5)
+    x, xp = np.exp(s / 0.5), np.exp(pos / 0.5)
+    ok = tn.any(1)
+    truth = np.array([x[i][tn[i]].mean() for i in np.flatnonzero(ok)])
+    biased = x[ok].mean(1)
+    dcl = (x[ok].mean(1) - 0.2 * xp[ok]) / 0.8
+    w = np.sqrt(x[ok])
+    hcl = ((w * x[ok]).sum(1) / w.sum(1) - 0.2 * xp[ok]) / 0.8
+    for name, v in (("biased", biased), ("dcl", dcl), ("hcl", hcl)):
+        assert r[name]["mse"] == pytest.approx(np.mean((v - truth) ** 2), rel=1e-12)
+    bcl = est.theta_bcl(x[ok], 0.8, 0.5, 0.2)
+    assert r["bcl"]["mse"] == pytest.approx(np.mean((bcl - truth) ** 2), rel=1e-12)
+    assert r["biased"]["n_anchors"] == ok.sum()
+    with pytest.raises(ValueError, match="estimators"):
+        cal.estimator_errors(s, tn, pos, alpha=0.8, tau_plus=0.2, estimators=["nope"])
+    with pytest.raises(ValueError, match="tau_plus"):
+        cal.estimator_errors(s, tn, pos, alpha=0.8, tau_plus=0.0)
+
+
+def test_calibrated_simulation_fed_with_a_known_law_agrees_with_the_parametric_study():
+    # "measured" unlabeled scores of 40 users drawn from the thesis's own model (uniform parent
+    # U(-1, 1), gamma = 0 so every anchor has that parent); the calibrated simulation fitted to
+    # them must reproduce mse_study's MSE for the same law (positives from phi_FN in both).
+    alpha, tau, n = 0.8, 0.2, 16
+    users = 40
+    fit = nt.score_sets(users, 4000, alpha, tau, gamma=0.0, t=1.0, n_positives=0, base_interval=(-1.0, 1.0), rng=7)
+    unl = cal.UserQuantiles(np.log(fit.scores))
+    anchors = np.repeat(np.arange(users), 500)
+    neg, tn, pos = cal.simulate_calibrated(unl, anchors, n, alpha=alpha, tau_plus=tau, positives="phi_fn", rng=8)
+    got = cal.estimator_errors(neg, tn, pos, t=1.0, alpha=alpha, tau_plus=tau, beta=0.5, hcl_beta=0.5)
+    ref = nt.mse_study("alpha", [alpha], n_anchors=20_000, n_unlabeled=n, tau_plus=tau, t=1.0, gamma=0.0, beta=0.5, hcl_beta=0.5,
+                       n_positives=1, base_interval=(-1.0, 1.0), rng=9, progress=False)  # fmt: skip
+    for name in cal.ESTIMATORS:
+        r = ref[ref.estimator == name].iloc[0]
+        se = math.hypot(got[name]["mse_se"], float(r.mse_se))
+        # 5 standard errors, plus 3 % for the fitted quantile function (4000 scores per user)
+        assert abs(got[name]["mse"] - float(r.mse)) < 5 * se + 0.03 * float(r.mse), name
+
+
+def test_simulated_classes_follow_the_laws():
+    g = np.random.default_rng(2)
+    base = g.normal(size=(1, 20_000))
+    unl = cal.UserQuantiles(base)
+    anchors = np.zeros(20_000, dtype=int)
+    neg, tn, pos = cal.simulate_calibrated(unl, anchors, 4, alpha=0.9, tau_plus=0.3, positives="phi_fn", rng=0)
+    assert abs((~tn).mean() - 0.3) < 5 * math.sqrt(0.21 / tn.size)
+    # the simulated unlabeled scores reproduce the fitted unlabeled law (eq. 6.29 inverted)
+    assert st.ks_2samp(neg.ravel()[:20_000], base[0]).pvalue > 1e-3
+    # order statistic: false-negative ranks in the unlabeled law follow w^k
+    neg, tn, _ = cal.simulate_order_statistic(unl, anchors, 4, k=3.0, tau_plus=0.2, positive_scores=unl, rng=1)
+    w = unl.cdf(np.zeros((~tn).sum(), int), neg[~tn])
+    assert st.kstest(w, lambda x: np.clip(x, 0, 1) ** 3).pvalue > 1e-3
+    assert cal.fit_fn_order(np.clip(w, 1e-12, 1)) == pytest.approx(3.0, rel=0.05)
+    with pytest.raises(ValueError, match="k \\* tau_plus"):
+        cal.simulate_order_statistic(unl, anchors, 4, k=6.0, tau_plus=0.2, positive_scores=unl)
+    with pytest.raises(ValueError, match="users"):
+        cal.simulate_calibrated(unl, [5], 4, alpha=0.9, tau_plus=0.1, positives="phi_fn")
+    with pytest.raises(ValueError, match="positive_scores"):
+        cal.simulate_calibrated(unl, [0], 4, alpha=0.9, tau_plus=0.1)
+
+
+def test_resampled_draws_from_the_user_pools():
+    tn_pool = np.array([[1.0, 2.0, 3.0, 4.0], [10.0, 11.0, np.nan, np.nan]])
+    q = cal.UserQuantiles(tn_pool)
+    neg, tn, pos = cal.simulate_resampled(q, [0.5], q, np.array([0, 1] * 500), 3, tau_plus=0.25, positive_scores=q, rng=0)
+    u1 = np.arange(1000) % 2 == 1
+    assert neg[u1].min() >= 10.0 and neg[~u1].max() <= 4.0  # each anchor stays in its user's range
+    pooled = cal.simulate_resampled(q, [0.5], q, np.zeros(200, int), 3, tau_plus=0.25, positive_scores=q, pooled=True,
+                                    fn_scores=[100.0], rng=0)  # fmt: skip
+    assert set(np.unique(pooled[0][~pooled[1]])) == {100.0}
+
+
+# --------------------------------------------------------------------------------------------
+# the probe on a split with planted false-negative labels
+# --------------------------------------------------------------------------------------------
+def _planted(mu=1.0, n_users=60, n_items=400, n_train=20, n_test=30, seed=0):
+    g = np.random.default_rng(seed)
+    train, test = [], []
+    for u in range(n_users):
+        items = g.permutation(n_items)
+        train += [(u, i) for i in items[:n_train]]
+        test += [(u, i) for i in items[n_train : n_train + n_test]]
+    d = load_split(np.array(train), np.array(test))
+    scores = g.normal(size=(d.n_users, d.n_items))
+    tm = d.test_mask()
+    scores[tm] += mu  # false negatives ~ N(mu, 1), true negatives ~ N(0, 1)
+    scores[d.train_mask()] += 2.0
+    return d, scores
+
+
+def test_probe_recovers_planted_alpha_and_tau():
+    mu = 1.0
+    d, scores = _planted(mu)
+    rec = probe_scores(scores, d, n_anchors=600, fit_size=380, n_negatives=5, rng=0)
+    alpha_true = st.norm.cdf(mu / math.sqrt(2))  # P(N(0,1) < N(mu,1))
+    # 60 users x 30 FN x 350 TN pairs, strongly dependent within a user: the standard error of a
+    # pooled AUC over 1800 FN and 21000 TN scores is below 0.01; 0.03 is > 3 of them
+    assert abs(rec.measured["alpha"] - alpha_true) < 0.03
+    assert rec.measured["tau_plus"] == pytest.approx(30 / 380, abs=1e-12)  # every unlabeled item is in the fit batch
+    tau_eval = 1 - rec.eval_tn.mean()
+    assert abs(tau_eval - 30 / 380) < 5 * math.sqrt((30 / 380) * (350 / 380) / rec.eval_tn.size)
+    assert rec.measured["alpha_model"] == pytest.approx(float(cal.alpha_from_auc(rec.measured["alpha"])))
+    assert rec.eval_neg.shape == (600, 5)
+
+
+def test_probe_posterior_is_eq_4_14_with_the_ecdf_over_n_plus_1():
+    d, scores = _planted(1.0, n_users=5, n_items=50, n_train=5, n_test=5)
+    rec = probe_scores(scores, d, n_anchors=8, fit_size=1000, rng=1)
+    u = 0
+    unl = np.flatnonzero(~d.train_mask()[u])
+    row = scores[u, unl]
+    counts = d.item_counts()
+    preds = []
+    for j in unl:
+        F = (row <= scores[u, j]).sum() / (unl.size + 1)
+        preds.append(1 - float(est.bns_unbias(F, counts[j] / len(d.train))))
+    # user 0's fit items are all its unlabeled items (in a random order): same multiset
+    mine = rec.posterior[: unl.size, 0]
+    np.testing.assert_allclose(np.sort(mine), np.sort(preds), atol=1e-12)
+
+
+def test_probe_measures_errors_with_the_shared_estimator_code():
+    d, scores = _planted(0.5, seed=3)
+    rec = probe_scores(scores, d, n_anchors=300, fit_size=100, t=2.0, rng=4)
+    m = rec.measured
+    again = cal.estimator_errors(rec.eval_neg, rec.eval_tn, rec.eval_pos, t=2.0, alpha=min(max(m["alpha"], 0.5), 1.0),
+                                 tau_plus=m["tau_plus"])  # fmt: skip
+    for name in cal.ESTIMATORS:
+        assert m[f"mse_{name}"] == again[name]["mse"]
+
+
+def test_probe_validation_and_prior_ks():
+    d, scores = _planted(0.5, n_users=10, n_items=60, n_train=5, n_test=5)
+    with pytest.raises(ValueError, match="scores must have shape"):
+        probe_scores(scores[:, :5], d)
+    bad = scores.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="finite"):
+        probe_scores(bad, d)
+    with pytest.raises(ValueError, match="n_negatives"):
+        probe_scores(scores, d, n_negatives=0)
+    # scores that *are* variance-gamma inner products: a small KS distance to the prior
+    g = np.random.default_rng(0)
+    w, h = g.normal(0, 0.1, (d.n_users, 32)), g.normal(0, 0.1, (d.n_items, 32))
+    rec = probe_scores(w @ h.T, d, fit_size=55, prior=(32, 0.01))
+    assert rec.measured["ks_prior"] < 0.1
+    rec = probe_scores(3.0 * (w @ h.T), d, fit_size=55, prior=(32, 0.01))
+    assert rec.measured["ks_prior"] > 0.2
+
+
+def test_score_probe_is_reproducible_and_independent_of_its_call_order():
+    d, scores = _planted(0.5, n_users=10, n_items=60, n_train=5, n_test=5)
+    p1, p2 = ScoreProbe(d, rng=5, n_anchors=20, fit_size=30), ScoreProbe(d, rng=5, n_anchors=20, fit_size=30)
+    p1(0, scores)
+    p1(3, scores)
+    p2(3, scores)
+    np.testing.assert_array_equal(p1.records[1].eval_neg, p2.records[0].eval_neg)
+    cal_df = p1.calibration(bins=4)
+    assert set(cal_df.epoch) == {0, 3} and (cal_df.n > 0).all()
+    assert list(p1.frame().epoch) == [0, 3]
