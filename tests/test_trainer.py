@@ -178,7 +178,7 @@ class _Recorder:
     def __call__(self, epoch, scores):
         self.calls.append((epoch, np.array(scores, copy=True)))
         # a callback using numpy's global RNG must not change training
-        np.random.random(3)
+        np.random.random(3)  # noqa: NPY002
         return {"score_mean": float(scores.mean()), "epoch_seen": epoch} if self.ret else None
 
 
