@@ -36,7 +36,6 @@ label).
 from __future__ import annotations
 
 import math
-import time
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -47,15 +46,17 @@ from .._deprecation import renamed_keyword
 from .._rng import int_seed
 from .._validation import int_scalar, real_scalar
 from ..recsys.interactions import Interactions
-from ..recsys.metrics import topk_metrics
+from ..recsys.loop import check_callbacks, train_loop
 from ..recsys.samplers import sample_extra_positives, sample_uninteracted
 from . import functional as Fn
+from .device import resolve_device
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
     from .._typing import RNGLike
+    from ..recsys.loop import Callback
 
 __all__ = ["LOSSES", "MF", "fit_mf"]
 
@@ -109,6 +110,48 @@ def _loss(name, s, m, n, cfg):
     raise ValueError(f"loss must be one of {LOSSES}, got {name!r}")
 
 
+class _MFRunner:
+    """One epoch of mini-batch training per ``run_epoch`` (the :class:`~negtheory.recsys.loop.EpochRunner` of MF)."""
+
+    def __init__(self, model, opt, sched, loss, cfg, data, m_extra, n_neg, batch_size, dev, rng):
+        self.model, self.opt, self.sched = model, opt, sched
+        self.loss, self.cfg = loss, cfg
+        self.m_extra, self.n_neg, self.batch_size, self.dev = m_extra, n_neg, batch_size, dev
+        self.rng = rng
+        self.pairs = data.train
+        self.train_mask = data.train_mask()
+        self.indptr, self.indices = data.train_csr()
+
+    def run_epoch(self, epoch: int) -> dict[str, float]:
+        model, rng, dev, pairs = self.model, self.rng, self.dev, self.pairs
+        model.train()
+        n = len(pairs)
+        perm = rng.permutation(n)
+        tot = 0.0
+        for s in range(0, n, self.batch_size):
+            b = pairs[perm[s : s + self.batch_size]]
+            u = b[:, 0]
+            cols = [b[:, 1:2]]
+            if self.m_extra:
+                cols.append(sample_extra_positives(u, self.m_extra, self.indptr, self.indices, rng))
+            cols.append(sample_uninteracted(u, self.n_neg, self.train_mask, rng))
+            items = torch.from_numpy(np.concatenate(cols, axis=1)).to(dev)
+            scores = model(torch.from_numpy(u).to(dev), items) / self.cfg["temperature"]
+            lval = _loss(self.loss, scores, self.m_extra, self.n_neg, self.cfg)
+            if not torch.isfinite(lval):
+                raise FloatingPointError(f"{self.loss} loss is {float(lval)} at epoch {epoch + 1}: training diverged")
+            self.opt.zero_grad()
+            lval.backward()
+            self.opt.step()
+            tot += float(lval.detach()) * len(b)
+        self.sched.step()
+        return dict(loss=tot / n)
+
+    def scores(self) -> np.ndarray:
+        self.model.eval()
+        return self.model.all_scores().cpu().numpy()
+
+
 @renamed_keyword("seed", "rng")
 def fit_mf(
     data: Interactions,
@@ -137,6 +180,7 @@ def fit_mf(
     rng: RNGLike = 0,
     device: str = "cpu",
     progress: bool = True,
+    callbacks: Sequence[Callback] = (),
 ) -> dict[str, Any]:
     r"""Train MF with one loss of :data:`LOSSES` on mini-batches (see the module notes).
 
@@ -171,6 +215,12 @@ def fit_mf(
         (``seed`` before 0.2.0, deprecated).
     device : {"cpu", "cuda", "auto"}
     progress : bool
+    callbacks : sequence of callable
+        ``cb(epoch, scores)`` with ``scores = model.all_scores()`` as numpy: once with
+        ``epoch=0`` before training (the initial embeddings), then after each evaluated epoch
+        (1-based) with the matrix it was ranked with; a returned dict is merged into that
+        epoch's history row. Callbacks draw none of the training's random numbers
+        (:mod:`negtheory.recsys.loop`).
 
     Returns
     -------
@@ -191,8 +241,6 @@ def fit_mf(
     >>> r["history"][-1]["epoch"], r["best_epoch"] in (1, 2)
     (2, True)
     """
-    from .train import resolve_device
-
     if loss not in LOSSES:
         raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
     if optimizer not in ("adam", "sgd"):
@@ -220,6 +268,7 @@ def fit_mf(
         if len(data.valid) == 0:
             raise ValueError("patience needs a validation split: use data.with_validation(fraction)")
     seed = int_seed("rng", rng)
+    callbacks = check_callbacks(callbacks)
     if monitor is None:
         ks = [int(k) for k in (topk if not isinstance(topk, int) else [topk])]
         monitor = f"ndcg@{10 if 10 in ks else ks[0]}"
@@ -234,63 +283,10 @@ def fit_mf(
     else:
         opt = torch.optim.SGD(model.parameters(), lr=lr, weight_decay=weight_decay)
     sched = torch.optim.lr_scheduler.MultiStepLR(opt, milestones=milestones, gamma=lr_gamma)
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 1]))
-    train_mask = data.train_mask()
-    valid_mask = data.valid_mask()
-    test_mask = data.test_mask()
-    indptr, indices = data.train_csr()
-    pairs = data.train
-    n = len(pairs)
-    history = []
-    best, best_epoch, since = -math.inf, None, 0
-    bar = range(epochs)
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(bar, desc=f"MF {loss}", unit="epoch", leave=False)
-    t0 = time.perf_counter()
-    for epoch in bar:
-        model.train()
-        perm = rng.permutation(n)
-        tot = 0.0
-        for s in range(0, n, batch_size):
-            b = pairs[perm[s : s + batch_size]]
-            u = b[:, 0]
-            cols = [b[:, 1:2]]
-            if m_extra:
-                cols.append(sample_extra_positives(u, m_extra, indptr, indices, rng))
-            cols.append(sample_uninteracted(u, n_neg, train_mask, rng))
-            items = torch.from_numpy(np.concatenate(cols, axis=1)).to(dev)
-            scores = model(torch.from_numpy(u).to(dev), items) / cfg["temperature"]
-            lval = _loss(loss, scores, m_extra, n_neg, cfg)
-            if not torch.isfinite(lval):
-                raise FloatingPointError(f"{loss} loss is {float(lval)} at epoch {epoch + 1}: training diverged")
-            opt.zero_grad()
-            lval.backward()
-            opt.step()
-            tot += float(lval.detach()) * len(b)
-        sched.step()
-        if (epoch + 1) % eval_every == 0 or epoch == epochs - 1:
-            model.eval()
-            sc = model.all_scores().cpu().numpy()
-            row = dict(epoch=epoch + 1, loss=tot / n)
-            if len(data.valid):
-                mv = topk_metrics(sc, valid_mask, train_mask, topk)
-                row.update({f"valid_{k}": v for k, v in mv.items() if k != "n_users_evaluated"})
-            if len(data.test):
-                mt = topk_metrics(sc, test_mask, train_mask | valid_mask, topk)
-                row.update({f"test_{k}": v for k, v in mt.items() if k != "n_users_evaluated"})
-            history.append(row)
-            if len(data.valid):
-                val = row.get(f"valid_{monitor}")
-                if val is None:
-                    raise ValueError(f"monitor {monitor!r} is not a recorded metric (topk={tuple(topk)})")
-                if val > best:
-                    best, best_epoch, since = val, epoch + 1, 0
-                else:
-                    since += 1
-                    if patience is not None and since >= patience:
-                        break
+    runner = _MFRunner(model, opt, sched, loss, cfg, data, m_extra, n_neg, batch_size, dev,
+                       np.random.default_rng(np.random.SeedSequence([seed, 1])))  # fmt: skip
+    res = train_loop(runner, data, epochs=epochs, eval_every=eval_every, topk=topk, eval_on=("valid", "test"),
+                     monitor=monitor, patience=patience, callbacks=callbacks, progress=progress, desc=f"MF {loss}")  # fmt: skip
     config = dict(
         loss=loss,
         dim=dim,
@@ -308,10 +304,10 @@ def fit_mf(
         **cfg,
     )
     return dict(
-        history=history,
-        best_epoch=best_epoch,
+        history=res["history"],
+        best_epoch=res["best_epoch"],
         model=model,
         scores=model.all_scores().cpu().numpy(),
-        seconds=time.perf_counter() - t0,
+        seconds=res["seconds"],
         config=config,
     )

@@ -35,6 +35,7 @@ from .._rng import int_seed
 from . import functional as Fn
 from .bprac_em import CredenceWeights
 from .data import RecData, augment_digits, load_digits_views, load_movielens, synthetic_pu
+from .device import resolve_device
 from .probes import ProbeRecorder, summarize
 from .samplers import ANSCallback, BNSSampler, boltzmann_sample, draw_negative_counts, uniform_items
 
@@ -89,17 +90,6 @@ class TrainConfig:
 
 
 TrainConfig.__init__ = renamed_keyword("seed", "rng")(TrainConfig.__init__)  # type: ignore[method-assign]
-
-
-def resolve_device(device: str) -> torch.device:
-    """'auto' -> CUDA when available, else CPU; 'cuda' without a GPU raises ValueError."""
-    if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if device == "cuda" and not torch.cuda.is_available():
-        raise ValueError("device='cuda' but torch.cuda.is_available() is False")
-    if device not in ("cpu", "cuda"):
-        raise ValueError(f"device must be 'auto', 'cpu' or 'cuda', got {device!r}")
-    return torch.device(device)
 
 
 # --------------------------------------------------------------------------------------------

@@ -40,7 +40,6 @@ current parameters, as the released code does (O(|I| d) per step).
 from __future__ import annotations
 
 import math
-import time
 from typing import TYPE_CHECKING
 
 import numba
@@ -50,6 +49,7 @@ from .._deprecation import renamed_keyword
 from .._rng import int_seed
 from .._validation import int_scalar, real_scalar
 from .interactions import Interactions
+from .loop import check_callbacks, train_loop
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from .._typing import ArrayLike, FloatArray, RNGLike
+    from .loop import Callback
 
 __all__ = ["SAMPLERS", "fit_bpr_sgd", "bns_prior", "pns_weights"]
 
@@ -409,6 +410,41 @@ def _bpr_epoch(
                 _mark(test_row, t_indptr, t_indices, u, False)
 
 
+class _SGDRunner:
+    """One epoch of :func:`_bpr_epoch` per ``run_epoch`` (the :class:`~negtheory.recsys.loop.EpochRunner` of SGD)."""
+
+    def __init__(self, *, data, U, V, kernel_args, shuffle_rng, order, reshuffle, epoch_ss, callback, return_negatives):
+        self.data, self.U, self.V = data, U, V
+        self.kernel_args = kernel_args
+        self.shuffle_rng, self.order, self.reshuffle = shuffle_rng, order, reshuffle
+        self.epoch_ss = epoch_ss
+        self.callback = callback
+        self.return_negatives = return_negatives
+        self.negatives: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def run_epoch(self, epoch: int) -> dict[str, float]:
+        n = len(self.data.train)
+        if self.reshuffle and epoch > 0:
+            self.order = self.shuffle_rng.permutation(n)
+        stats = np.zeros(4)
+        record = np.full(n if self.return_negatives else 0, -1, dtype=np.int64)
+        kseed = int(self.epoch_ss[epoch].generate_state(1)[0] & 0x7FFFFFFF)
+        visit = np.ascontiguousarray(self.data.train[self.order])
+        (indptr, indices, t_indptr, t_indices, code, n_cand, lam, prior, oracle, pns_cdf, rank_scale, lr, reg) = self.kernel_args
+        _bpr_epoch(self.U, self.V, visit, indptr, indices, t_indptr, t_indices, code, n_cand, lam, prior, oracle, pns_cdf,
+                   rank_scale, lr, reg, kseed, stats, record)  # fmt: skip
+        if self.return_negatives:
+            self.negatives.append((visit, record))
+        if not (np.all(np.isfinite(self.U)) and np.all(np.isfinite(self.V))):
+            raise FloatingPointError(f"BPR-MF diverged at epoch {epoch} (non-finite embeddings); lower lr")
+        if self.callback is not None:
+            self.callback(epoch, self.U, self.V)
+        return dict(loss=stats[3] / stats[0], tnr=1.0 - stats[1] / stats[0], inf=stats[2] / stats[0])
+
+    def scores(self) -> np.ndarray:
+        return self.U @ self.V.T
+
+
 # ------------------------------------------------------------------------------------------
 # public wrapper
 # ------------------------------------------------------------------------------------------
@@ -434,6 +470,7 @@ def fit_bpr_sgd(
     progress: bool = True,
     callback: Callable[[int, npt.NDArray[np.float32], npt.NDArray[np.float32]], object] | None = None,
     return_negatives: bool = False,
+    callbacks: Sequence[Callback] = (),
 ) -> dict[str, Any]:
     r"""Train BPR-MF by batch-1 SGD with one sampled negative per training pair (thesis ch. 4).
 
@@ -469,10 +506,16 @@ def fit_bpr_sgd(
         63-bit seed; ``None`` a fresh one (``seed`` before 0.2.0, deprecated).
     progress : bool
     callback : callable, optional
-        ``callback(epoch, U, V)`` after each epoch (e.g. to record scores).
+        ``callback(epoch, U, V)`` after each epoch (0-based ``epoch``; the live embedding arrays,
+        e.g. to record scores).
     return_negatives : bool
         Also return, per epoch, the training pairs in the order visited and the negative drawn
         for each (``"negatives"``: a list of (pairs, negatives) arrays).
+    callbacks : sequence of callable
+        ``cb(epoch, scores)`` with ``scores = U @ V.T``: once with ``epoch=0`` before training
+        (the initial embeddings), then after each evaluated epoch (1-based) with the matrix it
+        was ranked with; a returned dict is merged into that epoch's history row. Callbacks draw
+        none of the training's random numbers (:mod:`negtheory.recsys.loop`).
 
     Returns
     -------
@@ -492,8 +535,6 @@ def fit_bpr_sgd(
     >>> sorted(k for k in r["history"][-1] if k.startswith("test_"))
     ['test_ndcg@5', 'test_precision@5', 'test_recall@5']
     """
-    from .metrics import topk_metrics
-
     if sampler not in _CODE:
         raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
     if prior not in ("popularity", "oracle"):
@@ -511,6 +552,7 @@ def fit_bpr_sgd(
     lam = real_scalar("lam", lam, 0.0)
     init_std = real_scalar("init_std", init_std, 0.0, lo_open=True)
     seed = int_seed("rng", rng)
+    callbacks = check_callbacks(callbacks)
     n_users, n_items = data.n_users, data.n_items
     rank_scale = 0.05 * n_items if rank_scale is None else real_scalar("rank_scale", rank_scale, 0.0, lo_open=True)
     indptr, indices = data.train_csr()
@@ -527,63 +569,25 @@ def fit_bpr_sgd(
     rng = np.random.default_rng(init_ss)
     U = rng.normal(0.0, init_std, size=(n_users, dim)).astype(np.float32)
     V = rng.normal(0.0, init_std, size=(n_items, dim)).astype(np.float32)
-    train_mask = data.train_mask()
-    valid_mask = data.valid_mask()
-    test_mask = data.test_mask()
     shuffle_rng = np.random.default_rng(shuffle_ss)
-    order = shuffle_rng.permutation(len(data.train))
-    history = []
-    negatives = []
-    bar = range(epochs)
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(bar, desc=f"BPR-MF SGD {sampler}", unit="epoch", leave=False)
-    t0 = time.perf_counter()
-    for epoch in bar:
-        if shuffle == "epoch" and epoch > 0:
-            order = shuffle_rng.permutation(len(data.train))
-        stats = np.zeros(4)
-        record = np.full(len(data.train) if return_negatives else 0, -1, dtype=np.int64)
-        kseed = int(epoch_ss[epoch].generate_state(1)[0] & 0x7FFFFFFF)
-        visit = np.ascontiguousarray(data.train[order])
-        _bpr_epoch(
-            U,
-            V,
-            visit,
-            indptr,
-            indices,
-            t_indptr,
-            t_indices,
-            _CODE[sampler],
-            candidates,
-            lam,
-            prior_arr,
-            prior == "oracle",
-            pns_cdf,
-            rank_scale,
-            np.float32(lr),
-            np.float32(reg),
-            kseed,
-            stats,
-            record,
-        )
-        if return_negatives:
-            negatives.append((visit, record))
-        if not (np.all(np.isfinite(U)) and np.all(np.isfinite(V))):
-            raise FloatingPointError(f"BPR-MF diverged at epoch {epoch} (non-finite embeddings); lower lr")
-        if callback is not None:
-            callback(epoch, U, V)
-        if (epoch + 1) % eval_every == 0 or epoch == epochs - 1:
-            row = dict(epoch=epoch + 1, loss=stats[3] / stats[0], tnr=1.0 - stats[1] / stats[0], inf=stats[2] / stats[0])
-            scores = U @ V.T
-            if eval_on in ("test", "both") and len(data.test):
-                m = topk_metrics(scores, test_mask, train_mask | valid_mask, topk)
-                row.update({f"test_{k}": v for k, v in m.items() if k != "n_users_evaluated"})
-            if eval_on in ("valid", "both") and len(data.valid):
-                m = topk_metrics(scores, valid_mask, train_mask, topk)
-                row.update({f"valid_{k}": v for k, v in m.items() if k != "n_users_evaluated"})
-            history.append(row)
+    kernel_args = (indptr, indices, t_indptr, t_indices, _CODE[sampler], candidates, lam, prior_arr, prior == "oracle",
+                   pns_cdf, rank_scale, np.float32(lr), np.float32(reg))  # fmt: skip
+    runner = _SGDRunner(
+        data=data,
+        U=U,
+        V=V,
+        kernel_args=kernel_args,
+        shuffle_rng=shuffle_rng,
+        order=shuffle_rng.permutation(len(data.train)),
+        reshuffle=shuffle == "epoch",
+        epoch_ss=epoch_ss,
+        callback=callback,
+        return_negatives=return_negatives,
+    )
+    splits = {"test": ("test",), "valid": ("valid",), "both": ("test", "valid")}[eval_on]
+    res = train_loop(runner, data, epochs=epochs, eval_every=eval_every, topk=topk, eval_on=splits, callbacks=callbacks,
+                     progress=progress, desc=f"BPR-MF SGD {sampler}")  # fmt: skip
+    history = res["history"]
     config = dict(
         sampler=sampler,
         dim=dim,
@@ -598,7 +602,7 @@ def fit_bpr_sgd(
         shuffle=shuffle,
         seed=seed,
     )
-    out = dict(history=history, user_emb=U, item_emb=V, seconds=time.perf_counter() - t0, config=config)
+    out = dict(history=history, user_emb=U, item_emb=V, seconds=res["seconds"], config=config)
     if return_negatives:
-        out["negatives"] = negatives
+        out["negatives"] = runner.negatives
     return out

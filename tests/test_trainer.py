@@ -1,0 +1,243 @@
+"""The one recommendation epoch loop (negtheory.recsys.loop) behind fit_bpr_sgd and fit_mf.
+
+The refactored trainers must reproduce, bit for bit, what the two hand-written loops gave before
+the refactor. The references here are plain re-statements of those loops (same seeding, same
+order of random draws, same masks), written independently of :mod:`negtheory.recsys.loop`:
+
+* SGD: the numba kernel ``_bpr_epoch`` called in a plain loop, with the SeedSequence spawned into
+  (init, shuffle, one child per epoch) as fit_bpr_sgd does;
+* MF: a plain torch loop over shuffled mini-batches with the same sampling calls.
+
+Then the callback contract: ``cb(0, scores)`` once before training, ``cb(epoch, scores)`` after
+each evaluated epoch with the matrix that epoch was ranked with, a returned dict merged into the
+history row, and training unchanged bit for bit with or without callbacks.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from negtheory.recsys import Interactions, fit_bpr_sgd, load_split, topk_metrics
+from negtheory.recsys import bpr_sgd as sgd_mod
+
+
+def _split(seed=0, n_users=30, n_items=40, n=700, n_test=200, valid=None):
+    rng = np.random.default_rng(seed)
+    pairs = np.unique(rng.integers(0, [n_users, n_items], size=(n, 2)), axis=0)
+    pairs = pairs[rng.permutation(len(pairs))]
+    d = load_split(pairs[n_test:], pairs[:n_test])
+    return d.with_validation(valid, rng=seed) if valid else d
+
+
+def _metrics(prefix, scores, relevant, exclude, topk):
+    m = topk_metrics(scores, relevant, exclude, topk)
+    return {f"{prefix}_{k}": v for k, v in m.items() if k != "n_users_evaluated"}
+
+
+# ------------------------------------------------------------------------------------------
+# reference loops (today's code, restated plainly)
+# ------------------------------------------------------------------------------------------
+def _reference_sgd(data: Interactions, sampler, *, dim=8, lr=0.05, reg=0.01, epochs=5, candidates=5, lam=5.0,
+                   init_std=0.1, eval_every=2, topk=(5,), eval_on="both", seed=3):  # fmt: skip
+    n_users, n_items = data.n_users, data.n_items
+    indptr, indices = data.train_csr()
+    t_indptr, t_indices = Interactions(n_users, n_items, data.test, data.test).train_csr()
+    counts = data.item_counts()
+    prior = sgd_mod.bns_prior(counts, len(data.train))
+    pns_cdf = np.cumsum(sgd_mod.pns_weights(counts))
+    children = np.random.SeedSequence(seed).spawn(2 + epochs)
+    init = np.random.default_rng(children[0])
+    U = init.normal(0.0, init_std, size=(n_users, dim)).astype(np.float32)
+    V = init.normal(0.0, init_std, size=(n_items, dim)).astype(np.float32)
+    shuffler = np.random.default_rng(children[1])
+    order = shuffler.permutation(len(data.train))
+    tr, va, te = data.train_mask(), data.valid_mask(), data.test_mask()
+    history = []
+    for epoch in range(epochs):
+        if epoch > 0:
+            order = shuffler.permutation(len(data.train))
+        stats = np.zeros(4)
+        kseed = int(children[2 + epoch].generate_state(1)[0] & 0x7FFFFFFF)
+        sgd_mod._bpr_epoch(U, V, np.ascontiguousarray(data.train[order]), indptr, indices, t_indptr, t_indices,
+                           sgd_mod.SAMPLERS.index(sampler), candidates, lam, prior, False, pns_cdf, 0.05 * n_items,
+                           np.float32(lr), np.float32(reg), kseed, stats, np.zeros(0, dtype=np.int64))  # fmt: skip
+        if (epoch + 1) % eval_every == 0 or epoch == epochs - 1:
+            row = dict(epoch=epoch + 1, loss=stats[3] / stats[0], tnr=1.0 - stats[1] / stats[0], inf=stats[2] / stats[0])
+            s = U @ V.T
+            if eval_on in ("test", "both"):
+                row.update(_metrics("test", s, te, tr | va, topk))
+            if eval_on in ("valid", "both") and len(data.valid):
+                row.update(_metrics("valid", s, va, tr, topk))
+            history.append(row)
+    return history, U, V
+
+
+def _reference_mf(data: Interactions, loss, *, dim=8, epochs=30, batch_size=64, lr=0.05, weight_decay=1e-5,
+                  milestones=(10,), negatives=4, extra=3, temperature=1.0, topk=(5,), patience=2, seed=2):  # fmt: skip
+    import torch
+
+    from negtheory.bridge.recommend import MF, _loss
+    from negtheory.recsys.samplers import sample_extra_positives, sample_uninteracted
+
+    cfg = dict(temperature=temperature, tau_plus=0.06, hcl_beta=0.5, alpha=0.55, beta=0.6, dpl_eps=1e-2)
+    m_extra = extra if loss in ("dcl", "hcl", "dpl") else 0
+    model = MF(data.n_users, data.n_items, dim, generator=torch.Generator().manual_seed(seed))
+    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+    sched = torch.optim.lr_scheduler.MultiStepLR(opt, milestones=list(milestones), gamma=0.1)
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 1]))
+    tr, va, te = data.train_mask(), data.valid_mask(), data.test_mask()
+    indptr, indices = data.train_csr()
+    n = len(data.train)
+    history, best, best_epoch, since = [], -math.inf, None, 0
+    for epoch in range(epochs):
+        perm = rng.permutation(n)
+        tot = 0.0
+        for s in range(0, n, batch_size):
+            b = data.train[perm[s : s + batch_size]]
+            u = b[:, 0]
+            cols = [b[:, 1:2]]
+            if m_extra:
+                cols.append(sample_extra_positives(u, m_extra, indptr, indices, rng))
+            cols.append(sample_uninteracted(u, negatives, tr, rng))
+            logits = model(torch.from_numpy(u), torch.from_numpy(np.concatenate(cols, axis=1))) / temperature
+            lval = _loss(loss, logits, m_extra, negatives, cfg)
+            opt.zero_grad()
+            lval.backward()
+            opt.step()
+            tot += float(lval.detach()) * len(b)
+        sched.step()
+        sc = model.all_scores().numpy()
+        row = dict(epoch=epoch + 1, loss=tot / n)
+        row.update(_metrics("valid", sc, va, tr, topk))
+        row.update(_metrics("test", sc, te, tr | va, topk))
+        history.append(row)
+        val = row[f"valid_ndcg@{topk[0]}"]
+        if val > best:
+            best, best_epoch, since = val, epoch + 1, 0
+        else:
+            since += 1
+            if since >= patience:
+                break
+    return history, best_epoch, model.all_scores().numpy()
+
+
+def _same_history(a, b):
+    assert len(a) == len(b)
+    for ra, rb in zip(a, b):
+        assert list(ra) == list(rb)  # same keys in the same order (history.csv columns)
+        for k in ra:
+            assert ra[k] == rb[k] or (math.isnan(ra[k]) and math.isnan(rb[k])), (k, ra[k], rb[k])
+
+
+# ------------------------------------------------------------------------------------------
+# bit for bit
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("sampler", ["rns", "bns"])
+def test_fit_bpr_sgd_matches_the_plain_loop(sampler):
+    d = _split(valid=0.1)
+    ref_hist, ref_U, ref_V = _reference_sgd(d, sampler)
+    r = fit_bpr_sgd(d, sampler, dim=8, lr=0.05, epochs=5, eval_every=2, topk=(5,), eval_on="both", rng=3, progress=False)
+    assert [h["epoch"] for h in r["history"]] == [2, 4, 5]
+    _same_history(r["history"], ref_hist)
+    np.testing.assert_array_equal(r["user_emb"], ref_U)
+    np.testing.assert_array_equal(r["item_emb"], ref_V)
+    assert r["config"] == dict(sampler=sampler, dim=8, lr=0.05, reg=0.01, epochs=5, candidates=5, lam=5.0,
+                               prior="popularity", rank_scale=0.05 * d.n_items, init_std=0.1, shuffle="epoch", seed=3)  # fmt: skip
+
+
+@pytest.mark.parametrize("loss", ["infonce", "dcl"])
+def test_fit_mf_matches_the_plain_loop_and_stops_early(loss):
+    torch = pytest.importorskip("torch")
+    from negtheory.bridge.recommend import fit_mf
+
+    d = _split(seed=1, valid=0.15)
+    ref_hist, ref_best, ref_scores = _reference_mf(d, loss)
+    with torch.random.fork_rng():
+        torch.manual_seed(123)  # the global torch RNG is not used by training
+        r = fit_mf(d, loss, dim=8, epochs=30, batch_size=64, lr=0.05, lr_milestones=(10,), negatives=4, extra_positives=3,
+                   topk=(5,), patience=2, rng=2, progress=False)  # fmt: skip
+    assert len(r["history"]) < 30  # early stopping was reached
+    _same_history(r["history"], ref_hist)
+    assert r["best_epoch"] == ref_best
+    np.testing.assert_array_equal(r["scores"], ref_scores)
+    assert r["config"]["negatives"] == 4 and r["config"]["extra_positives"] == (3 if loss == "dcl" else 0)
+    assert r["config"]["lr_milestones"] == [10] and r["config"]["seed"] == 2
+
+
+# ------------------------------------------------------------------------------------------
+# callbacks
+# ------------------------------------------------------------------------------------------
+class _Recorder:
+    def __init__(self, ret=True):
+        self.calls = []
+        self.ret = ret
+
+    def __call__(self, epoch, scores):
+        self.calls.append((epoch, np.array(scores, copy=True)))
+        # a callback using numpy's global RNG must not change training
+        np.random.random(3)  # noqa: NPY002
+        return {"score_mean": float(scores.mean()), "epoch_seen": epoch} if self.ret else None
+
+
+def test_sgd_callbacks_contract():
+    d = _split(valid=0.1)
+    kw = dict(dim=8, lr=0.05, epochs=5, eval_every=2, topk=(5,), eval_on="both", rng=4, progress=False)
+    plain = fit_bpr_sgd(d, "dns", **kw)
+    rec, silent = _Recorder(), _Recorder(ret=False)
+    legacy = []
+    r = fit_bpr_sgd(d, "dns", callbacks=[rec, silent], callback=lambda e, U, V: legacy.append(e), **kw)
+    assert [e for e, _ in rec.calls] == [0, 2, 4, 5] == [e for e, _ in silent.calls]
+    assert legacy == [0, 1, 2, 3, 4]  # the old callback(epoch, U, V): every epoch, 0-based, unchanged
+    # epoch 0: the initial parameters (the same init as the reference loop)
+    init = np.random.default_rng(np.random.SeedSequence(4).spawn(7)[0])
+    U0 = init.normal(0.0, 0.1, size=(d.n_users, 8)).astype(np.float32)
+    V0 = init.normal(0.0, 0.1, size=(d.n_items, 8)).astype(np.float32)
+    np.testing.assert_array_equal(rec.calls[0][1], U0 @ V0.T)
+    np.testing.assert_array_equal(rec.calls[-1][1], r["user_emb"] @ r["item_emb"].T)
+    # dicts merged into the evaluated rows; training unchanged bit for bit
+    for h, hp, (e, s) in zip(r["history"], plain["history"], rec.calls[1:]):
+        assert h["epoch"] == e and h["epoch_seen"] == e and h["score_mean"] == float(s.mean())
+        assert {k: v for k, v in h.items() if k not in ("score_mean", "epoch_seen")} == hp
+    np.testing.assert_array_equal(r["user_emb"], plain["user_emb"])
+    np.testing.assert_array_equal(r["item_emb"], plain["item_emb"])
+
+
+def test_mf_callbacks_contract():
+    torch = pytest.importorskip("torch")
+    from negtheory.bridge.recommend import fit_mf
+
+    d = _split(seed=1, valid=0.15)
+    kw = dict(dim=8, epochs=4, batch_size=64, lr=0.05, eval_every=3, topk=(5,), rng=5, progress=False)
+    plain = fit_mf(d, "infonce", **kw)
+    rec = _Recorder()
+
+    def uses_torch_rng(epoch, scores):
+        torch.rand(5)  # the global torch RNG is not training's
+
+    r = fit_mf(d, "infonce", callbacks=(rec, uses_torch_rng), **kw)
+    assert [e for e, _ in rec.calls] == [0, 3, 4]
+    from negtheory.bridge.recommend import MF
+
+    init = MF(d.n_users, d.n_items, 8, generator=torch.Generator().manual_seed(5))
+    np.testing.assert_array_equal(rec.calls[0][1], init.all_scores().numpy())
+    np.testing.assert_array_equal(rec.calls[-1][1], r["scores"])
+    for h, hp, (e, s) in zip(r["history"], plain["history"], rec.calls[1:]):
+        assert h["epoch"] == e and h["score_mean"] == float(s.mean())
+        assert {k: v for k, v in h.items() if k not in ("score_mean", "epoch_seen")} == hp
+    np.testing.assert_array_equal(r["scores"], plain["scores"])
+    assert r["best_epoch"] == plain["best_epoch"]
+
+
+@pytest.mark.parametrize("bad", [5, "abc", [len, 3], print])
+def test_bad_callbacks_raise(bad):
+    d = _split()
+    with pytest.raises(ValueError, match="callbacks"):
+        fit_bpr_sgd(d, "rns", dim=4, epochs=1, topk=(5,), progress=False, callbacks=bad)
+    torch = pytest.importorskip("torch")  # noqa: F841
+    from negtheory.bridge.recommend import fit_mf
+
+    with pytest.raises(ValueError, match="callbacks"):
+        fit_mf(d, "bpr", dim=4, epochs=1, topk=(5,), progress=False, callbacks=bad)
