@@ -11,8 +11,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
+import warnings
 
 from .._cli_common import CommandError, input_file, output_dir
+from .._deprecation import deprecated_message
 
 __all__ = ["_cmd_train", "_cmd_train_split", "_cmd_experiments", "_check_finite"]
 
@@ -137,7 +140,18 @@ def _cmd_train(args: argparse.Namespace) -> int:
         kw["temperature"] = args.temperature
     if args.model is None:
         kw["model"] = "mlp" if args.data == "digits" else "mf"
-    res = train(**kw)
+    if args.data.startswith("movielens:"):
+        # the option is on its way out: say so on stderr (a DeprecationWarning raised from here
+        # would be hidden by Python's default filters) and keep it working for this release
+        from .train import _MOVIELENS_REPLACEMENT
+
+        note = deprecated_message("negtheory bridge train --data movielens:PATH", "--data-dir DIR or --train/--test")
+        print(f"negtheory bridge train: note: {note} (the thesis protocol: {_MOVIELENS_REPLACEMENT})", file=sys.stderr)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            res = train(**kw)
+    else:
+        res = train(**kw)
     print(
         json.dumps(
             {"final": res["final"], "probe": res.get("probe", {}), "seconds": round(res["seconds"], 2)}, indent=2, default=float
