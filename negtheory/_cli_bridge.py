@@ -58,7 +58,11 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
         "contrastive loss (--optimizer adam); otherwise --data picks a built-in data set. Prints the final metrics "
         "and, with --out, writes results.json (and history.csv or probes.csv) there.",
     )  # fmt: skip
-    q.add_argument("--data", default="synthetic", help="synthetic | digits | movielens:PATH (u.data or user,item,rating CSV)")
+    q.add_argument(
+        "--data",
+        default="synthetic",
+        help="synthetic | digits (toy data with ground truth); movielens:PATH is deprecated (removed in 0.2): use --data-dir or --train/--test",
+    )
     q.add_argument(
         "--train",
         help="training interactions (CSV user,item[,rating] or u.data); ids matched to --test's (default: none, use --data)",
