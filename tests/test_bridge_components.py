@@ -62,7 +62,7 @@ def test_import_negtheory_without_torch_and_bridge_error_names_the_extra():
 
 @pytest.mark.parametrize(
     "name",
-    ["modules", "samplers", "data", "probes", "bprac_em", "train", "recommend", "relaxed_softmax_training"],
+    ["modules", "samplers", "data", "probes", "bprac_em", "train", "recommend", "relaxed_softmax_training", "device"],
 )
 def test_docstring_examples(name):
     mod = importlib.import_module(f"negtheory.bridge.{name}")

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from .bpr_sgd import SAMPLERS, bns_prior, fit_bpr_sgd, pns_weights
 from .interactions import Interactions, load_movielens_dir, load_split, read_interactions, split_interactions
-from .loop import EpochRunner, check_callbacks, train_loop
+from .loop import check_callbacks, train_loop
 from .metrics import sampling_quality, topk_metrics
 
 __all__ = [
@@ -39,6 +39,5 @@ __all__ = [
     "topk_metrics",
     "sampling_quality",
     "train_loop",
-    "EpochRunner",
     "check_callbacks",
 ]
