@@ -135,7 +135,7 @@ from .infonce import (
     sample_fractions,
 )
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402
 
 __all__ = [
     "__version__",

@@ -2,8 +2,9 @@
 
 The parser lives outside :mod:`negtheory.bridge` (whose import needs torch), so that ``negtheory
 --help`` and ``negtheory bridge train --help`` work, and are fast, without torch; the commands
-themselves (in :mod:`negtheory.bridge.cli`) are imported when run, after a check that names the
-``torch`` extra when it is missing.
+themselves (in :mod:`negtheory.bridge._commands`, re-exported by :mod:`negtheory.bridge.cli`)
+are imported when run, after a check that names the ``torch`` extra when it is missing. That
+module never imports this one, so the import graph has no circle.
 """
 
 from __future__ import annotations
@@ -18,13 +19,13 @@ LOSSES = ("infonce", "dcl", "hcl", "bcl", "bcl_norm", "bpr", "dpl", "bce", "rela
 
 
 def _lazy(name: str):
-    """A command that imports :mod:`negtheory.bridge.cli` (and torch) only when it runs."""
+    """A command that imports :mod:`negtheory.bridge._commands` (and torch) only when it runs."""
 
     def run(args: argparse.Namespace) -> int:
         require_torch(f"negtheory bridge {args.bridge_command}")
-        from negtheory.bridge import cli
+        from negtheory.bridge import _commands
 
-        return getattr(cli, name)(args)
+        return getattr(_commands, name)(args)
 
     run.__name__ = name
     return run
@@ -57,7 +58,11 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
         "contrastive loss (--optimizer adam); otherwise --data picks a built-in data set. Prints the final metrics "
         "and, with --out, writes results.json (and history.csv or probes.csv) there.",
     )  # fmt: skip
-    q.add_argument("--data", default="synthetic", help="synthetic | digits | movielens:PATH (u.data or user,item,rating CSV)")
+    q.add_argument(
+        "--data",
+        default="synthetic",
+        help="synthetic | digits (toy data with ground truth); movielens:PATH is deprecated (removed in 0.2): use --data-dir or --train/--test",
+    )
     q.add_argument(
         "--train",
         help="training interactions (CSV user,item[,rating] or u.data); ids matched to --test's (default: none, use --data)",

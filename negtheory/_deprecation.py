@@ -3,7 +3,8 @@
 Keyword renames follow one rule, implemented once in :func:`renamed_keyword`: for one release the
 old keyword keeps working and emits a ``DeprecationWarning`` that names the new keyword (numpy's
 and scipy's convention; Python shows it for calls from ``__main__``, scripts, notebooks and test
-runs); passing both names is a ``TypeError``.
+runs); passing both names is a ``TypeError``. Functions, classes and options on their way out
+warn through :func:`warn_deprecated`, whose message names the replacement.
 """
 
 from __future__ import annotations
@@ -16,12 +17,27 @@ from typing import TYPE_CHECKING, TypeVar
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["renamed_keyword", "warn_renamed"]
+__all__ = ["renamed_keyword", "warn_renamed", "deprecated_message", "warn_deprecated"]
 
 F = TypeVar("F", bound="Callable")
 
 #: release in which a keyword deprecated now is removed
 REMOVED_IN = "0.3.0"
+
+
+def deprecated_message(what: str, replacement: str, *, since: str = "0.1", removed: str = "0.2") -> str:
+    """The text of a removal notice: ``WHAT is deprecated since negtheory SINCE and removed in REMOVED; use ...``."""
+    return f"{what} is deprecated since negtheory {since} and removed in {removed}; use {replacement} instead"
+
+
+def warn_deprecated(what: str, replacement: str, *, since: str = "0.1", removed: str = "0.2", stacklevel: int = 3) -> None:
+    """Emit the ``DeprecationWarning`` of a function, class or option ``what`` that is going away.
+
+    The message (:func:`deprecated_message`) names the release that deprecated it, the release
+    that removes it, and ``replacement``. ``stacklevel`` counts from this function: 3 points at the
+    caller of the function that calls this one.
+    """
+    warnings.warn(deprecated_message(what, replacement, since=since, removed=removed), DeprecationWarning, stacklevel=stacklevel)
 
 
 def warn_renamed(owner: str, old: str, new: str, *, since: str = "0.2.0", what: str = "keyword", stacklevel: int = 3) -> None:

@@ -684,7 +684,7 @@ def mse_study(
 
     ckpt = None
     if checkpoint is not None:
-        from . import __version__
+        from ._version import __version__
 
         p0 = asdict(points[0])
         params = dict(

@@ -62,7 +62,7 @@ def test_import_negtheory_without_torch_and_bridge_error_names_the_extra():
 
 @pytest.mark.parametrize(
     "name",
-    ["modules", "samplers", "data", "probes", "bprac_em", "train", "recommend", "relaxed_softmax_training"],
+    ["modules", "samplers", "data", "probes", "bprac_em", "train", "recommend", "relaxed_softmax_training", "device"],
 )
 def test_docstring_examples(name):
     mod = importlib.import_module(f"negtheory.bridge.{name}")
@@ -225,14 +225,16 @@ def test_movielens_loader_u_data_and_csv(tmp_path):
     rows = [(u, i, r) for u in (1, 2, 3) for i, r in ((10, 5), (20, 4), (30, 2), (40, 3), (50, 1))]
     (tmp_path / "u.data").write_text("".join(f"{u}\t{i}\t{r}\t881250949\n" for u, i, r in rows))
     (tmp_path / "ratings.csv").write_text("user,item,rating\n" + "".join(f"{u},{i},{r}\n" for u, i, r in rows))
-    a = load_movielens(tmp_path, min_rating=3, test_fraction=0.4, rng=0)  # a folder holding u.data
-    b = load_movielens(tmp_path / "ratings.csv", min_rating=3, test_fraction=0.4, rng=0)
+    with pytest.warns(DeprecationWarning, match=r"deprecated since negtheory 0\.1 and removed in 0\.2.*load_movielens_dir"):
+        a = load_movielens(tmp_path, min_rating=3, test_fraction=0.4, rng=0)  # a folder holding u.data
+    with pytest.warns(DeprecationWarning, match="load_split"):
+        b = load_movielens(tmp_path / "ratings.csv", min_rating=3, test_fraction=0.4, rng=0)
     for d in (a, b):
         assert (d.n_users, d.n_items) == (3, 3)
         assert d.train.shape[0] + d.test.shape[0] == 9 and d.test.shape[0] == 3  # floor(0.4 * 3) per user
         assert d.relevant is None
     torch.testing.assert_close(a.train, b.train)
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(FileNotFoundError), pytest.warns(DeprecationWarning):
         load_movielens(tmp_path / "missing.data")
 
 
@@ -344,8 +346,48 @@ def test_movielens_training_from_a_tiny_file(tmp_path):
     lines = [f"{u},{i},{rng.integers(1, 6)}" for u in range(20) for i in rng.choice(30, 8, replace=False)]
     f = tmp_path / "r.csv"
     f.write_text("user,item,rating\n" + "\n".join(lines) + "\n")
-    r = train(data=f"movielens:{f}", loss="dpl", epochs=1, dim=8, progress=False)
+    with pytest.warns(DeprecationWarning, match=r"removed in 0\.2.*fit_mf.*fit_bpr_sgd") as caught:
+        r = train(data=f"movielens:{f}", loss="dpl", epochs=1, dim=8, progress=False)
+    assert len(caught) == 1 and caught[0].filename == __file__  # one warning, pointing at the caller
     assert "ndcg@10" in r["final"] and "probe" not in r  # no ground truth, no probe
+
+
+def test_cli_movielens_data_still_works_with_a_note(tmp_path, capsys):
+    from negtheory.cli import main
+
+    rng = np.random.default_rng(1)
+    lines = [f"{u},{i},{rng.integers(1, 6)}" for u in range(20) for i in rng.choice(30, 8, replace=False)]
+    f = tmp_path / "r.csv"
+    f.write_text("user,item,rating\n" + "\n".join(lines) + "\n")
+    args = ["bridge", "train", "--data", f"movielens:{f}", "--loss", "bpr", "--epochs", "1", "--dim", "4", "--quiet"]
+    assert main(args) == 0  # no DeprecationWarning escapes (pytest turns warnings into errors)
+    err = capsys.readouterr().err
+    assert "--data movielens:PATH is deprecated since negtheory 0.1 and removed in 0.2" in err and "--data-dir" in err
+
+
+def test_deprecated_harness_pieces_warn_and_still_work():
+    from negtheory.bridge.data import synthetic_pu
+    from negtheory.bridge.recommend import MF
+    from negtheory.bridge.train import MFModel, TowerModel, evaluate_rec, train
+
+    d = synthetic_pu(n_users=20, n_items=30, n_train=5, n_test=2, rng=0)
+    with pytest.warns(
+        DeprecationWarning, match=r"MFModel is deprecated since negtheory 0\.1 and removed in 0\.2.*recommend\.MF"
+    ) as w:
+        model = MFModel(d.n_users, d.n_items, 4, generator=torch.Generator().manual_seed(0))
+    assert w[0].filename == __file__
+    assert model.score(torch.tensor([0]), torch.tensor([1])).shape == (1,)
+    assert MF.__name__ == "MF"
+    with pytest.warns(DeprecationWarning, match=r"evaluate_rec is deprecated.*negtheory\.recsys\.topk_metrics") as w:
+        m = evaluate_rec(model, d, topk=5)
+    assert w[0].filename == __file__ and "ndcg@5" in m
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        TowerModel(5, 7, 4)  # not deprecated
+        train(data="synthetic", loss="bpr", epochs=1, dim=4, progress=False, probe=False,
+              synthetic=dict(n_users=20, n_items=30, n_train=5, n_test=2))  # fmt: skip
 
 
 def test_cli_bridge_train_synthetic_bcl_one_epoch(tmp_path):

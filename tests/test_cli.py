@@ -405,11 +405,11 @@ def test_bridge_loaders_share_the_guards(fifo, tmp_path, capsys, monkeypatch):
     assert "not a regular file" in capsys.readouterr().err
     assert cli.main(["bridge", "train", "--loss", "bpr", "--train", str(fifo), "--test", str(fifo)]) == 2
     assert "--train: " in capsys.readouterr().err
-    with pytest.raises(ValueError, match="not a regular file"):
+    with pytest.raises(ValueError, match="not a regular file"), pytest.warns(DeprecationWarning, match="load_movielens_dir"):
         load_movielens(fifo)
     bad = tmp_path / "r.csv"
     bad.write_text("user,item,rating\n1,2,4\n1,3,nan\n")
-    with pytest.raises(ValueError, match=r"line 3: rating must be a finite number"):
+    with pytest.raises(ValueError, match=r"line 3: rating must be a finite number"), pytest.warns(DeprecationWarning):
         load_movielens(bad)
 
 

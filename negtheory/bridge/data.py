@@ -9,11 +9,12 @@ r"""Data sets for the bridge (no downloads).
   labeled positive's utility follows q = N(mu_q, 1) against p = N(0, 1) for a random item —
   exactly the label-noise model of Wu et al. (seed 000, §3), whose label AUC is
   Phi(mu_q / sqrt 2) (eq. 7). Small mu_q = noisy labels.
-* :func:`load_movielens` — a user-supplied MovieLens file: ``u.data`` (tab separated
-  user, item, rating, timestamp) or a CSV with a ``user,item,rating`` header, read by
-  :func:`negtheory.recsys.read_interactions` (regular files of bounded size only, finite
-  ratings); implicit feedback (every rating, or ratings >= ``min_rating``), a seeded per-user
-  train/test split.
+* :func:`load_movielens` — *deprecated since negtheory 0.1 and removed in 0.2*: use
+  :func:`negtheory.recsys.load_movielens_dir` (a seeded split of ``u.data``) or
+  :func:`negtheory.recsys.load_split` (an explicit train / test split), the data of
+  :func:`negtheory.bridge.recommend.fit_mf` and :func:`negtheory.recsys.fit_bpr_sgd`. It reads a
+  user-supplied MovieLens file (``u.data`` or a ``user,item,rating`` CSV) into a
+  :class:`RecData` with a seeded per-user train/test split of its own.
 * :func:`load_digits_views` — scikit-learn's bundled 8x8 digits (1797 images, 10 classes, so
   tau+ ~ 0.1 as in the thesis's image setting) with :func:`augment_digits`, two random views per
   image for contrastive learning; labels only for evaluation.
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from .._deprecation import renamed_keyword
+from .._deprecation import renamed_keyword, warn_deprecated
 from .._rng import int_seed
 from .._validation import int_scalar, real_scalar
 
@@ -181,7 +182,13 @@ def synthetic_pu(
 def load_movielens(
     path: str | os.PathLike[str], min_rating: float | None = None, test_fraction: float = 0.2, rng: RNGLike = 0
 ) -> RecData:
-    r"""Implicit feedback from a MovieLens file at a user-supplied ``path`` (no download).
+    r"""Implicit feedback from a MovieLens file at a user-supplied ``path`` (no download); deprecated.
+
+    .. deprecated:: 0.1
+        Removed in negtheory 0.2. Use :func:`negtheory.recsys.load_movielens_dir` or
+        :func:`negtheory.recsys.load_split` (an :class:`~negtheory.recsys.Interactions` for
+        :func:`negtheory.bridge.recommend.fit_mf` / :func:`negtheory.recsys.fit_bpr_sgd`); this
+        loader's split is its own and is not the thesis protocol's.
 
     Accepts MovieLens-100K's ``u.data`` (tab separated user, item, rating, timestamp; the path of
     the folder holding it also works) or a CSV with a ``user,item,rating`` header (e.g.
@@ -213,14 +220,31 @@ def load_movielens(
 
     Examples
     --------
-    >>> import tempfile, pathlib
+    >>> import tempfile, pathlib, warnings
     >>> from negtheory.bridge.data import load_movielens
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "u.data"
     >>> _ = p.write_text("1\t10\t5\t0\n1\t11\t3\t0\n2\t10\t4\t0\n2\t12\t1\t0\n")
-    >>> d = load_movielens(p, min_rating=3)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     d = load_movielens(p, min_rating=3)
     >>> d.n_users, d.n_items, d.train.shape[0] + d.test.shape[0]
     (2, 2, 3)
+    >>> caught[0].category.__name__, "load_movielens_dir" in str(caught[0].message)
+    ('DeprecationWarning', True)
     """
+    warn_deprecated(
+        "negtheory.bridge.data.load_movielens",
+        "negtheory.recsys.load_movielens_dir (or negtheory.recsys.load_split) with negtheory.bridge.recommend.fit_mf",
+        stacklevel=4,  # the caller of renamed_keyword's wrapper
+    )
+    return _load_movielens(path, min_rating=min_rating, test_fraction=test_fraction, rng=rng)
+
+
+def _load_movielens(
+    path: str | os.PathLike[str], min_rating: float | None = None, test_fraction: float = 0.2, rng: RNGLike = 0
+) -> RecData:
+    """:func:`load_movielens` without the deprecation warning (for ``train(data="movielens:PATH")``)."""
+
     from ..recsys.interactions import _check_file, read_interactions
 
     test_fraction = real_scalar("test_fraction", test_fraction, 0.0, 1.0, hi_open=True)

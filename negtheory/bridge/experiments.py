@@ -28,7 +28,7 @@ import pandas as pd
 from .._deprecation import renamed_keyword
 from .._rng import int_seed
 from ..infonce import optimal_k_from_auc
-from .train import train
+from .train import _train  # train() without the deprecation warning of data="movielens:PATH"
 
 if TYPE_CHECKING:
     from .._typing import RNGLike
@@ -57,12 +57,12 @@ def wu_k_sweep(mu_qs=(1.0, 3.0), ks=(1, 2, 4, 8, 16, 32, 64), epochs=8, seeds=(0
             r1 = None
             runs = {}
             for k in ks:
-                r = train(**base, k=float(k))
+                r = _train(**base, k=float(k))
                 runs[k] = r
                 if k == 1:
                     r1 = r
             if r1 is None:
-                r1 = train(**base, k=1.0)
+                r1 = _train(**base, k=1.0)
             # Wu's footnote 4: the training AUC under K = 1, before overfitting -> best over epochs
             auc1 = _best(r1["history"], "train_auc")
             k_pred = int(optimal_k_from_auc(min(auc1, 0.999), steps=100))
@@ -72,7 +72,7 @@ def wu_k_sweep(mu_qs=(1.0, 3.0), ks=(1, 2, 4, 8, 16, 32, 64), epochs=8, seeds=(0
             for k, r in runs.items():
                 rows.append(dict(mu_q=mu, seed=seed, k=str(k), ndcg=_best(r["history"], "ndcg@10"),
                                  recall=_best(r["history"], "recall@10"), train_auc_k1=auc1, k_pred=k_pred, label_auc=label_auc, k_pred_label=k_label))  # fmt: skip
-            ra = train(**base, k=float(k_pred), ans=True, k_opt=float(k_pred))
+            ra = _train(**base, k=float(k_pred), ans=True, k_opt=float(k_pred))
             rows.append(dict(mu_q=mu, seed=seed, k="ans", ndcg=_best(ra["history"], "ndcg@10"),
                              recall=_best(ra["history"], "recall@10"), train_auc_k1=auc1, k_pred=k_pred, label_auc=label_auc,
                              k_pred_label=k_label))  # fmt: skip
@@ -101,7 +101,7 @@ def mse_sim_vs_train(
     from .probes import summarize
 
     seed = int_seed("rng", rng)  # one int for the training run and the simulation
-    r = train(data="digits", loss=loss, epochs=epochs, batch_size=batch_size, temperature=temperature, probe=True,
+    r = _train(data="digits", loss=loss, epochs=epochs, batch_size=batch_size, temperature=temperature, probe=True,
               probe_every=1, progress=progress, rng=seed)  # fmt: skip
     rows = []
     probe = pd.DataFrame(r["probe_rows"])
@@ -136,19 +136,26 @@ def downstream(
 ):
     """Experiment 3: downstream quality per loss (digits: linear probe; synthetic PU / MovieLens: NDCG@10).
 
+    ``movielens`` (a path) adds the harness's MovieLens task, whose loader and split
+    (:func:`negtheory.bridge.data.load_movielens`) are deprecated since negtheory 0.1 and removed
+    in 0.2; the thesis's real-data protocol is :func:`negtheory.bridge.recommend.fit_mf` /
+    :func:`negtheory.recsys.fit_bpr_sgd`.
+
     Returns a DataFrame: task, loss, seed, metric, value.
     """
     rows = []
     for seed in seeds:
         for loss in digits_losses:
-            r = train(data="digits", loss=loss, epochs=digits_epochs, batch_size=128, probe=False, progress=progress, rng=seed)
+            r = _train(data="digits", loss=loss, epochs=digits_epochs, batch_size=128, probe=False, progress=progress, rng=seed)
             rows.append(dict(task="digits", loss=loss, seed=seed, metric="probe_acc", value=r["final"]["probe_acc"]))
         syn = dict(n_users=300, n_items=400, tau_plus=0.1, mu_q=2.0)
         syn.update(synthetic or {})
         datasets = [("synthetic", "synthetic")] + ([("movielens", f"movielens:{movielens}")] if movielens else [])
         for task, data in datasets:
             for loss in rec_losses:
-                r = train(data=data, loss=loss, epochs=rec_epochs, k=8.0, probe=False, progress=progress, rng=seed, synthetic=syn)
+                r = _train(
+                    data=data, loss=loss, epochs=rec_epochs, k=8.0, probe=False, progress=progress, rng=seed, synthetic=syn
+                )
                 for key in ("ndcg@10", "recall@10", "precision_true@10"):
                     if key in r["final"]:
                         rows.append(dict(task=task, loss=loss, seed=seed, metric=key, value=_best(r["history"], key)))

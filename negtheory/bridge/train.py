@@ -3,7 +3,7 @@ r"""A small training harness: recommendation (MF / MLP towers) and contrastive d
 :func:`train` runs one configuration (:class:`TrainConfig`) and returns a results dict (also
 written to ``<out>/results.json`` with the per-batch probe rows in ``<out>/probes.csv``):
 
-* recommendation data (``synthetic``, ``movielens:PATH``): for every observed (u, i), K
+* recommendation data (``synthetic``; ``movielens:PATH`` is deprecated, see below): for every observed (u, i), K
   negatives drawn uniformly from the catalog (the unlabeled set; a real-valued K is turned into
   counts by seed 000's eq. 8, and ``ans=True`` follows the ANS schedule), or one BNS negative
   (thesis ch. 4), or K Boltzmann negatives for Relaxed Softmax (seed 004, eq. 8); losses
@@ -16,6 +16,18 @@ written to ``<out>/results.json`` with the per-batch probe rows in ``<out>/probe
 
 With ground truth (synthetic, digits) :mod:`negtheory.bridge.probes` records, every
 ``probe_every`` steps, sampled negatives' real scores with their true labels.
+
+Real data follows the thesis's protocol elsewhere: :func:`negtheory.bridge.recommend.fit_mf`
+(mini-batch MF with the contrastive losses) and :func:`negtheory.recsys.fit_bpr_sgd` (BPR-MF by
+SGD with the samplers of ch. 4), on an :class:`negtheory.recsys.Interactions` from
+:func:`negtheory.recsys.load_movielens_dir` or :func:`negtheory.recsys.load_split`, ranked by
+:func:`negtheory.recsys.topk_metrics`. The harness's own real-data pieces are therefore
+deprecated since negtheory 0.1 and removed in 0.2: :class:`MFModel` (use
+:class:`negtheory.bridge.recommend.MF`), :func:`evaluate_rec` (use
+:func:`negtheory.recsys.topk_metrics`), ``train(data="movielens:PATH")`` (use ``fit_mf`` /
+``fit_bpr_sgd``, or ``train(data=Interactions)``) and :func:`negtheory.bridge.data.load_movielens`.
+The synthetic positive-unlabeled and digits data sets stay: they carry the ground truth the
+simulation-vs-training experiments (:mod:`negtheory.bridge.experiments`) need.
 """
 
 from __future__ import annotations
@@ -30,11 +42,11 @@ from typing import TYPE_CHECKING
 import torch
 from torch import nn
 
-from .._deprecation import renamed_keyword, warn_renamed
+from .._deprecation import renamed_keyword, warn_deprecated, warn_renamed
 from .._rng import int_seed
 from . import functional as Fn
 from .bprac_em import CredenceWeights
-from .data import RecData, augment_digits, load_digits_views, load_movielens, synthetic_pu
+from .data import RecData, _load_movielens, augment_digits, load_digits_views, synthetic_pu
 from .device import resolve_device
 from .probes import ProbeRecorder, summarize
 from .samplers import ANSCallback, BNSSampler, boltzmann_sample, draw_negative_counts, uniform_items
@@ -95,8 +107,8 @@ TrainConfig.__init__ = renamed_keyword("seed", "rng")(TrainConfig.__init__)  # t
 # --------------------------------------------------------------------------------------------
 # models
 # --------------------------------------------------------------------------------------------
-class MFModel(nn.Module):
-    """Matrix factorisation: score(u, i) = <w_u, h_i> (thesis ch. 3)."""
+class _MFModel(nn.Module):
+    """Matrix factorisation: score(u, i) = <w_u, h_i> (thesis ch. 3), N(0, 0.1²) initialisation."""
 
     def __init__(self, n_users, n_items, dim, generator=None):
         super().__init__()
@@ -124,7 +136,29 @@ class MFModel(nn.Module):
         return self.user_vec(u) @ self.item_vec(torch.arange(self.item.num_embeddings, device=u.device)).T
 
 
-class TowerModel(MFModel):
+#: the replacement named by the deprecation warnings of this module
+_MF_REPLACEMENT = "negtheory.bridge.recommend.MF (trained by negtheory.bridge.recommend.fit_mf)"
+_EVAL_REPLACEMENT = "negtheory.recsys.topk_metrics"
+_MOVIELENS_REPLACEMENT = (
+    "negtheory.bridge.recommend.fit_mf or negtheory.recsys.fit_bpr_sgd on negtheory.recsys.load_movielens_dir(PATH) "
+    "(or train(data=Interactions))"
+)
+
+
+class MFModel(_MFModel):
+    """Matrix factorisation of the toy harness; deprecated.
+
+    .. deprecated:: 0.1
+        Removed in negtheory 0.2: use :class:`negtheory.bridge.recommend.MF` (trained by
+        :func:`negtheory.bridge.recommend.fit_mf`).
+    """
+
+    def __init__(self, n_users, n_items, dim, generator=None):
+        warn_deprecated("negtheory.bridge.train.MFModel", _MF_REPLACEMENT)
+        super().__init__(n_users, n_items, dim, generator)
+
+
+class TowerModel(_MFModel):
     """Two-tower MLP: embeddings followed by a shared-shape 2-layer tower per side."""
 
     def __init__(self, n_users, n_items, dim, generator=None):
@@ -185,7 +219,6 @@ def _floor(cfg):
 # --------------------------------------------------------------------------------------------
 # evaluation
 # --------------------------------------------------------------------------------------------
-@torch.no_grad()
 @renamed_keyword("seed", "rng")
 def evaluate_rec(
     model: nn.Module,
@@ -197,9 +230,20 @@ def evaluate_rec(
 ) -> dict[str, float]:
     """Recall@k, NDCG@k on the test pairs (train items masked), Wu's training AUC, and precision@k vs truth.
 
+    .. deprecated:: 0.1
+        Removed in negtheory 0.2: use :func:`negtheory.recsys.topk_metrics` (Precision / Recall /
+        NDCG at several k, training items masked) on the model's score matrix.
+
     ``rng`` (int, SeedSequence, Generator or None; ``seed`` before 0.2.0, deprecated) picks the
     training-AUC pairs through a torch Generator seeded by ``int_seed``: an int directly, else one 63-bit draw.
     """
+    warn_deprecated("negtheory.bridge.train.evaluate_rec", _EVAL_REPLACEMENT, stacklevel=4)
+    return _evaluate_rec(model, data, topk, device, max_auc_pairs, rng)
+
+
+@torch.no_grad()
+def _evaluate_rec(model, data, topk=10, device="cpu", max_auc_pairs=4000, rng=0):
+    """:func:`evaluate_rec` without the deprecation warning (the harness's synthetic-data evaluation)."""
     model.eval()
     train_mask = data.train_mask().to(device)
     users = torch.arange(data.n_users, device=device)
@@ -274,7 +318,7 @@ def _load_rec(cfg: TrainConfig) -> RecData:
         kw.update(cfg.synthetic)
         return synthetic_pu(**kw)
     if cfg.data.startswith("movielens:"):
-        return load_movielens(cfg.data.split(":", 1)[1], rng=cfg.rng)
+        return _load_movielens(cfg.data.split(":", 1)[1], rng=cfg.rng)
     raise ValueError(f"data must be 'synthetic', 'digits' or 'movielens:PATH', got {cfg.data!r}")
 
 
@@ -282,7 +326,7 @@ def _train_rec(cfg: TrainConfig, device, gen, recorder):
     data = _load_rec(cfg)
     if cfg.loss not in REC_LOSSES:
         raise ValueError(f"loss must be one of {REC_LOSSES} for recommendation data, got {cfg.loss!r}")
-    cls = {"mf": MFModel, "mlp": TowerModel}.get(cfg.model)
+    cls = {"mf": _MFModel, "mlp": TowerModel}.get(cfg.model)
     if cls is None:
         raise ValueError(f"model must be 'mf' or 'mlp', got {cfg.model!r}")
     model = cls(data.n_users, data.n_items, cfg.dim, generator=gen).to(device)
@@ -352,7 +396,7 @@ def _train_rec(cfg: TrainConfig, device, gen, recorder):
                     jp = uniform_items(data.n_items, (b, cfg.probe_n), gen).to(device)
                     recorder.record(step, epoch, pos.detach(), model.score(u, jp) / t_model, relevant[u[:, None], jp])
             step += 1
-        metrics = evaluate_rec(model, data, cfg.topk, device, rng=cfg.rng)
+        metrics = _evaluate_rec(model, data, cfg.topk, device, rng=cfg.rng)
         history.append(dict(epoch=epoch, loss=tot / cnt, **metrics))
     extra = {"data_params": data.params, "n_users": data.n_users, "n_items": data.n_items}
     if ans is not None:
@@ -472,6 +516,9 @@ def train(config: TrainConfig | None = None, **overrides) -> dict:
         paths, arrays or DataFrames — trained by :func:`negtheory.bridge.recommend.fit_mf` (with
         this config's loss, epochs, batch size, lr, weight decay, ``k`` negatives, ...); the
         result then also holds the trained ``model`` and the final ``scores`` matrix.
+        ``data="movielens:PATH"`` is deprecated since negtheory 0.1 and removed in 0.2: use
+        :func:`negtheory.bridge.recommend.fit_mf` or :func:`negtheory.recsys.fit_bpr_sgd` on
+        :func:`negtheory.recsys.load_movielens_dir` (or pass that split as ``data``).
 
     Returns
     -------
@@ -487,6 +534,14 @@ def train(config: TrainConfig | None = None, **overrides) -> dict:
     >>> sorted(r["final"])[:3]
     ['epoch', 'loss', 'ndcg@10']
     """
+    name = overrides.get("data", config.data if config is not None else None)
+    if isinstance(name, str) and name.startswith("movielens:"):
+        warn_deprecated('negtheory.bridge.train.train(data="movielens:PATH")', _MOVIELENS_REPLACEMENT, stacklevel=4)
+    return _train(config, **overrides)
+
+
+def _train(config: TrainConfig | None = None, **overrides) -> dict:
+    """:func:`train` without the deprecation warning of ``data="movielens:PATH"`` (for internal callers)."""
     data_override = overrides.pop("data", None)
     cfg = TrainConfig(**asdict(config)) if config is not None else TrainConfig()
     for k, v in overrides.items():

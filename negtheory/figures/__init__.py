@@ -24,6 +24,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ._canvas import new_figure
+
 __all__ = ["registry", "save_figures", "new_figure", "bridge_names", "EXTERNAL_FIGURES"]
 
 
@@ -39,15 +41,6 @@ def registry() -> dict[str, Callable]:
                 raise RuntimeError(f"figure name {name!r} is registered twice")
             found[name] = func
     return dict(sorted(found.items()))
-
-
-def new_figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 4.2, **kwargs):
-    """A pyplot-free Figure with a grid of axes (``squeeze=False`` semantics avoided for 1x1)."""
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height), layout="constrained")
-    axes = fig.subplots(nrows, ncols, **kwargs)
-    return fig, axes
 
 
 # figures committed under figures/ that `negtheory figures` cannot draw: they need a training run

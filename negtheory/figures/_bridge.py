@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import new_figure
+from ._canvas import new_figure
 
 __all__ = [
     "BRIDGE_DATA",

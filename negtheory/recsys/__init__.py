@@ -9,7 +9,10 @@ The real-data protocol of the thesis (seed 003, ch. 4-6) in four small parts (no
 * :mod:`negtheory.recsys.bpr_sgd` — BPR-MF by batch-1 SGD with RNS, PNS, DNS, AOBPR and BNS
   (eq. 4.26) in numba;
 * :mod:`negtheory.recsys.metrics` — Precision / Recall / NDCG at a list of k (training items
-  masked), TNR and INF (eq. 4.27-4.28).
+  masked), TNR and INF (eq. 4.27-4.28);
+* :mod:`negtheory.recsys.loop` — the one epoch loop of the trainers (:func:`train_loop`):
+  evaluation, early stopping, progress bar and callbacks ``cb(epoch, scores)``, shared by
+  :func:`fit_bpr_sgd` and :func:`negtheory.bridge.recommend.fit_mf`.
 
 The mini-batch contrastive losses of ch. 5-6 (InfoNCE, DCL, HCL, DPL, BCL) train in
 :mod:`negtheory.bridge.recommend` (torch extra); ``negtheory reproduce thesis-tables`` runs the
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 from .bpr_sgd import SAMPLERS, bns_prior, fit_bpr_sgd, pns_weights
 from .interactions import Interactions, load_movielens_dir, load_split, read_interactions, split_interactions
+from .loop import check_callbacks, train_loop
 from .metrics import sampling_quality, topk_metrics
 
 __all__ = [
@@ -34,4 +38,6 @@ __all__ = [
     "pns_weights",
     "topk_metrics",
     "sampling_quality",
+    "train_loop",
+    "check_callbacks",
 ]

@@ -15,15 +15,14 @@ epochs and after the last one with :func:`~negtheory.recsys.metrics.topk_metrics
 items ranked with the training items masked, test items with training *and* validation items
 masked), early stopping on a validation metric, and the callbacks.
 
-Callbacks
----------
-Each callback is called as ``cb(epoch, scores)`` with ``scores`` the score matrix of the current
-model: once with ``epoch=0`` before the first training epoch (the initial parameters), then after
-every *evaluated* epoch with its 1-based number and the very matrix that epoch was ranked with
-(computed once; callbacks run after the ranking, so one that modifies the array cannot change the
-recorded metrics). A callback returning a dict has its items merged into that epoch's history row
-(the return value of the epoch-0 call, and any value that is not a dict, is ignored). The loop hands callbacks no random generator:
-training draws only from its own generators, so a callback cannot shift them.
+**Callbacks.** Each callback is called as ``cb(epoch, scores)`` with ``scores`` the score matrix
+of the current model: once with ``epoch=0`` before the first training epoch (the initial
+parameters), then after every *evaluated* epoch with its 1-based number and the very matrix that
+epoch was ranked with (computed once; callbacks run after the ranking, so one that modifies the
+array cannot change the recorded metrics). A callback returning a dict has its items merged into
+that epoch's history row (the return value of the epoch-0 call, and any value that is not a dict,
+is ignored). The loop hands callbacks no random generator: training draws only from its own
+generators, so a callback cannot shift them.
 """
 
 from __future__ import annotations
@@ -181,11 +180,11 @@ def train_loop(
     ...         return {"loss": 1.0 / (epoch + 1)}
     ...     def scores(self):
     ...         return self.s
-    >>> seen = []
+    >>> seen = []  # epoch 3: ties among the unmasked items go to the lowest index, 2 of 3 users hit
     >>> r = train_loop(Shift(), d, epochs=3, eval_every=2, topk=(1,), eval_on=("test",),
     ...                callbacks=[lambda e, s: seen.append(e) or {"top": int(s[0].argmax())}])
     >>> seen, [(h["epoch"], h["loss"], h["test_precision@1"], h["top"]) for h in r["history"]]
-    ([0, 2, 3], [(2, 0.5, 0.0, 2), (3, 0.3333333333333333, 0.0, 0)])
+    ([0, 2, 3], [(2, 0.5, 0.0, 2), (3, 0.3333333333333333, 0.6666666666666666, 0)])
     """
     unknown = [s for s in eval_on if s not in EVAL_SPLITS]
     if unknown:

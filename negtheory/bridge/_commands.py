@@ -1,0 +1,171 @@
+"""The ``negtheory bridge train|experiments`` commands (private; they import torch when they run).
+
+:mod:`negtheory._cli_bridge` (the torch-free parser) dispatches here; :mod:`negtheory.bridge.cli`
+re-exports the parser and these commands. Keeping the commands in a module of their own keeps
+the import graph free of circles: the parser imports the commands (lazily), the commands never
+import the parser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import warnings
+
+from .._cli_common import CommandError, input_file, output_dir
+from .._deprecation import deprecated_message
+
+__all__ = ["_cmd_train", "_cmd_train_split", "_cmd_experiments", "_check_finite"]
+
+
+def _cmd_train_split(args: argparse.Namespace) -> int:
+    """``bridge train --train F --test F`` (or ``--data-dir``): the thesis protocol on a real split."""
+    from negtheory.recsys import fit_bpr_sgd, load_movielens_dir, load_split
+
+    if args.data_dir is not None:
+        if args.train or args.test:
+            raise CommandError("give --data-dir or --train/--test, not both")
+        input_file(args.data_dir, "--data-dir", folder_ok=True)
+    elif not args.train or not args.test:
+        raise CommandError("--train and --test go together (or give --data-dir)")
+    else:
+        input_file(args.train, "--train")
+        input_file(args.test, "--test")
+    out = output_dir(args.out, "--out") if args.out is not None else None
+    if args.data_dir is not None:
+        data = load_movielens_dir(args.data_dir, rng=args.split_seed)
+    else:
+        data = load_split(args.train, args.test)
+    if args.valid_fraction:
+        data = data.with_validation(args.valid_fraction, rng=args.seed)
+    sgd = args.optimizer == "sgd" and args.loss in ("bpr", "bns")
+    if args.loss == "bns" and not sgd:
+        raise ValueError("loss 'bns' is the BPR-MF SGD sampler of thesis ch. 4: use --optimizer sgd")
+    if args.patience is not None and sgd:
+        raise ValueError("--patience applies to the mini-batch losses (--optimizer adam); SGD runs its fixed epochs")
+    topk = tuple(args.topk)
+    if sgd:
+        sampler = "bns" if args.loss == "bns" else args.sampler
+        res = fit_bpr_sgd(
+            data,
+            sampler,
+            dim=args.dim,
+            lr=args.lr if args.lr is not None else 0.01,
+            reg=args.weight_decay if args.weight_decay is not None else 0.01,
+            epochs=args.epochs if args.epochs is not None else 100,
+            candidates=args.candidates,
+            lam=args.lam,
+            prior=args.prior,
+            eval_every=args.eval_every,
+            topk=topk,
+            eval_on="both" if len(data.valid) else "test",
+            rng=args.seed,
+            progress=not args.quiet,
+        )
+    else:
+        from negtheory.bridge.recommend import fit_mf
+
+        milestones = args.lr_schedule
+        res = fit_mf(
+            data,
+            args.loss,
+            dim=args.dim,
+            epochs=args.epochs if args.epochs is not None else 200,
+            batch_size=args.batch_size if args.batch_size is not None else 1024,
+            optimizer=args.optimizer,
+            lr=args.lr if args.lr is not None else 1e-3,
+            weight_decay=args.weight_decay if args.weight_decay is not None else 1e-5,
+            lr_milestones=milestones,
+            negatives=args.negatives,
+            extra_positives=args.extra_positives,
+            temperature=args.temperature if args.temperature is not None else 1.0,
+            tau_plus=args.tau_plus,
+            hcl_beta=args.hcl_beta,
+            alpha=args.alpha,
+            beta=args.beta,
+            eval_every=args.eval_every,
+            topk=topk,
+            patience=args.patience,
+            rng=args.seed,
+            device=args.device,
+            progress=not args.quiet,
+        )
+    final = res["history"][-1]
+    summary = {"data": data.summary(), "config": res["config"], "final": final, "seconds": round(res["seconds"], 2)}
+    if res.get("best_epoch") is not None:
+        summary["best_valid_epoch"] = res["best_epoch"]
+        summary["at_best_valid_epoch"] = next(h for h in res["history"] if h["epoch"] == res["best_epoch"])
+    print(json.dumps(summary, indent=2, default=float))
+    if out is not None:
+        import pandas as pd
+
+        (out / "results.json").write_text(json.dumps(summary, indent=2, default=float))
+        pd.DataFrame(res["history"]).to_csv(out / "history.csv", index=False)
+        print(f"wrote {out / 'results.json'} and {out / 'history.csv'}")
+    _check_finite(final, out)
+    return 0
+
+
+def _check_finite(final: dict, out) -> None:
+    """Exit status 1 (never 0) when a final metric is NaN or infinite, e.g. a diverged loss."""
+    bad = sorted(k for k, v in final.items() if isinstance(v, float) and not math.isfinite(v))
+    if bad:
+        where = f" (results written to {out} for inspection)" if out is not None else ""
+        raise CommandError(f"training gave non-finite final metrics {', '.join(bad)}{where}: lower --lr or check the data",
+                           exit_code=1)  # fmt: skip
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    from negtheory.bridge.train import train
+
+    if args.train or args.test or args.data_dir:
+        return _cmd_train_split(args)
+    if args.data.startswith("movielens:"):
+        input_file(args.data.split(":", 1)[1], "--data movielens:PATH", folder_ok=True)
+    elif args.data not in ("synthetic", "digits"):
+        raise CommandError(f"--data must be synthetic, digits or movielens:PATH, got {args.data!r}")
+    out = output_dir(args.out, "--out") if args.out is not None else None
+    for name, default in (("epochs", 5), ("batch_size", 256), ("lr", 0.01), ("weight_decay", 0.0)):
+        if getattr(args, name) is None:
+            setattr(args, name, default)
+    kw = dict(
+        data=args.data, model=args.model, loss=args.loss, epochs=args.epochs, device=args.device, out=args.out,
+        rng=args.seed, progress=not args.quiet, k=args.k, batch_size=args.batch_size, lr=args.lr, dim=args.dim,
+        tau_plus=args.tau_plus, alpha=args.alpha, beta=args.beta, ans=args.ans, probe=not args.no_probe,
+        weight_decay=args.weight_decay, hcl_beta=args.hcl_beta,
+    )  # fmt: skip
+    if args.temperature is not None:
+        kw["temperature"] = args.temperature
+    if args.model is None:
+        kw["model"] = "mlp" if args.data == "digits" else "mf"
+    if args.data.startswith("movielens:"):
+        # the option is on its way out: say so on stderr (a DeprecationWarning raised from here
+        # would be hidden by Python's default filters) and keep it working for this release
+        from .train import _MOVIELENS_REPLACEMENT
+
+        note = deprecated_message("negtheory bridge train --data movielens:PATH", "--data-dir DIR or --train/--test")
+        print(f"negtheory bridge train: note: {note} (the thesis protocol: {_MOVIELENS_REPLACEMENT})", file=sys.stderr)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            res = train(**kw)
+    else:
+        res = train(**kw)
+    print(
+        json.dumps(
+            {"final": res["final"], "probe": res.get("probe", {}), "seconds": round(res["seconds"], 2)}, indent=2, default=float
+        )
+    )
+    if out is not None:
+        print(f"wrote {res['results_file']}")
+    _check_finite(res["final"], out)
+    return 0
+
+
+def _cmd_experiments(args: argparse.Namespace) -> int:
+    from negtheory.bridge.experiments import run_all
+
+    out, figures = output_dir(args.out, "--out"), output_dir(args.figures, "--figures")
+    run_all(out=out, figures=figures, quick=args.quick, progress=not args.quiet)
+    return 0
