@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+import numba
 import numpy as np
 
 from . import estimators as est
@@ -236,18 +237,45 @@ class UserQuantiles:
 
     def cdf(self, users: ArrayLike, x: ArrayLike) -> np.ndarray:
         """Mid-rank eCDF (rank + 1/2) / n of ``x`` among user ``users``' scores."""
+        lo, hi = self.counts(users, x)
+        n = np.maximum(self.count[np.broadcast_to(np.asarray(users, dtype=np.int64), lo.shape)], 1)
+        return 0.5 * (lo + hi) / n
+
+    def counts(self, users: ArrayLike, x: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """(# scores < x, # scores <= x) among user ``users``' scores (broadcast together)."""
         users = np.asarray(users, dtype=np.int64)
         x = np.asarray(x, dtype=np.float64)
         users, x = np.broadcast_arrays(users, x)
-        out = np.empty(x.shape)
-        flat_u, flat_x, flat_o = users.ravel(), x.ravel(), out.reshape(-1)
-        for u in np.unique(flat_u):
-            sel = flat_u == u
-            row = self.sorted[u, : self.count[u]]
-            lo = np.searchsorted(row, flat_x[sel], side="left")
-            hi = np.searchsorted(row, flat_x[sel], side="right")
-            flat_o[sel] = (0.5 * (lo + hi)) / max(row.size, 1)
-        return out
+        lo = np.empty(x.shape, dtype=np.int64)
+        hi = np.empty(x.shape, dtype=np.int64)
+        _row_counts(self.sorted, self.count, np.ascontiguousarray(users).ravel(), np.ascontiguousarray(x).ravel(),
+                    lo.reshape(-1), hi.reshape(-1))  # fmt: skip
+        return lo, hi
+
+
+@numba.njit(cache=True)
+def _row_counts(sorted_rows, counts, rows, x, lo, hi):
+    """Binary search of x[j] in the first counts[rows[j]] entries of sorted_rows[rows[j]]:
+    lo[j] = # entries < x[j], hi[j] = # entries <= x[j] (numpy's searchsorted left / right)."""
+    for j in range(x.size):
+        r = rows[j]
+        n = counts[r]
+        a, b = 0, n
+        while a < b:  # first index with value >= x
+            m = (a + b) // 2
+            if sorted_rows[r, m] < x[j]:
+                a = m + 1
+            else:
+                b = m
+        lo[j] = a
+        b = n
+        while a < b:  # first index with value > x
+            m = (a + b) // 2
+            if sorted_rows[r, m] <= x[j]:
+                a = m + 1
+            else:
+                b = m
+        hi[j] = a
 
 
 # --------------------------------------------------------------------------------------------

@@ -47,6 +47,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numba
 import numpy as np
 
 from .. import calibration as cal
@@ -108,14 +109,87 @@ class ProbeRecord:
     law_quantiles: dict = field(default_factory=dict, repr=False)
 
 
-def _pairwise_counts(f, t):
-    """(# pairs with t < f, counting ties 1/2, # pairs) for two 1-d samples."""
-    if f.size == 0 or t.size == 0:
-        return 0.0, 0
-    srt = np.sort(t)
-    less = np.searchsorted(srt, f, side="left")
-    leq = np.searchsorted(srt, f, side="right")
-    return float((less + 0.5 * (leq - less)).sum()), f.size * t.size
+@numba.njit(cache=True)
+def _fit_draws(train_mask, f, seed, pick):
+    """min(f, # unlabeled) distinct unlabeled items per user, uniformly: a partial Fisher-Yates
+    shuffle of the user's unlabeled items (O(n_items) per user)."""
+    np.random.seed(seed)
+    n_users, n_items = train_mask.shape
+    buf = np.empty(n_items, dtype=np.int64)
+    for u in range(n_users):
+        n = 0
+        for j in range(n_items):
+            if not train_mask[u, j]:
+                buf[n] = j
+                n += 1
+        for k in range(min(f, n)):
+            r = k + np.random.randint(0, n - k)
+            tmp = buf[k]
+            buf[k] = buf[r]
+            buf[r] = tmp
+            pick[u, k] = buf[k]
+
+
+@numba.njit(cache=True)
+def _fit_row_stats(sorted_unl, n_unl, fit_unl, fit_tn, n_fit, pair_num, pair_den, G, le):
+    """Per user u (row of the fit batch, first n_fit[u] entries):
+
+    * pair_num[u], pair_den[u]: sum over (FN f, TN t) pairs of 1[t < f] + 1[t = f] / 2, and the
+      number of pairs (alpha of eq. 6.21);
+    * G[u, k]: mid-rank eCDF (# < + # <=) / 2 / n of fit item k among the user's fit items;
+    * le[u, k]: # of *all* the user's unlabeled items with score <= fit item k, by merging the
+      sorted fit values with the user's sorted unlabeled scores (``sorted_unl[u, :n_unl[u]]``).
+    """
+    n_users = fit_unl.shape[0]
+    for u in range(n_users):
+        m = n_fit[u]
+        if m == 0:
+            continue
+        vals = fit_unl[u, :m].copy()
+        order = np.argsort(vals)
+        sv = vals[order]
+        # ranks within the fit batch (ties share the mid-rank)
+        k = 0
+        while k < m:
+            e = k
+            while e + 1 < m and sv[e + 1] == sv[k]:
+                e += 1
+            mid = 0.5 * (k + e + 1) / m
+            for q in range(k, e + 1):
+                G[u, order[q]] = mid
+            k = e + 1
+        # alpha's pairs: sorted true negatives, binary search of each false negative
+        n_t = 0
+        for q in range(m):
+            if fit_tn[u, q]:
+                n_t += 1
+        tvals = np.empty(n_t)
+        c = 0
+        for q in range(m):
+            if fit_tn[u, q]:
+                tvals[c] = fit_unl[u, q]
+                c += 1
+        tvals.sort()
+        num = 0.0
+        n_f = 0
+        for q in range(m):
+            if not fit_tn[u, q]:
+                n_f += 1
+                x = fit_unl[u, q]
+                lo = np.searchsorted(tvals, x, side="left")
+                hi = np.searchsorted(tvals, x, side="right")
+                num += lo + 0.5 * (hi - lo)
+        pair_num[u] = num
+        pair_den[u] = n_f * n_t
+        # # unlabeled scores <= each sorted fit value: merge with the user's sorted unlabeled row
+        row = sorted_unl[u]
+        n = n_unl[u]
+        j = 0
+        for q in range(m):
+            x = sv[q]
+            while j < n and row[j] <= x:
+                j += 1
+            le[u, order[q]] = j
 
 
 def _ks(sample, cdf):
@@ -221,17 +295,14 @@ def probe_scores(
     eval_tn = ~fn_mask[users[:, None], neg_items]
     eval_pos = s[users, anchors[:, 1]]
 
-    # ---- fit batches: fit_size unlabeled items per user (random order), fit positives
+    # ---- fit batches: fit_size distinct unlabeled items per user (all of them for a user with fewer)
     f = int(min(fit_size, n_unl.max()))
-    fit_unl = np.full((n_users, f), np.nan)
-    fit_tn = np.zeros((n_users, f), dtype=bool)
-    keys = g.random((n_users, n_items))
-    keys[train_mask] = np.inf  # training items never drawn
-    pick = np.argpartition(keys, f - 1, axis=1)[:, :f] if f < n_items else np.argsort(keys, axis=1)
+    pick = np.zeros((n_users, f), dtype=np.int64)
+    _fit_draws(train_mask, f, int(g.integers(0, 2**31 - 1)), pick)
     rows = np.arange(n_users)[:, None]
     valid = np.arange(f)[None, :] < np.minimum(n_unl, f)[:, None]
-    fit_unl[valid] = s[rows, pick][valid]
-    fit_tn[valid] = ~fn_mask[rows, pick][valid]
+    fit_unl = np.where(valid, s[rows, pick], np.nan)
+    fit_tn = valid & ~fn_mask[rows, pick]
     pos_counts = np.bincount(fitpos[:, 0], minlength=n_users)
     p_max = max(int(pos_counts.max()), 1)
     fit_pos = np.full((n_users, p_max), np.nan)
@@ -241,19 +312,19 @@ def probe_scores(
     col = np.arange(len(fp)) - start[fp[:, 0]]
     fit_pos[fp[:, 0], col] = s[fp[:, 0], fp[:, 1]]
 
-    # ---- alpha (eq. 6.21) and tau+ from the fit batches; per-user values for the ablations
-    num, den = 0.0, 0
-    alpha_user = np.full(n_users, np.nan)
-    for u in range(n_users):
-        vu = valid[u]
-        fu = fit_unl[u, vu & ~fit_tn[u]]
-        tu = fit_unl[u, vu & fit_tn[u]]
-        c, m = _pairwise_counts(fu, tu)
-        num += c
-        den += m
-        if m:
-            alpha_user[u] = c / m
-    alpha = num / den if den else math.nan
+    # ---- per user, one pass (numba): alpha's pair counts, the fit items' mid-rank eCDF G among the
+    # fit batch, and # of all the user's unlabeled items <= each fit item (BNS's F, eq. 4.15)
+    n_fit = np.minimum(n_unl, f).astype(np.int64)
+    pair_num = np.zeros(n_users)
+    pair_den = np.zeros(n_users)
+    G_rows = np.full((n_users, f), np.nan)
+    le_rows = np.zeros((n_users, f), dtype=np.int64)
+    # each user's unlabeled scores sorted (training items as +inf, which sort last): numpy's sort
+    sorted_unl = np.sort(np.where(train_mask, np.inf, s), axis=1)
+    _fit_row_stats(sorted_unl, n_unl.astype(np.int64), fit_unl, fit_tn, n_fit, pair_num, pair_den, G_rows, le_rows)
+    alpha = float(pair_num.sum() / pair_den.sum()) if pair_den.sum() else math.nan
+    with np.errstate(invalid="ignore", divide="ignore"):
+        alpha_user = np.where(pair_den > 0, pair_num / pair_den, np.nan)
     n_valid = valid.sum(axis=1)
     tau_user = np.where(n_valid > 0, (valid & ~fit_tn).sum(axis=1) / np.maximum(n_valid, 1), np.nan)
     # tau+ as the anchors see it: users weighted by their number of training pairs
@@ -262,9 +333,8 @@ def probe_scores(
     tau_plus = float(np.sum(w_user[has] * tau_user[has]) / np.sum(w_user[has]))
 
     # ---- score laws in parent-CDF space (eq. 6.29) at the measured alpha
-    unl = cal.UserQuantiles(fit_unl)
     fu_idx, fu_col = np.nonzero(valid)
-    G = unl.cdf(fu_idx, fit_unl[fu_idx, fu_col])
+    G = G_rows[fu_idx, fu_col]
     is_fn_fit = ~fit_tn[fu_idx, fu_col]
     a_c = min(max(alpha, 0.5), 1.0) if np.isfinite(alpha) else 0.5
     # the model's alpha whose own P(x_TN < x_FN) is the measured one (calibration.alpha_from_auc)
@@ -309,12 +379,7 @@ def probe_scores(
     measured["truth_mean"] = next(iter(errs.values()))["truth_mean"]
 
     # ---- BNS posterior P(fn | x) = 1 - unbias (eq. 4.14-4.16) on the fit-batch items
-    srt = np.sort(np.where(train_mask, np.inf, s), axis=1)  # each user's unlabeled scores first, sorted
-    le = np.empty(len(fu_idx))
-    for u in np.unique(fu_idx):
-        sel = fu_idx == u
-        le[sel] = np.searchsorted(srt[u, : n_unl[u]], fit_unl[u, fu_col[sel]], side="right")
-    F = le / (n_unl[fu_idx] + 1.0)  # eq. 4.15, released-code convention (n + 1)
+    F = le_rows[fu_idx, fu_col] / (n_unl[fu_idx] + 1.0)  # eq. 4.15, released-code convention (n + 1)
     counts = data.item_counts()
     items = pick[fu_idx, fu_col]
     p_fn = np.clip(bns_prior(counts, len(data.train))[items], 0.0, 1.0)
