@@ -15,6 +15,9 @@ generators
     Accept-reject and exact samplers, and the score sets of the numerical study (Algorithms 6-8).
 studies
     Monte-Carlo MSE studies of the estimators, tidy pandas output (thesis §6.6.1).
+calibration
+    The same estimators on scores simulated from what training measured: the thesis's laws with
+    fitted parents, a bootstrap of the measured laws, and the laws' own AUC (thesis §6.3, §6.6).
 variance_gamma, bprac
     The variance-gamma law of inner products of Gaussian embeddings and the BPRAC credence
     E-step (thesis ch. 3; seed 003).
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 from . import (
     bprac,
+    calibration,
     coverage,
     dists,
     distribution,
@@ -100,6 +104,18 @@ from .dists import (
 )
 from .generators import AcceptRejectSampler, ScoreSets, iter_score_sets, sample_class_conditional, score_sets
 from .studies import mse_study
+from .calibration import (
+    UserQuantiles,
+    alpha_from_auc,
+    class_conditional_cdf,
+    class_conditional_ppf,
+    estimator_errors,
+    fit_fn_order,
+    model_auc,
+    simulate_calibrated,
+    simulate_order_statistic,
+    simulate_resampled,
+)
 from .estimators import (
     bcl_weights,
     bns_info,
@@ -144,6 +160,7 @@ __all__ = [
     "generators",
     "estimators",
     "studies",
+    "calibration",
     "mechanics",
     "sampling",
     "thresholds",
@@ -172,6 +189,17 @@ __all__ = [
     "score_sets",
     # studies (seed 003)
     "mse_study",
+    # calibration: simulations fed with what training measures (seed 003, §6.3 and §6.6)
+    "UserQuantiles",
+    "alpha_from_auc",
+    "class_conditional_cdf",
+    "class_conditional_ppf",
+    "estimator_errors",
+    "fit_fn_order",
+    "model_auc",
+    "simulate_calibrated",
+    "simulate_order_statistic",
+    "simulate_resampled",
     # infonce (seed 000)
     "ans_schedule",
     "auc_from_mu",

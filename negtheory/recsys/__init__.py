@@ -12,7 +12,10 @@ The real-data protocol of the thesis (seed 003, ch. 4-6) in four small parts (no
   masked), TNR and INF (eq. 4.27-4.28);
 * :mod:`negtheory.recsys.loop` — the one epoch loop of the trainers (:func:`train_loop`):
   evaluation, early stopping, progress bar and callbacks ``cb(epoch, scores)``, shared by
-  :func:`fit_bpr_sgd` and :func:`negtheory.bridge.recommend.fit_mf`.
+  :func:`fit_bpr_sgd` and :func:`negtheory.bridge.recommend.fit_mf`;
+* :mod:`negtheory.recsys.score_probe` — a training callback that measures alpha, tau+, the
+  class-conditional score laws, the estimators' real errors and BNS's posterior with the held-out
+  interactions as false-negative labels (``negtheory reproduce sim-vs-train``).
 
 The mini-batch contrastive losses of ch. 5-6 (InfoNCE, DCL, HCL, DPL, BCL) train in
 :mod:`negtheory.bridge.recommend` (torch extra); ``negtheory reproduce thesis-tables`` runs the
@@ -25,6 +28,7 @@ from .bpr_sgd import SAMPLERS, bns_prior, fit_bpr_sgd, pns_weights
 from .interactions import Interactions, load_movielens_dir, load_split, read_interactions, split_interactions
 from .loop import check_callbacks, train_loop
 from .metrics import sampling_quality, topk_metrics
+from .score_probe import ProbeRecord, ScoreProbe, probe_scores
 
 __all__ = [
     "Interactions",
@@ -40,4 +44,7 @@ __all__ = [
     "sampling_quality",
     "train_loop",
     "check_callbacks",
+    "ScoreProbe",
+    "ProbeRecord",
+    "probe_scores",
 ]

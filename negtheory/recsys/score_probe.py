@@ -260,7 +260,7 @@ def probe_scores(
     >>> d = load_split(pairs[::2], pairs[1::2])
     >>> rec = probe_scores(g.normal(size=(20, 60)), d, n_anchors=64, fit_size=30)
     >>> sorted(rec.measured)[:3], rec.eval_neg.shape
-    (['alpha', 'k_star', 'ks_fn'], (64, 5))
+    (['alpha', 'alpha_model', 'fn_rate_fit'], (64, 5))
     """
     from ..infonce import optimal_k_from_auc
 
