@@ -26,7 +26,9 @@ At every probe point the same estimators run on three simulations (:mod:`negtheo
 * ``resampled`` — i.i.d. draws from the measured laws: the user's true negatives and the pooled
   within-user ranks of the false negatives placed in the user's unlabeled quantile function.
 
-Named ablation variants (``ablations.csv``) replace one ingredient of ``calibrated`` at a time:
+Named ablation variants (``ablations.csv``): ``parametric_range`` is the parametric study with its
+uniform parents spanning the measured score range (1st-99th percentile) and the calibrated alpha (the
+score transform's scale); the others replace one ingredient of ``calibrated`` at a time:
 ``parent_normal`` (a normal parent per user), ``alpha_user`` / ``tau_user`` (per-user alpha or
 tau+), ``positives_phi_fn`` (positives from phi_FN, as §6.6.1 assumes), ``alpha_train_auc``
 (alpha read as the positive-vs-negative AUC of eq. 6.21's right-hand side), ``alpha_as_auc``
@@ -78,6 +80,7 @@ MF_LOSSES = ("infonce", "dcl", "hcl", "bcl")
 ESTIMATORS = ("biased", "dcl", "hcl", "bcl", "bcl_norm")
 SCALARS = ("alpha", "alpha_model", "tau_plus", "train_auc", "k_star", "ks_tn", "ks_fn", "ks_prior")
 VARIANTS = (
+    "parametric_range",
     "parent_normal",
     "alpha_user",
     "tau_user",
@@ -186,6 +189,14 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: int 
     if ranks.size:
         main["resampled"] = errors(cal.simulate_resampled(tnq, ranks, unl, users, n, tau_plus=tau, positive_scores=posq, rng=seeds[2]))
     ab: dict[str, dict] = {}
+    # the parametric study with its uniform parents spanning the measured score range (1st-99th
+    # percentile of the unlabeled scores) instead of (-1/t^2, 1/t^2): the score transform's scale
+    lo, hi = np.nanpercentile(rec.fit_unlabeled, [1.0, 99.0])
+    rng_sim = mse_study(
+        "alpha", [alpha_gen], n_anchors=len(users), n_unlabeled=n, tau_plus=tau, t=t, beta=0.5, hcl_beta=0.5,
+        n_positives=1, estimators=ESTIMATORS, rng=seeds[11], progress=False, base_interval=(float(lo), float(max(hi, lo + 1e-9))),
+    )  # fmt: skip
+    ab["parametric_range"] = {r["estimator"]: dict(mse=float(r["mse"])) for r in rng_sim.to_dict("records")}
     ab["parent_normal"] = calibrated(seeds[3], parent="normal")
     alpha_u = np.where(np.isfinite(rec.alpha_user), cal.alpha_from_auc(np.nan_to_num(rec.alpha_user, nan=0.5)), alpha_gen)
     ab["alpha_user"] = calibrated(seeds[4], alpha=alpha_u)
