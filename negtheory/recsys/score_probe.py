@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     from .._typing import RNGLike
     from .interactions import Interactions
 
-__all__ = ["ScoreProbe", "ProbeRecord", "probe_scores", "LAW_LEVELS"]
+__all__ = ["ScoreProbe", "ProbeRecord", "probe_scores", "k_star", "LAW_LEVELS"]
 
 #: levels at which the measured and proposed class-conditional laws are compared (score_laws.csv)
 LAW_LEVELS = np.round(np.arange(0.05, 1.0, 0.05), 2)
@@ -192,15 +192,45 @@ def _fit_row_stats(sorted_unl, n_unl, fit_unl, fit_tn, n_fit, pair_num, pair_den
             le[u, order[q]] = j
 
 
-def _ks(sample, cdf):
-    """Two-sided Kolmogorov-Smirnov distance of a sample to a CDF (callable on sorted values)."""
-    x = np.sort(np.asarray(sample, dtype=np.float64))
+def k_star(train_auc: float) -> int:
+    """Wu et al.'s K* (seed 000, eq. 7 then §4.3, 100-step trajectory average) from a training AUC
+    (clipped to [0.5, 0.999]; 1 at or below 1/2).
+
+    Examples
+    --------
+    >>> from negtheory.recsys.score_probe import k_star
+    >>> k_star(0.75)
+    4
+    """
+    from ..infonce import optimal_k_from_auc
+
+    auc = float(train_auc)
+    return int(optimal_k_from_auc(min(max(auc, 0.5), 0.999), steps=100)) if auc > 0.5 else 1
+
+
+def _ks_sorted(x, cdf):
+    """Two-sided Kolmogorov-Smirnov distance of a *sorted* sample to a CDF."""
     m = x.size
     if m == 0:
         return math.nan
     c = cdf(x)
     k = np.arange(1, m + 1)
     return float(max(np.max(k / m - c), np.max(c - (k - 1) / m)))
+
+
+def _sorted_quantiles(x):
+    """numpy's default (linear) quantiles at LAW_LEVELS of a sorted sample; NaN when empty."""
+    if x.size == 0:
+        return np.full(LAW_LEVELS.size, np.nan)
+    pos = LAW_LEVELS * (x.size - 1)
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, x.size - 1)
+    return x[lo] + (pos - lo) * (x[hi] - x[lo])
+
+
+def _ks(sample, cdf):
+    """Two-sided Kolmogorov-Smirnov distance of a sample to a CDF (callable on sorted values)."""
+    return _ks_sorted(np.sort(np.asarray(sample, dtype=np.float64)), cdf)
 
 
 def probe_scores(
@@ -216,6 +246,8 @@ def probe_scores(
     hcl_beta: float = 0.5,
     prior: tuple[int, float] | None = None,
     rng: RNGLike = 0,
+    predict_k: bool = True,
+    _masks: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> ProbeRecord:
     r"""Measure one probe point of a score matrix (module notes); the engine of :class:`ScoreProbe`.
 
@@ -245,6 +277,9 @@ def probe_scores(
         measured (give it at initialisation).
     rng : int, SeedSequence, Generator or None
         The probe's own stream (never the training's).
+    predict_k : bool
+        Also compute K* from the training AUC (:func:`k_star`, ~20 ms); :class:`ScoreProbe` defers
+        it to :meth:`ScoreProbe.frame`.
 
     Returns
     -------
@@ -262,8 +297,6 @@ def probe_scores(
     >>> sorted(rec.measured)[:3], rec.eval_neg.shape
     (['alpha', 'alpha_model', 'fn_rate_fit'], (64, 5))
     """
-    from ..infonce import optimal_k_from_auc
-
     s = np.asarray(scores, dtype=np.float64)
     if s.shape != (data.n_users, data.n_items):
         raise ValueError(f"scores must have shape {(data.n_users, data.n_items)}, got {s.shape}")
@@ -275,8 +308,8 @@ def probe_scores(
     t = real_scalar("t", t, 0.0, lo_open=True)
     g = np.random.default_rng(np.random.SeedSequence([int_seed("rng", rng), int(epoch)]))
     n_users, n_items = data.n_users, data.n_items
-    train_mask = data.train_mask()
-    fn_mask = data.test_mask() | data.valid_mask()
+    # the dense masks (a ScoreProbe builds them once per run)
+    train_mask, fn_mask = _masks if _masks is not None else (data.train_mask(), data.test_mask() | data.valid_mask())
     n_unl = n_items - train_mask.sum(axis=1)
 
     # ---- split the training pairs: eval anchors / fit positives
@@ -341,8 +374,9 @@ def probe_scores(
     a_m = float(cal.alpha_from_auc(alpha)) if np.isfinite(alpha) else 0.5
     tp_c = min(max(tau_plus, 0.0), 0.999)
     v = cal.class_conditional_ppf(G, "un", a_m, tp_c)
-    ks_tn = _ks(v[~is_fn_fit], lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "tn", a_m))
-    ks_fn = _ks(v[is_fn_fit], lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "fn", a_m))
+    v_tn, v_fn = np.sort(v[~is_fn_fit]), np.sort(v[is_fn_fit])
+    ks_tn = _ks_sorted(v_tn, lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "tn", a_m))
+    ks_fn = _ks_sorted(v_fn, lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "fn", a_m))
     v_raw = cal.class_conditional_ppf(G[is_fn_fit], "un", a_c, tp_c)
     ks_fn_raw = _ks(v_raw, lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "fn", a_c))
     measured = dict(
@@ -359,7 +393,8 @@ def probe_scores(
     )
     auc = float(((eval_neg < eval_pos[:, None]) + 0.5 * (eval_neg == eval_pos[:, None])).mean())
     measured["train_auc"] = auc
-    measured["k_star"] = int(optimal_k_from_auc(min(max(auc, 0.5), 0.999), steps=100)) if auc > 0.5 else 1
+    if predict_k:
+        measured["k_star"] = k_star(auc)
     if prior is not None:
         from ..variance_gamma import inner_product
 
@@ -406,10 +441,7 @@ def probe_scores(
         tau_user=tau_user,
         alpha_user=alpha_user,
         posterior=posterior,
-        law_quantiles={
-            "tn": np.quantile(v[~is_fn_fit], LAW_LEVELS) if (~is_fn_fit).any() else np.full(LAW_LEVELS.size, np.nan),
-            "fn": np.quantile(v[is_fn_fit], LAW_LEVELS) if is_fn_fit.any() else np.full(LAW_LEVELS.size, np.nan),
-        },
+        law_quantiles={"tn": _sorted_quantiles(v_tn), "fn": _sorted_quantiles(v_fn)},
     )
 
 
@@ -445,20 +477,24 @@ class ScoreProbe:
         self.seed = int_seed("rng", rng)
         self.kwargs = kwargs
         self.records: list[ProbeRecord] = []
+        self._masks = (data.train_mask(), data.test_mask() | data.valid_mask())
 
     def __call__(self, epoch: int, scores: np.ndarray) -> dict:
         kw = dict(self.kwargs)
         if epoch != 0:
             kw.pop("prior", None)
-        rec = probe_scores(scores, self.data, epoch=epoch, rng=self.seed, **kw)
+        rec = probe_scores(scores, self.data, epoch=epoch, rng=self.seed, predict_k=False, _masks=self._masks, **kw)
         self.records.append(rec)
         m = rec.measured
         return {f"probe_{k}": m[k] for k in ("alpha", "tau_plus", "train_auc")}
 
     def frame(self) -> pd.DataFrame:
-        """One row per probe point: ``epoch`` and the measured scalars."""
+        """One row per probe point: ``epoch``, the measured scalars and ``k_star`` (:func:`k_star`)."""
         import pandas as pd
 
+        for r in self.records:
+            if "k_star" not in r.measured:
+                r.measured["k_star"] = k_star(r.measured["train_auc"])
         return pd.DataFrame([dict(epoch=r.epoch, **r.measured) for r in self.records])
 
     def calibration(self, bins: int = 10) -> pd.DataFrame:

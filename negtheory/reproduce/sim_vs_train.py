@@ -294,6 +294,7 @@ def run_one(
     out: dict[str, list] = {"sim_vs_train": [], "ablations": [], "posterior": [], "score_laws": [], "history": []}
     for h in res["history"]:
         out["history"].append(dict(base, **{k: float(v) for k, v in h.items()}, seconds=seconds))
+    probe.frame()  # fills each record's k_star (deferred during training)
     for rec in probe.records:
         m = rec.measured
         b = dict(base, epoch=rec.epoch)
