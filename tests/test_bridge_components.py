@@ -390,6 +390,54 @@ def test_deprecated_harness_pieces_warn_and_still_work():
               synthetic=dict(n_users=20, n_items=30, n_train=5, n_test=2))  # fmt: skip
 
 
+class _Stop(Exception):
+    pass
+
+
+def test_retired_bridge_experiments_warn_and_run_all_skips_them(tmp_path, monkeypatch):
+    """mse_sim_vs_train and downstream(movielens=) warn (pointing at the caller); run_all runs neither."""
+    import warnings
+    from pathlib import Path
+
+    import pandas as pd
+
+    from negtheory.bridge import experiments as E
+
+    def stop(*a, **k):
+        raise _Stop
+
+    monkeypatch.setattr(E, "_train", stop)
+    msg = r"mse_sim_vs_train is deprecated since negtheory 0\.1 and removed in 0\.2; use `negtheory reproduce sim-vs-train`"
+    with pytest.raises(_Stop), pytest.warns(DeprecationWarning, match=msg) as w:
+        E.mse_sim_vs_train(epochs=1)
+    assert w[0].filename == __file__
+    msg = r"downstream\(movielens=PATH\) is deprecated since negtheory 0\.1 and removed in 0\.2.*load_movielens_dir"
+    with pytest.raises(_Stop), pytest.warns(DeprecationWarning, match=msg) as w:
+        E.downstream(movielens=tmp_path / "u.data", seeds=(0,))
+    assert w[0].filename == __file__
+    fake = {"final": {"probe_acc": 0.9, "ndcg@10": 0.1}, "history": [{"ndcg@10": 0.1}]}
+    monkeypatch.setattr(E, "_train", lambda **k: fake)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # downstream without movielens does not warn
+        d = E.downstream(digits_losses=("infonce",), rec_losses=("bpr",), seeds=(0,))
+    assert set(d.task) == {"digits", "synthetic"}
+
+    class _Fig:
+        def savefig(self, path, **kw):
+            Path(path).write_bytes(b"png")
+
+    monkeypatch.setattr(E, "mse_sim_vs_train", stop)
+    monkeypatch.setattr(E, "wu_k_sweep", lambda **k: pd.DataFrame({"k": ["1"]}))
+    monkeypatch.setattr(E, "downstream", lambda **k: pd.DataFrame({"task": ["digits"]}))
+    monkeypatch.setattr(E, "plot_wu", lambda df: _Fig())
+    monkeypatch.setattr(E, "plot_downstream", lambda df: _Fig())
+    res = E.run_all(out=tmp_path / "data", figures=tmp_path / "figs", quick=True, progress=False)
+    assert len(res) == 2
+    assert sorted(p.name for p in (tmp_path / "data").iterdir()) == ["bridge_downstream.csv", "bridge_wu_k_sweep.csv"]
+    assert sorted(p.name for p in (tmp_path / "figs").iterdir()) == ["bridge_downstream.png", "bridge_wu_k_sweep.png"]
+    assert "mse_sim_vs_train" in E.__all__ and "plot_mse" not in E.__all__
+
+
 def test_cli_bridge_train_synthetic_bcl_one_epoch(tmp_path):
     import argparse
 

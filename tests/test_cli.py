@@ -472,3 +472,4 @@ def test_figures_bridge_flag_and_list(tmp_path, monkeypatch, capsys):
     listed = capsys.readouterr().out
     for name in [*figs.registry(), *figs.bridge_names(), *figs.EXTERNAL_FIGURES]:
         assert name in listed
+    assert [ln.split()[0] for ln in listed.splitlines() if ln.startswith("bridge_")] == ["bridge_wu_k_sweep", "bridge_downstream"]

@@ -165,25 +165,6 @@ def test_bridge_downstream_has_ylabels_points_and_error_bars():
         assert "not from 0" in ax.get_title()
 
 
-def test_bridge_mse_figure_draws_bcl_distinct_from_self_normalised():
-    import pandas as pd
-
-    from negtheory.figures import _bridge
-
-    rows = []
-    for epoch in range(3):
-        for est, v in (("biased", 0.02), ("dcl", 0.03), ("bcl", 0.01), ("bcl_norm", 0.0101)):
-            for src in ("training", "simulation"):
-                rows.append((epoch, est, src, 0.8, 0.1, 250, v * (1 + epoch)))
-    df = pd.DataFrame(rows, columns=["epoch", "estimator", "source", "alpha", "tau_plus", "n", "rmse"])
-    ax = _bridge.plot_mse(df).axes[0]
-    red = [ln for ln in ax.lines if ln.get_color() == "tab:red"]
-    orange = [ln for ln in ax.lines if ln.get_color() == "tab:orange"]
-    assert len(red) == len(orange) == 2
-    assert all(r.get_markersize() > 2 * o.get_markersize() and r.get_zorder() < o.get_zorder() for r, o in zip(red, orange))
-    assert "BCL (6.48)" in ax.get_legend().get_texts()[2].get_text()
-
-
 def test_save_figures_redraws_bridge_figures_and_names_other_commands(tmp_path):
     from negtheory.figures import EXTERNAL_FIGURES, bridge_names, save_figures
 
@@ -198,6 +179,10 @@ def test_save_figures_redraws_bridge_figures_and_names_other_commands(tmp_path):
     with pytest.raises(ValueError, match="negtheory bridge experiments"):
         save_figures(tmp_path / "png", ["bridge_wu_k_sweep"], progress=False, bridge_data=tmp_path / "data")
     assert set(bridge_names()).isdisjoint(EXTERNAL_FIGURES) and set(registry()).isdisjoint(EXTERNAL_FIGURES)
+    # the digits MSE experiment is retired (negtheory reproduce sim-vs-train replaces it)
+    assert bridge_names() == ["bridge_wu_k_sweep", "bridge_downstream"]
+    with pytest.raises(ValueError, match="unknown figure"):
+        save_figures(tmp_path / "png", ["bridge_mse_sim_vs_train"], progress=False, bridge_data=tmp_path / "data")
 
 
 def test_readme_gallery_says_which_command_writes_each_committed_png():

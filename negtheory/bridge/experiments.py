@@ -1,15 +1,18 @@
-r"""Simulation vs training: the three experiments of the bridge (CPU-sized, reproducible).
+r"""Simulation vs training on toy data: the experiments of the bridge (CPU-sized, reproducible).
 
 1. :func:`wu_k_sweep` — Wu et al. (seed 000): on synthetic PU data with known label noise
    mu_q, measure the training AUC of a K = 1 run, predict K* with
    :func:`negtheory.infonce.optimal_k_from_auc`, sweep K with InfoNCE and compare the real best K;
    then adaptive negative sampling (ANS, §5) peaking at the predicted K* against fixed K.
-2. :func:`mse_sim_vs_train` — thesis §6.6: during contrastive training on digits, the real
-   per-batch MSE of the biased / DCL / BCL estimators of the true-negative mean, at every epoch,
-   against :func:`negtheory.studies.mse_study` at the measured (alpha, tau+, N) and the training
-   temperature (scores exp(x / t) with x in [-1, 1], the cosine range).
-3. :func:`downstream` — InfoNCE vs DCL vs HCL vs BCL on digits (linear probe) and BPR vs DPL vs
+2. :func:`downstream` — InfoNCE vs DCL vs HCL vs BCL on digits (linear probe) and BPR vs DPL vs
    BNS vs BPRAC on the synthetic PU data (NDCG@10, Recall@10, precision against the truth).
+
+:func:`mse_sim_vs_train` (the estimators' per-batch MSE during contrastive training on digits
+against :func:`negtheory.studies.mse_study`) is deprecated since negtheory 0.1 and removed in 0.2:
+``negtheory reproduce sim-vs-train`` (:mod:`negtheory.reproduce.sim_vs_train`) measures the same
+errors in real MovieLens training and compares them with three simulations (parametric,
+calibrated, resampled), and explains the gaps the digits experiment showed. :func:`run_all` no
+longer runs it.
 
 :func:`run_all` writes ``bridge_*.csv`` tables and ``bridge_*.png`` figures;
 ``negtheory bridge experiments`` (or ``python -m negtheory.bridge.experiments``) calls it.
@@ -25,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .._deprecation import renamed_keyword
+from .._deprecation import renamed_keyword, warn_deprecated
 from .._rng import int_seed
 from ..infonce import optimal_k_from_auc
 from .train import _train  # train() without the deprecation warning of data="movielens:PATH"
@@ -33,7 +36,13 @@ from .train import _train  # train() without the deprecation warning of data="mo
 if TYPE_CHECKING:
     from .._typing import RNGLike
 
-__all__ = ["wu_k_sweep", "mse_sim_vs_train", "downstream", "run_all", "plot_wu", "plot_mse", "plot_downstream"]
+__all__ = ["wu_k_sweep", "mse_sim_vs_train", "downstream", "run_all", "plot_wu", "plot_downstream"]
+
+_SIM_VS_TRAIN = "`negtheory reproduce sim-vs-train` (negtheory.reproduce.sim_vs_train)"
+_MOVIELENS_REPLACEMENT = (
+    "negtheory.recsys.load_movielens_dir(PATH) (or negtheory.recsys.load_split) with negtheory.bridge.recommend.fit_mf "
+    "or negtheory.recsys.fit_bpr_sgd (e.g. `negtheory reproduce thesis-tables`)"
+)
 
 
 def _best(history, key):
@@ -89,7 +98,15 @@ def mse_sim_vs_train(
     rng: RNGLike = 0,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """Experiment 2: real per-batch MSE (digits, in-batch negatives) vs mse_study at the measured parameters.
+    """Real per-batch MSE (digits, in-batch negatives) vs mse_study at the measured parameters; deprecated.
+
+    .. deprecated:: 0.1
+        Removed in negtheory 0.2: use ``negtheory reproduce sim-vs-train``
+        (:mod:`negtheory.reproduce.sim_vs_train`), which probes real MovieLens training with the
+        test interactions as false-negative labels and compares the measured MSE with three
+        simulations. This experiment plugged the measured P(x_TN < x_FN) in as the alpha of eq.
+        6.14-6.15, whose own value of that probability is 1/2 + (2 alpha - 1)/3 <= 5/6, and used
+        the parametric study's parent law, whose score scale is not the trained one.
 
     ``rng`` (int, SeedSequence, Generator or None; ``seed`` before 0.2.0, deprecated) gives one
     integer seed that seeds both the training run and the simulation.
@@ -97,6 +114,8 @@ def mse_sim_vs_train(
     Returns a DataFrame with one row per (epoch, estimator, source in {"training", "simulation"}):
     alpha, tau_plus, n, mse, rmse (MSE / mean truth^2), truth_mean.
     """
+    # stacklevel 4: the caller of renamed_keyword's wrapper
+    warn_deprecated("negtheory.bridge.experiments.mse_sim_vs_train", _SIM_VS_TRAIN, stacklevel=4)
     from ..studies import mse_study
     from .probes import summarize
 
@@ -134,15 +153,20 @@ def downstream(
     movielens=None,
     progress=False,
 ):
-    """Experiment 3: downstream quality per loss (digits: linear probe; synthetic PU / MovieLens: NDCG@10).
+    """Experiment 2: downstream quality per loss (digits: linear probe; synthetic PU / MovieLens: NDCG@10).
 
-    ``movielens`` (a path) adds the harness's MovieLens task, whose loader and split
-    (:func:`negtheory.bridge.data.load_movielens`) are deprecated since negtheory 0.1 and removed
-    in 0.2; the thesis's real-data protocol is :func:`negtheory.bridge.recommend.fit_mf` /
-    :func:`negtheory.recsys.fit_bpr_sgd`.
+    ``movielens`` (a path) adds the harness's MovieLens task (its loader, split and training of
+    ``train(data="movielens:PATH")``); the argument is deprecated since negtheory 0.1 and removed
+    in 0.2 and warns: the thesis's real-data protocol is :func:`negtheory.recsys.load_movielens_dir`
+    (or :func:`negtheory.recsys.load_split`) with :func:`negtheory.bridge.recommend.fit_mf` or
+    :func:`negtheory.recsys.fit_bpr_sgd`, as ``negtheory reproduce thesis-tables`` runs it. (No
+    drop-in move: the harness's ``bns`` and ``bprac`` losses have no mini-batch ``fit_mf``
+    counterpart, and ``fit_bpr_sgd`` trains BNS with batch-1 SGD, another protocol.)
 
     Returns a DataFrame: task, loss, seed, metric, value.
     """
+    if movielens is not None:
+        warn_deprecated("negtheory.bridge.experiments.downstream(movielens=PATH)", _MOVIELENS_REPLACEMENT)
     rows = []
     for seed in seeds:
         for loss in digits_losses:
@@ -166,30 +190,32 @@ def downstream(
 # figures (from the tables: a few seconds each; torch-free, so `negtheory figures --only bridge_*`
 # can redraw them from the committed tables)
 # --------------------------------------------------------------------------------------------
-from ..figures._bridge import plot_downstream, plot_mse, plot_wu  # noqa: E402
+from ..figures._bridge import plot_downstream, plot_wu  # noqa: E402
 
 
 def run_all(out="notebooks/data/bridge", figures="figures", quick=False, progress=True):
-    """Run the three experiments, write ``bridge_*.csv`` to ``out`` and ``bridge_*.png`` to ``figures``."""
+    """Run Wu's K sweep and the downstream experiment; write ``bridge_*.csv`` to ``out`` and ``bridge_*.png`` to ``figures``.
+
+    Returns the two DataFrames ``(wu_k_sweep, downstream)``. The deprecated digits MSE experiment
+    (:func:`mse_sim_vs_train`) is no longer run: ``negtheory reproduce sim-vs-train`` replaces it.
+    """
     out, figs = Path(out), Path(figures)
     out.mkdir(parents=True, exist_ok=True)
     figs.mkdir(parents=True, exist_ok=True)
     if quick:
         small = dict(n_users=60, n_items=80, n_train=10, n_test=3)
         w = wu_k_sweep(mu_qs=(1.0,), ks=(1, 4), epochs=2, synthetic=small)
-        m = mse_sim_vs_train(epochs=1, n_anchors=500)
         d = downstream(digits_losses=("infonce", "bcl"), rec_losses=("bpr", "bprac"), digits_epochs=1, rec_epochs=2, seeds=(0,),
                        synthetic=small)  # fmt: skip
     else:
         w = wu_k_sweep(progress=progress)
-        m = mse_sim_vs_train(progress=progress)
         d = downstream(progress=progress)
-    for name, df, plot in (("wu_k_sweep", w, plot_wu), ("mse_sim_vs_train", m, plot_mse), ("downstream", d, plot_downstream)):
+    for name, df, plot in (("wu_k_sweep", w, plot_wu), ("downstream", d, plot_downstream)):
         df.to_csv(out / f"bridge_{name}.csv", index=False)
         plot(df).savefig(figs / f"bridge_{name}.png", dpi=110)
         if progress:
             print(f"wrote {out / f'bridge_{name}.csv'} and {figs / f'bridge_{name}.png'}")
-    return w, m, d
+    return w, d
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,11 +1,11 @@
 """Figures of the simulation-vs-training experiments (``bridge_*.png``), drawn from their tables.
 
 The experiments themselves (:mod:`negtheory.bridge.experiments`, ``negtheory bridge
-experiments``) train torch models for about 15 minutes; these functions only read the tables
-they write (``bridge_wu_k_sweep.csv``, ``bridge_mse_sim_vs_train.csv``,
-``bridge_downstream.csv``), so the figures can be redrawn from the committed tables in
-``notebooks/data/bridge/`` without torch: :func:`save_bridge_figures`, or
-``negtheory.figures.save_figures(only=["bridge_..."])``.
+experiments``) train torch models for minutes; these functions only read the tables they write
+(``bridge_wu_k_sweep.csv``, ``bridge_downstream.csv``), so the figures can be redrawn from the
+committed tables in ``notebooks/data/bridge/`` without torch: :func:`save_bridge_figures`, or
+``negtheory.figures.save_figures(only=["bridge_..."])``. (The digits MSE experiment and its figure
+``bridge_mse_sim_vs_train`` are retired: ``negtheory reproduce sim-vs-train`` replaces them.)
 
 This module name starts with ``_``: it is not part of :func:`negtheory.figures.registry` (its
 figures need data, not only defaults).
@@ -25,7 +25,6 @@ __all__ = [
     "draw_bridge_figure",
     "find_bridge_data",
     "plot_downstream",
-    "plot_mse",
     "plot_wu",
     "save_bridge_figures",
 ]
@@ -33,7 +32,6 @@ __all__ = [
 # figure name -> the table it is drawn from
 BRIDGE_FIGURES = {
     "bridge_wu_k_sweep": "bridge_wu_k_sweep.csv",
-    "bridge_mse_sim_vs_train": "bridge_mse_sim_vs_train.csv",
     "bridge_downstream": "bridge_downstream.csv",
 }
 BRIDGE_DATA = Path("notebooks") / "data" / "bridge"  # where `negtheory bridge experiments` writes (relative to the cwd)
@@ -76,46 +74,6 @@ def plot_wu(df):
     return fig
 
 
-# same colours as thesis Fig. 6.9; BCL (6.48) and its self-normalised form coincide within ~1 % here,
-# so BCL is drawn thick with large hollow markers and the self-normalised form thin on top of it
-_MSE_STYLE = {
-    "biased": {"color": "tab:gray", "marker": "o", "ms": 4, "lw": 1.3, "label": "biased (6.46)"},
-    "dcl": {"color": "tab:blue", "marker": "s", "ms": 4, "lw": 1.3, "label": "DCL (6.47)"},
-    "bcl": {"color": "tab:red", "marker": "^", "ms": 9, "mfc": "none", "mew": 1.5, "lw": 2.6, "zorder": 3, "label": "BCL (6.48)"},
-    "bcl_norm": {"color": "tab:orange", "marker": "D", "ms": 3, "lw": 1.0, "zorder": 4, "label": "BCL, self-normalised"},
-}
-
-
-def plot_mse(df):
-    """Relative MSE of biased / DCL / BCL per epoch: training (solid) vs simulation (dashed)."""
-    from matplotlib.lines import Line2D
-
-    fig, axes = new_figure(1, 2, width=11.0, height=4.0)
-    ax = axes[0]
-    for est, style in _MSE_STYLE.items():
-        for src, ls in (("training", "-"), ("simulation", "--")):
-            d = df[(df.estimator == est) & (df.source == src)]
-            if len(d):
-                ax.plot(d.epoch, d.rmse, **{**style, "ls": ls, "label": None})
-    handles = [Line2D([], [], **{k: v for k, v in style.items() if k != "zorder"}) for style in _MSE_STYLE.values()]
-    handles += [Line2D([], [], color="k", ls="-", label="training (real batches)"),
-                Line2D([], [], color="k", ls="--", label="simulation (mse_study)")]  # fmt: skip
-    ax.legend(handles=handles, fontsize=7, ncol=2, loc="lower right")
-    ax.set_yscale("log")
-    ax.set_xlabel("epoch")
-    ax.set_ylabel(r"relative MSE  (MSE / $\theta_{SUP}^2$)")
-    ax.set_title("digits, in-batch negatives (BCL and self-normalised BCL overlap)", fontsize=9.5)
-    d = df[(df.source == "training") & (df.estimator == "biased")]
-    axes[1].plot(d.epoch, d.alpha, "o-", label="alpha = P(x_TN < x_FN)")
-    axes[1].plot(d.epoch, d.tau_plus, "s-", label="tau+ (share of same-class negatives)")
-    axes[1].set_xlabel("epoch")
-    axes[1].set_ylabel("measured value")
-    axes[1].set_ylim(0, 1)
-    axes[1].set_title(f"measured parameters (N = {int(d.n.iloc[0])})", fontsize=9.5)
-    axes[1].legend(fontsize=8)
-    return fig
-
-
 _DOWNSTREAM_LABELS = {"probe_acc": "linear-probe accuracy (test)", "ndcg@10": "NDCG@10 (test)"}
 
 
@@ -151,7 +109,7 @@ def plot_downstream(df):
     return fig
 
 
-_PLOTS = {"bridge_wu_k_sweep": plot_wu, "bridge_mse_sim_vs_train": plot_mse, "bridge_downstream": plot_downstream}
+_PLOTS = {"bridge_wu_k_sweep": plot_wu, "bridge_downstream": plot_downstream}
 
 
 def draw_bridge_figure(name: str, data=None):
@@ -165,7 +123,7 @@ def draw_bridge_figure(name: str, data=None):
     if path is None or not path.exists():
         raise ValueError(
             f"{name} is drawn from the table {BRIDGE_FIGURES[name]}, not found in "
-            f"{folder if folder is not None else BRIDGE_DATA}: run `negtheory bridge experiments` (torch extra, about 15 min) "
+            f"{folder if folder is not None else BRIDGE_DATA}: run `negtheory bridge experiments` (torch extra, minutes) "
             f"to train and write it, or run from the repository root where notebooks/data/bridge/ holds the committed tables"
         )
     return _PLOTS[name](pd.read_csv(path))
