@@ -58,6 +58,8 @@ from .bpr_sgd import bns_prior
 from .samplers import sample_uninteracted
 
 if TYPE_CHECKING:
+    from typing import Any
+
     import pandas as pd
 
     from .._typing import RNGLike
@@ -472,7 +474,7 @@ class ScoreProbe:
     [0, 1, 2]
     """
 
-    def __init__(self, data: Interactions, *, rng: RNGLike = 0, **kwargs):
+    def __init__(self, data: Interactions, *, rng: RNGLike = 0, **kwargs: Any):
         self.data = data
         self.seed = int_seed("rng", rng)
         self.kwargs = kwargs

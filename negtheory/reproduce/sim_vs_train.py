@@ -62,12 +62,12 @@ from ._common import check_paths, t_half_width
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Sequence
     from typing import Any
 
     import pandas as pd
     from matplotlib.figure import Figure
 
+    from .._typing import RNGLike
     from ..recsys.interactions import Interactions
     from ..recsys.score_probe import ProbeRecord
 
@@ -107,7 +107,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seeds", type=integer(1), default=3, help="seeds 0 .. N-1 (mean and 95%% interval over them)")
     p.add_argument("--epochs", type=integer(1), default=30, help="training epochs of every run")
     p.add_argument("--probe-every", type=integer(1), default=10, help="probe (and evaluate) every this many epochs")
-    p.add_argument("--negatives", type=integer(1), default=5, help="N unlabeled items per probe anchor (and mini-batch negatives)")
+    p.add_argument(
+        "--negatives", type=integer(1), default=5, help="N unlabeled items per probe anchor (and mini-batch negatives)"
+    )
     p.add_argument("--anchors", type=integer(16), default=8192, help="eval anchors (training pairs) per probe point")
     p.add_argument("--fit-size", type=integer(2), default=256, help="unlabeled items per user in the fit batches")
     p.add_argument("--reps", type=integer(1), default=4, help="simulated anchors per eval anchor")
@@ -129,7 +131,7 @@ def _quantiles(a):
     return UserQuantiles(a)
 
 
-def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: int = 0) -> tuple[dict, dict]:
+def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: RNGLike = 0) -> tuple[dict, dict]:
     """The three simulations and the ablation variants at one probe point.
 
     Parameters
@@ -140,8 +142,9 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: int 
         Temperature of the map exp(s / t).
     reps : int
         Simulated anchors per measured eval anchor (same users, so users weigh as in training).
-    rng : int
-        Seed of the simulations.
+    rng : int, SeedSequence, Generator or None
+        Seed of the simulations (an int is used as is, otherwise one 63-bit draw); probe point e
+        uses ``SeedSequence([seed, e])``.
 
     Returns
     -------
@@ -161,7 +164,9 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: int 
     alpha_gen = float(m["alpha_model"])
     tau = min(max(m["tau_plus"], 1e-6), 0.999)
     par = dict(t=t, alpha=alpha, tau_plus=tau, beta=0.5, hcl_beta=0.5)
-    ss = np.random.SeedSequence([rng, rec.epoch])
+    from .._rng import int_seed
+
+    ss = np.random.SeedSequence([int_seed("rng", rng), rec.epoch])
     seeds = [int(s.generate_state(1)[0]) for s in ss.spawn(12)]
     unl = _quantiles(rec.fit_unlabeled)
     posq = _quantiles(rec.fit_pos)
@@ -174,7 +179,9 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: int 
         n_positives=1, estimators=ESTIMATORS, rng=seeds[0], progress=False,
     )  # fmt: skip
     main["parametric"] = {
-        r["estimator"]: dict(mse=float(r["mse"]), mse_se=float(r["mse_se"]), mean=float(r["mean"]), truth_mean=float(r["truth_mean"]))
+        r["estimator"]: dict(
+            mse=float(r["mse"]), mse_se=float(r["mse_se"]), mean=float(r["mean"]), truth_mean=float(r["truth_mean"])
+        )
         for r in sim.to_dict("records")
     }
 
@@ -187,7 +194,9 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: int 
 
     main["calibrated"] = calibrated(seeds[1])
     if ranks.size:
-        main["resampled"] = errors(cal.simulate_resampled(tnq, ranks, unl, users, n, tau_plus=tau, positive_scores=posq, rng=seeds[2]))
+        main["resampled"] = errors(
+            cal.simulate_resampled(tnq, ranks, unl, users, n, tau_plus=tau, positive_scores=posq, rng=seeds[2])
+        )
     ab: dict[str, dict] = {}
     # the parametric study with its uniform parents spanning the measured score range (1st-99th
     # percentile of the unlabeled scores) instead of (-1/t^2, 1/t^2): the score transform's scale
@@ -207,11 +216,14 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: int 
     ab["alpha_as_auc"] = calibrated(seeds[8], alpha=alpha)
     if ranks.size:
         k = min(cal.fit_fn_order(ranks), 1.0 / tau)
-        ab["order_k"] = errors(cal.simulate_order_statistic(unl, users, n, k=max(k, 1.0), tau_plus=tau, positive_scores=posq, rng=seeds[9]))
+        ab["order_k"] = errors(
+            cal.simulate_order_statistic(unl, users, n, k=max(k, 1.0), tau_plus=tau, positive_scores=posq, rng=seeds[9])
+        )
         fn_pool = rec.fit_unlabeled[~rec.fit_tn & np.isfinite(rec.fit_unlabeled)]
         ab["resampled_pooled"] = errors(
-            cal.simulate_resampled(tnq, ranks, unl, users, n, tau_plus=tau, positive_scores=posq, pooled=True, fn_scores=fn_pool,
-                                   rng=seeds[10])  # fmt: skip
+            cal.simulate_resampled(
+                tnq, ranks, unl, users, n, tau_plus=tau, positive_scores=posq, pooled=True, fn_scores=fn_pool, rng=seeds[10]
+            )  # fmt: skip
         )
     return main, ab
 
@@ -265,7 +277,7 @@ def _rows_of(main: dict, measured: dict, est: str) -> dict:
 def run_one(
     data: Interactions,
     loss: str,
-    seed: int,
+    rng: RNGLike,
     *,
     epochs: int,
     probe_every: int,
@@ -277,14 +289,19 @@ def run_one(
 ) -> dict[str, list[dict[str, Any]]]:
     """Train one (loss, seed) with the probe and simulate every probe point.
 
+    ``rng`` (an int, or a SeedSequence / Generator giving one 63-bit draw) seeds the training; the
+    probe uses that seed + 1000 and the simulations the seed itself.
+
     Returns
     -------
     dict
         Lists of rows: ``sim_vs_train``, ``ablations``, ``posterior``, ``score_laws``, ``history``.
     """
+    from .._rng import int_seed
     from ..calibration import class_conditional_ppf
     from ..recsys.score_probe import LAW_LEVELS, ScoreProbe
 
+    seed = int_seed("rng", rng)
     probe = ScoreProbe(data, rng=seed + 1000, n_negatives=negatives, n_anchors=anchors, fit_size=fit_size, t=1.0,
                        prior=_prior(data, loss))  # fmt: skip
     t0 = time.perf_counter()
@@ -315,7 +332,9 @@ def run_one(
             for row in _rows_of(main, m, est).values():
                 out["sim_vs_train"].append(dict(b, **row))
             for var, r in ab.items():
-                out["ablations"].append(dict(b, estimator=est, variant=var, measured=float(m[f"mse_{est}"]), simulated=float(r[est]["mse"])))
+                out["ablations"].append(
+                    dict(b, estimator=est, variant=var, measured=float(m[f"mse_{est}"]), simulated=float(r[est]["mse"]))
+                )
         for prior, col in (("popularity / n_train (eq. 4.16)", 0), ("popularity / n_users", 2)):
             pred, obs = rec.posterior[:, col], rec.posterior[:, 1]
             ok = np.isfinite(pred)
@@ -376,7 +395,9 @@ def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame, 
             ge = g[g.epoch == ep]
             for est in ESTIMATORS:
                 r = ge[ge.estimator == est]
-                cells = [_fmt(*_ci(r[c])) for c in ("measured", "simulated_parametric", "simulated_calibrated", "simulated_resampled")]
+                cells = [
+                    _fmt(*_ci(r[c])) for c in ("measured", "simulated_parametric", "simulated_calibrated", "simulated_resampled")
+                ]
                 rc = np.exp(np.nanmean(np.log(r.simulated_calibrated / r.measured)))
                 rr = np.exp(np.nanmean(np.log(r.simulated_resampled / r.measured)))
                 lines.append(f"| {ep} | {est} | " + " | ".join(cells) + f" | {rc:.2f} | {rr:.2f} |")
@@ -404,7 +425,11 @@ def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame, 
     for loss, name, word, _ in verdicts:
         lines.append(f"| {loss} | {name} | {word} |")
     if len(ablations):
-        lines += ["", "## Ablations of the calibrated simulation (last probe epoch; simulated / measured MSE, geometric mean)", ""]
+        lines += [
+            "",
+            "## Ablations of the calibrated simulation (last probe epoch; simulated / measured MSE, geometric mean)",
+            "",
+        ]
         last = ablations[ablations.epoch == ablations.groupby("loss").epoch.transform("max")]
         piv = last.assign(r=np.log(last.simulated / last.measured)).groupby(["variant", "estimator"]).r.mean().unstack()
         piv = np.exp(piv)[list(ESTIMATORS)]
@@ -438,7 +463,9 @@ def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame, 
         for (loss, prior), g in posterior.groupby(["loss", "prior"], sort=False):
             gl = g[g.epoch == g.epoch.max()].groupby("bin")[["predicted", "observed"]].mean()
             for b, r in gl.iterrows():
-                lines.append(f"| {loss}, prior {prior} | {b} | {r.predicted:.4f} | {r.observed:.4f} | {r.observed / r.predicted:.2f} |")
+                lines.append(
+                    f"| {loss}, prior {prior} | {b} | {r.predicted:.4f} | {r.observed:.4f} | {r.observed / r.predicted:.2f} |"
+                )
     return "\n".join(lines) + "\n"
 
 
@@ -477,7 +504,9 @@ def figure(df: pd.DataFrame, posterior: pd.DataFrame) -> Figure:
             for prior, ls in zip(dict.fromkeys(g.prior), ("-", "--")):
                 gp = g[g.prior == prior]
                 gl = gp[gp.epoch == gp.epoch.max()].groupby("bin")[["predicted", "observed"]].mean()
-                ax.plot(gl.predicted, gl.observed, marker="o", ms=3, ls=ls, color=f"C{k}", label=f"{loss}, {prior.split(' (')[0]}")
+                ax.plot(
+                    gl.predicted, gl.observed, marker="o", ms=3, ls=ls, color=f"C{k}", label=f"{loss}, {prior.split(' (')[0]}"
+                )
         lim = [min(posterior.predicted.min(), posterior.observed[posterior.observed > 0].min()), 1.0]
         ax.plot(lim, lim, "k:", lw=1, label="perfect calibration")
         ax.set_xscale("log")
@@ -505,7 +534,13 @@ def run(args: argparse.Namespace) -> int:
         seeds, epochs, every, losses, anchors = 1, 4, 2, ["rns", "infonce"], 2048
         losses = [x for x in args.losses if x in ("rns", "infonce")] or losses
     else:
-        seeds, epochs, every, losses, anchors = args.seeds, args.epochs, args.probe_every, list(dict.fromkeys(args.losses)), args.anchors
+        seeds, epochs, every, losses, anchors = (
+            args.seeds,
+            args.epochs,
+            args.probe_every,
+            list(dict.fromkeys(args.losses)),
+            args.anchors,
+        )
     if any(x in MF_LOSSES for x in losses):
         from .._cli_common import require_torch
 
