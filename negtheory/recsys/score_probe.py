@@ -65,7 +65,7 @@ if TYPE_CHECKING:
     from .._typing import RNGLike
     from .interactions import Interactions
 
-__all__ = ["ScoreProbe", "ProbeRecord", "probe_scores", "k_star", "LAW_LEVELS"]
+__all__ = ["ScoreProbe", "ProbeRecord", "probe_scores", "finish", "k_star", "LAW_LEVELS"]
 
 #: levels at which the measured and proposed class-conditional laws are compared (score_laws.csv)
 LAW_LEVELS = np.round(np.arange(0.05, 1.0, 0.05), 2)
@@ -248,7 +248,7 @@ def probe_scores(
     hcl_beta: float = 0.5,
     prior: tuple[int, float] | None = None,
     rng: RNGLike = 0,
-    predict_k: bool = True,
+    defer: bool = False,
     _masks: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> ProbeRecord:
     r"""Measure one probe point of a score matrix (module notes); the engine of :class:`ScoreProbe`.
@@ -279,9 +279,9 @@ def probe_scores(
         measured (give it at initialisation).
     rng : int, SeedSequence, Generator or None
         The probe's own stream (never the training's).
-    predict_k : bool
-        Also compute K* from the training AUC (:func:`k_star`, ~20 ms); :class:`ScoreProbe` defers
-        it to :meth:`ScoreProbe.frame`.
+    defer : bool
+        Leave the estimators' errors and K* to :func:`finish` (they need only the recorded
+        batches): :class:`ScoreProbe` defers them out of the training loop.
 
     Returns
     -------
@@ -395,8 +395,6 @@ def probe_scores(
     )
     auc = float(((eval_neg < eval_pos[:, None]) + 0.5 * (eval_neg == eval_pos[:, None])).mean())
     measured["train_auc"] = auc
-    if predict_k:
-        measured["k_star"] = k_star(auc)
     if prior is not None:
         from ..variance_gamma import inner_product
 
@@ -406,14 +404,7 @@ def probe_scores(
         sample = sample[g.permutation(sample.size)[:4000]]
         measured["ks_prior"] = _ks(sample, inner_product(int(d_emb), float(lam)).cdf)
 
-    # ---- the estimators' real errors on the eval batches
-    errs = cal.estimator_errors(eval_neg, eval_tn, eval_pos, t=t, alpha=a_c, tau_plus=min(max(tau_plus, 1e-6), 0.999),
-                                beta=beta, hcl_beta=hcl_beta)  # fmt: skip
-    for name, r in errs.items():
-        measured[f"mse_{name}"] = r["mse"]
-        measured[f"mse_se_{name}"] = r["mse_se"]
-        measured[f"mean_{name}"] = r["mean"]
-    measured["truth_mean"] = next(iter(errs.values()))["truth_mean"]
+    measured.update(t=t, beta=beta, hcl_beta=hcl_beta)
 
     # ---- BNS posterior P(fn | x) = 1 - unbias (eq. 4.14-4.16) on the fit-batch items
     F = le_rows[fu_idx, fu_col] / (n_unl[fu_idx] + 1.0)  # eq. 4.15, released-code convention (n + 1)
@@ -429,7 +420,7 @@ def probe_scores(
     measured["posterior_mean"] = float(pred.mean())
     measured["fn_rate_fit"] = float(is_fn_fit.mean())
 
-    return ProbeRecord(
+    rec = ProbeRecord(
         epoch=int(epoch),
         measured=measured,
         eval_users=users,
@@ -445,6 +436,43 @@ def probe_scores(
         posterior=posterior,
         law_quantiles={"tn": _sorted_quantiles(v_tn), "fn": _sorted_quantiles(v_fn)},
     )
+    if not defer:
+        finish(rec)
+    return rec
+
+
+def finish(rec: ProbeRecord) -> ProbeRecord:
+    """Complete a probe point's deferred measurements (in place): the estimators' real errors on the
+    eval batches (:func:`negtheory.calibration.estimator_errors` at the measured alpha and tau+) and
+    Wu's K* from the training AUC (:func:`k_star`). They need only the recorded batches, so a
+    :class:`ScoreProbe` computes them after training, outside the training loop.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.recsys import load_split
+    >>> from negtheory.recsys.score_probe import finish, probe_scores
+    >>> g = np.random.default_rng(0)
+    >>> pairs = np.unique(g.integers(0, [20, 60], size=(500, 2)), axis=0)
+    >>> rec = probe_scores(g.normal(size=(20, 60)), load_split(pairs[::2], pairs[1::2]), n_anchors=64, fit_size=30, defer=True)
+    >>> "mse_bcl" in rec.measured, "mse_bcl" in finish(rec).measured
+    (False, True)
+    """
+    m = rec.measured
+    if "truth_mean" in m and "k_star" in m:
+        return rec
+    a_c = min(max(m["alpha"], 0.5), 1.0) if np.isfinite(m["alpha"]) else 0.5
+    errs = cal.estimator_errors(
+        rec.eval_neg, rec.eval_tn, rec.eval_pos, t=m["t"], alpha=a_c, tau_plus=min(max(m["tau_plus"], 1e-6), 0.999),
+        beta=m["beta"], hcl_beta=m["hcl_beta"],
+    )  # fmt: skip
+    for name, r in errs.items():
+        m[f"mse_{name}"] = r["mse"]
+        m[f"mse_se_{name}"] = r["mse_se"]
+        m[f"mean_{name}"] = r["mean"]
+    m["truth_mean"] = next(iter(errs.values()))["truth_mean"]
+    m["k_star"] = k_star(m["train_auc"])
+    return rec
 
 
 class ScoreProbe:
@@ -485,18 +513,18 @@ class ScoreProbe:
         kw = dict(self.kwargs)
         if epoch != 0:
             kw.pop("prior", None)
-        rec = probe_scores(scores, self.data, epoch=epoch, rng=self.seed, predict_k=False, _masks=self._masks, **kw)
+        rec = probe_scores(scores, self.data, epoch=epoch, rng=self.seed, defer=True, _masks=self._masks, **kw)
         self.records.append(rec)
         m = rec.measured
         return {f"probe_{k}": m[k] for k in ("alpha", "tau_plus", "train_auc")}
 
     def frame(self) -> pd.DataFrame:
-        """One row per probe point: ``epoch``, the measured scalars and ``k_star`` (:func:`k_star`)."""
+        """One row per probe point: ``epoch`` and the measured scalars (the deferred ones completed by
+        :func:`finish`: the estimators' ``mse_*``, ``truth_mean``, ``k_star``)."""
         import pandas as pd
 
         for r in self.records:
-            if "k_star" not in r.measured:
-                r.measured["k_star"] = k_star(r.measured["train_auc"])
+            finish(r)
         return pd.DataFrame([dict(epoch=r.epoch, **r.measured) for r in self.records])
 
     def calibration(self, bins: int = 10) -> pd.DataFrame:

@@ -110,7 +110,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--negatives", type=integer(1), default=5, help="N unlabeled items per probe anchor (and mini-batch negatives)"
     )
-    p.add_argument("--anchors", type=integer(16), default=8192, help="eval anchors (training pairs) per probe point")
+    p.add_argument(
+        "--anchors", type=integer(16), default=40000, help="eval anchors (training pairs) per probe point, at most half of them"
+    )
     p.add_argument("--fit-size", type=integer(2), default=256, help="unlabeled items per user in the fit batches")
     p.add_argument("--reps", type=integer(1), default=4, help="simulated anchors per eval anchor")
     p.add_argument(
@@ -311,7 +313,7 @@ def run_one(
     out: dict[str, list] = {"sim_vs_train": [], "ablations": [], "posterior": [], "score_laws": [], "history": []}
     for h in res["history"]:
         out["history"].append(dict(base, **{k: float(v) for k, v in h.items()}, seconds=seconds))
-    probe.frame()  # fills each record's k_star (deferred during training)
+    probe.frame()  # completes each record's deferred measurements (errors, K*)
     for rec in probe.records:
         m = rec.measured
         b = dict(base, epoch=rec.epoch)
