@@ -75,8 +75,8 @@ ESTIMATORS = ("biased", "dcl", "hcl", "bcl", "bcl_norm")
 # --------------------------------------------------------------------------------------------
 # the class-conditional laws in parent-CDF space (v = Phi(x)), eq. 6.14-6.15 and 6.23
 # --------------------------------------------------------------------------------------------
-def _coefficients(kind: str, alpha: float, tau_plus: float) -> tuple[float, float]:
-    """(b, a) of the quadratic CDF b v + a v^2 of the law ``kind`` in v = Phi(x)."""
+def _coefficients(kind, alpha, tau_plus):
+    """(b, a) of the quadratic CDF b v + a v^2 of the law ``kind`` in v = Phi(x) (scalars or arrays)."""
     tn = (2.0 * alpha, 1.0 - 2.0 * alpha)
     fn = (2.0 * (1.0 - alpha), 2.0 * alpha - 1.0)
     if kind == "tn":
@@ -87,6 +87,14 @@ def _coefficients(kind: str, alpha: float, tau_plus: float) -> tuple[float, floa
         tm = 1.0 - tau_plus
         return tm * tn[0] + tau_plus * fn[0], tm * tn[1] + tau_plus * fn[1]
     raise ValueError(f"kind must be 'tn', 'fn' or 'un', got {kind!r}")
+
+
+def _quadratic_ppf(q, b, a):
+    """The v in [0, 1] with b v + a v^2 = q, as 2q / (b + sqrt(b^2 + 4 a q)) (README errata, eq. 6.29)."""
+    disc = np.maximum(b * b + 4.0 * a * q, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        v = np.where(q > 0, 2.0 * q / (b + np.sqrt(disc)), 0.0)
+    return np.clip(v, 0.0, 1.0)
 
 
 def class_conditional_cdf(v: ArrayLike, kind: str, alpha: float, tau_plus: float = 0.0) -> np.ndarray:
@@ -146,10 +154,7 @@ def class_conditional_ppf(q: ArrayLike, kind: str, alpha: float, tau_plus: float
     q = np.asarray(q, dtype=np.float64)
     if np.any((q < 0) | (q > 1)):
         raise ValueError("q must lie in [0, 1]")
-    disc = np.maximum(b * b + 4.0 * a * q, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        v = np.where(q > 0, 2.0 * q / (b + np.sqrt(disc)), 0.0)
-    return np.clip(v, 0.0, 1.0)
+    return _quadratic_ppf(q, b, a)
 
 
 def model_auc(alpha: ArrayLike) -> np.ndarray:
@@ -479,15 +484,13 @@ def simulate_calibrated(
         # v = Phi(x) from the class law's exact inverse CDF, then x = F_u^{-1}(v)
         a = alpha_u[uu]
         tp = tau_u[uu]
-        b_k, a_k = _coef_arrays(kind, a, tp)
-        disc = np.maximum(b_k * b_k + 4.0 * a_k * q, 0.0)
-        v = np.clip(np.where(q > 0, 2.0 * q / (b_k + np.sqrt(disc)), 0.0), 0.0, 1.0)
+        v = _quadratic_ppf(q, *_coefficients(kind, a, tp))
         if normal is not None:
             from scipy.special import ndtri
 
             loc, scale = normal
             return loc[uu] + scale[uu] * ndtri(np.clip(v, 1e-12, 1 - 1e-12))
-        b_u, a_u = _coef_arrays("un", a, tp)
+        b_u, a_u = _coefficients("un", a, tp)
         return unlabeled.ppf(uu, b_u * v + a_u * v * v)
 
     tn = _labels(rng, (users.size, n), tau_u, users)
@@ -496,17 +499,6 @@ def simulate_calibrated(
     neg = np.where(tn, parent_ppf(uu, q, "tn"), parent_ppf(uu, q, "fn"))
     pos = _draw_positives(rng, users, positives, positive_scores, parent_ppf)
     return neg, tn, pos
-
-
-def _coef_arrays(kind, a, tp):
-    tn = (2.0 * a, 1.0 - 2.0 * a)
-    fn = (2.0 * (1.0 - a), 2.0 * a - 1.0)
-    if kind == "tn":
-        return tn
-    if kind == "fn":
-        return fn
-    tm = 1.0 - tp
-    return tm * tn[0] + tp * fn[0], tm * tn[1] + tp * fn[1]
 
 
 def _normal_parents(unlabeled: UserQuantiles, alpha_u, tau_u):
@@ -522,9 +514,7 @@ def _normal_parents(unlabeled: UserQuantiles, alpha_u, tau_u):
             continue
         x = unlabeled.sorted[u, :m]
         g = (np.arange(m) + 0.5) / m
-        b, a = _coef_arrays("un", alpha_u[u], tau_u[u])
-        disc = np.maximum(b * b + 4.0 * a * g, 0.0)
-        v = np.clip(2.0 * g / (b + np.sqrt(disc)), 1e-9, 1 - 1e-9)
+        v = np.clip(_quadratic_ppf(g, *_coefficients("un", alpha_u[u], tau_u[u])), 1e-9, 1 - 1e-9)
         z = ndtri(v)
         slope, icept = np.polyfit(z, x, 1)
         loc[u], scale[u] = icept, max(slope, 1e-12)
