@@ -239,3 +239,13 @@ def test_score_probe_is_reproducible_and_independent_of_its_call_order():
     cal_df = p1.calibration(bins=4)
     assert set(cal_df.epoch) == {0, 3} and (cal_df.n > 0).all()
     assert list(p1.frame().epoch) == [0, 3]
+
+
+def test_deferred_measurements_equal_the_immediate_ones():
+    from negtheory.recsys.score_probe import finish
+
+    d, scores = _planted(0.8, n_users=20, n_items=120, n_train=10, n_test=10, seed=6)
+    now = probe_scores(scores, d, n_anchors=100, fit_size=60, rng=3)
+    later = probe_scores(scores, d, n_anchors=100, fit_size=60, rng=3, defer=True)
+    assert "mse_biased" not in later.measured and "k_star" not in later.measured
+    assert finish(later).measured == now.measured
