@@ -50,6 +50,10 @@ EXTERNAL_FIGURES = {
         "`negtheory reproduce thesis-tables --train 100k_train.csv --test 100k_test.csv --out DIR` "
         "(torch extra, your MovieLens-100K split; writes DIR/thesis_tables.png)"
     ),
+    "sim_vs_train_ml100k": (
+        "`negtheory reproduce sim-vs-train --train 100k_train.csv --test 100k_test.csv --out DIR` "
+        "(torch extra, your MovieLens-100K split; writes DIR/sim_vs_train.png)"
+    ),
     "wu_k_sweep_ml100k": (
         "`negtheory reproduce wu-k-sweep --train 100k_train.csv --test 100k_test.csv --out DIR` "
         "(torch extra, your MovieLens-100K split; writes DIR/wu_k_sweep.png)"
