@@ -133,7 +133,7 @@ def _fit_draws(train_mask, f, seed, pick):
 
 
 @numba.njit(cache=True)
-def _fit_row_stats(sorted_unl, n_unl, fit_unl, fit_tn, n_fit, pair_num, pair_den, G, le):
+def _fit_row_stats(sorted_unl, n_unl, fit_unl, fit_order, fit_tn, n_fit, pair_num, pair_den, G, le):
     """Per user u (row of the fit batch, first n_fit[u] entries):
 
     * pair_num[u], pair_den[u]: sum over (FN f, TN t) pairs of 1[t < f] + 1[t = f] / 2, and the
@@ -147,9 +147,8 @@ def _fit_row_stats(sorted_unl, n_unl, fit_unl, fit_tn, n_fit, pair_num, pair_den
         m = n_fit[u]
         if m == 0:
             continue
-        vals = fit_unl[u, :m].copy()
-        order = np.argsort(vals)
-        sv = vals[order]
+        order = fit_order[u, :m]  # argsort of the row (its first m entries are the finite ones)
+        sv = fit_unl[u][order]
         # ranks within the fit batch (ties share the mid-rank)
         k = 0
         while k < m:
@@ -161,17 +160,14 @@ def _fit_row_stats(sorted_unl, n_unl, fit_unl, fit_tn, n_fit, pair_num, pair_den
                 G[u, order[q]] = mid
             k = e + 1
         # alpha's pairs: sorted true negatives, binary search of each false negative
+        # the true negatives' values in sorted order, read off the sorted row (no second sort)
+        tvals = np.empty(m)
         n_t = 0
         for q in range(m):
-            if fit_tn[u, q]:
+            if fit_tn[u, order[q]]:
+                tvals[n_t] = sv[q]
                 n_t += 1
-        tvals = np.empty(n_t)
-        c = 0
-        for q in range(m):
-            if fit_tn[u, q]:
-                tvals[c] = fit_unl[u, q]
-                c += 1
-        tvals.sort()
+        tvals = tvals[:n_t]
         num = 0.0
         n_f = 0
         for q in range(m):
@@ -299,7 +295,11 @@ def probe_scores(
     >>> sorted(rec.measured)[:3], rec.eval_neg.shape
     (['alpha', 'alpha_model', 'fn_rate_fit'], (64, 5))
     """
-    s = np.asarray(scores, dtype=np.float64)
+    # float32 or float64 as given: the full-matrix passes (finiteness, the sorted rows) stay in the
+    # input's dtype; every gathered score is converted to float64 exactly
+    s = np.asarray(scores)
+    if s.dtype not in (np.float32, np.float64):
+        s = s.astype(np.float64)
     if s.shape != (data.n_users, data.n_items):
         raise ValueError(f"scores must have shape {(data.n_users, data.n_items)}, got {s.shape}")
     if not np.all(np.isfinite(s)):
@@ -326,9 +326,9 @@ def probe_scores(
     ok_users = n_unl[users] >= n_negatives
     anchors, users = anchors[ok_users], users[ok_users]
     neg_items = sample_uninteracted(users, n_negatives, train_mask, g)
-    eval_neg = s[users[:, None], neg_items]
+    eval_neg = s[users[:, None], neg_items].astype(np.float64)
     eval_tn = ~fn_mask[users[:, None], neg_items]
-    eval_pos = s[users, anchors[:, 1]]
+    eval_pos = s[users, anchors[:, 1]].astype(np.float64)
 
     # ---- fit batches: fit_size distinct unlabeled items per user (all of them for a user with fewer)
     f = int(min(fit_size, n_unl.max()))
@@ -336,7 +336,7 @@ def probe_scores(
     _fit_draws(train_mask, f, int(g.integers(0, 2**31 - 1)), pick)
     rows = np.arange(n_users)[:, None]
     valid = np.arange(f)[None, :] < np.minimum(n_unl, f)[:, None]
-    fit_unl = np.where(valid, s[rows, pick], np.nan)
+    fit_unl = np.where(valid, s[rows, pick].astype(np.float64), np.nan)
     fit_tn = valid & ~fn_mask[rows, pick]
     pos_counts = np.bincount(fitpos[:, 0], minlength=n_users)
     p_max = max(int(pos_counts.max()), 1)
@@ -345,7 +345,7 @@ def probe_scores(
     fp = fitpos[order]
     start = np.concatenate([[0], np.cumsum(pos_counts)[:-1]])
     col = np.arange(len(fp)) - start[fp[:, 0]]
-    fit_pos[fp[:, 0], col] = s[fp[:, 0], fp[:, 1]]
+    fit_pos[fp[:, 0], col] = s[fp[:, 0], fp[:, 1]].astype(np.float64)
 
     # ---- per user, one pass (numba): alpha's pair counts, the fit items' mid-rank eCDF G among the
     # fit batch, and # of all the user's unlabeled items <= each fit item (BNS's F, eq. 4.15)
@@ -356,7 +356,8 @@ def probe_scores(
     le_rows = np.zeros((n_users, f), dtype=np.int64)
     # each user's unlabeled scores sorted (training items as +inf, which sort last): numpy's sort
     sorted_unl = np.sort(np.where(train_mask, np.inf, s), axis=1)
-    _fit_row_stats(sorted_unl, n_unl.astype(np.int64), fit_unl, fit_tn, n_fit, pair_num, pair_den, G_rows, le_rows)
+    fit_order = np.argsort(fit_unl, axis=1)  # NaN padding last
+    _fit_row_stats(sorted_unl, n_unl.astype(np.int64), fit_unl, fit_order, fit_tn, n_fit, pair_num, pair_den, G_rows, le_rows)
     alpha = float(pair_num.sum() / pair_den.sum()) if pair_den.sum() else math.nan
     with np.errstate(invalid="ignore", divide="ignore"):
         alpha_user = np.where(pair_den > 0, pair_num / pair_den, np.nan)
@@ -413,9 +414,8 @@ def probe_scores(
     p_fn = np.clip(bns_prior(counts, len(data.train))[items], 0.0, 1.0)
     # the reading with N = number of users: the share of users who interacted with the item
     p_users = np.clip(counts[items] / n_users, 0.0, 1.0 - 1e-12)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pred = 1.0 - np.asarray(est.bns_unbias(F, p_fn))
-        pred_users = 1.0 - np.asarray(est.bns_unbias(F, p_users))
+    # both priors in one call (F broadcast over the two rows)
+    pred, pred_users = 1.0 - np.asarray(est.bns_unbias(F, np.stack([p_fn, p_users])))
     posterior = np.column_stack([pred, is_fn_fit.astype(np.float64), pred_users])
     measured["posterior_mean"] = float(pred.mean())
     measured["fn_rate_fit"] = float(is_fn_fit.mean())
