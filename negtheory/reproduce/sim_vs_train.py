@@ -312,7 +312,10 @@ def run_one(
     base = dict(loss=loss, seed=seed)
     out: dict[str, list] = {"sim_vs_train": [], "ablations": [], "posterior": [], "score_laws": [], "history": []}
     for h in res["history"]:
-        out["history"].append(dict(base, **{k: float(v) for k, v in h.items()}, seconds=seconds))
+        # the epoch's training loss is "train_loss" here: "loss" names the loss function
+        out["history"].append(
+            dict(base, **{("train_loss" if k == "loss" else k): float(v) for k, v in h.items()}, seconds=seconds)
+        )
     probe.frame()  # completes each record's deferred measurements (errors, K*)
     for rec in probe.records:
         m = rec.measured
@@ -346,6 +349,13 @@ def run_one(
                     out["posterior"].append(dict(b, prior=prior, bin=k, predicted=float(pred[ok][idx].mean()),
                                                  observed=float(obs[ok][idx].mean()), n=int(idx.size)))  # fmt: skip
     return out
+
+
+def _run_seconds(history: pd.DataFrame) -> float:
+    """Sum over (loss, seed) of each run's training time (with the probe calls), from its history rows."""
+    if not len(history) or "seconds" not in history:
+        return 0.0
+    return float(history.groupby(["loss", "seed"]).seconds.first().sum())
 
 
 def _cache_name(train, test, loss, seed, settings) -> str:
@@ -501,51 +511,56 @@ def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame, 
 
 def figure(df: pd.DataFrame, posterior: pd.DataFrame) -> Figure:
     """Training vs the three simulations at the last probe epoch (one panel per loss, 95 % intervals
-    over seeds, log scale) and BNS's reliability diagram."""
+    over seeds, log scale) and BNS's reliability diagram (both priors, pooled over the losses)."""
     from matplotlib.figure import Figure
 
     mse = df[df.quantity == "mse"]
     losses = list(dict.fromkeys(mse.loss))
-    n = len(losses) + 1
+    n = len(losses) + 2  # the reliability diagram and a panel for the legend
     cols = min(n, 4)
     rows = math.ceil(n / cols)
     fig = Figure(figsize=(3.6 * cols, 3.2 * rows), layout="constrained")
     axes = np.atleast_1d(fig.subplots(rows, cols)).ravel()
     x = np.arange(len(ESTIMATORS))
-    styles = {"measured": ("k", "o", "training"), "simulated_parametric": ("C0", "v", "parametric"),
-              "simulated_calibrated": ("C3", "s", "calibrated"), "simulated_resampled": ("C2", "D", "resampled")}  # fmt: skip
+    styles = {"measured": ("k", "o", "training (measured)"), "simulated_parametric": ("C0", "v", "parametric (mse_study)"),
+              "simulated_calibrated": ("C3", "s", "calibrated (thesis laws, fitted parents)"),
+              "simulated_resampled": ("C2", "D", "resampled (bootstrap of the measured laws)")}  # fmt: skip
+    handles = []
     for ax, loss in zip(axes, losses):
         g = mse[mse.loss == loss]
         g = g[g.epoch == g.epoch.max()]
+        handles = []
         for j, (col, (c, mk, lab)) in enumerate(styles.items()):
             stats = [_ci(g[g.estimator == e][col]) for e in ESTIMATORS]
             m = np.array([s[0] for s in stats])
             h = np.nan_to_num(np.array([s[1] for s in stats]))
-            ax.errorbar(x + (j - 1.5) * 0.12, m, yerr=np.minimum(h, 0.95 * m), fmt=mk, color=c, ms=5, capsize=2, label=lab)
+            handles.append(ax.errorbar(x + (j - 1.5) * 0.12, m, yerr=np.minimum(h, 0.95 * m), fmt=mk, color=c, ms=5, capsize=2,
+                                       label=lab))  # fmt: skip
         ax.set_yscale("log")
         ax.set_xticks(x, ESTIMATORS, rotation=30, fontsize=8)
         ax.set_title(f"{loss}, epoch {int(g.epoch.max())}", fontsize=9)
         ax.set_ylabel("MSE of the TN-mean estimate", fontsize=8)
         ax.grid(alpha=0.3, which="both")
-    axes[0].legend(fontsize=7, loc="best")
     ax = axes[len(losses)]
     if len(posterior):
-        for k, (loss, g) in enumerate(posterior.groupby("loss", sort=False)):
-            for prior, ls in zip(dict.fromkeys(g.prior), ("-", "--")):
-                gp = g[g.prior == prior]
-                gl = gp[gp.epoch == gp.epoch.max()].groupby("bin")[["predicted", "observed"]].mean()
-                ax.plot(
-                    gl.predicted, gl.observed, marker="o", ms=3, ls=ls, color=f"C{k}", label=f"{loss}, {prior.split(' (')[0]}"
-                )
-        lim = [min(posterior.predicted.min(), posterior.observed[posterior.observed > 0].min()), 1.0]
-        ax.plot(lim, lim, "k:", lw=1, label="perfect calibration")
+        last = posterior[posterior.epoch == posterior.groupby("loss").epoch.transform("max")]
+        for k, prior in enumerate(dict.fromkeys(last.prior)):
+            gl = last[last.prior == prior].groupby("bin")[["predicted", "observed"]].mean()
+            ax.plot(gl.predicted, gl.observed, marker="o", ms=3, color=f"C{k + 4}", label=f"prior {prior}")
+        pos = last[["predicted", "observed"]].to_numpy()
+        lo = max(np.nanmin(pos[pos > 0]), 1e-7)
+        ax.plot([lo, 1.0], [lo, 1.0], "k:", lw=1, label="perfect calibration")
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.legend(fontsize=6)
+        ax.legend(fontsize=6.5, loc="upper left")
     ax.set_xlabel("BNS predicted P(fn | x), eq. 4.14", fontsize=8)
     ax.set_ylabel("observed false-negative rate", fontsize=8)
-    ax.set_title("BNS posterior reliability (last epoch)", fontsize=9)
-    for extra in axes[len(losses) + 1 :]:
+    ax.set_title("BNS posterior reliability, last epoch\n(10 equal-count bins, mean over losses and seeds)", fontsize=8)
+    leg = axes[len(losses) + 1]
+    leg.axis("off")
+    if handles:
+        leg.legend(handles=handles, loc="center", fontsize=8, title="MSE panels (mean ± 95 % over seeds)", title_fontsize=8)
+    for extra in axes[len(losses) + 2 :]:
         extra.set_visible(False)
     return fig
 
@@ -597,6 +612,10 @@ def run(args: argparse.Namespace) -> int:
             tmp = f.with_suffix(".tmp")
             tmp.write_text(json.dumps(rec, default=float))
             tmp.replace(f)
+        for h in rec["history"]:  # runs stored before "train_loss" had the training loss under "loss"
+            if h.get("loss") != loss:
+                h["train_loss"] = h.pop("loss")
+                h["loss"] = loss
         for k in parts:
             parts[k].extend(rec[k])
     frames = {k: pd.DataFrame(v) for k, v in parts.items()}
@@ -614,7 +633,7 @@ def run(args: argparse.Namespace) -> int:
         f"losses {', '.join(losses)}; seeds {seeds}; epochs {epochs}, probed every {every}; N = {args.negatives}; "
         f"{anchors} eval anchors and {args.fit_size} fit items per user per probe; {args.reps} simulated anchors per eval anchor"
         + ("; QUICK smoke run" if args.quick else "")
-        + f"; wall time {time.perf_counter() - t0:.0f} s",
+        + f"; training and probing {_run_seconds(frames['history']):.0f} s over the runs (this invocation {time.perf_counter() - t0:.0f} s)",
         "",
     ]
     md = "\n".join(head) + verdict(df, frames["ablations"], frames["posterior"])
