@@ -104,17 +104,16 @@ from .dists import (
 )
 from .generators import AcceptRejectSampler, ScoreSets, iter_score_sets, sample_class_conditional, score_sets
 from .studies import mse_study
+
+# the simulators (simulate_calibrated, simulate_resampled, simulate_order_statistic) and UserQuantiles
+# take measured score tables: they live in negtheory.calibration next to the probe's outputs
 from .calibration import (
-    UserQuantiles,
     alpha_from_auc,
     class_conditional_cdf,
     class_conditional_ppf,
     estimator_errors,
     fit_fn_order,
     model_auc,
-    simulate_calibrated,
-    simulate_order_statistic,
-    simulate_resampled,
 )
 from .estimators import (
     bcl_weights,
@@ -190,16 +189,12 @@ __all__ = [
     # studies (seed 003)
     "mse_study",
     # calibration: simulations fed with what training measures (seed 003, §6.3 and §6.6)
-    "UserQuantiles",
     "alpha_from_auc",
     "class_conditional_cdf",
     "class_conditional_ppf",
     "estimator_errors",
     "fit_fn_order",
     "model_auc",
-    "simulate_calibrated",
-    "simulate_order_statistic",
-    "simulate_resampled",
     # infonce (seed 000)
     "ans_schedule",
     "auc_from_mu",

@@ -48,7 +48,7 @@ import numba
 import numpy as np
 
 from . import estimators as est
-from ._validation import as_generator, int_scalar, real_scalar
+from ._validation import as_float_array, as_generator, int_scalar, real_scalar
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -89,6 +89,12 @@ def _coefficients(kind, alpha, tau_plus):
     raise ValueError(f"kind must be 'tn', 'fn' or 'un', got {kind!r}")
 
 
+def _kind(kind):
+    if not isinstance(kind, str) or kind not in ("tn", "fn", "un"):
+        raise ValueError(f"kind must be 'tn', 'fn' or 'un', got {kind!r}")
+    return kind
+
+
 def _quadratic_ppf(q, b, a):
     """The v in [0, 1] with b v + a v^2 = q, as 2q / (b + sqrt(b^2 + 4 a q)) (README errata, eq. 6.29)."""
     disc = np.maximum(b * b + 4.0 * a * q, 0.0)
@@ -127,10 +133,10 @@ def class_conditional_cdf(v: ArrayLike, kind: str, alpha: float, tau_plus: float
     """
     alpha = real_scalar("alpha", alpha, 0.5, 1.0)
     tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, hi_open=True)
-    b, a = _coefficients(kind, alpha, tau_plus)
-    v = np.asarray(v, dtype=np.float64)
+    b, a = _coefficients(_kind(kind), alpha, tau_plus)
+    v = as_float_array("v", v)
     if np.any((v < 0) | (v > 1)):
-        raise ValueError("v must lie in [0, 1]")
+        raise ValueError(f"v must lie in [0, 1], got values in [{v.min()}, {v.max()}]")
     return b * v + a * v * v
 
 
@@ -150,10 +156,10 @@ def class_conditional_ppf(q: ArrayLike, kind: str, alpha: float, tau_plus: float
     """
     alpha = real_scalar("alpha", alpha, 0.5, 1.0)
     tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, hi_open=True)
-    b, a = _coefficients(kind, alpha, tau_plus)
-    q = np.asarray(q, dtype=np.float64)
+    b, a = _coefficients(_kind(kind), alpha, tau_plus)
+    q = as_float_array("q", q)
     if np.any((q < 0) | (q > 1)):
-        raise ValueError("q must lie in [0, 1]")
+        raise ValueError(f"q must lie in [0, 1], got values in [{q.min()}, {q.max()}]")
     return _quadratic_ppf(q, b, a)
 
 
@@ -174,9 +180,9 @@ def model_auc(alpha: ArrayLike) -> np.ndarray:
     >>> model_auc([0.5, 1.0]).round(12).tolist()
     [0.5, 0.833333333333]
     """
-    a = np.asarray(alpha, dtype=np.float64)
-    if np.any((a < 0.5) | (a > 1)) or not np.all(np.isfinite(a)):
-        raise ValueError("alpha must lie in [0.5, 1]")
+    a = as_float_array("alpha", alpha)
+    if np.any((a < 0.5) | (a > 1)):
+        raise ValueError(f"alpha must lie in [0.5, 1], got {alpha!r}")
     return 0.5 + (2.0 * a - 1.0) / 3.0
 
 
@@ -192,9 +198,9 @@ def alpha_from_auc(auc: ArrayLike) -> np.ndarray:
     >>> alpha_from_auc([0.5, 0.7, 0.9]).round(12).tolist()
     [0.5, 0.8, 1.0]
     """
-    a = np.asarray(auc, dtype=np.float64)
-    if np.any((a < 0) | (a > 1)) or not np.all(np.isfinite(a)):
-        raise ValueError("auc must lie in [0, 1]")
+    a = as_float_array("auc", auc)
+    if np.any((a < 0) | (a > 1)):
+        raise ValueError(f"auc must lie in [0, 1], got {auc!r}")
     return np.clip(1.5 * a - 0.25, 0.5, 1.0)
 
 
@@ -330,33 +336,49 @@ def estimator_errors(
     -------
     dict
         ``{estimator: {"mse", "mse_se", "mean", "truth_mean", "n_anchors"}}``; ``mse_se`` is the
-        standard error of the mean of the squared errors (NaN with one anchor).
+        standard error of the mean of the squared errors. Anchors without a true negative have no
+        truth and are left out; at least two must remain (``ValueError`` otherwise).
 
     Examples
     --------
     >>> import numpy as np
     >>> from negtheory.calibration import estimator_errors
-    >>> tn = np.array([[True, True, False]])
-    >>> r = estimator_errors(np.log([[1.0, 3.0, 8.0]]), tn, np.log([8.0]), alpha=0.9, tau_plus=0.1)
-    >>> round(r["biased"]["mse"], 6)   # (4 - 2)^2
-    4.0
+    >>> tn = np.array([[True, True, False], [True, True, True]])
+    >>> r = estimator_errors(np.log([[1.0, 3.0, 8.0], [2.0, 2.0, 2.0]]), tn, np.log([8.0, 8.0]), alpha=0.9, tau_plus=0.1)
+    >>> round(r["biased"]["mse"], 6)   # ((4 - 2)^2 + 0) / 2
+    2.0
     """
-    neg = np.asarray(neg, dtype=np.float64)
-    tn = np.asarray(is_true_negative, dtype=bool)
-    pos = np.asarray(pos, dtype=np.float64)
+    neg = as_float_array("neg", neg)
+    tn = np.asarray(is_true_negative)
+    if tn.dtype != bool:
+        raise TypeError(f"is_true_negative must be a boolean array, got dtype {tn.dtype}")
+    pos = as_float_array("pos", pos)
     if neg.ndim != 2 or tn.shape != neg.shape or pos.shape != neg.shape[:1]:
         raise ValueError(f"neg must be (A, N), is_true_negative (A, N) and pos (A,), got {neg.shape}, {tn.shape}, {pos.shape}")
+    if isinstance(estimators, str) or not hasattr(estimators, "__iter__"):
+        raise TypeError(f"estimators must be a sequence of estimator names, got {estimators!r}")
+    estimators = list(estimators)
     t = real_scalar("t", t, 0.0, lo_open=True)
     alpha = real_scalar("alpha", alpha, 0.5, 1.0)
     tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True)
     beta = real_scalar("beta", beta, 0.0, 1.0)
     hcl_beta = real_scalar("hcl_beta", hcl_beta, 0.0)
-    bad = [e for e in estimators if e not in ESTIMATORS]
+    bad = [e for e in estimators if not isinstance(e, str) or e not in ESTIMATORS]
     if bad:
         raise ValueError(f"estimators must be among {ESTIMATORS}, got {bad}")
     ok = tn.any(axis=1)
-    x = np.exp(neg[ok] / t)
-    xp = np.exp(pos[ok] / t)
+    if ok.sum() < 2:
+        raise ValueError(
+            f"neg must hold at least two anchors with a true negative (is_true_negative), got {int(ok.sum())}: "
+            "theta_SUP needs a true negative and the MSE's standard error two anchors"
+        )
+    with np.errstate(over="ignore", under="ignore"):
+        x = np.exp(neg[ok] / t)
+        xp = np.exp(pos[ok] / t)
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(xp))):
+        raise ValueError(f"exp(neg / t) or exp(pos / t) overflows float64: lower the scores or raise t (t={t!r})")
+    if x.size and x.min() == 0.0 and "hcl" in estimators:
+        raise ValueError(f"exp(neg / t) underflows to 0, where HCL's weights x^beta are undefined: raise t (t={t!r})")
     truth = np.asarray(est.theta_sup(x, tn[ok]))
     b = 0.99 if (alpha == 1.0 and beta == 1.0) else beta  # eq. 6.25 is 0/0 at alpha = beta = 1
     out = {}
@@ -372,10 +394,10 @@ def estimator_errors(
         err2 = (np.asarray(v) - truth) ** 2
         m = err2.size
         out[name] = dict(
-            mse=float(err2.mean()) if m else math.nan,
-            mse_se=float(err2.std(ddof=1) / math.sqrt(m)) if m > 1 else math.nan,
-            mean=float(np.mean(v)) if m else math.nan,
-            truth_mean=float(truth.mean()) if m else math.nan,
+            mse=float(err2.mean()),
+            mse_se=float(err2.std(ddof=1) / math.sqrt(m)),
+            mean=float(np.mean(v)),
+            truth_mean=float(truth.mean()),
             n_anchors=int(m),
         )
     return out
@@ -621,9 +643,9 @@ def fit_fn_order(fn_ranks: ArrayLike) -> float:
     >>> round(fit_fn_order(w), 1)
     6.0
     """
-    w = np.asarray(fn_ranks, dtype=np.float64).ravel()
-    if w.size == 0 or np.any((w <= 0) | (w > 1)) or not np.all(np.isfinite(w)):
-        raise ValueError("fn_ranks must be a non-empty array of values in (0, 1]")
+    w = as_float_array("fn_ranks", fn_ranks).ravel()
+    if w.size == 0 or np.any((w <= 0) | (w > 1)):
+        raise ValueError(f"fn_ranks must be a non-empty array of values in (0, 1], got {fn_ranks!r}")
     s = -np.log(w).sum()
     return math.inf if s == 0 else float(w.size / s)
 

@@ -562,13 +562,19 @@ def bns_unbias(F: ArrayLike, p_fn: ArrayLike) -> FloatOrArray:
     """
     f = real_array("F", F, 0.0, 1.0)
     p = real_array("p_fn", p_fn, 0.0, 1.0)
-    num = (1.0 - f) * (1.0 - p)
-    den = num + f * p  # = 1 - F - P_fn + 2 F P_fn
+    num, den = _unbias_terms(f, p)
     if np.any(den == 0.0):
         raise ValueError(
             "F and p_fn contradict each other (F = 1 with p_fn = 0, or F = 0 with p_fn = 1): the posterior of eq. 4.14 is 0/0"
         )
     return scalar_or_array(np.asarray(num / den))
+
+
+def _unbias_terms(f, p):
+    """Numerator and denominator of eq. 4.14 for validated float arrays F and P_fn (no checks: the
+    real-data probe calls it on ~10^5 items per probe point)."""
+    num = (1.0 - f) * (1.0 - p)
+    return num, num + f * p  # den = 1 - F - P_fn + 2 F P_fn
 
 
 def bns_risk(info: ArrayLike, unbias: ArrayLike, lam: ArrayLike) -> FloatOrArray:

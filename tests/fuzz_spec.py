@@ -366,6 +366,11 @@ DOMAINS: dict[str, Dom] = {
     "include_positive": Flag(),
     "eps": Real(0.0, 1.0, True, False, cap=(0.0, 0.1)),
     "is_true_negative": Fixed(np.array([True, False, True])),
+    "v": Real(0.0, 1.0, array=True),
+    "kind": Choice("tn", "fn", "un"),
+    "fn_ranks": Vector(0.0, 1.0, True, False),
+    "estimator_errors:neg": Vector(cap=(-50.0, 50.0)),
+    "estimator_errors:pos": Vector(cap=(-50.0, 50.0)),
     "population": Int(1, None, optional=True, cap=10**9),
     "rho": Real(0.0, 1.0, True, False, array=True),
     "target": Real(0.0, 1.0, True, True),
@@ -819,7 +824,22 @@ def _embeddings(draw):
     return {"anchor": a, "positive": p}
 
 
+@st.composite
+def _estimator_errors(draw):
+    """neg (A, N), labels (A, N) with a true negative in every row, pos (A,), A >= 2 (the MSE's standard
+    error needs two anchors), and a temperature keeping exp(s / t) finite."""
+    a = draw(st.integers(2, 4))
+    n = draw(st.integers(1, 6))
+    el = st.floats(-20.0, 20.0)
+    neg = np.array(draw(st.lists(st.lists(el, min_size=n, max_size=n), min_size=a, max_size=a)))
+    tn = np.array(draw(st.lists(st.lists(st.booleans(), min_size=n, max_size=n), min_size=a, max_size=a)))
+    tn[:, 0] = True
+    pos = np.array(draw(st.lists(el, min_size=a, max_size=a)))
+    return {"neg": neg, "is_true_negative": tn, "pos": pos, "t": draw(st.floats(0.5, 10.0))}
+
+
 LEGAL = {
+    "estimator_errors": _estimator_errors(),
     "order_statistic": _order_statistic(),
     "OrderStatistic": _order_statistic(),
     "credence": _credence(),

@@ -293,7 +293,7 @@ def probe_scores(
     >>> d = load_split(pairs[::2], pairs[1::2])
     >>> rec = probe_scores(g.normal(size=(20, 60)), d, n_anchors=64, fit_size=30)
     >>> sorted(rec.measured)[:3], rec.eval_neg.shape
-    (['alpha', 'alpha_model', 'fn_rate_fit'], (64, 5))
+    (['alpha', 'alpha_model', 'beta'], (64, 5))
     """
     # float32 or float64 as given: the full-matrix passes (finiteness, the sorted rows) stay in the
     # input's dtype; every gathered score is converted to float64 exactly
@@ -415,7 +415,9 @@ def probe_scores(
     # the reading with N = number of users: the share of users who interacted with the item
     p_users = np.clip(counts[items] / n_users, 0.0, 1.0 - 1e-12)
     # both priors in one call (F broadcast over the two rows)
-    pred, pred_users = 1.0 - np.asarray(est.bns_unbias(F, np.stack([p_fn, p_users])))
+    # F in (0, 1) (the item counts itself; n + 1 convention), so the denominator of eq. 4.14 is positive
+    num, den = est._unbias_terms(F, np.stack([p_fn, p_users]))
+    pred, pred_users = 1.0 - num / den
     posterior = np.column_stack([pred, is_fn_fit.astype(np.float64), pred_users])
     measured["posterior_mean"] = float(pred.mean())
     measured["fn_rate_fit"] = float(is_fn_fit.mean())

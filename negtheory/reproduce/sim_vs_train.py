@@ -525,7 +525,7 @@ def figure(df: pd.DataFrame, posterior: pd.DataFrame) -> Figure:
     styles = {"measured": ("k", "o", "training (measured)"), "simulated_parametric": ("C0", "v", "parametric (mse_study)"),
               "simulated_calibrated": ("C3", "s", "calibrated (thesis laws, fitted parents)"),
               "simulated_resampled": ("C2", "D", "resampled (bootstrap of the measured laws)")}  # fmt: skip
-    handles = []
+    handles: list = []
     for ax, loss in zip(axes, losses):
         g = mse[mse.loss == loss]
         g = g[g.epoch == g.epoch.max()]
