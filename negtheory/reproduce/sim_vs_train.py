@@ -127,12 +127,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 # ------------------------------------------------------------------------------------------
 # simulations at one probe point
 # ------------------------------------------------------------------------------------------
-def _quantiles(a):
-    from ..calibration import UserQuantiles
-
-    return UserQuantiles(a)
-
-
 def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: RNGLike = 0) -> tuple[dict, dict]:
     """The three simulations and the ablation variants at one probe point.
 
@@ -170,9 +164,9 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: RNGL
 
     ss = np.random.SeedSequence([int_seed("rng", rng), rec.epoch])
     seeds = [int(s.generate_state(1)[0]) for s in ss.spawn(12)]
-    unl = _quantiles(rec.fit_unlabeled)
-    posq = _quantiles(rec.fit_pos)
-    tnq = _quantiles(np.where(rec.fit_tn, rec.fit_unlabeled, np.nan))
+    unl = cal.UserQuantiles(rec.fit_unlabeled)
+    posq = cal.UserQuantiles(rec.fit_pos)
+    tnq = cal.UserQuantiles(np.where(rec.fit_tn, rec.fit_unlabeled, np.nan))
     users = np.tile(rec.eval_users, reps)
     ranks = np.clip(rec.fit_fn_ranks, 1e-12, 1.0)
     main: dict[str, dict] = {}
