@@ -486,6 +486,15 @@ class ScoreProbe:
         The split being trained on (the held-out pairs are the false-negative labels).
     rng : int, SeedSequence, Generator or None
         The probe's seed; probe point e uses ``SeedSequence([seed, e])``, independent of training.
+    snapshot : bool
+        False (default): measure at each call, inside the training loop, and return
+        ``probe_alpha``, ``probe_tau_plus`` and ``probe_train_auc`` into that epoch's history row.
+        True: a call only keeps a copy of the score matrix (one [n_users, n_items] array per
+        probe point in memory) and returns nothing; the measurements run when :attr:`records`,
+        :meth:`frame` or :meth:`calibration` is first read, after training. The records are
+        identical either way (each probe point draws from ``SeedSequence([seed, epoch])``);
+        only where the time is spent differs — a snapshot costs a probed epoch one copy of the
+        matrix instead of the whole measurement.
     **kwargs
         Passed to :func:`probe_scores` (``n_negatives``, ``n_anchors``, ``fit_size``, ``t``,
         ``beta``, ``hcl_beta``, ``prior``; ``prior`` is used at epoch 0 only).
@@ -504,20 +513,37 @@ class ScoreProbe:
     [0, 1, 2]
     """
 
-    def __init__(self, data: Interactions, *, rng: RNGLike = 0, **kwargs: Any):
+    def __init__(self, data: Interactions, *, rng: RNGLike = 0, snapshot: bool = False, **kwargs: Any):
+        if not isinstance(snapshot, (bool, np.bool_)):
+            raise ValueError(f"snapshot must be True or False, got {snapshot!r}")
         self.data = data
         self.seed = int_seed("rng", rng)
+        self.snapshot = bool(snapshot)
         self.kwargs = kwargs
-        self.records: list[ProbeRecord] = []
+        self._records: list[ProbeRecord] = []
+        self._pending: list[tuple[int, np.ndarray]] = []
         self._masks = (data.train_mask(), data.test_mask() | data.valid_mask())
 
-    def __call__(self, epoch: int, scores: np.ndarray) -> dict:
+    def _measure(self, epoch: int, scores: np.ndarray) -> ProbeRecord:
         kw = dict(self.kwargs)
         if epoch != 0:
             kw.pop("prior", None)
         rec = probe_scores(scores, self.data, epoch=epoch, rng=self.seed, defer=True, _masks=self._masks, **kw)
-        self.records.append(rec)
-        m = rec.measured
+        self._records.append(rec)
+        return rec
+
+    @property
+    def records(self) -> list[ProbeRecord]:
+        """The :class:`ProbeRecord` of every probe point so far, in call order (snapshots measured now)."""
+        while self._pending:
+            self._measure(*self._pending.pop(0))
+        return self._records
+
+    def __call__(self, epoch: int, scores: np.ndarray) -> dict | None:
+        if self.snapshot:
+            self._pending.append((int(epoch), np.array(scores, copy=True)))
+            return None
+        m = self._measure(epoch, scores).measured
         return {f"probe_{k}": m[k] for k in ("alpha", "tau_plus", "train_auc")}
 
     def frame(self) -> pd.DataFrame:

@@ -298,19 +298,23 @@ def run_one(
     from ..recsys.score_probe import LAW_LEVELS, ScoreProbe
 
     seed = int_seed("rng", rng)
-    probe = ScoreProbe(data, rng=seed + 1000, n_negatives=negatives, n_anchors=anchors, fit_size=fit_size, t=1.0,
-                       prior=_prior(data, loss))  # fmt: skip
+    # snapshot: the training loop only copies the score matrix at each probe point; the probe
+    # measures after training (the same records), so "seconds" is the training's own time
+    probe = ScoreProbe(data, rng=seed + 1000, snapshot=True, n_negatives=negatives, n_anchors=anchors, fit_size=fit_size,
+                       t=1.0, prior=_prior(data, loss))  # fmt: skip
     t0 = time.perf_counter()
     res = _train(data, loss, seed, epochs, probe_every, negatives, probe, progress)
     seconds = time.perf_counter() - t0
+    probe.frame()  # measures the snapshots and completes each record's deferred measurements (errors, K*)
+    by_epoch = {rec.epoch: rec.measured for rec in probe.records}
     base = dict(loss=loss, seed=seed)
     out: dict[str, list] = {"sim_vs_train": [], "ablations": [], "posterior": [], "score_laws": [], "history": []}
     for h in res["history"]:
         # the epoch's training loss is "train_loss" here: "loss" names the loss function
-        out["history"].append(
-            dict(base, **{("train_loss" if k == "loss" else k): float(v) for k, v in h.items()}, seconds=seconds)
-        )
-    probe.frame()  # completes each record's deferred measurements (errors, K*)
+        row = {("train_loss" if k == "loss" else k): float(v) for k, v in h.items()}
+        m = by_epoch.get(int(h["epoch"]), {})
+        row.update({f"probe_{k}": float(m[k]) for k in ("alpha", "tau_plus", "train_auc") if k in m})
+        out["history"].append(dict(base, **row, seconds=seconds))
     for rec in probe.records:
         m = rec.measured
         b = dict(base, epoch=rec.epoch)
