@@ -1,6 +1,6 @@
-r"""Textbook mechanics of negative sampling (seed 001, "Principles and Mechanisms").
+r"""Mechanics of negative sampling from the negative-sampling textbook chapter ("Principles and Mechanisms").
 
-Seed 001 lost its "<" signs in extraction (README, "Notes on the sources (errata)"): read "beta < alpha",
+The textbook chapter lost its "<" signs in extraction (README, "Notes on the sources (errata)"): read "beta < alpha",
 "alpha < 1" and "d(a,p) < d(a,n) < d(a,p) + m".
 
 * Learning by discrimination: the NCE population objective, its sample version and its
