@@ -984,8 +984,11 @@ def true_negative(base: FrozenDist, alpha: float) -> QuadraticCDFLaw:
     .. math:: \phi_{TN} = \alpha \phi_{(1)} + (1-\alpha) \phi_{(2)}
               = \phi(x) [2\alpha + (2 - 4\alpha) \Phi(x)]
 
-    CDF 2 alpha u + (1 - 2 alpha) u^2 in u = Phi(x); alpha = 1 gives the
-    smaller of two draws (eq. 2.5 / 4.7), alpha = 1/2 the parent itself.
+    Its CDF in u = Phi(x) is
+
+    .. math:: G_{TN}(u) = 2\alpha u + (1 - 2\alpha) u^2;
+
+    alpha = 1 gives the smaller of two draws (eq. 2.5 / 4.7), alpha = 1/2 the parent itself.
 
     Parameters
     ----------
@@ -1020,8 +1023,11 @@ def false_negative(base: FrozenDist, alpha: float) -> QuadraticCDFLaw:
     .. math:: \phi_{FN} = \alpha \phi_{(2)} + (1-\alpha) \phi_{(1)}
               = \phi(x) [2(1-\alpha) + (4\alpha - 2) \Phi(x)]
 
-    CDF 2 (1 - alpha) u + (2 alpha - 1) u^2 in u = Phi(x); alpha = 1 gives the larger of two
-    draws (eq. 2.6 / 4.8).
+    Its CDF in u = Phi(x) is
+
+    .. math:: G_{FN}(u) = 2(1 - \alpha) u + (2\alpha - 1) u^2;
+
+    alpha = 1 gives the larger of two draws (eq. 2.6 / 4.8).
 
     Parameters
     ----------
@@ -1107,7 +1113,9 @@ def hard_negative(base: FrozenDist, alpha: float, beta: float) -> QuadraticCDFLa
 
 
 def unlabeled(base: FrozenDist, alpha: float, tau_plus: float) -> QuadraticCDFLaw:
-    r"""Law of unlabeled scores phi_UN = tau^- phi_TN + tau^+ phi_FN (thesis eq. 6.23, 6.27-6.29).
+    r"""Law of unlabeled scores phi_UN, the tau-mixture of phi_TN and phi_FN (thesis eq. 6.23, 6.27-6.29).
+
+    .. math:: \phi_{UN} = \tau^- \phi_{TN} + \tau^+ \phi_{FN} \qquad (\text{eq. 6.23}).
 
     Its CDF is (eq. 6.28)
 

@@ -409,8 +409,8 @@ def theta_hcl(
 ) -> FloatOrArray:
     r"""Hard-negative (HCL, Robinson et al.) estimator with the DCL correction.
 
-    Importance weights w_i = x-hat_i^beta / mean_j(x-hat_j^beta) up-weight hard (high-score)
-    negatives; then
+    Importance weights :math:`w_i = \hat x_i^{\beta} \big/ \tfrac{1}{N}\sum_j \hat x_j^{\beta}`
+    up-weight hard (high-score) negatives; then
 
     .. math:: \hat\theta_{HCL} = \frac{1}{\tau^-}\Big(\frac1N\sum_i w_i \hat x_i - \tau^+ \frac1K \sum_j \hat x_j^+\Big),
 

@@ -51,7 +51,12 @@ def expected_false_negatives(
     .. math:: \mathbb E[\#\text{false negatives}] = K\, \mathbb E[e^{-D/\lambda}],
 
     with D uniform on the integers {Delta t + 1, ..., H} (``discrete=True``; a geometric sum) or
-    on the interval (Delta t, H] (``discrete=False``; K lambda (e^{-Delta t/lambda} - e^{-H/lambda}) / (H - Delta t)).
+    on the interval (Delta t, H] (``discrete=False``), where
+
+    .. math::
+        \mathbb E[\#\text{false negatives}]
+        = \frac{K \lambda\,\big(e^{-\Delta t/\lambda} - e^{-H/\lambda}\big)}{H - \Delta t}.
+
     Offsets on both sides of the anchor give the same mean, so one side is modelled.
 
     Parameters

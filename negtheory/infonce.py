@@ -1,4 +1,4 @@
-r"""How many negatives does InfoNCE need? The negative-ratio theory of Wu, Wu & Huang (Wu et al., Rethinking InfoNCE).
+r"""How many negatives does InfoNCE need? The negative-ratio theory of Wu et al. (Rethinking InfoNCE).
 
 Gaussian score model of §3: real negative and positive click-probability scores follow
 p = N(0, 1) and q = N(mu_q, 1); the model's predicted scores follow p' = N(0, 1) and
@@ -8,9 +8,9 @@ q' = N(mu', 1). A training sample is one positive with K negatives.
   :func:`reliability`;
 * good / bad / easy sample fractions (eq. 5 divided by N), :func:`sample_fractions`;
 * training effectiveness v (eq. 6), :func:`effectiveness`;
-* AUC <-> mu_q (eq. 7, closed form AUC = Phi(mu / sqrt 2)), :func:`auc_from_mu`,
+* AUC <-> mu_q (eq. 7, closed form :math:`\mathrm{AUC} = \Phi(\mu / \sqrt 2)`), :func:`auc_from_mu`,
   :func:`mu_from_auc`;
-* v averaged over the simulated training curve mu'(t) = mu_q (1 - e^{-t}) (§4.3),
+* v averaged over the simulated training curve :math:`\mu'(t) = \mu_q (1 - e^{-t})` (§4.3),
   :func:`overall_effectiveness`, :func:`effectiveness_curve`, and the optimal ratio
   :func:`optimal_k`, :func:`optimal_k_from_auc`;
 * adaptive negative sampling (§5): real-valued K (eq. 8), :func:`draw_negative_counts`, and
@@ -349,7 +349,7 @@ def reliability(mu: ArrayLike, k: ArrayLike) -> FloatOrArray:
 
     Notes
     -----
-    K = 1 gives the AUC, Phi(mu / sqrt 2) (eq. 7); mu = 0 gives 1 / (K + 1) by symmetry.
+    K = 1 gives the AUC, :math:`\Phi(\mu / \sqrt 2)` (eq. 7); mu = 0 gives 1 / (K + 1) by symmetry.
 
     Examples
     --------
@@ -519,8 +519,8 @@ def overall_effectiveness(
 ) -> FloatOrArray:
     r"""Training effectiveness averaged over the simulated training curve (Wu et al., Rethinking InfoNCE, §3 end, §4.3).
 
-    The model's positive mean follows mu'(t) = mu_q (1 - e^{-t}), t in [0, t_max]; v(t) is
-    eq. 6 with P(B) = P(B; mu'(t)). Since v is linear in P(B),
+    The model's positive mean follows :math:`\mu'(t) = \mu_q (1 - e^{-t})`, t in [0, t_max];
+    v(t) is eq. 6 with P(B) = P(B; mu'(t)). Since v is linear in P(B),
 
     .. math:: \bar v = \lambda a + (1-\lambda)(1-a) + \bar b\,(2a(1-\lambda) - 1),
         \quad a = P(A), \quad \bar b = \frac{1}{t_{max}}\int_0^{t_{max}} P(B; \mu'(t))\,dt.
@@ -626,7 +626,11 @@ def effectiveness_curve(
 def optimal_k(
     mu_label: ArrayLike, lam: ArrayLike = 0.9, k_max: int = 1000, t_max: float = 3.0, steps: int | None = None
 ) -> IntOrArray:
-    r"""Optimal negative sampling ratio K* = argmax_K v-bar(K) over K = 1..k_max (Wu et al., Rethinking InfoNCE, §3, §4.3).
+    r"""Optimal negative sampling ratio K* (Wu et al., Rethinking InfoNCE, §3, §4.3).
+
+    .. math:: K^* = \arg\max_{K = 1, \dots, k_{max}} \bar v(K),
+
+    with v-bar the trajectory-averaged effectiveness of :func:`effectiveness_curve`.
 
     Parameters
     ----------

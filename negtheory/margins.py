@@ -153,8 +153,13 @@ def hinge_comparison(alpha: ArrayLike, beta: ArrayLike, tau: ArrayLike, k: Array
 
     and the textbook chapter's approximation ln(1 + z) ~ ln z (valid when z = e^u >> 1), extended by 0 when
     alpha passes the margin, is the hinge max(0, u). Their difference is exactly
-    softplus(-|u|) = ln(1 + e^{-|alpha - m_eff|/tau}): at most ln 2, reached at alpha = m_eff,
-    and below ``tol`` iff |alpha - m_eff| >= tau ln(1 / (e^tol - 1)). The approximation
+
+    .. math::
+        \tilde L - \max(0, u) = \mathrm{softplus}(-\lvert u \rvert)
+        = \ln\big(1 + e^{-\lvert \alpha - m_{\text{eff}} \rvert / \tau}\big):
+
+    at most ln 2, reached at alpha = m_eff, and below ``tol`` iff
+    :math:`\lvert \alpha - m_{\text{eff}} \rvert \ge \tau \ln\big(1 / (e^{tol} - 1)\big)`. The approximation
     therefore *holds* away from the margin (in units of tau) and *breaks* in a band of width
     ~ 2 tau ln(1/tol) around it; small tau sharpens the hinge.
 

@@ -40,6 +40,8 @@ def _distances(d_ap, d_an):
 def semi_hard_mask(d_ap: ArrayLike, d_an: ArrayLike, margin: float) -> BoolArray:
     r"""Semi-hard candidates d(a,p) < d(a,n) < d(a,p) + m (textbook chapter, *Mining Strategies*).
 
+    .. math:: d(a, p) < d(a, n) < d(a, p) + m
+
     Parameters
     ----------
     d_ap : array_like, shape (n,)

@@ -67,8 +67,11 @@ def nce_objective(g: ArrayLike, p_data: ArrayLike, q: ArrayLike, k: float) -> Fl
     Notes
     -----
     Pointwise maximisation of p ln sigma(g) + k q ln(1 - sigma(g)) gives
-    sigma(g*) = p / (p + k q), i.e. g* = ln p_data - ln q - ln k (:func:`nce_optimal_score`):
-    with the objective written as in the textbook chapter (no ln k inside the classifier) the fitted
+
+    .. math:: \sigma(g^*) = \frac{p}{p + k q}, \qquad g^* = \ln p_{data} - \ln q - \ln k
+
+    (:func:`nce_optimal_score`). With the objective written as in the textbook chapter (no ln k
+    inside the classifier) the fitted
     unnormalised model is p_theta = p_data / k, a constant factor that the learned normaliser
     absorbs. If q depended on theta, e.g. q = p_theta, g would be the constant 0 and carry no
     signal (the textbook chapter's degenerate case).

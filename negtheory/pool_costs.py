@@ -112,9 +112,11 @@ def hard_negative_probability(n: ArrayLike, rho: ArrayLike, population: ArrayLik
 
     With a fraction rho of hard negatives in the corpus:
 
-    * i.i.d. draws (``population=None``): 1 - (1 - rho)^n, as :func:`coverage_probability`;
+    * i.i.d. draws (``population=None``), as :func:`coverage_probability`:
+      :math:`P = 1 - (1 - \rho)^n`;
     * n distinct items drawn without replacement from a corpus of N items of which
-      H = round(rho N) are hard: 1 - C(N - H, n) / C(N, n) (hypergeometric), which is larger.
+      H = round(rho N) are hard (hypergeometric, which is larger):
+      :math:`P = 1 - \binom{N - H}{n} \Big/ \binom{N}{n}`.
 
     Use n = K for per-example negatives and n = S for a shared pool.
 

@@ -190,7 +190,10 @@ class EntropyTemperatureController:
     At each :meth:`update` the entropy H of the current negative scores (mean over the rows of
     a batch) is compared with the band [low, high]. Inside the band tau is left alone; outside,
     one Newton step in log tau towards the band centre uses the identity
-    dH/d(ln tau) = tau dH/dtau = Var_p(s) / tau^2, with the step limited to a factor
+
+    .. math:: \frac{dH}{d\ln\tau} = \tau \frac{dH}{d\tau} = \frac{\mathrm{Var}_p(s)}{\tau^2},
+
+    with the step limited to a factor
     ``max_factor`` per update (robust when the scores jump) and tau clipped to
     [tau_min, tau_max]. When Var_p(s) = 0 the entropy does not depend on tau and tau is kept.
 

@@ -4,7 +4,7 @@ X = <w, h> with w, h in R^d of i.i.d. N(0, lam) entries (lam is the *variance*) 
 (eq. 3.6 = 3.18)
 
 .. math:: f(x; d, \lambda) = \frac{1}{\lambda\sqrt{\pi}\,\Gamma(d/2)}
-          \Big(\frac{|x|}{2\lambda}\Big)^{\nu} K_{\nu}\Big(\frac{|x|}{\lambda}\Big),
+          \Big(\frac{\lvert x \rvert}{2\lambda}\Big)^{\nu} K_{\nu}\Big(\frac{\lvert x \rvert}{\lambda}\Big),
           \qquad \nu = \frac{d-1}{2},
 
 characteristic function (1 + lam^2 t^2)^{-d/2} (eq. 3.11 rescaled), variance d lam^2, and the
@@ -626,7 +626,7 @@ def inner_product(d: int, lam: float) -> InnerProduct:
     r"""Prior law of a matrix-factorisation score <w_u, h_i> (thesis Lemma 3.1, eq. 3.6/3.18/3.19).
 
     .. math:: f(x; d, \lambda) = \frac{1}{\lambda\sqrt{\pi}\,\Gamma(d/2)}
-              \Big(\frac{|x|}{2\lambda}\Big)^{\frac{d-1}{2}} K_{\frac{d-1}{2}}\Big(\frac{|x|}{\lambda}\Big)
+              \Big(\frac{\lvert x \rvert}{2\lambda}\Big)^{\frac{d-1}{2}} K_{\frac{d-1}{2}}\Big(\frac{\lvert x \rvert}{\lambda}\Big)
 
     the law of the inner product of two independent d-dimensional vectors with i.i.d. N(0, lam)
     entries -- a symmetric variance-gamma law (eq. 3.13-3.17), characteristic function
