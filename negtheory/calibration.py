@@ -124,7 +124,7 @@ def class_conditional_cdf(v: ArrayLike, kind: str, alpha: float, tau_plus: float
     Returns
     -------
     ndarray
-        The CDF value(s) in [0, 1], with the shape of ``v`` (0-d for a scalar).
+        The CDF value(s) in [0, 1], with the shape of ``v`` (a numpy float for a scalar).
 
     Examples
     --------
