@@ -28,11 +28,13 @@ Laws
 Why one class for the last four
 -------------------------------
 Each of phi_TN, phi_FN, phi_THN / Z and phi_UN is phi(x) times a polynomial of degree one in
-u = Phi(x), so its CDF is a quadratic in u: G(u) = b u + a u^2 with b + a = 1 (the law
+u = Phi(x), so its CDF is a quadratic in u, :math:`G(u) = b u + a u^2`, with b + a = 1 (the law
 integrates to one, Lemma 6.1) and b >= 0, b + 2a >= 0 (the density is non-negative). The
 CDF, survival function and inverse CDF are therefore exact: the inverse is the root
-u = 2 G / (b + sqrt(b^2 + 4 a G)) of eq. 6.29 in its cancellation-free form
-(exact at a = 0), followed by the parent's ``ppf``. In the upper half the same is done
+
+.. math:: u = \frac{2G}{b + \sqrt{b^2 + 4 a G}}
+
+of eq. 6.29 in its cancellation-free form (exact at a = 0), followed by the parent's ``ppf``. In the upper half the same is done
 for the survival function, 1 - G(1 - v) = b' v + a' v^2 with b' = b + 2a, a' = -a, and the
 parent's ``isf``, so both tails keep full relative precision. :class:`QuadraticCDFLaw`
 implements this once.

@@ -2,8 +2,9 @@ r"""Score generators of the numerical study of Liu Bin's thesis (§6.6.1, Algori
 
 * :func:`sample_class_conditional` -- draws from phi_TN / phi_FN (eq. 6.14-6.15) either by the
   accept-reject Algorithms 7-8 (proposal phi, envelope c = 2 alpha, acceptance rate 1 / (2 alpha))
-  or by exact inversion of the CDF 2 alpha u + (1 - 2 alpha) u^2 (TN) /
-  2 (1 - alpha) u + (2 alpha - 1) u^2 (FN) in u = Phi(x): the same laws by different algorithms.
+  or by exact inversion of the CDF :math:`2\alpha u + (1 - 2\alpha) u^2` (TN) /
+  :math:`2(1 - \alpha) u + (2\alpha - 1) u^2` (FN) in u = Phi(x): the same laws by different
+  algorithms.
 * :class:`AcceptRejectSampler` -- a generic accept-reject sampler for any density with an
   envelope c g >= f (iteration cap, clear error, recorded acceptance rate).
 * :func:`score_sets`, :func:`iter_score_sets` -- Algorithm 6: M anchors with N unlabeled scores
