@@ -109,7 +109,7 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
         help="folder for results.json and history.csv / probes.csv, created if missing (default: print only)",
     )
     q.add_argument(
-        "--k", type=real(1.0), default=8.0, help="negatives per positive for --data runs, >= 1 (real values: seed 000 eq. 8)"
+        "--k", type=real(1.0), default=8.0, help="negatives per positive for --data runs, >= 1 (real values: Wu et al. eq. 8)"
     )
     q.add_argument("--ans", action="store_true", help="adaptive negative sampling schedule peaking at K (InfoNCE)")
     q.add_argument("--batch-size", type=integer(2), default=None, help="default: 1024 (split), 256 (--data)")

@@ -118,12 +118,13 @@ def class_conditional_cdf(v: ArrayLike, kind: str, alpha: float, tau_plus: float
         True negative, false negative or unlabeled.
     alpha : float in [0.5, 1]
         Encoder quality P(x_TN < x_FN) (eq. 6.21).
-    tau_plus : float in [0, 1)
+    tau_plus : float in [0, 1), default 0.0
         False-negative prior (used by ``"un"`` only).
 
     Returns
     -------
     ndarray
+        The CDF value(s) in [0, 1], with the shape of ``v`` (a numpy float for a scalar).
 
     Examples
     --------
@@ -145,6 +146,22 @@ def class_conditional_ppf(q: ArrayLike, kind: str, alpha: float, tau_plus: float
 
     The root is taken in the form :math:`v = 2q / (b + \sqrt{b^2 + 4 a q})` (README errata for
     eq. 6.29), exact at alpha = 1/2 (a = 0) where the printed root divides by zero.
+
+    Parameters
+    ----------
+    q : array_like in [0, 1]
+        CDF value(s) of the class-conditional law.
+    kind : {"tn", "fn", "un"}
+        True negative, false negative or unlabeled.
+    alpha : float in [0.5, 1]
+        Encoder quality P(x_TN < x_FN) (eq. 6.21).
+    tau_plus : float in [0, 1), default 0.0
+        False-negative prior (used by ``"un"`` only).
+
+    Returns
+    -------
+    ndarray
+        The parent CDF value(s) v in [0, 1], with the shape of ``q``.
 
     Examples
     --------
@@ -174,6 +191,16 @@ def model_auc(alpha: ArrayLike) -> np.ndarray:
     P(x_TN < x_FN) among a user's unlabeled items (eq. 6.21 estimated on independent items) is
     A(alpha), not alpha, and can exceed what the family can express.
 
+    Parameters
+    ----------
+    alpha : array_like in [0.5, 1]
+        The laws' pair-ordering probability alpha (eq. 6.21).
+
+    Returns
+    -------
+    ndarray
+        A(alpha) in [1/2, 5/6], with the shape of ``alpha``.
+
     Examples
     --------
     >>> from negtheory.calibration import model_auc
@@ -191,6 +218,17 @@ def alpha_from_auc(auc: ArrayLike) -> np.ndarray:
 
     :math:`\alpha = \tfrac32 A - \tfrac14`, clipped to [1/2, 1]: a measured P(x_TN < x_FN) above
     5/6 lies beyond the family, whose closest member is then alpha = 1.
+
+    Parameters
+    ----------
+    auc : array_like
+        Measured P(x_TN < x_FN) for independent draws, A in [0, 1] (values below 1/2 map to
+        alpha = 1/2, above 5/6 to alpha = 1).
+
+    Returns
+    -------
+    ndarray
+        alpha in [1/2, 1], with the shape of ``auc``.
 
     Examples
     --------
@@ -322,6 +360,7 @@ def estimator_errors(
     neg : array_like, shape (A, N)
         Raw scores s (before the exp map) of the N unlabeled items of each anchor.
     is_true_negative : array_like of bool, shape (A, N)
+        True where the unlabeled item is a true negative (the labels theta_SUP needs).
     pos : array_like, shape (A,)
         The anchor's positive score.
     t : float > 0
@@ -634,6 +673,16 @@ def fit_fn_order(fn_ranks: ArrayLike) -> float:
     measured ranks :math:`w_1..w_m`,
 
     .. math:: \hat k = -m \Big/ \sum_j \ln w_j .
+
+    Parameters
+    ----------
+    fn_ranks : array_like of float
+        Within-user ranks w_j in (0, 1] of the false negatives (their unlabeled eCDF values).
+
+    Returns
+    -------
+    float
+        The estimate k-hat > 0 (about 1 for uniform ranks; inf when every rank is 1).
 
     Examples
     --------
