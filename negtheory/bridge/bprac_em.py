@@ -1,4 +1,4 @@
-r"""BPRAC's EM loop (thesis, seed 003, ch. 3, Algorithm 1) with :func:`negtheory.bprac.credence` as the E-step.
+r"""BPRAC's EM loop (Liu Bin's thesis, ch. 3, Algorithm 1) with :func:`negtheory.bprac.credence` as the E-step.
 
 BPR with autonomous credence alternates
 
@@ -28,7 +28,22 @@ __all__ = ["prior_lambda", "e_step", "CredenceWeights"]
 
 
 def prior_lambda(user_emb: torch.Tensor, item_emb: torch.Tensor) -> float:
-    """lambda of Lemma 3.1 fitted to the current embeddings: sqrt(var(W) var(H)).
+    """Scale lambda of Lemma 3.1 (Liu Bin's thesis, eq. 3.18) fitted to the current embeddings.
+
+    lambda = sqrt(var(W) var(H)), the variances taken about 0 (mean squares of the
+    coordinates), as for the N(0, lambda) coordinates of the lemma.
+
+    Parameters
+    ----------
+    user_emb : Tensor, shape [n_users, d]
+        User embeddings W (used without gradient).
+    item_emb : Tensor, shape [n_items, d]
+        Item embeddings H.
+
+    Returns
+    -------
+    float
+        lambda >= 0.
 
     Examples
     --------
@@ -45,7 +60,27 @@ def prior_lambda(user_emb: torch.Tensor, item_emb: torch.Tensor) -> float:
 def e_step(scores, items, item_counts, d, lam):
     r"""Credence c-hat_ui of each interaction (thesis eq. 3.24-3.28) as a float32 tensor in (0, 1].
 
-    Thin wrapper of :func:`negtheory.bprac.credence` (numba, float64) on torch tensors.
+    Thin wrapper of :func:`negtheory.bprac.credence` (numba, float64) on torch tensors: the
+    posterior density g(x) = 2 F(x) f(x) of eq. 3.22 under the variance-gamma score law of
+    eq. 3.18-3.20, times the popularity prior of eq. 3.28, normalised to a maximum of 1 (eq. 3.27).
+
+    Parameters
+    ----------
+    scores : Tensor, shape [n]
+        Current scores x_ui = <w_u, h_i> of the interactions.
+    items : LongTensor, shape [n]
+        Item of each interaction (for the popularity prior).
+    item_counts : Tensor or array_like, shape [n_items]
+        Training interactions per item, n_i of eq. 3.28.
+    d : int
+        Embedding dimension (the shape parameter of the variance-gamma law).
+    lam : float > 0
+        Scale lambda of the law (:func:`prior_lambda`).
+
+    Returns
+    -------
+    Tensor, shape of ``scores``
+        Credence c-hat_ui in (0, 1], float32 on the CPU.
 
     Examples
     --------
@@ -70,6 +105,13 @@ class CredenceWeights:
     Until the first update every weight is 1 (plain BPR): credence computed from a random
     initialisation carries no information, so the loop starts with ``warmup_epochs`` of BPR.
 
+    Parameters
+    ----------
+    n_interactions : int
+        Number of training interactions (one weight each).
+    warmup_epochs : int, default 1
+        Epochs of plain BPR before the first E-step.
+
     Examples
     --------
     >>> import torch
@@ -85,7 +127,29 @@ class CredenceWeights:
         self.lam_history: list[float] = []
 
     def update(self, epoch: int, score_fn, train_pairs: torch.Tensor, item_counts, d: int, user_emb, item_emb):
-        """E-step at the start of ``epoch`` (skipped during warm-up); returns the weights."""
+        """E-step at the start of ``epoch`` (skipped during warm-up).
+
+        Parameters
+        ----------
+        epoch : int
+            0-based epoch; nothing is computed while ``epoch < warmup_epochs``.
+        score_fn : callable
+            ``score_fn(users [n], items [n]) -> scores [n]``, the model's scores (called without
+            gradient).
+        train_pairs : LongTensor, shape [n, 2]
+            The (user, item) training interactions, in the order of the weights.
+        item_counts : Tensor, shape [n_items]
+            Training interactions per item.
+        d : int
+            Embedding dimension.
+        user_emb, item_emb : Tensor, shapes [n_users, d] and [n_items, d]
+            Current embeddings, for :func:`prior_lambda` (appended to ``lam_history``).
+
+        Returns
+        -------
+        Tensor, shape [n]
+            The credence weights (also kept in ``weights``).
+        """
         if epoch < self.warmup_epochs:
             return self.weights
         lam = prior_lambda(user_emb, item_emb)
