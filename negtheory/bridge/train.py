@@ -5,8 +5,9 @@ written to ``<out>/results.json`` with the per-batch probe rows in ``<out>/probe
 
 * recommendation data (``synthetic``; ``movielens:PATH`` is deprecated, see below): for every observed (u, i), K
   negatives drawn uniformly from the catalog (the unlabeled set; a real-valued K is turned into
-  counts by seed 000's eq. 8, and ``ans=True`` follows the ANS schedule), or one BNS negative
-  (thesis ch. 4), or K Boltzmann negatives for Relaxed Softmax (seed 004, eq. 8); losses
+  counts by eq. 8 of Wu et al. (Rethinking InfoNCE), and ``ans=True`` follows the ANS schedule),
+  or one BNS negative (Liu Bin's thesis ch. 4), or K Boltzmann negatives for Relaxed Softmax
+  (Tanielian & Vasile (Relaxed Softmax), eq. 8); losses
   ``infonce, dcl, hcl, bcl, bcl_norm, bpr, dpl, bce, relaxed_softmax, bns, bprac``; evaluation
   Recall@k / NDCG@k on held-out interactions (training items excluded), the training AUC of
   Wu et al. (a labeled positive against a uniformly drawn item), and on synthetic data the
@@ -62,7 +63,77 @@ DIGITS_LOSSES = ("infonce", "dcl", "hcl", "bcl", "bcl_norm")
 
 @dataclass
 class TrainConfig:
-    """Everything one run needs; defaults are CPU-sized (seconds per epoch)."""
+    """Everything one run of :func:`train` needs; defaults are CPU-sized (seconds per epoch).
+
+    The fields are the constructor's parameters (all keyword-friendly, with defaults) and are
+    kept as attributes.
+
+    Parameters
+    ----------
+    data : str, default "synthetic"
+        "synthetic" (:func:`~negtheory.bridge.data.synthetic_pu`), "digits"
+        (:func:`~negtheory.bridge.data.load_digits_views`) or the deprecated "movielens:PATH".
+    model : {"mf", "mlp"}, default "mf"
+        Matrix factorisation or two-tower MLP (recommendation); digits always use the MLP
+        encoder :class:`DigitsEncoder`.
+    loss : str, default "bpr"
+        One of :data:`REC_LOSSES` (recommendation) or :data:`DIGITS_LOSSES` (digits).
+    epochs : int >= 1, default 5
+        Number of epochs.
+    batch_size : int >= 2, default 256
+        Positives (recommendation) or images (digits) per step.
+    k : float, default 8.0
+        Negatives per positive (recommendation); a real value is turned into integer counts by
+        eq. 8 of Wu et al. (Rethinking InfoNCE) (InfoNCE only).
+    dim : int, default 32
+        Embedding dimension of the recommendation models.
+    lr : float > 0, default 0.01
+        Adam learning rate.
+    weight_decay : float >= 0, default 0.0
+        Adam's L2 weight decay.
+    temperature : float > 0, optional
+        Divides the scores. Default (None): 1.0 for recommendation (raw dot products), 0.5 for
+        digits (cosine similarity).
+    tau_plus : float in (0, 1), default 0.1
+        Class prior of DCL, HCL, BCL and DPL.
+    alpha : float in [1/2, 1], default 0.9
+        BCL's encoder quality.
+    beta : float in [0, 1], default 0.5
+        BCL's hardness level (also passed to the probes).
+    hcl_beta : float >= 0, default 1.0
+        HCL's concentration.
+    ans : bool, default False
+        Follow the adaptive negative sampling schedule (:class:`~negtheory.bridge.samplers.ANSCallback`).
+    k_opt : float, optional
+        Peak K* of ANS (default: ``k``).
+    ans_warmup : float in [0, 1], default 0.1
+        Rising fraction of the ANS schedule.
+    bns_candidates : int, default 10
+        Candidate-set size of BNS (loss "bns").
+    bns_lam : float >= 0, default 5.0
+        lambda of the BNS criterion.
+    rs_temperature : float, default 1.0
+        Boltzmann temperature T of the Relaxed-Softmax negatives.
+    topk : int, default 10
+        List length k of Recall@k / NDCG@k.
+    probe : bool, default True
+        Record probes (:mod:`negtheory.bridge.probes`) where ground truth exists.
+    probe_every : int, default 4
+        Steps between two probes.
+    probe_n : int, default 64
+        Uniform negatives per anchor drawn by the recommendation probe.
+    device : {"auto", "cpu", "cuda"}, default "auto"
+        Where to train (:func:`resolve_device`).
+    rng : int, default 0
+        Seed of the run (``seed`` before 0.2.0, deprecated); :func:`train` turns a Generator or
+        SeedSequence into an int.
+    progress : bool, default True
+        Show a progress bar over the epochs.
+    out : str, optional
+        Folder for ``results.json`` and ``probes.csv`` (None: write nothing).
+    synthetic : dict, optional
+        Keyword arguments of :func:`~negtheory.bridge.data.synthetic_pu` (default empty).
+    """
 
     data: str = "synthetic"
     model: str = "mf"
@@ -119,13 +190,50 @@ class _MFModel(nn.Module):
             self.item.weight.normal_(0.0, 0.1, generator=generator)
 
     def user_vec(self, u):
+        """User representations.
+
+        Parameters
+        ----------
+        u : LongTensor, shape [...]
+            User indices.
+
+        Returns
+        -------
+        Tensor, shape [..., dim]
+            The user embeddings w_u.
+        """
         return self.user(u)
 
     def item_vec(self, i):
+        """Item representations.
+
+        Parameters
+        ----------
+        i : LongTensor, shape [...]
+            Item indices.
+
+        Returns
+        -------
+        Tensor, shape [..., dim]
+            The item embeddings h_i.
+        """
         return self.item(i)
 
     def score(self, u, i):
-        """u [B], i [B] or [B, M] -> scores of the same shape as i."""
+        """Scores <user_vec(u), item_vec(i)> of one or several items per user.
+
+        Parameters
+        ----------
+        u : LongTensor, shape [B]
+            User indices.
+        i : LongTensor, shape [B] or [B, M]
+            One item per user, or M items per user.
+
+        Returns
+        -------
+        Tensor
+            Scores of the shape of ``i``.
+        """
         uv = self.user_vec(u)
         iv = self.item_vec(i)
         if i.ndim == 1:
@@ -133,6 +241,18 @@ class _MFModel(nn.Module):
         return torch.einsum("bd,bmd->bm", uv, iv)
 
     def all_scores(self, u):
+        """Scores of every item for some users.
+
+        Parameters
+        ----------
+        u : LongTensor, shape [B]
+            User indices.
+
+        Returns
+        -------
+        Tensor, shape [B, n_items]
+            The scores of each user's row against the whole catalog.
+        """
         return self.user_vec(u) @ self.item_vec(torch.arange(self.item.num_embeddings, device=u.device)).T
 
 
@@ -146,11 +266,20 @@ _MOVIELENS_REPLACEMENT = (
 
 
 class MFModel(_MFModel):
-    """Matrix factorisation of the toy harness; deprecated.
+    """Matrix factorisation of the toy harness, score(u, i) = <w_u, h_i>; deprecated.
 
     .. deprecated:: 0.1
         Removed in negtheory 0.2: use :class:`negtheory.bridge.recommend.MF` (trained by
         :func:`negtheory.bridge.recommend.fit_mf`).
+
+    Parameters
+    ----------
+    n_users, n_items : int
+        Numbers of users and items.
+    dim : int
+        Embedding dimension.
+    generator : torch.Generator, optional
+        Source of the N(0, 0.1^2) initial entries (None: torch's global generator).
     """
 
     def __init__(self, n_users, n_items, dim, generator=None):
@@ -159,7 +288,18 @@ class MFModel(_MFModel):
 
 
 class TowerModel(_MFModel):
-    """Two-tower MLP: embeddings followed by a shared-shape 2-layer tower per side."""
+    """Two-tower MLP: embeddings followed by a shared-shape 2-layer tower per side.
+
+    Parameters
+    ----------
+    n_users, n_items : int
+        Numbers of users and items.
+    dim : int
+        Embedding dimension and width of both towers (dim -> dim -> dim, ReLU).
+    generator : torch.Generator, optional
+        Source of the N(0, 0.1^2) initial embeddings (None: torch's global generator); the
+        towers use torch's default initialisation.
+    """
 
     def __init__(self, n_users, n_items, dim, generator=None):
         super().__init__(n_users, n_items, dim, generator)
@@ -167,14 +307,48 @@ class TowerModel(_MFModel):
         self.it = nn.Sequential(nn.Linear(dim, dim), nn.ReLU(), nn.Linear(dim, dim))
 
     def user_vec(self, u):
+        """User representations: the user tower applied to the user embeddings.
+
+        Parameters
+        ----------
+        u : LongTensor, shape [...]
+            User indices.
+
+        Returns
+        -------
+        Tensor, shape [..., dim]
+            The user tower's output.
+        """
         return self.ut(self.user(u))
 
     def item_vec(self, i):
+        """Item representations: the item tower applied to the item embeddings.
+
+        Parameters
+        ----------
+        i : LongTensor, shape [...]
+            Item indices.
+
+        Returns
+        -------
+        Tensor, shape [..., dim]
+            The item tower's output.
+        """
         return self.it(self.item(i))
 
 
 class DigitsEncoder(nn.Module):
-    """MLP encoder f (64 -> 128 -> 64) and projection head g (64 -> 32), as in SimCLR."""
+    """MLP encoder f (64 -> 128 -> 64) and projection head g (64 -> 32), as in SimCLR.
+
+    Parameters
+    ----------
+    hidden : int, default 128
+        Width of the encoder's hidden layer.
+    feat : int, default 64
+        Dimension of the features f(x) (read by the linear probe).
+    proj : int, default 32
+        Dimension of the projections g(f(x)) fed to the contrastive loss.
+    """
 
     def __init__(self, hidden=128, feat=64, proj=32):
         super().__init__()
@@ -182,6 +356,18 @@ class DigitsEncoder(nn.Module):
         self.g = nn.Sequential(nn.ReLU(), nn.Linear(feat, proj))
 
     def forward(self, x):
+        """Projections g(f(x)) of a batch of images.
+
+        Parameters
+        ----------
+        x : Tensor, shape [B, 64]
+            Flattened 8x8 images.
+
+        Returns
+        -------
+        Tensor, shape [B, proj]
+            The projection head's output (not normalised).
+        """
         return self.g(self.f(x))
 
 
@@ -234,8 +420,27 @@ def evaluate_rec(
         Removed in negtheory 0.2: use :func:`negtheory.recsys.topk_metrics` (Precision / Recall /
         NDCG at several k, training items masked) on the model's score matrix.
 
-    ``rng`` (int, SeedSequence, Generator or None; ``seed`` before 0.2.0, deprecated) picks the
-    training-AUC pairs through a torch Generator seeded by ``int_seed``: an int directly, else one 63-bit draw.
+    Parameters
+    ----------
+    model : nn.Module
+        A harness model with ``all_scores(users)`` (e.g. :class:`MFModel`).
+    data : RecData
+        The interactions; training items are masked when ranking the test ones.
+    topk : int, default 10
+        List length k.
+    device : str or torch.device, default "cpu"
+        Where the scores are computed.
+    max_auc_pairs : int, default 4000
+        Training pairs drawn for the training AUC.
+    rng : int, SeedSequence, Generator or None, default 0
+        Picks the training-AUC pairs through a torch Generator seeded by ``int_seed``: an int
+        directly, else one 63-bit draw (``seed`` before 0.2.0, deprecated).
+
+    Returns
+    -------
+    dict
+        ``train_auc``; with test pairs ``recall@k`` and ``ndcg@k``; with ground truth
+        ``precision_true@k``.
     """
     warn_deprecated("negtheory.bridge.train.evaluate_rec", _EVAL_REPLACEMENT, stacklevel=4)
     return _evaluate_rec(model, data, topk, device, max_auc_pairs, rng)
@@ -277,7 +482,24 @@ def _evaluate_rec(model, data, topk=10, device="cpu", max_auc_pairs=4000, rng=0)
 
 
 def linear_probe(encoder, data, device="cpu", steps=100):
-    """Accuracy of a softmax regression (L-BFGS, full batch) on frozen, standardised features."""
+    """Accuracy of a softmax regression (L-BFGS, full batch) on frozen, standardised features.
+
+    Parameters
+    ----------
+    encoder : DigitsEncoder
+        The encoder; its features ``encoder.f(x)`` are used (no gradient).
+    data : DigitsData
+        Images, labels and the train / test split.
+    device : str or torch.device, default "cpu"
+        Where the features and the regression are computed.
+    steps : int, default 100
+        L-BFGS iterations.
+
+    Returns
+    -------
+    float
+        Test accuracy in [0, 1].
+    """
     encoder.eval()
     with torch.no_grad():
         feats = encoder.f(data.x.to(device)).double()
@@ -508,6 +730,7 @@ def train(config: TrainConfig | None = None, **overrides) -> dict:
     Parameters
     ----------
     config : TrainConfig, optional
+        The run's configuration (None: the defaults of :class:`TrainConfig`).
     **overrides
         Fields of :class:`TrainConfig` (e.g. ``loss="bcl", epochs=1``). ``rng`` (``seed`` before
         0.2.0, deprecated) may be an int, a SeedSequence or a Generator: torch is seeded with the
