@@ -79,6 +79,16 @@ def wu_k_sweep(mu_qs=(1.0, 3.0), ks=(1, 2, 4, 8, 16, 32, 64), epochs=8, seeds=(0
         Columns mu_q, seed, k (or "ans"), ndcg, recall, train_auc_k1, k_pred (the predicted K*
         from the K = 1 run's best training AUC), label_auc (ground truth) and k_pred_label (K*
         predicted from the ground-truth label AUC).
+
+    Examples
+    --------
+    A tiny sweep (it trains four small models: tens of seconds on one CPU core):
+
+    >>> from negtheory.bridge.experiments import wu_k_sweep
+    >>> df = wu_k_sweep(mu_qs=(1.0,), ks=(1, 2), epochs=1,
+    ...                 synthetic=dict(n_users=40, n_items=60, n_train=5, n_test=2))   # doctest: +SKIP
+    >>> df.k.tolist(), list(df.columns[:5])                                          # doctest: +SKIP
+    (['1', '2', 'ans'], ['mu_q', 'seed', 'k', 'ndcg', 'recall'])
     """
     syn = dict(n_users=300, n_items=400, tau_plus=0.1)
     syn.update(synthetic or {})

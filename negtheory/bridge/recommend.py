@@ -74,6 +74,14 @@ class MF(nn.Module):
         Embedding dimension d.
     generator : torch.Generator, optional
         Source of the initial N(0, 2 / (d + n)) entries (None: torch's global generator).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.recommend import MF
+    >>> m = MF(5, 7, dim=4, generator=torch.Generator().manual_seed(0))
+    >>> tuple(m(torch.tensor([0, 1]), torch.tensor([[0, 1, 2], [3, 4, 5]])).shape), tuple(m.all_scores().shape)
+    ((2, 3), (5, 7))
     """
 
     def __init__(self, n_users, n_items, dim=32, generator=None):

@@ -125,6 +125,12 @@ class DensityConfig:
         k of Prec@k (default 10).
     device : str
         ``"auto"`` (CUDA when present, else CPU), ``"cpu"`` or ``"cuda"``.
+
+    Examples
+    --------
+    >>> from negtheory.bridge.relaxed_softmax_training import DensityConfig
+    >>> DensityConfig(steps=100).steps, DensityConfig().n_negatives
+    (100, 5)
     """
 
     dim: int = 32
@@ -265,6 +271,15 @@ def boltzmann_log_q(scores, log_d, temperature):
     -------
     Tensor, shape of ``scores``
         ln B(G, D, T)(j), normalised along the last axis (no gradient to the scores).
+
+    Examples
+    --------
+    >>> import math, torch
+    >>> from negtheory.bridge.relaxed_softmax_training import boltzmann_log_q
+    >>> [round(p, 4) for p in boltzmann_log_q(torch.tensor([0.0, math.log(2.0)]), torch.zeros(2), 1.0).exp().tolist()]
+    [0.3333, 0.6667]
+    >>> boltzmann_log_q(torch.tensor([0.0, 5.0]), torch.zeros(2), math.inf).exp().tolist()        # T = inf: D
+    [0.5, 0.5]
     """
     t = torch.as_tensor(temperature, dtype=scores.dtype, device=scores.device)
     if (t <= 0).any() or torch.isnan(t).any():
@@ -290,6 +305,13 @@ def sample_negatives(log_q, n, generator=None):
     -------
     LongTensor, shape [..., n]
         Item indices in [0, J).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.relaxed_softmax_training import sample_negatives
+    >>> sample_negatives(torch.log(torch.tensor([[0.0, 1.0, 0.0]])), 4, torch.Generator().manual_seed(0)).tolist()
+    [[1, 1, 1, 1]]
     """
     n = int_scalar("n", n, 1)
     probs = torch.softmax(log_q.reshape(-1, log_q.shape[-1]), dim=-1)
@@ -313,6 +335,13 @@ def rs_loss(pos_scores, neg_scores):
     -------
     Tensor, shape [...]
         The per-pair loss (unbounded below: the positive is not in V).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.relaxed_softmax_training import rs_loss
+    >>> round(float(rs_loss(torch.tensor([2.0]), torch.tensor([[0.0, 0.0]]))[0]), 4)   # -2 + ln 2
+    -1.3069
     """
     return torch.logsumexp(neg_scores, dim=-1) - pos_scores
 
@@ -333,6 +362,13 @@ def mle_loss(all_scores, positive):
     -------
     Tensor, shape [...]
         The per-pair loss (>= 0).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.relaxed_softmax_training import mle_loss
+    >>> round(float(mle_loss(torch.zeros(1, 4), torch.tensor([1]))[0]), 4)   # ln 4
+    1.3863
     """
     pos = all_scores.gather(-1, positive[..., None])[..., 0]
     return torch.logsumexp(all_scores, dim=-1) - pos
@@ -364,6 +400,16 @@ def sampled_softmax_loss(pos_scores, neg_scores, log_q_pos, log_q_neg, accidenta
     -------
     Tensor, shape [...]
         The per-pair loss (>= 0).
+
+    Examples
+    --------
+    >>> import math, torch
+    >>> from negtheory.bridge.relaxed_softmax_training import sampled_softmax_loss
+    >>> lq = math.log(0.5)   # Q = 1/2 for every item, n = 2: no correction (ln(n Q) = 0)
+    >>> loss = sampled_softmax_loss(torch.tensor([0.0]), torch.tensor([[0.0, 0.0]]), torch.tensor([lq]),
+    ...                             torch.tensor([[lq, lq]]), torch.tensor([[False, True]]))   # 2nd is a hit
+    >>> round(float(loss[0]), 4)   # ln 2: the positive against one negative
+    0.6931
     """
     n = neg_scores.shape[-1]
     lp = pos_scores - (math.log(n) + log_q_pos)
@@ -390,6 +436,16 @@ class BilinearStack(torch.nn.Module):
         Standard deviation of the N(0, init_std^2) initial entries.
     generators : list of torch.Generator, length n_runs, optional
         One per run (its initialisation); None: torch's global generator.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.relaxed_softmax_training import BilinearStack
+    >>> m = BilinearStack(2, 5, 7, 4, generators=[torch.Generator().manual_seed(s) for s in (0, 1)])
+    >>> tuple(m.log_g().shape), tuple(m.all_scores(torch.zeros(2, 3, dtype=torch.long)).shape)
+    ((2, 5, 7), (2, 3, 7))
+    >>> tuple(m.scores(torch.zeros(2, 3, dtype=torch.long), torch.ones(2, 3, 4, dtype=torch.long)).shape)
+    (2, 3, 4)
     """
 
     def __init__(self, n_runs, n_context, n_target, dim, init_std=0.1, generators=None):
@@ -523,6 +579,15 @@ def validation_pairs(task: MixtureOfGaussiansTask, n_val: int, rng: RNGLike, n_p
     -------
     i, j : ndarray of int, shape (n_val,)
         Context and target of each pair.
+
+    Examples
+    --------
+    >>> from negtheory.relaxed_softmax import MixtureOfGaussiansTask
+    >>> from negtheory.bridge.relaxed_softmax_training import validation_pairs
+    >>> task = MixtureOfGaussiansTask(5, n_context=20, n_target=20, rng=0)
+    >>> vi, vj = validation_pairs(task, 50, rng=0, n_pairs=100)
+    >>> vi.shape, vj.shape
+    ((50,), (50,))
     """
     n_val = int_scalar("n_val", n_val, 1)
     return task.sample(n_val, rng=np.random.default_rng([int_seed("rng", rng), int(n_pairs), 1]))
@@ -552,6 +617,17 @@ def evaluate_log_g(log_g, task, train_i, train_j, prec_k=10, ranking=True):
         ``kl_joint``: KL(P ‖ Pop(I) × g) = Σ_i Pop(i) KL(P_i ‖ g_i) over all contexts (Fig. 2);
         ``mpr``: approximate MPR (eq. 10) and ``prec_at_k``: Prec@k, both exact expectations
         under P.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.relaxed_softmax import MixtureOfGaussiansTask
+    >>> from negtheory.bridge.relaxed_softmax_training import evaluate_log_g, training_pairs
+    >>> task = MixtureOfGaussiansTask(5, n_context=20, n_target=20, rng=0)
+    >>> i, j = training_pairs(task, 100, rng=0)
+    >>> m = evaluate_log_g(np.full((20, 20), -np.log(20)), task, i, j, ranking=False)   # uniform g
+    >>> sorted(m), m["kl_true"] > 0
+    (['kl_emp', 'kl_joint', 'kl_true'], True)
     """
     log_g = np.asarray(log_g, dtype=np.float64)
     lp = task.log_conditional
@@ -607,6 +683,17 @@ def draw_negatives(model, i, log_d, temperature, n, generator=None, need_log_q=F
     -------
     (neg, log_q)
         neg: LongTensor [R, B, n]; log_q: Tensor [R, B, J] or [R, 1, J] (None unless asked).
+
+    Examples
+    --------
+    >>> import math, torch
+    >>> from negtheory.bridge.relaxed_softmax_training import BilinearStack, draw_negatives
+    >>> m = BilinearStack(2, 20, 20, 8, generators=[torch.Generator().manual_seed(s) for s in (0, 1)])
+    >>> g = torch.Generator().manual_seed(0)
+    >>> i = torch.randint(0, 20, (2, 16), generator=g)
+    >>> neg, log_q = draw_negatives(m, i, torch.zeros(2, 1, 20), torch.tensor([1.0, math.inf]), 5, g, need_log_q=True)
+    >>> tuple(neg.shape), tuple(log_q.shape)
+    ((2, 16, 5), (2, 16, 20))
     """
     r, b = i.shape
     t = torch.as_tensor(temperature, dtype=torch.float32, device=i.device).reshape(-1, 1, 1).expand(r, 1, 1)
@@ -644,6 +731,17 @@ def pair_losses(model, loss, i, j, neg=None, log_q=None):
     -------
     Tensor, shape [R, B]
         The loss of every pair of every run (with gradient).
+
+    Examples
+    --------
+    >>> import math, torch
+    >>> from negtheory.bridge.relaxed_softmax_training import BilinearStack, draw_negatives, pair_losses
+    >>> m = BilinearStack(2, 20, 20, 8, generators=[torch.Generator().manual_seed(s) for s in (0, 1)])
+    >>> g = torch.Generator().manual_seed(0)
+    >>> i, j = torch.randint(0, 20, (2, 16), generator=g), torch.randint(0, 20, (2, 16), generator=g)
+    >>> neg, _ = draw_negatives(m, i, torch.zeros(2, 1, 20), torch.tensor([1.0, 2.0]), 5, g)
+    >>> tuple(pair_losses(m, "rs", i, j, neg).shape), tuple(pair_losses(m, "mle", i, j).shape)
+    ((2, 16), (2, 16))
     """
     if loss == "mle":
         return mle_loss(model.all_scores(i), j)
@@ -715,6 +813,17 @@ def train_density(
     list of dict
         One per run (seed-major, then temperature): ``seed, temperature`` and the metrics of
         :func:`evaluate_log_g`. With ``return_log_g``, ``(rows, log_g)``.
+
+    Examples
+    --------
+    >>> import math
+    >>> from negtheory.relaxed_softmax import MixtureOfGaussiansTask
+    >>> from negtheory.bridge.relaxed_softmax_training import train_density
+    >>> task = MixtureOfGaussiansTask(5, n_context=20, n_target=20, rng=0)
+    >>> rows = train_density(task, "rs", degeneracy="uniform", temperatures=(1.0, math.inf), n_pairs=500,
+    ...                      ranking=False, steps=20, batch_size=64, device="cpu")
+    >>> [r["temperature"] for r in rows], rows[0]["kl_true"] > 0
+    ([1.0, inf], True)
     """
     if not isinstance(task, MixtureOfGaussiansTask):
         raise TypeError("task must be a MixtureOfGaussiansTask")

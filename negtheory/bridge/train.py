@@ -133,6 +133,13 @@ class TrainConfig:
         Folder for ``results.json`` and ``probes.csv`` (None: write nothing).
     synthetic : dict, optional
         Keyword arguments of :func:`~negtheory.bridge.data.synthetic_pu` (default empty).
+
+    Examples
+    --------
+    >>> from negtheory.bridge.train import TrainConfig
+    >>> c = TrainConfig(loss="dcl", epochs=2)
+    >>> c.loss, c.epochs, c.temperature is None
+    ('dcl', 2, True)
     """
 
     data: str = "synthetic"
@@ -280,6 +287,16 @@ class MFModel(_MFModel):
         Embedding dimension.
     generator : torch.Generator, optional
         Source of the N(0, 0.1^2) initial entries (None: torch's global generator).
+
+    Examples
+    --------
+    >>> import torch, warnings
+    >>> from negtheory.bridge.train import MFModel
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     m = MFModel(5, 7, 4, generator=torch.Generator().manual_seed(0))
+    >>> caught[0].category.__name__, tuple(m.score(torch.tensor([0, 1]), torch.tensor([2, 3])).shape)
+    ('DeprecationWarning', (2,))
     """
 
     def __init__(self, n_users, n_items, dim, generator=None):
@@ -299,6 +316,16 @@ class TowerModel(_MFModel):
     generator : torch.Generator, optional
         Source of the N(0, 0.1^2) initial embeddings (None: torch's global generator); the
         towers use torch's default initialisation.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.train import TowerModel
+    >>> m = TowerModel(5, 7, 4, generator=torch.Generator().manual_seed(0))
+    >>> tuple(m.score(torch.tensor([0, 1]), torch.tensor([[2, 3, 4], [0, 1, 2]])).shape)
+    (2, 3)
+    >>> tuple(m.all_scores(torch.tensor([0, 1])).shape)
+    (2, 7)
     """
 
     def __init__(self, n_users, n_items, dim, generator=None):
@@ -348,6 +375,13 @@ class DigitsEncoder(nn.Module):
         Dimension of the features f(x) (read by the linear probe).
     proj : int, default 32
         Dimension of the projections g(f(x)) fed to the contrastive loss.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.train import DigitsEncoder
+    >>> tuple(DigitsEncoder()(torch.zeros(3, 64)).shape)
+    (3, 32)
     """
 
     def __init__(self, hidden=128, feat=64, proj=32):
