@@ -147,7 +147,7 @@ class TrainConfig:
     loss: str = "bpr"
     epochs: int = 5
     batch_size: int = 256
-    k: float = 8.0  # negatives per positive (rec); real values allowed (seed 000, eq. 8)
+    k: float = 8.0  # negatives per positive (rec); real values allowed (Wu et al. (Rethinking InfoNCE), eq. 8)
     dim: int = 32
     lr: float = 0.01
     weight_decay: float = 0.0
