@@ -6,10 +6,17 @@ BPR with autonomous credence alternates
   current score x_ui = <w_u, h_i> — the posterior density g(x) = 2 F(x) f(x) of a credible
   interaction under the variance-gamma prior of matrix-factorisation scores (Lemma 3.1, eq.
   3.22) times the popularity prior sigmoid((n_i - n-bar) / sigma_n) (eq. 3.28), normalised to a
-  maximum of 1 — computed by the numba layer, :func:`negtheory.bprac.credence`;
+  maximum of 1 — computed by the numba layer, :func:`negtheory.bprac.credence`:
+
+  .. math:: \hat c_{ui} \propto 2F(\hat x_{ui})\, f(\hat x_{ui})\;
+            \mathrm{sigmoid}\Big(\frac{n_i - \bar n}{\sigma_n}\Big);
+
 * **M-step** (eq. 3.29-3.32): a credence-weighted BPR update,
-  sum_ui c-hat_ui * -log sigma(x_ui - x_uj), :func:`negtheory.bridge.functional.bpr` with
-  ``weight``.
+  :func:`negtheory.bridge.functional.bpr` with ``weight``, minimising
+
+  .. math:: \sum_{(u,i,j)} \hat c_{ui}\,\big[-\ln\sigma(\hat x_{ui} - \hat x_{uj})\big],
+
+  the negative of eq. 3.29 without its L2 term (the optimiser's weight decay, when set).
 
 The prior's scale lambda (the variance of the embedding coordinates, N(0, lambda) in Lemma 3.1)
 is re-estimated at every E-step as sqrt(var(W) var(H)), so that the inner product of two

@@ -8,7 +8,7 @@ and M extra positives from u's training items
 s = <w_u, h_j> / t feed one loss of :data:`LOSSES`:
 
 ``bpr``
-    −ln σ(s⁺ − s₁) on the first negative (:func:`negtheory.bridge.functional.bpr`);
+    :math:`-\ln\sigma(s^+ - s_1)` on the first negative (:func:`negtheory.bridge.functional.bpr`);
 ``infonce``
     eq. 6.46 over the N negatives;
 ``dcl``, ``hcl``
@@ -17,9 +17,11 @@ s = <w_u, h_j> / t feed one loss of :data:`LOSSES`:
 ``dpl``
     eq. 5.17-5.18 with the M extra positives (P̂_PN clamped at ``dpl_eps``);
 ``bcl``
-    eq. 6.48 (the thesis's estimator N θ̂ = Σ ω_i e^{s_i} inside InfoNCE);
+    eq. 6.31 with the estimator of eq. 6.48 (:math:`N\hat\theta = \sum_i \omega_i e^{s_i}` inside
+    InfoNCE);
 ``bcl_released``
-    the released recommendation code's form −ln σ(s⁺ − Σ ω_i e^{s_i}), kept for comparison.
+    the released recommendation code's form :math:`-\ln\sigma\big(s^+ - \sum_i \omega_i e^{s_i}\big)`,
+    kept for comparison.
 
 Defaults follow the released code of ch. 5-6 (the thesis text does not state them): MF with
 d = 32 and Xavier-normal initialisation, Adam with lr 1e-3 and weight decay 1e-5, batch 1024,

@@ -9,7 +9,7 @@ one of three losses:
 * ``"ss"`` — sampled softmax (Bengio & Senécal; the TensorFlow ``sampled_softmax_loss`` the
   paper cites): n negatives i.i.d. from a proposal Q, logits corrected by -log(n Q(j)), the
   positive kept in the normaliser and accidental hits (a negative equal to the positive) removed;
-* ``"rs"`` — the Relaxed Softmax of eq. 5, -G(i, j) + ln Σ_{j'∈V} e^{G(i, j')}, V a multiset of
+* ``"rs"`` — the Relaxed Softmax of eq. 5, :math:`-G(i, j) + \ln\sum_{j' \in V} e^{G(i, j')}`, V a multiset of
   n negatives i.i.d. from the Boltzmann law Q_i = B(G^θ, D_i, T) of eq. 8, drawn without gradient
   (the sampled V is a constant of eq. 6). As printed, V holds the negatives only.
 
