@@ -50,7 +50,18 @@ def find_bridge_data(data=None) -> Path | None:
 
 
 def plot_wu(df):
-    """NDCG@10 against K per label quality mu_q, with the predicted K* and ANS marked."""
+    """NDCG@10 against K per label quality mu_q, with the predicted K* and ANS marked.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table of :func:`negtheory.bridge.experiments.wu_k_sweep`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per mu_q.
+    """
     mus = sorted(df.mu_q.unique())
     fig, axes = new_figure(1, len(mus), width=5.0 * len(mus), height=3.8)
     axes = np.atleast_1d(axes)
@@ -82,6 +93,16 @@ def plot_downstream(df):
 
     Points, not bars: the differences are a few hundredths, so the axis is zoomed on the data
     (it does not start at 0, which bars would require to be honest); every seed is shown.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table of :func:`negtheory.bridge.experiments.downstream`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels: digits probe accuracy and synthetic-PU NDCG@10.
     """
     from matplotlib.lines import Line2D
 
