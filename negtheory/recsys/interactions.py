@@ -503,6 +503,17 @@ def load_movielens_dir(
     -------
     Interactions
         The split, named ``"<path> split seed <seed>"``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from negtheory.recsys import load_movielens_dir
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> rows = [f"{u}\\t{i}\\t4\\t0\\n" for u in (1, 2) for i in (10, 20, 30, 40, 50)]
+    >>> _ = (folder / "u.data").write_text("".join(rows))
+    >>> d = load_movielens_dir(folder, test_fraction=0.2, rng=0)
+    >>> len(d.train), len(d.test), d.n_items
+    (8, 2, 5)
     """
     seed = int_seed("rng", rng)
     return split_interactions(_check_file(path), test_fraction, seed, min_rating=min_rating, name=f"{path} split seed {seed}")

@@ -125,7 +125,8 @@ def sample_popular(users, n, train_mask, item_counts, rng=None, power=0.75):
 
     Items are proposed from :func:`~negtheory.recsys.pns_weights` and rejected when the user has
     interacted with them or they are already in the row (so the row law is that of sampling
-    without replacement from the renormalised weights); an item of zero count is never drawn.
+    without replacement from the renormalised weights); with ``power > 0`` an item of zero count
+    is never drawn.
 
     Parameters
     ----------
