@@ -22,7 +22,7 @@ from its own random stream (so the training is unchanged), two disjoint kinds of
 Measured per call (:meth:`ScoreProbe.frame`):
 
 * ``alpha`` = P(x_TN < x_FN) among the same user's unlabeled items (the thesis's eq. 6.21 with
-  the false negatives in the place of the positives), pooled over users as the sum of per-user
+  the false negatives in place of the positives), pooled over users as the sum of per-user
   pair counts (ties count 1/2),
 
   .. math::
@@ -331,7 +331,6 @@ def probe_scores(
     defer : bool
         Leave the estimators' errors and K* to :func:`finish` (they need only the recorded
         batches): :class:`ScoreProbe` defers them out of the training loop.
-
     _masks : tuple of ndarray, optional
         Private: ``(train_mask, held-out mask)`` precomputed by :class:`ScoreProbe` (default
         None: built from ``data``).
