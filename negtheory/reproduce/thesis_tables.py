@@ -381,7 +381,21 @@ def run_tables(
 def sampling_quality_table(
     rows: Sequence[tuple[str, str, str, tuple | None]], histories: dict[tuple, list[dict[str, Any]]]
 ) -> pd.DataFrame:
-    """Mean TNR and INF (eq. 4.27-4.28) over the evaluated epochs of each SGD sampler run, mean over seeds."""
+    """Mean TNR and INF (eq. 4.27-4.28) over the evaluated epochs of each SGD sampler run, mean over seeds.
+
+    Parameters
+    ----------
+    rows : sequence of tuple
+        The plan (:func:`plan`); rows without an SGD run are skipped.
+    histories : dict
+        ``(run_key, seed)`` -> per-evaluation records with ``tnr`` and ``inf``
+        (:func:`run_tables`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (method, setting) run: ``table, method, setting, tnr, inf, n_seeds``.
+    """
     import numpy as np
     import pandas as pd
 
@@ -462,7 +476,23 @@ def summarize(rows: Sequence[tuple[str, str, str, tuple | None]], runs: pd.DataF
 
 
 def markdown(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> str:
-    """A markdown table of one metric: thesis vs negtheory (mean [95 % interval]) for both conventions."""
+    """A markdown table of one metric: thesis vs negtheory (mean [95 % interval]) for both conventions.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The tidy table of :func:`summarize`.
+    metric : {"precision", "recall", "ndcg"}
+        The metric shown (default ``"ndcg"``).
+    k : int
+        Its list length, 5, 10 or 20 (default 10).
+
+    Returns
+    -------
+    str
+        The markdown table (one line per row of the plan; ``Δ (first)`` is negtheory's mean under
+        the first convention minus the thesis's value).
+    """
     sub = df[(df.metric == metric) & (df.k == k)]
     convs = list(dict.fromkeys(sub.convention))
     head = (
@@ -490,7 +520,22 @@ def markdown(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> str:
 
 
 def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> Figure:
-    """negtheory (mean, 95 % interval) against the thesis's printed value, one panel per table."""
+    """negtheory (mean, 95 % interval) against the thesis's printed value, one panel per table.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The tidy table of :func:`summarize`.
+    metric : {"precision", "recall", "ndcg"}
+        The metric shown (default ``"ndcg"``).
+    k : int
+        Its list length, 5, 10 or 20 (default 10).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure, not attached to pyplot.
+    """
     from matplotlib.figure import Figure
 
     sub = df[(df.metric == metric) & (df.k == k) & (~df.convention.str.startswith("max_test"))]
