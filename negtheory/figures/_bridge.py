@@ -55,12 +55,14 @@ def plot_wu(df):
     Parameters
     ----------
     df : pandas.DataFrame
-        The table of :func:`negtheory.bridge.experiments.wu_k_sweep`.
+        The ``bridge_wu_k_sweep.csv`` table of ``negtheory bridge experiments``: columns
+        ``mu_q``, ``k`` (an int, or ``"ans"``), ``ndcg``, ``k_pred``, ``train_auc_k1``,
+        ``k_pred_label`` and ``label_auc``.
 
     Returns
     -------
     matplotlib.figure.Figure
-        One panel per mu_q.
+        One panel per mu_q, not attached to pyplot.
     """
     mus = sorted(df.mu_q.unique())
     fig, axes = new_figure(1, len(mus), width=5.0 * len(mus), height=3.8)
@@ -97,12 +99,14 @@ def plot_downstream(df):
     Parameters
     ----------
     df : pandas.DataFrame
-        The table of :func:`negtheory.bridge.experiments.downstream`.
+        The ``bridge_downstream.csv`` table of ``negtheory bridge experiments``: columns
+        ``task`` (``digits`` / ``synthetic``), ``metric`` (``probe_acc`` / ``ndcg@10``),
+        ``loss``, ``seed`` and ``value``.
 
     Returns
     -------
     matplotlib.figure.Figure
-        Two panels: digits probe accuracy and synthetic-PU NDCG@10.
+        Two panels (digits, synthetic), not attached to pyplot.
     """
     from matplotlib.lines import Line2D
 

@@ -1,6 +1,6 @@
 r"""Implicit-feedback interaction sets with consistent ids and explicit train / validation / test splits.
 
-The thesis (seed 003, ch. 4-6) turns every rating of MovieLens-100K into an implicit positive and
+Liu Bin's thesis (ch. 4-6) turns every rating of MovieLens-100K into an implicit positive and
 splits the interactions 80/20 at random. :func:`load_split` reads such a split from two files (or
 arrays / DataFrames) and keeps the ids consistent across them; :func:`split_interactions` makes a
 split from one file with a documented, seeded rule; :meth:`Interactions.with_validation` carves a
@@ -137,15 +137,31 @@ def read_interactions(path: str | os.PathLike[str], min_rating: float | None = N
 class Interactions:
     """An implicit-feedback data set: (user, item) index pairs in train / validation / test.
 
-    Attributes
+    A frozen dataclass, usually built by :func:`load_split`, :func:`split_interactions` or
+    :func:`load_movielens_dir`; every parameter is also an attribute of the same name.
+
+    Parameters
     ----------
     n_users, n_items : int
-        Sizes of the id spaces (indices run over ``0 .. n - 1``).
-    train, valid, test : ndarray of int64, shape (n, 2)
-        Unique (user, item) pairs; ``valid`` is empty unless carved by :meth:`with_validation`.
-    user_ids, item_ids : ndarray
-        The raw id of each index (as read from the files).
+        Sizes of the id spaces (indices run over ``0 .. n_users - 1`` and ``0 .. n_items - 1``).
+    train : ndarray of int64, shape (n_train, 2)
+        Unique (user, item) training pairs: the positives, and the items never drawn as negatives.
+    test : ndarray of int64, shape (n_test, 2)
+        Unique (user, item) test pairs, disjoint from ``train`` (possibly empty).
+    valid : ndarray of int64, shape (n_valid, 2)
+        Validation pairs carved out of train by :meth:`with_validation` (default: empty).
+    user_ids, item_ids : ndarray of str, shape (n_users,) and (n_items,), optional
+        The raw id of each index as read from the files (default None: ids are the indices).
     name : str
+        A label for results files and messages (default ``"interactions"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.recsys import Interactions
+    >>> d = Interactions(2, 3, np.array([[0, 0], [1, 2]]), np.array([[0, 1]]))
+    >>> d.train_mask().astype(int).tolist(), d.item_counts().tolist()
+    ([[1, 0, 0], [0, 0, 1]], [1.0, 0.0, 1.0])
     """
 
     n_users: int
@@ -159,33 +175,86 @@ class Interactions:
 
     # ---------------------------------------------------------------- derived structures
     def item_counts(self) -> np.ndarray:
-        """Training popularity pop_l: number of training interactions of each item."""
+        """Training popularity pop_l: number of training interactions of each item.
+
+        Returns
+        -------
+        ndarray of float64, shape (n_items,)
+            pop_l of each item (the counts of BNS's prior, eq. 4.16, and of PNS).
+        """
         return np.bincount(self.train[:, 1], minlength=self.n_items).astype(np.float64)
 
     def train_csr(self) -> tuple[IntArray, IntArray]:
-        """``(indptr, indices)``: each user's training items, sorted (for membership tests)."""
+        """Each user's training items in compressed sparse row form, sorted (for membership tests).
+
+        Returns
+        -------
+        indptr : ndarray of int64, shape (n_users + 1,)
+            Row pointers: user u's items are ``indices[indptr[u]:indptr[u + 1]]``.
+        indices : ndarray of int64, shape (n_train,)
+            Item indices, ascending within each user.
+        """
         return _csr(self.train, self.n_users)
 
     def train_mask(self) -> np.ndarray:
-        """Dense boolean matrix [n_users, n_items], True at training interactions."""
+        """Dense boolean matrix [n_users, n_items], True at training interactions.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_users, n_items)
+            True at the pairs of ``train``.
+        """
         return _mask(self.train, self.n_users, self.n_items)
 
     def test_mask(self) -> np.ndarray:
-        """Dense boolean matrix [n_users, n_items], True at test interactions."""
+        """Dense boolean matrix [n_users, n_items], True at test interactions.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_users, n_items)
+            True at the pairs of ``test``.
+        """
         return _mask(self.test, self.n_users, self.n_items)
 
     def valid_mask(self) -> np.ndarray:
-        """Dense boolean matrix [n_users, n_items], True at validation interactions."""
+        """Dense boolean matrix [n_users, n_items], True at validation interactions.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_users, n_items)
+            True at the pairs of ``valid``.
+        """
         return _mask(self.valid, self.n_users, self.n_items)
 
     @renamed_keyword("seed", "rng")
     def with_validation(self, fraction: float = 0.1, rng: RNGLike = 0) -> Interactions:
         """Move a random ``fraction`` of the training pairs into ``valid`` (seeded; test untouched).
 
-        The rule: a permutation of the training rows by ``numpy.random.default_rng(rng)``
-        (``rng``: None, int, SeedSequence or Generator; ``seed`` before 0.2.0, deprecated); the
+        The rule: a permutation of the training rows by ``numpy.random.default_rng(rng)``; the
         first ``round(fraction * n_train)`` rows become validation. Used for early stopping so
         that no choice is made on the test split.
+
+        Parameters
+        ----------
+        fraction : float
+            Share of the training pairs moved, in [0, 1) (default 0.1); 0 returns ``self``.
+        rng : None, int, SeedSequence or numpy.random.Generator
+            Seed of the permutation (default 0; ``seed`` before 0.2.0, deprecated).
+
+        Returns
+        -------
+        Interactions
+            A new data set with the remaining training pairs, the same test pairs, the old and
+            new validation pairs, and ``"+valid<fraction>"`` appended to the name.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from negtheory.recsys import load_split
+        >>> d = load_split(np.array([[u, i] for u in range(2) for i in range(5)]), np.array([[0, 5]]))
+        >>> v = d.with_validation(0.2, rng=0)
+        >>> len(v.train), len(v.valid), len(v.test)
+        (8, 2, 1)
         """
         fraction = real_scalar("fraction", fraction, 0.0, 1.0, hi_open=True)
         if fraction == 0.0:
@@ -206,7 +275,14 @@ class Interactions:
         )
 
     def summary(self) -> dict:
-        """Sizes and density, e.g. for a results file."""
+        """Sizes and density, e.g. for a results file.
+
+        Returns
+        -------
+        dict
+            ``name``, ``n_users``, ``n_items``, ``n_train``, ``n_valid``, ``n_test`` and
+            ``density`` (all pairs over ``n_users * n_items``).
+        """
         return dict(
             name=self.name,
             n_users=self.n_users,
@@ -303,6 +379,13 @@ def load_split(
     min_rating : float, optional
         Keep only ratings >= this value in both parts (default: all ratings are positives).
     name : str, optional
+        The data set's label (default: built from the file names, or ``"train / test"``).
+
+    Returns
+    -------
+    Interactions
+        The split, with ``user_ids`` / ``item_ids`` the raw ids of the indices and an empty
+        ``valid``.
 
     Examples
     --------
@@ -355,10 +438,19 @@ def split_interactions(
     data : str, Path, pandas.DataFrame or array_like
         A file (MovieLens ``u.data``, a folder holding it, or a CSV) or pairs.
     test_fraction : float in [0, 1)
+        Share of the unique pairs that become test (default 0.2, the thesis's 80/20 split).
     rng : int, SeedSequence, Generator or None
-        An int is the seed; a Generator or SeedSequence gives one 63-bit seed; ``None`` a fresh one
-        (``seed`` before 0.2.0, deprecated).
+        An int is the seed (default 0); a Generator or SeedSequence gives one 63-bit seed;
+        ``None`` a fresh one (``seed`` before 0.2.0, deprecated).
     min_rating : float, optional
+        Keep only ratings >= this value (default: every rating is an implicit positive).
+    name : str, optional
+        The data set's label (default: built from the file name, the fractions and the seed).
+
+    Returns
+    -------
+    Interactions
+        The split (empty ``valid``), ids indexed over the whole input.
 
     Examples
     --------
@@ -390,6 +482,38 @@ def split_interactions(
 def load_movielens_dir(
     path: str | os.PathLike[str], test_fraction: float = 0.2, rng: RNGLike = 0, min_rating: float | None = None
 ) -> Interactions:
-    """A folder holding MovieLens ``u.data`` (or the file itself), split by :func:`split_interactions`."""
+    """A folder holding MovieLens ``u.data`` (or the file itself), split by :func:`split_interactions`.
+
+    Nothing is downloaded: the folder is the user's copy of MovieLens.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The folder holding ``u.data``, or the file itself (tab separated
+        ``user item rating timestamp``, or a CSV as :func:`read_interactions` reads).
+    test_fraction : float in [0, 1)
+        Share of the unique pairs that become test (default 0.2, the thesis's 80/20 split).
+    rng : int, SeedSequence, Generator or None
+        Seed of the split (default 0; :func:`split_interactions`; ``seed`` before 0.2.0,
+        deprecated).
+    min_rating : float, optional
+        Keep only ratings >= this value (default: every rating is an implicit positive).
+
+    Returns
+    -------
+    Interactions
+        The split, named ``"<path> split seed <seed>"``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from negtheory.recsys import load_movielens_dir
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> rows = [f"{u}\\t{i}\\t4\\t0\\n" for u in (1, 2) for i in (10, 20, 30, 40, 50)]
+    >>> _ = (folder / "u.data").write_text("".join(rows))
+    >>> d = load_movielens_dir(folder, test_fraction=0.2, rng=0)
+    >>> len(d.train), len(d.test), d.n_items
+    (8, 2, 5)
+    """
     seed = int_seed("rng", rng)
     return split_interactions(_check_file(path), test_fraction, seed, min_rating=min_rating, name=f"{path} split seed {seed}")

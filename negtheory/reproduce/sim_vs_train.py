@@ -94,7 +94,15 @@ GOAL = 1.5  # the calibrated simulation should be within this factor of the meas
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """Options of ``negtheory reproduce sim-vs-train`` (no torch import here)."""
+    """Options of ``negtheory reproduce sim-vs-train`` (no torch import here).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser; ``--train``, ``--test``, ``--losses``, ``--seeds``, ``--epochs``,
+        ``--probe-every``, ``--negatives``, ``--anchors``, ``--fit-size``, ``--reps``, ``--quick``,
+        ``--out`` and ``--quiet`` are added to it in place.
+    """
     p.add_argument("--train", required=True, help="training interactions: CSV user,item[,rating] or MovieLens u.data")
     p.add_argument("--test", required=True, help="test interactions (the false-negative labels of the probes), same format")
     p.add_argument(
@@ -285,13 +293,40 @@ def run_one(
 ) -> dict[str, list[dict[str, Any]]]:
     """Train one (loss, seed) with the probe and simulate every probe point.
 
-    ``rng`` (an int, or a SeedSequence / Generator giving one 63-bit draw) seeds the training; the
-    probe uses that seed + 1000 and the simulations the seed itself.
+    Parameters
+    ----------
+    data : Interactions
+        The split; its test (and validation) pairs are the probes' false-negative labels only.
+    loss : {"rns", "bns", "infonce", "dcl", "hcl", "bcl"}
+        ``rns`` / ``bns``: BPR-MF by batch-1 SGD with that sampler
+        (:func:`negtheory.recsys.fit_bpr_sgd`); the others: mini-batch MF with that loss
+        (:func:`negtheory.bridge.recommend.fit_mf`, torch extra, on the CPU).
+    rng : int, SeedSequence or Generator
+        Seeds the training (an int is used as is, otherwise one 63-bit draw); the probe uses
+        that seed + 1000 and the simulations the seed itself.
+    epochs : int
+        Training epochs.
+    probe_every : int
+        Probe (and evaluate) every this many epochs, and after the last; the probe also runs at
+        initialisation (epoch 0).
+    negatives : int
+        N unlabeled items per probe anchor, and the mini-batch losses' negatives.
+    anchors : int
+        Eval anchors per probe point (:func:`negtheory.recsys.score_probe.probe_scores`'s
+        ``n_anchors``).
+    fit_size : int
+        Unlabeled items per user in the fit batches.
+    reps : int
+        Simulated anchors per eval anchor (:func:`simulate_point`).
+    progress : bool
+        Show the training's progress bar (default False).
 
     Returns
     -------
     dict
-        Lists of rows: ``sim_vs_train``, ``ablations``, ``posterior``, ``score_laws``, ``history``.
+        Lists of rows (dicts, each with ``loss``, ``seed`` and, but for ``history``, ``epoch``):
+        ``sim_vs_train``, ``ablations``, ``posterior``, ``score_laws``, ``history`` — the rows of
+        the CSV files of the same names (module notes).
     """
     from .._rng import int_seed
     from ..calibration import class_conditional_ppf
@@ -385,8 +420,27 @@ def _order(values: dict) -> str:
 
 
 def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame, epochs_shown: int = 3) -> str:
-    """The markdown verdict: per loss and probe epoch, measured vs the three simulations (mean ± 95 %
-    half-width over seeds), ratios, estimator orders, the ablations and BNS's calibration."""
+    """The markdown verdict: measured MSE against the three simulations, per loss and probe epoch.
+
+    Per loss and probe epoch: measured vs the three simulations (mean ± 95 % half-width over
+    seeds), ratios, estimator orders, the ablations and BNS's calibration.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The tidy ``sim_vs_train.csv`` table (:func:`run_one`'s ``sim_vs_train`` rows).
+    ablations : pandas.DataFrame
+        The ``ablations.csv`` table.
+    posterior : pandas.DataFrame
+        The ``posterior_calibration.csv`` table (BNS reliability diagram).
+    epochs_shown : int
+        How many of the last probe epochs each loss's table shows (default 3).
+
+    Returns
+    -------
+    str
+        The markdown text.
+    """
     lines = []
     mse = df[df.quantity == "mse"]
     lines += ["## MSE of the true-negative-mean estimators: training vs simulation", ""]
@@ -519,8 +573,23 @@ def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame, 
 
 
 def figure(df: pd.DataFrame, posterior: pd.DataFrame) -> Figure:
-    """Training vs the three simulations at the last probe epoch (one panel per loss, 95 % intervals
-    over seeds, log scale) and BNS's reliability diagram (both priors, pooled over the losses)."""
+    """Training vs the three simulations at the last probe epoch, and BNS's reliability diagram.
+
+    One panel per loss (each estimator's MSE, 95 % intervals over seeds, log scale) and the
+    reliability diagram (both priors, pooled over the losses).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The tidy ``sim_vs_train.csv`` table.
+    posterior : pandas.DataFrame
+        The ``posterior_calibration.csv`` table.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure, not attached to pyplot.
+    """
     from matplotlib.figure import Figure
 
     mse = df[df.quantity == "mse"]
@@ -578,7 +647,18 @@ def figure(df: pd.DataFrame, posterior: pd.DataFrame) -> Figure:
 # the command
 # ------------------------------------------------------------------------------------------
 def run(args: argparse.Namespace) -> int:
-    """Entry point of ``negtheory reproduce sim-vs-train``."""
+    """Entry point of ``negtheory reproduce sim-vs-train``: train, probe, simulate, write the outputs.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of :func:`add_arguments`.
+
+    Returns
+    -------
+    int
+        The process's exit code: 0 on success (errors raise).
+    """
     import pandas as pd
 
     from ..recsys import load_split

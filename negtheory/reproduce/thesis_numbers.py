@@ -1,4 +1,4 @@
-"""The MovieLens-100K / MF rows of thesis Tables 4.2, 4.5, 5.2 and 6.3 as printed (seed 003).
+"""The MovieLens-100K / MF rows of Tables 4.2, 4.5, 5.2 and 6.3 of Liu Bin's thesis, as printed.
 
 Keys: ``(table, method, setting)``; values: ``{(metric, k): value}`` with metric in
 ``precision, recall, ndcg`` and k in 5, 10, 20. Transcribed from the thesis's tables; the
@@ -48,5 +48,33 @@ THESIS = {
 
 
 def thesis_value(table, method, setting, metric, k):
-    """The printed value, or NaN when the thesis has no such cell."""
+    """The printed value, or NaN when the thesis has no such cell.
+
+    Parameters
+    ----------
+    table : str
+        The table number, ``"4.2"``, ``"4.5"``, ``"5.2"`` or ``"6.3"``.
+    method : str
+        The row's method as printed (e.g. ``"BNS"``, ``"BNS-oracle"``, ``"InfoNCE"``).
+    setting : str
+        The row's setting (``"BPR-MF SGD"`` for Table 4.2, ``"|M_u|=5"`` etc. for Table 4.5,
+        ``"MF"`` for Tables 5.2 and 6.3).
+    metric : {"precision", "recall", "ndcg"}
+        The metric.
+    k : int
+        The list length, 5, 10 or 20.
+
+    Returns
+    -------
+    float
+        The thesis's value, or NaN for a cell not in :data:`THESIS`.
+
+    Examples
+    --------
+    >>> from negtheory.reproduce.thesis_numbers import thesis_value
+    >>> thesis_value("4.2", "BNS", "BPR-MF SGD", "ndcg", 20)
+    0.4176
+    >>> thesis_value("4.2", "SRNS", "MF", "ndcg", 20)
+    nan
+    """
     return THESIS.get((table, method, setting), {}).get((metric, int(k)), float("nan"))

@@ -57,7 +57,15 @@ METRICS = ("precision", "recall", "ndcg")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """Options of ``negtheory reproduce thesis-tables`` (no torch import here)."""
+    """Options of ``negtheory reproduce thesis-tables`` (no torch import here).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser; ``--train``, ``--test``, ``--tables``, ``--methods``,
+        ``--seeds``, ``--epochs``, ``--protocol``, ``--valid-fraction``, ``--bns-sizes``,
+        ``--eval-every``, ``--jobs``, ``--out`` and ``--quiet`` are added to it in place.
+    """
     p.add_argument("--train", required=True, help="training interactions: CSV user,item[,rating] or MovieLens u.data")
     p.add_argument("--test", required=True, help="test interactions, same format; ids are matched to --train's")
     p.add_argument("--tables", nargs="+", default=list(TABLES), choices=TABLES, help="which tables to run")
@@ -110,7 +118,32 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def plan(
     tables: Sequence[str] = TABLES, methods: Sequence[str] | None = None, bns_sizes: Sequence[str] = DEFAULT_BNS_SIZES
 ) -> list[tuple[str, str, str, tuple | None]]:
-    """Rows to report: a list of ``(table, method, setting, run_key)``; equal run keys share runs."""
+    r"""Rows to report: a list of ``(table, method, setting, run_key)``; equal run keys share runs.
+
+    Parameters
+    ----------
+    tables : sequence of str
+        Tables among ``"4.2"``, ``"4.5"``, ``"5.2"``, ``"6.3"`` (default: all four).
+    methods : sequence of str, optional
+        Keep only the rows of these methods (case-insensitive, e.g. ``["RNS", "BNS"]``; default
+        None: every row).
+    bns_sizes : sequence of str
+        The :math:`|\mathcal{M}_u|` of Table 4.5's rows (``"1"`` .. ``"500"`` or ``"all"``;
+        default 1 to 100).
+
+    Returns
+    -------
+    list of tuple
+        ``(table, method, setting, run_key)`` per row: ``run_key`` is ``("sgd", sampler,
+        candidates, prior)`` for BPR-MF SGD, ``("mf", loss)`` for mini-batch MF, or None for a row
+        not implemented (SRNS).
+
+    Examples
+    --------
+    >>> from negtheory.reproduce.thesis_tables import plan
+    >>> plan(["4.2"], ["rns", "bns"])
+    [('4.2', 'RNS', 'BPR-MF SGD', ('sgd', 'rns', 5, 'popularity')), ('4.2', 'BNS', 'BPR-MF SGD', ('sgd', 'bns', 5, 'popularity'))]
+    """
     rows: list[tuple[str, str, str, tuple | None]] = []
     if "4.2" in tables:
         for name, sampler in (("RNS", "rns"), ("PNS", "pns"), ("AOBPR", "aobpr"), ("DNS", "dns"), ("SRNS", None), ("BNS", "bns")):
@@ -215,14 +248,55 @@ def run_tables(
     progress: bool = True,
     cache_dir: str | os.PathLike[str] | None = None,
 ) -> tuple[list[tuple[str, str, str, tuple | None]], pd.DataFrame, dict[tuple, list[dict[str, Any]]]]:
-    """Run every needed (run, seed); return ``(rows, runs, histories)``.
-
-    ``rows`` is the plan, ``runs`` a tidy per-seed DataFrame of the reported and max-over-epochs
-    metrics, ``histories`` maps ``(run_key, seed)`` to the per-evaluation records.
+    r"""Run every needed (run, seed); return ``(rows, runs, histories)``.
 
     With ``cache_dir`` each finished run's history is stored there (one JSON file named after the
     run, the seed and a hash of the settings and input files) and reused by a later call, so an
     interrupted reproduction resumes and a second table reuses the first one's runs.
+
+    Parameters
+    ----------
+    train, test : str or os.PathLike
+        The split's files (:func:`negtheory.recsys.load_split`; paths, since worker processes
+        and the cache read them).
+    tables : sequence of str
+        Tables among ``"4.2"``, ``"4.5"``, ``"5.2"``, ``"6.3"`` (default: all four).
+    methods : sequence of str, optional
+        Only these methods (case-insensitive; default None: all).
+    seeds : int
+        Seeds 0 .. seeds - 1 per run (default 3).
+    epochs : int, optional
+        Epochs of every run (default None: 100 for SGD, 200 for mini-batch MF, the thesis's).
+    protocol : {"fixed", "valid"}
+        The reported value: test metrics after the last epoch (``"fixed"``), or at the epoch of
+        best validation NDCG@10 with ``valid_fraction`` of train held out (``"valid"``).
+    valid_fraction : float
+        Validation share of train for ``protocol="valid"``, in (0, 1) (default 0.1).
+    bns_sizes : sequence of str
+        :math:`|\mathcal{M}_u|` of Table 4.5 (:func:`plan`).
+    eval_every : int
+        Evaluate every this many epochs (default 5; the max-over-epochs convention uses these).
+    jobs : int
+        Worker processes (default 1: runs one after the other, with epoch bars).
+    progress : bool
+        Show progress bars (default True).
+    cache_dir : str or os.PathLike, optional
+        Folder of finished runs to store and reuse (default None: no cache).
+
+    Returns
+    -------
+    rows : list of tuple
+        The plan (:func:`plan`).
+    runs : pandas.DataFrame
+        Tidy per-seed metrics: ``run, seed, convention`` (``reported`` or
+        ``max_test_over_epochs (released code)``), ``metric, k, value, epoch, seconds``.
+    histories : dict
+        ``(run_key, seed)`` -> the run's per-evaluation records (e.g. its TNR / INF).
+
+    Raises
+    ------
+    ValueError
+        ``tables`` and ``methods`` select no row.
     """
     import json
 
@@ -307,7 +381,21 @@ def run_tables(
 def sampling_quality_table(
     rows: Sequence[tuple[str, str, str, tuple | None]], histories: dict[tuple, list[dict[str, Any]]]
 ) -> pd.DataFrame:
-    """Mean TNR and INF (eq. 4.27-4.28) over the evaluated epochs of each SGD sampler run, mean over seeds."""
+    """Mean TNR and INF (eq. 4.27-4.28) over the evaluated epochs of each SGD sampler run, mean over seeds.
+
+    Parameters
+    ----------
+    rows : sequence of tuple
+        The plan (:func:`plan`); rows without an SGD run are skipped.
+    histories : dict
+        ``(run_key, seed)`` -> per-evaluation records with ``tnr`` and ``inf``
+        (:func:`run_tables`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (method, setting) run: ``table, method, setting, tnr, inf, n_seeds``.
+    """
     import numpy as np
     import pandas as pd
 
@@ -327,7 +415,25 @@ def sampling_quality_table(
 
 
 def summarize(rows: Sequence[tuple[str, str, str, tuple | None]], runs: pd.DataFrame, protocol: str = "fixed") -> pd.DataFrame:
-    """The tidy table: one line per (table, method, setting, metric, k, convention)."""
+    """The tidy table: one line per (table, method, setting, metric, k, convention).
+
+    Parameters
+    ----------
+    rows : sequence of tuple
+        The plan (:func:`plan`).
+    runs : pandas.DataFrame
+        The per-seed metrics of :func:`run_tables`.
+    protocol : {"fixed", "valid"}
+        How the reported value was chosen (names the convention: ``final epoch`` or ``best
+        validation epoch``; default ``"fixed"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``table, method, setting, metric, k, thesis`` (the printed value, NaN when
+        none), ``mean, ci_low, ci_high`` (95 % t-interval over seeds), ``n_seeds``,
+        ``convention``; a row not run has NaN values and 0 seeds.
+    """
     import numpy as np
     import pandas as pd
 
@@ -370,7 +476,23 @@ def summarize(rows: Sequence[tuple[str, str, str, tuple | None]], runs: pd.DataF
 
 
 def markdown(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> str:
-    """A markdown table of one metric: thesis vs negtheory (mean [95 % interval]) for both conventions."""
+    """A markdown table of one metric: thesis vs negtheory (mean [95 % interval]) for both conventions.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The tidy table of :func:`summarize`.
+    metric : {"precision", "recall", "ndcg"}
+        The metric shown (default ``"ndcg"``).
+    k : int
+        Its list length, 5, 10 or 20 (default 10).
+
+    Returns
+    -------
+    str
+        The markdown table (one line per row of the plan; ``Δ (first)`` is negtheory's mean under
+        the first convention minus the thesis's value).
+    """
     sub = df[(df.metric == metric) & (df.k == k)]
     convs = list(dict.fromkeys(sub.convention))
     head = (
@@ -398,7 +520,22 @@ def markdown(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> str:
 
 
 def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> Figure:
-    """negtheory (mean, 95 % interval) against the thesis's printed value, one panel per table."""
+    """negtheory (mean, 95 % interval) against the thesis's printed value, one panel per table.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The tidy table of :func:`summarize`.
+    metric : {"precision", "recall", "ndcg"}
+        The metric shown (default ``"ndcg"``).
+    k : int
+        Its list length, 5, 10 or 20 (default 10).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure, not attached to pyplot.
+    """
     from matplotlib.figure import Figure
 
     sub = df[(df.metric == metric) & (df.k == k) & (~df.convention.str.startswith("max_test"))]
@@ -429,7 +566,18 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> Figure:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Entry point of ``negtheory reproduce thesis-tables``."""
+    """Entry point of ``negtheory reproduce thesis-tables``: run the tables, write CSV, markdown and figure.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of :func:`add_arguments`.
+
+    Returns
+    -------
+    int
+        The process's exit code: 0 on success (errors raise).
+    """
     out = check_paths(args.out, {"--train": args.train, "--test": args.test})
     if args.seeds < 1:
         raise ValueError(f"--seeds must be >= 1, got {args.seeds}")

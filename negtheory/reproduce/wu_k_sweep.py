@@ -1,8 +1,16 @@
 r"""``negtheory reproduce wu-k-sweep``: Wu et al.'s optimal negative ratio K* checked on a real split.
 
-Wu, Wu & Huang (seed 000) predict the best number K of negatives per positive for InfoNCE from
-the label quality: the AUC of a model trained with K = 1, mapped to μ_q = √2 Φ⁻¹(AUC) (eq. 7,
-closed form) and then to K* = argmax_K v̄(K) (§3, §4.3; :func:`negtheory.infonce.optimal_k`).
+Wu, Wu & Huang (Rethinking InfoNCE) predict the best number K of negatives per positive for
+InfoNCE from the label quality: the AUC of a model trained with K = 1 gives the mean
+:math:`\mu_q` of the positives' scores (unit normal laws, negatives centred at 0) by their eq. 7,
+
+.. math::
+    \mathrm{AUC} = \int_{-\infty}^{\infty} \phi(x - \mu_q)\, \Phi(x)\, dx
+    = \Phi\big(\mu_q / \sqrt{2}\big), \qquad \mu_q = \sqrt{2}\, \Phi^{-1}(\mathrm{AUC})
+
+(the paper solves it numerically; it has this closed form), and then K* = argmax_K v̄(K), the
+training effectiveness of their eq. 6 averaged over the training trajectory (§3, §4.3;
+:func:`negtheory.infonce.optimal_k`).
 
 Protocol: MF (d = 32) trained with InfoNCE on mini-batches (:func:`negtheory.bridge.recommend.fit_mf`,
 Adam lr 1e-3, weight decay 1e-5, batch 1024, t = 1), negatives drawn uniformly from the items the
@@ -37,7 +45,15 @@ __all__ = ["HELP", "add_arguments", "run", "validation_auc", "sweep"]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """Options of ``negtheory reproduce wu-k-sweep`` (no torch import here)."""
+    """Options of ``negtheory reproduce wu-k-sweep`` (no torch import here).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser; ``--train``, ``--test``, ``--ks``, ``--seeds``, ``--epochs``,
+        ``--eval-every``, ``--valid-fraction``, ``--lam``, ``--out`` and ``--quiet`` are added to it
+        in place.
+    """
     p.add_argument("--train", required=True, help="training interactions: CSV user,item[,rating] or MovieLens u.data")
     p.add_argument("--test", required=True, help="test interactions, same format")
     p.add_argument(
@@ -63,6 +79,27 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def validation_auc(scores: ArrayLike, valid_mask: BoolArray, exclude_mask: BoolArray) -> float:
     """Mean over held-out pairs (u, i) of P(x_ui > x_uj) (ties 1/2), j over items not in ``exclude_mask[u]``.
+
+    Parameters
+    ----------
+    scores : array_like, shape (n_users, n_items)
+        The model's scores x_ui.
+    valid_mask : ndarray of bool, shape (n_users, n_items)
+        True at the held-out (validation) pairs (u, i).
+    exclude_mask : ndarray of bool, shape (n_users, n_items)
+        True at the items never used as negatives j of user u (the training and test items).
+        Users without a negative left are skipped.
+
+    Returns
+    -------
+    float
+        The AUC in [0, 1], averaged over all held-out pairs (users weigh by their number of
+        pairs).
+
+    Raises
+    ------
+    ValueError
+        No held-out pair has a negative to be compared with.
 
     Examples
     --------
@@ -101,7 +138,37 @@ def sweep(
     lam: float = 0.9,
     progress: bool = True,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Run the sweep; returns ``(runs DataFrame, summary dict)``."""
+    r"""Run the sweep: train InfoNCE-MF for every (K, seed), predict K* from the K = 1 runs.
+
+    Parameters
+    ----------
+    train, test : str, Path, pandas.DataFrame or array_like
+        The split (:func:`negtheory.recsys.load_split`).
+    ks : sequence of int
+        Negatives per positive to train with (each >= 1; include 1 for the prediction).
+    seeds : int
+        Seeds 0 .. seeds - 1 per K (each seed also draws its own validation split).
+    epochs : int
+        Epochs per run (the epoch of best validation NDCG@10 is kept).
+    eval_every : int
+        Evaluate every this many epochs.
+    valid_fraction : float
+        Share of the training pairs held out for validation, in (0, 1).
+    lam : float
+        λ in [0, 1] of Wu et al.'s training effectiveness (eq. 6; default 0.9, the paper's).
+    progress : bool
+        Show a progress bar over the runs (default True).
+
+    Returns
+    -------
+    runs : pandas.DataFrame
+        One row per (K, seed): ``k, seed, best_epoch, valid_ndcg10, test_ndcg10, seconds``.
+    summary : dict
+        ``k_best_valid`` and ``k_best_test`` (the K of best mean validation / test NDCG@10);
+        when 1 is among ``ks`` also ``valid_auc_k1`` (mean validation AUC of the K = 1 runs),
+        ``mu_q``, ``k_star_continuous`` and ``k_star_steps100`` (the predictions; None when
+        :math:`\mu_q` is outside (0, 20], i.e. the AUC is at most 1/2 or too close to 1).
+    """
     import numpy as np
     import pandas as pd
 
@@ -155,7 +222,18 @@ def sweep(
 
 
 def run(args: argparse.Namespace) -> int:
-    """Entry point of ``negtheory reproduce wu-k-sweep``."""
+    """Entry point of ``negtheory reproduce wu-k-sweep``: run the sweep, write the CSV, table and figure.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of :func:`add_arguments`.
+
+    Returns
+    -------
+    int
+        The process's exit code: 0 on success (errors raise).
+    """
     from matplotlib.figure import Figure
     from scipy import stats
 
