@@ -567,6 +567,7 @@ def load_movielens_dir(
     path : str or Path
         The folder, or one interaction file.
     test_fraction : float in [0, 1)
+        Share of the (user, item) pairs that become test.
     rng : int, SeedSequence, Generator or None
         Seed of the split (``seed`` before 0.2.0, deprecated).
     min_rating : float, optional
@@ -577,6 +578,7 @@ def load_movielens_dir(
     Returns
     -------
     Interactions
+        The split, ids mapped as by :func:`split_interactions`.
 
     Examples
     --------
