@@ -202,3 +202,19 @@ def test_thesis_rows_per_dataset_are_consistent():
     assert np.isnan(thesis_value("4.5", "BNS-oracle", "|M_u|=5", "ndcg", 10, dataset="ml-1m"))
     with pytest.raises(ValueError, match="dataset must be one of"):
         thesis_value("4.2", "RNS", "BPR-MF SGD", "ndcg", 10, dataset="gowalla")
+
+
+def test_fast_and_line_parsers_agree(tmp_path):
+    from negtheory.recsys.interactions import _parse_fast, _parse_lines
+
+    for fmt, text in (
+        ("movielens-1m", ML1M),
+        ("yahoo-r3", " 1 14 5\n1\t35  1.5\n\n2 14 3\n"),
+    ):
+        fast = _parse_fast(text, fmt)
+        slow = _parse_lines(tmp_path / "f", text.splitlines(), fmt)
+        assert fast is not None
+        assert (list(fast[0]), list(fast[1]), list(fast[2])) == (slow[0], slow[1], slow[2])
+    # an off line sends the file to the line parser, which names it
+    assert _parse_fast("1::2::3::4\n1::2::3\n", "movielens-1m") is None
+    assert _parse_fast('"1" 2 3\n', "yahoo-r3") is None
