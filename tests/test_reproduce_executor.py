@@ -3,6 +3,8 @@ same bit for bit on a Dask cluster as in process, and a rerun resumes from OUT/r
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -96,15 +98,12 @@ def test_wu_k_sweep_on_dask_equals_local_and_resumes(cluster, split, tmp_path):
     assert (tmp_path / "dask" / "wu_k_sweep.csv").read_bytes() == before
 
 
-def _square(shared, task):
-    return shared * task
-
-
 def test_run_jobs_executors_and_errors(cluster, capsys, split, tmp_path):
     want = {i: 3 * t for i, t in enumerate(range(5))}
-    assert dict(run_jobs(_square, 3, range(5))) == want
+    assert dict(run_jobs(operator.mul, 3, range(5))) == want
+    assert dict(run_jobs(operator.mul, 3, range(5), jobs=2)) == want  # two spawned processes, shared sent once each
     with distributed.Client(cluster) as client:
-        assert dict(run_jobs(_square, 3, range(5), executor=client)) == want
+        assert dict(run_jobs(operator.mul, 3, range(5), executor=client)) == want
         assert not client.status == "closed"  # a Client given is left open
     for bad in ("", 3, object()):
         with pytest.raises(ValueError, match="executor must be"):

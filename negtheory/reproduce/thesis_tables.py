@@ -40,7 +40,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._cli_common import integer, real
-from ._common import add_executor_arguments, add_format_argument, check_paths, connect_executor, run_jobs, t_half_width
+from ._common import (
+    DATA_FORMATS,
+    add_executor_arguments,
+    add_format_argument,
+    check_paths,
+    connect_executor,
+    run_jobs,
+    t_half_width,
+)
 from .thesis_numbers import DATASETS
 
 if TYPE_CHECKING:
@@ -255,6 +263,8 @@ def run_tables(
 
     import pandas as pd
 
+    if format not in DATA_FORMATS:
+        raise ValueError(f"format must be one of {', '.join(DATA_FORMATS)}, got {format!r}")
     rows = plan(tables, methods, bns_sizes)
     if not rows:
         raise ValueError("no row selected: check --tables and --methods")

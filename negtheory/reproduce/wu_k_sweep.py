@@ -26,7 +26,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._cli_common import integer, real
-from ._common import add_executor_arguments, add_format_argument, check_paths, connect_executor, run_jobs, t_half_width
+from ._common import (
+    DATA_FORMATS,
+    add_executor_arguments,
+    add_format_argument,
+    check_paths,
+    connect_executor,
+    run_jobs,
+    t_half_width,
+)
 
 if TYPE_CHECKING:
     import argparse
@@ -160,6 +168,8 @@ def sweep(
     from ..infonce import mu_from_auc, optimal_k
     from ..recsys import load_split
 
+    if format not in DATA_FORMATS:
+        raise ValueError(f"format must be one of {', '.join(DATA_FORMATS)}, got {format!r}")
     tasks = [(k, s, epochs, eval_every, valid_fraction) for s in range(seeds) for k in ks]
     cache = Path(cache_dir) if cache_dir is not None else None
     if cache is not None:
