@@ -218,3 +218,18 @@ def test_fast_and_line_parsers_agree(tmp_path):
     # an off line sends the file to the line parser, which names it
     assert _parse_fast("1::2::3::4\n1::2::3\n", "movielens-1m") is None
     assert _parse_fast('"1" 2 3\n', "yahoo-r3") is None
+
+
+def test_cli_data_dir_and_format(tmp_path, capsys):
+    pytest.importorskip("torch")  # the bridge command group needs the torch extra
+    from negtheory.cli import main
+
+    rng = np.random.default_rng(0)
+    lines = "".join(f"{u}::{i}::{rng.integers(1, 6)}::0\n" for u in range(1, 16) for i in range(1, 21) if rng.random() < 0.4)
+    _write(tmp_path / "ratings.dat", lines)
+    argv = ["bridge", "train", "--data-dir", str(tmp_path), "--loss", "bpr", "--optimizer", "sgd", "--epochs", "1", "--quiet"]
+    assert main([*argv, "--format", "movielens-1m"]) == 0
+    assert main(argv) == 0  # recognised from the content
+    capsys.readouterr()
+    assert main([*argv, "--format", "lightgcn"]) == 2  # a ratings.dat line is no LightGCN line: file and line named
+    assert "ratings.dat, line 1" in capsys.readouterr().err
