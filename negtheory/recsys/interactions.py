@@ -258,6 +258,11 @@ def read_interactions(path: str | os.PathLike[str], min_rating: float | None = N
 
     format = _check_format(format)
     p = _check_file(path)
+    if format == "auto":  # a CSV or u.data shows on its first line: no need to read the file twice
+        with p.open(encoding="utf-8", errors="replace") as fh:
+            first = next((ln for ln in fh if ln.strip()), "")
+        if first.strip() and "::" not in first and ("," in first or "\t" in first or not _is_number(first.split()[0])):
+            format = "csv"
     if format != "csv":
         with p.open(encoding="utf-8", errors="replace") as fh:
             text = fh.read()

@@ -142,6 +142,10 @@ def run_jobs(fn, shared, tasks, *, executor="local", jobs: int = 1, timeout: flo
     ``executor``: ``"local"`` runs the jobs one after the other in this process, or in ``jobs``
     spawned processes when ``jobs > 1``; ``"dask"``, an ADDRESS, a ``distributed.Client`` or a
     ``concurrent.futures.Executor`` as in :func:`open_executor`.
+
+    Bit-identical results across machines assume the same package versions and the same torch
+    thread count (Dask's nanny starts its workers with ``OMP_NUM_THREADS=1``; set it likewise for
+    the local run, as the README advises); nothing here changes torch's or numba's thread settings.
     """
     tasks = list(tasks)
     if not tasks:
