@@ -96,7 +96,11 @@ GOAL = 1.5  # the calibrated simulation should be within this factor of the meas
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``negtheory reproduce sim-vs-train`` (no torch import here)."""
-    p.add_argument("--train", required=True, help="training interactions: CSV user,item[,rating] or MovieLens u.data")
+    p.add_argument(
+        "--train",
+        required=True,
+        help="training interactions: CSV user,item[,rating], MovieLens u.data or ratings.dat, Yahoo!-R3, LightGCN (--format)",
+    )
     p.add_argument("--test", required=True, help="test interactions (the false-negative labels of the probes), same format")
     add_format_argument(p)
     p.add_argument(

@@ -51,7 +51,11 @@ __all__ = ["HELP", "add_arguments", "run", "validation_auc", "sweep"]
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of ``negtheory reproduce wu-k-sweep`` (no torch import here)."""
-    p.add_argument("--train", required=True, help="training interactions: CSV user,item[,rating] or MovieLens u.data")
+    p.add_argument(
+        "--train",
+        required=True,
+        help="training interactions: CSV user,item[,rating], MovieLens u.data or ratings.dat, Yahoo!-R3, LightGCN (--format)",
+    )
     p.add_argument("--test", required=True, help="test interactions, same format")
     add_format_argument(p)
     p.add_argument(
