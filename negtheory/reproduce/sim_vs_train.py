@@ -43,7 +43,8 @@ measured, simulated_parametric, simulated_calibrated, simulated_resampled``; qua
 ``ablations.csv``, ``posterior_calibration.csv`` (BNS reliability diagram), ``score_laws.csv``
 (measured vs proposed class-conditional quantiles in parent-CDF space), ``sim_vs_train.md`` (the
 verdict table) and ``sim_vs_train.png``. Every finished (loss, seed) is kept in ``OUT/runs/`` and
-reused by a rerun with the same settings.
+reused by a rerun with the same settings. Each (loss, seed) is one job seeded by its seed alone
+(``--jobs``, ``--executor local|dask|ADDRESS``): ``sim_vs_train.csv`` is the same wherever the jobs run.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._cli_common import integer
-from ._common import check_paths, t_half_width
+from ._common import add_executor_arguments, add_format_argument, check_paths, connect_executor, run_jobs, t_half_width
 
 if TYPE_CHECKING:
     import argparse
@@ -103,8 +104,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         ``--probe-every``, ``--negatives``, ``--anchors``, ``--fit-size``, ``--reps``, ``--quick``,
         ``--out`` and ``--quiet`` are added to it in place.
     """
-    p.add_argument("--train", required=True, help="training interactions: CSV user,item[,rating] or MovieLens u.data")
+    p.add_argument(
+        "--train",
+        required=True,
+        help="training interactions: CSV user,item[,rating], MovieLens u.data or ratings.dat, Yahoo!-R3, LightGCN (--format)",
+    )
     p.add_argument("--test", required=True, help="test interactions (the false-negative labels of the probes), same format")
+    add_format_argument(p)
     p.add_argument(
         "--losses",
         nargs="+",
@@ -128,6 +134,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="smoke run: 1 seed, 4 epochs probed every 2, rns and infonce, 2048 anchors (a few minutes on 2 cores)",
     )
+    add_executor_arguments(p)
     p.add_argument("--out", default="sim_vs_train", help="output folder; finished runs are kept in OUT/runs/ and reused")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
@@ -391,8 +398,17 @@ def _run_seconds(history: pd.DataFrame) -> float:
     return float(history.groupby(["loss", "seed"]).seconds.first().sum())
 
 
-def _cache_name(train, test, loss, seed, settings) -> str:
+def _job(data: Interactions, task: tuple) -> dict:
+    """Worker: one (loss, seed) -> :func:`run_one`'s rows (top level, so that workers import it)."""
+    loss, seed, (epochs, every, negatives, anchors, fit_size, reps), progress = task
+    return run_one(data, loss, seed, epochs=epochs, probe_every=every, negatives=negatives, anchors=anchors,
+                   fit_size=fit_size, reps=reps, progress=progress)  # fmt: skip
+
+
+def _cache_name(train, test, loss, seed, settings, fmt: str = "auto") -> str:
     ident = repr((loss, seed, settings, Path(train).name, Path(train).stat().st_size, Path(test).name, Path(test).stat().st_size))
+    if fmt != "auto":  # an explicit --format may read the same file otherwise
+        ident += repr(fmt)
     return f"{loss}_seed{seed}_" + hashlib.sha1(ident.encode()).hexdigest()[:10] + ".json"
 
 
@@ -679,28 +695,42 @@ def run(args: argparse.Namespace) -> int:
         from .._cli_common import require_torch
 
         require_torch("negtheory reproduce sim-vs-train (mini-batch losses)")
-    data = load_split(args.train, args.test)
     settings = (epochs, every, args.negatives, anchors, args.fit_size, args.reps)
     runs = out / "runs"
     runs.mkdir(parents=True, exist_ok=True)
     tasks = [(loss, s) for loss in losses for s in range(seeds)]
-    bar = tasks
+    files = [runs / _cache_name(args.train, args.test, loss, s, settings, args.format) for loss, s in tasks]
+    recs: dict[int, dict] = {i: json.loads(f.read_text()) for i, f in enumerate(files) if f.exists()}
+    todo = [i for i in range(len(tasks)) if i not in recs]
+    executor, close = connect_executor(args)
+    local_serial = args.executor == "local" and args.jobs == 1
+    bar = None
     if not args.quiet:
         from tqdm.auto import tqdm
 
-        bar = tqdm(tasks, desc="sim-vs-train runs", unit="run")
+        bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc="sim-vs-train runs", unit="run")
     t0 = time.perf_counter()
+    try:
+        if todo:
+            data = load_split(args.train, args.test, format=args.format)
+            jobs = [(*tasks[i], settings, not args.quiet and local_serial) for i in todo]
+            for j, rec in run_jobs(_job, data, jobs, executor=executor, jobs=args.jobs):
+                i = todo[j]
+                # through JSON whether stored or not: a fresh, a resumed and a remote run give the same numbers
+                text = json.dumps(rec, default=float)
+                tmp = files[i].with_suffix(".tmp")
+                tmp.write_text(text)
+                tmp.replace(files[i])
+                recs[i] = json.loads(text)
+                if bar is not None:
+                    bar.update()
+    finally:
+        close()
+        if bar is not None:
+            bar.close()
     parts: dict[str, list] = {"sim_vs_train": [], "ablations": [], "posterior": [], "score_laws": [], "history": []}
-    for loss, s in bar:
-        f = runs / _cache_name(args.train, args.test, loss, s, settings)
-        if f.exists():
-            rec = json.loads(f.read_text())
-        else:
-            rec = run_one(data, loss, s, epochs=epochs, probe_every=every, negatives=args.negatives, anchors=anchors,
-                          fit_size=args.fit_size, reps=args.reps, progress=not args.quiet)  # fmt: skip
-            tmp = f.with_suffix(".tmp")
-            tmp.write_text(json.dumps(rec, default=float))
-            tmp.replace(f)
+    for i, (loss, _) in enumerate(tasks):
+        rec = recs[i]
         for h in rec["history"]:  # runs stored before "train_loss" had the training loss under "loss"
             if h.get("loss") != loss:
                 h["train_loss"] = h.pop("loss")
