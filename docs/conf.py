@@ -75,6 +75,7 @@ html_theme = "pydata_sphinx_theme"
 html_title = f"negtheory {release}"
 html_static_path = ["_static"]
 html_css_files = ["negtheory.css"]  # wide display equations scroll instead of being clipped
+html_js_files = ["negtheory.js"]  # ... after being typeset smaller, down to 70 %, to fit the column
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,

@@ -8,7 +8,8 @@ widest equations and a notebook page, the test fails when
 * an equation is left untypeset (raw ``\\[``, ``\\(`` or ``$$`` in the rendered text outside code) or MathJax
   reports an error (``mjx-merror``), or a page with maths has no typeset equation at all (MathJax not loaded:
   the site must typeset offline, from its own ``_static/mathjax``);
-* a display equation wider than its column is clipped instead of scrolling;
+* a display equation wider than its column is clipped instead of scrolling (on the estimators page, where the
+  widest are, every display equation must fit: ``docs/_static/negtheory.js`` typesets them smaller);
 * an image is missing (``naturalWidth == 0``);
 * the page logged a console error (severity ``SEVERE``).
 
@@ -137,10 +138,16 @@ const done = arguments[arguments.length - 1];
   const clone = document.querySelector("main, body").cloneNode(true);
   clone.querySelectorAll("pre, code, script, style, textarea, mjx-assistive-mml").forEach(n => n.remove());
   const text = clone.textContent;
-  const clipped = Array.from(document.querySelectorAll("div.math")).filter(el => {
-    const style = getComputedStyle(el);
-    return el.scrollWidth > el.clientWidth + 1 && !["auto", "scroll"].includes(style.overflowX);
-  }).map(el => el.textContent.slice(0, 80));
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));  // after negtheory.js's fit
+  const wide = Array.from(document.querySelectorAll("div.math")).map(el => {
+    const math = el.querySelector("mjx-math");
+    if (!math) return null;
+    const width = math.getBoundingClientRect().width, box = el.getBoundingClientRect().width;
+    if (width <= box + 1) return null;  // fits its column
+    const scrolls = [el, el.querySelector("mjx-container")].some(n => n && n.scrollWidth > n.clientWidth
+      && ["auto", "scroll"].includes(getComputedStyle(n).overflowX));
+    return {text: el.textContent.slice(0, 80), width: Math.round(width), box: Math.round(box), scrolls: scrolls};
+  }).filter(Boolean);
   return {
     mathjax: mathjax,
     version: window.MathJax && MathJax.version || null,
@@ -150,7 +157,7 @@ const done = arguments[arguments.length - 1];
     errors: document.querySelectorAll("mjx-merror, [data-mjx-error]").length,
     raw: ["\\[", "\\(", "$$"].filter(token => text.includes(token)).map(token => {
       const at = text.indexOf(token); return text.slice(Math.max(0, at - 60), at + 60); }),
-    clipped: clipped,
+    wide: wide,
     images: document.images.length,
     brokenImages: Array.from(document.images).filter(img => !img.complete || img.naturalWidth === 0).map(img => img.src),
   };
@@ -181,7 +188,10 @@ def test_page_renders(browser, server, shots, name):
     assert not report["brokenImages"], f"{name}: images that did not load: {report['brokenImages']}"
     assert not report["raw"], f"{name}: untypeset maths left in the text: {report['raw']}"
     assert report["errors"] == 0, f"{name}: {report['errors']} MathJax error elements"
-    assert not report["clipped"], f"{name}: display equations clipped at the right edge: {report['clipped']}"
+    clipped = [eq for eq in report["wide"] if not eq["scrolls"]]
+    assert not clipped, f"{name}: display equations clipped at the right edge: {clipped}"
+    if name == "api_estimators":  # BCL's weights and BNS's risk are typeset smaller until they fit (negtheory.js)
+        assert not report["wide"], f"{name}: display equations wider than the column: {report['wide']}"
     if name in MATH_PAGES:
         assert report["mathElements"] > 0, f"{name}: the page has no maths to check"
         assert report["mathjax"] == "typeset", f"{name}: MathJax {report['mathjax']} ({report['mathjaxSrc']})"
