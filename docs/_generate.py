@@ -4,10 +4,13 @@
   ``negtheory.__all__`` grouped by the module that defines them (documented under their public name
   ``negtheory.NAME``), then ``negtheory.bridge``, ``negtheory.recsys``, ``negtheory.reproduce`` and
   ``negtheory.figures`` with their public submodules (command-line modules excluded: ``negtheory
-  --help`` documents them).
+  --help`` documents them). Each page opens with an autosummary-style table (name, first docstring
+  line). The modules are grouped by the themes of :data:`THEMES`: ``index.rst`` lists the themes with
+  a table of their modules, and ``theme-NAME.rst`` every name of a theme's modules (the sidebar shows
+  the themes, each opening on its modules).
 * ``generated/notebooks/*.ipynb`` — copies of ``notebooks/*.ipynb`` with their committed outputs.
 * ``generated/gallery.md`` and ``generated/figures/*.png`` — every PNG in ``figures/``, what it shows
-  and which command writes it.
+  and which command writes it, grouped by source (:data:`GALLERY_GROUPS`).
 """
 
 from __future__ import annotations
