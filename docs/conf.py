@@ -83,8 +83,12 @@ html_theme_options = {
 }
 html_sidebars = {
     "**": ["sidebar-nav-bs"],
-    # a top-level page without sub-pages has an empty section navigation: the gallery lists its own figures
+    # a top-level page without sub-pages has an empty section navigation: the gallery lists its own figures,
+    # the single pages give the room to their text
     "generated/gallery": ["page-toc"],
+    "references": [],
+    "errata": [],
+    "benchmarks": [],
 }
 html_show_sourcelink = False
 # the theme's colour mode when the reader has chosen none; without it the theme's script logs a console error
