@@ -184,22 +184,6 @@ def class_conditional_ppf(q: ArrayLike, kind: str, alpha: float, tau_plus: float
     ndarray of float64
         The parent CDF values v in [0, 1] (shape of ``q``).
 
-    Parameters
-    ----------
-    q : array_like in [0, 1]
-        CDF value(s) of the class-conditional law.
-    kind : {"tn", "fn", "un"}
-        True negative, false negative or unlabeled.
-    alpha : float in [0.5, 1]
-        Encoder quality P(x_TN < x_FN) (eq. 6.21).
-    tau_plus : float in [0, 1), default 0.0
-        False-negative prior (used by ``"un"`` only).
-
-    Returns
-    -------
-    ndarray
-        The parent CDF value(s) v in [0, 1], with the shape of ``q``.
-
     Examples
     --------
     >>> import numpy as np
@@ -276,17 +260,6 @@ def alpha_from_auc(auc: ArrayLike) -> np.ndarray:
     -------
     ndarray of float64
         The alpha in [1/2, 1] (shape of ``auc``).
-
-    Parameters
-    ----------
-    auc : array_like
-        Measured P(x_TN < x_FN) for independent draws, A in [0, 1] (values below 1/2 map to
-        alpha = 1/2, above 5/6 to alpha = 1).
-
-    Returns
-    -------
-    ndarray
-        alpha in [1/2, 1], with the shape of ``auc``.
 
     Examples
     --------
