@@ -1,0 +1,162 @@
+"""LightGCN on the one mini-batch trainer (issue 22 item 3): propagation, gradients, learning, options."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from negtheory.bridge.recommend import (  # noqa: E402
+    LIGHTGCN_THESIS,
+    LightGCN,
+    fit_mf,
+    normalized_adjacency,
+)
+from negtheory._rng import int_seed  # noqa: E402
+from negtheory.recsys import load_split, topk_metrics  # noqa: E402
+
+
+def _dense_propagation(pairs, n_users, n_items, e0, n_layers):
+    """Independent reference: dense D^-1/2 A D^-1/2, its powers applied to e0, mean over layers."""
+    n = n_users + n_items
+    a = np.zeros((n, n))
+    for u, i in pairs:
+        a[u, n_users + i] = a[n_users + i, u] = 1.0
+    deg = a.sum(1)
+    inv = np.where(deg > 0, 1.0 / np.sqrt(np.where(deg > 0, deg, 1.0)), 0.0)
+    norm = inv[:, None] * a * inv[None, :]
+    layers = [np.linalg.matrix_power(norm, k) @ e0 for k in range(n_layers + 1)]
+    e = np.mean(layers, axis=0)
+    return e[:n_users], e[n_users:]
+
+
+# a small graph with a repeated pair, a user of degree 1, an item nobody interacted with (4)
+PAIRS = np.array([[0, 0], [0, 1], [1, 1], [1, 2], [2, 3], [3, 0], [3, 1], [3, 3], [0, 1]])
+
+
+@pytest.mark.parametrize("n_layers", [0, 1, 2, 3])
+def test_propagation_equals_dense_adjacency_powers(n_layers):
+    # float64 embeddings; the normalisation constants 1 / sqrt(|N_u| |N_i|) are stored in float32
+    m = LightGCN(4, 5, PAIRS, dim=3, n_layers=n_layers, generator=torch.Generator().manual_seed(1)).double()
+    e0 = np.concatenate([m.user.weight.detach().numpy(), m.item.weight.detach().numpy()])
+    ru, ri = _dense_propagation(np.unique(PAIRS, axis=0), 4, 5, e0, n_layers)
+    eu, ei = m.propagate()
+    np.testing.assert_allclose(eu.detach().numpy(), ru, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(ei.detach().numpy(), ri, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(m.all_scores().numpy(), ru @ ri.T, rtol=1e-6, atol=1e-9)
+    users, items = torch.tensor([0, 3, 2]), torch.tensor([[0, 4], [1, 3], [2, 2]])
+    ref = np.einsum("bd,bkd->bk", ru[users.numpy()], ri[items.numpy()])
+    np.testing.assert_allclose(m(users, items).detach().numpy(), ref, rtol=1e-6, atol=1e-9)
+
+
+def test_normalized_adjacency_entries_and_bad_input():
+    a = normalized_adjacency(PAIRS, 4, 5).to_dense().numpy()
+    assert a.shape == (9, 9)
+    np.testing.assert_allclose(a, a.T)
+    # user 0 has items {0, 1}; item 1 has users {0, 1, 3}: 1 / sqrt(2 * 3)
+    assert a[0, 4 + 1] == pytest.approx(1 / np.sqrt(6))
+    assert a[:, 4 + 4].sum() == 0.0  # item 4: no neighbour
+    with pytest.raises(ValueError, match="pairs"):
+        normalized_adjacency(np.array([[0, 9]]), 4, 5)
+    with pytest.raises(ValueError, match="pairs"):
+        normalized_adjacency(np.array([0, 1]), 4, 5)
+    with pytest.raises(ValueError, match="n_layers"):
+        LightGCN(4, 5, PAIRS, n_layers=-1)
+
+
+def test_gradients_flow_through_the_graph():
+    # user 2's only item is 3; item 3's users are 2 and 3; user 3's items are 0, 1, 3
+    for n_layers, reaches in ((0, False), (1, True), (2, True)):
+        m = LightGCN(4, 5, PAIRS, dim=4, n_layers=n_layers, generator=torch.Generator().manual_seed(0))
+        m(torch.tensor([2]), torch.tensor([[3]])).sum().backward()
+        gu, gi = m.user.weight.grad, m.item.weight.grad
+        assert gu[2].abs().sum() > 0 and gi[3].abs().sum() > 0
+        # one layer: e_2 and e_3 mix the layer-0 rows of their neighbours (user 3 is item 3's neighbour)
+        assert bool(gu[3].abs().sum() > 0) is reaches
+        assert bool(gi[4].abs().sum() == 0)  # an isolated item never receives gradient
+
+
+def _planted(seed=0, n_users=60, n_items=48, groups=3):
+    """Each user likes the items of its group; 70 % of a user's liked items train, the rest test."""
+    rng = np.random.default_rng(seed)
+    per = n_items // groups
+    train, test = [], []
+    for u in range(n_users):
+        g = u % groups
+        items = rng.permutation(np.arange(g * per, (g + 1) * per))[: rng.integers(8, per)]
+        k = int(0.7 * len(items))
+        train += [(u, i) for i in items[:k]]
+        test += [(u, i) for i in items[k:]]
+    return load_split(np.array(train), np.array(test))
+
+
+@pytest.mark.parametrize("loss, sampler", [("bpr", "rns"), ("infonce", "rns"), ("bpr", "bns")])
+def test_short_training_learns_the_planted_groups(loss, sampler):
+    d = _planted()
+    cfg = dict(LIGHTGCN_THESIS, epochs=8, batch_size=64, lr_milestones=(6,))
+    r = fit_mf(d, loss, **cfg, sampler=sampler, rng=0, progress=False, topk=(5,), eval_every=8)
+    ndcg = r["history"][-1]["test_ndcg@5"]
+    # baselines: popularity (training counts) and random scores, ranked the same way
+    pop = np.broadcast_to(d.item_counts().astype(float), (d.n_users, d.n_items))
+    base_pop = topk_metrics(pop, d.test_mask(), d.train_mask(), (5,))["ndcg@5"]
+    rnd = np.random.default_rng(1).random((d.n_users, d.n_items))
+    base_rnd = topk_metrics(rnd, d.test_mask(), d.train_mask(), (5,))["ndcg@5"]
+    assert isinstance(r["model"], LightGCN) and r["config"]["model"] == "lightgcn"
+    assert ndcg > max(base_pop, base_rnd) + 0.3, (ndcg, base_pop, base_rnd)
+
+
+def test_options_are_validated():
+    d = _planted()
+    with pytest.raises(ValueError, match="model"):
+        fit_mf(d, "bpr", model="gcn", epochs=1, progress=False)
+    with pytest.raises(ValueError, match="reg"):
+        fit_mf(d, "bpr", reg="l1", epochs=1, progress=False)
+    with pytest.raises(ValueError, match="sampler"):
+        fit_mf(d, "infonce", sampler="bns", epochs=1, progress=False)
+    with pytest.raises(ValueError, match="n_layers"):
+        fit_mf(d, "bpr", model="lightgcn", n_layers=-1, epochs=1, progress=False)
+
+
+def test_batch_l2_is_the_release_penalty_and_preset_matches_the_thesis():
+    assert LIGHTGCN_THESIS["n_layers"] == 1 and LIGHTGCN_THESIS["dim"] == 32
+    assert LIGHTGCN_THESIS["lr"] == 0.01 and tuple(LIGHTGCN_THESIS["lr_milestones"]) == (20, 40, 60, 80)
+    assert LIGHTGCN_THESIS["epochs"] == 100 and LIGHTGCN_THESIS["batch_size"] == 128
+    assert LIGHTGCN_THESIS["weight_decay"] == 1e-5 and LIGHTGCN_THESIS["reg"] == "batch"
+    # one full-batch SGD step: the two runs draw the same negatives, so their difference is the penalty's step
+    d = _planted()
+    n = len(d.train)
+    kw = dict(model="lightgcn", epochs=1, batch_size=n, optimizer="sgd", lr=0.1, progress=False, topk=(5,), rng=0)
+    e0 = LightGCN(d.n_users, d.n_items, d.train, 32, 1, generator=torch.Generator().manual_seed(int_seed("rng", 0)))
+    u0 = e0.user.weight.detach().numpy()
+    free = fit_mf(d, "bpr", reg="batch", weight_decay=0.0, **kw)["model"].user.weight.detach().numpy()
+    batch = fit_mf(d, "bpr", reg="batch", weight_decay=2.0, **kw)["model"].user.weight.detach().numpy()
+    decay = fit_mf(d, "bpr", reg="weight_decay", weight_decay=2.0, **kw)["model"].user.weight.detach().numpy()
+    deg = np.bincount(d.train[:, 0], minlength=d.n_users)
+    # batch L2: d/de_u of 2 * 0.5 * sum over the batch's rows of |e_u|^2 / B = 2 * deg_u * e_u / B
+    np.testing.assert_allclose(batch - free, -0.1 * 2.0 * deg[:, None] * u0 / n, rtol=1e-4, atol=1e-7)
+    # weight decay: 2 * e_u on every row, whatever the batch
+    np.testing.assert_allclose(decay - free, -0.1 * 2.0 * u0, rtol=1e-4, atol=1e-7)
+
+
+def test_gradient_of_the_propagation_is_exact():
+    m = LightGCN(4, 5, PAIRS, dim=2, n_layers=2, generator=torch.Generator().manual_seed(3)).double()
+    users, items = torch.tensor([0, 2, 3]), torch.tensor([[1, 3], [3, 0], [2, 4]])
+
+    def f(wu, wi):
+        m.user.weight.data, m.item.weight.data = wu, wi
+        with torch.no_grad():
+            pass
+        e = torch.cat([wu, wi])
+        acc = e
+        from negtheory.bridge.recommend import _SymmetricSpMM
+
+        for _ in range(m.n_layers):
+            e = _SymmetricSpMM.apply(m.adj, e)
+            acc = acc + e
+        acc = acc / (m.n_layers + 1)
+        return (acc[:4][users][:, None, :] * acc[4:][items]).sum(-1)
+
+    wu = m.user.weight.detach().clone().requires_grad_()
+    wi = m.item.weight.detach().clone().requires_grad_()
+    assert torch.autograd.gradcheck(f, (wu, wi))
