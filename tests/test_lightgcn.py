@@ -7,13 +7,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from negtheory._rng import int_seed  # noqa: E402
 from negtheory.bridge.recommend import (  # noqa: E402
     LIGHTGCN_THESIS,
     LightGCN,
     fit_mf,
     normalized_adjacency,
 )
-from negtheory._rng import int_seed  # noqa: E402
 from negtheory.recsys import load_split, topk_metrics  # noqa: E402
 
 
@@ -160,3 +160,77 @@ def test_gradient_of_the_propagation_is_exact():
     wu = m.user.weight.detach().clone().requires_grad_()
     wi = m.item.weight.detach().clone().requires_grad_()
     assert torch.autograd.gradcheck(f, (wu, wi))
+
+
+# ------------------------------------------------------------------------------------------
+# the printed LightGCN rows and `negtheory reproduce thesis-tables --models lightgcn`
+# ------------------------------------------------------------------------------------------
+def test_printed_lightgcn_rows_are_the_second_blocks():
+    from negtheory.reproduce.thesis_numbers import THESIS, THESIS_YAHOO
+
+    rows = {
+        "4.2": ("RNS", "PNS", "AOBPR", "DNS", "SRNS", "BNS"),
+        "5.2": ("BPR", "InfoNCE", "DCL", "HCL", "DPL"),
+        "6.3": ("InfoNCE", "DCL", "HCL", "BCL"),
+    }
+    for t, methods in rows.items():
+        ndcg = {m: THESIS[(t, m, "LightGCN")][("ndcg", 10)] for m in methods}
+        assert max(ndcg, key=ndcg.get) == {"4.2": "BNS", "5.2": "DPL", "6.3": "BCL"}[t]  # the bold cells
+    # repeats the thesis prints: Table 5.2's BPR row is Table 4.2's RNS row; Table 6.3 repeats Table 5.2
+    assert THESIS[("5.2", "BPR", "LightGCN")] == THESIS[("4.2", "RNS", "LightGCN")]
+    for m in ("InfoNCE", "DCL", "HCL"):
+        assert THESIS[("5.2", m, "LightGCN")] == THESIS[("6.3", m, "LightGCN")]
+    # spot checks against the thesis text
+    assert THESIS[("4.2", "BNS", "LightGCN")][("ndcg", 10)] == 0.4368
+    assert THESIS[("5.2", "DPL", "LightGCN")][("precision", 5)] == 0.4333
+    assert THESIS[("6.3", "BCL", "LightGCN")][("recall", 20)] == 0.3599
+
+    # 5 P@5 / R@5 tracks the test items per user (Table 4.1: 21 on ML-100K, 6.7 on Yahoo!-R3)
+    def ratio(r):
+        return 5 * r[("precision", 5)] / r[("recall", 5)]
+
+    assert 14 < ratio(THESIS[("4.2", "RNS", "LightGCN")]) < 17 and 14 < ratio(THESIS[("4.2", "RNS", "BPR-MF SGD")]) < 17
+    # the fifth block of Table 4.2 (printed "100K MF") is Yahoo!-R3 MF, not ML-100K LightGCN
+    assert 6 < ratio(THESIS_YAHOO[("4.2", "RNS", "BPR-MF SGD")]) < 8
+
+
+def test_plan_with_lightgcn():
+    from negtheory.reproduce.thesis_tables import plan
+
+    rows = plan(["4.2", "5.2", "6.3"], ["RNS", "BNS", "BPR", "PNS", "BCL"], models=["lightgcn"])
+    assert rows == [
+        ("4.2", "RNS", "LightGCN", ("lightgcn", "bpr", "rns")),
+        ("4.2", "PNS", "LightGCN", None),
+        ("4.2", "BNS", "LightGCN", ("lightgcn", "bpr", "bns")),
+        ("5.2", "BPR", "LightGCN", ("lightgcn", "bpr", "rns")),
+        ("6.3", "BCL", "LightGCN", ("lightgcn", "bcl", "rns")),
+    ]
+    assert plan(["5.2"], ["DPL"]) == [("5.2", "DPL", "MF", ("mf", "dpl"))]  # default: MF only
+    both = plan(["5.2"], ["DPL"], models=["mf", "lightgcn"])
+    assert [r[2] for r in both] == ["MF", "LightGCN"]
+    with pytest.raises(ValueError, match="models"):
+        plan(["5.2"], models=["gcn"])
+
+
+def test_reproduce_thesis_tables_with_lightgcn(tmp_path):
+    import pandas as pd
+
+    from negtheory.cli import main
+
+    d = _planted(seed=2, n_users=24, n_items=30)
+    pd.DataFrame({"user": d.train[:, 0], "item": d.train[:, 1]}).to_csv(tmp_path / "train.csv", index=False)
+    pd.DataFrame({"user": d.test[:, 0], "item": d.test[:, 1]}).to_csv(tmp_path / "test.csv", index=False)
+    out = tmp_path / "out"
+    args = ["reproduce", "thesis-tables", "--train", str(tmp_path / "train.csv"), "--test", str(tmp_path / "test.csv")]
+    args += ["--tables", "4.2", "5.2", "--methods", "RNS", "BNS", "BPR", "DPL", "--models", "mf", "lightgcn"]
+    args += ["--seeds", "2", "--epochs", "2", "--eval-every", "1", "--out", str(out), "--quiet"]
+    assert main(args) == 0
+    df = pd.read_csv(out / "thesis_tables.csv", dtype={"table": str})
+    rows = df[(df.metric == "ndcg") & (df.k == 10) & (df.convention == "final epoch")].set_index(["table", "method", "setting"])
+    assert rows.loc[("4.2", "BNS", "LightGCN"), "thesis"] == 0.4368
+    assert rows.loc[("5.2", "DPL", "LightGCN"), "n_seeds"] == 2 and rows.loc[("5.2", "DPL", "MF"), "n_seeds"] == 2
+    # Table 5.2's BPR row reuses Table 4.2's RNS runs
+    assert rows.loc[("5.2", "BPR", "LightGCN"), "mean"] == rows.loc[("4.2", "RNS", "LightGCN"), "mean"]
+    runs = pd.read_csv(out / "runs.csv")
+    assert {"('lightgcn', 'bpr', 'rns')", "('lightgcn', 'bpr', 'bns')", "('lightgcn', 'dpl', 'rns')"} <= set(runs.run)
+    assert "models: mf, lightgcn" in (out / "thesis_tables.md").read_text()

@@ -16,6 +16,16 @@ Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves o
   released code's settings: Adam lr 1e-3, weight decay 1e-5, batch 1024, N = 5 negatives,
   M = 5 extra positives, t = 1, τ⁺ = 0.06, HCL β = 0.5, BCL α = 0.55, β = 0.6, 200 epochs with
   the learning rate divided by 10 after epoch 100;
+* LightGCN (``--models lightgcn``; thesis §4.5.1.2) — the same mini-batch trainer with
+  :class:`~negtheory.bridge.recommend.LightGCN` and the thesis's LightGCN settings
+  (:data:`~negtheory.bridge.recommend.LIGHTGCN_THESIS`): d = 32, one layer, Adam lr 0.01 multiplied
+  by 0.1 every 20 epochs, reg 1e-5 on the batch's layer-0 embeddings (the LightGCN release), 100
+  epochs, batch 128 (the thesis's 1024 on MovieLens-1M is not switched automatically), and the
+  losses' N, M, t, τ⁺, α, β of the MF runs. Table 4.2's RNS and BNS rows are mini-batch BPR with one
+  negative per pair, uniform (RNS) or chosen by BNS among 5 uniform non-interacted candidates
+  (eq. 4.26, λ = 5, prior pop / |D|, eCDF over the user's non-interacted items); the batch-1 SGD
+  kernels of the MF rows are MF-only, and PNS, AOBPR, DNS and SRNS are not run for LightGCN. The
+  BPR row of Table 5.2 repeats Table 4.2's RNS row and reuses its runs;
 * evaluation — all items the user has not interacted with in training are ranked; P/R/NDCG at
   5, 10, 20 (:func:`negtheory.recsys.topk_metrics`) over users with test items;
 * reported value (``--protocol``) — ``fixed``: the test metrics after the last epoch of a run on
@@ -61,7 +71,10 @@ if TYPE_CHECKING:
 
     from .._typing import InteractionSource
 
-HELP = "thesis Tables 4.2 / 4.5 / 5.2 / 6.3 (MF rows) on a user-supplied MovieLens-100K, MovieLens-1M or Yahoo!-R3 split"
+HELP = (
+    "thesis Tables 4.2 / 4.5 / 5.2 / 6.3 (MF rows, LightGCN rows with --models lightgcn) "
+    "on a user-supplied MovieLens-100K, MovieLens-1M or Yahoo!-R3 split"
+)
 
 __all__ = ["HELP", "add_arguments", "run", "plan", "run_tables", "summarize"]
 
@@ -69,6 +82,8 @@ TABLES = ("4.2", "4.5", "5.2", "6.3")
 DEFAULT_BNS_SIZES = ("1", "3", "5", "10", "20", "50", "100")
 ALL_BNS_SIZES = ("1", "3", "5", "10", "20", "50", "100", "500", "all")
 METRICS = ("precision", "recall", "ndcg")
+#: recommenders of ``--models``
+MODELS = ("mf", "lightgcn")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -77,7 +92,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     Parameters
     ----------
     p : argparse.ArgumentParser
-        The subcommand's parser; ``--train``, ``--test``, ``--tables``, ``--methods``,
+        The subcommand's parser; ``--train``, ``--test``, ``--tables``, ``--models``, ``--methods``,
         ``--seeds``, ``--epochs``, ``--protocol``, ``--valid-fraction``, ``--bns-sizes``,
         ``--eval-every``, ``--jobs``, ``--out`` and ``--quiet`` are added to it in place.
     """
@@ -94,11 +109,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--tables", nargs="+", default=list(TABLES), choices=TABLES, help="which tables to run")
     p.add_argument(
+        "--models",
+        nargs="+",
+        default=["mf"],
+        choices=MODELS,
+        help="recommenders: mf (all four tables) and/or lightgcn (Tables 4.2 RNS / BNS, 5.2, 6.3; thesis §4.5.1.2 settings)",
+    )
+    p.add_argument(
         "--methods", nargs="+", default=None, help="only these methods (e.g. RNS BNS DPL; case-insensitive; default: all)"
     )
     p.add_argument("--seeds", type=integer(1), default=3, help="number of seeds (0 .. N-1); mean and 95%% interval over them")
     p.add_argument(
-        "--epochs", type=integer(1), default=None, help="override the epochs of every run (default: 100 SGD, 200 mini-batch)"
+        "--epochs",
+        type=integer(1),
+        default=None,
+        help="override the epochs of every run (default: 100 SGD, 200 mini-batch MF, 100 LightGCN)",
     )
     p.add_argument(
         "--protocol",
@@ -138,7 +163,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 # what to run
 # ------------------------------------------------------------------------------------------
 def plan(
-    tables: Sequence[str] = TABLES, methods: Sequence[str] | None = None, bns_sizes: Sequence[str] = DEFAULT_BNS_SIZES
+    tables: Sequence[str] = TABLES,
+    methods: Sequence[str] | None = None,
+    bns_sizes: Sequence[str] = DEFAULT_BNS_SIZES,
+    models: Sequence[str] = ("mf",),
 ) -> list[tuple[str, str, str, tuple | None]]:
     r"""Rows to report: a list of ``(table, method, setting, run_key)``; equal run keys share runs.
 
@@ -152,13 +180,17 @@ def plan(
     bns_sizes : sequence of str
         The :math:`|\mathcal{M}_u|` of Table 4.5's rows (``"1"`` .. ``"500"`` or ``"all"``;
         default 1 to 100).
+    models : sequence of {"mf", "lightgcn"}
+        The recommenders (default MF only): ``"lightgcn"`` adds the rows of setting
+        ``"LightGCN"`` of Tables 4.2, 5.2 and 6.3.
 
     Returns
     -------
     list of tuple
         ``(table, method, setting, run_key)`` per row: ``run_key`` is ``("sgd", sampler,
-        candidates, prior)`` for BPR-MF SGD, ``("mf", loss)`` for mini-batch MF, or None for a row
-        not implemented (SRNS).
+        candidates, prior)`` for BPR-MF SGD, ``("mf", loss)`` for mini-batch MF,
+        ``("lightgcn", loss, sampler)`` for LightGCN, or None for a row not implemented (SRNS;
+        PNS, AOBPR, DNS and SRNS for LightGCN).
 
     Examples
     --------
@@ -184,9 +216,34 @@ def plan(
             rows.append(("6.3", name, "MF", ("mf", name.lower())))
         # the released recommendation code trains BCL as -ln sigma(s+ - sum omega e^s), not eq. 6.48
         rows.append(("6.3", "BCL-released", "MF", ("mf", "bcl_released")))
+    bad = [m for m in models if m not in MODELS]
+    if bad:
+        raise ValueError(f"models must be among {MODELS}, got {bad}")
+    if "mf" not in models:
+        rows = []
+    if "lightgcn" in models:
+        rows += _lightgcn_rows(tables)
     if methods:
         want = {m.lower() for m in methods}
         rows = [r for r in rows if r[1].lower() in want]
+    return rows
+
+
+def _lightgcn_rows(tables: Sequence[str]) -> list[tuple[str, str, str, tuple | None]]:
+    """The LightGCN rows of Tables 4.2, 5.2 and 6.3 (mini-batch BPR with RNS / BNS negatives, the losses)."""
+    rows: list[tuple[str, str, str, tuple | None]] = []
+    if "4.2" in tables:
+        for name in ("RNS", "PNS", "AOBPR", "DNS", "SRNS", "BNS"):
+            key = ("lightgcn", "bpr", name.lower()) if name in ("RNS", "BNS") else None
+            rows.append(("4.2", name, "LightGCN", key))
+    if "5.2" in tables:
+        rows.append(("5.2", "BPR", "LightGCN", ("lightgcn", "bpr", "rns")))
+        for name in ("InfoNCE", "DCL", "HCL", "DPL"):
+            rows.append(("5.2", name, "LightGCN", ("lightgcn", name.lower(), "rns")))
+    if "6.3" in tables:
+        for name in ("InfoNCE", "DCL", "HCL", "BCL"):
+            rows.append(("6.3", name, "LightGCN", ("lightgcn", name.lower(), "rns")))
+        rows.append(("6.3", "BCL-released", "LightGCN", ("lightgcn", "bcl_released", "rns")))
     return rows
 
 
@@ -214,6 +271,11 @@ def _job(data, task):
             rng=seed,
             progress=progress,
         )
+    elif key[0] == "lightgcn":
+        from negtheory.bridge.recommend import LIGHTGCN_THESIS, fit_mf
+
+        cfg = dict(LIGHTGCN_THESIS, epochs=epochs or LIGHTGCN_THESIS["epochs"])
+        res = fit_mf(data, key[1], **cfg, sampler=key[2], eval_every=eval_every, rng=seed, progress=progress)
     else:
         from negtheory.bridge.recommend import fit_mf
 
@@ -275,6 +337,7 @@ def run_tables(
     *,
     format: str = "auto",
     executor: Any = "local",
+    models: Sequence[str] = ("mf",),
 ) -> tuple[list[tuple[str, str, str, tuple | None]], pd.DataFrame, dict[tuple, list[dict[str, Any]]]]:
     r"""Run every needed (run, seed); return ``(rows, runs, histories)``.
 
@@ -294,7 +357,8 @@ def run_tables(
     seeds : int
         Seeds 0 .. seeds - 1 per run (default 3).
     epochs : int, optional
-        Epochs of every run (default None: 100 for SGD, 200 for mini-batch MF, the thesis's).
+        Epochs of every run (default None: 100 for SGD, 200 for mini-batch MF, 100 for LightGCN,
+        the thesis's).
     protocol : {"fixed", "valid"}
         The reported value: test metrics after the last epoch (``"fixed"``), or at the epoch of
         best validation NDCG@10 with ``valid_fraction`` of train held out (``"valid"``).
@@ -319,6 +383,8 @@ def run_tables(
         ``concurrent.futures.Executor`` (:func:`negtheory.reproduce._common.run_jobs`). Every run
         is seeded by its own seed and its history goes through JSON before use, so the result is
         the same wherever and in whatever order the runs finish.
+    models : sequence of {"mf", "lightgcn"}
+        The recommenders whose rows are run (:func:`plan`; default MF only).
 
     Returns
     -------
@@ -341,9 +407,9 @@ def run_tables(
 
     if format not in DATA_FORMATS:
         raise ValueError(f"format must be one of {', '.join(DATA_FORMATS)}, got {format!r}")
-    rows = plan(tables, methods, bns_sizes)
+    rows = plan(tables, methods, bns_sizes, models)
     if not rows:
-        raise ValueError("no row selected: check --tables and --methods")
+        raise ValueError("no row selected: check --tables, --methods and --models")
     keys = sorted({r[3] for r in rows if r[3] is not None}, key=str)
     # epoch bars only when runs go one at a time in this process (workers would interleave them)
     local = executor is None or executor == "local"
@@ -583,7 +649,10 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "
     axes = fig.subplots(1, len(tables), squeeze=False)[0]
     for ax, table in zip(axes, tables):
         g = sub[sub.table == table]
-        labels = [m if table != "4.5" else s.replace("|M_u|=", "") for m, s in zip(g.method, g.setting)]
+        labels = [
+            s.replace("|M_u|=", "") if table == "4.5" else f"{m} (LightGCN)" if s == "LightGCN" else m
+            for m, s in zip(g.method, g.setting)
+        ]
         x = range(len(g))
         ax.errorbar(
             x,
@@ -601,7 +670,9 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "
         ax.grid(alpha=0.3)
     axes[0].legend(loc="lower left", fontsize=8)
     names = {"ml-100k": "MovieLens-100K", "ml-1m": "MovieLens-1M", "yahoo-r3": "Yahoo!-R3"}
-    fig.suptitle(f"{names.get(dataset, dataset)}, MF: negtheory vs thesis")
+    model = "MF and LightGCN" if (sub.setting == "LightGCN").any() and (sub.setting != "LightGCN").any() else "MF"
+    model = "LightGCN" if (sub.setting == "LightGCN").all() else model
+    fig.suptitle(f"{names.get(dataset, dataset)}, {model}: negtheory vs thesis")
     return fig
 
 
@@ -647,6 +718,7 @@ def run(args: argparse.Namespace) -> int:
             cache_dir=out / "runs",
             format=args.format,
             executor=executor,
+            models=getattr(args, "models", ["mf"]),
         )
     finally:
         close()
@@ -657,7 +729,8 @@ def run(args: argparse.Namespace) -> int:
     md = [
         f"# Thesis tables on {args.train} / {args.test} (thesis column: {args.dataset})",
         "",
-        f"protocol: {args.protocol}; seeds: {args.seeds}; epochs: {args.epochs or 'default (100 SGD / 200 mini-batch)'}; "
+        f"protocol: {args.protocol}; models: {', '.join(getattr(args, 'models', ['mf']))}; seeds: {args.seeds}; "
+        f"epochs: {args.epochs or 'default (100 SGD / 200 mini-batch MF / 100 LightGCN)'}; "
         f"eval every {args.eval_every} epochs; wall time {time.perf_counter() - t0:.0f} s",
         "",
     ]
