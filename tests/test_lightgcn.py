@@ -234,3 +234,29 @@ def test_reproduce_thesis_tables_with_lightgcn(tmp_path):
     runs = pd.read_csv(out / "runs.csv")
     assert {"('lightgcn', 'bpr', 'rns')", "('lightgcn', 'bpr', 'bns')", "('lightgcn', 'dpl', 'rns')"} <= set(runs.run)
     assert "models: mf, lightgcn" in (out / "thesis_tables.md").read_text()
+
+
+def test_bns_choice_matches_a_loop_over_the_risk():
+    from negtheory.bridge.recommend import _MFRunner
+    from negtheory.recsys import bns_prior
+
+    d = _planted(seed=4)
+    model = LightGCN(d.n_users, d.n_items, d.train, 8, 2, generator=torch.Generator().manual_seed(0))
+    prior = bns_prior(d.item_counts(), len(d.train))
+    runner = _MFRunner(model, None, None, "bpr", {}, d, 0, 1, 16, torch.device("cpu"), np.random.default_rng(0),
+                       bns=(4, 5.0, torch.from_numpy(prior)))  # fmt: skip
+    rng = np.random.default_rng(1)
+    b = d.train[rng.choice(len(d.train), 16, replace=False)]
+    free = ~d.train_mask()
+    cand = np.stack([rng.choice(np.flatnonzero(free[u]), 4) for u in b[:, 0]])
+    got = runner._bns_negatives(b[:, 0], b[:, 1], cand)[:, 0]
+    sc = model.all_scores().numpy().astype(np.float64)
+    for row, (u, i) in enumerate(b):
+        negs = sc[u, free[u]]
+        risks = []
+        for c in cand[row]:
+            f = np.sum(negs <= sc[u, c]) / (len(negs) + 1.0)
+            p = prior[c]
+            unbias = (1 - f) * (1 - p) / (1 - f - p + 2 * f * p)
+            risks.append(1 / (1 + np.exp(-(sc[u, c] - sc[u, i]))) * (1 - 6.0 * unbias))
+        assert got[row] == cand[row][int(np.argmin(risks))]
