@@ -122,7 +122,7 @@ def test_batch_l2_is_the_release_penalty_and_preset_matches_the_thesis():
     assert LIGHTGCN_THESIS["n_layers"] == 1 and LIGHTGCN_THESIS["dim"] == 32
     assert LIGHTGCN_THESIS["lr"] == 0.01 and tuple(LIGHTGCN_THESIS["lr_milestones"]) == (20, 40, 60, 80)
     assert LIGHTGCN_THESIS["epochs"] == 100 and LIGHTGCN_THESIS["batch_size"] == 128
-    assert LIGHTGCN_THESIS["weight_decay"] == 1e-5 and LIGHTGCN_THESIS["reg"] == "batch"
+    assert LIGHTGCN_THESIS["weight_decay"] == 1e-5 and LIGHTGCN_THESIS["reg"] == "weight_decay"
     # one full-batch SGD step: the two runs draw the same negatives, so their difference is the penalty's step
     d = _planted()
     n = len(d.train)

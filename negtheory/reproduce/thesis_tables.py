@@ -19,9 +19,10 @@ Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves o
 * LightGCN (``--models lightgcn``; thesis §4.5.1.2) — the same mini-batch trainer with
   :class:`~negtheory.bridge.recommend.LightGCN` and the thesis's LightGCN settings
   (:data:`~negtheory.bridge.recommend.LIGHTGCN_THESIS`): d = 32, one layer, Adam lr 0.01 multiplied
-  by 0.1 every 20 epochs, reg 1e-5 on the batch's layer-0 embeddings (the LightGCN release), 100
-  epochs, batch 128 (the thesis's 1024 on MovieLens-1M is not switched automatically), and the
-  losses' N, M, t, τ⁺, α, β of the MF runs. Table 4.2's RNS and BNS rows are mini-batch BPR with one
+  by 0.1 every 20 epochs, reg 1e-5 as Adam's weight decay (as the MF code of ch. 5-6; the LightGCN
+  release's batch L2 at 1e-5 overfits, :func:`~negtheory.bridge.recommend.fit_mf`), 100 epochs,
+  batch 128 (the thesis's 1024 on MovieLens-1M is not switched automatically), and the losses' N,
+  M, t, τ⁺, α, β of the MF runs. Table 4.2's RNS and BNS rows are mini-batch BPR with one
   negative per pair, uniform (RNS) or chosen by BNS among 5 uniform non-interacted candidates
   (eq. 4.26, λ = 5, prior pop / |D|, eCDF over the user's non-interacted items); the batch-1 SGD
   kernels of the MF rows are MF-only, and PNS, AOBPR, DNS and SRNS are not run for LightGCN. The
