@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import warnings
 from typing import TYPE_CHECKING, TypeVar
 
@@ -48,6 +49,22 @@ def warn_renamed(owner: str, old: str, new: str, *, since: str = "0.2.0", what: 
         DeprecationWarning,
         stacklevel=stacklevel,
     )
+
+
+def _respell(exc: BaseException, new: str, old: str) -> None:
+    """Name the keyword in ``exc`` as the user spelled it: ``new`` -> ``old`` (in place).
+
+    A call that passed the deprecated ``old=`` and failed validation of the value would otherwise
+    get an error about ``new``, a keyword the caller never wrote. Only plain ``ValueError`` /
+    ``TypeError`` with one string argument that names ``new`` as a word are rewritten.
+    """
+    if type(exc) not in (ValueError, TypeError) or len(exc.args) != 1 or not isinstance(exc.args[0], str):
+        return
+    word = re.compile(r"(?<![\w.])" + re.escape(new) + r"(?!\w)")
+    msg = exc.args[0]
+    if word.search(msg) is None:
+        return
+    exc.args = (f"{word.sub(old, msg)} ({old} is the deprecated name of {new})",)
 
 
 def renamed_keyword(old: str, new: str, *, since: str = "0.2.0") -> Callable[[F], F]:
@@ -90,6 +107,11 @@ def renamed_keyword(old: str, new: str, *, since: str = "0.2.0") -> Callable[[F]
                     raise TypeError(f"{func.__qualname__}() got both {new!r} and its deprecated name {old!r}; pass only {new}=")
                 warn_renamed(f"{func.__qualname__}()", old, new, since=since)
                 kwargs[new] = value
+                try:
+                    return func(*args, **kwargs)
+                except (ValueError, TypeError) as exc:
+                    _respell(exc, new, old)
+                    raise
             return func(*args, **kwargs)
 
         renamed = dict(getattr(func, "__renamed_keywords__", {}))
