@@ -27,7 +27,7 @@ import numba
 import numpy as np
 from scipy.special import expit
 
-from ._validation import as_float_array, broadcast, check_range, real_array, real_scalar, scalar_or_array
+from ._validation import as_float_array, broadcast, check_range, flag, real_array, real_scalar, scalar_or_array
 from .dists import _quad_root_np
 
 if TYPE_CHECKING:
@@ -150,7 +150,7 @@ def ecdf(scores: ArrayLike, *, denominator: str = "n") -> FloatArray:
     [1.0, 0.25, 0.75, 0.75]
     """
     x = _scores("scores", scores)
-    if denominator not in ("n", "n+1"):
+    if not isinstance(denominator, str) or denominator not in ("n", "n+1"):
         raise ValueError(f"denominator must be 'n' or 'n+1', got {denominator!r}")
     return ecdf_counts(x) / (x.shape[-1] + (0 if denominator == "n" else 1))
 
@@ -430,7 +430,7 @@ def theta_bcl(scores: ArrayLike, alpha: ArrayLike, beta: ArrayLike, tau_plus: Ar
     w = bcl_weights(scores, alpha, beta, tau_plus)
     x = np.asarray(scores, dtype=np.float64)
     xs, c = _scaled(x)  # sums of w x near the float64 limit must not overflow
-    if normalize:
+    if flag("normalize", normalize):
         # all weights vanish only when every score ties at the top of the ECDF (Phi = 1 with
         # beta = 0): the self-normalised mean of equal scores is that common score
         den = w.sum(axis=-1)
@@ -515,6 +515,8 @@ def dpl_loss(
 
 
 def _reduce(x, reduction):
+    if not isinstance(reduction, str):  # an array would compare elementwise
+        raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
     if reduction == "mean":
         return x.mean()
     if reduction == "sum":

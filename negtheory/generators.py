@@ -47,7 +47,7 @@ import numpy as np
 from ._deprecation import renamed_keyword
 from ._numeric import _philox_uniform2, _quad_root, _u01, _xoshiro_next, _xoshiro_seed, philox_key
 from ._rng import random_state_or_rng
-from ._validation import as_float_array, as_generator, int_scalar, real_scalar, size_arg
+from ._validation import as_float_array, as_generator, flag, int_scalar, real_scalar, size_arg
 from .dists import KIND_GENERIC, KIND_NORMAL, KIND_UNIFORM, _Parent, _parent_ppf, _qlaw_ppf
 
 if TYPE_CHECKING:
@@ -74,16 +74,17 @@ MAX_TRIALS = 100_000  # per draw; the acceptance probability of Algorithms 7-8 i
 
 
 def _method(method) -> int:
-    if method not in METHODS:
+    if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     return METHODS.index(method)
 
 
 def _label(label) -> int:
-    if label in ("tn", "true_negative"):
-        return 0
-    if label in ("fn", "false_negative"):
-        return 1
+    if isinstance(label, str):  # (an array would make `in` ambiguous)
+        if label in ("tn", "true_negative"):
+            return 0
+        if label in ("fn", "false_negative"):
+            return 1
     raise ValueError(f"label must be 'tn' (true negative, eq. 6.14) or 'fn' (false negative, eq. 6.15), got {label!r}")
 
 
@@ -400,6 +401,7 @@ def sample_class_conditional(
     alpha = real_scalar("alpha", alpha, 0.5, 1.0)
     is_fn = _label(label)
     meth = _method(method)
+    return_acceptance = flag("return_acceptance", return_acceptance)
     max_trials = int_scalar("max_trials", max_trials, 1)
     parent = _Parent(base)
     shape, n = _size_shape(size)

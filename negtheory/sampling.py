@@ -41,7 +41,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-from ._validation import as_float_array, as_generator, broadcast, check_range, int_scalar, real_array, real_scalar, size_arg
+from ._validation import as_float_array, as_generator, broadcast, check_range, flag, int_scalar, real_array, real_scalar, size_arg
 
 if TYPE_CHECKING:
     from ._typing import ArrayLike, FloatArray, FloatOrArray, IntArray, IntOrArray, RNGLike, Size
@@ -553,7 +553,8 @@ def boltzmann(
     array([0., 0., 1.])
     """
     g_arr = np.asarray(scores)
-    ax = axis
+    ax = int_scalar("axis", axis)
+    log = flag("log", log)
     if g_arr.ndim and not -g_arr.ndim <= ax < max(g_arr.ndim, 1):
         raise ValueError(f"axis {axis} is out of range for scores with {g_arr.ndim} dimensions")
     lb = _log_boltzmann(scores, degeneracy, temperature, ax)
