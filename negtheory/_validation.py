@@ -7,6 +7,7 @@ and states the allowed range -- never a numba typing error or a silent NaN.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -92,6 +93,7 @@ def real_scalar(name: str, value, lo=None, hi=None, *, lo_open=False, hi_open=Fa
 
 
 _INT64_MAX = 2**63 - 1
+_MAX_ELEMENTS = 2**60  # float64 arrays of more elements exceed the int64 byte count numpy allows
 
 
 def int_scalar(name: str, value, lo: int | None = None, hi: float | None = None) -> int:
@@ -173,8 +175,11 @@ def size_arg(name: str, size, *, allow_none: bool = True):
             return None
         raise TypeError(f"{name} must be a non-negative integer or a tuple of them, got None")
     if isinstance(size, (tuple, list)):
-        return tuple(int_scalar(name, s, 0) for s in size)
-    return int_scalar(name, size, 0)
+        out = tuple(int_scalar(name, s, 0) for s in size)
+        if math.prod(out) > _MAX_ELEMENTS:  # numpy's own error ("array is too big") names nothing
+            raise ValueError(f"{name} must describe at most 2**60 elements, got {out}")
+        return out
+    return int_scalar(name, size, 0, _MAX_ELEMENTS)
 
 
 def broadcast(**arrays) -> list[np.ndarray]:

@@ -47,7 +47,7 @@ import numpy as np
 from ._deprecation import renamed_keyword
 from ._numeric import _philox_uniform2, _quad_root, _u01, _xoshiro_next, _xoshiro_seed, philox_key
 from ._rng import random_state_or_rng
-from ._validation import as_float_array, as_generator, flag, int_scalar, real_scalar, size_arg
+from ._validation import as_float_array, as_generator, check_frozen_continuous, flag, int_scalar, real_scalar, size_arg
 from .dists import KIND_GENERIC, KIND_NORMAL, KIND_UNIFORM, _Parent, _parent_ppf, _qlaw_ppf
 
 if TYPE_CHECKING:
@@ -464,6 +464,10 @@ class AcceptRejectSampler:
             raise TypeError(f"pdf must be callable, got {type(pdf).__name__}")
         if not (hasattr(proposal, "rvs") and hasattr(proposal, "pdf")):
             raise TypeError("proposal must be a distribution with rvs and pdf (e.g. a frozen scipy.stats distribution)")
+        import scipy.stats
+
+        if isinstance(getattr(proposal, "dist", None), scipy.stats.rv_continuous):
+            check_frozen_continuous("proposal", proposal)  # norm(nan) would propose NaN forever
         self.pdf = pdf
         self.proposal = proposal
         self.c = real_scalar("c", c, 0.0, None, lo_open=True)
