@@ -426,7 +426,7 @@ def _model_and_targets(model, joint, pairs, name="model"):
         p = real_array("joint", joint, 0.0)
         if p.shape != g.shape:
             raise ValueError(f"joint must have the shape of {name} {g.shape}, got {p.shape}")
-        if not p.sum() > 0:
+        if not p.max() > 0:  # (not p.sum(): it overflows for weights near the float64 limit)
             raise ValueError("joint must have a positive sum")
         p = p / p.max()  # scale-free: a sum of weights near the float64 limit must not overflow
         return g, p / p.sum(), None
