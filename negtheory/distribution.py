@@ -212,7 +212,7 @@ class ScoreDistribution:
         rng : None, int, SeedSequence or numpy.random.Generator
             The same, under the SPEC 7 name used by the rest of negtheory; pass one of the two.
         """
-        rng = as_generator(random_state_or_rng(random_state, rng), "random_state")
+        rng = as_generator(random_state_or_rng(random_state, rng), "random_state" if rng is None else "rng")
         size = size_arg("size", size)
         if size is None:
             return float(np.asarray(self._rvs(1, rng)).reshape(-1)[0])

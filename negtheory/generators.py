@@ -482,7 +482,7 @@ class AcceptRejectSampler:
 
     def rvs(self, size: Size = None, random_state: RNGLike = None, *, rng: RNGLike = None) -> FloatOrArray:
         """Draw ``size`` samples (``None``: one float); ``rng`` is an alias of scipy's ``random_state``."""
-        rng = as_generator(random_state_or_rng(random_state, rng), "random_state")
+        rng = as_generator(random_state_or_rng(random_state, rng), "random_state" if rng is None else "rng")
         shape, n = _size_shape(size)
         out = np.empty(n)
         filled = 0

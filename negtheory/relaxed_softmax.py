@@ -396,6 +396,8 @@ def kl_divergence(p: ArrayLike, q: ArrayLike, *, axis: int = -1) -> FloatOrArray
     >>> float(kl_divergence([0.5, 0.5], [1.0, 0.0]))
     inf
     """
+    if axis is not None:
+        axis = int_scalar("axis", axis)
     pa = real_array("p", p, 0.0)
     qa = real_array("q", q, 0.0)
     pa, qa = broadcast(p=pa, q=qa)

@@ -338,6 +338,8 @@ def solve_alpha(
         raise ValueError("minority must contain at least one class with a positive count")
     if not (~mask & (c > 0)).any():
         raise ValueError("minority covers every observed class: its mass is 1 for every alpha")
+    if isinstance(bracket, (str, bytes)) or not hasattr(bracket, "__len__") or len(bracket) != 2:
+        raise TypeError(f"bracket must be a pair (lo, hi) of reals, got {bracket!r}")
     lo = real_scalar("bracket[0]", bracket[0])
     hi = real_scalar("bracket[1]", bracket[1])
     xtol = real_scalar("xtol", xtol, 0.0, lo_open=True)

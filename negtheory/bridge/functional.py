@@ -70,7 +70,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .._validation import real_scalar
+from .._validation import flag, real_scalar
 from ..estimators import _check_abt
 
 if TYPE_CHECKING:
@@ -146,7 +146,7 @@ def _finish(loss: torch.Tensor, out_dtype, reduction: str) -> torch.Tensor:
 
 
 def _check_reduction(reduction):
-    if reduction not in _REDUCTIONS:
+    if not isinstance(reduction, str) or reduction not in _REDUCTIONS:  # (an array: `in` is ambiguous)
         raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
 
@@ -942,7 +942,7 @@ def bcl(
     """
     _check_reduction(reduction)
     alpha, beta, tau_plus, _ = _check_abt(alpha, beta, tau_plus)
-    nw = bool(normalize) if normalize_weights is None else bool(normalize_weights)
+    nw = flag("normalize", normalize) if normalize_weights is None else flag("normalize_weights", normalize_weights)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
     loss = _bcl_core(pos.reshape(-1), _flat2(neg), neg.shape[-1], alpha, beta, tau_plus, nw).reshape(pos.shape)
     return _finish(_nonfinite_to_nan(loss, pos, neg), dt, reduction)
@@ -1095,7 +1095,9 @@ def relaxed_softmax(pos_logits: Tensor, neg_logits: Tensor, include_positive: bo
     """
     _check_reduction(reduction)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    return _finish(_nonfinite_to_nan(_relaxed_core(pos, neg, bool(include_positive)), pos, neg), dt, reduction)
+    return _finish(
+        _nonfinite_to_nan(_relaxed_core(pos, neg, flag("include_positive", include_positive)), pos, neg), dt, reduction
+    )
 
 
 def _relaxed_core(pos, neg, include_positive):
