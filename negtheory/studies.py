@@ -688,12 +688,15 @@ def mse_study(
     coerced = []
     for i, value in enumerate(values):
         p = dict(fixed)
-        p[vary] = _coerce(vary, value)
+        try:  # the fixed keywords passed above: only the swept value can fail here
+            p[vary] = _coerce(vary, value)
+            p["n_unlabeled"] = int_scalar("n_unlabeled", p["n_unlabeled"], 1)
+            p["n_positives"] = int_scalar("n_positives", p["n_positives"], 0)
+            for name, lo, hi, lo_open, hi_open in _REAL_BOUNDS:
+                p[name] = real_scalar(name, p[name], lo, hi, lo_open=lo_open, hi_open=hi_open)
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(f"values[{i}] = {value!r} is not a valid {vary}: {exc}") from None
         coerced.append(p[vary])
-        p["n_unlabeled"] = int_scalar("n_unlabeled", p["n_unlabeled"], 1)
-        p["n_positives"] = int_scalar("n_positives", p["n_positives"], 0)
-        for name, lo, hi, lo_open, hi_open in _REAL_BOUNDS:
-            p[name] = real_scalar(name, p[name], lo, hi, lo_open=lo_open, hi_open=hi_open)
         if p["n_positives"] == 0 and {"dcl", "hcl"} & set(estimators):
             raise ValueError("n_positives must be >= 1 for the dcl and hcl estimators (they correct with extra positives)")
         if ("bcl" in estimators or "bcl_norm" in estimators) and p["alpha"] == 1.0 and p["beta"] == 1.0:

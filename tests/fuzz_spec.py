@@ -190,9 +190,10 @@ class Vector(Dom):
 
 
 class Int(Dom):
-    def __init__(self, lo=None, hi=None, *, optional=False, cap=None):
+    def __init__(self, lo=None, hi=None, *, optional=False, cap=None, big_ok=False):
         self.lo, self.hi, self.optional = lo, hi, optional
         self.cap = cap if cap is not None else hi
+        self.big_ok = big_ok  # integers beyond int64 are legal (a sample size in a formula)
 
     def legal(self):
         lo = self.lo if self.lo is not None else -10
@@ -208,7 +209,7 @@ class Int(Dom):
             out.append((self.lo - 1, VE))
         if self.hi is not None:
             out.append((self.hi + 1, VE))
-        else:  # beyond int64 (sizes, counts): numpy's own errors name nothing
+        elif not self.big_ok:  # beyond int64 (sizes, counts): numpy's own errors name nothing
             out += [(1e308, VE), (2**70, VE)]
         if not self.optional:
             out.append((None, TE))
@@ -459,8 +460,9 @@ DOMAINS: dict[str, Dom] = {
     "EntropyTemperatureController:tau": Real(0.0, None, True),
     "EntropyTemperatureController:max_factor": Real(1.0, None, True, cap=(1.0, 1e3)),
     "infonce_loss:tau": Real(0.0, None, True, allow_inf=True),
-    "dpl_error_bound:n": Int(1, None, cap=10**9),
-    "dpl_error_bound:m": Int(1, None, cap=10**9),
+    "dpl_error_bound:n": Int(1, None, cap=10**9, big_ok=True),
+    "dpl_error_bound:m": Int(1, None, cap=10**9, big_ok=True),
+    "alpha_from_auc:auc": Real(0.0, 1.0, array=True),  # the closed interval: 0 and 1 map to alpha = 1/2 and 1
     "dpl_error_bound:tau_plus": Real(0.0, 1.0, True, True),
     "bns_risk:lam": Real(0.0, None, cap=(0.0, 1e3)),
     "bns_select:lam": Real(0.0, None, cap=(0.0, 1e3)),
