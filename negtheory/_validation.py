@@ -116,8 +116,10 @@ def int_scalar(name: str, value, lo: int | None = None, hi: float | None = None)
         raise TypeError(f"{name} must be an integer, got {value!r}")
     if hi is None:  # counts and sizes end up in int64 arrays: beyond, numpy fails without a name
         hi = _INT64_MAX
-    if (lo is not None and out < lo) or out > hi:
-        lo_s = "-inf" if lo is None else lo
+    if lo is None:
+        lo = -_INT64_MAX - 1
+    if out < lo or out > hi:
+        lo_s = "-2**63" if lo == -_INT64_MAX - 1 else lo
         hi_s = "2**63 - 1" if hi == _INT64_MAX else hi
         raise ValueError(f"{name} must be an integer in [{lo_s}, {hi_s}], got {out}")
     return out

@@ -254,6 +254,7 @@ def test_a_non_boolean_for_a_flag_is_refused(value):
         ("max_trials", lambda v: nt.sample_class_conditional(st.norm(), 0.7, max_trials=v)),
         ("n_unlabeled", lambda v: nt.score_sets(4, v, 0.9, 0.1)),
         ("n_anchors", lambda v: nt.mse_study("alpha", [0.5], n_anchors=v, progress=False)),
+        ("axis", lambda v: nt.kl_divergence([1.0, 2.0], [1.0, 2.0], axis=-v)),
     ],
 )
 @pytest.mark.parametrize("value", [1e308, 2**70])
@@ -267,6 +268,28 @@ def test_huge_integer_seed_still_accepted():
     # seeds are not array sizes: a Python int of any size stays a valid seed
     a = nt.score_sets(2, 4, 0.9, 0.1, rng=2**70).scores
     assert np.array_equal(a, nt.score_sets(2, 4, 0.9, 0.1, rng=2**70).scores)
+
+
+def test_mse_study_bad_swept_value_names_values():
+    with pytest.raises(TypeError, match=r"^values\[0\] = None is not a valid alpha"):
+        nt.mse_study("alpha", None, progress=False)
+    with pytest.raises(ValueError, match=r"^values\[1\] = 0.3 is not a valid alpha: alpha must lie in"):
+        nt.mse_study("alpha", [0.9, 0.3], progress=False)
+
+
+def test_solve_alpha_bracket_and_kl_axis_are_named():
+    with pytest.raises(TypeError, match=r"^bracket must be a pair"):
+        nt.solve_alpha([90.0, 9.0, 1.0], [1, 2], 0.2, bracket=None)
+    with pytest.raises(TypeError, match=r"^axis must be an integer"):
+        nt.kl_divergence([1.0, 2.0], [1.0, 2.0], axis=True)
+
+
+def test_rvs_names_rng_as_spelled():
+    law = nt.true_negative(st.norm(), 0.8)
+    with pytest.raises(TypeError, match=r"^rng must be"):
+        law.rvs(3, rng=[1, "a"])
+    with pytest.raises(TypeError, match=r"^random_state must be"):
+        law.rvs(3, random_state=[1, "a"])
 
 
 def test_size_whose_product_is_too_big_is_named():
