@@ -313,3 +313,29 @@ def test_misc_bad_arguments_are_named(name, call):
     with pytest.raises((ValueError, TypeError)) as info:
         call()
     assert _names(name).search(str(info.value)), str(info.value)
+
+
+# ---------------------------------------------------------------- the torch bridge
+def test_bridge_non_tensor_and_option_errors_are_named():
+    torch = pytest.importorskip("torch")
+    from negtheory.bridge import BayesianContrastiveLoss, InfoNCELoss
+    from negtheory.bridge import functional as F
+
+    pos, neg = torch.zeros(2, dtype=torch.float64), torch.zeros((2, 3), dtype=torch.float64)
+    cases = [
+        ("neg_logits", lambda: F.ecdf_counts(None)),
+        ("neg_logits", lambda: F.bcl_log_weights(True, 0.9, 0.5, 0.1)),
+        ("weight", lambda: F.bpr(pos, neg[:, :1], weight="abc")),
+        ("pos_extra_logits", lambda: F.dpl(pos, neg, 0.1, pos_extra_logits=True)),
+        ("reduction", lambda: F.infonce(pos, neg, reduction=np.array([0.5, math.nan]))),
+        ("normalize", lambda: F.bcl(pos, neg, 0.9, 0.5, 0.1, normalize="yes")),
+        ("include_positive", lambda: F.relaxed_softmax(pos, neg, include_positive=np.array([1.0, 2.0]))),
+        ("normalize", lambda: InfoNCELoss(normalize=np.array([0.5, math.nan]))),
+        ("reduction", lambda: InfoNCELoss(reduction=np.array([0.5, math.nan]))),
+        ("normalize_weights", lambda: BayesianContrastiveLoss(normalize_weights="no")),
+    ]
+    for name, call in cases:
+        with pytest.raises((TypeError, ValueError)) as info:
+            call()
+        msg = str(info.value)
+        assert "truth value" not in msg and _names(name).search(msg), (name, msg)

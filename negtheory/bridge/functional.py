@@ -102,6 +102,13 @@ def _work(t: torch.Tensor) -> torch.Tensor:
     return t
 
 
+def _tensor(name, x):
+    """``x`` if it is a torch tensor, else a ``TypeError`` naming ``name`` (not an AttributeError later)."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch tensor, got {type(x).__name__}")
+    return x
+
+
 def _prepare(pos_logits, neg_logits, name_neg="neg_logits"):
     if not isinstance(pos_logits, torch.Tensor) or not isinstance(neg_logits, torch.Tensor):
         raise TypeError("pos_logits and neg_logits must be torch tensors")
@@ -647,7 +654,7 @@ def ecdf_counts(neg_logits: Tensor) -> Tensor:
     >>> ecdf_counts(torch.tensor([3.0, 1.0, 2.0, 2.0])).tolist()
     [4, 1, 3, 3]
     """
-    s = _work(neg_logits)
+    s = _work(_tensor("neg_logits", neg_logits))
     if s.numel() == 0:
         return torch.zeros(s.shape, dtype=torch.int64, device=s.device)
     if bool(torch.isnan(s).any()):  # integer counts cannot carry a NaN
@@ -868,7 +875,7 @@ def bcl_log_weights(neg_logits: Tensor, alpha: float, beta: float, tau_plus: flo
     True
     """
     alpha, beta, tau_plus, _ = _check_abt(alpha, beta, tau_plus)
-    s = _work(neg_logits)
+    s = _work(_tensor("neg_logits", neg_logits))
     if s.ndim < 1 or s.shape[-1] == 0:
         raise ValueError(f"neg_logits must have shape [..., N] with N >= 1, got {tuple(s.shape)}")
     flat = _flat2(s)
@@ -971,7 +978,7 @@ def bpr(pos_logits: Tensor, neg_logits: Tensor, weight: Tensor | None = None, re
     pos, neg, dt = _prepare(pos_logits, neg_logits)
     loss = _bpr_core(pos, neg, neg.shape[-1])
     if weight is not None:
-        loss = loss * _work(weight.to(dt))
+        loss = loss * _work(_tensor("weight", weight).to(dt))
     return _finish(_nonfinite_to_nan(loss, pos, neg), dt, reduction)
 
 
@@ -1027,7 +1034,7 @@ def dpl(
     tp = _tau_plus(tau_plus)
     eps = real_scalar("eps", eps, 0.0, 1.0, lo_open=True)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    extra = None if pos_extra_logits is None else _work(pos_extra_logits.to(pos.dtype))
+    extra = None if pos_extra_logits is None else _work(_tensor("pos_extra_logits", pos_extra_logits).to(pos.dtype))
     if extra is not None and (extra.shape[:-1] != pos.shape or extra.shape[-1] == 0):
         raise ValueError(f"pos_extra_logits must have shape [{', '.join(map(str, pos.shape))}, M], got {tuple(extra.shape)}")
     loss = _dpl_core(pos, neg, neg.shape[-1], tp, extra, eps, masked=False)
