@@ -195,7 +195,9 @@ def fig_alias_vs_inverse_cdf(
     ax2.set_ylim(0, max(max_cmp) + 2)
     ax2.set_title("work per draw: O(1) against O(log n); setup O(n) for both", fontsize=9.5)
     ax2.legend(fontsize=8, loc="upper left")
-    fig.suptitle("Alias method vs inverse-CDF sampling (textbook chapter); wall-clock timings: benchmarks/bench_sampling.py --plot")
+    fig.suptitle(
+        "Alias method vs inverse-CDF sampling (textbook chapter); wall-clock timings: benchmarks/bench_sampling.py --plot"
+    )
     return fig
 
 
@@ -303,7 +305,9 @@ def fig_mixture_dataset(components=(10, 50, 90), rng: RNGLike = 0, context: int 
         ax.set_xlabel("context item i")
         ax.set_ylabel("target item j")
     fig.colorbar(im, ax=axes[0].tolist(), label=r"$\log_{10} P(i, j)$ (6 decades)", shrink=0.9)
-    fig.suptitle(f"Synthetic task of Tanielian & Vasile: card(I) = card(J) = 1000; dashed: context i = {context} of the Boltzmann figure")
+    fig.suptitle(
+        f"Synthetic task of Tanielian & Vasile: card(I) = card(J) = 1000; dashed: context i = {context} of the Boltzmann figure"
+    )
     return fig
 
 
