@@ -136,13 +136,12 @@ class ScoreDistribution:
 
     name = "score_distribution"
 
-    def __new__(cls, *args, **kwargs):
-        if cls is ScoreDistribution:
+    def __init__(self) -> None:
+        if type(self) is ScoreDistribution:  # (subclasses with their own __init__ never get here)
             raise TypeError(
                 "ScoreDistribution is an abstract base class: use a subclass (e.g. order_statistic, true_negative, "
                 "false_negative, hard_negative, unlabeled or inner_product build one)"
             )
-        return super().__new__(cls)
 
     if TYPE_CHECKING:  # the hooks every subclass implements (see above)
 
