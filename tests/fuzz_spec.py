@@ -388,7 +388,6 @@ DOMAINS: dict[str, Dom] = {
     "step": Real(0.0, None, array=True, cap=(0.0, 10.0)),
     "discrete": Flag(),
     "horizon": Real(0.0, None, True, cap=(0.0, 1e6)),
-    "positives": Flag(),
     "log": Flag(),
     "axis": Fixed(-1),
     "include_positive": Flag(),
@@ -499,6 +498,7 @@ DOMAINS: dict[str, Dom] = {
     "infonce_loss:neg": Real(array=True),
     "mse_study:t": Real(0.0, None, True, cap=(1e-2, 1e2)),
     "mse_study:n_anchors": Int(2, None, cap=50),
+    "paper_table_scores:positives": Flag(),  # (theta_dcl / theta_hcl: an array of scores, from the builder)
     "solve_alpha:xtol": Real(0.0, None, True, cap=(1e-15, 1e-3)),
     "expected_false_negatives:delta_t": Real(0.0, None, array=True, cap=(0.0, 1e6)),
 }
