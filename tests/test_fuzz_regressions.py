@@ -172,6 +172,7 @@ def test_dpl_error_bound_names_every_invalid_parameter():
         (lambda: nt.dpl_probability(np.zeros(3), np.zeros((2, 4)), np.zeros((2, 1)), 0.1), ("pos_score", "unlabeled_scores")),
         (lambda: nt.dpl_loss(np.zeros(2), np.zeros((2, 4)), np.zeros((3, 1)), 0.1), ("extra_pos_scores",)),
         (lambda: nt.theta_hcl(np.ones((2, 3)), np.ones(2), 0.1, 1.0, floor=np.zeros(3)), ("floor",)),
+        (lambda: nt.coverage_probability(rho=np.full(3, 0.3), k=np.ones(2)), ("rho", "k")),
     ],
 )
 def test_shape_mismatch_names_the_parameters_and_shapes(call, names):
