@@ -118,9 +118,13 @@ class Real(Dom):
         if self.lo is not None and self.lo > -1.7e308:
             below = self.lo if self.lo_open else np.nextafter(self.lo, -math.inf)
             out.append((float(below), VE))
+            if self.lo_open:
+                out.append((float(np.nextafter(self.lo, -math.inf)), VE))
         if self.hi is not None and self.hi < 1.7e308:
             above = self.hi if self.hi_open else np.nextafter(self.hi, math.inf)
             out.append((float(above), VE))
+            if self.hi_open:  # just above the open end too (tau_plus = 1.0000000000000002)
+                out.append((float(np.nextafter(self.hi, math.inf)), VE))
         if self.array:
             out.append(
                 (
@@ -498,7 +502,12 @@ DOMAINS: dict[str, Dom] = {
     "infonce_loss:neg": Real(array=True),
     "mse_study:t": Real(0.0, None, True, cap=(1e-2, 1e2)),
     "mse_study:n_anchors": Int(2, None, cap=50),
-    "paper_table_scores:positives": Flag(),  # (theta_dcl / theta_hcl: an array of scores, from the builder)
+    "mse_study:hcl_beta": Extreme(Real(0.0, None, optional=True, cap=(0.0, 10.0)), 1e308),
+    "paper_table_scores:positives": Flag(),
+    "class_conditional_cdf:tau_plus": Real(0.0, 1.0, False, True),  # [0, 1): 0 (the default) means no unlabeled mix
+    "class_conditional_ppf:tau_plus": Real(
+        0.0, 1.0, False, True
+    ),  # (theta_dcl / theta_hcl: an array of scores, from the builder)
     "solve_alpha:xtol": Real(0.0, None, True, cap=(1e-15, 1e-3)),
     "expected_false_negatives:delta_t": Real(0.0, None, array=True, cap=(0.0, 1e6)),
 }
