@@ -398,6 +398,7 @@ def plot_regularisation(df: pd.DataFrame, experiment: str) -> Figure:
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("batch size" if experiment == "batch_size" else "training-set size |D*|")
+        ax.set_ylabel("KL, mean over training contexts i")
         ax.set_title(title, fontsize=10)
         ax.legend(fontsize=8)
     fig.suptitle(

@@ -423,7 +423,9 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> Figure:
         ax.set_title(f"Table {table}" + (" (|M_u|)" if table == "4.5" else ""))
         ax.set_ylabel(f"{metric.upper()}@{k} (test)")
         ax.grid(alpha=0.3)
-    axes[0].legend(loc="lower left", fontsize=8)
+    # one legend for all panels, below them: inside a panel it would hide markers
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=8, frameon=False)
     fig.suptitle("MovieLens-100K, MF: negtheory vs thesis")
     return fig
 
