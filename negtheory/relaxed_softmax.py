@@ -273,7 +273,7 @@ class MixtureOfGaussiansTask:
     n_context, n_target : int
         card(I), card(J).
     rng : int, SeedSequence or Generator, optional
-        Draws the component parameters (``seed`` before 0.2.0, deprecated).
+        Draws the component parameters (``seed``: deprecated since 0.1, removed in 0.2).
     scale : (float, float)
         Range of the per-axis standard deviations, on the unit square.
 

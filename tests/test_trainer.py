@@ -164,7 +164,7 @@ def test_fit_mf_matches_the_plain_loop_and_stops_early(loss):
     assert r["best_epoch"] == ref_best
     np.testing.assert_array_equal(r["scores"], ref_scores)
     assert r["config"]["negatives"] == 4 and r["config"]["extra_positives"] == (3 if loss == "dcl" else 0)
-    assert r["config"]["lr_milestones"] == [10] and r["config"]["seed"] == 2
+    assert r["config"]["lr_milestones"] == [10] and r["config"]["rng"] == 2
 
 
 # ------------------------------------------------------------------------------------------

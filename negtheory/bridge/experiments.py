@@ -108,7 +108,7 @@ def mse_sim_vs_train(
         6.14-6.15, whose own value of that probability is 1/2 + (2 alpha - 1)/3 <= 5/6, and used
         the parametric study's parent law, whose score scale is not the trained one.
 
-    ``rng`` (int, SeedSequence, Generator or None; ``seed`` before 0.2.0, deprecated) gives one
+    ``rng`` (int, SeedSequence, Generator or None; ``seed``: deprecated since 0.1, removed in 0.2) gives one
     integer seed that seeds both the training run and the simulation.
 
     Returns a DataFrame with one row per (epoch, estimator, source in {"training", "simulation"}):
@@ -191,15 +191,21 @@ def downstream(
 # can redraw them from the committed tables)
 # --------------------------------------------------------------------------------------------
 from ..figures._bridge import plot_downstream, plot_wu  # noqa: E402
+from ..figures._canvas import mark_quick  # noqa: E402
 
 
-def run_all(out="notebooks/data/bridge", figures="figures", quick=False, progress=True):
+def run_all(out="negtheory_output/bridge_experiments", figures=None, quick=False, progress=True):
     """Run Wu's K sweep and the downstream experiment; write ``bridge_*.csv`` to ``out`` and ``bridge_*.png`` to ``figures``.
+
+    ``figures`` defaults to ``out``; the committed tables and figures of a source checkout
+    (``notebooks/data/bridge/``, ``figures/``) are written only when passed explicitly. A ``quick``
+    run marks its figures "QUICK smoke run".
 
     Returns the two DataFrames ``(wu_k_sweep, downstream)``. The deprecated digits MSE experiment
     (:func:`mse_sim_vs_train`) is no longer run: ``negtheory reproduce sim-vs-train`` replaces it.
     """
-    out, figs = Path(out), Path(figures)
+    out = Path(out)
+    figs = out if figures is None else Path(figures)
     out.mkdir(parents=True, exist_ok=True)
     figs.mkdir(parents=True, exist_ok=True)
     if quick:
@@ -212,7 +218,10 @@ def run_all(out="notebooks/data/bridge", figures="figures", quick=False, progres
         d = downstream(progress=progress)
     for name, df, plot in (("wu_k_sweep", w, plot_wu), ("downstream", d, plot_downstream)):
         df.to_csv(out / f"bridge_{name}.csv", index=False)
-        plot(df).savefig(figs / f"bridge_{name}.png", dpi=110)
+        fig = plot(df)
+        if quick:
+            mark_quick(fig)
+        fig.savefig(figs / f"bridge_{name}.png", dpi=110)
         if progress:
             print(f"wrote {out / f'bridge_{name}.csv'} and {figs / f'bridge_{name}.png'}")
     return w, d
@@ -221,4 +230,4 @@ def run_all(out="notebooks/data/bridge", figures="figures", quick=False, progres
 if __name__ == "__main__":  # pragma: no cover
     import sys
 
-    run_all(quick="--quick" in sys.argv)
+    run_all(quick="--quick" in sys.argv)  # writes negtheory_output/bridge_experiments (see `negtheory bridge experiments`)

@@ -373,7 +373,7 @@ def training_pairs(task: MixtureOfGaussiansTask, n_pairs: int, rng: RNGLike) -> 
     """The training set D* of one run: ``n_pairs`` i.i.d. pairs from P, from a numpy Generator seeded by (seed, n_pairs).
 
     ``seed`` is the run's integer seed ``rng`` (an int; a Generator or SeedSequence gives one
-    63-bit seed; ``seed=`` before 0.2.0, deprecated).
+    63-bit seed; ``seed=``: deprecated since 0.1, removed in 0.2).
 
     Examples
     --------
@@ -393,7 +393,7 @@ def training_pairs(task: MixtureOfGaussiansTask, n_pairs: int, rng: RNGLike) -> 
 def validation_pairs(task: MixtureOfGaussiansTask, n_val: int, rng: RNGLike, n_pairs: int) -> tuple[IntArray, IntArray]:
     """Held-out pairs from P for run ``rng`` (a numpy stream (seed, n_pairs, 1) disjoint from the training one).
 
-    ``rng`` is turned into the run's integer seed as in :func:`training_pairs` (``seed=`` before 0.2.0, deprecated).
+    ``rng`` is turned into the run's integer seed as in :func:`training_pairs` (``seed=``: deprecated since 0.1, removed in 0.2).
     """
     n_val = int_scalar("n_val", n_val, 1)
     return task.sample(n_val, rng=np.random.default_rng([int_seed("rng", rng), int(n_pairs), 1]))

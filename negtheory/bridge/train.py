@@ -89,14 +89,14 @@ class TrainConfig:
     probe_every: int = 4
     probe_n: int = 64  # uniform negatives per anchor drawn by the rec probe
     device: str = "auto"
-    rng: int = 0  # seed of the run (``seed`` before 0.2.0); train() turns a Generator / SeedSequence into an int
+    rng: int = 0  # seed of the run (``seed``: deprecated since 0.1); train() turns a Generator / SeedSequence into an int
     progress: bool = True
     out: str | None = None
     synthetic: dict = field(default_factory=dict)  # keyword arguments of synthetic_pu
 
     @property
     def seed(self) -> int:
-        """Deprecated alias of ``rng`` (removed in 0.3.0)."""
+        """Deprecated alias of ``rng`` (deprecated since 0.1, removed in 0.2)."""
         warn_renamed("TrainConfig", "seed", "rng", what="attribute", stacklevel=3)
         return self.rng
 
@@ -234,7 +234,7 @@ def evaluate_rec(
         Removed in negtheory 0.2: use :func:`negtheory.recsys.topk_metrics` (Precision / Recall /
         NDCG at several k, training items masked) on the model's score matrix.
 
-    ``rng`` (int, SeedSequence, Generator or None; ``seed`` before 0.2.0, deprecated) picks the
+    ``rng`` (int, SeedSequence, Generator or None; ``seed``: deprecated since 0.1, removed in 0.2) picks the
     training-AUC pairs through a torch Generator seeded by ``int_seed``: an int directly, else one 63-bit draw.
     """
     warn_deprecated("negtheory.bridge.train.evaluate_rec", _EVAL_REPLACEMENT, stacklevel=4)
@@ -394,10 +394,10 @@ def _train_rec(cfg: TrainConfig, device, gen, recorder):
             if recorder is not None and relevant is not None and step % cfg.probe_every == 0:
                 with torch.no_grad():
                     jp = uniform_items(data.n_items, (b, cfg.probe_n), gen).to(device)
-                    recorder.record(step, epoch, pos.detach(), model.score(u, jp) / t_model, relevant[u[:, None], jp])
+                    recorder.record(step, epoch + 1, pos.detach(), model.score(u, jp) / t_model, relevant[u[:, None], jp])
             step += 1
         metrics = _evaluate_rec(model, data, cfg.topk, device, rng=cfg.rng)
-        history.append(dict(epoch=epoch, loss=tot / cnt, **metrics))
+        history.append(dict(epoch=epoch + 1, loss=tot / cnt, **metrics))  # 1-based, as fit_mf / fit_bpr_sgd
     extra = {"data_params": data.params, "n_users": data.n_users, "n_items": data.n_items}
     if ans is not None:
         extra["ans_k"] = [k for _, k in ans.history[:: max(1, len(ans.history) // 50)]]
@@ -450,9 +450,9 @@ def _train_digits(cfg: TrainConfig, device, gen, recorder):
                 ar = torch.arange(2 * b)
                 m[ar, ar] = False
                 m[ar, (ar + b) % (2 * b)] = False
-                recorder.record(step, epoch, pos.detach(), neg.detach(), same[m].view(2 * b, 2 * b - 2))
+                recorder.record(step, epoch + 1, pos.detach(), neg.detach(), same[m].view(2 * b, 2 * b - 2))
             step += 1
-        history.append(dict(epoch=epoch, loss=tot / max(cnt, 1), probe_acc=linear_probe(enc, data, device)))
+        history.append(dict(epoch=epoch + 1, loss=tot / max(cnt, 1), probe_acc=linear_probe(enc, data, device)))
     return history, {"n_train": int(n)}
 
 
@@ -509,8 +509,8 @@ def train(config: TrainConfig | None = None, **overrides) -> dict:
     ----------
     config : TrainConfig, optional
     **overrides
-        Fields of :class:`TrainConfig` (e.g. ``loss="bcl", epochs=1``). ``rng`` (``seed`` before
-        0.2.0, deprecated) may be an int, a SeedSequence or a Generator: torch is seeded with the
+        Fields of :class:`TrainConfig` (e.g. ``loss="bcl", epochs=1``). ``rng`` (``seed``: deprecated since 0.1, removed
+        in 0.2) may be an int, a SeedSequence or a Generator: torch is seeded with the
         int, or with one 63-bit draw from the others (stored as the int in ``config``). ``data`` may also be an
         explicit split — a :class:`negtheory.recsys.Interactions` or a ``(train, test)`` pair of
         paths, arrays or DataFrames — trained by :func:`negtheory.bridge.recommend.fit_mf` (with
@@ -523,7 +523,7 @@ def train(config: TrainConfig | None = None, **overrides) -> dict:
     Returns
     -------
     dict
-        ``config``, ``history`` (one dict per epoch: loss and metrics), ``final`` (the last
+        ``config``, ``history`` (one dict per epoch, ``epoch`` counting from 1: loss and metrics), ``final`` (the last
         epoch's metrics), ``probe`` (:func:`negtheory.bridge.probes.summarize` of the probe rows,
         when ground truth exists), ``device``, ``seconds``.
 

@@ -183,7 +183,7 @@ class Interactions:
         """Move a random ``fraction`` of the training pairs into ``valid`` (seeded; test untouched).
 
         The rule: a permutation of the training rows by ``numpy.random.default_rng(rng)``
-        (``rng``: None, int, SeedSequence or Generator; ``seed`` before 0.2.0, deprecated); the
+        (``rng``: None, int, SeedSequence or Generator; ``seed``: deprecated since 0.1, removed in 0.2); the
         first ``round(fraction * n_train)`` rows become validation. Used for early stopping so
         that no choice is made on the test split.
         """
@@ -357,7 +357,7 @@ def split_interactions(
     test_fraction : float in [0, 1)
     rng : int, SeedSequence, Generator or None
         An int is the seed; a Generator or SeedSequence gives one 63-bit seed; ``None`` a fresh one
-        (``seed`` before 0.2.0, deprecated).
+        (``seed``: deprecated since 0.1, removed in 0.2).
     min_rating : float, optional
 
     Examples

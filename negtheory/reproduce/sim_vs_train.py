@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._cli_common import integer
+from .._cli_common import OUTPUT_ROOT, default_output, integer
 from ._common import check_paths, t_half_width
 
 if TYPE_CHECKING:
@@ -120,7 +120,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="smoke run: 1 seed, 4 epochs probed every 2, rns and infonce, 2048 anchors (a few minutes on 2 cores)",
     )
-    p.add_argument("--out", default="sim_vs_train", help="output folder; finished runs are kept in OUT/runs/ and reused")
+    p.add_argument(
+        "--out",
+        default=None,
+        help=f"output folder; finished runs are kept in OUT/runs/ and reused (default: {OUTPUT_ROOT}/sim_vs_train, "
+        "or sim_vs_train_quick with --quick)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
@@ -579,7 +584,8 @@ def run(args: argparse.Namespace) -> int:
 
     from ..recsys import load_split
 
-    out = check_paths(args.out, {"--train": args.train, "--test": args.test})
+    out = check_paths(args.out if args.out is not None else default_output("sim_vs_train", args.quick),
+                      {"--train": args.train, "--test": args.test})  # fmt: skip
     if args.quick:
         seeds, epochs, every, losses, anchors = 1, 4, 2, ["rns", "infonce"], 2048
         losses = [x for x in args.losses if x in ("rns", "infonce")] or losses

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._cli_common import integer, real
+from .._cli_common import CommandError, default_output, integer, real
 from ._common import check_paths, t_half_width
 
 if TYPE_CHECKING:
@@ -94,11 +94,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="evaluate every this many epochs (the max-over-epochs convention uses these)",
     )
     p.add_argument(
-        "--jobs", type=integer(1), default=1, help="parallel worker processes (each run single-threaded results are identical)"
+        "--jobs",
+        type=integer(1),
+        default=1,
+        help="parallel worker processes; each run is single-threaded, so the results do not depend on --jobs",
     )
     p.add_argument(
         "--out",
-        default="thesis_tables",
+        default=str(default_output("thesis_tables")),
         help="output folder for thesis_tables.csv / .md / .png and runs.csv; finished runs are kept in OUT/runs/ and reused",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -133,6 +136,11 @@ def plan(
         want = {m.lower() for m in methods}
         rows = [r for r in rows if r[1].lower() in want]
     return rows
+
+
+def method_names(tables: Sequence[str] = TABLES) -> list[str]:
+    """The method names ``--methods`` accepts for ``tables`` (case-insensitive), in plan order."""
+    return list(dict.fromkeys(r[1] for r in plan(tables, None, DEFAULT_BNS_SIZES)))
 
 
 def _one_run(args):
@@ -230,7 +238,10 @@ def run_tables(
 
     rows = plan(tables, methods, bns_sizes)
     if not rows:
-        raise ValueError("no row selected: check --tables and --methods")
+        raise ValueError(
+            f"no row selected by tables {list(tables)} and methods {list(methods or [])}; "
+            f"the methods of these tables are {', '.join(method_names(tables))}"
+        )
     keys = sorted({r[3] for r in rows if r[3] is not None}, key=str)
     # epoch bars only when runs go one at a time (worker processes would interleave them)
     tasks = [
@@ -432,7 +443,18 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> Figure:
 
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``negtheory reproduce thesis-tables``."""
+    # every input checked before any output or progress bar: one clear line for a bad option or file
+    if args.methods:
+        valid = method_names(args.tables)
+        unknown = [m for m in args.methods if m.lower() not in {v.lower() for v in valid}]
+        if unknown:
+            raise CommandError(
+                f"--methods: unknown for tables {' '.join(args.tables)}: {' '.join(unknown)}; valid: {' '.join(valid)}"
+            )
     out = check_paths(args.out, {"--train": args.train, "--test": args.test})
+    from ..recsys import load_split
+
+    load_split(args.train, args.test)  # a malformed file fails here, before any run starts
     if args.seeds < 1:
         raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
     if args.epochs is not None and args.epochs < 1:

@@ -19,7 +19,7 @@ import math
 import time
 from typing import TYPE_CHECKING
 
-from .._cli_common import integer, real
+from .._cli_common import default_output, integer, real
 from ._common import check_paths, t_half_width
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="share of train held out to pick the best epoch and to measure the K = 1 AUC",
     )
     p.add_argument("--lam", type=real(0.0, 1.0), default=0.9, help="lambda of Wu's effectiveness (eq. 6)")
-    p.add_argument("--out", default="wu_k_sweep", help="output folder for wu_k_sweep.csv / .md / .png")
+    p.add_argument("--out", default=str(default_output("wu_k_sweep")), help="output folder for wu_k_sweep.csv / .md / .png")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
@@ -195,6 +195,9 @@ def run(args: argparse.Namespace) -> int:
         cells = []
         for col in ("valid_ndcg10", "test_ndcg10"):
             v = grp[col].to_numpy()
+            if len(v) < 2:  # no interval from one seed
+                cells.append(f"{v.mean():.4f} [n/a: {len(v)} seed]")
+                continue
             half = t_half_width(v)
             cells.append(f"{v.mean():.4f} [{v.mean() - half:.4f}, {v.mean() + half:.4f}]")
         lines.append(f"| {k} | {cells[0]} | {cells[1]} |")
