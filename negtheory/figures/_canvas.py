@@ -18,7 +18,9 @@ QUICK_LABEL = "QUICK smoke run: not a result"
 
 
 def mark_quick(fig, text: str = QUICK_LABEL):
-    """Write ``text`` in red in the figure's top-left corner (figures of ``--quick`` runs); return ``fig``."""
-    fig.text(0.005, 0.995, text, ha="left", va="top", color="red", fontsize=9, fontweight="bold",
-             bbox=dict(facecolor="white", edgecolor="red", alpha=0.85, boxstyle="round,pad=0.2"))  # fmt: skip
+    """Put ``text`` in red at the top of a ``--quick`` run's figure (before its suptitle, if any); return ``fig``."""
+    old = fig._suptitle.get_text() if fig._suptitle is not None else ""
+    fig.suptitle(f"{text} — {old}" if old else text, color="red", fontweight="bold", fontsize=10)
+    if fig.get_layout_engine() is None:  # figures laid out once by tight_layout: make room for the new title
+        fig.tight_layout()
     return fig
