@@ -46,7 +46,9 @@ __all__ = [
 OUTPUT_ROOT = "negtheory_output"
 
 #: how to get an extra while negtheory is on no package index: from a source checkout
-INSTALL_HINT = 'pip install -e ".[{extra}]" in a source checkout of negtheory (it is not on PyPI yet)'
+INSTALL_HINT = (
+    'the negtheory[{extra}] extra: python -m pip install -e ".[{extra}]" in a source checkout; negtheory is not on PyPI yet'
+)
 
 
 def default_output(name: str, quick: bool = False) -> Path:
@@ -232,4 +234,4 @@ def require_torch(command: str) -> None:
     try:
         import torch  # noqa: F401
     except ImportError:
-        raise CommandError(f"{command} requires torch: {INSTALL_HINT.format(extra='torch')}", exit_code=1) from None
+        raise CommandError(f"{command} requires torch ({INSTALL_HINT.format(extra='torch')})", exit_code=1) from None

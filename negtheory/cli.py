@@ -144,7 +144,7 @@ def _connect_dask(address: str, timeout: float):
     try:
         import distributed
     except ImportError:
-        raise CommandError(f"--dask requires the dask extra: {INSTALL_HINT.format(extra='dask')}", exit_code=1) from None
+        raise CommandError(f"--dask requires dask ({INSTALL_HINT.format(extra='dask')})", exit_code=1) from None
     if address == "local":
         return "dask", None
     try:

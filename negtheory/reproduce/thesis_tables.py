@@ -97,7 +97,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--jobs",
         type=integer(1),
         default=1,
-        help="parallel worker processes; each run is single-threaded, so the results do not depend on --jobs",
+        help="parallel worker processes; every run uses one thread, so the results do not depend on --jobs",
     )
     p.add_argument(
         "--out",
