@@ -569,6 +569,7 @@ def test_thesis_tables_checks_its_inputs_before_any_progress_bar(tmp_path, capsy
     assert cli.main(["reproduce", "thesis-tables", "--train", str(bad), "--test", str(good), "--out", out]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("negtheory reproduce thesis-tables: error: ") and "bad.csv" in err, err
+    assert not (tmp_path / "o").exists()  # nothing made for a run that cannot start
     # an unknown method: one line listing the valid names of the chosen tables
     assert cli.main(["reproduce", "thesis-tables", "--train", str(good), "--test", str(good), "--out", out,
                      "--tables", "4.2", "--methods", "FOO", "rns"]) == 2  # fmt: skip

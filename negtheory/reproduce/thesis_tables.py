@@ -33,8 +33,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._cli_common import CommandError, default_output, integer, real
-from ._common import check_paths, t_half_width
+from .._cli_common import CommandError, default_output, input_file, integer, output_dir, real
+from ._common import t_half_width
 
 if TYPE_CHECKING:
     import argparse
@@ -451,10 +451,12 @@ def run(args: argparse.Namespace) -> int:
             raise CommandError(
                 f"--methods: unknown for tables {' '.join(args.tables)}: {' '.join(unknown)}; valid: {' '.join(valid)}"
             )
-    out = check_paths(args.out, {"--train": args.train, "--test": args.test})
     from ..recsys import load_split
 
-    load_split(args.train, args.test)  # a malformed file fails here, before any run starts
+    input_file(args.train, "--train")
+    input_file(args.test, "--test")
+    load_split(args.train, args.test)  # a malformed file fails here, before any folder or run is made
+    out = output_dir(args.out, "--out")
     if args.seeds < 1:
         raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
     if args.epochs is not None and args.epochs < 1:
