@@ -633,3 +633,13 @@ def test_bridge_train_epochs_count_from_1_and_config_says_rng_on_both_paths(tmp_
     split = json.loads((tmp_path / "split" / "results.json").read_text())
     assert split["final"]["epoch"] == 1
     assert split["config"]["rng"] == 0 and "seed" not in split["config"]
+
+
+def test_update_committed_needs_the_committed_folder():
+    from negtheory._cli_common import CommandError, committed_dir
+
+    root = Path(cli.__file__).resolve().parents[1]
+    if (root / "pyproject.toml").is_file() and (root / "figures").is_dir():  # a source checkout
+        assert committed_dir("figures") == root / "figures"
+    with pytest.raises(CommandError, match="not running from one"):
+        committed_dir("no_such_committed_folder")
