@@ -19,7 +19,10 @@ QUICK_LABEL = "QUICK smoke run: not a result"
 
 def mark_quick(fig, text: str = QUICK_LABEL):
     """Put ``text`` in red at the top of a ``--quick`` run's figure (before its suptitle, if any); return ``fig``."""
-    old = fig._suptitle.get_text() if fig._suptitle is not None else ""
+    if not hasattr(fig, "suptitle"):  # not a matplotlib Figure (e.g. a stand-in of a test): nothing to mark
+        return fig
+    sup = getattr(fig, "_suptitle", None)
+    old = sup.get_text() if sup is not None else ""
     fig.suptitle(f"{text} — {old}" if old else text, color="red", fontweight="bold", fontsize=10)
     if fig.get_layout_engine() is None:  # figures laid out once by tight_layout: make room for the new title
         fig.tight_layout()
