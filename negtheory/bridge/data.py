@@ -32,6 +32,7 @@ import torch
 from .._deprecation import renamed_keyword, warn_deprecated
 from .._rng import int_seed
 from .._validation import int_scalar, real_scalar
+from ..recsys.interactions import Interactions
 
 if TYPE_CHECKING:
     import os
@@ -76,6 +77,21 @@ class RecData:
         m = torch.zeros(self.n_users, self.n_items, dtype=torch.bool)
         m[self.train[:, 0], self.train[:, 1]] = True
         return m
+
+    def interactions(self) -> Interactions:
+        """The same split as a :class:`negtheory.recsys.Interactions` (what the one trainer ranks).
+
+        Returns
+        -------
+        Interactions
+            ``train`` and ``test`` as unique int64 (user, item) pairs, with this data set's sizes
+            and name; no validation split.
+        """
+
+        def unique(pairs: torch.Tensor) -> np.ndarray:
+            return np.unique(pairs.numpy().astype(np.int64).reshape(-1, 2), axis=0)
+
+        return Interactions(self.n_users, self.n_items, unique(self.train), unique(self.test), name=self.name)
 
 
 def _gumbel_topk(logits: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:

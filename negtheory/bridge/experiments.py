@@ -79,11 +79,11 @@ def wu_k_sweep(mu_qs=(1.0, 3.0), ks=(1, 2, 4, 8, 16, 32, 64), epochs=8, seeds=(0
             # the same prediction from the ground-truth label AUC (known only on synthetic data)
             k_label = int(optimal_k_from_auc(min(label_auc, 0.999), steps=100))
             for k, r in runs.items():
-                rows.append(dict(mu_q=mu, seed=seed, k=str(k), ndcg=_best(r["history"], "ndcg@10"),
-                                 recall=_best(r["history"], "recall@10"), train_auc_k1=auc1, k_pred=k_pred, label_auc=label_auc, k_pred_label=k_label))  # fmt: skip
+                rows.append(dict(mu_q=mu, seed=seed, k=str(k), ndcg=_best(r["history"], "test_ndcg@10"),
+                                 recall=_best(r["history"], "test_recall@10"), train_auc_k1=auc1, k_pred=k_pred, label_auc=label_auc, k_pred_label=k_label))  # fmt: skip
             ra = _train(**base, k=float(k_pred), ans=True, k_opt=float(k_pred))
-            rows.append(dict(mu_q=mu, seed=seed, k="ans", ndcg=_best(ra["history"], "ndcg@10"),
-                             recall=_best(ra["history"], "recall@10"), train_auc_k1=auc1, k_pred=k_pred, label_auc=label_auc,
+            rows.append(dict(mu_q=mu, seed=seed, k="ans", ndcg=_best(ra["history"], "test_ndcg@10"),
+                             recall=_best(ra["history"], "test_recall@10"), train_auc_k1=auc1, k_pred=k_pred, label_auc=label_auc,
                              k_pred_label=k_label))  # fmt: skip
     return pd.DataFrame(rows)
 
@@ -180,9 +180,14 @@ def downstream(
                 r = _train(
                     data=data, loss=loss, epochs=rec_epochs, k=8.0, probe=False, progress=progress, rng=seed, synthetic=syn
                 )
-                for key in ("ndcg@10", "recall@10", "precision_true@10"):
+                # history keys of the one trainer -> the metric names of the table
+                for key, metric in (
+                    ("test_ndcg@10", "ndcg@10"),
+                    ("test_recall@10", "recall@10"),
+                    ("precision_true@10", "precision_true@10"),
+                ):
                     if key in r["final"]:
-                        rows.append(dict(task=task, loss=loss, seed=seed, metric=key, value=_best(r["history"], key)))
+                        rows.append(dict(task=task, loss=loss, seed=seed, metric=metric, value=_best(r["history"], key)))
     return pd.DataFrame(rows)
 
 

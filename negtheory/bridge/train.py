@@ -17,6 +17,14 @@ written to ``<out>/results.json`` with the per-batch probe rows in ``<out>/probe
 With ground truth (synthetic, digits) :mod:`negtheory.bridge.probes` records, every
 ``probe_every`` steps, sampled negatives' real scores with their true labels.
 
+Both tasks train through the package's one epoch loop, :func:`negtheory.recsys.loop.train_loop`
+(progress bar, evaluation, callbacks), with the one MF model
+(:class:`negtheory.bridge.recommend.MF`; :class:`TowerModel` adds towers on top of it) and the one
+evaluator (:func:`negtheory.recsys.topk_metrics` on :meth:`RecData.interactions
+<negtheory.bridge.data.RecData.interactions>`); what stays here is what the toy data sets need
+and the real-data trainers do not have: catalog-wide K negatives with Wu et al.'s real-valued K and
+ANS, the mini-batch BNS and BPRAC samplers, Boltzmann negatives, and the ground-truth metrics.
+
 Real data follows the thesis's protocol elsewhere: :func:`negtheory.bridge.recommend.fit_mf`
 (mini-batch MF with the contrastive losses) and :func:`negtheory.recsys.fit_bpr_sgd` (BPR-MF by
 SGD with the samplers of ch. 4), on an :class:`negtheory.recsys.Interactions` from
@@ -39,16 +47,19 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 import torch
 from torch import nn
 
 from .._deprecation import renamed_keyword, warn_deprecated, warn_renamed
 from .._rng import int_seed
+from ..recsys.loop import train_loop
 from . import functional as Fn
 from .bprac_em import CredenceWeights
 from .data import RecData, _load_movielens, augment_digits, load_digits_views, synthetic_pu
 from .device import resolve_device
 from .probes import ProbeRecorder, summarize
+from .recommend import MF
 from .samplers import ANSCallback, BNSSampler, boltzmann_sample, draw_negative_counts, uniform_items
 
 if TYPE_CHECKING:
@@ -158,19 +169,26 @@ class MFModel(_MFModel):
         super().__init__(n_users, n_items, dim, generator)
 
 
-class TowerModel(_MFModel):
-    """Two-tower MLP: embeddings followed by a shared-shape 2-layer tower per side."""
+class TowerModel(MF):
+    """Two-tower MLP: :class:`~negtheory.bridge.recommend.MF` embeddings followed by a 2-layer tower per side.
+
+    Scores are <t_u(w_u), t_i(h_i)> with t(x) = W_2 ReLU(W_1 x + b_1) + b_2 (one tower per side).
+    The embeddings start as :class:`~negtheory.bridge.recommend.MF`'s (Xavier normal).
+    """
 
     def __init__(self, n_users, n_items, dim, generator=None):
         super().__init__(n_users, n_items, dim, generator)
         self.ut = nn.Sequential(nn.Linear(dim, dim), nn.ReLU(), nn.Linear(dim, dim))
         self.it = nn.Sequential(nn.Linear(dim, dim), nn.ReLU(), nn.Linear(dim, dim))
 
-    def user_vec(self, u):
-        return self.ut(self.user(u))
+    def forward(self, users, items):
+        """users [B], items [B, K] -> scores [B, K]."""
+        return (self.ut(self.user(users))[:, None, :] * self.it(self.item(items))).sum(-1)
 
-    def item_vec(self, i):
-        return self.it(self.item(i))
+    @torch.no_grad()
+    def all_scores(self):
+        """The full score matrix [n_users, n_items]."""
+        return self.ut(self.user.weight) @ self.it(self.item.weight).T
 
 
 class DigitsEncoder(nn.Module):
@@ -304,14 +322,6 @@ def linear_probe(encoder, data, device="cpu", steps=100):
 # --------------------------------------------------------------------------------------------
 # training loops
 # --------------------------------------------------------------------------------------------
-def _bar(iterable, cfg, **kw):
-    if not cfg.progress:
-        return iterable
-    from tqdm.auto import tqdm
-
-    return tqdm(iterable, **kw)
-
-
 def _load_rec(cfg: TrainConfig) -> RecData:
     if cfg.data == "synthetic":
         kw = dict(rng=cfg.rng)
@@ -322,51 +332,97 @@ def _load_rec(cfg: TrainConfig) -> RecData:
     raise ValueError(f"data must be 'synthetic', 'digits' or 'movielens:PATH', got {cfg.data!r}")
 
 
-def _train_rec(cfg: TrainConfig, device, gen, recorder):
-    data = _load_rec(cfg)
-    if cfg.loss not in REC_LOSSES:
-        raise ValueError(f"loss must be one of {REC_LOSSES} for recommendation data, got {cfg.loss!r}")
-    cls = {"mf": _MFModel, "mlp": TowerModel}.get(cfg.model)
-    if cls is None:
-        raise ValueError(f"model must be 'mf' or 'mlp', got {cfg.model!r}")
-    model = cls(data.n_users, data.n_items, cfg.dim, generator=gen).to(device)
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    train_pairs = data.train.to(device)
-    n = train_pairs.shape[0]
-    steps_per_epoch = math.ceil(n / cfg.batch_size)
-    total = steps_per_epoch * cfg.epochs
-    ans = ANSCallback(total, cfg.k_opt or cfg.k, cfg.ans_warmup, generator=gen) if cfg.ans else None
-    bns = (
-        BNSSampler(data.item_counts, data.n_users, cfg.bns_candidates, cfg.bns_lam, generator=gen) if cfg.loss == "bns" else None
-    )
-    cred = CredenceWeights(n) if cfg.loss == "bprac" else None
-    relevant = data.relevant.to(device) if data.relevant is not None else None
-    history = []
-    step = 0
-    t_model = cfg.temperature
-    for epoch in _bar(range(cfg.epochs), cfg, desc=f"train {cfg.loss}", unit="epoch"):
-        if cred is not None:
-            cred.update(epoch, model.score, data.train, data.item_counts, cfg.dim, model.user.weight, model.item.weight)
-            weights = cred.weights.to(device)
+class _TruthMetrics:
+    """Callback of :func:`~negtheory.recsys.loop.train_loop` for the toy data: Wu's training AUC and precision vs truth.
+
+    ``train_auc``: P(x_ui > x_uj) + P(x_ui = x_uj)/2 for a labeled training pair (u, i) against
+    every item j of the catalog (Wu et al.'s eq. 7 at K = 1, the negative drawn uniformly), over
+    at most ``max_auc_pairs`` training pairs drawn once. ``precision_true@k``: the fraction of the
+    top-k unobserved items (training items masked) that belong to the ground-truth positive class
+    (synthetic data only).
+    """
+
+    def __init__(self, data: RecData, topk: int, seed: int, max_auc_pairs: int = 4000):
+        pairs = data.train.numpy()
+        pick = np.random.default_rng(np.random.SeedSequence([seed, 2])).permutation(len(pairs))[:max_auc_pairs]
+        self.pairs = pairs[np.sort(pick)]
+        self.train_mask = data.train_mask().numpy()
+        self.relevant = data.relevant.numpy() if data.relevant is not None else None
+        self.topk = topk
+
+    def __call__(self, epoch: int, scores: np.ndarray) -> dict[str, float] | None:
+        if epoch == 0:
+            return None
+        u, i = self.pairs[:, 0], self.pairs[:, 1]
+        sp = scores[u, i][:, None]
+        row = scores[u]
+        out = {"train_auc": float(((row < sp).mean(1) + 0.5 * (row == sp).mean(1)).mean())}
+        if self.relevant is not None:
+            masked = np.where(self.train_mask, -np.inf, scores)
+            top = np.argpartition(-masked, self.topk - 1, axis=1)[:, : self.topk]
+            out[f"precision_true@{self.topk}"] = float(np.take_along_axis(self.relevant, top, 1).mean())
+        return out
+
+
+def _pair_scores(model, u, i):
+    """Scores of (u, i): ``i`` [B] -> [B], ``i`` [B, M] -> [B, M] (MF's forward takes [B, M])."""
+    if i.ndim == 1:
+        return model(u, i[:, None])[:, 0]
+    return model(u, i)
+
+
+class _RecRunner:
+    """One epoch of the toy recommendation training (the :class:`~negtheory.recsys.loop.EpochRunner`).
+
+    Mini-batches of observed pairs; per positive, K negatives drawn uniformly from the catalog
+    (the unlabeled set; a real K by Wu et al.'s eq. 8, or the ANS schedule), one BNS negative
+    (thesis eq. 4.26 with the popularity prior of eq. 4.16), or K Boltzmann negatives for Relaxed
+    Softmax (Tanielian & Vasile, eq. 8); BPRAC weights the BPR terms by EM credences (eq. 3.28).
+    """
+
+    def __init__(self, cfg: TrainConfig, data: RecData, model, device, gen, recorder):
+        self.cfg, self.data, self.model, self.device, self.gen, self.recorder = cfg, data, model, device, gen, recorder
+        self.opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+        self.pairs = data.train.to(device)
+        n = self.pairs.shape[0]
+        total = math.ceil(n / cfg.batch_size) * cfg.epochs
+        self.ans = ANSCallback(total, cfg.k_opt or cfg.k, cfg.ans_warmup, generator=gen) if cfg.ans else None
+        self.bns = (
+            BNSSampler(data.item_counts, data.n_users, cfg.bns_candidates, cfg.bns_lam, generator=gen)
+            if cfg.loss == "bns"
+            else None
+        )
+        self.cred = CredenceWeights(n) if cfg.loss == "bprac" else None
+        self.relevant = data.relevant.to(device) if data.relevant is not None else None
+        self.score = lambda u, i: _pair_scores(model, u, i)
+        self.step = 0
+
+    def run_epoch(self, epoch: int) -> dict[str, float]:
+        cfg, model, device, gen, data = self.cfg, self.model, self.device, self.gen, self.data
+        model.train()
+        if self.cred is not None:
+            self.cred.update(epoch, self.score, data.train, data.item_counts, cfg.dim, model.user.weight, model.item.weight)
+            weights = self.cred.weights.to(device)
+        n = self.pairs.shape[0]
         perm = torch.randperm(n, generator=gen).to(device)
+        t_model = cfg.temperature
         tot, cnt = 0.0, 0
         for s in range(0, n, cfg.batch_size):
             idx = perm[s : s + cfg.batch_size]
-            u, i = train_pairs[idx, 0], train_pairs[idx, 1]
+            u, i = self.pairs[idx, 0], self.pairs[idx, 1]
             b = u.shape[0]
-            pos = model.score(u, i) / t_model
+            pos = self.score(u, i) / t_model
             w = None
-            if bns is not None:
-                j = bns.sample(model.score, u, pos.detach() * t_model)[:, None]
-                neg = model.score(u, j) / t_model
+            if self.bns is not None:
+                j = self.bns.sample(self.score, u, pos.detach() * t_model)[:, None]
+                neg = self.score(u, j) / t_model
             elif cfg.loss == "relaxed_softmax":
-                with torch.no_grad():
-                    full = model.all_scores(u)
+                full = model.all_scores()[u]
                 j = boltzmann_sample(full, max(1, round(cfg.k)), cfg.rs_temperature, generator=gen)
-                neg = model.score(u, j) / t_model
+                neg = self.score(u, j) / t_model
             else:
-                if ans is not None:
-                    counts = ans.counts(step, b).to(device)
+                if self.ans is not None:
+                    counts = self.ans.counts(self.step, b).to(device)
                     kmax = int(counts.max())
                 elif cfg.k != int(cfg.k):
                     counts = draw_negative_counts(cfg.k, (b,), gen).to(device)
@@ -374,37 +430,111 @@ def _train_rec(cfg: TrainConfig, device, gen, recorder):
                 else:
                     counts, kmax = None, int(cfg.k)
                 j = uniform_items(data.n_items, (b, kmax), gen).to(device)
-                neg = model.score(u, j) / t_model
+                neg = self.score(u, j) / t_model
                 if counts is not None:
                     # variable count per positive: padded slots get logit -inf (weight e^-inf = 0)
                     if cfg.loss != "infonce":
                         raise ValueError("a real-valued k or ANS is supported with loss='infonce' (Wu et al.'s setting)")
                     keep = torch.arange(kmax, device=device)[None, :] < counts[:, None]
                     neg = neg.masked_fill(~keep, -math.inf)
-                if cred is not None:
+                if self.cred is not None:
                     w = weights[idx]
             loss = _loss_on_logits(cfg, pos, neg, weight=w)
-            opt.zero_grad()
+            self.opt.zero_grad()
             loss.backward()
-            opt.step()
-            if ans is not None:
-                ans.on_step(step)
+            self.opt.step()
+            if self.ans is not None:
+                self.ans.on_step(self.step)
             tot += float(loss.detach()) * b
             cnt += b
-            if recorder is not None and relevant is not None and step % cfg.probe_every == 0:
+            if self.recorder is not None and self.relevant is not None and self.step % cfg.probe_every == 0:
                 with torch.no_grad():
                     jp = uniform_items(data.n_items, (b, cfg.probe_n), gen).to(device)
-                    recorder.record(step, epoch + 1, pos.detach(), model.score(u, jp) / t_model, relevant[u[:, None], jp])
-            step += 1
-        metrics = _evaluate_rec(model, data, cfg.topk, device, rng=cfg.rng)
-        history.append(dict(epoch=epoch + 1, loss=tot / cnt, **metrics))  # 1-based, as fit_mf / fit_bpr_sgd
+                    self.recorder.record(
+                        self.step, epoch, pos.detach(), self.score(u, jp) / t_model, self.relevant[u[:, None], jp]
+                    )
+            self.step += 1
+        return dict(loss=tot / cnt)
+
+    def scores(self) -> np.ndarray:
+        self.model.eval()
+        out = self.model.all_scores().cpu().numpy()
+        self.model.train()
+        return out
+
+
+def _train_rec(cfg: TrainConfig, device, gen, recorder):
+    data = _load_rec(cfg)
+    if cfg.loss not in REC_LOSSES:
+        raise ValueError(f"loss must be one of {REC_LOSSES} for recommendation data, got {cfg.loss!r}")
+    cls = {"mf": MF, "mlp": TowerModel}.get(cfg.model)
+    if cls is None:
+        raise ValueError(f"model must be 'mf' or 'mlp', got {cfg.model!r}")
+    model = cls(data.n_users, data.n_items, cfg.dim, generator=gen).to(device)
+    runner = _RecRunner(cfg, data, model, device, gen, recorder)
+    res = train_loop(runner, data.interactions(), epochs=cfg.epochs, topk=(cfg.topk,), eval_on=("test",),
+                     callbacks=[_TruthMetrics(data, cfg.topk, cfg.rng)], progress=cfg.progress, desc=f"train {cfg.loss}")  # fmt: skip
     extra = {"data_params": data.params, "n_users": data.n_users, "n_items": data.n_items}
-    if ans is not None:
-        extra["ans_k"] = [k for _, k in ans.history[:: max(1, len(ans.history) // 50)]]
-    if cred is not None:
-        extra["bprac_lambda"] = cred.lam_history
-        extra["bprac_mean_credence"] = float(cred.weights.mean())
-    return history, extra
+    if runner.ans is not None:
+        extra["ans_k"] = [k for _, k in runner.ans.history[:: max(1, len(runner.ans.history) // 50)]]
+    if runner.cred is not None:
+        extra["bprac_lambda"] = runner.cred.lam_history
+        extra["bprac_mean_credence"] = float(runner.cred.weights.mean())
+    return res["history"], extra
+
+
+class _DigitsRunner:
+    """One epoch of contrastive digits training: two augmented views, in-batch negatives (N = 2B - 2).
+
+    Its statistics hold the linear-probe accuracy on frozen features (the task is not a ranking, so
+    :func:`~negtheory.recsys.loop.train_loop` runs it with ``data=None``).
+    """
+
+    def __init__(self, cfg: TrainConfig, data, enc, device, gen, recorder):
+        self.cfg, self.data, self.enc, self.device, self.gen, self.recorder = cfg, data, enc, device, gen, recorder
+        self.opt = torch.optim.Adam(enc.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+        self.x_tr = data.x[data.train_idx]
+        self.y_tr = data.y[data.train_idx]
+        self.step = 0
+
+    def run_epoch(self, epoch: int) -> dict[str, float]:
+        from .modules import pair_logits
+
+        cfg, enc, device, gen = self.cfg, self.enc, self.device, self.gen
+        n = self.x_tr.shape[0]
+        perm = torch.randperm(n, generator=gen)
+        tot, cnt = 0.0, 0
+        for s in range(0, n - 1, cfg.batch_size):
+            idx = perm[s : s + cfg.batch_size]
+            if idx.numel() < 2:
+                continue
+            x = self.x_tr[idx]
+            v1 = augment_digits(x, gen).to(device)
+            v2 = augment_digits(x, gen).to(device)
+            z1 = nn.functional.normalize(enc(v1), dim=-1)
+            z2 = nn.functional.normalize(enc(v2), dim=-1)
+            pos, neg = pair_logits(z1, z2, temperature=cfg.temperature, symmetric=True)
+            loss = _loss_on_logits(cfg, pos, neg)
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+            b = idx.numel()
+            tot += float(loss.detach()) * b
+            cnt += b
+            if self.recorder is not None and self.step % cfg.probe_every == 0:
+                # labels of the in-batch negatives, in pair_logits's order (self and partner removed)
+                y2 = torch.cat([self.y_tr[idx], self.y_tr[idx]])
+                same = y2[:, None] == y2[None, :]
+                m = torch.ones_like(same)
+                ar = torch.arange(2 * b)
+                m[ar, ar] = False
+                m[ar, (ar + b) % (2 * b)] = False
+                self.recorder.record(self.step, epoch, pos.detach(), neg.detach(), same[m].view(2 * b, 2 * b - 2))
+            self.step += 1
+        return dict(loss=tot / max(cnt, 1), probe_acc=linear_probe(enc, self.data, device))
+
+    def scores(self) -> np.ndarray:  # pragma: no cover - train_loop asks only with callbacks
+        raise NotImplementedError("the digits task has no score matrix")
 
 
 def _train_digits(cfg: TrainConfig, device, gen, recorder):
@@ -414,46 +544,9 @@ def _train_digits(cfg: TrainConfig, device, gen, recorder):
         raise ValueError("digits needs model='mlp' (an image encoder); 'mf' is for recommendation data")
     data = load_digits_views(rng=cfg.rng)
     enc = DigitsEncoder().to(device)
-    opt = torch.optim.Adam(enc.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    x_tr = data.x[data.train_idx]
-    y_tr = data.y[data.train_idx]
-    n = x_tr.shape[0]
-    history = []
-    step = 0
-    for epoch in _bar(range(cfg.epochs), cfg, desc=f"train {cfg.loss}", unit="epoch"):
-        perm = torch.randperm(n, generator=gen)
-        tot, cnt = 0.0, 0
-        for s in range(0, n - 1, cfg.batch_size):
-            idx = perm[s : s + cfg.batch_size]
-            if idx.numel() < 2:
-                continue
-            x = x_tr[idx]
-            v1 = augment_digits(x, gen).to(device)
-            v2 = augment_digits(x, gen).to(device)
-            z1 = nn.functional.normalize(enc(v1), dim=-1)
-            z2 = nn.functional.normalize(enc(v2), dim=-1)
-            from .modules import pair_logits
-
-            pos, neg = pair_logits(z1, z2, temperature=cfg.temperature, symmetric=True)
-            loss = _loss_on_logits(cfg, pos, neg)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            b = idx.numel()
-            tot += float(loss.detach()) * b
-            cnt += b
-            if recorder is not None and step % cfg.probe_every == 0:
-                # labels of the in-batch negatives, in pair_logits's order (self and partner removed)
-                y2 = torch.cat([y_tr[idx], y_tr[idx]])
-                same = y2[:, None] == y2[None, :]
-                m = torch.ones_like(same)
-                ar = torch.arange(2 * b)
-                m[ar, ar] = False
-                m[ar, (ar + b) % (2 * b)] = False
-                recorder.record(step, epoch + 1, pos.detach(), neg.detach(), same[m].view(2 * b, 2 * b - 2))
-            step += 1
-        history.append(dict(epoch=epoch + 1, loss=tot / max(cnt, 1), probe_acc=linear_probe(enc, data, device)))
-    return history, {"n_train": int(n)}
+    runner = _DigitsRunner(cfg, data, enc, device, gen, recorder)
+    res = train_loop(runner, None, epochs=cfg.epochs, eval_on=(), progress=cfg.progress, desc=f"train {cfg.loss}")
+    return res["history"], {"n_train": int(runner.x_tr.shape[0])}
 
 
 def _train_split(cfg: TrainConfig, data) -> dict:
@@ -523,7 +616,11 @@ def train(config: TrainConfig | None = None, **overrides) -> dict:
     Returns
     -------
     dict
-        ``config``, ``history`` (one dict per epoch, ``epoch`` counting from 1: loss and metrics), ``final`` (the last
+        ``config``, ``history`` (one dict per epoch, ``epoch`` 1-based as in every trainer of
+        :func:`negtheory.recsys.loop.train_loop`: the loss; on recommendation data the test
+        ranking metrics ``test_precision@k``, ``test_recall@k``, ``test_ndcg@k`` of
+        :func:`negtheory.recsys.topk_metrics`, ``train_auc`` and, on synthetic data,
+        ``precision_true@k``; on digits ``probe_acc``), ``final`` (the last
         epoch's metrics), ``probe`` (:func:`negtheory.bridge.probes.summarize` of the probe rows,
         when ground truth exists), ``device``, ``seconds``.
 
@@ -531,8 +628,8 @@ def train(config: TrainConfig | None = None, **overrides) -> dict:
     --------
     >>> from negtheory.bridge.train import train
     >>> r = train(data="synthetic", loss="bcl", epochs=1, progress=False, synthetic=dict(n_users=40, n_items=60))
-    >>> sorted(r["final"])[:3]
-    ['epoch', 'loss', 'ndcg@10']
+    >>> sorted(r["final"])
+    ['epoch', 'loss', 'precision_true@10', 'test_ndcg@10', 'test_precision@10', 'test_recall@10', 'train_auc']
     """
     name = overrides.get("data", config.data if config is not None else None)
     if isinstance(name, str) and name.startswith("movielens:"):

@@ -109,7 +109,7 @@ def _merge(row: dict[str, Any], ret: object) -> None:
 
 def train_loop(
     runner: EpochRunner,
-    data: Interactions,
+    data: Interactions | None,
     *,
     epochs: int,
     eval_every: int = 1,
@@ -128,8 +128,11 @@ def train_loop(
     runner : EpochRunner
         Has ``run_epoch(epoch) -> dict`` (0-based ``epoch``; the epoch's statistics) and
         ``scores() -> ndarray`` (the current [n_users, n_items] scores).
-    data : Interactions
-        The split whose held-out items are ranked.
+    data : Interactions or None
+        The split whose held-out items are ranked. None for a task that is not ranking (the
+        contrastive digits of :mod:`negtheory.bridge.train`): then ``eval_on`` must be empty, the
+        runner's statistics are the whole history row, and ``scores()`` is called only for the
+        callbacks.
     epochs : int
         Number of epochs (at most; early stopping may end sooner).
     eval_every : int
@@ -164,7 +167,8 @@ def train_loop(
     Raises
     ------
     ValueError
-        ``monitor`` is not a recorded validation metric, or ``eval_on`` names an unknown split.
+        ``monitor`` is not a recorded validation metric, ``eval_on`` names an unknown split, or
+        ``eval_on`` is not empty while ``data`` is None.
 
     Examples
     --------
@@ -190,14 +194,18 @@ def train_loop(
     if unknown:
         raise ValueError(f"eval_on must name splits among {EVAL_SPLITS}, got {unknown}")
     callbacks = check_callbacks(callbacks)
-    train_mask = data.train_mask()
-    valid_mask = data.valid_mask()
-    test_mask = data.test_mask()
-    ranked = {
-        "valid": (valid_mask, train_mask, len(data.valid)),
-        "test": (test_mask, train_mask | valid_mask, len(data.test)),
-    }
-    select = monitor is not None and "valid" in eval_on and len(data.valid) > 0
+    ranked: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}
+    if data is None:
+        if eval_on:
+            raise ValueError("eval_on must be empty when data is None (nothing to rank)")
+    else:
+        train_mask = data.train_mask()
+        valid_mask = data.valid_mask()
+        ranked = {
+            "valid": (valid_mask, train_mask, len(data.valid)),
+            "test": (data.test_mask(), train_mask | valid_mask, len(data.test)),
+        }
+    select = monitor is not None and "valid" in eval_on and data is not None and len(data.valid) > 0
     key = f"valid_{monitor}"
     history: list[dict[str, Any]] = []
     best, best_epoch, since, epochs_run = -math.inf, None, 0, 0
@@ -217,7 +225,7 @@ def train_loop(
         epochs_run = epoch + 1
         if not ((epoch + 1) % eval_every == 0 or epoch == epochs - 1):
             continue
-        scores = runner.scores()
+        scores = runner.scores() if (eval_on or callbacks) else None
         row: dict[str, Any] = dict(epoch=epoch + 1, **stats)
         for split in eval_on:
             relevant, exclude, n_pairs = ranked[split]
