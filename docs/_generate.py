@@ -247,8 +247,8 @@ def generate_gallery(root: Path, out: Path) -> list[str]:
         (
             "Every PNG committed under `figures/`, what it shows and which command writes it. "
             "`negtheory figures --out figures` writes the figures of the theory (embedded defaults, no download; "
-            "measured on 2 cores: 29 s with cold numba caches and 13 s warm when the cores are free, 110 s warm with "
-            "both cores shared by other jobs, load 13; without `--out` it writes `negtheory_output/figures/`); the "
+            "measured on 2 cores: 29 s with cold numba caches and 13 s warm when the cores are free, 25 s warm at load "
+            "1.5 and 110 s at load 13 from other jobs; without `--out` it writes `negtheory_output/figures/`); the "
             "`bridge_*`, `relaxed_softmax_*` and MovieLens-100K figures come from training runs "
             "(see the [reproductions](../guide/reproductions.md))."
         ),

@@ -164,7 +164,11 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
         action="store_true",
         help="write the committed tables and figures of the source checkout (notebooks/data/bridge/, figures/)",
     )
-    q.add_argument("--quick", action="store_true", help="reduced sizes (about a minute; a smoke test, figures marked QUICK)")
+    q.add_argument(
+        "--quick",
+        action="store_true",
+        help="reduced sizes: a smoke test (30 s on 2 free cores, longer on busy ones; figures marked QUICK)",
+    )
     q.add_argument("--quiet", action="store_true", help="no progress bars (the final 'wrote ...' line is still printed)")
     q.set_defaults(func=_lazy("_cmd_experiments"))
     return p

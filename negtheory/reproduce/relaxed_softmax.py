@@ -116,7 +116,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     size.add_argument(
         "--quick",
         action="store_true",
-        help="tiny grids (16 x 16 items, 25 steps): a smoke test (about a minute on 2 busy cores; figures marked QUICK)",
+        help="tiny grids (16 x 16 items, 25 steps): a smoke test (20 s on 2 free cores, a minute on busy ones; figures marked QUICK)",
     )
     size.add_argument(
         "--full", action="store_true", help="the paper's sizes (1000 x 1000 items, 300 000 pairs; hours, GPU advised)"

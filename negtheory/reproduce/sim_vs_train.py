@@ -118,7 +118,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--quick",
         action="store_true",
-        help="smoke run: 1 seed, 4 epochs probed every 2, rns and infonce, 2048 anchors (a few minutes on 2 cores)",
+        help="smoke run: 1 seed, 4 epochs probed every 2, rns and infonce, 2048 anchors (30 s on 2 free cores, minutes on busy ones)",
     )
     p.add_argument(
         "--out",
