@@ -217,11 +217,17 @@ def _readme_gallery(root: Path) -> dict[str, str]:
 
 def _command(name: str, registry: dict) -> str:
     if name in registry:
-        return f"``negtheory figures`` (alone: ``negtheory figures --only {name}``)"
+        return f"``negtheory figures --out figures`` (alone: ``negtheory figures --only {name} --out figures``)"
     if name.startswith("bridge_"):
-        return "``negtheory bridge experiments`` (torch extra; tables in ``notebooks/data/bridge/``)"
+        return (
+            "``negtheory figures --only " + name + " --out figures`` from the tables in ``notebooks/data/bridge/``, "
+            "which ``negtheory bridge experiments --update-committed`` retrains (torch extra)"
+        )
     if name.startswith("relaxed_softmax_"):
-        return "``negtheory reproduce relaxed-softmax`` (torch extra; tables in ``notebooks/data/relaxed_softmax/``)"
+        return (
+            "``negtheory reproduce relaxed-softmax --update-committed`` (torch extra; tables in "
+            "``notebooks/data/relaxed_softmax/``)"
+        )
     for cmd in ("thesis_tables", "wu_k_sweep", "sim_vs_train"):
         if name == f"{cmd}_ml100k":
             sub = cmd.replace("_", "-")
