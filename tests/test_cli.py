@@ -619,9 +619,10 @@ def test_bridge_train_epochs_count_from_1_and_config_says_rng_on_both_paths(tmp_
     from negtheory.bridge.train import train
 
     # toy data (what `bridge train --data synthetic` runs, at a tiny size)
-    toy = train(data="synthetic", loss="bpr", epochs=1, device="cpu", progress=False, probe=False, out=str(tmp_path / "toy"),
+    toy = train(data="synthetic", loss="bpr", epochs=1, device="cpu", progress=False, out=str(tmp_path / "toy"),
                 synthetic=dict(n_users=40, n_items=60))  # fmt: skip
     assert toy["final"]["epoch"] == 1 and [h["epoch"] for h in toy["history"]] == [1]
+    assert {row["epoch"] for row in toy["probe_rows"]} == {1}  # probe rows count epochs as the history does
     saved = json.loads((tmp_path / "toy" / "results.json").read_text())
     assert saved["config"]["rng"] == 0 and "seed" not in saved["config"]
     # an explicit split (fit_bpr_sgd), through the command

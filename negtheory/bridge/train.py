@@ -450,8 +450,8 @@ class _RecRunner:
             if self.recorder is not None and self.relevant is not None and self.step % cfg.probe_every == 0:
                 with torch.no_grad():
                     jp = uniform_items(data.n_items, (b, cfg.probe_n), gen).to(device)
-                    self.recorder.record(
-                        self.step, epoch, pos.detach(), self.score(u, jp) / t_model, self.relevant[u[:, None], jp]
+                    self.recorder.record(  # epochs 1-based in the probe rows too, as in the history
+                        self.step, epoch + 1, pos.detach(), self.score(u, jp) / t_model, self.relevant[u[:, None], jp]
                     )
             self.step += 1
         return dict(loss=tot / cnt)
@@ -529,7 +529,7 @@ class _DigitsRunner:
                 ar = torch.arange(2 * b)
                 m[ar, ar] = False
                 m[ar, (ar + b) % (2 * b)] = False
-                self.recorder.record(self.step, epoch, pos.detach(), neg.detach(), same[m].view(2 * b, 2 * b - 2))
+                self.recorder.record(self.step, epoch + 1, pos.detach(), neg.detach(), same[m].view(2 * b, 2 * b - 2))
             self.step += 1
         return dict(loss=tot / max(cnt, 1), probe_acc=linear_probe(enc, self.data, device))
 
