@@ -644,3 +644,15 @@ def test_update_committed_needs_the_committed_folder():
         assert committed_dir("figures") == root / "figures"
     with pytest.raises(CommandError, match="not running from one"):
         committed_dir("no_such_committed_folder")
+
+
+def test_default_output_folder_is_ignored_by_git():
+    """Smoke runs from the repository root leave `git status` clean: git ignores negtheory_output/."""
+    root = Path(cli.__file__).resolve().parents[1]
+    if shutil.which("git") is None or not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+    probe = "negtheory_output/relaxed_softmax_quick/relaxed_softmax_fig2_temperature.png"
+    res = subprocess.run(["git", "check-ignore", "-q", probe], cwd=root, capture_output=True, check=False)
+    assert res.returncode == 0, f"{probe} is not ignored by git"
+    committed = subprocess.run(["git", "check-ignore", "-q", "figures/thesis_tables_ml100k.png"], cwd=root, check=False)
+    assert committed.returncode == 1  # the committed figures are not ignored
