@@ -69,9 +69,18 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
     )
     q.add_argument("--test", help="test interactions, same formats (default: none)")
     q.add_argument(
-        "--data-dir", help="folder with MovieLens u.data, split 80/20 at random, seeded by --split-seed (default: none)"
+        "--data-dir",
+        help="folder with MovieLens u.data or ratings.dat, Yahoo!-R3's or LightGCN's train/test files (pooled), "
+        "split 80/20 at random, seeded by --split-seed (default: none)",
     )
     q.add_argument("--split-seed", type=integer(0), default=0, help="seed of the 80/20 split of --data-dir")
+    q.add_argument(
+        "--format",
+        choices=["auto", "csv", "movielens-1m", "yahoo-r3", "lightgcn"],
+        default="auto",
+        help="layout of --train/--test/--data-dir files: csv (u.data, CSV), movielens-1m (ratings.dat), yahoo-r3, "
+        "lightgcn (train.txt / test.txt); auto recognises it from the content",
+    )
     q.add_argument(
         "--valid-fraction",
         type=real(0.0, 1.0, hi_open=True),
@@ -109,7 +118,7 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
         help="folder for results.json and history.csv / probes.csv, created if missing (default: print only)",
     )
     q.add_argument(
-        "--k", type=real(1.0), default=8.0, help="negatives per positive for --data runs, >= 1 (real values: seed 000 eq. 8)"
+        "--k", type=real(1.0), default=8.0, help="negatives per positive for --data runs, >= 1 (real values: Wu et al. eq. 8)"
     )
     q.add_argument("--ans", action="store_true", help="adaptive negative sampling schedule peaking at K (InfoNCE)")
     q.add_argument("--batch-size", type=integer(2), default=None, help="default: 1024 (split), 256 (--data)")

@@ -7,7 +7,7 @@ Subcommands
     publication-size Monte-Carlo runs) into ``negtheory_output/figures`` (``--out figures`` in a
     source checkout replaces the committed ones).
 ``negtheory optimal-k (--auc A | --mu M) [--lam L] [--k-max N] [--t-max T] [--steps S]``
-    Print the label-quality mean mu_q and the optimal negative ratio K* of Wu et al. (seed 000).
+    Print the label-quality mean mu_q and the optimal negative ratio K* of Wu et al. (Rethinking InfoNCE).
 ``negtheory study mse --vary NAME --values SPEC [--n-anchors M] [--out CSV] [--plot PNG] [--checkpoint FILE] [--dask ADDRESS]``
     Monte-Carlo MSE study of the debiasing estimators (thesis §6.6.1); SPEC is ``start:stop:count``
     (inclusive, like numpy.linspace) or a comma-separated list.
@@ -267,9 +267,9 @@ def build_parser(include_bridge: bool = True) -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_figures)
 
-    p = sub.add_parser("optimal-k", help="optimal negative sampling ratio K* (Wu et al., seed 000)", formatter_class=HelpFormatter,
+    p = sub.add_parser("optimal-k", help="optimal negative sampling ratio K* (Wu et al., Rethinking InfoNCE)", formatter_class=HelpFormatter,
                        description="The label-quality mean mu_q and the optimal negative sampling ratio K* of Wu et al. "
-                       "(seed 000, §3-4), from the training AUC at K = 1 or from mu_q.")  # fmt: skip
+                       "(Rethinking InfoNCE, §3-4), from the training AUC at K = 1 or from mu_q.")  # fmt: skip
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument(
         "--auc",

@@ -1,6 +1,6 @@
-r"""False negatives: the temporal exclusion window under p_same(D) = exp(-D / lambda) (seed 001).
+r"""False negatives: the temporal exclusion window under p_same(D) = exp(-D / lambda) (the negative-sampling textbook chapter).
 
-Part of the textbook mechanics (seed 001); :mod:`negtheory.mechanics` re-exports every name.
+Part of the mechanics of the negative-sampling textbook chapter; :mod:`negtheory.mechanics` re-exports every name.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def _mean_exp_continuous(dt, horizon, lam):
 def expected_false_negatives(
     delta_t: ArrayLike, k: ArrayLike, lam: ArrayLike, horizon: float, *, discrete: bool = True
 ) -> FloatOrArray:
-    r"""Expected number of false negatives with a temporal exclusion window (seed 001, *The Challenge of False Negatives*).
+    r"""Expected number of false negatives with a temporal exclusion window (textbook chapter, *The Challenge of False Negatives*).
 
     K negatives are drawn uniformly from the frames whose offset D from the anchor exceeds the
     window Delta t, up to ``horizon``; a frame at offset D shows the same content with
@@ -51,7 +51,12 @@ def expected_false_negatives(
     .. math:: \mathbb E[\#\text{false negatives}] = K\, \mathbb E[e^{-D/\lambda}],
 
     with D uniform on the integers {Delta t + 1, ..., H} (``discrete=True``; a geometric sum) or
-    on the interval (Delta t, H] (``discrete=False``; K lambda (e^{-Delta t/lambda} - e^{-H/lambda}) / (H - Delta t)).
+    on the interval (Delta t, H] (``discrete=False``), where
+
+    .. math::
+        \mathbb E[\#\text{false negatives}]
+        = \frac{K \lambda\,\big(e^{-\Delta t/\lambda} - e^{-H/\lambda}\big)}{H - \Delta t}.
+
     Offsets on both sides of the anchor give the same mean, so one side is modelled.
 
     Parameters
@@ -63,7 +68,16 @@ def expected_false_negatives(
     lam : array_like
         Correlation length lambda > 0 (frames).
     horizon : float
-        Largest offset H > 0 (e.g. the video length in frames).
+        Largest offset H > 0 (e.g. the video length in frames; an integer when ``discrete``).
+    discrete : bool, default True
+        True: integer frame offsets {Delta t + 1, ..., H}; False: continuous offsets in
+        (Delta t, H].
+
+    Returns
+    -------
+    float or ndarray
+        The expected number of false negatives among the K, broadcast over ``delta_t``, ``k``
+        and ``lam``.
 
     Examples
     --------
@@ -92,7 +106,7 @@ def _first_bad(dt, h):
 
 
 def min_exclusion_window(beta: float, k: float, lam: float, horizon: float, *, discrete: bool = True) -> float:
-    r"""Smallest window Delta t keeping the expected false negatives <= beta (seed 001).
+    r"""Smallest window Delta t keeping the expected false negatives <= beta (the negative-sampling textbook chapter).
 
     :func:`expected_false_negatives` decreases in Delta t (removing the nearest, most similar
     frames lowers the mean of e^{-D/lambda}), so the answer is found by bisection over the
@@ -107,12 +121,15 @@ def min_exclusion_window(beta: float, k: float, lam: float, horizon: float, *, d
     lam : float
         Correlation length lambda > 0.
     horizon : float
-        Largest offset H.
+        Largest offset H (an integer >= 1 when ``discrete``, else > 0).
+    discrete : bool, default True
+        True: integer windows and frame offsets (bisection); False: a real window (Brent's
+        method), as in :func:`expected_false_negatives`.
 
     Returns
     -------
     int (discrete) or float
-        Raises ``ValueError`` when even the largest window (only offset H left) gives
+        The smallest window Delta t with expected false negatives <= beta. Raises ``ValueError`` when even the largest window (only offset H left) gives
         K e^{-H/lambda} > beta.
 
     Examples

@@ -1,14 +1,17 @@
 r"""Torch bridge: the estimators of :mod:`negtheory.estimators` as losses and samplers for real training.
 
-The numba/numpy layer of negtheory *predicts* (optimal K of Wu et al., estimator MSE of thesis
-§6.6, sampling quality); this optional subpackage lets real training *confirm or refute* it:
+The numba/numpy layer of negtheory *predicts* (optimal K of Wu et al. (Rethinking InfoNCE),
+estimator MSE of Liu Bin's thesis §6.6, sampling quality); this optional subpackage lets real
+training *confirm or refute* it:
 
-* :mod:`negtheory.bridge.functional` — InfoNCE, DCL, HCL, BCL (seed 003 ch. 6), BPR, DPL
-  (ch. 5), BCE and Relaxed Softmax (seed 004) on logits, in log space, any device and dtype;
+* :mod:`negtheory.bridge.functional` — InfoNCE, DCL, HCL, BCL (Liu Bin's thesis ch. 6), BPR, DPL
+  (ch. 5), BCE (the negative-sampling textbook chapter) and Relaxed Softmax (Tanielian & Vasile
+  (Relaxed Softmax)) on logits, in log space, any device and dtype;
 * :mod:`negtheory.bridge.modules` — ``nn.Module`` wrappers on embeddings (in-batch or explicit
   negatives), e.g. :class:`~negtheory.bridge.modules.DebiasedContrastiveLoss`;
-* :mod:`negtheory.bridge.samplers` — BNS (ch. 4), Boltzmann sampling (seed 004 eq. 8),
-  fractional-K counts and the ANS schedule (seed 000 eq. 8, §5), seeded by ``torch.Generator``;
+* :mod:`negtheory.bridge.samplers` — BNS (thesis ch. 4), Boltzmann sampling (Tanielian & Vasile
+  eq. 8), fractional-K counts and the ANS schedule (Wu et al. eq. 8, §5), seeded by
+  ``torch.Generator``;
 * :mod:`negtheory.bridge.data` — a synthetic positive-unlabeled recommender with ground truth,
   a MovieLens loader for a user-supplied file, contrastive views of scikit-learn's digits;
 * :mod:`negtheory.bridge.train`, :mod:`negtheory.bridge.probes`, :mod:`negtheory.bridge.bprac_em`,

@@ -39,9 +39,9 @@ def _cmd_train_split(args: argparse.Namespace) -> int:
         input_file(args.test, "--test")
     out = output_dir(args.out, "--out") if args.out is not None else None
     if args.data_dir is not None:
-        data = load_movielens_dir(args.data_dir, rng=args.split_seed)
+        data = load_movielens_dir(args.data_dir, rng=args.split_seed, format=getattr(args, "format", "auto"))
     else:
-        data = load_split(args.train, args.test)
+        data = load_split(args.train, args.test, format=getattr(args, "format", "auto"))
     if args.valid_fraction:
         data = data.with_validation(args.valid_fraction, rng=args.seed)
     sgd = args.optimizer == "sgd" and args.loss in ("bpr", "bns")

@@ -5,8 +5,9 @@ written to ``<out>/results.json`` with the per-batch probe rows in ``<out>/probe
 
 * recommendation data (``synthetic``; ``movielens:PATH`` is deprecated, see below): for every observed (u, i), K
   negatives drawn uniformly from the catalog (the unlabeled set; a real-valued K is turned into
-  counts by seed 000's eq. 8, and ``ans=True`` follows the ANS schedule), or one BNS negative
-  (thesis ch. 4), or K Boltzmann negatives for Relaxed Softmax (seed 004, eq. 8); losses
+  counts by eq. 8 of Wu et al. (Rethinking InfoNCE), and ``ans=True`` follows the ANS schedule),
+  or one BNS negative (Liu Bin's thesis ch. 4), or K Boltzmann negatives for Relaxed Softmax
+  (Tanielian & Vasile (Relaxed Softmax), eq. 8); losses
   ``infonce, dcl, hcl, bcl, bcl_norm, bpr, dpl, bce, relaxed_softmax, bns, bprac``; evaluation
   Recall@k / NDCG@k on held-out interactions (training items excluded), the training AUC of
   Wu et al. (a labeled positive against a uniformly drawn item), and on synthetic data the
@@ -73,14 +74,91 @@ DIGITS_LOSSES = ("infonce", "dcl", "hcl", "bcl", "bcl_norm")
 
 @dataclass
 class TrainConfig:
-    """Everything one run needs; defaults are CPU-sized (seconds per epoch)."""
+    """Everything one run of :func:`train` needs; defaults are CPU-sized (seconds per epoch).
+
+    The fields are the constructor's parameters (all keyword-friendly, with defaults) and are
+    kept as attributes.
+
+    Parameters
+    ----------
+    data : str, default "synthetic"
+        "synthetic" (:func:`~negtheory.bridge.data.synthetic_pu`), "digits"
+        (:func:`~negtheory.bridge.data.load_digits_views`) or the deprecated "movielens:PATH".
+    model : {"mf", "mlp"}, default "mf"
+        Matrix factorisation or two-tower MLP (recommendation); digits always use the MLP
+        encoder :class:`DigitsEncoder`.
+    loss : str, default "bpr"
+        One of :data:`REC_LOSSES` (recommendation) or :data:`DIGITS_LOSSES` (digits).
+    epochs : int >= 1, default 5
+        Number of epochs.
+    batch_size : int >= 2, default 256
+        Positives (recommendation) or images (digits) per step.
+    k : float, default 8.0
+        Negatives per positive (recommendation); a real value is turned into integer counts by
+        eq. 8 of Wu et al. (Rethinking InfoNCE) (InfoNCE only).
+    dim : int, default 32
+        Embedding dimension of the recommendation models.
+    lr : float > 0, default 0.01
+        Adam learning rate.
+    weight_decay : float >= 0, default 0.0
+        Adam's L2 weight decay.
+    temperature : float > 0, optional
+        Divides the scores. Default (None): 1.0 for recommendation (raw dot products), 0.5 for
+        digits (cosine similarity).
+    tau_plus : float in (0, 1), default 0.1
+        Class prior of DCL, HCL, BCL and DPL.
+    alpha : float in [1/2, 1], default 0.9
+        BCL's encoder quality.
+    beta : float in [0, 1], default 0.5
+        BCL's hardness level (also passed to the probes).
+    hcl_beta : float >= 0, default 1.0
+        HCL's concentration.
+    ans : bool, default False
+        Follow the adaptive negative sampling schedule (:class:`~negtheory.bridge.samplers.ANSCallback`).
+    k_opt : float, optional
+        Peak K* of ANS (default: ``k``).
+    ans_warmup : float in [0, 1], default 0.1
+        Rising fraction of the ANS schedule.
+    bns_candidates : int, default 10
+        Candidate-set size of BNS (loss "bns").
+    bns_lam : float >= 0, default 5.0
+        lambda of the BNS criterion.
+    rs_temperature : float, default 1.0
+        Boltzmann temperature T of the Relaxed-Softmax negatives.
+    topk : int, default 10
+        List length k of Recall@k / NDCG@k.
+    probe : bool, default True
+        Record probes (:mod:`negtheory.bridge.probes`) where ground truth exists.
+    probe_every : int, default 4
+        Steps between two probes.
+    probe_n : int, default 64
+        Uniform negatives per anchor drawn by the recommendation probe.
+    device : {"auto", "cpu", "cuda"}, default "auto"
+        Where to train (:func:`resolve_device`).
+    rng : int, default 0
+        Seed of the run (``seed``: deprecated since 0.1, removed in 0.2); :func:`train` turns a Generator or
+        SeedSequence into an int.
+    progress : bool, default True
+        Show a progress bar over the epochs.
+    out : str, optional
+        Folder for ``results.json`` and ``probes.csv`` (None: write nothing).
+    synthetic : dict, optional
+        Keyword arguments of :func:`~negtheory.bridge.data.synthetic_pu` (default empty).
+
+    Examples
+    --------
+    >>> from negtheory.bridge.train import TrainConfig
+    >>> c = TrainConfig(loss="dcl", epochs=2)
+    >>> c.loss, c.epochs, c.temperature is None
+    ('dcl', 2, True)
+    """
 
     data: str = "synthetic"
     model: str = "mf"
     loss: str = "bpr"
     epochs: int = 5
     batch_size: int = 256
-    k: float = 8.0  # negatives per positive (rec); real values allowed (seed 000, eq. 8)
+    k: float = 8.0  # negatives per positive (rec); real values allowed (Wu et al. (Rethinking InfoNCE), eq. 8)
     dim: int = 32
     lr: float = 0.01
     weight_decay: float = 0.0
@@ -130,13 +208,50 @@ class _MFModel(nn.Module):
             self.item.weight.normal_(0.0, 0.1, generator=generator)
 
     def user_vec(self, u):
+        """User representations.
+
+        Parameters
+        ----------
+        u : LongTensor, shape [...]
+            User indices.
+
+        Returns
+        -------
+        Tensor, shape [..., dim]
+            The user embeddings w_u.
+        """
         return self.user(u)
 
     def item_vec(self, i):
+        """Item representations.
+
+        Parameters
+        ----------
+        i : LongTensor, shape [...]
+            Item indices.
+
+        Returns
+        -------
+        Tensor, shape [..., dim]
+            The item embeddings h_i.
+        """
         return self.item(i)
 
     def score(self, u, i):
-        """u [B], i [B] or [B, M] -> scores of the same shape as i."""
+        """Scores <user_vec(u), item_vec(i)> of one or several items per user.
+
+        Parameters
+        ----------
+        u : LongTensor, shape [B]
+            User indices.
+        i : LongTensor, shape [B] or [B, M]
+            One item per user, or M items per user.
+
+        Returns
+        -------
+        Tensor
+            Scores of the shape of ``i``.
+        """
         uv = self.user_vec(u)
         iv = self.item_vec(i)
         if i.ndim == 1:
@@ -144,6 +259,18 @@ class _MFModel(nn.Module):
         return torch.einsum("bd,bmd->bm", uv, iv)
 
     def all_scores(self, u):
+        """Scores of every item for some users.
+
+        Parameters
+        ----------
+        u : LongTensor, shape [B]
+            User indices.
+
+        Returns
+        -------
+        Tensor, shape [B, n_items]
+            The scores of each user's row against the whole catalog.
+        """
         return self.user_vec(u) @ self.item_vec(torch.arange(self.item.num_embeddings, device=u.device)).T
 
 
@@ -157,11 +284,30 @@ _MOVIELENS_REPLACEMENT = (
 
 
 class MFModel(_MFModel):
-    """Matrix factorisation of the toy harness; deprecated.
+    """Matrix factorisation of the toy harness, score(u, i) = <w_u, h_i>; deprecated.
 
     .. deprecated:: 0.1
         Removed in negtheory 0.2: use :class:`negtheory.bridge.recommend.MF` (trained by
         :func:`negtheory.bridge.recommend.fit_mf`).
+
+    Parameters
+    ----------
+    n_users, n_items : int
+        Numbers of users and items.
+    dim : int
+        Embedding dimension.
+    generator : torch.Generator, optional
+        Source of the N(0, 0.1^2) initial entries (None: torch's global generator).
+
+    Examples
+    --------
+    >>> import torch, warnings
+    >>> from negtheory.bridge.train import MFModel
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     m = MFModel(5, 7, 4, generator=torch.Generator().manual_seed(0))
+    >>> caught[0].category.__name__, tuple(m.score(torch.tensor([0, 1]), torch.tensor([2, 3])).shape)
+    ('DeprecationWarning', (2,))
     """
 
     def __init__(self, n_users, n_items, dim, generator=None):
@@ -174,6 +320,26 @@ class TowerModel(MF):
 
     Scores are <t_u(w_u), t_i(h_i)> with t(x) = W_2 ReLU(W_1 x + b_1) + b_2 (one tower per side).
     The embeddings start as :class:`~negtheory.bridge.recommend.MF`'s (Xavier normal).
+
+    Parameters
+    ----------
+    n_users, n_items : int
+        Numbers of users and items.
+    dim : int
+        Embedding dimension and width of both towers (dim -> dim -> dim, ReLU).
+    generator : torch.Generator, optional
+        Source of the Xavier-normal initial embeddings (None: torch's global generator); the
+        towers use torch's default initialisation.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.train import TowerModel
+    >>> m = TowerModel(5, 7, 4, generator=torch.Generator().manual_seed(0))
+    >>> tuple(m(torch.tensor([0, 1]), torch.tensor([[2, 3, 4], [0, 1, 2]])).shape)
+    (2, 3)
+    >>> tuple(m.all_scores().shape)
+    (5, 7)
     """
 
     def __init__(self, n_users, n_items, dim, generator=None):
@@ -182,17 +348,53 @@ class TowerModel(MF):
         self.it = nn.Sequential(nn.Linear(dim, dim), nn.ReLU(), nn.Linear(dim, dim))
 
     def forward(self, users, items):
-        """users [B], items [B, K] -> scores [B, K]."""
+        """Scores of K items for each of B users, through the towers.
+
+        Parameters
+        ----------
+        users : LongTensor, shape [B]
+            User indices.
+        items : LongTensor, shape [B, K]
+            Item indices, K per user.
+
+        Returns
+        -------
+        Tensor, shape [B, K]
+            The inner products <t_u(w_u), t_i(h_i)>.
+        """
         return (self.ut(self.user(users))[:, None, :] * self.it(self.item(items))).sum(-1)
 
     @torch.no_grad()
     def all_scores(self):
-        """The full score matrix [n_users, n_items]."""
+        """Scores of every (user, item) pair, without gradient.
+
+        Returns
+        -------
+        Tensor, shape [n_users, n_items]
+            The full score matrix through the towers.
+        """
         return self.ut(self.user.weight) @ self.it(self.item.weight).T
 
 
 class DigitsEncoder(nn.Module):
-    """MLP encoder f (64 -> 128 -> 64) and projection head g (64 -> 32), as in SimCLR."""
+    """MLP encoder f (64 -> 128 -> 64) and projection head g (64 -> 32), as in SimCLR.
+
+    Parameters
+    ----------
+    hidden : int, default 128
+        Width of the encoder's hidden layer.
+    feat : int, default 64
+        Dimension of the features f(x) (read by the linear probe).
+    proj : int, default 32
+        Dimension of the projections g(f(x)) fed to the contrastive loss.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.train import DigitsEncoder
+    >>> tuple(DigitsEncoder()(torch.zeros(3, 64)).shape)
+    (3, 32)
+    """
 
     def __init__(self, hidden=128, feat=64, proj=32):
         super().__init__()
@@ -200,6 +402,18 @@ class DigitsEncoder(nn.Module):
         self.g = nn.Sequential(nn.ReLU(), nn.Linear(feat, proj))
 
     def forward(self, x):
+        """Projections g(f(x)) of a batch of images.
+
+        Parameters
+        ----------
+        x : Tensor, shape [B, 64]
+            Flattened 8x8 images.
+
+        Returns
+        -------
+        Tensor, shape [B, proj]
+            The projection head's output (not normalised).
+        """
         return self.g(self.f(x))
 
 
@@ -252,8 +466,27 @@ def evaluate_rec(
         Removed in negtheory 0.2: use :func:`negtheory.recsys.topk_metrics` (Precision / Recall /
         NDCG at several k, training items masked) on the model's score matrix.
 
-    ``rng`` (int, SeedSequence, Generator or None; ``seed``: deprecated since 0.1, removed in 0.2) picks the
-    training-AUC pairs through a torch Generator seeded by ``int_seed``: an int directly, else one 63-bit draw.
+    Parameters
+    ----------
+    model : nn.Module
+        A harness model with ``all_scores(users)`` (e.g. :class:`MFModel`).
+    data : RecData
+        The interactions; training items are masked when ranking the test ones.
+    topk : int, default 10
+        List length k.
+    device : str or torch.device, default "cpu"
+        Where the scores are computed.
+    max_auc_pairs : int, default 4000
+        Training pairs drawn for the training AUC.
+    rng : int, SeedSequence, Generator or None, default 0
+        Picks the training-AUC pairs through a torch Generator seeded by ``int_seed``: an int
+        directly, else one 63-bit draw (``seed``: deprecated since 0.1, removed in 0.2).
+
+    Returns
+    -------
+    dict
+        ``train_auc``; with test pairs ``recall@k`` and ``ndcg@k``; with ground truth
+        ``precision_true@k``.
     """
     warn_deprecated("negtheory.bridge.train.evaluate_rec", _EVAL_REPLACEMENT, stacklevel=4)
     return _evaluate_rec(model, data, topk, device, max_auc_pairs, rng)
@@ -295,7 +528,24 @@ def _evaluate_rec(model, data, topk=10, device="cpu", max_auc_pairs=4000, rng=0)
 
 
 def linear_probe(encoder, data, device="cpu", steps=100):
-    """Accuracy of a softmax regression (L-BFGS, full batch) on frozen, standardised features."""
+    """Accuracy of a softmax regression (L-BFGS, full batch) on frozen, standardised features.
+
+    Parameters
+    ----------
+    encoder : DigitsEncoder
+        The encoder; its features ``encoder.f(x)`` are used (no gradient).
+    data : DigitsData
+        Images, labels and the train / test split.
+    device : str or torch.device, default "cpu"
+        Where the features and the regression are computed.
+    steps : int, default 100
+        L-BFGS iterations.
+
+    Returns
+    -------
+    float
+        Test accuracy in [0, 1].
+    """
     encoder.eval()
     with torch.no_grad():
         feats = encoder.f(data.x.to(device)).double()
@@ -601,6 +851,7 @@ def train(config: TrainConfig | None = None, **overrides) -> dict:
     Parameters
     ----------
     config : TrainConfig, optional
+        The run's configuration (None: the defaults of :class:`TrainConfig`).
     **overrides
         Fields of :class:`TrainConfig` (e.g. ``loss="bcl", epochs=1``). ``rng`` (``seed``: deprecated since 0.1, removed
         in 0.2) may be an int, a SeedSequence or a Generator: torch is seeded with the

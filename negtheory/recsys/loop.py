@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -44,19 +44,62 @@ __all__ = ["EpochRunner", "Callback", "check_callbacks", "train_loop", "EVAL_SPL
 #: the held-out splits :func:`train_loop` can rank
 EVAL_SPLITS = ("valid", "test")
 
-#: ``cb(epoch, scores) -> dict | None``
-Callback = Callable[[int, np.ndarray], Any]
+
+class Callback(Protocol):
+    """The type of a training callback: ``cb(epoch, scores) -> dict | None`` (module notes).
+
+    Any callable of two positional arguments conforms (a function, a lambda, an object with
+    ``__call__`` such as :class:`~negtheory.recsys.score_probe.ScoreProbe`); nothing derives from
+    this protocol, which only names the type. It is called once with ``epoch=0`` and the initial
+    scores, then after every evaluated epoch with its 1-based number and the score matrix
+    [n_users, n_items] that epoch was ranked with; a returned dict is merged into that epoch's
+    history row.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        Not used: a protocol is a type and is never instantiated.
+    """
+
+    def __call__(self, epoch: int, scores: np.ndarray, /) -> Any: ...  # pragma: no cover
 
 
 class EpochRunner(Protocol):
-    """What :func:`train_loop` needs from a trainer: one epoch of training, and the current scores."""
+    """What :func:`train_loop` needs from a trainer: one epoch of training, and the current scores.
+
+    A structural type: any object with these two methods is a runner (e.g. the runners of
+    :func:`~negtheory.recsys.fit_bpr_sgd` and :func:`negtheory.bridge.recommend.fit_mf`).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        Not used: a protocol is a type and is never instantiated.
+    """
 
     def run_epoch(self, epoch: int) -> dict[str, float]:
-        """Train epoch ``epoch`` (0-based) and return its statistics (e.g. ``{"loss": ...}``)."""
+        """Train one epoch and return its statistics.
+
+        Parameters
+        ----------
+        epoch : int
+            The epoch's 0-based index (0 .. epochs - 1), e.g. to pick the epoch's random stream.
+
+        Returns
+        -------
+        dict of str to float
+            The epoch's statistics (e.g. ``{"loss": ..., "tnr": ..., "inf": ...}``), which open
+            the epoch's history row after ``epoch``.
+        """
         ...  # pragma: no cover
 
     def scores(self) -> np.ndarray:
-        """The score matrix [n_users, n_items] of the current model (a numpy float array)."""
+        """The score matrix of the current model.
+
+        Returns
+        -------
+        ndarray, shape (n_users, n_items)
+            The scores x_ui of the current parameters (a numpy float array).
+        """
         ...  # pragma: no cover
 
 
@@ -72,6 +115,7 @@ def check_callbacks(callbacks: Iterable[Callback] | None) -> tuple[Callback, ...
     Returns
     -------
     tuple of callable
+        The callbacks in the given order (empty for ``None``).
 
     Raises
     ------
@@ -225,8 +269,11 @@ def train_loop(
         epochs_run = epoch + 1
         if not ((epoch + 1) % eval_every == 0 or epoch == epochs - 1):
             continue
-        scores = runner.scores() if (eval_on or callbacks) else None
         row: dict[str, Any] = dict(epoch=epoch + 1, **stats)
+        if not (eval_on or callbacks):  # nothing reads the scores (e.g. the digits task): skip them
+            history.append(row)
+            continue
+        scores = runner.scores()
         for split in eval_on:
             relevant, exclude, n_pairs = ranked[split]
             if n_pairs:
