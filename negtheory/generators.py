@@ -379,7 +379,7 @@ def sample_class_conditional(
         Algorithms 7-8 with proposal phi and envelope c = 2 alpha.
     rng : None, int, SeedSequence or Generator
         Key of the counter-based generator; results do not depend on the thread count
-        (``seed`` before 0.2.0, deprecated).
+        (``seed``: deprecated since 0.1, removed in 0.2).
     return_acceptance : bool
         Also return the measured acceptance rate (draws / proposals; 1.0 for "inverse").
         Its expectation for accept-reject is 1 / (2 alpha).
@@ -706,7 +706,7 @@ def iter_score_sets(
         Exact inversion (README, "Notes on the sources (errata)") or Algorithms 7-8; same laws.
     rng : None, int, SeedSequence or Generator
         Key of the counter-based generator (same rng seed => same arrays for any thread count;
-        ``seed`` before 0.2.0, deprecated).
+        ``seed``: deprecated since 0.1, removed in 0.2).
     parent : "uniform" or a frozen ``scipy.stats.norm`` / ``scipy.stats.uniform``
         "uniform" (default) is Algorithm 6; a frozen law is used for every anchor
         (``scipy.stats.norm()`` with t = 2 reproduces Fig. 6.8), and then ``gamma`` is unused.
@@ -832,7 +832,7 @@ def score_sets(
         Exact inversion (README, "Notes on the sources (errata)") or Algorithms 7-8; same laws.
     rng : None, int, SeedSequence or Generator
         Key of the counter-based generator (same rng seed => same arrays for any thread count;
-        ``seed`` before 0.2.0, deprecated).
+        ``seed``: deprecated since 0.1, removed in 0.2).
     parent : "uniform" or a frozen ``scipy.stats.norm`` / ``scipy.stats.uniform``
         "uniform" is Algorithm 6; a frozen law is used for every anchor (``scipy.stats.norm()``
         with t = 2 reproduces Fig. 6.8), and then ``gamma`` is unused.

@@ -313,8 +313,8 @@ class MixtureOfGaussiansTask:
     n_context, n_target : int, default 1000
         card(I), card(J), each >= 1.
     rng : int, SeedSequence or Generator, optional
-        Draws the component parameters (default 0: a fixed task; ``seed`` before 0.2.0,
-        deprecated).
+        Draws the component parameters (default 0: a fixed task; ``seed``: deprecated since 0.1,
+        removed in 0.2).
     scale : (float, float), default (0.03, 0.12)
         Range (low, high), 0 < low <= high, of the per-axis standard deviations, on the unit
         square.

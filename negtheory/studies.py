@@ -596,7 +596,7 @@ def mse_study(
     rng : int, SeedSequence, Generator or None
         Root seed; point i uses ``SeedSequence(seed, spawn_key=(i,))``. An int is the seed; a
         Generator or SeedSequence gives one 63-bit seed (so use an int to resume a
-        ``checkpoint``); ``None`` draws fresh entropy per task (``seed`` before 0.2.0, deprecated).
+        ``checkpoint``); ``None`` draws fresh entropy per task (``seed``: deprecated since 0.1, removed in 0.2).
     executor : None, "dask", distributed.Client or concurrent.futures.Executor
         Where (point, chunk) tasks run; the result does not depend on it.
     checkpoint : path, optional

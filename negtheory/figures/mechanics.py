@@ -44,7 +44,7 @@ def fig_entropy_temperature(k: int = 64, steps: int = 80, rng: RNGLike = 0):
         Training steps simulated for the controller (default 80).
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the figure's random numbers (default 0; an int is used as is, otherwise one
-        63-bit draw; ``seed`` before 0.2.0, deprecated): the same ``rng`` draws the same PNG.
+        63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG.
 
     Returns
     -------
@@ -147,7 +147,7 @@ def fig_alias_vs_inverse_cdf(
         Numbers of items n at which the comparisons of the binary search are counted.
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the figure's random numbers (default 0; an int is used as is, otherwise one
-        63-bit draw; ``seed`` before 0.2.0, deprecated): the same ``rng`` draws the same PNG.
+        63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG.
 
     Returns
     -------
@@ -221,7 +221,7 @@ def fig_boltzmann_temperature(context: int = 625, n_components: int = 50, rng: R
         Number of Gaussian components of the mixture (default 50, the paper's Fig. 2).
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the mixture's components (default 0; an int is used as is, otherwise one
-        63-bit draw; ``seed`` before 0.2.0, deprecated): the same ``rng`` draws the same PNG.
+        63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG.
 
     Returns
     -------
@@ -284,7 +284,7 @@ def fig_mixture_dataset(components=(10, 50, 90), rng: RNGLike = 0, context: int 
         Fig. 5 data sets).
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the mixtures' components (default 0; an int is used as is, otherwise one
-        63-bit draw; ``seed`` before 0.2.0, deprecated): the same ``rng`` draws the same PNG.
+        63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG.
     context : int
         The context i marked by a dashed line (default 625, the Boltzmann figure's).
 
@@ -374,7 +374,7 @@ def fig_threshold_selection(rng: RNGLike = 0):
     ----------
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the rebuilt scores (default 0; an int is used as is, otherwise one
-        63-bit draw; ``seed`` before 0.2.0, deprecated): the same ``rng`` draws the same PNG.
+        63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG.
 
     Returns
     -------
