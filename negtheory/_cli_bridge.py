@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._cli_common import HelpFormatter, integer, real, require_torch
+from ._cli_common import INSTALL_HINT, OUTPUT_ROOT, HelpFormatter, integer, real, require_torch
 
 __all__ = ["add_bridge_parser", "LOSSES"]
 
@@ -48,7 +48,7 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "bridge", help="torch bridge: real training to confirm the simulations (needs the torch extra)",
         description="Real training with the torch bridge, to confirm or refute the simulations. Requires torch: "
-        "pip install negtheory[torch].", formatter_class=HelpFormatter,
+        f"{INSTALL_HINT.format(extra='torch')}.", formatter_class=HelpFormatter,
     )  # fmt: skip
     bsub = p.add_subparsers(dest="bridge_command", required=True, metavar="COMMAND")
     q = bsub.add_parser(
@@ -161,9 +161,23 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
         "bridge_*.csv tables and bridge_*.png figures. The estimators' MSE in training against the simulations is "
         "`negtheory reproduce sim-vs-train`.",
     )  # fmt: skip
-    q.add_argument("--out", default="notebooks/data/bridge", help="folder for the CSV tables (created if missing)")
-    q.add_argument("--figures", default="figures", help="folder for the bridge_*.png figures (created if missing)")
-    q.add_argument("--quick", action="store_true", help="reduced sizes (seconds; for smoke tests)")
-    q.add_argument("--quiet", action="store_true", help="no progress bars")
+    q.add_argument(
+        "--out",
+        default=None,
+        help=f"folder for the CSV tables, created if missing (default: {OUTPUT_ROOT}/bridge_experiments, "
+        "or bridge_experiments_quick with --quick)",
+    )
+    q.add_argument("--figures", default=None, help="folder for the bridge_*.png figures (default: the --out folder)")
+    q.add_argument(
+        "--update-committed",
+        action="store_true",
+        help="write the committed tables and figures of the source checkout (notebooks/data/bridge/, figures/)",
+    )
+    q.add_argument(
+        "--quick",
+        action="store_true",
+        help="reduced sizes: a smoke test (30 s on 2 free cores, longer on busy ones; figures marked QUICK)",
+    )
+    q.add_argument("--quiet", action="store_true", help="no progress bars (the final 'wrote ...' line is still printed)")
     q.set_defaults(func=_lazy("_cmd_experiments"))
     return p

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import numba
 import numpy as np
 
-from ._validation import as_float_array, real_array, scalar_or_array
+from ._validation import as_float_array, flag, real_array, scalar_or_array
 from .variance_gamma import _check_d_lam, _vg_log_posterior, inner_product
 
 if TYPE_CHECKING:
@@ -237,5 +237,5 @@ def credence(
     flat = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
     out = np.empty_like(flat)
     if flat.size:
-        _credence_kernel(flat, it, counts, d, lam, bool(normalize), out)
+        _credence_kernel(flat, it, counts, d, lam, flag("normalize", normalize), out)
     return scalar_or_array(out.reshape(x.shape))

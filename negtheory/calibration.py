@@ -633,7 +633,7 @@ def simulate_calibrated(
         raise ValueError("alpha must lie in [0.5, 1]")
     if np.any((tau_u < 0) | (tau_u >= 1)) or not np.all(np.isfinite(tau_u)):
         raise ValueError("tau_plus must lie in [0, 1)")
-    if parent not in ("empirical", "normal"):
+    if not isinstance(parent, str) or parent not in ("empirical", "normal"):
         raise ValueError(f"parent must be 'empirical' or 'normal', got {parent!r}")
     if positives == "measured" and positive_scores is None:
         raise ValueError("positives='measured' needs positive_scores")

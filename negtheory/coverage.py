@@ -51,6 +51,7 @@ def coverage_probability(rho: ArrayLike, k: ArrayLike) -> FloatOrArray:
     """
     r = real_array("rho", rho, 0.0, 1.0)
     kk = real_array("k", k, 0.0)
+    r, kk = broadcast(rho=r, k=kk)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = -np.expm1(kk * np.log1p(-r))
     out = np.where((r == 1.0) & (kk > 0), 1.0, np.where(kk == 0, 0.0, out))

@@ -136,6 +136,13 @@ class ScoreDistribution:
 
     name = "score_distribution"
 
+    def __init__(self) -> None:
+        if type(self) is ScoreDistribution:  # (subclasses with their own __init__ never get here)
+            raise TypeError(
+                "ScoreDistribution is an abstract base class: use a subclass (e.g. order_statistic, true_negative, "
+                "false_negative, hard_negative, unlabeled or inner_product build one)"
+            )
+
     if TYPE_CHECKING:  # the hooks every subclass implements (see above)
 
         def _logpdf(self, x: FloatArray) -> FloatArray: ...
@@ -322,7 +329,7 @@ class ScoreDistribution:
         float or ndarray
             One draw (a float) for ``size=None``, else an array of shape ``size``.
         """
-        rng = as_generator(random_state_or_rng(random_state, rng), "random_state")
+        rng = as_generator(random_state_or_rng(random_state, rng), "random_state" if rng is None else "rng")
         size = size_arg("size", size)
         if size is None:
             return float(np.asarray(self._rvs(1, rng)).reshape(-1)[0])

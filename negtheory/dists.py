@@ -776,8 +776,8 @@ class QuadraticCDFLaw(ScoreDistribution):
     def __init__(self, base: FrozenDist, b: float, a: float, *, name: str | None = None, params: dict[str, float] | None = None):
         self._parent = _Parent(base)
         self.base = base
-        b = float(b)
-        a = float(a)
+        b = real_scalar("b", b)  # validated here: a None or NaN would otherwise surface in cdf()
+        a = real_scalar("a", a)
         if not (b >= -1e-15 and b + 2.0 * a >= -1e-15 and abs(a + b - 1.0) <= 1e-12):
             raise ValueError(f"coefficients must satisfy b >= 0, b + 2a >= 0, a + b = 1; got b={b!r}, a={a!r}")
         self.b = max(b, 0.0)

@@ -27,7 +27,7 @@ import numba
 import numpy as np
 from scipy.special import expit
 
-from ._validation import as_float_array, check_range, real_array, real_scalar, scalar_or_array
+from ._validation import as_float_array, broadcast, check_range, flag, real_array, real_scalar, scalar_or_array
 from .dists import _quad_root_np
 
 if TYPE_CHECKING:
@@ -64,6 +64,20 @@ def _scores(name, value, *, min_ndim=1):
     if arr.shape[-1] == 0:
         raise ValueError(f"{name} must hold at least one score along its last axis")
     return arr
+
+
+def _scaled(x):
+    """``(x / c, c)`` with c = max |x| along the last axis (1 where it is 0): sums of scores near the
+    float64 limit overflow (1e308 + 1e308 = inf) where the sums of ``x / c`` (each in [-1, 1]) do not."""
+    c = np.abs(x).max(axis=-1, keepdims=True)
+    c = np.where(c > 0.0, c, 1.0)
+    return x / c, c[..., 0]
+
+
+def _mean_last(x):
+    """Mean along the last axis, finite for every finite ``x`` (scaled by max |x| first)."""
+    xs, c = _scaled(x)
+    return xs.mean(axis=-1) * c
 
 
 def _tau(tau_plus):
@@ -148,7 +162,7 @@ def ecdf(scores: ArrayLike, *, denominator: str = "n") -> FloatArray:
     [1.0, 0.25, 0.75, 0.75]
     """
     x = _scores("scores", scores)
-    if denominator not in ("n", "n+1"):
+    if not isinstance(denominator, str) or denominator not in ("n", "n+1"):
         raise ValueError(f"denominator must be 'n' or 'n+1', got {denominator!r}")
     return ecdf_counts(x) / (x.shape[-1] + (0 if denominator == "n" else 1))
 
@@ -343,7 +357,7 @@ def theta_biased(scores: ArrayLike) -> FloatOrArray:
     3.0
     """
     x = _scores("scores", scores)
-    return scalar_or_array(np.asarray(x.mean(axis=-1)))
+    return scalar_or_array(np.asarray(_mean_last(x)))
 
 
 def _positives(positives, lead_shape):
@@ -363,6 +377,10 @@ def _apply_floor(theta, floor):
     if floor is None:
         return theta
     f = real_array("floor", floor, 0.0)
+    try:
+        np.broadcast_shapes(f.shape, np.shape(theta))
+    except ValueError:
+        raise ValueError(f"floor of shape {f.shape} does not broadcast to the anchors' shape {np.shape(theta)}") from None
     return np.maximum(theta, f)
 
 
@@ -400,7 +418,7 @@ def theta_dcl(scores: ArrayLike, positives: ArrayLike, tau_plus: ArrayLike, floo
     x = _scores("scores", scores)
     p = _positives(positives, x.shape[:-1])
     tp = _leading(_tau(tau_plus), x.shape[:-1], "tau_plus")
-    theta = (x.mean(axis=-1) - tp * p.mean(axis=-1)) / (1.0 - tp)
+    theta = (_mean_last(x) - tp * _mean_last(p)) / (1.0 - tp)
     return scalar_or_array(np.asarray(_apply_floor(theta, floor)))
 
 
@@ -449,11 +467,14 @@ def theta_hcl(
     beta = real_scalar("beta", beta, 0.0)
     p = _positives(positives, x.shape[:-1])
     tp = _leading(_tau(tau_plus), x.shape[:-1], "tau_plus")
-    logw = beta * np.log(x)
-    logw -= logw.max(axis=-1, keepdims=True)  # exp cannot overflow; the ratio is unchanged
-    w = np.exp(logw)
-    reweighted = (w * x).sum(axis=-1) / w.sum(axis=-1)  # = (1/N) sum_i w_i x_i with w normalised by its mean
-    theta = (reweighted - tp * p.mean(axis=-1)) / (1.0 - tp)
+    logx = np.log(x)
+    # beta (log x - max log x) <= 0: exp cannot overflow and the ratio is unchanged; subtracting
+    # before multiplying keeps a huge beta finite (beta log x would be +-inf, and inf - inf NaN)
+    with np.errstate(over="ignore"):  # beta * (a negative gap) -> -inf: a weight of exactly 0
+        w = np.exp(beta * (logx - logx.max(axis=-1, keepdims=True)))
+    xs, c = _scaled(x)  # sums of w x near the float64 limit must not overflow
+    reweighted = (w * xs).sum(axis=-1) / w.sum(axis=-1) * c  # = (1/N) sum_i w_i x_i with w normalised by its mean
+    theta = (reweighted - tp * _mean_last(p)) / (1.0 - tp)
     return scalar_or_array(np.asarray(_apply_floor(theta, floor)))
 
 
@@ -501,14 +522,15 @@ def theta_bcl(scores: ArrayLike, alpha: ArrayLike, beta: ArrayLike, tau_plus: Ar
     """
     w = bcl_weights(scores, alpha, beta, tau_plus)
     x = np.asarray(scores, dtype=np.float64)
-    if normalize:
+    xs, c = _scaled(x)  # sums of w x near the float64 limit must not overflow
+    if flag("normalize", normalize):
         # all weights vanish only when every score ties at the top of the ECDF (Phi = 1 with
         # beta = 0): the self-normalised mean of equal scores is that common score
         den = w.sum(axis=-1)
         ok = den > 0.0
-        out = np.where(ok, (w * x).sum(axis=-1) / np.where(ok, den, 1.0), x.mean(axis=-1))
+        out = np.where(ok, (w * xs).sum(axis=-1) / np.where(ok, den, 1.0), xs.mean(axis=-1)) * c
     else:
-        out = (w * x).mean(axis=-1)
+        out = (w * xs).mean(axis=-1) * c
     return scalar_or_array(np.asarray(out))
 
 
@@ -554,7 +576,14 @@ def dpl_probability(
     xu = _scores("unlabeled_scores", unlabeled_scores)
     xm = _scores("extra_pos_scores", extra_pos_scores)
     tp = _tau(tau_plus)
-    lead = np.broadcast_shapes(xp.shape, xu.shape[:-1], xm.shape[:-1], tp.shape)
+    try:
+        lead = np.broadcast_shapes(xp.shape, xu.shape[:-1], xm.shape[:-1], tp.shape)
+    except ValueError:
+        raise ValueError(
+            "pos_score, unlabeled_scores (leading axes), extra_pos_scores (leading axes) and tau_plus must broadcast "
+            f"against each other, got shapes pos_score {xp.shape}, unlabeled_scores {xu.shape}, "
+            f"extra_pos_scores {xm.shape}, tau_plus {tp.shape}"
+        ) from None
     hu = expit(xp[..., None] - xu).mean(axis=-1)
     hm = expit(xp[..., None] - xm).mean(axis=-1)
     out = np.broadcast_to((hu - tp * hm) / (1.0 - tp), lead)
@@ -611,6 +640,8 @@ def dpl_loss(
 
 
 def _reduce(x, reduction):
+    if not isinstance(reduction, str):  # an array would compare elementwise
+        raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
     if reduction == "mean":
         return x.mean()
     if reduction == "sum":
@@ -649,12 +680,30 @@ def dpl_error_bound(n: ArrayLike, m: ArrayLike, tau_plus: ArrayLike) -> FloatOrA
     >>> round(float(dpl_error_bound(256, 16, 0.1)), 4)
     1.6206
     """
-    n_a = real_array("n", n, 1.0)
-    m_a = real_array("m", m, 1.0)
-    for name, arr in (("n", n_a), ("m", m_a)):
+
+    def sample_size(name, value):
+        arr = real_array(name, value, 1.0)
         if (arr != np.floor(arr)).any():
             raise ValueError(f"{name} must be an integer sample size, got {arr[arr != np.floor(arr)].ravel()[:3].tolist()}")
-    tp = _tau(tau_plus)
+        return arr
+
+    # every parameter is checked and every invalid one named (not only the first)
+    checked, errors = {}, []
+    for name, check, value in (("n", sample_size, n), ("m", sample_size, m), ("tau_plus", lambda _, v: _tau(v), tau_plus)):
+        try:
+            checked[name] = check(name, value)
+        except (ValueError, TypeError) as exc:
+            errors.append(exc)
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        kind = TypeError if all(isinstance(e, TypeError) for e in errors) else ValueError
+        raise kind("; ".join(str(e) for e in errors))
+    n_a, m_a, tp = checked["n"], checked["m"], checked["tau_plus"]
+    try:
+        np.broadcast_shapes(n_a.shape, m_a.shape, tp.shape)
+    except ValueError:
+        broadcast(n=n_a, m=m_a, tau_plus=tp)  # raises, naming the shapes
     e2 = math.exp(2.0)
     return scalar_or_array(np.asarray(e2 * np.sqrt(2 * np.pi / n_a) + e2 * tp * np.sqrt(2 * np.pi / m_a)))
 
@@ -689,6 +738,7 @@ def bns_info(x_pos: ArrayLike, x_neg: ArrayLike) -> FloatOrArray:
     """
     xp = as_float_array("x_pos", x_pos)
     xn = as_float_array("x_neg", x_neg)
+    xp, xn = broadcast(x_pos=xp, x_neg=xn)
     return scalar_or_array(np.asarray(expit(xn - xp)))
 
 
@@ -729,6 +779,7 @@ def bns_unbias(F: ArrayLike, p_fn: ArrayLike) -> FloatOrArray:
     """
     f = real_array("F", F, 0.0, 1.0)
     p = real_array("p_fn", p_fn, 0.0, 1.0)
+    f, p = broadcast(F=f, p_fn=p)
     num, den = _unbias_terms(f, p)
     if np.any(den == 0.0):
         raise ValueError(
@@ -776,6 +827,7 @@ def bns_risk(info: ArrayLike, unbias: ArrayLike, lam: ArrayLike) -> FloatOrArray
     i = real_array("info", info, 0.0, 1.0)
     u = real_array("unbias", unbias, 0.0, 1.0)
     lam_a = real_array("lam", lam, 0.0)
+    i, u, lam_a = broadcast(info=i, unbias=u, lam=lam_a)
     return scalar_or_array(np.asarray(i * (1.0 - (1.0 + lam_a) * u)))
 
 
@@ -824,10 +876,31 @@ def bns_select(
     cand = _scores("candidate_scores", candidate_scores)
     p_fn = real_array("candidate_p_fn", candidate_p_fn, 0.0, 1.0)
     lam = real_scalar("lam", lam, 0.0)
+    try:
+        np.broadcast_shapes(xp.shape, cand.shape[:-1])
+    except ValueError:
+        raise ValueError(
+            f"x_pos of shape {xp.shape} does not broadcast to the leading axes of candidate_scores {cand.shape}"
+        ) from None
+    try:
+        np.broadcast_shapes(p_fn.shape, cand.shape)
+        if np.broadcast_shapes(p_fn.shape, cand.shape) != cand.shape:
+            raise ValueError
+    except ValueError:
+        raise ValueError(
+            f"candidate_p_fn of shape {p_fn.shape} does not broadcast to the shape of candidate_scores {cand.shape}"
+        ) from None
     if reference_scores is None:
         f = ecdf(cand, denominator="n+1")
     else:
         ref = _scores("reference_scores", reference_scores)
+        try:
+            np.broadcast_shapes(ref.shape[:-1], cand.shape[:-1])
+        except ValueError:
+            raise ValueError(
+                f"reference_scores of shape {ref.shape} and candidate_scores of shape {cand.shape} must have "
+                "leading axes (one row per user) that broadcast against each other"
+            ) from None
         f = _ecdf_against(ref, cand)
     info = expit(cand - xp[..., None])
     unbias = np.asarray(bns_unbias(f, np.broadcast_to(p_fn, cand.shape)))

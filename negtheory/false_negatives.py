@@ -11,6 +11,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ._validation import (
+    flag,
     real_array,
     real_scalar,
     scalar_or_array,
@@ -89,7 +90,7 @@ def expected_false_negatives(
     dt = real_array("delta_t", delta_t, 0.0, h)
     kk = real_array("k", k, 0.0)
     lm = real_array("lam", lam, 0.0, lo_open=True)
-    if discrete:
+    if flag("discrete", discrete):
         if not h.is_integer():
             raise ValueError(f"horizon must be an integer number of frames when discrete=True, got {h!r}")
         if (dt != np.floor(dt)).any() or (dt > h - 1).any():
@@ -143,6 +144,7 @@ def min_exclusion_window(beta: float, k: float, lam: float, horizon: float, *, d
     kk = real_scalar("k", k, 0.0)
     lm = real_scalar("lam", lam, 0.0, lo_open=True)
     h = real_scalar("horizon", horizon, 0.0, lo_open=True)
+    discrete = flag("discrete", discrete)
 
     def e(dt):
         return float(expected_false_negatives(dt, kk, lm, h, discrete=discrete))

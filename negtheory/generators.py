@@ -48,7 +48,7 @@ import numpy as np
 from ._deprecation import renamed_keyword
 from ._numeric import _philox_uniform2, _quad_root, _u01, _xoshiro_next, _xoshiro_seed, philox_key
 from ._rng import random_state_or_rng
-from ._validation import as_float_array, as_generator, int_scalar, real_scalar, size_arg
+from ._validation import as_float_array, as_generator, check_frozen_continuous, flag, int_scalar, real_scalar, size_arg
 from .dists import KIND_GENERIC, KIND_NORMAL, KIND_UNIFORM, _Parent, _parent_ppf, _qlaw_ppf
 
 if TYPE_CHECKING:
@@ -75,16 +75,17 @@ MAX_TRIALS = 100_000  # per draw; the acceptance probability of Algorithms 7-8 i
 
 
 def _method(method) -> int:
-    if method not in METHODS:
+    if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     return METHODS.index(method)
 
 
 def _label(label) -> int:
-    if label in ("tn", "true_negative"):
-        return 0
-    if label in ("fn", "false_negative"):
-        return 1
+    if isinstance(label, str):  # (an array would make `in` ambiguous)
+        if label in ("tn", "true_negative"):
+            return 0
+        if label in ("fn", "false_negative"):
+            return 1
     raise ValueError(f"label must be 'tn' (true negative, eq. 6.14) or 'fn' (false negative, eq. 6.15), got {label!r}")
 
 
@@ -378,7 +379,7 @@ def sample_class_conditional(
         Algorithms 7-8 with proposal phi and envelope c = 2 alpha.
     rng : None, int, SeedSequence or Generator
         Key of the counter-based generator; results do not depend on the thread count
-        (``seed`` before 0.2.0, deprecated).
+        (``seed``: deprecated since 0.1, removed in 0.2).
     return_acceptance : bool
         Also return the measured acceptance rate (draws / proposals; 1.0 for "inverse").
         Its expectation for accept-reject is 1 / (2 alpha).
@@ -404,6 +405,7 @@ def sample_class_conditional(
     alpha = real_scalar("alpha", alpha, 0.5, 1.0)
     is_fn = _label(label)
     meth = _method(method)
+    return_acceptance = flag("return_acceptance", return_acceptance)
     max_trials = int_scalar("max_trials", max_trials, 1)
     parent = _Parent(base)
     shape, n = _size_shape(size)
@@ -466,6 +468,10 @@ class AcceptRejectSampler:
             raise TypeError(f"pdf must be callable, got {type(pdf).__name__}")
         if not (hasattr(proposal, "rvs") and hasattr(proposal, "pdf")):
             raise TypeError("proposal must be a distribution with rvs and pdf (e.g. a frozen scipy.stats distribution)")
+        import scipy.stats
+
+        if isinstance(getattr(proposal, "dist", None), scipy.stats.rv_continuous):
+            check_frozen_continuous("proposal", proposal)  # norm(nan) would propose NaN forever
         self.pdf = pdf
         self.proposal = proposal
         self.c = real_scalar("c", c, 0.0, None, lo_open=True)
@@ -495,7 +501,7 @@ class AcceptRejectSampler:
         float or ndarray
             One draw (a float) for ``size=None``, else an array of shape ``size``.
         """
-        rng = as_generator(random_state_or_rng(random_state, rng), "random_state")
+        rng = as_generator(random_state_or_rng(random_state, rng), "random_state" if rng is None else "rng")
         shape, n = _size_shape(size)
         out = np.empty(n)
         filled = 0
@@ -700,7 +706,7 @@ def iter_score_sets(
         Exact inversion (README, "Notes on the sources (errata)") or Algorithms 7-8; same laws.
     rng : None, int, SeedSequence or Generator
         Key of the counter-based generator (same rng seed => same arrays for any thread count;
-        ``seed`` before 0.2.0, deprecated).
+        ``seed``: deprecated since 0.1, removed in 0.2).
     parent : "uniform" or a frozen ``scipy.stats.norm`` / ``scipy.stats.uniform``
         "uniform" (default) is Algorithm 6; a frozen law is used for every anchor
         (``scipy.stats.norm()`` with t = 2 reproduces Fig. 6.8), and then ``gamma`` is unused.
@@ -826,7 +832,7 @@ def score_sets(
         Exact inversion (README, "Notes on the sources (errata)") or Algorithms 7-8; same laws.
     rng : None, int, SeedSequence or Generator
         Key of the counter-based generator (same rng seed => same arrays for any thread count;
-        ``seed`` before 0.2.0, deprecated).
+        ``seed``: deprecated since 0.1, removed in 0.2).
     parent : "uniform" or a frozen ``scipy.stats.norm`` / ``scipy.stats.uniform``
         "uniform" is Algorithm 6; a frozen law is used for every anchor (``scipy.stats.norm()``
         with t = 2 reproduces Fig. 6.8), and then ``gamma`` is unused.

@@ -913,6 +913,8 @@ def effectiveness_dist(
     >>> abs(float(v1) - float(effectiveness(4, 1.0, 0.5))) < 1e-9
     True
     """
+    for name, dist in (("pos", pos), ("neg", neg), ("pos_pred", pos_pred), ("neg_pred", neg_pred)):
+        _check_frozen(name, dist)  # here, so that errors name the parameter as the caller spelled it
     lam_a = _lam_array(lam)
     a = np.asarray(reliability_dist(k, pos, neg))
     b = np.asarray(reliability_dist(k, pos_pred, neg_pred))

@@ -69,6 +69,13 @@ def infonce_loss(pos: ArrayLike, neg: ArrayLike, tau: ArrayLike = 1.0) -> FloatO
     if n.ndim == 0:
         raise ValueError("neg must have a last axis holding the K negatives")
     t = _tau("tau", tau)
+    try:
+        np.broadcast_shapes(p.shape, n.shape[:-1], t.shape)
+    except ValueError:
+        raise ValueError(
+            "pos, neg (leading axes) and tau must broadcast against each other, got shapes "
+            f"pos {p.shape}, neg {n.shape}, tau {t.shape}"
+        ) from None
     with np.errstate(over="ignore"):
         z = (n - p[..., None]) / t[..., None]  # tau = inf: exactly 0
     zz = np.concatenate([np.zeros(z.shape[:-1] + (1,)), z], axis=-1)  # the positive's own term, e^0

@@ -153,9 +153,9 @@ def mine_negatives(
     [1, -1]
     """
     ap, an = _distances(d_ap, d_an)
-    if strategy not in _STRATEGIES:
+    if not isinstance(strategy, str) or strategy not in _STRATEGIES:
         raise ValueError(f"strategy must be one of {_STRATEGIES}, got {strategy!r}")
-    if pick not in ("hardest", "random"):
+    if not isinstance(pick, str) or pick not in ("hardest", "random"):
         raise ValueError(f"pick must be 'hardest' or 'random', got {pick!r}")
     n, m = an.shape
     if strategy != "semi-hard":  # unused there, but a bad value is still a caller's mistake

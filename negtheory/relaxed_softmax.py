@@ -32,7 +32,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ._deprecation import renamed_keyword
-from ._validation import as_float_array, as_generator, broadcast, check_range, int_scalar, real_array, scalar_or_array
+from ._validation import as_float_array, as_generator, broadcast, check_range, flag, int_scalar, real_array, scalar_or_array
 from .sampling import AliasTable, boltzmann
 
 if TYPE_CHECKING:
@@ -55,6 +55,7 @@ __all__ = [
 # Relaxed Softmax loss and gradient (eq. 5-7)
 # --------------------------------------------------------------------------------------------
 def _rs_inputs(scores, positive, negatives, include_positive):
+    include_positive = flag("include_positive", include_positive)
     g = real_array("scores", scores)
     if g.ndim not in (1, 2) or g.shape[-1] == 0:
         raise ValueError(f"scores must be 1-D (items) or 2-D (contexts x items), got shape {g.shape}")
@@ -312,8 +313,8 @@ class MixtureOfGaussiansTask:
     n_context, n_target : int, default 1000
         card(I), card(J), each >= 1.
     rng : int, SeedSequence or Generator, optional
-        Draws the component parameters (default 0: a fixed task; ``seed`` before 0.2.0,
-        deprecated).
+        Draws the component parameters (default 0: a fixed task; ``seed``: deprecated since 0.1,
+        removed in 0.2).
     scale : (float, float), default (0.03, 0.12)
         Range (low, high), 0 < low <= high, of the per-axis standard deviations, on the unit
         square.
@@ -466,6 +467,8 @@ def kl_divergence(p: ArrayLike, q: ArrayLike, *, axis: int = -1) -> FloatOrArray
     >>> float(kl_divergence([0.5, 0.5], [1.0, 0.0]))
     inf
     """
+    if axis is not None:
+        axis = int_scalar("axis", axis)
     pa = real_array("p", p, 0.0)
     qa = real_array("q", q, 0.0)
     pa, qa = broadcast(p=pa, q=qa)
@@ -486,24 +489,28 @@ def kl_divergence(p: ArrayLike, q: ArrayLike, *, axis: int = -1) -> FloatOrArray
     return scalar_or_array(np.asarray(terms.sum(axis=axis)))
 
 
-def _model_and_targets(model, joint, pairs):
-    g = real_array("model", model)
+def _model_and_targets(model, joint, pairs, name="model"):
+    g = real_array(name, model)
     if g.ndim != 2:
-        raise ValueError(f"model must be a 2-D array (contexts x items) of scores or probabilities, got shape {g.shape}")
+        raise ValueError(f"{name} must be a 2-D array (contexts x items) of scores or probabilities, got shape {g.shape}")
     if (joint is None) == (pairs is None):
         raise ValueError("give exactly one of joint (exact expectation under P) or pairs (empirical average)")
     if joint is not None:
         p = real_array("joint", joint, 0.0)
         if p.shape != g.shape:
-            raise ValueError(f"joint must have the shape of model {g.shape}, got {p.shape}")
-        if not p.sum() > 0:
+            raise ValueError(f"joint must have the shape of {name} {g.shape}, got {p.shape}")
+        if not p.max() > 0:  # (not p.sum(): it overflows for weights near the float64 limit)
             raise ValueError("joint must have a positive sum")
+        p = p / p.max()  # scale-free: a sum of weights near the float64 limit must not overflow
         return g, p / p.sum(), None
-    i, j = (np.asarray(a) for a in pairs)
+    try:
+        i, j = (np.asarray(a) for a in pairs)
+    except (TypeError, ValueError):
+        raise TypeError(f"pairs must be a pair (i, j) of 1-D integer arrays, got {pairs!r}"[:300]) from None
     if i.dtype.kind not in "iu" or j.dtype.kind not in "iu" or i.shape != j.shape or i.ndim != 1 or i.size == 0:
         raise ValueError("pairs must be two non-empty 1-D integer arrays (i, j) of equal length")
     if i.min() < 0 or i.max() >= g.shape[0] or j.min() < 0 or j.max() >= g.shape[1]:
-        raise ValueError(f"pairs hold indices outside the model's shape {g.shape}")
+        raise ValueError(f"pairs hold indices outside the shape of {name} {g.shape}")
     return g, None, (i, j)
 
 
@@ -639,7 +646,7 @@ def expected_likelihood(
     >>> expected_likelihood([[0.5, 0.5], [0.9, 0.1]], joint=[[0.5, 0.0], [0.25, 0.25]])
     0.5
     """
-    g, p, pairs = _model_and_targets(model_probs, joint, pairs)
+    g, p, pairs = _model_and_targets(model_probs, joint, pairs, name="model_probs")
     check_range("model_probs", g, 0.0, 1.0)
     if p is not None:
         return float(np.dot(p.ravel(), g.ravel()))

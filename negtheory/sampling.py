@@ -42,7 +42,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-from ._validation import as_float_array, as_generator, broadcast, check_range, int_scalar, real_array, real_scalar, size_arg
+from ._validation import as_float_array, as_generator, broadcast, check_range, flag, int_scalar, real_array, real_scalar, size_arg
 
 if TYPE_CHECKING:
     from ._typing import ArrayLike, FloatArray, FloatOrArray, IntArray, IntOrArray, RNGLike, Size
@@ -184,9 +184,24 @@ def _size_shape(size):
 # --------------------------------------------------------------------------------------------
 # unigram proposals
 # --------------------------------------------------------------------------------------------
+def _shifted_log_counts(counts, alpha):
+    """ln f - ref with ref the largest (alpha >= 0) or smallest (alpha < 0) ln f of a positive count.
+
+    alpha (ln f - ref) <= 0, so a huge |alpha| gives finite or -inf log weights (never +inf, whose
+    normalisation inf - inf is NaN); the shift cancels in the normalisation. ``alpha`` broadcasts
+    against the leading axes; zero counts give 0 here and are masked by the callers.
+    """
+    pos = counts > 0
+    logf = np.log(np.where(pos, counts, 1.0))  # zero counts masked below (no 0 * -inf)
+    hi = np.max(np.where(pos, logf, -np.inf))
+    lo = np.min(np.where(pos, logf, np.inf))
+    ref = np.where(np.asarray(alpha)[..., None] >= 0.0, hi, lo)
+    return np.where(pos, logf - ref, 0.0)
+
+
 def _log_unigram(counts, alpha):
-    logf = np.log(np.where(counts > 0, counts, 1.0))  # zero counts masked below (no 0 * -inf)
-    logw = np.where(counts > 0, alpha * logf, -np.inf)
+    with np.errstate(over="ignore"):  # alpha (ln f - ref) -> -inf: a weight of exactly 0
+        logw = np.where(counts > 0, alpha * _shifted_log_counts(counts, alpha), -np.inf)
     return logw - logsumexp(logw)
 
 
@@ -281,9 +296,9 @@ def proposal_mass(counts: ArrayLike, minority: ArrayLike, alpha: ArrayLike = 0.7
     c = _counts(counts)
     mask = _subset_mask("minority", minority, c.size)
     a = real_array("alpha", alpha)
-    logf = np.log(np.where(c > 0, c, 1.0))
     pos = c > 0
-    lw = np.where(pos, a[..., None] * logf, -np.inf)
+    with np.errstate(over="ignore"):  # see _shifted_log_counts
+        lw = np.where(pos, a[..., None] * _shifted_log_counts(c, a), -np.inf)
     num = logsumexp(np.where(mask & pos, lw, -np.inf), axis=-1) if (mask & pos).any() else np.full(a.shape, -np.inf)
     out = np.exp(num - logsumexp(lw, axis=-1))
     return out[()] if out.ndim == 0 else out
@@ -334,6 +349,8 @@ def solve_alpha(
         raise ValueError("minority must contain at least one class with a positive count")
     if not (~mask & (c > 0)).any():
         raise ValueError("minority covers every observed class: its mass is 1 for every alpha")
+    if isinstance(bracket, (str, bytes)) or not hasattr(bracket, "__len__") or len(bracket) != 2:
+        raise TypeError(f"bracket must be a pair (lo, hi) of reals, got {bracket!r}")
     lo = real_scalar("bracket[0]", bracket[0])
     hi = real_scalar("bracket[1]", bracket[1])
     xtol = real_scalar("xtol", xtol, 0.0, lo_open=True)
@@ -584,7 +601,8 @@ def boltzmann(
     array([0., 0., 1.])
     """
     g_arr = np.asarray(scores)
-    ax = axis
+    ax = int_scalar("axis", axis)
+    log = flag("log", log)
     if g_arr.ndim and not -g_arr.ndim <= ax < max(g_arr.ndim, 1):
         raise ValueError(f"axis {axis} is out of range for scores with {g_arr.ndim} dimensions")
     lb = _log_boltzmann(scores, degeneracy, temperature, ax)

@@ -82,11 +82,22 @@ def softmax_entropy(scores: ArrayLike, tau: ArrayLike = 1.0) -> FloatOrArray:
     return scalar_or_array(np.asarray(np.maximum(h, 0.0)))
 
 
-def _var_p(scores, tau):
+def _log_var_p(scores, tau):
+    """log Var_p(s) under the softmax law p(tau) (-inf where it is 0), and tau broadcast to its shape.
+
+    The variance is formed on the scores scaled by c = max |s| (so s - mean cannot overflow for
+    scores near the float64 limit) and items of zero weight add exactly 0 (not 0 * inf = NaN);
+    log Var = log Var_p(s / c) + 2 log c.
+    """
     s, t, _, p = _softmax_parts(scores, tau)
-    mean = np.sum(p * s, axis=-1, keepdims=True)
-    var = np.sum(p * (s - mean) ** 2, axis=-1)
-    return var, np.broadcast_to(t, var.shape)
+    c = np.max(np.abs(s), axis=-1, keepdims=True)
+    c = np.where(c > 0.0, c, 1.0)
+    xs = s / c
+    mean = np.sum(p * xs, axis=-1, keepdims=True)
+    var = np.sum(np.where(p > 0.0, p * (xs - mean) ** 2, 0.0), axis=-1)
+    with np.errstate(divide="ignore"):
+        logvar = np.log(var) + 2.0 * np.log(c[..., 0])
+    return logvar, np.broadcast_to(t, logvar.shape)
 
 
 def entropy_temperature_derivative(scores: ArrayLike, tau: ArrayLike = 1.0) -> FloatOrArray:
@@ -118,10 +129,11 @@ def entropy_temperature_derivative(scores: ArrayLike, tau: ArrayLike = 1.0) -> F
     >>> bool(abs(entropy_temperature_derivative(s, t) - fd) < 1e-7)
     True
     """
-    var, t = _var_p(scores, tau)
+    logvar, t = _log_var_p(scores, tau)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = var / t / t / t  # t**3 underflows for t < 1e-103 (0 / 0 where var is 0 too)
-    out = np.where((t == 0) | np.isinf(t), 0.0, out)
+        # in logs: t**3 underflows for t < 1e-103 and Var_p overflows for scores near 1e308
+        out = np.exp(logvar - 3.0 * np.log(t))
+    out = np.where((t == 0) | np.isinf(t) | np.isneginf(logvar), 0.0, out)
     return scalar_or_array(np.asarray(out))
 
 
@@ -257,8 +269,9 @@ class EntropyTemperatureController:
         s = np.atleast_2d(real_array("scores", scores))
         tau = self.tau
         h = float(np.mean(softmax_entropy(s, tau)))
-        var, _ = _var_p(s, tau)
-        slope = float(np.mean(var)) / tau / tau  # dH / d ln(tau); tau**2 underflows for tau < 1e-162
+        logvar, _ = _log_var_p(s, tau)
+        with np.errstate(over="ignore"):  # dH / d ln(tau) = Var_p / tau^2, in logs (tau**2 underflows)
+            slope = float(np.mean(np.exp(logvar - 2.0 * math.log(tau))))
         self.history.append((tau, h))
         if self.low <= h <= self.high or slope <= 0.0:
             return tau

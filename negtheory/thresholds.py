@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._validation import as_float_array, as_generator, broadcast, real_array, real_scalar
+from ._validation import as_float_array, as_generator, broadcast, flag, real_array, real_scalar
 
 if TYPE_CHECKING:
     from typing import Any
@@ -287,7 +287,7 @@ def choose_thresholds(
     s, lab = _scores_labels(scores, labels)
     ff = real_scalar("false_frac", false_frac, 0.0, 1.0, hi_open=True)
     hf = real_scalar("hard_frac", hard_frac, 0.0, 1.0, lo_open=True, hi_open=True)
-    if denominator not in ("all", "negatives"):
+    if not isinstance(denominator, str) or denominator not in ("all", "negatives"):
         raise ValueError(f"denominator must be 'all' or 'negatives', got {denominator!r}")
     neg = np.sort(s[~lab])
     if neg.size == 0:
@@ -371,7 +371,7 @@ def paper_table_scores(rng: RNGLike = None, *, positives: bool = True) -> tuple[
     ]
     parts = [a + (b - a) * (1.0 - gen.random(c)) for a, b, c in bins]  # uniform on (a, b]
     neg = np.concatenate(parts)
-    if not positives:
+    if not flag("positives", positives):
         return neg, np.zeros(neg.size, dtype=bool)
     npos = t1["positive"][0]
     pos = 0.2 + 0.8 * (1.0 - gen.random(npos))

@@ -18,7 +18,8 @@ training *confirm or refute* it:
   :mod:`negtheory.bridge.experiments` — harness, real-score probes, BPRAC's EM loop, and the
   simulation-vs-training experiments.
 
-Requires the ``torch`` extra: ``pip install "negtheory[torch]"``. ``import negtheory`` never
+Requires the ``torch`` extra: ``python -m pip install -e ".[torch]"`` in a source checkout
+(negtheory is not on PyPI yet). ``import negtheory`` never
 imports this subpackage.
 """
 
@@ -28,8 +29,9 @@ try:
     import torch as _torch  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError(
-        "negtheory.bridge needs PyTorch, which is not installed: install the 'torch' extra with "
-        '`pip install "negtheory[torch]"` (or install torch>=2.2 yourself)'
+        "negtheory.bridge needs PyTorch, which is not installed: install the negtheory[torch] extra with "
+        '`python -m pip install -e ".[torch]"` in a source checkout (negtheory is not on PyPI yet), '
+        "or install torch>=2.2 yourself"
     ) from exc
 
 from . import functional  # noqa: E402

@@ -151,7 +151,7 @@ def synthetic_pu(
         Share s of the utility variance that a rank-``dim`` model can learn.
     rng : int, SeedSequence, Generator or None
         An int is the seed (stored in ``params["seed"]``); a Generator or SeedSequence gives one
-        63-bit seed; ``None`` a fresh one (``seed`` before 0.2.0, deprecated).
+        63-bit seed; ``None`` a fresh one (``seed``: deprecated since 0.1, removed in 0.2).
 
     Returns
     -------
@@ -237,7 +237,7 @@ def load_movielens(
         Share of each user's interactions held out for test (rounded down; at least one stays
         in train).
     rng : int, SeedSequence, Generator or None
-        Seeds the split (an int is stored in ``params["seed"]``; ``seed`` before 0.2.0, deprecated).
+        Seeds the split (an int is stored in ``params["seed"]``; ``seed``: deprecated since 0.1, removed in 0.2).
 
     Returns
     -------
@@ -342,7 +342,7 @@ def load_digits_views(test_fraction: float = 0.3, rng: RNGLike = 0) -> DigitsDat
 
     10 balanced classes: an in-batch negative shares the anchor's class with probability
     tau+ ~ 0.1, the thesis's image setting (ch. 6). Labels are used only by the linear probe.
-    ``rng`` (int, SeedSequence, Generator or None; ``seed`` before 0.2.0, deprecated) seeds the
+    ``rng`` (int, SeedSequence, Generator or None; ``seed``: deprecated since 0.1, removed in 0.2) seeds the
     torch Generator of the split: an int directly, anything else through one 63-bit draw.
 
     Parameters
@@ -350,7 +350,7 @@ def load_digits_views(test_fraction: float = 0.3, rng: RNGLike = 0) -> DigitsDat
     test_fraction : float in [0, 1], default 0.3
         Share of the 1797 images held out for the linear probe's test set (rounded).
     rng : int, SeedSequence, Generator or None, default 0
-        Seeds the split (``seed`` before 0.2.0, deprecated).
+        Seeds the split (``seed``: deprecated since 0.1, removed in 0.2).
 
     Returns
     -------

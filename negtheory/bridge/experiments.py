@@ -155,8 +155,8 @@ def mse_sim_vs_train(
     n_anchors : int, default 4000
         Anchors of each simulated point.
     rng : int, SeedSequence, Generator or None, default 0
-        Gives one integer seed that seeds both the training run and the simulation (``seed``
-        before 0.2.0, deprecated).
+        Gives one integer seed that seeds both the training run and the simulation (``seed``:
+        deprecated since 0.1, removed in 0.2).
     progress : bool, default False
         Show progress bars.
 
@@ -272,9 +272,10 @@ def downstream(
 # can redraw them from the committed tables)
 # --------------------------------------------------------------------------------------------
 from ..figures._bridge import plot_downstream, plot_wu  # noqa: E402
+from ..figures._canvas import mark_quick  # noqa: E402
 
 
-def run_all(out="notebooks/data/bridge", figures="figures", quick=False, progress=True):
+def run_all(out="negtheory_output/bridge_experiments", figures=None, quick=False, progress=True):
     """Run Wu's K sweep and the downstream experiment; write ``bridge_*.csv`` to ``out`` and ``bridge_*.png`` to ``figures``.
 
     The deprecated digits MSE experiment (:func:`mse_sim_vs_train`) is no longer run:
@@ -282,12 +283,14 @@ def run_all(out="notebooks/data/bridge", figures="figures", quick=False, progres
 
     Parameters
     ----------
-    out : str or Path, default "notebooks/data/bridge"
-        Folder of the tables (created if missing).
-    figures : str or Path, default "figures"
-        Folder of the figures (created if missing).
+    out : str or Path, default "negtheory_output/bridge_experiments"
+        Folder of the tables (created if missing). The committed tables of a source checkout
+        (``notebooks/data/bridge``) are written only when named here.
+    figures : str or Path, optional
+        Folder of the figures (created if missing; default None: ``out``).
     quick : bool, default False
-        A small smoke run (60 users, 80 items, one mu_q, K in {1, 4}, two losses per task, one seed).
+        A small smoke run (60 users, 80 items, one mu_q, K in {1, 4}, two losses per task, one seed);
+        its figures are titled "QUICK smoke run: not a result".
     progress : bool, default True
         Show progress bars and the written paths.
 
@@ -296,7 +299,8 @@ def run_all(out="notebooks/data/bridge", figures="figures", quick=False, progres
     tuple of pandas.DataFrame
         ``(wu_k_sweep, downstream)``, the tables of :func:`wu_k_sweep` and :func:`downstream`.
     """
-    out, figs = Path(out), Path(figures)
+    out = Path(out)
+    figs = out if figures is None else Path(figures)
     out.mkdir(parents=True, exist_ok=True)
     figs.mkdir(parents=True, exist_ok=True)
     if quick:
@@ -309,7 +313,10 @@ def run_all(out="notebooks/data/bridge", figures="figures", quick=False, progres
         d = downstream(progress=progress)
     for name, df, plot in (("wu_k_sweep", w, plot_wu), ("downstream", d, plot_downstream)):
         df.to_csv(out / f"bridge_{name}.csv", index=False)
-        plot(df).savefig(figs / f"bridge_{name}.png", dpi=110)
+        fig = plot(df)
+        if quick:
+            mark_quick(fig)
+        fig.savefig(figs / f"bridge_{name}.png", dpi=110)
         if progress:
             print(f"wrote {out / f'bridge_{name}.csv'} and {figs / f'bridge_{name}.png'}")
     return w, d
@@ -318,4 +325,4 @@ def run_all(out="notebooks/data/bridge", figures="figures", quick=False, progres
 if __name__ == "__main__":  # pragma: no cover
     import sys
 
-    run_all(quick="--quick" in sys.argv)
+    run_all(quick="--quick" in sys.argv)  # writes negtheory_output/bridge_experiments (see `negtheory bridge experiments`)

@@ -71,7 +71,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .._validation import real_scalar
+from .._validation import flag, real_scalar
 from ..estimators import _check_abt
 
 if TYPE_CHECKING:
@@ -101,6 +101,13 @@ def _work(t: torch.Tensor) -> torch.Tensor:
     if t.dtype in (torch.float16, torch.bfloat16):
         return t.float()
     return t
+
+
+def _tensor(name, x):
+    """``x`` if it is a torch tensor, else a ``TypeError`` naming ``name`` (not an AttributeError later)."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch tensor, got {type(x).__name__}")
+    return x
 
 
 def _prepare(pos_logits, neg_logits, name_neg="neg_logits"):
@@ -147,7 +154,7 @@ def _finish(loss: torch.Tensor, out_dtype, reduction: str) -> torch.Tensor:
 
 
 def _check_reduction(reduction):
-    if reduction not in _REDUCTIONS:
+    if not isinstance(reduction, str) or reduction not in _REDUCTIONS:  # (an array: `in` is ambiguous)
         raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
 
@@ -689,7 +696,7 @@ def ecdf_counts(neg_logits: Tensor) -> Tensor:
     >>> ecdf_counts(torch.tensor([3.0, 1.0, 2.0, 2.0])).tolist()
     [4, 1, 3, 3]
     """
-    s = _work(neg_logits)
+    s = _work(_tensor("neg_logits", neg_logits))
     if s.numel() == 0:
         return torch.zeros(s.shape, dtype=torch.int64, device=s.device)
     if bool(torch.isnan(s).any()):  # integer counts cannot carry a NaN
@@ -930,7 +937,7 @@ def bcl_log_weights(neg_logits: Tensor, alpha: float, beta: float, tau_plus: flo
     True
     """
     alpha, beta, tau_plus, _ = _check_abt(alpha, beta, tau_plus)
-    s = _work(neg_logits)
+    s = _work(_tensor("neg_logits", neg_logits))
     if s.ndim < 1 or s.shape[-1] == 0:
         raise ValueError(f"neg_logits must have shape [..., N] with N >= 1, got {tuple(s.shape)}")
     flat = _flat2(s)
@@ -1021,7 +1028,7 @@ def bcl(
     """
     _check_reduction(reduction)
     alpha, beta, tau_plus, _ = _check_abt(alpha, beta, tau_plus)
-    nw = bool(normalize) if normalize_weights is None else bool(normalize_weights)
+    nw = flag("normalize", normalize) if normalize_weights is None else flag("normalize_weights", normalize_weights)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
     loss = _bcl_core(pos.reshape(-1), _flat2(neg), neg.shape[-1], alpha, beta, tau_plus, nw).reshape(pos.shape)
     return _finish(_nonfinite_to_nan(loss, pos, neg), dt, reduction)
@@ -1068,7 +1075,7 @@ def bpr(pos_logits: Tensor, neg_logits: Tensor, weight: Tensor | None = None, re
     pos, neg, dt = _prepare(pos_logits, neg_logits)
     loss = _bpr_core(pos, neg, neg.shape[-1])
     if weight is not None:
-        loss = loss * _work(weight.to(dt))
+        loss = loss * _work(_tensor("weight", weight).to(dt))
     return _finish(_nonfinite_to_nan(loss, pos, neg), dt, reduction)
 
 
@@ -1135,7 +1142,7 @@ def dpl(
     tp = _tau_plus(tau_plus)
     eps = real_scalar("eps", eps, 0.0, 1.0, lo_open=True)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    extra = None if pos_extra_logits is None else _work(pos_extra_logits.to(pos.dtype))
+    extra = None if pos_extra_logits is None else _work(_tensor("pos_extra_logits", pos_extra_logits).to(pos.dtype))
     if extra is not None and (extra.shape[:-1] != pos.shape or extra.shape[-1] == 0):
         raise ValueError(f"pos_extra_logits must have shape [{', '.join(map(str, pos.shape))}, M], got {tuple(extra.shape)}")
     loss = _dpl_core(pos, neg, neg.shape[-1], tp, extra, eps, masked=False)
@@ -1241,7 +1248,9 @@ def relaxed_softmax(pos_logits: Tensor, neg_logits: Tensor, include_positive: bo
     """
     _check_reduction(reduction)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    return _finish(_nonfinite_to_nan(_relaxed_core(pos, neg, bool(include_positive)), pos, neg), dt, reduction)
+    return _finish(
+        _nonfinite_to_nan(_relaxed_core(pos, neg, flag("include_positive", include_positive)), pos, neg), dt, reduction
+    )
 
 
 def _relaxed_core(pos, neg, include_positive):

@@ -41,7 +41,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .._validation import real_scalar
+from .._validation import flag, real_scalar
 from ..estimators import _check_abt
 from . import functional as Fn
 
@@ -73,7 +73,7 @@ def _check_temperature(temperature) -> float:
 
 
 def _check_reduction(reduction) -> str:
-    if reduction not in ("mean", "sum", "none"):
+    if not isinstance(reduction, str) or reduction not in ("mean", "sum", "none"):
         raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
     return reduction
 
@@ -232,8 +232,8 @@ class _PairLoss(nn.Module):
         super().__init__()
         self.temperature = _check_temperature(temperature)
         self.reduction = _check_reduction(reduction)
-        self.normalize = bool(normalize)
-        self.symmetric = type(self).symmetric if symmetric is None else bool(symmetric)
+        self.normalize = flag("normalize", normalize)
+        self.symmetric = type(self).symmetric if symmetric is None else flag("symmetric", symmetric)
 
     # -- logits ---------------------------------------------------------------------------------
     def logits(self, anchor, positive, negatives=None):
@@ -662,7 +662,7 @@ class BayesianContrastiveLoss(_PairLoss):
     ):
         super().__init__(temperature, reduction, normalize, symmetric=symmetric)
         self.alpha, self.beta, self.tau_plus, _ = _check_abt(alpha, beta, tau_plus)
-        self.normalize_weights = bool(normalize_weights)
+        self.normalize_weights = flag("normalize_weights", normalize_weights)
 
     def _core(self, pos, neg, n, masked):
         return Fn._bcl_core(pos, neg, n, self.alpha, self.beta, self.tau_plus, self.normalize_weights)
@@ -912,7 +912,7 @@ class RelaxedSoftmaxLoss(_PairwiseLoss):
         symmetric: bool | None = None,
     ):
         super().__init__(temperature, reduction, normalize, symmetric=symmetric)
-        self.include_positive = bool(include_positive)
+        self.include_positive = flag("include_positive", include_positive)
 
     def _core(self, pos, neg, n, masked):
         return Fn._relaxed_core(pos, neg, self.include_positive)

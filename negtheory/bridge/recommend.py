@@ -543,7 +543,7 @@ def fit_mf(
     rng : int, SeedSequence, Generator or None
         Seeds the initialisation (torch.Generator), the shuffles and the samplers (numpy). An int
         is the seed; a Generator or SeedSequence gives one 63-bit seed; ``None`` a fresh one
-        (``seed`` before 0.2.0, deprecated).
+        (``seed``: deprecated since 0.1, removed in 0.2).
     device : {"cpu", "cuda", "auto"}
         Where the model is trained (:func:`negtheory.bridge.device.resolve_device`).
     progress : bool, default True
@@ -656,7 +656,7 @@ def fit_mf(
         lr_gamma=lr_gamma,
         negatives=n_neg,
         extra_positives=m_extra,
-        seed=seed,
+        rng=seed,  # the run's integer seed, under the keyword's name
         device=str(dev),
         **cfg,
     )

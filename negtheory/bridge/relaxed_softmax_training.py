@@ -538,7 +538,7 @@ def training_pairs(task: MixtureOfGaussiansTask, n_pairs: int, rng: RNGLike) -> 
         Training-set size |D*|.
     rng : int, SeedSequence or Generator
         The run's seed: an int is used as is, a Generator or SeedSequence gives one 63-bit
-        seed (``seed=`` before 0.2.0, deprecated).
+        seed (``seed=``: deprecated since 0.1, removed in 0.2).
 
     Returns
     -------
@@ -570,8 +570,8 @@ def validation_pairs(task: MixtureOfGaussiansTask, n_val: int, rng: RNGLike, n_p
     n_val : int >= 1
         Number of validation pairs.
     rng : int, SeedSequence or Generator
-        The run's seed, turned into an int as in :func:`training_pairs` (``seed=`` before
-        0.2.0, deprecated).
+        The run's seed, turned into an int as in :func:`training_pairs` (``seed=``:
+        deprecated since 0.1, removed in 0.2).
     n_pairs : int
         The run's training-set size (part of the stream's seed).
 

@@ -136,7 +136,7 @@ class TrainConfig:
     device : {"auto", "cpu", "cuda"}, default "auto"
         Where to train (:func:`resolve_device`).
     rng : int, default 0
-        Seed of the run (``seed`` before 0.2.0, deprecated); :func:`train` turns a Generator or
+        Seed of the run (``seed``: deprecated since 0.1, removed in 0.2); :func:`train` turns a Generator or
         SeedSequence into an int.
     progress : bool, default True
         Show a progress bar over the epochs.
@@ -178,14 +178,14 @@ class TrainConfig:
     probe_every: int = 4
     probe_n: int = 64  # uniform negatives per anchor drawn by the rec probe
     device: str = "auto"
-    rng: int = 0  # seed of the run (``seed`` before 0.2.0); train() turns a Generator / SeedSequence into an int
+    rng: int = 0  # seed of the run (``seed``: deprecated since 0.1); train() turns a Generator / SeedSequence into an int
     progress: bool = True
     out: str | None = None
     synthetic: dict = field(default_factory=dict)  # keyword arguments of synthetic_pu
 
     @property
     def seed(self) -> int:
-        """Deprecated alias of ``rng`` (removed in 0.3.0)."""
+        """Deprecated alias of ``rng`` (deprecated since 0.1, removed in 0.2)."""
         warn_renamed("TrainConfig", "seed", "rng", what="attribute", stacklevel=3)
         return self.rng
 
@@ -480,7 +480,7 @@ def evaluate_rec(
         Training pairs drawn for the training AUC.
     rng : int, SeedSequence, Generator or None, default 0
         Picks the training-AUC pairs through a torch Generator seeded by ``int_seed``: an int
-        directly, else one 63-bit draw (``seed`` before 0.2.0, deprecated).
+        directly, else one 63-bit draw (``seed``: deprecated since 0.1, removed in 0.2).
 
     Returns
     -------
@@ -700,8 +700,8 @@ class _RecRunner:
             if self.recorder is not None and self.relevant is not None and self.step % cfg.probe_every == 0:
                 with torch.no_grad():
                     jp = uniform_items(data.n_items, (b, cfg.probe_n), gen).to(device)
-                    self.recorder.record(
-                        self.step, epoch, pos.detach(), self.score(u, jp) / t_model, self.relevant[u[:, None], jp]
+                    self.recorder.record(  # epochs 1-based in the probe rows too, as in the history
+                        self.step, epoch + 1, pos.detach(), self.score(u, jp) / t_model, self.relevant[u[:, None], jp]
                     )
             self.step += 1
         return dict(loss=tot / cnt)
@@ -779,7 +779,7 @@ class _DigitsRunner:
                 ar = torch.arange(2 * b)
                 m[ar, ar] = False
                 m[ar, (ar + b) % (2 * b)] = False
-                self.recorder.record(self.step, epoch, pos.detach(), neg.detach(), same[m].view(2 * b, 2 * b - 2))
+                self.recorder.record(self.step, epoch + 1, pos.detach(), neg.detach(), same[m].view(2 * b, 2 * b - 2))
             self.step += 1
         return dict(loss=tot / max(cnt, 1), probe_acc=linear_probe(enc, self.data, device))
 
@@ -853,8 +853,8 @@ def train(config: TrainConfig | None = None, **overrides) -> dict:
     config : TrainConfig, optional
         The run's configuration (None: the defaults of :class:`TrainConfig`).
     **overrides
-        Fields of :class:`TrainConfig` (e.g. ``loss="bcl", epochs=1``). ``rng`` (``seed`` before
-        0.2.0, deprecated) may be an int, a SeedSequence or a Generator: torch is seeded with the
+        Fields of :class:`TrainConfig` (e.g. ``loss="bcl", epochs=1``). ``rng`` (``seed``: deprecated since 0.1, removed
+        in 0.2) may be an int, a SeedSequence or a Generator: torch is seeded with the
         int, or with one 63-bit draw from the others (stored as the int in ``config``). ``data`` may also be an
         explicit split — a :class:`negtheory.recsys.Interactions` or a ``(train, test)`` pair of
         paths, arrays or DataFrames — trained by :func:`negtheory.bridge.recommend.fit_mf` (with

@@ -72,7 +72,10 @@ EXTERNAL_FIGURES = {
         "(torch extra, your MovieLens-100K split; writes DIR/wu_k_sweep.png)"
     ),
     **{
-        f"relaxed_softmax_{stem}": "`negtheory reproduce relaxed-softmax` (torch extra; writes figures/relaxed_softmax_*.png)"
+        f"relaxed_softmax_{stem}": (
+            "`negtheory reproduce relaxed-softmax --update-committed` (torch extra; writes figures/relaxed_softmax_*.png "
+            "in the source checkout; without the flag it writes negtheory_output/relaxed_softmax/)"
+        )
         for stem in ("fig2_temperature", "fig3_batch_size", "fig4_train_size", "fig5_methods")
     },
 }
@@ -92,7 +95,7 @@ def bridge_names() -> list[str]:
 
 
 def save_figures(
-    out: str | Path = "figures",
+    out: str | Path = "negtheory_output/figures",
     only: list[str] | None = None,
     *,
     dpi: int = 110,
@@ -105,7 +108,8 @@ def save_figures(
     Parameters
     ----------
     out : str or pathlib.Path
-        Output folder (created if missing; default ``figures``).
+        Output folder (created if missing; default ``negtheory_output/figures``: the committed
+        ``figures/`` of a source checkout is written only when named).
     only : list of str, optional
         Names to draw: registered figures and the ``bridge_*`` figures. A name that another
         command writes (e.g. ``thesis_tables_ml100k``) raises ``ValueError`` naming that command;

@@ -44,7 +44,7 @@ def fig_entropy_temperature(k: int = 64, steps: int = 80, rng: RNGLike = 0):
         Training steps simulated for the controller (default 80).
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the figure's random numbers (default 0; an int is used as is, otherwise one
-        63-bit draw; ``seed`` before 0.2.0, deprecated): the same ``rng`` draws the same PNG.
+        63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG.
 
     Returns
     -------
@@ -101,7 +101,7 @@ def fig_entropy_temperature(k: int = 64, steps: int = 80, rng: RNGLike = 0):
     lines2 = tw.get_legend_handles_labels()
     ax2.legend(lines[0] + lines2[0], lines[1] + lines2[1], fontsize=8, loc="lower left")
     ax2.set_title("Newton step in ln tau with dH/d ln tau = Var_p(s)/tau^2, at most x2 per step", fontsize=9.5)
-    fig.suptitle("Temperature and negative hardness (seed 001)")
+    fig.suptitle("Temperature and negative hardness (the negative-sampling textbook chapter)")
     return fig
 
 
@@ -147,7 +147,7 @@ def fig_alias_vs_inverse_cdf(
         Numbers of items n at which the comparisons of the binary search are counted.
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the figure's random numbers (default 0; an int is used as is, otherwise one
-        63-bit draw; ``seed`` before 0.2.0, deprecated): the same ``rng`` draws the same PNG.
+        63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG.
 
     Returns
     -------
@@ -195,7 +195,9 @@ def fig_alias_vs_inverse_cdf(
     ax2.set_ylim(0, max(max_cmp) + 2)
     ax2.set_title("work per draw: O(1) against O(log n); setup O(n) for both", fontsize=9.5)
     ax2.legend(fontsize=8, loc="upper left")
-    fig.suptitle("Alias method vs inverse-CDF sampling (seed 001); wall-clock timings: benchmarks/bench_sampling.py --plot")
+    fig.suptitle(
+        "Alias method vs inverse-CDF sampling (textbook chapter); wall-clock timings: benchmarks/bench_sampling.py --plot"
+    )
     return fig
 
 
@@ -219,7 +221,7 @@ def fig_boltzmann_temperature(context: int = 625, n_components: int = 50, rng: R
         Number of Gaussian components of the mixture (default 50, the paper's Fig. 2).
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the mixture's components (default 0; an int is used as is, otherwise one
-        63-bit draw; ``seed`` before 0.2.0, deprecated): the same ``rng`` draws the same PNG.
+        63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG.
 
     Returns
     -------
@@ -267,7 +269,7 @@ def fig_boltzmann_temperature(context: int = 625, n_components: int = 50, rng: R
     ax2.set_ylabel("effective number of items exp(H(B))")
     ax2.set_title("T -> 0: point mass on argmax G;  T -> inf (dotted): D", fontsize=9.5)
     ax2.legend(fontsize=8)
-    fig.suptitle("Boltzmann negative sampling B(G, D, T), seed 004 eq. 8, on the 2-D mixture task (G = ln P_i)")
+    fig.suptitle("Boltzmann negative sampling B(G, D, T), Tanielian & Vasile eq. 8, on the 2-D mixture task (G = ln P_i)")
     return fig
 
 
@@ -282,7 +284,7 @@ def fig_mixture_dataset(components=(10, 50, 90), rng: RNGLike = 0, context: int 
         Fig. 5 data sets).
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the mixtures' components (default 0; an int is used as is, otherwise one
-        63-bit draw; ``seed`` before 0.2.0, deprecated): the same ``rng`` draws the same PNG.
+        63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG.
     context : int
         The context i marked by a dashed line (default 625, the Boltzmann figure's).
 
@@ -303,7 +305,9 @@ def fig_mixture_dataset(components=(10, 50, 90), rng: RNGLike = 0, context: int 
         ax.set_xlabel("context item i")
         ax.set_ylabel("target item j")
     fig.colorbar(im, ax=axes[0].tolist(), label=r"$\log_{10} P(i, j)$ (6 decades)", shrink=0.9)
-    fig.suptitle(f"Synthetic task of seed 004: card(I) = card(J) = 1000; dashed: context i = {context} of the Boltzmann figure")
+    fig.suptitle(
+        f"Synthetic task of Tanielian & Vasile: card(I) = card(J) = 1000; dashed: context i = {context} of the Boltzmann figure"
+    )
     return fig
 
 
@@ -354,7 +358,7 @@ def fig_infonce_margin(beta: float = 0.2, k: int = 100, taus=(0.05, 0.2)):
     ax2.set_ylabel("exact - hinge (nats)")
     ax2.set_title(r"error $\ln(1+e^{-|\alpha-m_{eff}|/\tau})$; shaded: where it exceeds 0.01", fontsize=9.5)
     ax2.legend(fontsize=8)
-    fig.suptitle(r"InfoNCE as a hinge at the effective margin $m_{eff}=\beta+\tau\ln K$ (seed 001)")
+    fig.suptitle(r"InfoNCE as a hinge at the effective margin $m_{eff}=\beta+\tau\ln K$ (textbook chapter)")
     return fig
 
 
@@ -370,7 +374,7 @@ def fig_threshold_selection(rng: RNGLike = 0):
     ----------
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the rebuilt scores (default 0; an int is used as is, otherwise one
-        63-bit draw; ``seed`` before 0.2.0, deprecated): the same ``rng`` draws the same PNG.
+        63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG.
 
     Returns
     -------

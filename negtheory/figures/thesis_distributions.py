@@ -56,7 +56,7 @@ def fig_2_3_order_statistic(loc: float = 1.0, var: float = 5.0, k: int = 2, n: i
     ax.plot(x, base.pdf(x), color=PARENT_COLOR, lw=2, label=f"f(x) = N({loc:g}, {var:g})")
     ax.plot(x, g.pdf(x), color=TN_COLOR, lw=2, label=f"g(x; k={k}, n={n})")
     ax.fill_between(x, g.pdf(x), color=TN_COLOR, alpha=0.15)
-    ax.axvline(float(g.mean()), color=TN_COLOR, ls=":", lw=1)
+    ax.axvline(float(g.mean()), color=TN_COLOR, ls=":", lw=1, label=f"mean of g: {float(g.mean()):.2f}")
     ax.set_xlabel("x")
     ax.set_ylabel("density")
     ax.set_title("Order statistic of a normal parent (thesis Fig. 2.3)")
@@ -164,7 +164,7 @@ def fig_6_8_generated_scores(
         False-negative prior in (0, 1) (default 1/2).
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the generated scores (default 0; an int is used as is, otherwise one 63-bit
-        draw; ``seed`` before 0.2.0, deprecated).
+        draw; ``seed``: deprecated since 0.1, removed in 0.2).
     method : {"accept-reject", "inverse"}
         Generator of :func:`negtheory.generators.score_sets`: the thesis's Algorithms 7-8, or
         the exact inversion of the CDF (default ``"accept-reject"``).

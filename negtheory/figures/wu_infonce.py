@@ -208,7 +208,7 @@ def fig_ans_schedule(total_steps: int = 1000, k_opts=(4, 20), warmup: float = 0.
         Fraction of the steps at which K peaks, in (0, 1) (default 0.1, the paper's 10 %).
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the drawn counts (default 0; an int is used as is, otherwise one 63-bit draw;
-        ``seed`` before 0.2.0, deprecated).
+        ``seed``: deprecated since 0.1, removed in 0.2).
 
     Returns
     -------

@@ -568,8 +568,8 @@ def fit_bpr_sgd(
         ranking test).
     rng : int, SeedSequence, Generator or None
         Seeds the initialisation, the shuffles and the samplers (one SeedSequence child per epoch).
-        An int is the seed (reported as ``config["seed"]``); a Generator or SeedSequence gives one
-        63-bit seed; ``None`` a fresh one (``seed`` before 0.2.0, deprecated).
+        An int is the seed (reported as ``config["rng"]``); a Generator or SeedSequence gives one
+        63-bit seed; ``None`` a fresh one (``seed``: deprecated since 0.1, removed in 0.2).
     progress : bool
         Show a tqdm progress bar over the epochs (default True).
     callback : callable, optional
@@ -667,7 +667,7 @@ def fit_bpr_sgd(
         rank_scale=rank_scale,
         init_std=init_std,
         shuffle=shuffle,
-        seed=seed,
+        rng=seed,  # the run's integer seed, under the keyword's name
     )
     out = dict(history=history, user_emb=U, item_emb=V, seconds=res["seconds"], config=config)
     if return_negatives:

@@ -439,7 +439,7 @@ class Interactions:
         fraction : float
             Share of the training pairs moved, in [0, 1) (default 0.1); 0 returns ``self``.
         rng : None, int, SeedSequence or numpy.random.Generator
-            Seed of the permutation (default 0; ``seed`` before 0.2.0, deprecated).
+            Seed of the permutation (default 0; ``seed``: deprecated since 0.1, removed in 0.2).
 
         Returns
         -------
@@ -651,7 +651,7 @@ def split_interactions(
         Share of the unique pairs that become test (default 0.2, the thesis's 80/20 split).
     rng : int, SeedSequence, Generator or None
         An int is the seed (default 0); a Generator or SeedSequence gives one 63-bit seed;
-        ``None`` a fresh one (``seed`` before 0.2.0, deprecated).
+        ``None`` a fresh one (``seed``: deprecated since 0.1, removed in 0.2).
     min_rating : float, optional
         Keep only ratings >= this value (default: every rating is an implicit positive).
     name : str, optional
@@ -715,7 +715,7 @@ def load_movielens_dir(
     test_fraction : float in [0, 1)
         Share of the (user, item) pairs that become test.
     rng : int, SeedSequence, Generator or None
-        Seed of the split (``seed`` before 0.2.0, deprecated).
+        Seed of the split (``seed``: deprecated since 0.1, removed in 0.2).
     min_rating : float, optional
         Keep only ratings >= this value (default: every rating is a positive).
     format : str

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from .._cli_common import INSTALL_HINT
+
 
 def check_paths(out, inputs) -> Path:
     """Fail before any work: every input (``{option: path}``) must be a regular interaction file
@@ -85,7 +87,7 @@ def open_executor(executor="local", jobs: int = 1, timeout: float = 10.0):
         try:
             import distributed
         except ImportError:
-            raise ImportError(f"executor {executor!r} requires the dask extra: pip install negtheory[dask]") from None
+            raise ImportError(f"executor {executor!r} requires dask ({INSTALL_HINT.format(extra='dask')})") from None
         if executor == "dask":
             cluster = distributed.LocalCluster(
                 n_workers=max(int(jobs), 1), threads_per_worker=1, processes=True, dashboard_address=None
@@ -112,7 +114,7 @@ def connect_executor(args) -> tuple:
     try:
         return open_executor(spec, getattr(args, "jobs", 1), getattr(args, "dask_timeout", 10.0))
     except ImportError:
-        raise CommandError("--executor dask|ADDRESS requires the dask extra: pip install negtheory[dask]", exit_code=1) from None
+        raise CommandError(f"--executor dask|ADDRESS requires dask ({INSTALL_HINT.format(extra='dask')})", exit_code=1) from None
     except (OSError, ValueError, TypeError) as exc:  # refused, timed out (TimeoutError is an OSError), bad address
         reason = " ".join(str(exc).split()) or type(exc).__name__
         raise CommandError(f"--executor {spec}: no Dask scheduler answered ({reason})", exit_code=1) from None

@@ -29,14 +29,15 @@ differences) goes to ``relaxed_softmax_summary.md``; figures ``relaxed_softmax_*
 
 from __future__ import annotations
 
+import argparse
 import math
+import sys
 import time
 from typing import TYPE_CHECKING
 
-from .._cli_common import integer, output_dir
+from .._cli_common import OUTPUT_ROOT, CommandError, committed_dir, default_output, integer, output_dir
 
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Sequence
     from typing import Any
 
@@ -124,7 +125,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         ``--device``, ``--task-seed`` and ``--no-progress`` are added to it in place.
     """
     size = parser.add_mutually_exclusive_group()
-    size.add_argument("--quick", action="store_true", help="tiny grids (16 x 16 items, 25 steps): a smoke test in seconds")
+    size.add_argument(
+        "--quick",
+        action="store_true",
+        help="tiny grids (16 x 16 items, 25 steps): a smoke test (20 s on 2 free cores, a minute on busy ones; figures marked QUICK)",
+    )
     size.add_argument(
         "--full", action="store_true", help="the paper's sizes (1000 x 1000 items, 300 000 pairs; hours, GPU advised)"
     )
@@ -133,15 +138,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--out",
-        default="notebooks/data/relaxed_softmax",
-        help="folder for the CSVs and the markdown summary (created if missing)",
+        default=None,
+        help=f"folder for the CSVs and the markdown summary, created if missing (default: {OUTPUT_ROOT}/relaxed_softmax, "
+        "relaxed_softmax_quick or relaxed_softmax_full by size)",
     )
-    parser.add_argument("--figures", default="figures", help="folder for the PNG figures (created if missing)")
+    parser.add_argument("--figures", default=None, help="folder for the PNG figures (default: the --out folder)")
+    parser.add_argument(
+        "--update-committed",
+        action="store_true",
+        help="write the committed results of the source checkout (notebooks/data/relaxed_softmax/, figures/)",
+    )
     parser.add_argument(
         "--device", default="auto", choices=("auto", "cpu", "cuda"), help="torch device (auto: CUDA when present)"
     )
     parser.add_argument("--task-seed", type=integer(0), default=0, help="seed of the mixture components")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--no-progress", action="store_true", dest="no_progress", help=argparse.SUPPRESS)  # deprecated alias
 
 
 # --------------------------------------------------------------------------------------------
@@ -556,6 +568,7 @@ def plot_regularisation(df: pd.DataFrame, experiment: str) -> Figure:
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("batch size" if experiment == "batch_size" else "training-set size |D*|")
+        ax.set_ylabel("KL, mean over training contexts i")
         ax.set_title(title, fontsize=10)
         ax.legend(fontsize=8)
     fig.suptitle(
@@ -765,9 +778,24 @@ def run(args: argparse.Namespace) -> int:
     if n_seeds < 1:
         raise ValueError(f"--seeds must be >= 1, got {n_seeds}")
     seeds = tuple(range(n_seeds))
-    progress = not args.no_progress
-    out = output_dir(args.out, "--out")  # checked before any work
-    figs = output_dir(args.figures, "--figures")
+    if args.no_progress:
+        from .._deprecation import deprecated_message
+
+        note = deprecated_message("--no-progress", "--quiet")
+        print(f"negtheory reproduce relaxed-softmax: note: {note}", file=sys.stderr)
+    progress = not (args.quiet or args.no_progress)
+    if args.update_committed:
+        if preset != "default":
+            raise CommandError(f"--update-committed writes the committed default-size results: drop --{preset}")
+        if args.out is not None or args.figures is not None:
+            raise CommandError("--update-committed chooses the output folders: drop --out and --figures")
+        out_path, fig_path = committed_dir("notebooks/data/relaxed_softmax"), committed_dir("figures")
+    else:
+        name = "relaxed_softmax" if preset == "default" else f"relaxed_softmax_{preset}"
+        out_path = args.out if args.out is not None else default_output(name)
+        fig_path = args.figures if args.figures is not None else out_path
+    out = output_dir(out_path, "--out")  # checked before any work
+    figs = output_dir(fig_path, "--figures")
 
     temp = run_temperature(p, seeds, args.task_seed, args.device, progress)
     temp.to_csv(out / "relaxed_softmax_temperature.csv", index=False)
@@ -783,9 +811,16 @@ def run(args: argparse.Namespace) -> int:
         ("relaxed_softmax_fig4_train_size.png", plot_regularisation(reg, "train_size")),
         ("relaxed_softmax_fig5_methods.png", plot_methods(methods)),
     ):
+        if preset == "quick":
+            from ..figures._canvas import mark_quick
+
+            mark_quick(fig)
         fig.savefig(figs / name, dpi=120)
     runtime = time.time() - t0
     text = summarize(temp, reg, methods, selection, p, seeds, runtime_s=runtime)
+    if preset == "quick":
+        head, rest = text.split("\n", 1)
+        text = f"{head}\n\n**QUICK smoke run (tiny grids): not a result.**\n{rest}"
     (out / "relaxed_softmax_summary.md").write_text(text)
     print(text)
     print(

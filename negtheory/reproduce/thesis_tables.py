@@ -50,12 +50,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._cli_common import integer, real
+from .._cli_common import CommandError, default_output, input_file, integer, output_dir, real
 from ._common import (
     DATA_FORMATS,
     add_executor_arguments,
     add_format_argument,
-    check_paths,
     connect_executor,
     run_jobs,
     t_half_width,
@@ -154,7 +153,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_executor_arguments(p)
     p.add_argument(
         "--out",
-        default="thesis_tables",
+        default=str(default_output("thesis_tables")),
         help="output folder for thesis_tables.csv / .md / .png and runs.csv; finished runs are kept in OUT/runs/ and reused",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -246,6 +245,11 @@ def _lightgcn_rows(tables: Sequence[str]) -> list[tuple[str, str, str, tuple | N
             rows.append(("6.3", name, "LightGCN", ("lightgcn", name.lower(), "rns")))
         rows.append(("6.3", "BCL-released", "LightGCN", ("lightgcn", "bcl_released", "rns")))
     return rows
+
+
+def method_names(tables: Sequence[str] = TABLES) -> list[str]:
+    """The method names ``--methods`` accepts for ``tables`` (case-insensitive), in plan order."""
+    return list(dict.fromkeys(r[1] for r in plan(tables, None, DEFAULT_BNS_SIZES)))
 
 
 def _job(data, task):
@@ -410,7 +414,10 @@ def run_tables(
         raise ValueError(f"format must be one of {', '.join(DATA_FORMATS)}, got {format!r}")
     rows = plan(tables, methods, bns_sizes, models)
     if not rows:
-        raise ValueError("no row selected: check --tables, --methods and --models")
+        raise ValueError(
+            f"no row selected by tables {list(tables)}, methods {list(methods or [])} and models {list(models)}; "
+            f"the methods of these tables are {', '.join(method_names(tables))}"
+        )
     keys = sorted({r[3] for r in rows if r[3] is not None}, key=str)
     # epoch bars only when runs go one at a time in this process (workers would interleave them)
     local = executor is None or executor == "local"
@@ -669,7 +676,9 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "
         ax.set_title(f"Table {table}" + (" (|M_u|)" if table == "4.5" else ""))
         ax.set_ylabel(f"{metric.upper()}@{k} (test)")
         ax.grid(alpha=0.3)
-    axes[0].legend(loc="lower left", fontsize=8)
+    # one legend for all panels, below them: inside a panel it would hide markers
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=8, frameon=False)
     names = {"ml-100k": "MovieLens-100K", "ml-1m": "MovieLens-1M", "yahoo-r3": "Yahoo!-R3"}
     model = "MF and LightGCN" if (sub.setting == "LightGCN").any() and (sub.setting != "LightGCN").any() else "MF"
     model = "LightGCN" if (sub.setting == "LightGCN").all() else model
@@ -690,7 +699,20 @@ def run(args: argparse.Namespace) -> int:
     int
         The process's exit code: 0 on success (errors raise).
     """
-    out = check_paths(args.out, {"--train": args.train, "--test": args.test})
+    # every input checked before any output or progress bar: one clear line for a bad option or file
+    if args.methods:
+        valid = method_names(args.tables)
+        unknown = [m for m in args.methods if m.lower() not in {v.lower() for v in valid}]
+        if unknown:
+            raise CommandError(
+                f"--methods: unknown for tables {' '.join(args.tables)}: {' '.join(unknown)}; valid: {' '.join(valid)}"
+            )
+    from ..recsys import load_split
+
+    input_file(args.train, "--train")
+    input_file(args.test, "--test")
+    load_split(args.train, args.test, format=args.format)  # a malformed file fails here, before any folder or run
+    out = output_dir(args.out, "--out")
     if args.seeds < 1:
         raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
     if args.epochs is not None and args.epochs < 1:

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._cli_common import integer, real
+from .._cli_common import default_output, integer, real
 from ._common import (
     DATA_FORMATS,
     add_executor_arguments,
@@ -94,7 +94,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_executor_arguments(p)
     p.add_argument(
         "--out",
-        default="wu_k_sweep",
+        default=str(default_output("wu_k_sweep")),
         help="output folder for wu_k_sweep.csv / .md / .png; finished runs are kept in OUT/runs/ and reused",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -352,6 +352,9 @@ def run(args: argparse.Namespace) -> int:
         cells = []
         for col in ("valid_ndcg10", "test_ndcg10"):
             v = grp[col].to_numpy()
+            if len(v) < 2:  # no interval from one seed
+                cells.append(f"{v.mean():.4f} [n/a: {len(v)} seed]")
+                continue
             half = t_half_width(v)
             cells.append(f"{v.mean():.4f} [{v.mean() - half:.4f}, {v.mean() + half:.4f}]")
         lines.append(f"| {k} | {cells[0]} | {cells[1]} |")
