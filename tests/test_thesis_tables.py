@@ -128,10 +128,11 @@ def test_reproduce_thesis_tables_end_to_end(tmp_path, capsys):
     )
     assert rc == 0
     df = pd.read_csv(out / "thesis_tables.csv", dtype={"table": str})
-    assert list(df.columns[:10]) == [
+    assert list(df.columns[:11]) == [
         "table",
         "method",
         "setting",
+        "variant",
         "metric",
         "k",
         "thesis",
@@ -142,14 +143,18 @@ def test_reproduce_thesis_tables_end_to_end(tmp_path, capsys):
     ]
     rows = df[(df.metric == "ndcg") & (df.k == 10) & (df.convention == "final epoch")]
     assert set(rows.table) == {"4.2", "4.5", "5.2", "6.3"}
-    assert (rows[rows.method == "SRNS"].n_seeds == 0).all()  # not implemented: reported, not faked
+    assert (rows[rows.method == "SRNS"].n_seeds == 2).all()
+    # Table 4.5: |M_u| = 1 once (RNS, variant "-"), every reading of the oracle prior at |M_u| = 3
+    t45 = rows[rows.table == "4.5"]
+    assert list(t45.variant) == ["-", "soft", "soft-Fcand", "soft-tn0.001", "hard"]
     ran = rows[rows.n_seeds > 0]
     assert (ran.n_seeds == 2).all() and ((ran.ci_low <= ran["mean"]) & (ran["mean"] <= ran.ci_high)).all()
     assert rows.set_index(["table", "method", "setting"]).loc[("4.2", "BNS", "BPR-MF SGD"), "thesis"] == 0.4217
     # the per-seed runs reproduce the summary's means
     runs = pd.read_csv(out / "runs.csv")
     assert set(runs.seed) == {0, 1}
-    assert (out / "thesis_tables.md").read_text().count("| 4.5 |") == 3 * 2 + 2  # P, R, NDCG and TNR/INF sections x 2 sizes
+    # P, R, NDCG and TNR/INF sections x (|M_u| = 1 + four variants at |M_u| = 3)
+    assert (out / "thesis_tables.md").read_text().count("| 4.5 |") == 4 * 5
     sq = pd.read_csv(out / "sampling_quality.csv")
     assert ((sq.tnr > 0) & (sq.tnr <= 1)).all() and set(sq.method) >= {"RNS", "BNS"}
     # a second call reuses the stored runs (OUT/runs) and gives the same table
