@@ -299,29 +299,30 @@ def _srns_refresh(pool, pool_scores, n_pool, m1, tau, out, w):
     """SRNS's memory update: m1 of pool[:n_pool] by successive sampling ∝ exp(score / τ), into out[:m1].
 
     Each draw picks among the items not drawn yet with probability ∝ exp(x / τ) (the law of
-    numpy's ``choice(replace=False, p=...)``); ``w`` is scratch of length >= n_pool.
+    numpy's ``choice(replace=False, p=...)``); the weights are taken relative to the largest
+    remaining score, so they never all underflow. ``w`` is scratch of length >= n_pool.
     """
-    mx = pool_scores[0]
-    for k in range(1, n_pool):
-        if pool_scores[k] > mx:
-            mx = pool_scores[k]
-    for k in range(n_pool):
-        w[k] = math.exp((pool_scores[k] - mx) / tau)
+    avail = np.ones(n_pool, dtype=np.bool_)
     for r in range(m1):
+        mx = -np.inf
+        for k in range(n_pool):
+            if avail[k] and pool_scores[k] > mx:
+                mx = pool_scores[k]
         total = 0.0
         for k in range(n_pool):
+            w[k] = math.exp((pool_scores[k] - mx) / tau) if avail[k] else 0.0
             total += w[k]
         x = np.random.random() * total
         acc = 0.0
         pick = -1
         for k in range(n_pool):
-            if w[k] > 0.0:
+            if avail[k]:
                 pick = k
                 acc += w[k]
                 if acc > x:
                     break
         out[r] = pool[pick]
-        w[pick] = 0.0
+        avail[pick] = False
 
 
 @numba.njit(cache=True)
