@@ -115,6 +115,8 @@ def test_reproduce_thesis_tables_end_to_end(tmp_path, capsys):
             "--bns-sizes",
             "1",
             "3",
+            "--srns-variants",
+            "alpha0",
             "--seeds",
             "2",
             "--epochs",
@@ -143,7 +145,7 @@ def test_reproduce_thesis_tables_end_to_end(tmp_path, capsys):
     ]
     rows = df[(df.metric == "ndcg") & (df.k == 10) & (df.convention == "final epoch")]
     assert set(rows.table) == {"4.2", "4.5", "5.2", "6.3"}
-    assert (rows[rows.method == "SRNS"].n_seeds == 2).all()
+    assert (rows[rows.method == "SRNS"].n_seeds == 2).all() and list(rows[rows.method == "SRNS"].variant) == ["-", "alpha0"]
     # Table 4.5: |M_u| = 1 once (RNS, variant "-"), every reading of the oracle prior at |M_u| = 3
     t45 = rows[rows.table == "4.5"]
     assert list(t45.variant) == ["-", "soft", "soft-Fcand", "soft-tn0.001", "hard"]
@@ -193,6 +195,18 @@ def test_reproduce_thesis_tables_end_to_end(tmp_path, capsys):
     assert len(merged) == len(again) and np.allclose(merged["mean"], merged["mean_first"])
     assert (out / "thesis_tables.png").stat().st_size > 1000
     assert "thesis NDCG@10" in capsys.readouterr().out
+
+
+def test_plan_rejects_unknown_variants():
+    from negtheory.reproduce.thesis_tables import plan
+
+    with pytest.raises(ValueError, match="bns_variants"):
+        plan(["4.5"], bns_sizes=["3"], bns_variants=["softer"])
+    with pytest.raises(ValueError, match="srns_variants"):
+        plan(["4.2"], srns_variants=["alpha9"])
+    # |M_u| = all: F over M_u is F over every negative, so soft-Fcand shares the soft runs
+    rows = {r[3]: r[4] for r in plan(["4.5"], bns_sizes=["all"])}
+    assert rows["soft-Fcand"] == rows["soft"] == ("sgd", "bns", 10**9, "oracle")
 
 
 def test_reproduce_thesis_tables_rejects_bad_paths(tmp_path, capsys):

@@ -7,7 +7,8 @@ Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves o
 * Tables 4.2 and 4.5 — BPR-MF by batch-1 SGD (:func:`negtheory.recsys.fit_bpr_sgd`): d = 32,
   lr 0.01, reg 0.01, 100 epochs (thesis §4.5.1.2), one negative per pair from RNS, PNS, DNS,
   AOBPR, SRNS (the released run script's S1 = 8, S2 = 64, α = 5, warm-up 50 epochs, τ = 10,
-  5-epoch window: the thesis states none) or BNS (λ = 5, |M_u| = 5, prior pop / N, eq. 4.16);
+  5-epoch window: the thesis states none; other readings as extra rows with ``--srns-variants``,
+  :data:`SRNS_VARIANTS`) or BNS (λ = 5, |M_u| = 5, prior pop / N, eq. 4.16);
   Table 4.5 uses BNS with the oracle prior and growing |M_u|, in named readings (``variant``
   column, ``--bns-variants``; :data:`BNS_VARIANTS`): ``soft`` the thesis's text, P_fn =
   (label − 0.2)² = 0.64 / 0.04 and F over all non-interacted items; ``soft-Fcand`` F over the
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
 
 HELP = "thesis Tables 4.2 / 4.5 / 5.2 / 6.3 (MF rows) on a user-supplied MovieLens-100K split"
 
-__all__ = ["HELP", "BNS_VARIANTS", "add_arguments", "run", "plan", "run_tables", "summarize"]
+__all__ = ["HELP", "BNS_VARIANTS", "SRNS_VARIANTS", "add_arguments", "run", "plan", "run_tables", "summarize"]
 
 TABLES = ("4.2", "4.5", "5.2", "6.3")
 DEFAULT_BNS_SIZES = ("1", "3", "5", "10", "20", "50", "100")
@@ -68,6 +69,13 @@ BNS_VARIANTS = {
     "soft-Fcand": dict(oracle_levels=(0.64, 0.04), ecdf="candidates"),
     "soft-tn0.001": dict(oracle_levels=(0.64, 0.001), ecdf="negatives"),
     "hard": dict(oracle_levels=(1.0, 0.0), ecdf="negatives"),
+}
+#: SRNS readings beside the default (the released run script): variant -> fit_bpr_sgd keywords
+SRNS_VARIANTS = {
+    # the released SRNS_main.py's argparse defaults (S1 = 20, S2 = S1, alpha = 1, warm-up 1 epoch, tau = 1)
+    "code-defaults": dict(srns_memory=20, srns_candidates=20, srns_alpha=1.0, srns_warmup=1.0, srns_tau=1.0),
+    # no variance term: the memory's highest sigma(x_uk - x_ui) (an ablation)
+    "alpha0": dict(srns_alpha=0.0),
 }
 
 
@@ -110,6 +118,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="readings of Table 4.5's oracle prior, each reported as its own rows (default: all)",
     )
     p.add_argument(
+        "--srns-variants",
+        nargs="*",
+        default=[],
+        choices=list(SRNS_VARIANTS),
+        help="extra SRNS rows of Table 4.2 with other hyper-parameters (default: none; the released run script's)",
+    )
+    p.add_argument(
         "--eval-every",
         type=integer(1),
         default=5,
@@ -134,6 +149,7 @@ def plan(
     methods: Sequence[str] | None = None,
     bns_sizes: Sequence[str] = DEFAULT_BNS_SIZES,
     bns_variants: Sequence[str] = tuple(BNS_VARIANTS),
+    srns_variants: Sequence[str] = (),
 ) -> list[tuple[str, str, str, str, tuple | None]]:
     """Rows to report: a list of ``(table, method, setting, variant, run_key)``; equal run keys share runs.
 
@@ -147,6 +163,8 @@ def plan(
         |M_u| of Table 4.5 (integers as strings, or ``"all"``).
     bns_variants : sequence of str
         Readings of Table 4.5 (keys of :data:`BNS_VARIANTS`).
+    srns_variants : sequence of str
+        Extra SRNS rows of Table 4.2 (keys of :data:`SRNS_VARIANTS`).
 
     Returns
     -------
@@ -157,6 +175,11 @@ def plan(
     if "4.2" in tables:
         for name in ("RNS", "PNS", "AOBPR", "DNS", "SRNS", "BNS"):
             rows.append(("4.2", name, "BPR-MF SGD", "-", ("sgd", name.lower(), 5, "popularity")))
+            if name == "SRNS":
+                for v in srns_variants:
+                    if v not in SRNS_VARIANTS:
+                        raise ValueError(f"srns_variants must be among {tuple(SRNS_VARIANTS)}, got {v!r}")
+                    rows.append(("4.2", name, "BPR-MF SGD", v, ("sgd", "srns", 5, "popularity", v)))
     if "4.5" in tables:
         bad = [v for v in bns_variants if v not in BNS_VARIANTS]
         if bad or not bns_variants:
@@ -202,7 +225,7 @@ def _one_run(args):
             sampler,
             candidates=cand,
             prior=prior,
-            **(BNS_VARIANTS[variant[0]] if variant else {}),
+            **({**BNS_VARIANTS, **SRNS_VARIANTS}[variant[0]] if variant else {}),
             epochs=epochs or 100,
             eval_every=eval_every,
             eval_on="both" if protocol == "valid" else "test",
@@ -267,6 +290,7 @@ def run_tables(
     progress: bool = True,
     cache_dir: str | os.PathLike[str] | None = None,
     bns_variants: Sequence[str] = tuple(BNS_VARIANTS),
+    srns_variants: Sequence[str] = (),
 ) -> tuple[list[tuple[str, str, str, str, tuple | None]], pd.DataFrame, dict[tuple, list[dict[str, Any]]]]:
     """Run every needed (run, seed); return ``(rows, runs, histories)``.
 
@@ -281,7 +305,7 @@ def run_tables(
 
     import pandas as pd
 
-    rows = plan(tables, methods, bns_sizes, bns_variants)
+    rows = plan(tables, methods, bns_sizes, bns_variants, srns_variants)
     if not rows:
         raise ValueError("no row selected: check --tables and --methods")
     keys = sorted({r[4] for r in rows if r[4] is not None}, key=str)
@@ -533,6 +557,7 @@ def run(args: argparse.Namespace) -> int:
         args.eval_every,
         args.jobs,
         bns_variants=args.bns_variants,
+        srns_variants=args.srns_variants,
         progress=not args.quiet,
         cache_dir=out / "runs",
     )
