@@ -470,6 +470,9 @@ def markdown(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> str:
     for (table, method, setting, variant), g in sub.groupby(["table", "method", "setting", "variant"], sort=False):
         cells = []
         for c in convs:
+            if not (g.convention == c).any():  # a table merged from runs of another protocol
+                cells.append("—")
+                continue
             r = g[g.convention == c].iloc[0]
             if r.n_seeds == 0:
                 cells.append("not run")
@@ -477,7 +480,7 @@ def markdown(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> str:
                 cells.append(f"{r['mean']:.4f} (1 seed)")
             else:
                 cells.append(f"{r['mean']:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]")
-        first = g[g.convention == convs[0]].iloc[0]
+        first = g.iloc[0]
         delta = "" if first.n_seeds == 0 or math.isnan(first.thesis) else f"{first['mean'] - first.thesis:+.4f}"
         th = "" if math.isnan(g.thesis.iloc[0]) else f"{g.thesis.iloc[0]:.4f}"
         setting = setting.replace("|", "\\|")
