@@ -34,6 +34,9 @@ release = version = negtheory.__version__
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.mathjax",
+    # MathJax 3 served from the built site (``_static/mathjax/``), not from a CDN: the pages typeset their
+    # equations offline. The package sets ``mathjax_path`` and copies its MathJax copy at the end of the build.
+    "sphinx-mathjax-offline",
     "sphinx.ext.viewcode",
     "numpydoc",
     "myst_nb",
@@ -49,7 +52,9 @@ templates_path: list[str] = []
 # -- autodoc / numpydoc -----------------------------------------------------------------------
 autodoc_typehints = "none"  # numpydoc's Parameters sections carry the types
 autodoc_member_order = "bysource"
-autodoc_default_options = {"show-inheritance": False}
+# no "Bases:" line: autodoc reads any value of "show-inheritance" (False included) as "on", and the bases
+# are private (``_PairLoss``) or torch's ``nn.Module``
+autodoc_default_options: dict[str, object] = {}
 numpydoc_show_class_members = False  # members are documented by autodoc's :members:
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
@@ -68,39 +73,53 @@ nb_render_image_options = {"width": "100%"}
 # -- HTML -----------------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
 html_title = f"negtheory {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["negtheory.css"]  # wide display equations scroll instead of being clipped
+html_js_files = ["negtheory.js"]  # ... after being typeset smaller, down to 70 %, to fit the column
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
-    "secondary_sidebar_items": ["page-toc"],
+    "secondary_sidebar_items": {"**": ["page-toc"], "generated/gallery": []},
 }
-html_sidebars = {"**": ["sidebar-nav-bs"]}
+html_sidebars = {
+    "**": ["sidebar-nav-bs"],
+    # a top-level page without sub-pages has an empty section navigation: the gallery lists its own figures,
+    # the single pages give the room to their text
+    "generated/gallery": ["page-toc"],
+    "references": [],
+    "errata": [],
+    "benchmarks": [],
+}
 html_show_sourcelink = False
+# the theme's colour mode when the reader has chosen none; without it the theme's script logs a console error
+# ("Got invalid theme mode") on every first visit
+html_context = {"default_mode": "auto"}
 
 suppress_warnings = [
     # myst-nb's notebook pages carry the kernel's mime bundles; unknown ones are not an error here
     "mystnb.unknown_mime_type",
 ]
 
+
 # -- docstring notation ---------------------------------------------------------------------------
 # The docstrings write absolute values and set sizes as |x|, |M_u|, |I| (plain-text maths, readable in
 # help()). reStructuredText reads |...| as a substitution reference and fails the -W build, so the
 # bars are escaped before the docstring is parsed: outside inline literals and doctest lines only.
 # (A hook rather than edits, because the same notation is used across modules owned by others.)
-import re as _re  # noqa: E402
-
-_BARS = _re.compile(r"(?<![\\|])\|(?=[^\s|])([^|`]*?[^\s|\\])\|(?!\|)")
-
-
 def _escape_bars(app, what, name, obj, options, lines):
+    math_indent = None  # indentation of the ``.. math::`` directive whose body we are in
     for i, line in enumerate(lines):
         stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if math_indent is not None and (not stripped or indent > math_indent):
+            continue  # LaTeX: |x| is an absolute value there, \| would be a norm
+        math_indent = None
+        if stripped.startswith(".. math::"):
+            math_indent = indent
+            continue
         if stripped.startswith((">>>", "...")) or "|" not in line:
             continue
-        parts = line.split("``")
-        for k in range(0, len(parts), 2):  # even parts are outside ``inline literals``
-            parts[k] = _BARS.sub(r"\\|\1\\|", parts[k])
-        lines[i] = "``".join(parts)
+        lines[i] = _generate.escape_bars(line)
 
 
 def _data_without_own_doc(app, what, name, obj, options, lines):
@@ -116,6 +135,24 @@ def _data_without_own_doc(app, what, name, obj, options, lines):
     if len(value) > 300:
         value = value[:300] + " ..."
     lines[:] = [f"A ``{type(obj).__name__}``: ``{value}``", ""]
+
+
+def _hide_private_parameters(app, what, name, obj, options, signature, return_annotation):
+    """Leave keyword parameters reserved for internal use (``_kind=1``, ``_masks=None``) out of the signatures."""
+    if not signature or "_" not in signature or not callable(obj):
+        return None
+    import inspect
+
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return None
+    params = list(sig.parameters.values())
+    if not any(p.name.startswith("_") for p in params):
+        return None
+    empty = inspect.Parameter.empty
+    kept = [p.replace(annotation=empty) for p in params if not p.name.startswith("_")]
+    return str(sig.replace(parameters=kept, return_annotation=empty)), return_annotation
 
 
 def _lookup(path: str):
@@ -161,5 +198,6 @@ def _resolve_public_alias(app, env, node, contnode):
 
 def setup(app):
     app.connect("missing-reference", _resolve_public_alias)
+    app.connect("autodoc-process-signature", _hide_private_parameters)
     app.connect("autodoc-process-docstring", _data_without_own_doc, priority=300)
     app.connect("autodoc-process-docstring", _escape_bars, priority=400)

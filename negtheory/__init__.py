@@ -7,10 +7,10 @@ Modules
 -------
 infonce
     How many negatives InfoNCE needs: reliability, training effectiveness, optimal K,
-    adaptive negative sampling (Wu, Wu & Huang; seed 000).
+    adaptive negative sampling (Wu, Wu & Huang; Wu et al., Rethinking InfoNCE).
 dists
     Class-conditional score laws (order statistics, true/false/hard negatives, unlabeled) with
-    the scipy.stats frozen-distribution surface (thesis §2.3, §4.3, §6.3; seed 003).
+    the scipy.stats frozen-distribution surface (Liu Bin's thesis, §2.3, §4.3, §6.3).
 generators
     Accept-reject and exact samplers, and the score sets of the numerical study (Algorithms 6-8).
 studies
@@ -20,14 +20,15 @@ calibration
     fitted parents, a bootstrap of the measured laws, and the laws' own AUC (thesis §6.3, §6.6).
 variance_gamma, bprac
     The variance-gamma law of inner products of Gaussian embeddings and the BPRAC credence
-    E-step (thesis ch. 3; seed 003).
+    E-step (Liu Bin's thesis, ch. 3).
 mechanics, sampling, thresholds, relaxed_softmax
     Textbook mechanics of negative sampling (NCE, InfoNCE margin, coverage, entropy and
     temperature, mining, proposals, alias sampling), threshold selection, and the Relaxed
-    Softmax / Boltzmann sampling of Tanielian & Vasile (seeds 001, 002, 004).
+    Softmax / Boltzmann sampling of Tanielian & Vasile (the negative-sampling textbook chapter,
+    the threshold-selection note, Tanielian & Vasile's Relaxed Softmax).
 estimators
     Debiasing estimators of the true-negative score mean and weights: BCL, DCL, HCL, DPL, BNS
-    (Liu Bin's thesis, ch. 4-6; seed 003).
+    (Liu Bin's thesis, ch. 4-6).
 """
 
 from __future__ import annotations
@@ -166,12 +167,12 @@ __all__ = [
     "relaxed_softmax",
     "variance_gamma",
     "bprac",
-    # variance-gamma prior and BPRAC (seed 003, ch. 3)
+    # variance-gamma prior and BPRAC (Liu Bin's thesis, ch. 3)
     "InnerProduct",
     "inner_product",
     "credence",
     "popularity_prior",
-    # dists (seed 003)
+    # dists (Liu Bin's thesis)
     "OrderStatistic",
     "QuadraticCDFLaw",
     "ScoreDistribution",
@@ -180,22 +181,22 @@ __all__ = [
     "order_statistic",
     "true_negative",
     "unlabeled",
-    # generators (seed 003)
+    # generators (Liu Bin's thesis)
     "AcceptRejectSampler",
     "ScoreSets",
     "iter_score_sets",
     "sample_class_conditional",
     "score_sets",
-    # studies (seed 003)
+    # studies (Liu Bin's thesis)
     "mse_study",
-    # calibration: simulations fed with what training measures (seed 003, §6.3 and §6.6)
+    # calibration: simulations fed with what training measures (Liu Bin's thesis, §6.3 and §6.6)
     "alpha_from_auc",
     "class_conditional_cdf",
     "class_conditional_ppf",
     "estimator_errors",
     "fit_fn_order",
     "model_auc",
-    # infonce (seed 000)
+    # infonce (Wu et al., Rethinking InfoNCE)
     "ans_schedule",
     "auc_from_mu",
     "draw_negative_counts",
@@ -209,7 +210,7 @@ __all__ = [
     "reliability",
     "reliability_dist",
     "sample_fractions",
-    # mechanics (seed 001)
+    # mechanics (the negative-sampling textbook chapter)
     "EntropyTemperatureController",
     "HingeComparison",
     "NegativeCosts",
@@ -231,7 +232,7 @@ __all__ = [
     "softmax_entropy",
     "temperature_for_entropy",
     "triplet_loss",
-    # sampling (seeds 001, 004)
+    # sampling (textbook chapter; Tanielian & Vasile)
     "AliasTable",
     "InverseCDFSampler",
     "boltzmann",
@@ -239,13 +240,13 @@ __all__ = [
     "sample_boltzmann",
     "solve_alpha",
     "unigram_proposal",
-    # thresholds (seed 002)
+    # thresholds (the threshold-selection note)
     "categorize",
     "category_counts",
     "choose_thresholds",
     "paper_table_scores",
     "threshold_table",
-    # relaxed_softmax (seed 004)
+    # relaxed_softmax (Tanielian & Vasile, Relaxed Softmax)
     "MixtureOfGaussiansTask",
     "approx_mpr",
     "effective_temperature",
@@ -255,7 +256,7 @@ __all__ = [
     "relaxed_softmax_grad",
     "relaxed_softmax_limit_grad",
     "relaxed_softmax_loss",
-    # estimators (seed 003, ch. 4-6)
+    # estimators (Liu Bin's thesis, ch. 4-6)
     "bcl_weights",
     "bns_info",
     "bns_risk",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._cli_common import HelpFormatter, integer, real, require_torch
+from ._cli_common import INSTALL_HINT, OUTPUT_ROOT, HelpFormatter, integer, real, require_torch
 
 __all__ = ["add_bridge_parser", "LOSSES"]
 
@@ -48,7 +48,7 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "bridge", help="torch bridge: real training to confirm the simulations (needs the torch extra)",
         description="Real training with the torch bridge, to confirm or refute the simulations. Requires torch: "
-        "pip install negtheory[torch].", formatter_class=HelpFormatter,
+        f"{INSTALL_HINT.format(extra='torch')}.", formatter_class=HelpFormatter,
     )  # fmt: skip
     bsub = p.add_subparsers(dest="bridge_command", required=True, metavar="COMMAND")
     q = bsub.add_parser(
@@ -69,9 +69,18 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
     )
     q.add_argument("--test", help="test interactions, same formats (default: none)")
     q.add_argument(
-        "--data-dir", help="folder with MovieLens u.data, split 80/20 at random, seeded by --split-seed (default: none)"
+        "--data-dir",
+        help="folder with MovieLens u.data or ratings.dat, Yahoo!-R3's or LightGCN's train/test files (pooled), "
+        "split 80/20 at random, seeded by --split-seed (default: none)",
     )
     q.add_argument("--split-seed", type=integer(0), default=0, help="seed of the 80/20 split of --data-dir")
+    q.add_argument(
+        "--format",
+        choices=["auto", "csv", "movielens-1m", "yahoo-r3", "lightgcn"],
+        default="auto",
+        help="layout of --train/--test/--data-dir files: csv (u.data, CSV), movielens-1m (ratings.dat), yahoo-r3, "
+        "lightgcn (train.txt / test.txt); auto recognises it from the content",
+    )
     q.add_argument(
         "--valid-fraction",
         type=real(0.0, 1.0, hi_open=True),
@@ -109,7 +118,7 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
         help="folder for results.json and history.csv / probes.csv, created if missing (default: print only)",
     )
     q.add_argument(
-        "--k", type=real(1.0), default=8.0, help="negatives per positive for --data runs, >= 1 (real values: seed 000 eq. 8)"
+        "--k", type=real(1.0), default=8.0, help="negatives per positive for --data runs, >= 1 (real values: Wu et al. eq. 8)"
     )
     q.add_argument("--ans", action="store_true", help="adaptive negative sampling schedule peaking at K (InfoNCE)")
     q.add_argument("--batch-size", type=integer(2), default=None, help="default: 1024 (split), 256 (--data)")
@@ -152,9 +161,23 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
         "bridge_*.csv tables and bridge_*.png figures. The estimators' MSE in training against the simulations is "
         "`negtheory reproduce sim-vs-train`.",
     )  # fmt: skip
-    q.add_argument("--out", default="notebooks/data/bridge", help="folder for the CSV tables (created if missing)")
-    q.add_argument("--figures", default="figures", help="folder for the bridge_*.png figures (created if missing)")
-    q.add_argument("--quick", action="store_true", help="reduced sizes (seconds; for smoke tests)")
-    q.add_argument("--quiet", action="store_true", help="no progress bars")
+    q.add_argument(
+        "--out",
+        default=None,
+        help=f"folder for the CSV tables, created if missing (default: {OUTPUT_ROOT}/bridge_experiments, "
+        "or bridge_experiments_quick with --quick)",
+    )
+    q.add_argument("--figures", default=None, help="folder for the bridge_*.png figures (default: the --out folder)")
+    q.add_argument(
+        "--update-committed",
+        action="store_true",
+        help="write the committed tables and figures of the source checkout (notebooks/data/bridge/, figures/)",
+    )
+    q.add_argument(
+        "--quick",
+        action="store_true",
+        help="reduced sizes: a smoke test (30 s on 2 free cores, longer on busy ones; figures marked QUICK)",
+    )
+    q.add_argument("--quiet", action="store_true", help="no progress bars (the final 'wrote ...' line is still printed)")
     q.set_defaults(func=_lazy("_cmd_experiments"))
     return p

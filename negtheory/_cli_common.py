@@ -2,6 +2,14 @@
 
 Nothing here imports torch, matplotlib or pandas, so building the parser (and ``--help``) stays fast.
 
+Default outputs
+---------------
+No command writes into the committed folders of a source checkout (``figures/``,
+``notebooks/data/``) unless told so: every default output folder is
+:func:`default_output` (``negtheory_output/NAME`` under the current folder, ``NAME_quick`` for a
+``--quick`` run, ignored by git), and the committed results change only with an explicit
+``--out`` / ``--figures`` or ``--update-committed`` (:func:`committed_dir`).
+
 Output paths
 ------------
 Every command checks its output paths *before* computing anything (:func:`output_dir`,
@@ -18,7 +26,54 @@ import math
 import os
 from pathlib import Path
 
-__all__ = ["CommandError", "HelpFormatter", "real", "integer", "output_dir", "output_file", "input_file", "require_torch"]
+__all__ = [
+    "CommandError",
+    "HelpFormatter",
+    "real",
+    "integer",
+    "output_dir",
+    "output_file",
+    "input_file",
+    "input_dir",
+    "require_torch",
+    "default_output",
+    "committed_dir",
+    "INSTALL_HINT",
+    "OUTPUT_ROOT",
+]
+
+#: folder (relative to the current folder) holding every command's default output; git ignores it
+OUTPUT_ROOT = "negtheory_output"
+
+#: how to get an extra while negtheory is on no package index: from a source checkout
+INSTALL_HINT = (
+    'the negtheory[{extra}] extra: python -m pip install -e ".[{extra}]" in a source checkout; negtheory is not on PyPI yet'
+)
+
+
+def default_output(name: str, quick: bool = False) -> Path:
+    """The default output folder of a command: ``negtheory_output/NAME`` (``NAME_quick`` for ``--quick``).
+
+    >>> default_output("relaxed_softmax", quick=True).as_posix()
+    'negtheory_output/relaxed_softmax_quick'
+    """
+    return Path(OUTPUT_ROOT) / (f"{name}_quick" if quick else name)
+
+
+def committed_dir(relative: str, option: str = "--update-committed") -> Path:
+    """The committed folder ``relative`` (e.g. ``"figures"``) of the source checkout this package runs from.
+
+    Raises :class:`CommandError` when negtheory is not running from a source checkout (an
+    installed wheel has no committed results to update).
+    """
+    root = Path(__file__).resolve().parent.parent
+    target = root / relative
+    if not ((root / "pyproject.toml").is_file() and (root / "negtheory").is_dir() and target.is_dir()):
+        raise CommandError(
+            f"{option} writes into the committed {relative}/ of a source checkout, and this negtheory is not "
+            "running from one; give the output folders explicitly instead"
+        )
+    return target
 
 
 class CommandError(Exception):
@@ -155,7 +210,7 @@ def input_file(path, option: str, folder_ok: bool = False) -> Path:
 
     p = Path(path)
     if not p.exists():
-        raise CommandError(f"{option} {p}: no such file")
+        raise CommandError(f"{option} {p}: no such file" + (" or directory" if folder_ok else ""))
     if p.is_dir() and not folder_ok:
         raise CommandError(f"{option} {p}: is a folder, expected a file")
     try:
@@ -164,9 +219,19 @@ def input_file(path, option: str, folder_ok: bool = False) -> Path:
         raise CommandError(f"{option}: {exc}") from None
 
 
+def input_dir(path, option: str) -> Path:
+    """Check that the folder given to ``option`` exists and is a folder; return it."""
+    p = Path(path)
+    if not p.exists():
+        raise CommandError(f"{option} {p}: no such directory")
+    if not p.is_dir():
+        raise CommandError(f"{option} {p}: is not a directory")
+    return p
+
+
 def require_torch(command: str) -> None:
     """Raise :class:`CommandError` (exit 1) with the install hint when torch cannot be imported."""
     try:
         import torch  # noqa: F401
     except ImportError:
-        raise CommandError(f"{command} requires torch: pip install negtheory[torch]", exit_code=1) from None
+        raise CommandError(f"{command} requires torch ({INSTALL_HINT.format(extra='torch')})", exit_code=1) from None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import warnings
 from typing import TYPE_CHECKING, TypeVar
 
@@ -21,16 +22,16 @@ __all__ = ["renamed_keyword", "warn_renamed", "deprecated_message", "warn_deprec
 
 F = TypeVar("F", bound="Callable")
 
-#: release in which a keyword deprecated now is removed
-REMOVED_IN = "0.3.0"
+#: release in which everything deprecated in 0.1 (keywords, functions, options) is removed
+REMOVED_IN = "0.2"
 
 
-def deprecated_message(what: str, replacement: str, *, since: str = "0.1", removed: str = "0.2") -> str:
+def deprecated_message(what: str, replacement: str, *, since: str = "0.1", removed: str = REMOVED_IN) -> str:
     """The text of a removal notice: ``WHAT is deprecated since negtheory SINCE and removed in REMOVED; use ...``."""
     return f"{what} is deprecated since negtheory {since} and removed in {removed}; use {replacement} instead"
 
 
-def warn_deprecated(what: str, replacement: str, *, since: str = "0.1", removed: str = "0.2", stacklevel: int = 3) -> None:
+def warn_deprecated(what: str, replacement: str, *, since: str = "0.1", removed: str = REMOVED_IN, stacklevel: int = 3) -> None:
     """Emit the ``DeprecationWarning`` of a function, class or option ``what`` that is going away.
 
     The message (:func:`deprecated_message`) names the release that deprecated it, the release
@@ -40,17 +41,33 @@ def warn_deprecated(what: str, replacement: str, *, since: str = "0.1", removed:
     warnings.warn(deprecated_message(what, replacement, since=since, removed=removed), DeprecationWarning, stacklevel=stacklevel)
 
 
-def warn_renamed(owner: str, old: str, new: str, *, since: str = "0.2.0", what: str = "keyword", stacklevel: int = 3) -> None:
+def warn_renamed(owner: str, old: str, new: str, *, since: str = "0.1", what: str = "keyword", stacklevel: int = 3) -> None:
     """Emit the ``DeprecationWarning`` of a renamed keyword or attribute ``old`` -> ``new`` of ``owner``."""
     warnings.warn(
-        f"{owner}: the {what} {old!r} is deprecated since negtheory {since} and will be removed in {REMOVED_IN}; "
+        f"{owner}: the {what} {old!r} is deprecated since negtheory {since} and removed in {REMOVED_IN}; "
         f"use {new!r} instead (same values, same results)",
         DeprecationWarning,
         stacklevel=stacklevel,
     )
 
 
-def renamed_keyword(old: str, new: str, *, since: str = "0.2.0") -> Callable[[F], F]:
+def _respell(exc: BaseException, new: str, old: str) -> None:
+    """Name the keyword in ``exc`` as the user spelled it: ``new`` -> ``old`` (in place).
+
+    A call that passed the deprecated ``old=`` and failed validation of the value would otherwise
+    get an error about ``new``, a keyword the caller never wrote. Only plain ``ValueError`` /
+    ``TypeError`` with one string argument that names ``new`` as a word are rewritten.
+    """
+    if type(exc) not in (ValueError, TypeError) or len(exc.args) != 1 or not isinstance(exc.args[0], str):
+        return
+    word = re.compile(r"(?<![\w.])" + re.escape(new) + r"(?!\w)")
+    msg = exc.args[0]
+    if word.search(msg) is None:
+        return
+    exc.args = (f"{word.sub(old, msg)} ({old} is the deprecated name of {new})",)
+
+
+def renamed_keyword(old: str, new: str, *, since: str = "0.1") -> Callable[[F], F]:
     """Decorate a function whose keyword ``old`` was renamed to ``new``.
 
     Calls that pass ``old=`` still work for one release: the value is forwarded as ``new=``
@@ -90,6 +107,11 @@ def renamed_keyword(old: str, new: str, *, since: str = "0.2.0") -> Callable[[F]
                     raise TypeError(f"{func.__qualname__}() got both {new!r} and its deprecated name {old!r}; pass only {new}=")
                 warn_renamed(f"{func.__qualname__}()", old, new, since=since)
                 kwargs[new] = value
+                try:
+                    return func(*args, **kwargs)
+                except (ValueError, TypeError) as exc:
+                    _respell(exc, new, old)
+                    raise
             return func(*args, **kwargs)
 
         renamed = dict(getattr(func, "__renamed_keywords__", {}))

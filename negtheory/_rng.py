@@ -15,6 +15,7 @@ sweep point (:func:`negtheory.studies.mse_study`), run names and checkpoints, nu
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import TYPE_CHECKING
 
@@ -43,7 +44,7 @@ def int_seed(name: str, rng: RNGLike) -> int:
     int
     """
     if isinstance(rng, (numbers.Real, np.bool_)) and not isinstance(rng, np.ndarray):
-        return int_scalar(name, rng, 0)  # ints, and integral floats as before the rename
+        return int_scalar(name, rng, 0, math.inf)  # ints, and integral floats as before the rename
     try:
         gen = as_generator(rng, name)  # the shared check (check_rng), RandomState included
     except ValueError as exc:  # a negative entry of a sequence: a wrong seed type here, as before

@@ -7,6 +7,7 @@ and states the allowed range -- never a numba typing error or a silent NaN.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -91,8 +92,16 @@ def real_scalar(name: str, value, lo=None, hi=None, *, lo_open=False, hi_open=Fa
     return float(arr)
 
 
-def int_scalar(name: str, value, lo: int | None = None, hi: int | None = None) -> int:
-    """A single integer (Python or numpy integer, or an integral float) in [lo, hi]."""
+_INT64_MAX = 2**63 - 1
+_MAX_ELEMENTS = 2**60  # float64 arrays of more elements exceed the int64 byte count numpy allows
+
+
+def int_scalar(name: str, value, lo: int | None = None, hi: float | None = None) -> int:
+    """A single integer (Python or numpy integer, or an integral float) in [lo, hi].
+
+    ``hi=None`` means 2**63 - 1 (the value ends up in an int64 array or a C long); pass
+    ``hi=math.inf`` for an unbounded Python int (seeds).
+    """
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be an integer, got {value!r}")
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
@@ -105,11 +114,28 @@ def int_scalar(name: str, value, lo: int | None = None, hi: int | None = None) -
         raise ValueError(f"{name} must be an integer, got {value!r}")
     else:
         raise TypeError(f"{name} must be an integer, got {value!r}")
-    if (lo is not None and out < lo) or (hi is not None and out > hi):
-        lo_s = "-inf" if lo is None else lo
-        hi_s = "inf" if hi is None else hi
+    if hi is None:  # counts and sizes end up in int64 arrays: beyond, numpy fails without a name
+        hi = _INT64_MAX
+    if lo is None:
+        lo = -_INT64_MAX - 1
+    if out < lo or out > hi:
+        lo_s = "-2**63" if lo == -_INT64_MAX - 1 else lo
+        hi_s = "2**63 - 1" if hi == _INT64_MAX else hi
         raise ValueError(f"{name} must be an integer in [{lo_s}, {hi_s}], got {out}")
     return out
+
+
+def flag(name: str, value) -> bool:
+    """A boolean switch: ``True``/``False`` (numpy booleans and the integers 0/1 too), else ``TypeError``.
+
+    ``if value:`` alone would take any truthy object (``"no"``, ``nan``) as ``True`` and fail with
+    numpy's unnamed "truth value of an array is ambiguous" for an array.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral) and value in (0, 1):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, got {_show(value) if isinstance(value, np.ndarray) else repr(value)}")
 
 
 def check_rng(name: str, rng) -> None:
@@ -151,8 +177,11 @@ def size_arg(name: str, size, *, allow_none: bool = True):
             return None
         raise TypeError(f"{name} must be a non-negative integer or a tuple of them, got None")
     if isinstance(size, (tuple, list)):
-        return tuple(int_scalar(name, s, 0) for s in size)
-    return int_scalar(name, size, 0)
+        out = tuple(int_scalar(name, s, 0) for s in size)
+        if math.prod(out) > _MAX_ELEMENTS:  # numpy's own error ("array is too big") names nothing
+            raise ValueError(f"{name} must describe at most 2**60 elements, got {out}")
+        return out
+    return int_scalar(name, size, 0, _MAX_ELEMENTS)
 
 
 def broadcast(**arrays) -> list[np.ndarray]:

@@ -1,4 +1,4 @@
-r"""BPRAC: the E-step credence of thesis ch. 3 (seed 003, §3.2.3-3.2.4, eq. 3.19-3.28, Algorithm 1).
+r"""BPRAC: the E-step credence of ch. 3 of Liu Bin's thesis (§3.2.3-3.2.4, eq. 3.19-3.28, Algorithm 1).
 
 BPR with autonomous credence weights every observed interaction (u, i) by a latent credence
 c_ui in {0, 1} and estimates it in the E-step of an EM loop (the M-step, eq. 3.29-3.32, is an
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import numba
 import numpy as np
 
-from ._validation import as_float_array, real_array, scalar_or_array
+from ._validation import as_float_array, flag, real_array, scalar_or_array
 from .variance_gamma import _check_d_lam, _vg_log_posterior, inner_product
 
 if TYPE_CHECKING:
@@ -136,8 +136,22 @@ def popularity_prior(item_counts: ArrayLike) -> FloatArray:
 def posterior(d: int, lam: float) -> OrderStatistic:
     r"""Law of a credible interaction's score, g = 2 F f (thesis eq. 3.22).
 
-    The larger of two i.i.d. draws from the variance-gamma prior of Lemma 3.1, i.e.
-    ``order_statistic(inner_product(d, lam), 2, 2)``.
+    .. math:: g(x) = 2\, F(x)\, f(x),
+
+    the density of the larger of two i.i.d. draws from the variance-gamma prior f (CDF F) of
+    Lemma 3.1, i.e. ``order_statistic(inner_product(d, lam), 2, 2)``.
+
+    Parameters
+    ----------
+    d : int
+        Embedding dimension of the matrix factorisation, d >= 1.
+    lam : float
+        Variance lam > 0 of each embedding coordinate (the prior's scale).
+
+    Returns
+    -------
+    OrderStatistic
+        The law g, with the frozen ``scipy.stats`` surface.
 
     Examples
     --------
@@ -223,5 +237,5 @@ def credence(
     flat = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
     out = np.empty_like(flat)
     if flat.size:
-        _credence_kernel(flat, it, counts, d, lam, bool(normalize), out)
+        _credence_kernel(flat, it, counts, d, lam, flag("normalize", normalize), out)
     return scalar_or_array(out.reshape(x.shape))

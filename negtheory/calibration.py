@@ -1,4 +1,4 @@
-r"""Simulations calibrated to what training measures (thesis §6.6.1 against real scores).
+r"""Simulations calibrated to what training measures (Liu Bin's thesis, §6.6.1, against real scores).
 
 :func:`negtheory.studies.mse_study` simulates the debiasing estimators with the thesis's
 Algorithm 6: a parent law per anchor (by default uniform on an interval), the class-conditional
@@ -19,8 +19,13 @@ estimators on scores simulated three ways from what a probe measured (the probes
               \Phi_{UN}(v) = \tau^-\,\Phi_{TN}(v) + \tau^+\,\Phi_{FN}(v)  \quad\text{(eq. 6.23)},
 
     where :math:`G_u^{-1}` is the empirical quantile function of the user's *measured unlabeled*
-    scores (probe batches other than the compared ones). That is the inversion of eq. 6.29: the
-    parent law whose unlabeled mixture is exactly the measured one. Each anchor gets its user's
+    scores (probe batches other than the compared ones). That is the inversion of eq. 6.29,
+
+    .. math:: \Phi(\hat x) = \frac{-b + \sqrt{b^2 + 4a\,\Phi_{UN}(\hat x)}}{2a}, \qquad
+              a = (1 - 2\alpha)(\tau^- - \tau^+), \quad b = 2[\alpha\tau^- + (1-\alpha)\tau^+]
+              \quad\text{(eq. 6.29)}:
+
+    the parent law whose unlabeled mixture is exactly the measured one. Each anchor gets its user's
     parent, as Algorithm 6 gives each anchor its own parent. ``parent="normal"`` fits a normal
     parent per user instead (an ablation of the parent family).
 ``resampled``
@@ -106,9 +111,17 @@ def _quadratic_ppf(q, b, a):
 def class_conditional_cdf(v: ArrayLike, kind: str, alpha: float, tau_plus: float = 0.0) -> np.ndarray:
     r"""CDF of a class-conditional law at parent-CDF value v (thesis eq. 6.14-6.15, 6.23).
 
+    With :math:`v = \Phi(\hat x)` the parent CDF, the densities of eq. 6.14-6.15,
+    :math:`\phi_{TN} = \alpha\phi_{(1)} + (1-\alpha)\phi_{(2)}` and
+    :math:`\phi_{FN} = \alpha\phi_{(2)} + (1-\alpha)\phi_{(1)}` with
+    :math:`\phi_{(1)} = 2\phi(1-\Phi)` and :math:`\phi_{(2)} = 2\phi\Phi` (eq. 6.12-6.13), and their
+    mixture of eq. 6.23 integrate to
+
     .. math:: \Phi_{TN}(v) = 2\alpha v + (1-2\alpha) v^2,\quad
               \Phi_{FN}(v) = 2(1-\alpha) v + (2\alpha-1) v^2,\quad
-              \Phi_{UN} = \tau^-\Phi_{TN} + \tau^+\Phi_{FN}.
+              \Phi_{UN} = \tau^-\Phi_{TN} + \tau^+\Phi_{FN},
+
+    with :math:`\tau^- = 1 - \tau^+`.
 
     Parameters
     ----------
@@ -117,13 +130,15 @@ def class_conditional_cdf(v: ArrayLike, kind: str, alpha: float, tau_plus: float
     kind : {"tn", "fn", "un"}
         True negative, false negative or unlabeled.
     alpha : float in [0.5, 1]
-        Encoder quality P(x_TN < x_FN) (eq. 6.21).
+        Encoder quality: the probability that a (true negative, false negative) pair is ordered
+        correctly (eq. 6.21); 1/2 is a blind encoder, 1 a perfect one.
     tau_plus : float in [0, 1)
-        False-negative prior (used by ``"un"`` only).
+        False-negative prior :math:`\tau^+` (used by ``"un"`` only; default 0).
 
     Returns
     -------
-    ndarray
+    ndarray of float64
+        The CDF at each ``v`` (shape of ``v``), in [0, 1].
 
     Examples
     --------
@@ -143,8 +158,31 @@ def class_conditional_cdf(v: ArrayLike, kind: str, alpha: float, tau_plus: float
 def class_conditional_ppf(q: ArrayLike, kind: str, alpha: float, tau_plus: float = 0.0) -> np.ndarray:
     r"""Inverse of :func:`class_conditional_cdf`: the v in [0, 1] with b v + a v^2 = q.
 
-    The root is taken in the form :math:`v = 2q / (b + \sqrt{b^2 + 4 a q})` (README errata for
-    eq. 6.29), exact at alpha = 1/2 (a = 0) where the printed root divides by zero.
+    For ``kind="un"`` this is eq. 6.29 of the thesis, the parent CDF value of an unlabeled score
+    whose unlabeled CDF is :math:`q = \Phi_{UN}(\hat x)`, with
+    :math:`a = (1 - 2\alpha)(\tau^- - \tau^+)` and :math:`b = 2[\alpha\tau^- + (1-\alpha)\tau^+]`:
+
+    .. math:: v = \frac{-b + \sqrt{b^2 + 4 a q}}{2a} = \frac{2q}{b + \sqrt{b^2 + 4 a q}}.
+
+    The root is taken in the second form (README errata for eq. 6.29), exact at alpha = 1/2
+    (a = 0) where the printed root divides by zero; ``"tn"`` and ``"fn"`` use the coefficients of
+    their own CDFs.
+
+    Parameters
+    ----------
+    q : array_like in [0, 1]
+        CDF values of the class-conditional law.
+    kind : {"tn", "fn", "un"}
+        True negative, false negative or unlabeled.
+    alpha : float in [0.5, 1]
+        Encoder quality (eq. 6.21).
+    tau_plus : float in [0, 1)
+        False-negative prior :math:`\tau^+` (used by ``"un"`` only; default 0).
+
+    Returns
+    -------
+    ndarray of float64
+        The parent CDF values v in [0, 1] (shape of ``q``).
 
     Examples
     --------
@@ -168,11 +206,30 @@ def model_auc(alpha: ArrayLike) -> np.ndarray:
 
     .. math:: A(\alpha) = \int_0^1 \Phi_{TN}(v)\, d\Phi_{FN}(v) = \frac12 + \frac{2\alpha - 1}{3}.
 
+    The thesis reads alpha as an AUC (eq. 6.21): the probability that an anchor's positive
+    (a false negative, for an unlabeled pair) scores above its negative, estimated by the AUC
+    averaged over the anchors :math:`\mathcal{D}`,
+
+    .. math:: \alpha = \int \mathbb{I}(\hat x^+ \ge \hat x^-)\, p(\hat x^+, \hat x^-)\, p(x)\,
+              d\hat x^+\, d\hat x^-\, dx \simeq \frac{1}{|\mathcal{D}|} \sum_{x \in \mathcal{D}}
+              \frac{1}{|\mathcal{D}^+| |\mathcal{D}^-|} \sum_{\mathcal{D}^+} \sum_{\mathcal{D}^-}
+              \mathbb{I}(\hat x^+ \ge \hat x^-).
+
     The laws of eq. 6.14-6.15 come from a *pair* construction: alpha is the probability that a
     pair's true negative is its smaller member. Two independent draws are ordered correctly less
     often: A(1) = 5/6 (the smaller of two draws against the larger of two others). So the measured
     P(x_TN < x_FN) among a user's unlabeled items (eq. 6.21 estimated on independent items) is
     A(alpha), not alpha, and can exceed what the family can express.
+
+    Parameters
+    ----------
+    alpha : array_like in [0.5, 1]
+        The laws' alpha (eq. 6.14-6.15).
+
+    Returns
+    -------
+    ndarray of float64
+        A(alpha) (shape of ``alpha``), in [1/2, 5/6].
 
     Examples
     --------
@@ -190,7 +247,19 @@ def alpha_from_auc(auc: ArrayLike) -> np.ndarray:
     r"""The model's alpha whose independent-draw AUC equals ``auc`` (inverse of :func:`model_auc`; thesis eq. 6.14-6.15, 6.21).
 
     :math:`\alpha = \tfrac32 A - \tfrac14`, clipped to [1/2, 1]: a measured P(x_TN < x_FN) above
-    5/6 lies beyond the family, whose closest member is then alpha = 1.
+    5/6 lies beyond the family, whose closest member is then alpha = 1 (and one below 1/2 maps
+    to alpha = 1/2).
+
+    Parameters
+    ----------
+    auc : array_like in [0, 1]
+        Measured P(x_TN < x_FN) of independent (true negative, false negative) pairs, e.g. the
+        probe's ``alpha`` (:mod:`negtheory.recsys.score_probe`).
+
+    Returns
+    -------
+    ndarray of float64
+        The alpha in [1/2, 1] (shape of ``auc``).
 
     Examples
     --------
@@ -237,7 +306,21 @@ class UserQuantiles:
         self.count = np.isfinite(self.sorted).sum(axis=1)
 
     def ppf(self, users: ArrayLike, q: ArrayLike) -> np.ndarray:
-        """Quantile ``q`` of user ``users``' scores (broadcast together); NaN for a user without scores."""
+        """Quantile ``q`` of user ``users``' scores (broadcast together); NaN for a user without scores.
+
+        Parameters
+        ----------
+        users : array_like of int
+            Row (user) indices in ``0 .. n_users - 1``.
+        q : array_like of float in [0, 1]
+            Quantile levels, broadcast with ``users``; levels below 1/(2n) or above 1 - 1/(2n)
+            give the smallest or largest score.
+
+        Returns
+        -------
+        ndarray of float64
+            The quantiles (broadcast shape of ``users`` and ``q``).
+        """
         users = np.asarray(users, dtype=np.int64)
         q = np.asarray(q, dtype=np.float64)
         users, q = np.broadcast_arrays(users, q)
@@ -252,13 +335,48 @@ class UserQuantiles:
         return np.where(n > 0, out, np.nan)
 
     def cdf(self, users: ArrayLike, x: ArrayLike) -> np.ndarray:
-        """Mid-rank eCDF (rank + 1/2) / n of ``x`` among user ``users``' scores."""
+        """Mid-rank eCDF of ``x`` among user ``users``' scores: (#{< x} + #{<= x}) / (2 n).
+
+        Parameters
+        ----------
+        users : array_like of int
+            Row (user) indices in ``0 .. n_users - 1``.
+        x : array_like of float
+            Score values, broadcast with ``users``.
+
+        Returns
+        -------
+        ndarray of float64
+            The eCDF values in [0, 1] (broadcast shape); 0 for a user without scores.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from negtheory.calibration import UserQuantiles
+        >>> UserQuantiles(np.array([[0.0, 1.0, 2.0, 3.0]])).cdf(0, [1.0, 1.5]).tolist()
+        [0.375, 0.5]
+        """
         lo, hi = self.counts(users, x)
         n = np.maximum(self.count[np.broadcast_to(np.asarray(users, dtype=np.int64), lo.shape)], 1)
         return 0.5 * (lo + hi) / n
 
     def counts(self, users: ArrayLike, x: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-        """(# scores < x, # scores <= x) among user ``users``' scores (broadcast together)."""
+        """(# scores < x, # scores <= x) among user ``users``' scores (broadcast together).
+
+        Parameters
+        ----------
+        users : array_like of int
+            Row (user) indices in ``0 .. n_users - 1``.
+        x : array_like of float
+            Score values, broadcast with ``users``.
+
+        Returns
+        -------
+        lo : ndarray of int64
+            Number of the user's scores strictly below ``x`` (broadcast shape).
+        hi : ndarray of int64
+            Number of the user's scores at or below ``x``.
+        """
         users = np.asarray(users, dtype=np.int64)
         x = np.asarray(x, dtype=np.float64)
         users, x = np.broadcast_arrays(users, x)
@@ -311,6 +429,18 @@ def estimator_errors(
 ) -> dict[str, dict[str, float]]:
     r"""Squared errors of the true-negative-mean estimators against theta_SUP (thesis eq. 6.45-6.48).
 
+    Per anchor, with :math:`\mathbb{I}(\hat x_i) = 1` for a true negative, the truth (eq. 6.45)
+    and the biased, DCL and BCL estimators (eq. 6.46-6.48, one positive :math:`\hat x^+` per
+    anchor) are
+
+    .. math::
+        \theta_{SUP} = \frac{\sum_i \mathbb{I}(\hat x_i)\, \hat x_i}{\sum_i \mathbb{I}(\hat x_i)}, \quad
+        \hat\theta_{BIASED} = \frac1N \sum_i \hat x_i, \quad
+        \hat\theta_{DCL} = \frac{1}{N\tau^-}\Big(\sum_i \hat x_i - N\tau^+ \hat x^+\Big), \quad
+        \hat\theta_{BCL} = \frac1N \sum_i \omega_i\, \hat x_i,
+
+    with :math:`\omega_i` BCL's importance weights (eq. 6.25).
+
     Scores are mapped by :math:`\hat x = e^{s/t}` (the InfoNCE term); for each anchor with at least
     one true negative, :math:`\theta_{SUP}` is the mean of its true negatives' :math:`\hat x` and
     each estimator is computed from the N unlabeled :math:`\hat x` (and the anchor's positive for
@@ -322,6 +452,8 @@ def estimator_errors(
     neg : array_like, shape (A, N)
         Raw scores s (before the exp map) of the N unlabeled items of each anchor.
     is_true_negative : array_like of bool, shape (A, N)
+        True where the unlabeled item is a true negative (the labels of theta_SUP only; the
+        estimators never see them).
     pos : array_like, shape (A,)
         The anchor's positive score.
     t : float > 0
@@ -458,8 +590,8 @@ def simulate_calibrated(
     n : int
         Unlabeled scores per anchor (N).
     alpha, tau_plus : float, or array_like of shape (n_users,)
-        Encoder quality (eq. 6.21) and false-negative prior; per-user arrays model their
-        heterogeneity (an ablation).
+        Encoder quality (eq. 6.21) in [1/2, 1] and false-negative prior in [0, 1); per-user
+        arrays model their heterogeneity (an ablation).
     positives : {"measured", "phi_fn"}
         The anchor's positive: a draw from the user's measured positives (``positive_scores``),
         or from phi_FN of the user's fitted parent (thesis §6.6.1).
@@ -470,11 +602,16 @@ def simulate_calibrated(
         inverted), or a normal law per user fitted by least squares of the probit of eq. 6.29's
         parent CDF on the scores (ablation of the parent family).
     rng : None, int, SeedSequence or Generator
+        Source of randomness (default None: a fresh, unseeded generator).
 
     Returns
     -------
-    neg, is_true_negative, pos : ndarray
-        Raw scores (A, N), labels (A, N) and positives (A,), ready for :func:`estimator_errors`.
+    neg : ndarray of float64, shape (A, N)
+        Raw scores of the unlabeled items, ready for :func:`estimator_errors`.
+    is_true_negative : ndarray of bool, shape (A, N)
+        Their labels (each a false negative with probability tau+).
+    pos : ndarray of float64, shape (A,)
+        The anchors' positive scores.
 
     Examples
     --------
@@ -496,7 +633,7 @@ def simulate_calibrated(
         raise ValueError("alpha must lie in [0.5, 1]")
     if np.any((tau_u < 0) | (tau_u >= 1)) or not np.all(np.isfinite(tau_u)):
         raise ValueError("tau_plus must lie in [0, 1)")
-    if parent not in ("empirical", "normal"):
+    if not isinstance(parent, str) or parent not in ("empirical", "normal"):
         raise ValueError(f"parent must be 'empirical' or 'normal', got {parent!r}")
     if positives == "measured" and positive_scores is None:
         raise ValueError("positives='measured' needs positive_scores")
@@ -570,8 +707,12 @@ def simulate_resampled(
     unlabeled : UserQuantiles
         Each user's measured unlabeled scores (to place a false-negative rank in the user's scale).
     users : array_like of int, shape (A,)
+        The user of each simulated anchor, indices in ``0 .. n_users - 1``.
     n : int
+        Unlabeled scores per anchor (N), at least 1.
     tau_plus : float or array_like of shape (n_users,)
+        False-negative prior in [0, 1) (per user for an array): each unlabeled score is a false
+        negative with this probability.
     positive_scores : UserQuantiles
         Each user's measured positives.
     pooled : bool
@@ -580,10 +721,16 @@ def simulate_resampled(
     fn_scores : array_like, optional
         Pooled measured false-negative scores (for ``pooled=True``).
     rng : None, int, SeedSequence or Generator
+        Source of randomness (default None: a fresh, unseeded generator).
 
     Returns
     -------
-    neg, is_true_negative, pos : ndarray
+    neg : ndarray of float64, shape (A, N)
+        Raw scores of the unlabeled items, ready for :func:`estimator_errors`.
+    is_true_negative : ndarray of bool, shape (A, N)
+        Their labels (each a false negative with probability tau+).
+    pos : ndarray of float64, shape (A,)
+        The anchors' positive scores, drawn from the user's (or the pooled) measured positives.
 
     Examples
     --------
@@ -635,6 +782,17 @@ def fit_fn_order(fn_ranks: ArrayLike) -> float:
 
     .. math:: \hat k = -m \Big/ \sum_j \ln w_j .
 
+    Parameters
+    ----------
+    fn_ranks : array_like of float in (0, 1]
+        The measured ranks :math:`w_j` (e.g. :attr:`~negtheory.recsys.ProbeRecord.fit_fn_ranks`),
+        any shape (flattened), at least one.
+
+    Returns
+    -------
+    float
+        :math:`\hat k > 0` (``inf`` when every rank is 1).
+
     Examples
     --------
     >>> import numpy as np
@@ -674,17 +832,28 @@ def simulate_order_statistic(
     Parameters
     ----------
     unlabeled : UserQuantiles
+        Each user's measured unlabeled scores (their quantile function is :math:`G_u^{-1}`).
     users : array_like of int, shape (A,)
+        The user of each simulated anchor, indices in ``0 .. n_users - 1``.
     n : int
+        Unlabeled scores per anchor (N), at least 1.
     k : float >= 1
         Order of the false negatives (:func:`fit_fn_order`), with k tau+ <= 1.
     tau_plus : float in (0, 1)
+        False-negative prior: each unlabeled score is a false negative with this probability.
     positive_scores : UserQuantiles
+        Each user's measured positives.
     rng : None, int, SeedSequence or Generator
+        Source of randomness (default None: a fresh, unseeded generator).
 
     Returns
     -------
-    neg, is_true_negative, pos : ndarray
+    neg : ndarray of float64, shape (A, N)
+        Raw scores of the unlabeled items, ready for :func:`estimator_errors`.
+    is_true_negative : ndarray of bool, shape (A, N)
+        Their labels.
+    pos : ndarray of float64, shape (A,)
+        The anchors' positive scores.
 
     Examples
     --------

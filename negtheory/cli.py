@@ -4,9 +4,10 @@ Subcommands
 -----------
 ``negtheory figures [--out DIR] [--only NAME ...] [--list] [--full] [--bridge]``
     Reproduce every available paper figure (embedded defaults, no download; ``--full`` for
-    publication-size Monte-Carlo runs).
+    publication-size Monte-Carlo runs) into ``negtheory_output/figures`` (``--out figures`` in a
+    source checkout replaces the committed ones).
 ``negtheory optimal-k (--auc A | --mu M) [--lam L] [--k-max N] [--t-max T] [--steps S]``
-    Print the label-quality mean mu_q and the optimal negative ratio K* of Wu et al. (seed 000).
+    Print the label-quality mean mu_q and the optimal negative ratio K* of Wu et al. (Rethinking InfoNCE).
 ``negtheory study mse --vary NAME --values SPEC [--n-anchors M] [--out CSV] [--plot PNG] [--checkpoint FILE] [--dask ADDRESS]``
     Monte-Carlo MSE study of the debiasing estimators (thesis §6.6.1); SPEC is ``start:stop:count``
     (inclusive, like numpy.linspace) or a comma-separated list.
@@ -21,6 +22,9 @@ Behaviour common to every command
   its default and imports neither torch nor matplotlib.
 * Numeric options are checked when parsed (``argument --k: must be >= 1, got -2``). An option's
   value may start with ``-`` (``--values -1,0.5`` is read as ``--values=-1,0.5``).
+* No command writes into the committed ``figures/`` or ``notebooks/data/`` by default: default
+  outputs go to ``negtheory_output/NAME`` (``NAME_quick`` for ``--quick``) under the current folder;
+  committed results change only with an explicit ``--out`` or ``--update-committed``.
 * Output paths are checked before any computation: output folders, and the folders of output
   files, are created if missing; a path of the wrong kind or not writable is an error naming
   the option (see :mod:`negtheory._cli_common`).
@@ -37,7 +41,7 @@ import math
 import re
 import sys
 
-from ._cli_common import CommandError, HelpFormatter, integer, output_dir, output_file, real
+from ._cli_common import INSTALL_HINT, CommandError, HelpFormatter, default_output, integer, output_dir, output_file, real
 
 #: option types of ``study mse``, shared by the fixed options and the values of ``--values``
 STUDY_TYPES = {
@@ -140,7 +144,7 @@ def _connect_dask(address: str, timeout: float):
     try:
         import distributed
     except ImportError:
-        raise CommandError("--dask requires the dask extra: pip install negtheory[dask]", exit_code=1) from None
+        raise CommandError(f"--dask requires dask ({INSTALL_HINT.format(extra='dask')})", exit_code=1) from None
     if address == "local":
         return "dask", None
     try:
@@ -241,7 +245,11 @@ def build_parser(include_bridge: bool = True) -> argparse.ArgumentParser:
         formatter_class=HelpFormatter,
         description="Draw the paper figures (embedded defaults, no download) and write them as PNG files.",
     )
-    p.add_argument("--out", default="figures", help="output folder (created if missing)")
+    p.add_argument(
+        "--out",
+        default=str(default_output("figures")),
+        help="output folder, created if missing; --out figures in a source checkout replaces the committed figures",
+    )
     p.add_argument("--only", nargs="+", metavar="NAME", help="draw only these figures (see --list; default: all)")
     p.add_argument("--list", action="store_true", help="list the available figures and exit")
     p.add_argument("--quiet", action="store_true", help="no per-figure progress lines")
@@ -259,9 +267,9 @@ def build_parser(include_bridge: bool = True) -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_figures)
 
-    p = sub.add_parser("optimal-k", help="optimal negative sampling ratio K* (Wu et al., seed 000)", formatter_class=HelpFormatter,
+    p = sub.add_parser("optimal-k", help="optimal negative sampling ratio K* (Wu et al., Rethinking InfoNCE)", formatter_class=HelpFormatter,
                        description="The label-quality mean mu_q and the optimal negative sampling ratio K* of Wu et al. "
-                       "(seed 000, §3-4), from the training AUC at K = 1 or from mu_q.")  # fmt: skip
+                       "(Rethinking InfoNCE, §3-4), from the training AUC at K = 1 or from mu_q.")  # fmt: skip
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument(
         "--auc",

@@ -1,6 +1,6 @@
-r"""How many negatives: the chance that K draws cover a hard region (seed 001, *Number of Negatives*).
+r"""How many negatives: the chance that K draws cover a hard region (textbook chapter, *Number of Negatives*).
 
-Part of the textbook mechanics (seed 001); :mod:`negtheory.mechanics` re-exports every name.
+Part of the mechanics of the negative-sampling textbook chapter; :mod:`negtheory.mechanics` re-exports every name.
 """
 
 from __future__ import annotations
@@ -25,9 +25,23 @@ __all__ = [
 
 
 def coverage_probability(rho: ArrayLike, k: ArrayLike) -> FloatOrArray:
-    r"""P(at least one informative negative among K) = 1 - (1 - rho)^K (seed 001, *The Number of Negatives*).
+    r"""Probability of at least one informative negative among K draws (textbook chapter, *The Number of Negatives*).
+
+    .. math:: P = 1 - (1 - \rho)^K
 
     Computed as -expm1(K log1p(-rho)), accurate for tiny rho and huge K.
+
+    Parameters
+    ----------
+    rho : array_like
+        Probability that one negative is informative (hard), in [0, 1].
+    k : array_like
+        Number of independent negatives K >= 0 (real allowed); broadcast against ``rho``.
+
+    Returns
+    -------
+    float or ndarray
+        P in [0, 1], broadcast over ``rho`` and ``k``.
 
     Examples
     --------
@@ -37,6 +51,7 @@ def coverage_probability(rho: ArrayLike, k: ArrayLike) -> FloatOrArray:
     """
     r = real_array("rho", rho, 0.0, 1.0)
     kk = real_array("k", k, 0.0)
+    r, kk = broadcast(rho=r, k=kk)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = -np.expm1(kk * np.log1p(-r))
     out = np.where((r == 1.0) & (kk > 0), 1.0, np.where(kk == 0, 0.0, out))
@@ -47,7 +62,7 @@ _KMIN_MAX = 2**62
 
 
 def k_min(rho: ArrayLike, q: ArrayLike) -> IntOrArray:
-    r"""Smallest K with P(>= 1 informative negative among K) >= q (seed 001, coverage formula).
+    r"""Smallest K with P(>= 1 informative negative among K) >= q (textbook chapter, coverage formula).
 
     .. math:: k_{\min} = \left\lceil \frac{\ln(1 - q)}{\ln(1 - \rho)} \right\rceil .
 
@@ -65,11 +80,12 @@ def k_min(rho: ArrayLike, q: ArrayLike) -> IntOrArray:
     Returns
     -------
     int or ndarray of int64
+        k_min >= 0, broadcast over ``rho`` and ``q``.
 
     Examples
     --------
     >>> from negtheory.coverage import k_min
-    >>> int(k_min(0.1, 0.95))          # the seed's example
+    >>> int(k_min(0.1, 0.95))          # the textbook chapter's example
     29
     >>> k_min([0.5, 0.01, 1.0], 0.75).tolist()
     [2, 138, 1]

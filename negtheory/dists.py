@@ -1,4 +1,4 @@
-r"""Score distributions of the thesis (seed 003): order statistics and class-conditional laws.
+r"""Score distributions of Liu Bin's thesis: order statistics and class-conditional laws.
 
 Every object here has the surface of a frozen ``scipy.stats`` distribution -- ``pdf``,
 ``logpdf``, ``cdf``, ``sf``, ``logcdf``, ``logsf``, ``ppf``, ``isf``,
@@ -10,25 +10,31 @@ They are all built over a *parent* score law ``base``: any frozen scipy continuo
 Laws
 ----
 :func:`order_statistic`
-    g(x; k, n) = n! / ((k-1)! (n-k)!) F(x)^{k-1} f(x) (1 - F(x))^{n-k}  (thesis §2.3.2).
+    :math:`g(x; k, n) = \frac{n!}{(k-1)!\,(n-k)!} F(x)^{k-1} f(x) [1 - F(x)]^{n-k}`
+    (thesis §2.3.2).
 :func:`true_negative`, :func:`false_negative`
-    phi_TN = alpha phi_(1) + (1 - alpha) phi_(2) and phi_FN = alpha phi_(2) + (1 - alpha) phi_(1)
-    (eq. 6.14-6.15), phi_(1) = 2 phi (1 - Phi), phi_(2) = 2 phi Phi (eq. 6.12-6.13 = 2.5-2.6 =
-    4.7-4.8). alpha = 1 gives the two order statistics of a pair.
+    :math:`\phi_{TN} = \alpha \phi_{(1)} + (1 - \alpha) \phi_{(2)}` and
+    :math:`\phi_{FN} = \alpha \phi_{(2)} + (1 - \alpha) \phi_{(1)}` (eq. 6.14-6.15), with
+    :math:`\phi_{(1)} = 2 \phi (1 - \Phi)` and :math:`\phi_{(2)} = 2 \phi \Phi`
+    (eq. 6.12-6.13 = 2.5-2.6 = 4.7-4.8). alpha = 1 gives the two order statistics of a pair.
 :func:`hard_negative`
-    phi_THN / Z, phi_THN = (1 - beta) alpha phi_(1) + beta (1 - alpha) phi_(2) (eq. 6.22),
-    Z = (1 - beta) alpha + beta (1 - alpha) (eq. 6.26).
+    :math:`\phi_{THN} / Z` with
+    :math:`\phi_{THN} = (1 - \beta) \alpha \phi_{(1)} + \beta (1 - \alpha) \phi_{(2)}`
+    (eq. 6.22) and :math:`Z = (1 - \beta) \alpha + \beta (1 - \alpha)` (eq. 6.26).
 :func:`unlabeled`
-    phi_UN = tau^- phi_TN + tau^+ phi_FN (eq. 6.23) with the CDF map of eq. 6.28-6.29.
+    :math:`\phi_{UN} = \tau^- \phi_{TN} + \tau^+ \phi_{FN}` (eq. 6.23) with the CDF map of
+    eq. 6.28-6.29.
 
 Why one class for the last four
 -------------------------------
 Each of phi_TN, phi_FN, phi_THN / Z and phi_UN is phi(x) times a polynomial of degree one in
-u = Phi(x), so its CDF is a quadratic in u: G(u) = b u + a u^2 with b + a = 1 (the law
+u = Phi(x), so its CDF is a quadratic in u, :math:`G(u) = b u + a u^2`, with b + a = 1 (the law
 integrates to one, Lemma 6.1) and b >= 0, b + 2a >= 0 (the density is non-negative). The
 CDF, survival function and inverse CDF are therefore exact: the inverse is the root
-u = 2 G / (b + sqrt(b^2 + 4 a G)) of eq. 6.29 in its cancellation-free form
-(exact at a = 0), followed by the parent's ``ppf``. In the upper half the same is done
+
+.. math:: u = \frac{2G}{b + \sqrt{b^2 + 4 a G}}
+
+of eq. 6.29 in its cancellation-free form (exact at a = 0), followed by the parent's ``ppf``. In the upper half the same is done
 for the survival function, 1 - G(1 - v) = b' v + a' v^2 with b' = b + 2a, a' = -a, and the
 parent's ``isf``, so both tails keep full relative precision. :class:`QuadraticCDFLaw`
 implements this once.
@@ -474,8 +480,26 @@ def _os_normal_ppf(q, a, b, lbeta, mu, sigma, tab_a, tab_b, out):
 class OrderStatistic(ScoreDistribution):
     r"""k-th smallest of n i.i.d. draws from ``base`` (thesis §2.3.2).
 
-    g(x; k, n) = f(x) B(k, n-k+1)^{-1} F(x)^{k-1} (1 - F(x))^{n-k}: the Beta(k, n-k+1) density
-    of F(x) times f(x). Use :func:`order_statistic` to build one.
+    .. math:: g(x; k, n) = \frac{f(x)\, F(x)^{k-1} [1 - F(x)]^{n-k}}{B(k, n-k+1)},
+
+    the Beta(k, n-k+1) density of F(x) times f(x). :func:`order_statistic` builds one.
+
+    Parameters
+    ----------
+    base : frozen scipy.stats continuous distribution or negtheory distribution
+        The parent law with density f and CDF F.
+    k : int
+        Rank, 1 <= k <= n (1 = minimum, n = maximum).
+    n : int
+        Sample size, n >= 1.
+
+    Examples
+    --------
+    >>> import scipy.stats
+    >>> from negtheory.dists import OrderStatistic
+    >>> mx = OrderStatistic(scipy.stats.uniform(), k=2, n=2)   # max of two uniforms: CDF u^2
+    >>> float(mx.cdf(0.5)), round(mx.mean(), 12)
+    (0.25, 0.666666666667)
     """
 
     name = "order_statistic"
@@ -706,15 +730,42 @@ _LOG2 = math.log(2.0)
 class QuadraticCDFLaw(ScoreDistribution):
     r"""Law with density phi(x) (b + 2 a Phi(x)) and CDF b Phi + a Phi^2 over a parent phi.
 
+    .. math::
+        g(x) = \phi(x)\,[b + 2a\,\Phi(x)], \qquad G(x) = b\,\Phi(x) + a\,\Phi(x)^2.
+
     The common form of phi_TN, phi_FN, phi_THN / Z and phi_UN (thesis eq. 6.14-6.15,
     6.22-6.23, 6.26-6.28); build one with :func:`true_negative`, :func:`false_negative`,
-    :func:`hard_negative` or :func:`unlabeled`. Requires b + a = 1, b >= 0 and b + 2a >= 0.
+    :func:`hard_negative` or :func:`unlabeled`.
+
+    Parameters
+    ----------
+    base : frozen scipy.stats continuous distribution or negtheory distribution
+        The parent law phi with CDF Phi.
+    b : float
+        Linear coefficient, b >= 0 (the density at the parent's lower end is b phi).
+    a : float
+        Quadratic coefficient; b + a = 1 (the law integrates to one, to 1e-12) and
+        b + 2a >= 0 (the density is non-negative). a = 0 gives the parent itself.
+    name : str, optional
+        Name shown by ``repr`` (default ``"quadratic_cdf_law"``).
+    params : dict of str to float, optional
+        Named parameters (e.g. ``alpha``, ``beta``, ``tau_plus``), kept in ``params``, set as
+        attributes and shown by ``repr``.
 
     Attributes
     ----------
     a, b : float
         Coefficients of G(u) = a u^2 + b u (the a, b of eq. 6.29).
-    base : the parent distribution.
+    base : frozen distribution
+        The parent distribution.
+
+    Examples
+    --------
+    >>> import scipy.stats
+    >>> from negtheory.dists import QuadraticCDFLaw
+    >>> mx = QuadraticCDFLaw(scipy.stats.uniform(), b=0.0, a=1.0)   # CDF u^2: max of two
+    >>> float(mx.cdf(0.5)), float(mx.ppf(0.25)), float(mx.density_ratio(0.5))
+    (0.25, 0.5, 1.0)
     """
 
     name = "quadratic_cdf_law"
@@ -725,8 +776,8 @@ class QuadraticCDFLaw(ScoreDistribution):
     def __init__(self, base: FrozenDist, b: float, a: float, *, name: str | None = None, params: dict[str, float] | None = None):
         self._parent = _Parent(base)
         self.base = base
-        b = float(b)
-        a = float(a)
+        b = real_scalar("b", b)  # validated here: a None or NaN would otherwise surface in cdf()
+        a = real_scalar("a", a)
         if not (b >= -1e-15 and b + 2.0 * a >= -1e-15 and abs(a + b - 1.0) <= 1e-12):
             raise ValueError(f"coefficients must satisfy b >= 0, b + 2a >= 0, a + b = 1; got b={b!r}, a={a!r}")
         self.b = max(b, 0.0)
@@ -756,16 +807,41 @@ class QuadraticCDFLaw(ScoreDistribution):
         return self._parent.support()
 
     def cdf_from_parent_cdf(self, u: ArrayLike) -> FloatOrArray:
-        """G(u) = b u + a u^2: this law's CDF at the point where the parent CDF is u (eq. 6.28)."""
+        """This law's CDF G(u) = b u + a u^2 at the point where the parent CDF is u (eq. 6.28).
+
+        Parameters
+        ----------
+        u : array_like of float
+            Parent CDF value(s) Phi(x) in [0, 1].
+
+        Returns
+        -------
+        float or ndarray
+            G(u) in [0, 1], with the shape of ``u``.
+        """
         u = real_array("u", u, 0.0, 1.0)
         return scalar_or_array(u * (self.b + self.a * u))
 
     def parent_cdf(self, p: ArrayLike) -> FloatOrArray:
         r"""Map a CDF value p of this law back to the parent CDF (thesis eq. 6.29).
 
-        Returns u in [0, 1] with a u^2 + b u = p, computed as 2p / (b + sqrt(b^2 + 4 a p)):
-        the root of eq. 6.29 without its cancellation, exact also at a = 0 (alpha = 1/2 or
-        tau+ = 1/2, where eq. 6.29 as printed divides by zero).
+        Solves a u^2 + b u = p for u in [0, 1] as
+
+        .. math:: u = \frac{2p}{b + \sqrt{b^2 + 4 a p}},
+
+        the root of eq. 6.29, :math:`u = (-b + \sqrt{b^2 + 4ap}) / (2a)`, without its
+        cancellation, exact also at a = 0 (alpha = 1/2 or tau+ = 1/2, where eq. 6.29 as printed
+        divides by zero).
+
+        Parameters
+        ----------
+        p : array_like of float
+            CDF value(s) of this law, in [0, 1].
+
+        Returns
+        -------
+        float or ndarray
+            The parent CDF value(s) u in [0, 1], with the shape of ``p``.
 
         Examples
         --------
@@ -779,7 +855,18 @@ class QuadraticCDFLaw(ScoreDistribution):
         return scalar_or_array(_quad_root_np(self.b, self.a, p))
 
     def density_ratio(self, u: ArrayLike) -> FloatOrArray:
-        """phi_law(x) / phi(x) = b + 2 a u as a function of the parent CDF u = Phi(x)."""
+        """Ratio phi_law(x) / phi(x) = b + 2 a u as a function of the parent CDF u = Phi(x).
+
+        Parameters
+        ----------
+        u : array_like of float
+            Parent CDF value(s) in [0, 1].
+
+        Returns
+        -------
+        float or ndarray
+            b + 2 a u (non-negative), with the shape of ``u``.
+        """
         u = real_array("u", u, 0.0, 1.0)
         return scalar_or_array(self.b + 2.0 * self.a * u)
 
@@ -899,15 +986,24 @@ def true_negative(base: FrozenDist, alpha: float) -> QuadraticCDFLaw:
     .. math:: \phi_{TN} = \alpha \phi_{(1)} + (1-\alpha) \phi_{(2)}
               = \phi(x) [2\alpha + (2 - 4\alpha) \Phi(x)]
 
-    CDF 2 alpha u + (1 - 2 alpha) u^2 in u = Phi(x); alpha = 1 gives the
-    smaller of two draws (eq. 2.5 / 4.7), alpha = 1/2 the parent itself.
+    Its CDF in u = Phi(x) is
+
+    .. math:: G_{TN}(u) = 2\alpha u + (1 - 2\alpha) u^2;
+
+    alpha = 1 gives the smaller of two draws (eq. 2.5 / 4.7), alpha = 1/2 the parent itself.
 
     Parameters
     ----------
     base : frozen scipy.stats continuous distribution or negtheory distribution
-        Anchor-specific score law phi (eq. 6.11).
+        Anchor-specific parent score law phi with CDF Phi (eq. 6.11); any continuous law.
     alpha : float in [0.5, 1]
-        Probability that the positive scores above the negative (the encoder's AUC, eq. 6.21).
+        Probability that the positive scores above the negative (the encoder's AUC, eq. 6.21);
+        1/2 is an uninformative encoder, 1 a perfect one.
+
+    Returns
+    -------
+    QuadraticCDFLaw
+        The law with b = 2 alpha and a = 1 - 2 alpha (``params = {"alpha": alpha}``).
 
     Examples
     --------
@@ -929,13 +1025,24 @@ def false_negative(base: FrozenDist, alpha: float) -> QuadraticCDFLaw:
     .. math:: \phi_{FN} = \alpha \phi_{(2)} + (1-\alpha) \phi_{(1)}
               = \phi(x) [2(1-\alpha) + (4\alpha - 2) \Phi(x)]
 
-    CDF 2 (1 - alpha) u + (2 alpha - 1) u^2 in u = Phi(x); alpha = 1 gives the larger of two
-    draws (eq. 2.6 / 4.8).
+    Its CDF in u = Phi(x) is
+
+    .. math:: G_{FN}(u) = 2(1 - \alpha) u + (2\alpha - 1) u^2;
+
+    alpha = 1 gives the larger of two draws (eq. 2.6 / 4.8).
 
     Parameters
     ----------
     base : frozen scipy.stats continuous distribution or negtheory distribution
+        Anchor-specific parent score law phi with CDF Phi (eq. 6.11); any continuous law.
     alpha : float in [0.5, 1]
+        Probability that the positive scores above the negative (the encoder's AUC, eq. 6.21);
+        1/2 is an uninformative encoder, 1 a perfect one.
+
+    Returns
+    -------
+    QuadraticCDFLaw
+        The law with b = 2 (1 - alpha) and a = 2 alpha - 1 (``params = {"alpha": alpha}``).
 
     Examples
     --------
@@ -955,16 +1062,29 @@ def hard_negative(base: FrozenDist, alpha: float, beta: float) -> QuadraticCDFLa
     .. math:: \phi_{THN} = (1-\beta)\alpha \phi_{(1)} + \beta(1-\alpha)\phi_{(2)},\quad
               Z = (1-\beta)\alpha + \beta(1-\alpha)
 
-    so phi_THN / Z = phi(x) [2(1-beta)alpha + 2(beta - alpha) Phi(x)] / Z with CDF
-    [2(1-beta)alpha u + (beta - alpha) u^2] / Z. beta = 1/2 gives phi_TN, beta = 0 the easy
-    component phi_(1), beta = 1 the hard component phi_(2).
+    so that
+
+    .. math::
+        \frac{\phi_{THN}(x)}{Z} = \frac{\phi(x)\,[2(1-\beta)\alpha + 2(\beta - \alpha)\Phi(x)]}{Z},
+        \qquad G(u) = \frac{2(1-\beta)\alpha\, u + (\beta - \alpha)\, u^2}{Z}.
+
+    beta = 1/2 gives phi_TN, beta = 0 the easy component phi_(1), beta = 1 the hard component
+    phi_(2).
 
     Parameters
     ----------
     base : frozen scipy.stats continuous distribution or negtheory distribution
+        Anchor-specific parent score law phi with CDF Phi (eq. 6.11); any continuous law.
     alpha : float in [0.5, 1]
+        Probability that the positive scores above the negative (the encoder's AUC, eq. 6.21);
+        1/2 is an uninformative encoder, 1 a perfect one.
     beta : float in [0, 1]
         Hardness level: the weight moved to the misranked (hard) component.
+
+    Returns
+    -------
+    QuadraticCDFLaw
+        The normalised law phi_THN / Z; its attribute ``Z`` holds the normaliser of eq. 6.26.
 
     Raises
     ------
@@ -995,18 +1115,33 @@ def hard_negative(base: FrozenDist, alpha: float, beta: float) -> QuadraticCDFLa
 
 
 def unlabeled(base: FrozenDist, alpha: float, tau_plus: float) -> QuadraticCDFLaw:
-    r"""Law of unlabeled scores phi_UN = tau^- phi_TN + tau^+ phi_FN (thesis eq. 6.23, 6.27-6.29).
+    r"""Law of unlabeled scores phi_UN, the tau-mixture of phi_TN and phi_FN (thesis eq. 6.23, 6.27-6.29).
 
-    CDF Phi_UN = a Phi^2 + b Phi with a = (1 - 2 alpha)(tau^- - tau^+) and
-    b = 2 [alpha tau^- + (1 - alpha) tau^+] (eq. 6.28); :meth:`QuadraticCDFLaw.parent_cdf` maps
-    Phi_UN back to Phi by the stable root of eq. 6.29 (exact at a = 0).
+    .. math:: \phi_{UN} = \tau^- \phi_{TN} + \tau^+ \phi_{FN} \qquad (\text{eq. 6.23}).
+
+    Its CDF is (eq. 6.28)
+
+    .. math::
+        \Phi_{UN} = a\,\Phi^2 + b\,\Phi, \qquad a = (1 - 2\alpha)(\tau^- - \tau^+), \qquad
+        b = 2\,[\alpha \tau^- + (1 - \alpha) \tau^+];
+
+    :meth:`QuadraticCDFLaw.parent_cdf` maps Phi_UN back to Phi by the stable root of eq. 6.29
+    (exact at a = 0).
 
     Parameters
     ----------
     base : frozen scipy.stats continuous distribution or negtheory distribution
+        Anchor-specific parent score law phi with CDF Phi (eq. 6.11); any continuous law.
     alpha : float in [0.5, 1]
+        Probability that the positive scores above the negative (the encoder's AUC, eq. 6.21);
+        1/2 is an uninformative encoder, 1 a perfect one.
     tau_plus : float in (0, 1)
         Class prior of false negatives (positives) among the unlabeled; tau^- = 1 - tau^+.
+
+    Returns
+    -------
+    QuadraticCDFLaw
+        The mixture law, with attributes ``tau_plus`` and ``tau_minus``.
 
     Examples
     --------

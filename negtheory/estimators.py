@@ -27,7 +27,7 @@ import numba
 import numpy as np
 from scipy.special import expit
 
-from ._validation import as_float_array, check_range, real_array, real_scalar, scalar_or_array
+from ._validation import as_float_array, broadcast, check_range, flag, real_array, real_scalar, scalar_or_array
 from .dists import _quad_root_np
 
 if TYPE_CHECKING:
@@ -64,6 +64,20 @@ def _scores(name, value, *, min_ndim=1):
     if arr.shape[-1] == 0:
         raise ValueError(f"{name} must hold at least one score along its last axis")
     return arr
+
+
+def _scaled(x):
+    """``(x / c, c)`` with c = max |x| along the last axis (1 where it is 0): sums of scores near the
+    float64 limit overflow (1e308 + 1e308 = inf) where the sums of ``x / c`` (each in [-1, 1]) do not."""
+    c = np.abs(x).max(axis=-1, keepdims=True)
+    c = np.where(c > 0.0, c, 1.0)
+    return x / c, c[..., 0]
+
+
+def _mean_last(x):
+    """Mean along the last axis, finite for every finite ``x`` (scaled by max |x| first)."""
+    xs, c = _scaled(x)
+    return xs.mean(axis=-1) * c
 
 
 def _tau(tau_plus):
@@ -120,14 +134,26 @@ def ecdf_counts(scores) -> np.ndarray:
 def ecdf(scores: ArrayLike, *, denominator: str = "n") -> FloatArray:
     r"""Empirical CDF of each anchor's scores at its own scores.
 
-    ``denominator="n"`` (thesis eq. 6.30, BCL): F-hat(x_i) = (1/N) #{j : x_j <= x_i}, itself
-    included, so values lie in [1/N, 1]. ``denominator="n+1"`` (eq. 4.15 as in the released BNS
-    code): the same count over N + 1, so F-hat < 1. Tied scores share the largest rank.
+    ``denominator="n"`` (thesis eq. 6.30, BCL) counts the scores <= x_i, itself included, over
+    N, so values lie in [1/N, 1]. ``denominator="n+1"`` (eq. 4.15 as in the released BNS code)
+    divides the same count by N + 1, so F-hat < 1. Tied scores share the largest rank.
+
+    .. math::
+        \hat F(x_i) = \frac{1}{N}\,\#\{j : x_j \le x_i\} \quad (\text{eq. 6.30}), \qquad
+        \hat F(x_i) = \frac{1}{N + 1}\,\#\{j : x_j \le x_i\} \quad (\text{eq. 4.15, released BNS code}).
 
     Parameters
     ----------
     scores : array_like, shape (..., N)
-    denominator : {"n", "n+1"}
+        Scores of each anchor along the last axis (N >= 1), any leading shape.
+    denominator : {"n", "n+1"}, default "n"
+        ``"n"``: divide the counts by N (eq. 6.30, values in [1/N, 1]); ``"n+1"``: by N + 1
+        (eq. 4.15 as released, values below 1).
+
+    Returns
+    -------
+    ndarray of float
+        F-hat at every score, with the shape of ``scores``.
 
     Examples
     --------
@@ -136,7 +162,7 @@ def ecdf(scores: ArrayLike, *, denominator: str = "n") -> FloatArray:
     [1.0, 0.25, 0.75, 0.75]
     """
     x = _scores("scores", scores)
-    if denominator not in ("n", "n+1"):
+    if not isinstance(denominator, str) or denominator not in ("n", "n+1"):
         raise ValueError(f"denominator must be 'n' or 'n+1', got {denominator!r}")
     return ecdf_counts(x) / (x.shape[-1] + (0 if denominator == "n" else 1))
 
@@ -157,13 +183,32 @@ def _check_abt(alpha, beta, tau_plus):
 def cdf_from_unlabeled(phi_un: ArrayLike, alpha: ArrayLike, tau_plus: ArrayLike) -> FloatOrArray:
     r"""Map the unlabeled-score CDF value Phi_UN to the parent CDF value Phi (thesis eq. 6.28-6.29).
 
-    Eq. 6.28 gives Phi_UN = b Phi + a Phi^2 with a = (1 - 2 alpha)(tau^- - tau^+) and
-    b = 2 [alpha tau^- + (1 - alpha) tau^+]. The root is computed in the stable form
+    Eq. 6.28 gives
+
+    .. math::
+        \Phi_{UN} = b\,\Phi + a\,\Phi^2, \qquad a = (1 - 2\alpha)(\tau^- - \tau^+), \qquad
+        b = 2\,[\alpha \tau^- + (1 - \alpha) \tau^+].
+
+    The root is computed in the stable form
 
     .. math:: \Phi = \frac{2\,\Phi_{UN}}{b + \sqrt{b^2 + 4 a \Phi_{UN}}},
 
-    which is exact at a = 0 (alpha = 1/2 or tau^+ = 1/2), where the printed
-    (-b + sqrt(b^2 + 4 a Phi_UN)) / (2a) divides by zero.
+    which is exact at a = 0 (alpha = 1/2 or tau^+ = 1/2), where the printed eq. 6.29,
+    :math:`\Phi = (-b + \sqrt{b^2 + 4 a \Phi_{UN}}) / (2a)`, divides by zero.
+
+    Parameters
+    ----------
+    phi_un : array_like of float
+        Value(s) of the unlabeled-score CDF Phi_UN, in [0, 1] (e.g. from :func:`ecdf`).
+    alpha : float
+        Encoder quality P(x^- < x^+), in [1/2, 1].
+    tau_plus : float
+        Class prior tau^+ of false negatives among the unlabeled, in (0, 1); tau^- = 1 - tau^+.
+
+    Returns
+    -------
+    float or ndarray
+        The parent CDF value(s) Phi in [0, 1], with the shape of ``phi_un``.
 
     Examples
     --------
@@ -209,7 +254,8 @@ def bcl_weights(scores: ArrayLike, alpha: ArrayLike, beta: ArrayLike, tau_plus: 
 
     Returns
     -------
-    ndarray, same shape as ``scores``
+    ndarray
+        The weights omega >= 0, with the shape of ``scores``.
 
     Raises
     ------
@@ -257,6 +303,19 @@ def theta_sup(scores: ArrayLike, is_true_negative: ArrayLike) -> FloatOrArray:
     An anchor whose N scores hold no true negative has no defined truth: NaN is returned for it
     (with N = 64 and tau^+ = 0.1 this happens with probability 1e-64).
 
+    Parameters
+    ----------
+    scores : array_like, shape (..., N)
+        Unlabeled scores x-hat of each anchor (last axis).
+    is_true_negative : array_like of bool, shape (..., N)
+        The indicator I(x-hat_i): True for a true negative, False for a false negative.
+
+    Returns
+    -------
+    float or ndarray
+        theta_SUP per anchor, shape (...) (a float for one anchor); NaN where an anchor has no
+        true negative.
+
     Examples
     --------
     >>> from negtheory.estimators import theta_sup
@@ -279,6 +338,18 @@ def theta_sup(scores: ArrayLike, is_true_negative: ArrayLike) -> FloatOrArray:
 def theta_biased(scores: ArrayLike) -> FloatOrArray:
     r"""Biased InfoNCE estimator: the mean of all N unlabeled scores (thesis eq. 6.46).
 
+    .. math:: \hat\theta_{BIASED} = \frac{1}{N}\sum_{i=1}^N \hat x_i
+
+    Parameters
+    ----------
+    scores : array_like, shape (..., N)
+        Unlabeled scores x-hat of each anchor (last axis).
+
+    Returns
+    -------
+    float or ndarray
+        The mean per anchor, shape (...) (a float for one anchor).
+
     Examples
     --------
     >>> from negtheory.estimators import theta_biased
@@ -286,7 +357,7 @@ def theta_biased(scores: ArrayLike) -> FloatOrArray:
     3.0
     """
     x = _scores("scores", scores)
-    return scalar_or_array(np.asarray(x.mean(axis=-1)))
+    return scalar_or_array(np.asarray(_mean_last(x)))
 
 
 def _positives(positives, lead_shape):
@@ -306,6 +377,10 @@ def _apply_floor(theta, floor):
     if floor is None:
         return theta
     f = real_array("floor", floor, 0.0)
+    try:
+        np.broadcast_shapes(f.shape, np.shape(theta))
+    except ValueError:
+        raise ValueError(f"floor of shape {f.shape} does not broadcast to the anchors' shape {np.shape(theta)}") from None
     return np.maximum(theta, f)
 
 
@@ -317,14 +392,22 @@ def theta_dcl(scores: ArrayLike, positives: ArrayLike, tau_plus: ArrayLike, floo
     Parameters
     ----------
     scores : array_like, shape (..., N)
+        Unlabeled scores x-hat of each anchor (last axis).
     positives : array_like, shape (..., K) or (...)
         K extra positive scores per anchor (the thesis's numerical study), or the anchor's own
         positive score (the released DCL code; shape of the leading axes).
     tau_plus : float or array_like
         Class prior in (0, 1), broadcast over the anchors.
     floor : float >= 0, optional
-        Lower clamp of the estimate; the released code clamps N theta at N e^{-1/t}, i.e.
-        ``floor=np.exp(-1/t)`` (the smallest possible score exp(-1/t) for cosine similarity).
+        Lower clamp of the estimate (default ``None``: no clamp); the released code clamps
+        N theta at N e^{-1/t}, i.e. ``floor=np.exp(-1/t)`` (the smallest possible score
+        exp(-1/t) for cosine similarity).
+
+    Returns
+    -------
+    float or ndarray
+        The estimate per anchor, shape (...) (a float for one anchor); unclamped, it can be
+        negative for finite N.
 
     Examples
     --------
@@ -335,7 +418,7 @@ def theta_dcl(scores: ArrayLike, positives: ArrayLike, tau_plus: ArrayLike, floo
     x = _scores("scores", scores)
     p = _positives(positives, x.shape[:-1])
     tp = _leading(_tau(tau_plus), x.shape[:-1], "tau_plus")
-    theta = (x.mean(axis=-1) - tp * p.mean(axis=-1)) / (1.0 - tp)
+    theta = (_mean_last(x) - tp * _mean_last(p)) / (1.0 - tp)
     return scalar_or_array(np.asarray(_apply_floor(theta, floor)))
 
 
@@ -344,8 +427,8 @@ def theta_hcl(
 ) -> FloatOrArray:
     r"""Hard-negative (HCL, Robinson et al.) estimator with the DCL correction.
 
-    Importance weights w_i = x-hat_i^beta / mean_j(x-hat_j^beta) up-weight hard (high-score)
-    negatives; then
+    Importance weights :math:`w_i = \hat x_i^{\beta} \big/ \tfrac{1}{N}\sum_j \hat x_j^{\beta}`
+    up-weight hard (high-score) negatives; then
 
     .. math:: \hat\theta_{HCL} = \frac{1}{\tau^-}\Big(\frac1N\sum_i w_i \hat x_i - \tau^+ \frac1K \sum_j \hat x_j^+\Big),
 
@@ -355,13 +438,22 @@ def theta_hcl(
 
     Parameters
     ----------
-    scores : array_like, shape (..., N), positive
+    scores : array_like, shape (..., N)
+        Unlabeled scores x-hat > 0 of each anchor (last axis).
     positives : array_like, shape (..., K) or (...)
-    tau_plus : float or array_like in (0, 1)
+        K extra positive scores per anchor, or the anchor's own positive score (as in
+        :func:`theta_dcl`).
+    tau_plus : float or array_like
+        Class prior in (0, 1), broadcast over the anchors.
     beta : float >= 0
         Concentration; beta = 0 gives :func:`theta_dcl`.
     floor : float, optional
-        As in :func:`theta_dcl`.
+        Lower clamp of the estimate, as in :func:`theta_dcl` (default ``None``: no clamp).
+
+    Returns
+    -------
+    float or ndarray
+        The estimate per anchor, shape (...) (a float for one anchor).
 
     Examples
     --------
@@ -375,11 +467,14 @@ def theta_hcl(
     beta = real_scalar("beta", beta, 0.0)
     p = _positives(positives, x.shape[:-1])
     tp = _leading(_tau(tau_plus), x.shape[:-1], "tau_plus")
-    logw = beta * np.log(x)
-    logw -= logw.max(axis=-1, keepdims=True)  # exp cannot overflow; the ratio is unchanged
-    w = np.exp(logw)
-    reweighted = (w * x).sum(axis=-1) / w.sum(axis=-1)  # = (1/N) sum_i w_i x_i with w normalised by its mean
-    theta = (reweighted - tp * p.mean(axis=-1)) / (1.0 - tp)
+    logx = np.log(x)
+    # beta (log x - max log x) <= 0: exp cannot overflow and the ratio is unchanged; subtracting
+    # before multiplying keeps a huge beta finite (beta log x would be +-inf, and inf - inf NaN)
+    with np.errstate(over="ignore"):  # beta * (a negative gap) -> -inf: a weight of exactly 0
+        w = np.exp(beta * (logx - logx.max(axis=-1, keepdims=True)))
+    xs, c = _scaled(x)  # sums of w x near the float64 limit must not overflow
+    reweighted = (w * xs).sum(axis=-1) / w.sum(axis=-1) * c  # = (1/N) sum_i w_i x_i with w normalised by its mean
+    theta = (reweighted - tp * _mean_last(p)) / (1.0 - tp)
     return scalar_or_array(np.asarray(_apply_floor(theta, floor)))
 
 
@@ -391,6 +486,25 @@ def theta_bcl(scores: ArrayLike, alpha: ArrayLike, beta: ArrayLike, tau_plus: Ar
 
     the self-normalised form used by the released numerical code. omega from
     :func:`bcl_weights`.
+
+    Parameters
+    ----------
+    scores : array_like, shape (..., N)
+        Unlabeled scores x-hat of each anchor (last axis).
+    alpha : float
+        Encoder quality P(x^- < x^+) in [1/2, 1].
+    beta : float
+        Hardness level in [0, 1] (the thesis's study uses 1/2).
+    tau_plus : float
+        Class prior tau^+ in (0, 1).
+    normalize : bool, default False
+        False: eq. 6.48, (1/N) sum omega_i x_i; True: the self-normalised mean
+        sum omega_i x_i / sum omega_i.
+
+    Returns
+    -------
+    float or ndarray
+        The estimate per anchor, shape (...) (a float for one anchor).
 
     Notes
     -----
@@ -408,14 +522,15 @@ def theta_bcl(scores: ArrayLike, alpha: ArrayLike, beta: ArrayLike, tau_plus: Ar
     """
     w = bcl_weights(scores, alpha, beta, tau_plus)
     x = np.asarray(scores, dtype=np.float64)
-    if normalize:
+    xs, c = _scaled(x)  # sums of w x near the float64 limit must not overflow
+    if flag("normalize", normalize):
         # all weights vanish only when every score ties at the top of the ECDF (Phi = 1 with
         # beta = 0): the self-normalised mean of equal scores is that common score
         den = w.sum(axis=-1)
         ok = den > 0.0
-        out = np.where(ok, (w * x).sum(axis=-1) / np.where(ok, den, 1.0), x.mean(axis=-1))
+        out = np.where(ok, (w * xs).sum(axis=-1) / np.where(ok, den, 1.0), xs.mean(axis=-1)) * c
     else:
-        out = (w * x).mean(axis=-1)
+        out = (w * xs).mean(axis=-1) * c
     return scalar_or_array(np.asarray(out))
 
 
@@ -439,8 +554,16 @@ def dpl_probability(
     pos_score : array_like, shape (...)
         Score g(x^+) of the anchor's positive.
     unlabeled_scores : array_like, shape (..., N)
+        Scores of the N unlabeled items of each anchor (last axis).
     extra_pos_scores : array_like, shape (..., M)
-    tau_plus : float or array_like in (0, 1)
+        Scores of the M extra positives x'_m of each anchor (last axis).
+    tau_plus : float or array_like
+        Class prior tau^+ in (0, 1), broadcast over the anchors.
+
+    Returns
+    -------
+    float or ndarray
+        P-hat_PN per anchor, broadcast over the leading axes (a float for one anchor).
 
     Examples
     --------
@@ -453,7 +576,14 @@ def dpl_probability(
     xu = _scores("unlabeled_scores", unlabeled_scores)
     xm = _scores("extra_pos_scores", extra_pos_scores)
     tp = _tau(tau_plus)
-    lead = np.broadcast_shapes(xp.shape, xu.shape[:-1], xm.shape[:-1], tp.shape)
+    try:
+        lead = np.broadcast_shapes(xp.shape, xu.shape[:-1], xm.shape[:-1], tp.shape)
+    except ValueError:
+        raise ValueError(
+            "pos_score, unlabeled_scores (leading axes), extra_pos_scores (leading axes) and tau_plus must broadcast "
+            f"against each other, got shapes pos_score {xp.shape}, unlabeled_scores {xu.shape}, "
+            f"extra_pos_scores {xm.shape}, tau_plus {tp.shape}"
+        ) from None
     hu = expit(xp[..., None] - xu).mean(axis=-1)
     hm = expit(xp[..., None] - xm).mean(axis=-1)
     out = np.broadcast_to((hu - tp * hm) / (1.0 - tp), lead)
@@ -470,8 +600,32 @@ def dpl_loss(
 ) -> FloatOrArray:
     r"""Debiased pairwise loss -log P-hat_PN (thesis eq. 5.18).
 
+    .. math:: \mathcal{L}_{DPL} = -\frac{1}{\lvert\mathcal{D}^+\rvert\,\lvert\mathcal{D}^u\rvert}
+        \sum_{x^+ \in \mathcal{D}^+} \sum_{x \in \mathcal{D}^u} \ln \hat P_{PN}
+
     P-hat_PN of :func:`dpl_probability` is clamped below at ``eps`` (it can be <= 0 for finite N,
     M, where the log is undefined).
+
+    Parameters
+    ----------
+    pos_score : array_like, shape (...)
+        Score of each anchor's positive.
+    unlabeled_scores : array_like, shape (..., N)
+        Scores of the N unlabeled items of each anchor (last axis).
+    extra_pos_scores : array_like, shape (..., M)
+        Scores of the M extra positives of each anchor (last axis).
+    tau_plus : float or array_like
+        Class prior tau^+ in (0, 1).
+    eps : float, default 1e-6
+        Lower clamp of P-hat_PN before the log, in (0, 1].
+    reduction : {"mean", "sum", "none"}, default "mean"
+        How the per-anchor losses are combined.
+
+    Returns
+    -------
+    float or ndarray
+        The mean or sum of -log max(P-hat_PN, eps) over the anchors (a float), or the
+        per-anchor losses for ``reduction="none"``.
 
     Examples
     --------
@@ -486,6 +640,8 @@ def dpl_loss(
 
 
 def _reduce(x, reduction):
+    if not isinstance(reduction, str):  # an array would compare elementwise
+        raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
     if reduction == "mean":
         return x.mean()
     if reduction == "sum":
@@ -504,18 +660,50 @@ def dpl_error_bound(n: ArrayLike, m: ArrayLike, tau_plus: ArrayLike) -> FloatOrA
     h = sigma(g(x^+) - g(x)) lies in [1/(1+e^2), 1/(1+e^{-2})]; the bound says nothing for
     unbounded scores.
 
+    Parameters
+    ----------
+    n : array_like
+        Number N >= 1 of unlabeled samples per anchor (an integer value).
+    m : array_like
+        Number M >= 1 of extra positive samples per anchor (an integer value).
+    tau_plus : array_like
+        Class prior tau^+ in (0, 1).
+
+    Returns
+    -------
+    float or ndarray
+        The bound, broadcast over ``n``, ``m`` and ``tau_plus``.
+
     Examples
     --------
     >>> from negtheory.estimators import dpl_error_bound
     >>> round(float(dpl_error_bound(256, 16, 0.1)), 4)
     1.6206
     """
-    n_a = real_array("n", n, 1.0)
-    m_a = real_array("m", m, 1.0)
-    for name, arr in (("n", n_a), ("m", m_a)):
+
+    def sample_size(name, value):
+        arr = real_array(name, value, 1.0)
         if (arr != np.floor(arr)).any():
             raise ValueError(f"{name} must be an integer sample size, got {arr[arr != np.floor(arr)].ravel()[:3].tolist()}")
-    tp = _tau(tau_plus)
+        return arr
+
+    # every parameter is checked and every invalid one named (not only the first)
+    checked, errors = {}, []
+    for name, check, value in (("n", sample_size, n), ("m", sample_size, m), ("tau_plus", lambda _, v: _tau(v), tau_plus)):
+        try:
+            checked[name] = check(name, value)
+        except (ValueError, TypeError) as exc:
+            errors.append(exc)
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        kind = TypeError if all(isinstance(e, TypeError) for e in errors) else ValueError
+        raise kind("; ".join(str(e) for e in errors))
+    n_a, m_a, tp = checked["n"], checked["m"], checked["tau_plus"]
+    try:
+        np.broadcast_shapes(n_a.shape, m_a.shape, tp.shape)
+    except ValueError:
+        broadcast(n=n_a, m=m_a, tau_plus=tp)  # raises, naming the shapes
     e2 = math.exp(2.0)
     return scalar_or_array(np.asarray(e2 * np.sqrt(2 * np.pi / n_a) + e2 * tp * np.sqrt(2 * np.pi / m_a)))
 
@@ -526,7 +714,21 @@ def dpl_error_bound(n: ArrayLike, m: ArrayLike, tau_plus: ArrayLike) -> FloatOrA
 def bns_info(x_pos: ArrayLike, x_neg: ArrayLike) -> FloatOrArray:
     r"""Informativeness of a sampled negative, info(j) = 1 - sigma(x_ui - x_uj) (thesis eq. 4.4).
 
+    .. math:: \mathrm{info}(j) = 1 - \sigma(\hat x_{ui} - \hat x_{uj})
+
     The magnitude of the BPR gradient with respect to the negative's score (eq. 4.2-4.3).
+
+    Parameters
+    ----------
+    x_pos : array_like of float
+        Score x_ui of the user's positive item.
+    x_neg : array_like of float
+        Score x_uj of the sampled negative; broadcast against ``x_pos``.
+
+    Returns
+    -------
+    float or ndarray
+        info in (0, 1), broadcast over the two inputs.
 
     Examples
     --------
@@ -536,6 +738,7 @@ def bns_info(x_pos: ArrayLike, x_neg: ArrayLike) -> FloatOrArray:
     """
     xp = as_float_array("x_pos", x_pos)
     xn = as_float_array("x_neg", x_neg)
+    xp, xn = broadcast(x_pos=xp, x_neg=xn)
     return scalar_or_array(np.asarray(expit(xn - xp)))
 
 
@@ -547,6 +750,20 @@ def bns_unbias(F: ArrayLike, p_fn: ArrayLike) -> FloatOrArray:
     with F the (empirical) CDF of the item's score among the user's unlabeled items (the
     likelihood: orders TN below FN, eq. 4.7-4.8) and P_fn its prior probability of being a false
     negative, e.g. popularity / number of users (eq. 4.16).
+
+    Parameters
+    ----------
+    F : array_like of float
+        CDF value(s) of the item's score among the user's unlabeled items, in [0, 1]
+        (eq. 4.15, e.g. :func:`ecdf` with ``denominator="n+1"``).
+    p_fn : array_like of float
+        Prior probability P_fn in [0, 1] that the item is a false negative; broadcast against
+        ``F``.
+
+    Returns
+    -------
+    float or ndarray
+        P(tn | x-hat) in [0, 1], broadcast over ``F`` and ``p_fn``.
 
     Raises
     ------
@@ -562,6 +779,7 @@ def bns_unbias(F: ArrayLike, p_fn: ArrayLike) -> FloatOrArray:
     """
     f = real_array("F", F, 0.0, 1.0)
     p = real_array("p_fn", p_fn, 0.0, 1.0)
+    f, p = broadcast(F=f, p_fn=p)
     num, den = _unbias_terms(f, p)
     if np.any(den == 0.0):
         raise ValueError(
@@ -583,6 +801,23 @@ def bns_risk(info: ArrayLike, unbias: ArrayLike, lam: ArrayLike) -> FloatOrArray
     .. math:: R(l \mid i) = [1 - \mathrm{unbias}(l)]\,\mathrm{info}(l) - \lambda\,\mathrm{unbias}(l)\,\mathrm{info}(l)
         = \mathrm{info}(l)\,[1 - (1+\lambda)\,\mathrm{unbias}(l)].
 
+    Eq. 4.25 writes it with the posteriors P(fn | l) = 1 - unbias(l) and P(tn | l) = unbias(l).
+
+    Parameters
+    ----------
+    info : array_like of float
+        Informativeness info(l) in [0, 1] (:func:`bns_info`).
+    unbias : array_like of float
+        Posterior probability unbias(l) in [0, 1] that the candidate is a true negative
+        (:func:`bns_unbias`).
+    lam : array_like of float
+        Weight lambda >= 0 of true-negative informativeness (the thesis tunes lambda = 5).
+
+    Returns
+    -------
+    float or ndarray
+        R(l | i), broadcast over the three inputs; smaller is better.
+
     Examples
     --------
     >>> from negtheory.estimators import bns_risk
@@ -592,6 +827,7 @@ def bns_risk(info: ArrayLike, unbias: ArrayLike, lam: ArrayLike) -> FloatOrArray
     i = real_array("info", info, 0.0, 1.0)
     u = real_array("unbias", unbias, 0.0, 1.0)
     lam_a = real_array("lam", lam, 0.0)
+    i, u, lam_a = broadcast(info=i, unbias=u, lam=lam_a)
     return scalar_or_array(np.asarray(i * (1.0 - (1.0 + lam_a) * u)))
 
 
@@ -616,9 +852,12 @@ def bns_select(
     x_pos : array_like, shape (...)
         Score x_ui of the user's positive item.
     candidate_scores : array_like, shape (..., C)
+        Scores of the C candidates of the set M_u (last axis).
     candidate_p_fn : array_like, shape (..., C) or (C,)
-        Prior false-negative probabilities P_fn (eq. 4.16: popularity / number of users).
+        Prior false-negative probabilities P_fn in [0, 1] (eq. 4.16: popularity / number of users).
     reference_scores : array_like, shape (..., R), optional
+        Scores of the user's unlabeled items from which F is estimated (eCDF over R + 1);
+        default ``None``: the candidates themselves.
     lam : float, default 5.0
         Weight of true-negative informativeness (the thesis tunes lambda = 5).
 
@@ -637,10 +876,31 @@ def bns_select(
     cand = _scores("candidate_scores", candidate_scores)
     p_fn = real_array("candidate_p_fn", candidate_p_fn, 0.0, 1.0)
     lam = real_scalar("lam", lam, 0.0)
+    try:
+        np.broadcast_shapes(xp.shape, cand.shape[:-1])
+    except ValueError:
+        raise ValueError(
+            f"x_pos of shape {xp.shape} does not broadcast to the leading axes of candidate_scores {cand.shape}"
+        ) from None
+    try:
+        np.broadcast_shapes(p_fn.shape, cand.shape)
+        if np.broadcast_shapes(p_fn.shape, cand.shape) != cand.shape:
+            raise ValueError
+    except ValueError:
+        raise ValueError(
+            f"candidate_p_fn of shape {p_fn.shape} does not broadcast to the shape of candidate_scores {cand.shape}"
+        ) from None
     if reference_scores is None:
         f = ecdf(cand, denominator="n+1")
     else:
         ref = _scores("reference_scores", reference_scores)
+        try:
+            np.broadcast_shapes(ref.shape[:-1], cand.shape[:-1])
+        except ValueError:
+            raise ValueError(
+                f"reference_scores of shape {ref.shape} and candidate_scores of shape {cand.shape} must have "
+                "leading axes (one row per user) that broadcast against each other"
+            ) from None
         f = _ecdf_against(ref, cand)
     info = expit(cand - xp[..., None])
     unbias = np.asarray(bns_unbias(f, np.broadcast_to(p_fn, cand.shape)))
@@ -661,6 +921,19 @@ def _ecdf_against(ref, x):
 def tnr(is_true_negative: ArrayLike) -> float:
     r"""True-negative rate of sampled negatives, #TN / (#TN + #FN) (thesis eq. 4.27).
 
+    .. math:: TNR = \frac{\#TN}{\#TN + \#FN}
+
+    Parameters
+    ----------
+    is_true_negative : array_like of bool
+        One entry per sampled negative: True for a true negative, False for a false negative;
+        non-empty.
+
+    Returns
+    -------
+    float
+        The fraction of true negatives, in [0, 1].
+
     Examples
     --------
     >>> from negtheory.estimators import tnr
@@ -677,6 +950,18 @@ def informativeness(info: ArrayLike, is_true_negative: ArrayLike) -> float:
     r"""Average signed informativeness of sampled negatives (thesis eq. 4.28).
 
     .. math:: INF = \frac{\sum_j \mathrm{info}(j)\,I(j)}{\#TN + \#FN}, \quad I(j) = +1 \text{ (TN)}, -1 \text{ (FN)}.
+
+    Parameters
+    ----------
+    info : array_like of float
+        Informativeness info(j) in [0, 1] of each sampled negative (:func:`bns_info`).
+    is_true_negative : array_like of bool
+        Same shape as ``info``: True for a true negative, False for a false negative.
+
+    Returns
+    -------
+    float
+        INF, in [-1, 1].
 
     Examples
     --------

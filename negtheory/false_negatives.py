@@ -1,6 +1,6 @@
-r"""False negatives: the temporal exclusion window under p_same(D) = exp(-D / lambda) (seed 001).
+r"""False negatives: the temporal exclusion window under p_same(D) = exp(-D / lambda) (the negative-sampling textbook chapter).
 
-Part of the textbook mechanics (seed 001); :mod:`negtheory.mechanics` re-exports every name.
+Part of the mechanics of the negative-sampling textbook chapter; :mod:`negtheory.mechanics` re-exports every name.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ._validation import (
+    flag,
     real_array,
     real_scalar,
     scalar_or_array,
@@ -42,7 +43,7 @@ def _mean_exp_continuous(dt, horizon, lam):
 def expected_false_negatives(
     delta_t: ArrayLike, k: ArrayLike, lam: ArrayLike, horizon: float, *, discrete: bool = True
 ) -> FloatOrArray:
-    r"""Expected number of false negatives with a temporal exclusion window (seed 001, *The Challenge of False Negatives*).
+    r"""Expected number of false negatives with a temporal exclusion window (textbook chapter, *The Challenge of False Negatives*).
 
     K negatives are drawn uniformly from the frames whose offset D from the anchor exceeds the
     window Delta t, up to ``horizon``; a frame at offset D shows the same content with
@@ -51,7 +52,12 @@ def expected_false_negatives(
     .. math:: \mathbb E[\#\text{false negatives}] = K\, \mathbb E[e^{-D/\lambda}],
 
     with D uniform on the integers {Delta t + 1, ..., H} (``discrete=True``; a geometric sum) or
-    on the interval (Delta t, H] (``discrete=False``; K lambda (e^{-Delta t/lambda} - e^{-H/lambda}) / (H - Delta t)).
+    on the interval (Delta t, H] (``discrete=False``), where
+
+    .. math::
+        \mathbb E[\#\text{false negatives}]
+        = \frac{K \lambda\,\big(e^{-\Delta t/\lambda} - e^{-H/\lambda}\big)}{H - \Delta t}.
+
     Offsets on both sides of the anchor give the same mean, so one side is modelled.
 
     Parameters
@@ -63,7 +69,16 @@ def expected_false_negatives(
     lam : array_like
         Correlation length lambda > 0 (frames).
     horizon : float
-        Largest offset H > 0 (e.g. the video length in frames).
+        Largest offset H > 0 (e.g. the video length in frames; an integer when ``discrete``).
+    discrete : bool, default True
+        True: integer frame offsets {Delta t + 1, ..., H}; False: continuous offsets in
+        (Delta t, H].
+
+    Returns
+    -------
+    float or ndarray
+        The expected number of false negatives among the K, broadcast over ``delta_t``, ``k``
+        and ``lam``.
 
     Examples
     --------
@@ -75,7 +90,7 @@ def expected_false_negatives(
     dt = real_array("delta_t", delta_t, 0.0, h)
     kk = real_array("k", k, 0.0)
     lm = real_array("lam", lam, 0.0, lo_open=True)
-    if discrete:
+    if flag("discrete", discrete):
         if not h.is_integer():
             raise ValueError(f"horizon must be an integer number of frames when discrete=True, got {h!r}")
         if (dt != np.floor(dt)).any() or (dt > h - 1).any():
@@ -92,7 +107,7 @@ def _first_bad(dt, h):
 
 
 def min_exclusion_window(beta: float, k: float, lam: float, horizon: float, *, discrete: bool = True) -> float:
-    r"""Smallest window Delta t keeping the expected false negatives <= beta (seed 001).
+    r"""Smallest window Delta t keeping the expected false negatives <= beta (the negative-sampling textbook chapter).
 
     :func:`expected_false_negatives` decreases in Delta t (removing the nearest, most similar
     frames lowers the mean of e^{-D/lambda}), so the answer is found by bisection over the
@@ -107,12 +122,15 @@ def min_exclusion_window(beta: float, k: float, lam: float, horizon: float, *, d
     lam : float
         Correlation length lambda > 0.
     horizon : float
-        Largest offset H.
+        Largest offset H (an integer >= 1 when ``discrete``, else > 0).
+    discrete : bool, default True
+        True: integer windows and frame offsets (bisection); False: a real window (Brent's
+        method), as in :func:`expected_false_negatives`.
 
     Returns
     -------
     int (discrete) or float
-        Raises ``ValueError`` when even the largest window (only offset H left) gives
+        The smallest window Delta t with expected false negatives <= beta. Raises ``ValueError`` when even the largest window (only offset H left) gives
         K e^{-H/lambda} > beta.
 
     Examples
@@ -126,6 +144,7 @@ def min_exclusion_window(beta: float, k: float, lam: float, horizon: float, *, d
     kk = real_scalar("k", k, 0.0)
     lm = real_scalar("lam", lam, 0.0, lo_open=True)
     h = real_scalar("horizon", horizon, 0.0, lo_open=True)
+    discrete = flag("discrete", discrete)
 
     def e(dt):
         return float(expected_false_negatives(dt, kk, lm, h, discrete=discrete))

@@ -1,9 +1,10 @@
-r"""Score generators of the thesis's numerical study (seed 003, §6.6.1, Algorithms 6-8).
+r"""Score generators of the numerical study of Liu Bin's thesis (§6.6.1, Algorithms 6-8).
 
 * :func:`sample_class_conditional` -- draws from phi_TN / phi_FN (eq. 6.14-6.15) either by the
   accept-reject Algorithms 7-8 (proposal phi, envelope c = 2 alpha, acceptance rate 1 / (2 alpha))
-  or by exact inversion of the CDF 2 alpha u + (1 - 2 alpha) u^2 (TN) /
-  2 (1 - alpha) u + (2 alpha - 1) u^2 (FN) in u = Phi(x): the same laws by different algorithms.
+  or by exact inversion of the CDF :math:`2\alpha u + (1 - 2\alpha) u^2` (TN) /
+  :math:`2(1 - \alpha) u + (2\alpha - 1) u^2` (FN) in u = Phi(x): the same laws by different
+  algorithms.
 * :class:`AcceptRejectSampler` -- a generic accept-reject sampler for any density with an
   envelope c g >= f (iteration cap, clear error, recorded acceptance rate).
 * :func:`score_sets`, :func:`iter_score_sets` -- Algorithm 6: M anchors with N unlabeled scores
@@ -47,7 +48,7 @@ import numpy as np
 from ._deprecation import renamed_keyword
 from ._numeric import _philox_uniform2, _quad_root, _u01, _xoshiro_next, _xoshiro_seed, philox_key
 from ._rng import random_state_or_rng
-from ._validation import as_float_array, as_generator, int_scalar, real_scalar, size_arg
+from ._validation import as_float_array, as_generator, check_frozen_continuous, flag, int_scalar, real_scalar, size_arg
 from .dists import KIND_GENERIC, KIND_NORMAL, KIND_UNIFORM, _Parent, _parent_ppf, _qlaw_ppf
 
 if TYPE_CHECKING:
@@ -74,16 +75,17 @@ MAX_TRIALS = 100_000  # per draw; the acceptance probability of Algorithms 7-8 i
 
 
 def _method(method) -> int:
-    if method not in METHODS:
+    if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     return METHODS.index(method)
 
 
 def _label(label) -> int:
-    if label in ("tn", "true_negative"):
-        return 0
-    if label in ("fn", "false_negative"):
-        return 1
+    if isinstance(label, str):  # (an array would make `in` ambiguous)
+        if label in ("tn", "true_negative"):
+            return 0
+        if label in ("fn", "false_negative"):
+            return 1
     raise ValueError(f"label must be 'tn' (true negative, eq. 6.14) or 'fn' (false negative, eq. 6.15), got {label!r}")
 
 
@@ -367,6 +369,7 @@ def sample_class_conditional(
         Proposal / parent law phi. Normal and uniform parents run in a parallel numba kernel;
         others draw the same Philox uniforms and use the parent's vectorised ppf.
     alpha : float in [0.5, 1]
+        Encoder quality P(x^- < x^+) (the AUC of eq. 6.21).
     label : {"tn", "fn"}
         phi_TN (Algorithm 7) or phi_FN (Algorithm 8).
     size : int or tuple, optional
@@ -376,7 +379,7 @@ def sample_class_conditional(
         Algorithms 7-8 with proposal phi and envelope c = 2 alpha.
     rng : None, int, SeedSequence or Generator
         Key of the counter-based generator; results do not depend on the thread count
-        (``seed`` before 0.2.0, deprecated).
+        (``seed``: deprecated since 0.1, removed in 0.2).
     return_acceptance : bool
         Also return the measured acceptance rate (draws / proposals; 1.0 for "inverse").
         Its expectation for accept-reject is 1 / (2 alpha).
@@ -386,7 +389,9 @@ def sample_class_conditional(
     Returns
     -------
     samples : float or ndarray
-    acceptance_rate : float, only with ``return_acceptance=True``
+        The scores, of shape ``size`` (a float for ``size=None``).
+    acceptance_rate : float
+        Only with ``return_acceptance=True``: draws / proposals (1.0 for "inverse").
 
     Examples
     --------
@@ -400,6 +405,7 @@ def sample_class_conditional(
     alpha = real_scalar("alpha", alpha, 0.5, 1.0)
     is_fn = _label(label)
     meth = _method(method)
+    return_acceptance = flag("return_acceptance", return_acceptance)
     max_trials = int_scalar("max_trials", max_trials, 1)
     parent = _Parent(base)
     shape, n = _size_shape(size)
@@ -426,7 +432,7 @@ def sample_class_conditional(
 class AcceptRejectSampler:
     r"""Generic accept-reject sampler: draws from density ``pdf`` with proposal ``proposal``.
 
-    The general form of the thesis's Algorithms 7-8 (seed 003, §6.6.1).
+    The general form of the Algorithms 7-8 of Liu Bin's thesis (§6.6.1).
 
     Requires the envelope condition pdf(x) <= c proposal.pdf(x) (checked on every proposal; a
     violation raises ``ValueError``). Each round proposes a batch, accepts x with probability
@@ -442,8 +448,8 @@ class AcceptRejectSampler:
         Proposal g with ``rvs(size, random_state)`` and ``pdf``.
     c : float > 0
         Envelope constant.
-    max_rounds : int
-        Iteration cap (rounds of batched proposals).
+    max_rounds : int, default 1000
+        Iteration cap (rounds of batched proposals), >= 1.
 
     Examples
     --------
@@ -462,6 +468,10 @@ class AcceptRejectSampler:
             raise TypeError(f"pdf must be callable, got {type(pdf).__name__}")
         if not (hasattr(proposal, "rvs") and hasattr(proposal, "pdf")):
             raise TypeError("proposal must be a distribution with rvs and pdf (e.g. a frozen scipy.stats distribution)")
+        import scipy.stats
+
+        if isinstance(getattr(proposal, "dist", None), scipy.stats.rv_continuous):
+            check_frozen_continuous("proposal", proposal)  # norm(nan) would propose NaN forever
         self.pdf = pdf
         self.proposal = proposal
         self.c = real_scalar("c", c, 0.0, None, lo_open=True)
@@ -475,8 +485,23 @@ class AcceptRejectSampler:
         return self.n_accepted / self.n_proposed if self.n_proposed else math.nan
 
     def rvs(self, size: Size = None, random_state: RNGLike = None, *, rng: RNGLike = None) -> FloatOrArray:
-        """Draw ``size`` samples (``None``: one float); ``rng`` is an alias of scipy's ``random_state``."""
-        rng = as_generator(random_state_or_rng(random_state, rng), "random_state")
+        """Draw ``size`` samples from the target density.
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            Output shape; ``None`` returns a single float.
+        random_state : None, int, SeedSequence or numpy.random.Generator
+            Source of randomness (scipy's name).
+        rng : None, int, SeedSequence or numpy.random.Generator
+            The same, under the SPEC 7 name; pass one of the two.
+
+        Returns
+        -------
+        float or ndarray
+            One draw (a float) for ``size=None``, else an array of shape ``size``.
+        """
+        rng = as_generator(random_state_or_rng(random_state, rng), "random_state" if rng is None else "rng")
         shape, n = _size_shape(size)
         out = np.empty(n)
         filled = 0
@@ -523,9 +548,12 @@ class AcceptRejectSampler:
 # --------------------------------------------------------------------------------------------
 @dataclass
 class ScoreSets:
-    """Scores of Algorithm 6 (thesis §6.6.1, seed 003) for a block of anchors.
+    """Scores of Algorithm 6 (Liu Bin's thesis, §6.6.1) for a block of anchors.
 
-    Attributes
+    Made by :func:`score_sets` and :func:`iter_score_sets`; every parameter is kept as an
+    attribute of the same name.
+
+    Parameters
     ----------
     scores : ndarray [M, N]
         Unlabeled scores exp(x / t).
@@ -538,9 +566,24 @@ class ScoreSets:
     parent : str
         "uniform" or "normal".
     alpha, tau_plus, t : float
-        The generating parameters.
-    anchor_offset : int
+        The generating parameters: encoder AUC in [0.5, 1], class prior in (0, 1) and
+        temperature > 0.
+    anchor_offset : int, default 0
         Index of the first anchor of this block in the full study.
+    method : str, default "inverse"
+        "inverse" or "accept-reject", the algorithm that drew the scores.
+    _kind : int
+        Internal code of the parent law for the numba kernels (uniform by default).
+
+    Examples
+    --------
+    >>> from negtheory.generators import score_sets
+    >>> s = score_sets(3, 8, alpha=0.9, tau_plus=0.1, rng=0)
+    >>> len(s), s.scores.shape, s.parent
+    (3, (3, 8), 'uniform')
+    >>> u = s.parent_cdf()
+    >>> bool(((u >= 0) & (u <= 1)).all())
+    True
     """
 
     scores: np.ndarray
@@ -568,6 +611,17 @@ class ScoreSets:
 
         This is the oracle value that the eCDF of eq. 6.30 estimates (after the map of
         eq. 6.29); useful for checking estimators.
+
+        Parameters
+        ----------
+        scores : array_like, shape (M, n), optional
+            Mapped scores exp(x / t), one row per anchor of this block (default ``None``: the
+            block's own ``scores``).
+
+        Returns
+        -------
+        ndarray
+            Phi_m(t log(score)) in [0, 1], with the shape of ``scores``.
         """
         s = self.scores if scores is None else np.asarray(scores, dtype=np.float64)
         if s.ndim != 2 or s.shape[0] != len(self):
@@ -628,6 +682,43 @@ def iter_score_sets(
     run M = 10^7 anchors in bounded memory. ``anchor_offset`` starts at anchor
     ``anchor_offset`` of the study (anchors ``anchor_offset .. anchor_offset + n_anchors - 1``),
     so independent workers can generate disjoint slices of one study.
+
+    Parameters
+    ----------
+    n_anchors : int
+        M, the number of anchors, >= 1.
+    n_unlabeled : int
+        N, unlabeled scores per anchor, >= 1.
+    alpha : float in [0.5, 1]
+        Encoder AUC (eq. 6.21).
+    tau_plus : float in (0, 1)
+        False-negative class prior.
+    gamma : float in [0, 1], default 0.1
+        Spread of the anchors' parent intervals (0: every anchor gets (lo, hi)).
+    t : float > 0, default 0.5
+        Temperature of exp(x / t).
+    n_positives : int >= 0, default 10
+        Extra positive scores per anchor (K of the DCL estimator, eq. 6.47).
+    base_interval : (lo, hi), optional
+        Default (-1/t^2, 1/t^2), the released code's range of a similarity on a sphere of
+        radius 1/t; the thesis text's is (-0.5, 0.5).
+    method : {"inverse", "accept-reject"}, default "inverse"
+        Exact inversion (README, "Notes on the sources (errata)") or Algorithms 7-8; same laws.
+    rng : None, int, SeedSequence or Generator
+        Key of the counter-based generator (same rng seed => same arrays for any thread count;
+        ``seed``: deprecated since 0.1, removed in 0.2).
+    parent : "uniform" or a frozen ``scipy.stats.norm`` / ``scipy.stats.uniform``
+        "uniform" (default) is Algorithm 6; a frozen law is used for every anchor
+        (``scipy.stats.norm()`` with t = 2 reproduces Fig. 6.8), and then ``gamma`` is unused.
+    chunk_size : int, default 65536
+        Largest number of anchors per yielded block, >= 1.
+    anchor_offset : int >= 0, default 0
+        Index of the first anchor in the full study.
+
+    Returns
+    -------
+    iterator of ScoreSets
+        Blocks of consecutive anchors, ``anchor_offset`` increasing by ``chunk_size``.
 
     Examples
     --------
@@ -711,7 +802,7 @@ def score_sets(
     parent: str | FrozenDist = "uniform",
     anchor_offset: int = 0,
 ) -> ScoreSets:
-    r"""Unlabeled score sets of the thesis's numerical study (seed 003, §6.6.1, Algorithm 6).
+    r"""Unlabeled score sets of the numerical study of Liu Bin's thesis (§6.6.1, Algorithm 6).
 
     For each anchor m: a parent phi_m = U(a_m, b_m) with a_m ~ U(lo, lo + gamma (hi - lo) / 2)
     and b_m ~ U(hi - gamma (hi - lo) / 2, hi); then N unlabeled scores, each from phi_FN (false
@@ -741,7 +832,7 @@ def score_sets(
         Exact inversion (README, "Notes on the sources (errata)") or Algorithms 7-8; same laws.
     rng : None, int, SeedSequence or Generator
         Key of the counter-based generator (same rng seed => same arrays for any thread count;
-        ``seed`` before 0.2.0, deprecated).
+        ``seed``: deprecated since 0.1, removed in 0.2).
     parent : "uniform" or a frozen ``scipy.stats.norm`` / ``scipy.stats.uniform``
         "uniform" is Algorithm 6; a frozen law is used for every anchor (``scipy.stats.norm()``
         with t = 2 reproduces Fig. 6.8), and then ``gamma`` is unused.

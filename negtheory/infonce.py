@@ -1,4 +1,4 @@
-r"""How many negatives does InfoNCE need? The negative-ratio theory of Wu, Wu & Huang (seed 000).
+r"""How many negatives does InfoNCE need? The negative-ratio theory of Wu et al. (Rethinking InfoNCE).
 
 Gaussian score model of §3: real negative and positive click-probability scores follow
 p = N(0, 1) and q = N(mu_q, 1); the model's predicted scores follow p' = N(0, 1) and
@@ -8,9 +8,9 @@ q' = N(mu', 1). A training sample is one positive with K negatives.
   :func:`reliability`;
 * good / bad / easy sample fractions (eq. 5 divided by N), :func:`sample_fractions`;
 * training effectiveness v (eq. 6), :func:`effectiveness`;
-* AUC <-> mu_q (eq. 7, closed form AUC = Phi(mu / sqrt 2)), :func:`auc_from_mu`,
+* AUC <-> mu_q (eq. 7, closed form :math:`\mathrm{AUC} = \Phi(\mu / \sqrt 2)`), :func:`auc_from_mu`,
   :func:`mu_from_auc`;
-* v averaged over the simulated training curve mu'(t) = mu_q (1 - e^{-t}) (§4.3),
+* v averaged over the simulated training curve :math:`\mu'(t) = \mu_q (1 - e^{-t})` (§4.3),
   :func:`overall_effectiveness`, :func:`effectiveness_curve`, and the optimal ratio
   :func:`optimal_k`, :func:`optimal_k_from_auc`;
 * adaptive negative sampling (§5): real-valued K (eq. 8), :func:`draw_negative_counts`, and
@@ -20,7 +20,7 @@ q' = N(mu', 1). A training sample is one positive with K negatives.
 
 Numerics
 --------
-P(A) = \int phi(x - mu) Phi(x)^K dx has a log-concave integrand (log phi and log Phi are both
+:math:`P(A) = \int \phi(x - \mu)\, \Phi(x)^K \, dx` has a log-concave integrand (log phi and log Phi are both
 concave), so :func:`reliability` finds its mode by safeguarded Newton, brackets the region
 where the log-integrand is within 46 nats (e^-46 ~ 1e-20) of its maximum, and integrates there
 with composite 16-point Gauss-Legendre panels sized by the local curvature. The integrand is
@@ -141,7 +141,7 @@ _MU_FAR = 60.0
 
 @numba.njit(cache=True, nogil=True)
 def _log_reliability(mu, k, gx, gw):
-    """log P(A) = log int phi(x - mu) Phi(x)^k dx (seed 000, eq. 3) for real k >= 1."""
+    """log P(A) = log int phi(x - mu) Phi(x)^k dx (eq. 3 of Wu et al., Rethinking InfoNCE) for real k >= 1."""
     # Far tails, where the result is exact in double precision (and the panels below would make
     # no progress once ulp(x) > 1): 1 - P(A) <= K Phi(-mu / sqrt 2) < 1e-80 for mu >= 60 and any
     # finite K, and P(A) <= P(A | K = 1) = Phi(mu / sqrt 2) < 1e-390 for mu <= -60.
@@ -325,7 +325,7 @@ def _k_array(k):
 
 
 def reliability(mu: ArrayLike, k: ArrayLike) -> FloatOrArray:
-    r"""Reliability of a training sample with K negatives (seed 000, eq. 3-4).
+    r"""Reliability of a training sample with K negatives (Wu et al., Rethinking InfoNCE, eq. 3-4).
 
     .. math:: P(A) = \int_{-\infty}^{\infty} \phi(x - \mu)\, \Phi(x)^K \, dx,
 
@@ -349,7 +349,7 @@ def reliability(mu: ArrayLike, k: ArrayLike) -> FloatOrArray:
 
     Notes
     -----
-    K = 1 gives the AUC, Phi(mu / sqrt 2) (eq. 7); mu = 0 gives 1 / (K + 1) by symmetry.
+    K = 1 gives the AUC, :math:`\Phi(\mu / \sqrt 2)` (eq. 7); mu = 0 gives 1 / (K + 1) by symmetry.
 
     Examples
     --------
@@ -370,11 +370,27 @@ def reliability(mu: ArrayLike, k: ArrayLike) -> FloatOrArray:
 
 
 def auc_from_mu(mu: ArrayLike) -> FloatOrArray:
-    r"""Training AUC at K = 1 for q = N(mu, 1), p = N(0, 1) (seed 000, eq. 7): AUC = Phi(mu / sqrt 2).
+    r"""Training AUC at K = 1 for q = N(mu, 1), p = N(0, 1) (Wu et al., Rethinking InfoNCE, eq. 7).
 
-    The printed eq. 7, AUC = \int phi(x - mu) Phi(x) dx, is P(X > Y) for X ~ N(mu, 1),
-    Y ~ N(0, 1); X - Y ~ N(mu, 2), hence the closed form (the paper's footnote 5 says there is
-    none). ``reliability(mu, 1)`` evaluates the integral numerically and agrees to 1e-12.
+    Eq. 7 of the paper,
+
+    .. math::
+        \mathrm{AUC} = \int_{-\infty}^{\infty} \phi(x - \mu)\, \Phi(x) \, dx
+        = \Phi\!\left(\frac{\mu}{\sqrt 2}\right),
+
+    is P(X > Y) for X ~ N(mu, 1), Y ~ N(0, 1); X - Y ~ N(mu, 2), hence the closed form on the
+    right (the paper's footnote 5 says there is none). ``reliability(mu, 1)`` evaluates the
+    integral numerically and agrees to 1e-12.
+
+    Parameters
+    ----------
+    mu : array_like of float
+        Mean mu_q of the positive score law N(mu_q, 1) (any real; 0 gives AUC 0.5).
+
+    Returns
+    -------
+    float or ndarray
+        The AUC in [0, 1], with the shape of ``mu``.
 
     Examples
     --------
@@ -387,7 +403,19 @@ def auc_from_mu(mu: ArrayLike) -> FloatOrArray:
 
 
 def mu_from_auc(auc: ArrayLike) -> FloatOrArray:
-    r"""Invert eq. 7 of seed 000: mu_q = sqrt(2) Phi^{-1}(AUC), for AUC in (0, 1).
+    r"""Invert eq. 7 of Wu et al. (Rethinking InfoNCE): the label-quality mean mu_q from an AUC.
+
+    .. math:: \mu_q = \sqrt{2}\, \Phi^{-1}(\mathrm{AUC}).
+
+    Parameters
+    ----------
+    auc : array_like of float
+        Training AUC at K = 1, in the open interval (0, 1) (0.5 gives mu_q = 0).
+
+    Returns
+    -------
+    float or ndarray
+        mu_q, with the shape of ``auc``; the inverse of :func:`auc_from_mu`.
 
     Examples
     --------
@@ -404,10 +432,13 @@ def _lam_array(lam):
 
 
 def sample_fractions(k: ArrayLike, mu_label: ArrayLike, mu_pred: ArrayLike) -> tuple[FloatOrArray, FloatOrArray, FloatOrArray]:
-    r"""Fractions of good, bad and easy training samples (seed 000, eq. 5 divided by N).
+    r"""Fractions of good, bad and easy training samples (Wu et al., Rethinking InfoNCE, eq. 5 divided by N).
 
     .. math::
-        |G|/N = P(A)\,[1 - P(B)], \quad |B|/N = P(B)\,[1 - P(A)], \quad |E|/N = 1 - |G|/N - |B|/N,
+        \frac{\lvert\mathcal{G}\rvert}{N} = P(A)\,[1 - P(B)], \quad
+        \frac{\lvert\mathcal{B}\rvert}{N} = P(B)\,[1 - P(A)], \quad
+        \frac{\lvert\mathcal{E}\rvert}{N}
+        = 1 - \frac{\lvert\mathcal{G}\rvert}{N} - \frac{\lvert\mathcal{B}\rvert}{N},
 
     with P(A) = ``reliability(mu_label, k)`` and P(B) = ``reliability(mu_pred, k)`` (events A and
     B independent, as the paper assumes).
@@ -444,9 +475,13 @@ def sample_fractions(k: ArrayLike, mu_label: ArrayLike, mu_pred: ArrayLike) -> t
 
 
 def effectiveness(k: ArrayLike, mu_label: ArrayLike, mu_pred: ArrayLike, lam: ArrayLike = 0.9) -> FloatOrArray:
-    r"""Training effectiveness v at one training stage (seed 000, eq. 6).
+    r"""Training effectiveness v at one training stage (Wu et al., Rethinking InfoNCE, eq. 6).
 
-    .. math:: v = \lambda\,(|G| - |B|)/N + (1 - \lambda)\,|E|/N.
+    .. math::
+        v = \frac{1}{N}\left[\lambda\,(\lvert\mathcal{G}\rvert - \lvert\mathcal{B}\rvert)
+        + (1 - \lambda)\,\lvert\mathcal{E}\rvert\right],
+
+    with the sample counts of eq. 5 (:func:`sample_fractions`).
 
     Parameters
     ----------
@@ -454,6 +489,11 @@ def effectiveness(k: ArrayLike, mu_label: ArrayLike, mu_pred: ArrayLike, lam: Ar
         As in :func:`sample_fractions`.
     lam : array_like, default 0.9
         Relative weight lambda in [0, 1] of good/bad against easy samples (the paper's 0.9).
+
+    Returns
+    -------
+    float or ndarray
+        v in [-lambda, max(lambda, 1 - lambda)], broadcast over ``k``, ``mu_label``, ``mu_pred`` and ``lam``.
 
     Examples
     --------
@@ -477,10 +517,10 @@ def _steps_arg(steps) -> int:
 def overall_effectiveness(
     k: ArrayLike, mu_label: ArrayLike, lam: ArrayLike = 0.9, t_max: ArrayLike = 3.0, steps: int | None = None
 ) -> FloatOrArray:
-    r"""Training effectiveness averaged over the simulated training curve (seed 000, §3 end, §4.3).
+    r"""Training effectiveness averaged over the simulated training curve (Wu et al., Rethinking InfoNCE, §3 end, §4.3).
 
-    The model's positive mean follows mu'(t) = mu_q (1 - e^{-t}), t in [0, t_max]; v(t) is
-    eq. 6 with P(B) = P(B; mu'(t)). Since v is linear in P(B),
+    The model's positive mean follows :math:`\mu'(t) = \mu_q (1 - e^{-t})`, t in [0, t_max];
+    v(t) is eq. 6 with P(B) = P(B; mu'(t)). Since v is linear in P(B),
 
     .. math:: \bar v = \lambda a + (1-\lambda)(1-a) + \bar b\,(2a(1-\lambda) - 1),
         \quad a = P(A), \quad \bar b = \frac{1}{t_{max}}\int_0^{t_{max}} P(B; \mu'(t))\,dt.
@@ -540,7 +580,7 @@ def effectiveness_curve(
 ) -> FloatArray:
     r"""Trajectory-averaged effectiveness v-bar(K) for every integer K = 1..k_max at once.
 
-    Same quantity as :func:`overall_effectiveness` (seed 000, eq. 6 averaged over §4.3's
+    Same quantity as :func:`overall_effectiveness` (Wu et al., Rethinking InfoNCE, eq. 6 averaged over §4.3's
     training curve), computed on one shared x-grid for all K (Phi(x)^K by repeated
     multiplication), which makes whole curves ~100x cheaper than K separate integrals.
 
@@ -586,7 +626,11 @@ def effectiveness_curve(
 def optimal_k(
     mu_label: ArrayLike, lam: ArrayLike = 0.9, k_max: int = 1000, t_max: float = 3.0, steps: int | None = None
 ) -> IntOrArray:
-    r"""Optimal negative sampling ratio K* = argmax_K v-bar(K) over K = 1..k_max (seed 000, §3, §4.3).
+    r"""Optimal negative sampling ratio K* (Wu et al., Rethinking InfoNCE, §3, §4.3).
+
+    .. math:: K^* = \arg\max_{K = 1, \dots, k_{max}} \bar v(K),
+
+    with v-bar the trajectory-averaged effectiveness of :func:`effectiveness_curve`.
 
     Parameters
     ----------
@@ -629,10 +673,29 @@ def optimal_k(
 def optimal_k_from_auc(
     train_auc: ArrayLike, lam: ArrayLike = 0.9, k_max: int = 1000, t_max: float = 3.0, steps: int | None = None
 ) -> IntOrArray:
-    """Optimal K* from the training AUC at K = 1 (seed 000, eq. 7 then §4.3).
+    """Optimal K* from the training AUC at K = 1 (Wu et al., Rethinking InfoNCE, eq. 7 then §4.3).
 
-    :func:`optimal_k` at mu_q = :func:`mu_from_auc` (train_auc); train_auc in [0.5, 1) (the paper
-    reads it off the training curve under K = 1 before overfitting, footnote 4).
+    :func:`optimal_k` at mu_q = :func:`mu_from_auc` (train_auc) (the paper reads the AUC off the
+    training curve under K = 1 before overfitting, footnote 4).
+
+    Parameters
+    ----------
+    train_auc : array_like
+        Training AUC at K = 1, in [0.5, 1); an AUC so close to 1 that mu_q > 20 is rejected.
+    lam : array_like, default 0.9
+        lambda in [0, 1], the weight of good/bad against easy samples (eq. 6).
+    k_max : int, default 1000
+        Largest K searched, 1 <= k_max <= 10^6; K* = k_max means "at least k_max".
+    t_max : float, default 3.0
+        Length of the simulated training curve, > 0 (the paper uses 3).
+    steps : int, optional
+        ``None`` (default): continuous average over the training curve; an integer T: the
+        paper's discrete average over T equally spaced steps.
+
+    Returns
+    -------
+    int or ndarray of int
+        K*, broadcast over ``train_auc`` and ``lam``.
 
     Examples
     --------
@@ -648,7 +711,7 @@ def optimal_k_from_auc(
 
 
 def ans_schedule(step: ArrayLike, total_steps: int, k_opt: ArrayLike, warmup: ArrayLike = 0.1) -> FloatOrArray:
-    r"""Negative ratio K of adaptive negative sampling (ANS, seed 000 §5, Fig. 6).
+    r"""Negative ratio K of adaptive negative sampling (ANS; Wu et al., Rethinking InfoNCE, §5, Fig. 6).
 
     K rises quickly from 1 to K* during the first ``warmup`` fraction of training, then declines
     slowly back to 1 at the last step. The shape chosen here is piecewise linear, like the
@@ -671,8 +734,14 @@ def ans_schedule(step: ArrayLike, total_steps: int, k_opt: ArrayLike, warmup: Ar
     k_opt : array_like
         Peak ratio K* >= 1 (e.g. from :func:`optimal_k`).
     warmup : array_like, default 0.1
-        Fraction w in [0, 1] of the steps spent rising (0: start at K*; 1: rise only).
+        Fraction w in [0, 1] of the steps spent rising (0: start at K*; 1: rise only; the
+        default 0.1 is the paper's turning point at 10 % of the steps).
         ``step``, ``k_opt`` and ``warmup`` broadcast against each other.
+
+    Returns
+    -------
+    float or ndarray
+        The real-valued ratio K(s) in [1, K*], broadcast over ``step``, ``k_opt`` and ``warmup``.
 
     Examples
     --------
@@ -694,10 +763,13 @@ def ans_schedule(step: ArrayLike, total_steps: int, k_opt: ArrayLike, warmup: Ar
 
 
 def draw_negative_counts(k: ArrayLike, size: Size = None, rng: RNGLike = None) -> IntOrArray:
-    r"""Integer negative counts |N| for a real-valued ratio K (seed 000, eq. 8).
+    r"""Integer negative counts |N| for a real-valued ratio K (Wu et al., Rethinking InfoNCE, eq. 8).
 
-    .. math:: P(|N| = \lfloor K \rfloor) = 1 - \{K\}, \qquad P(|N| = \lfloor K \rfloor + 1) = \{K\},
+    .. math::
+        P(\lvert\mathcal{N}\rvert = \lfloor K \rfloor) = 1 - \{K\}, \qquad
+        P(\lvert\mathcal{N}\rvert = \lfloor K \rfloor + 1) = \{K\},
 
+    where :math:`\{K\} = K - \lfloor K \rfloor` is the fractional part,
     so that E|N| = K exactly.
 
     Parameters
@@ -707,11 +779,12 @@ def draw_negative_counts(k: ArrayLike, size: Size = None, rng: RNGLike = None) -
     size : int or tuple of int, optional
         Output shape; must be broadcast-compatible with ``k`` (default: ``k``'s shape).
     rng : numpy.random.Generator, int or SeedSequence, optional
-        Source of randomness.
+        Source of randomness (``None``: fresh OS entropy; an int or SeedSequence: reproducible).
 
     Returns
     -------
     int or ndarray of int64
+        The counts, each floor(K) or floor(K) + 1, of shape ``size`` (or ``k``'s shape).
 
     Examples
     --------
@@ -751,9 +824,9 @@ def _check_frozen(name, dist):
 
 
 def reliability_dist(k: ArrayLike, pos: FrozenDist, neg: FrozenDist, *, epsrel: float = 1e-10) -> FloatOrArray:
-    r"""P(positive score > max of K negative scores) for arbitrary score laws (seed 000, eq. 3).
+    r"""P(positive score > max of K negative scores) for arbitrary score laws (Wu et al., Rethinking InfoNCE, eq. 3).
 
-    .. math:: P = \int q(x) F_p(x)^K dx = \int_0^1 S_q\big(F_p^{-1}(w^{1/K})\big)\, dw,
+    .. math:: P = \int q(x)\, F_p(x)^K \, dx = \int_0^1 S_q\big(F_p^{-1}(w^{1/K})\big)\, dw,
 
     the second form (the max of K negatives is F_p^{-1}(U^{1/K})) has a bounded monotone
     integrand, which adaptive quadrature handles for any K; F_p^{-1}(w^{1/K}) is evaluated as
@@ -766,8 +839,13 @@ def reliability_dist(k: ArrayLike, pos: FrozenDist, neg: FrozenDist, *, epsrel: 
         K >= 1 (real allowed).
     pos, neg : frozen scipy.stats continuous distributions
         Positive-score law q and negative-score law p.
-    epsrel : float
-        Relative tolerance passed to ``scipy.integrate.quad``.
+    epsrel : float, default 1e-10
+        Relative tolerance (> 0) passed to ``scipy.integrate.quad``.
+
+    Returns
+    -------
+    float or ndarray
+        The probability in [0, 1], with the shape of ``k``.
 
     Examples
     --------
@@ -802,10 +880,30 @@ def reliability_dist(k: ArrayLike, pos: FrozenDist, neg: FrozenDist, *, epsrel: 
 def effectiveness_dist(
     k: ArrayLike, pos: FrozenDist, neg: FrozenDist, pos_pred: FrozenDist, neg_pred: FrozenDist, lam: float = 0.9
 ) -> FloatOrArray:
-    r"""Training effectiveness v (seed 000, eq. 5-6) for arbitrary score laws.
+    r"""Training effectiveness v (Wu et al., Rethinking InfoNCE, eq. 5-6) for arbitrary score laws.
 
     P(A) = :func:`reliability_dist` (k, pos, neg) for the real laws q, p and P(B) likewise for
-    the predicted laws q', p'; then v = lambda (|G| - |B|)/N + (1 - lambda) |E|/N.
+    the predicted laws q', p'; then (eq. 6)
+
+    .. math::
+        v = \lambda\,\big(P(A)[1 - P(B)] - P(B)[1 - P(A)]\big)
+        + (1 - \lambda)\,\big(1 - P(A)[1 - P(B)] - P(B)[1 - P(A)]\big).
+
+    Parameters
+    ----------
+    k : array_like
+        Negative sampling ratio K >= 1 (real allowed).
+    pos, neg : frozen scipy.stats continuous distributions
+        Real (label) score laws of the positives, q, and of the negatives, p.
+    pos_pred, neg_pred : frozen scipy.stats continuous distributions
+        Predicted (model) score laws of the positives, q', and of the negatives, p'.
+    lam : float, default 0.9
+        Weight lambda in [0, 1] of good/bad against easy samples (the paper's 0.9).
+
+    Returns
+    -------
+    float or ndarray
+        v, with the shape of ``k``.
 
     Examples
     --------
@@ -815,6 +913,8 @@ def effectiveness_dist(
     >>> abs(float(v1) - float(effectiveness(4, 1.0, 0.5))) < 1e-9
     True
     """
+    for name, dist in (("pos", pos), ("neg", neg), ("pos_pred", pos_pred), ("neg_pred", neg_pred)):
+        _check_frozen(name, dist)  # here, so that errors name the parameter as the caller spelled it
     lam_a = _lam_array(lam)
     a = np.asarray(reliability_dist(k, pos, neg))
     b = np.asarray(reliability_dist(k, pos_pred, neg_pred))

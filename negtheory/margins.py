@@ -1,6 +1,6 @@
-r"""InfoNCE with temperature and its effective margin (seed 001, *Modern Formulations: The InfoNCE Loss*).
+r"""InfoNCE with temperature and its effective margin (textbook chapter, *Modern Formulations: The InfoNCE Loss*).
 
-Part of the textbook mechanics (seed 001); :mod:`negtheory.mechanics` re-exports every name.
+Part of the mechanics of the negative-sampling textbook chapter; :mod:`negtheory.mechanics` re-exports every name.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ __all__ = [
 
 
 def infonce_loss(pos: ArrayLike, neg: ArrayLike, tau: ArrayLike = 1.0) -> FloatOrArray:
-    r"""InfoNCE loss with temperature (seed 001, *Modern Formulations: The InfoNCE Loss*).
+    r"""InfoNCE loss with temperature (textbook chapter, *Modern Formulations: The InfoNCE Loss*).
 
     .. math::
         L = -\ln \frac{e^{s^+/\tau}}{e^{s^+/\tau} + \sum_{j=1}^K e^{s^-_j/\tau}}
@@ -46,8 +46,14 @@ def infonce_loss(pos: ArrayLike, neg: ArrayLike, tau: ArrayLike = 1.0) -> FloatO
         Positive similarities s(x, x+).
     neg : array_like, shape (..., K)
         Negative similarities; K = 0 gives L = 0.
-    tau : float or array_like
+    tau : float or array_like, default 1.0
         Temperature in (0, inf] (broadcast against ``pos``); tau = inf gives ln(K + 1).
+
+    Returns
+    -------
+    float or ndarray
+        L >= 0, shape ``broadcast(pos, neg[..., 0], tau)`` (inf when the differences overflow
+        at a tiny tau).
 
     Examples
     --------
@@ -63,6 +69,13 @@ def infonce_loss(pos: ArrayLike, neg: ArrayLike, tau: ArrayLike = 1.0) -> FloatO
     if n.ndim == 0:
         raise ValueError("neg must have a last axis holding the K negatives")
     t = _tau("tau", tau)
+    try:
+        np.broadcast_shapes(p.shape, n.shape[:-1], t.shape)
+    except ValueError:
+        raise ValueError(
+            "pos, neg (leading axes) and tau must broadcast against each other, got shapes "
+            f"pos {p.shape}, neg {n.shape}, tau {t.shape}"
+        ) from None
     with np.errstate(over="ignore"):
         z = (n - p[..., None]) / t[..., None]  # tau = inf: exactly 0
     zz = np.concatenate([np.zeros(z.shape[:-1] + (1,)), z], axis=-1)  # the positive's own term, e^0
@@ -73,12 +86,28 @@ def infonce_loss(pos: ArrayLike, neg: ArrayLike, tau: ArrayLike = 1.0) -> FloatO
 
 
 def effective_margin(beta: ArrayLike, tau: ArrayLike, k: ArrayLike) -> FloatOrArray:
-    r"""Effective margin of InfoNCE, m_eff = beta + tau ln K (seed 001, *Connection to Margin-Based Losses*).
+    r"""Effective margin of InfoNCE, m_eff = beta + tau ln K (textbook chapter, *Connection to Margin-Based Losses*).
+
+    .. math:: m_{\text{eff}} = \beta + \tau \ln K
 
     With a positive similarity alpha and K easy negatives of similarity beta (beta < alpha),
     L ~ (m_eff - alpha) / tau once K e^{(beta - alpha)/tau} >> 1: a hinge at m_eff that grows
     with tau and logarithmically with K. See :func:`hinge_comparison` for where the
     approximation holds.
+
+    Parameters
+    ----------
+    beta : array_like
+        Similarity beta of the (easy) negatives, any real.
+    tau : array_like
+        Temperature tau > 0.
+    k : array_like
+        Number of negatives K >= 1 (real allowed); the three arguments broadcast.
+
+    Returns
+    -------
+    float or ndarray
+        m_eff, broadcast over the arguments.
 
     Examples
     --------
@@ -94,7 +123,26 @@ def effective_margin(beta: ArrayLike, tau: ArrayLike, k: ArrayLike) -> FloatOrAr
 
 
 class HingeComparison(NamedTuple):
-    """Result of :func:`hinge_comparison`: exact InfoNCE loss, its hinge approximation, their gap (seed 001)."""
+    """Result of :func:`hinge_comparison`: exact InfoNCE loss, its hinge approximation, their gap (textbook chapter).
+
+    Parameters
+    ----------
+    exact : ndarray or float
+        The exact loss ln(1 + K e^{(beta - alpha)/tau}).
+    hinge : ndarray or float
+        Its hinge approximation max(0, (m_eff - alpha) / tau).
+    error : ndarray or float
+        exact - hinge = ln(1 + e^{-|m_eff - alpha| / tau}), in (0, ln 2].
+    holds : ndarray or bool
+        Whether error <= tol.
+
+    Examples
+    --------
+    >>> from negtheory.margins import HingeComparison, hinge_comparison
+    >>> r = hinge_comparison(alpha=1.5, beta=0.2, tau=0.1, k=100)
+    >>> isinstance(r, HingeComparison), bool(r.holds), round(float(r.exact - r.hinge - r.error), 12)
+    (True, True, 0.0)
+    """
 
     exact: np.ndarray  #: ln(1 + K e^{(beta - alpha)/tau})
     hinge: np.ndarray  #: max(0, (m_eff - alpha) / tau)
@@ -103,17 +151,22 @@ class HingeComparison(NamedTuple):
 
 
 def hinge_comparison(alpha: ArrayLike, beta: ArrayLike, tau: ArrayLike, k: ArrayLike, tol: float = 0.01) -> HingeComparison:
-    r"""Exact InfoNCE loss with K equal negatives against its hinge approximation (seed 001).
+    r"""Exact InfoNCE loss with K equal negatives against its hinge approximation (textbook chapter).
 
     With the positive at similarity alpha and all K negatives at beta the loss is exactly
 
     .. math:: \tilde L = \ln(1 + K e^{(\beta - \alpha)/\tau}) = \mathrm{softplus}(u),\quad
               u = (m_{\text{eff}} - \alpha)/\tau,\ m_{\text{eff}} = \beta + \tau\ln K,
 
-    and the seed's approximation ln(1 + z) ~ ln z (valid when z = e^u >> 1), extended by 0 when
+    and the textbook chapter's approximation ln(1 + z) ~ ln z (valid when z = e^u >> 1), extended by 0 when
     alpha passes the margin, is the hinge max(0, u). Their difference is exactly
-    softplus(-|u|) = ln(1 + e^{-|alpha - m_eff|/tau}): at most ln 2, reached at alpha = m_eff,
-    and below ``tol`` iff |alpha - m_eff| >= tau ln(1 / (e^tol - 1)). The approximation
+
+    .. math::
+        \tilde L - \max(0, u) = \mathrm{softplus}(-\lvert u \rvert)
+        = \ln\big(1 + e^{-\lvert \alpha - m_{\text{eff}} \rvert / \tau}\big):
+
+    at most ln 2, reached at alpha = m_eff, and below ``tol`` iff
+    :math:`\lvert \alpha - m_{\text{eff}} \rvert \ge \tau \ln\big(1 / (e^{tol} - 1)\big)`. The approximation
     therefore *holds* away from the margin (in units of tau) and *breaks* in a band of width
     ~ 2 tau ln(1/tol) around it; small tau sharpens the hinge.
 
@@ -125,8 +178,8 @@ def hinge_comparison(alpha: ArrayLike, beta: ArrayLike, tau: ArrayLike, k: Array
         Temperature > 0.
     k : array_like
         Number of negatives K >= 1.
-    tol : float
-        Absolute error (nats) under which the approximation is said to hold.
+    tol : float, default 0.01
+        Absolute error (nats, > 0) under which the approximation is said to hold.
 
     Returns
     -------

@@ -1,22 +1,23 @@
-r"""Textbook mechanics of negative sampling (seed 001, "Principles and Mechanisms").
+r"""Mechanics of negative sampling from the negative-sampling textbook chapter ("Principles and Mechanisms").
 
-Seed 001 lost its "<" signs in extraction (README, "Notes on the sources (errata)"): read "beta < alpha",
+The textbook chapter lost its "<" signs in extraction (README, "Notes on the sources (errata)"): read "beta < alpha",
 "alpha < 1" and "d(a,p) < d(a,n) < d(a,p) + m".
 
 * Learning by discrimination: the NCE population objective, its sample version and its
   maximiser, :func:`nce_objective`, :func:`nce_sample_objective`, :func:`nce_optimal_score`.
 * InfoNCE with temperature, :func:`infonce_loss`; the effective margin
-  m_eff = beta + tau ln K, :func:`effective_margin`, and the exact loss against its hinge
+  :math:`m_{\text{eff}} = \beta + \tau \ln K`, :func:`effective_margin`, and the exact loss against its hinge
   approximation, :func:`hinge_comparison`.
-* Number of negatives: coverage 1 - (1 - rho)^K, :func:`coverage_probability`, and
-  k_min = ceil(ln(1 - q) / ln(1 - rho)), :func:`k_min`.
-* Temperature and hardness: :func:`softmax_entropy`, dH/dtau = Var_p(s) / tau^3,
+* Number of negatives: coverage :math:`1 - (1 - \rho)^K`, :func:`coverage_probability`, and
+  :math:`k_{\min} = \lceil \ln(1 - q) / \ln(1 - \rho) \rceil`, :func:`k_min`.
+* Temperature and hardness: :func:`softmax_entropy`,
+  :math:`dH/d\tau = \mathrm{Var}_p(s) / \tau^3`,
   :func:`entropy_temperature_derivative`, the temperature that gives a target entropy,
   :func:`temperature_for_entropy`, and an adaptive controller that keeps the entropy in a band,
   :class:`EntropyTemperatureController`.
 * Mining: random, hard and semi-hard selection from anchor-positive and anchor-negative
   distances, :func:`mine_negatives`, :func:`semi_hard_mask`, :func:`triplet_loss`.
-* False negatives: temporal exclusion window under p_same(D) = exp(-D / lambda),
+* False negatives: temporal exclusion window under :math:`p_{same}(D) = e^{-D/\lambda}`,
   :func:`expected_false_negatives`, :func:`min_exclusion_window`.
 * In-batch (per-example) vs shared-pool negatives: memory and dot-product costs,
   :func:`negative_costs`, and the chance that a set of negatives holds a hard one,

@@ -1,6 +1,6 @@
-r"""Negative mining from anchor distances: random, hard and semi-hard (seed 001, *Mining*).
+r"""Negative mining from anchor distances: random, hard and semi-hard (textbook chapter, *Mining*).
 
-Part of the textbook mechanics (seed 001); :mod:`negtheory.mechanics` re-exports every name.
+Part of the mechanics of the negative-sampling textbook chapter; :mod:`negtheory.mechanics` re-exports every name.
 """
 
 from __future__ import annotations
@@ -38,7 +38,9 @@ def _distances(d_ap, d_an):
 
 
 def semi_hard_mask(d_ap: ArrayLike, d_an: ArrayLike, margin: float) -> BoolArray:
-    r"""Semi-hard candidates d(a,p) < d(a,n) < d(a,p) + m (seed 001, *Mining Strategies*).
+    r"""Semi-hard candidates d(a,p) < d(a,n) < d(a,p) + m (textbook chapter, *Mining Strategies*).
+
+    .. math:: d(a, p) < d(a, n) < d(a, p) + m
 
     Parameters
     ----------
@@ -48,6 +50,11 @@ def semi_hard_mask(d_ap: ArrayLike, d_an: ArrayLike, margin: float) -> BoolArray
         Anchor-to-candidate-negative distances.
     margin : float
         Triplet margin m > 0.
+
+    Returns
+    -------
+    ndarray of bool, shape (n, m)
+        True where the candidate is semi-hard for its anchor.
 
     Examples
     --------
@@ -61,10 +68,26 @@ def semi_hard_mask(d_ap: ArrayLike, d_an: ArrayLike, margin: float) -> BoolArray
 
 
 def triplet_loss(d_ap: ArrayLike, d_an: ArrayLike, margin: float) -> FloatArray:
-    r"""Triplet hinge loss max(0, d(a,p) - d(a,n) + m) (seed 001, *Mining Strategies*).
+    r"""Triplet hinge loss max(0, d(a,p) - d(a,n) + m) (textbook chapter, *Mining Strategies*).
 
     It is 0 for easy negatives (d(a,n) >= d(a,p) + m), in (0, m) for semi-hard ones and > m
     for hard ones that are closer than the positive. Broadcasts like numpy.
+
+    .. math:: \ell = \max\big(0,\ d(a, p) - d(a, n) + m\big)
+
+    Parameters
+    ----------
+    d_ap : array_like
+        Anchor-positive distances d(a, p) >= 0.
+    d_an : array_like
+        Anchor-negative distances d(a, n) >= 0, broadcast against ``d_ap``.
+    margin : float
+        Triplet margin m >= 0.
+
+    Returns
+    -------
+    float or ndarray
+        The loss >= 0, with the broadcast shape of ``d_ap`` and ``d_an``.
 
     Examples
     --------
@@ -91,7 +114,7 @@ def mine_negatives(
     pick: str = "hardest",
     rng: RNGLike = None,
 ) -> IntArray:
-    r"""Choose one negative per anchor: random, hard or semi-hard mining (seed 001, *Mining Strategies*).
+    r"""Choose one negative per anchor: random, hard or semi-hard mining (textbook chapter, *Mining Strategies*).
 
     * ``'random'``: uniform over the candidates (cheap; often easy, zero-loss negatives);
     * ``'hard'``: the candidate closest to the anchor (smallest d(a,n); ties: lowest index);
@@ -105,10 +128,11 @@ def mine_negatives(
         Anchor-positive distances.
     d_an : array_like, shape (n, m)
         Anchor-to-candidate distances.
-    strategy : {'random', 'hard', 'semi-hard'}
-    margin : float
+    strategy : {'random', 'hard', 'semi-hard'}, default 'semi-hard'
+        Mining strategy, as listed above.
+    margin : float, default 0.2
         Margin m > 0 (semi-hard only).
-    pick : {'hardest', 'random'}
+    pick : {'hardest', 'random'}, default 'hardest'
         Choice inside the semi-hard band.
     rng : numpy.random.Generator, int or SeedSequence, optional
         Used by ``'random'`` and ``pick='random'``.
@@ -129,9 +153,9 @@ def mine_negatives(
     [1, -1]
     """
     ap, an = _distances(d_ap, d_an)
-    if strategy not in _STRATEGIES:
+    if not isinstance(strategy, str) or strategy not in _STRATEGIES:
         raise ValueError(f"strategy must be one of {_STRATEGIES}, got {strategy!r}")
-    if pick not in ("hardest", "random"):
+    if not isinstance(pick, str) or pick not in ("hardest", "random"):
         raise ValueError(f"pick must be 'hardest' or 'random', got {pick!r}")
     n, m = an.shape
     if strategy != "semi-hard":  # unused there, but a bad value is still a caller's mistake

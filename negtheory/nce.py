@@ -1,6 +1,6 @@
-r"""Learning by discrimination: noise-contrastive estimation (seed 001, *Learning by Discrimination*).
+r"""Learning by discrimination: noise-contrastive estimation (textbook chapter, *Learning by Discrimination*).
 
-Part of the textbook mechanics (seed 001); :mod:`negtheory.mechanics` re-exports every name.
+Part of the mechanics of the negative-sampling textbook chapter; :mod:`negtheory.mechanics` re-exports every name.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def _prob(name, p):
 
 
 def nce_objective(g: ArrayLike, p_data: ArrayLike, q: ArrayLike, k: float) -> FloatOrArray:
-    r"""NCE population objective on a finite space (seed 001, *From Generative Modeling to NCE*).
+    r"""NCE population objective on a finite space (textbook chapter, *From Generative Modeling to NCE*).
 
     .. math::
         J(\theta) = \mathbb E_{x \sim p_{data}} \ln \sigma(g(x))
@@ -67,11 +67,14 @@ def nce_objective(g: ArrayLike, p_data: ArrayLike, q: ArrayLike, k: float) -> Fl
     Notes
     -----
     Pointwise maximisation of p ln sigma(g) + k q ln(1 - sigma(g)) gives
-    sigma(g*) = p / (p + k q), i.e. g* = ln p_data - ln q - ln k (:func:`nce_optimal_score`):
-    with the objective written as in the seed (no ln k inside the classifier) the fitted
+
+    .. math:: \sigma(g^*) = \frac{p}{p + k q}, \qquad g^* = \ln p_{data} - \ln q - \ln k
+
+    (:func:`nce_optimal_score`). With the objective written as in the textbook chapter (no ln k
+    inside the classifier) the fitted
     unnormalised model is p_theta = p_data / k, a constant factor that the learned normaliser
     absorbs. If q depended on theta, e.g. q = p_theta, g would be the constant 0 and carry no
-    signal (the seed's degenerate case).
+    signal (the textbook chapter's degenerate case).
 
     Examples
     --------
@@ -94,7 +97,7 @@ def nce_objective(g: ArrayLike, p_data: ArrayLike, q: ArrayLike, k: float) -> Fl
 
 
 def nce_sample_objective(g_data: ArrayLike, g_noise: ArrayLike, k: float) -> float:
-    r"""Sample version of the NCE objective (seed 001): an unbiased estimate of :func:`nce_objective`.
+    r"""Sample version of the NCE objective (textbook chapter): an unbiased estimate of :func:`nce_objective`.
 
     .. math:: \hat J = \frac1n \sum_i \ln \sigma(g(x_i)) + k \cdot \frac1m \sum_j \ln(1 - \sigma(g(\tilde x_j))).
 
@@ -106,6 +109,11 @@ def nce_sample_objective(g_data: ArrayLike, g_noise: ArrayLike, k: float) -> flo
         Scores of the noise points x~_j ~ q (any shape, e.g. (n, k), averaged).
     k : float
         Noise-to-data ratio in the objective, k > 0.
+
+    Returns
+    -------
+    float
+        J-hat (<= 0).
 
     Examples
     --------
@@ -122,9 +130,25 @@ def nce_sample_objective(g_data: ArrayLike, g_noise: ArrayLike, k: float) -> flo
 
 
 def nce_optimal_score(p_data: ArrayLike, q: ArrayLike, k: float) -> FloatArray:
-    r"""Maximiser of the NCE objective of seed 001: g*(x) = ln p_data(x) - ln q(x) - ln k.
+    r"""Maximiser g* of the NCE objective of the negative-sampling textbook chapter.
+
+    .. math:: g^*(x) = \ln p_{data}(x) - \ln q(x) - \ln k
 
     Points with p_data = 0 get g* = -inf, points with q = 0 (and p_data > 0) +inf.
+
+    Parameters
+    ----------
+    p_data : array_like, shape (n,)
+        Data law on the n points (non-negative weights, normalised internally).
+    q : array_like, shape (n,)
+        Noise law on the same points (non-negative weights, normalised internally).
+    k : float
+        Number of noise samples per data point, k > 0.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        g*(x) at every point (+-inf where one of the laws vanishes).
 
     Examples
     --------

@@ -1,6 +1,6 @@
-r"""In-batch (per-example) against shared-pool negatives: costs and the chance of a hard negative (seed 001).
+r"""In-batch (per-example) against shared-pool negatives: costs and the chance of a hard negative (the negative-sampling textbook chapter).
 
-Part of the textbook mechanics (seed 001); :mod:`negtheory.mechanics` re-exports every name.
+Part of the mechanics of the negative-sampling textbook chapter; :mod:`negtheory.mechanics` re-exports every name.
 """
 
 from __future__ import annotations
@@ -30,7 +30,26 @@ __all__ = [
 
 
 class NegativeCosts(NamedTuple):
-    """Cost model of :func:`negative_costs`: stored embeddings and dot products per batch (seed 001)."""
+    """Cost model of :func:`negative_costs`: stored embeddings and dot products per batch (textbook chapter).
+
+    Parameters
+    ----------
+    memory_per_example : ndarray or numpy.int64
+        B K negative embeddings stored with per-example negatives.
+    memory_shared : ndarray or numpy.int64
+        S embeddings stored with a shared pool.
+    dots_per_example : ndarray or numpy.int64
+        B (K + 1) dot products with per-example negatives.
+    dots_shared : ndarray or numpy.int64
+        B (S + 1) dot products with a shared pool.
+
+    Examples
+    --------
+    >>> from negtheory.pool_costs import NegativeCosts, negative_costs
+    >>> c = negative_costs(batch_size=4, k=2, pool_size=3)
+    >>> isinstance(c, NegativeCosts), int(c.memory_per_example), int(c.dots_shared)
+    (True, 8, 16)
+    """
 
     memory_per_example: np.ndarray  #: B K negative embeddings
     memory_shared: np.ndarray  #: S embeddings
@@ -39,11 +58,26 @@ class NegativeCosts(NamedTuple):
 
 
 def negative_costs(batch_size: ArrayLike, k: ArrayLike, pool_size: ArrayLike) -> NegativeCosts:
-    r"""Memory and dot-product cost of per-example vs shared-pool negatives (seed 001, *In-Batch vs. Global Negatives*).
+    r"""Memory and dot-product cost of per-example vs shared-pool negatives (textbook chapter, *In-Batch vs. Global Negatives*).
 
     Per-example negatives (K per anchor) store B K embeddings and compute B (K + 1) dot products;
     a pool of S negatives shared by the B anchors stores S embeddings and computes B (S + 1).
     The pool saves memory when B K > S and costs throughput when S > K.
+
+    Parameters
+    ----------
+    batch_size : array_like of int
+        Number B >= 1 of anchors per batch.
+    k : array_like of int
+        Number K >= 0 of per-example negatives per anchor.
+    pool_size : array_like of int
+        Number S >= 0 of shared negatives; the three arguments broadcast.
+
+    Returns
+    -------
+    NegativeCosts
+        The four int64 costs (numpy int64 scalars for scalar inputs), broadcast over the
+        arguments.
 
     Examples
     --------
@@ -74,15 +108,31 @@ def negative_costs(batch_size: ArrayLike, k: ArrayLike, pool_size: ArrayLike) ->
 
 
 def hard_negative_probability(n: ArrayLike, rho: ArrayLike, population: ArrayLike | None = None) -> FloatOrArray:
-    r"""Probability that n negatives contain at least one hard negative (seed 001, *In-Batch vs. Global Negatives*).
+    r"""Probability that n negatives contain at least one hard negative (textbook chapter, *In-Batch vs. Global Negatives*).
 
     With a fraction rho of hard negatives in the corpus:
 
-    * i.i.d. draws (``population=None``): 1 - (1 - rho)^n, as :func:`coverage_probability`;
+    * i.i.d. draws (``population=None``), as :func:`coverage_probability`:
+      :math:`P = 1 - (1 - \rho)^n`;
     * n distinct items drawn without replacement from a corpus of N items of which
-      H = round(rho N) are hard: 1 - C(N - H, n) / C(N, n) (hypergeometric), which is larger.
+      H = round(rho N) are hard (hypergeometric, which is larger):
+      :math:`P = 1 - \binom{N - H}{n} \Big/ \binom{N}{n}`.
 
     Use n = K for per-example negatives and n = S for a shared pool.
+
+    Parameters
+    ----------
+    n : array_like
+        Number of negatives drawn, >= 0 (an integer <= ``population`` without replacement).
+    rho : array_like
+        Fraction of hard negatives in the corpus, in [0, 1].
+    population : int, optional
+        Corpus size N >= 1 for draws without replacement; ``None`` (default): i.i.d. draws.
+
+    Returns
+    -------
+    float or ndarray
+        The probability in [0, 1], broadcast over ``n`` and ``rho``.
 
     Examples
     --------

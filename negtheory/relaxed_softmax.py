@@ -1,4 +1,4 @@
-r"""Relaxed Softmax, Boltzmann negative sampling and the synthetic task of seed 004 (numpy side).
+r"""Relaxed Softmax, Boltzmann negative sampling and the synthetic task of Tanielian & Vasile (numpy side).
 
 Tanielian & Vasile, *Relaxed Softmax for learning from Positive and Unlabeled data* (RecSys
 2019), §2 and §3.1-3.2:
@@ -32,7 +32,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ._deprecation import renamed_keyword
-from ._validation import as_float_array, as_generator, broadcast, check_range, int_scalar, real_array, scalar_or_array
+from ._validation import as_float_array, as_generator, broadcast, check_range, flag, int_scalar, real_array, scalar_or_array
 from .sampling import AliasTable, boltzmann
 
 if TYPE_CHECKING:
@@ -55,6 +55,7 @@ __all__ = [
 # Relaxed Softmax loss and gradient (eq. 5-7)
 # --------------------------------------------------------------------------------------------
 def _rs_inputs(scores, positive, negatives, include_positive):
+    include_positive = flag("include_positive", include_positive)
     g = real_array("scores", scores)
     if g.ndim not in (1, 2) or g.shape[-1] == 0:
         raise ValueError(f"scores must be 1-D (items) or 2-D (contexts x items), got shape {g.shape}")
@@ -85,7 +86,7 @@ def _rs_inputs(scores, positive, negatives, include_positive):
 def relaxed_softmax_loss(
     scores: ArrayLike, positive: ArrayLike, negatives: ArrayLike, *, include_positive: bool = False
 ) -> FloatOrArray:
-    r"""Relaxed-Softmax loss (seed 004, eq. 5).
+    r"""Relaxed-Softmax loss (Tanielian & Vasile, Relaxed Softmax, eq. 5).
 
     .. math:: L_{(i,j)} = -G(i, j) + \ln \sum_{j' \in V_{(i,j)}} \exp G(i, j'),
               \qquad V = \{j_1, \dots, j_n\},\ j_k \sim Q_i \text{ i.i.d.}
@@ -97,16 +98,20 @@ def relaxed_softmax_loss(
     Parameters
     ----------
     scores : array_like, shape (n_items,) or (n_contexts, n_items)
-        G(i, .) for each context.
+        Scores G(i, .) of every item for each context (one row: a single context).
     positive : int or array_like of int, shape (n_contexts,)
-        The observed target j of each context.
+        The observed target j of each context, an item index in [0, n_items).
     negatives : array_like of int, shape (n,) or (n_contexts, n)
-        Sampled negatives j_k (a 1-D array is shared by all contexts).
-    include_positive : bool
+        Sampled negatives j_k, item indices (a 1-D array is shared by all contexts); non-empty
+        unless ``include_positive=True``.
+    include_positive : bool, default False
+        False: V holds the sampled negatives only (eq. 5 as printed); True: the positive is
+        added to V (the bounded sampled-softmax form).
 
     Returns
     -------
-    float or ndarray, shape (n_contexts,)
+    float or ndarray
+        L per context: a float for 1-D ``scores``, else an array of shape (n_contexts,).
 
     Examples
     --------
@@ -127,7 +132,7 @@ def relaxed_softmax_loss(
 def relaxed_softmax_grad(
     scores: ArrayLike, positive: ArrayLike, negatives: ArrayLike, *, include_positive: bool = False
 ) -> FloatArray:
-    r"""Gradient of the Relaxed-Softmax loss with respect to the scores G(i, .) (seed 004, eq. 6).
+    r"""Gradient of the Relaxed-Softmax loss with respect to the scores G(i, .) (Tanielian & Vasile, eq. 6).
 
     .. math:: \frac{\partial L}{\partial G(i, \cdot)} = -e_j + \sum_{j' \in V} \hat g_i(j')\, e_{j'},
               \qquad \hat g_i(j') = \frac{e^{G(i,j')}}{\sum_{j'' \in V} e^{G(i,j'')}},
@@ -135,10 +140,23 @@ def relaxed_softmax_grad(
     (e_j the unit vector of item j; duplicated negatives accumulate). Multiplying by the
     Jacobian dG/dtheta gives eq. 6.
 
+    Parameters
+    ----------
+    scores : array_like, shape (n_items,) or (n_contexts, n_items)
+        Scores G(i, .) of every item for each context (one row: a single context).
+    positive : int or array_like of int, shape (n_contexts,)
+        The observed target j of each context, an item index in [0, n_items).
+    negatives : array_like of int, shape (n,) or (n_contexts, n)
+        Sampled negatives j_k, item indices (a 1-D array is shared by all contexts); non-empty
+        unless ``include_positive=True``.
+    include_positive : bool, default False
+        False: V holds the sampled negatives only (eq. 5 as printed); True: the positive is
+        added to V (the bounded sampled-softmax form).
+
     Returns
     -------
     ndarray
-        Same shape as ``scores``.
+        dL/dG, with the shape of ``scores``.
 
     Examples
     --------
@@ -158,7 +176,7 @@ def relaxed_softmax_grad(
 
 
 def relaxed_softmax_limit_grad(scores: ArrayLike, positive: ArrayLike, proposal: ArrayLike) -> FloatArray:
-    r"""Large-n limit of the Relaxed-Softmax gradient (seed 004, eq. 7).
+    r"""Large-n limit of the Relaxed-Softmax gradient (Tanielian & Vasile, eq. 7).
 
     .. math:: \nabla L \to -e_j + \mathbb E_{j' \sim B}[e_{j'}] = -e_j + B,
               \qquad B(j') = \frac{Q_i(j') e^{G(i,j')}}{\sum Q_i e^{G}},
@@ -170,9 +188,17 @@ def relaxed_softmax_limit_grad(scores: ArrayLike, positive: ArrayLike, proposal:
     Parameters
     ----------
     scores : array_like, shape (n_items,) or (n_contexts, n_items)
+        Scores G(i, .) of every item for each context.
     positive : int or array_like of int
+        The observed target j of each context (a scalar, or shape (n_contexts,)).
     proposal : array_like
-        The negative-sampling law Q_i (non-negative, broadcast against ``scores``).
+        The negative-sampling law Q_i (non-negative weights, normalised internally, with a
+        positive entry in every context; broadcast against ``scores``).
+
+    Returns
+    -------
+    ndarray
+        The limit -e_j + B, with the shape of ``scores``.
 
     Examples
     --------
@@ -196,12 +222,26 @@ def relaxed_softmax_limit_grad(scores: ArrayLike, positive: ArrayLike, proposal:
 
 
 def effective_temperature(temperature: ArrayLike) -> FloatOrArray:
-    r"""Temperature of the law that weights the eq.-7 gradient when Q = B(G, D, T): T / (T + 1) (seed 004, §2.3).
+    r"""Temperature T / (T + 1) of the law that weights the eq.-7 gradient when Q = B(G, D, T).
 
-    Sampling Q proportional to D e^{G/T} and weighting each sample by e^{G} (eq. 6) targets
-    Q e^{G} proportional to D e^{G (T + 1)/T}, a Boltzmann law of inverse temperature
-    (T + 1)/T, i.e. temperature T/(T + 1) < min(T, 1) (README, "Notes on the sources (errata)"). T = inf gives 1 (the
-    softmax: D uniform, T = inf is the Monte-Carlo softmax gradient), T = 0 gives 0.
+    From Tanielian & Vasile (Relaxed Softmax), §2.3. Sampling Q proportional to D e^{G/T} and
+    weighting each sample by e^{G} (eq. 6) targets
+
+    .. math:: Q\, e^{G} \propto D\, e^{G/T} e^{G} = D \exp\!\Big(\frac{G}{T / (T + 1)}\Big),
+
+    a Boltzmann law of inverse temperature (T + 1)/T, i.e. temperature T/(T + 1) < min(T, 1)
+    (README, "Notes on the sources (errata)"). T = inf gives 1 (the softmax: D uniform,
+    T = inf is the Monte-Carlo softmax gradient), T = 0 gives 0.
+
+    Parameters
+    ----------
+    temperature : array_like of float
+        Sampling temperature T in [0, inf] (inf allowed).
+
+    Returns
+    -------
+    float or ndarray
+        T / (T + 1) in [0, 1], with the shape of ``temperature``.
 
     Examples
     --------
@@ -257,7 +297,7 @@ def _mixture_log_grid(nx, ny, mx, my, sx, sy, rho, logw, out):
 
 
 class MixtureOfGaussiansTask:
-    r"""Discretised 2-D mixture of Gaussians on I x J: the synthetic task of seed 004 (§2.3.2, §3.1).
+    r"""Discretised 2-D mixture of Gaussians on I x J: the synthetic task of Tanielian & Vasile (§2.3.2, §3.1).
 
     The joint law of a context/target pair is P(i, j) proportional to the mixture density at
     the centre of grid cell (i, j) of the unit square, with card(I) x card(J) cells (1000 x 1000
@@ -268,14 +308,16 @@ class MixtureOfGaussiansTask:
 
     Parameters
     ----------
-    n_components : int
+    n_components : int, default 50
         Number of Gaussian components (>= 1).
-    n_context, n_target : int
-        card(I), card(J).
+    n_context, n_target : int, default 1000
+        card(I), card(J), each >= 1.
     rng : int, SeedSequence or Generator, optional
-        Draws the component parameters (``seed`` before 0.2.0, deprecated).
-    scale : (float, float)
-        Range of the per-axis standard deviations, on the unit square.
+        Draws the component parameters (default 0: a fixed task; ``seed``: deprecated since 0.1,
+        removed in 0.2).
+    scale : (float, float), default (0.03, 0.12)
+        Range (low, high), 0 < low <= high, of the per-axis standard deviations, on the unit
+        square.
 
     Attributes
     ----------
@@ -323,6 +365,7 @@ class MixtureOfGaussiansTask:
 
     @property
     def log_joint(self) -> np.ndarray:
+        """Normalised log P(i, j), shape (n_context, n_target), computed on first access and cached."""
         if self._log_joint is None:
             out = np.empty((self.n_context, self.n_target))
             _mixture_log_grid(
@@ -342,31 +385,44 @@ class MixtureOfGaussiansTask:
 
     @property
     def joint(self) -> np.ndarray:
+        """Joint law P(i, j), shape (n_context, n_target), summing to 1."""
         return np.exp(self.log_joint)
 
     @property
     def log_conditional(self) -> np.ndarray:
+        """Log of the conditionals, log P_i(j) = log P(j | i), shape (n_context, n_target)."""
         lj = self.log_joint
         return lj - logsumexp(lj, axis=1, keepdims=True)
 
     @property
     def conditional(self) -> np.ndarray:
+        """Conditionals P_i(j) = P(j | i), shape (n_context, n_target); each row sums to 1."""
         return np.exp(self.log_conditional)
 
     @property
     def context_popularity(self) -> np.ndarray:
+        """Context marginal Pop(I) = P(i), shape (n_context,)."""
         return np.exp(logsumexp(self.log_joint, axis=1))
 
     @property
     def target_popularity(self) -> np.ndarray:
+        """Target marginal Pop(J) = P(j), shape (n_target,)."""
         return np.exp(logsumexp(self.log_joint, axis=0))
 
     def sample(self, n: int, rng: RNGLike = None) -> tuple[IntArray, IntArray]:
         """Draw n i.i.d. pairs (i, j) ~ P with an alias table over the I x J cells (O(1) per pair).
 
+        Parameters
+        ----------
+        n : int
+            Number of pairs, >= 0.
+        rng : numpy.random.Generator, int or SeedSequence, optional
+            Source of randomness (``None``: fresh OS entropy).
+
         Returns
         -------
-        (i, j) : two ndarrays of int64, shape (n,)
+        (i, j) : tuple of two ndarrays of int64, shape (n,)
+            Context indices i in [0, n_context) and target indices j in [0, n_target).
         """
         m = int_scalar("n", n, 0)
         if self._table is None:
@@ -382,10 +438,26 @@ class MixtureOfGaussiansTask:
 # metrics (eq. 9-10, KL, Prec@k)
 # --------------------------------------------------------------------------------------------
 def kl_divergence(p: ArrayLike, q: ArrayLike, *, axis: int = -1) -> FloatOrArray:
-    r"""KL(p || q) = sum p ln(p / q) along ``axis`` (seed 004, §2.3.2 and Fig. 2-4: KL(P_i || g_i)).
+    r"""Kullback-Leibler divergence KL(p || q) along ``axis`` (Tanielian & Vasile, §2.3.2 and Fig. 2-4).
 
-    Both arguments are non-negative weights, normalised along ``axis``; terms with p = 0 add 0
-    and a q = 0 where p > 0 gives inf.
+    .. math:: \mathrm{KL}(p \,\|\, q) = \sum_j p_j \ln \frac{p_j}{q_j},
+
+    the paper's KL(P_i || g_i). Both arguments are non-negative weights, normalised along
+    ``axis``; terms with p = 0 add 0 and a q = 0 where p > 0 gives inf.
+
+    Parameters
+    ----------
+    p : array_like of float
+        Reference weights (>= 0, positive sum along ``axis``), e.g. the true conditional P_i.
+    q : array_like of float
+        Model weights (>= 0, positive sum along ``axis``), broadcast against ``p``.
+    axis : int, default -1
+        Axis along which the laws run.
+
+    Returns
+    -------
+    float or ndarray
+        KL >= 0 (possibly inf), with ``axis`` removed from the broadcast shape.
 
     Examples
     --------
@@ -395,6 +467,8 @@ def kl_divergence(p: ArrayLike, q: ArrayLike, *, axis: int = -1) -> FloatOrArray
     >>> float(kl_divergence([0.5, 0.5], [1.0, 0.0]))
     inf
     """
+    if axis is not None:
+        axis = int_scalar("axis", axis)
     pa = real_array("p", p, 0.0)
     qa = real_array("q", q, 0.0)
     pa, qa = broadcast(p=pa, q=qa)
@@ -415,24 +489,28 @@ def kl_divergence(p: ArrayLike, q: ArrayLike, *, axis: int = -1) -> FloatOrArray
     return scalar_or_array(np.asarray(terms.sum(axis=axis)))
 
 
-def _model_and_targets(model, joint, pairs):
-    g = real_array("model", model)
+def _model_and_targets(model, joint, pairs, name="model"):
+    g = real_array(name, model)
     if g.ndim != 2:
-        raise ValueError(f"model must be a 2-D array (contexts x items) of scores or probabilities, got shape {g.shape}")
+        raise ValueError(f"{name} must be a 2-D array (contexts x items) of scores or probabilities, got shape {g.shape}")
     if (joint is None) == (pairs is None):
         raise ValueError("give exactly one of joint (exact expectation under P) or pairs (empirical average)")
     if joint is not None:
         p = real_array("joint", joint, 0.0)
         if p.shape != g.shape:
-            raise ValueError(f"joint must have the shape of model {g.shape}, got {p.shape}")
-        if not p.sum() > 0:
+            raise ValueError(f"joint must have the shape of {name} {g.shape}, got {p.shape}")
+        if not p.max() > 0:  # (not p.sum(): it overflows for weights near the float64 limit)
             raise ValueError("joint must have a positive sum")
+        p = p / p.max()  # scale-free: a sum of weights near the float64 limit must not overflow
         return g, p / p.sum(), None
-    i, j = (np.asarray(a) for a in pairs)
+    try:
+        i, j = (np.asarray(a) for a in pairs)
+    except (TypeError, ValueError):
+        raise TypeError(f"pairs must be a pair (i, j) of 1-D integer arrays, got {pairs!r}"[:300]) from None
     if i.dtype.kind not in "iu" or j.dtype.kind not in "iu" or i.shape != j.shape or i.ndim != 1 or i.size == 0:
         raise ValueError("pairs must be two non-empty 1-D integer arrays (i, j) of equal length")
     if i.min() < 0 or i.max() >= g.shape[0] or j.min() < 0 or j.max() >= g.shape[1]:
-        raise ValueError(f"pairs hold indices outside the model's shape {g.shape}")
+        raise ValueError(f"pairs hold indices outside the shape of {name} {g.shape}")
     return g, None, (i, j)
 
 
@@ -464,7 +542,7 @@ def _evaluate(g, p, pairs, stat):
 
 
 def approx_mpr(model: ArrayLike, joint: ArrayLike | None = None, pairs: tuple[ArrayLike, ArrayLike] | None = None) -> float:
-    r"""Approximate mean percentile rank (seed 004, eq. 10).
+    r"""Approximate mean percentile rank (Tanielian & Vasile, eq. 10).
 
     .. math:: \mathrm{MPR} = \mathbb E_{(i,j) \sim P}\, \mathbb E_{j' \sim U(J)}\, \mathbf 1\{g_i(j) > g_i(j')\},
 
@@ -477,9 +555,15 @@ def approx_mpr(model: ArrayLike, joint: ArrayLike | None = None, pairs: tuple[Ar
     model : array_like, shape (n_context, n_target)
         Model scores or probabilities g_i(j) (only their order within a row matters).
     joint : array_like, optional
-        True joint law P(i, j).
+        True joint law P(i, j) (non-negative, shape of ``model``; normalised internally).
     pairs : (i, j), optional
-        Test pairs.
+        Test pairs: two equal-length 1-D integer arrays. Give exactly one of ``joint`` and
+        ``pairs``.
+
+    Returns
+    -------
+    float
+        MPR in [0, 1]; 1/2 for a random ranking (minus ties).
 
     Examples
     --------
@@ -497,10 +581,27 @@ def approx_mpr(model: ArrayLike, joint: ArrayLike | None = None, pairs: tuple[Ar
 def precision_at_k(
     model: ArrayLike, k: int, joint: ArrayLike | None = None, pairs: tuple[ArrayLike, ArrayLike] | None = None
 ) -> float:
-    r"""Prec@k: probability that a positive target ranks in the top k of all targets (seed 004, §3.2.3).
+    r"""Prec@k: probability that a positive target ranks in the top k of all targets (Tanielian & Vasile, §3.2.3).
 
     Item j of context i is in the top k when fewer than k items score strictly higher
     (optimistic ties). Exact under ``joint`` or averaged over ``pairs``, as in :func:`approx_mpr`.
+
+    Parameters
+    ----------
+    model : array_like, shape (n_context, n_target)
+        Model scores or probabilities g_i(j) (only their order within a row matters).
+    k : int
+        Cut-off, >= 1.
+    joint : array_like, optional
+        True joint law P(i, j) (non-negative, shape of ``model``).
+    pairs : (i, j), optional
+        Test pairs: two equal-length 1-D integer arrays. Give exactly one of ``joint`` and
+        ``pairs``.
+
+    Returns
+    -------
+    float
+        Prec@k in [0, 1].
 
     Examples
     --------
@@ -518,7 +619,26 @@ def precision_at_k(
 def expected_likelihood(
     model_probs: ArrayLike, joint: ArrayLike | None = None, pairs: tuple[ArrayLike, ArrayLike] | None = None
 ) -> float:
-    r"""Likelihood metric E_{(i,j)~P} g_i(j) (seed 004, eq. 9), exact under ``joint`` or averaged over ``pairs``.
+    r"""Likelihood metric E_{(i,j)~P} g_i(j) (Tanielian & Vasile, eq. 9).
+
+    .. math:: \mathbb E_{(i,j) \sim P}\, g_i(j),
+
+    exact under ``joint`` or averaged over ``pairs``.
+
+    Parameters
+    ----------
+    model_probs : array_like, shape (n_context, n_target)
+        Model probabilities g_i(j) in [0, 1] (each row a law over the targets).
+    joint : array_like, optional
+        True joint law P(i, j) (non-negative, shape of ``model_probs``).
+    pairs : (i, j), optional
+        Test pairs: two equal-length 1-D integer arrays. Give exactly one of ``joint`` and
+        ``pairs``.
+
+    Returns
+    -------
+    float
+        The expected model probability of the observed target, in [0, 1].
 
     Examples
     --------
@@ -526,7 +646,7 @@ def expected_likelihood(
     >>> expected_likelihood([[0.5, 0.5], [0.9, 0.1]], joint=[[0.5, 0.0], [0.25, 0.25]])
     0.5
     """
-    g, p, pairs = _model_and_targets(model_probs, joint, pairs)
+    g, p, pairs = _model_and_targets(model_probs, joint, pairs, name="model_probs")
     check_range("model_probs", g, 0.0, 1.0)
     if p is not None:
         return float(np.dot(p.ravel(), g.ravel()))

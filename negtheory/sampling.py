@@ -1,6 +1,7 @@
-r"""Proposal distributions and fast categorical samplers (seed 001; Boltzmann law of seed 004).
+r"""Proposal distributions and fast categorical samplers (textbook chapter; Boltzmann law of Tanielian & Vasile).
 
-Seed 001 ("Principles and Mechanisms" chapter), section *The Proposal Distribution*:
+The negative-sampling textbook chapter ("Principles and Mechanisms"), section *The Proposal
+Distribution*:
 
 * the smoothed unigram proposal q(c) proportional to f_c^alpha (alpha = 0.75 in Word2Vec),
   :func:`unigram_proposal`, the probability mass it puts on a set of minority classes,
@@ -11,7 +12,7 @@ Seed 001 ("Principles and Mechanisms" chapter), section *The Proposal Distributi
   each wins against ``numpy.random.Generator.choice`` and
   ``scipy.stats.sampling.DiscreteAliasUrn``.
 
-Seed 004 (Tanielian & Vasile, *Relaxed Softmax*, §2.3):
+Tanielian & Vasile (*Relaxed Softmax*, §2.3):
 
 * the Boltzmann negative-sampling law B(G, D, T) of eq. 8, :func:`boltzmann`, exact in log space
   for every temperature 0 <= T <= inf (T = 0 and T = inf are the limits the paper states), and
@@ -41,7 +42,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-from ._validation import as_float_array, as_generator, broadcast, check_range, int_scalar, real_array, real_scalar, size_arg
+from ._validation import as_float_array, as_generator, broadcast, check_range, flag, int_scalar, real_array, real_scalar, size_arg
 
 if TYPE_CHECKING:
     from ._typing import ArrayLike, FloatArray, FloatOrArray, IntArray, IntOrArray, RNGLike, Size
@@ -183,9 +184,24 @@ def _size_shape(size):
 # --------------------------------------------------------------------------------------------
 # unigram proposals
 # --------------------------------------------------------------------------------------------
+def _shifted_log_counts(counts, alpha):
+    """ln f - ref with ref the largest (alpha >= 0) or smallest (alpha < 0) ln f of a positive count.
+
+    alpha (ln f - ref) <= 0, so a huge |alpha| gives finite or -inf log weights (never +inf, whose
+    normalisation inf - inf is NaN); the shift cancels in the normalisation. ``alpha`` broadcasts
+    against the leading axes; zero counts give 0 here and are masked by the callers.
+    """
+    pos = counts > 0
+    logf = np.log(np.where(pos, counts, 1.0))  # zero counts masked below (no 0 * -inf)
+    hi = np.max(np.where(pos, logf, -np.inf))
+    lo = np.min(np.where(pos, logf, np.inf))
+    ref = np.where(np.asarray(alpha)[..., None] >= 0.0, hi, lo)
+    return np.where(pos, logf - ref, 0.0)
+
+
 def _log_unigram(counts, alpha):
-    logf = np.log(np.where(counts > 0, counts, 1.0))  # zero counts masked below (no 0 * -inf)
-    logw = np.where(counts > 0, alpha * logf, -np.inf)
+    with np.errstate(over="ignore"):  # alpha (ln f - ref) -> -inf: a weight of exactly 0
+        logw = np.where(counts > 0, alpha * _shifted_log_counts(counts, alpha), -np.inf)
     return logw - logsumexp(logw)
 
 
@@ -199,7 +215,9 @@ def _counts(counts):
 
 
 def unigram_proposal(counts: ArrayLike, alpha: float = 0.75) -> FloatArray:
-    r"""Smoothed unigram proposal q(c) = f_c^alpha / sum_c' f_c'^alpha (seed 001, *Designing the Proposal Distribution*).
+    r"""Smoothed unigram proposal q(c) proportional to f_c^alpha (textbook chapter, *Designing the Proposal Distribution*).
+
+    .. math:: q(c) = \frac{f_c^{\alpha}}{\sum_{c'} f_{c'}^{\alpha}}
 
     alpha < 1 flattens the frequency law (rare classes gain mass, frequent ones lose it);
     alpha = 0 is uniform over the observed classes, alpha = 1 the raw frequencies. Computed in
@@ -209,9 +227,9 @@ def unigram_proposal(counts: ArrayLike, alpha: float = 0.75) -> FloatArray:
     ----------
     counts : array_like, shape (n,)
         Non-negative frequencies f_c (need not be integers or normalised); at least one > 0.
-    alpha : float
-        Exponent (any finite real; the seed's typical value 0.75, read "alpha < 1" for the
-        flattening regime).
+    alpha : float, default 0.75
+        Exponent (any finite real; the textbook chapter's typical value 0.75, read "alpha < 1"
+        for the flattening regime).
 
     Returns
     -------
@@ -249,7 +267,7 @@ def _subset_mask(name, subset, n):
 
 
 def proposal_mass(counts: ArrayLike, minority: ArrayLike, alpha: ArrayLike = 0.75) -> FloatOrArray:
-    r"""Probability mass that q proportional to f^alpha puts on a set of (minority) classes (seed 001).
+    r"""Probability mass that q proportional to f^alpha puts on a set of (minority) classes (textbook chapter).
 
     .. math:: M(\alpha) = \frac{\sum_{c \in \mathcal M} f_c^\alpha}{\sum_c f_c^\alpha}.
 
@@ -259,8 +277,13 @@ def proposal_mass(counts: ArrayLike, minority: ArrayLike, alpha: ArrayLike = 0.7
         Non-negative class frequencies.
     minority : array_like
         Boolean mask of shape (n,) or integer class indices.
-    alpha : float or array_like
+    alpha : float or array_like, default 0.75
         Exponent(s); the result broadcasts over ``alpha``.
+
+    Returns
+    -------
+    float or ndarray
+        M(alpha) in [0, 1], with the shape of ``alpha``.
 
     Examples
     --------
@@ -273,9 +296,9 @@ def proposal_mass(counts: ArrayLike, minority: ArrayLike, alpha: ArrayLike = 0.7
     c = _counts(counts)
     mask = _subset_mask("minority", minority, c.size)
     a = real_array("alpha", alpha)
-    logf = np.log(np.where(c > 0, c, 1.0))
     pos = c > 0
-    lw = np.where(pos, a[..., None] * logf, -np.inf)
+    with np.errstate(over="ignore"):  # see _shifted_log_counts
+        lw = np.where(pos, a[..., None] * _shifted_log_counts(c, a), -np.inf)
     num = logsumexp(np.where(mask & pos, lw, -np.inf), axis=-1) if (mask & pos).any() else np.full(a.shape, -np.inf)
     out = np.exp(num - logsumexp(lw, axis=-1))
     return out[()] if out.ndim == 0 else out
@@ -284,7 +307,7 @@ def proposal_mass(counts: ArrayLike, minority: ArrayLike, alpha: ArrayLike = 0.7
 def solve_alpha(
     counts: ArrayLike, minority: ArrayLike, target: float, bracket: tuple[float, float] = (0.0, 1.0), *, xtol: float = 1e-12
 ) -> float:
-    r"""Exponent alpha at which q proportional to f^alpha gives the minority classes a target mass (seed 001).
+    r"""Exponent alpha at which q proportional to f^alpha gives the minority classes a target mass (textbook chapter).
 
     Solves M(alpha) = target (see :func:`proposal_mass`) by Brent's method on ``bracket``.
     M is monotone whenever every minority class is rarer than every other class (then
@@ -300,13 +323,16 @@ def solve_alpha(
         and not all observed classes).
     target : float
         Desired mass in (0, 1).
-    bracket : (float, float)
+    bracket : (float, float), default (0.0, 1.0)
         Search interval for alpha; the target must lie between M at its two ends, otherwise a
         ``ValueError`` reports the reachable range.
+    xtol : float, default 1e-12
+        Absolute tolerance (> 0) on alpha passed to ``scipy.optimize.brentq``.
 
     Returns
     -------
     float
+        alpha in ``bracket`` with M(alpha) = target (to ``xtol``).
 
     Examples
     --------
@@ -323,6 +349,8 @@ def solve_alpha(
         raise ValueError("minority must contain at least one class with a positive count")
     if not (~mask & (c > 0)).any():
         raise ValueError("minority covers every observed class: its mass is 1 for every alpha")
+    if isinstance(bracket, (str, bytes)) or not hasattr(bracket, "__len__") or len(bracket) != 2:
+        raise TypeError(f"bracket must be a pair (lo, hi) of reals, got {bracket!r}")
     lo = real_scalar("bracket[0]", bracket[0])
     hi = real_scalar("bracket[1]", bracket[1])
     xtol = real_scalar("xtol", xtol, 0.0, lo_open=True)
@@ -349,7 +377,7 @@ def solve_alpha(
 # samplers
 # --------------------------------------------------------------------------------------------
 class AliasTable:
-    r"""Walker's alias method (Vose's construction) for a fixed categorical law (seed 001, *Efficient Sampling Algorithms*).
+    r"""Walker's alias method (Vose's construction) for a fixed categorical law (textbook chapter, *Efficient Sampling Algorithms*).
 
     Setup O(n), then O(1) per draw: a uniform column c and a biased coin: keep c with
     probability ``prob[c]``, otherwise return ``alias[c]``. The table is built over the support
@@ -401,6 +429,12 @@ class AliasTable:
             Output shape; ``None`` returns a single Python int.
         rng : numpy.random.Generator, int or SeedSequence, optional
             Source of randomness (one uniform per draw).
+
+        Returns
+        -------
+        int or ndarray of int64
+            Category indices in [0, n), never one of zero probability; a Python int for
+            ``size=None``, else an array of shape ``size``.
         """
         shape = _size_shape(size)
         gen = as_generator(rng)
@@ -415,7 +449,7 @@ class AliasTable:
 
 
 class InverseCDFSampler:
-    r"""Inverse-transform sampling by binary search on the CDF (seed 001, *Efficient Sampling Algorithms*).
+    r"""Inverse-transform sampling by binary search on the CDF (textbook chapter, *Efficient Sampling Algorithms*).
 
     Setup O(n) (a cumulative sum), O(log n) per draw: return the first index i with
     CDF_i > U, U ~ U[0, 1). The CDF is taken over the support (entries with p > 0) and its last
@@ -450,7 +484,21 @@ class InverseCDFSampler:
         return int(self.p.size)
 
     def sample(self, size: Size = None, rng: RNGLike = None) -> IntOrArray:
-        """Draw indices in [0, n) with probabilities ``p`` (see :meth:`AliasTable.sample`)."""
+        """Draw indices in [0, n) with probabilities ``p`` (as :meth:`AliasTable.sample`).
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            Output shape; ``None`` returns a single Python int.
+        rng : numpy.random.Generator, int or SeedSequence, optional
+            Source of randomness (one uniform per draw).
+
+        Returns
+        -------
+        int or ndarray of int64
+            Category indices in [0, n), never one of zero probability; a Python int for
+            ``size=None``, else an array of shape ``size``.
+        """
         shape = _size_shape(size)
         gen = as_generator(rng)
         m = 1 if shape is None else int(np.prod(shape))
@@ -464,7 +512,7 @@ class InverseCDFSampler:
 
 
 # --------------------------------------------------------------------------------------------
-# Boltzmann negative sampling (seed 004, eq. 8)
+# Boltzmann negative sampling (Tanielian & Vasile, eq. 8)
 # --------------------------------------------------------------------------------------------
 def _temperature(temperature) -> float:
     t = as_float_array("temperature", temperature, allow_inf=True)
@@ -497,7 +545,7 @@ def _log_boltzmann(scores, degeneracy, temperature, axis):
         logd = np.where(mask, np.log(np.where(mask, d, 1.0)), -np.inf)
         gm = np.max(np.where(mask, g, -np.inf), axis=-1, keepdims=True)
         if t == math.inf:
-            # T -> inf: the energy no longer matters, B -> D (seed 004, §2.3.1)
+            # T -> inf: the energy no longer matters, B -> D (Tanielian & Vasile, §2.3.1)
             logw = logd
         elif t == 0.0:
             # T -> 0: all mass on the best-scored items (ties shared in proportion to D)
@@ -512,7 +560,7 @@ def _log_boltzmann(scores, degeneracy, temperature, axis):
 def boltzmann(
     scores: ArrayLike, degeneracy: str | ArrayLike = "uniform", temperature: float = 1.0, *, axis: int = -1, log: bool = False
 ) -> FloatArray:
-    r"""Boltzmann negative-sampling law B(G, D, T) of seed 004, eq. 8.
+    r"""Boltzmann negative-sampling law B(G, D, T) (Tanielian & Vasile, Relaxed Softmax, eq. 8).
 
     .. math:: B_{(G, D, T)}(j) = \frac{D(j) \exp(G(j) / T)}{\sum_{j'} D(j') \exp(G(j') / T)}.
 
@@ -524,15 +572,15 @@ def boltzmann(
     ----------
     scores : array_like
         Energies G(i, j) (model scores); items along ``axis``, any leading context dimensions.
-    degeneracy : 'uniform' or array_like
+    degeneracy : 'uniform' or array_like, default 'uniform'
         D: ``'uniform'``, or non-negative weights broadcastable against ``scores`` (only ratios
         matter): item counts for the popularity law Pop(J), 1 / P_i(j) for the paper's
         context-dependent choice, or any user law. Items with D = 0 get probability 0.
-    temperature : float
+    temperature : float, default 1.0
         T in [0, inf].
-    axis : int
+    axis : int, default -1
         Item axis.
-    log : bool
+    log : bool, default False
         Return log B (with -inf for impossible items) instead of B.
 
     Returns
@@ -553,7 +601,8 @@ def boltzmann(
     array([0., 0., 1.])
     """
     g_arr = np.asarray(scores)
-    ax = axis
+    ax = int_scalar("axis", axis)
+    log = flag("log", log)
     if g_arr.ndim and not -g_arr.ndim <= ax < max(g_arr.ndim, 1):
         raise ValueError(f"axis {axis} is out of range for scores with {g_arr.ndim} dimensions")
     lb = _log_boltzmann(scores, degeneracy, temperature, ax)
@@ -564,17 +613,18 @@ def boltzmann(
 def sample_boltzmann(
     scores: ArrayLike, degeneracy: str | ArrayLike = "uniform", temperature: float = 1.0, size: int = 1, rng: RNGLike = None
 ) -> IntArray:
-    r"""Draw negatives from B(G, D, T) (seed 004, eq. 8), independently for every context row.
+    r"""Draw negatives from B(G, D, T) (Tanielian & Vasile, eq. 8), independently for every context row.
 
     Parameters
     ----------
     scores : array_like, shape (n_items,) or (n_contexts, n_items)
         Energies G; one Boltzmann law per row.
     degeneracy, temperature
-        As in :func:`boltzmann`.
-    size : int
-        Number of i.i.d. draws per row.
+        As in :func:`boltzmann` (defaults ``'uniform'`` and 1.0).
+    size : int, default 1
+        Number of i.i.d. draws per row, >= 0.
     rng : numpy.random.Generator, int or SeedSequence, optional
+        Source of randomness (``None``: fresh OS entropy).
 
     Returns
     -------

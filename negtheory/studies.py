@@ -73,7 +73,7 @@ import numpy as np
 from . import estimators as est
 from ._deprecation import renamed_keyword
 from ._rng import int_seed
-from ._validation import int_scalar, real_scalar
+from ._validation import flag, int_scalar, real_scalar
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -176,9 +176,11 @@ def _fused_estimates(scores, sorted_scores, roots, is_tn, pos, codes, omega, tau
                     sw += w
                     swx += w * row[i]
             else:
-                inv = 1.0 / rmax
+                # a division here: x * (1 / max) can round the top score below 1, and its weight
+                # (1 - 2^-53) ** beta then underflows to 0 for a huge beta (sw = 0); x / max is
+                # exactly 1 there (pow dominates the cost of this branch anyway)
                 for i in range(n):
-                    w = (row[i] * inv) ** hcl_beta
+                    w = (row[i] / rmax) ** hcl_beta
                     sw += w
                     swx += w * row[i]
             hcl = (swx / sw - tau_plus * pmean) / tau_minus
@@ -594,7 +596,7 @@ def mse_study(
     rng : int, SeedSequence, Generator or None
         Root seed; point i uses ``SeedSequence(seed, spawn_key=(i,))``. An int is the seed; a
         Generator or SeedSequence gives one 63-bit seed (so use an int to resume a
-        ``checkpoint``); ``None`` draws fresh entropy per task (``seed`` before 0.2.0, deprecated).
+        ``checkpoint``); ``None`` draws fresh entropy per task (``seed``: deprecated since 0.1, removed in 0.2).
     executor : None, "dask", distributed.Client or concurrent.futures.Executor
         Where (point, chunk) tasks run; the result does not depend on it.
     checkpoint : path, optional
@@ -619,6 +621,17 @@ def mse_study(
         (standard error of the MSE), ``mean`` (mean estimate), ``truth_mean`` (mean theta_SUP),
         ``n_anchors`` (anchors with a defined truth).
 
+    Raises
+    ------
+    ValueError
+        ``n_anchors`` < 2 (one anchor gives no standard error of the MSE), or a parameter out of range.
+
+    Warns
+    -----
+    RuntimeWarning
+        When fewer than two anchors of a point have a defined truth (an anchor without any true
+        negative has none): that row's ``mse_se`` is NaN.
+
     Examples
     --------
     >>> from negtheory.studies import mse_study
@@ -630,20 +643,32 @@ def mse_study(
     """
     import pandas as pd
 
-    if vary not in VARYING:
+    if not isinstance(vary, str) or vary not in VARYING:
         raise ValueError(f"vary must be one of {VARYING}, got {vary!r}")
     values = list(values) if np.ndim(values) else [values]
     if not values:
         raise ValueError("values must hold at least one value")
     if len(set(map(repr, values))) != len(values):
         raise ValueError(f"values must be distinct (one study point each), got {values!r}")
-    estimators = tuple(estimators)
+    try:
+        estimators = tuple(estimators)
+    except TypeError:
+        raise TypeError(f"estimators must be a sequence of estimator names from {ESTIMATORS}, got {estimators!r}") from None
     unknown = [e for e in estimators if e not in ESTIMATORS]
     if unknown or not estimators:
         raise ValueError(f"estimators must be a non-empty subset of {ESTIMATORS}, got {list(estimators)}")
-    n_anchors = int_scalar("n_anchors", n_anchors, 1)
+    # one anchor gives an MSE but no standard error (mse_se would be NaN): at least two
+    n_anchors = int_scalar("n_anchors", n_anchors, 2)
+    progress = flag("progress", progress)
     chunk_size = int_scalar("chunk_size", chunk_size, 1)
     seed = None if rng is None else int_seed("rng", rng)
+    if checkpoint is not None and not isinstance(checkpoint, (str, os.PathLike)):
+        raise TypeError(f"checkpoint must be a path (str or os.PathLike) or None, got {checkpoint!r}")
+    if base_interval is not None:
+        try:
+            base_interval = tuple(base_interval)
+        except TypeError:
+            raise TypeError(f"base_interval must be a pair (low, high) of scores, or None, got {base_interval!r}") from None
     fixed: dict[str, Any] = dict(
         n_unlabeled=n_unlabeled,
         alpha=alpha,
@@ -663,12 +688,15 @@ def mse_study(
     coerced = []
     for i, value in enumerate(values):
         p = dict(fixed)
-        p[vary] = _coerce(vary, value)
+        try:  # the fixed keywords passed above: only the swept value can fail here
+            p[vary] = _coerce(vary, value)
+            p["n_unlabeled"] = int_scalar("n_unlabeled", p["n_unlabeled"], 1)
+            p["n_positives"] = int_scalar("n_positives", p["n_positives"], 0)
+            for name, lo, hi, lo_open, hi_open in _REAL_BOUNDS:
+                p[name] = real_scalar(name, p[name], lo, hi, lo_open=lo_open, hi_open=hi_open)
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(f"values[{i}] = {value!r} is not a valid {vary}: {exc}") from None
         coerced.append(p[vary])
-        p["n_unlabeled"] = int_scalar("n_unlabeled", p["n_unlabeled"], 1)
-        p["n_positives"] = int_scalar("n_positives", p["n_positives"], 0)
-        for name, lo, hi, lo_open, hi_open in _REAL_BOUNDS:
-            p[name] = real_scalar(name, p[name], lo, hi, lo_open=lo_open, hi_open=hi_open)
         if p["n_positives"] == 0 and {"dcl", "hcl"} & set(estimators):
             raise ValueError("n_positives must be >= 1 for the dcl and hcl estimators (they correct with extra positives)")
         if ("bcl" in estimators or "bcl_norm" in estimators) and p["alpha"] == 1.0 and p["beta"] == 1.0:
@@ -731,4 +759,15 @@ def mse_study(
 
     rows = [r for i in sorted(rows_by_point) for r in rows_by_point[i]]
     df = pd.DataFrame(rows, columns=[vary, "estimator", "mse", "mse_se", "mean", "truth_mean", "n_anchors"])
+    few = df["n_anchors"] < 2
+    if few.any():
+        import warnings
+
+        warnings.warn(
+            f"mse_study: {int(few.sum())} row(s) have fewer than two anchors with a defined truth (anchors "
+            "without any true negative have none), so their mse_se is NaN (and mse, mean, truth_mean too "
+            "with none); raise n_anchors or n_unlabeled",
+            RuntimeWarning,
+            stacklevel=3,  # the caller of renamed_keyword's wrapper
+        )
     return df

@@ -1,6 +1,6 @@
-r"""Temperature and hardness: softmax entropy, its derivative and an entropy controller (seed 001).
+r"""Temperature and hardness: softmax entropy, its derivative and an entropy controller (the negative-sampling textbook chapter).
 
-Part of the textbook mechanics (seed 001); :mod:`negtheory.mechanics` re-exports every name.
+Part of the mechanics of the negative-sampling textbook chapter; :mod:`negtheory.mechanics` re-exports every name.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def _softmax_parts(scores, tau):
 
 
 def softmax_entropy(scores: ArrayLike, tau: ArrayLike = 1.0) -> FloatOrArray:
-    r"""Entropy H(tau) of the softmax over negative similarities (seed 001, *The Temperature and Negative Hardness*).
+    r"""Entropy H(tau) of the softmax over negative similarities (textbook chapter, *The Temperature and Negative Hardness*).
 
     .. math:: p_i = \frac{e^{s_i/\tau}}{\sum_j e^{s_j/\tau}}, \qquad H(\tau) = -\sum_i p_i \ln p_i .
 
@@ -58,10 +58,15 @@ def softmax_entropy(scores: ArrayLike, tau: ArrayLike = 1.0) -> FloatOrArray:
     ----------
     scores : array_like, shape (..., K)
         Negative similarities along the last axis.
-    tau : array_like
+    tau : array_like, default 1.0
         Temperature(s) in [0, inf], broadcast against ``scores[..., 0]`` (so a vector of
         temperatures with a 1-D ``scores`` gives the curve H(tau)). tau = 0 gives ln(number
         of maximal scores) and tau = inf gives ln K, the two limits.
+
+    Returns
+    -------
+    float or ndarray
+        H(tau) in [0, ln K] nats, shape ``broadcast(scores[..., 0], tau)``.
 
     Examples
     --------
@@ -77,15 +82,28 @@ def softmax_entropy(scores: ArrayLike, tau: ArrayLike = 1.0) -> FloatOrArray:
     return scalar_or_array(np.asarray(np.maximum(h, 0.0)))
 
 
-def _var_p(scores, tau):
+def _log_var_p(scores, tau):
+    """log Var_p(s) under the softmax law p(tau) (-inf where it is 0), and tau broadcast to its shape.
+
+    The variance is formed on the scores scaled by c = max |s| (so s - mean cannot overflow for
+    scores near the float64 limit) and items of zero weight add exactly 0 (not 0 * inf = NaN);
+    log Var = log Var_p(s / c) + 2 log c.
+    """
     s, t, _, p = _softmax_parts(scores, tau)
-    mean = np.sum(p * s, axis=-1, keepdims=True)
-    var = np.sum(p * (s - mean) ** 2, axis=-1)
-    return var, np.broadcast_to(t, var.shape)
+    c = np.max(np.abs(s), axis=-1, keepdims=True)
+    c = np.where(c > 0.0, c, 1.0)
+    xs = s / c
+    mean = np.sum(p * xs, axis=-1, keepdims=True)
+    var = np.sum(np.where(p > 0.0, p * (xs - mean) ** 2, 0.0), axis=-1)
+    with np.errstate(divide="ignore"):
+        logvar = np.log(var) + 2.0 * np.log(c[..., 0])
+    return logvar, np.broadcast_to(t, logvar.shape)
 
 
 def entropy_temperature_derivative(scores: ArrayLike, tau: ArrayLike = 1.0) -> FloatOrArray:
-    r"""dH/dtau = Var_p(s) / tau^3 (seed 001, *The Temperature and Negative Hardness*).
+    r"""Derivative dH/dtau of the softmax entropy (textbook chapter, *The Temperature and Negative Hardness*).
+
+    .. math:: \frac{dH}{d\tau} = \frac{\mathrm{Var}_{p}(s)}{\tau^3}
 
     The variance is taken under the softmax law p(tau). It vanishes when all scores are equal
     (temperature then has no effect on the entropy) and at the limits tau = 0 and tau = inf,
@@ -94,8 +112,14 @@ def entropy_temperature_derivative(scores: ArrayLike, tau: ArrayLike = 1.0) -> F
     Parameters
     ----------
     scores : array_like, shape (..., K)
-    tau : array_like
+        Negative similarities along the last axis.
+    tau : array_like, default 1.0
         Temperature(s) in [0, inf], broadcast as in :func:`softmax_entropy`.
+
+    Returns
+    -------
+    float or ndarray
+        dH/dtau >= 0, shape ``broadcast(scores[..., 0], tau)``.
 
     Examples
     --------
@@ -105,10 +129,11 @@ def entropy_temperature_derivative(scores: ArrayLike, tau: ArrayLike = 1.0) -> F
     >>> bool(abs(entropy_temperature_derivative(s, t) - fd) < 1e-7)
     True
     """
-    var, t = _var_p(scores, tau)
+    logvar, t = _log_var_p(scores, tau)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = var / t / t / t  # t**3 underflows for t < 1e-103 (0 / 0 where var is 0 too)
-    out = np.where((t == 0) | np.isinf(t), 0.0, out)
+        # in logs: t**3 underflows for t < 1e-103 and Var_p overflows for scores near 1e308
+        out = np.exp(logvar - 3.0 * np.log(t))
+    out = np.where((t == 0) | np.isinf(t) | np.isneginf(logvar), 0.0, out)
     return scalar_or_array(np.asarray(out))
 
 
@@ -118,17 +143,23 @@ def _entropy_range(s):
 
 
 def temperature_for_entropy(scores: ArrayLike, target: float) -> float:
-    r"""Temperature tau at which H(tau) equals ``target`` (seed 001; H is increasing in tau, dH/dtau = Var_p/tau^3 >= 0).
+    r"""Temperature tau at which the softmax entropy H(tau) equals ``target`` (textbook chapter).
 
-    Solved by Brent's method in log tau. The reachable entropies are (ln m, ln K), m the number
+    H is increasing in tau (dH/dtau = Var_p(s) / tau^3 >= 0, see
+    :func:`entropy_temperature_derivative`); the root is found by Brent's method in log tau. The reachable entropies are (ln m, ln K), m the number
     of maximal scores (tau -> 0) and K the number of scores (tau -> inf).
 
     Parameters
     ----------
     scores : array_like, shape (K,)
-        Not all equal.
+        Negative similarities, K >= 2, not all equal.
     target : float
         Entropy in nats, strictly between ln m and ln K.
+
+    Returns
+    -------
+    float
+        The temperature tau > 0 with H(tau) = target.
 
     Examples
     --------
@@ -166,12 +197,15 @@ def temperature_for_entropy(scores: ArrayLike, target: float) -> float:
 
 
 class EntropyTemperatureController:
-    r"""Adaptive temperature that keeps the softmax entropy in a band (seed 001, *The Temperature and Negative Hardness*).
+    r"""Adaptive temperature that keeps the softmax entropy in a band (textbook chapter, *The Temperature and Negative Hardness*).
 
     At each :meth:`update` the entropy H of the current negative scores (mean over the rows of
     a batch) is compared with the band [low, high]. Inside the band tau is left alone; outside,
     one Newton step in log tau towards the band centre uses the identity
-    dH/d(ln tau) = tau dH/dtau = Var_p(s) / tau^2, with the step limited to a factor
+
+    .. math:: \frac{dH}{d\ln\tau} = \tau \frac{dH}{d\tau} = \frac{\mathrm{Var}_p(s)}{\tau^2},
+
+    with the step limited to a factor
     ``max_factor`` per update (robust when the scores jump) and tau clipped to
     [tau_min, tau_max]. When Var_p(s) = 0 the entropy does not depend on tau and tau is kept.
 
@@ -179,12 +213,12 @@ class EntropyTemperatureController:
     ----------
     low, high : float
         Entropy band in nats, 0 <= low < high.
-    tau : float
+    tau : float, default 1.0
         Initial temperature > 0.
-    max_factor : float
+    max_factor : float, default 2.0
         Largest multiplicative change of tau per update (> 1).
-    tau_min, tau_max : float
-        Hard limits for tau.
+    tau_min, tau_max : float, default 1e-6 and 1e6
+        Hard limits for tau, 0 < tau_min <= tau_max.
 
     Attributes
     ----------
@@ -219,12 +253,25 @@ class EntropyTemperatureController:
         self.history: list[tuple[float, float]] = []
 
     def update(self, scores: ArrayLike) -> float:
-        """Record the entropy of ``scores`` (shape (K,) or (B, K)) at the current tau; return the next tau."""
+        """Record the entropy of ``scores`` at the current tau and return the next tau.
+
+        Parameters
+        ----------
+        scores : array_like, shape (K,) or (B, K)
+            Negative similarities of one anchor or of a batch of B anchors; the entropy is
+            averaged over the rows.
+
+        Returns
+        -------
+        float
+            The temperature to use for the next batch (unchanged inside the band).
+        """
         s = np.atleast_2d(real_array("scores", scores))
         tau = self.tau
         h = float(np.mean(softmax_entropy(s, tau)))
-        var, _ = _var_p(s, tau)
-        slope = float(np.mean(var)) / tau / tau  # dH / d ln(tau); tau**2 underflows for tau < 1e-162
+        logvar, _ = _log_var_p(s, tau)
+        with np.errstate(over="ignore"):  # dH / d ln(tau) = Var_p / tau^2, in logs (tau**2 underflows)
+            slope = float(np.mean(np.exp(logvar - 2.0 * math.log(tau))))
         self.history.append((tau, h))
         if self.low <= h <= self.high or slope <= 0.0:
             return tau

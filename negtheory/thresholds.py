@@ -1,10 +1,10 @@
-r"""Two-threshold split of negatives into false / hard / simple (seed 002).
+r"""Two-threshold split of negatives into false / hard / simple (the threshold-selection note).
 
-Seed 002 sorts unlabeled ("negative") candidates by their score and uses two thresholds:
+The threshold-selection note sorts unlabeled ("negative") candidates by their score and uses two thresholds:
 an upper one (threshold1) above which a negative is taken to be a *false* negative, and a
 lower one (threshold2) above which it is *hard*; the rest are *simple*. The thresholds are
 chosen so that the categories hit target fractions, about 0.1 % false and 5 % hard negatives
-(Cai et al., cited by the seed). Tables I-II of the seed scan a grid of thresholds and keep
+(Cai et al., cited by the note). Tables I-II of the note scan a grid of thresholds and keep
 threshold1 = 0.335, threshold2 = 0.121.
 
 Category convention (a score on a threshold goes to the *lower* category):
@@ -16,12 +16,12 @@ Category convention (a score on a threshold goes to the *lower* category):
 
 Reading of Tables I-II
 ----------------------
-The seed's choices are reproduced by one rule: fractions are taken over *all* samples
+The note's choices are reproduced by one rule: fractions are taken over *all* samples
 (positives included; 1 175 226 in the tables), the upper threshold is the smallest one whose
 false-negative count does not exceed ``false_frac`` (1165 <= 1175.2 at 0.335; 1682 at 0.33 is
 too many) and the lower threshold is the largest one whose hard-negative count reaches
 ``hard_frac`` (59576 >= 58761.3 at 0.121; 58224 at 0.122 is too few). "Closest to the
-target" would have chosen 0.122 in Table II, so the seed's rule is the one-sided one; fractions
+target" would have chosen 0.122 in Table II, so the note's rule is the one-sided one; fractions
 over the negatives only would have chosen 0.34 in Table I. :func:`choose_thresholds` implements
 that rule, on a candidate grid (as in the tables) or on the exact order statistics.
 """
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._validation import as_float_array, as_generator, broadcast, real_array, real_scalar
+from ._validation import as_float_array, as_generator, broadcast, flag, real_array, real_scalar
 
 if TYPE_CHECKING:
     from typing import Any
@@ -60,7 +60,7 @@ __all__ = [
 SIMPLE, HARD, FALSE, POSITIVE = 0, 1, 2, 3
 CATEGORY_NAMES = ("simple", "hard", "false", "positive")
 
-#: Tables I-II of seed 002 (counts of each category at the listed thresholds).
+#: Tables I-II of the threshold-selection note (counts of each category at the listed thresholds).
 PAPER_TABLES: dict[str, Any] = {
     "table1": {
         "upper": (0.35, 0.34, 0.335, 0.33),
@@ -99,7 +99,7 @@ def _scores_labels(scores, labels):
 
 
 def categorize(scores: ArrayLike, upper: float, lower: float, labels: ArrayLike | None = None) -> npt.NDArray[np.int8]:
-    r"""Category of every sample: SIMPLE (0), HARD (1), FALSE (2) negative, or POSITIVE (3) (seed 002).
+    r"""Category of every sample: SIMPLE (0), HARD (1), FALSE (2) negative, or POSITIVE (3) (threshold-selection note).
 
     Parameters
     ----------
@@ -114,6 +114,7 @@ def categorize(scores: ArrayLike, upper: float, lower: float, labels: ArrayLike 
     Returns
     -------
     ndarray of int8
+        The category code of every sample, shape (n,).
 
     Examples
     --------
@@ -141,12 +142,22 @@ def _threshold(name, value):
 
 
 def category_counts(scores: ArrayLike, upper: float, lower: float, labels: ArrayLike | None = None) -> dict[str, int]:
-    """Number of samples in each category (seed 002, one column of Tables I-II).
+    """Number of samples in each category (threshold-selection note, one column of Tables I-II).
+
+    Parameters
+    ----------
+    scores : array_like, shape (n,)
+        Similarity scores of the samples (non-empty, 1-D).
+    upper, lower : float
+        Thresholds with lower <= upper, as in :func:`categorize`.
+    labels : array_like of bool, optional
+        True marks known positives (counted under ``'positive'``, never split).
 
     Returns
     -------
     dict
-        ``{'positive': ..., 'false': ..., 'hard': ..., 'simple': ...}``
+        ``{'positive': ..., 'false': ..., 'hard': ..., 'simple': ...}``, the int count of each
+        category.
 
     Examples
     --------
@@ -164,11 +175,12 @@ def _counts_sorted(neg_sorted, x):
 
 
 def threshold_table(scores: ArrayLike, upper: ArrayLike, lower: ArrayLike, labels: ArrayLike | None = None) -> pd.DataFrame:
-    r"""Counts and fractions of each category over a grid of thresholds, as in Tables I-II of seed 002.
+    r"""Counts and fractions of each category over a grid of thresholds, as in Tables I-II of the threshold-selection note.
 
     Parameters
     ----------
     scores : array_like, shape (n,)
+        Similarity scores of the samples (non-empty, 1-D).
     upper, lower : array_like
         Candidate thresholds, broadcast against each other (one row per pair).
     labels : array_like of bool, optional
@@ -178,7 +190,7 @@ def threshold_table(scores: ArrayLike, upper: ArrayLike, lower: ArrayLike, label
     -------
     pandas.DataFrame
         Columns ``upper, lower, positive, false, hard, simple, false_frac, hard_frac`` with the
-        fractions taken over all samples (the reading that reproduces the seed's choices).
+        fractions taken over all samples (the reading that reproduces the note's choices).
 
     Examples
     --------
@@ -226,7 +238,7 @@ def choose_thresholds(
     lower_grid: ArrayLike | None = None,
     denominator: str = "all",
 ) -> tuple[float, float]:
-    r"""Thresholds (upper, lower) that hit target fractions of false and hard negatives (seed 002).
+    r"""Thresholds (upper, lower) that hit target fractions of false and hard negatives (threshold-selection note).
 
     With N the number of samples (``denominator='all'``; positives included when ``labels``
     are given) or of negatives (``'negatives'``):
@@ -244,20 +256,24 @@ def choose_thresholds(
     Parameters
     ----------
     scores : array_like, shape (n,)
-    false_frac : float
-        Target fraction of false negatives, in [0, 1).
-    hard_frac : float
-        Target fraction of hard negatives, in (0, 1).
+        Similarity scores of the samples (non-empty, 1-D).
+    false_frac : float, default 0.001
+        Target fraction of false negatives, in [0, 1) (the note's 0.1 %).
+    hard_frac : float, default 0.05
+        Target fraction of hard negatives, in (0, 1) (the note's 5 %).
     labels : array_like of bool, optional
         Known positives: excluded from the categories, counted in N when denominator='all'.
     upper_grid, lower_grid : array_like, optional
-        Candidate thresholds (either or both).
-    denominator : {'all', 'negatives'}
+        Candidate thresholds (either or both); ``None`` (default): exact order statistics of the
+        negative scores.
+    denominator : {'all', 'negatives'}, default 'all'
+        N counts every sample (the reading that reproduces Tables I-II) or the negatives only.
 
     Returns
     -------
     (upper, lower) : tuple of float
-        Raises ``ValueError`` when no threshold meets the targets.
+        The chosen thresholds, lower <= upper (``lower`` may be -inf); ``ValueError`` when no
+        threshold meets the targets.
 
     Examples
     --------
@@ -271,7 +287,7 @@ def choose_thresholds(
     s, lab = _scores_labels(scores, labels)
     ff = real_scalar("false_frac", false_frac, 0.0, 1.0, hi_open=True)
     hf = real_scalar("hard_frac", hard_frac, 0.0, 1.0, lo_open=True, hi_open=True)
-    if denominator not in ("all", "negatives"):
+    if not isinstance(denominator, str) or denominator not in ("all", "negatives"):
         raise ValueError(f"denominator must be 'all' or 'negatives', got {denominator!r}")
     neg = np.sort(s[~lab])
     if neg.size == 0:
@@ -311,7 +327,7 @@ def choose_thresholds(
 
 
 def paper_table_scores(rng: RNGLike = None, *, positives: bool = True) -> tuple[FloatArray, BoolArray]:
-    r"""Synthetic scores whose category counts reproduce Tables I-II of seed 002 exactly.
+    r"""Synthetic scores whose category counts reproduce Tables I-II of the threshold-selection note exactly.
 
     Negative scores are spread uniformly inside the intervals cut by all the thresholds of the
     two tables (e.g. 29 scores in (0.335, 0.34], 1352 in (0.121, 0.122]), with the counts
@@ -320,12 +336,14 @@ def paper_table_scores(rng: RNGLike = None, *, positives: bool = True) -> tuple[
     Parameters
     ----------
     rng : numpy.random.Generator, int or SeedSequence, optional
-    positives : bool
-        Include the positives.
+        Source of randomness (``None``: fresh OS entropy).
+    positives : bool, default True
+        Include the 11540 positives (shuffled in); False returns the negatives only.
 
     Returns
     -------
     scores : ndarray, shape (n,)
+        The scores (n = 1 175 226 with the positives, 1 163 686 without).
     labels : ndarray of bool, shape (n,)
         True for the positives.
 
@@ -353,7 +371,7 @@ def paper_table_scores(rng: RNGLike = None, *, positives: bool = True) -> tuple[
     ]
     parts = [a + (b - a) * (1.0 - gen.random(c)) for a, b, c in bins]  # uniform on (a, b]
     neg = np.concatenate(parts)
-    if not positives:
+    if not flag("positives", positives):
         return neg, np.zeros(neg.size, dtype=bool)
     npos = t1["positive"][0]
     pos = 0.2 + 0.8 * (1.0 - gen.random(npos))

@@ -1,10 +1,10 @@
-r"""Variance-gamma law of matrix-factorisation inner products (thesis seed 003, ch. 3, Lemma 3.1).
+r"""Variance-gamma law of matrix-factorisation inner products (Liu Bin's thesis, ch. 3, Lemma 3.1).
 
 X = <w, h> with w, h in R^d of i.i.d. N(0, lam) entries (lam is the *variance*) has density
 (eq. 3.6 = 3.18)
 
 .. math:: f(x; d, \lambda) = \frac{1}{\lambda\sqrt{\pi}\,\Gamma(d/2)}
-          \Big(\frac{|x|}{2\lambda}\Big)^{\nu} K_{\nu}\Big(\frac{|x|}{\lambda}\Big),
+          \Big(\frac{\lvert x \rvert}{2\lambda}\Big)^{\nu} K_{\nu}\Big(\frac{\lvert x \rvert}{\lambda}\Big),
           \qquad \nu = \frac{d-1}{2},
 
 characteristic function (1 + lam^2 t^2)^{-d/2} (eq. 3.11 rescaled), variance d lam^2, and the
@@ -486,12 +486,22 @@ class InnerProduct(ScoreDistribution):
     ``std``, ``median``, ``support``, ``interval``, ``expect``) plus :meth:`cf`. Build one with
     :func:`inner_product`; see the module docstring for the numerics.
 
-    Attributes
+    Parameters
     ----------
     d : int
-        Embedding dimension (d >= 1).
+        Embedding dimension (d >= 1); kept as the attribute ``d``.
     lam : float
-        Variance of each embedding coordinate (lam > 0); the scale of the law.
+        Variance of each embedding coordinate (lam > 0); the scale of the law, kept as the
+        attribute ``lam``.
+
+    Examples
+    --------
+    >>> from negtheory.variance_gamma import InnerProduct
+    >>> x = InnerProduct(d=2, lam=1.0)   # d = 2: the Laplace law with scale lam
+    >>> round(float(x.cdf(1.0)), 12) == round(1 - 0.5 * 2.718281828459045 ** -1, 12)
+    True
+    >>> x.var(), x.kurtosis()
+    (2.0, 3.0)
     """
 
     name = "inner_product"
@@ -544,26 +554,68 @@ class InnerProduct(ScoreDistribution):
         return self.d * self.lam * self.lam
 
     def std(self) -> float:
-        """Standard deviation lam sqrt(d) (finite even where the variance overflows)."""
+        """Standard deviation lam sqrt(d) (finite even where the variance overflows).
+
+        Returns
+        -------
+        float
+            lam * sqrt(d).
+        """
         return self.lam * math.sqrt(self.d)
 
     def median(self) -> float:
-        """The median, 0 (the law is symmetric)."""
+        """The median, 0 (the law is symmetric).
+
+        Returns
+        -------
+        float
+            0.0.
+        """
         return 0.0
 
     def interval(self, confidence: ArrayLike) -> tuple[FloatOrArray, FloatOrArray]:
-        """Equal-tailed interval (ppf((1 - c)/2), ppf((1 + c)/2)) holding probability ``confidence``."""
+        """Equal-tailed interval (ppf((1 - c)/2), ppf((1 + c)/2)) holding probability ``confidence``.
+
+        Parameters
+        ----------
+        confidence : array_like of float
+            Probability c in [0, 1] that the interval holds.
+
+        Returns
+        -------
+        (lower, upper) : tuple of float or ndarray
+            The end points, symmetric about 0 (upper = -lower), with the shape of ``confidence``.
+        """
         c = real_array("confidence", confidence, 0.0, 1.0)
         lo = self.ppf((1.0 - c) / 2.0)
         return lo, -lo
 
     def cf(self, t: ArrayLike) -> FloatOrArray:
-        r"""Characteristic function E[e^{itX}] = (1 + lam^2 t^2)^{-d/2} (eq. 3.11 with X = lam Y / 2)."""
+        r"""Characteristic function E[e^{itX}] (eq. 3.11 with X = lam Y / 2).
+
+        .. math:: \varphi(t) = \mathbb E\big[e^{itX}\big] = (1 + \lambda^2 t^2)^{-d/2}
+
+        Parameters
+        ----------
+        t : array_like of float
+            Argument(s) of the characteristic function (+-inf allowed, giving 0).
+
+        Returns
+        -------
+        float or ndarray
+            The (real, since the law is symmetric) value in (0, 1], with the shape of ``t``.
+        """
         t = as_float_array("t", t, allow_inf=True)
         return scalar_or_array((1.0 + (self.lam * t) ** 2) ** (-0.5 * self.d))
 
     def kurtosis(self) -> float:
-        """Excess kurtosis 6 / d (the fourth cumulant of Z1 - Z2 over its squared variance)."""
+        """Excess kurtosis 6 / d (the fourth cumulant of Z1 - Z2 over its squared variance).
+
+        Returns
+        -------
+        float
+            6 / d.
+        """
         return 6.0 / self.d
 
     def __repr__(self):
@@ -574,7 +626,7 @@ def inner_product(d: int, lam: float) -> InnerProduct:
     r"""Prior law of a matrix-factorisation score <w_u, h_i> (thesis Lemma 3.1, eq. 3.6/3.18/3.19).
 
     .. math:: f(x; d, \lambda) = \frac{1}{\lambda\sqrt{\pi}\,\Gamma(d/2)}
-              \Big(\frac{|x|}{2\lambda}\Big)^{\frac{d-1}{2}} K_{\frac{d-1}{2}}\Big(\frac{|x|}{\lambda}\Big)
+              \Big(\frac{\lvert x \rvert}{2\lambda}\Big)^{\frac{d-1}{2}} K_{\frac{d-1}{2}}\Big(\frac{\lvert x \rvert}{\lambda}\Big)
 
     the law of the inner product of two independent d-dimensional vectors with i.i.d. N(0, lam)
     entries -- a symmetric variance-gamma law (eq. 3.13-3.17), characteristic function

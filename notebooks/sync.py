@@ -10,7 +10,7 @@ Each notebook runs with its own folder as the working directory, on the ``python
 current environment. Volatile metadata (execution timestamps, the kernel's Python patch version) is
 removed so that a re-run without code changes gives a small diff: only what the code prints changes
 (``%time`` lines, for instance). Figures are embedded as PNG images at the dpi set in each
-notebook's first cell (80 dpi: about 10-40 kB per figure).
+notebook's first cell (120 dpi, sharp at full width: about 20-90 kB per figure).
 
 Needs the ``notebooks`` extra (``nbclient``, ``nbformat``, ``ipykernel``).
 """

@@ -1,15 +1,27 @@
-"""Shared pytest configuration: hypothesis profiles.
+"""Shared pytest configuration: hypothesis profiles and the documentation build.
 
 ``fast`` (the default, used by CI) is hypothesis' default profile, derandomised, with the fuzz sweep of
 ``tests/test_fuzz.py`` cut to a few cases per target; ``long``
 (``pytest tests/test_fuzz.py --hypothesis-profile=long``) runs the fuzz sweep with 55 cases per target
 (more than 10 000 in all).  The ``--hypothesis-profile`` option comes from hypothesis' pytest plugin,
 so plain ``pytest`` is unaffected.
+
+``docs_site`` builds the documentation site once per test session (the README's command,
+``python -m sphinx -W --keep-going -b html docs OUT``, in a temporary folder): ``tests/test_docs.py`` checks its
+HTML and ``tests/test_browser.py`` opens it in a headless browser, from the same build.
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 from hypothesis import settings
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # ``fast`` is derandomised: the CI run is the same every time, so a rare case found by one random
 # draw cannot make one landing fail and the next pass; the random search belongs to
@@ -17,3 +29,41 @@ from hypothesis import settings
 settings.register_profile("fast", deadline=None, derandomize=True)
 settings.register_profile("long", deadline=None)
 settings.load_profile("fast")
+
+
+@pytest.fixture(scope="session")
+def docs_site(tmp_path_factory):
+    """Build the documentation site once per session (no warning allowed); return the HTML folder.
+
+    Skipped, with the reason, when the ``docs`` extra is not installed. ``NEGTHEORY_DOCS_HTML=FOLDER`` checks an
+    existing build instead (e.g. ``python -m sphinx -W --keep-going -b html docs FOLDER`` run by hand).
+    """
+    prebuilt = os.environ.get("NEGTHEORY_DOCS_HTML")
+    if prebuilt:
+        return Path(prebuilt)
+    for module in ("sphinx", "numpydoc", "myst_nb", "pydata_sphinx_theme"):
+        pytest.importorskip(module, reason=f'{module} is not installed: pip install -e ".[docs]" to build the docs')
+    out = tmp_path_factory.mktemp("docs")
+    html, doctrees = out / "html", out / "doctrees"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    env.setdefault("OMP_NUM_THREADS", "1")
+    env.setdefault("JUPYTER_PLATFORM_DIRS", "1")
+    cmd = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-W",
+        "--keep-going",
+        "-q",
+        "-b",
+        "html",
+        "-d",
+        str(doctrees),
+        str(ROOT / "docs"),
+        str(html),
+    ]
+    proc = subprocess.run(cmd, check=False, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    log = proc.stdout + proc.stderr
+    assert proc.returncode == 0, f"sphinx failed ({proc.returncode}):\n{log[-6000:]}"
+    assert "WARNING" not in log and "ERROR" not in log, log[-6000:]
+    return html

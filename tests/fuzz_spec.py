@@ -23,6 +23,14 @@ each with the exception kind it must raise (``ValueError`` for a bad value, ``Ty
 type, ``EITHER`` where both are reasonable).  A case is either all-legal or all-legal but one
 mutated parameter.
 
+Issue 20 item 9 (an outside sweep) added the families it found: huge finite values (+-1e308, weights
+whose sum overflows) among the *legal* draws where the result stays representable (``Extreme`` and
+the ``huge`` builders), ``[1, 'a']`` for numbers and seeds, arrays for string / boolean options,
+integers beyond int64, ``None``/``True``/NaN for builder-supplied arrays (``BUILT_ILLEGAL``), shapes
+that do not broadcast and the deprecated ``seed=`` alias (both drawn by ``test_fuzz.cases``).  A
+mutation's error must name *that* parameter (as spelled), unless the mutation is marked
+``RELATION`` (it breaks a relation between parameters, so naming the other side is fine).
+
 ``LEGAL`` holds per-callable builders for parameters that are related (``k <= n``, matching shapes);
 ``CONSTRUCT`` says how to build the object whose methods are fuzzed.
 """
@@ -36,6 +44,7 @@ import scipy.stats as sst
 from hypothesis import strategies as st
 
 EITHER = ("ValueError", "TypeError")
+RELATION = "relation"  # third element of an illegal entry: the error may name another parameter
 VE = ("ValueError",)
 TE = ("TypeError",)
 
@@ -103,15 +112,19 @@ class Real(Dom):
         return s
 
     def illegal(self):
-        out = [(math.nan, VE), ("abc", TE), (True, TE), (1 + 2j, TE)]
+        out = [(math.nan, VE), ("abc", TE), (True, TE), (1 + 2j, TE), ([1, "a"], EITHER)]
         if not self.allow_inf:
             out += [(math.inf, VE), (-math.inf, VE)]
         if self.lo is not None and self.lo > -1.7e308:
             below = self.lo if self.lo_open else np.nextafter(self.lo, -math.inf)
             out.append((float(below), VE))
+            if self.lo_open:
+                out.append((float(np.nextafter(self.lo, -math.inf)), VE))
         if self.hi is not None and self.hi < 1.7e308:
             above = self.hi if self.hi_open else np.nextafter(self.hi, math.inf)
             out.append((float(above), VE))
+            if self.hi_open:  # just above the open end too (tau_plus = 1.0000000000000002)
+                out.append((float(np.nextafter(self.hi, math.inf)), VE))
         if self.array:
             out.append(
                 (
@@ -166,7 +179,7 @@ class Vector(Dom):
             base = [float(self.el.lo) * 2 if not self.el.lo_open else float(self.el.lo) * 2 + 1e-300] * len(base)
         if self.el.hi is not None and base[0] > self.el.hi:
             base = [float(self.el.hi)] * len(base)
-        out = [(np.array(base[:-1] + [math.nan]), VE), ("abc", TE), (True, TE)]
+        out = [(np.array(base[:-1] + [math.nan]), VE), ("abc", TE), (True, TE), ([1, "a"], EITHER)]
         if not self.el.allow_inf:
             out.append((np.array(base[:-1] + [math.inf]), VE))
         if self.el.lo is not None:
@@ -174,16 +187,17 @@ class Vector(Dom):
                 (np.array(base[:-1] + [float(self.el.lo if self.el.lo_open else np.nextafter(self.el.lo, -math.inf))]), VE)
             )
         if self.min_len >= 1:
-            out.append((np.array([], dtype=np.float64), VE))
+            out.append((np.array([], dtype=np.float64), VE, RELATION))
         if not self.optional:
             out.append((None, TE))
         return out
 
 
 class Int(Dom):
-    def __init__(self, lo=None, hi=None, *, optional=False, cap=None):
+    def __init__(self, lo=None, hi=None, *, optional=False, cap=None, big_ok=False):
         self.lo, self.hi, self.optional = lo, hi, optional
         self.cap = cap if cap is not None else hi
+        self.big_ok = big_ok  # integers beyond int64 are legal (a sample size in a formula)
 
     def legal(self):
         lo = self.lo if self.lo is not None else -10
@@ -199,6 +213,8 @@ class Int(Dom):
             out.append((self.lo - 1, VE))
         if self.hi is not None:
             out.append((self.hi + 1, VE))
+        elif not self.big_ok:  # beyond int64 (sizes, counts): numpy's own errors name nothing
+            out += [(1e308, VE), (2**70, VE)]
         if not self.optional:
             out.append((None, TE))
         return out
@@ -213,12 +229,15 @@ class Choice(Dom):
         return st.one_of(st.none(), s) if self.optional else s
 
     def illegal(self):
-        return [("no-such-option", VE), (3.0, EITHER)]
+        return [("no-such-option", VE), (3.0, EITHER), (np.array([0.5, math.nan]), EITHER)]
 
 
 class Flag(Dom):
     def legal(self):
         return st.booleans()
+
+    def illegal(self):
+        return [("abc", TE), (math.nan, TE), (np.array([0.5, math.nan]), TE)]
 
 
 class Fixed(Dom):
@@ -229,6 +248,19 @@ class Fixed(Dom):
 
     def legal(self):
         return st.just(self.value)
+
+
+class Extreme(Dom):
+    """``dom`` whose legal draws also include a few extreme values (e.g. +-1e308) beyond its cost cap."""
+
+    def __init__(self, dom, *values):
+        self.dom, self.values, self.optional = dom, values, dom.optional
+
+    def legal(self):
+        return st.one_of(self.dom.legal(), st.sampled_from(self.values))
+
+    def illegal(self):
+        return self.dom.illegal()
 
 
 def _dist_strategy():
@@ -271,7 +303,7 @@ class Size(Dom):
         return st.one_of(st.none(), st.integers(0, 20), st.tuples(st.integers(0, 4), st.integers(0, 4)))
 
     def illegal(self):
-        return [(-1, VE), (1.5, EITHER), ("abc", TE), (True, TE), ((2, -1), VE)]
+        return [(-1, VE), (1.5, EITHER), ("abc", TE), (True, TE), ((2, -1), VE), (1e308, VE), ((2**40, 2**40), VE)]
 
 
 class Rng(Dom):
@@ -281,7 +313,7 @@ class Rng(Dom):
         return st.one_of(st.none(), st.integers(0, 2**32 - 1))
 
     def illegal(self):
-        return [("abc", EITHER), (-1, EITHER), (1.5, EITHER)]
+        return [("abc", EITHER), (-1, EITHER), (1.5, EITHER), ([1, "a"], EITHER)]
 
 
 class Tensor(Dom):
@@ -360,7 +392,6 @@ DOMAINS: dict[str, Dom] = {
     "step": Real(0.0, None, array=True, cap=(0.0, 10.0)),
     "discrete": Flag(),
     "horizon": Real(0.0, None, True, cap=(0.0, 1e6)),
-    "positives": Flag(),
     "log": Flag(),
     "axis": Fixed(-1),
     "include_positive": Flag(),
@@ -383,7 +414,7 @@ DOMAINS: dict[str, Dom] = {
     "temperature:tau": Real(0.0, None, False, False, allow_inf=True, array=True),
     "relaxed_softmax:temperature": Real(0.0, None, False, False, allow_inf=True),
     "sampling:temperature": Real(0.0, None, False, False, allow_inf=True),
-    "sampling:alpha": Real(cap=(-20.0, 20.0)),
+    "sampling:alpha": Extreme(Real(cap=(-20.0, 20.0)), 1e308, -1e308),
     "estimators:beta": Real(0.0, 1.0),
     "estimators:lam": Real(0.0, None, cap=(0.0, 1e3)),
     "bridge.functional:beta": Real(0.0, 1.0),
@@ -394,7 +425,7 @@ DOMAINS: dict[str, Dom] = {
     # per-callable overrides
     "order_statistic:k": Int(1, None, cap=10**6),
     "OrderStatistic:k": Int(1, None, cap=10**6),
-    "theta_hcl:beta": Real(0.0, None, cap=(0.0, 50.0)),
+    "theta_hcl:beta": Extreme(Real(0.0, None, cap=(0.0, 50.0)), 1e308),  # beta -> inf: the max score
     "bridge.functional.hcl:beta": Real(0.0, None, cap=(0.0, 50.0)),
     "HardContrastiveLoss:beta": Real(0.0, None, cap=(0.0, 50.0)),
     "effective_margin:beta": Real(cap=(-1e6, 1e6)),
@@ -426,14 +457,15 @@ DOMAINS: dict[str, Dom] = {
     "negative_costs:batch_size": Int(1, None, cap=2**40),
     "negative_costs:k": Int(0, None, cap=2**40),
     "negative_costs:pool_size": Int(0, None, cap=2**40),
-    "unigram_proposal:alpha": Real(cap=(-20.0, 20.0)),
-    "proposal_mass:alpha": Real(array=True, cap=(-20.0, 20.0)),
+    "unigram_proposal:alpha": Extreme(Real(cap=(-20.0, 20.0)), 1e308, -1e308),
+    "proposal_mass:alpha": Extreme(Real(array=True, cap=(-20.0, 20.0)), 1e308, -1e308, np.array([1e308, -1e308, 0.5])),
     "sample_class_conditional:size": Size(),
     "EntropyTemperatureController:tau": Real(0.0, None, True),
     "EntropyTemperatureController:max_factor": Real(1.0, None, True, cap=(1.0, 1e3)),
     "infonce_loss:tau": Real(0.0, None, True, allow_inf=True),
-    "dpl_error_bound:n": Int(1, None, cap=10**9),
-    "dpl_error_bound:m": Int(1, None, cap=10**9),
+    "dpl_error_bound:n": Int(1, None, cap=10**9, big_ok=True),
+    "dpl_error_bound:m": Int(1, None, cap=10**9, big_ok=True),
+    "alpha_from_auc:auc": Real(0.0, 1.0, array=True),  # the closed interval: 0 and 1 map to alpha = 1/2 and 1
     "dpl_error_bound:tau_plus": Real(0.0, 1.0, True, True),
     "bns_risk:lam": Real(0.0, None, cap=(0.0, 1e3)),
     "bns_select:lam": Real(0.0, None, cap=(0.0, 1e3)),
@@ -469,6 +501,13 @@ DOMAINS: dict[str, Dom] = {
     "infonce_loss:pos": Real(array=True),
     "infonce_loss:neg": Real(array=True),
     "mse_study:t": Real(0.0, None, True, cap=(1e-2, 1e2)),
+    "mse_study:n_anchors": Int(2, None, cap=50),
+    "mse_study:hcl_beta": Extreme(Real(0.0, None, optional=True, cap=(0.0, 10.0)), 1e308),
+    "paper_table_scores:positives": Flag(),
+    "class_conditional_cdf:tau_plus": Real(0.0, 1.0, False, True),  # [0, 1): 0 (the default) means no unlabeled mix
+    "class_conditional_ppf:tau_plus": Real(
+        0.0, 1.0, False, True
+    ),  # (theta_dcl / theta_hcl: an array of scores, from the builder)
     "solve_alpha:xtol": Real(0.0, None, True, cap=(1e-15, 1e-3)),
     "expected_false_negatives:delta_t": Real(0.0, None, array=True, cap=(0.0, 1e6)),
 }
@@ -552,6 +591,15 @@ def _anchors(draw, extra=True, positive_scores=False):
 
 
 @st.composite
+def _huge_anchors(draw):
+    """Scores near the float64 limit, whose sums overflow (the mean itself is representable)."""
+    m = draw(st.integers(1, 3))
+    n = draw(st.integers(1, 6))
+    el = st.one_of(st.sampled_from([1e308, -1e308, 1.7e308, -1.7e308]), st.floats(-1.7e308, 1.7e308))
+    return {"scores": np.array(draw(st.lists(st.lists(el, min_size=n, max_size=n), min_size=m, max_size=m)))}
+
+
+@st.composite
 def _distances(draw):
     n = draw(st.integers(1, 4))
     m = draw(st.integers(1, 5))
@@ -563,7 +611,10 @@ def _distances(draw):
 @st.composite
 def _entropy_scores(draw):
     k = draw(st.integers(2, 6))
-    s = np.array(draw(st.lists(st.floats(-50, 50), min_size=k, max_size=k)))
+    el = st.floats(-50, 50)
+    if draw(st.integers(0, 4)) == 0:  # scores near the float64 limit: spreads and sums overflow
+        el = st.one_of(el, st.sampled_from([1e308, -1e308, 1.7e308, -1.7e308, 0.0]))
+    s = np.array(draw(st.lists(el, min_size=k, max_size=k)))
     s[0] = s[1] + 1.0 if s[0] == s[1] else s[0]
     return s
 
@@ -846,7 +897,7 @@ LEGAL = {
     "theta_dcl": _anchors(),
     "theta_hcl": _anchors(positive_scores=True),
     "theta_bcl": _anchors(extra=False),
-    "theta_biased": _anchors(extra=False),
+    "theta_biased": st.one_of(_anchors(extra=False), _huge_anchors()),
     "bcl_weights": _anchors(extra=False),
     "mine_negatives": _mine(),
     "semi_hard_mask": _distances(),
@@ -917,10 +968,10 @@ LEGAL = {
         {
             "vary": st.just("alpha"),
             "values": st.lists(st.floats(0.5, 1.0), min_size=1, max_size=2),
-            "n_anchors": st.integers(1, 64),
+            "n_anchors": st.integers(2, 64),  # one anchor has no standard error: ValueError
             "n_unlabeled": st.integers(1, 16),
             "progress": st.just(False),
-            "seed": st.integers(0, 100),
+            "rng": st.integers(0, 100),
         }
     ),
     "effective_margin": st.fixed_dictionaries(
@@ -949,8 +1000,13 @@ CONSTRUCT = {
     "unlabeled": st.fixed_dictionaries(
         {"base": Dist().legal(), "alpha": st.floats(0.5, 1.0), "tau_plus": st.floats(1e-6, 1 - 1e-6)}
     ),
-    "AliasTable": st.fixed_dictionaries({"p": Vector(0.0, 1e6, nonzero=True).legal()}),
-    "InverseCDFSampler": st.fixed_dictionaries({"p": Vector(0.0, 1e6, nonzero=True).legal()}),
+    # weights whose sum overflows (1e308 + 1e308 = inf) must be normalised without it
+    "AliasTable": st.fixed_dictionaries(
+        {"p": st.one_of(Vector(0.0, 1e6, nonzero=True).legal(), st.just(np.array([1e308, 1e308, 0.0])))}
+    ),
+    "InverseCDFSampler": st.fixed_dictionaries(
+        {"p": st.one_of(Vector(0.0, 1e6, nonzero=True).legal(), st.just(np.array([1e308, 1e308, 0.0])))}
+    ),
     "MixtureOfGaussiansTask": st.fixed_dictionaries(
         {"n_components": st.integers(1, 4), "n_context": st.integers(1, 10), "n_target": st.integers(1, 10)}
     ),
@@ -963,6 +1019,9 @@ CONSTRUCT = {
         {"pdf": st.just(sst.norm().pdf), "proposal": st.just(sst.norm()), "c": st.floats(1.0, 10.0)}
     ),
 }
+# builder-supplied parameters without a domain (arrays of related shapes): each may be replaced by
+# one of these, which must be refused with an error naming it
+BUILT_ILLEGAL = [(None, EITHER), (True, EITHER), ("abc", EITHER), (math.nan, EITHER)]
 # methods never fuzzed: private-ish (``expect`` takes a callable), dataclass/namedtuple helpers
 SKIP_METHODS = {"expect", "count", "index", "cdf_from_parent_cdf", "density_ratio", "parent_cdf"}
 # public callables that are containers or abstract, not computations

@@ -281,7 +281,7 @@ def test_dask_without_distributed(capsys, monkeypatch):
     monkeypatch.setattr("negtheory.studies.mse_study", _no_compute)
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
     assert cli.main(["study", "mse", "--vary", "alpha", "--values", "0.7", "--dask", "local"]) == 1
-    assert "--dask requires the dask extra: pip install negtheory[dask]" in capsys.readouterr().err
+    assert '--dask requires dask (the negtheory[dask] extra: python -m pip install -e ".[dask]"' in capsys.readouterr().err
 
 
 def test_ctrl_c_is_one_line_and_status_130(capsys, monkeypatch):
@@ -369,8 +369,9 @@ def test_bridge_is_listed_without_torch_and_names_the_extra():
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert res.returncode == 1, res.stderr
-    assert (
-        res.stderr.strip() == "negtheory bridge train: error: negtheory bridge train requires torch: pip install negtheory[torch]"
+    assert res.stderr.strip() == (
+        "negtheory bridge train: error: negtheory bridge train requires torch (the negtheory[torch] extra: "
+        'python -m pip install -e ".[torch]" in a source checkout; negtheory is not on PyPI yet)'
     )
 
 
@@ -473,3 +474,185 @@ def test_figures_bridge_flag_and_list(tmp_path, monkeypatch, capsys):
     for name in [*figs.registry(), *figs.bridge_names(), *figs.EXTERNAL_FIGURES]:
         assert name in listed
     assert [ln.split()[0] for ln in listed.splitlines() if ln.startswith("bridge_")] == ["bridge_wu_k_sweep", "bridge_downstream"]
+
+
+# --------------------------------------------------------------------------------------------
+# issue 20: default outputs never touch the committed folders; rough edges of the commands
+
+
+def test_default_outputs_are_under_negtheory_output():
+    parser = cli.build_parser()
+    assert parser.parse_args(["figures"]).out == str(Path("negtheory_output") / "figures")
+    for name in ("thesis-tables", "wu-k-sweep"):
+        args = parser.parse_args(["reproduce", name, "--train", "a", "--test", "b"])
+        assert Path(args.out).parts[0] == "negtheory_output", (name, args.out)
+    # resolved when run (they depend on --quick): None here
+    assert parser.parse_args(["reproduce", "relaxed-softmax"]).out is None
+    assert parser.parse_args(["reproduce", "sim-vs-train", "--train", "a", "--test", "b"]).out is None
+    assert parser.parse_args(["bridge", "experiments"]).out is None
+    assert parser.parse_args(["bridge", "train", "--loss", "bpr"]).out is None  # print only
+
+
+def _stop_at_output(module, monkeypatch, seen):
+    """Make ``module.output_dir`` record its folders and stop the command at the second one."""
+
+    def fake(path, option):
+        seen.append((option, Path(path)))
+        if len(seen) == 2:
+            raise cli.CommandError("stopped by the test")
+        return Path(path)
+
+    monkeypatch.setattr(module, "output_dir", fake)
+
+
+def test_relaxed_softmax_quick_writes_a_quick_folder_and_no_progress_is_deprecated(tmp_path, monkeypatch, capsys):
+    from negtheory.reproduce import relaxed_softmax as rsrep
+
+    monkeypatch.chdir(tmp_path)
+    seen = []
+    _stop_at_output(rsrep, monkeypatch, seen)
+    assert cli.main(["reproduce", "relaxed-softmax", "--quick", "--quiet"]) == 2
+    quick = Path("negtheory_output") / "relaxed_softmax_quick"
+    assert seen == [("--out", quick), ("--figures", quick)]
+    seen.clear()
+    assert cli.main(["reproduce", "relaxed-softmax", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "--no-progress is deprecated since negtheory 0.1 and removed in 0.2; use --quiet instead" in err
+    assert seen[0] == ("--out", Path("negtheory_output") / "relaxed_softmax")
+    # committed results only on request, and never from a smoke run
+    assert cli.main(["reproduce", "relaxed-softmax", "--quick", "--update-committed"]) == 2
+    assert "--update-committed writes the committed default-size results: drop --quick" in capsys.readouterr().err
+    assert cli.main(["reproduce", "relaxed-softmax", "--update-committed", "--out", "x"]) == 2
+    assert "drop --out and --figures" in capsys.readouterr().err
+
+
+def test_bridge_experiments_quick_quiet_says_where_it_wrote(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("torch")
+    import negtheory.bridge.experiments
+
+    seen = {}
+    monkeypatch.setattr(negtheory.bridge.experiments, "run_all", lambda **kw: seen.update(kw))
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["bridge", "experiments", "--quick", "--quiet"]) == 0
+    quick = Path("negtheory_output") / "bridge_experiments_quick"
+    assert seen["out"] == quick and seen["figures"] == quick and seen["quick"] and not seen["progress"]
+    out = capsys.readouterr().out
+    assert out.startswith(f"wrote {quick / 'bridge_wu_k_sweep.csv'}") and "QUICK smoke run" in out
+    assert cli.main(["bridge", "experiments", "--quick", "--update-committed"]) == 2
+    assert "cannot be combined with --quick" in capsys.readouterr().err
+
+
+def test_quick_figures_say_quick():
+    from negtheory.figures import new_figure
+    from negtheory.figures._canvas import QUICK_LABEL, mark_quick
+
+    fig, _ = new_figure()
+    assert mark_quick(fig)._suptitle.get_text() == QUICK_LABEL
+    fig, _ = new_figure()
+    fig.suptitle("Fig. 3")
+    assert mark_quick(fig)._suptitle.get_text() == f"{QUICK_LABEL} — Fig. 3"
+
+
+def _ratings(path, rows):
+    path.write_text("user,item,rating\n" + "".join(f"{u},{i},4\n" for u, i in rows))
+    return path
+
+
+def test_thesis_tables_checks_its_inputs_before_any_progress_bar(tmp_path, capsys, monkeypatch):
+    from negtheory.reproduce import thesis_tables
+
+    monkeypatch.setattr(thesis_tables, "run_tables", _no_compute)
+    good = _ratings(tmp_path / "good.csv", [(1, 2), (1, 3), (2, 3)])
+    bad = tmp_path / "bad.csv"
+    bad.write_text("user,item,rating\n1,2,4\n1,3\n")  # a rating missing on line 3
+    out = str(tmp_path / "o")
+    assert cli.main(["reproduce", "thesis-tables", "--train", str(bad), "--test", str(good), "--out", out]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("negtheory reproduce thesis-tables: error: ") and "bad.csv" in err, err
+    assert not (tmp_path / "o").exists()  # nothing made for a run that cannot start
+    # an unknown method: one line listing the valid names of the chosen tables
+    assert cli.main(["reproduce", "thesis-tables", "--train", str(good), "--test", str(good), "--out", out,
+                     "--tables", "4.2", "--methods", "FOO", "rns"]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "--methods: unknown for tables 4.2: FOO; valid: RNS PNS AOBPR DNS SRNS BNS" in err
+
+
+def test_thesis_tables_jobs_help_is_readable(capsys):
+    assert cli.main(["reproduce", "thesis-tables", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "parallel worker processes" in text and "single-threaded results are identical" not in text
+
+
+def test_wu_k_sweep_one_seed_prints_no_nan(tmp_path, capsys, monkeypatch):
+    import pandas as pd
+
+    from negtheory.reproduce import wu_k_sweep
+
+    def fake_sweep(*args, **kwargs):
+        df = pd.DataFrame(dict(k=[1, 2], seed=[0, 0], best_epoch=[1, 1], valid_ndcg10=[0.1, 0.2], test_ndcg10=[0.1, 0.2],
+                               seconds=[0.0, 0.0]))  # fmt: skip
+        summary = dict(valid_auc_k1=0.8, mu_q=1.2, k_star_continuous=4, k_star_steps100=4, k_best_valid=2, k_best_test=2)
+        return df, summary
+
+    monkeypatch.setattr(wu_k_sweep, "sweep", fake_sweep)
+    f = _ratings(tmp_path / "r.csv", [(1, 2)])
+    argv = ["reproduce", "wu-k-sweep", "--train", str(f), "--test", str(f), "--ks", "1", "2", "--seeds", "1"]
+    assert cli.main([*argv, "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "nan" not in out.lower() and "0.1000 [n/a: 1 seed]" in out
+    assert "nan" not in (tmp_path / "o" / "wu_k_sweep.md").read_text().lower()
+
+
+def test_bridge_train_data_dir_missing_says_directory(tmp_path, capsys):
+    pytest.importorskip("torch")
+    nope = tmp_path / "nope"
+    assert cli.main(["bridge", "train", "--data-dir", str(nope), "--loss", "bpr"]) == 2
+    assert capsys.readouterr().err.strip().endswith(f"--data-dir {nope}: no such directory")
+
+
+@pytest.mark.slow
+def test_bridge_train_epochs_count_from_1_and_config_says_rng_on_both_paths(tmp_path, capsys):
+    pytest.importorskip("torch")
+    import json
+
+    from negtheory.bridge.train import train
+
+    # toy data (what `bridge train --data synthetic` runs, at a tiny size)
+    toy = train(data="synthetic", loss="bpr", epochs=1, device="cpu", progress=False, out=str(tmp_path / "toy"),
+                synthetic=dict(n_users=40, n_items=60))  # fmt: skip
+    assert toy["final"]["epoch"] == 1 and [h["epoch"] for h in toy["history"]] == [1]
+    assert {row["epoch"] for row in toy["probe_rows"]} == {1}  # probe rows count epochs as the history does
+    saved = json.loads((tmp_path / "toy" / "results.json").read_text())
+    assert saved["config"]["rng"] == 0 and "seed" not in saved["config"]
+    # an explicit split (fit_bpr_sgd), through the command
+    rows = [(u, i) for u in range(8) for i in range(30) if (u + i) % 3 == 0]
+    train_csv = _ratings(tmp_path / "train.csv", rows[::2])
+    test_csv = _ratings(tmp_path / "test.csv", rows[1::2])
+    assert cli.main(["bridge", "train", "--train", str(train_csv), "--test", str(test_csv), "--loss", "bpr", "--optimizer",
+                     "sgd", "--epochs", "1", "--topk", "5", "--out", str(tmp_path / "split"), "--quiet"]) == 0  # fmt: skip
+    split = json.loads((tmp_path / "split" / "results.json").read_text())
+    assert split["final"]["epoch"] == 1
+    assert split["config"]["rng"] == 0 and "seed" not in split["config"]
+
+
+def test_update_committed_needs_the_committed_folder():
+    from negtheory._cli_common import CommandError, committed_dir
+
+    root = Path(cli.__file__).resolve().parents[1]
+    if (root / "pyproject.toml").is_file() and (root / "figures").is_dir():  # a source checkout
+        assert committed_dir("figures") == root / "figures"
+    with pytest.raises(CommandError, match="not running from one"):
+        committed_dir("no_such_committed_folder")
+
+
+def test_default_output_folder_is_ignored_by_git():
+    """Smoke runs from the repository root leave `git status` clean: git ignores negtheory_output/."""
+    root = Path(cli.__file__).resolve().parents[1]
+    if shutil.which("git") is None or not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+    probe = "negtheory_output/relaxed_softmax_quick/relaxed_softmax_fig2_temperature.png"
+    res = subprocess.run(["git", "check-ignore", "-q", probe], cwd=root, capture_output=True, check=False)
+    assert res.returncode == 0, f"{probe} is not ignored by git"
+    committed = subprocess.run(["git", "check-ignore", "-q", "figures/thesis_tables_ml100k.png"], cwd=root, check=False)
+    assert committed.returncode == 1  # the committed figures are not ignored

@@ -43,6 +43,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -193,7 +194,13 @@ def cases(draw, t):
             and not isinstance(p.default, bool)
         ):
             mutable.append((name, [("abc", spec.EITHER)]))
+        elif dom is None and builder is not None and name in kwargs and not isinstance(kwargs[name], spec.AsTensor):
+            # a builder-supplied array: None (unless it is the default) / True / NaN
+            mutable.append((name, [o for o in spec.BUILT_ILLEGAL if not (o[0] is None and p.default is None)]))
     tensors = [k for k, v in kwargs.items() if isinstance(v, spec.AsTensor)]
+    # arrays of related shapes (from a builder): one resized to a leading length no other has
+    arrays = [k for k, v in kwargs.items() if isinstance(v, np.ndarray) and v.ndim >= 1 and v.size and v.dtype.kind == "f"]
+    renamed = getattr(t.method_fn if t.method is not None else t.fn, "__renamed_keywords__", {})
     roll = draw(st.integers(0, 9))
     if is_module:
         case["ctor_kwargs"] = kwargs
@@ -203,10 +210,24 @@ def cases(draw, t):
         tensors = list(kwargs)
     if roll < 4 and mutable:
         name, options = draw(st.sampled_from(mutable))
-        value, expect = draw(st.sampled_from(options))
+        value, expect, *flags = draw(st.sampled_from(options))
         target_kwargs = case["ctor_kwargs"] if is_module else kwargs
+        if name in target_kwargs:
+            case["original"] = target_kwargs[name]  # to tell a misnamed error from an illegal base case
         target_kwargs[name] = value
-        case.update(mode="illegal", param=name, expect=expect, shown=repr(value)[:80])
+        case.update(mode="illegal", param=name, expect=expect, shown=repr(value)[:80], relation=spec.RELATION in flags)
+    elif roll == 6 and builder is not None and len(arrays) >= 2 and not is_module:
+        # shapes that do not broadcast: the error names a parameter (any of them) and its shape
+        name = draw(st.sampled_from(arrays))
+        kwargs[name] = np.resize(kwargs[name], (7,) + kwargs[name].shape[1:])
+        case.update(mode="illegal", param=name, expect=spec.EITHER, relation=True, accept_ok=True)
+    elif roll == 7 and renamed and not is_module:
+        # the deprecated alias: its bad value is named as the caller spelled it
+        old = draw(st.sampled_from(sorted(renamed)))
+        value, expect = draw(st.sampled_from(spec.Rng().illegal()))
+        kwargs.pop(renamed[old], None)
+        kwargs[old] = value
+        case.update(mode="illegal", param=old, expect=expect, shown=repr(value)[:80])
     elif roll < 6 and tensors:
         name = draw(st.sampled_from(tensors))
         arr = kwargs[name].array.copy()

@@ -38,6 +38,21 @@ def test_probe_as_a_callback_leaves_training_unchanged_and_records_each_evaluati
     assert abs(probe.records[0].measured["alpha"] - 0.5) < 0.1
 
 
+def test_snapshot_probe_defers_the_measurement_and_records_the_same_numbers():
+    d = _planted(seed=2)
+    live = ScoreProbe(d, rng=4, n_anchors=64, fit_size=20)
+    snap = ScoreProbe(d, rng=4, n_anchors=64, fit_size=20, snapshot=True)
+    r1 = fit_bpr_sgd(d, "rns", epochs=4, eval_every=2, topk=(5,), progress=False, rng=3, callbacks=[live])
+    r2 = fit_bpr_sgd(d, "rns", epochs=4, eval_every=2, topk=(5,), progress=False, rng=3, callbacks=[snap])
+    assert "probe_alpha" in r1["history"][-1] and "probe_alpha" not in r2["history"][-1]  # nothing measured in the loop
+    assert len(snap._pending) == 3 and not snap._records
+    pd.testing.assert_frame_equal(live.frame(), snap.frame())  # the same records, measured after training
+    for a, b in zip(live.records, snap.records):
+        np.testing.assert_array_equal(a.posterior, b.posterior)
+    with pytest.raises(ValueError, match="snapshot"):
+        ScoreProbe(d, snapshot="yes")
+
+
 def test_simulate_point_returns_every_source_and_variant():
     d = _planted(seed=1)
     probe = ScoreProbe(d, rng=0, n_anchors=128, fit_size=30)

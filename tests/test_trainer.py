@@ -145,7 +145,7 @@ def test_fit_bpr_sgd_matches_the_plain_loop(sampler):
     np.testing.assert_array_equal(r["user_emb"], ref_U)
     np.testing.assert_array_equal(r["item_emb"], ref_V)
     assert r["config"] == dict(sampler=sampler, dim=8, lr=0.05, reg=0.01, epochs=5, candidates=5, lam=5.0,
-                               prior="popularity", rank_scale=0.05 * d.n_items, init_std=0.1, shuffle="epoch", seed=3)  # fmt: skip
+                               prior="popularity", rank_scale=0.05 * d.n_items, init_std=0.1, shuffle="epoch", rng=3)  # fmt: skip
 
 
 @pytest.mark.parametrize("loss", ["infonce", "dcl"])
@@ -164,7 +164,7 @@ def test_fit_mf_matches_the_plain_loop_and_stops_early(loss):
     assert r["best_epoch"] == ref_best
     np.testing.assert_array_equal(r["scores"], ref_scores)
     assert r["config"]["negatives"] == 4 and r["config"]["extra_positives"] == (3 if loss == "dcl" else 0)
-    assert r["config"]["lr_milestones"] == [10] and r["config"]["seed"] == 2
+    assert r["config"]["lr_milestones"] == [10] and r["config"]["rng"] == 2
 
 
 # ------------------------------------------------------------------------------------------

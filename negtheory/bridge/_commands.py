@@ -14,7 +14,7 @@ import math
 import sys
 import warnings
 
-from .._cli_common import CommandError, input_file, output_dir
+from .._cli_common import CommandError, committed_dir, default_output, input_file, output_dir
 from .._deprecation import deprecated_message
 
 __all__ = ["_cmd_train", "_cmd_train_split", "_cmd_experiments", "_check_finite"]
@@ -27,7 +27,11 @@ def _cmd_train_split(args: argparse.Namespace) -> int:
     if args.data_dir is not None:
         if args.train or args.test:
             raise CommandError("give --data-dir or --train/--test, not both")
-        input_file(args.data_dir, "--data-dir", folder_ok=True)
+        from pathlib import Path
+
+        if not Path(args.data_dir).exists():
+            raise CommandError(f"--data-dir {args.data_dir}: no such directory")
+        input_file(args.data_dir, "--data-dir", folder_ok=True)  # a folder holding u.data, or u.data itself
     elif not args.train or not args.test:
         raise CommandError("--train and --test go together (or give --data-dir)")
     else:
@@ -35,9 +39,9 @@ def _cmd_train_split(args: argparse.Namespace) -> int:
         input_file(args.test, "--test")
     out = output_dir(args.out, "--out") if args.out is not None else None
     if args.data_dir is not None:
-        data = load_movielens_dir(args.data_dir, rng=args.split_seed)
+        data = load_movielens_dir(args.data_dir, rng=args.split_seed, format=getattr(args, "format", "auto"))
     else:
-        data = load_split(args.train, args.test)
+        data = load_split(args.train, args.test, format=getattr(args, "format", "auto"))
     if args.valid_fraction:
         data = data.with_validation(args.valid_fraction, rng=args.seed)
     sgd = args.optimizer == "sgd" and args.loss in ("bpr", "bns")
@@ -166,6 +170,19 @@ def _cmd_train(args: argparse.Namespace) -> int:
 def _cmd_experiments(args: argparse.Namespace) -> int:
     from negtheory.bridge.experiments import run_all
 
-    out, figures = output_dir(args.out, "--out"), output_dir(args.figures, "--figures")
+    if args.update_committed:
+        if args.quick:
+            raise CommandError("--update-committed cannot be combined with --quick: smoke runs never replace committed results")
+        if args.out is not None or args.figures is not None:
+            raise CommandError("--update-committed chooses the output folders: drop --out and --figures")
+        out_path, fig_path = committed_dir("notebooks/data/bridge"), committed_dir("figures")
+    else:
+        out_path = args.out if args.out is not None else default_output("bridge_experiments", args.quick)
+        fig_path = args.figures if args.figures is not None else out_path
+    out, figures = output_dir(out_path, "--out"), output_dir(fig_path, "--figures")
     run_all(out=out, figures=figures, quick=args.quick, progress=not args.quiet)
+    names = ("wu_k_sweep", "downstream")
+    tables = ", ".join(str(out / f"bridge_{n}.csv") for n in names)
+    pngs = ", ".join(str(figures / f"bridge_{n}.png") for n in names)
+    print(f"wrote {tables} and {pngs}" + (" (QUICK smoke run: not a result)" if args.quick else ""))
     return 0

@@ -7,7 +7,7 @@ r"""Data sets for the bridge (no downloads).
   The **observed** interactions are drawn with probability proportional to e^{mu_q z_ui}
   (without replacement, Gumbel top-k): exponential tilting of N(0, 1) by mu_q is N(mu_q, 1), so a
   labeled positive's utility follows q = N(mu_q, 1) against p = N(0, 1) for a random item —
-  exactly the label-noise model of Wu et al. (seed 000, §3), whose label AUC is
+  exactly the label-noise model of Wu et al. (Rethinking InfoNCE, §3), whose label AUC is
   Phi(mu_q / sqrt 2) (eq. 7). Small mu_q = noisy labels.
 * :func:`load_movielens` — *deprecated since negtheory 0.1 and removed in 0.2*: use
   :func:`negtheory.recsys.load_movielens_dir` (a seeded split of ``u.data``) or
@@ -32,6 +32,7 @@ import torch
 from .._deprecation import renamed_keyword, warn_deprecated
 from .._rng import int_seed
 from .._validation import int_scalar, real_scalar
+from ..recsys.interactions import Interactions
 
 if TYPE_CHECKING:
     import os
@@ -45,20 +46,25 @@ __all__ = ["RecData", "synthetic_pu", "load_movielens", "DigitsData", "load_digi
 class RecData:
     """Implicit-feedback interactions with a train/test split.
 
-    Attributes
+    The fields are the constructor's parameters and are kept as attributes.
+
+    Parameters
     ----------
     n_users, n_items : int
+        Numbers of users and items (indices 0..n-1).
     train, test : LongTensor, shape [n, 2]
-        (user, item) pairs.
+        (user, item) pairs of the training and test interactions.
     item_counts : Tensor, shape [n_items]
         Training interactions per item (popularity, for BNS's eq. 4.16 and BPRAC's eq. 3.28).
-    relevant : BoolTensor [n_users, n_items] or None
+    relevant : BoolTensor, shape [n_users, n_items], optional
         Ground-truth positive class (synthetic data only): a sampled negative j of user u is a
-        false negative iff ``relevant[u, j]``.
-    utility : Tensor [n_users, n_items] or None
-        Ground-truth utilities (synthetic only).
-    params : dict
-        Generator parameters and ground-truth summaries (e.g. the label AUC).
+        false negative iff ``relevant[u, j]``. None for real data.
+    utility : Tensor, shape [n_users, n_items], optional
+        Ground-truth utilities (synthetic only; None for real data).
+    name : str, default "rec"
+        Name of the data set ("synthetic", "movielens:PATH", ...).
+    params : dict, optional
+        Generator parameters and ground-truth summaries (e.g. the label AUC); default empty.
     """
 
     n_users: int
@@ -72,10 +78,31 @@ class RecData:
     params: dict = field(default_factory=dict)
 
     def train_mask(self) -> torch.Tensor:
-        """Dense boolean [n_users, n_items] of the training interactions (excluded at evaluation)."""
+        """Dense boolean mask of the training interactions (excluded at evaluation).
+
+        Returns
+        -------
+        BoolTensor, shape [n_users, n_items]
+            True at every (user, item) pair of ``train``.
+        """
         m = torch.zeros(self.n_users, self.n_items, dtype=torch.bool)
         m[self.train[:, 0], self.train[:, 1]] = True
         return m
+
+    def interactions(self) -> Interactions:
+        """The same split as a :class:`negtheory.recsys.Interactions` (what the one trainer ranks).
+
+        Returns
+        -------
+        Interactions
+            ``train`` and ``test`` as unique int64 (user, item) pairs, with this data set's sizes
+            and name; no validation split.
+        """
+
+        def unique(pairs: torch.Tensor) -> np.ndarray:
+            return np.unique(pairs.numpy().astype(np.int64).reshape(-1, 2), axis=0)
+
+        return Interactions(self.n_users, self.n_items, unique(self.train), unique(self.test), name=self.name)
 
 
 def _gumbel_topk(logits: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
@@ -96,7 +123,7 @@ def synthetic_pu(
     signal: float = 0.9,
     rng: RNGLike = 0,
 ) -> RecData:
-    r"""Synthetic positive-unlabeled implicit feedback with ground truth (Wu et al. seed 000 §3; thesis ch. 6).
+    r"""Synthetic positive-unlabeled implicit feedback with ground truth (Wu et al. (Rethinking InfoNCE) §3; Liu Bin's thesis ch. 6).
 
     .. math::
         z_{ui} = \mathrm{std}_u\big(\sqrt{s}\,\langle a_u, b_i\rangle' + \sqrt{1-s}\,\epsilon_{ui}\big),\qquad
@@ -107,7 +134,12 @@ def synthetic_pu(
 
     Parameters
     ----------
-    n_users, n_items, dim : int
+    n_users : int >= 1, default 300
+        Number of users.
+    n_items : int >= 2, default 400
+        Number of items (the catalog; at least ``n_train + n_test``).
+    dim : int >= 1, default 8
+        Rank of the learnable part of the utilities (dimension of a_u, b_i).
     tau_plus : float in (0, 1)
         Class prior: fraction of every user's items in her positive class.
     mu_q : float >= 0
@@ -119,13 +151,13 @@ def synthetic_pu(
         Share s of the utility variance that a rank-``dim`` model can learn.
     rng : int, SeedSequence, Generator or None
         An int is the seed (stored in ``params["seed"]``); a Generator or SeedSequence gives one
-        63-bit seed; ``None`` a fresh one (``seed`` before 0.2.0, deprecated).
+        63-bit seed; ``None`` a fresh one (``seed``: deprecated since 0.1, removed in 0.2).
 
     Returns
     -------
     RecData
         ``params`` holds the arguments plus ``label_auc`` (the empirical P(z_pos > z_item) of the
-        training labels) and ``label_auc_theory`` = Phi(mu_q / sqrt 2) (seed 000, eq. 7). The
+        training labels) and ``label_auc_theory`` = Phi(mu_q / sqrt 2) (Wu et al., eq. 7). The
         empirical value is somewhat lower (drawing n_train + n_test items without replacement from
         a finite catalog depletes the top of the tilted law); it is the ground truth to use.
 
@@ -198,11 +230,14 @@ def load_movielens(
     Parameters
     ----------
     path : str or Path
+        A ``u.data`` file, the folder holding it, or a ``user,item,rating`` CSV.
     min_rating : float, optional
         Keep only ratings >= this value (None: every rating is an implicit positive).
-    test_fraction : float in [0, 1)
+    test_fraction : float in [0, 1), default 0.2
+        Share of each user's interactions held out for test (rounded down; at least one stays
+        in train).
     rng : int, SeedSequence, Generator or None
-        Seeds the split (an int is stored in ``params["seed"]``; ``seed`` before 0.2.0, deprecated).
+        Seeds the split (an int is stored in ``params["seed"]``; ``seed``: deprecated since 0.1, removed in 0.2).
 
     Returns
     -------
@@ -278,7 +313,21 @@ def _load_movielens(
 
 @dataclass
 class DigitsData:
-    """scikit-learn's digits: ``x`` [n, 64] in [0, 1], labels ``y`` [n], a seeded train/test index split."""
+    """scikit-learn's digits: ``x`` [n, 64] in [0, 1], labels ``y`` [n], a seeded train/test index split.
+
+    The fields are the constructor's parameters and are kept as attributes.
+
+    Parameters
+    ----------
+    x : Tensor, shape [n, 64]
+        Flattened 8x8 images scaled to [0, 1] (float32).
+    y : LongTensor, shape [n]
+        Class labels in 0..n_classes-1 (used only by the linear probe).
+    train_idx, test_idx : LongTensor
+        Disjoint row indices of the training and test images.
+    n_classes : int, default 10
+        Number of classes.
+    """
 
     x: torch.Tensor
     y: torch.Tensor
@@ -293,8 +342,20 @@ def load_digits_views(test_fraction: float = 0.3, rng: RNGLike = 0) -> DigitsDat
 
     10 balanced classes: an in-batch negative shares the anchor's class with probability
     tau+ ~ 0.1, the thesis's image setting (ch. 6). Labels are used only by the linear probe.
-    ``rng`` (int, SeedSequence, Generator or None; ``seed`` before 0.2.0, deprecated) seeds the
+    ``rng`` (int, SeedSequence, Generator or None; ``seed``: deprecated since 0.1, removed in 0.2) seeds the
     torch Generator of the split: an int directly, anything else through one 63-bit draw.
+
+    Parameters
+    ----------
+    test_fraction : float in [0, 1], default 0.3
+        Share of the 1797 images held out for the linear probe's test set (rounded).
+    rng : int, SeedSequence, Generator or None, default 0
+        Seeds the split (``seed``: deprecated since 0.1, removed in 0.2).
+
+    Returns
+    -------
+    DigitsData
+        The images, labels and the train / test indices (``n_classes`` = 10).
 
     Examples
     --------
@@ -320,6 +381,26 @@ def augment_digits(x, generator=None, shift=1, noise=0.1, drop=0.1, scale=(0.8, 
     Each image is translated by up to ``shift`` pixels in each direction (zero fill), multiplied
     by a factor in ``scale``, loses a ``drop`` fraction of its pixels and gets N(0, noise^2)
     noise — SimCLR-style augmentations for images too small to crop.
+
+    Parameters
+    ----------
+    x : Tensor, shape [B, 64]
+        Flattened 8x8 images.
+    generator : torch.Generator, optional
+        Source of the random numbers (None: torch's global generator).
+    shift : int >= 0, default 1
+        Largest translation in pixels along each axis.
+    noise : float >= 0, default 0.1
+        Standard deviation of the additive Gaussian noise.
+    drop : float in [0, 1], default 0.1
+        Probability that a pixel is set to 0.
+    scale : tuple of float, default (0.8, 1.2)
+        Range (low, high) of the uniform intensity factor.
+
+    Returns
+    -------
+    Tensor, shape [B, 64]
+        One augmented view of each image, in the dtype of ``x``.
 
     Examples
     --------

@@ -8,15 +8,17 @@ __all__ = ["resolve_device"]
 
 
 def resolve_device(device: str) -> torch.device:
-    """'auto' -> CUDA when available, else CPU; 'cuda' without a GPU raises ValueError.
+    """The torch device a trainer runs on: 'auto' is CUDA when available, else the CPU.
 
     Parameters
     ----------
     device : {"auto", "cpu", "cuda"}
+        The requested device; "cuda" without a GPU raises ValueError.
 
     Returns
     -------
     torch.device
+        The resolved device (``cpu`` or ``cuda``).
 
     Examples
     --------

@@ -1,6 +1,6 @@
 r"""Simulation vs training on toy data: the experiments of the bridge (CPU-sized, reproducible).
 
-1. :func:`wu_k_sweep` — Wu et al. (seed 000): on synthetic PU data with known label noise
+1. :func:`wu_k_sweep` — Wu et al. (Rethinking InfoNCE): on synthetic PU data with known label noise
    mu_q, measure the training AUC of a K = 1 run, predict K* with
    :func:`negtheory.infonce.optimal_k_from_auc`, sweep K with InfoNCE and compare the real best K;
    then adaptive negative sampling (ANS, §5) peaking at the predicted K* against fixed K.
@@ -52,9 +52,43 @@ def _best(history, key):
 def wu_k_sweep(mu_qs=(1.0, 3.0), ks=(1, 2, 4, 8, 16, 32, 64), epochs=8, seeds=(0,), synthetic=None, progress=False):
     """Experiment 1: best NDCG@10 over epochs for InfoNCE with K negatives, plus the prediction and ANS.
 
-    Returns a DataFrame with columns mu_q, seed, k (or "ans"), ndcg, recall, train_auc_k1,
-    k_pred (the predicted K* from the K = 1 run's best training AUC), label_auc (ground truth) and
-    k_pred_label (K* predicted from the ground-truth label AUC).
+    For each label quality mu_q and seed, InfoNCE is trained on :func:`~negtheory.bridge.data.synthetic_pu`
+    data with every K of ``ks``; the K = 1 run's best training AUC (Wu et al.'s footnote 4)
+    gives the predicted K* (:func:`negtheory.infonce.optimal_k_from_auc`), and one more run
+    follows the ANS schedule peaking at that K*.
+
+    Parameters
+    ----------
+    mu_qs : sequence of float, default (1.0, 3.0)
+        Label qualities mu_q of the synthetic data (small: noisy labels).
+    ks : sequence of int, default (1, 2, 4, 8, 16, 32, 64)
+        Fixed negative sampling ratios K to sweep.
+    epochs : int, default 8
+        Epochs of every run.
+    seeds : sequence of int, default (0,)
+        Seeds of the data and the runs (one sweep per seed).
+    synthetic : dict, optional
+        Keyword arguments of :func:`~negtheory.bridge.data.synthetic_pu` (default: 300 users,
+        400 items, tau+ = 0.1; ``mu_q`` is set by ``mu_qs``).
+    progress : bool, default False
+        Show progress bars.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns mu_q, seed, k (or "ans"), ndcg, recall, train_auc_k1, k_pred (the predicted K*
+        from the K = 1 run's best training AUC), label_auc (ground truth) and k_pred_label (K*
+        predicted from the ground-truth label AUC).
+
+    Examples
+    --------
+    A tiny sweep (it trains four small models: tens of seconds on one CPU core):
+
+    >>> from negtheory.bridge.experiments import wu_k_sweep
+    >>> df = wu_k_sweep(mu_qs=(1.0,), ks=(1, 2), epochs=1,
+    ...                 synthetic=dict(n_users=40, n_items=60, n_train=5, n_test=2))   # doctest: +SKIP
+    >>> df.k.tolist(), list(df.columns[:5])                                          # doctest: +SKIP
+    (['1', '2', 'ans'], ['mu_q', 'seed', 'k', 'ndcg', 'recall'])
     """
     syn = dict(n_users=300, n_items=400, tau_plus=0.1)
     syn.update(synthetic or {})
@@ -79,11 +113,11 @@ def wu_k_sweep(mu_qs=(1.0, 3.0), ks=(1, 2, 4, 8, 16, 32, 64), epochs=8, seeds=(0
             # the same prediction from the ground-truth label AUC (known only on synthetic data)
             k_label = int(optimal_k_from_auc(min(label_auc, 0.999), steps=100))
             for k, r in runs.items():
-                rows.append(dict(mu_q=mu, seed=seed, k=str(k), ndcg=_best(r["history"], "ndcg@10"),
-                                 recall=_best(r["history"], "recall@10"), train_auc_k1=auc1, k_pred=k_pred, label_auc=label_auc, k_pred_label=k_label))  # fmt: skip
+                rows.append(dict(mu_q=mu, seed=seed, k=str(k), ndcg=_best(r["history"], "test_ndcg@10"),
+                                 recall=_best(r["history"], "test_recall@10"), train_auc_k1=auc1, k_pred=k_pred, label_auc=label_auc, k_pred_label=k_label))  # fmt: skip
             ra = _train(**base, k=float(k_pred), ans=True, k_opt=float(k_pred))
-            rows.append(dict(mu_q=mu, seed=seed, k="ans", ndcg=_best(ra["history"], "ndcg@10"),
-                             recall=_best(ra["history"], "recall@10"), train_auc_k1=auc1, k_pred=k_pred, label_auc=label_auc,
+            rows.append(dict(mu_q=mu, seed=seed, k="ans", ndcg=_best(ra["history"], "test_ndcg@10"),
+                             recall=_best(ra["history"], "test_recall@10"), train_auc_k1=auc1, k_pred=k_pred, label_auc=label_auc,
                              k_pred_label=k_label))  # fmt: skip
     return pd.DataFrame(rows)
 
@@ -108,11 +142,29 @@ def mse_sim_vs_train(
         6.14-6.15, whose own value of that probability is 1/2 + (2 alpha - 1)/3 <= 5/6, and used
         the parametric study's parent law, whose score scale is not the trained one.
 
-    ``rng`` (int, SeedSequence, Generator or None; ``seed`` before 0.2.0, deprecated) gives one
-    integer seed that seeds both the training run and the simulation.
+    Parameters
+    ----------
+    loss : str, default "infonce"
+        Contrastive loss of the digits run (one of ``DIGITS_LOSSES`` of :mod:`negtheory.bridge.train`).
+    epochs : int, default 8
+        Training epochs.
+    batch_size : int, default 128
+        Images per batch (N = 2B - 2 in-batch negatives).
+    temperature : float > 0, default 0.5
+        Temperature of the run and of the simulation.
+    n_anchors : int, default 4000
+        Anchors of each simulated point.
+    rng : int, SeedSequence, Generator or None, default 0
+        Gives one integer seed that seeds both the training run and the simulation (``seed``:
+        deprecated since 0.1, removed in 0.2).
+    progress : bool, default False
+        Show progress bars.
 
-    Returns a DataFrame with one row per (epoch, estimator, source in {"training", "simulation"}):
-    alpha, tau_plus, n, mse, rmse (MSE / mean truth^2), truth_mean.
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (epoch, estimator, source in {"training", "simulation"}): alpha, tau_plus,
+        n, mse, rmse (MSE / mean truth^2), truth_mean, probe_acc.
     """
     # stacklevel 4: the caller of renamed_keyword's wrapper
     warn_deprecated("negtheory.bridge.experiments.mse_sim_vs_train", _SIM_VS_TRAIN, stacklevel=4)
@@ -163,7 +215,31 @@ def downstream(
     drop-in move: the harness's ``bns`` and ``bprac`` losses have no mini-batch ``fit_mf``
     counterpart, and ``fit_bpr_sgd`` trains BNS with batch-1 SGD, another protocol.)
 
-    Returns a DataFrame: task, loss, seed, metric, value.
+    Parameters
+    ----------
+    digits_losses : sequence of str, default ("infonce", "dcl", "hcl", "bcl")
+        Contrastive losses trained on digits (scored by linear-probe accuracy).
+    rec_losses : sequence of str, default ("bpr", "dpl", "bns", "bprac")
+        Recommendation losses trained on the synthetic PU data (K = 8 negatives).
+    digits_epochs : int, default 10
+        Epochs of each digits run.
+    rec_epochs : int, default 8
+        Epochs of each recommendation run.
+    seeds : sequence of int, default (0, 1)
+        One run per seed and loss.
+    synthetic : dict, optional
+        Keyword arguments of :func:`~negtheory.bridge.data.synthetic_pu` (default: 300 users,
+        400 items, tau+ = 0.1, mu_q = 2).
+    movielens : str or Path, optional
+        A MovieLens file for the deprecated real-data task (warns; None: no such task).
+    progress : bool, default False
+        Show progress bars.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns task, loss, seed, metric (probe_acc; ndcg@10, recall@10, precision_true@10),
+        value (the best over epochs for recommendation, the final accuracy for digits).
     """
     if movielens is not None:
         warn_deprecated("negtheory.bridge.experiments.downstream(movielens=PATH)", _MOVIELENS_REPLACEMENT)
@@ -180,9 +256,14 @@ def downstream(
                 r = _train(
                     data=data, loss=loss, epochs=rec_epochs, k=8.0, probe=False, progress=progress, rng=seed, synthetic=syn
                 )
-                for key in ("ndcg@10", "recall@10", "precision_true@10"):
+                # history keys of the one trainer -> the metric names of the table
+                for key, metric in (
+                    ("test_ndcg@10", "ndcg@10"),
+                    ("test_recall@10", "recall@10"),
+                    ("precision_true@10", "precision_true@10"),
+                ):
                     if key in r["final"]:
-                        rows.append(dict(task=task, loss=loss, seed=seed, metric=key, value=_best(r["history"], key)))
+                        rows.append(dict(task=task, loss=loss, seed=seed, metric=metric, value=_best(r["history"], key)))
     return pd.DataFrame(rows)
 
 
@@ -191,15 +272,35 @@ def downstream(
 # can redraw them from the committed tables)
 # --------------------------------------------------------------------------------------------
 from ..figures._bridge import plot_downstream, plot_wu  # noqa: E402
+from ..figures._canvas import mark_quick  # noqa: E402
 
 
-def run_all(out="notebooks/data/bridge", figures="figures", quick=False, progress=True):
+def run_all(out="negtheory_output/bridge_experiments", figures=None, quick=False, progress=True):
     """Run Wu's K sweep and the downstream experiment; write ``bridge_*.csv`` to ``out`` and ``bridge_*.png`` to ``figures``.
 
-    Returns the two DataFrames ``(wu_k_sweep, downstream)``. The deprecated digits MSE experiment
-    (:func:`mse_sim_vs_train`) is no longer run: ``negtheory reproduce sim-vs-train`` replaces it.
+    The deprecated digits MSE experiment (:func:`mse_sim_vs_train`) is no longer run:
+    ``negtheory reproduce sim-vs-train`` replaces it.
+
+    Parameters
+    ----------
+    out : str or Path, default "negtheory_output/bridge_experiments"
+        Folder of the tables (created if missing). The committed tables of a source checkout
+        (``notebooks/data/bridge``) are written only when named here.
+    figures : str or Path, optional
+        Folder of the figures (created if missing; default None: ``out``).
+    quick : bool, default False
+        A small smoke run (60 users, 80 items, one mu_q, K in {1, 4}, two losses per task, one seed);
+        its figures are titled "QUICK smoke run: not a result".
+    progress : bool, default True
+        Show progress bars and the written paths.
+
+    Returns
+    -------
+    tuple of pandas.DataFrame
+        ``(wu_k_sweep, downstream)``, the tables of :func:`wu_k_sweep` and :func:`downstream`.
     """
-    out, figs = Path(out), Path(figures)
+    out = Path(out)
+    figs = out if figures is None else Path(figures)
     out.mkdir(parents=True, exist_ok=True)
     figs.mkdir(parents=True, exist_ok=True)
     if quick:
@@ -212,7 +313,10 @@ def run_all(out="notebooks/data/bridge", figures="figures", quick=False, progres
         d = downstream(progress=progress)
     for name, df, plot in (("wu_k_sweep", w, plot_wu), ("downstream", d, plot_downstream)):
         df.to_csv(out / f"bridge_{name}.csv", index=False)
-        plot(df).savefig(figs / f"bridge_{name}.png", dpi=110)
+        fig = plot(df)
+        if quick:
+            mark_quick(fig)
+        fig.savefig(figs / f"bridge_{name}.png", dpi=110)
         if progress:
             print(f"wrote {out / f'bridge_{name}.csv'} and {figs / f'bridge_{name}.png'}")
     return w, d
@@ -221,4 +325,4 @@ def run_all(out="notebooks/data/bridge", figures="figures", quick=False, progres
 if __name__ == "__main__":  # pragma: no cover
     import sys
 
-    run_all(quick="--quick" in sys.argv)
+    run_all(quick="--quick" in sys.argv)  # writes negtheory_output/bridge_experiments (see `negtheory bridge experiments`)

@@ -6,12 +6,13 @@ Every function takes **logits** — similarity / temperature — ``pos_logits`` 
 "none").
 
 The softmax family (:func:`infonce`, :func:`dcl`, :func:`hcl`, :func:`bcl`) is one formula with
-different estimators of the true-negative score mean theta (thesis, seed 003, §6.6.1):
+different estimators of the true-negative score mean theta (Liu Bin's thesis, §6.6.1):
 
 .. math:: \ell = -\log \frac{e^{s^+}}{e^{s^+} + N\,\hat\theta(\hat x_1,\dots,\hat x_N)},
           \qquad \hat x_i = e^{s_i},
 
-with theta-hat the numpy estimator of the same name applied to x-hat = exp(neg_logits):
+(the thesis's eq. 6.31 for BCL), with theta-hat the numpy estimator of the same name applied to
+x-hat = exp(neg_logits):
 :func:`~negtheory.estimators.theta_biased` (eq. 6.46, plain InfoNCE),
 :func:`~negtheory.estimators.theta_dcl` (eq. 6.47), :func:`~negtheory.estimators.theta_hcl`,
 :func:`~negtheory.estimators.theta_bcl` (eq. 6.48). The tests check each loss against
@@ -70,7 +71,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .._validation import real_scalar
+from .._validation import flag, real_scalar
 from ..estimators import _check_abt
 
 if TYPE_CHECKING:
@@ -100,6 +101,13 @@ def _work(t: torch.Tensor) -> torch.Tensor:
     if t.dtype in (torch.float16, torch.bfloat16):
         return t.float()
     return t
+
+
+def _tensor(name, x):
+    """``x`` if it is a torch tensor, else a ``TypeError`` naming ``name`` (not an AttributeError later)."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch tensor, got {type(x).__name__}")
+    return x
 
 
 def _prepare(pos_logits, neg_logits, name_neg="neg_logits"):
@@ -146,7 +154,7 @@ def _finish(loss: torch.Tensor, out_dtype, reduction: str) -> torch.Tensor:
 
 
 def _check_reduction(reduction):
-    if reduction not in _REDUCTIONS:
+    if not isinstance(reduction, str) or reduction not in _REDUCTIONS:  # (an array: `in` is ambiguous)
         raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
 
@@ -213,19 +221,32 @@ def _softmax_family_loss(pos, log_n_theta):
 # softmax family: InfoNCE, DCL, HCL, BCL
 # --------------------------------------------------------------------------------------------
 def infonce(pos_logits: Tensor, neg_logits: Tensor, reduction: str = "mean") -> Tensor:
-    r"""InfoNCE loss, the biased estimator (thesis eq. 6.46; seed 000 eq. 1).
+    r"""InfoNCE loss, the biased estimator (Wu et al. (Rethinking InfoNCE) eq. 1; Liu Bin's thesis eq. 6.46).
+
+    Eq. 1 of Wu et al. (Rethinking InfoNCE), with the relevance f(x, c) as the logit s:
 
     .. math:: \ell = -\log\frac{e^{s^+}}{e^{s^+} + \sum_{i=1}^N e^{s_i}}
               = \mathrm{logsumexp}(s^+, s_1, \dots, s_N) - s^+,
 
-    i.e. N theta-hat with theta-hat = :func:`~negtheory.estimators.theta_biased` (exp(s)).
+    i.e. the sum in the denominator is N theta-hat with theta-hat the biased estimator of the
+    thesis's eq. 6.46, :func:`~negtheory.estimators.theta_biased` of exp(s).
 
     Parameters
     ----------
     pos_logits : Tensor, shape [...]
-        s+ = sim(anchor, positive) / temperature.
+        Logit of each anchor's positive, s+ = sim(anchor, positive) / temperature; any
+        floating dtype (half precision is computed in float32).
     neg_logits : Tensor, shape [..., N]
-    reduction : {"mean", "sum", "none"}
+        Logits s_1, ..., s_N of each anchor's N >= 1 negative (unlabeled) samples; the leading
+        shape must equal that of ``pos_logits``. A -inf entry is a masked-out negative.
+    reduction : {"mean", "sum", "none"}, default "mean"
+        Mean or sum over the anchors, or "none" for the per-anchor losses.
+
+    Returns
+    -------
+    Tensor
+        The loss: a scalar for "mean" / "sum", shape [...] for "none"; in the promoted dtype of
+        the inputs. NaN for an anchor whose logits hold a NaN or +inf.
 
     Examples
     --------
@@ -252,27 +273,39 @@ def dcl(
     floor: float | None = None,
     reduction: str = "mean",
 ) -> Tensor:
-    r"""Debiased contrastive loss (Chuang et al. 2020; thesis eq. 6.47).
+    r"""Debiased contrastive loss (Chuang et al. 2020; Liu Bin's thesis eq. 6.47).
+
+    The InfoNCE form :math:`\ell = -\log\big(e^{s^+} / (e^{s^+} + N\hat\theta_{DCL})\big)` with
+    the debiased estimator of the true-negative mean of the thesis's eq. 6.47, clamped below:
 
     .. math::
-        N\hat\theta_{DCL} = \max\Big(\frac{1}{\tau^-}\Big(\sum_i e^{s_i} - N\tau^+ \bar p\Big),\; N\,\mathrm{floor}\Big),
-        \qquad \bar p = \frac1K\sum_j e^{s^+_j},
+        N\hat\theta_{DCL} = \max\Big(\frac{1}{\tau^-}\Big(\sum_{i=1}^N e^{s_i} - N\tau^+ \bar p\Big),\; N\,\mathrm{floor}\Big),
+        \qquad \bar p = \frac1K\sum_{j=1}^K e^{s^+_j}, \qquad \tau^- = 1 - \tau^+,
 
     the matching numpy estimator being :func:`~negtheory.estimators.theta_dcl`.
 
     Parameters
     ----------
     pos_logits : Tensor, shape [...]
+        Logit s+ of each anchor's positive (similarity / temperature).
     neg_logits : Tensor, shape [..., N]
+        Logits s_i of each anchor's N >= 1 unlabeled samples (leading shape that of
+        ``pos_logits``).
     tau_plus : float in (0, 1)
         Class prior tau+ (probability that an unlabeled sample shares the anchor's class).
     pos_extra_logits : Tensor, shape [..., K], optional
-        K extra positives for p-bar (the thesis's numerical study). Default: the anchor's own
-        positive, as in the released DCL/HCL code.
-    floor : float, optional
+        Logits of K >= 1 extra positives for p-bar (the thesis's numerical study). Default
+        (None): the anchor's own positive, as in the released DCL/HCL code.
+    floor : float > 0, optional
         Lower clamp of theta-hat (score units); the released code's ``math.exp(-1 / t)``.
-        None: clamp only at the dtype's smallest positive number (see the module notes).
-    reduction : {"mean", "sum", "none"}
+        Default (None): clamp only at the dtype's smallest positive number (see the module notes).
+    reduction : {"mean", "sum", "none"}, default "mean"
+        Mean or sum over the anchors, or "none" for the per-anchor losses.
+
+    Returns
+    -------
+    Tensor
+        The loss: a scalar for "mean" / "sum", shape [...] for "none".
 
     Examples
     --------
@@ -311,20 +344,25 @@ def hcl(
     r"""Hard-negative contrastive loss (Robinson et al. 2021) with the DCL correction.
 
     Importance weights w_i proportional to x-hat_i^beta = e^{beta s_i}, normalised by their
-    mean, then
+    mean, replace the plain mean of eq. 6.47 (Liu Bin's thesis) inside the InfoNCE form:
 
     .. math:: N\hat\theta_{HCL} = \frac{N}{\tau^-}\Big(\frac{\sum_i e^{(\beta+1)s_i}}{\sum_i e^{\beta s_i}} - \tau^+\bar p\Big),
 
-    clamped below at N floor — :func:`~negtheory.estimators.theta_hcl` (thesis §6.6.1 notes it
-    overestimates the true-negative mean by design). The ratio is a difference of two
-    logsumexps.
+    clamped below at N floor — :func:`~negtheory.estimators.theta_hcl` (the thesis's §6.6.1
+    notes it overestimates the true-negative mean by design; the estimator has no equation
+    number there). The ratio is a difference of two logsumexps.
 
     Parameters
     ----------
     pos_logits, neg_logits, tau_plus, pos_extra_logits, floor, reduction
-        As in :func:`dcl`.
+        As in :func:`dcl` (shapes [...], [..., N], [..., K]).
     beta : float >= 0
-        Concentration; beta = 0 gives :func:`dcl`.
+        Concentration of the weights on hard (high-score) negatives; beta = 0 gives :func:`dcl`.
+
+    Returns
+    -------
+    Tensor
+        The loss: a scalar for "mean" / "sum", shape [...] for "none".
 
     Examples
     --------
@@ -640,6 +678,17 @@ def ecdf_counts(neg_logits: Tensor) -> Tensor:
     integer keys, see the module notes). Tied scores share the largest rank -- the convention
     of :func:`negtheory.estimators.ecdf`.
 
+    Parameters
+    ----------
+    neg_logits : Tensor, shape [..., N]
+        Scores of each anchor's N unlabeled samples (last axis); no NaN. -inf entries are
+        counted like any other value.
+
+    Returns
+    -------
+    LongTensor, shape of ``neg_logits``
+        The count in 1..N of each score; divided by N it is the eCDF of eq. 6.30.
+
     Examples
     --------
     >>> import torch
@@ -647,7 +696,7 @@ def ecdf_counts(neg_logits: Tensor) -> Tensor:
     >>> ecdf_counts(torch.tensor([3.0, 1.0, 2.0, 2.0])).tolist()
     [4, 1, 3, 3]
     """
-    s = _work(neg_logits)
+    s = _work(_tensor("neg_logits", neg_logits))
     if s.numel() == 0:
         return torch.zeros(s.shape, dtype=torch.int64, device=s.device)
     if bool(torch.isnan(s).any()):  # integer counts cannot carry a NaN
@@ -842,22 +891,42 @@ class _LogPowerRatio(torch.autograd.Function):
 
 
 def bcl_log_weights(neg_logits: Tensor, alpha: float, beta: float, tau_plus: float) -> Tensor:
-    r"""log of BCL's importance weights omega (thesis eq. 6.24-6.26, 6.29-6.30).
+    r"""Log of BCL's importance weights omega (Liu Bin's thesis eq. 6.24-6.26, 6.29-6.30).
+
+    Eq. 6.25 with the normaliser Z of eq. 6.26, and Phi recovered from the eCDF through eq. 6.29:
 
     .. math::
         \omega = \frac{1}{Z}\,\frac{(1-\beta)\alpha + (\beta-\alpha)\Phi}
                  {\alpha\tau^- + (1-\alpha)\tau^+ + (1-2\alpha)\Phi(\tau^- - \tau^+)},
-        \qquad \Phi = \frac{2\hat F}{b + \sqrt{b^2 + 4a\hat F}},
+        \qquad Z = (1-\beta)\alpha + \beta(1-\alpha),
 
-    with F-hat the eCDF (eq. 6.30, :func:`ecdf_counts` / N) and the stable root of eq. 6.29.
+    .. math::
+        \Phi = \frac{-b + \sqrt{b^2 + 4a\hat F}}{2a} = \frac{2\hat F}{b + \sqrt{b^2 + 4a\hat F}},
+        \qquad a = (1-2\alpha)(\tau^- - \tau^+), \quad b = 2[\alpha\tau^- + (1-\alpha)\tau^+],
+
+    with F-hat the eCDF (eq. 6.30, :func:`ecdf_counts` / N) and the right-hand, stable form of
+    the root of eq. 6.29 (finite at a = 0).
     omega depends on the scores only through their ranks, so it carries no gradient (the ranks
     are piecewise constant); it is tabulated for the N possible eCDF values and placed by rank,
     in torch on the input's device. Matches :func:`negtheory.estimators.bcl_weights`.
 
+    Parameters
+    ----------
+    neg_logits : Tensor, shape [..., N]
+        Logits of each anchor's N >= 1 unlabeled samples (last axis); only their ranks matter.
+    alpha : float in [1/2, 1]
+        Encoder quality P(x_TN < x_FN) (eq. 6.21): 1/2 a guessing encoder, 1 a perfect one.
+    beta : float in [0, 1]
+        Hardness level of eq. 6.22 (share of hard true negatives in the target population);
+        1/2 gives omega = P(TN | x) / tau^- (Theorem 6.1). alpha = beta = 1 is rejected (Z = 0).
+    tau_plus : float in (0, 1)
+        Class prior tau+ (tau^- = 1 - tau+).
+
     Returns
     -------
     Tensor, shape of ``neg_logits``
-        log omega (``-inf`` where omega = 0, e.g. the top score when beta = 0 and alpha = 1).
+        log omega (``-inf`` where omega = 0, e.g. the top score when beta = 0 and alpha = 1);
+        NaN in every row that holds a NaN or +inf.
 
     Examples
     --------
@@ -868,7 +937,7 @@ def bcl_log_weights(neg_logits: Tensor, alpha: float, beta: float, tau_plus: flo
     True
     """
     alpha, beta, tau_plus, _ = _check_abt(alpha, beta, tau_plus)
-    s = _work(neg_logits)
+    s = _work(_tensor("neg_logits", neg_logits))
     if s.ndim < 1 or s.shape[-1] == 0:
         raise ValueError(f"neg_logits must have shape [..., N] with N >= 1, got {tuple(s.shape)}")
     flat = _flat2(s)
@@ -908,7 +977,13 @@ def bcl(
     *,
     normalize_weights: bool | None = None,
 ) -> Tensor:
-    r"""Bayesian contrastive loss (thesis ch. 6, eq. 6.48).
+    r"""Bayesian contrastive loss (Liu Bin's thesis ch. 6, eq. 6.31 with the estimator of eq. 6.48).
+
+    The loss of eq. 6.31 on logits,
+
+    .. math:: \ell = -\log\frac{e^{s^+}}{e^{s^+} + \sum_{i=1}^N \omega_i e^{s_i}},
+
+    i.e. the InfoNCE form with N theta-hat_BCL (eq. 6.48) in the denominator,
 
     .. math:: N\hat\theta_{BCL} = \sum_i \omega_i e^{s_i}
               \quad\text{or, self-normalised,}\quad N\,\frac{\sum_i\omega_i e^{s_i}}{\sum_i \omega_i},
@@ -919,18 +994,29 @@ def bcl(
     Parameters
     ----------
     pos_logits : Tensor, shape [...]
+        Logit s+ of each anchor's positive (similarity / temperature).
     neg_logits : Tensor, shape [..., N]
+        Logits s_i of each anchor's N >= 1 unlabeled samples (leading shape that of
+        ``pos_logits``).
     alpha : float in [1/2, 1]
         Encoder quality P(x_TN < x_FN) (eq. 6.21).
     beta : float in [0, 1]
-        Hardness; 1/2 gives omega = P(TN | x) / tau^- (Theorem 6.1).
+        Hardness level (eq. 6.22); 1/2 gives omega = P(TN | x) / tau^- (Theorem 6.1).
     tau_plus : float in (0, 1)
-    normalize : bool
+        Class prior tau+.
+    normalize : bool, default False
         Kept for compatibility: the same as ``normalize_weights`` (the modules' ``normalize``
         is the L2 normalisation of embeddings; prefer ``normalize_weights`` here).
-    reduction : {"mean", "sum", "none"}
+    reduction : {"mean", "sum", "none"}, default "mean"
+        Mean or sum over the anchors, or "none" for the per-anchor losses.
     normalize_weights : bool, optional
-        Self-normalised estimator of the released numerical code. Overrides ``normalize``.
+        Self-normalised estimator of the released numerical code. Overrides ``normalize``
+        when given (None: use ``normalize``).
+
+    Returns
+    -------
+    Tensor
+        The loss: a scalar for "mean" / "sum", shape [...] for "none".
 
     Examples
     --------
@@ -942,7 +1028,7 @@ def bcl(
     """
     _check_reduction(reduction)
     alpha, beta, tau_plus, _ = _check_abt(alpha, beta, tau_plus)
-    nw = bool(normalize) if normalize_weights is None else bool(normalize_weights)
+    nw = flag("normalize", normalize) if normalize_weights is None else flag("normalize_weights", normalize_weights)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
     loss = _bcl_core(pos.reshape(-1), _flat2(neg), neg.shape[-1], alpha, beta, tau_plus, nw).reshape(pos.shape)
     return _finish(_nonfinite_to_nan(loss, pos, neg), dt, reduction)
@@ -952,13 +1038,31 @@ def bcl(
 # pairwise / pointwise losses
 # --------------------------------------------------------------------------------------------
 def bpr(pos_logits: Tensor, neg_logits: Tensor, weight: Tensor | None = None, reduction: str = "mean") -> Tensor:
-    r"""Bayesian personalised ranking loss (Rendle et al. 2009; thesis eq. 3.29, 4.1).
+    r"""Bayesian personalised ranking loss (Rendle et al. 2009; Liu Bin's thesis eq. 4.1, 3.29).
 
-    .. math:: \ell = \frac1N\sum_{i=1}^N -\log\sigma(s^+ - s_i) = \frac1N\sum_i \mathrm{softplus}(s_i - s^+),
+    The negative of the thesis's log-likelihood eq. 4.1 (per triple), averaged over the
+    anchor's N negatives:
 
-    averaged over the anchor's N negatives (N = 1 is the classic BPR triple and equals
-    :func:`infonce` with one negative). ``weight`` (shape [...]) multiplies each anchor's loss:
-    the credence c_ui of BPRAC's M-step (eq. 3.29-3.32).
+    .. math:: \ell = \frac1N\sum_{i=1}^N -\log\sigma(s^+ - s_i) = \frac1N\sum_i \mathrm{softplus}(s_i - s^+)
+
+    (N = 1 is the classic BPR triple and equals :func:`infonce` with one negative). ``weight``
+    multiplies each anchor's loss: the credence c-hat_ui of BPRAC's M-step (eq. 3.29-3.32).
+
+    Parameters
+    ----------
+    pos_logits : Tensor, shape [...]
+        Score s+ = x_ui of each (user, positive item) pair.
+    neg_logits : Tensor, shape [..., N]
+        Scores s_i = x_uj of its N >= 1 sampled negatives.
+    weight : Tensor, shape [...], optional
+        Non-negative per-anchor weight (None: 1).
+    reduction : {"mean", "sum", "none"}, default "mean"
+        Mean or sum over the anchors, or "none" for the per-anchor losses.
+
+    Returns
+    -------
+    Tensor
+        The loss: a scalar for "mean" / "sum", shape [...] for "none".
 
     Examples
     --------
@@ -971,7 +1075,7 @@ def bpr(pos_logits: Tensor, neg_logits: Tensor, weight: Tensor | None = None, re
     pos, neg, dt = _prepare(pos_logits, neg_logits)
     loss = _bpr_core(pos, neg, neg.shape[-1])
     if weight is not None:
-        loss = loss * _work(weight.to(dt))
+        loss = loss * _work(_tensor("weight", weight).to(dt))
     return _finish(_nonfinite_to_nan(loss, pos, neg), dt, reduction)
 
 
@@ -990,11 +1094,14 @@ def dpl(
     eps: float = 1e-6,
     reduction: str = "mean",
 ) -> Tensor:
-    r"""Debiased pairwise loss (thesis ch. 5, eq. 5.17-5.18).
+    r"""Debiased pairwise loss (Liu Bin's thesis ch. 5, eq. 5.17-5.18).
+
+    The per-anchor term of eq. 5.18 with the estimate of eq. 5.17 (h = sigma of the score
+    difference), clamped at eps:
 
     .. math::
         \ell = -\log\max(\hat P_{PN}, \epsilon), \qquad
-        \hat P_{PN} = \frac{1}{\tau^-}\Big(\frac1N\sum_n \sigma(s^+ - s_n) - \frac{\tau^+}{M}\sum_m \sigma(s^+ - s'_m)\Big),
+        \hat P_{PN} = \frac{1}{\tau^-}\Big(\frac1N\sum_{n=1}^N \sigma(s^+ - s_n) - \frac{\tau^+}{M}\sum_{m=1}^M \sigma(s^+ - s'_m)\Big),
 
     :func:`~negtheory.estimators.dpl_loss`. The two averages of sigmoids lie in (0, 1), so they
     are formed directly (one elementwise pass, no overflow possible) and P-hat is clamped at eps
@@ -1003,15 +1110,23 @@ def dpl(
     Parameters
     ----------
     pos_logits : Tensor, shape [...]
+        Score s+ of each anchor's positive.
     neg_logits : Tensor, shape [..., N]
-        Unlabeled samples.
+        Scores s_n of the anchor's N >= 1 unlabeled samples.
     tau_plus : float in (0, 1)
+        Class prior tau+ (tau^- = 1 - tau+).
     pos_extra_logits : Tensor, shape [..., M], optional
-        M extra positives of the anchor (e.g. the user's other observed items). Default: the
-        anchor's own positive, for which sigma(0) = 1/2.
-    eps : float in (0, 1)
+        Scores s'_m of M >= 1 extra positives of the anchor (e.g. the user's other observed
+        items). Default (None): the anchor's own positive, for which sigma(0) = 1/2.
+    eps : float in (0, 1), default 1e-6
         Clamp of P-hat (it can be <= 0 for finite N, M).
-    reduction : {"mean", "sum", "none"}
+    reduction : {"mean", "sum", "none"}, default "mean"
+        Mean or sum over the anchors, or "none" for the per-anchor losses.
+
+    Returns
+    -------
+    Tensor
+        The loss: a scalar for "mean" / "sum", shape [...] for "none".
 
     Examples
     --------
@@ -1027,7 +1142,7 @@ def dpl(
     tp = _tau_plus(tau_plus)
     eps = real_scalar("eps", eps, 0.0, 1.0, lo_open=True)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    extra = None if pos_extra_logits is None else _work(pos_extra_logits.to(pos.dtype))
+    extra = None if pos_extra_logits is None else _work(_tensor("pos_extra_logits", pos_extra_logits).to(pos.dtype))
     if extra is not None and (extra.shape[:-1] != pos.shape or extra.shape[-1] == 0):
         raise ValueError(f"pos_extra_logits must have shape [{', '.join(map(str, pos.shape))}, M], got {tuple(extra.shape)}")
     loss = _dpl_core(pos, neg, neg.shape[-1], tp, extra, eps, masked=False)
@@ -1050,12 +1165,32 @@ def _dpl_core(pos, neg, n, tp, extra, eps, masked):
 
 
 def bce(pos_logits: Tensor, neg_logits: Tensor, k: float | None = None, reduction: str = "mean") -> Tensor:
-    r"""Binary cross-entropy / negative-sampling (NCE-style) loss (seed 001).
+    r"""Binary cross-entropy / negative-sampling (NCE-style) loss (the negative-sampling textbook chapter).
+
+    The negative of the chapter's NCE objective J(theta) (an unnumbered display), with the
+    logits as the log-density ratios g and its expectation over the noise replaced by the mean
+    over the N sampled negatives:
 
     .. math:: \ell = -\log\sigma(s^+) - k\,\frac1N\sum_{i=1}^N \log(1 - \sigma(s_i)),
 
     the negative of :func:`negtheory.mechanics.nce_sample_objective` for one anchor; ``k``
     defaults to N (word2vec's sum over the negatives).
+
+    Parameters
+    ----------
+    pos_logits : Tensor, shape [...]
+        Logit s+ of each anchor's positive.
+    neg_logits : Tensor, shape [..., N]
+        Logits s_i of its N >= 1 noise (negative) samples.
+    k : float > 0, optional
+        Noise ratio k of the objective. Default (None): N.
+    reduction : {"mean", "sum", "none"}, default "mean"
+        Mean or sum over the anchors, or "none" for the per-anchor losses.
+
+    Returns
+    -------
+    Tensor
+        The loss: a scalar for "mean" / "sum", shape [...] for "none".
 
     Examples
     --------
@@ -1077,7 +1212,9 @@ def _bce_core(pos, neg, n, k):
 
 
 def relaxed_softmax(pos_logits: Tensor, neg_logits: Tensor, include_positive: bool = False, reduction: str = "mean") -> Tensor:
-    r"""Relaxed-Softmax loss (seed 004, eq. 5).
+    r"""Relaxed-Softmax loss (Tanielian & Vasile (Relaxed Softmax), eq. 5).
+
+    Eq. 5, :math:`L_{(i,j)} = -G(i, j) + \ln\sum_{j' \in V_{(i,j)}} e^{G(i, j')}`, on logits:
 
     .. math:: \ell = -s^+ + \log\sum_{j \in V} e^{s_j},
 
@@ -1085,6 +1222,22 @@ def relaxed_softmax(pos_logits: Tensor, neg_logits: Tensor, include_positive: bo
     :func:`negtheory.bridge.samplers.boltzmann_sample`). As printed the loss is unbounded below;
     ``include_positive=True`` adds the positive to V (then it equals :func:`infonce`).
     Matches :func:`negtheory.relaxed_softmax.relaxed_softmax_loss`.
+
+    Parameters
+    ----------
+    pos_logits : Tensor, shape [...]
+        Score s+ = G(i, j) of each observed (context, target) pair.
+    neg_logits : Tensor, shape [..., N]
+        Scores s_j of the N >= 1 sampled negatives V of the pair.
+    include_positive : bool, default False
+        Add the positive to V (the bounded form, equal to :func:`infonce`).
+    reduction : {"mean", "sum", "none"}, default "mean"
+        Mean or sum over the pairs, or "none" for the per-pair losses.
+
+    Returns
+    -------
+    Tensor
+        The loss: a scalar for "mean" / "sum", shape [...] for "none".
 
     Examples
     --------
@@ -1095,7 +1248,9 @@ def relaxed_softmax(pos_logits: Tensor, neg_logits: Tensor, include_positive: bo
     """
     _check_reduction(reduction)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    return _finish(_nonfinite_to_nan(_relaxed_core(pos, neg, bool(include_positive)), pos, neg), dt, reduction)
+    return _finish(
+        _nonfinite_to_nan(_relaxed_core(pos, neg, flag("include_positive", include_positive)), pos, neg), dt, reduction
+    )
 
 
 def _relaxed_core(pos, neg, include_positive):

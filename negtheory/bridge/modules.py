@@ -41,7 +41,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .._validation import real_scalar
+from .._validation import flag, real_scalar
 from ..estimators import _check_abt
 from . import functional as Fn
 
@@ -73,7 +73,7 @@ def _check_temperature(temperature) -> float:
 
 
 def _check_reduction(reduction) -> str:
-    if reduction not in ("mean", "sum", "none"):
+    if not isinstance(reduction, str) or reduction not in ("mean", "sum", "none"):
         raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
     return reduction
 
@@ -149,15 +149,25 @@ def pair_logits(anchor, positive, negatives=None, *, temperature=1.0, normalize=
     Parameters
     ----------
     anchor, positive : Tensor, shape [B, D]
+        Embeddings of the B anchors and of their positives (row b of ``positive`` is the
+        positive of row b of ``anchor``); any floating dtype.
     negatives : Tensor, shape [M, D] (shared) or [B, M, D] (paired), optional
         None: in-batch negatives, symmetric (A = 2B anchors, N = 2B - 2: row i holds every
         embedding of ``cat([anchor, positive])`` but i and its partner, in order) or not (A = B,
-        N = B - 1: the other anchors' positives).
-    temperature : float > 0
-    normalize : bool
+        N = B - 1: the other anchors' positives). Otherwise A = B and N = M.
+    temperature : float > 0, default 1.0
+        Divides every similarity (logit = similarity / temperature).
+    normalize : bool, default False
         L2-normalise the embeddings first (cosine similarity).
-    symmetric : bool
-        Only for in-batch negatives.
+    symmetric : bool, default True
+        Only for in-batch negatives: both views as anchors (True) or only ``anchor`` (False).
+
+    Returns
+    -------
+    pos : Tensor, shape [A]
+        The positive logits s+.
+    neg : Tensor, shape [A, N]
+        The negative logits s_i (float32 for half-precision inputs).
 
     Notes
     -----
@@ -222,12 +232,30 @@ class _PairLoss(nn.Module):
         super().__init__()
         self.temperature = _check_temperature(temperature)
         self.reduction = _check_reduction(reduction)
-        self.normalize = bool(normalize)
-        self.symmetric = type(self).symmetric if symmetric is None else bool(symmetric)
+        self.normalize = flag("normalize", normalize)
+        self.symmetric = type(self).symmetric if symmetric is None else flag("symmetric", symmetric)
 
     # -- logits ---------------------------------------------------------------------------------
     def logits(self, anchor, positive, negatives=None):
-        """(pos_logits, neg_logits) as fed to the functional loss (see :func:`pair_logits`)."""
+        """Logits ``(pos_logits, neg_logits)`` as fed to the functional loss (for probes).
+
+        Calls :func:`pair_logits` with this module's ``temperature``, ``normalize`` and
+        ``symmetric``.
+
+        Parameters
+        ----------
+        anchor, positive : Tensor, shape [B, D]
+            Embeddings of the anchors and of their positives.
+        negatives : Tensor, shape [M, D] (shared) or [B, M, D] (paired), optional
+            Explicit negatives; None: in-batch negatives.
+
+        Returns
+        -------
+        pos : Tensor, shape [A]
+            Positive logits (A = 2B for symmetric in-batch negatives, else B).
+        neg : Tensor, shape [A, N]
+            Negative logits (N = 2B - 2 or B - 1 in-batch, else M).
+        """
         return pair_logits(
             anchor, positive, negatives, temperature=self.temperature, normalize=self.normalize, symmetric=self.symmetric
         )
@@ -239,6 +267,24 @@ class _PairLoss(nn.Module):
         The second argument is read as labels when it is a 1-D integer (or bool) tensor, or
         when ``labels=`` is given (then ``positive`` must be None). A NaN or +-inf anywhere in
         the embeddings makes the loss NaN (never a finite number hiding it).
+
+        Parameters
+        ----------
+        anchor : Tensor, shape [B, D]
+            Anchor embeddings; with labels, the M embeddings of shape [M, D].
+        positive : Tensor, shape [B, D], optional
+            Positive of each anchor (row b of ``anchor``); or, as a 1-D integer tensor, the labels.
+        negatives : Tensor, shape [M, D] (shared) or [B, M, D] (paired), optional
+            Explicit negatives; None: in-batch negatives (see the module notes).
+        labels : Tensor, shape [M], optional, keyword-only
+            Integer class labels of ``anchor``: every pair (i, j != i) of equal labels is a
+            positive pair, the differently-labelled embeddings its negatives.
+
+        Returns
+        -------
+        Tensor
+            The loss reduced by ``reduction``: a scalar for "mean" / "sum"; for "none" one value
+            per anchor (2B symmetric in-batch, else B) or per positive pair (labels).
         """
         loss = self._forward(anchor, positive, negatives, labels=labels)
         guard = None
@@ -325,9 +371,31 @@ class _PairLoss(nn.Module):
         raise NotImplementedError
 
     def loss_from_logits(self, pos, neg):  # pragma: no cover - abstract
+        """The loss on precomputed logits, with this module's hyper-parameters and reduction.
+
+        Parameters
+        ----------
+        pos : Tensor, shape [A]
+            Positive logits (e.g. from :meth:`logits`).
+        neg : Tensor, shape [A, N]
+            Negative logits.
+
+        Returns
+        -------
+        Tensor
+            A scalar for ``reduction`` "mean" / "sum", shape [A] for "none".
+        """
         raise NotImplementedError
 
     def extra_repr(self):
+        """The hyper-parameters shown by ``repr(module)``.
+
+        Returns
+        -------
+        str
+            Comma-separated ``name=value`` pairs (the loss's own, then temperature, reduction,
+            normalize and symmetric).
+        """
         parts = [
             f"temperature={self.temperature}",
             f"reduction={self.reduction!r}",
@@ -349,16 +417,24 @@ def _check_floor(floor, temperature, normalize):
 
 
 class InfoNCELoss(_PairLoss):
-    r"""InfoNCE / NT-Xent (seed 000 eq. 1; the biased estimator of thesis eq. 6.46).
+    r"""InfoNCE / NT-Xent loss on embeddings (Wu et al. (Rethinking InfoNCE) eq. 1).
+
+    The biased estimator of Liu Bin's thesis eq. 6.46, :func:`~negtheory.bridge.functional.infonce`
+    on the logits s = sim / temperature of :func:`pair_logits`:
+
+    .. math:: \ell = -\log\frac{e^{s^+}}{e^{s^+} + \sum_{i=1}^N e^{s_i}}.
 
     Parameters
     ----------
-    temperature : float > 0
-    reduction : {"mean", "sum", "none"}
-    normalize : bool
-        L2-normalise the embeddings (cosine similarity).
-    symmetric : bool, keyword-only
-        In-batch arrangement: both views as anchors (2B anchors, the default) or only ``anchor``.
+    temperature : float > 0, default 0.5
+        Divides the similarities (logit = similarity / temperature).
+    reduction : {"mean", "sum", "none"}, default "mean"
+        Mean or sum over the anchors (or positive pairs), or "none" for the per-anchor losses.
+    normalize : bool, default True
+        L2-normalise the embeddings (cosine similarity, logits in [-1/t, 1/t]).
+    symmetric : bool, optional, keyword-only
+        In-batch arrangement: both views as anchors (2B anchors, the default) or only ``anchor``
+        (B anchors). Ignored with explicit negatives or labels.
 
     Examples
     --------
@@ -366,8 +442,10 @@ class InfoNCELoss(_PairLoss):
     >>> from negtheory.bridge import InfoNCELoss
     >>> g = torch.Generator().manual_seed(0)
     >>> a, p = torch.randn(8, 4, generator=g), torch.randn(8, 4, generator=g)
-    >>> float(InfoNCELoss(temperature=0.5)(a, p)) > 0
-    True
+    >>> round(float(InfoNCELoss(temperature=0.5)(a, p)), 4)
+    3.3247
+    >>> tuple(InfoNCELoss(reduction="none")(a, p).shape)        # 2B anchors, in-batch negatives
+    (16,)
     >>> InfoNCELoss(temperature=0.1, symmetric=False)
     InfoNCELoss(temperature=0.1, reduction='mean', normalize=True, symmetric=False)
     """
@@ -378,16 +456,37 @@ class InfoNCELoss(_PairLoss):
         return Fn._infonce_core(pos, neg)
 
     def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
+        """InfoNCE on precomputed logits (:func:`~negtheory.bridge.functional.infonce`).
+
+        Parameters
+        ----------
+        pos : Tensor, shape [A]
+            Positive logits (e.g. from :meth:`logits`).
+        neg : Tensor, shape [A, N]
+            Negative logits.
+
+        Returns
+        -------
+        Tensor
+            A scalar for ``reduction`` "mean" / "sum", shape [A] for "none".
+        """
         return Fn.infonce(pos, neg, reduction=self.reduction)
 
 
 class DebiasedContrastiveLoss(_PairLoss):
-    r"""Debiased contrastive loss of Chuang et al. 2020 (thesis eq. 6.47), :func:`~negtheory.bridge.functional.dcl`.
+    r"""Debiased contrastive loss of Chuang et al. 2020 (Liu Bin's thesis eq. 6.47), on embeddings.
+
+    :func:`~negtheory.bridge.functional.dcl` on the logits of :func:`pair_logits` (the anchor's
+    own positive as p-bar, as in the released code):
+
+    .. math::
+        \ell = -\log\frac{e^{s^+}}{e^{s^+} + N\hat\theta_{DCL}}, \qquad
+        N\hat\theta_{DCL} = \max\Big(\frac{1}{\tau^-}\Big(\sum_{i=1}^N e^{s_i} - N\tau^+ e^{s^+}\Big),\; N\,\mathrm{floor}\Big).
 
     Parameters
     ----------
-    tau_plus : float in (0, 1)
-        Class prior (0.1 for 10 balanced classes).
+    tau_plus : float in (0, 1), default 0.1
+        Class prior tau+ (0.1 for 10 balanced classes).
     temperature, reduction, normalize, symmetric
         See :class:`InfoNCELoss`.
     floor : "auto", float > 0 or None
@@ -403,8 +502,11 @@ class DebiasedContrastiveLoss(_PairLoss):
     >>> g = torch.Generator().manual_seed(0)
     >>> a, p = torch.randn(8, 4, generator=g), torch.randn(8, 4, generator=g)
     >>> loss = DebiasedContrastiveLoss(tau_plus=0.1, temperature=0.5)(a, p)
-    >>> bool(torch.isfinite(loss))
-    True
+    >>> round(float(loss), 4)
+    3.348
+    >>> n = torch.randn(8, 5, 4, generator=g)                     # 5 explicit negatives per anchor
+    >>> tuple(DebiasedContrastiveLoss(reduction="none")(a, p, n).shape)
+    (8,)
     """
 
     def __init__(
@@ -425,6 +527,20 @@ class DebiasedContrastiveLoss(_PairLoss):
         return Fn._dcl_core(pos, neg, n, self.tau_plus, pos, self.floor)
 
     def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
+        """DCL on precomputed logits (:func:`~negtheory.bridge.functional.dcl`).
+
+        Parameters
+        ----------
+        pos : Tensor, shape [A]
+            Positive logits (e.g. from :meth:`logits`).
+        neg : Tensor, shape [A, N]
+            Negative logits.
+
+        Returns
+        -------
+        Tensor
+            A scalar for ``reduction`` "mean" / "sum", shape [A] for "none".
+        """
         return Fn.dcl(pos, neg, self.tau_plus, floor=self.floor, reduction=self.reduction)
 
     def _hyper_repr(self):
@@ -432,14 +548,23 @@ class DebiasedContrastiveLoss(_PairLoss):
 
 
 class HardContrastiveLoss(DebiasedContrastiveLoss):
-    r"""Hard-negative contrastive loss of Robinson et al. 2021, :func:`~negtheory.bridge.functional.hcl`.
+    r"""Hard-negative contrastive loss of Robinson et al. 2021 on embeddings.
+
+    :func:`~negtheory.bridge.functional.hcl` on the logits of :func:`pair_logits`: DCL (Liu Bin's
+    thesis eq. 6.47) with the negatives reweighted by e^{beta s_i},
+
+    .. math::
+        N\hat\theta_{HCL} = \frac{N}{\tau^-}\Big(\frac{\sum_i e^{(\beta+1)s_i}}{\sum_i e^{\beta s_i}}
+        - \tau^+ e^{s^+}\Big), \text{ clamped below at } N\,\mathrm{floor}.
 
     Parameters
     ----------
-    tau_plus, temperature, reduction, normalize, floor, symmetric
+    tau_plus : float in (0, 1), default 0.1
+        Class prior tau+.
+    beta : float >= 0, default 1.0
+        Concentration on hard negatives (0 gives DCL).
+    temperature, reduction, normalize, floor, symmetric
         See :class:`DebiasedContrastiveLoss`.
-    beta : float >= 0
-        Concentration (0 gives DCL).
 
     Examples
     --------
@@ -447,8 +572,8 @@ class HardContrastiveLoss(DebiasedContrastiveLoss):
     >>> from negtheory.bridge import HardContrastiveLoss
     >>> g = torch.Generator().manual_seed(0)
     >>> a, p = torch.randn(8, 4, generator=g), torch.randn(8, 4, generator=g)
-    >>> bool(torch.isfinite(HardContrastiveLoss(tau_plus=0.1, beta=1.0)(a, p)))
-    True
+    >>> round(float(HardContrastiveLoss(tau_plus=0.1, beta=1.0)(a, p)), 4)
+    3.9588
     """
 
     def __init__(
@@ -469,6 +594,20 @@ class HardContrastiveLoss(DebiasedContrastiveLoss):
         return Fn._hcl_core(pos, neg, n, self.tau_plus, self.beta, pos, self.floor)
 
     def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
+        """HCL on precomputed logits (:func:`~negtheory.bridge.functional.hcl`).
+
+        Parameters
+        ----------
+        pos : Tensor, shape [A]
+            Positive logits (e.g. from :meth:`logits`).
+        neg : Tensor, shape [A, N]
+            Negative logits.
+
+        Returns
+        -------
+        Tensor
+            A scalar for ``reduction`` "mean" / "sum", shape [A] for "none".
+        """
         return Fn.hcl(pos, neg, self.tau_plus, self.beta, floor=self.floor, reduction=self.reduction)
 
     def _hyper_repr(self):
@@ -476,16 +615,27 @@ class HardContrastiveLoss(DebiasedContrastiveLoss):
 
 
 class BayesianContrastiveLoss(_PairLoss):
-    r"""Bayesian contrastive loss (thesis ch. 6, eq. 6.48), :func:`~negtheory.bridge.functional.bcl`.
+    r"""Bayesian contrastive loss (Liu Bin's thesis ch. 6, eq. 6.31 and 6.48) on embeddings.
+
+    :func:`~negtheory.bridge.functional.bcl` on the logits of :func:`pair_logits`: eq. 6.31,
+
+    .. math:: \ell = -\log\frac{e^{s^+}}{e^{s^+} + \sum_{i=1}^N \omega_i e^{s_i}},
+
+    with the importance weights omega_i of eq. 6.25 computed from the ranks of the anchor's
+    negative logits (:func:`~negtheory.bridge.functional.bcl_log_weights`).
 
     Parameters
     ----------
-    alpha : float in [1/2, 1]
-    beta : float in [0, 1]
-    tau_plus : float in (0, 1)
+    alpha : float in [1/2, 1], default 0.9
+        Encoder quality P(x_TN < x_FN) (eq. 6.21): 1/2 a guessing encoder, 1 a perfect one.
+    beta : float in [0, 1], default 0.5
+        Hardness level (eq. 6.22): share of hard true negatives in the target population;
+        1/2 keeps the true-negative law (omega = P(TN | x) / tau^-). alpha = beta = 1 is rejected.
+    tau_plus : float in (0, 1), default 0.1
+        Class prior tau+ (0.1 for 10 balanced classes).
     temperature, reduction, normalize, symmetric
         See :class:`InfoNCELoss`.
-    normalize_weights : bool
+    normalize_weights : bool, default False
         Self-normalised estimator (the functional's ``normalize_weights``).
 
     Examples
@@ -494,8 +644,8 @@ class BayesianContrastiveLoss(_PairLoss):
     >>> from negtheory.bridge import BayesianContrastiveLoss
     >>> g = torch.Generator().manual_seed(0)
     >>> a, p = torch.randn(8, 4, generator=g), torch.randn(8, 4, generator=g)
-    >>> bool(torch.isfinite(BayesianContrastiveLoss(alpha=0.9, beta=0.5, tau_plus=0.1)(a, p)))
-    True
+    >>> round(float(BayesianContrastiveLoss(alpha=0.9, beta=0.5, tau_plus=0.1)(a, p)), 4)
+    3.1787
     """
 
     def __init__(
@@ -512,12 +662,26 @@ class BayesianContrastiveLoss(_PairLoss):
     ):
         super().__init__(temperature, reduction, normalize, symmetric=symmetric)
         self.alpha, self.beta, self.tau_plus, _ = _check_abt(alpha, beta, tau_plus)
-        self.normalize_weights = bool(normalize_weights)
+        self.normalize_weights = flag("normalize_weights", normalize_weights)
 
     def _core(self, pos, neg, n, masked):
         return Fn._bcl_core(pos, neg, n, self.alpha, self.beta, self.tau_plus, self.normalize_weights)
 
     def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
+        """BCL on precomputed logits (:func:`~negtheory.bridge.functional.bcl`).
+
+        Parameters
+        ----------
+        pos : Tensor, shape [A]
+            Positive logits (e.g. from :meth:`logits`).
+        neg : Tensor, shape [A, N]
+            Negative logits.
+
+        Returns
+        -------
+        Tensor
+            A scalar for ``reduction`` "mean" / "sum", shape [A] for "none".
+        """
         return Fn.bcl(
             pos, neg, self.alpha, self.beta, self.tau_plus, normalize_weights=self.normalize_weights, reduction=self.reduction
         )
@@ -539,7 +703,24 @@ class _PairwiseLoss(_PairLoss):
 
 
 class BPRLoss(_PairwiseLoss):
-    r"""BPR (thesis eq. 3.29 / 4.1), :func:`~negtheory.bridge.functional.bpr`; raw dot products by default.
+    r"""BPR loss on embeddings (Liu Bin's thesis eq. 4.1 / 3.29); raw dot products by default.
+
+    :func:`~negtheory.bridge.functional.bpr` on the scores s = <u, i> / temperature of
+    :func:`pair_logits`, averaged over each anchor's N negatives:
+
+    .. math:: \ell = \frac1N\sum_{i=1}^N -\log\sigma(s^+ - s_i).
+
+    Parameters
+    ----------
+    temperature : float > 0, default 1.0
+        Divides the scores (1.0: raw dot products).
+    reduction : {"mean", "sum", "none"}, default "mean"
+        Mean or sum over the anchors, or "none" for the per-anchor losses.
+    normalize : bool, default False
+        L2-normalise the embeddings (cosine similarity) first.
+    symmetric : bool, optional, keyword-only
+        In-batch arrangement (default False: the other B - 1 positives of the batch are each
+        anchor's negatives; True: the SimCLR arrangement). Ignored with explicit negatives.
 
     Examples
     --------
@@ -554,27 +735,51 @@ class BPRLoss(_PairwiseLoss):
         return Fn._bpr_core(pos, neg, n)
 
     def loss_from_logits(self, pos: Tensor, neg: Tensor, weight: Tensor | None = None) -> Tensor:
+        """BPR on precomputed logits (:func:`~negtheory.bridge.functional.bpr`).
+
+        Parameters
+        ----------
+        pos : Tensor, shape [A]
+            Positive scores (e.g. from :meth:`logits`).
+        neg : Tensor, shape [A, N]
+            Negative scores.
+        weight : Tensor, shape [A], optional
+            Per-anchor weight, e.g. BPRAC's credence (None: 1).
+
+        Returns
+        -------
+        Tensor
+            A scalar for ``reduction`` "mean" / "sum", shape [A] for "none".
+        """
         return Fn.bpr(pos, neg, weight=weight, reduction=self.reduction)
 
 
 class DPLLoss(_PairwiseLoss):
-    r"""Debiased pairwise loss (thesis eq. 5.17-5.18), :func:`~negtheory.bridge.functional.dpl`.
+    r"""Debiased pairwise loss (Liu Bin's thesis eq. 5.17-5.18) on embeddings.
+
+    :func:`~negtheory.bridge.functional.dpl` on the scores of :func:`pair_logits`, the anchor's
+    own positive standing in for the M extra positives (sigma(0) = 1/2):
+
+    .. math::
+        \ell = -\log\max(\hat P_{PN}, \epsilon), \qquad
+        \hat P_{PN} = \frac{1}{\tau^-}\Big(\frac1N\sum_{n=1}^N \sigma(s^+ - s_n) - \frac{\tau^+}{2}\Big).
 
     Parameters
     ----------
-    tau_plus : float in (0, 1)
+    tau_plus : float in (0, 1), default 0.1
+        Class prior tau+.
     temperature, reduction, normalize, symmetric
-        See :class:`InfoNCELoss` (defaults: 1.0, "mean", False, False).
-    eps : float in (0, 1)
-        Clamp of P-hat.
+        See :class:`BPRLoss` (defaults: 1.0, "mean", False, False).
+    eps : float in (0, 1), default 1e-6
+        Clamp of P-hat (it can be <= 0 for finite N).
 
     Examples
     --------
     >>> import torch
     >>> from negtheory.bridge import DPLLoss
     >>> u, i, j = torch.ones(2, 3), torch.ones(2, 3), torch.zeros(2, 4, 3)
-    >>> bool(torch.isfinite(DPLLoss(tau_plus=0.1)(u, i, j)))
-    True
+    >>> round(float(DPLLoss(tau_plus=0.1)(u, i, j)), 4)   # -log((sigmoid(3) - 0.1 / 2) / 0.9): P-hat > 1
+    -0.0029
     """
 
     def __init__(
@@ -595,6 +800,20 @@ class DPLLoss(_PairwiseLoss):
         return Fn._dpl_core(pos, neg, n, self.tau_plus, None, self.eps, masked)
 
     def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
+        """DPL on precomputed logits (:func:`~negtheory.bridge.functional.dpl`).
+
+        Parameters
+        ----------
+        pos : Tensor, shape [A]
+            Positive logits (e.g. from :meth:`logits`).
+        neg : Tensor, shape [A, N]
+            Negative logits.
+
+        Returns
+        -------
+        Tensor
+            A scalar for ``reduction`` "mean" / "sum", shape [A] for "none".
+        """
         return Fn.dpl(pos, neg, self.tau_plus, eps=self.eps, reduction=self.reduction)
 
     def _hyper_repr(self):
@@ -602,7 +821,24 @@ class DPLLoss(_PairwiseLoss):
 
 
 class BCELoss(_PairwiseLoss):
-    r"""Sampled binary cross-entropy (NCE-style, seed 001), :func:`~negtheory.bridge.functional.bce`.
+    r"""Sampled binary cross-entropy on embeddings (NCE-style, the negative-sampling textbook chapter).
+
+    :func:`~negtheory.bridge.functional.bce` on the scores of :func:`pair_logits`, with the noise
+    ratio k = N (word2vec's sum over the negatives; the chapter's NCE objective, unnumbered):
+
+    .. math:: \ell = -\log\sigma(s^+) - \sum_{i=1}^N \log(1 - \sigma(s_i)).
+
+    Parameters
+    ----------
+    temperature : float > 0, default 1.0
+        Divides the scores (1.0: raw dot products).
+    reduction : {"mean", "sum", "none"}, default "mean"
+        Mean or sum over the anchors, or "none" for the per-anchor losses.
+    normalize : bool, default False
+        L2-normalise the embeddings (cosine similarity) first.
+    symmetric : bool, optional, keyword-only
+        In-batch arrangement (default False: the other B - 1 positives of the batch are each
+        anchor's negatives; True: the SimCLR arrangement). Ignored with explicit negatives.
 
     Examples
     --------
@@ -617,13 +853,45 @@ class BCELoss(_PairwiseLoss):
         return Fn._bce_core(pos, neg, n, None)
 
     def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
+        """BCE on precomputed logits (:func:`~negtheory.bridge.functional.bce`, k = N).
+
+        Parameters
+        ----------
+        pos : Tensor, shape [A]
+            Positive logits (e.g. from :meth:`logits`).
+        neg : Tensor, shape [A, N]
+            Negative logits.
+
+        Returns
+        -------
+        Tensor
+            A scalar for ``reduction`` "mean" / "sum", shape [A] for "none".
+        """
         return Fn.bce(pos, neg, reduction=self.reduction)
 
 
 class RelaxedSoftmaxLoss(_PairwiseLoss):
-    r"""Relaxed Softmax (seed 004, eq. 5), :func:`~negtheory.bridge.functional.relaxed_softmax`.
+    r"""Relaxed Softmax loss on embeddings (Tanielian & Vasile (Relaxed Softmax), eq. 5).
 
-    Draw the negatives with :func:`negtheory.bridge.samplers.boltzmann_sample` (eq. 8).
+    :func:`~negtheory.bridge.functional.relaxed_softmax` on the scores of :func:`pair_logits`:
+
+    .. math:: \ell = -s^+ + \log\sum_{j \in V} e^{s_j},
+
+    V the negatives. Draw them with :func:`negtheory.bridge.samplers.boltzmann_sample` (eq. 8).
+
+    Parameters
+    ----------
+    temperature : float > 0, default 1.0
+        Divides the scores (1.0: raw dot products).
+    reduction : {"mean", "sum", "none"}, default "mean"
+        Mean or sum over the anchors, or "none" for the per-anchor losses.
+    normalize : bool, default False
+        L2-normalise the embeddings (cosine similarity) first.
+    symmetric : bool, optional, keyword-only
+        In-batch arrangement (default False: the other B - 1 positives of the batch are each
+        anchor's negatives; True: the SimCLR arrangement). Ignored with explicit negatives.
+    include_positive : bool, default False
+        Add the positive to V (the bounded form, equal to InfoNCE).
 
     Examples
     --------
@@ -644,12 +912,26 @@ class RelaxedSoftmaxLoss(_PairwiseLoss):
         symmetric: bool | None = None,
     ):
         super().__init__(temperature, reduction, normalize, symmetric=symmetric)
-        self.include_positive = bool(include_positive)
+        self.include_positive = flag("include_positive", include_positive)
 
     def _core(self, pos, neg, n, masked):
         return Fn._relaxed_core(pos, neg, self.include_positive)
 
     def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
+        """Relaxed Softmax on precomputed logits (:func:`~negtheory.bridge.functional.relaxed_softmax`).
+
+        Parameters
+        ----------
+        pos : Tensor, shape [A]
+            Positive logits (e.g. from :meth:`logits`).
+        neg : Tensor, shape [A, N]
+            Negative logits.
+
+        Returns
+        -------
+        Tensor
+            A scalar for ``reduction`` "mean" / "sum", shape [A] for "none".
+        """
         return Fn.relaxed_softmax(pos, neg, include_positive=self.include_positive, reduction=self.reduction)
 
     def _hyper_repr(self):

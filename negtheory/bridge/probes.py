@@ -3,9 +3,9 @@ r"""Probes: real scores with their true labels, recorded during training (simula
 For a batch of anchors with N sampled negatives whose true labels are known (false negative =
 the anchor's class; synthetic PU data or digits), :func:`probe_batch` measures
 
-* ``auc_k1`` — the training AUC of Wu et al. (seed 000, eq. 7, K = 1): the fraction of
+* ``auc_k1`` — the training AUC of Wu et al. (Rethinking InfoNCE, eq. 7, K = 1): the fraction of
   (positive, sampled negative) pairs ordered correctly (ties count 1/2);
-* ``alpha`` — the thesis's encoder quality (ch. 6, eq. 6.21): P(x_TN < x_FN) among the sampled
+* ``alpha`` — Liu Bin's thesis's encoder quality (ch. 6, eq. 6.21): P(x_TN < x_FN) among the sampled
   negatives of the same anchor, pooled over anchors;
 * ``tau_plus`` — the real class prior: the share of false negatives among the samples;
 * per anchor, the truth theta_SUP (eq. 6.45, mean of the true negatives' x-hat = e^{logit}) and
@@ -32,7 +32,21 @@ ESTIMATORS = ("biased", "dcl", "hcl", "bcl", "bcl_norm")
 
 
 def pairwise_auc(pos, neg):
-    r"""P(neg < pos) + P(neg = pos) / 2 over all pairs, by ranks (Mann-Whitney), O(n log n).
+    r"""Pairwise AUC, P(neg < pos) + P(neg = pos) / 2 over all pairs, by ranks (Mann-Whitney).
+
+    O(n log n): the negatives are sorted once and each positive is located by binary search.
+
+    Parameters
+    ----------
+    pos : array_like of float
+        Scores of the positive class (flattened).
+    neg : array_like of float
+        Scores of the negative class (flattened).
+
+    Returns
+    -------
+    float
+        The AUC in [0, 1]; NaN when either set is empty.
 
     Examples
     --------
@@ -57,7 +71,9 @@ def probe_batch(pos_logits, neg_logits, is_false_negative, *, tau_plus_model=Non
     Parameters
     ----------
     pos_logits : Tensor or ndarray, shape [A]
+        Logit of each anchor's positive (x-hat+ = e^logit).
     neg_logits : Tensor or ndarray, shape [A, N]
+        Logits of each anchor's N sampled negatives (x-hat = e^logit).
     is_false_negative : bool array, shape [A, N]
         True where the sampled negative is in the anchor's positive class.
     tau_plus_model : float, optional
@@ -130,6 +146,12 @@ def pairwise_auc_rows(pos, neg):
 class ProbeRecorder:
     """Collects :func:`probe_batch` rows (with the step and epoch) during training.
 
+    Parameters
+    ----------
+    **kwargs
+        Keyword arguments passed to every :func:`probe_batch` call (``tau_plus_model``,
+        ``beta``, ``hcl_beta``).
+
     Examples
     --------
     >>> import numpy as np
@@ -145,11 +167,33 @@ class ProbeRecorder:
         self.rows: list[dict] = []
 
     def record(self, step, epoch, pos_logits, neg_logits, is_false_negative):
+        """Probe one batch (:func:`probe_batch`) and append its row, with ``step`` and ``epoch``, to ``rows``.
+
+        Parameters
+        ----------
+        step : int
+            Optimiser step of the batch.
+        epoch : int
+            Epoch of the batch.
+        pos_logits : Tensor or ndarray, shape [A]
+            Logit of each anchor's positive.
+        neg_logits : Tensor or ndarray, shape [A, N]
+            Logits of each anchor's N sampled negatives.
+        is_false_negative : bool array, shape [A, N]
+            True where the sampled negative is in the anchor's positive class.
+        """
         row = probe_batch(pos_logits, neg_logits, is_false_negative, **self.kwargs)
         row.update(step=int(step), epoch=int(epoch))
         self.rows.append(row)
 
     def frame(self):
+        """The recorded rows as a table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per probed batch (the keys of :func:`probe_batch` plus ``step``, ``epoch``).
+        """
         import pandas as pd
 
         return pd.DataFrame(self.rows)
@@ -158,9 +202,21 @@ class ProbeRecorder:
 def summarize(rows, last_fraction=0.5):
     r"""Average the probe rows of the last ``last_fraction`` of training.
 
-    Returns a dict with the mean ``alpha``, ``tau_plus``, ``auc_k1``, ``n``, ``truth_mean`` and
-    each estimator's mean per-batch MSE (``mse_<est>``) and relative MSE ``rmse_<est>`` =
-    MSE / truth_mean^2 (scale-free, for comparing with the simulation).
+    Parameters
+    ----------
+    rows : list of dict
+        Rows of :func:`probe_batch` (e.g. ``ProbeRecorder.rows``), in training order.
+    last_fraction : float in (0, 1], default 0.5
+        Share of the rows, counted from the end, that are averaged (all rows if it keeps none).
+
+    Returns
+    -------
+    dict
+        The mean of every numeric key over the kept rows (non-finite values left out; ``step``
+        and ``epoch`` dropped): ``alpha``, ``tau_plus``, ``auc_k1``, ``n``, ``truth_mean``,
+        each estimator's mean per-batch MSE ``mse_<est>``, ..., and the relative MSE
+        ``rmse_<est>`` = MSE / truth_mean^2 (scale-free, for comparing with the simulation).
+        Empty for no rows.
 
     Examples
     --------

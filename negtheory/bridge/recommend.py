@@ -1,4 +1,4 @@
-r"""Mini-batch training of MF recommenders with the contrastive losses of thesis ch. 5-6 (torch).
+r"""Mini-batch training of MF recommenders with the contrastive losses of Liu Bin's thesis ch. 5-6 (torch).
 
 A plain loop over the four parts of :mod:`negtheory.recsys` (data, samplers, losses, evaluation):
 each training pair (u, i) of a shuffled batch gets N negatives drawn uniformly from the items u
@@ -8,7 +8,7 @@ and M extra positives from u's training items
 s = <w_u, h_j> / t feed one loss of :data:`LOSSES`:
 
 ``bpr``
-    −ln σ(s⁺ − s₁) on the first negative (:func:`negtheory.bridge.functional.bpr`);
+    :math:`-\ln\sigma(s^+ - s_1)` on the first negative (:func:`negtheory.bridge.functional.bpr`);
 ``infonce``
     eq. 6.46 over the N negatives;
 ``dcl``, ``hcl``
@@ -17,9 +17,11 @@ s = <w_u, h_j> / t feed one loss of :data:`LOSSES`:
 ``dpl``
     eq. 5.17-5.18 with the M extra positives (P̂_PN clamped at ``dpl_eps``);
 ``bcl``
-    eq. 6.48 (the thesis's estimator N θ̂ = Σ ω_i e^{s_i} inside InfoNCE);
+    eq. 6.31 with the estimator of eq. 6.48 (:math:`N\hat\theta = \sum_i \omega_i e^{s_i}` inside
+    InfoNCE);
 ``bcl_released``
-    the released recommendation code's form −ln σ(s⁺ − Σ ω_i e^{s_i}), kept for comparison.
+    the released recommendation code's form :math:`-\ln\sigma\big(s^+ - \sum_i \omega_i e^{s_i}\big)`,
+    kept for comparison.
 
 Defaults follow the released code of ch. 5-6 (the thesis text does not state them): MF with
 d = 32 and Xavier-normal initialisation, Adam with lr 1e-3 and weight decay 1e-5, batch 1024,
@@ -64,7 +66,25 @@ LOSSES = ("bpr", "infonce", "dcl", "hcl", "dpl", "bcl", "bcl_released")
 
 
 class MF(nn.Module):
-    """Matrix factorisation x_ui = <w_u, h_i> with Xavier-normal initialisation (released code)."""
+    """Matrix factorisation x_ui = <w_u, h_i> with Xavier-normal initialisation (released code).
+
+    Parameters
+    ----------
+    n_users, n_items : int
+        Numbers of users and items (rows of the two embedding tables ``user`` and ``item``).
+    dim : int, default 32
+        Embedding dimension d.
+    generator : torch.Generator, optional
+        Source of the initial N(0, 2 / (d + n)) entries (None: torch's global generator).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.recommend import MF
+    >>> m = MF(5, 7, dim=4, generator=torch.Generator().manual_seed(0))
+    >>> tuple(m(torch.tensor([0, 1]), torch.tensor([[0, 1, 2], [3, 4, 5]])).shape), tuple(m.all_scores().shape)
+    ((2, 3), (5, 7))
+    """
 
     def __init__(self, n_users, n_items, dim=32, generator=None):
         super().__init__()
@@ -77,11 +97,31 @@ class MF(nn.Module):
                 emb.weight.normal_(0.0, std, generator=generator)
 
     def forward(self, users, items):
-        """users [B], items [B, K] -> scores [B, K]."""
+        """Scores x_ui of K items for each of B users.
+
+        Parameters
+        ----------
+        users : LongTensor, shape [B]
+            User indices.
+        items : LongTensor, shape [B, K]
+            Item indices, K per user.
+
+        Returns
+        -------
+        Tensor, shape [B, K]
+            The inner products <w_u, h_i>.
+        """
         return (self.user(users)[:, None, :] * self.item(items)).sum(-1)
 
     @torch.no_grad()
     def all_scores(self):
+        """Scores of every (user, item) pair, without gradient.
+
+        Returns
+        -------
+        Tensor, shape [n_users, n_items]
+            The matrix W H^T.
+        """
         return self.user.weight @ self.item.weight.T
 
 
@@ -189,20 +229,29 @@ def fit_mf(
     data : Interactions
         Training pairs; validation pairs (if any) are ranked with training items masked, test
         pairs with training and validation items masked.
-    loss : str
-    dim, epochs, batch_size : int
+    loss : {"bpr", "infonce", "dcl", "hcl", "dpl", "bcl", "bcl_released"}, default "infonce"
+        The loss (:data:`LOSSES`, see the module notes).
+    dim : int, default 32
+        Embedding dimension.
+    epochs : int, default 200
+        Number of epochs.
+    batch_size : int, default 1024
+        Training pairs per mini-batch.
     optimizer : {"adam", "sgd"}
     lr, weight_decay : float
         Adam's / SGD's learning rate and L2 weight decay.
     lr_milestones : sequence of int
         Epochs after which the learning rate is multiplied by ``lr_gamma`` (MultiStepLR).
+    lr_gamma : float > 0, default 0.1
+        Factor applied to the learning rate at each milestone.
     negatives, extra_positives : int
         N and M per training pair (M is used by dcl, hcl, dpl).
     temperature, tau_plus, hcl_beta, alpha, beta, dpl_eps : float
         Loss hyper-parameters (t, τ⁺, HCL's β, BCL's α and β, DPL's clamp).
     eval_every : int
         Rank every this many epochs (and after the last).
-    topk : sequence of int
+    topk : sequence of int, default (5, 10, 20)
+        List lengths k of the Precision / Recall / NDCG@k metrics.
     patience : int, optional
         Stop when the validation ``monitor`` has not improved for this many evaluations
         (needs a validation split).
@@ -212,9 +261,11 @@ def fit_mf(
     rng : int, SeedSequence, Generator or None
         Seeds the initialisation (torch.Generator), the shuffles and the samplers (numpy). An int
         is the seed; a Generator or SeedSequence gives one 63-bit seed; ``None`` a fresh one
-        (``seed`` before 0.2.0, deprecated).
+        (``seed``: deprecated since 0.1, removed in 0.2).
     device : {"cpu", "cuda", "auto"}
-    progress : bool
+        Where the model is trained (:func:`negtheory.bridge.device.resolve_device`).
+    progress : bool, default True
+        Show a progress bar over the epochs.
     callbacks : sequence of callable
         ``cb(epoch, scores)`` with ``scores = model.all_scores()`` as numpy: once with
         ``epoch=0`` before training (the initial embeddings), then after each evaluated epoch
@@ -299,7 +350,7 @@ def fit_mf(
         lr_gamma=lr_gamma,
         negatives=n_neg,
         extra_positives=m_extra,
-        seed=seed,
+        rng=seed,  # the run's integer seed, under the keyword's name
         device=str(dev),
         **cfg,
     )

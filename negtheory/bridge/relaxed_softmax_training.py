@@ -1,4 +1,4 @@
-r"""Training path for seed 004's density-estimation experiments (Tanielian & Vasile, §2.3.2, §3.1-3.2.1).
+r"""Training path for the density-estimation experiments of Tanielian & Vasile (Relaxed Softmax), §2.3.2, §3.1-3.2.1.
 
 The model is the Word2Vec-like bilinear scorer of §2.1.1, G^θ(i, j) = ⟨u_i, v_j⟩, with the
 conditional g_i^θ = softmax_j G^θ(i, ·) (eq. 1). It is trained on pairs (i, j) drawn from the
@@ -9,7 +9,7 @@ one of three losses:
 * ``"ss"`` — sampled softmax (Bengio & Senécal; the TensorFlow ``sampled_softmax_loss`` the
   paper cites): n negatives i.i.d. from a proposal Q, logits corrected by -log(n Q(j)), the
   positive kept in the normaliser and accidental hits (a negative equal to the positive) removed;
-* ``"rs"`` — the Relaxed Softmax of eq. 5, -G(i, j) + ln Σ_{j'∈V} e^{G(i, j')}, V a multiset of
+* ``"rs"`` — the Relaxed Softmax of eq. 5, :math:`-G(i, j) + \ln\sum_{j' \in V} e^{G(i, j')}`, V a multiset of
   n negatives i.i.d. from the Boltzmann law Q_i = B(G^θ, D_i, T) of eq. 8, drawn without gradient
   (the sampled V is a constant of eq. 6). As printed, V holds the negatives only.
 
@@ -102,7 +102,10 @@ _DEGENERACIES = ("uniform", "popularity", "inverse")
 class DensityConfig:
     """Hyper-parameters of one training call (the paper states none of those marked 'ours').
 
-    Attributes
+    The fields are the constructor's parameters and are kept as (frozen) attributes; each is
+    validated on construction.
+
+    Parameters
     ----------
     dim : int
         Embedding size of u_i, v_j (ours: 32).
@@ -119,9 +122,15 @@ class DensityConfig:
     ss_negatives : int
         Negatives per pair for sampled softmax (paper: 50).
     prec_k : int
-        k of Prec@k.
+        k of Prec@k (default 10).
     device : str
         ``"auto"`` (CUDA when present, else CPU), ``"cpu"`` or ``"cuda"``.
+
+    Examples
+    --------
+    >>> from negtheory.bridge.relaxed_softmax_training import DensityConfig
+    >>> DensityConfig(steps=100).steps, DensityConfig().n_negatives
+    (100, 5)
     """
 
     dim: int = 32
@@ -152,14 +161,22 @@ def _device(name: str) -> torch.device:
 
 
 def method_spec(method, temperature=None):
-    """(loss, degeneracy, temperature) of one of the six methods of §3.2 (:data:`METHODS`).
+    """The (loss, degeneracy, temperature) of one of the six methods of §3.2 (:data:`METHODS`).
 
     Parameters
     ----------
     method : str
         ``mle, ss, us, ps, ubs, pbs``.
     temperature : float, optional
-        Boltzmann temperature for ``ubs`` / ``pbs`` (default: the paper's T* of Fig. 5).
+        Boltzmann temperature for ``ubs`` / ``pbs`` (default: the paper's T* of Fig. 5);
+        ignored by the other methods.
+
+    Returns
+    -------
+    tuple
+        ``(loss, degeneracy, temperature)``: loss in {'mle', 'ss', 'rs'}, degeneracy in
+        {'uniform', 'popularity'} or None (``mle``), temperature a float (inf: sample D itself)
+        or None (``mle``).
 
     Examples
     --------
@@ -233,7 +250,10 @@ def log_degeneracy(kind, task=None, train_j=None, n_target=None):
 
 
 def boltzmann_log_q(scores, log_d, temperature):
-    r"""ln B(G, D, T)(j) = ln D(j) + G(j)/T - ln Σ_j' D(j') e^{G(j')/T} (seed 004, eq. 8), per run.
+    r"""Log-probabilities of the Boltzmann law B(G, D, T) (Tanielian & Vasile (Relaxed Softmax), eq. 8), per run.
+
+    .. math::
+        \ln B_{(G, D, T)}(j) = \ln D(j) + G(j)/T - \ln\sum_{j'} D(j')\, e^{G(j')/T}.
 
     Log-space throughout, so D = 1/P_i (ln D up to several hundred) stays finite; T = inf gives
     ln D normalised (§2.3.1: B → D).
@@ -250,6 +270,16 @@ def boltzmann_log_q(scores, log_d, temperature):
     Returns
     -------
     Tensor, shape of ``scores``
+        ln B(G, D, T)(j), normalised along the last axis (no gradient to the scores).
+
+    Examples
+    --------
+    >>> import math, torch
+    >>> from negtheory.bridge.relaxed_softmax_training import boltzmann_log_q
+    >>> [round(p, 4) for p in boltzmann_log_q(torch.tensor([0.0, math.log(2.0)]), torch.zeros(2), 1.0).exp().tolist()]
+    [0.3333, 0.6667]
+    >>> boltzmann_log_q(torch.tensor([0.0, 5.0]), torch.zeros(2), math.inf).exp().tolist()        # T = inf: D
+    [0.5, 0.5]
     """
     t = torch.as_tensor(temperature, dtype=scores.dtype, device=scores.device)
     if (t <= 0).any() or torch.isnan(t).any():
@@ -262,9 +292,26 @@ def boltzmann_log_q(scores, log_d, temperature):
 def sample_negatives(log_q, n, generator=None):
     """Draw ``n`` items per row i.i.d. from exp(``log_q``) (rows along the last axis).
 
+    Parameters
+    ----------
+    log_q : Tensor, shape [..., J]
+        Log-probabilities of the J items of each row (renormalised by a softmax).
+    n : int >= 1
+        Draws per row, with replacement.
+    generator : torch.Generator, optional
+        Source of the random numbers (None: torch's global generator).
+
     Returns
     -------
     LongTensor, shape [..., n]
+        Item indices in [0, J).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.relaxed_softmax_training import sample_negatives
+    >>> sample_negatives(torch.log(torch.tensor([[0.0, 1.0, 0.0]])), 4, torch.Generator().manual_seed(0)).tolist()
+    [[1, 1, 1, 1]]
     """
     n = int_scalar("n", n, 1)
     probs = torch.softmax(log_q.reshape(-1, log_q.shape[-1]), dim=-1)
@@ -273,23 +320,55 @@ def sample_negatives(log_q, n, generator=None):
 
 
 def rs_loss(pos_scores, neg_scores):
-    r"""Relaxed-Softmax loss per pair, -G(i, j) + ln Σ_{j'∈V} e^{G(i, j')} (eq. 5), V the negatives only.
+    r"""Relaxed-Softmax loss per pair (Tanielian & Vasile (Relaxed Softmax), eq. 5), V the negatives only.
+
+    .. math:: L_{(i,j)} = -G(i, j) + \ln\sum_{j' \in V_{(i,j)}} e^{G(i, j')}.
 
     Parameters
     ----------
     pos_scores : Tensor, shape [...]
+        Score G(i, j) of each observed pair.
     neg_scores : Tensor, shape [..., n]
+        Scores G(i, j') of the n sampled negatives V of each pair.
+
+    Returns
+    -------
+    Tensor, shape [...]
+        The per-pair loss (unbounded below: the positive is not in V).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.relaxed_softmax_training import rs_loss
+    >>> round(float(rs_loss(torch.tensor([2.0]), torch.tensor([[0.0, 0.0]]))[0]), 4)   # -2 + ln 2
+    -1.3069
     """
     return torch.logsumexp(neg_scores, dim=-1) - pos_scores
 
 
 def mle_loss(all_scores, positive):
-    r"""Full-softmax negative log-likelihood per pair, -G(i, j) + ln Σ_{j'∈J} e^{G(i, j')} (eq. 2).
+    r"""Full-softmax negative log-likelihood per pair (Tanielian & Vasile (Relaxed Softmax), eq. 2).
+
+    .. math:: L_{(i,j)} = -\ln g_i(j) = -G(i, j) + \ln\sum_{j' \in J} e^{G(i, j')}.
 
     Parameters
     ----------
     all_scores : Tensor, shape [..., J]
+        Scores G(i, j') of every target j' for each pair's context.
     positive : LongTensor, shape [...]
+        Index in [0, J) of each pair's observed target j.
+
+    Returns
+    -------
+    Tensor, shape [...]
+        The per-pair loss (>= 0).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.relaxed_softmax_training import mle_loss
+    >>> round(float(mle_loss(torch.zeros(1, 4), torch.tensor([1]))[0]), 4)   # ln 4
+    1.3863
     """
     pos = all_scores.gather(-1, positive[..., None])[..., 0]
     return torch.logsumexp(all_scores, dim=-1) - pos
@@ -298,17 +377,39 @@ def mle_loss(all_scores, positive):
 def sampled_softmax_loss(pos_scores, neg_scores, log_q_pos, log_q_neg, accidental_hit):
     r"""Sampled softmax with proposal Q (n negatives): cross-entropy over {j} ∪ V of G - ln(n Q).
 
+    .. math::
+        L_{(i,j)} = -\tilde G(j) + \ln\Big(e^{\tilde G(j)} + \sum_{j' \in V,\ j' \ne j} e^{\tilde G(j')}\Big),
+        \qquad \tilde G(j) = G(i, j) - \ln(n\, Q(j)).
+
     The log(n Q) correction is the importance-sampling bias correction of sampled softmax (the
-    TensorFlow ``sampled_softmax_loss`` cited by the paper, ``subtract_log_q=True``); negatives
-    equal to the positive (accidental hits) are removed.
+    TensorFlow ``sampled_softmax_loss`` cited by the paper, ``subtract_log_q=True``; the paper
+    gives no equation for it); negatives equal to the positive (accidental hits) are removed.
 
     Parameters
     ----------
     pos_scores : Tensor, shape [...]
+        Score G(i, j) of each observed pair.
     neg_scores : Tensor, shape [..., n]
+        Scores of the n sampled negatives of each pair.
     log_q_pos, log_q_neg : Tensor, shapes as above
         ln Q of the positive and of each negative.
     accidental_hit : BoolTensor, shape [..., n]
+        True where a negative equals the pair's positive (left out of the sum).
+
+    Returns
+    -------
+    Tensor, shape [...]
+        The per-pair loss (>= 0).
+
+    Examples
+    --------
+    >>> import math, torch
+    >>> from negtheory.bridge.relaxed_softmax_training import sampled_softmax_loss
+    >>> lq = math.log(0.5)   # Q = 1/2 for every item, n = 2: no correction (ln(n Q) = 0)
+    >>> loss = sampled_softmax_loss(torch.tensor([0.0]), torch.tensor([[0.0, 0.0]]), torch.tensor([lq]),
+    ...                             torch.tensor([[lq, lq]]), torch.tensor([[False, True]]))   # 2nd is a hit
+    >>> round(float(loss[0]), 4)   # ln 2: the positive against one negative
+    0.6931
     """
     n = neg_scores.shape[-1]
     lp = pos_scores - (math.log(n) + log_q_pos)
@@ -325,10 +426,26 @@ class BilinearStack(torch.nn.Module):
 
     Parameters
     ----------
-    n_runs, n_context, n_target, dim : int
-    init_std : float
-    generators : list of torch.Generator, length n_runs
-        One per run (its initialisation).
+    n_runs : int
+        Number R of independent models in the stack.
+    n_context, n_target : int
+        Numbers of context items I and target items J.
+    dim : int
+        Embedding dimension of u_{r,i} and v_{r,j}.
+    init_std : float > 0, default 0.1
+        Standard deviation of the N(0, init_std^2) initial entries.
+    generators : list of torch.Generator, length n_runs, optional
+        One per run (its initialisation); None: torch's global generator.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.relaxed_softmax_training import BilinearStack
+    >>> m = BilinearStack(2, 5, 7, 4, generators=[torch.Generator().manual_seed(s) for s in (0, 1)])
+    >>> tuple(m.log_g().shape), tuple(m.all_scores(torch.zeros(2, 3, dtype=torch.long)).shape)
+    ((2, 5, 7), (2, 3, 7))
+    >>> tuple(m.scores(torch.zeros(2, 3, dtype=torch.long), torch.ones(2, 3, 4, dtype=torch.long)).shape)
+    (2, 3, 4)
     """
 
     def __init__(self, n_runs, n_context, n_target, dim, init_std=0.1, generators=None):
@@ -342,15 +459,50 @@ class BilinearStack(torch.nn.Module):
         self.v = torch.nn.Parameter(torch.stack(vs))
 
     def context_vectors(self, i):
-        """u_{r, i[r, b]}: i of shape [R, B] -> [R, B, d]."""
+        """Context embeddings u_{r, i[r, b]} of a batch of each run.
+
+        Parameters
+        ----------
+        i : LongTensor, shape [R, B]
+            Context indices, one row per run.
+
+        Returns
+        -------
+        Tensor, shape [R, B, d]
+            The context vectors.
+        """
         return self.u.gather(1, i[..., None].expand(-1, -1, self.u.shape[-1]))
 
     def all_scores(self, i):
-        """G_r(i[r, b], j) for every j: [R, B, J]."""
+        """Scores G_r(i[r, b], j) of every target j.
+
+        Parameters
+        ----------
+        i : LongTensor, shape [R, B]
+            Context indices, one row per run.
+
+        Returns
+        -------
+        Tensor, shape [R, B, J]
+            The scores against the whole target set.
+        """
         return torch.bmm(self.context_vectors(i), self.v.transpose(1, 2))
 
     def scores(self, i, j):
-        """G_r(i[r, b], j[r, b, k]) for i [R, B] and j [R, B, K] (or [R, B]) -> same shape as j."""
+        """Scores G_r(i[r, b], j[r, b, k]) of given targets.
+
+        Parameters
+        ----------
+        i : LongTensor, shape [R, B]
+            Context indices, one row per run.
+        j : LongTensor, shape [R, B, K] or [R, B]
+            K targets (or one) per context.
+
+        Returns
+        -------
+        Tensor
+            Scores of the shape of ``j``.
+        """
         squeeze = j.dim() == 2
         jj = j[..., None] if squeeze else j
         r, b, k = jj.shape
@@ -361,7 +513,13 @@ class BilinearStack(torch.nn.Module):
 
     @torch.no_grad()
     def log_g(self):
-        """ln g_r,i(j) = log-softmax over j of G_r(i, ·) (eq. 1), shape [R, I, J]."""
+        """Log-conditionals ln g_r,i(j) of every run (Tanielian & Vasile (Relaxed Softmax), eq. 1).
+
+        Returns
+        -------
+        Tensor, shape [R, I, J]
+            The log-softmax over j of G_r(i, ·), without gradient.
+        """
         return torch.log_softmax(torch.bmm(self.u, self.v.transpose(1, 2)), dim=-1)
 
 
@@ -372,8 +530,20 @@ class BilinearStack(torch.nn.Module):
 def training_pairs(task: MixtureOfGaussiansTask, n_pairs: int, rng: RNGLike) -> tuple[IntArray, IntArray]:
     """The training set D* of one run: ``n_pairs`` i.i.d. pairs from P, from a numpy Generator seeded by (seed, n_pairs).
 
-    ``seed`` is the run's integer seed ``rng`` (an int; a Generator or SeedSequence gives one
-    63-bit seed; ``seed=`` before 0.2.0, deprecated).
+    Parameters
+    ----------
+    task : MixtureOfGaussiansTask
+        The task whose joint law P the pairs are drawn from.
+    n_pairs : int >= 1
+        Training-set size |D*|.
+    rng : int, SeedSequence or Generator
+        The run's seed: an int is used as is, a Generator or SeedSequence gives one 63-bit
+        seed (``seed=``: deprecated since 0.1, removed in 0.2).
+
+    Returns
+    -------
+    i, j : ndarray of int, shape (n_pairs,)
+        Context and target of each pair.
 
     Examples
     --------
@@ -393,23 +563,49 @@ def training_pairs(task: MixtureOfGaussiansTask, n_pairs: int, rng: RNGLike) -> 
 def validation_pairs(task: MixtureOfGaussiansTask, n_val: int, rng: RNGLike, n_pairs: int) -> tuple[IntArray, IntArray]:
     """Held-out pairs from P for run ``rng`` (a numpy stream (seed, n_pairs, 1) disjoint from the training one).
 
-    ``rng`` is turned into the run's integer seed as in :func:`training_pairs` (``seed=`` before 0.2.0, deprecated).
+    Parameters
+    ----------
+    task : MixtureOfGaussiansTask
+        The task whose joint law P the pairs are drawn from.
+    n_val : int >= 1
+        Number of validation pairs.
+    rng : int, SeedSequence or Generator
+        The run's seed, turned into an int as in :func:`training_pairs` (``seed=``:
+        deprecated since 0.1, removed in 0.2).
+    n_pairs : int
+        The run's training-set size (part of the stream's seed).
+
+    Returns
+    -------
+    i, j : ndarray of int, shape (n_val,)
+        Context and target of each pair.
+
+    Examples
+    --------
+    >>> from negtheory.relaxed_softmax import MixtureOfGaussiansTask
+    >>> from negtheory.bridge.relaxed_softmax_training import validation_pairs
+    >>> task = MixtureOfGaussiansTask(5, n_context=20, n_target=20, rng=0)
+    >>> vi, vj = validation_pairs(task, 50, rng=0, n_pairs=100)
+    >>> vi.shape, vj.shape
+    ((50,), (50,))
     """
     n_val = int_scalar("n_val", n_val, 1)
     return task.sample(n_val, rng=np.random.default_rng([int_seed("rng", rng), int(n_pairs), 1]))
 
 
 def evaluate_log_g(log_g, task, train_i, train_j, prec_k=10, ranking=True):
-    r"""Density-estimation and ranking metrics of one model (seed 004, §2.3.2, §3.1, §3.2.3).
+    r"""Density-estimation and ranking metrics of one model (Tanielian & Vasile (Relaxed Softmax), §2.3.2, §3.1, §3.2.3).
 
     Parameters
     ----------
     log_g : ndarray, shape (I, J)
         ln g_i(j) of the model (rows normalised).
     task : MixtureOfGaussiansTask
+        The task (its true conditionals P_i and joint law).
     train_i, train_j : ndarray of int
         The training pairs D*.
-    prec_k : int
+    prec_k : int, default 10
+        k of Prec@k.
     ranking : bool
         Also compute MPR and Prec@k (a row sort of the I x J scores).
 
@@ -421,6 +617,17 @@ def evaluate_log_g(log_g, task, train_i, train_j, prec_k=10, ranking=True):
         ``kl_joint``: KL(P ‖ Pop(I) × g) = Σ_i Pop(i) KL(P_i ‖ g_i) over all contexts (Fig. 2);
         ``mpr``: approximate MPR (eq. 10) and ``prec_at_k``: Prec@k, both exact expectations
         under P.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.relaxed_softmax import MixtureOfGaussiansTask
+    >>> from negtheory.bridge.relaxed_softmax_training import evaluate_log_g, training_pairs
+    >>> task = MixtureOfGaussiansTask(5, n_context=20, n_target=20, rng=0)
+    >>> i, j = training_pairs(task, 100, rng=0)
+    >>> m = evaluate_log_g(np.full((20, 20), -np.log(20)), task, i, j, ranking=False)   # uniform g
+    >>> sorted(m), m["kl_true"] > 0
+    (['kl_emp', 'kl_joint', 'kl_true'], True)
     """
     log_g = np.asarray(log_g, dtype=np.float64)
     lp = task.log_conditional
@@ -458,6 +665,7 @@ def draw_negatives(model, i, log_d, temperature, n, generator=None, need_log_q=F
     Parameters
     ----------
     model : BilinearStack
+        The stack of runs (its scores are the energies G at finite T).
     i : LongTensor, shape [R, B]
         Contexts of the batch.
     log_d : Tensor, shape [R, B, J] (context-dependent D) or [R, 1, J]
@@ -467,6 +675,7 @@ def draw_negatives(model, i, log_d, temperature, n, generator=None, need_log_q=F
     n : int
         Negatives per pair.
     generator : torch.Generator, optional
+        Source of the random numbers (None: torch's global generator).
     need_log_q : bool
         Also return ln Q of every item for each pair (sampled softmax's correction).
 
@@ -474,6 +683,17 @@ def draw_negatives(model, i, log_d, temperature, n, generator=None, need_log_q=F
     -------
     (neg, log_q)
         neg: LongTensor [R, B, n]; log_q: Tensor [R, B, J] or [R, 1, J] (None unless asked).
+
+    Examples
+    --------
+    >>> import math, torch
+    >>> from negtheory.bridge.relaxed_softmax_training import BilinearStack, draw_negatives
+    >>> m = BilinearStack(2, 20, 20, 8, generators=[torch.Generator().manual_seed(s) for s in (0, 1)])
+    >>> g = torch.Generator().manual_seed(0)
+    >>> i = torch.randint(0, 20, (2, 16), generator=g)
+    >>> neg, log_q = draw_negatives(m, i, torch.zeros(2, 1, 20), torch.tensor([1.0, math.inf]), 5, g, need_log_q=True)
+    >>> tuple(neg.shape), tuple(log_q.shape)
+    ((2, 16, 5), (2, 16, 20))
     """
     r, b = i.shape
     t = torch.as_tensor(temperature, dtype=torch.float32, device=i.device).reshape(-1, 1, 1).expand(r, 1, 1)
@@ -498,6 +718,7 @@ def pair_losses(model, loss, i, j, neg=None, log_q=None):
     Parameters
     ----------
     model : BilinearStack
+        The stack of runs being trained.
     loss : {'mle', 'rs', 'ss'}
     i, j : LongTensor, shape [R, B]
         Contexts and observed targets.
@@ -505,6 +726,22 @@ def pair_losses(model, loss, i, j, neg=None, log_q=None):
         Sampled negatives (``rs``, ``ss``).
     log_q : Tensor, shape [R, B or 1, J], optional
         ln Q (``ss`` only).
+
+    Returns
+    -------
+    Tensor, shape [R, B]
+        The loss of every pair of every run (with gradient).
+
+    Examples
+    --------
+    >>> import math, torch
+    >>> from negtheory.bridge.relaxed_softmax_training import BilinearStack, draw_negatives, pair_losses
+    >>> m = BilinearStack(2, 20, 20, 8, generators=[torch.Generator().manual_seed(s) for s in (0, 1)])
+    >>> g = torch.Generator().manual_seed(0)
+    >>> i, j = torch.randint(0, 20, (2, 16), generator=g), torch.randint(0, 20, (2, 16), generator=g)
+    >>> neg, _ = draw_negatives(m, i, torch.zeros(2, 1, 20), torch.tensor([1.0, 2.0]), 5, g)
+    >>> tuple(pair_losses(m, "rs", i, j, neg).shape), tuple(pair_losses(m, "mle", i, j).shape)
+    ((2, 16), (2, 16))
     """
     if loss == "mle":
         return mle_loss(model.all_scores(i), j)
@@ -541,6 +778,7 @@ def train_density(
     Parameters
     ----------
     task : MixtureOfGaussiansTask
+        The discretised mixture of Gaussians to learn.
     loss : {'mle', 'ss', 'rs'}
         Full softmax (eq. 2), sampled softmax with proposal D at T = inf, or Relaxed Softmax
         (eq. 5) with negatives from B(G, D, T) (eq. 8).
@@ -563,14 +801,29 @@ def train_density(
         Also compute MPR / Prec@k.
     progress : bool
         tqdm bar over the steps.
+    desc : str, optional
+        Label of the progress bar (default: the loss name).
     return_log_g : bool
         Also return the final ln g of every run, ndarray [R, I, J].
+    **overrides
+        Fields of :class:`DensityConfig` replacing those of ``config`` (e.g. ``steps=200``).
 
     Returns
     -------
     list of dict
         One per run (seed-major, then temperature): ``seed, temperature`` and the metrics of
         :func:`evaluate_log_g`. With ``return_log_g``, ``(rows, log_g)``.
+
+    Examples
+    --------
+    >>> import math
+    >>> from negtheory.relaxed_softmax import MixtureOfGaussiansTask
+    >>> from negtheory.bridge.relaxed_softmax_training import train_density
+    >>> task = MixtureOfGaussiansTask(5, n_context=20, n_target=20, rng=0)
+    >>> rows = train_density(task, "rs", degeneracy="uniform", temperatures=(1.0, math.inf), n_pairs=500,
+    ...                      ranking=False, steps=20, batch_size=64, device="cpu")
+    >>> [r["temperature"] for r in rows], rows[0]["kl_true"] > 0
+    ([1.0, inf], True)
     """
     if not isinstance(task, MixtureOfGaussiansTask):
         raise TypeError("task must be a MixtureOfGaussiansTask")

@@ -1,12 +1,12 @@
 r"""Negative samplers for real training, on any device, seeded by a ``torch.Generator``.
 
-* :func:`bns_select` / :class:`BNSSampler` — Bayesian negative sampling (thesis, seed 003, ch. 4,
+* :func:`bns_select` / :class:`BNSSampler` — Bayesian negative sampling (Liu Bin's thesis, ch. 4,
   eq. 4.4, 4.14-4.16, 4.25-4.26), batched over users and candidate sets;
 * :func:`boltzmann_log_probs` / :func:`boltzmann_sample` — the Boltzmann law B(G, D, T) of
-  Relaxed Softmax (seed 004, eq. 8);
-* :func:`draw_negative_counts` — integer counts for a real-valued ratio K (seed 000, eq. 8), and
-  :class:`ANSCallback` — the adaptive negative sampling schedule (seed 000, §5, Fig. 6) as a
-  training callback.
+  Relaxed Softmax (Tanielian & Vasile (Relaxed Softmax), eq. 8);
+* :func:`draw_negative_counts` — integer counts for a real-valued ratio K (Wu et al. (Rethinking
+  InfoNCE), eq. 8), and :class:`ANSCallback` — the adaptive negative sampling schedule (Wu et al.,
+  §5, Fig. 6) as a training callback.
 
 Each mirrors a numpy function of the simulation layer (:func:`negtheory.estimators.bns_select`,
 :func:`negtheory.sampling.boltzmann`, :func:`negtheory.infonce.draw_negative_counts`,
@@ -36,6 +36,22 @@ __all__ = [
 def uniform_items(n_items, shape, generator=None, device=None):
     """Item indices drawn uniformly from [0, n_items) with replacement (the unlabeled set of PU learning).
 
+    Parameters
+    ----------
+    n_items : int >= 1
+        Catalog size.
+    shape : tuple of int
+        Shape of the output, e.g. (B, K) for K negatives of each of B pairs.
+    generator : torch.Generator, optional
+        Source of the random numbers (None: torch's global generator).
+    device : torch.device or str, optional
+        Device of the output (None: the generator's device, else the CPU).
+
+    Returns
+    -------
+    LongTensor, shape ``shape``
+        Item indices in [0, n_items).
+
     Examples
     --------
     >>> import torch
@@ -52,7 +68,10 @@ def uniform_items(n_items, shape, generator=None, device=None):
 # BNS (thesis ch. 4)
 # --------------------------------------------------------------------------------------------
 def bns_select(pos_scores, cand_scores, cand_p_fn, reference_scores=None, lam=5.0):
-    r"""Bayesian negative sampling: index of the candidate of least sampling risk (thesis eq. 4.26).
+    r"""Bayesian negative sampling: index of the candidate of least sampling risk (Liu Bin's thesis eq. 4.26).
+
+    The sampling criterion of eq. 4.26 with the informativeness of eq. 4.4 and the unbiasedness
+    (posterior true-negative probability) of eq. 4.14:
 
     .. math::
         j = \arg\min_{l} \mathrm{info}(l)\,[1 - (1+\lambda)\,\mathrm{unbias}(l)], \qquad
@@ -66,16 +85,22 @@ def bns_select(pos_scores, cand_scores, cand_p_fn, reference_scores=None, lam=5.
     Parameters
     ----------
     pos_scores : Tensor, shape [B]
+        Score x_ui of each user's positive item.
     cand_scores : Tensor, shape [B, C]
+        Scores x_ul of the C >= 1 candidates of each user (the candidate set M_u).
     cand_p_fn : Tensor, shape [B, C] or [C]
-        Prior false-negative probability of each candidate (eq. 4.16: popularity / n_users).
+        Prior false-negative probability P_fn(l) in [0, 1] of each candidate (eq. 4.16:
+        popularity / n_users).
     reference_scores : Tensor, shape [B, R], optional
-    lam : float >= 0
-        Weight of true-negative informativeness (the thesis's lambda = 5).
+        Scores against which the eCDF F of a candidate is taken (e.g. the user's scores of the
+        whole catalog). Default (None): the candidates themselves.
+    lam : float >= 0, default 5.0
+        Weight lambda of true-negative informativeness (the thesis's lambda = 5).
 
     Returns
     -------
     LongTensor, shape [B]
+        Index in [0, C) of the chosen candidate of each user (no gradient).
 
     Examples
     --------
@@ -109,11 +134,14 @@ class BNSSampler:
     ----------
     item_counts : Tensor, shape [n_items]
         Number of users who interacted with each item (training set).
-    n_users : int
-    n_candidates : int
-        Size of the candidate set M_u.
-    lam : float
+    n_users : int >= 1
+        Number of users (the denominator of the popularity prior).
+    n_candidates : int >= 1, default 10
+        Size of the candidate set M_u (1: uniform random negative sampling).
+    lam : float >= 0, default 5.0
+        Weight lambda of the sampling criterion (eq. 4.26), as in :func:`bns_select`.
     generator : torch.Generator, optional
+        Source of the uniform candidates (None: torch's global generator).
 
     Examples
     --------
@@ -135,7 +163,23 @@ class BNSSampler:
         self.generator = generator
 
     def sample(self, score_fn, users, pos_scores):
-        """score_fn(users [B], items [B, C]) -> scores [B, C]; returns the chosen items [B]."""
+        """Draw one BNS negative item for each (user, positive) pair.
+
+        Parameters
+        ----------
+        score_fn : callable
+            ``score_fn(users [B], items [B, C]) -> scores [B, C]``, the model's scores (called
+            without gradient).
+        users : LongTensor, shape [B]
+            User of each pair.
+        pos_scores : Tensor, shape [B]
+            Score of each pair's positive item.
+
+        Returns
+        -------
+        LongTensor, shape [B]
+            The chosen negative item of each pair.
+        """
         b = users.shape[0]
         cand = uniform_items(self.n_items, (b, self.n_candidates), self.generator).to(users.device)
         with torch.no_grad():
@@ -145,10 +189,13 @@ class BNSSampler:
 
 
 # --------------------------------------------------------------------------------------------
-# Boltzmann sampling (seed 004, eq. 8)
+# Boltzmann sampling (Tanielian & Vasile (Relaxed Softmax), eq. 8)
 # --------------------------------------------------------------------------------------------
 def boltzmann_log_probs(scores, temperature=1.0, degeneracy=None):
-    r"""log B(G, D, T)(j) = log D(j) + G(j)/T - log sum_j' D(j') e^{G(j')/T} (seed 004, eq. 8).
+    r"""Log-probabilities of the Boltzmann law B(G, D, T) (Tanielian & Vasile (Relaxed Softmax), eq. 8).
+
+    .. math::
+        \log B_{(G, D, T)}(j) = \log D(j) + G(j)/T - \log\sum_{j'} D(j')\, e^{G(j')/T}.
 
     In log space after subtracting the row maximum, so every temperature is exact: T = 0 puts
     all mass on the best-scored items (ties shared in proportion to D), T = inf gives D. Matches
@@ -157,9 +204,16 @@ def boltzmann_log_probs(scores, temperature=1.0, degeneracy=None):
     Parameters
     ----------
     scores : Tensor, shape [..., I]
-    temperature : float in [0, inf]
+        Energies G(j) of the I items of each row (used without gradient).
+    temperature : float in [0, inf], default 1.0
+        Temperature T (0: the best-scored items only; inf: D itself).
     degeneracy : Tensor broadcastable to ``scores``, optional
-        Non-negative weights D (uniform if None).
+        Non-negative weights D (uniform if None); items with D = 0 get probability 0.
+
+    Returns
+    -------
+    Tensor, shape of ``scores``
+        log B(G, D, T)(j), normalised along the last axis (-inf where the probability is 0).
 
     Examples
     --------
@@ -189,14 +243,30 @@ def boltzmann_log_probs(scores, temperature=1.0, degeneracy=None):
 
 
 def boltzmann_sample(scores, num_samples, temperature=1.0, degeneracy=None, generator=None):
-    r"""Draw ``num_samples`` negatives per row i.i.d. from B(G, D, T) (seed 004, eq. 8).
+    r"""Draw ``num_samples`` negatives per row i.i.d. from B(G, D, T) (Tanielian & Vasile (Relaxed Softmax), eq. 8).
+
+    .. math:: Q(j) = B_{(G, D, T)}(j) = \frac{D(j)\, e^{G(j)/T}}{\sum_{j'} D(j')\, e^{G(j')/T}}.
 
     Sampling Q = B(G, D, T) and weighting by e^G (the Relaxed-Softmax gradient, eq. 6-7) targets
     a Boltzmann law of temperature T / (T + 1) (:func:`negtheory.relaxed_softmax.effective_temperature`).
 
+    Parameters
+    ----------
+    scores : Tensor, shape [..., I]
+        Energies G(j) of the I items of each row (used without gradient).
+    num_samples : int >= 1
+        Negatives drawn per row, with replacement (V is a multiset).
+    temperature : float in [0, inf], default 1.0
+        Temperature T, as in :func:`boltzmann_log_probs`.
+    degeneracy : Tensor broadcastable to ``scores``, optional
+        Non-negative weights D (uniform if None).
+    generator : torch.Generator, optional
+        Source of the random numbers (None: torch's global generator).
+
     Returns
     -------
     LongTensor, shape [..., num_samples]
+        Item indices in [0, I) of each row's draws.
 
     Examples
     --------
@@ -213,10 +283,31 @@ def boltzmann_sample(scores, num_samples, temperature=1.0, degeneracy=None, gene
 
 
 # --------------------------------------------------------------------------------------------
-# fractional K and ANS (seed 000, eq. 8 and §5)
+# fractional K and ANS (Wu et al. (Rethinking InfoNCE), eq. 8 and §5)
 # --------------------------------------------------------------------------------------------
 def draw_negative_counts(k, size, generator=None, device=None):
-    r"""Integer counts with P(floor K) = 1 - {K}, P(floor K + 1) = {K}: E = K (seed 000, eq. 8).
+    r"""Integer negative counts of mean K for a real-valued ratio K (Wu et al. (Rethinking InfoNCE), eq. 8).
+
+    .. math::
+        P(|\mathcal N| = [K]) = 1 - \{K\}, \qquad P(|\mathcal N| = [K] + 1) = \{K\},
+
+    with [K] and {K} the integral and fractional parts of K, so that E|N| = K.
+
+    Parameters
+    ----------
+    k : float >= 1
+        The real-valued negative sampling ratio K.
+    size : tuple of int
+        Shape of the output (e.g. (B,): one count per positive of a batch).
+    generator : torch.Generator, optional
+        Source of the random numbers (None: torch's global generator).
+    device : torch.device or str, optional
+        Device of the output (None: the default device).
+
+    Returns
+    -------
+    LongTensor, shape ``size``
+        Counts, each floor(K) or floor(K) + 1.
 
     Examples
     --------
@@ -233,7 +324,7 @@ def draw_negative_counts(k, size, generator=None, device=None):
 
 
 class ANSCallback:
-    r"""Adaptive negative sampling as a training callback (seed 000, §5, Fig. 6).
+    r"""Adaptive negative sampling as a training callback (Wu et al. (Rethinking InfoNCE), §5, Fig. 6).
 
     ``k(step)`` is :func:`negtheory.infonce.ans_schedule` — K rises from 1 to K* in the first
     ``warmup`` fraction of the steps, then falls back to 1 — and ``counts(step, batch)`` turns it
@@ -242,11 +333,14 @@ class ANSCallback:
 
     Parameters
     ----------
-    total_steps : int
-    k_opt : float
+    total_steps : int >= 1
+        Total number of optimiser steps S of the run.
+    k_opt : float >= 1
         Peak K* (e.g. :func:`negtheory.infonce.optimal_k_from_auc` of the training AUC).
-    warmup : float in [0, 1]
+    warmup : float in [0, 1], default 0.1
+        Fraction of the steps in which K rises from 1 to K* (the paper's turning point at 10 %).
     generator : torch.Generator, optional
+        Source of the random numbers of :meth:`counts` (None: torch's global generator).
 
     Examples
     --------
@@ -267,13 +361,53 @@ class ANSCallback:
         self.history: list[tuple[int, float]] = []
 
     def k(self, step) -> float:
+        """The real-valued ratio K at a step (:func:`negtheory.infonce.ans_schedule`).
+
+        Parameters
+        ----------
+        step : int
+            Optimiser step; clipped to [0, total_steps].
+
+        Returns
+        -------
+        float
+            K(step), in [1, k_opt].
+        """
         s = min(max(int(step), 0), self.total_steps)
         return float(ans_schedule(s, self.total_steps, self.k_opt, self.warmup))
 
     def counts(self, step, batch_size, device=None):
+        """Integer negative counts of the positives of one batch at ``step`` (eq. 8, mean K(step)).
+
+        Parameters
+        ----------
+        step : int
+            Optimiser step.
+        batch_size : int
+            Number of positives in the batch.
+        device : torch.device or str, optional
+            Device of the output (None: the default device).
+
+        Returns
+        -------
+        LongTensor, shape [batch_size]
+            Counts floor(K) or floor(K) + 1, K = :meth:`k` (step).
+        """
         return draw_negative_counts(self.k(step), (int(batch_size),), self.generator, device)
 
     def on_step(self, step) -> float:
+        """Record the schedule at ``step`` in ``history``; call once per optimiser step.
+
+        Parameters
+        ----------
+        step : int
+            Optimiser step.
+
+        Returns
+        -------
+        float
+            K(step), also appended to ``history`` as ``(step, K)``.
+        """
         k = self.k(step)
         self.history.append((int(step), k))
         return k

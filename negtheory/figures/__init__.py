@@ -30,7 +30,20 @@ __all__ = ["registry", "save_figures", "new_figure", "bridge_names", "EXTERNAL_F
 
 
 def registry() -> dict[str, Callable]:
-    """Map every available figure name to the function that draws it (sorted by name)."""
+    """Map every available figure name to the function that draws it (sorted by name).
+
+    Returns
+    -------
+    dict of str to callable
+        Figure name (the PNG's file stem) -> a function with no required argument returning a
+        :class:`matplotlib.figure.Figure`, gathered from the ``FIGURES`` of every public module
+        of this package.
+
+    Raises
+    ------
+    RuntimeError
+        Two modules register the same name.
+    """
     found: dict[str, Callable] = {}
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):
@@ -59,21 +72,30 @@ EXTERNAL_FIGURES = {
         "(torch extra, your MovieLens-100K split; writes DIR/wu_k_sweep.png)"
     ),
     **{
-        f"relaxed_softmax_{stem}": "`negtheory reproduce relaxed-softmax` (torch extra; writes figures/relaxed_softmax_*.png)"
+        f"relaxed_softmax_{stem}": (
+            "`negtheory reproduce relaxed-softmax --update-committed` (torch extra; writes figures/relaxed_softmax_*.png "
+            "in the source checkout; without the flag it writes negtheory_output/relaxed_softmax/)"
+        )
         for stem in ("fig2_temperature", "fig3_batch_size", "fig4_train_size", "fig5_methods")
     },
 }
 
 
 def bridge_names() -> list[str]:
-    """Names of the ``bridge_*`` figures, redrawn from the bridge experiments' tables (see :func:`save_figures`)."""
+    """Names of the ``bridge_*`` figures, redrawn from the bridge experiments' tables (see :func:`save_figures`).
+
+    Returns
+    -------
+    list of str
+        The names, in drawing order.
+    """
     from ._bridge import BRIDGE_FIGURES
 
     return list(BRIDGE_FIGURES)
 
 
 def save_figures(
-    out: str | Path = "figures",
+    out: str | Path = "negtheory_output/figures",
     only: list[str] | None = None,
     *,
     dpi: int = 110,
@@ -85,16 +107,17 @@ def save_figures(
 
     Parameters
     ----------
-    out : path
-        Output folder (created if missing).
+    out : str or pathlib.Path
+        Output folder (created if missing; default ``negtheory_output/figures``: the committed
+        ``figures/`` of a source checkout is written only when named).
     only : list of str, optional
         Names to draw: registered figures and the ``bridge_*`` figures. A name that another
         command writes (e.g. ``thesis_tables_ml100k``) raises ``ValueError`` naming that command;
         an unknown name raises ``ValueError`` listing the valid ones.
     dpi : int
-        Resolution of the PNG files.
+        Resolution of the PNG files in dots per inch (default 110).
     progress : bool
-        Print one line per figure with its drawing time.
+        Print one line per figure with its drawing time (default True).
     bridge : bool
         Also redraw the ``bridge_*`` figures (``negtheory figures --bridge``) from the tables of
         ``negtheory bridge experiments`` (no training, no torch). Naming a bridge figure in
@@ -102,6 +125,16 @@ def save_figures(
     bridge_data : path, optional
         Folder of those tables; default ``notebooks/data/bridge`` under the current directory
         (the committed tables in a source checkout).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The PNG files written, ``out / f"{name}.png"``, in drawing order.
+
+    Raises
+    ------
+    ValueError
+        ``only`` names a figure that another command writes, or an unknown figure.
     """
     from ._bridge import BRIDGE_FIGURES, draw_bridge_figure
 

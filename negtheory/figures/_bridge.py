@@ -50,7 +50,20 @@ def find_bridge_data(data=None) -> Path | None:
 
 
 def plot_wu(df):
-    """NDCG@10 against K per label quality mu_q, with the predicted K* and ANS marked."""
+    """NDCG@10 against K per label quality mu_q, with the predicted K* and ANS marked.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The ``bridge_wu_k_sweep.csv`` table of ``negtheory bridge experiments``: columns
+        ``mu_q``, ``k`` (an int, or ``"ans"``), ``ndcg``, ``k_pred``, ``train_auc_k1``,
+        ``k_pred_label`` and ``label_auc``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per mu_q, not attached to pyplot.
+    """
     mus = sorted(df.mu_q.unique())
     fig, axes = new_figure(1, len(mus), width=5.0 * len(mus), height=3.8)
     axes = np.atleast_1d(axes)
@@ -82,6 +95,18 @@ def plot_downstream(df):
 
     Points, not bars: the differences are a few hundredths, so the axis is zoomed on the data
     (it does not start at 0, which bars would require to be honest); every seed is shown.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The ``bridge_downstream.csv`` table of ``negtheory bridge experiments``: columns
+        ``task`` (``digits`` / ``synthetic``), ``metric`` (``probe_acc`` / ``ndcg@10``),
+        ``loss``, ``seed`` and ``value``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels (digits, synthetic), not attached to pyplot.
     """
     from matplotlib.lines import Line2D
 

@@ -1,5 +1,5 @@
-"""Figures for the textbook mechanics (seed 001), threshold selection (seed 002) and Boltzmann
-sampling on the mixture task (seed 004).
+"""Figures for the mechanics of the negative-sampling textbook chapter, the threshold-selection note
+and Boltzmann sampling on the mixture task of Tanielian & Vasile (Relaxed Softmax).
 
 Each function returns a :class:`matplotlib.figure.Figure`; ``negtheory figures`` writes them.
 The numbers behind every panel come from :mod:`negtheory.mechanics`, :mod:`negtheory.sampling`,
@@ -25,7 +25,32 @@ from negtheory.figures import new_figure
 
 @renamed_keyword("seed", "rng")
 def fig_entropy_temperature(k: int = 64, steps: int = 80, rng: RNGLike = 0):
-    """Entropy of the negative softmax against tau, and the adaptive-temperature controller."""
+    r"""Entropy of the negative softmax against tau, and the adaptive-temperature controller.
+
+    Left: the entropy :math:`H(\tau) = -\sum_i p_i \ln p_i` of :math:`p = \mathrm{softmax}(s/\tau)`
+    over K negatives for three score spreads, with tangents of slope
+
+    .. math:: \frac{dH}{d\tau} = \frac{\mathrm{Var}_p(s)}{\tau^3}
+
+    (the negative-sampling textbook chapter). Right: the mean entropy of a batch whose scores
+    spread as training goes on, at a fixed tau and under
+    :class:`~negtheory.mechanics.EntropyTemperatureController`.
+
+    Parameters
+    ----------
+    k : int
+        Number of negatives K per anchor (default 64).
+    steps : int
+        Training steps simulated for the controller (default 80).
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Seed of the figure's random numbers (default 0; an int is used as is, otherwise one
+        63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels, not attached to pyplot.
+    """
     seed = int_seed("rng", rng)  # figures draw from integer seeds (e.g. seed + k)
     fig, (ax1, ax2) = new_figure(1, 2, width=12.0, height=4.4)
     rng = np.random.default_rng(seed)
@@ -76,7 +101,7 @@ def fig_entropy_temperature(k: int = 64, steps: int = 80, rng: RNGLike = 0):
     lines2 = tw.get_legend_handles_labels()
     ax2.legend(lines[0] + lines2[0], lines[1] + lines2[1], fontsize=8, loc="lower left")
     ax2.set_title("Newton step in ln tau with dH/d ln tau = Var_p(s)/tau^2, at most x2 per step", fontsize=9.5)
-    fig.suptitle("Temperature and negative hardness (seed 001)")
+    fig.suptitle("Temperature and negative hardness (the negative-sampling textbook chapter)")
     return fig
 
 
@@ -102,7 +127,7 @@ def fig_alias_vs_inverse_cdf(
     counts=(500, 320, 180, 120, 75, 40, 22, 9, 4, 0, 1), draws=100_000,
     sizes=(10, 100, 1_000, 10_000, 100_000, 1_000_000), rng: RNGLike = 0,
 ):  # fmt: skip
-    """Alias and inverse-CDF sampling draw the same law; work per draw O(1) against O(log n).
+    r"""Alias and inverse-CDF sampling draw the same law; work per draw O(1) against O(log n).
 
     Deterministic (the PNG is the same on every run with the same ``rng``): the left panel
     compares the frequencies of ``draws`` draws (the largest, if a sequence) from :class:`~negtheory.sampling.AliasTable`
@@ -110,6 +135,24 @@ def fig_alias_vs_inverse_cdf(
     (2-SE band); the right panel counts the work per draw exactly (alias: one uniform and one
     comparison; binary search: its comparisons, counted on 20 000 uniforms per size).
     Wall-clock timings depend on the machine and belong to ``python benchmarks/bench_sampling.py --plot``.
+
+    Parameters
+    ----------
+    counts : sequence of float
+        Item counts f of the unigram law :math:`\propto f^{0.75}` (the negative-sampling textbook
+        chapter's proposal).
+    draws : int or sequence of int
+        Draws per sampler for the frequency panel (default 100 000; the largest of a sequence).
+    sizes : sequence of int
+        Numbers of items n at which the comparisons of the binary search are counted.
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Seed of the figure's random numbers (default 0; an int is used as is, otherwise one
+        63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels (frequencies, work per draw), not attached to pyplot.
     """
     seed = int_seed("rng", rng)  # figures draw from integer seeds (e.g. seed + k)
     draws = int(np.max(draws))  # a sequence (the former timing figure's m values) means its largest
@@ -152,13 +195,39 @@ def fig_alias_vs_inverse_cdf(
     ax2.set_ylim(0, max(max_cmp) + 2)
     ax2.set_title("work per draw: O(1) against O(log n); setup O(n) for both", fontsize=9.5)
     ax2.legend(fontsize=8, loc="upper left")
-    fig.suptitle("Alias method vs inverse-CDF sampling (seed 001); wall-clock timings: benchmarks/bench_sampling.py --plot")
+    fig.suptitle(
+        "Alias method vs inverse-CDF sampling (textbook chapter); wall-clock timings: benchmarks/bench_sampling.py --plot"
+    )
     return fig
 
 
 @renamed_keyword("seed", "rng")
 def fig_boltzmann_temperature(context: int = 625, n_components: int = 50, rng: RNGLike = 0):
-    """B(G, D, T) of seed 004 eq. 8 on the mixture task for several T, and its spread against T."""
+    r"""B(G, D, T) of Tanielian & Vasile (Relaxed Softmax) eq. 8 on the mixture task, and its spread against T.
+
+    .. math:: B_{(G, D_i, T)}(j) = \frac{D_i(j)\, \exp(G(i, j) / T)}{\sum_{j'} D_i(j')\, \exp(G(i, j') / T)}
+
+    with the energy of a perfectly trained model, :math:`G(i, j) = \ln P_i(j)`. Left: B for
+    :math:`D_i = 1/P_i` at four temperatures; right: its effective support
+    :math:`\exp(\text{entropy})` against T for the uniform, popularity and :math:`1/P_i`
+    degeneracies.
+
+    Parameters
+    ----------
+    context : int
+        The context i whose conditional law :math:`P_i` is drawn (default 625, in
+        0 .. 999).
+    n_components : int
+        Number of Gaussian components of the mixture (default 50, the paper's Fig. 2).
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Seed of the mixture's components (default 0; an int is used as is, otherwise one
+        63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels, not attached to pyplot.
+    """
     seed = int_seed("rng", rng)  # figures draw from integer seeds (e.g. seed + k)
     task = rs.MixtureOfGaussiansTask(n_components, rng=seed)
     logp = task.log_conditional[context]
@@ -200,13 +269,30 @@ def fig_boltzmann_temperature(context: int = 625, n_components: int = 50, rng: R
     ax2.set_ylabel("effective number of items exp(H(B))")
     ax2.set_title("T -> 0: point mass on argmax G;  T -> inf (dotted): D", fontsize=9.5)
     ax2.legend(fontsize=8)
-    fig.suptitle("Boltzmann negative sampling B(G, D, T), seed 004 eq. 8, on the 2-D mixture task (G = ln P_i)")
+    fig.suptitle("Boltzmann negative sampling B(G, D, T), Tanielian & Vasile eq. 8, on the 2-D mixture task (G = ln P_i)")
     return fig
 
 
 @renamed_keyword("seed", "rng")
 def fig_mixture_dataset(components=(10, 50, 90), rng: RNGLike = 0, context: int = 625):
-    """The discretised 2-D mixture-of-Gaussians joint law P(i, j) on 1000 x 1000 (seed 004 §3.2.1)."""
+    """The discretised 2-D mixture-of-Gaussians joint law P(i, j) on 1000 x 1000 (Tanielian & Vasile, §3.2.1).
+
+    Parameters
+    ----------
+    components : sequence of int
+        Numbers of Gaussian components, one panel each (default 10, 50 and 90, the paper's
+        Fig. 5 data sets).
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Seed of the mixtures' components (default 0; an int is used as is, otherwise one
+        63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG.
+    context : int
+        The context i marked by a dashed line (default 625, the Boltzmann figure's).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One heat map of log10 P(i, j) per mixture, not attached to pyplot.
+    """
     seed = int_seed("rng", rng)  # figures draw from integer seeds (e.g. seed + k)
     fig, axes = new_figure(1, len(components), width=4.3 * len(components), height=4.4, squeeze=False)
     for ax, c in zip(axes[0], components):
@@ -219,12 +305,36 @@ def fig_mixture_dataset(components=(10, 50, 90), rng: RNGLike = 0, context: int 
         ax.set_xlabel("context item i")
         ax.set_ylabel("target item j")
     fig.colorbar(im, ax=axes[0].tolist(), label=r"$\log_{10} P(i, j)$ (6 decades)", shrink=0.9)
-    fig.suptitle(f"Synthetic task of seed 004: card(I) = card(J) = 1000; dashed: context i = {context} of the Boltzmann figure")
+    fig.suptitle(
+        f"Synthetic task of Tanielian & Vasile: card(I) = card(J) = 1000; dashed: context i = {context} of the Boltzmann figure"
+    )
     return fig
 
 
 def fig_infonce_margin(beta: float = 0.2, k: int = 100, taus=(0.05, 0.2)):
-    """Exact InfoNCE loss with K equal negatives against its hinge at m_eff = beta + tau ln K."""
+    r"""Exact InfoNCE loss with K equal negatives against its hinge at m_eff = beta + tau ln K.
+
+    With the positive at similarity :math:`\alpha` and K negatives at :math:`\beta`, the loss
+    :math:`\ln(1 + K e^{(\beta - \alpha)/\tau})` approaches the hinge
+    :math:`\max(0, m_{eff} - \alpha) / \tau` with the effective margin (the negative-sampling
+    textbook chapter)
+
+    .. math:: m_{eff} = \beta + \tau \ln K .
+
+    Parameters
+    ----------
+    beta : float
+        Similarity :math:`\beta` of the (equal) negatives (default 0.2).
+    k : int
+        Number of negatives K (default 100).
+    taus : sequence of float
+        Temperatures :math:`\tau > 0`, one curve each (default 0.05 and 0.2).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels, not attached to pyplot.
+    """
     fig, (ax1, ax2) = new_figure(1, 2, width=12.0, height=4.4)
     alphas = np.linspace(-0.5, 2.0, 600)
     for tau, color in zip(taus, ("tab:blue", "tab:red")):
@@ -248,13 +358,29 @@ def fig_infonce_margin(beta: float = 0.2, k: int = 100, taus=(0.05, 0.2)):
     ax2.set_ylabel("exact - hinge (nats)")
     ax2.set_title(r"error $\ln(1+e^{-|\alpha-m_{eff}|/\tau})$; shaded: where it exceeds 0.01", fontsize=9.5)
     ax2.legend(fontsize=8)
-    fig.suptitle(r"InfoNCE as a hinge at the effective margin $m_{eff}=\beta+\tau\ln K$ (seed 001)")
+    fig.suptitle(r"InfoNCE as a hinge at the effective margin $m_{eff}=\beta+\tau\ln K$ (textbook chapter)")
     return fig
 
 
 @renamed_keyword("seed", "rng")
 def fig_threshold_selection(rng: RNGLike = 0):
-    """Scores rebuilt from Tables I-II of seed 002 and the thresholds chosen from the table grids."""
+    """Scores rebuilt from Tables I-II of the threshold-selection note and the thresholds chosen from the table grids.
+
+    The upper threshold is the smallest of Table I's grid leaving at most 0.1 % false negatives
+    above it, the lower the largest of Table II's grid with at least 5 % hard negatives between
+    the two (of all samples), as the note chooses 0.335 and 0.121.
+
+    Parameters
+    ----------
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Seed of the rebuilt scores (default 0; an int is used as is, otherwise one
+        63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A histogram of the scores with both thresholds, not attached to pyplot.
+    """
     seed = int_seed("rng", rng)  # figures draw from integer seeds (e.g. seed + k)
     scores, labels = th.paper_table_scores(rng=seed)
     t1, t2 = th.PAPER_TABLES["table1"], th.PAPER_TABLES["table2"]

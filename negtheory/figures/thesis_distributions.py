@@ -1,4 +1,4 @@
-"""Thesis (seed 003) figures of score distributions: Fig. 2.3, 4.3, 6.4 and 6.8.
+"""Figures of score distributions from Liu Bin's thesis: Fig. 2.3, 4.3, 6.4 and 6.8.
 
 Each function takes keyword arguments with the thesis's settings as defaults and returns a
 :class:`matplotlib.figure.Figure`. The plotted curves come from :mod:`negtheory.dists` and the
@@ -25,7 +25,30 @@ PARENT_COLOR = "0.35"
 
 
 def fig_2_3_order_statistic(loc: float = 1.0, var: float = 5.0, k: int = 2, n: int = 5, *, npts: int = 400):
-    """Fig. 2.3: a parent density f = N(1, 5) and its order statistic g(x; k=2, n=5) (§2.3.2)."""
+    r"""Fig. 2.3: a parent density f = N(1, 5) and its order statistic g(x; k=2, n=5) (§2.3.2).
+
+    The density of the k-th smallest of n i.i.d. draws from f (CDF F) is
+
+    .. math:: g(x; k, n) = \frac{n!}{(k-1)!\,(n-k)!}\, F(x)^{k-1} f(x)\, [1 - F(x)]^{n-k}.
+
+    Parameters
+    ----------
+    loc : float
+        Mean of the normal parent (default 1).
+    var : float
+        Variance of the normal parent, > 0 (default 5).
+    k : int
+        Rank of the order statistic, in 1 .. n (default 2).
+    n : int
+        Number of draws (default 5).
+    npts : int
+        Points of the x grid (mean ± 4 standard deviations; default 400).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel with f and g, not attached to pyplot.
+    """
     base = st.norm(loc, math.sqrt(var))
     g = order_statistic(base, k, n)
     x = np.linspace(loc - 4.0 * math.sqrt(var), loc + 4.0 * math.sqrt(var), npts)
@@ -33,7 +56,7 @@ def fig_2_3_order_statistic(loc: float = 1.0, var: float = 5.0, k: int = 2, n: i
     ax.plot(x, base.pdf(x), color=PARENT_COLOR, lw=2, label=f"f(x) = N({loc:g}, {var:g})")
     ax.plot(x, g.pdf(x), color=TN_COLOR, lw=2, label=f"g(x; k={k}, n={n})")
     ax.fill_between(x, g.pdf(x), color=TN_COLOR, alpha=0.15)
-    ax.axvline(float(g.mean()), color=TN_COLOR, ls=":", lw=1)
+    ax.axvline(float(g.mean()), color=TN_COLOR, ls=":", lw=1, label=f"mean of g: {float(g.mean()):.2f}")
     ax.set_xlabel("x")
     ax.set_ylabel("density")
     ax.set_title("Order statistic of a normal parent (thesis Fig. 2.3)")
@@ -42,7 +65,23 @@ def fig_2_3_order_statistic(loc: float = 1.0, var: float = 5.0, k: int = 2, n: i
 
 
 def fig_4_3_tn_fn_densities(*, npts: int = 400):
-    """Fig. 4.3: TN / FN score densities 2f(1-F), 2fF (eq. 4.7-4.8) for normal, Student-t, gamma parents."""
+    r"""Fig. 4.3: TN / FN score densities 2f(1-F), 2fF (eq. 4.7-4.8) for normal, Student-t, gamma parents.
+
+    .. math:: g(\hat x_{tn}) = 2 f(\hat x_{tn})\,[1 - F(\hat x_{tn})] \quad (4.7), \qquad
+              h(\hat x_{fn}) = 2 F(\hat x_{fn})\, f(\hat x_{fn}) \quad (4.8),
+
+    for the parents N(0, 1), t(3) and Ga(2, 1).
+
+    Parameters
+    ----------
+    npts : int
+        Points of each x grid (default 400).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Three panels, one per parent, not attached to pyplot.
+    """
     parents = [
         ("Gaussian N(0, 1)", st.norm(0.0, 1.0), (-4.0, 4.0)),
         ("Student t(3)", st.t(3), (-5.0, 5.0)),
@@ -63,7 +102,25 @@ def fig_4_3_tn_fn_densities(*, npts: int = 400):
 
 
 def fig_6_4_class_conditional(alphas=(0.5, 0.7, 0.9, 1.0), *, npts: int = 400):
-    """Fig. 6.4: class-conditional densities phi_TN, phi_FN (eq. 6.14-6.15) over phi = N(0, 1) for several alpha."""
+    r"""Fig. 6.4: class-conditional densities phi_TN, phi_FN (eq. 6.14-6.15) over phi = N(0, 1) for several alpha.
+
+    .. math:: \phi_{TN} = \alpha\, \phi_{(1)} + (1 - \alpha)\, \phi_{(2)} \quad (6.14), \qquad
+              \phi_{FN} = \alpha\, \phi_{(2)} + (1 - \alpha)\, \phi_{(1)} \quad (6.15),
+
+    with :math:`\phi_{(1)} = 2\phi(1 - \Phi)` and :math:`\phi_{(2)} = 2\phi\Phi` (eq. 6.12-6.13).
+
+    Parameters
+    ----------
+    alphas : sequence of float
+        Values of alpha in [1/2, 1], one panel each (default 0.5, 0.7, 0.9 and 1).
+    npts : int
+        Points of the x grid on [-4, 4] (default 400).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per alpha, not attached to pyplot.
+    """
     base = st.norm()
     x = np.linspace(-4.0, 4.0, npts)
     fig, axes = new_figure(1, len(alphas), width=3.0 * len(alphas), height=3.2, sharey=True)
@@ -94,6 +151,28 @@ def fig_6_8_generated_scores(
 
     tau+ = 1/2 so that both classes get enough samples for a histogram (the thesis does not
     state its tau+). The thin lines are the exact densities of exp(x / t).
+
+    Parameters
+    ----------
+    alphas : sequence of float
+        Values of alpha in [1/2, 1], one panel each (default 0.5, 0.7, 0.9 and 1).
+    n : int
+        Unlabeled scores N generated per panel (default 20 000).
+    t : float
+        Temperature of the map exp(x / t), > 0 (default 2).
+    tau_plus : float
+        False-negative prior in (0, 1) (default 1/2).
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Seed of the generated scores (default 0; an int is used as is, otherwise one 63-bit
+        draw; ``seed``: deprecated since 0.1, removed in 0.2).
+    method : {"accept-reject", "inverse"}
+        Generator of :func:`negtheory.generators.score_sets`: the thesis's Algorithms 7-8, or
+        the exact inversion of the CDF (default ``"accept-reject"``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One histogram panel per alpha, not attached to pyplot.
     """
     seed = int_seed("rng", rng)  # figures draw from integer seeds (e.g. seed + k)
     fig, axes = new_figure(1, len(alphas), width=3.0 * len(alphas), height=3.2, sharey=True)

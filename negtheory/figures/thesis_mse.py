@@ -1,4 +1,4 @@
-"""Figures 6.9 and 6.10 of the thesis (seed 003, §6.6.1): MSE and mean of the estimators.
+"""Figures 6.9 and 6.10 of Liu Bin's thesis (§6.6.1): MSE and mean of the estimators.
 
 The sweeps use the thesis's defaults (alpha = 0.9, gamma = 0.1, tau+ = 0.1, t = 0.5, M = 1e3,
 N = 64) and vary one parameter at a time with :func:`negtheory.studies.mse_study`. Set the
@@ -55,10 +55,26 @@ def _sweep(vary: str, n_anchors: int, seed: int = 0, alpha: float = 0.9):
 
 
 def relative_bias(df):
-    """Add ``rel_bias`` = (mean - truth_mean) / truth_mean and its standard error to a :func:`mse_study` frame.
+    r"""Add ``rel_bias`` = (mean - truth_mean) / truth_mean and its standard error to a :func:`mse_study` frame.
 
     The bias is the mean over anchors of the paired error theta-hat_m - theta_SUP,m, so its
-    standard error is sqrt((MSE - bias^2) / M); both are divided by the mean truth.
+    standard error is sqrt((MSE - bias^2) / M); both are divided by the mean truth:
+
+    .. math::
+        \mathrm{rel\_bias} = \frac{\overline{\hat\theta} - \overline{\theta_{SUP}}}{\overline{\theta_{SUP}}},
+        \qquad
+        \mathrm{rel\_bias\_se} = \frac{\sqrt{(\mathrm{MSE} - \mathrm{bias}^2) / M}}{\overline{\theta_{SUP}}}.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A :func:`negtheory.studies.mse_study` frame (columns ``mean``, ``truth_mean``, ``mse``,
+        ``n_anchors``, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``df`` with the columns ``rel_bias`` and ``rel_bias_se`` added.
     """
     import numpy as np
 
@@ -68,7 +84,18 @@ def relative_bias(df):
 
 
 def plot_mse(ax, df, vary: str):
-    """Draw the MSE (with 2-SE bars) of every estimator in a :func:`mse_study` frame on ``ax``."""
+    """Draw the MSE (with 2-SE bars) of every estimator in a :func:`mse_study` frame on ``ax``.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes drawn on (in place: lines, labels, log scales).
+    df : pandas.DataFrame
+        A :func:`negtheory.studies.mse_study` frame: columns ``estimator``, ``mse``, ``mse_se``
+        and the varied parameter.
+    vary : str
+        The varied parameter (a key of :data:`SWEEPS`, e.g. ``"alpha"``): the x axis.
+    """
     for name in df.estimator.unique():
         d = df[df.estimator == name]
         style = {"ms": 4, "lw": 1.2, **STYLE.get(name, {"label": name})}
@@ -81,7 +108,20 @@ def plot_mse(ax, df, vary: str):
 
 
 def fig_study(df, vary: str):
-    """One-panel MSE figure of any :func:`negtheory.studies.mse_study` result (``negtheory study mse --plot``)."""
+    """One-panel MSE figure of any :func:`negtheory.studies.mse_study` result (``negtheory study mse --plot``).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The :func:`negtheory.studies.mse_study` frame.
+    vary : str
+        The parameter it varies (the x axis).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel (:func:`plot_mse`) with a legend, not attached to pyplot.
+    """
     fig, ax = new_figure(width=6.4, height=4.4)
     plot_mse(ax, df, vary)
     ax.legend(fontsize=8)
@@ -90,7 +130,19 @@ def fig_study(df, vary: str):
 
 
 def fig_mse(n_anchors: int | None = None):
-    """Fig. 6.9: MSE of the estimators of the true-negative mean against each parameter (HCL left out, as in the thesis)."""
+    """Fig. 6.9: MSE of the estimators of the true-negative mean against each parameter (HCL left out, as in the thesis).
+
+    Parameters
+    ----------
+    n_anchors : int, optional
+        Anchors M per point of each sweep (default None: 1000, or 100 000 with the environment
+        variable ``NEGTHEORY_FULL=1``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Six panels, one per sweep of :data:`SWEEPS`, not attached to pyplot.
+    """
     n_anchors = n_anchors or _default_anchors()
     fig, axes = new_figure(2, 3, width=13, height=7.2)
     for ax, vary in zip(axes.ravel(), SWEEPS):
@@ -106,7 +158,19 @@ def fig_mse(n_anchors: int | None = None):
 
 
 def fig_means(n_anchors: int | None = None):
-    """Fig. 6.10: mean of each estimator against the truth (gamma, alpha), and BCL's relative bias against N."""
+    """Fig. 6.10: mean of each estimator against the truth (gamma, alpha), and BCL's relative bias against N.
+
+    Parameters
+    ----------
+    n_anchors : int, optional
+        Anchors M per point of each sweep (default None: 1000, or 100 000 with the environment
+        variable ``NEGTHEORY_FULL=1``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Three panels, not attached to pyplot.
+    """
     n_anchors = n_anchors or _default_anchors()
     fig, axes = new_figure(1, 3, width=15, height=4.4)
     for ax, vary in zip(axes[:2], ("gamma", "alpha")):

@@ -1,9 +1,17 @@
-"""Thesis (seed 003) Figures 3.2 and 3.3: variance-gamma prior and posterior of MF scores.
+r"""Figures 3.2 and 3.3 of Liu Bin's thesis: variance-gamma prior and posterior of MF scores.
 
 * Fig. 3.2 -- prior density f(x; d, lam) of an inner product <w, h> (Lemma 3.1, eq. 3.18) for
   several dimensions d (lam = 1) and several variances lam (d = 8);
 * Fig. 3.3 -- posterior density g = 2 F f of a true positive's score (eq. 3.22) for the same
   parameters, the prior dashed for comparison.
+
+.. math::
+    f(x; d, \lambda) = \frac{1}{\lambda \sqrt{\pi}\, \Gamma(d/2)}
+    \left(\frac{|x|}{2\lambda}\right)^{\frac{d-1}{2}} K_{\frac{d-1}{2}}\!\left(\frac{|x|}{\lambda}\right)
+    \quad (3.18), \qquad
+    g(x) = 2 F(x) f(x) \quad (3.22),
+
+with :math:`K_\nu` the modified Bessel function of the second kind and F the CDF of f.
 
 Both panels of each figure use the same x range, so the shrinking of the law with lam and its
 spreading (variance d lam^2) and Gaussianisation with d are visible.
@@ -61,12 +69,24 @@ def _draw(kind: str):
 
 
 def fig_vg_prior():
-    """Thesis Fig. 3.2: prior density of MF scores for several d (lam = 1) and lam (d = 8)."""
+    """Thesis Fig. 3.2: prior density of MF scores for several d (lam = 1) and lam (d = 8).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels (dimensions, variances), not attached to pyplot.
+    """
     return _draw("prior")
 
 
 def fig_vg_posterior():
-    """Thesis Fig. 3.3: posterior g = 2 F f of a true positive's score, same parameters."""
+    """Thesis Fig. 3.3: posterior g = 2 F f of a true positive's score, same parameters.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels (dimensions, variances), priors dotted, not attached to pyplot.
+    """
     return _draw("posterior")
 
 

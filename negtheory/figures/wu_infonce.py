@@ -1,4 +1,4 @@
-"""Figures of Wu, Wu & Huang, "Rethinking InfoNCE: how many negative samples do you need?" (seed 000).
+"""Figures of Wu, Wu & Huang, "Rethinking InfoNCE: how many negative samples do you need?".
 
 Each function returns a :class:`matplotlib.figure.Figure`; ``negtheory figures`` writes them.
 The numbers behind every panel come from :mod:`negtheory.infonce` and are checked in
@@ -23,7 +23,30 @@ PAPER_STEPS = 100  # the discrete trajectory average that reproduces the paper's
 
 
 def fig_effectiveness_vs_k(k_max: int = 100, lams=LAMBDAS, mus=PAPER_MUS):
-    """Fig. 2b / 3b: trajectory-averaged effectiveness v(K) for several lambda, K* marked."""
+    r"""Fig. 2b / 3b: trajectory-averaged effectiveness v(K) for several lambda, K* marked.
+
+    The training effectiveness of Wu et al. (Rethinking InfoNCE), eq. 6,
+
+    .. math:: v = \frac{1}{N}\big[\lambda(|\mathcal{G}| - |\mathcal{B}|) + (1 - \lambda)|\mathcal{E}|\big],
+
+    averaged over the trajectory :math:`\mu'(t) = \mu_q(1 - e^{-t})`, :math:`t \in [0, 3]`
+    (:func:`negtheory.infonce.effectiveness_curve`), normalised by its maximum.
+
+    Parameters
+    ----------
+    k_max : int
+        Largest K drawn (default 100).
+    lams : sequence of float
+        Values of λ in [0, 1], one curve each (default 0.5, 0.7, 0.9, 0.95).
+    mus : sequence of float
+        Label qualities :math:`\mu_q`, one panel each (default: training AUC 0.75 and
+        :math:`\mu_q = 2.4`, the paper's).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per :math:`\mu_q`, not attached to pyplot.
+    """
     fig, axes = new_figure(1, len(mus), width=5.4 * len(mus), height=4.6, squeeze=False)
     ks = np.arange(1, k_max + 1)
     colors = ["tab:blue", "tab:green", "tab:red", "tab:orange"]
@@ -64,7 +87,25 @@ def fig_effectiveness_vs_k(k_max: int = 100, lams=LAMBDAS, mus=PAPER_MUS):
 
 
 def fig_optimal_k_vs_mu(mu_min: float = 0.2, mu_max: float = 4.5, n: int = 200, k_max: int = 1000, lam: float = 0.9):
-    """Fig. 4: the optimal K* against the label quality mu_q (U shape)."""
+    r"""Fig. 4: the optimal K* against the label quality mu_q (U shape).
+
+    Parameters
+    ----------
+    mu_min, mu_max : float
+        Range of :math:`\mu_q` (default 0.2 to 4.5).
+    n : int
+        Grid points over the range (default 200).
+    k_max : int
+        Largest K searched (default 1000; K* = k_max means "at least k_max").
+    lam : float
+        λ of the effectiveness, in [0, 1] (default 0.9, the paper's).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        K* of the continuous and the 100-step average against :math:`\mu_q` (training AUC on the
+        top axis), not attached to pyplot.
+    """
     fig, ax = new_figure(width=6.4, height=4.4)
     mus = np.linspace(mu_min, mu_max, n)
     kc = infonce.optimal_k(mus, lam, k_max=k_max)
@@ -90,7 +131,29 @@ def fig_optimal_k_vs_mu(mu_min: float = 0.2, mu_max: float = 4.5, n: int = 200, 
 
 
 def fig_training_stages(auc: float = 0.75, stages=(0.25, 0.5, 0.75, 1.0), k_max: int = 50, lam: float = 0.9):
-    """Fig. 5: v and the good / bad / easy fractions against K at several training stages mu'."""
+    r"""Fig. 5: v and the good / bad / easy fractions against K at several training stages mu'.
+
+    The fractions of eq. 5 divided by N, :math:`|\mathcal{G}|/N = P(A)[1 - P(B)]`,
+    :math:`|\mathcal{B}|/N = P(B)[1 - P(A)]`, :math:`|\mathcal{E}|/N = 1 - |\mathcal{G}|/N -
+    |\mathcal{B}|/N`, with P(A) at the label quality :math:`\mu_q` and P(B) at the prediction
+    quality :math:`\mu'` (:func:`negtheory.infonce.sample_fractions`).
+
+    Parameters
+    ----------
+    auc : float
+        Training AUC at K = 1 giving :math:`\mu_q` (eq. 7; default 0.75, the paper's).
+    stages : sequence of float
+        Training stages as fractions :math:`\mu' / \mu_q` in (0, 1], one panel each.
+    k_max : int
+        Largest K drawn (default 50).
+    lam : float
+        λ of the effectiveness, in [0, 1] (default 0.9).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per stage, not attached to pyplot.
+    """
     mu = float(infonce.mu_from_auc(auc))
     fig, axes = new_figure(1, len(stages), width=3.4 * len(stages), height=3.6, squeeze=False, sharey=True)
     ks = np.arange(1, k_max + 1)
@@ -126,7 +189,32 @@ def fig_training_stages(auc: float = 0.75, stages=(0.25, 0.5, 0.75, 1.0), k_max:
 
 @renamed_keyword("seed", "rng")
 def fig_ans_schedule(total_steps: int = 1000, k_opts=(4, 20), warmup: float = 0.1, rng: RNGLike = 0):
-    """Fig. 6: the ANS curve K(step) and the mean of the integer counts drawn by eq. 8."""
+    r"""Fig. 6: the ANS curve K(step) and the mean of the integer counts drawn by eq. 8.
+
+    A real-valued ratio K is turned into a count of negatives per positive by Wu et al.'s eq. 8,
+
+    .. math:: P(|\mathcal{N}| = \lfloor K \rfloor) = 1 - \{K\}, \qquad
+              P(|\mathcal{N}| = \lfloor K \rfloor + 1) = \{K\},
+
+    with :math:`\{K\}` the fractional part, so the mean count is K.
+
+    Parameters
+    ----------
+    total_steps : int
+        Training steps S of the schedule (default 1000).
+    k_opts : sequence of int
+        Peak values K*, one curve each (default 4 and 20, the paper's two optima).
+    warmup : float
+        Fraction of the steps at which K peaks, in (0, 1) (default 0.1, the paper's 10 %).
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Seed of the drawn counts (default 0; an int is used as is, otherwise one 63-bit draw;
+        ``seed``: deprecated since 0.1, removed in 0.2).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel, not attached to pyplot.
+    """
     seed = int_seed("rng", rng)  # figures draw from integer seeds (e.g. seed + k)
     fig, ax = new_figure(width=6.4, height=4.0)
     steps = np.arange(total_steps + 1)
@@ -153,7 +241,21 @@ def fig_ans_schedule(total_steps: int = 1000, k_opts=(4, 20), warmup: float = 0.
 
 
 def fig_auc_vs_mu(mu_max: float = 4.0):
-    """Fig. 9: training AUC against mu_q, closed form Phi(mu/sqrt 2) and the numeric eq. 7."""
+    r"""Fig. 9: training AUC against mu_q, closed form Phi(mu/sqrt 2) and the numeric eq. 7.
+
+    .. math:: \mathrm{AUC} = \int_{-\infty}^{\infty} \phi(x - \mu_q)\, \Phi(x)\, dx
+              = \Phi\big(\mu_q / \sqrt{2}\big) \quad \text{(eq. 7)}
+
+    Parameters
+    ----------
+    mu_max : float
+        Largest :math:`\mu_q` drawn, > 0 (default 4).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel, not attached to pyplot.
+    """
     fig, ax = new_figure(width=6.0, height=4.0)
     mus = np.linspace(0, mu_max, 400)
     ax.plot(mus, infonce.auc_from_mu(mus), color="tab:blue", lw=2, label=r"closed form $\Phi(\mu/\sqrt{2})$")

@@ -1,6 +1,6 @@
 r"""Recommendation on implicit feedback: data splits, negative samplers, BPR-MF by SGD, ranking metrics.
 
-The real-data protocol of the thesis (seed 003, ch. 4-6) in four small parts (no torch needed):
+The real-data protocol of Liu Bin's thesis (ch. 4-6) in small parts (no torch needed):
 
 * :mod:`negtheory.recsys.interactions` — :class:`Interactions` with consistent ids and explicit
   train / validation / test splits from user-supplied files, arrays or DataFrames;

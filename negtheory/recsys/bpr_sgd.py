@@ -1,6 +1,6 @@
 r"""BPR matrix factorisation by batch-1 SGD with the negative samplers of thesis ch. 4 (numba kernels).
 
-The thesis trains MF (d = 32) with BPR by stochastic gradient descent, batch size 1, learning rate
+Liu Bin's thesis trains MF (d = 32) with BPR by stochastic gradient descent, batch size 1, learning rate
 0.01, L2 regularisation 0.01 and 100 epochs (§4.5.1.2). For each training pair (u, i) a sampler
 draws one negative j from the items u has *not* interacted with in training (never a training
 positive), and the BPR step on ln σ(x_ui − x_uj) updates w_u, h_i, h_j:
@@ -24,18 +24,36 @@ positive), and the BPR step on ln σ(x_ui − x_uj) updates w_u, h_i, h_j:
     non-interacted items), r drawn with P(r) ∝ exp(−r / λ_rank) (AOBPR, Rendle & Freudenthaler
     2014, with exact ranks instead of their factor-wise approximation).
 ``bns``
-    Bayesian negative sampling (eq. 4.26): among ``candidates`` non-interacted items drawn
-    uniformly without replacement (all of them when ``candidates`` >= their number), the one of
-    least risk info(l)[1 − (1+λ) unbias(l)], with info(l) = σ(x_ul − x_ui) (eq. 4.4),
-    unbias(l) of eq. 4.14, F(x̂_l) the eCDF of x̂_l among the scores of all the user's
-    non-interacted items over n + 1 (eq. 4.15, released-code convention), and the prior
-    P_fn(l) = pop_l / (number of training interactions) (eq. 4.16) — or, with
-    ``prior="oracle"``, P_fn(l) = (label(l) − 0.2)², i.e. 0.64 for the user's test items and
-    0.04 otherwise (§4.5.2.5, Table 4.5). Readings of Table 4.5 as options: ``oracle_levels``
-    (P_fn of the test items and of the others; ``(1, 0)`` is the hard label, with which eq. 4.14
-    returns the label itself whatever F, so eq. 4.26 picks the highest-scored candidate that is not
-    a test item — the optimal sampler h* of eq. 4.19 restricted to M_u) and ``ecdf="candidates"``
-    (F over the candidate set M_u, over |M_u| + 1, instead of over all non-interacted items).
+    Bayesian negative sampling: among a candidate set :math:`\mathcal{M}_u` of ``candidates``
+    non-interacted items drawn uniformly without replacement (all of them when ``candidates`` >=
+    their number), the one of least risk (eq. 4.26),
+
+    .. math::
+        j = \arg\min_{l \in \mathcal{M}_u} \mathrm{info}(l)\,\big[1 - (1 + \lambda)\,
+        \mathrm{unbias}(l)\big], \qquad \mathrm{info}(l) = \sigma(\hat x_{ul} - \hat x_{ui})
+        \quad \text{(eq. 4.4)},
+
+    where the posterior probability that l is a true negative is (eq. 4.14)
+
+    .. math::
+        \mathrm{unbias}(l) = \frac{[1 - F(\hat x_l)]\,[1 - P_{fn}(l)]}
+        {1 - F(\hat x_l) - P_{fn}(l) + 2 F(\hat x_l)\, P_{fn}(l)},
+
+    with :math:`F(\hat x_l)` the eCDF of :math:`\hat x_l` among the scores of the n non-interacted
+    items of the user (eq. 4.15, :math:`F(\hat x_l) = \#\{j : \hat x_j \le \hat x_l\} / (n + 1)`:
+    the thesis divides by n, the released code by n + 1, which keeps F below 1) and the prior
+    (eq. 4.16)
+
+    .. math:: P_{fn}(l) = \frac{\mathrm{pop}_l}{N},
+
+    N the number of training interactions — or, with ``prior="oracle"``,
+    :math:`P_{fn}(l) = (\mathrm{label}(l) - 0.2)^2`, i.e. 0.64 for the user's test items and
+    0.04 otherwise (§4.5.2.5, Table 4.5).
+    Readings of Table 4.5 as options: ``oracle_levels`` (P_fn of the test items and of the
+    others; ``(1, 0)`` is the hard label, with which eq. 4.14 returns the label itself whatever F,
+    so eq. 4.26 picks the highest-scored candidate that is not a test item — the optimal sampler
+    h* of eq. 4.19 restricted to :math:`\mathcal{M}_u`) and ``ecdf="candidates"`` (F over the
+    candidate set, over :math:`|\mathcal{M}_u| + 1`, instead of over all non-interacted items).
 ``srns``
     SRNS (Ding et al., NeurIPS 2020; thesis §4.5.1.2: "over-samples high-variance negatives"; the
     thesis states no hyper-parameter, so the released code's run script is followed). Each user
@@ -89,10 +107,25 @@ _CODE = {name: k for k, name in enumerate(SAMPLERS)}
 
 
 def bns_prior(item_counts: ArrayLike, n_interactions: int) -> FloatArray:
-    """Prior false-negative probability P_fn(l) = pop_l / N of thesis eq. 4.16.
+    r"""Prior false-negative probability of BNS (thesis eq. 4.16).
 
-    N is the number of *training interactions* (pop_l ~ Binomial(N, P_fn(l))), not the number
-    of users.
+    .. math:: P_{fn}(l) = \frac{\mathrm{pop}_l}{N}
+
+    N is the number of *training interactions* (the thesis models
+    :math:`\mathrm{pop}_l \sim \mathrm{Binomial}(N, P_{fn}(l))`), not the number of users.
+
+    Parameters
+    ----------
+    item_counts : array_like of float, shape (n_items,)
+        Training popularity :math:`\mathrm{pop}_l` of each item (:meth:`Interactions.item_counts`),
+        finite and non-negative.
+    n_interactions : int
+        N, the number of training interactions: positive and at least ``sum(item_counts)``.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_items,)
+        :math:`P_{fn}(l)` of each item, in [0, 1].
 
     Examples
     --------
@@ -110,7 +143,30 @@ def bns_prior(item_counts: ArrayLike, n_interactions: int) -> FloatArray:
 
 
 def pns_weights(item_counts: ArrayLike, power: float = 0.75) -> FloatArray:
-    """Popularity-biased proposal pop_j^power / sum (PNS; power 0.75 as in word2vec and the thesis)."""
+    r"""Popularity-biased proposal of PNS (power 0.75 as in word2vec and the thesis, §4.5.1.2).
+
+    .. math:: w_j = \frac{\mathrm{pop}_j^{\,p}}{\sum_l \mathrm{pop}_l^{\,p}}
+
+    Parameters
+    ----------
+    item_counts : array_like of float, shape (n_items,)
+        Training popularity :math:`\mathrm{pop}_j` of each item, finite and non-negative with a
+        positive sum.
+    power : float
+        The exponent p (default 0.75): p = 0 gives every item the same weight (``0 ** 0 = 1``),
+        p = 1 the popularity itself.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_items,)
+        The weights :math:`w_j`, non-negative and summing to 1.
+
+    Examples
+    --------
+    >>> from negtheory.recsys import pns_weights
+    >>> pns_weights([1.0, 3.0], power=1.0).tolist()
+    [0.25, 0.75]
+    """
     c = np.asarray(item_counts, dtype=np.float64)
     if c.ndim != 1 or np.any(~np.isfinite(c)) or np.any(c < 0) or c.sum() <= 0:
         raise ValueError("item_counts must be a 1-d array of non-negative counts with a positive sum")
@@ -663,13 +719,20 @@ def fit_bpr_sgd(
         *training* set; test items are never used for training (only for TNR/INF bookkeeping and
         the oracle prior of Table 4.5).
     sampler : {"rns", "pns", "dns", "aobpr", "bns", "srns"}
-        The negative sampler (module docstring).
-    dim, lr, reg, epochs : int, float, float, int
-        The thesis's d = 32, η = 0.01, reg = 0.01, T = 100 by default.
+        The negative sampler (module notes; default ``"rns"``, uniform).
+    dim : int
+        Embedding dimension d, at least 1 (default 32, the thesis's).
+    lr : float
+        SGD learning rate η > 0 (default 0.01, the thesis's).
+    reg : float
+        L2 regularisation constant r >= 0 of the update (default 0.01, the thesis's).
+    epochs : int
+        Number of passes T over the training pairs, at least 1 (default 100, the thesis's).
     candidates : int
-        |M_u| for DNS and BNS (the released BNS uses 5).
+        :math:`|\mathcal{M}_u|` for DNS and BNS, at least 1 (default 5, as the released BNS; 1
+        makes both RNS).
     lam : float
-        λ of BNS's risk (eq. 4.26; thesis: 5).
+        λ >= 0 of BNS's risk (eq. 4.26; default 5, the thesis's).
     prior : {"popularity", "oracle"}
         BNS prior: eq. 4.16, or the oracle of Table 4.5 that reads the user's test items.
     oracle_levels : (float, float)
@@ -700,14 +763,17 @@ def fit_bpr_sgd(
     eval_every : int
         Evaluate every this many epochs (and after the last).
     topk : sequence of int
+        List lengths of the ranking metrics (:func:`~negtheory.recsys.topk_metrics`; default
+        5, 10 and 20).
     eval_on : {"test", "valid", "both"}
         Which held-out split to rank; training items are masked (validation items too when
         ranking test).
     rng : int, SeedSequence, Generator or None
         Seeds the initialisation, the shuffles and the samplers (one SeedSequence child per epoch).
-        An int is the seed (reported as ``config["seed"]``); a Generator or SeedSequence gives one
-        63-bit seed; ``None`` a fresh one (``seed`` before 0.2.0, deprecated).
+        An int is the seed (reported as ``config["rng"]``); a Generator or SeedSequence gives one
+        63-bit seed; ``None`` a fresh one (``seed``: deprecated since 0.1, removed in 0.2).
     progress : bool
+        Show a tqdm progress bar over the epochs (default True).
     callback : callable, optional
         ``callback(epoch, U, V)`` after each epoch (0-based ``epoch``; the live embedding arrays,
         e.g. to record scores).
@@ -831,7 +897,7 @@ def fit_bpr_sgd(
         rank_scale=rank_scale,
         init_std=init_std,
         shuffle=shuffle,
-        seed=seed,
+        rng=seed,  # the run's integer seed, under the keyword's name
     )
     if sampler == "srns":
         config.update(srns_memory=srns_memory, srns_candidates=srns_candidates, srns_alpha=srns_alpha,

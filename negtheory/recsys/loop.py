@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -44,19 +44,62 @@ __all__ = ["EpochRunner", "Callback", "check_callbacks", "train_loop", "EVAL_SPL
 #: the held-out splits :func:`train_loop` can rank
 EVAL_SPLITS = ("valid", "test")
 
-#: ``cb(epoch, scores) -> dict | None``
-Callback = Callable[[int, np.ndarray], Any]
+
+class Callback(Protocol):
+    """The type of a training callback: ``cb(epoch, scores) -> dict | None`` (module notes).
+
+    Any callable of two positional arguments conforms (a function, a lambda, an object with
+    ``__call__`` such as :class:`~negtheory.recsys.score_probe.ScoreProbe`); nothing derives from
+    this protocol, which only names the type. It is called once with ``epoch=0`` and the initial
+    scores, then after every evaluated epoch with its 1-based number and the score matrix
+    [n_users, n_items] that epoch was ranked with; a returned dict is merged into that epoch's
+    history row.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        Not used: a protocol is a type and is never instantiated.
+    """
+
+    def __call__(self, epoch: int, scores: np.ndarray, /) -> Any: ...  # pragma: no cover
 
 
 class EpochRunner(Protocol):
-    """What :func:`train_loop` needs from a trainer: one epoch of training, and the current scores."""
+    """What :func:`train_loop` needs from a trainer: one epoch of training, and the current scores.
+
+    A structural type: any object with these two methods is a runner (e.g. the runners of
+    :func:`~negtheory.recsys.fit_bpr_sgd` and :func:`negtheory.bridge.recommend.fit_mf`).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        Not used: a protocol is a type and is never instantiated.
+    """
 
     def run_epoch(self, epoch: int) -> dict[str, float]:
-        """Train epoch ``epoch`` (0-based) and return its statistics (e.g. ``{"loss": ...}``)."""
+        """Train one epoch and return its statistics.
+
+        Parameters
+        ----------
+        epoch : int
+            The epoch's 0-based index (0 .. epochs - 1), e.g. to pick the epoch's random stream.
+
+        Returns
+        -------
+        dict of str to float
+            The epoch's statistics (e.g. ``{"loss": ..., "tnr": ..., "inf": ...}``), which open
+            the epoch's history row after ``epoch``.
+        """
         ...  # pragma: no cover
 
     def scores(self) -> np.ndarray:
-        """The score matrix [n_users, n_items] of the current model (a numpy float array)."""
+        """The score matrix of the current model.
+
+        Returns
+        -------
+        ndarray, shape (n_users, n_items)
+            The scores x_ui of the current parameters (a numpy float array).
+        """
         ...  # pragma: no cover
 
 
@@ -72,6 +115,7 @@ def check_callbacks(callbacks: Iterable[Callback] | None) -> tuple[Callback, ...
     Returns
     -------
     tuple of callable
+        The callbacks in the given order (empty for ``None``).
 
     Raises
     ------
@@ -109,7 +153,7 @@ def _merge(row: dict[str, Any], ret: object) -> None:
 
 def train_loop(
     runner: EpochRunner,
-    data: Interactions,
+    data: Interactions | None,
     *,
     epochs: int,
     eval_every: int = 1,
@@ -128,8 +172,11 @@ def train_loop(
     runner : EpochRunner
         Has ``run_epoch(epoch) -> dict`` (0-based ``epoch``; the epoch's statistics) and
         ``scores() -> ndarray`` (the current [n_users, n_items] scores).
-    data : Interactions
-        The split whose held-out items are ranked.
+    data : Interactions or None
+        The split whose held-out items are ranked. None for a task that is not ranking (the
+        contrastive digits of :mod:`negtheory.bridge.train`): then ``eval_on`` must be empty, the
+        runner's statistics are the whole history row, and ``scores()`` is called only for the
+        callbacks.
     epochs : int
         Number of epochs (at most; early stopping may end sooner).
     eval_every : int
@@ -164,7 +211,8 @@ def train_loop(
     Raises
     ------
     ValueError
-        ``monitor`` is not a recorded validation metric, or ``eval_on`` names an unknown split.
+        ``monitor`` is not a recorded validation metric, ``eval_on`` names an unknown split, or
+        ``eval_on`` is not empty while ``data`` is None.
 
     Examples
     --------
@@ -190,14 +238,18 @@ def train_loop(
     if unknown:
         raise ValueError(f"eval_on must name splits among {EVAL_SPLITS}, got {unknown}")
     callbacks = check_callbacks(callbacks)
-    train_mask = data.train_mask()
-    valid_mask = data.valid_mask()
-    test_mask = data.test_mask()
-    ranked = {
-        "valid": (valid_mask, train_mask, len(data.valid)),
-        "test": (test_mask, train_mask | valid_mask, len(data.test)),
-    }
-    select = monitor is not None and "valid" in eval_on and len(data.valid) > 0
+    ranked: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}
+    if data is None:
+        if eval_on:
+            raise ValueError("eval_on must be empty when data is None (nothing to rank)")
+    else:
+        train_mask = data.train_mask()
+        valid_mask = data.valid_mask()
+        ranked = {
+            "valid": (valid_mask, train_mask, len(data.valid)),
+            "test": (data.test_mask(), train_mask | valid_mask, len(data.test)),
+        }
+    select = monitor is not None and "valid" in eval_on and data is not None and len(data.valid) > 0
     key = f"valid_{monitor}"
     history: list[dict[str, Any]] = []
     best, best_epoch, since, epochs_run = -math.inf, None, 0, 0
@@ -217,8 +269,11 @@ def train_loop(
         epochs_run = epoch + 1
         if not ((epoch + 1) % eval_every == 0 or epoch == epochs - 1):
             continue
-        scores = runner.scores()
         row: dict[str, Any] = dict(epoch=epoch + 1, **stats)
+        if not (eval_on or callbacks):  # nothing reads the scores (e.g. the digits task): skip them
+            history.append(row)
+            continue
+        scores = runner.scores()
         for split in eval_on:
             relevant, exclude, n_pairs = ranked[split]
             if n_pairs:

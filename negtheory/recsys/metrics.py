@@ -1,23 +1,30 @@
-r"""Top-k ranking metrics and sampling-quality metrics (thesis, seed 003, §4.5.1.3).
+r"""Top-k ranking metrics and sampling-quality metrics (Liu Bin's thesis, §4.5.1.3).
 
-Ranking convention (the thesis's and its released code's): for every user with at least one
+Ranking convention (the thesis's and its released code's): for every user u with at least one
 held-out item, all items the user has *not* interacted with in training are ranked by score
-(training items are masked out); with ``hits@k`` the number of held-out items among the top k,
+(training items are masked out). With :math:`T_u` the user's held-out items,
+:math:`\mathrm{rel}_r = 1` when the item at rank r is in :math:`T_u` (0 otherwise) and
+:math:`\mathrm{hits@k} = \sum_{r=1}^{k} \mathrm{rel}_r`,
 
 .. math::
     P@k = \frac{\mathrm{hits@k}}{k}, \qquad R@k = \frac{\mathrm{hits@k}}{|T_u|}, \qquad
     \mathrm{NDCG@k} = \frac{\sum_{r=1}^{k} \mathrm{rel}_r / \log_2(r+1)}{\sum_{r=1}^{\min(|T_u|, k)} 1/\log_2(r+1)},
 
-averaged over the users with held-out items. Ties in score are broken by the lower item index.
+averaged over the users with held-out items (the thesis uses Precision, Recall and NDCG without
+stating them: these are the usual binary-relevance definitions). Ties in score are broken by the
+lower item index.
 
-Sampling quality (eq. 4.27-4.28): flipping the test labels, a sampled negative that is a test
-item of its user is a false negative (FN), any other a true negative (TN):
+Sampling quality (thesis eq. 4.27-4.28): flipping the test labels, a sampled negative that is a
+test item of its user is a false negative (FN), any other a true negative (TN); over the #TN + #FN
+negatives sampled in an epoch,
 
 .. math::
-    \mathrm{TNR} = \frac{\#TN}{\#TN + \#FN}, \qquad
-    \mathrm{INF} = \frac{\sum_j \mathrm{info}(j)\, \mathbb{I}(j)}{\#TN + \#FN},
+    \mathrm{TNR} = \frac{\#TN}{\#TN + \#FN} \quad (4.27), \qquad
+    \mathrm{INF} = \frac{\sum_j \mathrm{info}(j)\, \mathbb{I}(j)}{\#TN + \#FN} \quad (4.28),
 
-with info(j) = σ(x_uj − x_ui) (eq. 4.4) and 𝕀(j) = +1 for a TN, −1 for an FN.
+with :math:`\mathrm{info}(j) = 1 - \sigma(x_{ui} - x_{uj}) = \sigma(x_{uj} - x_{ui})` (eq. 4.4),
+the gradient magnitude of the BPR loss, and :math:`\mathbb{I}(j) = +1` for a TN, :math:`-1` for
+an FN.
 """
 
 from __future__ import annotations
@@ -46,22 +53,35 @@ def _ks(k):
 def topk_metrics(
     scores: ArrayLike, relevant: ArrayLike, exclude: ArrayLike | None = None, k: int | Sequence[int] = (5, 10, 20)
 ) -> dict:
-    """Precision, Recall and NDCG at each k (training items masked; see the module notes).
+    r"""Precision, Recall and NDCG at each k (training items masked; see the module notes).
+
+    For each user u with held-out items :math:`T_u` and :math:`\mathrm{rel}_r = 1` when the item
+    ranked r is in :math:`T_u`,
+
+    .. math::
+        \mathrm{NDCG@k}(u) = \frac{\sum_{r=1}^{k} \mathrm{rel}_r / \log_2(r+1)}
+                                  {\sum_{r=1}^{\min(|T_u|, k)} 1/\log_2(r+1)},
+
+    and P@k, R@k are the hits among the top k over k and over :math:`|T_u|`; each metric is the
+    mean over the users with at least one held-out item.
 
     Parameters
     ----------
     scores : array_like, shape (n_users, n_items)
-        Predicted scores x_ui.
+        Predicted scores x_ui (finite or -inf; NaN is rejected).
     relevant : array_like of bool, shape (n_users, n_items)
-        Held-out (test or validation) items of each user.
+        Held-out (test or validation) items of each user; users without one are left out.
     exclude : array_like of bool, shape (n_users, n_items), optional
-        Items never recommended (the user's training items).
+        Items never recommended (the user's training items), scored -inf before ranking.
+        Default None: every item is ranked.
     k : int or sequence of int
+        List length(s), each in 1 .. n_items (default 5, 10 and 20, the thesis's).
 
     Returns
     -------
     dict
-        ``{"precision@5": ..., "recall@5": ..., "ndcg@5": ..., ...}`` plus ``n_users_evaluated``.
+        ``{"precision@5": ..., "recall@5": ..., "ndcg@5": ..., ...}`` (floats, one triple per k;
+        NaN when no user has a held-out item) plus ``n_users_evaluated`` (int).
 
     Examples
     --------
@@ -128,14 +148,30 @@ def topk_metrics(
 
 
 def sampling_quality(is_false_negative: ArrayLike, info: ArrayLike) -> dict:
-    """TNR and INF of sampled negatives (thesis eq. 4.27-4.28).
+    r"""TNR and INF of sampled negatives (thesis eq. 4.27-4.28).
+
+    Over the n = #TN + #FN sampled negatives, with :math:`\mathbb{I}(j) = +1` for a true and
+    :math:`-1` for a false negative,
+
+    .. math::
+        \mathrm{TNR} = \frac{\#TN}{\#TN + \#FN} \quad (4.27), \qquad
+        \mathrm{INF} = \frac{\sum_j \mathrm{info}(j)\, \mathbb{I}(j)}{\#TN + \#FN} \quad (4.28).
 
     Parameters
     ----------
-    is_false_negative : array_like of bool
-        For each sampled negative j: True when j is a held-out (test) item of its user.
-    info : array_like of float
-        info(j) = σ(x_uj − x_ui) of each sample (eq. 4.4), at the time it was drawn.
+    is_false_negative : array_like of bool, shape (n,)
+        For each sampled negative j: True when j is a held-out (test) item of its user (any shape;
+        flattened).
+    info : array_like of float, shape (n,)
+        :math:`\mathrm{info}(j) = \sigma(x_{uj} - x_{ui})` of each sample (eq. 4.4), at the time it
+        was drawn; finite, in [0, 1] for a sigmoid. Same number of entries as
+        ``is_false_negative``.
+
+    Returns
+    -------
+    dict
+        ``tnr`` (float, eq. 4.27), ``inf`` (float, eq. 4.28) and ``n`` (int, the number of sampled
+        negatives).
 
     Examples
     --------

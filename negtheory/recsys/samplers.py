@@ -93,15 +93,20 @@ def sample_uninteracted(users, n, train_mask, rng=None):
     Parameters
     ----------
     users : array_like of int, shape (B,)
+        The user of each row of the batch, indices in ``0 .. n_users - 1`` (repeats allowed).
     n : int
-        Negatives per user (N).
+        Negatives per user (N), at least 1 and at most the number of items; every user of the
+        batch needs at least ``n`` non-interacted items.
     train_mask : array_like of bool, shape (n_users, n_items)
-        True at training interactions (:meth:`Interactions.train_mask`).
-    rng : numpy.random.Generator, int or None
+        True at training interactions (:meth:`Interactions.train_mask`): these items are never
+        drawn.
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Source of randomness (default None: a fresh, unseeded generator).
 
     Returns
     -------
     ndarray of int64, shape (B, n)
+        Row r holds ``n`` distinct item indices, none a training item of ``users[r]``.
 
     Examples
     --------
@@ -116,7 +121,43 @@ def sample_uninteracted(users, n, train_mask, rng=None):
 
 
 def sample_popular(users, n, train_mask, item_counts, rng=None, power=0.75):
-    """PNS: ``n`` distinct non-interacted items per user, drawn ∝ pop_j^power (thesis §4.5.1.2)."""
+    """PNS: ``n`` distinct non-interacted items per user, drawn ∝ pop_j^power (thesis §4.5.1.2).
+
+    Items are proposed from :func:`~negtheory.recsys.pns_weights` and rejected when the user has
+    interacted with them or they are already in the row (so the row law is that of sampling
+    without replacement from the renormalised weights); with ``power > 0`` an item of zero count
+    is never drawn.
+
+    Parameters
+    ----------
+    users : array_like of int, shape (B,)
+        The user of each row of the batch, indices in ``0 .. n_users - 1``.
+    n : int
+        Negatives per user, at least 1; every user of the batch needs at least ``n``
+        non-interacted items of positive count.
+    train_mask : array_like of bool, shape (n_users, n_items)
+        True at training interactions (never drawn).
+    item_counts : array_like of float, shape (n_items,)
+        Training popularity pop_j (:meth:`Interactions.item_counts`), non-negative with a positive
+        sum.
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Source of randomness (default None: a fresh, unseeded generator).
+    power : float
+        Exponent of the popularity (default 0.75, the thesis's and word2vec's).
+
+    Returns
+    -------
+    ndarray of int64, shape (B, n)
+        Row r holds ``n`` distinct item indices, none a training item of ``users[r]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.recsys.samplers import sample_popular
+    >>> mask = np.array([[True, False, False, False]])
+    >>> sorted(sample_popular([0], 2, mask, [5.0, 1.0, 0.0, 3.0], rng=0)[0].tolist())
+    [1, 3]
+    """
     from .bpr_sgd import pns_weights
 
     users, n, mask = _check(users, n, train_mask)
@@ -135,9 +176,21 @@ def sample_extra_positives(users, m, indptr, indices, rng=None):
     Parameters
     ----------
     users : array_like of int, shape (B,)
+        The user of each row of the batch; each needs at least one training item.
     m : int
-    indptr, indices : the CSR of :meth:`Interactions.train_csr`
-    rng : numpy.random.Generator, int or None
+        Extra positives per user (M of thesis eq. 5.17 and 6.47), at least 1.
+    indptr : array_like of int, shape (n_users + 1,)
+        Row pointers of the training CSR (:meth:`Interactions.train_csr`): user u's items are
+        ``indices[indptr[u]:indptr[u + 1]]``.
+    indices : array_like of int, shape (n_train,)
+        Item indices of the training CSR.
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Source of randomness (default None: a fresh, unseeded generator).
+
+    Returns
+    -------
+    ndarray of int, shape (B, m)
+        Row r holds ``m`` training items of ``users[r]``, drawn uniformly with replacement.
 
     Examples
     --------

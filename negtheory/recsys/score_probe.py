@@ -1,6 +1,6 @@
 r"""Probes of real recommendation training with the held-out interactions as false-negative labels.
 
-Convention (the thesis's TNR, eq. 4.27, and Table 4.5's oracle): an item a user has not
+Convention (the TNR of Liu Bin's thesis, eq. 4.27, and its Table 4.5's oracle): an item a user has not
 interacted with in training is *unlabeled*; it is a **false negative** when it is one of the user's
 held-out interactions (test, and validation when there is one) and a **true negative** otherwise.
 The labels are read by the probe only: never by training, sampling or model selection.
@@ -21,13 +21,21 @@ from its own random stream (so the training is unchanged), two disjoint kinds of
 
 Measured per call (:meth:`ScoreProbe.frame`):
 
-* ``alpha`` = P(x_TN < x_FN) among the same user's unlabeled items (eq. 6.21), pooled over users
-  as the sum of per-user pair counts, and ``alpha_model`` = 3/2 alpha - 1/4 clipped to [1/2, 1],
-  the parameter of eq. 6.14-6.15 whose laws have that P(x_TN < x_FN) for independent draws
+* ``alpha`` = P(x_TN < x_FN) among the same user's unlabeled items (the thesis's eq. 6.21 with
+  the false negatives in place of the positives), pooled over users as the sum of per-user
+  pair counts (ties count 1/2),
+
+  .. math::
+      \alpha = \frac{\sum_u \sum_{f \in FN_u} \sum_{t \in TN_u}
+      \big(\mathbb{I}[x_t < x_f] + \tfrac12 \mathbb{I}[x_t = x_f]\big)}{\sum_u |FN_u|\,|TN_u|},
+
+  and ``alpha_model`` = 3/2 alpha - 1/4 clipped to [1/2, 1], the parameter of eq. 6.14-6.15
+  whose laws have that P(x_TN < x_FN) for independent draws
   (:func:`negtheory.calibration.alpha_from_auc`); ``tau_plus``, the share of false negatives
   among the anchors' unlabeled items;
-* ``train_auc`` = P(x_pos > x_neg) over the eval anchors' (positive, negative) pairs (Wu et al.,
-  eq. 7 at K = 1; ties 1/2) and the K* it predicts (:func:`negtheory.infonce.optimal_k_from_auc`);
+* ``train_auc`` = P(x_pos > x_neg) over the eval anchors' (positive, negative) pairs (ties 1/2),
+  the AUC of Wu et al. (Rethinking InfoNCE), eq. 7, at K = 1, and the K* it predicts
+  (:func:`k_star`, :func:`negtheory.infonce.optimal_k_from_auc`);
 * ``ks_tn``, ``ks_fn``: Kolmogorov-Smirnov distance between the measured TN / FN laws and those
   the theory proposes at the measured alpha, in parent-CDF space: a score's within-user eCDF
   G is mapped to v = Phi(x) by eq. 6.29 and the pooled v of true (false) negatives are compared
@@ -36,8 +44,14 @@ Measured per call (:meth:`ScoreProbe.frame`):
   ``ks_prior``, the distance of the scores to the variance-gamma prior of Lemma 3.1 (when the
   initial variance is given);
 * each estimator's MSE against theta_SUP (:func:`negtheory.calibration.estimator_errors`);
-* BNS's posterior P(fn | x) = 1 - unbias (eq. 4.14) with F the eCDF over n + 1 among all the
-  user's non-interacted items (eq. 4.15) and the prior pop / #train interactions (eq. 4.16),
+* BNS's posterior P(fn | x) = 1 - unbias (eq. 4.14),
+
+  .. math::
+      P(fn \mid \hat x_l) = 1 - \frac{[1 - F(\hat x_l)]\,[1 - P_{fn}(l)]}
+      {1 - F(\hat x_l) - P_{fn}(l) + 2 F(\hat x_l)\, P_{fn}(l)},
+
+  with F the eCDF over n + 1 among all the user's n non-interacted items (eq. 4.15) and the prior
+  :math:`P_{fn}(l) = \mathrm{pop}_l / N`, N the number of training interactions (eq. 4.16),
   against the observed false-negative frequency in equal-count bins (:meth:`ScoreProbe.calibration`).
 """
 
@@ -75,24 +89,43 @@ LAW_LEVELS = np.round(np.arange(0.05, 1.0, 0.05), 2)
 class ProbeRecord:
     """What one probe call measured, with the raw probe batches the simulations need.
 
-    Attributes
+    A dataclass built by :func:`probe_scores`; every parameter is also an attribute of the same
+    name.
+
+    Parameters
     ----------
     epoch : int
+        The probe point: 0 at initialisation, else the 1-based evaluated epoch.
     measured : dict
-        Scalar measurements (module notes).
-    eval_users, eval_pos, eval_neg, eval_tn : ndarray
-        Eval batches: anchor users (A,), positive scores (A,), unlabeled scores (A, N), labels.
-    fit_unlabeled, fit_tn : ndarray (n_users, F)
-        Fit batches: each user's unlabeled scores (NaN-padded) and their true-negative labels.
-    fit_pos : ndarray (n_users, P)
+        Scalar measurements by name (module notes): ``alpha``, ``alpha_model``, ``tau_plus``,
+        ``train_auc``, ``ks_tn``, ``ks_fn``, ..., and after :func:`finish` the estimators'
+        ``mse_*``, ``truth_mean`` and ``k_star``.
+    eval_users : ndarray of int64, shape (A,)
+        Eval batches: the user of each anchor.
+    eval_pos : ndarray of float64, shape (A,)
+        The anchor's positive score.
+    eval_neg : ndarray of float64, shape (A, N)
+        The scores of the N unlabeled items drawn for the anchor.
+    eval_tn : ndarray of bool, shape (A, N)
+        True where the unlabeled item is a true negative (not a held-out item of the user).
+    fit_unlabeled : ndarray of float64, shape (n_users, F)
+        Fit batches: each user's unlabeled scores (NaN-padded).
+    fit_tn : ndarray of bool, shape (n_users, F)
+        Their true-negative labels (False at the padding).
+    fit_pos : ndarray of float64, shape (n_users, P)
         Each user's fit positives (NaN-padded).
-    fit_fn_ranks : ndarray
-        Within-user eCDF of every false negative in the fit batches.
-    tau_user, alpha_user : ndarray (n_users,)
-        Per-user false-negative share of the unlabeled items and per-user alpha (NaN without
-        both classes), from the fit batches.
-    posterior : ndarray (n, 2)
-        (predicted P(fn | x), is false negative) of the fit-batch items.
+    fit_fn_ranks : ndarray of float64, shape (n_fn,)
+        Within-user mid-rank eCDF of every false negative in the fit batches.
+    tau_user : ndarray of float64, shape (n_users,)
+        Per-user false-negative share of the fit batch's unlabeled items (NaN without one).
+    alpha_user : ndarray of float64, shape (n_users,)
+        Per-user alpha (NaN without both classes), from the fit batches.
+    posterior : ndarray of float64, shape (n, 3)
+        Per fit-batch item: predicted P(fn | x) (eq. 4.14-4.16), 1.0 for a false negative and 0.0
+        otherwise, and the prediction with the prior read as pop_l / n_users.
+    law_quantiles : dict
+        ``{"tn": ..., "fn": ...}``: quantiles at :data:`LAW_LEVELS` of the measured TN / FN laws
+        in parent-CDF space (default: empty).
     """
 
     epoch: int
@@ -191,8 +224,28 @@ def _fit_row_stats(sorted_unl, n_unl, fit_unl, fit_order, fit_tn, n_fit, pair_nu
 
 
 def k_star(train_auc: float) -> int:
-    """Wu et al.'s K* (seed 000, eq. 7 then §4.3, 100-step trajectory average) from a training AUC
-    (clipped to [0.5, 0.999]; 1 at or below 1/2).
+    r"""Wu et al.'s K* from a training AUC (Rethinking InfoNCE, eq. 7 then §4.3).
+
+    The AUC of the model trained with K = 1 gives the label quality :math:`\mu_q` by eq. 7 of
+    Wu et al. (Rethinking InfoNCE), which has the closed form
+
+    .. math::
+        \mathrm{AUC} = \int_{-\infty}^{\infty} \phi(x - \mu_q)\, \Phi(x)\, dx
+        = \Phi\big(\mu_q / \sqrt{2}\big),
+
+    and K* maximises the training effectiveness averaged over a 100-step trajectory
+    (:func:`negtheory.infonce.optimal_k_from_auc` with ``steps=100``, λ = 0.9).
+
+    Parameters
+    ----------
+    train_auc : float
+        P(x_pos > x_neg) of the model, in [0, 1]; clipped to [0.5, 0.999] (the prediction is
+        not defined at 1).
+
+    Returns
+    -------
+    int
+        K*, at least 1; 1 when ``train_auc`` is at or below 1/2 (no better than chance).
 
     Examples
     --------
@@ -278,10 +331,15 @@ def probe_scores(
     defer : bool
         Leave the estimators' errors and K* to :func:`finish` (they need only the recorded
         batches): :class:`ScoreProbe` defers them out of the training loop.
+    _masks : tuple of ndarray, optional
+        Private: ``(train_mask, held-out mask)`` precomputed by :class:`ScoreProbe` (default
+        None: built from ``data``).
 
     Returns
     -------
     ProbeRecord
+        The measurements (``measured``) and the raw eval and fit batches; the estimators'
+        errors and K* are missing when ``defer`` is True.
 
     Examples
     --------
@@ -444,10 +502,24 @@ def probe_scores(
 
 
 def finish(rec: ProbeRecord) -> ProbeRecord:
-    """Complete a probe point's deferred measurements (in place): the estimators' real errors on the
-    eval batches (:func:`negtheory.calibration.estimator_errors` at the measured alpha and tau+) and
-    Wu's K* from the training AUC (:func:`k_star`). They need only the recorded batches, so a
-    :class:`ScoreProbe` computes them after training, outside the training loop.
+    """Complete a probe point's deferred measurements (in place).
+
+    Adds the estimators' real errors on the eval batches
+    (:func:`negtheory.calibration.estimator_errors` at the measured alpha and tau+, clipped to
+    [1/2, 1] and [1e-6, 0.999]) and Wu's K* from the training AUC (:func:`k_star`). They need only
+    the recorded batches, so a :class:`ScoreProbe` computes them after training, outside the
+    training loop. A record already complete is returned unchanged.
+
+    Parameters
+    ----------
+    rec : ProbeRecord
+        A record of :func:`probe_scores` (typically with ``defer=True``).
+
+    Returns
+    -------
+    ProbeRecord
+        ``rec`` itself, its ``measured`` completed with ``mse_<estimator>``,
+        ``mse_se_<estimator>``, ``mean_<estimator>``, ``truth_mean`` and ``k_star``.
 
     Examples
     --------
@@ -486,6 +558,15 @@ class ScoreProbe:
         The split being trained on (the held-out pairs are the false-negative labels).
     rng : int, SeedSequence, Generator or None
         The probe's seed; probe point e uses ``SeedSequence([seed, e])``, independent of training.
+    snapshot : bool
+        False (default): measure at each call, inside the training loop, and return
+        ``probe_alpha``, ``probe_tau_plus`` and ``probe_train_auc`` into that epoch's history row.
+        True: a call only keeps a copy of the score matrix (one [n_users, n_items] array per
+        probe point in memory) and returns nothing; the measurements run when :attr:`records`,
+        :meth:`frame` or :meth:`calibration` is first read, after training. The records are
+        identical either way (each probe point draws from ``SeedSequence([seed, epoch])``);
+        only where the time is spent differs — a snapshot costs a probed epoch one copy of the
+        matrix instead of the whole measurement.
     **kwargs
         Passed to :func:`probe_scores` (``n_negatives``, ``n_anchors``, ``fit_size``, ``t``,
         ``beta``, ``hcl_beta``, ``prior``; ``prior`` is used at epoch 0 only).
@@ -504,25 +585,51 @@ class ScoreProbe:
     [0, 1, 2]
     """
 
-    def __init__(self, data: Interactions, *, rng: RNGLike = 0, **kwargs: Any):
+    def __init__(self, data: Interactions, *, rng: RNGLike = 0, snapshot: bool = False, **kwargs: Any):
+        if not isinstance(snapshot, (bool, np.bool_)):
+            raise ValueError(f"snapshot must be True or False, got {snapshot!r}")
         self.data = data
         self.seed = int_seed("rng", rng)
+        self.snapshot = bool(snapshot)
         self.kwargs = kwargs
-        self.records: list[ProbeRecord] = []
+        self._records: list[ProbeRecord] = []
+        self._pending: list[tuple[int, np.ndarray]] = []
         self._masks = (data.train_mask(), data.test_mask() | data.valid_mask())
 
-    def __call__(self, epoch: int, scores: np.ndarray) -> dict:
+    def _measure(self, epoch: int, scores: np.ndarray) -> ProbeRecord:
         kw = dict(self.kwargs)
         if epoch != 0:
             kw.pop("prior", None)
         rec = probe_scores(scores, self.data, epoch=epoch, rng=self.seed, defer=True, _masks=self._masks, **kw)
-        self.records.append(rec)
-        m = rec.measured
+        self._records.append(rec)
+        return rec
+
+    @property
+    def records(self) -> list[ProbeRecord]:
+        """The :class:`ProbeRecord` of every probe point so far, in call order (snapshots measured now)."""
+        while self._pending:
+            self._measure(*self._pending.pop(0))
+        return self._records
+
+    def __call__(self, epoch: int, scores: np.ndarray) -> dict | None:
+        if self.snapshot:
+            self._pending.append((int(epoch), np.array(scores, copy=True)))
+            return None
+        m = self._measure(epoch, scores).measured
         return {f"probe_{k}": m[k] for k in ("alpha", "tau_plus", "train_auc")}
 
     def frame(self) -> pd.DataFrame:
-        """One row per probe point: ``epoch`` and the measured scalars (the deferred ones completed by
-        :func:`finish`: the estimators' ``mse_*``, ``truth_mean``, ``k_star``)."""
+        """One row per probe point: ``epoch`` and the measured scalars.
+
+        The deferred measurements are completed by :func:`finish` first (the estimators'
+        ``mse_*``, ``truth_mean``, ``k_star``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per recorded probe point, in call order; columns ``epoch`` and the keys of
+            :attr:`ProbeRecord.measured`.
+        """
         import pandas as pd
 
         for r in self.records:
@@ -532,8 +639,18 @@ class ScoreProbe:
     def calibration(self, bins: int = 10) -> pd.DataFrame:
         """BNS's reliability diagram per probe point: equal-count bins of the predicted P(fn | x).
 
-        Columns ``epoch, bin, predicted`` (mean prediction), ``observed`` (false-negative
-        frequency), ``n``, ``ci_low``, ``ci_high`` (Wilson 95 % interval of the frequency).
+        Parameters
+        ----------
+        bins : int
+            Number of bins per probe point, at least 1 (default 10): the fit-batch items sorted
+            by prediction and split into ``bins`` parts of (almost) equal count.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per (probe point, non-empty bin): ``epoch, bin, predicted`` (mean
+            prediction), ``observed`` (false-negative frequency), ``n``, ``ci_low``, ``ci_high``
+            (Wilson 95 % interval of the frequency).
         """
         import pandas as pd
 

@@ -1,8 +1,13 @@
-r"""``negtheory reproduce relaxed-softmax``: seed 004's synthetic experiments (Tanielian & Vasile, §2.3.2, §3.1-3.2.1).
+r"""``negtheory reproduce relaxed-softmax``: the synthetic experiments of Tanielian & Vasile (Relaxed Softmax, §2.3.2, §3.1-3.2.1).
 
 Four experiments on the discretised mixture of Gaussians of §2.3.2 / §3.1, trained with
 :func:`negtheory.bridge.relaxed_softmax_training.train_density` (model G(i, j) = ⟨u_i, v_j⟩,
-embedding size 32, Adam lr 0.01, N(0, 0.1²) initialisation — the paper states none of these):
+embedding size 32, Adam lr 0.01, N(0, 0.1²) initialisation — the paper states none of these).
+The negatives of the RS loss are drawn from the paper's Boltzmann distribution (eq. 8) of
+energy G, degeneracy :math:`D_i` and temperature T,
+
+.. math::
+    Q_i(j) = B_{(G, D_i, T)}(j) = \frac{D_i(j)\, \exp(G(i, j) / T)}{\sum_{j'} D_i(j')\, \exp(G(i, j') / T)}:
 
 * **Fig. 2** — KL(P ‖ Pop(I) × g) against the Boltzmann temperature T (log grid) for the
   degeneracies D = 1/P_i, U(J) and Pop(J), RS loss with 5 negatives; CSV
@@ -24,14 +29,15 @@ differences) goes to ``relaxed_softmax_summary.md``; figures ``relaxed_softmax_*
 
 from __future__ import annotations
 
+import argparse
 import math
+import sys
 import time
 from typing import TYPE_CHECKING
 
-from .._cli_common import integer, output_dir
+from .._cli_common import OUTPUT_ROOT, CommandError, committed_dir, default_output, integer, output_dir
 
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Sequence
     from typing import Any
 
@@ -110,9 +116,20 @@ RS_TEMPERATURE = 0.75  # Fig. 3/4: B(G, 1/P_i, T = 0.75), the paper's T*
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``negtheory reproduce relaxed-softmax`` (no torch import here: ``--help`` stays fast)."""
+    """Options of ``negtheory reproduce relaxed-softmax`` (no torch import here: ``--help`` stays fast).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The subcommand's parser; ``--quick`` / ``--full``, ``--seeds``, ``--out``, ``--figures``,
+        ``--device``, ``--task-seed`` and ``--no-progress`` are added to it in place.
+    """
     size = parser.add_mutually_exclusive_group()
-    size.add_argument("--quick", action="store_true", help="tiny grids (16 x 16 items, 25 steps): a smoke test in seconds")
+    size.add_argument(
+        "--quick",
+        action="store_true",
+        help="tiny grids (16 x 16 items, 25 steps): a smoke test (20 s on 2 free cores, a minute on busy ones; figures marked QUICK)",
+    )
     size.add_argument(
         "--full", action="store_true", help="the paper's sizes (1000 x 1000 items, 300 000 pairs; hours, GPU advised)"
     )
@@ -121,22 +138,52 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--out",
-        default="notebooks/data/relaxed_softmax",
-        help="folder for the CSVs and the markdown summary (created if missing)",
+        default=None,
+        help=f"folder for the CSVs and the markdown summary, created if missing (default: {OUTPUT_ROOT}/relaxed_softmax, "
+        "relaxed_softmax_quick or relaxed_softmax_full by size)",
     )
-    parser.add_argument("--figures", default="figures", help="folder for the PNG figures (created if missing)")
+    parser.add_argument("--figures", default=None, help="folder for the PNG figures (default: the --out folder)")
+    parser.add_argument(
+        "--update-committed",
+        action="store_true",
+        help="write the committed results of the source checkout (notebooks/data/relaxed_softmax/, figures/)",
+    )
     parser.add_argument(
         "--device", default="auto", choices=("auto", "cpu", "cuda"), help="torch device (auto: CUDA when present)"
     )
     parser.add_argument("--task-seed", type=integer(0), default=0, help="seed of the mixture components")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--no-progress", action="store_true", dest="no_progress", help=argparse.SUPPRESS)  # deprecated alias
 
 
 # --------------------------------------------------------------------------------------------
 # statistics over seeds (numpy / scipy only)
 # --------------------------------------------------------------------------------------------
 def mean_ci(values: ArrayLike, level: float = 0.95) -> tuple[float, float]:
-    """(mean, half-width of the two-sided t interval) of a sample; half-width nan for one value."""
+    r"""(mean, half-width of the two-sided t interval) of a sample; half-width nan for one value.
+
+    Parameters
+    ----------
+    values : array_like of float
+        The sample (e.g. one value per seed), at least one value.
+    level : float
+        Coverage of the interval, in (0, 1) (default 0.95).
+
+    Returns
+    -------
+    mean : float
+        The sample mean.
+    half_width : float
+        :math:`t_{(1+\mathrm{level})/2,\, n-1}\; s / \sqrt{n}` with s the sample standard deviation
+        (NaN when n = 1).
+
+    Examples
+    --------
+    >>> from negtheory.reproduce.relaxed_softmax import mean_ci
+    >>> m, h = mean_ci([1.0, 2.0, 3.0])
+    >>> m, round(h, 4)
+    (2.0, 2.4841)
+    """
     import numpy as np
     from scipy import stats
 
@@ -156,6 +203,19 @@ def temperature_summary(df: pd.DataFrame) -> dict[str, dict[str, Any]]:
 
     The optimum is called *interior* when T* is not at either end of the grid and, paired over
     seeds, KL(T_min) - KL(T*) and KL(T_max) - KL(T*) both have 95 % intervals above 0.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The Fig. 2 table of :func:`run_temperature`: columns ``degeneracy``, ``temperature``,
+        ``seed``, ``kl_joint``, every (seed, temperature) present for each degeneracy.
+
+    Returns
+    -------
+    dict
+        Per degeneracy: ``t_star``, ``kl_star`` (mean, half-width), ``per_seed`` (each seed's
+        argmin), ``t_lo`` / ``t_hi`` (the grid ends), ``gap_lo`` / ``gap_hi`` (paired gaps as
+        (mean, half-width)), ``interior`` (bool) and ``curve`` (temperature -> (mean, half-width)).
     """
     import numpy as np
 
@@ -187,7 +247,25 @@ def temperature_summary(df: pd.DataFrame) -> dict[str, dict[str, Any]]:
 def paired(
     df: pd.DataFrame, key_cols: str | list[str], method_a: str, method_b: str, value: str
 ) -> dict[Any, tuple[float, float]]:
-    """Mean and 95 % interval of value(a) - value(b), paired by seed, for each value of key_cols."""
+    """Mean and 95 % interval of value(a) - value(b), paired by seed, for each value of key_cols.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A tidy table with columns ``seed``, ``method``, ``value`` and ``key_cols``.
+    key_cols : str or list of str
+        The grouping column(s) (e.g. ``"n_components"``).
+    method_a, method_b : str
+        The two methods compared (values of the ``method`` column).
+    value : str
+        The column differenced (e.g. ``"kl"``).
+
+    Returns
+    -------
+    dict
+        Group key -> (mean, half-width) of :func:`mean_ci` over the seeds; groups missing one of
+        the methods are left out.
+    """
     out = {}
     for key, d in df.groupby(key_cols):
         piv = d.pivot(index="seed", columns="method", values=value)
@@ -208,7 +286,27 @@ def _bar(it, progress, **kw):
 
 
 def run_temperature(p: dict[str, Any], seeds: Sequence[int], task_seed: int, device: str, progress: bool) -> pd.DataFrame:
-    """Fig. 2: RS + Boltzmann negatives, KL of the joint against T for the three degeneracies."""
+    """Fig. 2: RS + Boltzmann negatives, KL of the joint against T for the three degeneracies.
+
+    Parameters
+    ----------
+    p : dict
+        The preset's sizes (an entry of :data:`PRESETS`: ``n_items``, ``steps``, ``fig2_pairs``, ``fig2_batch``, ``temperatures``, ``prec_k``).
+    seeds : sequence of int
+        The training seeds (one run per seed and configuration).
+    task_seed : int
+        Seed of the mixture components (the same task for every seed).
+    device : {"auto", "cpu", "cuda"}
+        Torch device of the training.
+    progress : bool
+        Show tqdm progress bars.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (degeneracy, temperature, seed): columns ``degeneracy, temperature, seed,
+        kl_joint`` (KL(P ‖ Pop(I) × g)).
+    """
     import pandas as pd
 
     from ..bridge.relaxed_softmax_training import DensityConfig, train_density
@@ -235,7 +333,28 @@ def run_temperature(p: dict[str, Any], seeds: Sequence[int], task_seed: int, dev
 
 
 def run_regularisation(p: dict[str, Any], seeds: Sequence[int], task_seed: int, device: str, progress: bool) -> pd.DataFrame:
-    """Fig. 3 (batch size, fixed epochs) and Fig. 4 (training-set size, fixed steps): MLE vs RS(1/P, T = 0.75)."""
+    """Fig. 3 (batch size, fixed epochs) and Fig. 4 (training-set size, fixed steps): MLE vs RS(1/P, T = 0.75).
+
+    Parameters
+    ----------
+    p : dict
+        The preset's sizes (an entry of :data:`PRESETS`: ``n_items``, ``steps``, ``fig3_pairs``, ``fig3_batches``, ``fig3_epochs``, ``fig4_batch``, ``fig4_pairs``, ``prec_k``).
+    seeds : sequence of int
+        The training seeds (one run per seed and configuration).
+    task_seed : int
+        Seed of the mixture components (the same task for every seed).
+    device : {"auto", "cpu", "cuda"}
+        Torch device of the training.
+    progress : bool
+        Show tqdm progress bars.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (experiment, size, method, seed): columns ``experiment`` (``batch_size`` or
+        ``train_size``), ``batch_size``, ``n_pairs``, ``steps``, ``method`` (``mle`` or ``rs``),
+        ``seed``, ``kl_train`` (KL(P̂_i ‖ g_i)), ``kl_test`` (KL(P_i ‖ g_i)), ``kl_joint``.
+    """
     import pandas as pd
 
     from ..bridge.relaxed_softmax_training import DensityConfig, train_density
@@ -285,7 +404,28 @@ def run_methods(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Fig. 5: the six methods of §3.2 on mixtures of 10, 50 and 90 components.
 
-    Returns the methods frame and the frame of UBS / PBS temperature selection (validation NLL).
+    Parameters
+    ----------
+    p : dict
+        The preset's sizes (an entry of :data:`PRESETS`: ``n_items``, ``steps``, ``fig5_pairs``, ``fig5_batch``, ``fig5_temperatures``, ``n_val``, ``prec_k``).
+    seeds : sequence of int
+        The training seeds (one run per seed and configuration).
+    task_seed : int
+        Seed of the mixture components (the same task for every seed).
+    device : {"auto", "cpu", "cuda"}
+        Torch device of the training.
+    progress : bool
+        Show tqdm progress bars.
+
+    Returns
+    -------
+    methods : pandas.DataFrame
+        One row per (n_components, method, seed): columns ``n_components, method, seed, kl,
+        mpr, prec_at_k``; UBS / PBS at the temperature selected on validation NLL, plus the rows
+        ``ubs@T=5`` and ``pbs@T=7.5`` at the paper's T*.
+    selection : pandas.DataFrame
+        The UBS / PBS temperature selection: ``n_components, method, temperature, val_nll``
+        (mean over seeds) and ``selected`` (bool).
     """
     import pandas as pd
 
@@ -343,7 +483,24 @@ def run_methods(
 # figures
 # --------------------------------------------------------------------------------------------
 def plot_temperature(df: pd.DataFrame, methods: pd.DataFrame | None = None) -> Figure:
-    """Fig. 2 as a :class:`matplotlib.figure.Figure` (no pyplot state): mean KL(P ‖ Pop(I) × g) against T (log-log) with 95 % bands; MLE (50 components) dashed."""
+    """Fig. 2 as a :class:`matplotlib.figure.Figure` (no pyplot state).
+
+    Mean KL(P ‖ Pop(I) × g) against T (log-log) with 95 % bands, one curve per degeneracy; MLE
+    (50 components) dashed.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table of :func:`run_temperature`.
+    methods : pandas.DataFrame, optional
+        The methods table of :func:`run_methods`; its 50-component MLE mean is drawn as a
+        reference line (default None: no line).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure, not attached to pyplot.
+    """
     import numpy as np
     from matplotlib.figure import Figure
 
@@ -374,7 +531,20 @@ def plot_temperature(df: pd.DataFrame, methods: pd.DataFrame | None = None) -> F
 
 
 def plot_regularisation(df: pd.DataFrame, experiment: str) -> Figure:
-    """Fig. 3 (``batch_size``) or Fig. 4 (``train_size``): train and test KL of MLE and RS with 95 % bars."""
+    """Fig. 3 (``batch_size``) or Fig. 4 (``train_size``): train and test KL of MLE and RS with 95 % bars.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table of :func:`run_regularisation`.
+    experiment : {"batch_size", "train_size"}
+        Which experiment to draw (Fig. 3 or Fig. 4).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels (train KL, test KL), not attached to pyplot.
+    """
     from matplotlib.figure import Figure
 
     d = df[df.experiment == experiment]
@@ -398,6 +568,7 @@ def plot_regularisation(df: pd.DataFrame, experiment: str) -> Figure:
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("batch size" if experiment == "batch_size" else "training-set size |D*|")
+        ax.set_ylabel("KL, mean over training contexts i")
         ax.set_title(title, fontsize=10)
         ax.legend(fontsize=8)
     fig.suptitle(
@@ -414,7 +585,18 @@ def _method_label(m):
 
 
 def plot_methods(df: pd.DataFrame) -> Figure:
-    """Fig. 5: mean KL of the six methods on the three mixtures, 95 % error bars over seeds."""
+    """Fig. 5: mean KL of the six methods on the three mixtures, 95 % error bars over seeds.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The methods table of :func:`run_methods`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A grouped bar chart, not attached to pyplot.
+    """
     import numpy as np
     from matplotlib.figure import Figure
 
@@ -456,7 +638,30 @@ def summarize(
     seeds: Sequence[int],
     runtime_s: float | None = None,
 ) -> str:
-    """Markdown: the protocol, and each claim of the paper beside the reproduced numbers."""
+    """Markdown: the protocol, and each claim of the paper beside the reproduced numbers.
+
+    Parameters
+    ----------
+    temp : pandas.DataFrame
+        The Fig. 2 table (:func:`run_temperature`).
+    reg : pandas.DataFrame
+        The Fig. 3 / 4 table (:func:`run_regularisation`).
+    methods : pandas.DataFrame
+        The Fig. 5 table (:func:`run_methods`).
+    selection : pandas.DataFrame
+        The UBS / PBS temperature selection (:func:`run_methods`); may be None or empty.
+    p : dict
+        The preset's sizes (an entry of :data:`PRESETS`).
+    seeds : sequence of int
+        The seeds used (their number is reported).
+    runtime_s : float, optional
+        Wall time of the run in seconds, reported when given (default None).
+
+    Returns
+    -------
+    str
+        The markdown text, ending with a newline.
+    """
     n = len(seeds)
     lines = ["# Relaxed Softmax (Tanielian & Vasile): reproduced synthetic experiments", ""]
     lines += [
@@ -554,7 +759,18 @@ def summarize(
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the three experiments, write the CSVs, the summary and the figures; 0 on success."""
+    """Run the three experiments, write the CSVs, the summary and the figures; 0 on success.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of :func:`add_arguments`.
+
+    Returns
+    -------
+    int
+        The process's exit code: 0 on success (errors raise).
+    """
     t0 = time.time()
     preset = "quick" if args.quick else "full" if args.full else "default"
     p = PRESETS[preset]
@@ -562,9 +778,24 @@ def run(args: argparse.Namespace) -> int:
     if n_seeds < 1:
         raise ValueError(f"--seeds must be >= 1, got {n_seeds}")
     seeds = tuple(range(n_seeds))
-    progress = not args.no_progress
-    out = output_dir(args.out, "--out")  # checked before any work
-    figs = output_dir(args.figures, "--figures")
+    if args.no_progress:
+        from .._deprecation import deprecated_message
+
+        note = deprecated_message("--no-progress", "--quiet")
+        print(f"negtheory reproduce relaxed-softmax: note: {note}", file=sys.stderr)
+    progress = not (args.quiet or args.no_progress)
+    if args.update_committed:
+        if preset != "default":
+            raise CommandError(f"--update-committed writes the committed default-size results: drop --{preset}")
+        if args.out is not None or args.figures is not None:
+            raise CommandError("--update-committed chooses the output folders: drop --out and --figures")
+        out_path, fig_path = committed_dir("notebooks/data/relaxed_softmax"), committed_dir("figures")
+    else:
+        name = "relaxed_softmax" if preset == "default" else f"relaxed_softmax_{preset}"
+        out_path = args.out if args.out is not None else default_output(name)
+        fig_path = args.figures if args.figures is not None else out_path
+    out = output_dir(out_path, "--out")  # checked before any work
+    figs = output_dir(fig_path, "--figures")
 
     temp = run_temperature(p, seeds, args.task_seed, args.device, progress)
     temp.to_csv(out / "relaxed_softmax_temperature.csv", index=False)
@@ -580,9 +811,16 @@ def run(args: argparse.Namespace) -> int:
         ("relaxed_softmax_fig4_train_size.png", plot_regularisation(reg, "train_size")),
         ("relaxed_softmax_fig5_methods.png", plot_methods(methods)),
     ):
+        if preset == "quick":
+            from ..figures._canvas import mark_quick
+
+            mark_quick(fig)
         fig.savefig(figs / name, dpi=120)
     runtime = time.time() - t0
     text = summarize(temp, reg, methods, selection, p, seeds, runtime_s=runtime)
+    if preset == "quick":
+        head, rest = text.split("\n", 1)
+        text = f"{head}\n\n**QUICK smoke run (tiny grids): not a result.**\n{rest}"
     (out / "relaxed_softmax_summary.md").write_text(text)
     print(text)
     print(

@@ -43,7 +43,8 @@ measured, simulated_parametric, simulated_calibrated, simulated_resampled``; qua
 ``ablations.csv``, ``posterior_calibration.csv`` (BNS reliability diagram), ``score_laws.csv``
 (measured vs proposed class-conditional quantiles in parent-CDF space), ``sim_vs_train.md`` (the
 verdict table) and ``sim_vs_train.png``. Every finished (loss, seed) is kept in ``OUT/runs/`` and
-reused by a rerun with the same settings.
+reused by a rerun with the same settings. Each (loss, seed) is one job seeded by its seed alone
+(``--jobs``, ``--executor local|dask|ADDRESS``): ``sim_vs_train.csv`` is the same wherever the jobs run.
 """
 
 from __future__ import annotations
@@ -57,8 +58,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._cli_common import integer
-from ._common import check_paths, t_half_width
+from .._cli_common import OUTPUT_ROOT, default_output, integer
+from ._common import add_executor_arguments, add_format_argument, check_paths, connect_executor, run_jobs, t_half_width
 
 if TYPE_CHECKING:
     import argparse
@@ -94,9 +95,22 @@ GOAL = 1.5  # the calibrated simulation should be within this factor of the meas
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """Options of ``negtheory reproduce sim-vs-train`` (no torch import here)."""
-    p.add_argument("--train", required=True, help="training interactions: CSV user,item[,rating] or MovieLens u.data")
+    """Options of ``negtheory reproduce sim-vs-train`` (no torch import here).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser; ``--train``, ``--test``, ``--losses``, ``--seeds``, ``--epochs``,
+        ``--probe-every``, ``--negatives``, ``--anchors``, ``--fit-size``, ``--reps``, ``--quick``,
+        ``--out`` and ``--quiet`` are added to it in place.
+    """
+    p.add_argument(
+        "--train",
+        required=True,
+        help="training interactions: CSV user,item[,rating], MovieLens u.data or ratings.dat, Yahoo!-R3, LightGCN (--format)",
+    )
     p.add_argument("--test", required=True, help="test interactions (the false-negative labels of the probes), same format")
+    add_format_argument(p)
     p.add_argument(
         "--losses",
         nargs="+",
@@ -118,9 +132,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--quick",
         action="store_true",
-        help="smoke run: 1 seed, 4 epochs probed every 2, rns and infonce, 2048 anchors (a few minutes on 2 cores)",
+        help="smoke run: 1 seed, 4 epochs probed every 2, rns and infonce, 2048 anchors (30 s on 2 free cores, minutes on busy ones)",
     )
-    p.add_argument("--out", default="sim_vs_train", help="output folder; finished runs are kept in OUT/runs/ and reused")
+    p.add_argument(
+        "--out",
+        default=None,
+        help=f"output folder; finished runs are kept in OUT/runs/ and reused (default: {OUTPUT_ROOT}/sim_vs_train, "
+        "or sim_vs_train_quick with --quick)",
+    )
+    add_executor_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
@@ -285,32 +305,63 @@ def run_one(
 ) -> dict[str, list[dict[str, Any]]]:
     """Train one (loss, seed) with the probe and simulate every probe point.
 
-    ``rng`` (an int, or a SeedSequence / Generator giving one 63-bit draw) seeds the training; the
-    probe uses that seed + 1000 and the simulations the seed itself.
+    Parameters
+    ----------
+    data : Interactions
+        The split; its test (and validation) pairs are the probes' false-negative labels only.
+    loss : {"rns", "bns", "infonce", "dcl", "hcl", "bcl"}
+        ``rns`` / ``bns``: BPR-MF by batch-1 SGD with that sampler
+        (:func:`negtheory.recsys.fit_bpr_sgd`); the others: mini-batch MF with that loss
+        (:func:`negtheory.bridge.recommend.fit_mf`, torch extra, on the CPU).
+    rng : int, SeedSequence or Generator
+        Seeds the training (an int is used as is, otherwise one 63-bit draw); the probe uses
+        that seed + 1000 and the simulations the seed itself.
+    epochs : int
+        Training epochs.
+    probe_every : int
+        Probe (and evaluate) every this many epochs, and after the last; the probe also runs at
+        initialisation (epoch 0).
+    negatives : int
+        N unlabeled items per probe anchor, and the mini-batch losses' negatives.
+    anchors : int
+        Eval anchors per probe point (:func:`negtheory.recsys.score_probe.probe_scores`'s
+        ``n_anchors``).
+    fit_size : int
+        Unlabeled items per user in the fit batches.
+    reps : int
+        Simulated anchors per eval anchor (:func:`simulate_point`).
+    progress : bool
+        Show the training's progress bar (default False).
 
     Returns
     -------
     dict
-        Lists of rows: ``sim_vs_train``, ``ablations``, ``posterior``, ``score_laws``, ``history``.
+        Lists of rows (dicts, each with ``loss``, ``seed`` and, but for ``history``, ``epoch``):
+        ``sim_vs_train``, ``ablations``, ``posterior``, ``score_laws``, ``history`` — the rows of
+        the CSV files of the same names (module notes).
     """
     from .._rng import int_seed
     from ..calibration import class_conditional_ppf
     from ..recsys.score_probe import LAW_LEVELS, ScoreProbe
 
     seed = int_seed("rng", rng)
-    probe = ScoreProbe(data, rng=seed + 1000, n_negatives=negatives, n_anchors=anchors, fit_size=fit_size, t=1.0,
-                       prior=_prior(data, loss))  # fmt: skip
+    # snapshot: the training loop only copies the score matrix at each probe point; the probe
+    # measures after training (the same records), so "seconds" is the training's own time
+    probe = ScoreProbe(data, rng=seed + 1000, snapshot=True, n_negatives=negatives, n_anchors=anchors, fit_size=fit_size,
+                       t=1.0, prior=_prior(data, loss))  # fmt: skip
     t0 = time.perf_counter()
     res = _train(data, loss, seed, epochs, probe_every, negatives, probe, progress)
     seconds = time.perf_counter() - t0
+    probe.frame()  # measures the snapshots and completes each record's deferred measurements (errors, K*)
+    by_epoch = {rec.epoch: rec.measured for rec in probe.records}
     base = dict(loss=loss, seed=seed)
     out: dict[str, list] = {"sim_vs_train": [], "ablations": [], "posterior": [], "score_laws": [], "history": []}
     for h in res["history"]:
         # the epoch's training loss is "train_loss" here: "loss" names the loss function
-        out["history"].append(
-            dict(base, **{("train_loss" if k == "loss" else k): float(v) for k, v in h.items()}, seconds=seconds)
-        )
-    probe.frame()  # completes each record's deferred measurements (errors, K*)
+        row = {("train_loss" if k == "loss" else k): float(v) for k, v in h.items()}
+        m = by_epoch.get(int(h["epoch"]), {})
+        row.update({f"probe_{k}": float(m[k]) for k in ("alpha", "tau_plus", "train_auc") if k in m})
+        out["history"].append(dict(base, **row, seconds=seconds))
     for rec in probe.records:
         m = rec.measured
         b = dict(base, epoch=rec.epoch)
@@ -352,8 +403,17 @@ def _run_seconds(history: pd.DataFrame) -> float:
     return float(history.groupby(["loss", "seed"]).seconds.first().sum())
 
 
-def _cache_name(train, test, loss, seed, settings) -> str:
+def _job(data: Interactions, task: tuple) -> dict:
+    """Worker: one (loss, seed) -> :func:`run_one`'s rows (top level, so that workers import it)."""
+    loss, seed, (epochs, every, negatives, anchors, fit_size, reps), progress = task
+    return run_one(data, loss, seed, epochs=epochs, probe_every=every, negatives=negatives, anchors=anchors,
+                   fit_size=fit_size, reps=reps, progress=progress)  # fmt: skip
+
+
+def _cache_name(train, test, loss, seed, settings, fmt: str = "auto") -> str:
     ident = repr((loss, seed, settings, Path(train).name, Path(train).stat().st_size, Path(test).name, Path(test).stat().st_size))
+    if fmt != "auto":  # an explicit --format may read the same file otherwise
+        ident += repr(fmt)
     return f"{loss}_seed{seed}_" + hashlib.sha1(ident.encode()).hexdigest()[:10] + ".json"
 
 
@@ -381,8 +441,27 @@ def _order(values: dict) -> str:
 
 
 def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame, epochs_shown: int = 3) -> str:
-    """The markdown verdict: per loss and probe epoch, measured vs the three simulations (mean ± 95 %
-    half-width over seeds), ratios, estimator orders, the ablations and BNS's calibration."""
+    """The markdown verdict: measured MSE against the three simulations, per loss and probe epoch.
+
+    Per loss and probe epoch: measured vs the three simulations (mean ± 95 % half-width over
+    seeds), ratios, estimator orders, the ablations and BNS's calibration.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The tidy ``sim_vs_train.csv`` table (:func:`run_one`'s ``sim_vs_train`` rows).
+    ablations : pandas.DataFrame
+        The ``ablations.csv`` table.
+    posterior : pandas.DataFrame
+        The ``posterior_calibration.csv`` table (BNS reliability diagram).
+    epochs_shown : int
+        How many of the last probe epochs each loss's table shows (default 3).
+
+    Returns
+    -------
+    str
+        The markdown text.
+    """
     lines = []
     mse = df[df.quantity == "mse"]
     lines += ["## MSE of the true-negative-mean estimators: training vs simulation", ""]
@@ -515,8 +594,23 @@ def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame, 
 
 
 def figure(df: pd.DataFrame, posterior: pd.DataFrame) -> Figure:
-    """Training vs the three simulations at the last probe epoch (one panel per loss, 95 % intervals
-    over seeds, log scale) and BNS's reliability diagram (both priors, pooled over the losses)."""
+    """Training vs the three simulations at the last probe epoch, and BNS's reliability diagram.
+
+    One panel per loss (each estimator's MSE, 95 % intervals over seeds, log scale) and the
+    reliability diagram (both priors, pooled over the losses).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The tidy ``sim_vs_train.csv`` table.
+    posterior : pandas.DataFrame
+        The ``posterior_calibration.csv`` table.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure, not attached to pyplot.
+    """
     from matplotlib.figure import Figure
 
     mse = df[df.quantity == "mse"]
@@ -574,12 +668,24 @@ def figure(df: pd.DataFrame, posterior: pd.DataFrame) -> Figure:
 # the command
 # ------------------------------------------------------------------------------------------
 def run(args: argparse.Namespace) -> int:
-    """Entry point of ``negtheory reproduce sim-vs-train``."""
+    """Entry point of ``negtheory reproduce sim-vs-train``: train, probe, simulate, write the outputs.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of :func:`add_arguments`.
+
+    Returns
+    -------
+    int
+        The process's exit code: 0 on success (errors raise).
+    """
     import pandas as pd
 
     from ..recsys import load_split
 
-    out = check_paths(args.out, {"--train": args.train, "--test": args.test})
+    out = check_paths(args.out if args.out is not None else default_output("sim_vs_train", args.quick),
+                      {"--train": args.train, "--test": args.test})  # fmt: skip
     if args.quick:
         seeds, epochs, every, losses, anchors = 1, 4, 2, ["rns", "infonce"], 2048
         losses = [x for x in args.losses if x in ("rns", "infonce")] or losses
@@ -595,28 +701,42 @@ def run(args: argparse.Namespace) -> int:
         from .._cli_common import require_torch
 
         require_torch("negtheory reproduce sim-vs-train (mini-batch losses)")
-    data = load_split(args.train, args.test)
     settings = (epochs, every, args.negatives, anchors, args.fit_size, args.reps)
     runs = out / "runs"
     runs.mkdir(parents=True, exist_ok=True)
     tasks = [(loss, s) for loss in losses for s in range(seeds)]
-    bar = tasks
+    files = [runs / _cache_name(args.train, args.test, loss, s, settings, args.format) for loss, s in tasks]
+    recs: dict[int, dict] = {i: json.loads(f.read_text()) for i, f in enumerate(files) if f.exists()}
+    todo = [i for i in range(len(tasks)) if i not in recs]
+    executor, close = connect_executor(args)
+    local_serial = args.executor == "local" and args.jobs == 1
+    bar = None
     if not args.quiet:
         from tqdm.auto import tqdm
 
-        bar = tqdm(tasks, desc="sim-vs-train runs", unit="run")
+        bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc="sim-vs-train runs", unit="run")
     t0 = time.perf_counter()
+    try:
+        if todo:
+            data = load_split(args.train, args.test, format=args.format)
+            jobs = [(*tasks[i], settings, not args.quiet and local_serial) for i in todo]
+            for j, rec in run_jobs(_job, data, jobs, executor=executor, jobs=args.jobs):
+                i = todo[j]
+                # through JSON whether stored or not: a fresh, a resumed and a remote run give the same numbers
+                text = json.dumps(rec, default=float)
+                tmp = files[i].with_suffix(".tmp")
+                tmp.write_text(text)
+                tmp.replace(files[i])
+                recs[i] = json.loads(text)
+                if bar is not None:
+                    bar.update()
+    finally:
+        close()
+        if bar is not None:
+            bar.close()
     parts: dict[str, list] = {"sim_vs_train": [], "ablations": [], "posterior": [], "score_laws": [], "history": []}
-    for loss, s in bar:
-        f = runs / _cache_name(args.train, args.test, loss, s, settings)
-        if f.exists():
-            rec = json.loads(f.read_text())
-        else:
-            rec = run_one(data, loss, s, epochs=epochs, probe_every=every, negatives=args.negatives, anchors=anchors,
-                          fit_size=args.fit_size, reps=args.reps, progress=not args.quiet)  # fmt: skip
-            tmp = f.with_suffix(".tmp")
-            tmp.write_text(json.dumps(rec, default=float))
-            tmp.replace(f)
+    for i, (loss, _) in enumerate(tasks):
+        rec = recs[i]
         for h in rec["history"]:  # runs stored before "train_loss" had the training loss under "loss"
             if h.get("loss") != loss:
                 h["train_loss"] = h.pop("loss")

@@ -1,9 +1,12 @@
-r"""``negtheory reproduce thesis-tables``: the MF rows of thesis Tables 4.2, 4.5, 5.2 and 6.3 on MovieLens-100K.
+r"""``negtheory reproduce thesis-tables``: the MF rows of thesis Tables 4.2, 4.5, 5.2 and 6.3 (MovieLens-100K, -1M, Yahoo!-R3).
 
 Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves open is an option):
 
 * data — a user-supplied split (``--train FILE --test FILE``; the thesis's random 80/20 split of
-  all ratings turned into implicit feedback), ids kept consistent across the files;
+  all ratings turned into implicit feedback, §4.5.1.1), ids kept consistent across the files, in
+  any layout of :func:`negtheory.recsys.read_interactions` (``--format``: CSV / ``u.data``,
+  MovieLens-1M ``ratings.dat``, Yahoo!-R3, LightGCN); ``--dataset ml-100k|ml-1m|yahoo-r3`` picks
+  whose printed rows fill the ``thesis`` column (Table 4.5 is printed for MovieLens-100K only);
 * Tables 4.2 and 4.5 — BPR-MF by batch-1 SGD (:func:`negtheory.recsys.fit_bpr_sgd`): d = 32,
   lr 0.01, reg 0.01, 100 epochs (thesis §4.5.1.2), one negative per pair from RNS, PNS, DNS,
   AOBPR, SRNS (the released run script's S1 = 8, S2 = 64, α = 5, warm-up 50 epochs, τ = 10,
@@ -31,7 +34,10 @@ Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves o
   test metric over the evaluated epochs, which selects on test — is written beside it with
   ``convention = max_test_over_epochs (released code)``.
 
-Mean and 95 % t-interval over seeds for each cell.
+Mean and 95 % t-interval over seeds for each cell. Each (run, seed) is one job, seeded by its seed
+alone: ``--jobs N`` runs N local processes, ``--executor dask`` a local Dask cluster of N workers,
+``--executor ADDRESS`` the Dask scheduler there; the CSV is the same in every case, and finished
+jobs are kept in ``OUT/runs/`` and reused by a rerun.
 """
 
 from __future__ import annotations
@@ -42,8 +48,16 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._cli_common import integer, real
-from ._common import check_paths, t_half_width
+from .._cli_common import CommandError, default_output, input_file, integer, output_dir, real
+from ._common import (
+    DATA_FORMATS,
+    add_executor_arguments,
+    add_format_argument,
+    connect_executor,
+    run_jobs,
+    t_half_width,
+)
+from .thesis_numbers import DATASETS
 
 if TYPE_CHECKING:
     import argparse
@@ -55,7 +69,7 @@ if TYPE_CHECKING:
 
     from .._typing import InteractionSource
 
-HELP = "thesis Tables 4.2 / 4.5 / 5.2 / 6.3 (MF rows) on a user-supplied MovieLens-100K split"
+HELP = "thesis Tables 4.2 / 4.5 / 5.2 / 6.3 (MF rows) on a user-supplied MovieLens-100K, MovieLens-1M or Yahoo!-R3 split"
 
 __all__ = ["HELP", "BNS_VARIANTS", "SRNS_VARIANTS", "add_arguments", "run", "plan", "run_tables", "summarize"]
 
@@ -80,9 +94,26 @@ SRNS_VARIANTS = {
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """Options of ``negtheory reproduce thesis-tables`` (no torch import here)."""
-    p.add_argument("--train", required=True, help="training interactions: CSV user,item[,rating] or MovieLens u.data")
+    """Options of ``negtheory reproduce thesis-tables`` (no torch import here).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser; ``--train``, ``--test``, ``--tables``, ``--methods``,
+        ``--seeds``, ``--epochs``, ``--protocol``, ``--valid-fraction``, ``--bns-sizes``,
+        ``--eval-every``, ``--jobs``, ``--out`` and ``--quiet`` are added to it in place.
+    """
+    p.add_argument(
+        "--train", required=True, help="training interactions: CSV user,item[,rating], MovieLens u.data or ratings.dat, Yahoo!-R3"
+    )
     p.add_argument("--test", required=True, help="test interactions, same format; ids are matched to --train's")
+    add_format_argument(p)
+    p.add_argument(
+        "--dataset",
+        choices=DATASETS,
+        default="ml-100k",
+        help="whose printed rows fill the thesis column (Tables 4.2, 5.2, 6.3; Table 4.5 is printed for ml-100k only)",
+    )
     p.add_argument("--tables", nargs="+", default=list(TABLES), choices=TABLES, help="which tables to run")
     p.add_argument(
         "--methods", nargs="+", default=None, help="only these methods (e.g. RNS BNS DPL; case-insensitive; default: all)"
@@ -130,12 +161,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=5,
         help="evaluate every this many epochs (the max-over-epochs convention uses these)",
     )
-    p.add_argument(
-        "--jobs", type=integer(1), default=1, help="parallel worker processes (each run single-threaded results are identical)"
-    )
+    add_executor_arguments(p)
     p.add_argument(
         "--out",
-        default="thesis_tables",
+        default=str(default_output("thesis_tables")),
         help="output folder for thesis_tables.csv / .md / .png and runs.csv; finished runs are kept in OUT/runs/ and reused",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -151,25 +180,36 @@ def plan(
     bns_variants: Sequence[str] = tuple(BNS_VARIANTS),
     srns_variants: Sequence[str] = (),
 ) -> list[tuple[str, str, str, str, tuple | None]]:
-    """Rows to report: a list of ``(table, method, setting, variant, run_key)``; equal run keys share runs.
+    r"""Rows to report: a list of ``(table, method, setting, variant, run_key)``; equal run keys share runs.
 
     Parameters
     ----------
     tables : sequence of str
-        Among :data:`TABLES`.
+        Tables among ``"4.2"``, ``"4.5"``, ``"5.2"``, ``"6.3"`` (default: all four).
     methods : sequence of str, optional
-        Only these methods (case-insensitive); ``None``: all.
+        Keep only the rows of these methods (case-insensitive, e.g. ``["RNS", "BNS"]``; default
+        None: every row).
     bns_sizes : sequence of str
-        |M_u| of Table 4.5 (integers as strings, or ``"all"``).
+        The :math:`|\mathcal{M}_u|` of Table 4.5's rows (``"1"`` .. ``"500"`` or ``"all"``;
+        default 1 to 100).
     bns_variants : sequence of str
-        Readings of Table 4.5 (keys of :data:`BNS_VARIANTS`).
+        Readings of Table 4.5's oracle prior (keys of :data:`BNS_VARIANTS`; default: all).
     srns_variants : sequence of str
-        Extra SRNS rows of Table 4.2 (keys of :data:`SRNS_VARIANTS`).
+        Extra SRNS rows of Table 4.2 (keys of :data:`SRNS_VARIANTS`; default: none).
 
     Returns
     -------
     list of tuple
-        ``variant`` is ``"-"`` outside Table 4.5 and for its |M_u| = 1 row (RNS in every reading).
+        ``(table, method, setting, variant, run_key)`` per row: ``run_key`` is ``("sgd", sampler,
+        candidates, prior[, variant])`` for BPR-MF SGD or ``("mf", loss)`` for mini-batch MF;
+        ``variant`` is ``"-"`` outside Table 4.5 and SRNS's extra rows, and for the |M_u| = 1 row
+        (RNS in every reading).
+
+    Examples
+    --------
+    >>> from negtheory.reproduce.thesis_tables import plan
+    >>> plan(["4.2"], ["rns", "bns"])
+    [('4.2', 'RNS', 'BPR-MF SGD', '-', ('sgd', 'rns', 5, 'popularity')), ('4.2', 'BNS', 'BPR-MF SGD', '-', ('sgd', 'bns', 5, 'popularity'))]
     """
     rows: list[tuple[str, str, str, str, tuple | None]] = []
     if "4.2" in tables:
@@ -209,12 +249,19 @@ def plan(
     return rows
 
 
-def _one_run(args):
-    """Worker: one (run_key, seed) -> per-evaluation history. Imported lazily (torch only for 'mf')."""
-    key, seed, train, test, epochs, protocol, valid_fraction, eval_every, progress = args
-    from negtheory.recsys import fit_bpr_sgd, load_split
+def method_names(tables: Sequence[str] = TABLES) -> list[str]:
+    """The method names ``--methods`` accepts for ``tables`` (case-insensitive), in plan order."""
+    return list(dict.fromkeys(r[1] for r in plan(tables, None, DEFAULT_BNS_SIZES)))
 
-    data = load_split(train, test)
+
+def _job(data, task):
+    """Worker: one (run_key, seed) on the loaded split -> (key, seed, per-evaluation history, seconds).
+
+    Top level, so that worker processes and Dask workers import it; torch is imported only for 'mf'.
+    """
+    key, seed, _train, _test, epochs, protocol, valid_fraction, eval_every, progress = task[:9]
+    from negtheory.recsys import fit_bpr_sgd
+
     if protocol == "valid":
         data = data.with_validation(valid_fraction, rng=seed)
     t0 = time.perf_counter()
@@ -255,11 +302,12 @@ def _reported(history, protocol):
 
 
 def _cache_name(task):
-    key, seed, train, test, epochs, protocol, valid_fraction, eval_every, _ = task
+    key, seed, train, test, epochs, protocol, valid_fraction, eval_every, _, fmt = task
     import hashlib
 
     ident = repr(
-        (
+        ((fmt,) if fmt != "auto" else ())  # an explicit --format may read the same file otherwise
+        + (
             key,
             seed,
             epochs,
@@ -289,29 +337,88 @@ def run_tables(
     jobs: int = 1,
     progress: bool = True,
     cache_dir: str | os.PathLike[str] | None = None,
+    *,
+    format: str = "auto",
+    executor: Any = "local",
     bns_variants: Sequence[str] = tuple(BNS_VARIANTS),
     srns_variants: Sequence[str] = (),
 ) -> tuple[list[tuple[str, str, str, str, tuple | None]], pd.DataFrame, dict[tuple, list[dict[str, Any]]]]:
-    """Run every needed (run, seed); return ``(rows, runs, histories)``.
-
-    ``rows`` is the plan, ``runs`` a tidy per-seed DataFrame of the reported and max-over-epochs
-    metrics, ``histories`` maps ``(run_key, seed)`` to the per-evaluation records.
+    r"""Run every needed (run, seed); return ``(rows, runs, histories)``.
 
     With ``cache_dir`` each finished run's history is stored there (one JSON file named after the
     run, the seed and a hash of the settings and input files) and reused by a later call, so an
     interrupted reproduction resumes and a second table reuses the first one's runs.
+
+    Parameters
+    ----------
+    train, test : str or os.PathLike
+        The split's files (:func:`negtheory.recsys.load_split`; paths, since worker processes
+        and the cache read them).
+    tables : sequence of str
+        Tables among ``"4.2"``, ``"4.5"``, ``"5.2"``, ``"6.3"`` (default: all four).
+    methods : sequence of str, optional
+        Only these methods (case-insensitive; default None: all).
+    seeds : int
+        Seeds 0 .. seeds - 1 per run (default 3).
+    epochs : int, optional
+        Epochs of every run (default None: 100 for SGD, 200 for mini-batch MF, the thesis's).
+    protocol : {"fixed", "valid"}
+        The reported value: test metrics after the last epoch (``"fixed"``), or at the epoch of
+        best validation NDCG@10 with ``valid_fraction`` of train held out (``"valid"``).
+    valid_fraction : float
+        Validation share of train for ``protocol="valid"``, in (0, 1) (default 0.1).
+    bns_sizes : sequence of str
+        :math:`|\mathcal{M}_u|` of Table 4.5 (:func:`plan`).
+    eval_every : int
+        Evaluate every this many epochs (default 5; the max-over-epochs convention uses these).
+    jobs : int
+        Worker processes (default 1: runs one after the other, with epoch bars).
+    progress : bool
+        Show progress bars (default True).
+    cache_dir : str or os.PathLike, optional
+        Folder of finished runs to store and reuse (default None: no cache).
+    format : str
+        Layout of the ``train`` / ``test`` files (:func:`negtheory.recsys.read_interactions`;
+        default ``"auto"``: recognised from the content).
+    executor : str, Client or Executor
+        Where the runs go: ``"local"`` (``jobs`` processes), ``"dask"`` (a local Dask cluster of
+        ``jobs`` workers), a scheduler address, a ``distributed.Client`` or a
+        ``concurrent.futures.Executor`` (:func:`negtheory.reproduce._common.run_jobs`). Every run
+        is seeded by its own seed and its history goes through JSON before use, so the result is
+        the same wherever and in whatever order the runs finish.
+
+    Returns
+    -------
+    rows : list of tuple
+        The plan (:func:`plan`).
+    runs : pandas.DataFrame
+        Tidy per-seed metrics: ``run, seed, convention`` (``reported`` or
+        ``max_test_over_epochs (released code)``), ``metric, k, value, epoch, seconds``.
+    histories : dict
+        ``(run_key, seed)`` -> the run's per-evaluation records (e.g. its TNR / INF).
+
+    Raises
+    ------
+    ValueError
+        ``tables`` and ``methods`` select no row.
     """
     import json
 
     import pandas as pd
 
+    if format not in DATA_FORMATS:
+        raise ValueError(f"format must be one of {', '.join(DATA_FORMATS)}, got {format!r}")
     rows = plan(tables, methods, bns_sizes, bns_variants, srns_variants)
     if not rows:
-        raise ValueError("no row selected: check --tables and --methods")
+        raise ValueError(
+            f"no row selected by tables {list(tables)} and methods {list(methods or [])}; "
+            f"the methods of these tables are {', '.join(method_names(tables))}"
+        )
     keys = sorted({r[4] for r in rows if r[4] is not None}, key=str)
-    # epoch bars only when runs go one at a time (worker processes would interleave them)
+    # epoch bars only when runs go one at a time in this process (workers would interleave them)
+    local = executor is None or executor == "local"
     tasks = [
-        (k, s, str(train), str(test), epochs, protocol, valid_fraction, eval_every, progress and jobs == 1)
+        (k, s, str(train), str(test), epochs, protocol, valid_fraction, eval_every, progress and jobs == 1 and local, format)
         for k in keys
         for s in range(seeds)
     ]
@@ -328,32 +435,24 @@ def run_tables(
         else:
             todo.append(t)
 
-    def _store(res):
-        out.append(res)
-        if cache is not None:
-            t = next(t for t in todo if t[0] == res[0] and t[1] == res[1])
-            (cache / _cache_name(t)).write_text(
-                json.dumps({"run": str(res[0]), "seed": res[1], "history": res[2], "seconds": res[3]})
-            )
-
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc="thesis-tables runs", unit="run")
-    if jobs > 1 and len(todo) > 1:
-        import concurrent.futures as cf
-        import multiprocessing as mp
+    if todo:
+        from negtheory.recsys import load_split
 
-        with cf.ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn")) as ex:
-            futs = [ex.submit(_one_run, t) for t in todo]
-            for fut in cf.as_completed(futs):
-                _store(fut.result())
-                if bar is not None:
-                    bar.update()
-    else:
-        for t in todo:
-            _store(_one_run(t))
+        data = load_split(train, test, format=format)
+        for i, (key, seed, hist, secs) in run_jobs(_job, data, todo, executor=executor, jobs=jobs):
+            # through JSON whether stored or not: a fresh, a resumed and a remote run give the same numbers
+            text = json.dumps({"run": str(key), "seed": seed, "history": hist, "seconds": secs})
+            if cache is not None:
+                tmp = cache / (_cache_name(todo[i]) + ".tmp")
+                tmp.write_text(text)
+                tmp.replace(cache / _cache_name(todo[i]))
+            rec = json.loads(text)
+            out.append((todo[i][0], todo[i][1], rec["history"], rec["seconds"]))
             if bar is not None:
                 bar.update()
     if bar is not None:
@@ -384,7 +483,21 @@ def run_tables(
 def sampling_quality_table(
     rows: Sequence[tuple[str, str, str, str, tuple | None]], histories: dict[tuple, list[dict[str, Any]]]
 ) -> pd.DataFrame:
-    """Mean TNR and INF (eq. 4.27-4.28) over the evaluated epochs of each SGD sampler run, mean over seeds."""
+    """Mean TNR and INF (eq. 4.27-4.28) over the evaluated epochs of each SGD sampler run, mean over seeds.
+
+    Parameters
+    ----------
+    rows : sequence of tuple
+        The plan (:func:`plan`); rows without an SGD run are skipped.
+    histories : dict
+        ``(run_key, seed)`` -> per-evaluation records with ``tnr`` and ``inf``
+        (:func:`run_tables`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (method, setting) run: ``table, method, setting, tnr, inf, n_seeds``.
+    """
     import numpy as np
     import pandas as pd
 
@@ -412,9 +525,33 @@ def sampling_quality_table(
 
 
 def summarize(
-    rows: Sequence[tuple[str, str, str, str, tuple | None]], runs: pd.DataFrame, protocol: str = "fixed"
+    rows: Sequence[tuple[str, str, str, str, tuple | None]],
+    runs: pd.DataFrame,
+    protocol: str = "fixed",
+    dataset: str = "ml-100k",
 ) -> pd.DataFrame:
-    """The tidy table: one line per (table, method, setting, metric, k, convention)."""
+    """The tidy table: one line per (table, method, setting, variant, metric, k, convention).
+
+    Parameters
+    ----------
+    rows : sequence of tuple
+        The plan (:func:`plan`).
+    runs : pandas.DataFrame
+        The per-seed metrics of :func:`run_tables`.
+    protocol : {"fixed", "valid"}
+        How the reported value was chosen (names the convention: ``final epoch`` or ``best
+        validation epoch``; default ``"fixed"``).
+    dataset : str
+        Whose printed values fill ``thesis``: one of
+        :data:`negtheory.reproduce.thesis_numbers.DATASETS` (default ``"ml-100k"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``table, method, setting, variant, metric, k, thesis`` (the printed value, NaN
+        when none), ``mean, ci_low, ci_high`` (95 % t-interval over seeds), ``n_seeds``,
+        ``convention``; a row not run has NaN values and 0 seeds.
+    """
     import numpy as np
     import pandas as pd
 
@@ -429,7 +566,7 @@ def summarize(
         for conv in ("reported", "max_test_over_epochs (released code)"):
             for metric in METRICS:
                 for k in (5, 10, 20):
-                    th = thesis_value(table, "BCL" if method == "BCL-released" else method, setting, metric, k)
+                    th = thesis_value(table, "BCL" if method == "BCL-released" else method, setting, metric, k, dataset)
                     if key is None:  # a row not run: NaN mean and interval, 0 seeds
                         v = np.empty(0)
                     else:
@@ -458,7 +595,23 @@ def summarize(
 
 
 def markdown(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> str:
-    """A markdown table of one metric: thesis vs negtheory (mean [95 % interval]) for both conventions."""
+    """A markdown table of one metric: thesis vs negtheory (mean [95 % interval]) for both conventions.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The tidy table of :func:`summarize`.
+    metric : {"precision", "recall", "ndcg"}
+        The metric shown (default ``"ndcg"``).
+    k : int
+        Its list length, 5, 10 or 20 (default 10).
+
+    Returns
+    -------
+    str
+        The markdown table (one line per row of the plan; ``Δ (first)`` is negtheory's mean under
+        the first convention minus the thesis's value).
+    """
     sub = df[(df.metric == metric) & (df.k == k)]
     convs = list(dict.fromkeys(sub.convention))
     head = (
@@ -488,8 +641,25 @@ def markdown(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> str:
     return "\n".join(lines)
 
 
-def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> Figure:
-    """negtheory (mean, 95 % interval) against the thesis's printed value, one panel per table."""
+def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "ml-100k") -> Figure:
+    """negtheory (mean, 95 % interval) against the thesis's printed value, one panel per table.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The tidy table of :func:`summarize`.
+    metric : {"precision", "recall", "ndcg"}
+        The metric shown (default ``"ndcg"``).
+    k : int
+        Its list length, 5, 10 or 20 (default 10).
+    dataset : str
+        Whose printed values are drawn (default ``"ml-100k"``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure, not attached to pyplot.
+    """
     from matplotlib.figure import Figure
 
     sub = df[(df.metric == metric) & (df.k == k) & (~df.convention.str.startswith("max_test"))]
@@ -529,14 +699,41 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> Figure:
         ax.set_title(f"Table {table}" + (" (|M_u|)" if table == "4.5" else ""))
         ax.set_ylabel(f"{metric.upper()}@{k} (test)")
         ax.grid(alpha=0.3)
-    axes[0].legend(loc="lower left", fontsize=8)
-    fig.suptitle("MovieLens-100K, MF: negtheory vs thesis")
+    # one legend for all panels, below them: inside a panel it would hide markers
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=8, frameon=False)
+    names = {"ml-100k": "MovieLens-100K", "ml-1m": "MovieLens-1M", "yahoo-r3": "Yahoo!-R3"}
+    fig.suptitle(f"{names.get(dataset, dataset)}, MF: negtheory vs thesis")
     return fig
 
 
 def run(args: argparse.Namespace) -> int:
-    """Entry point of ``negtheory reproduce thesis-tables``."""
-    out = check_paths(args.out, {"--train": args.train, "--test": args.test})
+    """Entry point of ``negtheory reproduce thesis-tables``: run the tables, write CSV, markdown and figure.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of :func:`add_arguments`.
+
+    Returns
+    -------
+    int
+        The process's exit code: 0 on success (errors raise).
+    """
+    # every input checked before any output or progress bar: one clear line for a bad option or file
+    if args.methods:
+        valid = method_names(args.tables)
+        unknown = [m for m in args.methods if m.lower() not in {v.lower() for v in valid}]
+        if unknown:
+            raise CommandError(
+                f"--methods: unknown for tables {' '.join(args.tables)}: {' '.join(unknown)}; valid: {' '.join(valid)}"
+            )
+    from ..recsys import load_split
+
+    input_file(args.train, "--train")
+    input_file(args.test, "--test")
+    load_split(args.train, args.test, format=args.format)  # a malformed file fails here, before any folder or run
+    out = output_dir(args.out, "--out")
     if args.seeds < 1:
         raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
     if args.epochs is not None and args.epochs < 1:
@@ -546,31 +743,37 @@ def run(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     if not os.access(out, os.W_OK):
         raise ValueError(f"--out {out} is not writable")
+    executor, close = connect_executor(args)
     t0 = time.perf_counter()
-    rows, runs, histories = run_tables(
-        args.train,
-        args.test,
-        args.tables,
-        args.methods,
-        args.seeds,
-        args.epochs,
-        args.protocol,
-        args.valid_fraction,
-        args.bns_sizes,
-        args.eval_every,
-        args.jobs,
-        bns_variants=args.bns_variants,
-        srns_variants=args.srns_variants,
-        progress=not args.quiet,
-        cache_dir=out / "runs",
-    )
-    df = summarize(rows, runs, args.protocol)
+    try:
+        rows, runs, histories = run_tables(
+            args.train,
+            args.test,
+            args.tables,
+            args.methods,
+            args.seeds,
+            args.epochs,
+            args.protocol,
+            args.valid_fraction,
+            args.bns_sizes,
+            args.eval_every,
+            args.jobs,
+            progress=not args.quiet,
+            cache_dir=out / "runs",
+            format=args.format,
+            executor=executor,
+            bns_variants=args.bns_variants,
+            srns_variants=args.srns_variants,
+        )
+    finally:
+        close()
+    df = summarize(rows, runs, args.protocol, args.dataset)
     cols = ["table", "method", "setting", "variant", "metric", "k", "thesis", "mean", "ci_low", "ci_high", "n_seeds"]
     cols.append("convention")
     df[cols].to_csv(out / "thesis_tables.csv", index=False)
     runs.to_csv(out / "runs.csv", index=False)
     md = [
-        f"# Thesis tables on {args.train} / {args.test}",
+        f"# Thesis tables on {args.train} / {args.test} (thesis column: {args.dataset})",
         "",
         f"protocol: {args.protocol}; seeds: {args.seeds}; epochs: {args.epochs or 'default (100 SGD / 200 mini-batch)'}; "
         f"eval every {args.eval_every} epochs; wall time {time.perf_counter() - t0:.0f} s",
@@ -593,7 +796,7 @@ def run(args: argparse.Namespace) -> int:
         ]
         md.append("")
     (out / "thesis_tables.md").write_text("\n".join(md))
-    figure(df).savefig(out / "thesis_tables.png", dpi=110)
+    figure(df, dataset=args.dataset).savefig(out / "thesis_tables.png", dpi=110)
     print(markdown(df, "ndcg", 10))
     print(f"wrote {out / 'thesis_tables.csv'}, {out / 'thesis_tables.md'}, {out / 'thesis_tables.png'}")
     return 0

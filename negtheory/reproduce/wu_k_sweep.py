@@ -1,8 +1,16 @@
 r"""``negtheory reproduce wu-k-sweep``: Wu et al.'s optimal negative ratio K* checked on a real split.
 
-Wu, Wu & Huang (seed 000) predict the best number K of negatives per positive for InfoNCE from
-the label quality: the AUC of a model trained with K = 1, mapped to μ_q = √2 Φ⁻¹(AUC) (eq. 7,
-closed form) and then to K* = argmax_K v̄(K) (§3, §4.3; :func:`negtheory.infonce.optimal_k`).
+Wu, Wu & Huang (Rethinking InfoNCE) predict the best number K of negatives per positive for
+InfoNCE from the label quality: the AUC of a model trained with K = 1 gives the mean
+:math:`\mu_q` of the positives' scores (unit normal laws, negatives centred at 0) by their eq. 7,
+
+.. math::
+    \mathrm{AUC} = \int_{-\infty}^{\infty} \phi(x - \mu_q)\, \Phi(x)\, dx
+    = \Phi\big(\mu_q / \sqrt{2}\big), \qquad \mu_q = \sqrt{2}\, \Phi^{-1}(\mathrm{AUC})
+
+(the paper solves it numerically; it has this closed form), and then K* = argmax_K v̄(K), the
+training effectiveness of their eq. 6 averaged over the training trajectory (§3, §4.3;
+:func:`negtheory.infonce.optimal_k`).
 
 Protocol: MF (d = 32) trained with InfoNCE on mini-batches (:func:`negtheory.bridge.recommend.fit_mf`,
 Adam lr 1e-3, weight decay 1e-5, batch 1024, t = 1), negatives drawn uniformly from the items the
@@ -11,21 +19,34 @@ validation. Each run keeps the epoch of best validation NDCG@10; the observed op
 best mean validation NDCG@10 (test NDCG@10 at the selected epochs is reported beside it). The
 prediction uses the *validation* AUC of the K = 1 model at its selected epoch — each held-out pair
 (u, i) against every item u has not interacted with — so no choice depends on the test split.
+
+Each (K, seed) is one job seeded by its seed alone (``--jobs``, ``--executor local|dask|ADDRESS``):
+``wu_k_sweep.csv`` is the same wherever the jobs run, but for its ``seconds`` column (wall time);
+finished jobs are kept in ``OUT/runs/`` and reused by a rerun.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import time
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from .._cli_common import integer, real
-from ._common import check_paths, t_half_width
+from .._cli_common import default_output, integer, real
+from ._common import (
+    DATA_FORMATS,
+    add_executor_arguments,
+    add_format_argument,
+    check_paths,
+    connect_executor,
+    run_jobs,
+    t_half_width,
+)
 
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
-    from typing import Any
 
     import pandas as pd
 
@@ -37,9 +58,22 @@ __all__ = ["HELP", "add_arguments", "run", "validation_auc", "sweep"]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """Options of ``negtheory reproduce wu-k-sweep`` (no torch import here)."""
-    p.add_argument("--train", required=True, help="training interactions: CSV user,item[,rating] or MovieLens u.data")
+    """Options of ``negtheory reproduce wu-k-sweep`` (no torch import here).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser; ``--train``, ``--test``, ``--ks``, ``--seeds``, ``--epochs``,
+        ``--eval-every``, ``--valid-fraction``, ``--lam``, ``--out`` and ``--quiet`` are added to it
+        in place.
+    """
+    p.add_argument(
+        "--train",
+        required=True,
+        help="training interactions: CSV user,item[,rating], MovieLens u.data or ratings.dat, Yahoo!-R3, LightGCN (--format)",
+    )
     p.add_argument("--test", required=True, help="test interactions, same format")
+    add_format_argument(p)
     p.add_argument(
         "--ks",
         type=integer(1),
@@ -57,12 +91,38 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="share of train held out to pick the best epoch and to measure the K = 1 AUC",
     )
     p.add_argument("--lam", type=real(0.0, 1.0), default=0.9, help="lambda of Wu's effectiveness (eq. 6)")
-    p.add_argument("--out", default="wu_k_sweep", help="output folder for wu_k_sweep.csv / .md / .png")
+    add_executor_arguments(p)
+    p.add_argument(
+        "--out",
+        default=str(default_output("wu_k_sweep")),
+        help="output folder for wu_k_sweep.csv / .md / .png; finished runs are kept in OUT/runs/ and reused",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
 def validation_auc(scores: ArrayLike, valid_mask: BoolArray, exclude_mask: BoolArray) -> float:
     """Mean over held-out pairs (u, i) of P(x_ui > x_uj) (ties 1/2), j over items not in ``exclude_mask[u]``.
+
+    Parameters
+    ----------
+    scores : array_like, shape (n_users, n_items)
+        The model's scores x_ui.
+    valid_mask : ndarray of bool, shape (n_users, n_items)
+        True at the held-out (validation) pairs (u, i).
+    exclude_mask : ndarray of bool, shape (n_users, n_items)
+        True at the items never used as negatives j of user u (the training and test items).
+        Users without a negative left are skipped.
+
+    Returns
+    -------
+    float
+        The AUC in [0, 1], averaged over all held-out pairs (users weigh by their number of
+        pairs).
+
+    Raises
+    ------
+    ValueError
+        No held-out pair has a negative to be compared with.
 
     Examples
     --------
@@ -90,6 +150,33 @@ def validation_auc(scores: ArrayLike, valid_mask: BoolArray, exclude_mask: BoolA
     return float(np.concatenate(vals).mean())
 
 
+def _job(base, task):
+    """Worker: one (K, seed) -> its result row and, for K = 1, the validation AUC (top level for workers)."""
+    from ..bridge.recommend import fit_mf
+
+    k, seed, epochs, eval_every, valid_fraction = task
+    data = base.with_validation(valid_fraction, rng=seed)
+    res = fit_mf(data, "infonce", negatives=k, epochs=epochs, eval_every=eval_every, rng=seed, lr_milestones=(), progress=False)
+    best = next(h for h in res["history"] if h["epoch"] == res["best_epoch"])
+    row = dict(
+        k=k,
+        seed=seed,
+        best_epoch=res["best_epoch"],
+        valid_ndcg10=best["valid_ndcg@10"],
+        test_ndcg10=best["test_ndcg@10"],
+        seconds=res["seconds"],
+    )
+    auc = validation_auc(res["scores"], data.valid_mask(), data.train_mask() | data.test_mask()) if k == 1 else None
+    return {"row": row, "auc": auc}
+
+
+def _cache_name(train, test, fmt, task) -> str:
+    import hashlib
+
+    ident = repr((task, fmt, Path(train).name, Path(train).stat().st_size, Path(test).name, Path(test).stat().st_size))
+    return f"k{task[0]}_seed{task[1]}_" + hashlib.sha1(ident.encode()).hexdigest()[:10] + ".json"
+
+
 def sweep(
     train: InteractionSource,
     test: InteractionSource,
@@ -100,46 +187,97 @@ def sweep(
     valid_fraction: float = 0.1,
     lam: float = 0.9,
     progress: bool = True,
+    *,
+    format: str = "auto",
+    executor: Any = "local",
+    jobs: int = 1,
+    cache_dir: str | os.PathLike[str] | None = None,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Run the sweep; returns ``(runs DataFrame, summary dict)``."""
+    r"""Run the sweep: train InfoNCE-MF for every (K, seed), predict K* from the K = 1 runs.
+
+    Parameters
+    ----------
+    train, test : str, Path, pandas.DataFrame or array_like
+        The split (:func:`negtheory.recsys.load_split`).
+    ks : sequence of int
+        Negatives per positive to train with (each >= 1; include 1 for the prediction).
+    seeds : int
+        Seeds 0 .. seeds - 1 per K (each seed also draws its own validation split).
+    epochs : int
+        Epochs per run (the epoch of best validation NDCG@10 is kept).
+    eval_every : int
+        Evaluate every this many epochs.
+    valid_fraction : float
+        Share of the training pairs held out for validation, in (0, 1).
+    lam : float
+        λ in [0, 1] of Wu et al.'s training effectiveness (eq. 6; default 0.9, the paper's).
+    progress : bool
+        Show a progress bar over the runs (default True).
+    format : str
+        Layout of the files (:func:`negtheory.recsys.read_interactions`; default ``"auto"``).
+    executor : str, Client or Executor
+        Where the (K, seed) jobs go (:func:`negtheory.reproduce._common.run_jobs`): ``"local"``
+        with ``jobs`` processes, ``"dask"``, a scheduler address or a Client. Each job is seeded by
+        its seed alone and its result goes through JSON, so the rows are the same wherever the
+        jobs ran (they come out in (seed, K) order).
+    jobs : int
+        Local worker processes (or the workers of ``"dask"``; default 1).
+    cache_dir : str or os.PathLike, optional
+        With files given as paths: a folder where each finished job is stored and reused by a
+        later call (default None: no cache).
+
+    Returns
+    -------
+    runs : pandas.DataFrame
+        One row per (K, seed): ``k, seed, best_epoch, valid_ndcg10, test_ndcg10, seconds``.
+    summary : dict
+        ``k_best_valid`` and ``k_best_test`` (the K of best mean validation / test NDCG@10);
+        when 1 is among ``ks`` also ``valid_auc_k1`` (mean validation AUC of the K = 1 runs),
+        ``mu_q``, ``k_star_continuous`` and ``k_star_steps100`` (the predictions; None when
+        :math:`\mu_q` is outside (0, 20], i.e. the AUC is at most 1/2 or too close to 1).
+    """
+    import json
+
     import numpy as np
     import pandas as pd
 
-    from ..bridge.recommend import fit_mf
     from ..infonce import mu_from_auc, optimal_k
     from ..recsys import load_split
 
-    base = load_split(train, test)
-    recs = []
-    aucs = []
-    tasks = [(k, s) for s in range(seeds) for k in ks]
+    if format not in DATA_FORMATS:
+        raise ValueError(f"format must be one of {', '.join(DATA_FORMATS)}, got {format!r}")
+    tasks = [(k, s, epochs, eval_every, valid_fraction) for s in range(seeds) for k in ks]
+    cache = Path(cache_dir) if cache_dir is not None else None
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+    results: dict[int, dict] = {}
+    for i, t in enumerate(tasks):
+        f = cache / _cache_name(train, test, format, t) if cache is not None else None
+        if f is not None and f.exists():
+            results[i] = json.loads(f.read_text())
+    todo = [i for i in range(len(tasks)) if i not in results]
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(tasks), desc="InfoNCE K sweep", unit="run")
-    for k, seed in tasks:
-        data = base.with_validation(valid_fraction, rng=seed)
-        res = fit_mf(
-            data, "infonce", negatives=k, epochs=epochs, eval_every=eval_every, rng=seed, lr_milestones=(), progress=False
-        )
-        best = next(h for h in res["history"] if h["epoch"] == res["best_epoch"])
-        recs.append(
-            dict(
-                k=k,
-                seed=seed,
-                best_epoch=res["best_epoch"],
-                valid_ndcg10=best["valid_ndcg@10"],
-                test_ndcg10=best["test_ndcg@10"],
-                seconds=res["seconds"],
-            )
-        )
-        if k == 1:
-            aucs.append(validation_auc(res["scores"], data.valid_mask(), data.train_mask() | data.test_mask()))
-        if bar is not None:
-            bar.update()
+        bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc="InfoNCE K sweep", unit="run")
+    if todo:
+        base = load_split(train, test, format=format)
+        for j, res in run_jobs(_job, base, [tasks[i] for i in todo], executor=executor, jobs=jobs):
+            i = todo[j]
+            text = json.dumps(res)  # a fresh, a resumed and a remote job give the same numbers
+            if cache is not None:
+                f = cache / _cache_name(train, test, format, tasks[i])
+                tmp = f.with_suffix(".tmp")
+                tmp.write_text(text)
+                tmp.replace(f)
+            results[i] = json.loads(text)
+            if bar is not None:
+                bar.update()
     if bar is not None:
         bar.close()
+    recs = [results[i]["row"] for i in range(len(tasks))]
+    aucs = [results[i]["auc"] for i in range(len(tasks)) if tasks[i][0] == 1]
     df = pd.DataFrame(recs)
     summary: dict[str, Any] = {}
     if aucs:
@@ -155,7 +293,18 @@ def sweep(
 
 
 def run(args: argparse.Namespace) -> int:
-    """Entry point of ``negtheory reproduce wu-k-sweep``."""
+    """Entry point of ``negtheory reproduce wu-k-sweep``: run the sweep, write the CSV, table and figure.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of :func:`add_arguments`.
+
+    Returns
+    -------
+    int
+        The process's exit code: 0 on success (errors raise).
+    """
     from matplotlib.figure import Figure
     from scipy import stats
 
@@ -165,18 +314,26 @@ def run(args: argparse.Namespace) -> int:
     if 1 not in args.ks:
         raise ValueError("--ks must contain 1: the prediction needs the K = 1 model's validation AUC")
     out.mkdir(parents=True, exist_ok=True)
+    executor, close = connect_executor(args)
     t0 = time.perf_counter()
-    df, summary = sweep(
-        args.train,
-        args.test,
-        sorted(set(args.ks)),
-        args.seeds,
-        args.epochs,
-        args.eval_every,
-        args.valid_fraction,
-        args.lam,
-        progress=not args.quiet,
-    )
+    try:
+        df, summary = sweep(
+            args.train,
+            args.test,
+            sorted(set(args.ks)),
+            args.seeds,
+            args.epochs,
+            args.eval_every,
+            args.valid_fraction,
+            args.lam,
+            progress=not args.quiet,
+            format=args.format,
+            executor=executor,
+            jobs=args.jobs,
+            cache_dir=out / "runs",
+        )
+    finally:
+        close()
     df.to_csv(out / "wu_k_sweep.csv", index=False)
     g = df.groupby("k")
     lines = [
@@ -195,6 +352,9 @@ def run(args: argparse.Namespace) -> int:
         cells = []
         for col in ("valid_ndcg10", "test_ndcg10"):
             v = grp[col].to_numpy()
+            if len(v) < 2:  # no interval from one seed
+                cells.append(f"{v.mean():.4f} [n/a: {len(v)} seed]")
+                continue
             half = t_half_width(v)
             cells.append(f"{v.mean():.4f} [{v.mean() - half:.4f}, {v.mean() + half:.4f}]")
         lines.append(f"| {k} | {cells[0]} | {cells[1]} |")
