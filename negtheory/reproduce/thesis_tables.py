@@ -386,6 +386,10 @@ def run_tables(
         ``concurrent.futures.Executor`` (:func:`negtheory.reproduce._common.run_jobs`). Every run
         is seeded by its own seed and its history goes through JSON before use, so the result is
         the same wherever and in whatever order the runs finish.
+    bns_variants : sequence of str
+        Readings of Table 4.5's oracle prior (keys of :data:`BNS_VARIANTS`; default: all).
+    srns_variants : sequence of str
+        Extra SRNS rows of Table 4.2 (keys of :data:`SRNS_VARIANTS`; default: none).
 
     Returns
     -------
