@@ -101,7 +101,7 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
         "--optimizer", choices=["adam", "sgd"], default="adam", help="sgd with loss bpr|bns: batch-1 BPR-MF SGD (thesis ch. 4)"
     )
     q.add_argument(
-        "--sampler", choices=["rns", "pns", "dns", "aobpr", "bns"], default="rns", help="negative sampler of the SGD path"
+        "--sampler", choices=["rns", "pns", "dns", "aobpr", "srns", "bns"], default="rns", help="negative sampler of the SGD path"
     )
     q.add_argument("--candidates", type=integer(1), default=5, help="|M_u| of BNS / DNS")
     q.add_argument("--lam", type=real(0.0), default=5.0, help="lambda of BNS's sampling risk (eq. 4.26)")

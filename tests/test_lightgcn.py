@@ -199,13 +199,13 @@ def test_plan_with_lightgcn():
 
     rows = plan(["4.2", "5.2", "6.3"], ["RNS", "BNS", "BPR", "PNS", "BCL"], models=["lightgcn"])
     assert rows == [
-        ("4.2", "RNS", "LightGCN", ("lightgcn", "bpr", "rns")),
-        ("4.2", "PNS", "LightGCN", None),
-        ("4.2", "BNS", "LightGCN", ("lightgcn", "bpr", "bns")),
-        ("5.2", "BPR", "LightGCN", ("lightgcn", "bpr", "rns")),
-        ("6.3", "BCL", "LightGCN", ("lightgcn", "bcl", "rns")),
+        ("4.2", "RNS", "LightGCN", "-", ("lightgcn", "bpr", "rns")),
+        ("4.2", "PNS", "LightGCN", "-", None),
+        ("4.2", "BNS", "LightGCN", "-", ("lightgcn", "bpr", "bns")),
+        ("5.2", "BPR", "LightGCN", "-", ("lightgcn", "bpr", "rns")),
+        ("6.3", "BCL", "LightGCN", "-", ("lightgcn", "bcl", "rns")),
     ]
-    assert plan(["5.2"], ["DPL"]) == [("5.2", "DPL", "MF", ("mf", "dpl"))]  # default: MF only
+    assert plan(["5.2"], ["DPL"]) == [("5.2", "DPL", "MF", "-", ("mf", "dpl"))]  # default: MF only
     both = plan(["5.2"], ["DPL"], models=["mf", "lightgcn"])
     assert [r[2] for r in both] == ["MF", "LightGCN"]
     with pytest.raises(ValueError, match="models"):

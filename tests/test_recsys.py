@@ -6,9 +6,12 @@ direct evaluation of thesis eq. 4.14-4.16 / 4.26, chi-square tests of the sample
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
+from collections import Counter
 
+import numba
 import numpy as np
 import pytest
 from scipy import stats
@@ -147,7 +150,7 @@ def _toy(n_users=12, n_items=30, density=0.3, seed=0):
     return split_interactions(pairs, 0.25, rng=seed)
 
 
-@pytest.mark.parametrize("sampler", ["rns", "pns", "dns", "aobpr", "bns"])
+@pytest.mark.parametrize("sampler", ["rns", "pns", "dns", "aobpr", "bns", "srns"])
 def test_sgd_samplers_never_return_a_training_positive(sampler):
     d = _toy()
     r = fit_bpr_sgd(d, sampler, epochs=2, progress=False, return_negatives=True, topk=(5,), candidates=4)
@@ -269,6 +272,116 @@ def test_aobpr_rank_law_is_truncated_geometric():
     assert stats.chisquare(obs2, exp2).pvalue > 1e-3
 
 
+def _risk_eq_4_26(x, x_i, F, p_fn, lam=5.0):
+    """info(l) [1 - (1 + λ) unbias(l)] with unbias of eq. 4.14 (0 where its denominator vanishes)."""
+    num = (1 - F) * (1 - p_fn)
+    den = 1 - F - p_fn + 2 * F * p_fn
+    unbias = np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+    return 1.0 / (1.0 + np.exp(-(x - x_i))) * (1 - (1 + lam) * unbias)
+
+
+@pytest.mark.parametrize(
+    "levels, ecdf",
+    [((0.64, 0.04), "candidates"), ((0.64, 0.04), "negatives"), ((0.64, 0.001), "negatives"), ((1.0, 0.0), "negatives")],
+)
+def test_bns_oracle_readings_follow_eq_4_26_over_uniform_candidate_pairs(levels, ecdf):
+    # frozen model (lr -> 0), one user: positives {0, 1}, test items {2, 3}, negatives 2..7, |M_u| = 2.
+    # The law of the chosen negative is the average over the 15 equally likely candidate pairs of
+    # eq. 4.26's argmin, F over the pair (over 3) or over all 6 negatives (over 7) (chi-square).
+    n_items, epochs = 8, 3000
+    d = Interactions(1, n_items, np.array([[0, 0], [0, 1]]), np.array([[0, 2], [0, 3]]))
+    r = fit_bpr_sgd(d, "bns", candidates=2, prior="oracle", oracle_levels=levels, ecdf=ecdf, lr=1e-12, reg=0.0,
+                    epochs=epochs, eval_every=epochs, progress=False, return_negatives=True, rng=3, topk=(1,))  # fmt: skip
+    init = np.random.default_rng(np.random.SeedSequence(3).spawn(2 + epochs)[0])
+    U = init.normal(0.0, 0.1, size=(1, 32)).astype(np.float32)
+    V = init.normal(0.0, 0.1, size=(n_items, 32)).astype(np.float32)
+    x = V.astype(np.float64) @ U[0].astype(np.float64)
+    negs = np.arange(2, 8)
+    p_fn = np.where(np.isin(negs, [2, 3]), levels[0], levels[1])
+    visit = np.concatenate([v for v, _ in r["negatives"]])
+    chosen = np.concatenate([n for _, n in r["negatives"]])
+    for i in (0, 1):
+        law = np.zeros(n_items)
+        for a, b in itertools.combinations(range(6), 2):
+            pair = np.array([a, b])
+            if ecdf == "candidates":
+                F = np.array([(x[negs[pair]] <= x[negs[k]]).sum() for k in pair]) / 3.0
+            else:
+                F = np.array([(x[negs] <= x[negs[k]]).sum() for k in pair]) / 7.0
+            risk = _risk_eq_4_26(x[negs[pair]], x[i], F, p_fn[pair])
+            law[negs[pair[np.argmin(risk)]]] += 1 / 15
+        obs = np.bincount(chosen[visit[:, 1] == i], minlength=n_items)
+        keep = law > 0
+        assert obs[~keep].sum() == 0
+        assert stats.chisquare(obs[keep], law[keep] * obs.sum()).pvalue > 1e-3
+        if levels == (1.0, 0.0):  # the hard label: a test item only when both candidates are test items
+            assert law[[2, 3]].sum() == pytest.approx(1 / 15)
+
+
+@numba.njit
+def _seed_numba(seed):
+    np.random.seed(seed)  # noqa: NPY002  (numba nopython: the legacy seeding of the kernels' generator)
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+@pytest.mark.parametrize("n_hist", [1, 2, 5])
+def test_srns_choice_is_the_argmax_of_probability_plus_alpha_std(n_hist):
+    from negtheory.recsys.bpr_sgd import _srns_pick
+
+    rng = np.random.default_rng(n_hist)
+    for _ in range(300):
+        cur = rng.normal(0.0, 2.0, 8)
+        pos = rng.normal()
+        hist_mem = rng.normal(0.0, 2.0, (5, 8))
+        hist_pos = rng.normal(0.0, 1.0, 5)
+        alpha = float(rng.choice([0.0, 0.5, 5.0]))
+        k = _srns_pick(cur, pos, hist_mem, hist_pos, n_hist, alpha)
+        # sigma(x_uk - x_ui) now, plus alpha times the population std over the recorded epochs
+        like = _sigmoid(hist_mem[:n_hist] - hist_pos[:n_hist, None])
+        assert k == np.argmax(_sigmoid(cur - pos) + alpha * like.std(axis=0))
+
+
+def test_srns_memory_update_is_successive_sampling_proportional_to_exp_score_over_tau():
+    from negtheory.recsys.bpr_sgd import _srns_refresh
+
+    pool = np.array([10, 11, 12, 13, 14])
+    sc = np.array([0.3, -1.0, 2.0, 0.0, 1.2])
+    tau, n = 0.8, 40000
+    w = np.exp(sc / tau)
+    # exact law of the ordered pair kept: w_a / W * w_b / (W - w_a)
+    exact = {(a, b): w[a] / w.sum() * w[b] / (w.sum() - w[a]) for a, b in itertools.permutations(range(5), 2)}
+    _seed_numba(2024)
+    out, scratch, counts = np.empty(2, dtype=np.int64), np.empty(5), Counter()
+    for _ in range(n):
+        _srns_refresh(pool, sc, 5, 2, tau, out, scratch)
+        counts[(out[0] - 10, out[1] - 10)] += 1
+    assert sum(counts.values()) == n and set(counts) <= set(exact)
+    obs = np.array([counts[c] for c in exact])
+    assert stats.chisquare(obs, np.array(list(exact.values())) * n).pvalue > 1e-3
+    # a vanishing temperature keeps the top scores, in order, without underflow
+    _srns_refresh(pool, sc, 5, 3, 1e-9, out := np.empty(3, dtype=np.int64), scratch)
+    assert out.tolist() == [12, 14, 10]
+
+
+def test_srns_with_a_frozen_model_and_cold_memory_update_picks_the_top_scored_negative():
+    # lr -> 0 and tau -> 0: after a user's first visit its memory holds its S1 top-scored
+    # negatives (the pool is every negative), the std term is 0, so every later negative is the
+    # user's highest-scored non-interacted item
+    d = _toy(n_users=5, n_items=20, density=0.3, seed=3)
+    r = fit_bpr_sgd(d, "srns", srns_memory=3, srns_candidates=100, srns_tau=1e-9, srns_alpha=0.0, lr=1e-12, reg=0.0,
+                    epochs=2, progress=False, return_negatives=True, rng=5, topk=(1,))  # fmt: skip
+    init = np.random.default_rng(np.random.SeedSequence(5).spawn(4)[0])
+    U = init.normal(0.0, 0.1, size=(d.n_users, 32)).astype(np.float32)
+    V = init.normal(0.0, 0.1, size=(d.n_items, 32)).astype(np.float32)
+    s = U @ V.T
+    s[d.train_mask()] = -np.inf
+    visit, neg = r["negatives"][1]
+    assert (neg == s.argmax(1)[visit[:, 0]]).all()
+
+
 def test_bpr_sgd_learns_and_is_reproducible():
     d = _toy(n_users=30, n_items=40, density=0.3, seed=5)
     a = fit_bpr_sgd(d, "rns", epochs=30, progress=False, topk=(5,), eval_every=30)
@@ -279,7 +392,16 @@ def test_bpr_sgd_learns_and_is_reproducible():
     base = d.test_mask().sum() / free.sum()
     assert a["history"][-1]["test_precision@5"] > base
     with pytest.raises(ValueError, match="sampler"):
-        fit_bpr_sgd(d, "srns")
+        fit_bpr_sgd(d, "xns")
+    for kw, name in (
+        (dict(srns_tau=0.0), "srns_tau"),
+        (dict(srns_memory=0), "srns_memory"),
+        (dict(oracle_levels=(1.2, 0.0)), "oracle_levels"),
+        (dict(oracle_levels=(0.5,)), "oracle_levels"),
+        (dict(ecdf="all"), "ecdf"),
+    ):
+        with pytest.raises(ValueError, match=name):
+            fit_bpr_sgd(d, "srns", **kw)
     with pytest.raises(ValueError, match="lr"):
         fit_bpr_sgd(d, "rns", lr=0)
 

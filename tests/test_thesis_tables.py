@@ -115,6 +115,8 @@ def test_reproduce_thesis_tables_end_to_end(tmp_path, capsys):
             "--bns-sizes",
             "1",
             "3",
+            "--srns-variants",
+            "alpha0",
             "--seeds",
             "2",
             "--epochs",
@@ -128,10 +130,11 @@ def test_reproduce_thesis_tables_end_to_end(tmp_path, capsys):
     )
     assert rc == 0
     df = pd.read_csv(out / "thesis_tables.csv", dtype={"table": str})
-    assert list(df.columns[:10]) == [
+    assert list(df.columns[:11]) == [
         "table",
         "method",
         "setting",
+        "variant",
         "metric",
         "k",
         "thesis",
@@ -142,14 +145,18 @@ def test_reproduce_thesis_tables_end_to_end(tmp_path, capsys):
     ]
     rows = df[(df.metric == "ndcg") & (df.k == 10) & (df.convention == "final epoch")]
     assert set(rows.table) == {"4.2", "4.5", "5.2", "6.3"}
-    assert (rows[rows.method == "SRNS"].n_seeds == 0).all()  # not implemented: reported, not faked
+    assert (rows[rows.method == "SRNS"].n_seeds == 2).all() and list(rows[rows.method == "SRNS"].variant) == ["-", "alpha0"]
+    # Table 4.5: |M_u| = 1 once (RNS, variant "-"), every reading of the oracle prior at |M_u| = 3
+    t45 = rows[rows.table == "4.5"]
+    assert list(t45.variant) == ["-", "soft", "soft-Fcand", "soft-tn0.001", "hard"]
     ran = rows[rows.n_seeds > 0]
     assert (ran.n_seeds == 2).all() and ((ran.ci_low <= ran["mean"]) & (ran["mean"] <= ran.ci_high)).all()
     assert rows.set_index(["table", "method", "setting"]).loc[("4.2", "BNS", "BPR-MF SGD"), "thesis"] == 0.4217
     # the per-seed runs reproduce the summary's means
     runs = pd.read_csv(out / "runs.csv")
     assert set(runs.seed) == {0, 1}
-    assert (out / "thesis_tables.md").read_text().count("| 4.5 |") == 3 * 2 + 2  # P, R, NDCG and TNR/INF sections x 2 sizes
+    # P, R, NDCG and TNR/INF sections x (|M_u| = 1 + four variants at |M_u| = 3)
+    assert (out / "thesis_tables.md").read_text().count("| 4.5 |") == 4 * 5
     sq = pd.read_csv(out / "sampling_quality.csv")
     assert ((sq.tnr > 0) & (sq.tnr <= 1)).all() and set(sq.method) >= {"RNS", "BNS"}
     # a second call reuses the stored runs (OUT/runs) and gives the same table
@@ -188,6 +195,18 @@ def test_reproduce_thesis_tables_end_to_end(tmp_path, capsys):
     assert len(merged) == len(again) and np.allclose(merged["mean"], merged["mean_first"])
     assert (out / "thesis_tables.png").stat().st_size > 1000
     assert "thesis NDCG@10" in capsys.readouterr().out
+
+
+def test_plan_rejects_unknown_variants():
+    from negtheory.reproduce.thesis_tables import plan
+
+    with pytest.raises(ValueError, match="bns_variants"):
+        plan(["4.5"], bns_sizes=["3"], bns_variants=["softer"])
+    with pytest.raises(ValueError, match="srns_variants"):
+        plan(["4.2"], srns_variants=["alpha9"])
+    # |M_u| = all: F over M_u is F over every negative, so soft-Fcand shares the soft runs
+    rows = {r[3]: r[4] for r in plan(["4.5"], bns_sizes=["all"])}
+    assert rows["soft-Fcand"] == rows["soft"] == ("sgd", "bns", 10**9, "oracle")
 
 
 def test_reproduce_thesis_tables_rejects_bad_paths(tmp_path, capsys):

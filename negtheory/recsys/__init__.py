@@ -6,7 +6,7 @@ The real-data protocol of Liu Bin's thesis (ch. 4-6) in small parts (no torch ne
   train / validation / test splits from user-supplied files, arrays or DataFrames;
 * :mod:`negtheory.recsys.samplers` — RNS, PNS, extra positives for the mini-batch losses,
   drawn from the items a user has not interacted with;
-* :mod:`negtheory.recsys.bpr_sgd` — BPR-MF by batch-1 SGD with RNS, PNS, DNS, AOBPR and BNS
+* :mod:`negtheory.recsys.bpr_sgd` — BPR-MF by batch-1 SGD with RNS, PNS, DNS, AOBPR, SRNS and BNS
   (eq. 4.26) in numba;
 * :mod:`negtheory.recsys.metrics` — Precision / Recall / NDCG at a list of k (training items
   masked), TNR and INF (eq. 4.27-4.28);

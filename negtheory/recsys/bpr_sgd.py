@@ -49,6 +49,29 @@ positive), and the BPR step on ln σ(x_ui − x_uj) updates w_u, h_i, h_j:
     N the number of training interactions — or, with ``prior="oracle"``,
     :math:`P_{fn}(l) = (\mathrm{label}(l) - 0.2)^2`, i.e. 0.64 for the user's test items and
     0.04 otherwise (§4.5.2.5, Table 4.5).
+    Readings of Table 4.5 as options: ``oracle_levels`` (P_fn of the test items and of the
+    others; ``(1, 0)`` is the hard label, with which eq. 4.14 returns the label itself whatever F,
+    so eq. 4.26 picks the highest-scored candidate that is not a test item — the optimal sampler
+    h* of eq. 4.19 restricted to :math:`\mathcal{M}_u`) and ``ecdf="candidates"`` (F over the
+    candidate set, over :math:`|\mathcal{M}_u| + 1`, instead of over all non-interacted items).
+``srns``
+    SRNS (Ding et al., NeurIPS 2020; thesis §4.5.1.2: "over-samples high-variance negatives"; the
+    thesis states no hyper-parameter, so the released code's run script is followed). Each user
+    keeps a memory M_u of ``srns_memory`` (S1 = 8) non-interacted items. For a pair (u, i) the
+    negative is the memory item of largest
+
+    .. math::
+        \sigma(x_{uk} - x_{ui}) + \alpha_t\,\mathrm{std}_e\,\sigma(x^{(e)}_{uk} - x^{(e)}_{ui}),
+        \qquad \alpha_t = \alpha \min(1, t / T_0),
+
+    the std (population, over n) taken over the scores x^(e) recorded after each of the last
+    ``srns_window`` (5) epochs (the initial scores during epoch 0), α = ``srns_alpha`` (5),
+    T_0 = ``srns_warmup`` (50 epochs) and t the 0-based epoch. Then the memory is refreshed:
+    ``srns_candidates`` (S2 = 8 S1 = 64) distinct uniform non-interacted items not in M_u are
+    added and S1 of the S1 + S2 are kept by successive sampling without replacement with
+    P ∝ exp(x_uk / τ), τ = ``srns_tau`` (10). Released-code differences: it refreshes the variance
+    candidate pool every epoch (so memory slots change item), and draws from a fixed pool of 3000
+    items per user; here the memory holds items and the history covers every item.
 
 Every score-based sampler (dns, aobpr, bns) scores all items for the current user with the
 current parameters, as the released code does (O(|I| d) per step).
@@ -79,7 +102,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SAMPLERS", "fit_bpr_sgd", "bns_prior", "pns_weights"]
 
-SAMPLERS = ("rns", "pns", "dns", "aobpr", "bns")
+SAMPLERS = ("rns", "pns", "dns", "aobpr", "bns", "srns")
 _CODE = {name: k for k, name in enumerate(SAMPLERS)}
 
 
@@ -289,6 +312,75 @@ def _collect_negs(pos_row, negs):
     return nn
 
 
+@numba.njit(cache=True, fastmath=True)
+def _dot(U, V, u, l):
+    """x_ul = <w_u, h_l> in float32 (the arithmetic of :func:`_score_all`)."""
+    s = np.float32(0.0)
+    for f in range(U.shape[1]):
+        s += V[l, f] * U[u, f]
+    return s
+
+
+@numba.njit(cache=True)
+def _srns_pick(mem_scores, pos_score, hist_mem, hist_pos, n_hist, alpha_t):
+    """SRNS's choice: the memory slot k of largest σ(x_uk − x_ui) + α_t std_e σ(x^e_uk − x^e_ui).
+
+    ``mem_scores[k]`` and ``pos_score`` are the current scores, ``hist_mem[e, k]`` and
+    ``hist_pos[e]`` the scores recorded after the last ``n_hist`` epochs; the std is the population
+    std (over n_hist). Ties: the first slot.
+    """
+    best = -np.inf
+    kbest = 0
+    for k in range(mem_scores.shape[0]):
+        sd = 0.0
+        if n_hist > 1:
+            mu = 0.0
+            for e in range(n_hist):
+                mu += _sigmoid(hist_mem[e, k] - hist_pos[e])
+            mu /= n_hist
+            v = 0.0
+            for e in range(n_hist):
+                dev = _sigmoid(hist_mem[e, k] - hist_pos[e]) - mu
+                v += dev * dev
+            sd = math.sqrt(v / n_hist)
+        c = _sigmoid(mem_scores[k] - pos_score) + alpha_t * sd
+        if c > best:
+            best = c
+            kbest = k
+    return kbest
+
+
+@numba.njit(cache=True)
+def _srns_refresh(pool, pool_scores, n_pool, m1, tau, out, w):
+    """SRNS's memory update: m1 of pool[:n_pool] by successive sampling ∝ exp(score / τ), into out[:m1].
+
+    Each draw picks among the items not drawn yet with probability ∝ exp(x / τ) (the law of
+    numpy's ``choice(replace=False, p=...)``); the weights are taken relative to the largest
+    remaining score, so they never all underflow. ``w`` is scratch of length >= n_pool.
+    """
+    avail = np.ones(n_pool, dtype=np.bool_)
+    for r in range(m1):
+        mx = -np.inf
+        for k in range(n_pool):
+            if avail[k] and pool_scores[k] > mx:
+                mx = pool_scores[k]
+        total = 0.0
+        for k in range(n_pool):
+            w[k] = math.exp((pool_scores[k] - mx) / tau) if avail[k] else 0.0
+            total += w[k]
+        x = np.random.random() * total
+        acc = 0.0
+        pick = -1
+        for k in range(n_pool):
+            if avail[k]:
+                pick = k
+                acc += w[k]
+                if acc > x:
+                    break
+        out[r] = pool[pick]
+        avail[pick] = False
+
+
 @numba.njit(cache=True)
 def _bpr_epoch(
     U,
@@ -303,6 +395,9 @@ def _bpr_epoch(
     lam,
     prior,
     oracle,
+    fn_level,
+    tn_level,
+    f_cand,
     pns_cdf,
     rank_scale,
     lr,
@@ -310,6 +405,12 @@ def _bpr_epoch(
     seed,
     stats,
     record,
+    mem,
+    hist,
+    n_hist,
+    alpha_t,
+    srns_pool,
+    srns_tau,
 ):
     np.random.seed(seed)
     n_items = V.shape[0]
@@ -324,13 +425,23 @@ def _bpr_epoch(
     start = np.zeros(n_items + 1, dtype=np.int64)
     chosen = np.zeros(n_items, dtype=np.bool_)
     uu = np.empty(d, dtype=np.float32)
+    # SRNS scratch: memory scores and history, the refresh pool
+    s1 = mem.shape[1]
+    mscore = np.empty(s1, dtype=np.float64)
+    hmem = np.empty((hist.shape[0], s1), dtype=np.float64)
+    hpos = np.empty(hist.shape[0], dtype=np.float64)
+    pool = np.empty(s1 + srns_pool, dtype=np.int64)
+    pscore = np.empty(s1 + srns_pool, dtype=np.float64)
+    wbuf = np.empty(s1 + srns_pool, dtype=np.float64)
+    # hard labels (P_fn in {0, 1}): eq. 4.14 is the label whatever F, so F is not computed
+    need_f = not (oracle and (fn_level == 0.0 or fn_level == 1.0) and (tn_level == 0.0 or tn_level == 1.0))
     # geometric rank law of AOBPR, truncated to n_items: P(r) ∝ exp(-r / rank_scale)
     q = math.exp(-1.0 / rank_scale) if rank_scale > 0 else 0.0
     for t in range(pairs.shape[0]):
         u = pairs[t, 0]
         i = pairs[t, 1]
         # dense rows only where many lookups are made (score-based samplers); binary search otherwise
-        dense = sampler >= 2
+        dense = 2 <= sampler <= 4
         if dense:
             _mark(pos_row, indptr, indices, u, True)
             if oracle:
@@ -353,6 +464,34 @@ def _bpr_epoch(
                     break
             if j < 0:
                 j = _uniform_neg_csr(indices, p_lo, p_hi, n_items)
+        elif sampler == 5:  # SRNS: variance-based choice from the memory, then the memory update
+            m1 = s1 if s1 < n_neg else n_neg
+            m2 = srns_pool if srns_pool < n_neg - m1 else n_neg - m1
+            x_ui = _dot(U, V, u, i)
+            for k in range(m1):
+                c = mem[u, k]
+                mscore[k] = _dot(U, V, u, c)
+                for e in range(n_hist):
+                    hmem[e, k] = hist[e, u, c]
+            for e in range(n_hist):
+                hpos[e] = hist[e, u, i]
+            kb = _srns_pick(mscore[:m1], x_ui, hmem[:, :m1], hpos, n_hist, alpha_t)
+            j = mem[u, kb]
+            for k in range(m1):
+                pool[k] = mem[u, k]
+                pscore[k] = mscore[k]
+                chosen[pool[k]] = True
+            k = m1
+            while k < m1 + m2:
+                c = _uniform_neg_csr(indices, p_lo, p_hi, n_items)
+                if not chosen[c]:
+                    chosen[c] = True
+                    pool[k] = c
+                    pscore[k] = _dot(U, V, u, c)
+                    k += 1
+            for k in range(m1 + m2):
+                chosen[pool[k]] = False
+            _srns_refresh(pool, pscore, m1 + m2, m1, srns_tau, mem[u], wbuf)
         else:
             _score_all(U, V, u, scores)
             scored = True
@@ -403,7 +542,16 @@ def _bpr_epoch(
                             j = cand[k]
                 else:  # BNS, eq. 4.26
                     x_ui = scores[i]
-                    if m <= 8:
+                    cand_f = f_cand and m < n_neg  # F over M_u (over all negatives when M_u is all of them)
+                    srt = np.empty(0, dtype=np.float32)
+                    if not need_f:
+                        lo, scale = 0.0, 0.0
+                    elif cand_f:
+                        for k in range(m):
+                            sbuf[k] = scores[cand[k]]
+                        srt = np.sort(sbuf[:m])
+                        lo, scale = 0.0, 0.0
+                    elif m <= 8:
                         # positives at +inf never count as <= a candidate: a branch-free count loop
                         for l in range(n_items):
                             buf_v[l] = np.inf if pos_row[l] else scores[l]
@@ -418,13 +566,18 @@ def _bpr_epoch(
                     for k in range(m):
                         c = cand[k]
                         sc = scores[c]
-                        if m <= 8:
-                            cnt = _count_le(buf_v, sc)
+                        if not need_f:
+                            F = 0.0
+                        elif cand_f:
+                            F = np.searchsorted(srt, sc, side="right") / (m + 1.0)
                         else:
-                            cnt = _bucket_count_le(buf_v, start, n_neg, lo, scale, sc)
-                        F = cnt / (n_neg + 1.0)  # eq. 4.15 over n + 1 (released code)
+                            if m <= 8:
+                                cnt = _count_le(buf_v, sc)
+                            else:
+                                cnt = _bucket_count_le(buf_v, start, n_neg, lo, scale, sc)
+                            F = cnt / (n_neg + 1.0)  # eq. 4.15 over n + 1 (released code)
                         if oracle:
-                            p_fn = 0.64 if test_row[c] else 0.04
+                            p_fn = fn_level if test_row[c] else tn_level
                         else:
                             p_fn = prior[c]
                         num = (1.0 - F) * (1.0 - p_fn)
@@ -468,9 +621,21 @@ def _bpr_epoch(
 class _SGDRunner:
     """One epoch of :func:`_bpr_epoch` per ``run_epoch`` (the :class:`~negtheory.recsys.loop.EpochRunner` of SGD)."""
 
-    def __init__(self, *, data, U, V, kernel_args, shuffle_rng, order, reshuffle, epoch_ss, callback, return_negatives):
+    def __init__(
+        self, *, data, U, V, kernel_args, shuffle_rng, order, reshuffle, epoch_ss, callback, return_negatives, srns=None
+    ):
         self.data, self.U, self.V = data, U, V
         self.kernel_args = kernel_args
+        # SRNS state: memory [n_users, S1], score history [window, n_users, n_items], alpha, warm-up, pool, tau
+        self.srns = srns
+        if srns is None:
+            self.mem = np.zeros((1, 0), dtype=np.int64)
+            self.hist = np.zeros((1, 1, 1), dtype=np.float32)
+            self.n_hist = 0
+        else:
+            self.mem, self.hist = srns["memory"], srns["history"]
+            self.hist[0] = U @ V.T  # epoch 0 sees the initial scores (released code)
+            self.n_hist = 1
         self.shuffle_rng, self.order, self.reshuffle = shuffle_rng, order, reshuffle
         self.epoch_ss = epoch_ss
         self.callback = callback
@@ -485,9 +650,19 @@ class _SGDRunner:
         record = np.full(n if self.return_negatives else 0, -1, dtype=np.int64)
         kseed = int(self.epoch_ss[epoch].generate_state(1)[0] & 0x7FFFFFFF)
         visit = np.ascontiguousarray(self.data.train[self.order])
-        (indptr, indices, t_indptr, t_indices, code, n_cand, lam, prior, oracle, pns_cdf, rank_scale, lr, reg) = self.kernel_args
-        _bpr_epoch(self.U, self.V, visit, indptr, indices, t_indptr, t_indices, code, n_cand, lam, prior, oracle, pns_cdf,
-                   rank_scale, lr, reg, kseed, stats, record)  # fmt: skip
+        (indptr, indices, t_indptr, t_indices, code, n_cand, lam, prior, oracle, fn_level, tn_level, f_cand, pns_cdf,
+         rank_scale, lr, reg) = self.kernel_args  # fmt: skip
+        sr = self.srns
+        alpha_t = 0.0 if sr is None else sr["alpha"] * min(1.0, epoch / sr["warmup"])
+        pool = 0 if sr is None else sr["pool"]
+        tau = 1.0 if sr is None else sr["tau"]
+        _bpr_epoch(self.U, self.V, visit, indptr, indices, t_indptr, t_indices, code, n_cand, lam, prior, oracle, fn_level,
+                   tn_level, f_cand, pns_cdf, rank_scale, lr, reg, kseed, stats, record, self.mem, self.hist, self.n_hist,
+                   alpha_t, pool, tau)  # fmt: skip
+        if sr is not None:  # the scores after this epoch replace the oldest of the window (epoch 0: the initial ones)
+            slot = epoch % self.hist.shape[0]
+            self.hist[slot] = self.U @ self.V.T
+            self.n_hist = min(epoch + 1, self.hist.shape[0])
         if self.return_negatives:
             self.negatives.append((visit, record))
         if not (np.all(np.isfinite(self.U)) and np.all(np.isfinite(self.V))):
@@ -515,7 +690,15 @@ def fit_bpr_sgd(
     candidates: int = 5,
     lam: float = 5.0,
     prior: str = "popularity",
+    oracle_levels: tuple[float, float] = (0.64, 0.04),
+    ecdf: str = "negatives",
     rank_scale: float | None = None,
+    srns_memory: int = 8,
+    srns_candidates: int = 64,
+    srns_alpha: float = 5.0,
+    srns_warmup: float = 50.0,
+    srns_tau: float = 10.0,
+    srns_window: int = 5,
     init_std: float = 0.1,
     shuffle: str = "epoch",
     eval_every: int = 1,
@@ -535,7 +718,7 @@ def fit_bpr_sgd(
         Train / (validation) / test split. Negatives are drawn from items not in the user's
         *training* set; test items are never used for training (only for TNR/INF bookkeeping and
         the oracle prior of Table 4.5).
-    sampler : {"rns", "pns", "dns", "aobpr", "bns"}
+    sampler : {"rns", "pns", "dns", "aobpr", "bns", "srns"}
         The negative sampler (module notes; default ``"rns"``, uniform).
     dim : int
         Embedding dimension d, at least 1 (default 32, the thesis's).
@@ -551,9 +734,28 @@ def fit_bpr_sgd(
     lam : float
         λ >= 0 of BNS's risk (eq. 4.26; default 5, the thesis's).
     prior : {"popularity", "oracle"}
-        BNS prior: eq. 4.16 or the oracle (label − 0.2)² of Table 4.5.
+        BNS prior: eq. 4.16, or the oracle of Table 4.5 that reads the user's test items.
+    oracle_levels : (float, float)
+        The oracle prior's P_fn of the user's test items and of every other item, in [0, 1]:
+        (label − 0.2)² = (0.64, 0.04) in the thesis (§4.5.2.5); (1, 0) is the hard label, with
+        which eq. 4.26 picks the highest-scored candidate that is not a test item.
+    ecdf : {"negatives", "candidates"}
+        F(x̂_l) of eq. 4.15 over all the user's non-interacted items (over n + 1, released code) or
+        over the candidate set M_u only (over |M_u| + 1); the same when M_u holds every negative.
     rank_scale : float, optional
         λ of AOBPR's rank law in items (default 0.05 |I|, chosen here: the thesis does not state it).
+    srns_memory : int
+        SRNS's memory size S1 per user (released run script: 8).
+    srns_candidates : int
+        S2, the uniform items added to the memory before each update (released: 8 S1 = 64).
+    srns_alpha : float
+        α, the weight of the std in SRNS's choice (released: 5).
+    srns_warmup : float
+        T_0 in epochs: α_t = α min(1, t / T_0) (released: 50).
+    srns_tau : float
+        τ of the memory update P ∝ exp(x / τ) (released: 10).
+    srns_window : int
+        Epochs of recorded scores the std is taken over (released: 5).
     init_std : float
         Embeddings start N(0, init_std²) (released code: √reg = 0.1).
     shuffle : {"epoch", "once"}
@@ -606,6 +808,20 @@ def fit_bpr_sgd(
         raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
     if prior not in ("popularity", "oracle"):
         raise ValueError(f"prior must be 'popularity' or 'oracle', got {prior!r}")
+    if ecdf not in ("negatives", "candidates"):
+        raise ValueError(f"ecdf must be 'negatives' or 'candidates', got {ecdf!r}")
+    try:
+        fn_level, tn_level = (float(x) for x in oracle_levels)
+    except (TypeError, ValueError):
+        raise ValueError(f"oracle_levels must be two probabilities, got {oracle_levels!r}") from None
+    fn_level = real_scalar("oracle_levels", fn_level, 0.0, 1.0)
+    tn_level = real_scalar("oracle_levels", tn_level, 0.0, 1.0)
+    srns_memory = int_scalar("srns_memory", srns_memory, 1)
+    srns_candidates = int_scalar("srns_candidates", srns_candidates, 0)
+    srns_alpha = real_scalar("srns_alpha", srns_alpha, 0.0)
+    srns_warmup = real_scalar("srns_warmup", srns_warmup, 0.0, lo_open=True)
+    srns_tau = real_scalar("srns_tau", srns_tau, 0.0, lo_open=True)
+    srns_window = int_scalar("srns_window", srns_window, 1)
     if shuffle not in ("epoch", "once"):
         raise ValueError(f"shuffle must be 'epoch' or 'once', got {shuffle!r}")
     if eval_on not in ("test", "valid", "both"):
@@ -638,7 +854,18 @@ def fit_bpr_sgd(
     V = rng.normal(0.0, init_std, size=(n_items, dim)).astype(np.float32)
     shuffle_rng = np.random.default_rng(shuffle_ss)
     kernel_args = (indptr, indices, t_indptr, t_indices, _CODE[sampler], candidates, lam, prior_arr, prior == "oracle",
-                   pns_cdf, rank_scale, np.float32(lr), np.float32(reg))  # fmt: skip
+                   fn_level, tn_level, ecdf == "candidates", pns_cdf, rank_scale, np.float32(lr), np.float32(reg))  # fmt: skip
+    srns = None
+    if sampler == "srns":
+        # initial memory: min(S1, n_neg) distinct uniform non-interacted items per user (own seed child)
+        mem_rng = np.random.default_rng(ss.spawn(1)[0])
+        mem = np.zeros((n_users, srns_memory), dtype=np.int64)
+        for u in range(n_users):
+            free = np.setdiff1d(np.arange(n_items), indices[indptr[u] : indptr[u + 1]])
+            m1 = min(srns_memory, len(free))
+            mem[u, :m1] = mem_rng.choice(free, m1, replace=False)
+        hist = np.zeros((srns_window, n_users, n_items), dtype=np.float32)
+        srns = dict(memory=mem, history=hist, alpha=srns_alpha, warmup=srns_warmup, pool=srns_candidates, tau=srns_tau)
     runner = _SGDRunner(
         data=data,
         U=U,
@@ -650,6 +877,7 @@ def fit_bpr_sgd(
         epoch_ss=epoch_ss,
         callback=callback,
         return_negatives=return_negatives,
+        srns=srns,
     )
     splits = {"test": ("test",), "valid": ("valid",), "both": ("test", "valid")}[eval_on]
     res = train_loop(runner, data, epochs=epochs, eval_every=eval_every, topk=topk, eval_on=splits, callbacks=callbacks,
@@ -664,11 +892,16 @@ def fit_bpr_sgd(
         candidates=candidates,
         lam=lam,
         prior=prior,
+        oracle_levels=(fn_level, tn_level),
+        ecdf=ecdf,
         rank_scale=rank_scale,
         init_std=init_std,
         shuffle=shuffle,
         rng=seed,  # the run's integer seed, under the keyword's name
     )
+    if sampler == "srns":
+        config.update(srns_memory=srns_memory, srns_candidates=srns_candidates, srns_alpha=srns_alpha,
+                      srns_warmup=srns_warmup, srns_tau=srns_tau, srns_window=srns_window)  # fmt: skip
     out = dict(history=history, user_emb=U, item_emb=V, seconds=res["seconds"], config=config)
     if return_negatives:
         out["negatives"] = runner.negatives

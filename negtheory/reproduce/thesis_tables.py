@@ -9,9 +9,18 @@ Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves o
   whose printed rows fill the ``thesis`` column (Table 4.5 is printed for MovieLens-100K only);
 * Tables 4.2 and 4.5 — BPR-MF by batch-1 SGD (:func:`negtheory.recsys.fit_bpr_sgd`): d = 32,
   lr 0.01, reg 0.01, 100 epochs (thesis §4.5.1.2), one negative per pair from RNS, PNS, DNS,
-  AOBPR or BNS (λ = 5, |M_u| = 5, prior pop / N, eq. 4.16); Table 4.5 uses BNS with the oracle
-  prior (label − 0.2)² and growing |M_u|. SRNS is not implemented (its row is reported as not
-  run). The BPR row of Table 5.2 repeats the thesis's RNS row, so it reuses the RNS runs;
+  AOBPR, SRNS (the released run script's S1 = 8, S2 = 64, α = 5, warm-up 50 epochs, τ = 10,
+  5-epoch window: the thesis states none; other readings as extra rows with ``--srns-variants``,
+  :data:`SRNS_VARIANTS`) or BNS (λ = 5, |M_u| = 5, prior pop / N, eq. 4.16);
+  Table 4.5 uses BNS with the oracle prior and growing |M_u|, in named readings (``variant``
+  column, ``--bns-variants``; :data:`BNS_VARIANTS`): ``soft`` the thesis's text, P_fn =
+  (label − 0.2)² = 0.64 / 0.04 and F over all non-interacted items; ``soft-Fcand`` F over the
+  candidate set M_u; ``soft-tn0.001`` the true-negative prior 0.001 instead of 0.04; ``hard`` the
+  label as prior (1 / 0), with which eq. 4.14 returns the label and eq. 4.26 picks the
+  highest-scored candidate that is not a test item (at |M_u| = all: the optimal sampler h* of
+  eq. 4.19 with the exact posterior). |M_u| = 1 is RNS in every reading (one row, variant ``-``),
+  and ``soft-Fcand`` at |M_u| = all is ``soft`` (it reuses those runs). The BPR row of Table 5.2
+  repeats the thesis's RNS row, so it reuses the RNS runs;
 * Tables 5.2 and 6.3 — mini-batch MF (:func:`negtheory.bridge.recommend.fit_mf`) with the
   released code's settings: Adam lr 1e-3, weight decay 1e-5, batch 1024, N = 5 negatives,
   M = 5 extra positives, t = 1, τ⁺ = 0.06, HCL β = 0.5, BCL α = 0.55, β = 0.6, 200 epochs with
@@ -76,7 +85,7 @@ HELP = (
     "on a user-supplied MovieLens-100K, MovieLens-1M or Yahoo!-R3 split"
 )
 
-__all__ = ["HELP", "add_arguments", "run", "plan", "run_tables", "summarize"]
+__all__ = ["HELP", "BNS_VARIANTS", "SRNS_VARIANTS", "add_arguments", "run", "plan", "run_tables", "summarize"]
 
 TABLES = ("4.2", "4.5", "5.2", "6.3")
 DEFAULT_BNS_SIZES = ("1", "3", "5", "10", "20", "50", "100")
@@ -84,6 +93,20 @@ ALL_BNS_SIZES = ("1", "3", "5", "10", "20", "50", "100", "500", "all")
 METRICS = ("precision", "recall", "ndcg")
 #: recommenders of ``--models``
 MODELS = ("mf", "lightgcn")
+#: Table 4.5 readings: variant -> fit_bpr_sgd keywords (oracle prior; see the module docstring)
+BNS_VARIANTS = {
+    "soft": dict(oracle_levels=(0.64, 0.04), ecdf="negatives"),
+    "soft-Fcand": dict(oracle_levels=(0.64, 0.04), ecdf="candidates"),
+    "soft-tn0.001": dict(oracle_levels=(0.64, 0.001), ecdf="negatives"),
+    "hard": dict(oracle_levels=(1.0, 0.0), ecdf="negatives"),
+}
+#: SRNS readings beside the default (the released run script): variant -> fit_bpr_sgd keywords
+SRNS_VARIANTS = {
+    # the released SRNS_main.py's argparse defaults (S1 = 20, S2 = S1, alpha = 1, warm-up 1 epoch, tau = 1)
+    "code-defaults": dict(srns_memory=20, srns_candidates=20, srns_alpha=1.0, srns_warmup=1.0, srns_tau=1.0),
+    # no variance term: the memory's highest sigma(x_uk - x_ui) (an ablation)
+    "alpha0": dict(srns_alpha=0.0),
+}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -145,6 +168,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="|M_u| of Table 4.5 (500 and 'all' cost O(|I|) exponentials per SGD step: 7-14 min per run on ML-100K)",
     )
     p.add_argument(
+        "--bns-variants",
+        nargs="+",
+        default=list(BNS_VARIANTS),
+        choices=list(BNS_VARIANTS),
+        help="readings of Table 4.5's oracle prior, each reported as its own rows (default: all)",
+    )
+    p.add_argument(
+        "--srns-variants",
+        nargs="*",
+        default=[],
+        choices=list(SRNS_VARIANTS),
+        help="extra SRNS rows of Table 4.2 with other hyper-parameters (default: none; the released run script's)",
+    )
+    p.add_argument(
         "--eval-every",
         type=integer(1),
         default=5,
@@ -166,9 +203,11 @@ def plan(
     tables: Sequence[str] = TABLES,
     methods: Sequence[str] | None = None,
     bns_sizes: Sequence[str] = DEFAULT_BNS_SIZES,
+    bns_variants: Sequence[str] = tuple(BNS_VARIANTS),
+    srns_variants: Sequence[str] = (),
     models: Sequence[str] = ("mf",),
-) -> list[tuple[str, str, str, tuple | None]]:
-    r"""Rows to report: a list of ``(table, method, setting, run_key)``; equal run keys share runs.
+) -> list[tuple[str, str, str, str, tuple | None]]:
+    r"""Rows to report: a list of ``(table, method, setting, variant, run_key)``; equal run keys share runs.
 
     Parameters
     ----------
@@ -180,6 +219,10 @@ def plan(
     bns_sizes : sequence of str
         The :math:`|\mathcal{M}_u|` of Table 4.5's rows (``"1"`` .. ``"500"`` or ``"all"``;
         default 1 to 100).
+    bns_variants : sequence of str
+        Readings of Table 4.5's oracle prior (keys of :data:`BNS_VARIANTS`; default: all).
+    srns_variants : sequence of str
+        Extra SRNS rows of Table 4.2 (keys of :data:`SRNS_VARIANTS`; default: none).
     models : sequence of {"mf", "lightgcn"}
         The recommenders (default MF only): ``"lightgcn"`` adds the rows of setting
         ``"LightGCN"`` of Tables 4.2, 5.2 and 6.3.
@@ -187,35 +230,50 @@ def plan(
     Returns
     -------
     list of tuple
-        ``(table, method, setting, run_key)`` per row: ``run_key`` is ``("sgd", sampler,
-        candidates, prior)`` for BPR-MF SGD, ``("mf", loss)`` for mini-batch MF,
-        ``("lightgcn", loss, sampler)`` for LightGCN, or None for a row not implemented (SRNS;
-        PNS, AOBPR, DNS and SRNS for LightGCN).
+        ``(table, method, setting, variant, run_key)`` per row: ``run_key`` is ``("sgd", sampler,
+        candidates, prior[, variant])`` for BPR-MF SGD, ``("mf", loss)`` for mini-batch MF or
+        ``("lightgcn", loss, sampler)`` for LightGCN (None for a row not run: PNS, AOBPR, DNS and
+        SRNS for LightGCN); ``variant`` is ``"-"`` outside Table 4.5 and SRNS's extra rows, and for
+        the |M_u| = 1 row (RNS in every reading).
 
     Examples
     --------
     >>> from negtheory.reproduce.thesis_tables import plan
     >>> plan(["4.2"], ["rns", "bns"])
-    [('4.2', 'RNS', 'BPR-MF SGD', ('sgd', 'rns', 5, 'popularity')), ('4.2', 'BNS', 'BPR-MF SGD', ('sgd', 'bns', 5, 'popularity'))]
+    [('4.2', 'RNS', 'BPR-MF SGD', '-', ('sgd', 'rns', 5, 'popularity')), ('4.2', 'BNS', 'BPR-MF SGD', '-', ('sgd', 'bns', 5, 'popularity'))]
     """
-    rows: list[tuple[str, str, str, tuple | None]] = []
+    rows: list[tuple[str, str, str, str, tuple | None]] = []
     if "4.2" in tables:
-        for name, sampler in (("RNS", "rns"), ("PNS", "pns"), ("AOBPR", "aobpr"), ("DNS", "dns"), ("SRNS", None), ("BNS", "bns")):
-            rows.append(("4.2", name, "BPR-MF SGD", None if sampler is None else ("sgd", sampler, 5, "popularity")))
+        for name in ("RNS", "PNS", "AOBPR", "DNS", "SRNS", "BNS"):
+            rows.append(("4.2", name, "BPR-MF SGD", "-", ("sgd", name.lower(), 5, "popularity")))
+            if name == "SRNS":
+                for v in srns_variants:
+                    if v not in SRNS_VARIANTS:
+                        raise ValueError(f"srns_variants must be among {tuple(SRNS_VARIANTS)}, got {v!r}")
+                    rows.append(("4.2", name, "BPR-MF SGD", v, ("sgd", "srns", 5, "popularity", v)))
     if "4.5" in tables:
+        bad = [v for v in bns_variants if v not in BNS_VARIANTS]
+        if bad or not bns_variants:
+            raise ValueError(f"bns_variants must be among {tuple(BNS_VARIANTS)}, got {list(bns_variants)!r}")
         for size in bns_sizes:
             m = 10**9 if size == "all" else int(size)
-            key = ("sgd", "rns", 1, "popularity") if m == 1 else ("sgd", "bns", m, "oracle")
-            rows.append(("4.5", "BNS-oracle", f"|M_u|={size}", key))
+            if m == 1:
+                rows.append(("4.5", "BNS-oracle", f"|M_u|={size}", "-", ("sgd", "rns", 1, "popularity")))
+                continue
+            for v in bns_variants:
+                # F over M_u is F over all negatives when M_u holds all of them: the soft runs
+                code = "soft" if (v == "soft-Fcand" and size == "all") else v
+                key = ("sgd", "bns", m, "oracle") if code == "soft" else ("sgd", "bns", m, "oracle", code)
+                rows.append(("4.5", "BNS-oracle", f"|M_u|={size}", v, key))
     if "5.2" in tables:
-        rows.append(("5.2", "BPR", "MF", ("sgd", "rns", 5, "popularity")))
+        rows.append(("5.2", "BPR", "MF", "-", ("sgd", "rns", 5, "popularity")))
         for name in ("InfoNCE", "DCL", "HCL", "DPL"):
-            rows.append(("5.2", name, "MF", ("mf", name.lower())))
+            rows.append(("5.2", name, "MF", "-", ("mf", name.lower())))
     if "6.3" in tables:
         for name in ("InfoNCE", "DCL", "HCL", "BCL"):
-            rows.append(("6.3", name, "MF", ("mf", name.lower())))
+            rows.append(("6.3", name, "MF", "-", ("mf", name.lower())))
         # the released recommendation code trains BCL as -ln sigma(s+ - sum omega e^s), not eq. 6.48
-        rows.append(("6.3", "BCL-released", "MF", ("mf", "bcl_released")))
+        rows.append(("6.3", "BCL-released", "MF", "-", ("mf", "bcl_released")))
     bad = [m for m in models if m not in MODELS]
     if bad:
         raise ValueError(f"models must be among {MODELS}, got {bad}")
@@ -229,21 +287,21 @@ def plan(
     return rows
 
 
-def _lightgcn_rows(tables: Sequence[str]) -> list[tuple[str, str, str, tuple | None]]:
+def _lightgcn_rows(tables: Sequence[str]) -> list[tuple[str, str, str, str, tuple | None]]:
     """The LightGCN rows of Tables 4.2, 5.2 and 6.3 (mini-batch BPR with RNS / BNS negatives, the losses)."""
-    rows: list[tuple[str, str, str, tuple | None]] = []
+    rows: list[tuple[str, str, str, str, tuple | None]] = []
     if "4.2" in tables:
         for name in ("RNS", "PNS", "AOBPR", "DNS", "SRNS", "BNS"):
             key = ("lightgcn", "bpr", name.lower()) if name in ("RNS", "BNS") else None
-            rows.append(("4.2", name, "LightGCN", key))
+            rows.append(("4.2", name, "LightGCN", "-", key))
     if "5.2" in tables:
-        rows.append(("5.2", "BPR", "LightGCN", ("lightgcn", "bpr", "rns")))
+        rows.append(("5.2", "BPR", "LightGCN", "-", ("lightgcn", "bpr", "rns")))
         for name in ("InfoNCE", "DCL", "HCL", "DPL"):
-            rows.append(("5.2", name, "LightGCN", ("lightgcn", name.lower(), "rns")))
+            rows.append(("5.2", name, "LightGCN", "-", ("lightgcn", name.lower(), "rns")))
     if "6.3" in tables:
         for name in ("InfoNCE", "DCL", "HCL", "BCL"):
-            rows.append(("6.3", name, "LightGCN", ("lightgcn", name.lower(), "rns")))
-        rows.append(("6.3", "BCL-released", "LightGCN", ("lightgcn", "bcl_released", "rns")))
+            rows.append(("6.3", name, "LightGCN", "-", ("lightgcn", name.lower(), "rns")))
+        rows.append(("6.3", "BCL-released", "LightGCN", "-", ("lightgcn", "bcl_released", "rns")))
     return rows
 
 
@@ -264,12 +322,13 @@ def _job(data, task):
         data = data.with_validation(valid_fraction, rng=seed)
     t0 = time.perf_counter()
     if key[0] == "sgd":
-        _, sampler, cand, prior = key
+        _, sampler, cand, prior, *variant = key
         res = fit_bpr_sgd(
             data,
             sampler,
             candidates=cand,
             prior=prior,
+            **({**BNS_VARIANTS, **SRNS_VARIANTS}[variant[0]] if variant else {}),
             epochs=epochs or 100,
             eval_every=eval_every,
             eval_on="both" if protocol == "valid" else "test",
@@ -342,8 +401,10 @@ def run_tables(
     *,
     format: str = "auto",
     executor: Any = "local",
+    bns_variants: Sequence[str] = tuple(BNS_VARIANTS),
+    srns_variants: Sequence[str] = (),
     models: Sequence[str] = ("mf",),
-) -> tuple[list[tuple[str, str, str, tuple | None]], pd.DataFrame, dict[tuple, list[dict[str, Any]]]]:
+) -> tuple[list[tuple[str, str, str, str, tuple | None]], pd.DataFrame, dict[tuple, list[dict[str, Any]]]]:
     r"""Run every needed (run, seed); return ``(rows, runs, histories)``.
 
     With ``cache_dir`` each finished run's history is stored there (one JSON file named after the
@@ -388,6 +449,10 @@ def run_tables(
         ``concurrent.futures.Executor`` (:func:`negtheory.reproduce._common.run_jobs`). Every run
         is seeded by its own seed and its history goes through JSON before use, so the result is
         the same wherever and in whatever order the runs finish.
+    bns_variants : sequence of str
+        Readings of Table 4.5's oracle prior (keys of :data:`BNS_VARIANTS`; default: all).
+    srns_variants : sequence of str
+        Extra SRNS rows of Table 4.2 (keys of :data:`SRNS_VARIANTS`; default: none).
     models : sequence of {"mf", "lightgcn"}
         The recommenders whose rows are run (:func:`plan`; default MF only).
 
@@ -412,13 +477,13 @@ def run_tables(
 
     if format not in DATA_FORMATS:
         raise ValueError(f"format must be one of {', '.join(DATA_FORMATS)}, got {format!r}")
-    rows = plan(tables, methods, bns_sizes, models)
+    rows = plan(tables, methods, bns_sizes, bns_variants, srns_variants, models)
     if not rows:
         raise ValueError(
             f"no row selected by tables {list(tables)}, methods {list(methods or [])} and models {list(models)}; "
             f"the methods of these tables are {', '.join(method_names(tables))}"
         )
-    keys = sorted({r[3] for r in rows if r[3] is not None}, key=str)
+    keys = sorted({r[4] for r in rows if r[4] is not None}, key=str)
     # epoch bars only when runs go one at a time in this process (workers would interleave them)
     local = executor is None or executor == "local"
     tasks = [
@@ -485,7 +550,7 @@ def run_tables(
 
 
 def sampling_quality_table(
-    rows: Sequence[tuple[str, str, str, tuple | None]], histories: dict[tuple, list[dict[str, Any]]]
+    rows: Sequence[tuple[str, str, str, str, tuple | None]], histories: dict[tuple, list[dict[str, Any]]]
 ) -> pd.DataFrame:
     """Mean TNR and INF (eq. 4.27-4.28) over the evaluated epochs of each SGD sampler run, mean over seeds.
 
@@ -506,7 +571,7 @@ def sampling_quality_table(
     import pandas as pd
 
     recs = []
-    for table, method, setting, key in rows:
+    for table, method, setting, variant, key in rows:
         if key is None or key[0] != "sgd":
             continue
         hs = [h for (k, _), h in histories.items() if k == key]
@@ -515,15 +580,26 @@ def sampling_quality_table(
         tnr = [np.mean([e["tnr"] for e in h]) for h in hs]
         inf = [np.mean([e["inf"] for e in h]) for h in hs]
         recs.append(
-            dict(table=table, method=method, setting=setting, tnr=float(np.mean(tnr)), inf=float(np.mean(inf)), n_seeds=len(hs))
+            dict(
+                table=table,
+                method=method,
+                setting=setting,
+                variant=variant,
+                tnr=float(np.mean(tnr)),
+                inf=float(np.mean(inf)),
+                n_seeds=len(hs),
+            )
         )
-    return pd.DataFrame(recs).drop_duplicates(subset=["method", "setting", "tnr", "inf"])
+    return pd.DataFrame(recs).drop_duplicates(subset=["method", "setting", "variant", "tnr", "inf"])
 
 
 def summarize(
-    rows: Sequence[tuple[str, str, str, tuple | None]], runs: pd.DataFrame, protocol: str = "fixed", dataset: str = "ml-100k"
+    rows: Sequence[tuple[str, str, str, str, tuple | None]],
+    runs: pd.DataFrame,
+    protocol: str = "fixed",
+    dataset: str = "ml-100k",
 ) -> pd.DataFrame:
-    """The tidy table: one line per (table, method, setting, metric, k, convention).
+    """The tidy table: one line per (table, method, setting, variant, metric, k, convention).
 
     Parameters
     ----------
@@ -541,8 +617,8 @@ def summarize(
     Returns
     -------
     pandas.DataFrame
-        Columns ``table, method, setting, metric, k, thesis`` (the printed value, NaN when
-        none), ``mean, ci_low, ci_high`` (95 % t-interval over seeds), ``n_seeds``,
+        Columns ``table, method, setting, variant, metric, k, thesis`` (the printed value, NaN
+        when none), ``mean, ci_low, ci_high`` (95 % t-interval over seeds), ``n_seeds``,
         ``convention``; a row not run has NaN values and 0 seeds.
     """
     import numpy as np
@@ -555,7 +631,7 @@ def summarize(
         "max_test_over_epochs (released code)": "max_test_over_epochs (released code)",
     }
     lines = []
-    for table, method, setting, key in rows:
+    for table, method, setting, variant, key in rows:
         for conv in ("reported", "max_test_over_epochs (released code)"):
             for metric in METRICS:
                 for k in (5, 10, 20):
@@ -573,6 +649,7 @@ def summarize(
                             table=table,
                             method=method,
                             setting=setting,
+                            variant=variant,
                             metric=metric,
                             k=k,
                             thesis=th,
@@ -607,14 +684,17 @@ def markdown(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> str:
     sub = df[(df.metric == metric) & (df.k == k)]
     convs = list(dict.fromkeys(sub.convention))
     head = (
-        f"| table | method | setting | thesis {metric.upper()}@{k} | "
+        f"| table | method | setting | variant | thesis {metric.upper()}@{k} | "
         + " | ".join(f"negtheory ({c})" for c in convs)
         + " | Δ (first) |"
     )
-    lines = [head, "|" + "---|" * (5 + len(convs))]
-    for (table, method, setting), g in sub.groupby(["table", "method", "setting"], sort=False):
+    lines = [head, "|" + "---|" * (6 + len(convs))]
+    for (table, method, setting, variant), g in sub.groupby(["table", "method", "setting", "variant"], sort=False):
         cells = []
         for c in convs:
+            if not (g.convention == c).any():  # a table merged from runs of another protocol
+                cells.append("—")
+                continue
             r = g[g.convention == c].iloc[0]
             if r.n_seeds == 0:
                 cells.append("not run")
@@ -622,11 +702,11 @@ def markdown(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> str:
                 cells.append(f"{r['mean']:.4f} (1 seed)")
             else:
                 cells.append(f"{r['mean']:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]")
-        first = g[g.convention == convs[0]].iloc[0]
+        first = g.iloc[0]
         delta = "" if first.n_seeds == 0 or math.isnan(first.thesis) else f"{first['mean'] - first.thesis:+.4f}"
         th = "" if math.isnan(g.thesis.iloc[0]) else f"{g.thesis.iloc[0]:.4f}"
         setting = setting.replace("|", "\\|")
-        lines.append(f"| {table} | {method} | {setting} | {th} | " + " | ".join(cells) + f" | {delta} |")
+        lines.append(f"| {table} | {method} | {setting} | {variant} | {th} | " + " | ".join(cells) + f" | {delta} |")
     return "\n".join(lines)
 
 
@@ -657,22 +737,34 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "
     axes = fig.subplots(1, len(tables), squeeze=False)[0]
     for ax, table in zip(axes, tables):
         g = sub[sub.table == table]
-        labels = [
-            s.replace("|M_u|=", "") if table == "4.5" else f"{m} (LightGCN)" if s == "LightGCN" else m
-            for m, s in zip(g.method, g.setting)
-        ]
-        x = range(len(g))
-        ax.errorbar(
-            x,
-            g["mean"],
-            yerr=[g["mean"] - g.ci_low, g.ci_high - g["mean"]],
-            fmt="o",
-            color="C0",
-            capsize=3,
-            label="negtheory (mean, 95% CI)",
-        )
-        ax.plot(x, g.thesis, "x", color="C3", ms=8, mew=2, label="thesis (printed)")
-        ax.set_xticks(list(x), labels, rotation=45 if table != "4.5" else 0, ha="right" if table != "4.5" else "center")
+        if table == "4.5":  # one x per |M_u|, one series per variant (|M_u| = 1, variant "-", in each)
+            settings = list(dict.fromkeys(g.setting))
+            labels = [st.replace("|M_u|=", "") for st in settings]
+            pos = {st: n for n, st in enumerate(settings)}
+            variants = [v for v in dict.fromkeys(g.variant) if v != "-"] or ["-"]
+            for n, v in enumerate(variants):
+                gv = g[(g.variant == v) | (g.variant == "-")]
+                xv = [pos[st] + 0.08 * (n - (len(variants) - 1) / 2) for st in gv.setting]
+                ax.errorbar(xv, gv["mean"], yerr=[gv["mean"] - gv.ci_low, gv.ci_high - gv["mean"]], fmt="o-", ms=3,
+                            color=f"C{n}", capsize=2, label=f"negtheory {v}")  # fmt: skip
+            th = g.drop_duplicates("setting")
+            ax.plot([pos[st] for st in th.setting], th.thesis, "x", color="k", ms=8, mew=2, label="thesis (printed)")
+            ax.set_xticks(range(len(settings)), labels)
+            ax.legend(loc="upper left", fontsize=6)
+        else:
+            labels = [f"{m} (LightGCN)" if st == "LightGCN" else m for m, st in zip(g.method, g.setting)]
+            x = range(len(g))
+            ax.errorbar(
+                x,
+                g["mean"],
+                yerr=[g["mean"] - g.ci_low, g.ci_high - g["mean"]],
+                fmt="o",
+                color="C0",
+                capsize=3,
+                label="negtheory (mean, 95% CI)",
+            )
+            ax.plot(x, g.thesis, "x", color="C3", ms=8, mew=2, label="thesis (printed)")
+            ax.set_xticks(list(x), labels, rotation=45, ha="right")
         ax.set_title(f"Table {table}" + (" (|M_u|)" if table == "4.5" else ""))
         ax.set_ylabel(f"{metric.upper()}@{k} (test)")
         ax.grid(alpha=0.3)
@@ -741,12 +833,15 @@ def run(args: argparse.Namespace) -> int:
             cache_dir=out / "runs",
             format=args.format,
             executor=executor,
+            bns_variants=args.bns_variants,
+            srns_variants=args.srns_variants,
             models=getattr(args, "models", ["mf"]),
         )
     finally:
         close()
     df = summarize(rows, runs, args.protocol, args.dataset)
-    cols = ["table", "method", "setting", "metric", "k", "thesis", "mean", "ci_low", "ci_high", "n_seeds", "convention"]
+    cols = ["table", "method", "setting", "variant", "metric", "k", "thesis", "mean", "ci_low", "ci_high", "n_seeds"]
+    cols.append("convention")
     df[cols].to_csv(out / "thesis_tables.csv", index=False)
     runs.to_csv(out / "runs.csv", index=False)
     md = [
@@ -765,11 +860,11 @@ def run(args: argparse.Namespace) -> int:
         md += [
             "## Sampling quality of the SGD samplers (eq. 4.27-4.28, mean over evaluated epochs and seeds)",
             "",
-            "| table | method | setting | TNR | INF |",
-            "|---|---|---|---|---|",
+            "| table | method | setting | variant | TNR | INF |",
+            "|---|---|---|---|---|---|",
         ]
         md += [
-            f"| {r.table} | {r.method} | {r.setting.replace('|', chr(92) + '|')} | {r.tnr:.4f} | {r.inf:.4f} |"
+            f"| {r.table} | {r.method} | {r.setting.replace('|', chr(92) + '|')} | {r.variant} | {r.tnr:.4f} | {r.inf:.4f} |"
             for r in sq.itertuples()
         ]
         md.append("")
