@@ -61,9 +61,11 @@ def _reference_sgd(data: Interactions, sampler, *, dim=8, lr=0.05, reg=0.01, epo
             order = shuffler.permutation(len(data.train))
         stats = np.zeros(4)
         kseed = int(children[2 + epoch].generate_state(1)[0] & 0x7FFFFFFF)
+        # the kernel's oracle levels / candidate-eCDF switch and SRNS state at their defaults (unused by rns / bns)
         sgd_mod._bpr_epoch(U, V, np.ascontiguousarray(data.train[order]), indptr, indices, t_indptr, t_indices,
-                           sgd_mod.SAMPLERS.index(sampler), candidates, lam, prior, False, pns_cdf, 0.05 * n_items,
-                           np.float32(lr), np.float32(reg), kseed, stats, np.zeros(0, dtype=np.int64))  # fmt: skip
+                           sgd_mod.SAMPLERS.index(sampler), candidates, lam, prior, False, 1.0, 0.04, False, pns_cdf,
+                           0.05 * n_items, np.float32(lr), np.float32(reg), kseed, stats, np.zeros(0, dtype=np.int64),
+                           np.zeros((1, 0), dtype=np.int64), np.zeros((1, 1, 1), dtype=np.float32), 0, 0.0, 0, 1.0)  # fmt: skip
         if (epoch + 1) % eval_every == 0 or epoch == epochs - 1:
             row = dict(epoch=epoch + 1, loss=stats[3] / stats[0], tnr=1.0 - stats[1] / stats[0], inf=stats[2] / stats[0])
             s = U @ V.T
@@ -145,7 +147,8 @@ def test_fit_bpr_sgd_matches_the_plain_loop(sampler):
     np.testing.assert_array_equal(r["user_emb"], ref_U)
     np.testing.assert_array_equal(r["item_emb"], ref_V)
     assert r["config"] == dict(sampler=sampler, dim=8, lr=0.05, reg=0.01, epochs=5, candidates=5, lam=5.0,
-                               prior="popularity", rank_scale=0.05 * d.n_items, init_std=0.1, shuffle="epoch", rng=3)  # fmt: skip
+                               prior="popularity", oracle_levels=(0.64, 0.04), ecdf="negatives", rank_scale=0.05 * d.n_items,
+                               init_std=0.1, shuffle="epoch", rng=3)  # fmt: skip
 
 
 @pytest.mark.parametrize("loss", ["infonce", "dcl"])
