@@ -54,6 +54,7 @@ from ..recsys.loop import check_callbacks, train_loop
 from ..recsys.samplers import sample_extra_positives, sample_uninteracted
 from . import functional as Fn
 from .device import resolve_device
+from .samplers import bns_select
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -385,16 +386,11 @@ class _MFRunner:
         mask = torch.from_numpy(self.train_mask[u]).to(dev)
         ref = sc.masked_fill(mask, math.inf)  # positives never count as <= a candidate
         ct = torch.from_numpy(cand).to(dev)
-        x = sc.gather(1, ct)
-        x_ui = sc.gather(1, torch.from_numpy(pos).to(dev)[:, None])
-        cnt = (ref[:, None, :] <= x[:, :, None]).sum(-1).to(sc.dtype)
-        f = cnt / (torch.from_numpy(self.n_neg_free[u]).to(dev, sc.dtype)[:, None] + 1.0)  # eq. 4.15 over n + 1
-        p = prior.to(dev, sc.dtype)[ct]
-        num = (1.0 - f) * (1.0 - p)
-        den = 1.0 - f - p + 2.0 * f * p
-        unbias = torch.where(den > 0, num / torch.clamp(den, min=torch.finfo(sc.dtype).tiny), torch.zeros_like(num))
-        risk = torch.sigmoid(x - x_ui) * (1.0 - (1.0 + lam) * unbias)
-        return cand[np.arange(len(u)), risk.argmin(1).cpu().numpy()][:, None]
+        x_ui = sc.gather(1, torch.from_numpy(pos).to(dev)[:, None])[:, 0]
+        # eq. 4.15 over n + 1 with n the user's non-interacted items
+        choice = bns_select(x_ui, sc.gather(1, ct), prior.to(dev, sc.dtype)[ct], reference_scores=ref, lam=lam,
+                            n_reference=torch.from_numpy(self.n_neg_free[u]))  # fmt: skip
+        return cand[np.arange(len(u)), choice.cpu().numpy()][:, None]
 
     def run_epoch(self, epoch: int) -> dict[str, float]:
         model, rng, dev, pairs = self.model, self.rng, self.dev, self.pairs

@@ -67,7 +67,7 @@ def uniform_items(n_items, shape, generator=None, device=None):
 # --------------------------------------------------------------------------------------------
 # BNS (thesis ch. 4)
 # --------------------------------------------------------------------------------------------
-def bns_select(pos_scores, cand_scores, cand_p_fn, reference_scores=None, lam=5.0):
+def bns_select(pos_scores, cand_scores, cand_p_fn, reference_scores=None, lam=5.0, n_reference=None):
     r"""Bayesian negative sampling: index of the candidate of least sampling risk (Liu Bin's thesis eq. 4.26).
 
     The sampling criterion of eq. 4.26 with the informativeness of eq. 4.4 and the unbiasedness
@@ -96,6 +96,10 @@ def bns_select(pos_scores, cand_scores, cand_p_fn, reference_scores=None, lam=5.
         whole catalog). Default (None): the candidates themselves.
     lam : float >= 0, default 5.0
         Weight lambda of true-negative informativeness (the thesis's lambda = 5).
+    n_reference : Tensor, shape [B], optional
+        The n of F's denominator n + 1 per user, when some reference entries are masked out
+        (set to +inf, e.g. a user's training items among the catalog's scores). Default (None):
+        the number of reference scores R.
 
     Returns
     -------
@@ -114,7 +118,8 @@ def bns_select(pos_scores, cand_scores, cand_p_fn, reference_scores=None, lam=5.
         cand = cand_scores.detach()
         ref = cand if reference_scores is None else reference_scores.detach()
         srt, _ = torch.sort(ref, dim=-1)
-        f = torch.searchsorted(srt.contiguous(), cand.contiguous(), right=True).to(cand.dtype) / (ref.shape[-1] + 1.0)
+        n = ref.shape[-1] if n_reference is None else n_reference.to(cand.device, cand.dtype)[..., None]
+        f = torch.searchsorted(srt.contiguous(), cand.contiguous(), right=True).to(cand.dtype) / (n + 1.0)
         p = torch.as_tensor(cand_p_fn, dtype=cand.dtype, device=cand.device).expand_as(cand)
         num = (1.0 - f) * (1.0 - p)
         unbias = num / torch.clamp(num + f * p, min=torch.finfo(cand.dtype).tiny)
