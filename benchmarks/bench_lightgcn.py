@@ -18,27 +18,12 @@ import argparse
 import os
 import platform
 import time
-from pathlib import Path
 
-import numpy as np
 import torch
+from bench_training import benchmark_split
 
 import negtheory
 from negtheory.bridge.recommend import LIGHTGCN_THESIS, LightGCN, _SymmetricSpMM, fit_mf
-from negtheory.recsys import load_split
-
-
-def synthetic_split(seed=0):
-    rng = np.random.default_rng(seed)
-    pu, pi = rng.pareto(1.5, 943) + 1, rng.pareto(1.2, 1682) + 1
-    pairs = set()
-    while len(pairs) < 100_000:
-        u = rng.choice(943, 50_000, p=pu / pu.sum())
-        i = rng.choice(1682, 50_000, p=pi / pi.sum())
-        pairs.update(zip(u.tolist(), i.tolist()))
-    pairs = np.array(sorted(pairs))[:100_000]
-    pairs = pairs[rng.permutation(len(pairs))]
-    return load_split(pairs[:80_000], pairs[80_000:], name="synthetic ML-100K-sized split")
 
 
 def _ms(fn, repeat):
@@ -55,11 +40,7 @@ def main():
     ap.add_argument("--epochs", type=int, default=2, help="epochs timed per sampler (then extrapolated to 100)")
     ap.add_argument("--repeat", type=int, default=20, help="repetitions of the propagation step")
     args = ap.parse_args()
-    train, test = args.train, args.test
-    env = os.environ.get("NEGTHEORY_ML100K")
-    if train is None and env:
-        train, test = str(Path(env) / "100k_train.csv"), str(Path(env) / "100k_test.csv")
-    data = load_split(train, test) if train else synthetic_split()
+    data = benchmark_split(args.train, args.test)
     print(
         f"negtheory {negtheory.__version__}, torch {torch.__version__}, {platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} cpus, torch threads {torch.get_num_threads()}; data: {data.name} "

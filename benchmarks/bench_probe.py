@@ -27,13 +27,12 @@ import os
 import platform
 import statistics
 import time
-from pathlib import Path
 
 import numpy as np
-from bench_training import synthetic_split
+from bench_training import benchmark_split
 
 import negtheory
-from negtheory.recsys import fit_bpr_sgd, load_split
+from negtheory.recsys import fit_bpr_sgd
 from negtheory.recsys.score_probe import ScoreProbe
 
 
@@ -56,13 +55,7 @@ def main():
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--epochs", type=int, default=3)
     a = p.parse_args()
-    base = os.environ.get("NEGTHEORY_ML100K")
-    if a.train and a.test:
-        data = load_split(a.train, a.test)
-    elif base and Path(base, "100k_train.csv").exists():
-        data = load_split(Path(base, "100k_train.csv"), Path(base, "100k_test.csv"))
-    else:
-        data = synthetic_split()
+    data = benchmark_split(a.train if a.test else None, a.test)
     print(f"negtheory {negtheory.__version__}, python {platform.python_version()}, {os.cpu_count()} cpus; {data.summary()}")
     trainers = {"sgd rns": lambda cbs: fit_bpr_sgd(data, "rns", epochs=a.epochs, topk=(10,), progress=False, callbacks=cbs)}
     try:

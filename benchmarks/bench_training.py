@@ -74,6 +74,15 @@ def run_cornac(data, epochs, seed, num_threads=0):
     return secs, scores
 
 
+def benchmark_split(train=None, test=None):
+    """The split a benchmark times: ``train``/``test`` files, else ``$NEGTHEORY_ML100K`` (holding
+    ``100k_train.csv`` / ``100k_test.csv``), else :func:`synthetic_split` (MovieLens-100K's size)."""
+    env = os.environ.get("NEGTHEORY_ML100K")
+    if train is None and env and Path(env, "100k_train.csv").exists():
+        train, test = str(Path(env) / "100k_train.csv"), str(Path(env) / "100k_test.csv")
+    return load_split(train, test) if train else synthetic_split()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--train")
@@ -82,11 +91,7 @@ def main():
     ap.add_argument("--epochs", type=int, default=100)
     ap.add_argument("--samplers-epochs", type=int, default=2, help="epochs timed for each score-based sampler")
     args = ap.parse_args()
-    train, test = args.train, args.test
-    env = os.environ.get("NEGTHEORY_ML100K")
-    if train is None and env:
-        train, test = str(Path(env) / "100k_train.csv"), str(Path(env) / "100k_test.csv")
-    data = load_split(train, test) if train else synthetic_split()
+    data = benchmark_split(args.train, args.test)
     print(
         f"negtheory {negtheory.__version__}, numpy {np.__version__}, {platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} cpus; data: {data.name} ({len(data.train)} train / {len(data.test)} test pairs)"
