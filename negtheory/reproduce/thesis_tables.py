@@ -85,7 +85,19 @@ HELP = (
     "on a user-supplied MovieLens-100K, MovieLens-1M or Yahoo!-R3 split"
 )
 
-__all__ = ["HELP", "BNS_VARIANTS", "SRNS_VARIANTS", "add_arguments", "run", "plan", "run_tables", "summarize"]
+__all__ = [
+    "HELP",
+    "BNS_VARIANTS",
+    "SRNS_VARIANTS",
+    "add_arguments",
+    "run",
+    "plan",
+    "run_tables",
+    "summarize",
+    "verdicts",
+    "verdicts_markdown",
+    "TOLERANCE",
+]
 
 TABLES = ("4.2", "4.5", "5.2", "6.3")
 DEFAULT_BNS_SIZES = ("1", "3", "5", "10", "20", "50", "100")
@@ -710,6 +722,131 @@ def markdown(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> str:
     return "\n".join(lines)
 
 
+#: tolerance of a reproduced row (NDCG@10, absolute)
+TOLERANCE = 0.015
+#: the variant names that are the thesis's text as written (every other variant is a named reading)
+AS_WRITTEN = ("-", "soft")
+
+
+def verdicts(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, tol: float = TOLERANCE) -> pd.DataFrame:
+    r"""One verdict per printed row: reproduced as written, by a named variant, or not at all.
+
+    For every (table, method, setting) with a printed value, the rows of ``df`` reported at the final
+    epoch or at the best validation epoch (never the released code's max over test epochs, which
+    selects on test) are compared with the thesis: :math:`\Delta = \bar m -
+    m_{\text{thesis}}` for the reading as written (variant ``-``, or ``soft`` in Table 4.5, under the first
+    convention in ``df``) and for every named variant (the method's other rows, e.g.
+    ``BCL-released`` for BCL, or a row reported under the other convention).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The tidy table of :func:`summarize`.
+    metric : {"precision", "recall", "ndcg"}
+        The metric judged (default ``"ndcg"``).
+    k : int
+        Its list length (default 10).
+    tol : float
+        The largest :math:`|\Delta|` of a reproduced row (default :data:`TOLERANCE`, 0.015).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``table, method, setting, thesis, as_written, delta, n_seeds, best_variant, best_delta,
+        verdict``: ``verdict`` is ``"reproduced"`` (:math:`|\Delta| \le` ``tol`` as written),
+        ``"reproduced by <variant>"`` (a named variant within ``tol``, the closest one), ``"not
+        reproduced"`` (no reading within ``tol``; ``best_variant`` the closest) or ``"not run"``;
+        ``" (n seeds)"`` is appended when fewer than 3 seeds back the judged row.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from negtheory.reproduce.thesis_tables import verdicts
+    >>> df = pd.DataFrame(dict(table="4.5", method="BNS-oracle", setting="|M_u|=3", variant=["soft", "hard"],
+    ...                        metric="ndcg", k=10, thesis=0.4942, mean=[0.431, 0.501], n_seeds=3,
+    ...                        convention="final epoch"))
+    >>> verdicts(df).verdict.tolist()
+    ['reproduced by hard']
+    """
+    import numpy as np
+    import pandas as pd
+
+    sub = df[(df.metric == metric) & (df.k == k)]
+    # never the released code's max over test epochs: it selects on test
+    sub = sub[~sub.convention.str.startswith("max_test")]
+    first = sub.convention.iloc[0] if len(sub) else ""
+    out = []
+    # a method's named variants include its sibling rows (BCL-released for BCL)
+    sub = sub.assign(base=sub.method.str.replace("-released", "", regex=False)).reset_index(drop=True)
+    for (table, base, setting), g in sub.groupby(["table", "base", "setting"], sort=False):
+        th = g.thesis.iloc[0]
+        if np.isnan(th):
+            continue
+        g = g.assign(delta=g["mean"] - th)
+        is_written = (g.method == base) & g.variant.isin(AS_WRITTEN) & (g.convention == first)
+        written = g[is_written]
+        w = written.iloc[0] if len(written) else None
+        ran = g[g.n_seeds > 0]
+        others = g[~is_written & (g.n_seeds > 0)]
+        best = others.loc[others.delta.abs().idxmin()] if len(others) else None
+
+        def label(r, base=base):
+            name = r.variant if r.method == base else (r.method if r.variant == "-" else f"{r.method} {r.variant}")
+            return name if r.convention == first else f"{name} ({r.convention})"
+
+        if w is not None and w.n_seeds > 0 and abs(w.delta) <= tol:
+            verdict, judged = "reproduced", w
+        elif best is not None and abs(best.delta) <= tol:
+            verdict, judged = f"reproduced by {label(best)}", best
+        elif len(ran):
+            verdict = "not reproduced"
+            judged = w if w is not None and w.n_seeds > 0 else best
+        else:
+            verdict, judged = "not run", None
+        if judged is not None and judged.n_seeds < 3:
+            verdict += f" ({int(judged.n_seeds)} seed{'s' if judged.n_seeds != 1 else ''})"
+        out.append(
+            dict(
+                table=table,
+                method=base,
+                setting=setting,
+                thesis=th,
+                as_written=np.nan if w is None or w.n_seeds == 0 else w["mean"],
+                delta=np.nan if w is None or w.n_seeds == 0 else w.delta,
+                n_seeds=0 if w is None else int(w.n_seeds),
+                best_variant="" if best is None else label(best),
+                best_delta=np.nan if best is None else best.delta,
+                verdict=verdict,
+            )
+        )
+    return pd.DataFrame(out)
+
+
+def verdicts_markdown(v: pd.DataFrame) -> str:
+    """The verdicts of :func:`verdicts` as a markdown table.
+
+    Parameters
+    ----------
+    v : pandas.DataFrame
+        The output of :func:`verdicts`.
+
+    Returns
+    -------
+    str
+        One line per printed row: thesis, as written (Δ), the closest named variant (Δ), verdict.
+    """
+    lines = [
+        "| table | method | setting | thesis | as written (Δ) | closest named variant (Δ) | verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in v.itertuples():
+        aw = "not run" if math.isnan(r.as_written) else f"{r.as_written:.4f} ({r.delta:+.4f})"
+        bv = "—" if not r.best_variant else f"{r.best_variant} ({r.best_delta:+.4f})"
+        setting = r.setting.replace("|", "\\|")
+        lines.append(f"| {r.table} | {r.method} | {setting} | {r.thesis:.4f} | {aw} | {bv} | {r.verdict} |")
+    return "\n".join(lines)
+
+
 def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "ml-100k") -> Figure:
     """negtheory (mean, 95 % interval) against the thesis's printed value, one panel per table.
 
@@ -854,6 +991,15 @@ def run(args: argparse.Namespace) -> int:
     ]
     for metric, k in (("ndcg", 10), ("precision", 10), ("recall", 10)):
         md += [f"## {metric.upper()}@{k}", "", markdown(df, metric, k), ""]
+    v = verdicts(df)
+    if len(v):
+        v.to_csv(out / "verdicts.csv", index=False)
+        md += [
+            f"## Verdicts (NDCG@10, {df.convention.iloc[0]}; reproduced = within ±{TOLERANCE} of the printed value)",
+            "",
+            verdicts_markdown(v),
+            "",
+        ]
     sq = sampling_quality_table(rows, histories)
     if len(sq):
         sq.to_csv(out / "sampling_quality.csv", index=False)
