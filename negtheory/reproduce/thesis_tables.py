@@ -112,6 +112,11 @@ BNS_VARIANTS = {
     "soft-tn0.001": dict(oracle_levels=(0.64, 0.001), ecdf="negatives"),
     "hard": dict(oracle_levels=(1.0, 0.0), ecdf="negatives"),
 }
+#: LightGCN readings beside the thesis's §4.5.1.2 settings: variant -> fit_mf keywords over LIGHTGCN_THESIS
+LIGHTGCN_VARIANTS = {
+    # the batch the thesis gives for MovieLens-1M (and its ch. 5-6 MF code) instead of 128: 8x fewer steps
+    "batch1024": dict(batch_size=1024),
+}
 #: SRNS readings beside the default (the released run script): variant -> fit_bpr_sgd keywords
 SRNS_VARIANTS = {
     # the released SRNS_main.py's argparse defaults (S1 = 20, S2 = S1, alpha = 1, warm-up 1 epoch, tau = 1)
@@ -194,6 +199,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="extra SRNS rows of Table 4.2 with other hyper-parameters (default: none; the released run script's)",
     )
     p.add_argument(
+        "--lightgcn-variants",
+        nargs="*",
+        default=[],
+        choices=list(LIGHTGCN_VARIANTS),
+        help="extra LightGCN rows of Table 4.2 (RNS, BNS) with other settings, e.g. batch1024 (default: none)",
+    )
+    p.add_argument(
         "--eval-every",
         type=integer(1),
         default=5,
@@ -218,6 +230,7 @@ def plan(
     bns_variants: Sequence[str] = tuple(BNS_VARIANTS),
     srns_variants: Sequence[str] = (),
     models: Sequence[str] = ("mf",),
+    lightgcn_variants: Sequence[str] = (),
 ) -> list[tuple[str, str, str, str, tuple | None]]:
     r"""Rows to report: a list of ``(table, method, setting, variant, run_key)``; equal run keys share runs.
 
@@ -238,6 +251,9 @@ def plan(
     models : sequence of {"mf", "lightgcn"}
         The recommenders (default MF only): ``"lightgcn"`` adds the rows of setting
         ``"LightGCN"`` of Tables 4.2, 5.2 and 6.3.
+    lightgcn_variants : sequence of str
+        Extra LightGCN rows (Table 4.2's RNS and BNS) with other settings (keys of
+        :data:`LIGHTGCN_VARIANTS`; default: none).
 
     Returns
     -------
@@ -292,20 +308,25 @@ def plan(
     if "mf" not in models:
         rows = []
     if "lightgcn" in models:
-        rows += _lightgcn_rows(tables)
+        rows += _lightgcn_rows(tables, lightgcn_variants)
     if methods:
         want = {m.lower() for m in methods}
         rows = [r for r in rows if r[1].lower() in want]
     return rows
 
 
-def _lightgcn_rows(tables: Sequence[str]) -> list[tuple[str, str, str, str, tuple | None]]:
+def _lightgcn_rows(tables: Sequence[str], variants: Sequence[str] = ()) -> list[tuple[str, str, str, str, tuple | None]]:
     """The LightGCN rows of Tables 4.2, 5.2 and 6.3 (mini-batch BPR with RNS / BNS negatives, the losses)."""
+    bad = [v for v in variants if v not in LIGHTGCN_VARIANTS]
+    if bad:
+        raise ValueError(f"lightgcn_variants must be among {tuple(LIGHTGCN_VARIANTS)}, got {bad}")
     rows: list[tuple[str, str, str, str, tuple | None]] = []
     if "4.2" in tables:
         for name in ("RNS", "PNS", "AOBPR", "DNS", "SRNS", "BNS"):
             key = ("lightgcn", "bpr", name.lower()) if name in ("RNS", "BNS") else None
             rows.append(("4.2", name, "LightGCN", "-", key))
+            if key is not None:
+                rows += [("4.2", name, "LightGCN", v, (*key, v)) for v in variants]
     if "5.2" in tables:
         rows.append(("5.2", "BPR", "LightGCN", "-", ("lightgcn", "bpr", "rns")))
         for name in ("InfoNCE", "DCL", "HCL", "DPL"):
@@ -350,7 +371,8 @@ def _job(data, task):
     elif key[0] == "lightgcn":
         from negtheory.bridge.recommend import LIGHTGCN_THESIS, fit_mf
 
-        cfg = dict(LIGHTGCN_THESIS, epochs=epochs or LIGHTGCN_THESIS["epochs"])
+        cfg = dict(LIGHTGCN_THESIS, **(LIGHTGCN_VARIANTS[key[3]] if len(key) > 3 else {}))
+        cfg["epochs"] = epochs or cfg["epochs"]
         res = fit_mf(data, key[1], **cfg, sampler=key[2], eval_every=eval_every, rng=seed, progress=progress)
     else:
         from negtheory.bridge.recommend import fit_mf
@@ -416,6 +438,7 @@ def run_tables(
     bns_variants: Sequence[str] = tuple(BNS_VARIANTS),
     srns_variants: Sequence[str] = (),
     models: Sequence[str] = ("mf",),
+    lightgcn_variants: Sequence[str] = (),
 ) -> tuple[list[tuple[str, str, str, str, tuple | None]], pd.DataFrame, dict[tuple, list[dict[str, Any]]]]:
     r"""Run every needed (run, seed); return ``(rows, runs, histories)``.
 
@@ -467,6 +490,8 @@ def run_tables(
         Extra SRNS rows of Table 4.2 (keys of :data:`SRNS_VARIANTS`; default: none).
     models : sequence of {"mf", "lightgcn"}
         The recommenders whose rows are run (:func:`plan`; default MF only).
+    lightgcn_variants : sequence of str
+        Extra LightGCN rows with other settings (:data:`LIGHTGCN_VARIANTS`; default: none).
 
     Returns
     -------
@@ -489,7 +514,7 @@ def run_tables(
 
     if format not in DATA_FORMATS:
         raise ValueError(f"format must be one of {', '.join(DATA_FORMATS)}, got {format!r}")
-    rows = plan(tables, methods, bns_sizes, bns_variants, srns_variants, models)
+    rows = plan(tables, methods, bns_sizes, bns_variants, srns_variants, models, lightgcn_variants)
     if not rows:
         raise ValueError(
             f"no row selected by tables {list(tables)}, methods {list(methods or [])} and models {list(models)}; "
@@ -973,6 +998,7 @@ def run(args: argparse.Namespace) -> int:
             bns_variants=args.bns_variants,
             srns_variants=args.srns_variants,
             models=getattr(args, "models", ["mf"]),
+            lightgcn_variants=getattr(args, "lightgcn_variants", []),
         )
     finally:
         close()
