@@ -142,14 +142,17 @@ def test_cli_t_star_ablation_writes_csv_summary_and_figure(tmp_path):
     out = tmp_path / "abl"
     rc = main(
         ["reproduce", "relaxed-softmax", "--quick", "--t-star-ablation", "--seeds", "2", "--steps", "2"]
-        + ["--temperatures", "2", "0.5", "--out", str(out), "--quiet"]
+        + ["--temperatures", "2", "0.5", "--ablation-factors", "dim", "n_negatives", "--ablation-dims", "8", "4"]
+        + ["--out", str(out), "--quiet"]
     )
     assert rc == 0
     df = pd.read_csv(out / "relaxed_softmax_tstar_ablation.csv")
     assert list(df.columns) == COLUMNS
-    p = R.PRESETS["quick"]
-    n_levels = len(p["ablation_items"]) + len(p["ablation_dims"]) + len(p["ablation_negatives"])
-    assert len(df) == n_levels * 1 * 2 * 2 and set(df.degeneracy) == {"inverse"}  # default: D = 1/P only
+    negatives = R.PRESETS["quick"]["ablation_negatives"]
+    assert set(df.factor) == {"dim", "n_negatives"}
+    assert sorted(df[df.factor == "dim"].value.unique()) == [4, 8]
+    assert sorted(df[df.factor == "n_negatives"].value.unique()) == sorted(negatives)
+    assert len(df) == (2 + len(negatives)) * 1 * 2 * 2 and set(df.degeneracy) == {"inverse"}  # default: D = 1/P only
     text = (out / "relaxed_softmax_tstar_ablation.md").read_text()
     assert "QUICK" in text and "| embedding size d |" in text
     assert (out / "relaxed_softmax_tstar_ablation.png").stat().st_size > 10_000

@@ -51,7 +51,7 @@ HELP = (
 )
 
 #: temperature grid of the T* ablation: brackets the paper's T* = 0.75 (and the 0.1-0.2 found at 100 items) finely
-TSTAR_GRID = (0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
+TSTAR_GRID = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 3.0)
 #: factors of :func:`run_t_star_ablation`: catalogue size card(I) = card(J), embedding size, RS negatives per pair
 ABLATION_FACTORS = ("n_items", "dim", "n_negatives")
 
@@ -200,6 +200,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="instead of the figures: does T* move with card(I) = card(J), the embedding size or the number of negatives? "
         "(relaxed_softmax_tstar_ablation.csv / .md / .png)",
     )
+    parser.add_argument(
+        "--ablation-factors",
+        nargs="+",
+        choices=ABLATION_FACTORS,
+        default=None,
+        help="factors of --t-star-ablation (default: all three)",
+    )
+    for opt, key, what in (
+        ("--ablation-items", "ablation_items", "card(I) = card(J)"),
+        ("--ablation-dims", "ablation_dims", "embedding sizes"),
+        ("--ablation-negatives", "ablation_negatives", "RS negatives per pair"),
+    ):
+        parser.add_argument(
+            opt,
+            nargs="+",
+            type=integer(1),
+            default=None,
+            dest=key,
+            help=f"levels of {what} in --t-star-ablation (default: the preset's)",
+        )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.add_argument("--no-progress", action="store_true", dest="no_progress", help=argparse.SUPPRESS)  # deprecated alias
 
@@ -916,7 +936,11 @@ def plot_t_star_ablation(df: pd.DataFrame, reference: float = 0.75) -> Figure:
 
 def _run_ablation(p, preset, seeds, args, degeneracies, out, figs, progress, t0):
     base = ablation_base(p)
-    levels = {"n_items": p["ablation_items"], "dim": p["ablation_dims"], "n_negatives": p["ablation_negatives"]}
+    levels = {
+        f: tuple(getattr(args, key, None) or p[key])
+        for f, key in (("n_items", "ablation_items"), ("dim", "ablation_dims"), ("n_negatives", "ablation_negatives"))
+        if args.ablation_factors is None or f in args.ablation_factors
+    }
     temps = p["ablation_temperatures"]
     df = run_t_star_ablation(
         levels,
