@@ -23,6 +23,11 @@ energy G, degeneracy :math:`D_i` and temperature T,
   [0.5, 1, 3, 6, 12, 36] with the lowest validation NLL on held-out pairs (mean over seeds;
   never the KL, MPR or Prec@k); rows ``ubs@T=5`` and ``pbs@T=7.5`` use the paper's T* of Fig. 5.
 
+* **T* ablation** (``--t-star-ablation``, :func:`run_t_star_ablation`) — Fig. 2's sweep one factor
+  at a time (card(I) = card(J) at a fixed number of pairs per cell, embedding size, RS negatives);
+  CSV ``relaxed_softmax_tstar_ablation.csv`` (``factor, value, degeneracy, temperature, seed,
+  kl_joint``), the argmin T* per level (:func:`t_star_ablation_summary`) and a figure.
+
 A markdown summary beside the paper's statements (means and 95 % t-intervals over seeds, paired
 differences) goes to ``relaxed_softmax_summary.md``; figures ``relaxed_softmax_*.png``.
 """
@@ -140,7 +145,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ----------
     parser : argparse.ArgumentParser
         The subcommand's parser; ``--quick`` / ``--full``, ``--seeds``, ``--out``, ``--figures``,
-        ``--device``, ``--task-seed`` and ``--no-progress`` are added to it in place.
+        ``--device``, ``--task-seed``, ``--experiments``, ``--steps``, ``--temperatures``,
+        ``--degeneracies``, ``--t-star-ablation`` with ``--ablation-factors/-items/-dims/-negatives``,
+        ``--quiet`` and ``--no-progress`` are added to it in place.
     """
     size = parser.add_mutually_exclusive_group()
     size.add_argument(
@@ -647,7 +654,7 @@ def run_t_star_ablation(
     device: str = "auto",
     progress: bool = False,
 ) -> pd.DataFrame:
-    r"""Fig. 2's temperature sweep, one factor at a time: does T* move with card(I), d or n?
+    r"""Fig. 2's temperature sweep, one factor at a time (card(I), embedding size d, negatives n).
 
     For every factor level (the others at ``base``) and degeneracy, the RS loss (eq. 5) with n
     negatives from the Boltzmann law :math:`B_{(G, D_i, T)}` (eq. 8) is trained for every
