@@ -394,6 +394,10 @@ EXTRA_DESCRIPTIONS = {
     "test KL against the number of training pairs.",
     "relaxed_softmax_fig5_methods": "**Tanielian & Vasile Fig. 5** — KL, MPR and Prec@10 of MLE, SS, US, PS, UBS "
     "and PBS on 10, 50 and 90 mixture components.",
+    "relaxed_softmax_full_fig2_temperature": "**Tanielian & Vasile Fig. 2 at the paper's size** — KL(P ‖ Pop(I) × g) "
+    "against T on 1000 x 1000 items, 300 000 pairs, batch 512 (300 steps, 5 seeds).",
+    "relaxed_softmax_tstar_ablation": "**Where T* comes from** — KL(P ‖ Pop(I) × g) against T for D = 1/P_i, one "
+    "factor at a time: catalogue size, embedding size, RS negatives (5 seeds; stars: argmins).",
     "thesis_tables_ml100k": "**Thesis Tables 4.2, 4.5, 5.2, 6.3** — NDCG@10 on MovieLens-100K: the printed "
     "values against negtheory's runs (3 seeds, 95 % intervals).",
     "wu_k_sweep_ml100k": "**Wu et al. on MovieLens-100K** — InfoNCE-MF validation and test NDCG@10 against K, "
@@ -425,7 +429,9 @@ def _readme_gallery(root: Path) -> dict[str, str]:
     text = (root / "README.md").read_text(encoding="utf-8")
     found = {}
     for m in re.finditer(r"^\| !\[[^\]]*\]\(figures/([\w.-]+)\.png\) \| (.+?) \|\s*$", text, flags=re.MULTILINE):
-        found[m.group(1)] = m.group(2).split(" | ")[0].strip()  # first text column only
+        desc = m.group(2).split(" | ")[0].strip()  # first text column only
+        if not desc.startswith("!["):  # a row of two images has no text column
+            found[m.group(1)] = desc
     return found
 
 
@@ -437,6 +443,10 @@ def _command(name: str, registry: dict) -> str:
             "``negtheory figures --only " + name + " --out figures`` from the tables in ``notebooks/data/bridge/``, "
             "which ``negtheory bridge experiments --update-committed`` retrains (torch extra)"
         )
+    if name in ("relaxed_softmax_full_fig2_temperature", "relaxed_softmax_tstar_ablation"):
+        from negtheory.figures import EXTERNAL_FIGURES
+
+        return EXTERNAL_FIGURES[name].replace("`", "``")
     if name.startswith("relaxed_softmax_"):
         return (
             "``negtheory reproduce relaxed-softmax --update-committed`` (torch extra; tables in "

@@ -78,6 +78,16 @@ EXTERNAL_FIGURES = {
         )
         for stem in ("fig2_temperature", "fig3_batch_size", "fig4_train_size", "fig5_methods")
     },
+    "relaxed_softmax_full_fig2_temperature": (
+        "`negtheory reproduce relaxed-softmax --full --experiments fig2 --steps 300 --temperatures 0.05 0.1 0.2 0.3 0.5 "
+        "0.75 1 1.5 3` and, for T = 6, 12, 36, `... --degeneracies uniform popularity --temperatures 6 12 36` (torch "
+        "extra; each writes negtheory_output/relaxed_softmax_full/relaxed_softmax_fig2_temperature.png; the committed "
+        "figure draws both tables, notebooks/data/relaxed_softmax/relaxed_softmax_full_fig2_temperature.csv)"
+    ),
+    "relaxed_softmax_tstar_ablation": (
+        "`negtheory reproduce relaxed-softmax --t-star-ablation --ablation-items 100 300` (torch extra; writes "
+        "negtheory_output/relaxed_softmax/relaxed_softmax_tstar_ablation.png)"
+    ),
 }
 
 

@@ -23,6 +23,11 @@ energy G, degeneracy :math:`D_i` and temperature T,
   [0.5, 1, 3, 6, 12, 36] with the lowest validation NLL on held-out pairs (mean over seeds;
   never the KL, MPR or Prec@k); rows ``ubs@T=5`` and ``pbs@T=7.5`` use the paper's T* of Fig. 5.
 
+* **T* ablation** (``--t-star-ablation``, :func:`run_t_star_ablation`) — Fig. 2's sweep one factor
+  at a time (card(I) = card(J) at a fixed number of pairs per cell, embedding size, RS negatives);
+  CSV ``relaxed_softmax_tstar_ablation.csv`` (``factor, value, degeneracy, temperature, seed,
+  kl_joint``), the argmin T* per level (:func:`t_star_ablation_summary`) and a figure.
+
 A markdown summary beside the paper's statements (means and 95 % t-intervals over seeds, paired
 differences) goes to ``relaxed_softmax_summary.md``; figures ``relaxed_softmax_*.png``.
 """
@@ -35,7 +40,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from .._cli_common import OUTPUT_ROOT, CommandError, committed_dir, default_output, integer, output_dir
+from .._cli_common import OUTPUT_ROOT, CommandError, committed_dir, default_output, integer, output_dir, real
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -49,6 +54,11 @@ if TYPE_CHECKING:
 HELP = (
     "Relaxed Softmax & Boltzmann sampling (Tanielian & Vasile): Fig. 2 temperature sweep, Fig. 3/4 MLE vs RS, Fig. 5 six methods"
 )
+
+#: temperature grid of the T* ablation: brackets the paper's T* = 0.75 (and the 0.1-0.2 found at 100 items) finely
+TSTAR_GRID = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 3.0)
+#: factors of :func:`run_t_star_ablation`: catalogue size card(I) = card(J), embedding size, RS negatives per pair
+ABLATION_FACTORS = ("n_items", "dim", "n_negatives")
 
 #: sizes of the three presets (the paper: card(I) = card(J) = 1000, 300 000 pairs, batch 512)
 PRESETS: dict[str, dict[str, Any]] = {
@@ -69,6 +79,10 @@ PRESETS: dict[str, dict[str, Any]] = {
         fig5_temperatures=(0.5, 6.0),
         n_val=200,
         prec_k=2,
+        ablation_items=(8, 16),
+        ablation_dims=(8, 32),
+        ablation_negatives=(1, 5),
+        ablation_temperatures=(0.1, 1.0, 10.0),
     ),
     "default": dict(
         n_items=100,
@@ -87,6 +101,10 @@ PRESETS: dict[str, dict[str, Any]] = {
         fig5_temperatures=(0.5, 1.0, 3.0, 6.0, 12.0, 36.0),
         n_val=1_000,
         prec_k=10,
+        ablation_items=(100, 300, 1_000),
+        ablation_dims=(8, 32, 128),
+        ablation_negatives=(1, 5, 20),
+        ablation_temperatures=TSTAR_GRID,
     ),
     "full": dict(
         n_items=1_000,
@@ -105,10 +123,15 @@ PRESETS: dict[str, dict[str, Any]] = {
         fig5_temperatures=(0.5, 1.0, 3.0, 6.0, 12.0, 36.0),
         n_val=30_000,
         prec_k=10,
+        ablation_items=(100, 300, 1_000),
+        ablation_dims=(8, 32, 128),
+        ablation_negatives=(1, 5, 20),
+        ablation_temperatures=TSTAR_GRID,
     ),
 }
 
 DEGENERACIES = ("inverse", "uniform", "popularity")
+EXPERIMENTS = ("fig2", "fig3-4", "fig5")
 DEG_LABEL = {"inverse": "D = 1/P_i", "uniform": "D = U(J)", "popularity": "D = Pop(J)"}
 METHOD_ORDER = ("mle", "ss", "us", "ps", "ubs", "pbs", "ubs@T=5", "pbs@T=7.5")
 COMPONENTS = (10, 50, 90)
@@ -122,7 +145,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ----------
     parser : argparse.ArgumentParser
         The subcommand's parser; ``--quick`` / ``--full``, ``--seeds``, ``--out``, ``--figures``,
-        ``--device``, ``--task-seed`` and ``--no-progress`` are added to it in place.
+        ``--device``, ``--task-seed``, ``--experiments``, ``--steps``, ``--temperatures``,
+        ``--degeneracies``, ``--t-star-ablation`` with ``--ablation-factors/-items/-dims/-negatives``,
+        ``--quiet`` and ``--no-progress`` are added to it in place.
     """
     size = parser.add_mutually_exclusive_group()
     size.add_argument(
@@ -152,6 +177,56 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--device", default="auto", choices=("auto", "cpu", "cuda"), help="torch device (auto: CUDA when present)"
     )
     parser.add_argument("--task-seed", type=integer(0), default=0, help="seed of the mixture components")
+    parser.add_argument(
+        "--experiments",
+        nargs="+",
+        choices=EXPERIMENTS,
+        default=None,
+        help="run only these experiments (default: all three; e.g. --full --experiments fig2 for the paper-size Fig. 2)",
+    )
+    parser.add_argument(
+        "--steps", type=integer(1), default=None, help="optimiser steps of Fig. 2, 4 and 5 (default: the preset's)"
+    )
+    parser.add_argument(
+        "--temperatures",
+        nargs="+",
+        type=real(0.0, lo_open=True),
+        default=None,
+        help="temperature grid of Fig. 2 and of --t-star-ablation (default: the preset's)",
+    )
+    parser.add_argument(
+        "--degeneracies",
+        nargs="+",
+        choices=DEGENERACIES,
+        default=None,
+        help="degeneracies of Fig. 2 and of --t-star-ablation (default: all three)",
+    )
+    parser.add_argument(
+        "--t-star-ablation",
+        action="store_true",
+        help="instead of the figures: does T* move with card(I) = card(J), the embedding size or the number of negatives? "
+        "(relaxed_softmax_tstar_ablation.csv / .md / .png)",
+    )
+    parser.add_argument(
+        "--ablation-factors",
+        nargs="+",
+        choices=ABLATION_FACTORS,
+        default=None,
+        help="factors of --t-star-ablation (default: all three)",
+    )
+    for opt, key, what in (
+        ("--ablation-items", "ablation_items", "card(I) = card(J)"),
+        ("--ablation-dims", "ablation_dims", "embedding sizes"),
+        ("--ablation-negatives", "ablation_negatives", "RS negatives per pair"),
+    ):
+        parser.add_argument(
+            opt,
+            nargs="+",
+            type=integer(1),
+            default=None,
+            dest=key,
+            help=f"levels of {what} in --t-star-ablation (default: the preset's)",
+        )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.add_argument("--no-progress", action="store_true", dest="no_progress", help=argparse.SUPPRESS)  # deprecated alias
 
@@ -285,7 +360,14 @@ def _bar(it, progress, **kw):
     return tqdm(it, **kw)
 
 
-def run_temperature(p: dict[str, Any], seeds: Sequence[int], task_seed: int, device: str, progress: bool) -> pd.DataFrame:
+def run_temperature(
+    p: dict[str, Any],
+    seeds: Sequence[int],
+    task_seed: int,
+    device: str,
+    progress: bool,
+    degeneracies: Sequence[str] = DEGENERACIES,
+) -> pd.DataFrame:
     """Fig. 2: RS + Boltzmann negatives, KL of the joint against T for the three degeneracies.
 
     Parameters
@@ -300,6 +382,8 @@ def run_temperature(p: dict[str, Any], seeds: Sequence[int], task_seed: int, dev
         Torch device of the training.
     progress : bool
         Show tqdm progress bars.
+    degeneracies : sequence of str
+        Which of ``inverse``, ``uniform``, ``popularity`` to run (default: all three).
 
     Returns
     -------
@@ -315,7 +399,10 @@ def run_temperature(p: dict[str, Any], seeds: Sequence[int], task_seed: int, dev
     task = MixtureOfGaussiansTask(50, n_context=p["n_items"], n_target=p["n_items"], rng=task_seed)
     cfg = DensityConfig(batch_size=p["fig2_batch"], steps=p["steps"], prec_k=p["prec_k"], device=device)
     rows = []
-    for deg in _bar(DEGENERACIES, progress, desc="Fig. 2 (degeneracies)"):
+    bad = [d for d in degeneracies if d not in DEGENERACIES]
+    if bad or not degeneracies:
+        raise ValueError(f"degeneracies must be a non-empty subset of {DEGENERACIES}, got {list(degeneracies)!r}")
+    for deg in _bar(degeneracies, progress, desc="Fig. 2 (degeneracies)"):
         res = train_density(
             task,
             "rs",
@@ -480,6 +567,418 @@ def run_methods(
 
 
 # --------------------------------------------------------------------------------------------
+# T* ablation: does the optimal temperature move with the catalogue, the embedding or n?
+# --------------------------------------------------------------------------------------------
+_ABLATION_BASE_KEYS = ("n_items", "n_pairs", "batch_size", "steps", "dim", "n_negatives")
+
+
+def ablation_base(p: dict[str, Any]) -> dict[str, int]:
+    """The default point of :func:`run_t_star_ablation` for a preset: its Fig. 2 sizes, d = 32, n = 5.
+
+    Parameters
+    ----------
+    p : dict
+        An entry of :data:`PRESETS` (``n_items``, ``fig2_pairs``, ``fig2_batch``, ``steps``).
+
+    Returns
+    -------
+    dict
+        ``n_items``, ``n_pairs``, ``batch_size``, ``steps``, ``dim`` (32) and ``n_negatives`` (5,
+        the paper's).
+
+    Examples
+    --------
+    >>> from negtheory.reproduce.relaxed_softmax import PRESETS, ablation_base
+    >>> ablation_base(PRESETS["default"])
+    {'n_items': 100, 'n_pairs': 3000, 'batch_size': 256, 'steps': 500, 'dim': 32, 'n_negatives': 5}
+    """
+    return dict(
+        n_items=int(p["n_items"]),
+        n_pairs=int(p["fig2_pairs"]),
+        batch_size=int(p["fig2_batch"]),
+        steps=int(p["steps"]),
+        dim=32,
+        n_negatives=5,
+    )
+
+
+def ablation_config(base: dict[str, int], factor: str, value: int) -> dict[str, int]:
+    r"""The training sizes of one ablation level: ``base`` with ``factor`` set to ``value``.
+
+    Changing the catalogue keeps the training pairs per cell of I x J fixed (the paper's 300 000
+    pairs on 1000 x 1000 cells, 0.3 per cell):
+
+    .. math:: n_\mathrm{pairs}(c) = \mathrm{round}\big(n_\mathrm{pairs}^{\mathrm{base}}\, (c / c_\mathrm{base})^2\big).
+
+    Parameters
+    ----------
+    base : dict
+        The default point (:func:`ablation_base`).
+    factor : {'n_items', 'dim', 'n_negatives'}
+        The factor changed.
+    value : int
+        Its level, >= 1.
+
+    Returns
+    -------
+    dict
+        A copy of ``base`` with ``factor`` (and, for ``n_items``, ``n_pairs``) replaced.
+
+    Examples
+    --------
+    >>> from negtheory.reproduce.relaxed_softmax import PRESETS, ablation_base, ablation_config
+    >>> ablation_config(ablation_base(PRESETS["default"]), "n_items", 1000)["n_pairs"]
+    300000
+    """
+    from .._validation import int_scalar
+
+    if factor not in ABLATION_FACTORS:
+        raise ValueError(f"factor must be one of {ABLATION_FACTORS}, got {factor!r}")
+    value = int_scalar(f"levels[{factor!r}]", value, 1)
+    cfg = dict(base)
+    cfg[factor] = value
+    if factor == "n_items":
+        cfg["n_pairs"] = max(1, round(base["n_pairs"] * (value / base["n_items"]) ** 2))
+    return cfg
+
+
+def run_t_star_ablation(
+    levels: dict[str, Sequence[int]],
+    base: dict[str, int],
+    *,
+    degeneracies: Sequence[str] = ("inverse",),
+    temperatures: Sequence[float] = TSTAR_GRID,
+    seeds: Sequence[int] = (0, 1, 2, 3, 4),
+    task_seed: int = 0,
+    n_components: int = 50,
+    device: str = "auto",
+    progress: bool = False,
+) -> pd.DataFrame:
+    r"""Fig. 2's temperature sweep, one factor at a time (card(I), embedding size d, negatives n).
+
+    For every factor level (the others at ``base``) and degeneracy, the RS loss (eq. 5) with n
+    negatives from the Boltzmann law :math:`B_{(G, D_i, T)}` (eq. 8) is trained for every
+    (temperature, seed) and scored with Fig. 2's
+
+    .. math:: \mathrm{KL}(P \,\|\, \mathrm{Pop}(I) \times g) = \sum_i \mathrm{Pop}(i)\, \mathrm{KL}(P_i \,\|\, g_i).
+
+    The catalogue factor scales the training pairs with the number of cells
+    (:func:`ablation_config`); the base configuration is trained once and its rows are repeated
+    under every factor. The optimum is read off with :func:`t_star_ablation_summary`.
+
+    Parameters
+    ----------
+    levels : dict
+        Factor -> levels, the factors among :data:`ABLATION_FACTORS` (``n_items``: card(I) =
+        card(J); ``dim``: embedding size; ``n_negatives``: RS negatives per pair), levels ints >= 1.
+    base : dict
+        The default point, keys ``n_items, n_pairs, batch_size, steps, dim, n_negatives``
+        (:func:`ablation_base`).
+    degeneracies : sequence of str
+        Among ``inverse`` (D = 1/P_i), ``uniform``, ``popularity`` (default: ``inverse``, the
+        degeneracy of the paper's T* = 0.75).
+    temperatures : sequence of float
+        The grid of T (finite, > 0; default :data:`TSTAR_GRID`, 0.02 to 3).
+    seeds : sequence of int
+        Training seeds (each fixes the pairs and the initialisation; default 0-4).
+    task_seed : int
+        Seed of the mixture components (the same mixture, discretised on each catalogue).
+    n_components : int
+        Components of the mixture (default 50, as in Fig. 2).
+    device : {"auto", "cpu", "cuda"}
+        Torch device.
+    progress : bool
+        tqdm bars over the configurations and the steps.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``factor, value, degeneracy, temperature, seed, kl_joint``, one row per
+        (factor, level, degeneracy, temperature, seed).
+
+    Examples
+    --------
+    >>> from negtheory.reproduce.relaxed_softmax import run_t_star_ablation
+    >>> base = dict(n_items=8, n_pairs=100, batch_size=32, steps=5, dim=4, n_negatives=2)
+    >>> df = run_t_star_ablation({"dim": [2, 4]}, base, temperatures=(0.5, 2.0), seeds=(0,), device="cpu")
+    >>> df.shape, list(df.columns)
+    ((4, 6), ['factor', 'value', 'degeneracy', 'temperature', 'seed', 'kl_joint'])
+    """
+    import pandas as pd
+
+    from .._validation import int_scalar, real_scalar
+    from ..bridge.relaxed_softmax_training import DensityConfig, train_density
+    from ..relaxed_softmax import MixtureOfGaussiansTask
+
+    if not isinstance(levels, dict) or not levels:
+        raise ValueError("levels must be a non-empty dict factor -> levels")
+    for factor, vals in levels.items():
+        if factor not in ABLATION_FACTORS:
+            raise ValueError(f"levels: factor must be one of {ABLATION_FACTORS}, got {factor!r}")
+        if len(vals) == 0:
+            raise ValueError(f"levels[{factor!r}] must not be empty")
+    if not isinstance(base, dict) or set(base) != set(_ABLATION_BASE_KEYS):
+        raise ValueError(
+            f"base must be a dict with keys {_ABLATION_BASE_KEYS}, got {sorted(base) if isinstance(base, dict) else base!r}"
+        )
+    base = {k: int_scalar(f"base[{k!r}]", v, 1) for k, v in base.items()}
+    degeneracies = tuple(degeneracies)
+    if not degeneracies or any(d not in DEGENERACIES for d in degeneracies):
+        raise ValueError(f"degeneracies must be a non-empty subset of {DEGENERACIES}, got {list(degeneracies)!r}")
+    temps = tuple(sorted({real_scalar("temperatures", t, 0.0, math.inf, lo_open=True, hi_open=True) for t in temperatures}))
+    if not temps:
+        raise ValueError("temperatures must not be empty")
+    seeds = tuple(int_scalar("seeds", s, 0) for s in seeds)
+    if not seeds:
+        raise ValueError("seeds must not be empty")
+    task_seed = int_scalar("task_seed", task_seed, 0)
+    n_components = int_scalar("n_components", n_components, 1)
+
+    jobs = [(f, int(v), ablation_config(base, f, v)) for f, vals in levels.items() for v in vals]
+    cache: dict[tuple, list] = {}
+    tasks: dict[int, MixtureOfGaussiansTask] = {}
+    rows = []
+    for factor, value, cfg in _bar(jobs, progress, desc="T* ablation (factor levels)"):
+        for deg in degeneracies:
+            key = (deg, *(cfg[k] for k in _ABLATION_BASE_KEYS))
+            if key not in cache:
+                n = cfg["n_items"]
+                if n not in tasks:
+                    tasks[n] = MixtureOfGaussiansTask(n_components, n_context=n, n_target=n, rng=task_seed)
+                dc = DensityConfig(
+                    dim=cfg["dim"],
+                    batch_size=cfg["batch_size"],
+                    steps=cfg["steps"],
+                    n_negatives=cfg["n_negatives"],
+                    device=device,
+                )
+                cache[key] = train_density(
+                    tasks[n],
+                    "rs",
+                    degeneracy=deg,
+                    temperatures=temps,
+                    seeds=seeds,
+                    n_pairs=cfg["n_pairs"],
+                    config=dc,
+                    ranking=False,
+                    progress=progress,
+                    desc=f"{factor}={value} {deg}",
+                )
+            rows += [
+                dict(
+                    factor=factor,
+                    value=value,
+                    degeneracy=deg,
+                    temperature=r["temperature"],
+                    seed=r["seed"],
+                    kl_joint=r["kl_joint"],
+                )
+                for r in cache[key]
+            ]
+    return pd.DataFrame(rows, columns=["factor", "value", "degeneracy", "temperature", "seed", "kl_joint"])
+
+
+def t_star_ablation_summary(df: pd.DataFrame, reference: float = 0.75) -> pd.DataFrame:
+    r"""The optimal temperature of every (factor, value, degeneracy) of :func:`run_t_star_ablation`.
+
+    With :math:`\overline{KL}(T)` the mean over seeds of the joint KL at grid point T,
+    :math:`T^* = \arg\min_T \overline{KL}(T)`; each seed's own argmin
+    :math:`T^*_s = \arg\min_T KL_s(T)` gives the spread (mean, 95 % t-interval, min, max).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Columns ``factor, value, degeneracy, temperature, seed, kl_joint``; every (seed,
+        temperature) present in each group.
+    reference : float
+        A temperature compared with T* (default 0.75, the paper's T* for D = 1/P): its mean KL
+        and the paired gap KL(reference) - KL(T*) (NaN when it is not on the grid).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (factor, value, degeneracy), in the order of ``df``: ``t_star``,
+        ``t_star_seed_mean``, ``t_star_seed_ci`` (half-width), ``t_star_seed_min``,
+        ``t_star_seed_max``, ``per_seed`` (the seeds' argmins, comma-separated), ``kl_star``,
+        ``kl_star_ci``, ``kl_ref``, ``kl_ref_ci``, ``gap_ref``, ``gap_ref_ci``, ``n_seeds``.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from .._validation import real_scalar
+
+    need = {"factor", "value", "degeneracy", "temperature", "seed", "kl_joint"}
+    if not need <= set(df.columns):
+        raise ValueError(f"df must have the columns {sorted(need)}, missing {sorted(need - set(df.columns))}")
+    reference = real_scalar("reference", reference, 0.0, math.inf, lo_open=True, hi_open=True)
+    out = []
+    for (factor, value, deg), d in df.groupby(["factor", "value", "degeneracy"], sort=False):
+        piv = d.pivot(index="seed", columns="temperature", values="kl_joint").sort_index(axis=1)
+        if piv.isna().any().any():
+            raise ValueError(f"df: ({factor}, {value}, {deg}) lacks some (seed, temperature) pairs")
+        temps = piv.columns.to_numpy(dtype=float)
+        kl = piv.to_numpy()
+        k = int(np.argmin(kl.mean(axis=0)))
+        per_seed = temps[np.argmin(kl, axis=1)]
+        ts_m, ts_h = mean_ci(per_seed)
+        ks_m, ks_h = mean_ci(kl[:, k])
+        if reference in temps:
+            r = int(np.flatnonzero(temps == reference)[0])
+            kr_m, kr_h = mean_ci(kl[:, r])
+            g_m, g_h = mean_ci(kl[:, r] - kl[:, k])
+        else:
+            kr_m = kr_h = g_m = g_h = math.nan
+        out.append(
+            dict(
+                factor=factor,
+                value=value,
+                degeneracy=deg,
+                t_star=float(temps[k]),
+                t_star_seed_mean=ts_m,
+                t_star_seed_ci=ts_h,
+                t_star_seed_min=float(per_seed.min()),
+                t_star_seed_max=float(per_seed.max()),
+                per_seed=", ".join(f"{t:g}" for t in per_seed),
+                kl_star=ks_m,
+                kl_star_ci=ks_h,
+                kl_ref=kr_m,
+                kl_ref_ci=kr_h,
+                gap_ref=g_m,
+                gap_ref_ci=g_h,
+                n_seeds=int(kl.shape[0]),
+            )
+        )
+    return pd.DataFrame(out)
+
+
+FACTOR_LABEL = {"n_items": "card(I) = card(J)", "dim": "embedding size d", "n_negatives": "RS negatives n"}
+
+
+def t_star_ablation_markdown(
+    summary: pd.DataFrame, base: dict[str, int], temperatures: Sequence[float], reference: float = 0.75
+) -> str:
+    """Markdown table of :func:`t_star_ablation_summary`, with the protocol of the run.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The table of :func:`t_star_ablation_summary`.
+    base : dict
+        The default point (:func:`ablation_base`), reported in the protocol line.
+    temperatures : sequence of float
+        The temperature grid, reported.
+    reference : float
+        The reference temperature of the summary (default 0.75).
+
+    Returns
+    -------
+    str
+        The markdown text, ending with a newline.
+    """
+    lines = [
+        "# Relaxed Softmax (Tanielian & Vasile): does T* move with the catalogue, the embedding or n?",
+        "",
+        f"Default point: card(I) = card(J) = {base['n_items']}, {base['n_pairs']} training pairs (the catalogue "
+        f"factor keeps {base['n_pairs'] / base['n_items'] ** 2:g} pairs per cell), batch {base['batch_size']}, "
+        f"{base['steps']} Adam steps (lr 0.01), embedding size {base['dim']}, {base['n_negatives']} RS negatives, "
+        "N(0, 0.1^2) init, 50-component mixture. One factor changed at a time. Temperature grid: "
+        + ", ".join(f"{t:g}" for t in temperatures)
+        + ". T* = argmin of the seed-mean KL(P || Pop(I) x g); per-seed T*: each seed's argmin, mean ± 95 % t-interval "
+        "half-width [min, max]. KL columns: mean ± 95 % half-width over seeds; the gap is paired by seed.",
+        "",
+        f"| factor | value | degeneracy | T* | per-seed T* | KL at T* | KL at T = {reference:g} | KL({reference:g}) - KL(T*) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in summary.itertuples():
+        lines.append(
+            f"| {FACTOR_LABEL.get(r.factor, r.factor)} | {r.value} | {DEG_LABEL.get(r.degeneracy, r.degeneracy)} | {r.t_star:g} | "
+            f"{_fmt(r.t_star_seed_mean, r.t_star_seed_ci, 2)} [{r.t_star_seed_min:g}, {r.t_star_seed_max:g}] | "
+            f"{_fmt(r.kl_star, r.kl_star_ci)} | {_fmt(r.kl_ref, r.kl_ref_ci)} | {_fmt(r.gap_ref, r.gap_ref_ci)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def plot_t_star_ablation(df: pd.DataFrame, reference: float = 0.75) -> Figure:
+    """KL(P ‖ Pop(I) × g) against T for each factor (one panel per factor and degeneracy, one line per level).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table of :func:`run_t_star_ablation`.
+    reference : float
+        Drawn as a dashed vertical line (default 0.75, the paper's T* for D = 1/P).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure, not attached to pyplot; each line's argmin (mean over seeds) is marked by a star.
+    """
+    import numpy as np
+    from matplotlib.figure import Figure
+
+    factors = [f for f in ABLATION_FACTORS if f in set(df.factor)]
+    degs = [d for d in DEGENERACIES if d in set(df.degeneracy)]
+    fig = Figure(figsize=(4.2 * len(factors), 3.4 * len(degs)))
+    axes = np.atleast_2d(fig.subplots(len(degs), len(factors), squeeze=False))
+    for a, deg in enumerate(degs):
+        for b, factor in enumerate(factors):
+            ax = axes[a, b]
+            d = df[(df.factor == factor) & (df.degeneracy == deg)]
+            for value, g in d.groupby("value"):
+                curve = g.groupby("temperature").kl_joint.mean().sort_index()
+                (ln,) = ax.plot(curve.index, curve.to_numpy(), marker="o", ms=3, label=f"{value}")
+                k = int(np.argmin(curve.to_numpy()))
+                ax.plot(curve.index[k], curve.iloc[k], marker="*", ms=12, color=ln.get_color(), mec="k", mew=0.5)
+            ax.axvline(reference, color="k", ls="--", lw=0.8)
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("Boltzmann temperature T (eq. 8)")
+            ax.set_ylabel("KL(P || Pop(I) x g)")
+            ax.set_title(f"{FACTOR_LABEL[factor]}, {DEG_LABEL[deg]}", fontsize=9)
+            ax.legend(title=FACTOR_LABEL[factor], fontsize=7, title_fontsize=7)
+    fig.suptitle(f"T* ablation (mean over seeds; stars: argmin; dashed: T = {reference:g})", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def _run_ablation(p, preset, seeds, args, degeneracies, out, figs, progress, t0):
+    base = ablation_base(p)
+    levels = {
+        f: tuple(getattr(args, key, None) or p[key])
+        for f, key in (("n_items", "ablation_items"), ("dim", "ablation_dims"), ("n_negatives", "ablation_negatives"))
+        if args.ablation_factors is None or f in args.ablation_factors
+    }
+    temps = p["ablation_temperatures"]
+    df = run_t_star_ablation(
+        levels,
+        base,
+        degeneracies=degeneracies,
+        temperatures=temps,
+        seeds=seeds,
+        task_seed=args.task_seed,
+        device=args.device,
+        progress=progress,
+    )
+    df.to_csv(out / "relaxed_softmax_tstar_ablation.csv", index=False)
+    summary = t_star_ablation_summary(df)
+    text = t_star_ablation_markdown(summary, base, temps)
+    runtime = time.time() - t0
+    text += f"\nRuntime: {runtime:.0f} s ({len(seeds)} seeds).\n"
+    fig = plot_t_star_ablation(df)
+    if preset == "quick":
+        from ..figures._canvas import mark_quick
+
+        mark_quick(fig)
+        head, rest = text.split("\n", 1)
+        text = f"{head}\n\n**QUICK smoke run (tiny grids): not a result.**\n{rest}"
+    fig.savefig(figs / "relaxed_softmax_tstar_ablation.png", dpi=120)
+    (out / "relaxed_softmax_tstar_ablation.md").write_text(text)
+    print(text)
+    print(f"wrote {out}/relaxed_softmax_tstar_ablation.csv / .md and {figs}/relaxed_softmax_tstar_ablation.png ({runtime:.0f} s)")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
 # figures
 # --------------------------------------------------------------------------------------------
 def plot_temperature(df: pd.DataFrame, methods: pd.DataFrame | None = None) -> Figure:
@@ -630,10 +1129,10 @@ def plot_methods(df: pd.DataFrame) -> Figure:
 # summary
 # --------------------------------------------------------------------------------------------
 def summarize(
-    temp: pd.DataFrame,
-    reg: pd.DataFrame,
-    methods: pd.DataFrame,
-    selection: pd.DataFrame,
+    temp: pd.DataFrame | None,
+    reg: pd.DataFrame | None,
+    methods: pd.DataFrame | None,
+    selection: pd.DataFrame | None,
     p: dict[str, Any],
     seeds: Sequence[int],
     runtime_s: float | None = None,
@@ -642,12 +1141,12 @@ def summarize(
 
     Parameters
     ----------
-    temp : pandas.DataFrame
-        The Fig. 2 table (:func:`run_temperature`).
-    reg : pandas.DataFrame
-        The Fig. 3 / 4 table (:func:`run_regularisation`).
-    methods : pandas.DataFrame
-        The Fig. 5 table (:func:`run_methods`).
+    temp : pandas.DataFrame or None
+        The Fig. 2 table (:func:`run_temperature`); None: no Fig. 2 section.
+    reg : pandas.DataFrame or None
+        The Fig. 3 / 4 table (:func:`run_regularisation`); None: no Fig. 3 / 4 section.
+    methods : pandas.DataFrame or None
+        The Fig. 5 table (:func:`run_methods`); None: no Fig. 5 section.
     selection : pandas.DataFrame
         The UBS / PBS temperature selection (:func:`run_methods`); may be None or empty.
     p : dict
@@ -671,90 +1170,93 @@ def summarize(
     ]
     if runtime_s is not None:
         lines += ["", f"Runtime: {runtime_s:.0f} s."]
-    lines += [
-        "",
-        f"## Fig. 2: optimal temperature ({p['fig2_pairs']} pairs, batch {p['fig2_batch']}, 50 components)",
-        "",
-        "Paper: an optimal temperature exists for each degeneracy; lower T* for D concentrating on unlikely data; "
-        "T* = 0.75 for D = 1/P.",
-        "",
-        "| degeneracy | T* (mean curve) | per-seed argmin | KL at T* | KL(T_min) - KL(T*) | KL(T_max) - KL(T*) | interior optimum |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    ts = temperature_summary(temp)
-    for deg in DEGENERACIES:
-        if deg not in ts:
-            continue
-        s = ts[deg]
-        lines.append(
-            f"| {DEG_LABEL[deg]} | {s['t_star']:g} | {', '.join(f'{t:g}' for t in s['per_seed'])} | {_fmt(*s['kl_star'])} | "
-            f"{_fmt(*s['gap_lo'])} (T={s['t_lo']:g}) | {_fmt(*s['gap_hi'])} (T={s['t_hi']:g}) | {'yes' if s['interior'] else 'no'} |"
-        )
-    if ts.get("inverse"):
-        curve = ts["inverse"]["curve"]
-        if 0.75 in curve:
-            lines += ["", f"D = 1/P at the paper's T* = 0.75: KL = {_fmt(*curve[0.75])}."]
-    lines += [
-        "",
-        "## Fig. 3 / 4: RS as a regulariser (MLE vs RS with B(G, 1/P_i, T = 0.75))",
-        "",
-        "Paper (Fig. 4b): MLE fits the true conditionals poorly at small training sets; the gap closes as |D*| grows. "
-        "Fig. 3a: MLE fits the empirical conditionals better with large batches.",
-        "",
-        "| experiment | batch | pairs | steps | MLE train KL | RS train KL | MLE test KL | RS test KL | test KL MLE - RS |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for (exp, b, npairs, steps), d in reg.groupby(["experiment", "batch_size", "n_pairs", "steps"], sort=False):
-        cell = {}
-        for m in ("mle", "rs"):
-            x = d[d.method == m]
-            cell[m] = (mean_ci(x.kl_train), mean_ci(x.kl_test))
-        piv = d.pivot(index="seed", columns="method", values="kl_test")
-        diff = mean_ci(piv["mle"] - piv["rs"])
-        lines.append(
-            f"| {exp} | {b} | {npairs} | {steps} | {_fmt(*cell['mle'][0])} | {_fmt(*cell['rs'][0])} | "
-            f"{_fmt(*cell['mle'][1])} | {_fmt(*cell['rs'][1])} | {_fmt(*diff)} |"
-        )
-    lines += [
-        "",
-        f"## Fig. 5: six methods ({p['fig5_pairs']} pairs, batch {p['fig5_batch']}; kl = KL(P || Pop(I) x g))",
-        "",
-        "Paper: UBS (T* = 5) and PBS (T* = 7.5) beat MLE, SS, US and PS on all three datasets.",
-        "",
-    ]
-    if selection is not None and not selection.empty:
-        chosen = selection[selection.selected]
+    if temp is not None:
         lines += [
-            "Temperatures chosen on validation NLL (grid "
-            + ", ".join(f"{t:g}" for t in p["fig5_temperatures"])
-            + "): "
-            + "; ".join(f"{r.method.upper()} {r.n_components} comp.: T = {r.temperature:g}" for r in chosen.itertuples())
-            + ".",
+            "",
+            f"## Fig. 2: optimal temperature ({p['fig2_pairs']} pairs, batch {p['fig2_batch']}, 50 components)",
+            "",
+            "Paper: an optimal temperature exists for each degeneracy; lower T* for D concentrating on unlikely data; "
+            "T* = 0.75 for D = 1/P.",
+            "",
+            "| degeneracy | T* (mean curve) | per-seed argmin | KL at T* | KL(T_min) - KL(T*) | KL(T_max) - KL(T*) | interior optimum |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        ts = temperature_summary(temp)
+        for deg in DEGENERACIES:
+            if deg not in ts:
+                continue
+            s = ts[deg]
+            lines.append(
+                f"| {DEG_LABEL[deg]} | {s['t_star']:g} | {', '.join(f'{t:g}' for t in s['per_seed'])} | {_fmt(*s['kl_star'])} | "
+                f"{_fmt(*s['gap_lo'])} (T={s['t_lo']:g}) | {_fmt(*s['gap_hi'])} (T={s['t_hi']:g}) | {'yes' if s['interior'] else 'no'} |"
+            )
+        if ts.get("inverse"):
+            curve = ts["inverse"]["curve"]
+            if 0.75 in curve:
+                lines += ["", f"D = 1/P at the paper's T* = 0.75: KL = {_fmt(*curve[0.75])}."]
+    if reg is not None:
+        lines += [
+            "",
+            "## Fig. 3 / 4: RS as a regulariser (MLE vs RS with B(G, 1/P_i, T = 0.75))",
+            "",
+            "Paper (Fig. 4b): MLE fits the true conditionals poorly at small training sets; the gap closes as |D*| grows. "
+            "Fig. 3a: MLE fits the empirical conditionals better with large batches.",
+            "",
+            "| experiment | batch | pairs | steps | MLE train KL | RS train KL | MLE test KL | RS test KL | test KL MLE - RS |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for (exp, b, npairs, steps), d in reg.groupby(["experiment", "batch_size", "n_pairs", "steps"], sort=False):
+            cell = {}
+            for m in ("mle", "rs"):
+                x = d[d.method == m]
+                cell[m] = (mean_ci(x.kl_train), mean_ci(x.kl_test))
+            piv = d.pivot(index="seed", columns="method", values="kl_test")
+            diff = mean_ci(piv["mle"] - piv["rs"])
+            lines.append(
+                f"| {exp} | {b} | {npairs} | {steps} | {_fmt(*cell['mle'][0])} | {_fmt(*cell['rs'][0])} | "
+                f"{_fmt(*cell['mle'][1])} | {_fmt(*cell['rs'][1])} | {_fmt(*diff)} |"
+            )
+    if methods is not None:
+        lines += [
+            "",
+            f"## Fig. 5: six methods ({p['fig5_pairs']} pairs, batch {p['fig5_batch']}; kl = KL(P || Pop(I) x g))",
+            "",
+            "Paper: UBS (T* = 5) and PBS (T* = 7.5) beat MLE, SS, US and PS on all three datasets.",
             "",
         ]
-    lines += ["| components | method | KL | MPR | Prec@k |", "|---|---|---|---|---|"]
-    for c in COMPONENTS:
-        for m in METHOD_ORDER:
-            x = methods[(methods.n_components == c) & (methods.method == m)]
-            if x.empty:
-                continue
-            lines.append(
-                f"| {c} | {m.upper()} | {_fmt(*mean_ci(x.kl))} | {_fmt(*mean_ci(x.mpr), 4)} | {_fmt(*mean_ci(x.prec_at_k), 4)} |"
-            )
-    lines += [
-        "",
-        "Paired KL differences (baseline - Boltzmann; > 0 means the Boltzmann method is better):",
-        "",
-        "| components | comparison | KL difference |",
-        "|---|---|---|",
-    ]
-    for c in COMPONENTS:
-        d = methods[methods.n_components == c]
-        for bm in ("ubs", "pbs"):
-            for base in ("mle", "ss", "us", "ps"):
-                res = paired(d, "n_components", base, bm, "kl")
-                for _, v in res.items():
-                    lines.append(f"| {c} | {base.upper()} - {bm.upper()} | {_fmt(*v)} |")
+        if selection is not None and not selection.empty:
+            chosen = selection[selection.selected]
+            lines += [
+                "Temperatures chosen on validation NLL (grid "
+                + ", ".join(f"{t:g}" for t in p["fig5_temperatures"])
+                + "): "
+                + "; ".join(f"{r.method.upper()} {r.n_components} comp.: T = {r.temperature:g}" for r in chosen.itertuples())
+                + ".",
+                "",
+            ]
+        lines += ["| components | method | KL | MPR | Prec@k |", "|---|---|---|---|---|"]
+        for c in COMPONENTS:
+            for m in METHOD_ORDER:
+                x = methods[(methods.n_components == c) & (methods.method == m)]
+                if x.empty:
+                    continue
+                lines.append(
+                    f"| {c} | {m.upper()} | {_fmt(*mean_ci(x.kl))} | {_fmt(*mean_ci(x.mpr), 4)} | {_fmt(*mean_ci(x.prec_at_k), 4)} |"
+                )
+        lines += [
+            "",
+            "Paired KL differences (baseline - Boltzmann; > 0 means the Boltzmann method is better):",
+            "",
+            "| components | comparison | KL difference |",
+            "|---|---|---|",
+        ]
+        for c in COMPONENTS:
+            d = methods[methods.n_components == c]
+            for bm in ("ubs", "pbs"):
+                for base in ("mle", "ss", "us", "ps"):
+                    res = paired(d, "n_components", base, bm, "kl")
+                    for _, v in res.items():
+                        lines.append(f"| {c} | {base.upper()} - {bm.upper()} | {_fmt(*v)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -797,20 +1299,45 @@ def run(args: argparse.Namespace) -> int:
     out = output_dir(out_path, "--out")  # checked before any work
     figs = output_dir(fig_path, "--figures")
 
-    temp = run_temperature(p, seeds, args.task_seed, args.device, progress)
-    temp.to_csv(out / "relaxed_softmax_temperature.csv", index=False)
-    methods, selection = run_methods(p, seeds, args.task_seed, args.device, progress)
-    methods.to_csv(out / "relaxed_softmax_methods.csv", index=False)
-    selection.to_csv(out / "relaxed_softmax_ubs_pbs_temperature_selection.csv", index=False)
-    reg = run_regularisation(p, seeds, args.task_seed, args.device, progress)
-    reg.to_csv(out / "relaxed_softmax_regularisation.csv", index=False)
+    if args.steps is not None:
+        p = dict(p, steps=args.steps)
+    if args.temperatures is not None:
+        p = dict(
+            p, temperatures=tuple(sorted(set(args.temperatures))), ablation_temperatures=tuple(sorted(set(args.temperatures)))
+        )
+    degeneracies = tuple(args.degeneracies) if args.degeneracies is not None else None
+    if args.t_star_ablation:
+        if args.experiments is not None or args.update_committed:
+            raise CommandError("--t-star-ablation runs only the ablation: drop --experiments and --update-committed")
+        return _run_ablation(p, preset, seeds, args, degeneracies or ("inverse",), out, figs, progress, t0)
+    experiments = set(args.experiments) if args.experiments is not None else set(EXPERIMENTS)
+    if args.update_committed and (experiments != set(EXPERIMENTS) or args.steps or args.temperatures or degeneracies):
+        raise CommandError(
+            "--update-committed writes the default run: drop --experiments, --steps, --temperatures, --degeneracies"
+        )
 
-    for name, fig in (
-        ("relaxed_softmax_fig2_temperature.png", plot_temperature(temp, methods)),
-        ("relaxed_softmax_fig3_batch_size.png", plot_regularisation(reg, "batch_size")),
-        ("relaxed_softmax_fig4_train_size.png", plot_regularisation(reg, "train_size")),
-        ("relaxed_softmax_fig5_methods.png", plot_methods(methods)),
-    ):
+    temp = reg = methods = selection = None
+    if "fig2" in experiments:
+        temp = run_temperature(p, seeds, args.task_seed, args.device, progress, degeneracies or DEGENERACIES)
+        temp.to_csv(out / "relaxed_softmax_temperature.csv", index=False)
+    if "fig5" in experiments:
+        methods, selection = run_methods(p, seeds, args.task_seed, args.device, progress)
+        methods.to_csv(out / "relaxed_softmax_methods.csv", index=False)
+        selection.to_csv(out / "relaxed_softmax_ubs_pbs_temperature_selection.csv", index=False)
+    if "fig3-4" in experiments:
+        reg = run_regularisation(p, seeds, args.task_seed, args.device, progress)
+        reg.to_csv(out / "relaxed_softmax_regularisation.csv", index=False)
+
+    figures = []
+    if temp is not None:
+        figures.append(("relaxed_softmax_fig2_temperature.png", lambda: plot_temperature(temp, methods)))
+    if reg is not None:
+        figures.append(("relaxed_softmax_fig3_batch_size.png", lambda: plot_regularisation(reg, "batch_size")))
+        figures.append(("relaxed_softmax_fig4_train_size.png", lambda: plot_regularisation(reg, "train_size")))
+    if methods is not None:
+        figures.append(("relaxed_softmax_fig5_methods.png", lambda: plot_methods(methods)))
+    for name, make in figures:
+        fig = make()
         if preset == "quick":
             from ..figures._canvas import mark_quick
 
