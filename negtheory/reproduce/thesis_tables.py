@@ -87,7 +87,7 @@ HELP = (
 
 __all__ = ["HELP", "BNS_VARIANTS", "SRNS_VARIANTS", "add_arguments", "run", "plan", "run_tables", "summarize"]
 
-TABLES = ("4.2", "4.5", "5.2", "6.3")
+TABLES = ("4.2", "4.3", "4.4", "4.5", "5.2", "6.3")
 DEFAULT_BNS_SIZES = ("1", "3", "5", "10", "20", "50", "100")
 ALL_BNS_SIZES = ("1", "3", "5", "10", "20", "50", "100", "500", "all")
 METRICS = ("precision", "recall", "ndcg")
@@ -107,6 +107,26 @@ SRNS_VARIANTS = {
     # no variance term: the memory's highest sigma(x_uk - x_ui) (an ablation)
     "alpha0": dict(srns_alpha=0.0),
 }
+
+
+def _bns1_lam(epoch: int) -> float:
+    """BNS-1's λ at the 0-based epoch: max(10 − 0.1 epoch, 2) (:func:`negtheory.recsys.bns_lam_warm_start`)."""
+    from ..recsys.bpr_sgd import bns_lam_warm_start
+
+    return bns_lam_warm_start(epoch)
+
+
+#: E of BNS-2 (RNS for the first E epochs, then BNS): the thesis states none; 20 is the default row
+BNS2_WARM_EPOCHS = (20, 50)
+#: Tables 4.3 / 4.4 runs: variant -> fit_bpr_sgd keywords (BNS-3 and BNS-4 are priors, in the run key)
+ABLATION_VARIANTS = {
+    "lam-warm": dict(lam_schedule=_bns1_lam),  # BNS-1
+    **{f"rns-warm{e}": dict(warm_rns_epochs=e) for e in BNS2_WARM_EPOCHS},  # BNS-2
+    "bce": dict(loss="bce"),  # Table 4.4, one negative per pair
+    "infonce": dict(loss="infonce", n_negatives=2),  # Table 4.4, N = 2 negatives per pair
+}
+#: Table 4.4's losses: printed name -> variant of ABLATION_VARIANTS (None: BPR, Table 4.2's runs)
+TABLE44_LOSSES = {"BPR": None, "BCE": "bce", "InfoNCE": "infonce"}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -182,6 +202,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="extra SRNS rows of Table 4.2 with other hyper-parameters (default: none; the released run script's)",
     )
     p.add_argument(
+        "--bns2-warm",
+        nargs="+",
+        type=int,
+        default=[20],
+        choices=list(BNS2_WARM_EPOCHS),
+        help="E of Table 4.3's BNS-2 (RNS for E epochs, then BNS; the thesis states none), one row per value",
+    )
+    p.add_argument(
+        "--user-file",
+        default=None,
+        help="MovieLens-100K's u.user (user|age|gender|occupation|zip): runs Table 4.3's BNS-4 (occupation prior)",
+    )
+    p.add_argument(
+        "--user-id-offset",
+        type=int,
+        default=0,
+        help="raw user id of --train/--test = u.user id + this (-1 for 0-based interaction files)",
+    )
+    p.add_argument(
         "--eval-every",
         type=integer(1),
         default=5,
@@ -206,6 +245,8 @@ def plan(
     bns_variants: Sequence[str] = tuple(BNS_VARIANTS),
     srns_variants: Sequence[str] = (),
     models: Sequence[str] = ("mf",),
+    bns2_warm: Sequence[int] = (20,),
+    occupation: bool = False,
 ) -> list[tuple[str, str, str, str, tuple | None]]:
     r"""Rows to report: a list of ``(table, method, setting, variant, run_key)``; equal run keys share runs.
 
@@ -226,6 +267,12 @@ def plan(
     models : sequence of {"mf", "lightgcn"}
         The recommenders (default MF only): ``"lightgcn"`` adds the rows of setting
         ``"LightGCN"`` of Tables 4.2, 5.2 and 6.3.
+    bns2_warm : sequence of int
+        The E of Table 4.3's BNS-2 rows (RNS for the first E epochs, then BNS; among
+        :data:`BNS2_WARM_EPOCHS`, default 20 only), each row with variant ``"E=<E>"``.
+    occupation : bool
+        Whether Table 4.3's BNS-4 row (occupation prior) is run: it needs MovieLens' ``u.user``
+        (``--user-file``); default False, the row is listed as not run (run key None).
 
     Returns
     -------
@@ -251,6 +298,8 @@ def plan(
                     if v not in SRNS_VARIANTS:
                         raise ValueError(f"srns_variants must be among {tuple(SRNS_VARIANTS)}, got {v!r}")
                     rows.append(("4.2", name, "BPR-MF SGD", v, ("sgd", "srns", 5, "popularity", v)))
+    if "4.3" in tables or "4.4" in tables:
+        rows += _ablation_rows(tables, bns2_warm, occupation)
     if "4.5" in tables:
         bad = [v for v in bns_variants if v not in BNS_VARIANTS]
         if bad or not bns_variants:
@@ -284,6 +333,37 @@ def plan(
     if methods:
         want = {m.lower() for m in methods}
         rows = [r for r in rows if r[1].lower() in want]
+    return rows
+
+
+def _ablation_rows(
+    tables: Sequence[str], bns2_warm: Sequence[int], occupation: bool
+) -> list[tuple[str, str, str, str, tuple | None]]:
+    """The MF rows of Table 4.3 (BNS ablations) and Table 4.4 (BPR / BCE / InfoNCE, each with RNS and BNS).
+
+    Table 4.3's RNS and BNS rows, and Table 4.4's BPR rows, repeat Table 4.2's: they reuse its runs.
+    BNS-1 is the λ warm start (variant ``lam-warm``), BNS-2 RNS for E epochs then BNS
+    (``rns-warm<E>``), BNS-3 the uniform prior 1 / |I| (prior ``"uniform"`` in the key), BNS-4 the
+    occupation prior (prior ``"occupation"``, run only with a ``u.user`` file).
+    """
+    rows: list[tuple[str, str, str, str, tuple | None]] = []
+    setting = "BPR-MF SGD"
+    if "4.3" in tables:
+        bad = [e for e in bns2_warm if e not in BNS2_WARM_EPOCHS]
+        if bad or not bns2_warm:
+            raise ValueError(f"bns2_warm must be among {BNS2_WARM_EPOCHS}, got {list(bns2_warm)!r}")
+        rows.append(("4.3", "RNS", setting, "-", ("sgd", "rns", 5, "popularity")))
+        rows.append(("4.3", "BNS", setting, "-", ("sgd", "bns", 5, "popularity")))
+        rows.append(("4.3", "BNS-1", setting, "-", ("sgd", "bns", 5, "popularity", "lam-warm")))
+        for e in bns2_warm:
+            rows.append(("4.3", "BNS-2", setting, f"E={e}", ("sgd", "bns", 5, "popularity", f"rns-warm{e}")))
+        rows.append(("4.3", "BNS-3", setting, "-", ("sgd", "bns", 5, "uniform")))
+        rows.append(("4.3", "BNS-4", setting, "-", ("sgd", "bns", 5, "occupation") if occupation else None))
+    if "4.4" in tables:
+        for loss, v in TABLE44_LOSSES.items():
+            for name in ("RNS", "BNS"):
+                key = ("sgd", name.lower(), 5, "popularity") + ((v,) if v else ())
+                rows.append(("4.4", name, loss, "-", key))
     return rows
 
 
@@ -323,12 +403,17 @@ def _job(data, task):
     t0 = time.perf_counter()
     if key[0] == "sgd":
         _, sampler, cand, prior, *variant = key
+        if prior == "occupation":  # BNS-4 (Table 4.3): the prior of the u.user file carried by the task
+            from negtheory.recsys import bns_occupation_prior, read_user_occupations
+
+            user_file, id_offset = task[10], task[11]
+            prior = bns_occupation_prior(data, read_user_occupations(user_file, data.user_ids, id_offset))
         res = fit_bpr_sgd(
             data,
             sampler,
             candidates=cand,
             prior=prior,
-            **({**BNS_VARIANTS, **SRNS_VARIANTS}[variant[0]] if variant else {}),
+            **({**BNS_VARIANTS, **SRNS_VARIANTS, **ABLATION_VARIANTS}[variant[0]] if variant else {}),
             epochs=epochs or 100,
             eval_every=eval_every,
             eval_on="both" if protocol == "valid" else "test",
@@ -363,7 +448,7 @@ def _reported(history, protocol):
 
 
 def _cache_name(task):
-    key, seed, train, test, epochs, protocol, valid_fraction, eval_every, _, fmt = task
+    key, seed, train, test, epochs, protocol, valid_fraction, eval_every, _, fmt = task[:10]
     import hashlib
 
     ident = repr(
@@ -380,6 +465,8 @@ def _cache_name(task):
             Path(test).name,
             Path(test).stat().st_size,
         )
+        # BNS-4's occupation file (other runs' names do not depend on it)
+        + ((Path(task[10]).name, Path(task[10]).stat().st_size, task[11]) if key[3:4] == ("occupation",) else ())
     )
     return "_".join(str(x) for x in key) + f"_seed{seed}_" + hashlib.sha1(ident.encode()).hexdigest()[:10] + ".json"
 
@@ -404,6 +491,9 @@ def run_tables(
     bns_variants: Sequence[str] = tuple(BNS_VARIANTS),
     srns_variants: Sequence[str] = (),
     models: Sequence[str] = ("mf",),
+    bns2_warm: Sequence[int] = (20,),
+    user_file: str | os.PathLike[str] | None = None,
+    user_id_offset: int = 0,
 ) -> tuple[list[tuple[str, str, str, str, tuple | None]], pd.DataFrame, dict[tuple, list[dict[str, Any]]]]:
     r"""Run every needed (run, seed); return ``(rows, runs, histories)``.
 
@@ -455,6 +545,14 @@ def run_tables(
         Extra SRNS rows of Table 4.2 (keys of :data:`SRNS_VARIANTS`; default: none).
     models : sequence of {"mf", "lightgcn"}
         The recommenders whose rows are run (:func:`plan`; default MF only).
+    bns2_warm : sequence of int
+        The E of Table 4.3's BNS-2 rows (:func:`plan`; default 20).
+    user_file : str or os.PathLike, optional
+        MovieLens' ``u.user`` (``user id|age|gender|occupation|zip``): runs Table 4.3's BNS-4
+        row (:func:`negtheory.recsys.bns_occupation_prior`); default None: that row is not run.
+    user_id_offset : int
+        Raw user id of the split = id in ``user_file`` + this (default 0; -1 for 0-based
+        interaction files, :func:`negtheory.recsys.read_user_occupations`).
 
     Returns
     -------
@@ -477,7 +575,7 @@ def run_tables(
 
     if format not in DATA_FORMATS:
         raise ValueError(f"format must be one of {', '.join(DATA_FORMATS)}, got {format!r}")
-    rows = plan(tables, methods, bns_sizes, bns_variants, srns_variants, models)
+    rows = plan(tables, methods, bns_sizes, bns_variants, srns_variants, models, bns2_warm, user_file is not None)
     if not rows:
         raise ValueError(
             f"no row selected by tables {list(tables)}, methods {list(methods or [])} and models {list(models)}; "
@@ -488,6 +586,7 @@ def run_tables(
     local = executor is None or executor == "local"
     tasks = [
         (k, s, str(train), str(test), epochs, protocol, valid_fraction, eval_every, progress and jobs == 1 and local, format)
+        + ((str(user_file), int(user_id_offset)) if user_file is not None else ())
         for k in keys
         for s in range(seeds)
     ]
@@ -752,7 +851,11 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "
             ax.set_xticks(range(len(settings)), labels)
             ax.legend(loc="upper left", fontsize=6)
         else:
-            labels = [f"{m} (LightGCN)" if st == "LightGCN" else m for m, st in zip(g.method, g.setting)]
+            labels = [
+                f"{m} (LightGCN)" if st == "LightGCN" else (f"{st} {m}" if table == "4.4" else m)
+                for m, st in zip(g.method, g.setting)
+            ]
+            labels = [lab if v == "-" else f"{lab} [{v}]" for lab, v in zip(labels, g.variant)]
             x = range(len(g))
             ax.errorbar(
                 x,
@@ -803,7 +906,16 @@ def run(args: argparse.Namespace) -> int:
 
     input_file(args.train, "--train")
     input_file(args.test, "--test")
-    load_split(args.train, args.test, format=args.format)  # a malformed file fails here, before any folder or run
+    split = load_split(args.train, args.test, format=args.format)  # a malformed file fails here, before any folder or run
+    user_file = getattr(args, "user_file", None)
+    if user_file is not None:
+        from ..recsys import read_user_occupations
+
+        input_file(user_file, "--user-file")
+        try:
+            read_user_occupations(user_file, split.user_ids, getattr(args, "user_id_offset", 0))
+        except ValueError as e:
+            raise CommandError(f"--user-file: {e} (--user-id-offset)") from None
     out = output_dir(args.out, "--out")
     if args.seeds < 1:
         raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
@@ -836,6 +948,9 @@ def run(args: argparse.Namespace) -> int:
             bns_variants=args.bns_variants,
             srns_variants=args.srns_variants,
             models=getattr(args, "models", ["mf"]),
+            bns2_warm=getattr(args, "bns2_warm", [20]),
+            user_file=user_file,
+            user_id_offset=getattr(args, "user_id_offset", 0),
         )
     finally:
         close()
