@@ -75,6 +75,13 @@ positive), and the BPR step on ln σ(x_ui − x_uj) updates w_u, h_i, h_j:
 
 Every score-based sampler (dns, aobpr, bns) scores all items for the current user with the
 current parameters, as the released code does (O(|I| d) per step).
+
+Table 4.3's ablations of BNS are options: ``lam_schedule`` (a λ per epoch, BNS-1:
+:func:`bns_lam_warm_start`), ``warm_rns_epochs`` (RNS before BNS, BNS-2), ``prior="uniform"``
+(P_fn = 1 / |I|, BNS-3) and a per-user prior array (BNS-4, :func:`bns_occupation_prior`).
+Table 4.4's losses are ``loss="bce"`` and ``loss="infonce"`` with ``n_negatives`` negatives per
+pair, each drawn by the sampler on its own (a gradient step of the loss plus the L2 term,
+:func:`_contrastive_step`).
 """
 
 from __future__ import annotations

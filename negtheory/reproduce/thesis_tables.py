@@ -1,4 +1,4 @@
-r"""``negtheory reproduce thesis-tables``: the MF rows of thesis Tables 4.2, 4.5, 5.2 and 6.3 (MovieLens-100K, -1M, Yahoo!-R3).
+r"""``negtheory reproduce thesis-tables``: the MF rows of thesis Tables 4.2-4.5, 5.2 and 6.3 (MovieLens-100K, -1M, Yahoo!-R3).
 
 Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves open is an option):
 
@@ -21,6 +21,19 @@ Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves o
   eq. 4.19 with the exact posterior). |M_u| = 1 is RNS in every reading (one row, variant ``-``),
   and ``soft-Fcand`` at |M_u| = all is ``soft`` (it reuses those runs). The BPR row of Table 5.2
   repeats the thesis's RNS row, so it reuses the RNS runs;
+* Table 4.3 (BNS ablations, §4.5.2.3; printed for MovieLens-100K) — the same SGD runs with BNS
+  changed in one part: BNS-1 the λ warm start λ_t = max(10 − 0.1 t, 2), t the 0-based epoch
+  (:func:`negtheory.recsys.bns_lam_warm_start`); BNS-2 RNS for the first E epochs, then BNS (a
+  warm start of the sample information; the thesis gives no E: E = 20 by default, variant
+  ``E=20``, and ``--bns2-warm 20 50`` adds E = 50 as its own row); BNS-3 the uninformative prior
+  P_fn(l) = 1 / |I| (1 / 1682 on MovieLens-100K); BNS-4 the occupation prior P_fn(u, l) =
+  pop_l / N (1 + Δo_ul) (:func:`negtheory.recsys.bns_occupation_prior`), run only with
+  MovieLens-100K's ``u.user`` (``--user-file``, ``--user-id-offset -1`` for 0-based interaction
+  files), else reported as not run. Its RNS and BNS rows repeat Table 4.2's and reuse those runs;
+* Table 4.4 (§4.5.2.4) — BPR, BCE and InfoNCE (N = 2 negatives) with RNS and with BNS, the same
+  batch-1 SGD and hyper-parameters (``fit_bpr_sgd(loss=..., n_negatives=...)``); with BNS each
+  negative is chosen by eq. 4.26 among its own 5 uniform candidates. The BPR rows reuse Table
+  4.2's runs;
 * Tables 5.2 and 6.3 — mini-batch MF (:func:`negtheory.bridge.recommend.fit_mf`) with the
   released code's settings: Adam lr 1e-3, weight decay 1e-5, batch 1024, N = 5 negatives,
   M = 5 extra positives, t = 1, τ⁺ = 0.06, HCL β = 0.5, BCL α = 0.55, β = 0.6, 200 epochs with
@@ -81,7 +94,7 @@ if TYPE_CHECKING:
     from .._typing import InteractionSource
 
 HELP = (
-    "thesis Tables 4.2 / 4.5 / 5.2 / 6.3 (MF rows, LightGCN rows with --models lightgcn) "
+    "thesis Tables 4.2 / 4.3 / 4.4 / 4.5 / 5.2 / 6.3 (MF rows, LightGCN rows with --models lightgcn) "
     "on a user-supplied MovieLens-100K, MovieLens-1M or Yahoo!-R3 split"
 )
 
@@ -253,7 +266,7 @@ def plan(
     Parameters
     ----------
     tables : sequence of str
-        Tables among ``"4.2"``, ``"4.5"``, ``"5.2"``, ``"6.3"`` (default: all four).
+        Tables among ``"4.2"``, ``"4.3"``, ``"4.4"``, ``"4.5"``, ``"5.2"``, ``"6.3"`` (default: all).
     methods : sequence of str, optional
         Keep only the rows of these methods (case-insensitive, e.g. ``["RNS", "BNS"]``; default
         None: every row).
@@ -507,7 +520,7 @@ def run_tables(
         The split's files (:func:`negtheory.recsys.load_split`; paths, since worker processes
         and the cache read them).
     tables : sequence of str
-        Tables among ``"4.2"``, ``"4.5"``, ``"5.2"``, ``"6.3"`` (default: all four).
+        Tables among ``"4.2"``, ``"4.3"``, ``"4.4"``, ``"4.5"``, ``"5.2"``, ``"6.3"`` (default: all).
     methods : sequence of str, optional
         Only these methods (case-insensitive; default None: all).
     seeds : int
