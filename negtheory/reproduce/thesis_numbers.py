@@ -1,6 +1,6 @@
-"""The MF rows of Tables 4.2, 4.5, 5.2 and 6.3 of Liu Bin's thesis as printed, per data set, and the MovieLens-100K LightGCN rows.
+"""The MF rows of Tables 4.2-4.5, 5.2 and 6.3 of Liu Bin's thesis as printed, per data set, and the MovieLens-100K LightGCN rows.
 
-:data:`THESIS` holds the MovieLens-100K rows (Tables 4.2, 4.5, 5.2, 6.3; MF, and LightGCN with
+:data:`THESIS` holds the MovieLens-100K rows (Tables 4.2-4.5, 5.2, 6.3; MF, and LightGCN with
 setting ``"LightGCN"`` in Tables 4.2, 5.2, 6.3); :data:`THESIS_BY_DATASET`
 maps each data set name of :data:`DATASETS` (``ml-100k``, ``ml-1m``, ``yahoo-r3``) to its rows
 (Table 4.5 exists for MovieLens-100K only). Keys: ``(table, method, setting)``; values:
@@ -157,11 +157,12 @@ def thesis_value(table: str, method: str, setting: str, metric: str, k: int, dat
     Parameters
     ----------
     table : str
-        The table number, ``"4.2"``, ``"4.5"``, ``"5.2"`` or ``"6.3"``.
+        The table number, ``"4.2"``, ``"4.3"``, ``"4.4"``, ``"4.5"``, ``"5.2"`` or ``"6.3"``.
     method : str
         The row's method as printed (e.g. ``"BNS"``, ``"BNS-oracle"``, ``"InfoNCE"``).
     setting : str
-        The row's setting (``"BPR-MF SGD"`` for Table 4.2, ``"|M_u|=5"`` etc. for Table 4.5,
+        The row's setting (``"BPR-MF SGD"`` for Tables 4.2 and 4.3, the loss ``"BPR"``, ``"BCE"`` or
+        ``"InfoNCE"`` for Table 4.4, ``"|M_u|=5"`` etc. for Table 4.5,
         ``"MF"`` for Tables 5.2 and 6.3, ``"LightGCN"`` for the LightGCN rows of Tables 4.2, 5.2
         and 6.3, printed for MovieLens-100K here).
     metric : {"precision", "recall", "ndcg"}
