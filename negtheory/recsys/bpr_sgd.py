@@ -241,7 +241,11 @@ def bns_occupation_prior(data: Interactions, occupations: ArrayLike) -> FloatArr
     occupation, :math:`\bar o_l` the mean of these counts over the occupations (those held by at
     least one user) and :math:`\max_o o_l` their largest value; Δo = 0 for an item no one has
     interacted with. pop_l / N is eq. 4.16 (:func:`bns_prior`). Since
-    :math:`-1 < \Delta o_{ul} \le 1`, the prior stays in [0, 2 pop_l / N].
+    :math:`-1 < \Delta o_{ul} \le 1`, the prior lies in [0, 2 pop_l / N]; it is clipped at 1 (an item
+    in more than half of the interactions).
+    E.g. three training pairs (0, 0), (1, 0), (2, 1), users 0 and 1 of occupation a, user 2 of b:
+    item 0 has pop / N = 2/3, o = (2, 0) over (a, b), mean 1, max 2, so Δo = ±1/2 and
+    P_fn = 2/3 · 3/2 = 1 for a, 2/3 · 1/2 = 1/3 for b.
 
     Parameters
     ----------
@@ -263,7 +267,7 @@ def bns_occupation_prior(data: Interactions, occupations: ArrayLike) -> FloatArr
     >>> from negtheory.recsys.bpr_sgd import bns_occupation_prior
     >>> d = load_split(np.array([[0, 0], [1, 0], [2, 1]]), np.array([[0, 1]]))
     >>> bns_occupation_prior(d, ["a", "a", "b"]).round(4).tolist()
-    [[0.8333, 0.1667], [0.8333, 0.1667], [0.1667, 0.5]]
+    [[1.0, 0.1667], [1.0, 0.1667], [0.3333, 0.5]]
     """
     occ = np.asarray(occupations)
     if occ.shape != (data.n_users,):
@@ -273,7 +277,7 @@ def bns_occupation_prior(data: Interactions, occupations: ArrayLike) -> FloatArr
     np.add.at(o, (code[data.train[:, 0]], data.train[:, 1]), 1.0)
     mean, top = o.mean(axis=0), o.max(axis=0)
     delta = np.divide(o - mean, top, out=np.zeros_like(o), where=top > 0)
-    return bns_prior(data.item_counts(), len(data.train))[None, :] * (1.0 + delta[code])
+    return np.minimum(bns_prior(data.item_counts(), len(data.train))[None, :] * (1.0 + delta[code]), 1.0)
 
 
 def read_user_occupations(
