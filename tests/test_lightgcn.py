@@ -210,6 +210,33 @@ def test_plan_with_lightgcn():
     assert [r[2] for r in both] == ["MF", "LightGCN"]
     with pytest.raises(ValueError, match="models"):
         plan(["5.2"], models=["gcn"])
+    # a named LightGCN reading adds its own rows (and runs) beside Table 4.2's RNS / BNS
+    var = plan(["4.2"], ["RNS"], models=["lightgcn"], lightgcn_variants=["batch1024"])
+    assert var == [
+        ("4.2", "RNS", "LightGCN", "-", ("lightgcn", "bpr", "rns")),
+        ("4.2", "RNS", "LightGCN", "batch1024", ("lightgcn", "bpr", "rns", "batch1024")),
+    ]
+    with pytest.raises(ValueError, match="lightgcn_variants"):
+        plan(["4.2"], models=["lightgcn"], lightgcn_variants=["batch7"])
+
+
+def test_lightgcn_variant_trains_with_its_settings(monkeypatch):
+    from negtheory.bridge import recommend
+    from negtheory.reproduce import thesis_tables as tt
+
+    seen = {}
+
+    def fake_fit(data, loss, **kw):
+        seen.update(kw, loss=loss)
+        return dict(history=[{"epoch": 1, "test_ndcg@10": 0.5}])
+
+    monkeypatch.setattr(recommend, "fit_mf", fake_fit)
+    d = _planted(seed=3, n_users=10, n_items=30)
+    tt._job(d, (("lightgcn", "bpr", "bns", "batch1024"), 0, "", "", None, "fixed", 0.1, 5, False, "auto"))
+    assert seen["batch_size"] == 1024 and seen["sampler"] == "bns" and seen["epochs"] == 100
+    assert {k: seen[k] for k in ("lr", "lr_milestones", "n_layers")} == {
+        k: recommend.LIGHTGCN_THESIS[k] for k in ("lr", "lr_milestones", "n_layers")
+    }
 
 
 def test_reproduce_thesis_tables_with_lightgcn(tmp_path):

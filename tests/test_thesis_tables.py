@@ -345,3 +345,51 @@ def test_reproduce_wu_k_sweep_end_to_end(tmp_path):
     df = pd.read_csv(out / "wu_k_sweep.csv")
     assert sorted(df.k.unique()) == [1, 4] and len(df) == 4
     assert "validation AUC of the K = 1 model" in (out / "wu_k_sweep.md").read_text()
+
+
+def _verdict_frame(rows):
+    import pandas as pd
+
+    return pd.DataFrame(
+        [
+            dict(
+                table=t, method=m, setting=s, variant=v, metric="ndcg", k=10, thesis=th, mean=mean, n_seeds=n, convention=conv
+            )  # fmt: skip
+            for t, m, s, v, th, mean, n, conv in rows
+        ]
+    )
+
+
+def test_verdicts_judge_each_printed_row_against_the_tolerance():
+    from negtheory.reproduce.thesis_tables import TOLERANCE, verdicts
+
+    fe, bv, mx = "final epoch", "best validation epoch", "max_test_over_epochs (released code)"
+    df = _verdict_frame(
+        [
+            ("4.2", "RNS", "BPR-MF SGD", "-", 0.40, 0.40 + TOLERANCE * 0.99, 3, fe),  # inside the tolerance
+            ("4.2", "AOBPR", "BPR-MF SGD", "-", 0.39, 0.35, 3, fe),  # outside, no variant
+            ("4.2", "AOBPR", "BPR-MF SGD", "-", 0.39, 0.392, 3, mx),  # max over test epochs never counts
+            ("4.2", "SRNS", "BPR-MF SGD", "-", 0.40, 0.38, 3, fe),
+            ("4.2", "SRNS", "BPR-MF SGD", "-", 0.40, 0.408, 3, bv),  # the other legit convention is a reading
+            ("4.5", "BNS-oracle", "|M_u|=3", "soft", 0.49, 0.43, 3, fe),
+            ("4.5", "BNS-oracle", "|M_u|=3", "hard", 0.49, 0.50, 3, fe),
+            ("4.5", "BNS-oracle", "|M_u|=3", "soft-Fcand", 0.49, 0.47, 3, fe),
+            ("4.5", "BNS-oracle", "|M_u|=all", "soft", 0.65, 0.44, 3, fe),
+            ("4.5", "BNS-oracle", "|M_u|=all", "hard", 0.65, 0.49, 1, fe),
+            ("6.3", "BCL", "MF", "-", 0.438, 0.398, 3, fe),
+            ("6.3", "BCL-released", "MF", "-", 0.438, 0.43, 2, fe),
+            ("4.2", "SRNS", "LightGCN", "-", 0.41, float("nan"), 0, fe),
+            ("5.2", "BPR", "Other", "-", float("nan"), 0.3, 3, fe),  # nothing printed: no verdict
+        ]
+    )
+    v = verdicts(df).set_index(["table", "method", "setting"]).verdict.to_dict()
+    assert v[("4.2", "RNS", "BPR-MF SGD")] == "reproduced"
+    assert v[("4.2", "AOBPR", "BPR-MF SGD")] == "not reproduced"
+    assert v[("4.2", "SRNS", "BPR-MF SGD")] == "reproduced by - (best validation epoch)"
+    assert v[("4.5", "BNS-oracle", "|M_u|=3")] == "reproduced by hard"  # the closest of two variants
+    assert v[("4.5", "BNS-oracle", "|M_u|=all")] == "not reproduced"
+    assert v[("6.3", "BCL", "MF")] == "reproduced by BCL-released (2 seeds)"
+    assert v[("4.2", "SRNS", "LightGCN")] == "not run"
+    assert ("5.2", "BPR", "Other") not in v
+    row = verdicts(df).set_index("method").loc["AOBPR"]
+    assert row.delta == pytest.approx(0.35 - 0.39) and row.best_variant == ""

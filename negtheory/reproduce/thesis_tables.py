@@ -98,7 +98,19 @@ HELP = (
     "on a user-supplied MovieLens-100K, MovieLens-1M or Yahoo!-R3 split"
 )
 
-__all__ = ["HELP", "BNS_VARIANTS", "SRNS_VARIANTS", "add_arguments", "run", "plan", "run_tables", "summarize"]
+__all__ = [
+    "HELP",
+    "BNS_VARIANTS",
+    "SRNS_VARIANTS",
+    "add_arguments",
+    "run",
+    "plan",
+    "run_tables",
+    "summarize",
+    "verdicts",
+    "verdicts_markdown",
+    "TOLERANCE",
+]
 
 TABLES = ("4.2", "4.3", "4.4", "4.5", "5.2", "6.3")
 DEFAULT_BNS_SIZES = ("1", "3", "5", "10", "20", "50", "100")
@@ -112,6 +124,11 @@ BNS_VARIANTS = {
     "soft-Fcand": dict(oracle_levels=(0.64, 0.04), ecdf="candidates"),
     "soft-tn0.001": dict(oracle_levels=(0.64, 0.001), ecdf="negatives"),
     "hard": dict(oracle_levels=(1.0, 0.0), ecdf="negatives"),
+}
+#: LightGCN readings beside the thesis's §4.5.1.2 settings: variant -> fit_mf keywords over LIGHTGCN_THESIS
+LIGHTGCN_VARIANTS = {
+    # the batch the thesis gives for MovieLens-1M (and its ch. 5-6 MF code) instead of 128: 8x fewer steps
+    "batch1024": dict(batch_size=1024),
 }
 #: SRNS readings beside the default (the released run script): variant -> fit_bpr_sgd keywords
 SRNS_VARIANTS = {
@@ -215,6 +232,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="extra SRNS rows of Table 4.2 with other hyper-parameters (default: none; the released run script's)",
     )
     p.add_argument(
+        "--lightgcn-variants",
+        nargs="*",
+        default=[],
+        choices=list(LIGHTGCN_VARIANTS),
+        help="extra LightGCN rows of Table 4.2 (RNS, BNS) with other settings, e.g. batch1024 (default: none)",
+    )
+    p.add_argument(
         "--bns2-warm",
         nargs="+",
         type=int,
@@ -258,6 +282,7 @@ def plan(
     bns_variants: Sequence[str] = tuple(BNS_VARIANTS),
     srns_variants: Sequence[str] = (),
     models: Sequence[str] = ("mf",),
+    lightgcn_variants: Sequence[str] = (),
     bns2_warm: Sequence[int] = (20,),
     occupation: bool = False,
 ) -> list[tuple[str, str, str, str, tuple | None]]:
@@ -280,6 +305,9 @@ def plan(
     models : sequence of {"mf", "lightgcn"}
         The recommenders (default MF only): ``"lightgcn"`` adds the rows of setting
         ``"LightGCN"`` of Tables 4.2, 5.2 and 6.3.
+    lightgcn_variants : sequence of str
+        Extra LightGCN rows (Table 4.2's RNS and BNS) with other settings (keys of
+        :data:`LIGHTGCN_VARIANTS`; default: none).
     bns2_warm : sequence of int
         The E of Table 4.3's BNS-2 rows (RNS for the first E epochs, then BNS; among
         :data:`BNS2_WARM_EPOCHS`, default 20 only), each row with variant ``"E=<E>"``.
@@ -342,7 +370,7 @@ def plan(
     if "mf" not in models:
         rows = []
     if "lightgcn" in models:
-        rows += _lightgcn_rows(tables)
+        rows += _lightgcn_rows(tables, lightgcn_variants)
     if methods:
         want = {m.lower() for m in methods}
         rows = [r for r in rows if r[1].lower() in want]
@@ -380,13 +408,18 @@ def _ablation_rows(
     return rows
 
 
-def _lightgcn_rows(tables: Sequence[str]) -> list[tuple[str, str, str, str, tuple | None]]:
+def _lightgcn_rows(tables: Sequence[str], variants: Sequence[str] = ()) -> list[tuple[str, str, str, str, tuple | None]]:
     """The LightGCN rows of Tables 4.2, 5.2 and 6.3 (mini-batch BPR with RNS / BNS negatives, the losses)."""
+    bad = [v for v in variants if v not in LIGHTGCN_VARIANTS]
+    if bad:
+        raise ValueError(f"lightgcn_variants must be among {tuple(LIGHTGCN_VARIANTS)}, got {bad}")
     rows: list[tuple[str, str, str, str, tuple | None]] = []
     if "4.2" in tables:
         for name in ("RNS", "PNS", "AOBPR", "DNS", "SRNS", "BNS"):
             key = ("lightgcn", "bpr", name.lower()) if name in ("RNS", "BNS") else None
             rows.append(("4.2", name, "LightGCN", "-", key))
+            if key is not None:
+                rows += [("4.2", name, "LightGCN", v, (*key, v)) for v in variants]
     if "5.2" in tables:
         rows.append(("5.2", "BPR", "LightGCN", "-", ("lightgcn", "bpr", "rns")))
         for name in ("InfoNCE", "DCL", "HCL", "DPL"):
@@ -436,7 +469,8 @@ def _job(data, task):
     elif key[0] == "lightgcn":
         from negtheory.bridge.recommend import LIGHTGCN_THESIS, fit_mf
 
-        cfg = dict(LIGHTGCN_THESIS, epochs=epochs or LIGHTGCN_THESIS["epochs"])
+        cfg = dict(LIGHTGCN_THESIS, **(LIGHTGCN_VARIANTS[key[3]] if len(key) > 3 else {}))
+        cfg["epochs"] = epochs or cfg["epochs"]
         res = fit_mf(data, key[1], **cfg, sampler=key[2], eval_every=eval_every, rng=seed, progress=progress)
     else:
         from negtheory.bridge.recommend import fit_mf
@@ -504,6 +538,7 @@ def run_tables(
     bns_variants: Sequence[str] = tuple(BNS_VARIANTS),
     srns_variants: Sequence[str] = (),
     models: Sequence[str] = ("mf",),
+    lightgcn_variants: Sequence[str] = (),
     bns2_warm: Sequence[int] = (20,),
     user_file: str | os.PathLike[str] | None = None,
     user_id_offset: int = 0,
@@ -558,6 +593,8 @@ def run_tables(
         Extra SRNS rows of Table 4.2 (keys of :data:`SRNS_VARIANTS`; default: none).
     models : sequence of {"mf", "lightgcn"}
         The recommenders whose rows are run (:func:`plan`; default MF only).
+    lightgcn_variants : sequence of str
+        Extra LightGCN rows with other settings (:data:`LIGHTGCN_VARIANTS`; default: none).
     bns2_warm : sequence of int
         The E of Table 4.3's BNS-2 rows (:func:`plan`; default 20).
     user_file : str or os.PathLike, optional
@@ -588,7 +625,8 @@ def run_tables(
 
     if format not in DATA_FORMATS:
         raise ValueError(f"format must be one of {', '.join(DATA_FORMATS)}, got {format!r}")
-    rows = plan(tables, methods, bns_sizes, bns_variants, srns_variants, models, bns2_warm, user_file is not None)
+    rows = plan(tables, methods, bns_sizes, bns_variants, srns_variants, models, lightgcn_variants,
+                bns2_warm=bns2_warm, occupation=user_file is not None)  # fmt: skip
     if not rows:
         raise ValueError(
             f"no row selected by tables {list(tables)}, methods {list(methods or [])} and models {list(models)}; "
@@ -822,6 +860,131 @@ def markdown(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> str:
     return "\n".join(lines)
 
 
+#: tolerance of a reproduced row (NDCG@10, absolute)
+TOLERANCE = 0.015
+#: the variant names that are the thesis's text as written (every other variant is a named reading)
+AS_WRITTEN = ("-", "soft")
+
+
+def verdicts(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, tol: float = TOLERANCE) -> pd.DataFrame:
+    r"""One verdict per printed row: reproduced as written, by a named variant, or not at all.
+
+    For every (table, method, setting) with a printed value, the rows of ``df`` reported at the final
+    epoch or at the best validation epoch (never the released code's max over test epochs, which
+    selects on test) are compared with the thesis: :math:`\Delta = \bar m -
+    m_{\text{thesis}}` for the reading as written (variant ``-``, or ``soft`` in Table 4.5, under the first
+    convention in ``df``) and for every named variant (the method's other rows, e.g.
+    ``BCL-released`` for BCL, or a row reported under the other convention).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The tidy table of :func:`summarize`.
+    metric : {"precision", "recall", "ndcg"}
+        The metric judged (default ``"ndcg"``).
+    k : int
+        Its list length (default 10).
+    tol : float
+        The largest :math:`|\Delta|` of a reproduced row (default :data:`TOLERANCE`, 0.015).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``table, method, setting, thesis, as_written, delta, n_seeds, best_variant, best_delta,
+        verdict``: ``verdict`` is ``"reproduced"`` (:math:`|\Delta| \le` ``tol`` as written),
+        ``"reproduced by <variant>"`` (a named variant within ``tol``, the closest one), ``"not
+        reproduced"`` (no reading within ``tol``; ``best_variant`` the closest) or ``"not run"``;
+        ``" (n seeds)"`` is appended when fewer than 3 seeds back the judged row.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from negtheory.reproduce.thesis_tables import verdicts
+    >>> df = pd.DataFrame(dict(table="4.5", method="BNS-oracle", setting="|M_u|=3", variant=["soft", "hard"],
+    ...                        metric="ndcg", k=10, thesis=0.4942, mean=[0.431, 0.501], n_seeds=3,
+    ...                        convention="final epoch"))
+    >>> verdicts(df).verdict.tolist()
+    ['reproduced by hard']
+    """
+    import numpy as np
+    import pandas as pd
+
+    sub = df[(df.metric == metric) & (df.k == k)]
+    # never the released code's max over test epochs: it selects on test
+    sub = sub[~sub.convention.str.startswith("max_test")]
+    first = sub.convention.iloc[0] if len(sub) else ""
+    out = []
+    # a method's named variants include its sibling rows (BCL-released for BCL)
+    sub = sub.assign(base=sub.method.str.replace("-released", "", regex=False)).reset_index(drop=True)
+    for (table, base, setting), g in sub.groupby(["table", "base", "setting"], sort=False):
+        th = g.thesis.iloc[0]
+        if np.isnan(th):
+            continue
+        g = g.assign(delta=g["mean"] - th)
+        is_written = (g.method == base) & g.variant.isin(AS_WRITTEN) & (g.convention == first)
+        written = g[is_written]
+        w = written.iloc[0] if len(written) else None
+        ran = g[g.n_seeds > 0]
+        others = g[~is_written & (g.n_seeds > 0)]
+        best = others.loc[others.delta.abs().idxmin()] if len(others) else None
+
+        def label(r, base=base):
+            name = r.variant if r.method == base else (r.method if r.variant == "-" else f"{r.method} {r.variant}")
+            return name if r.convention == first else f"{name} ({r.convention})"
+
+        if w is not None and w.n_seeds > 0 and abs(w.delta) <= tol:
+            verdict, judged = "reproduced", w
+        elif best is not None and abs(best.delta) <= tol:
+            verdict, judged = f"reproduced by {label(best)}", best
+        elif len(ran):
+            verdict = "not reproduced"
+            judged = w if w is not None and w.n_seeds > 0 else best
+        else:
+            verdict, judged = "not run", None
+        if judged is not None and judged.n_seeds < 3:
+            verdict += f" ({int(judged.n_seeds)} seed{'s' if judged.n_seeds != 1 else ''})"
+        out.append(
+            dict(
+                table=table,
+                method=base,
+                setting=setting,
+                thesis=th,
+                as_written=np.nan if w is None or w.n_seeds == 0 else w["mean"],
+                delta=np.nan if w is None or w.n_seeds == 0 else w.delta,
+                n_seeds=0 if w is None else int(w.n_seeds),
+                best_variant="" if best is None else label(best),
+                best_delta=np.nan if best is None else best.delta,
+                verdict=verdict,
+            )
+        )
+    return pd.DataFrame(out)
+
+
+def verdicts_markdown(v: pd.DataFrame) -> str:
+    """The verdicts of :func:`verdicts` as a markdown table.
+
+    Parameters
+    ----------
+    v : pandas.DataFrame
+        The output of :func:`verdicts`.
+
+    Returns
+    -------
+    str
+        One line per printed row: thesis, as written (Δ), the closest named variant (Δ), verdict.
+    """
+    lines = [
+        "| table | method | setting | thesis | as written (Δ) | closest named variant (Δ) | verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in v.itertuples():
+        aw = "not run" if math.isnan(r.as_written) else f"{r.as_written:.4f} ({r.delta:+.4f})"
+        bv = "—" if not r.best_variant else f"{r.best_variant} ({r.best_delta:+.4f})"
+        setting = r.setting.replace("|", "\\|")
+        lines.append(f"| {r.table} | {r.method} | {setting} | {r.thesis:.4f} | {aw} | {bv} | {r.verdict} |")
+    return "\n".join(lines)
+
+
 def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "ml-100k") -> Figure:
     """negtheory (mean, 95 % interval) against the thesis's printed value, one panel per table.
 
@@ -961,6 +1124,7 @@ def run(args: argparse.Namespace) -> int:
             bns_variants=args.bns_variants,
             srns_variants=args.srns_variants,
             models=getattr(args, "models", ["mf"]),
+            lightgcn_variants=getattr(args, "lightgcn_variants", []),
             bns2_warm=getattr(args, "bns2_warm", [20]),
             user_file=user_file,
             user_id_offset=getattr(args, "user_id_offset", 0),
@@ -982,6 +1146,15 @@ def run(args: argparse.Namespace) -> int:
     ]
     for metric, k in (("ndcg", 10), ("precision", 10), ("recall", 10)):
         md += [f"## {metric.upper()}@{k}", "", markdown(df, metric, k), ""]
+    v = verdicts(df)
+    if len(v):
+        v.to_csv(out / "verdicts.csv", index=False)
+        md += [
+            f"## Verdicts (NDCG@10, {df.convention.iloc[0]}; reproduced = within ±{TOLERANCE} of the printed value)",
+            "",
+            verdicts_markdown(v),
+            "",
+        ]
     sq = sampling_quality_table(rows, histories)
     if len(sq):
         sq.to_csv(out / "sampling_quality.csv", index=False)
