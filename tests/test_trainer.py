@@ -46,7 +46,7 @@ def _reference_sgd(data: Interactions, sampler, *, dim=8, lr=0.05, reg=0.01, epo
     indptr, indices = data.train_csr()
     t_indptr, t_indices = Interactions(n_users, n_items, data.test, data.test).train_csr()
     counts = data.item_counts()
-    prior = sgd_mod.bns_prior(counts, len(data.train))
+    prior = sgd_mod.bns_prior(counts, len(data.train))[None, :]  # one row: the same prior for every user
     pns_cdf = np.cumsum(sgd_mod.pns_weights(counts))
     children = np.random.SeedSequence(seed).spawn(2 + epochs)
     init = np.random.default_rng(children[0])
@@ -61,11 +61,12 @@ def _reference_sgd(data: Interactions, sampler, *, dim=8, lr=0.05, reg=0.01, epo
             order = shuffler.permutation(len(data.train))
         stats = np.zeros(4)
         kseed = int(children[2 + epoch].generate_state(1)[0] & 0x7FFFFFFF)
-        # the kernel's oracle levels / candidate-eCDF switch and SRNS state at their defaults (unused by rns / bns)
+        # the kernel's oracle levels / candidate-eCDF switch and SRNS state at their defaults (unused by rns / bns);
+        # loss code 0 (BPR) with one negative per pair
         sgd_mod._bpr_epoch(U, V, np.ascontiguousarray(data.train[order]), indptr, indices, t_indptr, t_indices,
                            sgd_mod.SAMPLERS.index(sampler), candidates, lam, prior, False, 1.0, 0.04, False, pns_cdf,
                            0.05 * n_items, np.float32(lr), np.float32(reg), kseed, stats, np.zeros(0, dtype=np.int64),
-                           np.zeros((1, 0), dtype=np.int64), np.zeros((1, 1, 1), dtype=np.float32), 0, 0.0, 0, 1.0)  # fmt: skip
+                           np.zeros((1, 0), dtype=np.int64), np.zeros((1, 1, 1), dtype=np.float32), 0, 0.0, 0, 1.0, 0, 1)  # fmt: skip
         if (epoch + 1) % eval_every == 0 or epoch == epochs - 1:
             row = dict(epoch=epoch + 1, loss=stats[3] / stats[0], tnr=1.0 - stats[1] / stats[0], inf=stats[2] / stats[0])
             s = U @ V.T

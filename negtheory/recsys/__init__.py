@@ -24,7 +24,15 @@ MF rows of thesis Tables 4.2, 4.5, 5.2 and 6.3 on a user-supplied split.
 
 from __future__ import annotations
 
-from .bpr_sgd import SAMPLERS, bns_prior, fit_bpr_sgd, pns_weights
+from .bpr_sgd import (
+    SAMPLERS,
+    bns_lam_warm_start,
+    bns_occupation_prior,
+    bns_prior,
+    fit_bpr_sgd,
+    pns_weights,
+    read_user_occupations,
+)
 from .interactions import Interactions, load_movielens_dir, load_split, read_interactions, split_interactions
 from .loop import check_callbacks, train_loop
 from .metrics import sampling_quality, topk_metrics
@@ -40,6 +48,9 @@ __all__ = [
     "fit_bpr_sgd",
     "bns_prior",
     "pns_weights",
+    "bns_lam_warm_start",
+    "bns_occupation_prior",
+    "read_user_occupations",
     "topk_metrics",
     "sampling_quality",
     "train_loop",

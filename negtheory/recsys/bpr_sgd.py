@@ -75,11 +75,19 @@ positive), and the BPR step on ln σ(x_ui − x_uj) updates w_u, h_i, h_j:
 
 Every score-based sampler (dns, aobpr, bns) scores all items for the current user with the
 current parameters, as the released code does (O(|I| d) per step).
+
+Table 4.3's ablations of BNS are options: ``lam_schedule`` (a λ per epoch, BNS-1:
+:func:`bns_lam_warm_start`), ``warm_rns_epochs`` (RNS before BNS, BNS-2), ``prior="uniform"``
+(P_fn = 1 / |I|, BNS-3) and a per-user prior array (BNS-4, :func:`bns_occupation_prior`).
+Table 4.4's losses are ``loss="bce"`` and ``loss="infonce"`` with ``n_negatives`` negatives per
+pair, each drawn by the sampler on its own (a gradient step of the loss plus the L2 term,
+:func:`_contrastive_step`).
 """
 
 from __future__ import annotations
 
 import math
+import os
 from typing import TYPE_CHECKING
 
 import numba
@@ -100,10 +108,20 @@ if TYPE_CHECKING:
     from .._typing import ArrayLike, FloatArray, RNGLike
     from .loop import Callback
 
-__all__ = ["SAMPLERS", "fit_bpr_sgd", "bns_prior", "pns_weights"]
+__all__ = [
+    "SAMPLERS",
+    "fit_bpr_sgd",
+    "bns_prior",
+    "pns_weights",
+    "bns_lam_warm_start",
+    "bns_occupation_prior",
+    "read_user_occupations",
+]
 
 SAMPLERS = ("rns", "pns", "dns", "aobpr", "bns", "srns")
 _CODE = {name: k for k, name in enumerate(SAMPLERS)}
+#: per-pair losses of :func:`fit_bpr_sgd` (Table 4.4) -> kernel code
+_LOSSES = {"bpr": 0, "bce": 1, "infonce": 2}
 
 
 def bns_prior(item_counts: ArrayLike, n_interactions: int) -> FloatArray:
@@ -172,6 +190,146 @@ def pns_weights(item_counts: ArrayLike, power: float = 0.75) -> FloatArray:
         raise ValueError("item_counts must be a 1-d array of non-negative counts with a positive sum")
     w = c**power
     return w / w.sum()
+
+
+def bns_lam_warm_start(epoch: int, start: float = 10.0, alpha: float = 0.1, floor: float = 2.0) -> float:
+    r"""λ of BNS-1, the warm start of λ of Table 4.3 (thesis §4.5.2.3).
+
+    .. math:: \lambda_t = \max(\text{start} - \alpha\, t, \text{floor}) = \max(10 - 0.1\, t, 2)
+
+    with t the 0-based epoch (chosen here: the thesis writes "epoch" without a base), so λ is 10
+    during the first epoch, falls by α per epoch and stays at 2 from epoch 80 on. Pass it as
+    ``fit_bpr_sgd(..., lam_schedule=bns_lam_warm_start)``.
+
+    Parameters
+    ----------
+    epoch : int
+        The 0-based epoch t, at least 0.
+    start : float
+        λ at t = 0 (default 10, the thesis's), finite and >= 0.
+    alpha : float
+        The decrease per epoch α (default 0.1, the thesis's), finite and >= 0.
+    floor : float
+        The lowest λ (default 2, the thesis's), finite and >= 0.
+
+    Returns
+    -------
+    float
+        λ_t.
+
+    Examples
+    --------
+    >>> from negtheory.recsys.bpr_sgd import bns_lam_warm_start
+    >>> [round(bns_lam_warm_start(t), 6) for t in (0, 1, 50, 80, 99)]
+    [10.0, 9.9, 5.0, 2.0, 2.0]
+    """
+    t = int_scalar("epoch", epoch, 0)
+    start = real_scalar("start", start, 0.0)
+    alpha = real_scalar("alpha", alpha, 0.0)
+    floor = real_scalar("floor", floor, 0.0)
+    return max(start - alpha * t, floor)
+
+
+def bns_occupation_prior(data: Interactions, occupations: ArrayLike) -> FloatArray:
+    r"""Occupation-adjusted prior of BNS-4 (Table 4.3, thesis §4.5.2.3), one row per user.
+
+    .. math::
+        P_{fn}(u, l) = \frac{\mathrm{pop}_l}{N}\,(1 + \Delta o_{ul}), \qquad
+        \Delta o_{ul} = \frac{o_{ul} - \bar o_l}{\max_o o_l},
+
+    with :math:`o_{ul}` the training interactions with item l of the users who share u's
+    occupation, :math:`\bar o_l` the mean of these counts over the occupations (those held by at
+    least one user) and :math:`\max_o o_l` their largest value; Δo = 0 for an item no one has
+    interacted with. pop_l / N is eq. 4.16 (:func:`bns_prior`). Since
+    :math:`-1 < \Delta o_{ul} \le 1`, the prior lies in [0, 2 pop_l / N]; it is clipped at 1 (an item
+    in more than half of the interactions).
+    E.g. three training pairs (0, 0), (1, 0), (2, 1), users 0 and 1 of occupation a, user 2 of b:
+    item 0 has pop / N = 2/3, o = (2, 0) over (a, b), mean 1, max 2, so Δo = ±1/2 and
+    P_fn = 2/3 · 3/2 = 1 for a, 2/3 · 1/2 = 1/3 for b.
+
+    Parameters
+    ----------
+    data : Interactions
+        The split; the counts are taken over ``data.train``.
+    occupations : array_like, shape (n_users,)
+        The occupation of each user index (any hashable labels, e.g. the strings of MovieLens'
+        ``u.user``; :func:`read_user_occupations`).
+
+    Returns
+    -------
+    ndarray of float64, shape (n_users, n_items)
+        :math:`P_{fn}(u, l)`, to pass as ``fit_bpr_sgd(..., prior=...)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.recsys import load_split
+    >>> from negtheory.recsys.bpr_sgd import bns_occupation_prior
+    >>> d = load_split(np.array([[0, 0], [1, 0], [2, 1]]), np.array([[0, 1]]))
+    >>> bns_occupation_prior(d, ["a", "a", "b"]).round(4).tolist()
+    [[1.0, 0.1667], [1.0, 0.1667], [0.3333, 0.5]]
+    """
+    occ = np.asarray(occupations)
+    if occ.shape != (data.n_users,):
+        raise ValueError(f"occupations must hold one label per user ({data.n_users}), got shape {occ.shape}")
+    labels, code = np.unique(occ, return_inverse=True)
+    o = np.zeros((len(labels), data.n_items))
+    np.add.at(o, (code[data.train[:, 0]], data.train[:, 1]), 1.0)
+    mean, top = o.mean(axis=0), o.max(axis=0)
+    delta = np.divide(o - mean, top, out=np.zeros_like(o), where=top > 0)
+    return np.minimum(bns_prior(data.item_counts(), len(data.train))[None, :] * (1.0 + delta[code]), 1.0)
+
+
+def read_user_occupations(
+    path: str | os.PathLike[str], user_ids: ArrayLike | None = None, id_offset: int = 0
+) -> npt.NDArray[np.str_]:
+    """The occupation of each user from a MovieLens ``u.user`` file (``user id|age|gender|occupation|zip``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file: one user per line, ``|``-separated, the occupation in the fourth field.
+    user_ids : array_like of str, optional
+        The raw user id of each user index (``Interactions.user_ids``); default None: the file's
+        users in the order of their (numeric) ids.
+    id_offset : int
+        Raw id in the interaction files = id in ``path`` + ``id_offset`` (default 0; -1 for
+        0-based interaction files beside MovieLens' 1-based ``u.user``).
+
+    Returns
+    -------
+    ndarray of str, shape (n_users,)
+        The occupation of each user index.
+
+    Raises
+    ------
+    ValueError
+        A line has fewer than four fields, or a user of ``user_ids`` has no line (``id_offset``
+        is named in the message).
+    """
+    occ: dict[str, str] = {}
+    with open(path, encoding="latin-1") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            parts = line.rstrip("\n").split("|")
+            if len(parts) < 4:
+                raise ValueError(f"{path}:{n}: expected 'user id|age|gender|occupation|zip', got {line.strip()!r}")
+            uid = parts[0].strip()
+            if id_offset:
+                uid = str(int(uid) + int(id_offset))
+            occ[uid] = parts[3].strip()
+    if user_ids is None:
+        keys = sorted(occ, key=lambda x: (not x.lstrip("-").isdigit(), int(x) if x.lstrip("-").isdigit() else 0, x))
+        return np.array([occ[k] for k in keys])
+    ids = [str(x) for x in np.asarray(user_ids).tolist()]
+    missing = [x for x in ids if x not in occ]
+    if missing:
+        raise ValueError(
+            f"{len(missing)} users (e.g. {missing[:3]}) have no line in {path} with id_offset={id_offset}; "
+            "MovieLens' u.user is 1-based (id_offset=-1 for 0-based interaction files)"
+        )
+    return np.array([occ[x] for x in ids])
 
 
 # ------------------------------------------------------------------------------------------
@@ -382,6 +540,77 @@ def _srns_refresh(pool, pool_scores, n_pool, m1, tau, out, w):
 
 
 @numba.njit(cache=True)
+def _contrastive_step(U, V, u, i, jn, loss_code, lr, reg, uu, xneg, coef, oldneg, stats, t_indptr, t_indices):
+    r"""One SGD step of BCE (``loss_code`` 1) or InfoNCE (2) on (u, i) and the negatives ``jn`` (simultaneous update).
+
+    With :math:`x_{ui} = \langle w_u, h_i\rangle` and :math:`x_k = \langle w_u, h_{j_k}\rangle` from
+    the old values, the step is :math:`\theta \mathrel{-}= \eta\,\nabla_\theta [L + \tfrac r2
+    (\|w_u\|^2 + \|h_i\|^2 + \sum_k \|h_{j_k}\|^2)]` with :math:`a = -\partial L/\partial x_{ui}` and
+    :math:`c_k = \partial L / \partial x_k`:
+
+    * BCE, :math:`L = -\ln\sigma(x_{ui}) - \sum_k \ln(1 - \sigma(x_k))`: :math:`a = 1 -
+      \sigma(x_{ui})`, :math:`c_k = \sigma(x_k)`;
+    * InfoNCE, :math:`L = -\ln \frac{e^{x_{ui}}}{e^{x_{ui}} + \sum_k e^{x_k}}`: with :math:`p` the
+      softmax over :math:`(x_{ui}, x_1, \dots, x_N)`, :math:`a = 1 - p_0`, :math:`c_k = p_k`;
+
+    so :math:`w_u \mathrel{+}= \eta(a h_i - \sum_k c_k h_{j_k} - r w_u)`, :math:`h_i
+    \mathrel{+}= \eta(a w_u - r h_i)`, :math:`h_{j_k} \mathrel{+}= \eta(-c_k w_u - r h_{j_k})` (a
+    negative drawn twice gets both terms). Adds the loss to ``stats[3]`` and, per negative, the
+    TNR / INF counts of eq. 4.27-4.28 (info = σ(x_k − x_ui)).
+    """
+    d = U.shape[1]
+    n = jn.shape[0]
+    xi = 0.0
+    for f in range(d):
+        uu[f] = U[u, f]
+        xi += uu[f] * V[i, f]
+    for k in range(n):
+        s = 0.0
+        for f in range(d):
+            oldneg[k, f] = V[jn[k], f]
+            s += uu[f] * oldneg[k, f]
+        xneg[k] = s
+    if loss_code == 1:  # BCE
+        a = 1.0 - _sigmoid(xi)
+        lval = -math.log(max(_sigmoid(xi), 1e-300))
+        for k in range(n):
+            coef[k] = _sigmoid(xneg[k])
+            lval -= math.log(max(_sigmoid(-xneg[k]), 1e-300))
+    else:  # InfoNCE, the softmax taken relative to the largest logit
+        mx = xi
+        for k in range(n):
+            if xneg[k] > mx:
+                mx = xneg[k]
+        z = math.exp(xi - mx)
+        for k in range(n):
+            z += math.exp(xneg[k] - mx)
+        a = 1.0 - math.exp(xi - mx) / z
+        for k in range(n):
+            coef[k] = math.exp(xneg[k] - mx) / z
+        lval = -(xi - mx - math.log(z))
+    stats[3] += lval
+    for k in range(n):
+        info = _sigmoid(xneg[k] - xi)
+        stats[0] += 1.0
+        if _in_sorted(t_indices, t_indptr[u], t_indptr[u + 1], jn[k]):
+            stats[1] += 1.0
+            stats[2] -= info
+        else:
+            stats[2] += info
+    for f in range(d):
+        vi = V[i, f]
+        gu = a * vi
+        for k in range(n):
+            gu -= coef[k] * oldneg[k, f]
+        U[u, f] += lr * (gu - reg * uu[f])
+        V[i, f] += lr * (a * uu[f] - reg * vi)
+    for k in range(n):
+        j = jn[k]
+        for f in range(d):
+            V[j, f] += lr * (-coef[k] * uu[f] - reg * oldneg[k, f])
+
+
+@numba.njit(cache=True)
 def _bpr_epoch(
     U,
     V,
@@ -411,6 +640,8 @@ def _bpr_epoch(
     alpha_t,
     srns_pool,
     srns_tau,
+    loss_code,
+    n_negs,
 ):
     np.random.seed(seed)
     n_items = V.shape[0]
@@ -433,6 +664,12 @@ def _bpr_epoch(
     pool = np.empty(s1 + srns_pool, dtype=np.int64)
     pscore = np.empty(s1 + srns_pool, dtype=np.float64)
     wbuf = np.empty(s1 + srns_pool, dtype=np.float64)
+    # the step's negatives, their old scores / embeddings and loss derivatives (BCE / InfoNCE)
+    jn = np.empty(n_negs, dtype=np.int64)
+    xneg = np.empty(n_negs, dtype=np.float64)
+    coef = np.empty(n_negs, dtype=np.float64)
+    oldneg = np.empty((n_negs, d), dtype=np.float32)
+    per_user_prior = prior.shape[0] > 1
     # hard labels (P_fn in {0, 1}): eq. 4.14 is the label whatever F, so F is not computed
     need_f = not (oracle and (fn_level == 0.0 or fn_level == 1.0) and (tn_level == 0.0 or tn_level == 1.0))
     # geometric rank law of AOBPR, truncated to n_items: P(r) ∝ exp(-r / rank_scale)
@@ -447,149 +684,161 @@ def _bpr_epoch(
             if oracle:
                 _mark(test_row, t_indptr, t_indices, u, True)
         p_lo, p_hi = indptr[u], indptr[u + 1]
+        pu = u if per_user_prior else 0  # the row of P_fn (one per user for an occupation prior)
         n_pos = indptr[u + 1] - indptr[u]
         n_neg = n_items - n_pos
         scored = False
-        if sampler == 0:  # RNS
-            j = _uniform_neg_csr(indices, p_lo, p_hi, n_items)
-        elif sampler == 1:  # PNS: inverse CDF of pop^0.75, rejecting positives (uniform fallback)
-            j = -1
-            for _ in range(1000):
-                x = np.random.random()
-                c = np.searchsorted(pns_cdf, x, side="right")
-                if c >= n_items:
-                    c = n_items - 1
-                if not _in_sorted(indices, p_lo, p_hi, c):
-                    j = c
-                    break
-            if j < 0:
+        for qn in range(n_negs):  # each negative from its own draw (its own M_u for DNS / BNS)
+            if sampler == 0:  # RNS
                 j = _uniform_neg_csr(indices, p_lo, p_hi, n_items)
-        elif sampler == 5:  # SRNS: variance-based choice from the memory, then the memory update
-            m1 = s1 if s1 < n_neg else n_neg
-            m2 = srns_pool if srns_pool < n_neg - m1 else n_neg - m1
-            x_ui = _dot(U, V, u, i)
-            for k in range(m1):
-                c = mem[u, k]
-                mscore[k] = _dot(U, V, u, c)
-                for e in range(n_hist):
-                    hmem[e, k] = hist[e, u, c]
-            for e in range(n_hist):
-                hpos[e] = hist[e, u, i]
-            kb = _srns_pick(mscore[:m1], x_ui, hmem[:, :m1], hpos, n_hist, alpha_t)
-            j = mem[u, kb]
-            for k in range(m1):
-                pool[k] = mem[u, k]
-                pscore[k] = mscore[k]
-                chosen[pool[k]] = True
-            k = m1
-            while k < m1 + m2:
-                c = _uniform_neg_csr(indices, p_lo, p_hi, n_items)
-                if not chosen[c]:
-                    chosen[c] = True
-                    pool[k] = c
-                    pscore[k] = _dot(U, V, u, c)
-                    k += 1
-            for k in range(m1 + m2):
-                chosen[pool[k]] = False
-            _srns_refresh(pool, pscore, m1 + m2, m1, srns_tau, mem[u], wbuf)
-        else:
-            _score_all(U, V, u, scores)
-            scored = True
-            if sampler == 3:  # AOBPR: the negative of rank r among the user's non-interacted items
-                nn = _collect_negs(pos_row, negs)
-                for k in range(nn):
-                    sbuf[k] = scores[negs[k]]
-                _bucketize(sbuf, nn, buf_v, start)
-                x = np.random.random()
-                if q > 0.0:
-                    # inverse CDF of the geometric law P(r) ∝ q^r truncated to 0..nn-1
-                    r = int(math.floor(math.log(1.0 - x * (1.0 - q**nn)) / math.log(q)))
-                else:
-                    r = 0
-                if r >= nn:
-                    r = nn - 1
-                if r < 0:
-                    r = 0
-                val = _bucket_rth_largest(buf_v, start, nn, r)
-                j = negs[0]
-                for k in range(nn):  # the negative of that score (ties: the lowest index)
-                    if sbuf[k] == val:
-                        j = negs[k]
+            elif sampler == 1:  # PNS: inverse CDF of pop^0.75, rejecting positives (uniform fallback)
+                j = -1
+                for _ in range(1000):
+                    x = np.random.random()
+                    c = np.searchsorted(pns_cdf, x, side="right")
+                    if c >= n_items:
+                        c = n_items - 1
+                    if not _in_sorted(indices, p_lo, p_hi, c):
+                        j = c
                         break
+                if j < 0:
+                    j = _uniform_neg_csr(indices, p_lo, p_hi, n_items)
+            elif sampler == 5:  # SRNS: variance-based choice from the memory, then the memory update
+                m1 = s1 if s1 < n_neg else n_neg
+                m2 = srns_pool if srns_pool < n_neg - m1 else n_neg - m1
+                x_ui = _dot(U, V, u, i)
+                for k in range(m1):
+                    c = mem[u, k]
+                    mscore[k] = _dot(U, V, u, c)
+                    for e in range(n_hist):
+                        hmem[e, k] = hist[e, u, c]
+                for e in range(n_hist):
+                    hpos[e] = hist[e, u, i]
+                kb = _srns_pick(mscore[:m1], x_ui, hmem[:, :m1], hpos, n_hist, alpha_t)
+                j = mem[u, kb]
+                for k in range(m1):
+                    pool[k] = mem[u, k]
+                    pscore[k] = mscore[k]
+                    chosen[pool[k]] = True
+                k = m1
+                while k < m1 + m2:
+                    c = _uniform_neg_csr(indices, p_lo, p_hi, n_items)
+                    if not chosen[c]:
+                        chosen[c] = True
+                        pool[k] = c
+                        pscore[k] = _dot(U, V, u, c)
+                        k += 1
+                for k in range(m1 + m2):
+                    chosen[pool[k]] = False
+                _srns_refresh(pool, pscore, m1 + m2, m1, srns_tau, mem[u], wbuf)
             else:
-                # candidate set M_u: uniform without replacement among the non-interacted items
-                m = n_cand if n_cand < n_neg else n_neg
-                if 4 * m < n_neg:
-                    k = 0
-                    while k < m:
-                        c = _uniform_neg(pos_row, n_items)
-                        if not chosen[c]:
-                            chosen[c] = True
-                            cand[k] = c
-                            k += 1
-                    for k in range(m):
-                        chosen[cand[k]] = False
-                else:
+                if not scored:  # the scores do not change between the draws of one step
+                    _score_all(U, V, u, scores)
+                    scored = True
+                if sampler == 3:  # AOBPR: the negative of rank r among the user's non-interacted items
                     nn = _collect_negs(pos_row, negs)
-                    for k in range(m):  # partial Fisher-Yates
-                        r = k + np.random.randint(0, nn - k)
-                        negs[k], negs[r] = negs[r], negs[k]
-                        cand[k] = negs[k]
-                if sampler == 2:  # DNS: the highest-scored candidate
-                    j = cand[0]
-                    for k in range(1, m):
-                        if scores[cand[k]] > scores[j]:
-                            j = cand[k]
-                else:  # BNS, eq. 4.26
-                    x_ui = scores[i]
-                    cand_f = f_cand and m < n_neg  # F over M_u (over all negatives when M_u is all of them)
-                    srt = np.empty(0, dtype=np.float32)
-                    if not need_f:
-                        lo, scale = 0.0, 0.0
-                    elif cand_f:
+                    for k in range(nn):
+                        sbuf[k] = scores[negs[k]]
+                    _bucketize(sbuf, nn, buf_v, start)
+                    x = np.random.random()
+                    if q > 0.0:
+                        # inverse CDF of the geometric law P(r) ∝ q^r truncated to 0..nn-1
+                        r = int(math.floor(math.log(1.0 - x * (1.0 - q**nn)) / math.log(q)))
+                    else:
+                        r = 0
+                    if r >= nn:
+                        r = nn - 1
+                    if r < 0:
+                        r = 0
+                    val = _bucket_rth_largest(buf_v, start, nn, r)
+                    j = negs[0]
+                    for k in range(nn):  # the negative of that score (ties: the lowest index)
+                        if sbuf[k] == val:
+                            j = negs[k]
+                            break
+                else:
+                    # candidate set M_u: uniform without replacement among the non-interacted items
+                    m = n_cand if n_cand < n_neg else n_neg
+                    if 4 * m < n_neg:
+                        k = 0
+                        while k < m:
+                            c = _uniform_neg(pos_row, n_items)
+                            if not chosen[c]:
+                                chosen[c] = True
+                                cand[k] = c
+                                k += 1
                         for k in range(m):
-                            sbuf[k] = scores[cand[k]]
-                        srt = np.sort(sbuf[:m])
-                        lo, scale = 0.0, 0.0
-                    elif m <= 8:
-                        # positives at +inf never count as <= a candidate: a branch-free count loop
-                        for l in range(n_items):
-                            buf_v[l] = np.inf if pos_row[l] else scores[l]
-                        lo, scale = 0.0, 0.0
+                            chosen[cand[k]] = False
                     else:
                         nn = _collect_negs(pos_row, negs)
-                        for k2 in range(nn):
-                            sbuf[k2] = scores[negs[k2]]
-                        lo, scale = _bucketize(sbuf, nn, buf_v, start)
-                    best = 0.0
-                    j = cand[0]
-                    for k in range(m):
-                        c = cand[k]
-                        sc = scores[c]
+                        for k in range(m):  # partial Fisher-Yates
+                            r = k + np.random.randint(0, nn - k)
+                            negs[k], negs[r] = negs[r], negs[k]
+                            cand[k] = negs[k]
+                    if sampler == 2:  # DNS: the highest-scored candidate
+                        j = cand[0]
+                        for k in range(1, m):
+                            if scores[cand[k]] > scores[j]:
+                                j = cand[k]
+                    else:  # BNS, eq. 4.26
+                        x_ui = scores[i]
+                        cand_f = f_cand and m < n_neg  # F over M_u (over all negatives when M_u is all of them)
+                        srt = np.empty(0, dtype=np.float32)
                         if not need_f:
-                            F = 0.0
+                            lo, scale = 0.0, 0.0
                         elif cand_f:
-                            F = np.searchsorted(srt, sc, side="right") / (m + 1.0)
+                            for k in range(m):
+                                sbuf[k] = scores[cand[k]]
+                            srt = np.sort(sbuf[:m])
+                            lo, scale = 0.0, 0.0
+                        elif m <= 8:
+                            # positives at +inf never count as <= a candidate: a branch-free count loop
+                            for l in range(n_items):
+                                buf_v[l] = np.inf if pos_row[l] else scores[l]
+                            lo, scale = 0.0, 0.0
                         else:
-                            if m <= 8:
-                                cnt = _count_le(buf_v, sc)
+                            nn = _collect_negs(pos_row, negs)
+                            for k2 in range(nn):
+                                sbuf[k2] = scores[negs[k2]]
+                            lo, scale = _bucketize(sbuf, nn, buf_v, start)
+                        best = 0.0
+                        j = cand[0]
+                        for k in range(m):
+                            c = cand[k]
+                            sc = scores[c]
+                            if not need_f:
+                                F = 0.0
+                            elif cand_f:
+                                F = np.searchsorted(srt, sc, side="right") / (m + 1.0)
                             else:
-                                cnt = _bucket_count_le(buf_v, start, n_neg, lo, scale, sc)
-                            F = cnt / (n_neg + 1.0)  # eq. 4.15 over n + 1 (released code)
-                        if oracle:
-                            p_fn = fn_level if test_row[c] else tn_level
-                        else:
-                            p_fn = prior[c]
-                        num = (1.0 - F) * (1.0 - p_fn)
-                        den = 1.0 - F - p_fn + 2.0 * F * p_fn
-                        unbias = num / den if den > 0.0 else 0.0
-                        info = _sigmoid(sc - x_ui)
-                        risk = info * (1.0 - (1.0 + lam) * unbias)
-                        if k == 0 or risk < best:
-                            best = risk
-                            j = c
+                                if m <= 8:
+                                    cnt = _count_le(buf_v, sc)
+                                else:
+                                    cnt = _bucket_count_le(buf_v, start, n_neg, lo, scale, sc)
+                                F = cnt / (n_neg + 1.0)  # eq. 4.15 over n + 1 (released code)
+                            if oracle:
+                                p_fn = fn_level if test_row[c] else tn_level
+                            else:
+                                p_fn = prior[pu, c]
+                            num = (1.0 - F) * (1.0 - p_fn)
+                            den = 1.0 - F - p_fn + 2.0 * F * p_fn
+                            unbias = num / den if den > 0.0 else 0.0
+                            info = _sigmoid(sc - x_ui)
+                            risk = info * (1.0 - (1.0 + lam) * unbias)
+                            if k == 0 or risk < best:
+                                best = risk
+                                j = c
+            jn[qn] = j
         if record.shape[0] > 0:
-            record[t] = j
+            record[t] = jn[0]
+        if loss_code != 0:
+            _contrastive_step(U, V, u, i, jn, loss_code, lr, reg, uu, xneg, coef, oldneg, stats, t_indptr, t_indices)
+            if dense:
+                _mark(pos_row, indptr, indices, u, False)
+                if oracle:
+                    _mark(test_row, t_indptr, t_indices, u, False)
+            continue
+        j = jn[0]
         # BPR step (simultaneous update): x = x_ui - x_uj
         x = 0.0
         for f in range(d):
@@ -622,10 +871,14 @@ class _SGDRunner:
     """One epoch of :func:`_bpr_epoch` per ``run_epoch`` (the :class:`~negtheory.recsys.loop.EpochRunner` of SGD)."""
 
     def __init__(
-        self, *, data, U, V, kernel_args, shuffle_rng, order, reshuffle, epoch_ss, callback, return_negatives, srns=None
-    ):
+        self, *, data, U, V, kernel_args, shuffle_rng, order, reshuffle, epoch_ss, callback, return_negatives, srns=None,
+        lams=None, warm_rns_epochs=0, loss_code=0, n_negatives=1,
+    ):  # fmt: skip
         self.data, self.U, self.V = data, U, V
         self.kernel_args = kernel_args
+        # per-epoch lambda of BNS (None: the constant of kernel_args), RNS epochs before the sampler, loss, N
+        self.lams, self.warm_rns_epochs = lams, warm_rns_epochs
+        self.loss_code, self.n_negatives = loss_code, n_negatives
         # SRNS state: memory [n_users, S1], score history [window, n_users, n_items], alpha, warm-up, pool, tau
         self.srns = srns
         if srns is None:
@@ -652,13 +905,17 @@ class _SGDRunner:
         visit = np.ascontiguousarray(self.data.train[self.order])
         (indptr, indices, t_indptr, t_indices, code, n_cand, lam, prior, oracle, fn_level, tn_level, f_cand, pns_cdf,
          rank_scale, lr, reg) = self.kernel_args  # fmt: skip
+        if self.lams is not None:
+            lam = float(self.lams[epoch])
+        if epoch < self.warm_rns_epochs:
+            code = _CODE["rns"]
         sr = self.srns
         alpha_t = 0.0 if sr is None else sr["alpha"] * min(1.0, epoch / sr["warmup"])
         pool = 0 if sr is None else sr["pool"]
         tau = 1.0 if sr is None else sr["tau"]
         _bpr_epoch(self.U, self.V, visit, indptr, indices, t_indptr, t_indices, code, n_cand, lam, prior, oracle, fn_level,
                    tn_level, f_cand, pns_cdf, rank_scale, lr, reg, kseed, stats, record, self.mem, self.hist, self.n_hist,
-                   alpha_t, pool, tau)  # fmt: skip
+                   alpha_t, pool, tau, self.loss_code, self.n_negatives)  # fmt: skip
         if sr is not None:  # the scores after this epoch replace the oldest of the window (epoch 0: the initial ones)
             slot = epoch % self.hist.shape[0]
             self.hist[slot] = self.U @ self.V.T
@@ -669,7 +926,7 @@ class _SGDRunner:
             raise FloatingPointError(f"BPR-MF diverged at epoch {epoch} (non-finite embeddings); lower lr")
         if self.callback is not None:
             self.callback(epoch, self.U, self.V)
-        return dict(loss=stats[3] / stats[0], tnr=1.0 - stats[1] / stats[0], inf=stats[2] / stats[0])
+        return dict(loss=stats[3] / n, tnr=1.0 - stats[1] / stats[0], inf=stats[2] / stats[0])
 
     def scores(self) -> np.ndarray:
         return self.U @ self.V.T
@@ -689,7 +946,11 @@ def fit_bpr_sgd(
     epochs: int = 100,
     candidates: int = 5,
     lam: float = 5.0,
-    prior: str = "popularity",
+    lam_schedule: Callable[[int], float] | Sequence[float] | None = None,
+    warm_rns_epochs: int = 0,
+    prior: str | ArrayLike = "popularity",
+    loss: str = "bpr",
+    n_negatives: int = 1,
     oracle_levels: tuple[float, float] = (0.64, 0.04),
     ecdf: str = "negatives",
     rank_scale: float | None = None,
@@ -733,8 +994,27 @@ def fit_bpr_sgd(
         makes both RNS).
     lam : float
         λ >= 0 of BNS's risk (eq. 4.26; default 5, the thesis's).
-    prior : {"popularity", "oracle"}
-        BNS prior: eq. 4.16, or the oracle of Table 4.5 that reads the user's test items.
+    lam_schedule : callable or sequence of float, optional
+        A λ per epoch instead of ``lam``: ``lam_schedule(t)`` for the 0-based epoch t, or a
+        sequence of ``epochs`` values, each finite and >= 0 (Table 4.3's BNS-1:
+        :func:`bns_lam_warm_start`, λ_t = max(10 − 0.1 t, 2)). Default None: ``lam`` throughout.
+    warm_rns_epochs : int
+        Draw the negatives uniformly (RNS) during the first this many epochs, then with ``sampler``
+        (Table 4.3's BNS-2, a warm start of the sample information x̂_l; default 0). At least 0.
+    prior : {"popularity", "oracle", "uniform"} or array_like of float
+        BNS prior :math:`P_{fn}(l)`: eq. 4.16 (pop_l / N), the oracle of Table 4.5 that reads the
+        user's test items, ``"uniform"`` 1 / |I| for every item (Table 4.3's BNS-3, 1 / 1682 on
+        MovieLens-100K), or an array of shape (n_items,) or (n_users, n_items) with values in
+        [0, 1] (one prior per user, e.g. Table 4.3's BNS-4, :func:`bns_occupation_prior`).
+    loss : {"bpr", "bce", "infonce"}
+        The per-pair loss (Table 4.4): ``"bpr"`` −ln σ(x_ui − x_uj) (module notes; the default),
+        ``"bce"`` −ln σ(x_ui) − Σ_k ln(1 − σ(x_{uj_k})), ``"infonce"``
+        −ln(e^{x_ui} / (e^{x_ui} + Σ_k e^{x_{uj_k}})) over the ``n_negatives`` negatives j_k; the
+        step is the gradient step of :func:`_contrastive_step`.
+    n_negatives : int
+        N, the negatives per training pair, at least 1 (default 1; the thesis's InfoNCE uses 2).
+        Each is drawn independently by ``sampler`` (two may coincide), with DNS / BNS each from its
+        own ``candidates`` uniform candidates; ``"bpr"`` and ``"srns"`` take one only.
     oracle_levels : (float, float)
         The oracle prior's P_fn of the user's test items and of every other item, in [0, 1]:
         (label − 0.2)² = (0.64, 0.04) in the thesis (§4.5.2.5); (1, 0) is the hard label, with
@@ -779,7 +1059,8 @@ def fit_bpr_sgd(
         e.g. to record scores).
     return_negatives : bool
         Also return, per epoch, the training pairs in the order visited and the negative drawn
-        for each (``"negatives"``: a list of (pairs, negatives) arrays).
+        for each (``"negatives"``: a list of (pairs, negatives) arrays; the first of the
+        ``n_negatives``).
     callbacks : sequence of callable
         ``cb(epoch, scores)`` with ``scores = U @ V.T``: once with ``epoch=0`` before training
         (the initial embeddings), then after each evaluated epoch (1-based) with the matrix it
@@ -806,8 +1087,14 @@ def fit_bpr_sgd(
     """
     if sampler not in _CODE:
         raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
-    if prior not in ("popularity", "oracle"):
-        raise ValueError(f"prior must be 'popularity' or 'oracle', got {prior!r}")
+    if isinstance(prior, str) and prior not in ("popularity", "oracle", "uniform"):
+        raise ValueError(f"prior must be 'popularity', 'oracle', 'uniform' or an array, got {prior!r}")
+    if loss not in _LOSSES:
+        raise ValueError(f"loss must be one of {tuple(_LOSSES)}, got {loss!r}")
+    n_negatives = int_scalar("n_negatives", n_negatives, 1)
+    if n_negatives > 1 and (loss == "bpr" or sampler == "srns"):
+        raise ValueError(f"n_negatives must be 1 with loss 'bpr' and sampler 'srns', got {n_negatives}")
+    warm_rns_epochs = int_scalar("warm_rns_epochs", warm_rns_epochs, 0)
     if ecdf not in ("negatives", "candidates"):
         raise ValueError(f"ecdf must be 'negatives' or 'candidates', got {ecdf!r}")
     try:
@@ -845,7 +1132,29 @@ def fit_bpr_sgd(
     tpairs = data.test if len(data.test) else np.zeros((0, 2), dtype=np.int64)
     t_indptr, t_indices = Interactions(n_users, n_items, tpairs, tpairs).train_csr()
     counts = data.item_counts()
-    prior_arr = bns_prior(counts, len(data.train))
+    if isinstance(prior, str):
+        p1 = np.full(n_items, 1.0 / n_items) if prior == "uniform" else bns_prior(counts, len(data.train))
+        prior_arr = p1[None, :]
+    else:
+        prior_arr = np.asarray(prior, dtype=np.float64)
+        if prior_arr.ndim == 1:
+            prior_arr = prior_arr[None, :]
+        if prior_arr.ndim != 2 or prior_arr.shape[1] != n_items or prior_arr.shape[0] not in (1, n_users):
+            raise ValueError(f"prior must have shape ({n_items},) or ({n_users}, {n_items}), got {np.shape(prior)}")
+        if not np.all((prior_arr >= 0) & (prior_arr <= 1)):
+            raise ValueError("prior must hold probabilities in [0, 1]")
+        prior_arr = np.ascontiguousarray(prior_arr)
+    is_oracle = isinstance(prior, str) and prior == "oracle"
+    lams = None
+    if lam_schedule is not None:
+        if callable(lam_schedule):
+            lams = np.array([float(lam_schedule(t)) for t in range(epochs)])
+        else:
+            lams = np.asarray(lam_schedule, dtype=np.float64)
+            if lams.shape != (epochs,):
+                raise ValueError(f"lam_schedule must hold one lambda per epoch ({epochs}), got shape {lams.shape}")
+        if not np.all(np.isfinite(lams) & (lams >= 0)):
+            raise ValueError("lam_schedule must give finite lambdas >= 0")
     pns_cdf = np.cumsum(pns_weights(counts))
     ss = np.random.SeedSequence(seed)
     init_ss, shuffle_ss, *epoch_ss = ss.spawn(2 + epochs)
@@ -853,7 +1162,7 @@ def fit_bpr_sgd(
     U = rng.normal(0.0, init_std, size=(n_users, dim)).astype(np.float32)
     V = rng.normal(0.0, init_std, size=(n_items, dim)).astype(np.float32)
     shuffle_rng = np.random.default_rng(shuffle_ss)
-    kernel_args = (indptr, indices, t_indptr, t_indices, _CODE[sampler], candidates, lam, prior_arr, prior == "oracle",
+    kernel_args = (indptr, indices, t_indptr, t_indices, _CODE[sampler], candidates, lam, prior_arr, is_oracle,
                    fn_level, tn_level, ecdf == "candidates", pns_cdf, rank_scale, np.float32(lr), np.float32(reg))  # fmt: skip
     srns = None
     if sampler == "srns":
@@ -878,6 +1187,10 @@ def fit_bpr_sgd(
         callback=callback,
         return_negatives=return_negatives,
         srns=srns,
+        lams=lams,
+        warm_rns_epochs=warm_rns_epochs,
+        loss_code=_LOSSES[loss],
+        n_negatives=n_negatives,
     )
     splits = {"test": ("test",), "valid": ("valid",), "both": ("test", "valid")}[eval_on]
     res = train_loop(runner, data, epochs=epochs, eval_every=eval_every, topk=topk, eval_on=splits, callbacks=callbacks,
@@ -891,7 +1204,7 @@ def fit_bpr_sgd(
         epochs=epochs,
         candidates=candidates,
         lam=lam,
-        prior=prior,
+        prior=prior if isinstance(prior, str) else f"array{prior_arr.shape}",
         oracle_levels=(fn_level, tn_level),
         ecdf=ecdf,
         rank_scale=rank_scale,
@@ -899,6 +1212,12 @@ def fit_bpr_sgd(
         shuffle=shuffle,
         rng=seed,  # the run's integer seed, under the keyword's name
     )
+    if lams is not None:
+        config["lam_schedule"] = lams.tolist()
+    if warm_rns_epochs:
+        config["warm_rns_epochs"] = warm_rns_epochs
+    if loss != "bpr" or n_negatives != 1:
+        config.update(loss=loss, n_negatives=n_negatives)
     if sampler == "srns":
         config.update(srns_memory=srns_memory, srns_candidates=srns_candidates, srns_alpha=srns_alpha,
                       srns_warmup=srns_warmup, srns_tau=srns_tau, srns_window=srns_window)  # fmt: skip

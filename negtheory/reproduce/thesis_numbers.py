@@ -1,6 +1,6 @@
-"""The MF rows of Tables 4.2, 4.5, 5.2 and 6.3 of Liu Bin's thesis as printed, per data set, and the MovieLens-100K LightGCN rows.
+"""The MF rows of Tables 4.2-4.5, 5.2 and 6.3 of Liu Bin's thesis as printed, per data set, and the MovieLens-100K LightGCN rows.
 
-:data:`THESIS` holds the MovieLens-100K rows (Tables 4.2, 4.5, 5.2, 6.3; MF, and LightGCN with
+:data:`THESIS` holds the MovieLens-100K rows (Tables 4.2-4.5, 5.2, 6.3; MF, and LightGCN with
 setting ``"LightGCN"`` in Tables 4.2, 5.2, 6.3); :data:`THESIS_BY_DATASET`
 maps each data set name of :data:`DATASETS` (``ml-100k``, ``ml-1m``, ``yahoo-r3``) to its rows
 (Table 4.5 exists for MovieLens-100K only). Keys: ``(table, method, setting)``; values:
@@ -55,6 +55,21 @@ THESIS = {
     ("4.2", "DNS", "BPR-MF SGD"): _row(0.4053, 0.1414, 0.4314, 0.3348, 0.2214, 0.4042, 0.2734, 0.3413, 0.4069),
     ("4.2", "SRNS", "BPR-MF SGD"): _row(0.3951, 0.1342, 0.4176, 0.3394, 0.2174, 0.3998, 0.2747, 0.3374, 0.4013),
     ("4.2", "BNS", "BPR-MF SGD"): _row(0.4205, 0.1467, 0.4558, 0.3463, 0.2290, 0.4217, 0.2762, 0.3466, 0.4176),
+    # Table 4.3: BNS ablations (RNS and BNS repeat Table 4.2; BNS-1 warm start of lambda, BNS-2 warm start of the
+    # sample information, BNS-3 uninformative prior 1/1682, BNS-4 occupation-adjusted prior)
+    ("4.3", "RNS", "BPR-MF SGD"): _row(0.3900, 0.1301, 0.4143, 0.3363, 0.2164, 0.3967, 0.2724, 0.3298, 0.3962),
+    ("4.3", "BNS", "BPR-MF SGD"): _row(0.4205, 0.1467, 0.4558, 0.3463, 0.2290, 0.4217, 0.2762, 0.3466, 0.4176),
+    ("4.3", "BNS-1", "BPR-MF SGD"): _row(0.4237, 0.1471, 0.4551, 0.3495, 0.2305, 0.4238, 0.2762, 0.3495, 0.4197),
+    ("4.3", "BNS-2", "BPR-MF SGD"): _row(0.4148, 0.1456, 0.4449, 0.3411, 0.2245, 0.4132, 0.2738, 0.3434, 0.4125),
+    ("4.3", "BNS-3", "BPR-MF SGD"): _row(0.4048, 0.1392, 0.4266, 0.3423, 0.2282, 0.4043, 0.2720, 0.3406, 0.4030),
+    ("4.3", "BNS-4", "BPR-MF SGD"): _row(0.4262, 0.1478, 0.4566, 0.3486, 0.2305, 0.4235, 0.2792, 0.3520, 0.4216),
+    # Table 4.4: RNS / BNS under the BPR, BCE and InfoNCE (N = 2) losses, MF (the BPR rows repeat Table 4.2)
+    ("4.4", "RNS", "BPR"): _row(0.3900, 0.1301, 0.4143, 0.3363, 0.2164, 0.3967, 0.2724, 0.3298, 0.3962),
+    ("4.4", "BNS", "BPR"): _row(0.4205, 0.1467, 0.4558, 0.3463, 0.2290, 0.4217, 0.2762, 0.3466, 0.4176),
+    ("4.4", "RNS", "BCE"): _row(0.3917, 0.1329, 0.4107, 0.3339, 0.2187, 0.3923, 0.2696, 0.3315, 0.3928),
+    ("4.4", "BNS", "BCE"): _row(0.4226, 0.1454, 0.4490, 0.3514, 0.2299, 0.4205, 0.2821, 0.3482, 0.4182),
+    ("4.4", "RNS", "InfoNCE"): _row(0.3923, 0.1322, 0.4193, 0.3353, 0.2162, 0.3988, 0.2728, 0.3376, 0.4012),
+    ("4.4", "BNS", "InfoNCE"): _row(0.4241, 0.1471, 0.4523, 0.3519, 0.2281, 0.4226, 0.2817, 0.3467, 0.4195),
     # Table 4.5: BNS with the oracle prior (label - 0.2)^2, lambda = 5, growing |M_u|
     ("4.5", "BNS-oracle", "|M_u|=1"): _row(0.3900, 0.1301, 0.4143, 0.3363, 0.2164, 0.3967, 0.2724, 0.3298, 0.3962),
     ("4.5", "BNS-oracle", "|M_u|=3"): _row(0.4909, 0.1567, 0.5211, 0.4220, 0.2565, 0.4942, 0.3366, 0.3872, 0.4856),
@@ -142,11 +157,12 @@ def thesis_value(table: str, method: str, setting: str, metric: str, k: int, dat
     Parameters
     ----------
     table : str
-        The table number, ``"4.2"``, ``"4.5"``, ``"5.2"`` or ``"6.3"``.
+        The table number, ``"4.2"``, ``"4.3"``, ``"4.4"``, ``"4.5"``, ``"5.2"`` or ``"6.3"``.
     method : str
         The row's method as printed (e.g. ``"BNS"``, ``"BNS-oracle"``, ``"InfoNCE"``).
     setting : str
-        The row's setting (``"BPR-MF SGD"`` for Table 4.2, ``"|M_u|=5"`` etc. for Table 4.5,
+        The row's setting (``"BPR-MF SGD"`` for Tables 4.2 and 4.3, the loss ``"BPR"``, ``"BCE"`` or
+        ``"InfoNCE"`` for Table 4.4, ``"|M_u|=5"`` etc. for Table 4.5,
         ``"MF"`` for Tables 5.2 and 6.3, ``"LightGCN"`` for the LightGCN rows of Tables 4.2, 5.2
         and 6.3, printed for MovieLens-100K here).
     metric : {"precision", "recall", "ndcg"}

@@ -1,4 +1,4 @@
-r"""``negtheory reproduce thesis-tables``: the MF rows of thesis Tables 4.2, 4.5, 5.2 and 6.3 (MovieLens-100K, -1M, Yahoo!-R3).
+r"""``negtheory reproduce thesis-tables``: the MF rows of thesis Tables 4.2-4.5, 5.2 and 6.3 (MovieLens-100K, -1M, Yahoo!-R3).
 
 Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves open is an option):
 
@@ -21,6 +21,19 @@ Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves o
   eq. 4.19 with the exact posterior). |M_u| = 1 is RNS in every reading (one row, variant ``-``),
   and ``soft-Fcand`` at |M_u| = all is ``soft`` (it reuses those runs). The BPR row of Table 5.2
   repeats the thesis's RNS row, so it reuses the RNS runs;
+* Table 4.3 (BNS ablations, §4.5.2.3; printed for MovieLens-100K) — the same SGD runs with BNS
+  changed in one part: BNS-1 the λ warm start λ_t = max(10 − 0.1 t, 2), t the 0-based epoch
+  (:func:`negtheory.recsys.bns_lam_warm_start`); BNS-2 RNS for the first E epochs, then BNS (a
+  warm start of the sample information; the thesis gives no E: E = 20 by default, variant
+  ``E=20``, and ``--bns2-warm 20 50`` adds E = 50 as its own row); BNS-3 the uninformative prior
+  P_fn(l) = 1 / |I| (1 / 1682 on MovieLens-100K); BNS-4 the occupation prior P_fn(u, l) =
+  pop_l / N (1 + Δo_ul) (:func:`negtheory.recsys.bns_occupation_prior`), run only with
+  MovieLens-100K's ``u.user`` (``--user-file``, ``--user-id-offset -1`` for 0-based interaction
+  files), else reported as not run. Its RNS and BNS rows repeat Table 4.2's and reuse those runs;
+* Table 4.4 (§4.5.2.4) — BPR, BCE and InfoNCE (N = 2 negatives) with RNS and with BNS, the same
+  batch-1 SGD and hyper-parameters (``fit_bpr_sgd(loss=..., n_negatives=...)``); with BNS each
+  negative is chosen by eq. 4.26 among its own 5 uniform candidates. The BPR rows reuse Table
+  4.2's runs;
 * Tables 5.2 and 6.3 — mini-batch MF (:func:`negtheory.bridge.recommend.fit_mf`) with the
   released code's settings: Adam lr 1e-3, weight decay 1e-5, batch 1024, N = 5 negatives,
   M = 5 extra positives, t = 1, τ⁺ = 0.06, HCL β = 0.5, BCL α = 0.55, β = 0.6, 200 epochs with
@@ -81,7 +94,7 @@ if TYPE_CHECKING:
     from .._typing import InteractionSource
 
 HELP = (
-    "thesis Tables 4.2 / 4.5 / 5.2 / 6.3 (MF rows, LightGCN rows with --models lightgcn) "
+    "thesis Tables 4.2 / 4.3 / 4.4 / 4.5 / 5.2 / 6.3 (MF rows, LightGCN rows with --models lightgcn) "
     "on a user-supplied MovieLens-100K, MovieLens-1M or Yahoo!-R3 split"
 )
 
@@ -99,7 +112,7 @@ __all__ = [
     "TOLERANCE",
 ]
 
-TABLES = ("4.2", "4.5", "5.2", "6.3")
+TABLES = ("4.2", "4.3", "4.4", "4.5", "5.2", "6.3")
 DEFAULT_BNS_SIZES = ("1", "3", "5", "10", "20", "50", "100")
 ALL_BNS_SIZES = ("1", "3", "5", "10", "20", "50", "100", "500", "all")
 METRICS = ("precision", "recall", "ndcg")
@@ -124,6 +137,26 @@ SRNS_VARIANTS = {
     # no variance term: the memory's highest sigma(x_uk - x_ui) (an ablation)
     "alpha0": dict(srns_alpha=0.0),
 }
+
+
+def _bns1_lam(epoch: int) -> float:
+    """BNS-1's λ at the 0-based epoch: max(10 − 0.1 epoch, 2) (:func:`negtheory.recsys.bns_lam_warm_start`)."""
+    from ..recsys.bpr_sgd import bns_lam_warm_start
+
+    return bns_lam_warm_start(epoch)
+
+
+#: E of BNS-2 (RNS for the first E epochs, then BNS): the thesis states none; 20 is the default row
+BNS2_WARM_EPOCHS = (20, 50)
+#: Tables 4.3 / 4.4 runs: variant -> fit_bpr_sgd keywords (BNS-3 and BNS-4 are priors, in the run key)
+ABLATION_VARIANTS = {
+    "lam-warm": dict(lam_schedule=_bns1_lam),  # BNS-1
+    **{f"rns-warm{e}": dict(warm_rns_epochs=e) for e in BNS2_WARM_EPOCHS},  # BNS-2
+    "bce": dict(loss="bce"),  # Table 4.4, one negative per pair
+    "infonce": dict(loss="infonce", n_negatives=2),  # Table 4.4, N = 2 negatives per pair
+}
+#: Table 4.4's losses: printed name -> variant of ABLATION_VARIANTS (None: BPR, Table 4.2's runs)
+TABLE44_LOSSES = {"BPR": None, "BCE": "bce", "InfoNCE": "infonce"}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -206,6 +239,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="extra LightGCN rows of Table 4.2 (RNS, BNS) with other settings, e.g. batch1024 (default: none)",
     )
     p.add_argument(
+        "--bns2-warm",
+        nargs="+",
+        type=int,
+        default=[20],
+        choices=list(BNS2_WARM_EPOCHS),
+        help="E of Table 4.3's BNS-2 (RNS for E epochs, then BNS; the thesis states none), one row per value",
+    )
+    p.add_argument(
+        "--user-file",
+        default=None,
+        help="MovieLens-100K's u.user (user|age|gender|occupation|zip): runs Table 4.3's BNS-4 (occupation prior)",
+    )
+    p.add_argument(
+        "--user-id-offset",
+        type=int,
+        default=0,
+        help="raw user id of --train/--test = u.user id + this (-1 for 0-based interaction files)",
+    )
+    p.add_argument(
         "--eval-every",
         type=integer(1),
         default=5,
@@ -231,13 +283,15 @@ def plan(
     srns_variants: Sequence[str] = (),
     models: Sequence[str] = ("mf",),
     lightgcn_variants: Sequence[str] = (),
+    bns2_warm: Sequence[int] = (20,),
+    occupation: bool = False,
 ) -> list[tuple[str, str, str, str, tuple | None]]:
     r"""Rows to report: a list of ``(table, method, setting, variant, run_key)``; equal run keys share runs.
 
     Parameters
     ----------
     tables : sequence of str
-        Tables among ``"4.2"``, ``"4.5"``, ``"5.2"``, ``"6.3"`` (default: all four).
+        Tables among ``"4.2"``, ``"4.3"``, ``"4.4"``, ``"4.5"``, ``"5.2"``, ``"6.3"`` (default: all).
     methods : sequence of str, optional
         Keep only the rows of these methods (case-insensitive, e.g. ``["RNS", "BNS"]``; default
         None: every row).
@@ -254,6 +308,12 @@ def plan(
     lightgcn_variants : sequence of str
         Extra LightGCN rows (Table 4.2's RNS and BNS) with other settings (keys of
         :data:`LIGHTGCN_VARIANTS`; default: none).
+    bns2_warm : sequence of int
+        The E of Table 4.3's BNS-2 rows (RNS for the first E epochs, then BNS; among
+        :data:`BNS2_WARM_EPOCHS`, default 20 only), each row with variant ``"E=<E>"``.
+    occupation : bool
+        Whether Table 4.3's BNS-4 row (occupation prior) is run: it needs MovieLens' ``u.user``
+        (``--user-file``); default False, the row is listed as not run (run key None).
 
     Returns
     -------
@@ -279,6 +339,8 @@ def plan(
                     if v not in SRNS_VARIANTS:
                         raise ValueError(f"srns_variants must be among {tuple(SRNS_VARIANTS)}, got {v!r}")
                     rows.append(("4.2", name, "BPR-MF SGD", v, ("sgd", "srns", 5, "popularity", v)))
+    if "4.3" in tables or "4.4" in tables:
+        rows += _ablation_rows(tables, bns2_warm, occupation)
     if "4.5" in tables:
         bad = [v for v in bns_variants if v not in BNS_VARIANTS]
         if bad or not bns_variants:
@@ -312,6 +374,37 @@ def plan(
     if methods:
         want = {m.lower() for m in methods}
         rows = [r for r in rows if r[1].lower() in want]
+    return rows
+
+
+def _ablation_rows(
+    tables: Sequence[str], bns2_warm: Sequence[int], occupation: bool
+) -> list[tuple[str, str, str, str, tuple | None]]:
+    """The MF rows of Table 4.3 (BNS ablations) and Table 4.4 (BPR / BCE / InfoNCE, each with RNS and BNS).
+
+    Table 4.3's RNS and BNS rows, and Table 4.4's BPR rows, repeat Table 4.2's: they reuse its runs.
+    BNS-1 is the λ warm start (variant ``lam-warm``), BNS-2 RNS for E epochs then BNS
+    (``rns-warm<E>``), BNS-3 the uniform prior 1 / |I| (prior ``"uniform"`` in the key), BNS-4 the
+    occupation prior (prior ``"occupation"``, run only with a ``u.user`` file).
+    """
+    rows: list[tuple[str, str, str, str, tuple | None]] = []
+    setting = "BPR-MF SGD"
+    if "4.3" in tables:
+        bad = [e for e in bns2_warm if e not in BNS2_WARM_EPOCHS]
+        if bad or not bns2_warm:
+            raise ValueError(f"bns2_warm must be among {BNS2_WARM_EPOCHS}, got {list(bns2_warm)!r}")
+        rows.append(("4.3", "RNS", setting, "-", ("sgd", "rns", 5, "popularity")))
+        rows.append(("4.3", "BNS", setting, "-", ("sgd", "bns", 5, "popularity")))
+        rows.append(("4.3", "BNS-1", setting, "-", ("sgd", "bns", 5, "popularity", "lam-warm")))
+        for e in bns2_warm:
+            rows.append(("4.3", "BNS-2", setting, f"E={e}", ("sgd", "bns", 5, "popularity", f"rns-warm{e}")))
+        rows.append(("4.3", "BNS-3", setting, "-", ("sgd", "bns", 5, "uniform")))
+        rows.append(("4.3", "BNS-4", setting, "-", ("sgd", "bns", 5, "occupation") if occupation else None))
+    if "4.4" in tables:
+        for loss, v in TABLE44_LOSSES.items():
+            for name in ("RNS", "BNS"):
+                key = ("sgd", name.lower(), 5, "popularity") + ((v,) if v else ())
+                rows.append(("4.4", name, loss, "-", key))
     return rows
 
 
@@ -356,12 +449,17 @@ def _job(data, task):
     t0 = time.perf_counter()
     if key[0] == "sgd":
         _, sampler, cand, prior, *variant = key
+        if prior == "occupation":  # BNS-4 (Table 4.3): the prior of the u.user file carried by the task
+            from negtheory.recsys import bns_occupation_prior, read_user_occupations
+
+            user_file, id_offset = task[10], task[11]
+            prior = bns_occupation_prior(data, read_user_occupations(user_file, data.user_ids, id_offset))
         res = fit_bpr_sgd(
             data,
             sampler,
             candidates=cand,
             prior=prior,
-            **({**BNS_VARIANTS, **SRNS_VARIANTS}[variant[0]] if variant else {}),
+            **({**BNS_VARIANTS, **SRNS_VARIANTS, **ABLATION_VARIANTS}[variant[0]] if variant else {}),
             epochs=epochs or 100,
             eval_every=eval_every,
             eval_on="both" if protocol == "valid" else "test",
@@ -397,7 +495,7 @@ def _reported(history, protocol):
 
 
 def _cache_name(task):
-    key, seed, train, test, epochs, protocol, valid_fraction, eval_every, _, fmt = task
+    key, seed, train, test, epochs, protocol, valid_fraction, eval_every, _, fmt = task[:10]
     import hashlib
 
     ident = repr(
@@ -414,6 +512,8 @@ def _cache_name(task):
             Path(test).name,
             Path(test).stat().st_size,
         )
+        # BNS-4's occupation file (other runs' names do not depend on it)
+        + ((Path(task[10]).name, Path(task[10]).stat().st_size, task[11]) if key[3:4] == ("occupation",) else ())
     )
     return "_".join(str(x) for x in key) + f"_seed{seed}_" + hashlib.sha1(ident.encode()).hexdigest()[:10] + ".json"
 
@@ -439,6 +539,9 @@ def run_tables(
     srns_variants: Sequence[str] = (),
     models: Sequence[str] = ("mf",),
     lightgcn_variants: Sequence[str] = (),
+    bns2_warm: Sequence[int] = (20,),
+    user_file: str | os.PathLike[str] | None = None,
+    user_id_offset: int = 0,
 ) -> tuple[list[tuple[str, str, str, str, tuple | None]], pd.DataFrame, dict[tuple, list[dict[str, Any]]]]:
     r"""Run every needed (run, seed); return ``(rows, runs, histories)``.
 
@@ -452,7 +555,7 @@ def run_tables(
         The split's files (:func:`negtheory.recsys.load_split`; paths, since worker processes
         and the cache read them).
     tables : sequence of str
-        Tables among ``"4.2"``, ``"4.5"``, ``"5.2"``, ``"6.3"`` (default: all four).
+        Tables among ``"4.2"``, ``"4.3"``, ``"4.4"``, ``"4.5"``, ``"5.2"``, ``"6.3"`` (default: all).
     methods : sequence of str, optional
         Only these methods (case-insensitive; default None: all).
     seeds : int
@@ -492,6 +595,14 @@ def run_tables(
         The recommenders whose rows are run (:func:`plan`; default MF only).
     lightgcn_variants : sequence of str
         Extra LightGCN rows with other settings (:data:`LIGHTGCN_VARIANTS`; default: none).
+    bns2_warm : sequence of int
+        The E of Table 4.3's BNS-2 rows (:func:`plan`; default 20).
+    user_file : str or os.PathLike, optional
+        MovieLens' ``u.user`` (``user id|age|gender|occupation|zip``): runs Table 4.3's BNS-4
+        row (:func:`negtheory.recsys.bns_occupation_prior`); default None: that row is not run.
+    user_id_offset : int
+        Raw user id of the split = id in ``user_file`` + this (default 0; -1 for 0-based
+        interaction files, :func:`negtheory.recsys.read_user_occupations`).
 
     Returns
     -------
@@ -514,7 +625,8 @@ def run_tables(
 
     if format not in DATA_FORMATS:
         raise ValueError(f"format must be one of {', '.join(DATA_FORMATS)}, got {format!r}")
-    rows = plan(tables, methods, bns_sizes, bns_variants, srns_variants, models, lightgcn_variants)
+    rows = plan(tables, methods, bns_sizes, bns_variants, srns_variants, models, lightgcn_variants,
+                bns2_warm=bns2_warm, occupation=user_file is not None)  # fmt: skip
     if not rows:
         raise ValueError(
             f"no row selected by tables {list(tables)}, methods {list(methods or [])} and models {list(models)}; "
@@ -525,6 +637,7 @@ def run_tables(
     local = executor is None or executor == "local"
     tasks = [
         (k, s, str(train), str(test), epochs, protocol, valid_fraction, eval_every, progress and jobs == 1 and local, format)
+        + ((str(user_file), int(user_id_offset)) if user_file is not None else ())
         for k in keys
         for s in range(seeds)
     ]
@@ -914,7 +1027,11 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "
             ax.set_xticks(range(len(settings)), labels)
             ax.legend(loc="upper left", fontsize=6)
         else:
-            labels = [f"{m} (LightGCN)" if st == "LightGCN" else m for m, st in zip(g.method, g.setting)]
+            labels = [
+                f"{m} (LightGCN)" if st == "LightGCN" else (f"{st} {m}" if table == "4.4" else m)
+                for m, st in zip(g.method, g.setting)
+            ]
+            labels = [lab if v == "-" else f"{lab} [{v}]" for lab, v in zip(labels, g.variant)]
             x = range(len(g))
             ax.errorbar(
                 x,
@@ -965,7 +1082,16 @@ def run(args: argparse.Namespace) -> int:
 
     input_file(args.train, "--train")
     input_file(args.test, "--test")
-    load_split(args.train, args.test, format=args.format)  # a malformed file fails here, before any folder or run
+    split = load_split(args.train, args.test, format=args.format)  # a malformed file fails here, before any folder or run
+    user_file = getattr(args, "user_file", None)
+    if user_file is not None:
+        from ..recsys import read_user_occupations
+
+        input_file(user_file, "--user-file")
+        try:
+            read_user_occupations(user_file, split.user_ids, getattr(args, "user_id_offset", 0))
+        except ValueError as e:
+            raise CommandError(f"--user-file: {e} (--user-id-offset)") from None
     out = output_dir(args.out, "--out")
     if args.seeds < 1:
         raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
@@ -999,6 +1125,9 @@ def run(args: argparse.Namespace) -> int:
             srns_variants=args.srns_variants,
             models=getattr(args, "models", ["mf"]),
             lightgcn_variants=getattr(args, "lightgcn_variants", []),
+            bns2_warm=getattr(args, "bns2_warm", [20]),
+            user_file=user_file,
+            user_id_offset=getattr(args, "user_id_offset", 0),
         )
     finally:
         close()
