@@ -155,8 +155,10 @@ def test_reproduce_thesis_tables_end_to_end(tmp_path, capsys):
     # the per-seed runs reproduce the summary's means
     runs = pd.read_csv(out / "runs.csv")
     assert set(runs.seed) == {0, 1}
-    # P, R, NDCG and TNR/INF sections x (|M_u| = 1 + four variants at |M_u| = 3)
-    assert (out / "thesis_tables.md").read_text().count("| 4.5 |") == 4 * 5
+    # P, R, NDCG and TNR/INF sections x (|M_u| = 1 + four variants at |M_u| = 3), and one verdict per printed row
+    assert (out / "thesis_tables.md").read_text().count("| 4.5 |") == 4 * 5 + 2
+    v = pd.read_csv(out / "verdicts.csv", dtype={"table": str})
+    assert list(v[v.table == "4.5"].setting) == ["|M_u|=1", "|M_u|=3"]
     sq = pd.read_csv(out / "sampling_quality.csv")
     assert ((sq.tnr > 0) & (sq.tnr <= 1)).all() and set(sq.method) >= {"RNS", "BNS"}
     # a second call reuses the stored runs (OUT/runs) and gives the same table
