@@ -693,6 +693,7 @@ def fit_bpr_sgd(
     oracle_levels: tuple[float, float] = (0.64, 0.04),
     ecdf: str = "negatives",
     rank_scale: float | None = None,
+    pns_power: float = 0.75,
     srns_memory: int = 8,
     srns_candidates: int = 64,
     srns_alpha: float = 5.0,
@@ -744,6 +745,9 @@ def fit_bpr_sgd(
         over the candidate set M_u only (over |M_u| + 1); the same when M_u holds every negative.
     rank_scale : float, optional
         λ of AOBPR's rank law in items (default 0.05 |I|, chosen here: the thesis does not state it).
+    pns_power : float
+        Exponent p >= 0 of PNS's proposal pop_j^p (:func:`pns_weights`; default 0.75, the thesis's;
+        0 is uniform over the items, 1 the popularity itself).
     srns_memory : int
         SRNS's memory size S1 per user (released run script: 8).
     srns_candidates : int
@@ -846,7 +850,8 @@ def fit_bpr_sgd(
     t_indptr, t_indices = Interactions(n_users, n_items, tpairs, tpairs).train_csr()
     counts = data.item_counts()
     prior_arr = bns_prior(counts, len(data.train))
-    pns_cdf = np.cumsum(pns_weights(counts))
+    pns_power = real_scalar("pns_power", pns_power, 0.0)
+    pns_cdf = np.cumsum(pns_weights(counts, pns_power))
     ss = np.random.SeedSequence(seed)
     init_ss, shuffle_ss, *epoch_ss = ss.spawn(2 + epochs)
     rng = np.random.default_rng(init_ss)
@@ -895,6 +900,7 @@ def fit_bpr_sgd(
         oracle_levels=(fn_level, tn_level),
         ecdf=ecdf,
         rank_scale=rank_scale,
+        pns_power=pns_power,
         init_std=init_std,
         shuffle=shuffle,
         rng=seed,  # the run's integer seed, under the keyword's name
