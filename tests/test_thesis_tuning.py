@@ -111,6 +111,9 @@ def test_search_runs_never_see_the_test_split(monkeypatch):
 
     monkeypatch.setattr(recsys, "fit_bpr_sgd", spy)
     key = ("sgd", "pns", 5, "popularity", "pns_power=0.25")
+    assert tt._tuned_key(("sgd", "pns", 5, "popularity"), {"pns_power": 1.0}) == tt._tuned_key(
+        ("sgd", "pns", 5, "popularity"), {"pns_power": 1}
+    )
     out = tt._job(d, (key, 0, "tr", "te", 1, "tune", 0.1, 1, False, "auto"))
     seen = got["data"]
     assert out[0] == key and got["kw"]["pns_power"] == 0.25 and got["kw"]["eval_on"] == "valid"

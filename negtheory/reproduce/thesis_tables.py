@@ -470,7 +470,9 @@ def _tuned_key(base: tuple, params: Mapping[str, Any]) -> tuple:
 
 
 def _key_item(name: str, value: Any) -> str:
-    """``"name=value"`` for a run key (floats in the shortest form that reads back equal)."""
+    """``"name=value"`` for a run key (floats in the shortest form that reads back equal; 1.0 as 1, so 1 and 1.0 share runs)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
     return f"{name}={value!r}" if isinstance(value, float) else f"{name}={value}"
 
 
