@@ -25,6 +25,22 @@ Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves o
   released code's settings: Adam lr 1e-3, weight decay 1e-5, batch 1024, N = 5 negatives,
   M = 5 extra positives, t = 1, τ⁺ = 0.06, HCL β = 0.5, BCL α = 0.55, β = 0.6, 200 epochs with
   the learning rate divided by 10 after epoch 100;
+* Table 5.3 (``--tables 5.3``) — DPL against negative sampling, MF: its BPR, BNS and DPL rows
+  repeat Tables 4.2 (RNS, BNS) and 5.2 (DPL) and share their runs; "DPL with Hard Samples" is DPL
+  (mini-batch, as Table 5.2) whose N = 5 negatives are each the highest-scored of 5 uniform
+  non-interacted candidates (DNS, ``fit_mf(sampler="dns")``), with τ⁺ = 0.3 (§5.6.2.3: 0.3 on
+  MovieLens-100K, 0.25 on MovieLens-1M; the thesis gives no candidate count, 5 is its DNS / BNS
+  setting); run key ``("mf", "dpl", "sampler=dns", "tau_plus=0.3")``;
+* validation searches (``--tune PNS AOBPR BCL BCL-released``, :data:`TUNING`, issue 22) — for
+  each method a stage-wise grid (:func:`validation_search`; ``--tune-grid`` replaces a method's
+  stages): each candidate is one run (seed ``--tune-seed``) on train minus ``--valid-fraction`` of
+  it, the test pairs removed from what the trainer receives, scored by validation NDCG@10 after
+  the last epoch (variant ``valid-tuned``) or at its best evaluated epoch (``valid-tuned-es``);
+  the chosen keywords become ``"name=value"`` items of the row's run key (those equal to the
+  trainer's default are left out, so a default choice shares the untuned row's runs), run with
+  every seed: ``valid-tuned`` on the whole training split reporting the last epoch,
+  ``valid-tuned-es`` on train minus validation reporting the best validation epoch (its own
+  ``protocol=valid`` item). Every candidate's score goes to ``OUT/tuning.csv`` and the markdown;
 * LightGCN (``--models lightgcn``; thesis §4.5.1.2) — the same mini-batch trainer with
   :class:`~negtheory.bridge.recommend.LightGCN` and the thesis's LightGCN settings
   (:data:`~negtheory.bridge.recommend.LIGHTGCN_THESIS`): d = 32, one layer, Adam lr 0.01 multiplied
