@@ -900,11 +900,12 @@ def fit_bpr_sgd(
         oracle_levels=(fn_level, tn_level),
         ecdf=ecdf,
         rank_scale=rank_scale,
-        pns_power=pns_power,
         init_std=init_std,
         shuffle=shuffle,
         rng=seed,  # the run's integer seed, under the keyword's name
     )
+    if sampler == "pns":
+        config.update(pns_power=pns_power)
     if sampler == "srns":
         config.update(srns_memory=srns_memory, srns_candidates=srns_candidates, srns_alpha=srns_alpha,
                       srns_warmup=srns_warmup, srns_tau=srns_tau, srns_window=srns_window)  # fmt: skip
