@@ -954,6 +954,7 @@ def fit_bpr_sgd(
     oracle_levels: tuple[float, float] = (0.64, 0.04),
     ecdf: str = "negatives",
     rank_scale: float | None = None,
+    pns_power: float = 0.75,
     srns_memory: int = 8,
     srns_candidates: int = 64,
     srns_alpha: float = 5.0,
@@ -1024,6 +1025,9 @@ def fit_bpr_sgd(
         over the candidate set M_u only (over |M_u| + 1); the same when M_u holds every negative.
     rank_scale : float, optional
         λ of AOBPR's rank law in items (default 0.05 |I|, chosen here: the thesis does not state it).
+    pns_power : float
+        Exponent p >= 0 of PNS's proposal pop_j^p (:func:`pns_weights`; default 0.75, the thesis's;
+        0 is uniform over the items, 1 the popularity itself).
     srns_memory : int
         SRNS's memory size S1 per user (released run script: 8).
     srns_candidates : int
@@ -1155,7 +1159,8 @@ def fit_bpr_sgd(
                 raise ValueError(f"lam_schedule must hold one lambda per epoch ({epochs}), got shape {lams.shape}")
         if not np.all(np.isfinite(lams) & (lams >= 0)):
             raise ValueError("lam_schedule must give finite lambdas >= 0")
-    pns_cdf = np.cumsum(pns_weights(counts))
+    pns_power = real_scalar("pns_power", pns_power, 0.0)
+    pns_cdf = np.cumsum(pns_weights(counts, pns_power))
     ss = np.random.SeedSequence(seed)
     init_ss, shuffle_ss, *epoch_ss = ss.spawn(2 + epochs)
     rng = np.random.default_rng(init_ss)
@@ -1218,6 +1223,8 @@ def fit_bpr_sgd(
         config["warm_rns_epochs"] = warm_rns_epochs
     if loss != "bpr" or n_negatives != 1:
         config.update(loss=loss, n_negatives=n_negatives)
+    if sampler == "pns":
+        config.update(pns_power=pns_power)
     if sampler == "srns":
         config.update(srns_memory=srns_memory, srns_candidates=srns_candidates, srns_alpha=srns_alpha,
                       srns_warmup=srns_warmup, srns_tau=srns_tau, srns_window=srns_window)  # fmt: skip

@@ -1,9 +1,10 @@
-"""The MF rows of Tables 4.2-4.5, 5.2 and 6.3 of Liu Bin's thesis as printed, per data set, and the MovieLens-100K LightGCN rows.
+"""The MF rows of Tables 4.2-4.5, 5.2, 5.3 and 6.3 of Liu Bin's thesis as printed, per data set, and the MovieLens-100K LightGCN rows.
 
-:data:`THESIS` holds the MovieLens-100K rows (Tables 4.2-4.5, 5.2, 6.3; MF, and LightGCN with
+:data:`THESIS` holds the MovieLens-100K rows (Tables 4.2-4.5, 5.2, 5.3, 6.3; MF, and LightGCN with
 setting ``"LightGCN"`` in Tables 4.2, 5.2, 6.3); :data:`THESIS_BY_DATASET`
 maps each data set name of :data:`DATASETS` (``ml-100k``, ``ml-1m``, ``yahoo-r3``) to its rows
-(Table 4.5 exists for MovieLens-100K only). Keys: ``(table, method, setting)``; values:
+(Table 4.5 exists for MovieLens-100K only; Table 5.3 prints MovieLens-100K and -1M, MF:
+BPR, BNS, DPL — equal to Tables 4.2 / 5.2 — and ``DPL-hard``, "DPL with Hard Samples"). Keys: ``(table, method, setting)``; values:
 ``{(metric, k): value}`` with metric in ``precision, recall, ndcg`` and k in 5, 10, 20.
 Transcribed from the thesis's tables; the reproduction compares against these numbers and never
 trains on them.
@@ -91,6 +92,12 @@ THESIS = {
     ("6.3", "DCL", "MF"): _row(0.4168, 0.1434, 0.4458, 0.3513, 0.2291, 0.4202, 0.2835, 0.3546, 0.4207),
     ("6.3", "HCL", "MF"): _row(0.4263, 0.1463, 0.4539, 0.3565, 0.2323, 0.4260, 0.2849, 0.3564, 0.4242),
     ("6.3", "BCL", "MF"): _row(0.4374, 0.1552, 0.4674, 0.3658, 0.2405, 0.4380, 0.2931, 0.3588, 0.4357),
+    # Table 5.3: DPL against negative sampling, MF (BPR, BNS and DPL repeat Tables 4.2 and 5.2);
+    # "DPL with Hard Samples" with tau+ = 0.3 (§5.6.2.3)
+    ("5.3", "BPR", "MF"): _row(0.3900, 0.1301, 0.4143, 0.3363, 0.2164, 0.3967, 0.2724, 0.3298, 0.3962),
+    ("5.3", "BNS", "MF"): _row(0.4205, 0.1467, 0.4558, 0.3463, 0.2290, 0.4217, 0.2762, 0.3466, 0.4176),
+    ("5.3", "DPL", "MF"): _row(0.4348, 0.1523, 0.4643, 0.3635, 0.2379, 0.4356, 0.2914, 0.3588, 0.4338),
+    ("5.3", "DPL-hard", "MF"): _row(0.4401, 0.1579, 0.4692, 0.3713, 0.2407, 0.4395, 0.2940, 0.3592, 0.4351),
     # LightGCN, the second block of Tables 4.2, 5.2 and 6.3 (module notes; the text layer labels it MovieLens-1M)
     ("4.2", "RNS", "LightGCN"): _row(0.3944, 0.1231, 0.4204, 0.3346, 0.2189, 0.4017, 0.2658, 0.3281, 0.3986),
     ("4.2", "PNS", "LightGCN"): _row(0.3527, 0.1266, 0.3816, 0.3015, 0.2117, 0.3660, 0.2461, 0.3306, 0.3742),
@@ -126,6 +133,11 @@ THESIS_ML1M = {
     ("6.3", "DCL", "MF"): _row(0.4009, 0.0934, 0.4209, 0.3472, 0.1546, 0.3894, 0.2890, 0.2423, 0.3731),
     ("6.3", "HCL", "MF"): _row(0.4112, 0.0969, 0.4317, 0.3552, 0.1585, 0.3991, 0.2959, 0.2475, 0.3825),
     ("6.3", "BCL", "MF"): _row(0.4249, 0.1041, 0.4439, 0.3652, 0.1657, 0.4101, 0.3012, 0.2537, 0.3920),
+    # Table 5.3 (its MovieLens-1M block; "DPL with Hard Samples" with tau+ = 0.25, §5.6.2.3)
+    ("5.3", "BPR", "MF"): _row(0.3843, 0.0855, 0.4027, 0.3353, 0.1430, 0.3737, 0.2798, 0.2244, 0.3572),
+    ("5.3", "BNS", "MF"): _row(0.4207, 0.1062, 0.4324, 0.3518, 0.1703, 0.4191, 0.3045, 0.2614, 0.4002),
+    ("5.3", "DPL", "MF"): _row(0.4212, 0.0998, 0.4407, 0.3624, 0.1625, 0.4071, 0.2991, 0.2518, 0.3891),
+    ("5.3", "DPL-hard", "MF"): _row(0.4251, 0.1012, 0.4412, 0.3649, 0.1701, 0.4151, 0.3012, 0.2539, 0.3922),
 }
 
 #: Yahoo!-R3, MF: the fifth block of Tables 4.2, 5.2 and 6.3
@@ -157,7 +169,7 @@ def thesis_value(table: str, method: str, setting: str, metric: str, k: int, dat
     Parameters
     ----------
     table : str
-        The table number, ``"4.2"``, ``"4.3"``, ``"4.4"``, ``"4.5"``, ``"5.2"`` or ``"6.3"``.
+        The table number, ``"4.2"``, ``"4.3"``, ``"4.4"``, ``"4.5"``, ``"5.2"``, ``"5.3"`` or ``"6.3"``.
     method : str
         The row's method as printed (e.g. ``"BNS"``, ``"BNS-oracle"``, ``"InfoNCE"``).
     setting : str

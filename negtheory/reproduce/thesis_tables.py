@@ -38,6 +38,22 @@ Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves o
   released code's settings: Adam lr 1e-3, weight decay 1e-5, batch 1024, N = 5 negatives,
   M = 5 extra positives, t = 1, τ⁺ = 0.06, HCL β = 0.5, BCL α = 0.55, β = 0.6, 200 epochs with
   the learning rate divided by 10 after epoch 100;
+* Table 5.3 (``--tables 5.3``) — DPL against negative sampling, MF: its BPR, BNS and DPL rows
+  repeat Tables 4.2 (RNS, BNS) and 5.2 (DPL) and share their runs; "DPL with Hard Samples" is DPL
+  (mini-batch, as Table 5.2) whose N = 5 negatives are each the highest-scored of 5 uniform
+  non-interacted candidates (DNS, ``fit_mf(sampler="dns")``), with τ⁺ = 0.3 (§5.6.2.3: 0.3 on
+  MovieLens-100K, 0.25 on MovieLens-1M; the thesis gives no candidate count, 5 is its DNS / BNS
+  setting); run key ``("mf", "dpl", "sampler=dns", "tau_plus=0.3")``;
+* validation searches (``--tune PNS AOBPR BCL BCL-released``, :data:`TUNING`, issue 22) — for
+  each method a stage-wise grid (:func:`validation_search`; ``--tune-grid`` replaces a method's
+  stages): each candidate is one run (seed ``--tune-seed``) on train minus ``--valid-fraction`` of
+  it, the test pairs removed from what the trainer receives, scored by validation NDCG@10 after
+  the last epoch (variant ``valid-tuned``) or at its best evaluated epoch (``valid-tuned-es``);
+  the chosen keywords become ``"name=value"`` items of the row's run key (those equal to the
+  trainer's default are left out, so a default choice shares the untuned row's runs), run with
+  every seed: ``valid-tuned`` on the whole training split reporting the last epoch,
+  ``valid-tuned-es`` on train minus validation reporting the best validation epoch (its own
+  ``protocol=valid`` item). Every candidate's score goes to ``OUT/tuning.csv`` and the markdown;
 * LightGCN (``--models lightgcn``; thesis §4.5.1.2) — the same mini-batch trainer with
   :class:`~negtheory.bridge.recommend.LightGCN` and the thesis's LightGCN settings
   (:data:`~negtheory.bridge.recommend.LIGHTGCN_THESIS`): d = 32, one layer, Adam lr 0.01 multiplied
@@ -66,6 +82,7 @@ jobs are kept in ``OUT/runs/`` and reused by a rerun.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import time
@@ -73,6 +90,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._cli_common import CommandError, default_output, input_file, integer, output_dir, real
+from .._validation import int_scalar
 from ._common import (
     DATA_FORMATS,
     add_executor_arguments,
@@ -85,7 +103,7 @@ from .thesis_numbers import DATASETS
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
     import pandas as pd
@@ -102,6 +120,8 @@ __all__ = [
     "HELP",
     "BNS_VARIANTS",
     "SRNS_VARIANTS",
+    "TUNING",
+    "TUNE_VARIANTS",
     "add_arguments",
     "run",
     "plan",
@@ -110,9 +130,12 @@ __all__ = [
     "verdicts",
     "verdicts_markdown",
     "TOLERANCE",
+    "validation_search",
+    "parse_tune_grid",
+    "tuning_markdown",
 ]
 
-TABLES = ("4.2", "4.3", "4.4", "4.5", "5.2", "6.3")
+TABLES = ("4.2", "4.3", "4.4", "4.5", "5.2", "5.3", "6.3")
 DEFAULT_BNS_SIZES = ("1", "3", "5", "10", "20", "50", "100")
 ALL_BNS_SIZES = ("1", "3", "5", "10", "20", "50", "100", "500", "all")
 METRICS = ("precision", "recall", "ndcg")
@@ -130,6 +153,8 @@ LIGHTGCN_VARIANTS = {
     # the batch the thesis gives for MovieLens-1M (and its ch. 5-6 MF code) instead of 128: 8x fewer steps
     "batch1024": dict(batch_size=1024),
 }
+#: τ⁺ of "DPL with Hard Samples" on MovieLens-100K (thesis §5.6.2.3, Table 5.3; 0.25 on MovieLens-1M)
+DPL_HARD_TAU_PLUS = 0.3
 #: SRNS readings beside the default (the released run script): variant -> fit_bpr_sgd keywords
 SRNS_VARIANTS = {
     # the released SRNS_main.py's argparse defaults (S1 = 20, S2 = S1, alpha = 1, warm-up 1 epoch, tau = 1)
@@ -157,6 +182,30 @@ ABLATION_VARIANTS = {
 }
 #: Table 4.4's losses: printed name -> variant of ABLATION_VARIANTS (None: BPR, Table 4.2's runs)
 TABLE44_LOSSES = {"BPR": None, "BCE": "bce", "InfoNCE": "infonce"}
+#: hyper-parameter searches on validation (issue 22): method -> its row (table, setting), the run key
+#: the candidates extend and the stages of the search (each stage a grid over the named keywords,
+#: searched with the earlier stages' choices fixed; keywords of no stage keep their defaults)
+TUNING: dict[str, dict[str, Any]] = {
+    # PNS's exponent of pop^beta (thesis: 0.75, as word2vec); 0 is uniform over the items
+    "PNS": dict(table="4.2", setting="BPR-MF SGD", base=("sgd", "pns", 5, "popularity"),
+                stages=({"pns_power": (0.0, 0.25, 0.5, 0.75, 1.0)},)),
+    # AOBPR's lambda of P(r) ∝ exp(-r / lambda), in items (log grid around |I| / 20 on MovieLens-100K)
+    "AOBPR": dict(table="4.2", setting="BPR-MF SGD", base=("sgd", "aobpr", 5, "popularity"),
+                  stages=({"rank_scale": (10.0, 30.0, 100.0, 300.0, 1000.0)},)),
+    # BCL (eq. 6.48 and the released form): alpha x tau+ at beta = 0.6, then beta
+    "BCL": dict(table="6.3", setting="MF", base=("mf", "bcl"),
+                stages=({"alpha": (0.55, 0.7, 0.85), "tau_plus": (0.02, 0.06, 0.1)}, {"beta": (0.2, 0.4, 0.6, 0.8)})),
+    "BCL-released": dict(table="6.3", setting="MF", base=("mf", "bcl_released"),
+                         stages=({"alpha": (0.55, 0.7, 0.85), "tau_plus": (0.02, 0.06, 0.1)}, {"beta": (0.2, 0.4, 0.6, 0.8)})),
+}  # fmt: skip
+#: variants of a tuned row: name -> (the validation score of a candidate, the protocol of the reported runs):
+#: ``valid-tuned`` scores validation NDCG@10 after the last epoch and reports the chosen value's
+#: runs on the whole training split after their last epoch; ``valid-tuned-es`` (early stopping)
+#: scores the best validation NDCG@10 over the evaluated epochs and reports the chosen value's runs
+#: on train minus validation at their best validation epoch
+TUNE_VARIANTS = {"valid-tuned": ("final", "fixed"), "valid-tuned-es": ("best", "valid")}
+#: the validation metric of the searches
+TUNE_METRIC = "valid_ndcg@10"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -263,6 +312,31 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=5,
         help="evaluate every this many epochs (the max-over-epochs convention uses these)",
     )
+    p.add_argument(
+        "--tune",
+        nargs="*",
+        default=[],
+        choices=list(TUNING),
+        help="add rows whose hyper-parameters are chosen by validation NDCG@10 (10%% of train held out, test never read); "
+        "grids and scores in OUT/tuning.csv",
+    )
+    p.add_argument(
+        "--tune-variants",
+        nargs="+",
+        default=list(TUNE_VARIANTS),
+        choices=list(TUNE_VARIANTS),
+        help="valid-tuned: score after the last epoch, report runs on all of train; "
+        "valid-tuned-es: score at the best epoch, report at the best validation epoch",
+    )
+    p.add_argument(
+        "--tune-grid",
+        nargs="+",
+        default=[],
+        metavar="METHOD:NAME=V1,V2[:NAME=...]",
+        help="one search stage per argument, e.g. BCL:alpha=0.55,0.7:tau_plus=0.02,0.06 BCL:beta=0.4,0.6; "
+        "a method's stages given here replace its default ones",
+    )
+    p.add_argument("--tune-seed", type=integer(0), default=0, help="seed of the searches' runs and validation split")
     add_executor_arguments(p)
     p.add_argument(
         "--out",
@@ -359,6 +433,12 @@ def plan(
         rows.append(("5.2", "BPR", "MF", "-", ("sgd", "rns", 5, "popularity")))
         for name in ("InfoNCE", "DCL", "HCL", "DPL"):
             rows.append(("5.2", name, "MF", "-", ("mf", name.lower())))
+    if "5.3" in tables:
+        # BPR, BNS and DPL repeat Tables 4.2 / 5.2 (same runs); DPL with hard samples: DNS negatives, tau+ = 0.3
+        rows.append(("5.3", "BPR", "MF", "-", ("sgd", "rns", 5, "popularity")))
+        rows.append(("5.3", "BNS", "MF", "-", ("sgd", "bns", 5, "popularity")))
+        rows.append(("5.3", "DPL", "MF", "-", ("mf", "dpl")))
+        rows.append(("5.3", "DPL-hard", "MF", "-", ("mf", "dpl", "sampler=dns", f"tau_plus={DPL_HARD_TAU_PLUS:g}")))
     if "6.3" in tables:
         for name in ("InfoNCE", "DCL", "HCL", "BCL"):
             rows.append(("6.3", name, "MF", "-", ("mf", name.lower())))
@@ -444,8 +524,12 @@ def _job(data, task):
     key, seed, _train, _test, epochs, protocol, valid_fraction, eval_every, progress = task[:9]
     from negtheory.recsys import fit_bpr_sgd
 
-    if protocol == "valid":
+    key, over = _split_key(key)
+    protocol = over.pop("protocol", protocol)
+    if protocol in ("valid", "tune"):
         data = data.with_validation(valid_fraction, rng=seed)
+    if protocol == "tune":  # a hyper-parameter search's run: the test split never reaches the trainer
+        data = dataclasses.replace(data, test=data.test[:0])
     t0 = time.perf_counter()
     if key[0] == "sgd":
         _, sampler, cand, prior, *variant = key
@@ -460,9 +544,10 @@ def _job(data, task):
             candidates=cand,
             prior=prior,
             **({**BNS_VARIANTS, **SRNS_VARIANTS, **ABLATION_VARIANTS}[variant[0]] if variant else {}),
+            **over,
             epochs=epochs or 100,
             eval_every=eval_every,
-            eval_on="both" if protocol == "valid" else "test",
+            eval_on={"valid": "both", "tune": "valid"}.get(protocol, "test"),
             rng=seed,
             progress=progress,
         )
@@ -475,8 +560,172 @@ def _job(data, task):
     else:
         from negtheory.bridge.recommend import fit_mf
 
-        res = fit_mf(data, key[1], epochs=epochs or 200, eval_every=eval_every, rng=seed, progress=progress)
-    return key, seed, res["history"], time.perf_counter() - t0
+        res = fit_mf(data, key[1], **over, epochs=epochs or 200, eval_every=eval_every, rng=seed, progress=progress)
+    return task[0], seed, res["history"], time.perf_counter() - t0
+
+
+def _split_key(key: tuple) -> tuple[tuple, dict[str, Any]]:
+    """A run key without its ``"name=value"`` items, and those items as keyword arguments.
+
+    Values are read as int, else float, else kept as strings; ``protocol=valid`` names the run's
+    own protocol (the early-stopping rows of a validation search).
+    """
+    base, over = [], {}
+    for x in key:
+        if isinstance(x, str) and "=" in x:
+            name, val = x.split("=", 1)
+            for conv in (int, float):
+                try:
+                    val = conv(val)
+                    break
+                except ValueError:
+                    pass
+            over[name] = val
+        else:
+            base.append(x)
+    return tuple(base), over
+
+
+def _key_protocol(key: tuple, protocol: str) -> str:
+    """The protocol of a run key: its ``protocol=...`` item, else the table's."""
+    return _split_key(key)[1].get("protocol", protocol)
+
+
+def _tuned_key(base: tuple, params: Mapping[str, Any]) -> tuple:
+    """``base`` extended by ``"name=value"`` items for the keywords that differ from the trainer's default.
+
+    A candidate equal to the default run shares its run key, hence its runs and cached results.
+    """
+    import inspect
+
+    if base[0] == "sgd":
+        from negtheory.recsys import fit_bpr_sgd as fit
+    else:
+        from negtheory.bridge.recommend import fit_mf as fit
+    defaults = {n: p.default for n, p in inspect.signature(fit).parameters.items()}
+    return base + tuple(_key_item(n, v) for n, v in sorted(params.items()) if n not in defaults or defaults[n] != v)
+
+
+def _key_item(name: str, value: Any) -> str:
+    """``"name=value"`` for a run key (floats in the shortest form that reads back equal; 1.0 as 1, so 1 and 1.0 share runs)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return f"{name}={value!r}" if isinstance(value, float) else f"{name}={value}"
+
+
+def parse_tune_grid(specs: Sequence[str]) -> dict[str, list[dict[str, tuple]]]:
+    """``--tune-grid`` arguments -> ``{method: [stage, ...]}`` (one stage per argument, in order).
+
+    Parameters
+    ----------
+    specs : sequence of str
+        ``"METHOD:NAME=V1,V2[:NAME=V1,...]"``, METHOD a key of :data:`TUNING`; values are read as
+        int, else float, else kept as strings.
+
+    Returns
+    -------
+    dict
+        Method -> its stages, each a dict keyword -> tuple of candidate values.
+
+    Raises
+    ------
+    ValueError
+        A malformed spec or an unknown method (the message names ``tune_grid``).
+
+    Examples
+    --------
+    >>> from negtheory.reproduce.thesis_tables import parse_tune_grid
+    >>> parse_tune_grid(["BCL:alpha=0.55,0.7:tau_plus=0.06", "BCL:beta=0.6", "PNS:pns_power=0,1"])
+    {'BCL': [{'alpha': (0.55, 0.7), 'tau_plus': (0.06,)}, {'beta': (0.6,)}], 'PNS': [{'pns_power': (0, 1)}]}
+    """
+    out: dict[str, list[dict[str, tuple]]] = {}
+    for spec in specs:
+        method, *parts = str(spec).split(":")
+        if method not in TUNING or not parts:
+            raise ValueError(f"tune_grid: expected METHOD:NAME=V1,V2 with METHOD among {tuple(TUNING)}, got {spec!r}")
+        stage = {}
+        for part in parts:
+            name, eq, vals = part.partition("=")
+            if not eq or not name or not vals:
+                raise ValueError(f"tune_grid: expected NAME=V1,V2 in {spec!r}, got {part!r}")
+            stage[name] = tuple(_split_key((f"{name}={v}",))[1][name] for v in vals.split(","))
+        out.setdefault(method, []).append(stage)
+    return out
+
+
+def validation_search(
+    evaluate: Callable[[list[dict[str, Any]]], Sequence[float]],
+    stages: Sequence[Mapping[str, Sequence[Any]]],
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    r"""A stage-wise grid search: the candidate of largest validation score in each stage.
+
+    Stage s evaluates every combination of its grids (the Cartesian product), each combined with
+    the choices of stages 1 .. s - 1, and keeps
+
+    .. math:: \theta_s = \arg\max_{\theta \in \Theta_s} \mathrm{score}(\theta)
+
+    (the first in grid order on ties; a NaN score never wins unless all are NaN). ``evaluate``
+    sees only the candidates, so what it trains on — train minus validation in
+    :func:`run_tables`, never test — is its business.
+
+    Parameters
+    ----------
+    evaluate : callable
+        ``evaluate(candidates) -> scores``: a list of keyword dicts in, one float per dict out
+        (larger is better); called once per stage, so a stage's runs can go in parallel.
+    stages : sequence of mapping
+        Each stage a non-empty mapping keyword -> non-empty sequence of values.
+
+    Returns
+    -------
+    chosen : dict
+        The keywords of the last stage's winner (all stages' choices).
+    records : list of dict
+        One per candidate evaluated: ``stage`` (1-based), ``params`` (dict), ``score``, ``chosen``
+        (the winner of its stage).
+
+    Raises
+    ------
+    ValueError
+        ``stages`` is empty, a stage or grid is empty, or ``evaluate`` returns the wrong number
+        of scores.
+
+    Examples
+    --------
+    >>> from negtheory.reproduce.thesis_tables import validation_search
+    >>> f = lambda cands: [-(c["a"] - 2) ** 2 - (c.get("b", 0) - 1) ** 2 for c in cands]
+    >>> validation_search(f, [{"a": [0, 1, 2, 3]}, {"b": [0, 1]}])[0]
+    {'a': 2, 'b': 1}
+    """
+    import itertools
+
+    if not stages:
+        raise ValueError("stages must hold at least one stage")
+    chosen: dict[str, Any] = {}
+    records: list[dict[str, Any]] = []
+    for n, stage in enumerate(stages, start=1):
+        if not stage or any(len(list(v)) == 0 for v in stage.values()):
+            raise ValueError(f"stages: stage {n} must map each keyword to a non-empty grid, got {dict(stage)!r}")
+        names = list(stage)
+        cands = [{**chosen, **dict(zip(names, vals))} for vals in itertools.product(*(list(stage[k]) for k in names))]
+        scores = [float(x) for x in evaluate(cands)]
+        if len(scores) != len(cands):
+            raise ValueError(f"evaluate returned {len(scores)} scores for {len(cands)} candidates")
+        best = max(
+            range(len(cands)), key=lambda i: (not math.isnan(scores[i]), scores[i] if not math.isnan(scores[i]) else 0.0, -i)
+        )
+        chosen = cands[best]
+        records += [dict(stage=n, params=c, score=sc, chosen=i == best) for i, (c, sc) in enumerate(zip(cands, scores))]
+    return chosen, records
+
+
+def _tune_score(history: list[dict[str, Any]], criterion: str) -> tuple[float, int]:
+    """(validation NDCG@10, its epoch): after the last evaluation (``"final"``) or the best one (``"best"``)."""
+    if criterion == "final":
+        h = history[-1]
+    else:
+        h = max(history, key=lambda r: r.get(TUNE_METRIC, -math.inf))
+    return float(h.get(TUNE_METRIC, math.nan)), int(h["epoch"])
 
 
 def _reported(history, protocol):
@@ -518,6 +767,47 @@ def _cache_name(task):
     return "_".join(str(x) for x in key) + f"_seed{seed}_" + hashlib.sha1(ident.encode()).hexdigest()[:10] + ".json"
 
 
+def _execute(tasks, *, train, test, format, cache_dir, executor, jobs, progress, desc):
+    """Run the tasks not in ``cache_dir`` (storing each as it finishes); all as ``(key, seed, history, seconds)``."""
+    import json
+
+    out = []
+    todo = []
+    cache = Path(cache_dir) if cache_dir is not None else None
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+    for t in tasks:
+        f = cache / _cache_name(t) if cache is not None else None
+        if f is not None and f.exists():
+            rec = json.loads(f.read_text())
+            out.append((t[0], t[1], rec["history"], rec["seconds"]))
+        else:
+            todo.append(t)
+    bar = None
+    if progress and tasks:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc=desc, unit="run")
+    if todo:
+        from negtheory.recsys import load_split
+
+        data = load_split(train, test, format=format)
+        for i, (key, seed, hist, secs) in run_jobs(_job, data, todo, executor=executor, jobs=jobs):
+            # through JSON whether stored or not: a fresh, a resumed and a remote run give the same numbers
+            text = json.dumps({"run": str(key), "seed": seed, "history": hist, "seconds": secs})
+            if cache is not None:
+                tmp = cache / (_cache_name(todo[i]) + ".tmp")
+                tmp.write_text(text)
+                tmp.replace(cache / _cache_name(todo[i]))
+            rec = json.loads(text)
+            out.append((todo[i][0], todo[i][1], rec["history"], rec["seconds"]))
+            if bar is not None:
+                bar.update()
+    if bar is not None:
+        bar.close()
+    return out
+
+
 def run_tables(
     train: InteractionSource,
     test: InteractionSource,
@@ -542,6 +832,11 @@ def run_tables(
     bns2_warm: Sequence[int] = (20,),
     user_file: str | os.PathLike[str] | None = None,
     user_id_offset: int = 0,
+    tune: Sequence[str] = (),
+    tune_variants: Sequence[str] = tuple(TUNE_VARIANTS),
+    tune_stages: Mapping[str, Sequence[Mapping[str, Sequence[Any]]]] | None = None,
+    tune_seed: int = 0,
+    tuning_records: list[dict[str, Any]] | None = None,
 ) -> tuple[list[tuple[str, str, str, str, tuple | None]], pd.DataFrame, dict[tuple, list[dict[str, Any]]]]:
     r"""Run every needed (run, seed); return ``(rows, runs, histories)``.
 
@@ -603,6 +898,23 @@ def run_tables(
     user_id_offset : int
         Raw user id of the split = id in ``user_file`` + this (default 0; -1 for 0-based
         interaction files, :func:`negtheory.recsys.read_user_occupations`).
+    tune : sequence of str
+        Methods (keys of :data:`TUNING`) whose hyper-parameters are chosen on validation: for each,
+        :func:`validation_search` over its stages, each candidate one run (seed ``tune_seed``) on
+        train minus ``valid_fraction`` of it (split seeded by ``tune_seed``; the test pairs are
+        removed from what the trainer receives), scored by :data:`TUNE_METRIC`; then one row per
+        variant of ``tune_variants`` (:data:`TUNE_VARIANTS`), whose run key carries the chosen
+        keywords and is run with ``seeds`` seeds like any other (default: none).
+    tune_variants : sequence of str
+        Variants of the tuned rows (default both ``valid-tuned`` and ``valid-tuned-es``).
+    tune_stages : mapping, optional
+        Method -> stages replacing :data:`TUNING`'s (e.g. from :func:`parse_tune_grid`).
+    tune_seed : int
+        Seed of the searches' runs and validation split (default 0).
+    tuning_records : list, optional
+        If given, one dict per (method, variant, candidate) is appended: ``method, table, setting,
+        variant, criterion, stage, params``, one column per keyword, ``valid_ndcg@10, epoch,
+        chosen, seed, valid_fraction``.
 
     Returns
     -------
@@ -617,69 +929,76 @@ def run_tables(
     Raises
     ------
     ValueError
-        ``tables`` and ``methods`` select no row.
+        ``tables`` and ``methods`` select no row (and ``tune`` is empty), or a ``tune*`` argument
+        is invalid.
     """
-    import json
-
     import pandas as pd
 
     if format not in DATA_FORMATS:
         raise ValueError(f"format must be one of {', '.join(DATA_FORMATS)}, got {format!r}")
+    bad = [m for m in tune if m not in TUNING]
+    if bad:
+        raise ValueError(f"tune must name methods among {tuple(TUNING)}, got {bad}")
+    bad = [v for v in tune_variants if v not in TUNE_VARIANTS]
+    if bad or (tune and not tune_variants):
+        raise ValueError(f"tune_variants must be among {tuple(TUNE_VARIANTS)}, got {list(tune_variants)}")
+    bad = [m for m in (tune_stages or {}) if m not in TUNING]
+    if bad:
+        raise ValueError(f"tune_stages must be keyed by methods among {tuple(TUNING)}, got {bad}")
+    tune_seed = int_scalar("tune_seed", tune_seed, 0)
     rows = plan(tables, methods, bns_sizes, bns_variants, srns_variants, models, lightgcn_variants,
                 bns2_warm=bns2_warm, occupation=user_file is not None)  # fmt: skip
-    if not rows:
+    if not rows and not tune:
         raise ValueError(
             f"no row selected by tables {list(tables)}, methods {list(methods or [])} and models {list(models)}; "
             f"the methods of these tables are {', '.join(method_names(tables))}"
         )
-    keys = sorted({r[4] for r in rows if r[4] is not None}, key=str)
     # epoch bars only when runs go one at a time in this process (workers would interleave them)
     local = executor is None or executor == "local"
+    bars = progress and jobs == 1 and local
+    ex = dict(train=train, test=test, format=format, cache_dir=cache_dir, executor=executor, jobs=jobs, progress=progress)
+    for method in tune:
+        spec = TUNING[method]
+        stages = (tune_stages or {}).get(method) or spec["stages"]
+        done: dict[tuple, list[dict[str, Any]]] = {}
+
+        def evaluate(cands, criterion, base=spec["base"], done=done, method=method):
+            keys = [_tuned_key(base, c) for c in cands]
+            new = [k for k in dict.fromkeys(keys) if k not in done]
+            tasks = [(k, tune_seed, str(train), str(test), epochs, "tune", valid_fraction, eval_every, bars, format) for k in new]
+            for k, _, hist, _ in _execute(tasks, **ex, desc=f"{method} search"):
+                done[k] = hist
+            return [_tune_score(done[k], criterion)[0] for k in keys]
+
+        for variant in tune_variants:
+            criterion, proto = TUNE_VARIANTS[variant]
+            chosen, recs_v = validation_search(lambda c, crit=criterion: evaluate(c, crit), stages)
+            key = _tuned_key(spec["base"], chosen)
+            if proto != protocol:
+                key += (f"protocol={proto}",)
+            rows.append((spec["table"], method, spec["setting"], variant, key))
+            for r in recs_v:
+                k = _tuned_key(spec["base"], r["params"])
+                score, epoch = _tune_score(done[k], criterion)
+                rec = dict(method=method, table=spec["table"], setting=spec["setting"], variant=variant,
+                           criterion="last epoch" if criterion == "final" else "best epoch", stage=r["stage"],
+                           params=";".join(f"{n}={v}" for n, v in sorted(r["params"].items())), **r["params"],
+                           **{TUNE_METRIC: score}, epoch=epoch, chosen=r["chosen"], seed=tune_seed,
+                           valid_fraction=valid_fraction)  # fmt: skip
+                if tuning_records is not None:
+                    tuning_records.append(rec)
+    keys = sorted({r[4] for r in rows if r[4] is not None}, key=str)
     tasks = [
-        (k, s, str(train), str(test), epochs, protocol, valid_fraction, eval_every, progress and jobs == 1 and local, format)
+        (k, s, str(train), str(test), epochs, protocol, valid_fraction, eval_every, bars, format)
         + ((str(user_file), int(user_id_offset)) if user_file is not None else ())
         for k in keys
         for s in range(seeds)
     ]
-    out = []
-    todo = []
-    cache = Path(cache_dir) if cache_dir is not None else None
-    if cache is not None:
-        cache.mkdir(parents=True, exist_ok=True)
-    for t in tasks:
-        f = cache / _cache_name(t) if cache is not None else None
-        if f is not None and f.exists():
-            rec = json.loads(f.read_text())
-            out.append((t[0], t[1], rec["history"], rec["seconds"]))
-        else:
-            todo.append(t)
-
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc="thesis-tables runs", unit="run")
-    if todo:
-        from negtheory.recsys import load_split
-
-        data = load_split(train, test, format=format)
-        for i, (key, seed, hist, secs) in run_jobs(_job, data, todo, executor=executor, jobs=jobs):
-            # through JSON whether stored or not: a fresh, a resumed and a remote run give the same numbers
-            text = json.dumps({"run": str(key), "seed": seed, "history": hist, "seconds": secs})
-            if cache is not None:
-                tmp = cache / (_cache_name(todo[i]) + ".tmp")
-                tmp.write_text(text)
-                tmp.replace(cache / _cache_name(todo[i]))
-            rec = json.loads(text)
-            out.append((todo[i][0], todo[i][1], rec["history"], rec["seconds"]))
-            if bar is not None:
-                bar.update()
-    if bar is not None:
-        bar.close()
+    out = _execute(tasks, **ex, desc="thesis-tables runs")
     recs = []
     out.sort(key=lambda r: (str(r[0]), r[1]))  # completion order does not matter
     for key, seed, hist, secs in out:
-        rep, epoch, mx = _reported(hist, protocol)
+        rep, epoch, mx = _reported(hist, _key_protocol(key, protocol))
         for conv, vals in (("reported", rep), ("max_test_over_epochs (released code)", mx)):
             for name, v in vals.items():
                 metric, k = name.split("@")
@@ -776,12 +1095,13 @@ def summarize(
 
     from .thesis_numbers import thesis_value
 
-    conv_label = {
-        "reported": "final epoch" if protocol == "fixed" else "best validation epoch",
-        "max_test_over_epochs (released code)": "max_test_over_epochs (released code)",
-    }
     lines = []
     for table, method, setting, variant, key in rows:
+        own = protocol if key is None else _key_protocol(key, protocol)  # early-stopping rows: their own
+        conv_label = {
+            "reported": "final epoch" if own == "fixed" else "best validation epoch",
+            "max_test_over_epochs (released code)": "max_test_over_epochs (released code)",
+        }
         for conv in ("reported", "max_test_over_epochs (released code)"):
             for metric in METRICS:
                 for k in (5, 10, 20):
@@ -985,6 +1305,45 @@ def verdicts_markdown(v: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def tuning_markdown(records: Sequence[Mapping[str, Any]], valid_fraction: float = 0.1, seed: int = 0) -> list[str]:
+    """Markdown lines of the validation searches: per tuned row, every candidate's score and the choice.
+
+    Parameters
+    ----------
+    records : sequence of mapping
+        The ``tuning_records`` of :func:`run_tables`.
+    valid_fraction : float
+        The validation share, for the heading (default 0.1).
+    seed : int
+        The searches' seed, for the heading (default 0).
+
+    Returns
+    -------
+    list of str
+        A section ``## Hyper-parameters chosen on validation`` (a table per method and variant).
+    """
+    lines = [
+        "## Hyper-parameters chosen on validation",
+        "",
+        f"Each candidate: one run (seed {seed}) on train minus {valid_fraction:g} of it (test never read), "
+        f"scored by validation NDCG@10; the chosen value (**bold**) is then run with every seed and reported above "
+        "under the variant's name.",
+        "",
+    ]
+    groups: dict[tuple, list[Mapping[str, Any]]] = {}
+    for r in records:
+        groups.setdefault((r["method"], r["variant"], r["criterion"]), []).append(r)
+    for (method, variant, criterion), rs in groups.items():
+        chosen = [r for r in rs if r["chosen"] and r["stage"] == max(x["stage"] for x in rs)][0]
+        lines += [f"### {method}, {variant} (validation NDCG@10 at the {criterion}): chosen {chosen['params']}", ""]
+        lines += ["| stage | candidate | valid NDCG@10 | epoch |", "|---|---|---|---|"]
+        for r in rs:
+            cell = f"**{r['params']}**" if r["chosen"] else r["params"]
+            lines.append(f"| {r['stage']} | {cell} | {r[TUNE_METRIC]:.4f} | {r['epoch']} |")
+        lines.append("")
+    return lines
+
+
 def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "ml-100k") -> Figure:
     """negtheory (mean, 95 % interval) against the thesis's printed value, one panel per table.
 
@@ -1080,6 +1439,10 @@ def run(args: argparse.Namespace) -> int:
             )
     from ..recsys import load_split
 
+    try:
+        tune_stages = parse_tune_grid(getattr(args, "tune_grid", []))
+    except ValueError as e:
+        raise CommandError(f"--tune-grid: {e}") from None
     input_file(args.train, "--train")
     input_file(args.test, "--test")
     split = load_split(args.train, args.test, format=args.format)  # a malformed file fails here, before any folder or run
@@ -1104,6 +1467,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--out {out} is not writable")
     executor, close = connect_executor(args)
     t0 = time.perf_counter()
+    tuning: list[dict[str, Any]] = []
     try:
         rows, runs, histories = run_tables(
             args.train,
@@ -1128,6 +1492,11 @@ def run(args: argparse.Namespace) -> int:
             bns2_warm=getattr(args, "bns2_warm", [20]),
             user_file=user_file,
             user_id_offset=getattr(args, "user_id_offset", 0),
+            tune=getattr(args, "tune", []),
+            tune_variants=getattr(args, "tune_variants", list(TUNE_VARIANTS)),
+            tune_stages=tune_stages,
+            tune_seed=getattr(args, "tune_seed", 0),
+            tuning_records=tuning,
         )
     finally:
         close()
@@ -1155,6 +1524,11 @@ def run(args: argparse.Namespace) -> int:
             verdicts_markdown(v),
             "",
         ]
+    if tuning:
+        import pandas as pd
+
+        pd.DataFrame(tuning).to_csv(out / "tuning.csv", index=False)
+        md += tuning_markdown(tuning, args.valid_fraction, getattr(args, "tune_seed", 0))
     sq = sampling_quality_table(rows, histories)
     if len(sq):
         sq.to_csv(out / "sampling_quality.csv", index=False)
