@@ -398,8 +398,9 @@ EXTRA_DESCRIPTIONS = {
     "against T on 1000 x 1000 items, 300 000 pairs, batch 512 (300 steps, 5 seeds).",
     "relaxed_softmax_tstar_ablation": "**Where T* comes from** — KL(P ‖ Pop(I) × g) against T for D = 1/P_i, one "
     "factor at a time: catalogue size, embedding size, RS negatives (5 seeds; stars: argmins).",
-    "thesis_tables_ml100k": "**Thesis Tables 4.2, 4.5, 5.2, 6.3** — NDCG@10 on MovieLens-100K: the printed "
-    "values against negtheory's runs (3 seeds, 95 % intervals).",
+    "thesis_tables_ml100k": "**Thesis Tables 4.2-4.5, 5.2, 5.3, 6.3** — NDCG@10 on MovieLens-100K: the printed "
+    "values against negtheory's runs and their named readings (MF and LightGCN; 3 seeds unless marked, 95 % "
+    "intervals).",
     "wu_k_sweep_ml100k": "**Wu et al. on MovieLens-100K** — InfoNCE-MF validation and test NDCG@10 against K, "
     "with the K* predicted from the K = 1 model's validation AUC.",
     "sim_vs_train_ml100k": "**Simulation against training on MovieLens-100K** — each estimator's MSE in real training "

@@ -1367,8 +1367,15 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "
 
     sub = df[(df.metric == metric) & (df.k == k) & (~df.convention.str.startswith("max_test"))]
     tables = list(dict.fromkeys(sub.table))
-    fig = Figure(figsize=(3.2 * len(tables) + 1, 3.8), layout="constrained")
-    axes = fig.subplots(1, len(tables), squeeze=False)[0]
+    # at most four panels a row: seven tables side by side leave no room for the row labels
+    ncols = min(4, len(tables))
+    nrows = -(-len(tables) // ncols)
+    width = 3.2 * ncols + 1 if nrows == 1 else 4.6 * ncols
+    fig = Figure(figsize=(width, 3.8 if nrows == 1 else 4.4 * nrows), layout="constrained")
+    grid = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    for ax in grid[len(tables) :]:
+        ax.set_axis_off()
+    axes = grid[: len(tables)]
     for ax, table in zip(axes, tables):
         g = sub[sub.table == table]
         if table == "4.5":  # one x per |M_u|, one series per variant (|M_u| = 1, variant "-", in each)
