@@ -293,18 +293,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=int,
         default=[20],
         choices=list(BNS2_WARM_EPOCHS),
-        help="E of Table 4.3's BNS-2 (RNS for E epochs, then BNS; the thesis states none), one row per value",
+        help="E of Table 4.3's BNS-2 (RNS for E epochs, then BNS; the thesis states none), one row per value (default: 20)",
     )
     p.add_argument(
         "--user-file",
         default=None,
-        help="MovieLens-100K's u.user (user|age|gender|occupation|zip): runs Table 4.3's BNS-4 (occupation prior)",
+        help="MovieLens-100K's u.user (user|age|gender|occupation|zip): runs Table 4.3's BNS-4 (occupation prior; default: none, BNS-4 not run)",
     )
     p.add_argument(
         "--user-id-offset",
         type=int,
         default=0,
-        help="raw user id of --train/--test = u.user id + this (-1 for 0-based interaction files)",
+        help="raw user id of --train/--test = u.user id + this (-1 for 0-based interaction files; default: 0)",
     )
     p.add_argument(
         "--eval-every",
@@ -318,7 +318,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=[],
         choices=list(TUNING),
         help="add rows whose hyper-parameters are chosen by validation NDCG@10 (10%% of train held out, test never read); "
-        "grids and scores in OUT/tuning.csv",
+        "grids and scores in OUT/tuning.csv (default: none)",
     )
     p.add_argument(
         "--tune-variants",
@@ -326,7 +326,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=list(TUNE_VARIANTS),
         choices=list(TUNE_VARIANTS),
         help="valid-tuned: score after the last epoch, report runs on all of train; "
-        "valid-tuned-es: score at the best epoch, report at the best validation epoch",
+        "valid-tuned-es: score at the best epoch, report at the best validation epoch (default: both)",
     )
     p.add_argument(
         "--tune-grid",
@@ -334,9 +334,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=[],
         metavar="METHOD:NAME=V1,V2[:NAME=...]",
         help="one search stage per argument, e.g. BCL:alpha=0.55,0.7:tau_plus=0.02,0.06 BCL:beta=0.4,0.6; "
-        "a method's stages given here replace its default ones",
+        "a method's stages given here replace its default ones (default: the grids of TUNING)",
     )
-    p.add_argument("--tune-seed", type=integer(0), default=0, help="seed of the searches' runs and validation split")
+    p.add_argument("--tune-seed", type=integer(0), default=0, help="seed of the searches' runs and validation split (default: 0)")
     add_executor_arguments(p)
     p.add_argument(
         "--out",
@@ -599,10 +599,14 @@ def _tuned_key(base: tuple, params: Mapping[str, Any]) -> tuple:
     import inspect
 
     if base[0] == "sgd":
-        from negtheory.recsys import fit_bpr_sgd as fit
-    else:
-        from negtheory.bridge.recommend import fit_mf as fit
-    defaults = {n: p.default for n, p in inspect.signature(fit).parameters.items()}
+        from negtheory.recsys import fit_bpr_sgd
+
+        sig = inspect.signature(fit_bpr_sgd)
+    else:  # torch only for the mini-batch trainer
+        from negtheory.bridge.recommend import fit_mf
+
+        sig = inspect.signature(fit_mf)
+    defaults = {n: p.default for n, p in sig.parameters.items()}
     return base + tuple(_key_item(n, v) for n, v in sorted(params.items()) if n not in defaults or defaults[n] != v)
 
 
@@ -972,7 +976,11 @@ def run_tables(
 
         for variant in tune_variants:
             criterion, proto = TUNE_VARIANTS[variant]
-            chosen, recs_v = validation_search(lambda c, crit=criterion: evaluate(c, crit), stages)
+
+            def scores(cands, crit=criterion):
+                return evaluate(cands, crit)
+
+            chosen, recs_v = validation_search(scores, stages)
             key = _tuned_key(spec["base"], chosen)
             if proto != protocol:
                 key += (f"protocol={proto}",)
