@@ -19,7 +19,7 @@ The real-data protocol of Liu Bin's thesis (ch. 4-6) in small parts (no torch ne
 
 The mini-batch contrastive losses of ch. 5-6 (InfoNCE, DCL, HCL, DPL, BCL) train in
 :mod:`negtheory.bridge.recommend` (torch extra); ``negtheory reproduce thesis-tables`` runs the
-MF rows of thesis Tables 4.2, 4.5, 5.2 and 6.3 on a user-supplied split.
+rows of thesis Tables 4.2-4.5, 5.2, 5.3 and 6.3 on a user-supplied split.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-r"""``negtheory reproduce thesis-tables``: the MF rows of thesis Tables 4.2-4.5, 5.2 and 6.3 (MovieLens-100K, -1M, Yahoo!-R3).
+r"""``negtheory reproduce thesis-tables``: the MF rows of thesis Tables 4.2-4.5, 5.2, 5.3 and 6.3 (MovieLens-100K, -1M, Yahoo!-R3).
 
 Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves open is an option):
 
@@ -112,7 +112,7 @@ if TYPE_CHECKING:
     from .._typing import InteractionSource
 
 HELP = (
-    "thesis Tables 4.2 / 4.3 / 4.4 / 4.5 / 5.2 / 6.3 (MF rows, LightGCN rows with --models lightgcn) "
+    "thesis Tables 4.2 / 4.3 / 4.4 / 4.5 / 5.2 / 5.3 / 6.3 (MF rows, LightGCN rows with --models lightgcn) "
     "on a user-supplied MovieLens-100K, MovieLens-1M or Yahoo!-R3 split"
 )
 
