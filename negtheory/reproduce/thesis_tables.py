@@ -1313,7 +1313,7 @@ def verdicts_markdown(v: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def tuning_markdown(records: Sequence[Mapping[str, Any]], valid_fraction: float = 0.1, seed: int = 0) -> list[str]:
+def tuning_markdown(records: Sequence[Mapping[str, Any]], valid_fraction: float = 0.1, tune_seed: int = 0) -> list[str]:
     """Markdown lines of the validation searches: per tuned row, every candidate's score and the choice.
 
     Parameters
@@ -1322,8 +1322,8 @@ def tuning_markdown(records: Sequence[Mapping[str, Any]], valid_fraction: float 
         The ``tuning_records`` of :func:`run_tables`.
     valid_fraction : float
         The validation share, for the heading (default 0.1).
-    seed : int
-        The searches' seed, for the heading (default 0).
+    tune_seed : int
+        The searches' seed, for the heading (default 0; ``tune_seed`` of :func:`run_tables`).
 
     Returns
     -------
@@ -1333,7 +1333,7 @@ def tuning_markdown(records: Sequence[Mapping[str, Any]], valid_fraction: float 
     lines = [
         "## Hyper-parameters chosen on validation",
         "",
-        f"Each candidate: one run (seed {seed}) on train minus {valid_fraction:g} of it (test never read), "
+        f"Each candidate: one run (seed {tune_seed}) on train minus {valid_fraction:g} of it (test never read), "
         f"scored by validation NDCG@10; the chosen value (**bold**) is then run with every seed and reported above "
         "under the variant's name.",
         "",
