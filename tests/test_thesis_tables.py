@@ -395,3 +395,9 @@ def test_verdicts_judge_each_printed_row_against_the_tolerance():
     assert ("5.2", "BPR", "Other") not in v
     row = verdicts(df).set_index("method").loc["AOBPR"]
     assert row.delta == pytest.approx(0.35 - 0.39) and row.best_variant == ""
+    with pytest.raises(ValueError, match="metric"):
+        verdicts(df, metric="mrr")
+    with pytest.raises(ValueError, match="tol"):
+        verdicts(df, tol=-0.01)
+    with pytest.raises(ValueError, match="missing columns"):
+        verdicts(df.drop(columns="variant"))

@@ -391,11 +391,8 @@ def dns_negatives(model: nn.Module, users: np.ndarray, candidates: np.ndarray) -
     dev = next(model.parameters()).device
     ut = torch.from_numpy(users.astype(np.int64)).to(dev)
     ct = torch.from_numpy(cand.astype(np.int64)).to(dev)
-    if isinstance(model, LightGCN):
-        eu, ei = model.propagate()
-        sc = (eu[ut][:, None, None, :] * ei[ct]).sum(-1)
-    else:
-        sc = (model.user(ut)[:, None, None, :] * model.item(ct)).sum(-1)
+    # the model's own scores (MF or LightGCN forward) of the B x (N*C) candidates
+    sc = model(ut, ct.reshape(len(ut), -1)).reshape(ct.shape)
     pick = sc.argmax(dim=-1).cpu().numpy()
     return np.take_along_axis(cand, pick[..., None], axis=-1)[..., 0]
 

@@ -1224,6 +1224,12 @@ def verdicts(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, tol: float = T
         reproduced"`` (no reading within ``tol``; ``best_variant`` the closest) or ``"not run"``;
         ``" (n seeds)"`` is appended when fewer than 3 seeds back the judged row.
 
+    Raises
+    ------
+    ValueError
+        ``metric`` is unknown, ``tol`` is negative or not finite, or ``df`` lacks a column of
+        :func:`summarize`'s table.
+
     Examples
     --------
     >>> import pandas as pd
@@ -1237,6 +1243,13 @@ def verdicts(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, tol: float = T
     import numpy as np
     import pandas as pd
 
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
+    if not (isinstance(tol, (int, float)) and math.isfinite(tol) and tol >= 0):
+        raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
+    missing = {"table", "method", "setting", "variant", "metric", "k", "thesis", "mean", "n_seeds", "convention"} - set(df)
+    if missing:
+        raise ValueError(f"df must be the tidy table of summarize(); missing columns {sorted(missing)}")
     sub = df[(df.metric == metric) & (df.k == k)]
     # never the released code's max over test epochs: it selects on test
     sub = sub[~sub.convention.str.startswith("max_test")]
