@@ -153,6 +153,21 @@ def test_bns_select_matches_numpy(with_ref):
     np.testing.assert_array_equal(got.numpy(), want)
 
 
+@pytest.mark.parametrize("n_cand", [1, 5, 8, 9, 40])
+def test_bns_count_le_both_paths_equal_brute_force(n_cand):
+    # the direct count (few candidates) and sort + searchsorted (many) against numpy's count,
+    # with ties (values on a 0.25 grid) and masked +inf references as BNS uses them
+    rng = np.random.default_rng(n_cand)
+    ref = np.round(rng.normal(0.0, 1.0, (7, 60)) * 4) / 4
+    ref[rng.random(ref.shape) < 0.2] = np.inf
+    cand = np.round(rng.normal(0.0, 1.0, (7, n_cand)) * 4) / 4
+    want = (ref[:, None, :] <= cand[:, :, None]).sum(-1)
+    got = S._count_le(torch.tensor(ref), torch.tensor(cand))
+    np.testing.assert_array_equal(got.numpy(), want)
+    srt = torch.sort(torch.tensor(ref), dim=-1)[0]
+    np.testing.assert_array_equal(torch.searchsorted(srt, torch.tensor(cand), right=True).numpy(), want)
+
+
 @pytest.mark.parametrize("temperature", [0.0, 0.3, 1.0, 5.0, math.inf])
 def test_boltzmann_log_probs_match_numpy(temperature):
     rng = np.random.default_rng(1)

@@ -67,6 +67,21 @@ def uniform_items(n_items, shape, generator=None, device=None):
 # --------------------------------------------------------------------------------------------
 # BNS (thesis ch. 4)
 # --------------------------------------------------------------------------------------------
+def _count_le(ref, cand):
+    """#{r in ref[b] : r <= cand[b, c]} for every b, c (integer counts, exact).
+
+    A few candidates against a long reference row (BNS's C = 5 against the catalog) are counted
+    by direct comparison, O(B C R) without a sort; many candidates by one sort of each row and a
+    binary search, O(B R log R + B C log R). Both give the same integers; the direct count costs
+    a tenth of the sort for C = 5 and R = 1682 (MovieLens-100K) on a CPU.
+    """
+    r = ref.shape[-1]
+    if cand.shape[-1] <= max(8, int(math.log2(r + 1))):
+        return (ref[..., None, :] <= cand[..., :, None]).sum(-1)
+    srt, _ = torch.sort(ref, dim=-1)
+    return torch.searchsorted(srt.contiguous(), cand.contiguous(), right=True)
+
+
 def bns_select(pos_scores, cand_scores, cand_p_fn, reference_scores=None, lam=5.0, n_reference=None):
     r"""Bayesian negative sampling: index of the candidate of least sampling risk (Liu Bin's thesis eq. 4.26).
 
@@ -80,7 +95,7 @@ def bns_select(pos_scores, cand_scores, cand_p_fn, reference_scores=None, lam=5.
 
     (eq. 4.4, 4.14, 4.25) with F the eCDF of the candidate's score among ``reference_scores``
     (default: the candidates themselves) over n + 1, the released code's eq. 4.15 convention, by
-    sort + binary search. Matches :func:`negtheory.estimators.bns_select`.
+    direct count for a few candidates, else sort + binary search. Matches :func:`negtheory.estimators.bns_select`.
 
     Parameters
     ----------
@@ -117,9 +132,8 @@ def bns_select(pos_scores, cand_scores, cand_p_fn, reference_scores=None, lam=5.
     with torch.no_grad():
         cand = cand_scores.detach()
         ref = cand if reference_scores is None else reference_scores.detach()
-        srt, _ = torch.sort(ref, dim=-1)
         n = ref.shape[-1] if n_reference is None else n_reference.to(cand.device, cand.dtype)[..., None]
-        f = torch.searchsorted(srt.contiguous(), cand.contiguous(), right=True).to(cand.dtype) / (n + 1.0)
+        f = _count_le(ref, cand).to(cand.dtype) / (n + 1.0)
         p = torch.as_tensor(cand_p_fn, dtype=cand.dtype, device=cand.device).expand_as(cand)
         num = (1.0 - f) * (1.0 - p)
         unbias = num / torch.clamp(num + f * p, min=torch.finfo(cand.dtype).tiny)
