@@ -390,6 +390,12 @@ def _score_all(U, V, u, scores):
         scores[l] = s
 
 
+#: the most candidates whose eCDF over all negatives is counted directly (one vectorised pass over the
+#: catalog each, ~0.3 us on MovieLens-100K) rather than through _bucketize (~12 us per step whatever m):
+#: the two cross near m = 32-50 (measured); both give the same exact counts
+_DIRECT_COUNT_MAX = 32
+
+
 @numba.njit(cache=True, fastmath=True)
 def _count_le(vals, x):
     cnt = 0
@@ -732,8 +738,16 @@ def _bpr_epoch(
                     chosen[pool[k]] = False
                 _srns_refresh(pool, pscore, m1 + m2, m1, srns_tau, mem[u], wbuf)
             else:
+                m = n_cand if n_cand < n_neg else n_neg
+                # every item's score only where a rank or an eCDF over all negatives is taken (AOBPR,
+                # BNS's F over all negatives); DNS, hard labels and F over M_u read the positive and
+                # the m candidates, scored below by _dot (the arithmetic of _score_all, bit for bit)
+                full = sampler == 3 or (sampler == 4 and need_f and not (f_cand and m < n_neg))
                 if not scored:  # the scores do not change between the draws of one step
-                    _score_all(U, V, u, scores)
+                    if full:
+                        _score_all(U, V, u, scores)
+                    else:
+                        scores[i] = _dot(U, V, u, i)
                     scored = True
                 if sampler == 3:  # AOBPR: the negative of rank r among the user's non-interacted items
                     nn = _collect_negs(pos_row, negs)
@@ -758,7 +772,6 @@ def _bpr_epoch(
                             break
                 else:
                     # candidate set M_u: uniform without replacement among the non-interacted items
-                    m = n_cand if n_cand < n_neg else n_neg
                     if 4 * m < n_neg:
                         k = 0
                         while k < m:
@@ -775,6 +788,9 @@ def _bpr_epoch(
                             r = k + np.random.randint(0, nn - k)
                             negs[k], negs[r] = negs[r], negs[k]
                             cand[k] = negs[k]
+                    if not full:
+                        for k in range(m):
+                            scores[cand[k]] = _dot(U, V, u, cand[k])
                     if sampler == 2:  # DNS: the highest-scored candidate
                         j = cand[0]
                         for k in range(1, m):
@@ -791,7 +807,7 @@ def _bpr_epoch(
                                 sbuf[k] = scores[cand[k]]
                             srt = np.sort(sbuf[:m])
                             lo, scale = 0.0, 0.0
-                        elif m <= 8:
+                        elif m <= _DIRECT_COUNT_MAX:
                             # positives at +inf never count as <= a candidate: a branch-free count loop
                             for l in range(n_items):
                                 buf_v[l] = np.inf if pos_row[l] else scores[l]
@@ -811,7 +827,7 @@ def _bpr_epoch(
                             elif cand_f:
                                 F = np.searchsorted(srt, sc, side="right") / (m + 1.0)
                             else:
-                                if m <= 8:
+                                if m <= _DIRECT_COUNT_MAX:
                                     cnt = _count_le(buf_v, sc)
                                 else:
                                     cnt = _bucket_count_le(buf_v, start, n_neg, lo, scale, sc)
