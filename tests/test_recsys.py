@@ -449,3 +449,16 @@ def test_topk_metrics_validation_and_sampling_quality():
     q = sampling_quality(fn, info)
     assert q["tnr"] == pytest.approx(3 / 5)
     assert q["inf"] == pytest.approx((0.1 + 0.4 + 0.2 - 0.9 - 0.6) / 5)
+
+
+def test_sgd_count_le_exact_with_infinities_ties_and_blocks():
+    # the SGD kernel's eCDF count (float32 block sums) against numpy's integer count: +inf entries
+    # (masked positives), ties on a coarse grid, and a length spanning several 2**20 blocks
+    from negtheory.recsys.bpr_sgd import _count_le
+
+    rng = np.random.default_rng(3)
+    for n in (1, 17, 1682, 2_500_001):
+        vals = (np.round(rng.normal(size=n) * 8) / 8).astype(np.float32)
+        vals[rng.random(n) < 0.1] = np.inf
+        for x in (np.float32(-10.0), np.float32(0.0), np.float32(0.125), np.float32(10.0)):
+            assert _count_le(vals, x) == int((vals <= x).sum())

@@ -391,17 +391,28 @@ def _score_all(U, V, u, scores):
 
 
 #: the most candidates whose eCDF over all negatives is counted directly (one vectorised pass over the
-#: catalog each, ~0.3 us on MovieLens-100K) rather than through _bucketize (~12 us per step whatever m):
-#: the two cross near m = 32-50 (measured); both give the same exact counts
+#: catalog each, ~0.2 us on MovieLens-100K) rather than through _bucketize (~10 us per step whatever m):
+#: the two cross near m = 50 (measured); both give the same exact counts
 _DIRECT_COUNT_MAX = 32
 
 
-@numba.njit(cache=True, fastmath=True)
+@numba.njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
 def _count_le(vals, x):
-    cnt = 0
-    for l in range(vals.shape[0]):
-        cnt += vals[l] <= x
-    return cnt
+    """#{v in vals : v <= x}, exact (vals may hold +inf, which never counts below a finite x).
+
+    The 0/1 terms are summed in float32 over blocks of 2**20 (exact: below 2**24) and the blocks
+    as integers: a float32 sum vectorises where an integer one does not (2.3x faster measured on
+    1682 items). ``reassoc`` only: full fastmath would let LLVM assume no infinities.
+    """
+    n = vals.shape[0]
+    total = 0
+    for s in range(0, n, 1 << 20):
+        e = min(n, s + (1 << 20))
+        c = np.float32(0.0)
+        for l in range(s, e):
+            c += np.float32(1.0) if vals[l] <= x else np.float32(0.0)
+        total += int(c)
+    return total
 
 
 @numba.njit(cache=True)
