@@ -315,7 +315,9 @@ class LightGCN(nn.Module):
         acc = acc / (self.n_layers + 1)
         return acc[: self.n_users], acc[self.n_users :]
 
-    def forward(self, users: torch.Tensor, items: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self, users: torch.Tensor, items: torch.Tensor, propagated: tuple[torch.Tensor, torch.Tensor] | None = None
+    ) -> torch.Tensor:
         """Scores x_ui of K items for each of B users.
 
         Parameters
@@ -324,13 +326,17 @@ class LightGCN(nn.Module):
             User indices.
         items : LongTensor, shape [B, K]
             Item indices, K per user.
+        propagated : tuple of Tensor, optional
+            The output of :meth:`propagate` for the current parameters, when the caller has it
+            already (a sampler that scored the catalog with it): the graph is then not propagated
+            again. Default None: propagate.
 
         Returns
         -------
         Tensor, shape [B, K]
             The inner products <e_u, e_i> of the propagated embeddings.
         """
-        eu, ei = self.propagate()
+        eu, ei = self.propagate() if propagated is None else propagated
         return (eu[users][:, None, :] * ei[items]).sum(-1)
 
     @torch.no_grad()
@@ -441,13 +447,16 @@ class _MFRunner:
             self.n_neg_free = (~self.train_mask).sum(1)
 
     @torch.no_grad()
-    def _bns_negatives(self, u, pos, cand):
-        """The BNS choice (thesis eq. 4.26, as :func:`negtheory.recsys.fit_bpr_sgd`) among ``cand`` [B, C]."""
+    def _bns_negatives(self, u, pos, cand, propagated=None):
+        """The BNS choice (thesis eq. 4.26, as :func:`negtheory.recsys.fit_bpr_sgd`) among ``cand`` [B, C].
+
+        ``propagated``: LightGCN's :meth:`~LightGCN.propagate` of this step (reused by the loss).
+        """
         _, lam, prior = self.bns
         model, dev = self.model, self.dev
         ut = torch.from_numpy(u).to(dev)
         if isinstance(model, LightGCN):
-            eu, ei = model.propagate()
+            eu, ei = (t.detach() for t in propagated) if propagated is not None else model.propagate()
             sc = eu[ut] @ ei.T
         else:
             sc = model.user(ut) @ model.item.weight.T
@@ -470,6 +479,8 @@ class _MFRunner:
             b = pairs[perm[s : s + self.batch_size]]
             u = b[:, 0]
             cols = [b[:, 1:2]]
+            # LightGCN with BNS: one propagation per step serves the sampler (detached) and the loss
+            prop = model.propagate() if self.bns is not None and isinstance(model, LightGCN) else None
             if self.m_extra:
                 cols.append(sample_extra_positives(u, self.m_extra, self.indptr, self.indices, rng))
             if self.dns:
@@ -479,10 +490,10 @@ class _MFRunner:
                 cols.append(sample_uninteracted(u, self.n_neg, self.train_mask, rng))
             else:
                 cand = sample_uninteracted(u, self.bns[0], self.train_mask, rng)
-                cols.append(self._bns_negatives(u, b[:, 1], cand))
+                cols.append(self._bns_negatives(u, b[:, 1], cand, prop))
             items = torch.from_numpy(np.concatenate(cols, axis=1)).to(dev)
             ut = torch.from_numpy(u).to(dev)
-            scores = model(ut, items) / self.cfg["temperature"]
+            scores = (model(ut, items) if prop is None else model(ut, items, propagated=prop)) / self.cfg["temperature"]
             lval = _loss(self.loss, scores, self.m_extra, self.n_neg, self.cfg)
             if not torch.isfinite(lval):
                 raise FloatingPointError(f"{self.loss} loss is {float(lval)} at epoch {epoch + 1}: training diverged")
