@@ -401,3 +401,20 @@ def test_verdicts_judge_each_printed_row_against_the_tolerance():
         verdicts(df, tol=-0.01)
     with pytest.raises(ValueError, match="missing columns"):
         verdicts(df.drop(columns="variant"))
+
+
+def test_cost_hint_starts_the_longest_runs_first():
+    # the LPT order of _execute: LightGCN BNS before any MF run, RNS last, cost growing with |M_u|
+    from negtheory.reproduce.thesis_tables import _cost_hint, plan
+
+    rows = plan(["4.2", "4.5", "5.2", "6.3"], models=["mf", "lightgcn"])
+    tasks = [(k, 0, "tr", "te", None) for k in dict.fromkeys(r[4] for r in rows if r[4] is not None)]
+    order = [t[0] for t in sorted(tasks, key=_cost_hint, reverse=True)]
+    assert order[0] == ("lightgcn", "bpr", "bns")
+    assert order.index(("sgd", "rns", 5, "popularity")) > order.index(("mf", "dpl"))
+    for v in ("soft", "soft-Fcand", "hard"):
+        keys = [("sgd", "bns", m, "oracle") + (() if v == "soft" else (v,)) for m in (3, 10, 50, 100)]
+        hints = [_cost_hint((k, 0, "tr", "te", None)) for k in keys]
+        assert hints == sorted(hints) and hints[0] < hints[-1]
+    # epochs scale the hint (an --epochs override shortens every run alike)
+    assert _cost_hint((("mf", "dcl"), 0, "tr", "te", 20)) == pytest.approx(_cost_hint((("mf", "dcl"), 0, "tr", "te", None)) / 10)

@@ -771,6 +771,37 @@ def _cache_name(task):
     return "_".join(str(x) for x in key) + f"_seed{seed}_" + hashlib.sha1(ident.encode()).hexdigest()[:10] + ".json"
 
 
+def _cost_hint(task) -> float:
+    """Rough minutes of a run on MovieLens-100K, used only to start the longest runs first.
+
+    From ``benchmarks/bench_thesis_tables.py --estimate`` (minutes per run, one idle core): LightGCN
+    3-4 (BNS 7), AOBPR / SRNS ~1.8, BNS with the oracle prior growing with |M_u| (``soft`` 0.8 at
+    |M_u| = 3 to 2.8 at 100, ``hard`` 0.1-0.7), mini-batch MF ~1.2, RNS / PNS / DNS ~0.1. Longest
+    first (LPT) keeps the last worker from finishing alone on a long run; the order changes no
+    result (each task carries its seed).
+    """
+    key, over = _split_key(task[0])
+    epochs = task[4]
+    if key[0] == "lightgcn":
+        base, default = (7.0 if key[2] == "bns" else 4.0), 100
+    elif key[0] == "mf":
+        base, default = (2.5 if over.get("sampler") == "dns" else 1.2), 200
+    else:
+        sampler, m, prior = key[1], key[2], key[3]
+        variant = key[4] if len(key) > 4 else "soft"
+        default = 100
+        if sampler in ("aobpr", "srns"):
+            base = 1.8
+        elif sampler == "bns" and prior == "oracle":
+            m = min(m, 2000)
+            base = {"hard": 0.1 + m / 170, "soft-Fcand": 0.2 + m / 60}.get(variant, 0.8 + m / 50)
+        elif sampler == "bns":
+            base = 0.8
+        else:
+            base = 0.1
+    return base * (epochs or default) / default
+
+
 def _execute(tasks, *, train, test, format, cache_dir, executor, jobs, progress, desc):
     """Run the tasks not in ``cache_dir`` (storing each as it finishes); all as ``(key, seed, history, seconds)``."""
     import json
@@ -794,6 +825,8 @@ def _execute(tasks, *, train, test, format, cache_dir, executor, jobs, progress,
         bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc=desc, unit="run")
     if todo:
         from negtheory.recsys import load_split
+
+        todo.sort(key=_cost_hint, reverse=True)  # longest first (stable: equal hints keep the plan's order)
 
         data = load_split(train, test, format=format)
         for i, (key, seed, hist, secs) in run_jobs(_job, data, todo, executor=executor, jobs=jobs):
