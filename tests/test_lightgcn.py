@@ -197,10 +197,12 @@ def test_printed_lightgcn_rows_are_the_second_blocks():
 def test_plan_with_lightgcn():
     from negtheory.reproduce.thesis_tables import plan
 
-    rows = plan(["4.2", "5.2", "6.3"], ["RNS", "BNS", "BPR", "PNS", "BCL"], models=["lightgcn"])
+    rows = plan(["4.2", "5.2", "6.3"], ["RNS", "BNS", "BPR", "PNS", "AOBPR", "DNS", "BCL"], models=["lightgcn"])
     assert rows == [
         ("4.2", "RNS", "LightGCN", "-", ("lightgcn", "bpr", "rns")),
-        ("4.2", "PNS", "LightGCN", "-", None),
+        ("4.2", "PNS", "LightGCN", "-", ("lightgcn", "bpr", "pns")),
+        ("4.2", "AOBPR", "LightGCN", "-", None),  # per-user rank state: the MF kernels only
+        ("4.2", "DNS", "LightGCN", "-", ("lightgcn", "bpr", "dns")),
         ("4.2", "BNS", "LightGCN", "-", ("lightgcn", "bpr", "bns")),
         ("5.2", "BPR", "LightGCN", "-", ("lightgcn", "bpr", "rns")),
         ("6.3", "BCL", "LightGCN", "-", ("lightgcn", "bcl", "rns")),
@@ -287,3 +289,28 @@ def test_bns_choice_matches_a_loop_over_the_risk():
             unbias = (1 - f) * (1 - p) / (1 - f - p + 2 * f * p)
             risks.append(1 / (1 + np.exp(-(sc[u, c] - sc[u, i]))) * (1 - 6.0 * unbias))
         assert got[row] == cand[row][int(np.argmin(risks))]
+
+
+def test_fit_mf_pns_draws_popular_non_interacted_negatives(monkeypatch):
+    # sampler="pns" routes every negative through sample_popular with the training counts and
+    # pns_power (its law is tested in test_recsys); the drawn items are never training items
+    from negtheory.bridge import recommend
+
+    d = _planted(seed=4, n_users=12, n_items=40)
+    seen = []
+    real = recommend.sample_popular
+
+    def spy(users, n, mask, counts, rng, power):
+        out = real(users, n, mask, counts, rng, power)
+        seen.append((np.asarray(counts).copy(), power, n, mask[users[:, None], out].any()))
+        return out
+
+    monkeypatch.setattr(recommend, "sample_popular", spy)
+    r = recommend.fit_mf(d, "infonce", sampler="pns", pns_power=0.5, negatives=3, epochs=2, batch_size=64,
+                         progress=False, topk=(5,))  # fmt: skip
+    assert seen and all(p == 0.5 and n == 3 and not hit for _, p, n, hit in seen)
+    np.testing.assert_array_equal(seen[0][0], d.item_counts())
+    assert r["config"]["sampler"] == "pns" and r["config"]["pns_power"] == 0.5 and "candidates" not in r["config"]
+    assert np.isfinite(r["history"][-1]["loss"])
+    with pytest.raises(ValueError, match="pns_power"):
+        recommend.fit_mf(d, "bpr", sampler="pns", pns_power=-1.0, epochs=1, progress=False)

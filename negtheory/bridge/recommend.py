@@ -51,7 +51,7 @@ from .._validation import int_scalar, real_scalar
 from ..recsys.bpr_sgd import bns_prior
 from ..recsys.interactions import Interactions
 from ..recsys.loop import check_callbacks, train_loop
-from ..recsys.samplers import sample_extra_positives, sample_uninteracted
+from ..recsys.samplers import sample_extra_positives, sample_popular, sample_uninteracted
 from . import functional as Fn
 from .device import resolve_device
 from .samplers import bns_select
@@ -85,7 +85,7 @@ MODELS = ("mf", "lightgcn")
 REG_MODES = ("weight_decay", "batch")
 
 #: negative samplers of :func:`fit_mf` (``"bns"`` with ``loss="bpr"`` only, ``"dns"`` with ``"bpr"`` or ``"dpl"``)
-SAMPLERS = ("rns", "bns", "dns")
+SAMPLERS = ("rns", "bns", "dns", "pns")
 
 #: losses that :func:`fit_mf` trains with ``sampler="dns"`` (DPL with hard samples, thesis Table 5.3)
 DNS_LOSSES = ("bpr", "dpl")
@@ -432,7 +432,7 @@ class _MFRunner:
     """One epoch of mini-batch training per ``run_epoch`` (the :class:`~negtheory.recsys.loop.EpochRunner` of MF)."""
 
     def __init__(self, model, opt, sched, loss, cfg, data, m_extra, n_neg, batch_size, dev, rng, batch_l2=0.0, bns=None,
-                 dns=0):  # fmt: skip
+                 dns=0, pns=None):  # fmt: skip
         self.model, self.opt, self.sched = model, opt, sched
         self.loss, self.cfg = loss, cfg
         self.m_extra, self.n_neg, self.batch_size, self.dev = m_extra, n_neg, batch_size, dev
@@ -443,6 +443,7 @@ class _MFRunner:
         self.batch_l2 = batch_l2  # > 0: L2 of the batch's layer-0 embeddings (LightGCN release), else weight decay
         self.bns = bns  # None, or (candidates, lam, prior as a tensor): BNS negatives (thesis eq. 4.26)
         self.dns = dns  # 0, or C: each negative the highest-scored of C uniform candidates (DNS)
+        self.pns = pns  # None, or (item counts, power): negatives drawn ∝ pop^power among non-interacted items
         if bns is not None:
             self.n_neg_free = (~self.train_mask).sum(1)
 
@@ -486,6 +487,8 @@ class _MFRunner:
             if self.dns:
                 cand = sample_uninteracted(u, self.n_neg * self.dns, self.train_mask, rng)
                 cols.append(dns_negatives(self.model, u, cand.reshape(len(u), self.n_neg, self.dns)))
+            elif self.pns is not None:
+                cols.append(sample_popular(u, self.n_neg, self.train_mask, self.pns[0], rng, self.pns[1]))
             elif self.bns is None:
                 cols.append(sample_uninteracted(u, self.n_neg, self.train_mask, rng))
             else:
@@ -534,6 +537,7 @@ def fit_mf(
     sampler: str = "rns",
     bns_candidates: int = 5,
     bns_lam: float = 5.0,
+    pns_power: float = 0.75,
     temperature: float = 1.0,
     tau_plus: float = 0.06,
     hcl_beta: float = 0.5,
@@ -595,7 +599,7 @@ def fit_mf(
         Factor applied to the learning rate at each milestone.
     negatives, extra_positives : int
         N and M per training pair (M is used by dcl, hcl, dpl).
-    sampler : {"rns", "bns", "dns"}, default "rns"
+    sampler : {"rns", "bns", "dns", "pns"}, default "rns"
         Negatives drawn uniformly from the user's non-interacted items (RNS), or, with
         ``loss="bpr"`` only, one BNS negative per pair (:data:`SAMPLERS`): among
         ``bns_candidates`` uniform non-interacted items (with replacement), the one of least risk
@@ -607,8 +611,13 @@ def fit_mf(
         a pair are distinct), scored by the current model without gradient. With ``loss="dpl"`` this
         is the thesis's "DPL with Hard Samples" (Table 5.3, τ⁺ = 0.3 on MovieLens-100K, 0.25 on
         MovieLens-1M); the thesis states no candidate count, 5 is read from its DNS / BNS settings.
+        ``"pns"`` (any loss): the N distinct negatives of a pair drawn from the user's
+        non-interacted items with probability ∝ pop_j^``pns_power`` (thesis §4.5.1.2;
+        :func:`negtheory.recsys.samplers.sample_popular`, pop the training count).
     bns_candidates : int >= 1, default 5
         Size of BNS's candidate set :math:`|\mathcal{M}_u|`, and DNS's candidates per negative.
+    pns_power : float >= 0, default 0.75
+        Exponent of PNS's proposal pop_j^p (``sampler="pns"`` only; 0.75 is the thesis's).
     bns_lam : float >= 0, default 5.0
         BNS's λ (eq. 4.26).
     temperature, tau_plus, hcl_beta, alpha, beta, dpl_eps : float
@@ -672,6 +681,7 @@ def fit_mf(
     n_layers = int_scalar("n_layers", n_layers, 0)
     bns_candidates = int_scalar("bns_candidates", bns_candidates, 1)
     bns_lam = real_scalar("bns_lam", bns_lam, 0.0)
+    pns_power = real_scalar("pns_power", pns_power, 0.0)
     if optimizer not in ("adam", "sgd"):
         raise ValueError(f"optimizer must be 'adam' or 'sgd', got {optimizer!r}")
     dim = int_scalar("dim", dim, 1)
@@ -723,7 +733,8 @@ def fit_mf(
     runner = _MFRunner(net, opt, sched, loss, cfg, data, m_extra, n_neg, batch_size, dev,
                        np.random.default_rng(np.random.SeedSequence([seed, 1])),
                        batch_l2=weight_decay if reg == "batch" else 0.0, bns=bns,
-                       dns=bns_candidates if sampler == "dns" else 0)  # fmt: skip
+                       dns=bns_candidates if sampler == "dns" else 0,
+                       pns=(data.item_counts(), pns_power) if sampler == "pns" else None)  # fmt: skip
     res = train_loop(runner, data, epochs=epochs, eval_every=eval_every, topk=topk, eval_on=("valid", "test"),
                      monitor=monitor, patience=patience, callbacks=callbacks, progress=progress, desc=f"{'LightGCN' if model == 'lightgcn' else 'MF'} {loss}")  # fmt: skip
     config = dict(
@@ -738,7 +749,8 @@ def fit_mf(
         weight_decay=weight_decay,
         reg=reg,
         sampler=sampler,
-        **({"candidates": bns_candidates} if sampler != "rns" else {}),
+        **({"candidates": bns_candidates} if sampler in ("bns", "dns") else {}),
+        **({"pns_power": pns_power} if sampler == "pns" else {}),
         lr_milestones=milestones,
         lr_gamma=lr_gamma,
         negatives=n_neg,

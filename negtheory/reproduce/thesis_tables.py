@@ -60,10 +60,11 @@ Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves o
   by 0.1 every 20 epochs, reg 1e-5 as Adam's weight decay (as the MF code of ch. 5-6; the LightGCN
   release's batch L2 at 1e-5 overfits, :func:`~negtheory.bridge.recommend.fit_mf`), 100 epochs,
   batch 128 (the thesis's 1024 on MovieLens-1M is not switched automatically), and the losses' N,
-  M, t, τ⁺, α, β of the MF runs. Table 4.2's RNS and BNS rows are mini-batch BPR with one
-  negative per pair, uniform (RNS) or chosen by BNS among 5 uniform non-interacted candidates
-  (eq. 4.26, λ = 5, prior pop / |D|, eCDF over the user's non-interacted items); the batch-1 SGD
-  kernels of the MF rows are MF-only, and PNS, AOBPR, DNS and SRNS are not run for LightGCN. The
+  M, t, τ⁺, α, β of the MF runs. Table 4.2's RNS, PNS, DNS and BNS rows are mini-batch BPR with
+  one negative per pair: uniform (RNS), ∝ pop^0.75 (PNS), the highest-scored of 5 uniform
+  non-interacted candidates (DNS), or chosen by BNS among 5 (eq. 4.26, λ = 5, prior pop / |D|,
+  eCDF over the user's non-interacted items); AOBPR and SRNS keep per-user state in the batch-1
+  SGD kernels of the MF rows, which are MF-only, so they are not run for LightGCN. The
   BPR row of Table 5.2 repeats Table 4.2's RNS row and reuses its runs;
 * evaluation — all items the user has not interacted with in training are ranked; P/R/NDCG at
   5, 10, 20 (:func:`negtheory.recsys.topk_metrics`) over users with test items;
@@ -394,8 +395,8 @@ def plan(
     list of tuple
         ``(table, method, setting, variant, run_key)`` per row: ``run_key`` is ``("sgd", sampler,
         candidates, prior[, variant])`` for BPR-MF SGD, ``("mf", loss)`` for mini-batch MF or
-        ``("lightgcn", loss, sampler)`` for LightGCN (None for a row not run: PNS, AOBPR, DNS and
-        SRNS for LightGCN); ``variant`` is ``"-"`` outside Table 4.5 and SRNS's extra rows, and for
+        ``("lightgcn", loss, sampler)`` for LightGCN (None for a row not run: AOBPR and SRNS for
+        LightGCN); ``variant`` is ``"-"`` outside Table 4.5 and SRNS's extra rows, and for
         the |M_u| = 1 row (RNS in every reading).
 
     Examples
@@ -496,9 +497,10 @@ def _lightgcn_rows(tables: Sequence[str], variants: Sequence[str] = ()) -> list[
     rows: list[tuple[str, str, str, str, tuple | None]] = []
     if "4.2" in tables:
         for name in ("RNS", "PNS", "AOBPR", "DNS", "SRNS", "BNS"):
-            key = ("lightgcn", "bpr", name.lower()) if name in ("RNS", "BNS") else None
+            # AOBPR and SRNS need the batch-1 kernels' per-user state (ranks, memories): MF only
+            key = ("lightgcn", "bpr", name.lower()) if name in ("RNS", "PNS", "DNS", "BNS") else None
             rows.append(("4.2", name, "LightGCN", "-", key))
-            if key is not None:
+            if key is not None and name in ("RNS", "BNS"):
                 rows += [("4.2", name, "LightGCN", v, (*key, v)) for v in variants]
     if "5.2" in tables:
         rows.append(("5.2", "BPR", "LightGCN", "-", ("lightgcn", "bpr", "rns")))
@@ -783,7 +785,7 @@ def _cost_hint(task) -> float:
     key, over = _split_key(task[0])
     epochs = task[4]
     if key[0] == "lightgcn":
-        base, default = (7.0 if key[2] == "bns" else 4.0), 100
+        base, default = (7.0 if key[2] in ("bns", "dns") else 4.0), 100
     elif key[0] == "mf":
         base, default = (2.5 if over.get("sampler") == "dns" else 1.2), 200
     else:
