@@ -353,7 +353,12 @@ class LightGCN(nn.Module):
 
 
 @torch.no_grad()
-def dns_negatives(model: nn.Module, users: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+def dns_negatives(
+    model: nn.Module,
+    users: np.ndarray,
+    candidates: np.ndarray,
+    propagated: tuple[torch.Tensor, torch.Tensor] | None = None,
+) -> np.ndarray:
     r"""DNS (Zhang et al. 2013): for each user and negative slot, the highest-scored candidate.
 
     .. math:: j_{b,n} = \arg\max_{c = 1..C} \hat x_{u_b,\, l_{b,n,c}}
@@ -369,6 +374,10 @@ def dns_negatives(model: nn.Module, users: np.ndarray, candidates: np.ndarray) -
         The users of the batch.
     candidates : ndarray of int, shape (B, N, C)
         C candidate items for each of the N negatives of each user.
+    propagated : tuple of Tensor, optional
+        For a :class:`LightGCN`, its :meth:`~LightGCN.propagate` output for the current
+        parameters when the caller has it (the training step reuses it for the loss); default
+        None: the model propagates.
 
     Returns
     -------
@@ -397,8 +406,10 @@ def dns_negatives(model: nn.Module, users: np.ndarray, candidates: np.ndarray) -
     dev = next(model.parameters()).device
     ut = torch.from_numpy(users.astype(np.int64)).to(dev)
     ct = torch.from_numpy(cand.astype(np.int64)).to(dev)
-    # the model's own scores (MF or LightGCN forward) of the B x (N*C) candidates
-    sc = model(ut, ct.reshape(len(ut), -1)).reshape(ct.shape)
+    # the model's own scores (MF or LightGCN forward) of the B x (N*C) candidates, without a graph
+    with torch.no_grad():
+        kw = {} if propagated is None else {"propagated": tuple(t.detach() for t in propagated)}
+        sc = model(ut, ct.reshape(len(ut), -1), **kw).reshape(ct.shape)
     pick = sc.argmax(dim=-1).cpu().numpy()
     return np.take_along_axis(cand, pick[..., None], axis=-1)[..., 0]
 
@@ -480,13 +491,14 @@ class _MFRunner:
             b = pairs[perm[s : s + self.batch_size]]
             u = b[:, 0]
             cols = [b[:, 1:2]]
-            # LightGCN with BNS: one propagation per step serves the sampler (detached) and the loss
-            prop = model.propagate() if self.bns is not None and isinstance(model, LightGCN) else None
+            # LightGCN with BNS / DNS: one propagation per step serves the sampler (detached) and the loss
+            scored = self.bns is not None or self.dns
+            prop = model.propagate() if scored and isinstance(model, LightGCN) else None
             if self.m_extra:
                 cols.append(sample_extra_positives(u, self.m_extra, self.indptr, self.indices, rng))
             if self.dns:
                 cand = sample_uninteracted(u, self.n_neg * self.dns, self.train_mask, rng)
-                cols.append(dns_negatives(self.model, u, cand.reshape(len(u), self.n_neg, self.dns)))
+                cols.append(dns_negatives(self.model, u, cand.reshape(len(u), self.n_neg, self.dns), propagated=prop))
             elif self.pns is not None:
                 cols.append(sample_popular(u, self.n_neg, self.train_mask, self.pns[0], rng, self.pns[1]))
             elif self.bns is None:
