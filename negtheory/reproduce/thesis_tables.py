@@ -785,7 +785,7 @@ def _cost_hint(task) -> float:
     key, over = _split_key(task[0])
     epochs = task[4]
     if key[0] == "lightgcn":
-        base, default = (7.0 if key[2] in ("bns", "dns") else 4.0), 100
+        base, default = (7.0 if key[2] == "bns" else 4.0), 100
     elif key[0] == "mf":
         base, default = (2.5 if over.get("sampler") == "dns" else 1.2), 200
     else:
