@@ -476,6 +476,18 @@ def _bucket_rth_largest(order, start, n, r):
     return seg[target - start[lo_b]]
 
 
+@numba.njit(cache=True, inline="always")
+def _record_quality(stats, t_indptr, t_indices, u, j, info):
+    """Sampling quality of one draw (thesis eq. 4.27-4.28): stats[0] draws, stats[1] false
+    negatives (j a test item of u), stats[2] INF, + info(j) for a true negative, - for a false one."""
+    stats[0] += 1.0
+    if _in_sorted(t_indices, t_indptr[u], t_indptr[u + 1], j):
+        stats[1] += 1.0
+        stats[2] -= info
+    else:
+        stats[2] += info
+
+
 @numba.njit(cache=True)
 def _collect_negs(pos_row, negs):
     """Write the user's non-interacted items into negs[:nn] (ascending) and return nn."""
@@ -607,13 +619,7 @@ def _contrastive_step(U, V, u, i, jn, loss_code, lr, reg, uu, xneg, coef, oldneg
         lval = -(xi - mx - math.log(z))
     stats[3] += lval
     for k in range(n):
-        info = _sigmoid(xneg[k] - xi)
-        stats[0] += 1.0
-        if _in_sorted(t_indices, t_indptr[u], t_indptr[u + 1], jn[k]):
-            stats[1] += 1.0
-            stats[2] -= info
-        else:
-            stats[2] += info
+        _record_quality(stats, t_indptr, t_indices, u, jn[k], _sigmoid(xneg[k] - xi))
     for f in range(d):
         vi = V[i, f]
         gu = a * vi
@@ -875,13 +881,7 @@ def _bpr_epoch(
         g = 1.0 - sig
         stats[3] += -math.log(max(sig, 1e-300))
         # sampling quality (eq. 4.27-4.28): info(j) = sigma(x_uj - x_ui) when drawn, FN = a test item of u
-        info_j = _sigmoid(scores[j] - scores[i]) if scored else g
-        stats[0] += 1.0
-        if _in_sorted(t_indices, t_indptr[u], t_indptr[u + 1], j):
-            stats[1] += 1.0
-            stats[2] -= info_j
-        else:
-            stats[2] += info_j
+        _record_quality(stats, t_indptr, t_indices, u, j, _sigmoid(scores[j] - scores[i]) if scored else g)
         for f in range(d):
             vi = V[i, f]
             vj = V[j, f]
