@@ -33,6 +33,9 @@ estimators
 
 from __future__ import annotations
 
+# before any kernel is decorated: numba caches go to a per-user folder, never into the installed package
+# (a leftover __pycache__ there would shadow a later install as an empty namespace package)
+from . import _numba_cache  # registers the locator on import (_numba_cache.install)
 from . import (
     bprac,
     calibration,
