@@ -33,11 +33,41 @@ fifth block of Table 4.2, would be MovieLens-100K LightGCN mislabelled) does not
 has 21), its values (NDCG@10 0.14) are a third of MovieLens-100K's, and it sits where Yahoo!-R3 MF
 belongs in the data-set-first order (it is :data:`THESIS_YAHOO`'s Table 4.2 block). Its label is
 the mislabel, not its position.
+
+Yelp2018 and Gowalla (Tables 5.2 and 6.3 only; :data:`THESIS_LARGE`, not a ``--dataset`` choice of
+the command, whose readers and runs cover the three smaller data sets). They are the seventh to tenth
+blocks: Yelp2018 MF, Yelp2018 LightGCN, Gowalla MF, Gowalla LightGCN in the data-set-first, MF-then-
+LightGCN order that holds for the first six blocks. The text layer labels them "LightGCN MF",
+"LightGCN Yelp2018", "LightGCN MF", "LightGCN Gowalla" in Table 5.2 and "Gowalla MF", "Gowalla LightGCN",
+"Gowalla MF", "Gowalla LightGCN" in Table 6.3 (and "Gowalla" beside the fifth block, Yahoo!-R3 MF, in
+both). Sorted by (i) the order, (ii) Table 6.3's model column (MF / LightGCN alternating, as in every
+block above) and Table 5.2's "MF" beside the seventh and ninth blocks, (iii) Table 6.3's InfoNCE, DCL
+and HCL rows, which equal Table 5.2's block by block (all ten blocks), and (iv) the test items per
+user: Table 5.1 gives 312k / 31,668 = 9.9 for Yelp2018 and 205k / 29,858 = 6.9 for Gowalla
+(:data:`TABLE_5_1`), and k x Precision@k / Recall@k (:func:`implied_test_items_per_user`), averaged over
+a block's six distinct rows and k = 5, 10, 20, is 8.6 and 8.4 for the seventh and eighth blocks and 5.0
+and 5.0 for the ninth and tenth (at k = 5: 8.5, 8.4, 4.9, 4.9; the estimate runs low on sparse data,
+as on MovieLens: 15 for 21). Each block is closer to its data set's figure than to the other's (at k = 5
+alone the eighth block, 8.35, sits midway: 1.50 from 9.85, 1.48 from 6.87), and the pair with more
+test items per user is the pair Table 5.1 gives more (Yelp2018), by a factor 1.7 against 1.4. Within a pair
+LightGCN is the higher block (Yelp2018 NDCG@10 0.0644 vs 0.0456 for BPR), as §4.5.2.1 says it
+generally is. Table 5.2's Yelp2018 / Gowalla BPR rows are their own numbers (not Table 4.2's, which
+prints no Yelp2018 or Gowalla block).
 """
 
 from __future__ import annotations
 
-__all__ = ["THESIS", "THESIS_BY_DATASET", "DATASETS", "thesis_value"]
+__all__ = [
+    "THESIS",
+    "THESIS_BY_DATASET",
+    "DATASETS",
+    "LARGE_DATASETS",
+    "THESIS_LARGE",
+    "TABLE_5_1",
+    "mean_test_items",
+    "implied_test_items_per_user",
+    "thesis_value",
+]
 
 #: data set names of ``negtheory reproduce thesis-tables --dataset``
 DATASETS = ("ml-100k", "ml-1m", "yahoo-r3")
@@ -162,6 +192,130 @@ THESIS_YAHOO = {
 #: data set name -> its printed rows
 THESIS_BY_DATASET = {"ml-100k": THESIS, "ml-1m": THESIS_ML1M, "yahoo-r3": THESIS_YAHOO}
 
+#: Yelp2018, MF and LightGCN: the seventh and eighth blocks of Tables 5.2 and 6.3 (module notes)
+THESIS_YELP2018 = {
+    ("5.2", "BPR", "MF"): _row(0.0398, 0.0228, 0.0435, 0.0339, 0.0389, 0.0456, 0.0284, 0.0650, 0.0538),
+    ("5.2", "InfoNCE", "MF"): _row(0.0429, 0.0246, 0.0470, 0.0365, 0.0417, 0.0491, 0.0305, 0.0700, 0.0580),
+    ("5.2", "DCL", "MF"): _row(0.0486, 0.0278, 0.0531, 0.0410, 0.0466, 0.0552, 0.0342, 0.0777, 0.0648),
+    ("5.2", "HCL", "MF"): _row(0.0515, 0.0305, 0.0566, 0.0459, 0.0541, 0.0622, 0.0383, 0.0894, 0.0736),
+    ("5.2", "DPL", "MF"): _row(0.0543, 0.0325, 0.0595, 0.0463, 0.0551, 0.0630, 0.0389, 0.0914, 0.0749),
+    ("5.2", "BPR", "LightGCN"): _row(0.0556, 0.0330, 0.0610, 0.0473, 0.0560, 0.0644, 0.0391, 0.0914, 0.0757),
+    ("5.2", "InfoNCE", "LightGCN"): _row(0.0553, 0.0329, 0.0607, 0.0473, 0.0558, 0.0642, 0.0390, 0.0911, 0.0754),
+    ("5.2", "DCL", "LightGCN"): _row(0.0559, 0.0331, 0.0612, 0.0472, 0.0557, 0.0642, 0.0391, 0.0914, 0.0756),
+    ("5.2", "HCL", "LightGCN"): _row(0.0563, 0.0335, 0.0617, 0.0477, 0.0564, 0.0648, 0.0393, 0.0920, 0.0760),
+    ("5.2", "DPL", "LightGCN"): _row(0.0604, 0.0364, 0.0657, 0.0513, 0.0615, 0.0696, 0.0423, 0.1003, 0.0821),
+    ("6.3", "InfoNCE", "MF"): _row(0.0429, 0.0246, 0.0470, 0.0365, 0.0417, 0.0491, 0.0305, 0.0700, 0.0580),
+    ("6.3", "DCL", "MF"): _row(0.0486, 0.0278, 0.0531, 0.0410, 0.0466, 0.0552, 0.0342, 0.0777, 0.0648),
+    ("6.3", "HCL", "MF"): _row(0.0515, 0.0305, 0.0566, 0.0459, 0.0541, 0.0622, 0.0383, 0.0894, 0.0736),
+    ("6.3", "BCL", "MF"): _row(0.0546, 0.0342, 0.0595, 0.0475, 0.0563, 0.0643, 0.0398, 0.0912, 0.0752),
+    ("6.3", "InfoNCE", "LightGCN"): _row(0.0553, 0.0329, 0.0607, 0.0473, 0.0558, 0.0642, 0.0390, 0.0911, 0.0754),
+    ("6.3", "DCL", "LightGCN"): _row(0.0559, 0.0331, 0.0612, 0.0472, 0.0557, 0.0642, 0.0391, 0.0914, 0.0756),
+    ("6.3", "HCL", "LightGCN"): _row(0.0563, 0.0335, 0.0617, 0.0477, 0.0564, 0.0648, 0.0393, 0.0920, 0.0760),
+    ("6.3", "BCL", "LightGCN"): _row(0.0612, 0.0376, 0.0670, 0.0524, 0.0629, 0.0701, 0.0414, 0.1014, 0.0815),
+}
+
+#: Gowalla, MF and LightGCN: the ninth and tenth blocks of Tables 5.2 and 6.3 (module notes)
+THESIS_GOWALLA = {
+    ("5.2", "BPR", "MF"): _row(0.0728, 0.0748, 0.1000, 0.0555, 0.1116, 0.1063, 0.0414, 0.1625, 0.1209),
+    ("5.2", "InfoNCE", "MF"): _row(0.0739, 0.0757, 0.1016, 0.0560, 0.1122, 0.1076, 0.0422, 0.1650, 0.1230),
+    ("5.2", "DCL", "MF"): _row(0.0746, 0.0769, 0.1023, 0.0568, 0.1147, 0.1088, 0.0426, 0.1664, 0.1238),
+    ("5.2", "HCL", "MF"): _row(0.0755, 0.0774, 0.1035, 0.0574, 0.1151, 0.1098, 0.0432, 0.1693, 0.1256),
+    ("5.2", "DPL", "MF"): _row(0.0815, 0.0827, 0.1100, 0.0628, 0.1243, 0.1174, 0.0473, 0.1815, 0.1340),
+    ("5.2", "BPR", "LightGCN"): _row(0.0735, 0.0753, 0.1007, 0.0560, 0.1119, 0.1069, 0.0419, 0.1641, 0.1218),
+    ("5.2", "InfoNCE", "LightGCN"): _row(0.0743, 0.0760, 0.1022, 0.0566, 0.1132, 0.1084, 0.0423, 0.1649, 0.1231),
+    ("5.2", "DCL", "LightGCN"): _row(0.0748, 0.0763, 0.1027, 0.0569, 0.1132, 0.1088, 0.0424, 0.1656, 0.1236),
+    ("5.2", "HCL", "LightGCN"): _row(0.0794, 0.0804, 0.1084, 0.0608, 0.1199, 0.1147, 0.0453, 0.1740, 0.1319),
+    ("5.2", "DPL", "LightGCN"): _row(0.0867, 0.0891, 0.1164, 0.0662, 0.1329, 0.1242, 0.0494, 0.1936, 0.1417),
+    ("6.3", "InfoNCE", "MF"): _row(0.0739, 0.0757, 0.1016, 0.0560, 0.1122, 0.1076, 0.0422, 0.1650, 0.1230),
+    ("6.3", "DCL", "MF"): _row(0.0746, 0.0769, 0.1023, 0.0568, 0.1147, 0.1088, 0.0426, 0.1664, 0.1238),
+    ("6.3", "HCL", "MF"): _row(0.0755, 0.0774, 0.1035, 0.0574, 0.1151, 0.1098, 0.0432, 0.1693, 0.1256),
+    ("6.3", "BCL", "MF"): _row(0.0827, 0.0837, 0.1121, 0.0639, 0.1257, 0.1186, 0.0485, 0.1824, 0.1353),
+    ("6.3", "InfoNCE", "LightGCN"): _row(0.0743, 0.0760, 0.1022, 0.0566, 0.1132, 0.1084, 0.0423, 0.1649, 0.1231),
+    ("6.3", "DCL", "LightGCN"): _row(0.0748, 0.0763, 0.1027, 0.0569, 0.1132, 0.1088, 0.0424, 0.1656, 0.1236),
+    ("6.3", "HCL", "LightGCN"): _row(0.0794, 0.0804, 0.1084, 0.0608, 0.1199, 0.1147, 0.0453, 0.1740, 0.1319),
+    ("6.3", "BCL", "LightGCN"): _row(0.0863, 0.0893, 0.1156, 0.0670, 0.1332, 0.1248, 0.0490, 0.1937, 0.1420),
+}
+
+#: the data sets printed in Tables 5.2 and 6.3 only (no reader or run in ``thesis-tables``)
+LARGE_DATASETS = ("yelp2018", "gowalla")
+#: data set name -> its printed rows, for :data:`LARGE_DATASETS`
+THESIS_LARGE = {"yelp2018": THESIS_YELP2018, "gowalla": THESIS_GOWALLA}
+
+#: Table 5.1 as printed: users, items, interactions, train and test interactions (the printed "80k" etc.),
+#: density. Checked: density = interactions / (users x items) to the printed digits, and test = 20 % of the
+#: interactions to the printed "k" (train + test is 1,026k for Gowalla's 1,027,370: rounding of the "k" cells).
+#: Table 4.1 prints the same users, items, train and test for the three smaller data sets. Yelp2018's and
+#: Gowalla's counts are those of the LightGCN release's files.
+TABLE_5_1 = {
+    "ml-100k": dict(users=943, items=1682, interactions=100_000, train=80_000, test=20_000, density=0.06304),
+    "ml-1m": dict(users=6040, items=3952, interactions=1_000_000, train=800_000, test=200_000, density=0.04189),
+    "yahoo-r3": dict(users=5400, items=1000, interactions=182_000, train=146_000, test=36_000, density=0.03370),
+    "yelp2018": dict(users=31_668, items=38_048, interactions=1_561_406, train=1_249_000, test=312_000, density=0.00130),
+    "gowalla": dict(users=29_858, items=40_981, interactions=1_027_370, train=821_000, test=205_000, density=0.00084),
+}
+
+
+def mean_test_items(dataset: str) -> float:
+    """Mean test items per user from Table 5.1: printed test interactions / users.
+
+    Parameters
+    ----------
+    dataset : str
+        A key of :data:`TABLE_5_1`.
+
+    Returns
+    -------
+    float
+        e.g. 9.85 for Yelp2018 and 6.87 for Gowalla.
+
+    Raises
+    ------
+    ValueError
+        ``dataset`` is not a key of :data:`TABLE_5_1`.
+
+    Examples
+    --------
+    >>> from negtheory.reproduce.thesis_numbers import mean_test_items
+    >>> round(mean_test_items("gowalla"), 2)
+    6.87
+    """
+    if dataset not in TABLE_5_1:
+        raise ValueError(f"dataset must be one of {', '.join(TABLE_5_1)}, got {dataset!r}")
+    s = TABLE_5_1[dataset]
+    return s["test"] / s["users"]
+
+
+def implied_test_items_per_user(rows, k: int = 5) -> float:
+    """The test items per user a block of printed rows implies: the mean over its rows of k x P@k / R@k.
+
+    With ``h_u`` hits in a user's top k and ``T_u`` test items, P@k = mean h_u / k and R@k = mean
+    h_u / T_u, so k P@k / R@k is a hit-weighted mean of T_u; it runs below the plain mean when T_u
+    varies a lot across users (sparse data).
+
+    Parameters
+    ----------
+    rows : iterable of mapping
+        Printed rows, ``{(metric, k): value}`` (values of :data:`THESIS_BY_DATASET` etc.).
+    k : int
+        The list length, 5, 10 or 20 (default 5).
+
+    Returns
+    -------
+    float
+        The mean of k P@k / R@k over the rows.
+
+    Raises
+    ------
+    ValueError
+        ``k`` is not 5, 10 or 20, or ``rows`` is empty.
+    """
+    if k not in (5, 10, 20):
+        raise ValueError(f"k must be 5, 10 or 20, got {k!r}")
+    vals = [k * r[("precision", k)] / r[("recall", k)] for r in rows]
+    if not vals:
+        raise ValueError("rows must hold at least one printed row")
+    return sum(vals) / len(vals)
+
 
 def thesis_value(table: str, method: str, setting: str, metric: str, k: int, dataset: str = "ml-100k") -> float:
     """The printed value of one cell of a thesis table, or NaN when the thesis has no such cell.
@@ -182,7 +336,8 @@ def thesis_value(table: str, method: str, setting: str, metric: str, k: int, dat
     k : int
         The list length, 5, 10 or 20.
     dataset : str
-        One of :data:`DATASETS` (default ``"ml-100k"``).
+        One of :data:`DATASETS` (default ``"ml-100k"``; the rows of :data:`LARGE_DATASETS` are in
+        :data:`THESIS_LARGE`).
 
     Returns
     -------
