@@ -156,9 +156,18 @@ def test_reproduce_thesis_tables_end_to_end(tmp_path, capsys):
     runs = pd.read_csv(out / "runs.csv")
     assert set(runs.seed) == {0, 1}
     # P, R, NDCG and TNR/INF sections x (|M_u| = 1 + four variants at |M_u| = 3), and one verdict per printed row
-    assert (out / "thesis_tables.md").read_text().count("| 4.5 |") == 4 * 5 + 2
+    md = (out / "thesis_tables.md").read_text()
+    pre, strict = md.split("## Strict verdicts", 1)
+    assert (pre + strict[strict.index("\n## ") :]).count("| 4.5 |") == 4 * 5 + 2  # without the strict section
     v = pd.read_csv(out / "verdicts.csv", dtype={"table": str})
     assert list(v[v.table == "4.5"].setting) == ["|M_u|=1", "|M_u|=3"]
+    # strict verdicts: every printed row of the tables run (LightGCN and |M_u| > 3 not run here), one reading each
+    sv = pd.read_csv(out / "verdicts_strict.csv", dtype={"table": str}, keep_default_na=False)
+    assert sv.groupby("table").size().to_dict() == {"4.2": 12, "4.5": 9, "5.2": 10, "6.3": 8}
+    assert set(sv[sv.setting == "LightGCN"].outcome) == {"not run"}
+    assert set(sv[sv.setting.isin(["|M_u|=5", "|M_u|=all"])].outcome) == {"not run"}
+    assert set(sv[sv.table == "4.5"].variant) <= {"-", "soft", ""}  # as written, never the closest reading
+    assert "### Distinct printed rows" in md
     sq = pd.read_csv(out / "sampling_quality.csv")
     assert ((sq.tnr > 0) & (sq.tnr <= 1)).all() and set(sq.method) >= {"RNS", "BNS"}
     # a second call reuses the stored runs (OUT/runs) and gives the same table

@@ -1587,6 +1587,12 @@ def run(args: argparse.Namespace) -> int:
             verdicts_markdown(v),
             "",
         ]
+        from .thesis_numbers import THESIS_BY_DATASET
+        from .verdicts import strict_markdown, strict_verdicts
+
+        sv = strict_verdicts(df, printed=THESIS_BY_DATASET[args.dataset])
+        sv.to_csv(out / "verdicts_strict.csv", index=False)
+        md += [strict_markdown(sv, lenient=v, title="Strict verdicts (distinct rows, every printed metric)"), ""]
     if tuning:
         import pandas as pd
 
