@@ -3,47 +3,59 @@ r"""Probes of real recommendation training with the held-out interactions as fal
 Convention (the TNR of Liu Bin's thesis, eq. 4.27, and its Table 4.5's oracle): an item a user has not
 interacted with in training is *unlabeled*; it is a **false negative** when it is one of the user's
 held-out interactions (test, and validation when there is one) and a **true negative** otherwise.
-The labels are read by the probe only: never by training, sampling or model selection.
+The test labels are read by the probe only: never by training, sampling, model selection or the
+simulations' inputs (which use the validation split's labels at most).
 
 :class:`ScoreProbe` is a callback of :func:`negtheory.recsys.fit_bpr_sgd` and
 :func:`negtheory.bridge.recommend.fit_mf` (``callbacks=[probe]``, called as ``probe(epoch, scores)``
-with the model's score matrix at initialisation and after every evaluated epoch). Each call draws,
-from its own random stream (so the training is unchanged), two disjoint kinds of probe batches:
+with the model's scores at initialisation and after every evaluated epoch; ``scores`` is a dense
+array or an object with ``block(users)`` returning the rows of a block of users, so the probe never
+holds an n_users x n_items matrix). It works through the users in blocks and, from its own random
+stream (so the training is unchanged), draws:
 
-* **eval batches**: training pairs (u, i) as anchors, each with N negatives drawn uniformly from
-  u's non-interacted items exactly as the training sampler draws them
-  (:func:`negtheory.recsys.samplers.sample_uninteracted`); on these the estimators' real errors are
-  measured;
-* **fit batches**: per user, ``fit_size`` non-interacted items and the user's other training
-  positives (the training pairs not used as eval anchors); from these alone come the inputs of
-  the simulations (alpha, tau+, the score laws), so a calibrated simulation is never fitted to the
-  batches it is compared with.
+**Two disjoint halves, fixed for the run.** Every unlabeled item of user u belongs to the *fit half*
+or the *eval half* by a hash of (u, item, seed) (a fair coin per pair, the same at every probe
+point); the held-out items are split by the same coin. Nothing on the fit side ever sees an eval
+item, and the records hold the item ids (``eval_items``, ``fit_items``) so that this is checked.
 
-Measured per call (:meth:`ScoreProbe.frame`):
+* **eval batches** (the eval half): training pairs (u, i) as anchors, each with N distinct
+  unlabeled items drawn uniformly from u's eval half (the law of the training sampler RNS, restricted
+  to a random half); on these the estimators' real errors are measured;
+* **fit batches** (the fit half): per user, ``fit_size`` distinct items of the fit half, drawn
+  ``redraws`` times independently, and the user's other training positives (the training pairs not
+  used as anchors); from these alone come the simulations' score laws.
 
-* ``alpha`` = P(x_TN < x_FN) among the same user's unlabeled items (the thesis's eq. 6.21 with
-  the false negatives in place of the positives), pooled over users as the sum of per-user
-  pair counts (ties count 1/2),
+**The label-free alpha.** With a validation split carved from train (:meth:`Interactions.with_validation`),
+the validation items are known held-out positives that training never saw, exchangeable with the
+test items. ``alpha_valid_auc`` is P(x_pool < x_valid) pooled over users (pool: the fit batch without
+validation items, ties 1/2), corrected for the share c of hidden held-out items in the pool,
+A = (A_raw - c/2) / (1 - c), with c estimated from the split's sizes only (the validation items are a
+fraction L = n_valid / (n_valid + n_test) of the held-out pairs). ``alpha_hat`` = 3/2 A - 1/4 is the
+model's alpha whose own P(x_TN < x_FN) is A (:func:`negtheory.calibration.alpha_from_auc`);
+``alpha_at_bound`` says when it is clipped to 1/2 or 1. ``tau_plus_hat`` = |V_u| / (L n_unl,u),
+averaged with the anchors' weights.
+
+Measured with the test labels, per call (:meth:`ScoreProbe.frame`):
+
+* ``alpha`` = P(x_TN < x_FN) among the same user's unlabeled items of fit batch 0 (the thesis's
+  eq. 6.21 with the false negatives in place of the positives), pooled over users as the sum of
+  per-user pair counts (ties count 1/2),
 
   .. math::
       \alpha = \frac{\sum_u \sum_{f \in FN_u} \sum_{t \in TN_u}
       \big(\mathbb{I}[x_t < x_f] + \tfrac12 \mathbb{I}[x_t = x_f]\big)}{\sum_u |FN_u|\,|TN_u|},
 
-  and ``alpha_model`` = 3/2 alpha - 1/4 clipped to [1/2, 1], the parameter of eq. 6.14-6.15
-  whose laws have that P(x_TN < x_FN) for independent draws
-  (:func:`negtheory.calibration.alpha_from_auc`); ``tau_plus``, the share of false negatives
-  among the anchors' unlabeled items;
+  and ``alpha_model`` = 3/2 alpha - 1/4 clipped to [1/2, 1]; ``tau_plus``, the share of false
+  negatives among the fit batch's unlabeled items, weighted by the users' training pairs;
 * ``train_auc`` = P(x_pos > x_neg) over the eval anchors' (positive, negative) pairs (ties 1/2),
-  the AUC of Wu et al. (Rethinking InfoNCE), eq. 7, at K = 1, and the K* it predicts
-  (:func:`k_star`, :func:`negtheory.infonce.optimal_k_from_auc`);
+  the AUC of Wu et al. (Rethinking InfoNCE), eq. 7, at K = 1, and the K* it predicts (:func:`k_star`);
 * ``ks_tn``, ``ks_fn``: Kolmogorov-Smirnov distance between the measured TN / FN laws and those
-  the theory proposes at the measured alpha, in parent-CDF space: a score's within-user eCDF
-  G is mapped to v = Phi(x) by eq. 6.29 and the pooled v of true (false) negatives are compared
-  with Phi_TN (Phi_FN) of :func:`negtheory.calibration.class_conditional_cdf` at ``alpha_model``
-  (``ks_fn_alpha_as_auc``: the same with the measured AUC used as alpha); at initialisation
+  the theory proposes at ``alpha_hat``, in parent-CDF space (eq. 6.29); at initialisation
   ``ks_prior``, the distance of the scores to the variance-gamma prior of Lemma 3.1 (when the
   initial variance is given);
-* each estimator's MSE against theta_SUP (:func:`negtheory.calibration.estimator_errors`);
+* each estimator's MSE against theta_SUP on the eval batches (:func:`negtheory.calibration.estimator_errors`,
+  at the label-free ``est_alpha`` and ``est_tau_plus``), with its median squared error, its MSE without
+  the top 0.1 % of anchors and the share of the summed squared error those anchors carry;
 * BNS's posterior P(fn | x) = 1 - unbias (eq. 4.14),
 
   .. math::
@@ -69,7 +81,7 @@ from .. import estimators as est
 from .._rng import int_seed
 from .._validation import int_scalar, real_scalar
 from .bpr_sgd import bns_prior
-from .samplers import sample_uninteracted
+from .interactions import _csr
 
 if TYPE_CHECKING:
     from typing import Any
@@ -79,10 +91,38 @@ if TYPE_CHECKING:
     from .._typing import RNGLike
     from .interactions import Interactions
 
-__all__ = ["ScoreProbe", "ProbeRecord", "probe_scores", "finish", "k_star", "LAW_LEVELS"]
+__all__ = ["ScoreProbe", "ProbeRecord", "FitBatch", "probe_scores", "finish", "k_star", "label_fraction", "LAW_LEVELS"]
 
 #: levels at which the measured and proposed class-conditional laws are compared (score_laws.csv)
 LAW_LEVELS = np.round(np.arange(0.05, 1.0, 0.05), 2)
+
+
+@dataclass
+class FitBatch:
+    """One draw of the fit batches (the fit half of every user; module notes).
+
+    Parameters
+    ----------
+    unlabeled : ndarray of float64, shape (n_users, F)
+        Each user's fit-batch scores (NaN-padded).
+    items : ndarray of int64, shape (n_users, F)
+        Their item ids (-1 at the padding).
+    tn : ndarray of bool, shape (n_users, F)
+        True-negative labels (False at the padding).
+    fn_ranks : ndarray of float64, shape (n_fn,)
+        Within-user mid-rank eCDF of every false negative of the batch.
+    tau_user : ndarray of float64, shape (n_users,)
+        Per-user false-negative share of the batch (NaN without one).
+    alpha_user : ndarray of float64, shape (n_users,)
+        Per-user P(x_TN < x_FN) (NaN without both classes).
+    """
+
+    unlabeled: np.ndarray
+    items: np.ndarray
+    tn: np.ndarray
+    fn_ranks: np.ndarray
+    tau_user: np.ndarray
+    alpha_user: np.ndarray
 
 
 @dataclass
@@ -90,39 +130,32 @@ class ProbeRecord:
     """What one probe call measured, with the raw probe batches the simulations need.
 
     A dataclass built by :func:`probe_scores`; every parameter is also an attribute of the same
-    name.
+    name. ``fit_unlabeled``, ``fit_tn``, ``fit_fn_ranks``, ``tau_user`` and ``alpha_user`` are
+    those of fit batch 0.
 
     Parameters
     ----------
     epoch : int
         The probe point: 0 at initialisation, else the 1-based evaluated epoch.
     measured : dict
-        Scalar measurements by name (module notes): ``alpha``, ``alpha_model``, ``tau_plus``,
-        ``train_auc``, ``ks_tn``, ``ks_fn``, ..., and after :func:`finish` the estimators'
-        ``mse_*``, ``truth_mean`` and ``k_star``.
+        Scalar measurements by name (module notes).
     eval_users : ndarray of int64, shape (A,)
         Eval batches: the user of each anchor.
+    eval_items : ndarray of int64, shape (A, N)
+        The ids of the N unlabeled items drawn for the anchor (eval half).
     eval_pos : ndarray of float64, shape (A,)
         The anchor's positive score.
     eval_neg : ndarray of float64, shape (A, N)
-        The scores of the N unlabeled items drawn for the anchor.
+        The scores of the N unlabeled items.
     eval_tn : ndarray of bool, shape (A, N)
         True where the unlabeled item is a true negative (not a held-out item of the user).
-    fit_unlabeled : ndarray of float64, shape (n_users, F)
-        Fit batches: each user's unlabeled scores (NaN-padded).
-    fit_tn : ndarray of bool, shape (n_users, F)
-        Their true-negative labels (False at the padding).
     fit_pos : ndarray of float64, shape (n_users, P)
         Each user's fit positives (NaN-padded).
-    fit_fn_ranks : ndarray of float64, shape (n_fn,)
-        Within-user mid-rank eCDF of every false negative in the fit batches.
-    tau_user : ndarray of float64, shape (n_users,)
-        Per-user false-negative share of the fit batch's unlabeled items (NaN without one).
-    alpha_user : ndarray of float64, shape (n_users,)
-        Per-user alpha (NaN without both classes), from the fit batches.
+    fits : list of FitBatch
+        The ``redraws`` independent draws of the fit batches (fit half).
     posterior : ndarray of float64, shape (n, 3)
-        Per fit-batch item: predicted P(fn | x) (eq. 4.14-4.16), 1.0 for a false negative and 0.0
-        otherwise, and the prediction with the prior read as pop_l / n_users.
+        Per item of fit batch 0: predicted P(fn | x) (eq. 4.14-4.16), 1.0 for a false negative and
+        0.0 otherwise, and the prediction with the prior read as pop_l / n_users.
     law_quantiles : dict
         ``{"tn": ..., "fn": ...}``: quantiles at :data:`LAW_LEVELS` of the measured TN / FN laws
         in parent-CDF space (default: empty).
@@ -131,58 +164,179 @@ class ProbeRecord:
     epoch: int
     measured: dict
     eval_users: np.ndarray
+    eval_items: np.ndarray
     eval_pos: np.ndarray
     eval_neg: np.ndarray
     eval_tn: np.ndarray
-    fit_unlabeled: np.ndarray
-    fit_tn: np.ndarray
     fit_pos: np.ndarray
-    fit_fn_ranks: np.ndarray
-    tau_user: np.ndarray
-    alpha_user: np.ndarray
+    fits: list
     posterior: np.ndarray = field(repr=False)
     law_quantiles: dict = field(default_factory=dict, repr=False)
 
+    @property
+    def fit_unlabeled(self) -> np.ndarray:
+        """Fit batch 0's unlabeled scores (n_users, F), NaN-padded."""
+        return self.fits[0].unlabeled
+
+    @property
+    def fit_tn(self) -> np.ndarray:
+        """Fit batch 0's true-negative labels."""
+        return self.fits[0].tn
+
+    @property
+    def fit_items(self) -> np.ndarray:
+        """Fit batch 0's item ids (-1 at the padding)."""
+        return self.fits[0].items
+
+    @property
+    def fit_fn_ranks(self) -> np.ndarray:
+        """Fit batch 0's within-user false-negative ranks."""
+        return self.fits[0].fn_ranks
+
+    @property
+    def tau_user(self) -> np.ndarray:
+        """Fit batch 0's per-user false-negative share."""
+        return self.fits[0].tau_user
+
+    @property
+    def alpha_user(self) -> np.ndarray:
+        """Fit batch 0's per-user P(x_TN < x_FN)."""
+        return self.fits[0].alpha_user
+
+
+# ------------------------------------------------------------------------------------------------
+# the fixed fit / eval halves and the blocked pass over the users (numba)
+# ------------------------------------------------------------------------------------------------
+@numba.njit(cache=True, inline="always")
+def _half(u, i, salt):
+    """The side of unlabeled item i of user u: 0 = fit half, 1 = eval half (splitmix64 hash of
+    (u, i, salt)), fixed for the whole run and independent of the epoch, so the two halves never share an item."""
+    z = (np.uint64(u) * np.uint64(0x9E3779B97F4A7C15)) ^ (np.uint64(i) + np.uint64(salt))
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return np.int64(z & np.uint64(1))
+
 
 @numba.njit(cache=True)
-def _fit_draws(train_mask, f, seed, pick):
-    """min(f, # unlabeled) distinct unlabeled items per user, uniformly: a partial Fisher-Yates
-    shuffle of the user's unlabeled items (O(n_items) per user)."""
-    np.random.seed(seed)
-    n_users, n_items = train_mask.shape
-    buf = np.empty(n_items, dtype=np.int64)
-    for u in range(n_users):
-        n = 0
-        for j in range(n_items):
-            if not train_mask[u, j]:
-                buf[n] = j
-                n += 1
-        for k in range(min(f, n)):
-            r = k + np.random.randint(0, n - k)
-            tmp = buf[k]
-            buf[k] = buf[r]
-            buf[r] = tmp
-            pick[u, k] = buf[k]
+def _probe_block(
+    rows, users, t_ptr, t_idx, h_ptr, h_idx, v_ptr, v_idx, salt, seed, f, redraws, a_ptr, n_neg,
+    fit_items, fit_scores, fit_code, le, n_unl, n_fit_half, vnum, vden, vpool,
+    eval_items, eval_scores, eval_code, eval_ok,
+):  # fmt: skip
+    """One block of users (row r of ``rows`` is user ``users[r]``'s scores over every item).
 
-
-@numba.njit(cache=True)
-def _fit_row_stats(sorted_unl, n_unl, fit_unl, fit_order, fit_tn, n_fit, pair_num, pair_den, G, le):
-    """Per user u (row of the fit batch, first n_fit[u] entries):
-
-    * pair_num[u], pair_den[u]: sum over (FN f, TN t) pairs of 1[t < f] + 1[t = f] / 2, and the
-      number of pairs (alpha of eq. 6.21);
-    * G[u, k]: mid-rank eCDF (# < + # <=) / 2 / n of fit item k among the user's fit items;
-    * le[u, k]: # of *all* the user's unlabeled items with score <= fit item k, by merging the
-      sorted fit values with the user's sorted unlabeled scores (``sorted_unl[u, :n_unl[u]]``).
+    Codes: 0 = true negative (unlabeled, not held out), 2 = held-out test item, 3 = held-out
+    validation item; training items (code 1) are never drawn. Per user: ``redraws`` fit batches of
+    min(f, #fit half) distinct items of the fit half (partial Fisher-Yates), the anchors' N distinct
+    eval items from the eval half, BNS's count of the user's unlabeled items <= each item of fit
+    batch 0 (eq. 4.15), and the pairs (pool item < validation item) of the label-free alpha estimate
+    (pool: fit batch 0 without validation items).
     """
-    n_users = fit_unl.shape[0]
-    for u in range(n_users):
+    np.random.seed(seed)
+    n_items = rows.shape[1]
+    code = np.zeros(n_items, dtype=np.int8)
+    fbuf = np.empty(n_items, dtype=np.int64)
+    ebuf = np.empty(n_items, dtype=np.int64)
+    for r in range(users.size):
+        u = users[r]
+        for p in range(t_ptr[u], t_ptr[u + 1]):
+            code[t_idx[p]] = 1
+        for p in range(h_ptr[u], h_ptr[u + 1]):
+            code[h_idx[p]] = 2
+        for p in range(v_ptr[u], v_ptr[u + 1]):
+            code[v_idx[p]] = 3
+        nf = 0
+        ne = 0
+        for j in range(n_items):
+            if code[j] != 1:
+                if _half(u, j, salt) == 0:
+                    fbuf[nf] = j
+                    nf += 1
+                else:
+                    ebuf[ne] = j
+                    ne += 1
+        n_unl[r] = nf + ne
+        n_fit_half[r] = nf
+        m = min(f, nf)
+        for d in range(redraws):
+            for k in range(m):
+                s = k + np.random.randint(0, nf - k)
+                tmp = fbuf[k]
+                fbuf[k] = fbuf[s]
+                fbuf[s] = tmp
+                fit_items[d, r, k] = fbuf[k]
+                fit_scores[d, r, k] = rows[r, fbuf[k]]
+                fit_code[d, r, k] = code[fbuf[k]]
+        # BNS's F numerator for fit batch 0: # of all the user's unlabeled items <= each fit item
+        if m > 0:
+            vals = fit_scores[0, r, :m].copy()
+            order = np.argsort(vals)
+            sv = vals[order]
+            cnt = np.zeros(m + 1, dtype=np.int64)
+            for j in range(n_items):
+                if code[j] != 1:
+                    cnt[np.searchsorted(sv, rows[r, j], side="left")] += 1
+            acc = 0
+            for q in range(m):
+                acc += cnt[q]
+                le[r, order[q]] = acc
+            # label-free alpha: validation items against the pool (fit batch 0 without validation items)
+            npool = 0
+            for q in range(m):
+                if fit_code[0, r, q] != 3:
+                    npool += 1
+            pool = np.empty(npool)
+            c = 0
+            for q in range(m):
+                if fit_code[0, r, q] != 3:
+                    pool[c] = fit_scores[0, r, q]
+                    c += 1
+            pool.sort()
+            num = 0.0
+            nv = 0
+            for p in range(v_ptr[u], v_ptr[u + 1]):
+                x = rows[r, v_idx[p]]
+                lo = np.searchsorted(pool, x, side="left")
+                hi = np.searchsorted(pool, x, side="right")
+                num += lo + 0.5 * (hi - lo)
+                nv += 1
+            vnum[r] = num
+            vden[r] = nv * npool
+            vpool[r] = npool
+        # the anchors' eval items: N distinct items of the eval half, uniformly
+        for a in range(a_ptr[r], a_ptr[r + 1]):
+            if ne < n_neg:
+                eval_ok[a] = False
+                continue
+            eval_ok[a] = True
+            for k in range(n_neg):
+                s = k + np.random.randint(0, ne - k)
+                tmp = ebuf[k]
+                ebuf[k] = ebuf[s]
+                ebuf[s] = tmp
+                eval_items[a, k] = ebuf[k]
+                eval_scores[a, k] = rows[r, ebuf[k]]
+                eval_code[a, k] = code[ebuf[k]]
+        for p in range(t_ptr[u], t_ptr[u + 1]):
+            code[t_idx[p]] = 0
+        for p in range(h_ptr[u], h_ptr[u + 1]):
+            code[h_idx[p]] = 0
+        for p in range(v_ptr[u], v_ptr[u + 1]):
+            code[v_idx[p]] = 0
+
+
+@numba.njit(cache=True)
+def _fit_row_stats(fit_unl, fit_tn, n_fit, pair_num, pair_den, G):
+    """Per user u (first n_fit[u] entries of row u): alpha's (FN, TN) pair counts, 1[t < f] + 1[t = f] / 2
+    (eq. 6.21 with the false negatives), and G[u, k], the mid-rank eCDF of item k in the user's fit batch."""
+    for u in range(fit_unl.shape[0]):
         m = n_fit[u]
         if m == 0:
             continue
-        order = fit_order[u, :m]  # argsort of the row (its first m entries are the finite ones)
-        sv = fit_unl[u][order]
-        # ranks within the fit batch (ties share the mid-rank)
+        row = fit_unl[u, :m]
+        order = np.argsort(row)
+        sv = row[order]
         k = 0
         while k < m:
             e = k
@@ -192,8 +346,6 @@ def _fit_row_stats(sorted_unl, n_unl, fit_unl, fit_order, fit_tn, n_fit, pair_nu
             for q in range(k, e + 1):
                 G[u, order[q]] = mid
             k = e + 1
-        # alpha's pairs: sorted true negatives, binary search of each false negative
-        # the true negatives' values in sorted order, read off the sorted row (no second sort)
         tvals = np.empty(m)
         n_t = 0
         for q in range(m):
@@ -206,21 +358,11 @@ def _fit_row_stats(sorted_unl, n_unl, fit_unl, fit_order, fit_tn, n_fit, pair_nu
         for q in range(m):
             if not fit_tn[u, q]:
                 n_f += 1
-                x = fit_unl[u, q]
-                lo = np.searchsorted(tvals, x, side="left")
-                hi = np.searchsorted(tvals, x, side="right")
+                lo = np.searchsorted(tvals, row[q], side="left")
+                hi = np.searchsorted(tvals, row[q], side="right")
                 num += lo + 0.5 * (hi - lo)
         pair_num[u] = num
         pair_den[u] = n_f * n_t
-        # # unlabeled scores <= each sorted fit value: merge with the user's sorted unlabeled row
-        row = sorted_unl[u]
-        n = n_unl[u]
-        j = 0
-        for q in range(m):
-            x = sv[q]
-            while j < n and row[j] <= x:
-                j += 1
-            le[u, order[q]] = j
 
 
 def k_star(train_auc: float) -> int:
@@ -284,62 +426,101 @@ def _ks(sample, cdf):
     return _ks_sorted(np.sort(np.asarray(sample, dtype=np.float64)), cdf)
 
 
+def _row_source(scores, n_users: int, n_items: int):
+    """A function users -> their score rows (float32 or float64), for a dense array or a block source."""
+    if hasattr(scores, "block") and not isinstance(scores, np.ndarray):
+        shape = tuple(getattr(scores, "shape", (n_users, n_items)))
+        if shape != (n_users, n_items):
+            raise ValueError(f"scores must have shape {(n_users, n_items)}, got {shape}")
+        return scores.block
+    s = np.asarray(scores)
+    if s.dtype not in (np.float32, np.float64):
+        s = s.astype(np.float64)
+    if s.shape != (n_users, n_items):
+        raise ValueError(f"scores must have shape {(n_users, n_items)}, got {s.shape}")
+    return lambda users: s[users]
+
+
+def _block_size(n_items: int) -> int:
+    """Users per block: about 4M scores (32 MB in float64), whatever the number of users (so the
+    draws, seeded per block, do not depend on anything but the data's shape)."""
+    return max(1, (1 << 22) // max(n_items, 1))
+
+
+def label_fraction(data: Interactions) -> float:
+    """Share of the held-out pairs that the validation split holds, L = n_valid / (n_valid + n_test).
+
+    A property of the split's sizes (no item's label): it scales the validation items seen among a
+    user's unlabeled items up to all its held-out items (module notes).
+
+    Parameters
+    ----------
+    data : Interactions
+        The split.
+
+    Returns
+    -------
+    float
+        L in [0, 1]; NaN when there is no held-out pair.
+    """
+    nv, nt = len(data.valid), len(data.test)
+    return nv / (nv + nt) if nv + nt else math.nan
+
+
 def probe_scores(
-    scores: np.ndarray,
+    scores: Any,
     data: Interactions,
     *,
     epoch: int = 0,
     n_negatives: int = 5,
     n_anchors: int = 4096,
     fit_size: int = 256,
+    redraws: int = 1,
     t: float = 1.0,
     beta: float = 0.5,
     hcl_beta: float = 0.5,
     prior: tuple[int, float] | None = None,
     rng: RNGLike = 0,
     defer: bool = False,
-    _masks: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> ProbeRecord:
-    r"""Measure one probe point of a score matrix (module notes); the engine of :class:`ScoreProbe`.
+    r"""Measure one probe point of a model's scores (module notes); the engine of :class:`ScoreProbe`.
 
     Parameters
     ----------
-    scores : ndarray, shape (n_users, n_items)
-        The model's scores x_ui.
+    scores : ndarray of shape (n_users, n_items), or an object with ``block(users)``
+        The model's scores x_ui, dense or by blocks of users (never materialised whole then).
     data : Interactions
         The split: training pairs (anchors, and the items never sampled), held-out pairs
-        (test and validation: the false-negative labels).
+        (test and validation: the false-negative labels; validation labels also give the
+        label-free alpha).
     epoch : int
-        Recorded with the result.
+        Recorded with the result; with ``rng`` it seeds this probe point's draws.
     n_negatives : int
         N unlabeled items per eval anchor (the training's N).
     n_anchors : int
         Eval anchors, drawn without replacement from the training pairs (at most half of them:
         the rest are the fit positives).
     fit_size : int
-        Unlabeled items per user in the fit batches (all of them if the user has fewer).
+        Items per user in each fit batch, from the user's fit half (all of them if fewer).
+    redraws : int
+        Independent fit batches per probe point (default 1).
     t : float
         Temperature of the estimators' map exp(s / t).
     beta, hcl_beta : float
         BCL's hardness (eq. 6.25) and HCL's concentration for the measured errors.
     prior : (d, lam), optional
         Embedding dimension and variance parameter of the variance-gamma prior of the scores
-        (Lemma 3.1, :func:`negtheory.variance_gamma.inner_product`); with it, ``ks_prior`` is
-        measured (give it at initialisation).
+        (Lemma 3.1); with it, ``ks_prior`` is measured (give it at initialisation).
     rng : int, SeedSequence, Generator or None
-        The probe's own stream (never the training's).
+        The probe's own stream (never the training's); it also fixes the fit / eval halves,
+        the same at every epoch.
     defer : bool
-        Leave the estimators' errors and K* to :func:`finish` (they need only the recorded
-        batches): :class:`ScoreProbe` defers them out of the training loop.
-    _masks : tuple of ndarray, optional
-        Private: ``(train_mask, held-out mask)`` precomputed by :class:`ScoreProbe` (default
-        None: built from ``data``).
+        Leave the estimators' errors and K* to :func:`finish`.
 
     Returns
     -------
     ProbeRecord
-        The measurements (``measured``) and the raw eval and fit batches; the estimators'
-        errors and K* are missing when ``defer`` is True.
+        The measurements (``measured``) and the raw eval and fit batches.
 
     Examples
     --------
@@ -349,150 +530,197 @@ def probe_scores(
     >>> g = np.random.default_rng(0)
     >>> pairs = np.unique(g.integers(0, [20, 60], size=(500, 2)), axis=0)
     >>> d = load_split(pairs[::2], pairs[1::2])
-    >>> rec = probe_scores(g.normal(size=(20, 60)), d, n_anchors=64, fit_size=30)
-    >>> sorted(rec.measured)[:3], rec.eval_neg.shape
-    (['alpha', 'alpha_model', 'beta'], (64, 5))
+    >>> rec = probe_scores(g.normal(size=(20, 60)), d, n_anchors=64, fit_size=20)
+    >>> rec.eval_neg.shape, len(rec.fits)
+    ((64, 5), 1)
     """
-    # float32 or float64 as given: the full-matrix passes (finiteness, the sorted rows) stay in the
-    # input's dtype; every gathered score is converted to float64 exactly
-    s = np.asarray(scores)
-    if s.dtype not in (np.float32, np.float64):
-        s = s.astype(np.float64)
-    if s.shape != (data.n_users, data.n_items):
-        raise ValueError(f"scores must have shape {(data.n_users, data.n_items)}, got {s.shape}")
-    if not np.all(np.isfinite(s)):
-        raise ValueError("scores must be finite")
+    n_users, n_items = data.n_users, data.n_items
+    rows_of = _row_source(scores, n_users, n_items)
     n_negatives = int_scalar("n_negatives", n_negatives, 1)
     n_anchors = int_scalar("n_anchors", n_anchors, 1)
     fit_size = int_scalar("fit_size", fit_size, 2)
+    redraws = int_scalar("redraws", redraws, 1)
     t = real_scalar("t", t, 0.0, lo_open=True)
-    g = np.random.default_rng(np.random.SeedSequence([int_seed("rng", rng), int(epoch)]))
-    n_users, n_items = data.n_users, data.n_items
-    # the dense masks (a ScoreProbe builds them once per run)
-    train_mask, fn_mask = _masks if _masks is not None else (data.train_mask(), data.test_mask() | data.valid_mask())
-    n_unl = n_items - train_mask.sum(axis=1)
+    seed = int_seed("rng", rng)
+    g = np.random.default_rng(np.random.SeedSequence([seed, int(epoch)]))
+    salt = int(np.random.SeedSequence([seed, 7919]).generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
 
-    # ---- split the training pairs: eval anchors / fit positives
+    # ---- the training pairs: eval anchors / fit positives
     pairs = data.train
     perm = g.permutation(len(pairs))
     a = min(n_anchors, max(len(pairs) // 2, 1))
-    anchors = pairs[np.sort(perm[:a])]
+    anchors = pairs[np.sort(perm[:a])]  # sorted by user (train pairs are unique and user-sorted)
+    anchors = anchors[np.argsort(anchors[:, 0], kind="stable")]
     fitpos = pairs[perm[a:]]
 
-    # ---- eval batches (as training draws them)
+    t_ptr, t_idx = data.train_csr()
+    held = data.test  # test items: code 2; validation items (code 3) come from v_ptr / v_idx
+    h_ptr, h_idx = _csr(held, n_users)
+    v_ptr, v_idx = _csr(data.valid, n_users)
+    f = int(fit_size)
+    fit_items = np.full((redraws, n_users, f), -1, dtype=np.int64)
+    fit_scores = np.full((redraws, n_users, f), np.nan)
+    fit_code = np.full((redraws, n_users, f), -1, dtype=np.int8)
+    le_rows = np.zeros((n_users, f), dtype=np.int64)
+    n_unl = np.zeros(n_users, dtype=np.int64)
+    n_fit_half = np.zeros(n_users, dtype=np.int64)
+    vnum, vden, vpool = np.zeros(n_users), np.zeros(n_users), np.zeros(n_users)
+    A = len(anchors)
+    eval_items = np.zeros((A, n_negatives), dtype=np.int64)
+    eval_neg = np.zeros((A, n_negatives))
+    eval_code = np.zeros((A, n_negatives), dtype=np.int8)
+    eval_ok = np.zeros(A, dtype=np.bool_)
+    eval_pos = np.zeros(A)
+    a_start = np.searchsorted(anchors[:, 0], np.arange(n_users + 1), side="left").astype(np.int64)
+    bs = _block_size(n_items)
+    starts = np.arange(0, n_users, bs)
+    block_seeds = g.integers(0, 2**31 - 1, size=len(starts))
+    sl = slice(None)
+    for b, s0 in enumerate(starts):
+        users = np.arange(s0, min(s0 + bs, n_users), dtype=np.int64)
+        rows = np.asarray(rows_of(users))
+        if rows.dtype not in (np.float32, np.float64):
+            rows = rows.astype(np.float64)
+        if not np.all(np.isfinite(rows)):
+            raise ValueError("scores must be finite")
+        sl = slice(s0, s0 + len(users))
+        a_ptr = a_start[s0 : s0 + len(users) + 1]
+        _probe_block(
+            rows, users, t_ptr, t_idx, h_ptr, h_idx, v_ptr, v_idx, np.uint64(salt), int(block_seeds[b]), f, redraws,
+            a_ptr, n_negatives, fit_items[:, sl], fit_scores[:, sl], fit_code[:, sl], le_rows[sl], n_unl[sl],
+            n_fit_half[sl], vnum[sl], vden[sl], vpool[sl], eval_items, eval_neg, eval_code, eval_ok,
+        )  # fmt: skip
+        lo, hi = a_ptr[0], a_ptr[-1]
+        if hi > lo:
+            eval_pos[lo:hi] = rows[anchors[lo:hi, 0] - s0, anchors[lo:hi, 1]]
+    anchors, eval_items, eval_neg, eval_code, eval_pos = (
+        anchors[eval_ok], eval_items[eval_ok], eval_neg[eval_ok], eval_code[eval_ok], eval_pos[eval_ok]
+    )
     users = anchors[:, 0]
-    ok_users = n_unl[users] >= n_negatives
-    anchors, users = anchors[ok_users], users[ok_users]
-    neg_items = sample_uninteracted(users, n_negatives, train_mask, g)
-    eval_neg = s[users[:, None], neg_items].astype(np.float64)
-    eval_tn = ~fn_mask[users[:, None], neg_items]
-    eval_pos = s[users, anchors[:, 1]].astype(np.float64)
+    eval_tn = eval_code == 0
 
-    # ---- fit batches: fit_size distinct unlabeled items per user (all of them for a user with fewer)
-    f = int(min(fit_size, n_unl.max()))
-    pick = np.zeros((n_users, f), dtype=np.int64)
-    _fit_draws(train_mask, f, int(g.integers(0, 2**31 - 1)), pick)
-    rows = np.arange(n_users)[:, None]
-    valid = np.arange(f)[None, :] < np.minimum(n_unl, f)[:, None]
-    fit_unl = np.where(valid, s[rows, pick].astype(np.float64), np.nan)
-    fit_tn = valid & ~fn_mask[rows, pick]
+    # ---- fit positives (NaN-padded per user), through the block source
     pos_counts = np.bincount(fitpos[:, 0], minlength=n_users)
-    p_max = max(int(pos_counts.max()), 1)
+    p_max = max(int(pos_counts.max()) if n_users else 1, 1)
     fit_pos = np.full((n_users, p_max), np.nan)
     order = np.argsort(fitpos[:, 0], kind="stable")
     fp = fitpos[order]
     start = np.concatenate([[0], np.cumsum(pos_counts)[:-1]])
     col = np.arange(len(fp)) - start[fp[:, 0]]
-    fit_pos[fp[:, 0], col] = s[fp[:, 0], fp[:, 1]].astype(np.float64)
+    fp_scores = np.empty(len(fp))
+    for s0 in starts:
+        lo, hi = np.searchsorted(fp[:, 0], [s0, s0 + bs])
+        if hi > lo:
+            blk = np.asarray(rows_of(np.arange(s0, min(s0 + bs, n_users), dtype=np.int64)))
+            fp_scores[lo:hi] = blk[fp[lo:hi, 0] - s0, fp[lo:hi, 1]]
+    fit_pos[fp[:, 0], col] = fp_scores
 
-    # ---- per user, one pass (numba): alpha's pair counts, the fit items' mid-rank eCDF G among the
-    # fit batch, and # of all the user's unlabeled items <= each fit item (BNS's F, eq. 4.15)
-    n_fit = np.minimum(n_unl, f).astype(np.int64)
-    pair_num = np.zeros(n_users)
-    pair_den = np.zeros(n_users)
-    G_rows = np.full((n_users, f), np.nan)
-    le_rows = np.zeros((n_users, f), dtype=np.int64)
-    # each user's unlabeled scores sorted (training items as +inf, which sort last): numpy's sort
-    sorted_unl = np.sort(np.where(train_mask, np.inf, s), axis=1)
-    fit_order = np.argsort(fit_unl, axis=1)  # NaN padding last
-    _fit_row_stats(sorted_unl, n_unl.astype(np.int64), fit_unl, fit_order, fit_tn, n_fit, pair_num, pair_den, G_rows, le_rows)
-    alpha = float(pair_num.sum() / pair_den.sum()) if pair_den.sum() else math.nan
-    with np.errstate(invalid="ignore", divide="ignore"):
-        alpha_user = np.where(pair_den > 0, pair_num / pair_den, np.nan)
-    n_valid = valid.sum(axis=1)
-    tau_user = np.where(n_valid > 0, (valid & ~fit_tn).sum(axis=1) / np.maximum(n_valid, 1), np.nan)
-    # tau+ as the anchors see it: users weighted by their number of training pairs
+    # ---- per fit batch: labels, within-user ranks, alpha's pairs, tau
     w_user = np.bincount(pairs[:, 0], minlength=n_users).astype(np.float64)
-    has = np.isfinite(tau_user)
-    tau_plus = float(np.sum(w_user[has] * tau_user[has]) / np.sum(w_user[has]))
+    n_fit = np.minimum(n_fit_half, f).astype(np.int64)
+    fits = []
+    for d in range(redraws):
+        valid = fit_code[d] >= 0
+        fit_tn = valid & (fit_code[d] == 0)
+        pair_num, pair_den = np.zeros(n_users), np.zeros(n_users)
+        G_rows = np.full((n_users, f), np.nan)
+        _fit_row_stats(fit_scores[d], fit_tn, n_fit, pair_num, pair_den, G_rows)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            alpha_user = np.where(pair_den > 0, pair_num / pair_den, np.nan)
+        n_valid = valid.sum(axis=1)
+        tau_user = np.where(n_valid > 0, (valid & ~fit_tn).sum(axis=1) / np.maximum(n_valid, 1), np.nan)
+        fu_idx, fu_col = np.nonzero(valid)
+        is_fn = ~fit_tn[fu_idx, fu_col]
+        fits.append(FitBatch(fit_scores[d], fit_items[d], fit_tn, G_rows[fu_idx, fu_col][is_fn], tau_user, alpha_user))
+        if d == 0:
+            alpha = float(pair_num.sum() / pair_den.sum()) if pair_den.sum() else math.nan
+            has = np.isfinite(tau_user)
+            tau_plus = float(np.sum(w_user[has] * tau_user[has]) / np.sum(w_user[has])) if has.any() else math.nan
+            G0, is_fn0, fu0 = G_rows[fu_idx, fu_col], is_fn, (fu_idx, fu_col)
 
-    # ---- score laws in parent-CDF space (eq. 6.29) at the measured alpha
-    fu_idx, fu_col = np.nonzero(valid)
-    G = G_rows[fu_idx, fu_col]
-    is_fn_fit = ~fit_tn[fu_idx, fu_col]
-    a_c = min(max(alpha, 0.5), 1.0) if np.isfinite(alpha) else 0.5
-    # the model's alpha whose own P(x_TN < x_FN) is the measured one (calibration.alpha_from_auc)
+    # ---- the label-free alpha and tau+ (validation labels and the split's sizes only)
+    L = label_fraction(data)
+    nv_user = np.diff(v_ptr).astype(np.float64)
+    a_raw = float(vnum.sum() / vden.sum()) if vden.sum() > 0 else math.nan
+    if np.isfinite(a_raw) and L > 0:
+        # share of hidden held-out (test) items in the pool: |V_u| (1/L - 1) of the n_unl - |V_u| others
+        with np.errstate(invalid="ignore", divide="ignore"):
+            c_u = np.where(n_unl > nv_user, nv_user * (1.0 / L - 1.0) / np.maximum(n_unl - nv_user, 1), 0.0)
+        c = float(np.sum(vden * c_u) / vden.sum())
+        a_valid = (a_raw - 0.5 * c) / (1.0 - c)
+        tau_u = np.where(n_unl > 0, nv_user / L / np.maximum(n_unl, 1), 0.0)
+        tau_hat = float(np.sum(w_user * tau_u) / np.sum(w_user))
+        source = "validation labels"
+    else:
+        a_valid, tau_hat, source = math.nan, math.nan, "test labels (no validation split)"
+    a_for_hat = a_valid if np.isfinite(a_valid) else alpha
+    alpha_hat = float(cal.alpha_from_auc(min(max(a_for_hat, 0.0), 1.0))) if np.isfinite(a_for_hat) else 0.5
+    raw_map = 1.5 * a_for_hat - 0.25 if np.isfinite(a_for_hat) else 0.5
+    est_alpha = min(max(a_for_hat, 0.5), 1.0) if np.isfinite(a_for_hat) else 0.5
+    est_tau = tau_hat if np.isfinite(tau_hat) else tau_plus
+    est_tau = min(max(est_tau, 1e-6), 0.999) if np.isfinite(est_tau) else 1e-6
+
+    # ---- score laws in parent-CDF space (eq. 6.29) at the label-free alpha
     a_m = float(cal.alpha_from_auc(alpha)) if np.isfinite(alpha) else 0.5
-    tp_c = min(max(tau_plus, 0.0), 0.999)
-    v = cal.class_conditional_ppf(G, "un", a_m, tp_c)
-    v_tn, v_fn = np.sort(v[~is_fn_fit]), np.sort(v[is_fn_fit])
-    ks_tn = _ks_sorted(v_tn, lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "tn", a_m))
-    ks_fn = _ks_sorted(v_fn, lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "fn", a_m))
-    v_raw = cal.class_conditional_ppf(G[is_fn_fit], "un", a_c, tp_c)
-    ks_fn_raw = _ks(v_raw, lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "fn", a_c))
+    tp_c = min(max(est_tau, 0.0), 0.999)
+    v = cal.class_conditional_ppf(G0, "un", alpha_hat, tp_c)
+    v_tn, v_fn = np.sort(v[~is_fn0]), np.sort(v[is_fn0])
+    ks_tn = _ks_sorted(v_tn, lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "tn", alpha_hat))
+    ks_fn = _ks_sorted(v_fn, lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "fn", alpha_hat))
     measured = dict(
         alpha=alpha,
         alpha_model=a_m,
-        ks_fn_alpha_as_auc=ks_fn_raw,
+        alpha_valid_auc=a_valid,
+        alpha_valid_raw=a_raw,
+        alpha_hat=alpha_hat,
+        alpha_at_bound=float(not (0.5 < raw_map < 1.0)),
+        alpha_source=source,
         tau_plus=tau_plus,
-        tau_plus_eval=float(1.0 - eval_tn.mean()),
+        tau_plus_hat=tau_hat,
+        est_alpha=est_alpha,
+        est_tau_plus=est_tau,
+        tau_plus_eval=float(1.0 - eval_tn.mean()) if eval_tn.size else math.nan,
         n=n_negatives,
         n_anchors=int(len(users)),
         ks_tn=ks_tn,
         ks_fn=ks_fn,
-        n_fn_fit=int(is_fn_fit.sum()),
+        n_fn_fit=int(is_fn0.sum()),
+        label_fraction=L,
     )
-    auc = float(((eval_neg < eval_pos[:, None]) + 0.5 * (eval_neg == eval_pos[:, None])).mean())
+    auc = float(((eval_neg < eval_pos[:, None]) + 0.5 * (eval_neg == eval_pos[:, None])).mean()) if len(users) else math.nan
     measured["train_auc"] = auc
     if prior is not None:
         from ..variance_gamma import inner_product
 
         d_emb, lam = prior
-        # 4000 scores of the fit batches (the variance-gamma cdf is exact but not free: ~1 ms per 10 points)
-        sample = fit_unl[valid]
+        sample = fits[0].unlabeled[np.isfinite(fits[0].unlabeled)]
         sample = sample[g.permutation(sample.size)[:4000]]
         measured["ks_prior"] = _ks(sample, inner_product(int(d_emb), float(lam)).cdf)
-
     measured.update(t=t, beta=beta, hcl_beta=hcl_beta)
 
-    # ---- BNS posterior P(fn | x) = 1 - unbias (eq. 4.14-4.16) on the fit-batch items
+    # ---- BNS posterior P(fn | x) = 1 - unbias (eq. 4.14-4.16) on the items of fit batch 0
+    fu_idx, fu_col = fu0
     F = le_rows[fu_idx, fu_col] / (n_unl[fu_idx] + 1.0)  # eq. 4.15, released-code convention (n + 1)
     counts = data.item_counts()
-    items = pick[fu_idx, fu_col]
+    items = fit_items[0][fu_idx, fu_col]
     p_fn = np.clip(bns_prior(counts, len(data.train))[items], 0.0, 1.0)
-    # the reading with N = number of users: the share of users who interacted with the item
     p_users = np.clip(counts[items] / n_users, 0.0, 1.0 - 1e-12)
-    # both priors in one call (F broadcast over the two rows)
-    # F in (0, 1) (the item counts itself; n + 1 convention), so the denominator of eq. 4.14 is positive
     num, den = est._unbias_terms(F, np.stack([p_fn, p_users]))
     pred, pred_users = 1.0 - num / den
-    posterior = np.column_stack([pred, is_fn_fit.astype(np.float64), pred_users])
-    measured["posterior_mean"] = float(pred.mean())
-    measured["fn_rate_fit"] = float(is_fn_fit.mean())
+    posterior = np.column_stack([pred, is_fn0.astype(np.float64), pred_users])
+    measured["posterior_mean"] = float(pred.mean()) if pred.size else math.nan
+    measured["fn_rate_fit"] = float(is_fn0.mean()) if is_fn0.size else math.nan
 
     rec = ProbeRecord(
         epoch=int(epoch),
         measured=measured,
         eval_users=users,
+        eval_items=eval_items,
         eval_pos=eval_pos,
         eval_neg=eval_neg,
         eval_tn=eval_tn,
-        fit_unlabeled=fit_unl,
-        fit_tn=fit_tn,
         fit_pos=fit_pos,
-        fit_fn_ranks=G[is_fn_fit],
-        tau_user=tau_user,
-        alpha_user=alpha_user,
+        fits=fits,
         posterior=posterior,
         law_quantiles={"tn": _sorted_quantiles(v_tn), "fn": _sorted_quantiles(v_fn)},
     )
@@ -505,10 +733,9 @@ def finish(rec: ProbeRecord) -> ProbeRecord:
     """Complete a probe point's deferred measurements (in place).
 
     Adds the estimators' real errors on the eval batches
-    (:func:`negtheory.calibration.estimator_errors` at the measured alpha and tau+, clipped to
-    [1/2, 1] and [1e-6, 0.999]) and Wu's K* from the training AUC (:func:`k_star`). They need only
-    the recorded batches, so a :class:`ScoreProbe` computes them after training, outside the
-    training loop. A record already complete is returned unchanged.
+    (:func:`negtheory.calibration.estimator_errors` at the label-free ``est_alpha`` and
+    ``est_tau_plus``) with their robust companions, and Wu's K* from the training AUC
+    (:func:`k_star`). A record already complete is returned unchanged.
 
     Parameters
     ----------
@@ -519,7 +746,8 @@ def finish(rec: ProbeRecord) -> ProbeRecord:
     -------
     ProbeRecord
         ``rec`` itself, its ``measured`` completed with ``mse_<estimator>``,
-        ``mse_se_<estimator>``, ``mean_<estimator>``, ``truth_mean`` and ``k_star``.
+        ``mse_se_<estimator>``, ``mean_<estimator>``, ``median_se_<estimator>``,
+        ``trimmed_mse_<estimator>``, ``top_share_<estimator>``, ``truth_mean`` and ``k_star``.
 
     Examples
     --------
@@ -528,21 +756,18 @@ def finish(rec: ProbeRecord) -> ProbeRecord:
     >>> from negtheory.recsys.score_probe import finish, probe_scores
     >>> g = np.random.default_rng(0)
     >>> pairs = np.unique(g.integers(0, [20, 60], size=(500, 2)), axis=0)
-    >>> rec = probe_scores(g.normal(size=(20, 60)), load_split(pairs[::2], pairs[1::2]), n_anchors=64, fit_size=30, defer=True)
+    >>> rec = probe_scores(g.normal(size=(20, 60)), load_split(pairs[::2], pairs[1::2]), n_anchors=64, fit_size=20, defer=True)
     >>> "mse_bcl" in rec.measured, "mse_bcl" in finish(rec).measured
     (False, True)
     """
     m = rec.measured
     if "truth_mean" in m and "k_star" in m:
         return rec
-    a_c = min(max(m["alpha"], 0.5), 1.0) if np.isfinite(m["alpha"]) else 0.5
-    errs = cal.estimator_errors(
-        rec.eval_neg, rec.eval_tn, rec.eval_pos, t=m["t"], alpha=a_c, tau_plus=min(max(m["tau_plus"], 1e-6), 0.999),
-        beta=m["beta"], hcl_beta=m["hcl_beta"],
-    )  # fmt: skip
+    errs = cal.estimator_errors(rec.eval_neg, rec.eval_tn, rec.eval_pos, t=m["t"], alpha=m["est_alpha"],
+                                tau_plus=m["est_tau_plus"], beta=m["beta"], hcl_beta=m["hcl_beta"])  # fmt: skip
     for name, r in errs.items():
-        m[f"mse_{name}"] = r["mse"]
-        m[f"mse_se_{name}"] = r["mse_se"]
+        for key in ("mse", "mse_se", "median_se", "trimmed_mse", "top_share"):
+            m[f"{key}_{name}"] = r[key]
         m[f"mean_{name}"] = r["mean"]
     m["truth_mean"] = next(iter(errs.values()))["truth_mean"]
     m["k_star"] = k_star(m["train_auc"])
@@ -550,26 +775,26 @@ def finish(rec: ProbeRecord) -> ProbeRecord:
 
 
 class ScoreProbe:
-    """Training callback: :func:`probe_scores` at initialisation and every evaluated epoch.
+    """Training callback: :func:`probe_scores` at initialisation and at evaluated epochs.
 
     Parameters
     ----------
     data : Interactions
         The split being trained on (the held-out pairs are the false-negative labels).
     rng : int, SeedSequence, Generator or None
-        The probe's seed; probe point e uses ``SeedSequence([seed, e])``, independent of training.
+        The probe's seed; probe point e uses ``SeedSequence([seed, e])``, independent of training;
+        the fit / eval halves depend on the seed only.
     snapshot : bool
         False (default): measure at each call, inside the training loop, and return
         ``probe_alpha``, ``probe_tau_plus`` and ``probe_train_auc`` into that epoch's history row.
-        True: a call only keeps a copy of the score matrix (one [n_users, n_items] array per
-        probe point in memory) and returns nothing; the measurements run when :attr:`records`,
-        :meth:`frame` or :meth:`calibration` is first read, after training. The records are
-        identical either way (each probe point draws from ``SeedSequence([seed, epoch])``);
-        only where the time is spent differs — a snapshot costs a probed epoch one copy of the
-        matrix instead of the whole measurement.
+        True: a call keeps a dense copy of the scores and the measurements run when
+        :attr:`records`, :meth:`frame` or :meth:`calibration` is first read (the same records;
+        for data small enough to hold one n_users x n_items copy per probe point).
+    epochs : sequence of int, optional
+        Probe only at these epochs (0 = initialisation); default None: at every call.
     **kwargs
-        Passed to :func:`probe_scores` (``n_negatives``, ``n_anchors``, ``fit_size``, ``t``,
-        ``beta``, ``hcl_beta``, ``prior``; ``prior`` is used at epoch 0 only).
+        Passed to :func:`probe_scores` (``n_negatives``, ``n_anchors``, ``fit_size``,
+        ``redraws``, ``t``, ``beta``, ``hcl_beta``, ``prior``; ``prior`` is used at epoch 0 only).
 
     Examples
     --------
@@ -579,28 +804,28 @@ class ScoreProbe:
     >>> g = np.random.default_rng(0)
     >>> pairs = np.unique(g.integers(0, [20, 60], size=(500, 2)), axis=0)
     >>> d = load_split(pairs[::2], pairs[1::2])
-    >>> probe = ScoreProbe(d, n_anchors=64, fit_size=30)
+    >>> probe = ScoreProbe(d, n_anchors=64, fit_size=20)
     >>> _ = fit_bpr_sgd(d, "rns", epochs=2, progress=False, topk=(5,), callbacks=[probe])
     >>> [r.epoch for r in probe.records]
     [0, 1, 2]
     """
 
-    def __init__(self, data: Interactions, *, rng: RNGLike = 0, snapshot: bool = False, **kwargs: Any):
+    def __init__(self, data: Interactions, *, rng: RNGLike = 0, snapshot: bool = False, epochs=None, **kwargs: Any):
         if not isinstance(snapshot, (bool, np.bool_)):
             raise ValueError(f"snapshot must be True or False, got {snapshot!r}")
         self.data = data
         self.seed = int_seed("rng", rng)
         self.snapshot = bool(snapshot)
+        self.epochs = None if epochs is None else {int_scalar("epochs", e, 0) for e in epochs}
         self.kwargs = kwargs
         self._records: list[ProbeRecord] = []
         self._pending: list[tuple[int, np.ndarray]] = []
-        self._masks = (data.train_mask(), data.test_mask() | data.valid_mask())
 
-    def _measure(self, epoch: int, scores: np.ndarray) -> ProbeRecord:
+    def _measure(self, epoch: int, scores: Any) -> ProbeRecord:
         kw = dict(self.kwargs)
         if epoch != 0:
             kw.pop("prior", None)
-        rec = probe_scores(scores, self.data, epoch=epoch, rng=self.seed, defer=True, _masks=self._masks, **kw)
+        rec = probe_scores(scores, self.data, epoch=epoch, rng=self.seed, defer=True, **kw)
         self._records.append(rec)
         return rec
 
@@ -611,7 +836,9 @@ class ScoreProbe:
             self._measure(*self._pending.pop(0))
         return self._records
 
-    def __call__(self, epoch: int, scores: np.ndarray) -> dict | None:
+    def __call__(self, epoch: int, scores: Any) -> dict | None:
+        if self.epochs is not None and int(epoch) not in self.epochs:
+            return None
         if self.snapshot:
             self._pending.append((int(epoch), np.array(scores, copy=True)))
             return None

@@ -1,50 +1,50 @@
 r"""``negtheory reproduce sim-vs-train``: do the simulations, fed with what training measures, predict training?
 
-Protocol. MF (d = 32) is trained on a user-supplied split with the one recommendation trainer:
-BPR by batch-1 SGD with RNS or BNS (:func:`negtheory.recsys.fit_bpr_sgd`, the thesis's ch. 4
-settings) or mini-batch InfoNCE / DCL / HCL / BCL (:func:`negtheory.bridge.recommend.fit_mf`, the
-released code's ch. 5-6 settings, t = 1). A :class:`negtheory.recsys.score_probe.ScoreProbe`
-callback measures, at initialisation and every ``--probe-every`` epochs, with the **test
-interactions as false-negative labels** (never used for training, sampling or selection):
-alpha (eq. 6.21, P(x_TN < x_FN) among a user's unlabeled items), tau+, the TN / FN score laws,
-the training AUC and Wu's K*, BNS's posterior P(fn | x) (eq. 4.14-4.16), and the real squared
-error of each estimator of the true-negative mean (biased, DCL, HCL, BCL, self-normalised BCL;
-eq. 6.45-6.48) on eval batches of N = ``--negatives`` unlabeled items per training pair, drawn as
-training draws them. The estimators use the measured (alpha, tau+), BCL beta = 0.5, HCL beta = 0.5,
-no floor, and the map exp(s / t) with t = 1.
+Protocol. A model (MF, d = 32, or LightGCN for the mini-batch losses) is trained on a split with the
+one recommendation trainer: BPR by batch-1 SGD with RNS or BNS (:func:`negtheory.recsys.fit_bpr_sgd`,
+the thesis's ch. 4 settings) or mini-batch InfoNCE / DCL / HCL / BCL
+(:func:`negtheory.bridge.recommend.fit_mf`, the released code's ch. 5-6 settings, t = 1). A
+validation split (``--valid-fraction`` of train, seeded by the run's seed) is carved out and not
+trained on. A :class:`negtheory.recsys.score_probe.ScoreProbe` measures, at initialisation and at
+each ``--probe-epochs`` epoch, on two **disjoint halves** of every user's unlabeled items fixed for
+the run: the eval half gives the eval batches (training pairs as anchors, N = ``--negatives``
+unlabeled items each) on which each estimator's real squared error is measured, with the **test
+interactions as false-negative labels** (read by the probe only); the fit half gives ``--redraws``
+independent fit batches, from which alone the simulations are fitted. The estimators' alpha and
+tau+ and the simulations' alpha come from the validation labels (no test label): see
+:mod:`negtheory.recsys.score_probe`.
 
-At every probe point the same estimators run on three simulations (:mod:`negtheory.calibration`):
+At every probe point and for each fit batch, the same estimators (biased, DCL, HCL, BCL,
+self-normalised BCL; eq. 6.45-6.48) run on simulated score sets of the same users
+(:mod:`negtheory.calibration`):
 
-* ``parametric`` — :func:`negtheory.studies.mse_study` at the measured (alpha, tau+, N), t = 1,
-  with Algorithm 6's default parent (uniform intervals inside (-1/t^2, 1/t^2)) and one positive
-  from phi_FN;
-* ``calibrated`` — the thesis's class-conditional laws (eq. 6.14-6.15) at the measured tau+ and
-  at the alpha whose own P(x_TN < x_FN) is the measured one (:func:`negtheory.calibration.alpha_from_auc`:
-  the laws' independent-draw AUC is 1/2 + (2 alpha - 1)/3, at most 5/6), with each user's parent law fitted to the user's measured unlabeled scores (eq. 6.29
-  inverted) and the user's measured training positives, on fit batches disjoint from the
-  compared eval batches;
-* ``resampled`` — i.i.d. draws from the measured laws: the user's true negatives and the pooled
-  within-user ranks of the false negatives placed in the user's unlabeled quantile function.
+* ``calibrated`` — the thesis's class-conditional laws (eq. 6.14-6.15) at the label-free alpha
+  (``alpha_hat``, 3/2 A - 1/4 of the validation AUC A) and tau+, each user's parent law fitted to the
+  user's fit batch (eq. 6.29 inverted) with a generalised Pareto tail above the fit sample's top
+  10 % (:func:`negtheory.calibration.fit_tail`: the tail reaches beyond the fit maximum; its shape is
+  chosen on the fit data by a stated test), and the user's measured training positives;
+* three **controls**, the same model but for one ingredient: ``blind`` (alpha = 1/2, no signal in the
+  labels' law), ``auc_recipe`` (alpha = the training AUC, the thesis's eq. 6.21 recipe) and ``oracle``
+  (the empirical class laws of the fit batch, labelled with the test labels: the best any i.i.d.
+  model fitted on the fit half can do);
+* ``parametric`` — :func:`negtheory.studies.mse_study` at the estimated (alpha, tau+, N), Algorithm
+  6's default parent (its own panel: it misses by orders of magnitude).
 
-Named ablation variants (``ablations.csv``): ``parametric_range`` is the parametric study with its
-uniform parents spanning the measured score range (1st-99th percentile) and the calibrated alpha (the
-score transform's scale); the others replace one ingredient of ``calibrated`` at a time:
-``parent_normal`` (a normal parent per user), ``alpha_user`` / ``tau_user`` (per-user alpha or
-tau+), ``positives_phi_fn`` (positives from phi_FN, as §6.6.1 assumes), ``alpha_train_auc``
-(alpha read as the positive-vs-negative AUC of eq. 6.21's right-hand side), ``alpha_as_auc``
-(the measured P(x_TN < x_FN) used as alpha directly, as the first bridge did), ``order_k`` (false negatives as the largest of k
-draws in the user's unlabeled ranks, k fitted by maximum likelihood) and ``resampled_pooled``
-(the bootstrap without the user: all users' scores pooled).
+**Verdicts from intervals.** Per (loss, estimator, probe epoch): r = log(simulated / measured MSE)
+per seed (the mean over the fit redraws), its 95 % Student-t interval over seeds; **confirmed** when
+the interval lies inside [-log 1.5, log 1.5], the calibrated model beats the blind control (the
+paired interval of |r_blind| - |r_calibrated| lies above 0) and is not distinguishable from the
+oracle (the paired interval of r_calibrated - r_oracle holds 0); **refuted** when the interval lies
+outside the band, or the model is distinguishable from the oracle, or the blind control is better;
+**undetermined** otherwise (:func:`verdict_table`).
 
-Outputs (``--out``): ``sim_vs_train.csv`` (tidy: ``epoch, seed, loss, quantity, estimator,
-measured, simulated_parametric, simulated_calibrated, simulated_resampled``; quantities ``mse``,
-``rel_mse`` = MSE / mean truth^2 and ``bias``, plus the scalar probes ``alpha``, ``tau_plus``,
-``train_auc``, ``k_star``, ``ks_tn``, ``ks_fn``, ``ks_prior`` with only ``measured``),
-``ablations.csv``, ``posterior_calibration.csv`` (BNS reliability diagram), ``score_laws.csv``
-(measured vs proposed class-conditional quantiles in parent-CDF space), ``sim_vs_train.md`` (the
-verdict table) and ``sim_vs_train.png``. Every finished (loss, seed) is kept in ``OUT/runs/`` and
-reused by a rerun with the same settings. Each (loss, seed) is one job seeded by its seed alone
-(``--jobs``, ``--executor local|dask|ADDRESS``): ``sim_vs_train.csv`` is the same wherever the jobs run.
+Outputs (``--out``): ``sim_vs_train.csv`` (tidy: ``epoch, seed, redraw, loss, quantity, estimator,
+measured, simulated_<source>``; quantities ``mse``, ``trimmed_mse`` (top 0.1 % of anchors dropped),
+``median_se``, ``top_share`` (share of the squared error carried by the top 0.1 % of anchors), and
+the scalar probes), ``verdicts.csv``, ``ablations.csv``, ``posterior_calibration.csv``,
+``score_laws.csv``, ``history.csv``, ``sim_vs_train.md`` and ``sim_vs_train.png``. Every finished
+(loss, seed) is kept in ``OUT/runs/`` and reused by a rerun with the same settings; each is one job
+seeded by its seed alone (``--jobs``, ``--executor local|dask|ADDRESS``).
 """
 
 from __future__ import annotations
@@ -58,8 +58,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._cli_common import OUTPUT_ROOT, default_output, integer
-from ._common import add_executor_arguments, add_format_argument, check_paths, connect_executor, run_jobs, t_half_width
+from .._cli_common import OUTPUT_ROOT, default_output, integer, real
+from ._common import add_executor_arguments, add_format_argument, check_paths, connect_executor, run_jobs
 
 if TYPE_CHECKING:
     import argparse
@@ -72,26 +72,26 @@ if TYPE_CHECKING:
     from ..recsys.interactions import Interactions
     from ..recsys.score_probe import ProbeRecord
 
-HELP = "probe real training (test items as false-negative labels) and compare the estimators' MSE with three simulations"
+HELP = "probe real training (test items as false-negative labels) and test the simulations' predicted MSE with intervals and controls"
 
-__all__ = ["HELP", "add_arguments", "run", "simulate_point", "run_one", "verdict", "figure", "SGD_LOSSES", "MF_LOSSES"]
+__all__ = [
+    "HELP", "add_arguments", "run", "simulate_point", "run_one", "verdict_table", "interval_verdict", "verdict",
+    "figure", "SGD_LOSSES", "MF_LOSSES", "SOURCES", "CONTROLS", "VARIANTS", "ESTIMATORS",
+]  # fmt: skip
 
 SGD_LOSSES = ("rns", "bns")
 MF_LOSSES = ("infonce", "dcl", "hcl", "bcl")
 ESTIMATORS = ("biased", "dcl", "hcl", "bcl", "bcl_norm")
-SCALARS = ("alpha", "alpha_model", "tau_plus", "train_auc", "k_star", "ks_tn", "ks_fn", "ks_prior")
-VARIANTS = (
-    "parametric_range",
-    "parent_normal",
-    "alpha_user",
-    "tau_user",
-    "positives_phi_fn",
-    "alpha_train_auc",
-    "alpha_as_auc",
-    "order_k",
-    "resampled_pooled",
-)
+#: the simulations of every probe point: the model, its three controls, and the parametric study
+SOURCES = ("calibrated", "blind", "auc_recipe", "oracle", "parametric")
+CONTROLS = ("blind", "auc_recipe", "oracle")
+QUANTITIES = ("mse", "trimmed_mse", "median_se", "top_share")
+SCALARS = ("alpha", "alpha_model", "alpha_valid_auc", "alpha_hat", "alpha_at_bound", "tau_plus", "tau_plus_hat",
+           "train_auc", "k_star", "ks_tn", "ks_fn", "ks_prior")  # fmt: skip
+#: ablations of the calibrated model (fit batch 0), each replacing one ingredient
+VARIANTS = ("no_tail", "alpha_test_labels", "parent_normal", "tau_user", "positives_phi_fn", "parametric_range")
 GOAL = 1.5  # the calibrated simulation should be within this factor of the measured MSE
+DEFAULT_PROBE_EPOCHS = (1, 2, 5, 10, 20)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -100,46 +100,36 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     Parameters
     ----------
     p : argparse.ArgumentParser
-        The subcommand's parser; ``--train``, ``--test``, ``--losses``, ``--seeds``, ``--epochs``,
-        ``--probe-every``, ``--negatives``, ``--anchors``, ``--fit-size``, ``--reps``, ``--quick``,
-        ``--out`` and ``--quiet`` are added to it in place.
+        The subcommand's parser; the options are added to it in place.
     """
-    p.add_argument(
-        "--train",
-        required=True,
-        help="training interactions: CSV user,item[,rating], MovieLens u.data or ratings.dat, Yahoo!-R3, LightGCN (--format)",
-    )
-    p.add_argument("--test", required=True, help="test interactions (the false-negative labels of the probes), same format")
+    p.add_argument("--train", default=None, help="training interactions (with --test): CSV user,item[,rating], MovieLens "
+                   "u.data or ratings.dat, Yahoo!-R3, LightGCN (--format)")  # fmt: skip
+    p.add_argument("--test", default=None, help="test interactions (the false-negative labels of the probes), same format")
+    p.add_argument("--data", default=None, help="all interactions in one file, split at random (--test-fraction, "
+                   "--split-seed) instead of --train/--test (e.g. MovieLens-1M, the thesis's protocol)")  # fmt: skip
+    p.add_argument("--test-fraction", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.2,
+                   help="with --data: share of the interactions in the test split (default 0.2)")  # fmt: skip
+    p.add_argument("--split-seed", type=integer(0), default=0, help="with --data: seed of the random split (default 0)")
     add_format_argument(p)
-    p.add_argument(
-        "--losses",
-        nargs="+",
-        default=list(SGD_LOSSES + MF_LOSSES),
-        choices=SGD_LOSSES + MF_LOSSES,
-        help="rns / bns: BPR-MF by batch-1 SGD with that sampler; infonce / dcl / hcl / bcl: mini-batch MF",
-    )
-    p.add_argument("--seeds", type=integer(1), default=3, help="seeds 0 .. N-1 (mean and 95%% interval over them)")
-    p.add_argument("--epochs", type=integer(1), default=30, help="training epochs of every run")
-    p.add_argument("--probe-every", type=integer(1), default=10, help="probe (and evaluate) every this many epochs")
-    p.add_argument(
-        "--negatives", type=integer(1), default=5, help="N unlabeled items per probe anchor (and mini-batch negatives)"
-    )
-    p.add_argument(
-        "--anchors", type=integer(16), default=40000, help="eval anchors (training pairs) per probe point, at most half of them"
-    )
-    p.add_argument("--fit-size", type=integer(2), default=256, help="unlabeled items per user in the fit batches")
+    p.add_argument("--losses", nargs="+", default=list(SGD_LOSSES + MF_LOSSES), choices=SGD_LOSSES + MF_LOSSES,
+                   help="rns / bns: BPR-MF by batch-1 SGD with that sampler; infonce / dcl / hcl / bcl: mini-batch training")  # fmt: skip
+    p.add_argument("--model", choices=("mf", "lightgcn"), default="mf",
+                   help="the mini-batch losses' model (rns / bns always train MF)")  # fmt: skip
+    p.add_argument("--seeds", type=integer(2), default=5, help="seeds 0 .. N-1 (the verdicts' intervals are over them; at least 2)")
+    p.add_argument("--epochs", type=integer(1), default=20, help="training epochs of every run")
+    p.add_argument("--probe-epochs", type=integer(1), nargs="+", default=list(DEFAULT_PROBE_EPOCHS),
+                   help="epochs probed (and evaluated), besides initialisation; those beyond --epochs are dropped")  # fmt: skip
+    p.add_argument("--valid-fraction", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.1,
+                   help="share of the training pairs held out as the validation split (the label-free alpha)")  # fmt: skip
+    p.add_argument("--negatives", type=integer(1), default=5, help="N unlabeled items per probe anchor (and mini-batch negatives)")
+    p.add_argument("--anchors", type=integer(16), default=40000, help="eval anchors (training pairs) per probe point, at most half of them")
+    p.add_argument("--fit-size", type=integer(2), default=256, help="items per user in each fit batch (from the fit half)")
+    p.add_argument("--redraws", type=integer(1), default=3, help="independent fit batches per probe point")
     p.add_argument("--reps", type=integer(1), default=4, help="simulated anchors per eval anchor")
-    p.add_argument(
-        "--quick",
-        action="store_true",
-        help="smoke run: 1 seed, 4 epochs probed every 2, rns and infonce, 2048 anchors (30 s on 2 free cores, minutes on busy ones)",
-    )
-    p.add_argument(
-        "--out",
-        default=None,
-        help=f"output folder; finished runs are kept in OUT/runs/ and reused (default: {OUTPUT_ROOT}/sim_vs_train, "
-        "or sim_vs_train_quick with --quick)",
-    )
+    p.add_argument("--quick", action="store_true",
+                   help="smoke run: 2 seeds, 4 epochs probed at 1, 2, 4, rns and infonce, 2048 anchors, 2 redraws: not a result")  # fmt: skip
+    p.add_argument("--out", default=None, help=f"output folder; finished runs are kept in OUT/runs/ and reused (default: "
+                   f"{OUTPUT_ROOT}/sim_vs_train, or sim_vs_train_quick with --quick)")  # fmt: skip
     add_executor_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
@@ -147,8 +137,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 # ------------------------------------------------------------------------------------------
 # simulations at one probe point
 # ------------------------------------------------------------------------------------------
+def _summ(r: dict) -> dict:
+    return {k: float(r[k]) for k in ("mse", "mse_se", "mean", "truth_mean", "median_se", "trimmed_mse", "top_share") if k in r}
+
+
 def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: RNGLike = 0) -> tuple[dict, dict]:
-    """The three simulations and the ablation variants at one probe point.
+    """The calibrated simulation, its three controls and the parametric study at one probe point.
 
     Parameters
     ----------
@@ -159,108 +153,91 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: RNGL
     reps : int
         Simulated anchors per measured eval anchor (same users, so users weigh as in training).
     rng : int, SeedSequence, Generator or None
-        Seed of the simulations (an int is used as is, otherwise one 63-bit draw); probe point e
-        uses ``SeedSequence([seed, e])``.
+        Seed of the simulations; probe point e, fit batch d use ``SeedSequence([seed, e, d])``.
 
     Returns
     -------
     main, ablations : dict
-        ``main[source][estimator]`` and ``ablations[variant][estimator]``: the result dicts of
-        :func:`negtheory.calibration.estimator_errors` (``mse``, ``mse_se``, ``mean``,
-        ``truth_mean``); ``source`` in ``parametric``, ``calibrated``, ``resampled``.
+        ``main[source]``: a list over the fit batches of ``{estimator: result}`` (the result dicts
+        of :func:`negtheory.calibration.estimator_errors`); ``source`` in :data:`SOURCES`
+        (``parametric`` has one entry per fit batch too, the same study). ``ablations[variant]``:
+        ``{estimator: result}`` on fit batch 0.
     """
     from .. import calibration as cal
+    from .._rng import int_seed
     from ..studies import mse_study
 
     m = rec.measured
     n = int(m["n"])
-    # the estimators' alpha: the measured P(x_TN < x_FN), as in the probe's measured errors
-    alpha = min(max(m["alpha"], 0.5), 1.0) if np.isfinite(m["alpha"]) else 0.5
-    # the generator's alpha: the model member whose own P(x_TN < x_FN) is the measured one
-    alpha_gen = float(m["alpha_model"])
-    tau = min(max(m["tau_plus"], 1e-6), 0.999)
-    par = dict(t=t, alpha=alpha, tau_plus=tau, beta=0.5, hcl_beta=0.5)
-    from .._rng import int_seed
-
-    ss = np.random.SeedSequence([int_seed("rng", rng), rec.epoch])
-    seeds = [int(s.generate_state(1)[0]) for s in ss.spawn(12)]
-    unl = cal.UserQuantiles(rec.fit_unlabeled)
-    posq = cal.UserQuantiles(rec.fit_pos)
-    tnq = cal.UserQuantiles(np.where(rec.fit_tn, rec.fit_unlabeled, np.nan))
+    alpha_est, tau = float(m["est_alpha"]), float(m["est_tau_plus"])
+    alpha_gen = float(m["alpha_hat"])
+    par = dict(t=t, alpha=alpha_est, tau_plus=tau, beta=0.5, hcl_beta=0.5)
+    base = int_seed("rng", rng)
     users = np.tile(rec.eval_users, reps)
-    ranks = np.clip(rec.fit_fn_ranks, 1e-12, 1.0)
-    main: dict[str, dict] = {}
-    sim = mse_study(
-        "alpha", [alpha], n_anchors=len(users), n_unlabeled=n, tau_plus=tau, t=t, beta=0.5, hcl_beta=0.5,
-        n_positives=1, estimators=ESTIMATORS, rng=seeds[0], progress=False,
-    )  # fmt: skip
-    main["parametric"] = {
-        r["estimator"]: dict(
-            mse=float(r["mse"]), mse_se=float(r["mse_se"]), mean=float(r["mean"]), truth_mean=float(r["truth_mean"])
-        )
-        for r in sim.to_dict("records")
-    }
+    posq = cal.UserQuantiles(rec.fit_pos)
 
     def errors(sets):
-        return cal.estimator_errors(*sets, **par)
+        return {k: _summ(v) for k, v in cal.estimator_errors(*sets, **par).items()}
 
-    def calibrated(seed, **kw):
-        kw = {"alpha": alpha_gen, "tau_plus": tau, "positive_scores": posq, **kw}
-        return errors(cal.simulate_calibrated(unl, users, n, rng=seed, **kw))
-
-    main["calibrated"] = calibrated(seeds[1])
-    if ranks.size:
-        main["resampled"] = errors(
-            cal.simulate_resampled(tnq, ranks, unl, users, n, tau_plus=tau, positive_scores=posq, rng=seeds[2])
-        )
+    sim = mse_study("alpha", [alpha_est], n_anchors=len(users), n_unlabeled=n, tau_plus=tau, t=t, beta=0.5, hcl_beta=0.5,
+                    n_positives=1, estimators=ESTIMATORS, rng=np.random.SeedSequence([base, rec.epoch, 999]),
+                    progress=False)  # fmt: skip
+    parametric = {r["estimator"]: dict(mse=float(r["mse"]), mse_se=float(r["mse_se"]), mean=float(r["mean"]),
+                                       truth_mean=float(r["truth_mean"])) for r in sim.to_dict("records")}  # fmt: skip
+    main: dict[str, list] = {s: [] for s in SOURCES}
     ab: dict[str, dict] = {}
-    # the parametric study with its uniform parents spanning the measured score range (1st-99th
-    # percentile of the unlabeled scores) instead of (-1/t^2, 1/t^2): the score transform's scale
-    lo, hi = np.nanpercentile(rec.fit_unlabeled, [1.0, 99.0])
-    rng_sim = mse_study(
-        "alpha", [alpha_gen], n_anchors=len(users), n_unlabeled=n, tau_plus=tau, t=t, beta=0.5, hcl_beta=0.5,
-        n_positives=1, estimators=ESTIMATORS, rng=seeds[11], progress=False, base_interval=(float(lo), float(max(hi, lo + 1e-9))),
-    )  # fmt: skip
-    ab["parametric_range"] = {r["estimator"]: dict(mse=float(r["mse"])) for r in rng_sim.to_dict("records")}
-    ab["parent_normal"] = calibrated(seeds[3], parent="normal")
-    alpha_u = np.where(np.isfinite(rec.alpha_user), cal.alpha_from_auc(np.nan_to_num(rec.alpha_user, nan=0.5)), alpha_gen)
-    ab["alpha_user"] = calibrated(seeds[4], alpha=alpha_u)
-    tau_u = np.where(np.isfinite(rec.tau_user), np.clip(rec.tau_user, 0.0, 0.999), tau)
-    ab["tau_user"] = calibrated(seeds[5], tau_plus=tau_u)
-    ab["positives_phi_fn"] = calibrated(seeds[6], positives="phi_fn")
-    ab["alpha_train_auc"] = calibrated(seeds[7], alpha=min(max(m["train_auc"], 0.5), 1.0))
-    ab["alpha_as_auc"] = calibrated(seeds[8], alpha=alpha)
-    if ranks.size:
-        k = min(cal.fit_fn_order(ranks), 1.0 / tau)
-        ab["order_k"] = errors(
-            cal.simulate_order_statistic(unl, users, n, k=max(k, 1.0), tau_plus=tau, positive_scores=posq, rng=seeds[9])
-        )
-        fn_pool = rec.fit_unlabeled[~rec.fit_tn & np.isfinite(rec.fit_unlabeled)]
-        ab["resampled_pooled"] = errors(
-            cal.simulate_resampled(
-                tnq, ranks, unl, users, n, tau_plus=tau, positive_scores=posq, pooled=True, fn_scores=fn_pool, rng=seeds[10]
-            )  # fmt: skip
-        )
+    for d, fb in enumerate(rec.fits):
+        seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence([base, rec.epoch, d]).spawn(12)]
+        unl = cal.UserQuantiles(fb.unlabeled, tail="auto")
+
+        def calibrated(seed, unl=unl, **kw):
+            kw = {"alpha": alpha_gen, "tau_plus": tau, "positive_scores": posq, **kw}
+            return errors(cal.simulate_calibrated(unl, users, n, rng=seed, **kw))
+
+        main["calibrated"].append(calibrated(seeds[0]))
+        main["blind"].append(calibrated(seeds[1], alpha=0.5))
+        main["auc_recipe"].append(calibrated(seeds[2], alpha=min(max(float(m["train_auc"]), 0.5), 1.0)))
+        ranks = np.clip(fb.fn_ranks, 1e-12, 1.0)
+        tnq = cal.UserQuantiles(np.where(fb.tn, fb.unlabeled, np.nan))
+        if ranks.size:
+            main["oracle"].append(errors(cal.simulate_resampled(tnq, ranks, unl, users, n, tau_plus=tau,
+                                                                positive_scores=posq, rng=seeds[3])))  # fmt: skip
+        else:
+            main["oracle"].append({})
+        main["parametric"].append(parametric)
+        if d:
+            continue
+        ab["no_tail"] = calibrated(seeds[4], unl=cal.UserQuantiles(fb.unlabeled))
+        ab["alpha_test_labels"] = calibrated(seeds[5], alpha=float(m["alpha_model"]))
+        ab["parent_normal"] = calibrated(seeds[6], parent="normal")
+        tau_u = np.where(np.isfinite(fb.tau_user), np.clip(fb.tau_user, 0.0, 0.999), tau)
+        ab["tau_user"] = calibrated(seeds[7], tau_plus=tau_u)
+        ab["positives_phi_fn"] = calibrated(seeds[8], positives="phi_fn")
+        lo, hi = np.nanpercentile(fb.unlabeled, [1.0, 99.0])
+        rs = mse_study("alpha", [alpha_gen], n_anchors=len(users), n_unlabeled=n, tau_plus=tau, t=t, beta=0.5, hcl_beta=0.5,
+                       n_positives=1, estimators=ESTIMATORS, rng=seeds[9], progress=False,
+                       base_interval=(float(lo), float(max(hi, lo + 1e-9))))  # fmt: skip
+        ab["parametric_range"] = {r["estimator"]: dict(mse=float(r["mse"])) for r in rs.to_dict("records")}
     return main, ab
 
 
 # ------------------------------------------------------------------------------------------
 # one (loss, seed)
 # ------------------------------------------------------------------------------------------
-def _train(data: Interactions, loss: str, seed: int, epochs: int, probe_every: int, negatives: int, probe, progress: bool):
+def _train(data, loss, seed, epochs, model, negatives, probe, progress):
     if loss in SGD_LOSSES:
         from ..recsys import fit_bpr_sgd
 
-        return fit_bpr_sgd(data, loss, epochs=epochs, eval_every=probe_every, topk=(10,), rng=seed, progress=progress,
+        return fit_bpr_sgd(data, loss, epochs=epochs, eval_every=1, topk=(10,), rng=seed, progress=progress,
                            callbacks=[probe])  # fmt: skip
     from ..bridge.recommend import fit_mf
 
-    return fit_mf(data, loss, epochs=epochs, eval_every=probe_every, topk=(10,), negatives=negatives, rng=seed, progress=progress,
-                  callbacks=[probe], device="cpu")  # fmt: skip
+    return fit_mf(data, loss, model=model, epochs=epochs, eval_every=1, topk=(10,), negatives=negatives, rng=seed,
+                  progress=progress, callbacks=[probe], device="cpu")  # fmt: skip
 
 
 def _prior(data: Interactions, loss: str, dim: int = 32) -> tuple[int, float]:
-    """(d, lam) of the variance-gamma law of the initial scores (Lemma 3.1): the product of the two
+    """(d, lam) of the variance-gamma law of the initial MF scores (Lemma 3.1): the product of the two
     initial standard deviations (N(0, 0.1^2) for SGD; Xavier-normal for the mini-batch MF)."""
     if loss in SGD_LOSSES:
         return dim, 0.1 * 0.1
@@ -269,122 +246,82 @@ def _prior(data: Interactions, loss: str, dim: int = 32) -> tuple[int, float]:
     return dim, su * si
 
 
-def _rows_of(main: dict, measured: dict, est: str) -> dict:
-    out = {}
-    truth = measured["truth_mean"]
-    meas = dict(mse=measured[f"mse_{est}"], rel_mse=measured[f"mse_{est}"] / truth**2, bias=measured[f"mean_{est}"] - truth)
-    for q in ("mse", "rel_mse", "bias"):
-        row = dict(quantity=q, estimator=est, measured=meas[q])
-        for src in ("parametric", "calibrated", "resampled"):
-            r = main.get(src, {}).get(est)
-            if r is None:
-                val = math.nan
-            elif q == "mse":
-                val = r["mse"]
-            elif q == "rel_mse":
-                val = r["mse"] / r["truth_mean"] ** 2
-            else:
-                val = r["mean"] - r["truth_mean"]
-            row[f"simulated_{src}"] = val
-        out[q] = row
-    return out
-
-
-def run_one(
-    data: Interactions,
-    loss: str,
-    rng: RNGLike,
-    *,
-    epochs: int,
-    probe_every: int,
-    negatives: int,
-    anchors: int,
-    fit_size: int,
-    reps: int,
-    progress: bool = False,
-) -> dict[str, list[dict[str, Any]]]:
+def run_one(data: Interactions, loss: str, rng: RNGLike, *, settings: dict, progress: bool = False) -> dict[str, list[dict[str, Any]]]:
     """Train one (loss, seed) with the probe and simulate every probe point.
 
     Parameters
     ----------
     data : Interactions
-        The split; its test (and validation) pairs are the probes' false-negative labels only.
+        The split (train / test); a validation split of ``settings["valid_fraction"]`` of the
+        training pairs is carved out here, seeded by the run's seed.
     loss : {"rns", "bns", "infonce", "dcl", "hcl", "bcl"}
-        ``rns`` / ``bns``: BPR-MF by batch-1 SGD with that sampler
-        (:func:`negtheory.recsys.fit_bpr_sgd`); the others: mini-batch MF with that loss
-        (:func:`negtheory.bridge.recommend.fit_mf`, torch extra, on the CPU).
+        ``rns`` / ``bns``: BPR-MF by batch-1 SGD with that sampler; the others: mini-batch training
+        (torch extra, on the CPU) of ``settings["model"]``.
     rng : int, SeedSequence or Generator
-        Seeds the training (an int is used as is, otherwise one 63-bit draw); the probe uses
-        that seed + 1000 and the simulations the seed itself.
-    epochs : int
-        Training epochs.
-    probe_every : int
-        Probe (and evaluate) every this many epochs, and after the last; the probe also runs at
-        initialisation (epoch 0).
-    negatives : int
-        N unlabeled items per probe anchor, and the mini-batch losses' negatives.
-    anchors : int
-        Eval anchors per probe point (:func:`negtheory.recsys.score_probe.probe_scores`'s
-        ``n_anchors``).
-    fit_size : int
-        Unlabeled items per user in the fit batches.
-    reps : int
-        Simulated anchors per eval anchor (:func:`simulate_point`).
+        Seeds the training and the validation split; the probe uses that seed + 1000 and the
+        simulations the seed itself.
+    settings : dict
+        ``epochs``, ``probe_epochs``, ``valid_fraction``, ``negatives``, ``anchors``,
+        ``fit_size``, ``redraws``, ``reps``, ``model``.
     progress : bool
-        Show the training's progress bar (default False).
+        Show the training's progress bar.
 
     Returns
     -------
     dict
-        Lists of rows (dicts, each with ``loss``, ``seed`` and, but for ``history``, ``epoch``):
-        ``sim_vs_train``, ``ablations``, ``posterior``, ``score_laws``, ``history`` — the rows of
-        the CSV files of the same names (module notes).
+        Lists of rows: ``sim_vs_train``, ``ablations``, ``posterior``, ``score_laws``, ``history``,
+        ``probe_seconds``.
     """
     from .._rng import int_seed
     from ..calibration import class_conditional_ppf
-    from ..recsys.score_probe import LAW_LEVELS, ScoreProbe
+    from ..recsys.score_probe import LAW_LEVELS, ScoreProbe, finish
 
     seed = int_seed("rng", rng)
-    # snapshot: the training loop only copies the score matrix at each probe point; the probe
-    # measures after training (the same records), so "seconds" is the training's own time
-    probe = ScoreProbe(data, rng=seed + 1000, snapshot=True, n_negatives=negatives, n_anchors=anchors, fit_size=fit_size,
-                       t=1.0, prior=_prior(data, loss))  # fmt: skip
+    s = settings
+    data = data.with_validation(s["valid_fraction"], rng=seed)
+    epochs_probed = [e for e in s["probe_epochs"] if e <= s["epochs"]]
+    model = s["model"] if loss in MF_LOSSES else "mf"
+    probe = ScoreProbe(data, rng=seed + 1000, epochs=[0, *epochs_probed], n_negatives=s["negatives"], n_anchors=s["anchors"],
+                       fit_size=s["fit_size"], redraws=s["redraws"], t=1.0,
+                       prior=_prior(data, loss) if model == "mf" else None)  # fmt: skip
     t0 = time.perf_counter()
-    res = _train(data, loss, seed, epochs, probe_every, negatives, probe, progress)
+    res = _train(data, loss, seed, s["epochs"], model, s["negatives"], probe, progress)
     seconds = time.perf_counter() - t0
-    probe.frame()  # measures the snapshots and completes each record's deferred measurements (errors, K*)
     by_epoch = {rec.epoch: rec.measured for rec in probe.records}
     base = dict(loss=loss, seed=seed)
     out: dict[str, list] = {"sim_vs_train": [], "ablations": [], "posterior": [], "score_laws": [], "history": []}
     for h in res["history"]:
-        # the epoch's training loss is "train_loss" here: "loss" names the loss function
         row = {("train_loss" if k == "loss" else k): float(v) for k, v in h.items()}
         m = by_epoch.get(int(h["epoch"]), {})
-        row.update({f"probe_{k}": float(m[k]) for k in ("alpha", "tau_plus", "train_auc") if k in m})
+        row.update({f"probe_{k}": float(m[k]) for k in ("alpha", "alpha_hat", "tau_plus", "train_auc") if k in m})
         out["history"].append(dict(base, **row, seconds=seconds))
+    empty = {f"simulated_{src}": math.nan for src in SOURCES}
     for rec in probe.records:
+        finish(rec)
         m = rec.measured
         b = dict(base, epoch=rec.epoch)
         for q in SCALARS:
             if q in m:
-                out["sim_vs_train"].append(dict(b, quantity=q, estimator="", measured=float(m[q]), simulated_parametric=math.nan,
-                                                simulated_calibrated=math.nan, simulated_resampled=math.nan))  # fmt: skip
-        a = float(m["alpha_model"])
+                out["sim_vs_train"].append(dict(b, redraw=0, quantity=q, estimator="", measured=float(m[q]), **empty))
         for kind in ("tn", "fn"):
-            theory = class_conditional_ppf(LAW_LEVELS, kind, a)
+            theory = class_conditional_ppf(LAW_LEVELS, kind, m["alpha_hat"])
             for lev, meas_q, th in zip(LAW_LEVELS, rec.law_quantiles[kind], theory):
                 out["score_laws"].append(dict(b, law=kind, level=float(lev), measured=float(meas_q), theory=float(th),
-                                              alpha=float(m["alpha"]), alpha_model=a, ks=float(m[f"ks_{kind}"])))  # fmt: skip
+                                              alpha_hat=float(m["alpha_hat"]), ks=float(m[f"ks_{kind}"])))  # fmt: skip
         if rec.epoch == 0:
             continue  # untrained scores: every estimator is exact up to the rare false negative
-        main, ab = simulate_point(rec, reps=reps, rng=seed)
+        main, ab = simulate_point(rec, reps=s["reps"], rng=seed)
         for est in ESTIMATORS:
-            for row in _rows_of(main, m, est).values():
-                out["sim_vs_train"].append(dict(b, **row))
+            for d in range(len(rec.fits)):
+                for q in QUANTITIES:
+                    row = dict(b, redraw=d, quantity=q, estimator=est, measured=float(m[f"{q}_{est}"]))
+                    for src in SOURCES:
+                        r = main[src][d].get(est, {})
+                        row[f"simulated_{src}"] = float(r.get(q, math.nan))
+                    out["sim_vs_train"].append(row)
             for var, r in ab.items():
-                out["ablations"].append(
-                    dict(b, estimator=est, variant=var, measured=float(m[f"mse_{est}"]), simulated=float(r[est]["mse"]))
-                )
+                out["ablations"].append(dict(b, estimator=est, variant=var, measured=float(m[f"mse_{est}"]),
+                                             simulated=float(r[est]["mse"])))  # fmt: skip
         for prior, col in (("popularity / n_train (eq. 4.16)", 0), ("popularity / n_users", 2)):
             pred, obs = rec.posterior[:, col], rec.posterior[:, 1]
             ok = np.isfinite(pred)
@@ -396,215 +333,235 @@ def run_one(
     return out
 
 
-def _run_seconds(history: pd.DataFrame) -> float:
-    """Sum over (loss, seed) of each run's training time (with the probe calls), from its history rows."""
-    if not len(history) or "seconds" not in history:
-        return 0.0
-    return float(history.groupby(["loss", "seed"]).seconds.first().sum())
-
-
 def _job(data: Interactions, task: tuple) -> dict:
     """Worker: one (loss, seed) -> :func:`run_one`'s rows (top level, so that workers import it)."""
-    loss, seed, (epochs, every, negatives, anchors, fit_size, reps), progress = task
-    return run_one(data, loss, seed, epochs=epochs, probe_every=every, negatives=negatives, anchors=anchors,
-                   fit_size=fit_size, reps=reps, progress=progress)  # fmt: skip
+    loss, seed, settings, progress = task
+    return run_one(data, loss, seed, settings=dict(settings), progress=progress)
 
 
-def _cache_name(train, test, loss, seed, settings, fmt: str = "auto") -> str:
-    ident = repr((loss, seed, settings, Path(train).name, Path(train).stat().st_size, Path(test).name, Path(test).stat().st_size))
-    if fmt != "auto":  # an explicit --format may read the same file otherwise
-        ident += repr(fmt)
+def _cache_name(ident: str, loss: str, seed: int) -> str:
     return f"{loss}_seed{seed}_" + hashlib.sha1(ident.encode()).hexdigest()[:10] + ".json"
 
 
 # ------------------------------------------------------------------------------------------
-# summaries
+# verdicts from intervals
 # ------------------------------------------------------------------------------------------
-def _ci(values) -> tuple[float, float]:
-    v = np.asarray(values, dtype=float)
+def _t_interval(v) -> tuple[float, float, float]:
+    """(mean, low, high) of the 95 % Student-t interval of the mean; NaN bounds below two values."""
+    from scipy import stats
+
+    v = np.asarray(v, dtype=float)
     v = v[np.isfinite(v)]
     if v.size == 0:
-        return math.nan, math.nan
-    return float(v.mean()), t_half_width(v)
+        return math.nan, math.nan, math.nan
+    m = float(v.mean())
+    if v.size < 2:
+        return m, math.nan, math.nan
+    h = float(stats.t.ppf(0.975, v.size - 1) * v.std(ddof=1) / math.sqrt(v.size))
+    return m, m - h, m + h
 
 
-def _fmt(m, h, digits=3):
-    if not np.isfinite(m):
-        return "-"
-    if np.isfinite(h):
-        return f"{m:.{digits}g} ± {h:.{digits - 1}g}"
-    return f"{m:.{digits}g}"
+def interval_verdict(low: float, high: float, band: float = math.log(GOAL)) -> str:
+    """``confirmed`` / ``refuted`` / ``undetermined`` for a 95 % interval of log(simulated / measured).
+
+    Parameters
+    ----------
+    low, high : float
+        The interval's bounds (``low <= high``).
+    band : float > 0
+        Half-width of the accepted band in log space (default log 1.5).
+
+    Returns
+    -------
+    str
+        ``"confirmed"`` if the interval lies inside [-band, band], ``"refuted"`` if it lies
+        entirely outside it, ``"undetermined"`` if it straddles a bound or is not finite.
+
+    Examples
+    --------
+    >>> import math
+    >>> from negtheory.reproduce.sim_vs_train import interval_verdict
+    >>> interval_verdict(-0.1, 0.2), interval_verdict(0.5, 0.9), interval_verdict(0.3, 0.6)
+    ('confirmed', 'refuted', 'undetermined')
+    """
+    if not (band > 0):
+        raise ValueError(f"band must be > 0, got {band!r}")
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return "undetermined"
+    if low > high:
+        raise ValueError(f"low must be <= high, got {low!r} > {high!r}")
+    if -band <= low and high <= band:
+        return "confirmed"
+    if high < -band or low > band:
+        return "refuted"
+    return "undetermined"
 
 
-def _order(values: dict) -> str:
-    return " < ".join(k for k, _ in sorted(values.items(), key=lambda kv: kv[1]))
-
-
-def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame, epochs_shown: int = 3) -> str:
-    """The markdown verdict: measured MSE against the three simulations, per loss and probe epoch.
-
-    Per loss and probe epoch: measured vs the three simulations (mean ± 95 % half-width over
-    seeds), ratios, estimator orders, the ablations and BNS's calibration.
+def verdict_table(df: pd.DataFrame, quantity: str = "mse", band: float = math.log(GOAL)) -> pd.DataFrame:
+    """Per (loss, estimator, epoch): the intervals of log(simulated / measured) and the verdict (module notes).
 
     Parameters
     ----------
     df : pandas.DataFrame
-        The tidy ``sim_vs_train.csv`` table (:func:`run_one`'s ``sim_vs_train`` rows).
+        The tidy ``sim_vs_train.csv`` table (with ``redraw`` and the ``simulated_<source>`` columns).
+    quantity : str
+        The error measure judged (default ``"mse"``).
+    band : float
+        The band's half-width in log space (default log 1.5).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (loss, estimator, epoch): ``n_seeds``, for each source in :data:`SOURCES`
+        ``<source>_mean, <source>_low, <source>_high`` (mean log ratio and its 95 % interval),
+        ``band`` (:func:`interval_verdict` of the calibrated interval), ``vs_blind_low`` /
+        ``vs_blind_high`` (interval of |r_blind| - |r_calibrated|), ``vs_oracle_low`` /
+        ``vs_oracle_high`` (interval of r_calibrated - r_oracle), ``verdict`` and ``reason``.
+    """
+    import pandas as pd
+
+    d = df[(df.quantity == quantity) & (df.estimator.fillna("") != "")].copy()
+    rows = []
+    for (loss, est, ep), g in d.groupby(["loss", "estimator", "epoch"], sort=False):
+        per_seed = {}
+        for src in SOURCES:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                lr = np.log(g[f"simulated_{src}"].astype(float) / g.measured.astype(float))
+            per_seed[src] = lr.groupby(g.seed).mean()
+        row: dict[str, Any] = dict(loss=loss, estimator=est, epoch=int(ep), n_seeds=int(g.seed.nunique()))
+        for src in SOURCES:
+            row[f"{src}_mean"], row[f"{src}_low"], row[f"{src}_high"] = _t_interval(per_seed[src])
+        cal_r, blind_r, orc_r = per_seed["calibrated"], per_seed["blind"], per_seed["oracle"]
+        _, row["vs_blind_low"], row["vs_blind_high"] = _t_interval((blind_r.abs() - cal_r.abs()).to_numpy())
+        _, row["vs_oracle_low"], row["vs_oracle_high"] = _t_interval((cal_r - orc_r).to_numpy())
+        bandv = interval_verdict(row["calibrated_low"], row["calibrated_high"], band)
+        row["band"] = bandv
+        better = row["vs_blind_low"] > 0
+        worse = row["vs_blind_high"] < 0
+        differs = row["vs_oracle_low"] > 0 or row["vs_oracle_high"] < 0
+        if bandv == "refuted":
+            v, why = "refuted", "interval outside the 1.5x band"
+        elif worse:
+            v, why = "refuted", "the blind control (alpha = 1/2) is closer"
+        elif differs:
+            v, why = "refuted", "distinguishable from the oracle (the theory's class laws are measurably off)"
+        elif bandv == "confirmed" and better:
+            v, why = "confirmed", "inside the band, better than blind, not distinguishable from the oracle"
+        elif bandv == "confirmed":
+            v, why = "undetermined", "inside the band, but not distinguishable from the blind control"
+        else:
+            v, why = "undetermined", "interval straddles the band"
+        row["verdict"], row["reason"] = v, why
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _x(v: float) -> str:
+    return f"{math.exp(v):.2f}" if np.isfinite(v) else "-"
+
+
+def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame) -> str:
+    """The markdown report: verdicts with intervals and controls, the robust errors, the ablations, BNS.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The tidy ``sim_vs_train.csv`` table.
     ablations : pandas.DataFrame
         The ``ablations.csv`` table.
     posterior : pandas.DataFrame
         The ``posterior_calibration.csv`` table (BNS reliability diagram).
-    epochs_shown : int
-        How many of the last probe epochs each loss's table shows (default 3).
 
     Returns
     -------
     str
         The markdown text.
     """
-    lines = []
-    mse = df[df.quantity == "mse"]
-    lines += ["## MSE of the true-negative-mean estimators: training vs simulation", ""]
-    lines += [
-        "Mean ± 95 % t-interval half-width over seeds. Ratios: geometric mean over seeds. Goal for the calibrated "
-        f"simulation: within a factor {GOAL} of the measured MSE, estimators in the same order. `calib / resamp` compares "
-        "the theory's laws with the bootstrap of the measured laws on the same users and fit batches: where the "
-        "bootstrap itself misses the measured MSE, the eval sample is the outlier (a few anchors with huge exp(s)).",
-        "",
-    ]
-    verdicts = []
-    cols = ("measured", "simulated_parametric", "simulated_calibrated", "simulated_resampled")
-
-    def gratio(a, b):
-        return float(np.exp(np.nanmean(np.log(np.asarray(a, float) / np.asarray(b, float)))))
-
-    for loss, g in mse.groupby("loss", sort=False):
-        eps = sorted(g.epoch.unique())
-        show = eps[-epochs_shown:]
-        lines += [
-            f"### {loss}",
-            "",
-            "| epoch | estimator | measured | parametric | calibrated | resampled | calib / meas | resamp / meas | calib / resamp |",
-            "|---|---|---|---|---|---|---|---|---|",
-        ]
-        for ep in show:
-            ge = g[g.epoch == ep]
-            for est in ESTIMATORS:
-                r = ge[ge.estimator == est]
-                cells = [_fmt(*_ci(r[c])) for c in cols]
-                rc = gratio(r.simulated_calibrated, r.measured)
-                rr = gratio(r.simulated_resampled, r.measured)
-                rcr = gratio(r.simulated_calibrated, r.simulated_resampled)
-                lines.append(f"| {ep} | {est} | " + " | ".join(cells) + f" | {rc:.2f} | {rr:.2f} | {rcr:.2f} |")
-        last = g[g.epoch == eps[-1]]
-        means = {c: {e: float(last[last.estimator == e][c].mean()) for e in ESTIMATORS} for c in cols}
-        pooled = g[g.epoch.isin(show)]
-        per = np.log(pooled.simulated_calibrated / pooled.measured)
-        lines += [
-            "",
-            f"Calibrated / measured over epochs {', '.join(map(str, show))} and every seed: geometric mean "
-            f"{np.exp(per.mean()):.2f}, range {np.exp(per.min()):.2f}-{np.exp(per.max()):.2f}.",
-            "",
-            f"Order at epoch {eps[-1]} (lowest MSE first):",
-            "",
-        ]
-        for c, v in means.items():
-            lines.append(f"- {c.replace('simulated_', '')}: {_order(v)}")
-        # per-seed ratios, geometric mean over seeds: one seed with a few huge exp(s) cannot carry the verdict
-        ratios = {
-            c: [gratio(last[last.estimator == e][c], last[last.estimator == e].measured) for e in ESTIMATORS] for c in cols[1:]
-        }
-        cal_res = [
-            gratio(last[last.estimator == e].simulated_calibrated, last[last.estimator == e].simulated_resampled)
-            for e in ESTIMATORS
-        ]
-        res_ok = all(1 / GOAL <= x <= GOAL for x in ratios["simulated_resampled"])
-        for c, rs in ratios.items():
-            name = c.replace("simulated_", "")
-            within = all(1 / GOAL <= x <= GOAL for x in rs)
-            same = _order(means[c]) == _order(means["measured"])
-            span = f"{min(rs):.2f}-{max(rs):.2f}"
-            if within and same:
-                word = f"confirmed ({name} / measured {span})"
-            elif within:
-                word = f"confirmed in scale ({span}); estimator order differs"
-            elif name == "calibrated" and not res_ok and all(1 / GOAL <= x <= GOAL for x in cal_res):
-                word = (
-                    f"confirmed against the bootstrap (calibrated / resampled {min(cal_res):.2f}-{max(cal_res):.2f}); "
-                    f"the measured MSE is off every i.i.d. model fitted to other batches (calibrated / measured {span})"
-                )
-            else:
-                worst = max(rs, key=lambda x: max(x, 1 / x))
-                word = f"refuted: {name} / measured {span}, off by up to a factor {max(worst, 1 / worst):.2g}" + (
-                    "" if same else "; order differs"
-                )
-            verdicts.append((loss, name, word))
-        lines.append("")
-    lines += [
-        "## Verdicts (last probe epoch; simulated / measured per seed, geometric mean over seeds)",
-        "",
-        "| loss | simulation | verdict |",
-        "|---|---|---|",
-    ]
-    for loss, name, word in verdicts:
-        lines.append(f"| {loss} | {name} | {word} |")
+    vt = verdict_table(df)
+    lines = ["## Verdicts: simulated / measured MSE, 95 % interval over seeds (geometric mean over fit redraws)", "",
+             "Ratios are exp of the interval of the mean log ratio. `confirmed`: inside [1/1.5, 1.5], better than "
+             "blind and not distinguishable from the oracle; `refuted`: outside the band, or distinguishable from the "
+             "oracle, or the blind control closer; `undetermined` otherwise.", "",
+             "| loss | epoch | estimator | calibrated | blind | alpha = AUC | oracle | cal - oracle (log) | verdict | reason |",
+             "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for _, r in vt.iterrows():
+        cells = [f"{_x(r[f'{s}_mean'])} [{_x(r[f'{s}_low'])}, {_x(r[f'{s}_high'])}]" for s in ("calibrated", "blind", "auc_recipe", "oracle")]
+        lines.append(f"| {r.loss} | {r.epoch} | {r.estimator} | " + " | ".join(cells)
+                     + f" | [{r.vs_oracle_low:+.2f}, {r.vs_oracle_high:+.2f}] | **{r.verdict}** | {r.reason} |")  # fmt: skip
+    lines += ["", "### Tally", "", "| loss | confirmed | refuted | undetermined |", "|---|---|---|---|"]
+    for loss, g in vt.groupby("loss", sort=False):
+        c = g.verdict.value_counts()
+        lines.append(f"| {loss} | {c.get('confirmed', 0)} | {c.get('refuted', 0)} | {c.get('undetermined', 0)} |")
+    c = vt.verdict.value_counts()
+    lines.append(f"| all | {c.get('confirmed', 0)} | {c.get('refuted', 0)} | {c.get('undetermined', 0)} |")
+    # the parametric study, on its own
+    lines += ["", "### The parametric study (Algorithm 6's default parent): simulated / measured, last epoch", "",
+              "| loss | estimator | ratio [95 %] |", "|---|---|---|"]  # fmt: skip
+    last = vt[vt.epoch == vt.groupby("loss").epoch.transform("max")]
+    for _, r in last.iterrows():
+        lines.append(f"| {r.loss} | {r.estimator} | {math.exp(r.parametric_mean):.2g} [{math.exp(r.parametric_low):.2g}, "
+                     f"{math.exp(r.parametric_high):.2g}] |" if np.isfinite(r.parametric_low) else f"| {r.loss} | {r.estimator} | - |")  # fmt: skip
+    # the tail of the measured errors
+    mq = df[(df.estimator.fillna("") != "") & (df.redraw == 0)]
+    lines += ["", "### Where the measured squared error sits (last epoch, mean over seeds)", "",
+              "| loss | estimator | MSE | top 0.1 % share | trimmed MSE (top 0.1 % dropped) | median squared error |",
+              "|---|---|---|---|---|---|"]  # fmt: skip
+    for (loss, est), g in mq.groupby(["loss", "estimator"], sort=False):
+        g = g[g.epoch == g.epoch.max()]
+        val = {q: float(g[g.quantity == q].measured.mean()) for q in QUANTITIES}
+        lines.append(f"| {loss} | {est} | {val['mse']:.3g} | {val['top_share']:.2f} | {val['trimmed_mse']:.3g} | {val['median_se']:.3g} |")
+    # trimmed-MSE verdicts beside
+    vtt = verdict_table(df, "trimmed_mse")
+    if len(vtt):
+        lines += ["", "### The same verdicts on the trimmed MSE (top 0.1 % of anchors dropped, in training and simulation)", "",
+                  "| loss | confirmed | refuted | undetermined |", "|---|---|---|---|"]  # fmt: skip
+        for loss, g in vtt.groupby("loss", sort=False):
+            c = g.verdict.value_counts()
+            lines.append(f"| {loss} | {c.get('confirmed', 0)} | {c.get('refuted', 0)} | {c.get('undetermined', 0)} |")
     if len(ablations):
-        lines += [
-            "",
-            "## Ablations of the calibrated simulation (last probe epoch; simulated / measured MSE, geometric mean)",
-            "",
-        ]
-        last = ablations[ablations.epoch == ablations.groupby("loss").epoch.transform("max")]
-        piv = last.assign(r=np.log(last.simulated / last.measured)).groupby(["variant", "estimator"]).r.mean().unstack()
-        piv = np.exp(piv)[list(ESTIMATORS)]
-        base = mse[mse.epoch == mse.groupby("loss").epoch.transform("max")]
-        cal_row = np.exp(base.assign(r=np.log(base.simulated_calibrated / base.measured)).groupby("estimator").r.mean())
-        res_row = np.exp(base.assign(r=np.log(base.simulated_resampled / base.measured)).groupby("estimator").r.mean())
+        lines += ["", "## Ablations of the calibrated model (fit batch 0, last epoch; simulated / measured MSE, geometric mean)", ""]
+        lastab = ablations[ablations.epoch == ablations.groupby("loss").epoch.transform("max")]
+        piv = np.exp(lastab.assign(r=np.log(lastab.simulated / lastab.measured)).groupby(["variant", "estimator"]).r.mean().unstack())
         lines += ["| variant | " + " | ".join(ESTIMATORS) + " |", "|---" * (len(ESTIMATORS) + 1) + "|"]
-        lines.append("| calibrated (reference) | " + " | ".join(f"{cal_row[e]:.2f}" for e in ESTIMATORS) + " |")
         for var in VARIANTS:
             if var in piv.index:
                 lines.append(f"| {var} | " + " | ".join(f"{piv.loc[var, e]:.2f}" for e in ESTIMATORS) + " |")
-        lines.append("| resampled | " + " | ".join(f"{res_row[e]:.2f}" for e in ESTIMATORS) + " |")
     scal = df[df.estimator.fillna("") == ""]
     if len(scal):
-        lines += ["", "## Measured probe quantities (last probe epoch, mean over seeds)", "",
-                  "| loss | alpha (measured AUC TN<FN) | alpha_model | tau+ | train AUC | K* (Wu) | KS TN | KS FN |",
-                  "|---|---|---|---|---|---|---|---|"]  # fmt: skip
-        for loss, g in scal.groupby("loss", sort=False):
-            gl = g[g.epoch == g.epoch.max()]
-            val = {q: float(gl[gl.quantity == q].measured.mean()) for q in SCALARS}
-            lines.append(f"| {loss} | {val['alpha']:.3f} | {val['alpha_model']:.3f} | {val['tau_plus']:.4f} | {val['train_auc']:.3f} | {val['k_star']:.0f} | "
-                         f"{val['ks_tn']:.3f} | {val['ks_fn']:.3f} |")  # fmt: skip
-        init = scal[(scal.epoch == 0) & (scal.quantity == "ks_prior")]
-        if len(init):
-            lines.append("")
-            lines.append("KS distance of the initial scores to the variance-gamma prior (Lemma 3.1): "
-                         + ", ".join(f"{loss} {v:.3f}" for loss, v in init.groupby("loss", sort=False).measured.mean().items()))  # fmt: skip
+        lines += ["", "## Probe quantities (mean over seeds)", "",
+                  "| loss | epoch | alpha (test labels) | validation AUC | alpha_hat | at bound | tau+ (labels) | tau+ (label-free) | train AUC | K* | KS TN | KS FN |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        for (loss, ep), g in scal.groupby(["loss", "epoch"], sort=False):
+            val = {q: float(g[g.quantity == q].measured.mean()) if (g.quantity == q).any() else math.nan for q in SCALARS}
+            lines.append(f"| {loss} | {ep} | {val['alpha']:.3f} | {val['alpha_valid_auc']:.3f} | {val['alpha_hat']:.3f} | "
+                         f"{val['alpha_at_bound']:.0%} | {val['tau_plus']:.4f} | {val['tau_plus_hat']:.4f} | {val['train_auc']:.3f} | "
+                         f"{val['k_star']:.0f} | {val['ks_tn']:.3f} | {val['ks_fn']:.3f} |")  # fmt: skip
     if len(posterior):
-        lines += ["", "## BNS posterior P(fn | x) (eq. 4.14-4.16, popularity prior): reliability at the last probe epoch", "",
-                  "| loss | bin | predicted | observed | ratio |", "|---|---|---|---|---|"]  # fmt: skip
-        for (loss, prior), g in posterior.groupby(["loss", "prior"], sort=False):
-            gl = g[g.epoch == g.epoch.max()].groupby("bin")[["predicted", "observed"]].mean()
+        lines += ["", "## BNS posterior P(fn | x) (eq. 4.14-4.16): reliability at the last probe epoch", "",
+                  "| prior | bin | predicted | observed | ratio |", "|---|---|---|---|---|"]  # fmt: skip
+        last = posterior[posterior.epoch == posterior.groupby("loss").epoch.transform("max")]
+        for prior, g in last.groupby("prior", sort=False):
+            gl = g.groupby("bin")[["predicted", "observed"]].mean()
             for b, r in gl.iterrows():
-                lines.append(
-                    f"| {loss}, prior {prior} | {b} | {r.predicted:.4f} | {r.observed:.4f} | {r.observed / r.predicted:.2f} |"
-                )
+                lines.append(f"| {prior} | {b} | {r.predicted:.4f} | {r.observed:.4f} | {r.observed / r.predicted:.2f} |")
     return "\n".join(lines) + "\n"
 
 
-def figure(df: pd.DataFrame, posterior: pd.DataFrame) -> Figure:
-    """Training vs the three simulations at the last probe epoch, and BNS's reliability diagram.
+def figure(df: pd.DataFrame, posterior: pd.DataFrame | None = None) -> Figure:
+    """Per-seed simulated / measured MSE with the 1.5x band, the controls, and the parametric study apart.
 
-    One panel per loss (each estimator's MSE, 95 % intervals over seeds, log scale) and the
-    reliability diagram (both priors, pooled over the losses).
+    One panel per loss at its last probe epoch: each estimator's per-seed ratio (dots; the mean over
+    the fit redraws) for the calibrated model and its three controls, with the geometric mean and its
+    95 % interval over seeds (not clipped), on a log axis with the band [1/1.5, 1.5] shaded. Further
+    panels: the parametric study's ratios (its own axis: they span decades) and the label-free
+    alpha_hat per probe epoch.
 
     Parameters
     ----------
     df : pandas.DataFrame
         The tidy ``sim_vs_train.csv`` table.
-    posterior : pandas.DataFrame
-        The ``posterior_calibration.csv`` table.
+    posterior : pandas.DataFrame, optional
+        Unused (kept for the call signature of earlier releases).
 
     Returns
     -------
@@ -612,54 +569,84 @@ def figure(df: pd.DataFrame, posterior: pd.DataFrame) -> Figure:
         The figure, not attached to pyplot.
     """
     from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
 
-    mse = df[df.quantity == "mse"]
+    vt = verdict_table(df)
+    mse = df[(df.quantity == "mse") & (df.estimator.fillna("") != "")]
     losses = list(dict.fromkeys(mse.loss))
-    n = len(losses) + 2  # the reliability diagram and a panel for the legend
+    n = len(losses) + 3
     cols = min(n, 4)
     rows = math.ceil(n / cols)
-    fig = Figure(figsize=(3.6 * cols, 3.2 * rows), layout="constrained")
+    fig = Figure(figsize=(4.0 * cols, 3.4 * rows), layout="constrained")
     axes = np.atleast_1d(fig.subplots(rows, cols)).ravel()
     x = np.arange(len(ESTIMATORS))
-    styles = {"measured": ("k", "o", "training (measured)"), "simulated_parametric": ("C0", "v", "parametric (mse_study)"),
-              "simulated_calibrated": ("C3", "s", "calibrated (thesis laws, fitted parents)"),
-              "simulated_resampled": ("C2", "D", "resampled (bootstrap of the measured laws)")}  # fmt: skip
-    handles: list = []
+    styles = {"calibrated": ("C3", "s", "calibrated (thesis laws, fitted parent + tail)"),
+              "blind": ("0.55", "v", r"control: blind ($\alpha = 1/2$)"),
+              "auc_recipe": ("C0", "^", r"control: $\alpha$ = training AUC (eq. 6.21)"),
+              "oracle": ("C2", "D", "control: oracle (empirical class laws)")}  # fmt: skip
+    n_seeds = int(mse.seed.nunique()) if len(mse) else 0
     for ax, loss in zip(axes, losses):
         g = mse[mse.loss == loss]
-        g = g[g.epoch == g.epoch.max()]
-        handles = []
-        for j, (col, (c, mk, lab)) in enumerate(styles.items()):
-            stats = [_ci(g[g.estimator == e][col]) for e in ESTIMATORS]
-            m = np.array([s[0] for s in stats])
-            h = np.nan_to_num(np.array([s[1] for s in stats]))
-            handles.append(ax.errorbar(x + (j - 1.5) * 0.12, m, yerr=np.minimum(h, 0.95 * m), fmt=mk, color=c, ms=5, capsize=2,
-                                       label=lab))  # fmt: skip
+        ep = int(g.epoch.max())
+        g = g[g.epoch == ep]
+        ax.axhspan(1 / GOAL, GOAL, color="C2", alpha=0.10, lw=0)
+        ax.axhline(1.0, color="k", lw=0.6)
+        for j, (src, (c, mk, _)) in enumerate(styles.items()):
+            off = (j - 1.5) * 0.17
+            for k, est in enumerate(ESTIMATORS):
+                ge = g[g.estimator == est]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    per = np.log(ge[f"simulated_{src}"] / ge.measured).groupby(ge.seed).mean().to_numpy()
+                per = per[np.isfinite(per)]
+                if not per.size:
+                    continue
+                ax.plot(np.full(per.size, k + off), np.exp(per), ".", color=c, ms=3, alpha=0.6)
+                mean, lo, hi = _t_interval(per)
+                if np.isfinite(lo):
+                    ax.errorbar(k + off, math.exp(mean), yerr=[[math.exp(mean) - math.exp(lo)], [math.exp(hi) - math.exp(mean)]],
+                                fmt=mk, color=c, ms=5, capsize=2, mfc="white" if src != "calibrated" else c)  # fmt: skip
+                else:
+                    ax.plot(k + off, math.exp(mean), mk, color=c, ms=5)
+        vv = vt[(vt.loss == loss) & (vt.epoch == ep)].set_index("estimator").verdict
+        labels = [f"{e}\n{vv.get(e, '-')}" for e in ESTIMATORS]
         ax.set_yscale("log")
-        ax.set_xticks(x, ESTIMATORS, rotation=30, fontsize=8)
-        ax.set_title(f"{loss}, epoch {int(g.epoch.max())}", fontsize=9)
-        ax.set_ylabel("MSE of the TN-mean estimate", fontsize=8)
-        ax.grid(alpha=0.3, which="both")
+        ax.set_xticks(x, labels, fontsize=7)
+        ax.set_title(f"{loss}, epoch {ep}", fontsize=9)
+        ax.set_ylabel("simulated / measured MSE", fontsize=8)
+        ax.grid(alpha=0.3, which="both", axis="y")
+    # the parametric study on its own panel
     ax = axes[len(losses)]
-    if len(posterior):
-        last = posterior[posterior.epoch == posterior.groupby("loss").epoch.transform("max")]
-        for k, prior in enumerate(dict.fromkeys(last.prior)):
-            gl = last[last.prior == prior].groupby("bin")[["predicted", "observed"]].mean()
-            ax.plot(gl.predicted, gl.observed, marker="o", ms=3, color=f"C{k + 4}", label=f"prior {prior}")
-        pos = last[["predicted", "observed"]].to_numpy()
-        lo = max(np.nanmin(pos[pos > 0]), 1e-7)
-        ax.plot([lo, 1.0], [lo, 1.0], "k:", lw=1, label="perfect calibration")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.legend(fontsize=6.5, loc="upper left")
-    ax.set_xlabel("BNS predicted P(fn | x), eq. 4.14", fontsize=8)
-    ax.set_ylabel("observed false-negative rate", fontsize=8)
-    ax.set_title("BNS posterior reliability, last epoch\n(10 equal-count bins, mean over losses and seeds)", fontsize=8)
-    leg = axes[len(losses) + 1]
+    last = vt[vt.epoch == vt.groupby("loss").epoch.transform("max")]
+    for i, loss in enumerate(losses):
+        r = last[last.loss == loss]
+        ax.plot(x + (i - len(losses) / 2) * 0.08, np.exp(r.parametric_mean), "o", ms=4, color=f"C{i}", label=loss)
+    ax.axhspan(1 / GOAL, GOAL, color="C2", alpha=0.10, lw=0)
+    ax.set_yscale("log")
+    ax.set_xticks(x, ESTIMATORS, fontsize=7)
+    ax.set_title("parametric study (Algorithm 6's parent)\nsimulated / measured MSE, last epoch", fontsize=8)
+    ax.legend(fontsize=6.5, ncol=2)
+    ax.grid(alpha=0.3, which="both", axis="y")
+    # the label-free alpha per probe epoch
+    ax = axes[len(losses) + 1]
+    sc = df[(df.quantity == "alpha_hat")]
+    for i, loss in enumerate(losses):
+        s = sc[sc.loss == loss].groupby("epoch").measured.mean()
+        ax.plot(s.index, s.values, "o-", ms=3, color=f"C{i}", label=loss)
+    ax.axhline(1.0, color="k", ls=":", lw=1)
+    ax.set_xlabel("epoch", fontsize=8)
+    ax.set_ylabel(r"$\hat\alpha$ (validation labels)", fontsize=8)
+    ax.set_title(r"label-free $\hat\alpha = \frac{3}{2}A - \frac{1}{4}$, clipped to $[1/2, 1]$", fontsize=8)
+    ax.legend(fontsize=6.5)
+    ax.grid(alpha=0.3)
+    leg = axes[len(losses) + 2]
     leg.axis("off")
-    if handles:
-        leg.legend(handles=handles, loc="center", fontsize=8, title="MSE panels (mean ± 95 % over seeds)", title_fontsize=8)
-    for extra in axes[len(losses) + 2 :]:
+    interval = "geometric mean and 95 % interval over seeds" if n_seeds >= 2 else "value (1 seed: no interval)"
+    handles = [Line2D([], [], color=c, marker=mk, ls="", label=lab) for c, mk, lab in styles.values()]
+    handles += [Line2D([], [], color="k", marker=".", ls="", label="one seed (mean over fit redraws)"),
+                Patch(color="C2", alpha=0.2, label=f"band [1/{GOAL}, {GOAL}]")]  # fmt: skip
+    leg.legend(handles=handles, loc="center", fontsize=7.5, title=f"markers: {interval}", title_fontsize=7.5)
+    for extra in axes[len(losses) + 3 :]:
         extra.set_visible(False)
     return fig
 
@@ -667,8 +654,26 @@ def figure(df: pd.DataFrame, posterior: pd.DataFrame) -> Figure:
 # ------------------------------------------------------------------------------------------
 # the command
 # ------------------------------------------------------------------------------------------
+def _load(args) -> tuple[Interactions, str, dict]:
+    from ..recsys import load_split, read_interactions, split_interactions
+
+    if args.data is not None:
+        if args.train is not None or args.test is not None:
+            raise ValueError("give either --data or --train and --test, not both")
+        frame = read_interactions(args.data, format=args.format)
+        data = split_interactions(frame, args.test_fraction, rng=args.split_seed)
+        p = Path(args.data)
+        ident = repr((p.name, p.stat().st_size, args.format, args.test_fraction, args.split_seed))
+        return data, f"{p.name} (random {1 - args.test_fraction:.0%}/{args.test_fraction:.0%} split, seed {args.split_seed})", ident
+    if args.train is None or args.test is None:
+        raise ValueError("give --train and --test (or --data)")
+    tr, te = Path(args.train), Path(args.test)
+    ident = repr((tr.name, tr.stat().st_size, te.name, te.stat().st_size, args.format))
+    return load_split(args.train, args.test, format=args.format), f"{tr.name} / {te.name}", ident
+
+
 def run(args: argparse.Namespace) -> int:
-    """Entry point of ``negtheory reproduce sim-vs-train``: train, probe, simulate, write the outputs.
+    """Entry point of ``negtheory reproduce sim-vs-train``: train, probe, simulate, judge, write the outputs.
 
     Parameters
     ----------
@@ -682,30 +687,28 @@ def run(args: argparse.Namespace) -> int:
     """
     import pandas as pd
 
-    from ..recsys import load_split
-
-    out = check_paths(args.out if args.out is not None else default_output("sim_vs_train", args.quick),
-                      {"--train": args.train, "--test": args.test})  # fmt: skip
+    inputs = {"--data": args.data} if args.data is not None else {"--train": args.train, "--test": args.test}
+    if args.data is None and (args.train is None or args.test is None):
+        raise ValueError("give --train and --test (or --data FILE for a random split)")
+    out = check_paths(args.out if args.out is not None else default_output("sim_vs_train", args.quick), inputs)
     if args.quick:
-        seeds, epochs, every, losses, anchors = 1, 4, 2, ["rns", "infonce"], 2048
-        losses = [x for x in args.losses if x in ("rns", "infonce")] or losses
+        seeds, epochs, probe_epochs, anchors, redraws = 2, 4, [1, 2, 4], 2048, 2
+        losses = [x for x in args.losses if x in ("rns", "infonce")] or ["rns", "infonce"]
     else:
-        seeds, epochs, every, losses, anchors = (
-            args.seeds,
-            args.epochs,
-            args.probe_every,
-            list(dict.fromkeys(args.losses)),
-            args.anchors,
-        )
+        seeds, epochs, probe_epochs, anchors, redraws = args.seeds, args.epochs, sorted(set(args.probe_epochs)), args.anchors, args.redraws
+        losses = list(dict.fromkeys(args.losses))
+    probe_epochs = [e for e in probe_epochs if e <= epochs] or [epochs]
     if any(x in MF_LOSSES for x in losses):
         from .._cli_common import require_torch
 
         require_torch("negtheory reproduce sim-vs-train (mini-batch losses)")
-    settings = (epochs, every, args.negatives, anchors, args.fit_size, args.reps)
+    settings = dict(epochs=epochs, probe_epochs=tuple(probe_epochs), valid_fraction=args.valid_fraction, negatives=args.negatives,
+                    anchors=anchors, fit_size=args.fit_size, redraws=redraws, reps=args.reps, model=args.model)  # fmt: skip
+    data, label, ident = _load(args)
     runs = out / "runs"
     runs.mkdir(parents=True, exist_ok=True)
     tasks = [(loss, s) for loss in losses for s in range(seeds)]
-    files = [runs / _cache_name(args.train, args.test, loss, s, settings, args.format) for loss, s in tasks]
+    files = [runs / _cache_name(ident + repr(sorted(settings.items())) + loss + str(s), loss, s) for loss, s in tasks]
     recs: dict[int, dict] = {i: json.loads(f.read_text()) for i, f in enumerate(files) if f.exists()}
     todo = [i for i in range(len(tasks)) if i not in recs]
     executor, close = connect_executor(args)
@@ -718,12 +721,10 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     try:
         if todo:
-            data = load_split(args.train, args.test, format=args.format)
-            jobs = [(*tasks[i], settings, not args.quiet and local_serial) for i in todo]
+            jobs = [(*tasks[i], tuple(settings.items()), not args.quiet and local_serial) for i in todo]
             for j, rec in run_jobs(_job, data, jobs, executor=executor, jobs=args.jobs):
                 i = todo[j]
-                # through JSON whether stored or not: a fresh, a resumed and a remote run give the same numbers
-                text = json.dumps(rec, default=float)
+                text = json.dumps(rec, default=float)  # through JSON whether stored or not: same numbers either way
                 tmp = files[i].with_suffix(".tmp")
                 tmp.write_text(text)
                 tmp.replace(files[i])
@@ -735,38 +736,37 @@ def run(args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     parts: dict[str, list] = {"sim_vs_train": [], "ablations": [], "posterior": [], "score_laws": [], "history": []}
-    for i, (loss, _) in enumerate(tasks):
-        rec = recs[i]
-        for h in rec["history"]:  # runs stored before "train_loss" had the training loss under "loss"
-            if h.get("loss") != loss:
-                h["train_loss"] = h.pop("loss")
-                h["loss"] = loss
+    for i in range(len(tasks)):
         for k in parts:
-            parts[k].extend(rec[k])
+            parts[k].extend(recs[i][k])
     frames = {k: pd.DataFrame(v) for k, v in parts.items()}
-    cols = ["epoch", "seed", "loss", "quantity", "estimator", "measured", "simulated_parametric", "simulated_calibrated",
-            "simulated_resampled"]  # fmt: skip
+    cols = ["epoch", "seed", "redraw", "loss", "quantity", "estimator", "measured"] + [f"simulated_{s}" for s in SOURCES]
     df = frames["sim_vs_train"][cols]
-    df.to_csv(out / "sim_vs_train.csv", index=False)
-    frames["ablations"].to_csv(out / "ablations.csv", index=False)
-    frames["posterior"].to_csv(out / "posterior_calibration.csv", index=False)
-    frames["score_laws"].to_csv(out / "score_laws.csv", index=False)
-    frames["history"].to_csv(out / "history.csv", index=False)
+    written = []
+    for name, frame in (("sim_vs_train.csv", df), ("ablations.csv", frames["ablations"]),
+                        ("posterior_calibration.csv", frames["posterior"]), ("score_laws.csv", frames["score_laws"]),
+                        ("history.csv", frames["history"]), ("verdicts.csv", verdict_table(df))):  # fmt: skip
+        frame.to_csv(out / name, index=False)
+        written.append(name)
+    run_seconds = float(frames["history"].groupby(["loss", "seed"]).seconds.first().sum()) if len(frames["history"]) else 0.0
     head = [
-        f"# Simulation vs training on {Path(args.train).name} / {Path(args.test).name}",
+        f"# Simulation vs training on {label}",
         "",
-        f"losses {', '.join(losses)}; seeds {seeds}; epochs {epochs}, probed every {every}; N = {args.negatives}; "
-        f"{anchors} eval anchors and {args.fit_size} fit items per user per probe; {args.reps} simulated anchors per eval anchor"
-        + ("; QUICK smoke run" if args.quick else "")
-        + f"; training and probing {_run_seconds(frames['history']):.0f} s over the runs (this invocation {time.perf_counter() - t0:.0f} s)",
+        f"losses {', '.join(losses)}; model {args.model} (mini-batch losses), MF (rns / bns); seeds {seeds}; **epochs {epochs}**, "
+        f"probed at {', '.join(map(str, probe_epochs))}; validation split {args.valid_fraction:g} of train; N = {args.negatives}; "
+        f"{anchors} eval anchors and {args.fit_size} fit items per user per fit batch, {redraws} fit redraws; "
+        f"{args.reps} simulated anchors per eval anchor" + ("; QUICK smoke run: not a result" if args.quick else "")
+        + f"; training and probing {run_seconds:.0f} s over the runs (this invocation {time.perf_counter() - t0:.0f} s)",
         "",
     ]
     md = "\n".join(head) + verdict(df, frames["ablations"], frames["posterior"])
     (out / "sim_vs_train.md").write_text(md)
-    fig = figure(df, frames["posterior"])
+    written.append("sim_vs_train.md")
+    fig = figure(df)
     if args.quick:
-        fig.suptitle("QUICK smoke run (1 seed, 4 epochs): not a result", color="C3", fontsize=10)
+        fig.suptitle(f"QUICK smoke run ({seeds} seeds, {epochs} epochs): not a result", color="C3", fontsize=10)
     fig.savefig(out / "sim_vs_train.png", dpi=130)
+    written.append("sim_vs_train.png")
     print(md)
-    print(f"wrote {out / 'sim_vs_train.csv'}, {out / 'sim_vs_train.md'}, {out / 'sim_vs_train.png'} and the other CSVs in {out}")
+    print(f"wrote {', '.join(written)} in {out}")
     return 0
