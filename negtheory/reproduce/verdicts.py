@@ -425,7 +425,7 @@ def strict_tally(v: pd.DataFrame, by: str = "block") -> pd.DataFrame:
             tol = NDCG10_TOLERANCE if (m, k) == ("ndcg", 10) else METRIC_TOLERANCE
             ran = v[v.outcome != "not run"]
             per = ran.groupby("row_id")[col].apply(lambda s, tol=tol: bool((s.abs() <= tol + _EPS).all()))
-            recs.append(dict(metric=_label(m, k), tolerance=tol, run=len(per), within=int(per.sum())))
+            recs.append(dict(metric=_label(m, k), tolerance=f"{tol:g}", run=len(per), within=int(per.sum())))
         return pd.DataFrame(recs)
     if by == "block":
         d = distinct_verdicts(v)
