@@ -203,15 +203,78 @@ def _reliability_vec(mu, k, gx, gw, out):
         out[i] = math.exp(_log_reliability(mu[i], k[i], gx, gw))
 
 
+#: above this many steps, the discrete average's nodes are compressed (see :func:`_compressed_discrete_nodes`)
+_COMPRESS_STEPS = 4096
+#: Chebyshev points per panel of the compressed rule, and the panels' width in mu'
+_CHEB_N = 16
+_CHEB_WIDTH = 0.5
+
+
+@numba.njit(cache=True, nogil=True)
+def _compressed_discrete_nodes(mu_q, t_max, steps):
+    """The discrete average over ``steps`` equally spaced t, as a rule on at most 16 points per 0.5 of mu'.
+
+    The average (1/T) sum_i f(mu'(t_i)) of a smooth f equals sum_m W_m f(c_m), where the c_m are
+    Chebyshev points on panels of width <= 0.5 covering the range of mu' and W_m = (1/T) sum_i L_m(mu'(t_i))
+    accumulates each node's Lagrange weights (barycentric form). Exact for piecewise polynomials of
+    degree 15; for f(mu) = P(B; mu), a convolution with the unit normal density, the interpolation error
+    is below 1e-15. Costs O(T) arithmetic and O(range / 0.5 * 16) evaluations of f, instead of T.
+    """
+    end = mu_q * (1.0 - math.exp(-t_max))
+    lo = min(0.0, end)
+    span = abs(end)
+    if span == 0.0:
+        return np.zeros(1), np.ones(1)
+    n = _CHEB_N
+    n_pan = max(1, int(math.ceil(span / _CHEB_WIDTH)))
+    width = span / n_pan
+    c = np.empty(n)
+    lam = np.empty(n)
+    for m in range(n):
+        ang = (2 * m + 1) * math.pi / (2 * n)
+        c[m] = math.cos(ang)
+        lam[m] = (-1.0) ** m * math.sin(ang)
+    nodes = np.empty(n_pan * n)
+    weights = np.zeros(n_pan * n)
+    for p in range(n_pan):
+        for m in range(n):
+            nodes[p * n + m] = lo + width * (p + 0.5 * (1.0 + c[m]))
+    share = 1.0 / steps
+    tmp = np.empty(n)
+    for i in range(steps):
+        t = t_max * i / (steps - 1)
+        x = mu_q * (1.0 - math.exp(-t))
+        p = min(max(int((x - lo) / width), 0), n_pan - 1)
+        s = 2.0 * (x - lo - p * width) / width - 1.0
+        hit = -1
+        denom = 0.0
+        for m in range(n):
+            d = s - c[m]
+            if d == 0.0:
+                hit = m
+                break
+            tmp[m] = lam[m] / d
+            denom += tmp[m]
+        if hit >= 0:
+            weights[p * n + hit] += share
+        else:
+            for m in range(n):
+                weights[p * n + m] += share * tmp[m] / denom
+    return nodes, weights
+
+
 @numba.njit(cache=True, nogil=True)
 def _trajectory_nodes(mu_q, t_max, steps, gx, gw):
     """Nodes mu'_j and weights w_j with sum_j w_j f(mu'_j) ~ (1/t_max) int_0^t_max f(mu'(t)) dt.
 
     steps > 0: the paper's discrete average over ``steps`` equally spaced t in [0, t_max]
-    (both ends included, as ``numpy.linspace``). steps == 0: the continuous average by
-    Gauss-Legendre panels of equal length in u(t) = t + |mu_q| (1 - e^{-t}), so each panel spans
-    at most 0.5 in t and in mu'.
+    (both ends included, as ``numpy.linspace``); above ``_COMPRESS_STEPS`` steps the nodes are
+    compressed onto Chebyshev panels (:func:`_compressed_discrete_nodes`), so the cost stays bounded
+    in ``steps``. steps == 0: the continuous average by Gauss-Legendre panels of equal length in
+    u(t) = t + |mu_q| (1 - e^{-t}), so each panel spans at most 0.5 in t and in mu'.
     """
+    if steps > _COMPRESS_STEPS:
+        return _compressed_discrete_nodes(mu_q, t_max, steps)
     if steps > 0:
         nodes = np.empty(steps)
         weights = np.full(steps, 1.0 / steps)
@@ -508,10 +571,15 @@ def effectiveness(k: ArrayLike, mu_label: ArrayLike, mu_pred: ArrayLike, lam: Ar
     return scalar_or_array(np.asarray(lam_a * (good - bad) + (1.0 - lam_a) * easy))
 
 
+#: largest ``steps`` of the discrete average: its cost is O(steps) arithmetic (about 1 s at 10^8), and beyond,
+#: the discrete average differs from the continuous one (``steps=None``) by O(1 / steps) only
+STEPS_MAX = 10**8
+
+
 def _steps_arg(steps) -> int:
     if steps is None:
         return 0
-    return int_scalar("steps", steps, 1)
+    return int_scalar("steps", steps, 1, STEPS_MAX)
 
 
 def overall_effectiveness(
@@ -538,7 +606,9 @@ def overall_effectiveness(
     steps : int, optional
         ``None`` (default): the continuous average, by Gauss-Legendre quadrature in t
         (accurate to ~1e-12). An integer T: the paper's discrete average (1/T) sum_i v_i over T
-        equally spaced t_i = linspace(0, t_max, T), ends included. This averaging reproduces
+        equally spaced t_i = linspace(0, t_max, T), ends included, 1 <= T <= 10^8 (above 4096 steps
+        the nodes are compressed onto Chebyshev panels, so the cost grows by a few arithmetic
+        operations per step, not by one integral per step). This averaging reproduces
         the paper's reported K* = 4 at training AUC 0.75; the continuous average gives 5 there
         (v is flat between K = 4 and 5, see :func:`optimal_k`).
 
@@ -595,7 +665,7 @@ def effectiveness_curve(
     t_max : float, default 3.0
         Length of the training curve, > 0.
     steps : int, optional
-        ``None`` for the continuous average, an integer T for the paper's discrete average.
+        ``None`` for the continuous average, an integer T in [1, 10^8] for the paper's discrete average.
 
     Returns
     -------
@@ -643,7 +713,7 @@ def optimal_k(
     t_max : float, default 3.0
         Length of the simulated training curve.
     steps : int, optional
-        ``None``: continuous average; T: the paper's discrete average over T steps.
+        ``None``: continuous average; T in [1, 10^8]: the paper's discrete average over T steps.
 
     Returns
     -------
@@ -690,7 +760,7 @@ def optimal_k_from_auc(
         Length of the simulated training curve, > 0 (the paper uses 3).
     steps : int, optional
         ``None`` (default): continuous average over the training curve; an integer T: the
-        paper's discrete average over T equally spaced steps.
+        paper's discrete average over T equally spaced steps, 1 <= T <= 10^8.
 
     Returns
     -------
