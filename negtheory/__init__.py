@@ -15,6 +15,9 @@ generators
     Accept-reject and exact samplers, and the score sets of the numerical study (Algorithms 6-8).
 studies
     Monte-Carlo MSE studies of the estimators, tidy pandas output (thesis §6.6.1).
+diagnose
+    Alpha, tau+, the false-negative rate among sampled negatives, the estimators' predicted error
+    and K* from the scores of any training loop (:func:`diagnose`).
 calibration
     The same estimators on scores simulated from what training measured: the thesis's laws with
     fitted parents, a bootstrap of the measured laws, and the laws' own AUC (thesis §6.3, §6.6).
@@ -108,6 +111,7 @@ from .dists import (
 )
 from .generators import AcceptRejectSampler, ScoreSets, iter_score_sets, sample_class_conditional, score_sets
 from .studies import mse_study
+from .diagnose import Diagnosis, diagnose
 
 # the simulators (simulate_calibrated, simulate_resampled, simulate_order_statistic) and UserQuantiles
 # take measured score tables: they live in negtheory.calibration next to the probe's outputs
@@ -192,6 +196,9 @@ __all__ = [
     "score_sets",
     # studies (Liu Bin's thesis)
     "mse_study",
+    # diagnose a training run from its scores (thesis eq. 6.14-6.29; Wu et al., eq. 7)
+    "diagnose",
+    "Diagnosis",
     # calibration: simulations fed with what training measures (Liu Bin's thesis, §6.3 and §6.6)
     "alpha_from_auc",
     "class_conditional_cdf",

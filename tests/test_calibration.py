@@ -177,7 +177,9 @@ def test_probe_recovers_planted_alpha_and_tau():
     # 60 users x 30 FN x 350 TN pairs, strongly dependent within a user: the standard error of a
     # pooled AUC over 1800 FN and 21000 TN scores is below 0.01; 0.03 is > 3 of them
     assert abs(rec.measured["alpha"] - alpha_true) < 0.03
-    assert rec.measured["tau_plus"] == pytest.approx(30 / 380, abs=1e-12)  # every unlabeled item is in the fit batch
+    # the fit half holds about half of each user's 380 unlabeled items, all of them in the fit batch:
+    # the share of false negatives is hypergeometric around 30 / 380 (sd ~ 0.0045 pooled over 60 users)
+    assert rec.measured["tau_plus"] == pytest.approx(30 / 380, abs=0.01)
     tau_eval = 1 - rec.eval_tn.mean()
     assert abs(tau_eval - 30 / 380) < 5 * math.sqrt((30 / 380) * (350 / 380) / rec.eval_tn.size)
     assert rec.measured["alpha_model"] == pytest.approx(float(cal.alpha_from_auc(rec.measured["alpha"])))
@@ -195,9 +197,11 @@ def test_probe_posterior_is_eq_4_14_with_the_ecdf_over_n_plus_1():
     for j in unl:
         F = (row <= scores[u, j]).sum() / (unl.size + 1)
         preds.append(1 - float(est.bns_unbias(F, counts[j] / len(d.train))))
-    # user 0's fit items are all its unlabeled items (in a random order): same multiset
-    mine = rec.posterior[: unl.size, 0]
-    np.testing.assert_allclose(np.sort(mine), np.sort(preds), atol=1e-12)
+    # user 0's fit batch is its whole fit half (fit_size exceeds it): its items' predictions, in order
+    items0 = rec.fit_items[0][rec.fit_items[0] >= 0]
+    pred_of = dict(zip(unl.tolist(), preds))
+    mine = rec.posterior[: items0.size, 0]
+    np.testing.assert_allclose(mine, [pred_of[j] for j in items0.tolist()], atol=1e-12)
 
 
 def test_probe_measures_errors_with_the_shared_estimator_code():
@@ -249,3 +253,123 @@ def test_deferred_measurements_equal_the_immediate_ones():
     later = probe_scores(scores, d, n_anchors=100, fit_size=60, rng=3, defer=True)
     assert "mse_biased" not in later.measured and "k_star" not in later.measured
     assert finish(later).measured == now.measured
+
+
+# --------------------------------------------------------------------------------------------
+# issue 28: disjoint halves, the tail, the label-free alpha, the robust errors
+# --------------------------------------------------------------------------------------------
+def test_probe_fit_and_eval_sides_never_share_an_item():
+    d, scores = _planted(0.8, n_users=40, n_items=200, n_train=15, n_test=20, seed=2)
+    d = d.with_validation(0.2, rng=1)
+    for epoch in (0, 3):  # the halves are fixed for the run: the same at every probe point
+        rec = probe_scores(scores, d, epoch=epoch, n_anchors=300, fit_size=150, redraws=3, rng=7)
+        fit_sets = {u: set() for u in range(d.n_users)}
+        for fb in rec.fits:
+            for u in range(d.n_users):
+                fit_sets[u] |= set(fb.items[u][fb.items[u] >= 0].tolist())
+        overlap = sum(len(fit_sets[u] & set(row.tolist())) for u, row in zip(rec.eval_users, rec.eval_items))
+        assert overlap == 0
+        # each side is about half of a user's unlabeled items (a fair coin per item), and the eval items
+        # are distinct within an anchor and never training items
+        n_unl = d.n_items - np.bincount(d.train[:, 0], minlength=d.n_users)
+        sizes = np.array([len(fit_sets[u]) for u in range(d.n_users)])
+        assert abs(sizes.sum() / n_unl.sum() - 0.5) < 0.03
+        assert all(len(set(r.tolist())) == r.size for r in rec.eval_items)
+        tm = d.train_mask()
+        assert not tm[rec.eval_users[:, None], rec.eval_items].any()
+        assert np.array_equal(rec.eval_neg, scores[rec.eval_users[:, None], rec.eval_items])
+
+
+def test_probe_blocks_of_rows_give_the_dense_result():
+    d, scores = _planted(0.8, n_users=30, n_items=100, n_train=10, n_test=10, seed=4)
+
+    class Blocks:
+        shape = scores.shape
+
+        def block(self, users):
+            return scores[users]
+
+    a = probe_scores(scores, d, n_anchors=100, fit_size=40, redraws=2, rng=1)
+    b = probe_scores(Blocks(), d, n_anchors=100, fit_size=40, redraws=2, rng=1)
+    np.testing.assert_array_equal(a.eval_neg, b.eval_neg)
+    np.testing.assert_array_equal(a.fits[1].unlabeled, b.fits[1].unlabeled)
+    assert a.measured == b.measured
+
+
+@pytest.mark.parametrize("alpha", [0.6, 0.8, 0.95])
+def test_label_free_alpha_recovers_a_planted_alpha(alpha):
+    # scores from the thesis's own model: a N(0,1) parent per user, true negatives from phi_TN and
+    # held-out items (test and validation) from phi_FN at alpha (exact inverse CDFs in v = Phi(x))
+    g = np.random.default_rng(11)
+    n_users, n_items, n_train, n_held = 300, 300, 20, 30
+    train, test = [], []
+    scores = np.empty((n_users, n_items))
+    for u in range(n_users):
+        items = g.permutation(n_items)
+        train += [(u, i) for i in items[:n_train]]
+        test += [(u, i) for i in items[n_train : n_train + n_held]]
+        v_tn = cal.class_conditional_ppf(g.random(n_items), "tn", alpha)
+        v_fn = cal.class_conditional_ppf(g.random(n_held), "fn", alpha)
+        scores[u] = st.norm.ppf(np.clip(v_tn, 1e-12, 1 - 1e-12))
+        scores[u, items[n_train : n_train + n_held]] = st.norm.ppf(np.clip(v_fn, 1e-12, 1 - 1e-12))
+        scores[u, items[:n_train]] = 5.0
+    # the validation split takes a third of the held-out pairs: move them from test to valid
+    test = np.array(test)
+    pick = g.random(len(test)) < 1 / 3
+    from negtheory.recsys import Interactions
+
+    d = Interactions(n_users, n_items, np.array(train), test[~pick], test[pick])
+    rec = probe_scores(scores, d, n_anchors=500, fit_size=140, rng=0)
+    m = rec.measured
+    # 300 users x ~10 validation items x ~125 pool items: the pooled AUC's sd is about 0.004, that of
+    # alpha_hat = 3/2 A - 1/4 about 0.006; 0.03 is 5 of them
+    assert m["alpha_source"] == "validation labels"
+    assert m["alpha_hat"] == pytest.approx(alpha, abs=0.03)
+    assert m["alpha_valid_auc"] == pytest.approx(float(cal.model_auc(alpha)), abs=0.02)
+    assert m["alpha_at_bound"] == 0.0
+    assert m["tau_plus_hat"] == pytest.approx(n_held / (n_items - n_train), rel=0.1)
+
+
+def test_tail_extends_beyond_the_fit_maximum_and_recovers_planted_quantiles():
+    g = np.random.default_rng(3)
+    # exponential: a GPD tail with xi = 0 exactly; GPD(-0.3): a bounded tail; 128 draws per user
+    for sample, dist, xi in ((g.exponential(size=(400, 128)), st.expon(), 0.0),
+                             (st.genpareto(-0.3).rvs(size=(400, 128), random_state=4), st.genpareto(-0.3), -0.3)):  # fmt: skip
+        q = cal.UserQuantiles(sample, tail="auto")
+        # the shared shape (0 when the z-test keeps the exponential tail; a 5 % test may reject it)
+        assert q.tail.xi == pytest.approx(xi, abs=0.08)
+        kind = q.tail.kind
+        users = np.arange(400)
+        for level in (0.99, 0.999, 0.9999):
+            got = np.mean(q.ppf(users, np.full(400, level)))
+            # the mean over users of each user's extrapolated quantile: within 7 % of the truth (the
+            # plain quantile function, stuck at the maximum of 128 draws, is 20-40 % low at 0.999-0.9999)
+            assert got == pytest.approx(dist.ppf(level), rel=0.07), (kind, level)
+        # beyond the sample's maximum, where the plain quantile function stops (for the unbounded
+        # law; the bounded one's fitted tail may end below a user's largest draw)
+        top = q.ppf(users, np.full(400, 1 - 1e-6))
+        if xi == 0.0:
+            assert np.all(top > q.sorted[:, -1])
+        else:
+            assert np.mean(top > q.sorted[:, -1]) > 0.5
+        plain = cal.UserQuantiles(sample)
+        assert np.all(plain.ppf(users, np.full(400, 1 - 1e-6)) == plain.sorted[:, -1])
+        # below the threshold the tail leaves the empirical quantile function untouched
+        np.testing.assert_array_equal(q.ppf(users, np.full(400, 0.5)), plain.ppf(users, np.full(400, 0.5)))
+    with pytest.raises(ValueError, match="tail"):
+        cal.UserQuantiles(sample, tail="pareto")
+
+
+def test_estimator_errors_robust_companions():
+    g = np.random.default_rng(0)
+    neg = g.normal(size=(2000, 5))
+    tn = g.random((2000, 5)) > 0.05
+    tn[:, 0] = True
+    r = cal.estimator_errors(neg, tn, g.normal(size=2000), alpha=0.8, tau_plus=0.05)["biased"]
+    x = np.exp(neg)
+    truth = (x * tn).sum(1) / tn.sum(1)
+    e2 = np.sort((x.mean(1) - truth) ** 2)
+    assert r["median_se"] == pytest.approx(np.median(e2))
+    assert r["trimmed_mse"] == pytest.approx(e2[:-2].mean())  # the top 0.1 % of 2000 anchors: 2
+    assert r["top_share"] == pytest.approx(e2[-2:].sum() / e2.sum())
+    assert cal.tail_share([1.0] * 999 + [1001.0]) == pytest.approx(0.5005)

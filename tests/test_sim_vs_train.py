@@ -13,7 +13,7 @@ from negtheory import calibration as cal
 from negtheory.cli import main
 from negtheory.recsys import fit_bpr_sgd, split_interactions
 from negtheory.recsys.score_probe import ScoreProbe
-from negtheory.reproduce.sim_vs_train import ESTIMATORS, VARIANTS, simulate_point
+from negtheory.reproduce.sim_vs_train import ESTIMATORS, SOURCES, VARIANTS, interval_verdict, simulate_point, verdict_table
 
 
 def _planted(n_users=40, n_items=60, seed=0):
@@ -54,18 +54,22 @@ def test_snapshot_probe_defers_the_measurement_and_records_the_same_numbers():
 
 
 def test_simulate_point_returns_every_source_and_variant():
-    d = _planted(seed=1)
-    probe = ScoreProbe(d, rng=0, n_anchors=128, fit_size=30)
+    d = _planted(seed=1).with_validation(0.2, rng=0)
+    probe = ScoreProbe(d, rng=0, n_anchors=128, fit_size=30, redraws=2)
     fit_bpr_sgd(d, "rns", epochs=6, eval_every=6, topk=(5,), progress=False, rng=0, callbacks=[probe])
     main_, ab = simulate_point(probe.records[-1], reps=2, rng=0)
-    assert set(main_) == {"parametric", "calibrated", "resampled"}
+    assert set(main_) == set(SOURCES)
     assert set(ab) == set(VARIANTS)
-    for src in main_.values():
-        assert set(src) == set(ESTIMATORS)
-        assert all(math.isfinite(v["mse"]) and v["mse"] >= 0 for v in src.values())
+    for src, per_fit in main_.items():
+        assert len(per_fit) == 2, src  # one result per fit redraw
+        for res in per_fit:
+            assert set(res) == set(ESTIMATORS)
+            assert all(math.isfinite(v["mse"]) and v["mse"] >= 0 for v in res.values())
+    # the controls differ from the model in alpha only: blind is alpha = 1/2
+    assert main_["blind"][0]["bcl"]["mse"] != main_["calibrated"][0]["bcl"]["mse"]
     # reproducible
     again, _ = simulate_point(probe.records[-1], reps=2, rng=0)
-    assert again["calibrated"]["bcl"]["mse"] == main_["calibrated"]["bcl"]["mse"]
+    assert again["calibrated"][1]["bcl"]["mse"] == main_["calibrated"][1]["bcl"]["mse"]
 
 
 def test_resampled_simulation_matches_measured_errors_on_iid_scores():
@@ -90,31 +94,40 @@ def test_resampled_simulation_matches_measured_errors_on_iid_scores():
     for name in ESTIMATORS:
         meas = rec.measured[f"mse_{name}"]
         se = rec.measured[f"mse_se_{name}"]
-        sim = main_["resampled"][name]["mse"]
-        assert abs(sim - meas) < 4 * math.hypot(se, main_["resampled"][name]["mse_se"]) + 0.05 * meas, name
+        sim = main_["oracle"][0][name]
+        assert abs(sim["mse"] - meas) < 4 * math.hypot(se, sim["mse_se"]) + 0.05 * meas, name
 
 
-def test_reproduce_sim_vs_train_end_to_end_and_resumes(tmp_path):
+def test_reproduce_sim_vs_train_end_to_end_and_resumes(tmp_path, capsys):
     pytest.importorskip("torch")
     d = _planted(n_users=30, n_items=50, seed=4)
     np.savetxt(tmp_path / "tr.csv", d.train, fmt="%d", delimiter=",")
     np.savetxt(tmp_path / "te.csv", d.test, fmt="%d", delimiter=",")
     out = tmp_path / "svt"
     argv = ["reproduce", "sim-vs-train", "--train", str(tmp_path / "tr.csv"), "--test", str(tmp_path / "te.csv"),
-            "--losses", "rns", "infonce", "--seeds", "2", "--epochs", "2", "--probe-every", "1", "--anchors", "64",
-            "--fit-size", "20", "--reps", "2", "--out", str(out), "--quiet"]  # fmt: skip
+            "--losses", "rns", "infonce", "--seeds", "2", "--epochs", "2", "--probe-epochs", "1", "2", "--anchors", "64",
+            "--fit-size", "20", "--redraws", "2", "--reps", "2", "--out", str(out), "--quiet"]  # fmt: skip
     assert main(argv) == 0
+    printed = capsys.readouterr().out
     df = pd.read_csv(out / "sim_vs_train.csv", keep_default_na=False, na_values=[""])
-    assert list(df.columns) == ["epoch", "seed", "loss", "quantity", "estimator", "measured", "simulated_parametric",
-                                "simulated_calibrated", "simulated_resampled"]  # fmt: skip
+    assert list(df.columns) == ["epoch", "seed", "redraw", "loss", "quantity", "estimator", "measured"] + [
+        f"simulated_{s}" for s in SOURCES]  # fmt: skip
     mse = df[df.quantity == "mse"]
     assert set(mse.loss) == {"rns", "infonce"} and set(mse.seed) == {0, 1} and set(mse.epoch) == {1, 2}
-    assert set(mse.estimator) == set(ESTIMATORS)
-    assert {"alpha", "tau_plus", "train_auc", "k_star", "ks_tn", "ks_fn", "ks_prior"} <= set(df.quantity)
-    for name in ("ablations.csv", "posterior_calibration.csv", "score_laws.csv", "sim_vs_train.md", "sim_vs_train.png"):
+    assert set(mse.estimator) == set(ESTIMATORS) and set(mse.redraw) == {0, 1}
+    assert {"mse", "trimmed_mse", "median_se", "top_share"} <= set(df.quantity)
+    assert {"alpha", "alpha_hat", "alpha_valid_auc", "tau_plus", "tau_plus_hat", "train_auc", "k_star", "ks_prior"} <= set(
+        df.quantity
+    )
+    written = ["sim_vs_train.csv", "ablations.csv", "posterior_calibration.csv", "score_laws.csv", "history.csv", "verdicts.csv",
+               "sim_vs_train.md", "sim_vs_train.png"]  # fmt: skip
+    for name in written:
         assert (out / name).stat().st_size > 0, name
+        assert name in printed.splitlines()[-1]  # the last line names every file written
+    v = pd.read_csv(out / "verdicts.csv")
+    assert set(v.verdict) <= {"confirmed", "refuted", "undetermined"} and len(v) == 2 * 2 * len(ESTIMATORS)
     md = (out / "sim_vs_train.md").read_text()
-    assert "## Verdicts" in md and "calibrated" in md
+    assert "## Verdicts" in md and "**epochs 2**" in md
     runs = sorted((out / "runs").glob("*.json"))
     assert len(runs) == 4
     stamps = [p.stat().st_mtime_ns for p in runs]
@@ -133,3 +146,61 @@ def test_reproduce_sim_vs_train_rejects_bad_inputs(tmp_path, capsys):
 
 def test_calibration_estimator_list_is_the_reproduction_list():
     assert tuple(ESTIMATORS) == tuple(cal.ESTIMATORS)
+
+
+def test_reproduce_sim_vs_train_data_option(tmp_path, capsys):
+    d = _planted(n_users=30, n_items=50, seed=5)
+    np.savetxt(tmp_path / "all.csv", np.vstack([d.train, d.test]), fmt="%d", delimiter=",")
+    argv = ["reproduce", "sim-vs-train", "--data", str(tmp_path / "all.csv"), "--losses", "rns", "--seeds", "2", "--epochs",
+            "1", "--probe-epochs", "1", "--anchors", "32", "--fit-size", "10", "--redraws", "1", "--reps", "1", "--out",
+            str(tmp_path / "o"), "--quiet"]  # fmt: skip
+    assert main(argv) == 0
+    assert "random 80%/20% split, seed 0" in (tmp_path / "o" / "sim_vs_train.md").read_text()
+    assert main(argv[:4] + ["--train", str(tmp_path / "all.csv"), "--test", str(tmp_path / "all.csv")] + argv[4:]) != 0
+    assert "--data" in capsys.readouterr().err
+
+
+def test_interval_verdict_on_synthetic_intervals():
+    b = math.log(1.5)
+    assert interval_verdict(-0.1, 0.1) == "confirmed"
+    assert interval_verdict(-b, b) == "confirmed"  # the band's edges belong to it
+    assert interval_verdict(b + 0.01, 2.0) == "refuted"
+    assert interval_verdict(-3.0, -b - 0.01) == "refuted"
+    assert interval_verdict(0.2, 0.6) == "undetermined"
+    assert interval_verdict(-1.0, 1.0) == "undetermined"  # wider than the band
+    assert interval_verdict(math.nan, 0.1) == "undetermined"
+    with pytest.raises(ValueError, match="band"):
+        interval_verdict(0.0, 0.1, band=0.0)
+    with pytest.raises(ValueError, match="low"):
+        interval_verdict(0.2, 0.1)
+
+
+def _synthetic(cal_lr, blind_lr, oracle_lr, seeds=6, noise=0.02, seed=0):
+    """A sim_vs_train table whose log ratios per seed are the given centres plus small noise."""
+    g = np.random.default_rng(seed)
+    rows = []
+    for s in range(seeds):
+        for r in range(2):
+            meas = float(g.uniform(1, 10))
+            row = dict(epoch=10, seed=s, redraw=r, loss="x", quantity="mse", estimator="bcl", measured=meas)
+            for src, c in (("calibrated", cal_lr), ("blind", blind_lr), ("auc_recipe", 0.0), ("oracle", oracle_lr),
+                           ("parametric", -5.0)):  # fmt: skip
+                row[f"simulated_{src}"] = meas * math.exp(c + noise * g.normal())
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def test_verdict_table_applies_band_controls_and_oracle():
+    one = lambda df: verdict_table(df).iloc[0]  # noqa: E731
+    r = one(_synthetic(0.05, 0.9, 0.05))
+    assert r.verdict == "confirmed" and r.n_seeds == 6
+    assert abs(r.calibrated_mean - 0.05) < 0.03 and r.calibrated_low < r.calibrated_mean < r.calibrated_high
+    # outside the band
+    assert one(_synthetic(0.8, 2.0, 0.8)).verdict == "refuted"
+    # inside the band but the blind control is closer to training
+    assert one(_synthetic(0.3, 0.0, 0.3)).reason.startswith("the blind control")
+    # inside the band and better than blind, but the theory's laws are distinguishable from the oracle's
+    r = one(_synthetic(0.2, 0.9, -0.2))
+    assert r.verdict == "refuted" and "oracle" in r.reason
+    # noisy seeds: the interval straddles the band
+    assert one(_synthetic(0.35, 1.5, 0.35, noise=0.3, seed=2)).verdict == "undetermined"

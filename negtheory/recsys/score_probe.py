@@ -594,7 +594,11 @@ def probe_scores(
         if hi > lo:
             eval_pos[lo:hi] = rows[anchors[lo:hi, 0] - s0, anchors[lo:hi, 1]]
     anchors, eval_items, eval_neg, eval_code, eval_pos = (
-        anchors[eval_ok], eval_items[eval_ok], eval_neg[eval_ok], eval_code[eval_ok], eval_pos[eval_ok]
+        anchors[eval_ok],
+        eval_items[eval_ok],
+        eval_neg[eval_ok],
+        eval_code[eval_ok],
+        eval_pos[eval_ok],
     )
     users = anchors[:, 0]
     eval_tn = eval_code == 0

@@ -115,14 +115,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="rns / bns: BPR-MF by batch-1 SGD with that sampler; infonce / dcl / hcl / bcl: mini-batch training")  # fmt: skip
     p.add_argument("--model", choices=("mf", "lightgcn"), default="mf",
                    help="the mini-batch losses' model (rns / bns always train MF)")  # fmt: skip
-    p.add_argument("--seeds", type=integer(2), default=5, help="seeds 0 .. N-1 (the verdicts' intervals are over them; at least 2)")
+    p.add_argument(
+        "--seeds", type=integer(2), default=5, help="seeds 0 .. N-1 (the verdicts' intervals are over them; at least 2)"
+    )
     p.add_argument("--epochs", type=integer(1), default=20, help="training epochs of every run")
     p.add_argument("--probe-epochs", type=integer(1), nargs="+", default=list(DEFAULT_PROBE_EPOCHS),
                    help="epochs probed (and evaluated), besides initialisation; those beyond --epochs are dropped")  # fmt: skip
     p.add_argument("--valid-fraction", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.1,
                    help="share of the training pairs held out as the validation split (the label-free alpha)")  # fmt: skip
-    p.add_argument("--negatives", type=integer(1), default=5, help="N unlabeled items per probe anchor (and mini-batch negatives)")
-    p.add_argument("--anchors", type=integer(16), default=40000, help="eval anchors (training pairs) per probe point, at most half of them")
+    p.add_argument(
+        "--negatives", type=integer(1), default=5, help="N unlabeled items per probe anchor (and mini-batch negatives)"
+    )
+    p.add_argument(
+        "--anchors", type=integer(16), default=40000, help="eval anchors (training pairs) per probe point, at most half of them"
+    )
     p.add_argument("--fit-size", type=integer(2), default=256, help="items per user in each fit batch (from the fit half)")
     p.add_argument("--redraws", type=integer(1), default=3, help="independent fit batches per probe point")
     p.add_argument("--reps", type=integer(1), default=4, help="simulated anchors per eval anchor")
@@ -246,7 +252,9 @@ def _prior(data: Interactions, loss: str, dim: int = 32) -> tuple[int, float]:
     return dim, su * si
 
 
-def run_one(data: Interactions, loss: str, rng: RNGLike, *, settings: dict, progress: bool = False) -> dict[str, list[dict[str, Any]]]:
+def run_one(
+    data: Interactions, loss: str, rng: RNGLike, *, settings: dict, progress: bool = False
+) -> dict[str, list[dict[str, Any]]]:
     """Train one (loss, seed) with the probe and simulate every probe point.
 
     Parameters
@@ -485,7 +493,10 @@ def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame) 
              "| loss | epoch | estimator | calibrated | blind | alpha = AUC | oracle | cal - oracle (log) | verdict | reason |",
              "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for _, r in vt.iterrows():
-        cells = [f"{_x(r[f'{s}_mean'])} [{_x(r[f'{s}_low'])}, {_x(r[f'{s}_high'])}]" for s in ("calibrated", "blind", "auc_recipe", "oracle")]
+        cells = [
+            f"{_x(r[f'{s}_mean'])} [{_x(r[f'{s}_low'])}, {_x(r[f'{s}_high'])}]"
+            for s in ("calibrated", "blind", "auc_recipe", "oracle")
+        ]
         lines.append(f"| {r.loss} | {r.epoch} | {r.estimator} | " + " | ".join(cells)
                      + f" | [{r.vs_oracle_low:+.2f}, {r.vs_oracle_high:+.2f}] | **{r.verdict}** | {r.reason} |")  # fmt: skip
     lines += ["", "### Tally", "", "| loss | confirmed | refuted | undetermined |", "|---|---|---|---|"]
@@ -509,7 +520,9 @@ def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame) 
     for (loss, est), g in mq.groupby(["loss", "estimator"], sort=False):
         g = g[g.epoch == g.epoch.max()]
         val = {q: float(g[g.quantity == q].measured.mean()) for q in QUANTITIES}
-        lines.append(f"| {loss} | {est} | {val['mse']:.3g} | {val['top_share']:.2f} | {val['trimmed_mse']:.3g} | {val['median_se']:.3g} |")
+        lines.append(
+            f"| {loss} | {est} | {val['mse']:.3g} | {val['top_share']:.2f} | {val['trimmed_mse']:.3g} | {val['median_se']:.3g} |"
+        )
     # trimmed-MSE verdicts beside
     vtt = verdict_table(df, "trimmed_mse")
     if len(vtt):
@@ -519,9 +532,15 @@ def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame) 
             c = g.verdict.value_counts()
             lines.append(f"| {loss} | {c.get('confirmed', 0)} | {c.get('refuted', 0)} | {c.get('undetermined', 0)} |")
     if len(ablations):
-        lines += ["", "## Ablations of the calibrated model (fit batch 0, last epoch; simulated / measured MSE, geometric mean)", ""]
+        lines += [
+            "",
+            "## Ablations of the calibrated model (fit batch 0, last epoch; simulated / measured MSE, geometric mean)",
+            "",
+        ]
         lastab = ablations[ablations.epoch == ablations.groupby("loss").epoch.transform("max")]
-        piv = np.exp(lastab.assign(r=np.log(lastab.simulated / lastab.measured)).groupby(["variant", "estimator"]).r.mean().unstack())
+        piv = np.exp(
+            lastab.assign(r=np.log(lastab.simulated / lastab.measured)).groupby(["variant", "estimator"]).r.mean().unstack()
+        )
         lines += ["| variant | " + " | ".join(ESTIMATORS) + " |", "|---" * (len(ESTIMATORS) + 1) + "|"]
         for var in VARIANTS:
             if var in piv.index:
@@ -664,7 +683,11 @@ def _load(args) -> tuple[Interactions, str, dict]:
         data = split_interactions(frame, args.test_fraction, rng=args.split_seed)
         p = Path(args.data)
         ident = repr((p.name, p.stat().st_size, args.format, args.test_fraction, args.split_seed))
-        return data, f"{p.name} (random {1 - args.test_fraction:.0%}/{args.test_fraction:.0%} split, seed {args.split_seed})", ident
+        return (
+            data,
+            f"{p.name} (random {1 - args.test_fraction:.0%}/{args.test_fraction:.0%} split, seed {args.split_seed})",
+            ident,
+        )
     if args.train is None or args.test is None:
         raise ValueError("give --train and --test (or --data)")
     tr, te = Path(args.train), Path(args.test)
@@ -695,7 +718,13 @@ def run(args: argparse.Namespace) -> int:
         seeds, epochs, probe_epochs, anchors, redraws = 2, 4, [1, 2, 4], 2048, 2
         losses = [x for x in args.losses if x in ("rns", "infonce")] or ["rns", "infonce"]
     else:
-        seeds, epochs, probe_epochs, anchors, redraws = args.seeds, args.epochs, sorted(set(args.probe_epochs)), args.anchors, args.redraws
+        seeds, epochs, probe_epochs, anchors, redraws = (
+            args.seeds,
+            args.epochs,
+            sorted(set(args.probe_epochs)),
+            args.anchors,
+            args.redraws,
+        )
         losses = list(dict.fromkeys(args.losses))
     probe_epochs = [e for e in probe_epochs if e <= epochs] or [epochs]
     if any(x in MF_LOSSES for x in losses):
@@ -755,7 +784,8 @@ def run(args: argparse.Namespace) -> int:
         f"losses {', '.join(losses)}; model {args.model} (mini-batch losses), MF (rns / bns); seeds {seeds}; **epochs {epochs}**, "
         f"probed at {', '.join(map(str, probe_epochs))}; validation split {args.valid_fraction:g} of train; N = {args.negatives}; "
         f"{anchors} eval anchors and {args.fit_size} fit items per user per fit batch, {redraws} fit redraws; "
-        f"{args.reps} simulated anchors per eval anchor" + ("; QUICK smoke run: not a result" if args.quick else "")
+        f"{args.reps} simulated anchors per eval anchor"
+        + ("; QUICK smoke run: not a result" if args.quick else "")
         + f"; training and probing {run_seconds:.0f} s over the runs (this invocation {time.perf_counter() - t0:.0f} s)",
         "",
     ]
