@@ -70,8 +70,8 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
     q.add_argument("--test", help="test interactions, same formats (default: none)")
     q.add_argument(
         "--data-dir",
-        help="folder with MovieLens u.data or ratings.dat, Yahoo!-R3's or LightGCN's train/test files (pooled), "
-        "split 80/20 at random, seeded by --split-seed (default: none)",
+        help="folder with MovieLens u.data or ratings.dat (also .gz), Yahoo!-R3's or LightGCN's train/test files "
+        "(pooled), or one interaction file; split 80/20 at random, seeded by --split-seed (default: none)",
     )
     q.add_argument("--split-seed", type=integer(0), default=0, help="seed of the 80/20 split of --data-dir")
     q.add_argument(
@@ -101,7 +101,11 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
         "--optimizer", choices=["adam", "sgd"], default="adam", help="sgd with loss bpr|bns: batch-1 BPR-MF SGD (thesis ch. 4)"
     )
     q.add_argument(
-        "--sampler", choices=["rns", "pns", "dns", "aobpr", "srns", "bns"], default="rns", help="negative sampler of the SGD path"
+        "--sampler",
+        choices=["rns", "pns", "dns", "aobpr", "srns", "bns"],
+        default=None,
+        help="negative sampler (default rns): all six with --optimizer sgd --loss bpr; rns, pns, dns (loss bpr or dpl) "
+        "and bns (loss bpr) for the mini-batch losses"
     )
     q.add_argument("--candidates", type=integer(1), default=5, help="|M_u| of BNS / DNS")
     q.add_argument("--lam", type=real(0.0), default=5.0, help="lambda of BNS's sampling risk (eq. 4.26)")
@@ -111,7 +115,13 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
     q.add_argument("--negatives", type=integer(1), default=5, help="N negatives per pair (mini-batch losses)")
     q.add_argument("--extra-positives", type=integer(1), default=5, help="M extra positives for DCL/HCL/DPL")
     q.add_argument("--epochs", type=integer(1), default=None, help="default: 100 (SGD), 200 (mini-batch split), 5 (--data)")
-    q.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="torch device (auto: CUDA when present)")
+    q.add_argument(
+        "--device",
+        default="auto",
+        choices=["auto", "cpu", "cuda"],
+        help="torch device of the mini-batch and --data runs (auto: CUDA when present); the batch-1 SGD path runs "
+        "on the CPU (numba)",
+    )
     q.add_argument(
         "--out",
         default=None,
@@ -123,10 +133,13 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
     q.add_argument("--ans", action="store_true", help="adaptive negative sampling schedule peaking at K (InfoNCE)")
     q.add_argument("--batch-size", type=integer(2), default=None, help="default: 1024 (split), 256 (--data)")
     q.add_argument(
-        "--lr", type=real(0.0, lo_open=True), default=None, help="default: 0.01 (SGD and --data), 1e-3 (Adam on a split)"
+        "--lr",
+        type=real(0.0, lo_open=True),
+        default=None,
+        help="default: 0.01 with --optimizer sgd (batch-1 or mini-batch) and for --data, 1e-3 with Adam on a split"
     )
     q.add_argument(
-        "--weight-decay", type=real(0.0), default=None, help="L2: default 0.01 (SGD), 1e-5 (Adam on a split), 0 (--data)"
+        "--weight-decay", type=real(0.0), default=None, help="L2: default 0.01 (batch-1 SGD), 1e-5 (mini-batch on a split, Adam or SGD), 0 (--data)"
     )
     q.add_argument(
         "--lr-schedule",

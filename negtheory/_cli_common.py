@@ -112,13 +112,17 @@ class HelpFormatter(argparse.HelpFormatter):
         return f"{text} (default: %(default)s)" if text else "default: %(default)s"
 
 
+def _num(x) -> str:
+    return str(x) if isinstance(x, int) else f"{x:g}"  # an integer bound in full: 1000000, not 1e+06
+
+
 def _interval(lo, hi, lo_open, hi_open) -> str:
     if lo is not None and hi is not None:
-        return f"in {'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
+        return f"in {'(' if lo_open else '['}{_num(lo)}, {_num(hi)}{')' if hi_open else ']'}"
     if lo is not None:
-        return f"{'>' if lo_open else '>='} {lo:g}"
+        return f"{'>' if lo_open else '>='} {_num(lo)}"
     if hi is not None:
-        return f"{'<' if hi_open else '<='} {hi:g}"
+        return f"{'<' if hi_open else '<='} {_num(hi)}"
     return "finite"
 
 
@@ -157,7 +161,13 @@ def integer(lo=None, hi=None):
         try:
             x = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+            try:  # 1e6 is an integer too
+                f = float(text)
+            except ValueError:
+                f = math.nan
+            if not (math.isfinite(f) and f.is_integer()):
+                raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+            x = int(f)
         if (lo is not None and x < lo) or (hi is not None and x > hi):
             raise argparse.ArgumentTypeError(f"must be an integer {where}, got {text}")
         return x

@@ -43,6 +43,10 @@ import sys
 
 from ._cli_common import INSTALL_HINT, CommandError, HelpFormatter, default_output, integer, output_dir, output_file, real
 
+#: caps of ``optimal-k`` (those of :func:`negtheory.optimal_k`: memory of 16 bytes per K, and the discrete average's cost)
+K_MAX_LIMIT = 10**6
+STEPS_LIMIT = 10**8
+
 #: option types of ``study mse``, shared by the fixed options and the values of ``--values``
 STUDY_TYPES = {
     "n_unlabeled": integer(1),
@@ -192,8 +196,17 @@ def _cmd_study_mse(args: argparse.Namespace) -> int:
             checkpoint=paths.get("--checkpoint"),
             progress=not args.quiet,
             chunk_size=args.chunk_size,
+            max_memory=None if args.max_memory is None else args.max_memory * 1e9,
             **fixed,
         )
+    except ValueError as exc:
+        text = str(exc)
+        if "max_memory" not in text:
+            raise
+        raise CommandError(
+            text.replace("max_memory =", "--max-memory").replace("lower n_unlabeled, or raise max_memory",
+                                                                  "lower --n-unlabeled (or its --values), or raise --max-memory")
+        ) from None
     finally:
         if client is not None:
             client.close()
@@ -278,10 +291,18 @@ def build_parser(include_bridge: bool = True) -> argparse.ArgumentParser:
     )
     g.add_argument("--mu", type=real(0.0, 20.0), help="mean mu_q of the positive score law q = N(mu_q, 1), in [0, 20]")
     p.add_argument("--lam", type=real(0.0, 1.0), default=0.9, help="weight lambda of good/bad samples, in [0, 1]")
-    p.add_argument("--k-max", type=integer(1), default=1000, help="largest K searched (a K* at this cap is reported as such)")
+    p.add_argument(
+        "--k-max",
+        type=integer(1, K_MAX_LIMIT),
+        default=1000,
+        help=f"largest K searched, at most {K_MAX_LIMIT} (a K* at this cap is reported as such)",
+    )
     p.add_argument("--t-max", type=real(0.0, lo_open=True), default=3.0, help="length of the simulated training curve")
     p.add_argument(
-        "--steps", type=integer(1), default=None, help="discrete average over this many steps (default: the continuous average)"
+        "--steps",
+        type=integer(1, STEPS_LIMIT),
+        default=None,
+        help=f"discrete average over this many steps, at most {STEPS_LIMIT} (default: the continuous average)"
     )
     p.set_defaults(func=_cmd_optimal_k)
 
@@ -322,7 +343,20 @@ def build_parser(include_bridge: bool = True) -> argparse.ArgumentParser:
         help="comma-separated subset of biased,dcl,hcl,bcl,bcl_norm (default: all)",
     )
     q.add_argument("--seed", type=integer(0), default=0, help="root seed (point i uses SeedSequence(seed, spawn_key=(i,)))")
-    q.add_argument("--chunk-size", type=integer(1), default=65_536, help="anchors per task (bounds memory; no effect on results)")
+    q.add_argument(
+        "--chunk-size",
+        type=integer(1),
+        default=65_536,
+        help="anchors per task, rounded up to a multiple of 1024 (no effect on results); scores are generated 1024 "
+        "anchors at a time, so memory grows with --n-unlabeled, about 48 bytes x N per anchor and thread",
+    )
+    q.add_argument(
+        "--max-memory",
+        type=real(0.0, lo_open=True),
+        default=None,
+        metavar="GB",
+        help="refuse a study whose working memory would exceed this many GB (default: half the physical memory)",
+    )
     q.add_argument("--out", help="write the table as CSV to this file (default: print only)")
     q.add_argument("--plot", help="write an MSE figure (PNG) to this file (default: none)")
     q.add_argument("--checkpoint", help="JSON-lines checkpoint file; rerun the same command to resume (default: none)")
@@ -368,12 +402,67 @@ def _command_name(args) -> str:
     return " ".join(p for p in parts if p)
 
 
+class _PipeSafeStdout:
+    """``sys.stdout`` that goes quiet once its reader has gone (``negtheory ... | head -2``).
+
+    A closed pipe makes a write raise ``BrokenPipeError``; from then on the output is dropped (the
+    descriptor is pointed at ``os.devnull``, so Python's final flush cannot fail either) and the
+    command carries on: files it was asked to write are still written, and it exits as it would have.
+    """
+
+    def __init__(self, stream):
+        self._stream = stream
+        self._gone = False
+
+    def _drop(self) -> None:
+        import os
+
+        self._gone = True
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):  # not a real descriptor (a test's capture)
+            pass
+
+    def write(self, text):
+        if self._gone:
+            return len(text)
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._drop()
+            return len(text)
+
+    def flush(self):
+        if self._gone:
+            return
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._drop()
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the ``negtheory`` command line with ``argv`` (default: ``sys.argv[1:]``); return the exit status.
 
     Never raises for bad input, I/O errors or Ctrl-C: each becomes one line on stderr and a
     status (2 bad input, 1 failure at run time, 130 interrupted; 0 for ``--help``/``--version``).
+    Output into a pipe whose reader has stopped (``| head``) is dropped silently.
     """
+    stdout = sys.stdout
+    sys.stdout = _PipeSafeStdout(stdout)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout.flush()
+        sys.stdout = stdout
+
+
+def _main(argv: list[str] | None) -> int:
     tokens = _attach_negative_values(list(sys.argv[1:] if argv is None else argv))
     name = "negtheory"
     try:
@@ -382,7 +471,16 @@ def main(argv: list[str] | None = None) -> int:
         except SystemExit as exc:  # argparse: --help, --version or a usage error (already printed)
             return exc.code if isinstance(exc.code, int) else 2
         name = _command_name(args)
-        return args.func(args)
+        import warnings
+
+        def show(message, category, filename, lineno, file=None, line=None):  # one line, no source path
+            print(f"{name}: warning: {message}", file=sys.stderr)
+
+        with warnings.catch_warnings():
+            warnings.showwarning = show
+            # negtheory's own notes (e.g. the memory a study will take) are shown, never raised
+            warnings.filterwarnings("default", category=RuntimeWarning, module="negtheory")
+            return args.func(args)
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr)
         return 130

@@ -63,6 +63,7 @@ import hashlib
 import json
 import math
 import os
+import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -349,6 +350,44 @@ def _summarise(point: _Point, block_stats: list[np.ndarray], vary: str, value) -
     return rows
 
 
+#: working memory per generated score of a block (measured: 41-48 bytes; scores, exp, sort, weights)
+_BYTES_PER_SCORE = 48
+#: a study needing more working memory than this says so (RuntimeWarning) before it starts
+_WARN_BYTES = 1e9
+
+
+def _physical_memory() -> float:
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):  # not POSIX, or the value is unknown
+        return 8.0 * 1024**3
+
+
+def _check_memory(points, n_anchors: int, chunk_size: int, max_memory) -> None:
+    """Refuse, before any work, a point whose blocks would need more than ``max_memory`` bytes."""
+    limit = 0.5 * _physical_memory() if max_memory is None else real_scalar("max_memory", max_memory, 0.0, lo_open=True)
+    per_chunk = _chunks(n_anchors, chunk_size)[0][1]
+    anchors = min(n_anchors, _BLOCK)
+    workers = max(1, min(numba.get_num_threads(), -(-per_chunk // _BLOCK)))
+    for p in points:
+        need = float(anchors) * (p.n_unlabeled + p.n_positives + 1) * _BYTES_PER_SCORE * workers
+        if _WARN_BYTES < need <= limit:
+            warnings.warn(
+                f"n_unlabeled = {p.n_unlabeled} needs about {need / 1e9:.3g} GB of working memory "
+                f"({anchors} anchors per block x {p.n_unlabeled + p.n_positives + 1} scores x {_BYTES_PER_SCORE} bytes"
+                f"{f' x {workers} threads' if workers > 1 else ''})",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+        if need > limit:
+            raise ValueError(
+                f"n_unlabeled = {p.n_unlabeled} (with n_positives = {p.n_positives}) needs about {need / 1e9:.3g} GB: "
+                f"{anchors} anchors per block x {p.n_unlabeled + p.n_positives + 1} scores x {_BYTES_PER_SCORE} bytes"
+                f"{f' x {workers} threads' if workers > 1 else ''}, above max_memory = {limit / 1e9:.3g} GB "
+                "(default: half the physical memory); lower n_unlabeled, or raise max_memory"
+            )
+
+
 def _chunks(n_anchors: int, chunk_size: int):
     size = max(_BLOCK, -(-chunk_size // _BLOCK) * _BLOCK)  # a multiple of the canonical block
     return [(start, min(size, n_anchors - start)) for start in range(0, n_anchors, size)]
@@ -571,6 +610,7 @@ def mse_study(
     base_interval: tuple[float, float] | None = None,
     method: str = "inverse",
     hcl_beta: float | None = None,
+    max_memory: float | None = None,
 ) -> pd.DataFrame:
     r"""MSE of the true-negative-mean estimators over a parameter sweep (thesis §6.6.1, Fig. 6.9-6.10).
 
@@ -607,12 +647,18 @@ def mse_study(
     progress : bool
         Show a tqdm progress bar over the tasks.
     chunk_size : int
-        Anchors per task (rounded up to a multiple of 1024); bounds memory to
-        chunk_size x N scores, so M = 10^7 runs in constant memory.
+        Anchors per task (rounded up to a multiple of 1024), so M = 10^7 runs in constant memory.
+        Scores are generated one block of min(M, 1024) anchors at a time per numba thread: the
+        memory is about 48 bytes x (N + K + 1) per anchor of a block, whatever ``chunk_size``.
     base_interval, method
         Passed to :func:`negtheory.generators.score_sets`.
     hcl_beta : float, optional
         Concentration of HCL's weights x-hat^beta (default: ``beta``).
+    max_memory : float, optional
+        Largest working memory in bytes the study may need (the estimate above, times the threads
+        that generate blocks at once); a point above it raises ``ValueError`` before anything is
+        computed, and above 1 GB a ``RuntimeWarning`` says how much it will take. Default: half the
+        machine's physical memory (4 GiB where it is unknown).
 
     Returns
     -------
@@ -624,12 +670,14 @@ def mse_study(
     Raises
     ------
     ValueError
-        ``n_anchors`` < 2 (one anchor gives no standard error of the MSE), or a parameter out of range.
+        ``n_anchors`` < 2 (one anchor gives no standard error of the MSE), a parameter out of range,
+        or a point whose working memory would exceed ``max_memory`` (e.g. N = 10^8).
 
     Warns
     -----
     RuntimeWarning
-        When fewer than two anchors of a point have a defined truth (an anchor without any true
+        When a point needs more than 1 GB of working memory (see ``max_memory``), and when fewer
+        than two anchors of a point have a defined truth (an anchor without any true
         negative has none): that row's ``mse_se`` is NaN.
 
     Examples
@@ -709,6 +757,8 @@ def mse_study(
                 method, hb,
             )
         )  # fmt: skip
+
+    _check_memory(points, n_anchors, chunk_size, max_memory)
 
     ckpt = None
     if checkpoint is not None:

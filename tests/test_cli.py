@@ -186,7 +186,7 @@ def test_study_mse_help_shows_defaults(capsys):
         (["optimal-k", "--auc", "0.3"], "argument --auc: must be in [0.5, 1), got 0.3"),
         (["optimal-k", "--mu", "inf"], "argument --mu: must be a finite number"),
         (["optimal-k", "--mu", "1", "--lam", "2"], "argument --lam: must be in [0, 1], got 2"),
-        (["optimal-k", "--mu", "1", "--k-max", "0"], "argument --k-max: must be an integer >= 1, got 0"),
+        (["optimal-k", "--mu", "1", "--k-max", "0"], "argument --k-max: must be an integer in [1, 1000000], got 0"),
         (["study", "mse", "--vary", "alpha", "--values", "0.7", "--n-anchors", "x"], "argument --n-anchors: expected an integer"),
         (["study", "mse", "--vary", "alpha", "--values", "0.7", "--tau-plus", "1"], "argument --tau-plus: must be in (0, 1)"),
         (["study", "mse", "--vary", "alpha", "--values", "0.7", "--estimators", "bcl,nope"], "argument --estimators:"),

@@ -37,21 +37,28 @@ def _cmd_train_split(args: argparse.Namespace) -> int:
     else:
         input_file(args.train, "--train")
         input_file(args.test, "--test")
+    sgd = args.optimizer == "sgd" and args.loss in ("bpr", "bns")
+    sampler = _split_sampler(args, sgd)
+    if args.patience is not None and sgd:
+        raise CommandError("--patience applies to the mini-batch losses (--optimizer adam); SGD runs its fixed epochs")
     out = output_dir(args.out, "--out") if args.out is not None else None
     if args.data_dir is not None:
         data = load_movielens_dir(args.data_dir, rng=args.split_seed, format=getattr(args, "format", "auto"))
     else:
         data = load_split(args.train, args.test, format=getattr(args, "format", "auto"))
+    if len(data.test) == 0:
+        if args.data_dir is not None:
+            raise CommandError(f"--data-dir {args.data_dir}: the 80/20 split leaves no test interaction ({len(data.train)} "
+                               "interactions in all): nothing to evaluate; give a larger data set")  # fmt: skip
+        raise CommandError(f"--test {args.test}: no test interaction remains (each test pair is also a training pair): "
+                           "nothing to evaluate")  # fmt: skip
+    too_long = [k for k in args.topk if k > data.n_items]
+    if too_long:
+        raise CommandError(f"--topk {too_long[0]}: a list cannot be longer than the {data.n_items} items of the data")
     if args.valid_fraction:
         data = data.with_validation(args.valid_fraction, rng=args.seed)
-    sgd = args.optimizer == "sgd" and args.loss in ("bpr", "bns")
-    if args.loss == "bns" and not sgd:
-        raise ValueError("loss 'bns' is the BPR-MF SGD sampler of thesis ch. 4: use --optimizer sgd")
-    if args.patience is not None and sgd:
-        raise ValueError("--patience applies to the mini-batch losses (--optimizer adam); SGD runs its fixed epochs")
     topk = tuple(args.topk)
     if sgd:
-        sampler = "bns" if args.loss == "bns" else args.sampler
         res = fit_bpr_sgd(
             data,
             sampler,
@@ -79,11 +86,14 @@ def _cmd_train_split(args: argparse.Namespace) -> int:
             epochs=args.epochs if args.epochs is not None else 200,
             batch_size=args.batch_size if args.batch_size is not None else 1024,
             optimizer=args.optimizer,
-            lr=args.lr if args.lr is not None else 1e-3,
+            lr=args.lr if args.lr is not None else (0.01 if args.optimizer == "sgd" else 1e-3),
             weight_decay=args.weight_decay if args.weight_decay is not None else 1e-5,
             lr_milestones=milestones,
             negatives=args.negatives,
             extra_positives=args.extra_positives,
+            sampler=sampler,
+            bns_candidates=args.candidates,
+            bns_lam=args.lam,
             temperature=args.temperature if args.temperature is not None else 1.0,
             tau_plus=args.tau_plus,
             hcl_beta=args.hcl_beta,
@@ -112,6 +122,50 @@ def _cmd_train_split(args: argparse.Namespace) -> int:
     return 0
 
 
+#: samplers of the batch-1 SGD path (fit_bpr_sgd) and of the mini-batch losses (fit_mf), with the losses they need
+_SGD_SAMPLERS = ("rns", "pns", "dns", "aobpr", "srns", "bns")
+_MINIBATCH_SAMPLERS = {"rns": None, "pns": None, "bns": ("bpr",), "dns": ("bpr", "dpl")}
+
+
+def _split_sampler(args: argparse.Namespace, sgd: bool) -> str:
+    """The sampler a ``--train/--test`` or ``--data-dir`` run uses; a combination that would be ignored is an error."""
+    given = args.sampler
+    if args.loss == "bns":
+        if not sgd:
+            raise CommandError("--loss bns is the BPR-MF SGD sampler of thesis ch. 4: add --optimizer sgd "
+                               "(or use --loss bpr --sampler bns for mini-batch BPR with BNS negatives)")  # fmt: skip
+        if given not in (None, "bns"):
+            raise CommandError(f"--loss bns samples by BNS: drop --sampler {given} (or use --loss bpr --sampler {given})")
+        return "bns"
+    if sgd:
+        if args.device == "cuda":
+            raise CommandError("--device cuda: the batch-1 SGD path (--optimizer sgd with --loss bpr or bns) runs on the "
+                               "CPU (numba); drop --device, or use a mini-batch run (--optimizer adam) on CUDA")  # fmt: skip
+        return given or "rns"
+    sampler = given or "rns"
+    if sampler not in _MINIBATCH_SAMPLERS:
+        raise CommandError(f"--sampler {sampler} runs on the batch-1 SGD path only: use --optimizer sgd --loss bpr, or one "
+                           f"of --sampler {', '.join(_MINIBATCH_SAMPLERS)} with --optimizer {args.optimizer}")  # fmt: skip
+    needs = _MINIBATCH_SAMPLERS[sampler]
+    if needs is not None and args.loss not in needs:
+        raise CommandError(f"--sampler {sampler} with the mini-batch losses needs --loss {' or '.join(needs)}, "
+                           f"got --loss {args.loss}")  # fmt: skip
+    if args.prior != "popularity":
+        raise CommandError("--prior oracle is the BNS prior of the batch-1 SGD path: use --optimizer sgd --loss bns")
+    return sampler
+
+
+def _check_device(args: argparse.Namespace) -> None:
+    """``--device cuda`` on a machine where torch finds no CUDA device is an error naming the flag."""
+    if args.device != "cuda":
+        return
+    import torch
+
+    if not torch.cuda.is_available():
+        raise CommandError("--device cuda: torch finds no CUDA device here (torch.cuda.is_available() is False); "
+                           "use --device auto or --device cpu")  # fmt: skip
+
+
 def _check_finite(final: dict, out) -> None:
     """Exit status 1 (never 0) when a final metric is NaN or infinite, e.g. a diverged loss."""
     bad = sorted(k for k, v in final.items() if isinstance(v, float) and not math.isfinite(v))
@@ -125,7 +179,13 @@ def _cmd_train(args: argparse.Namespace) -> int:
     from negtheory.bridge.train import train
 
     if args.train or args.test or args.data_dir:
+        sgd = args.optimizer == "sgd" and args.loss in ("bpr", "bns")
+        if not sgd:
+            _check_device(args)
         return _cmd_train_split(args)
+    if args.sampler is not None:
+        raise CommandError(f"--sampler {args.sampler} applies to real data (--train/--test or --data-dir), not to --data {args.data}")
+    _check_device(args)
     if args.data.startswith("movielens:"):
         input_file(args.data.split(":", 1)[1], "--data movielens:PATH", folder_ok=True)
     elif args.data not in ("synthetic", "digits"):

@@ -52,10 +52,13 @@ FORMATS = ("auto", "csv", "movielens-1m", "yahoo-r3", "lightgcn")
 #: interaction files looked for in a data folder, in this order (a released split is one set of files)
 _FOLDER_FILES = (
     ("u.data",),
+    ("u.data.gz",),
     ("ratings.dat",),
+    ("ratings.dat.gz",),
     ("ydata-ymusic-rating-study-v1-u-train.txt", "ydata-ymusic-rating-study-v1-u-test.txt"),
     ("train.txt", "test.txt"),
 )
+_GZIP_MAGIC = b"\x1f\x8b"
 
 #: largest interaction file read (bytes): a guard against FIFOs, devices and mistaken paths
 MAX_FILE_BYTES = 2 * 1024**3
@@ -66,13 +69,61 @@ _RATING_COLS = ("rating", "ratings", "score")
 
 
 def _folder_files(p: Path) -> list[Path]:
-    """The interaction files of a data folder (see :data:`_FOLDER_FILES`); ``[p]`` for a file."""
+    """The interaction files of a data folder (see :data:`_FOLDER_FILES`); ``[p]`` for a file.
+
+    A folder without any of them raises ``ValueError`` naming what was looked for and what is there.
+    """
     if not p.is_dir():
         return [p]
     for names in _FOLDER_FILES:
         if all((p / n).is_file() for n in names):
             return [p / n for n in names]
-    return [p]
+    try:
+        held = sorted(c.name for c in p.iterdir())
+    except OSError:
+        held = []
+    looked = "; ".join(" + ".join(names) for names in _FOLDER_FILES)
+    there = "it is empty" if not held else f"it holds {', '.join(held[:8])}{', ...' if len(held) > 8 else ''}"
+    raise ValueError(
+        f"{p}: no interaction file found in this folder (looked for {looked}); {there}. "
+        "Pass a file instead (e.g. one CSV file, or --train/--test on the command line)"
+    )
+
+
+def _is_gzip(p: Path) -> bool:
+    with p.open("rb") as fh:
+        return fh.read(2) == _GZIP_MAGIC
+
+
+def _open_text(p: Path):
+    """The file as UTF-8 text, decompressed when it is gzip (by its magic bytes, whatever its name)."""
+    if _is_gzip(p):
+        import gzip
+
+        return gzip.open(p, "rt", encoding="utf-8", errors="replace")
+    return p.open(encoding="utf-8", errors="replace")
+
+
+def _check_text(p: Path) -> None:
+    """A file that is neither text nor gzip (an image, an archive, UTF-16, ...) raises ``ValueError`` naming it."""
+    import codecs
+
+    if _is_gzip(p):
+        return
+    with p.open("rb") as fh:
+        head = fh.read(4096)
+    bad = b"\0" in head
+    if not bad:
+        try:
+            codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+        except UnicodeDecodeError:
+            bad = True
+    if bad:
+        shown = " ".join(f"{b:02x}" for b in head[:8])
+        raise ValueError(
+            f"{p} is not a text file of interactions (it starts with the bytes {shown}: a binary, compressed or "
+            "non-UTF-8 file?); give a CSV / text file in UTF-8, or a gzip-compressed one"
+        )
 
 
 def _check_file(path) -> Path:
@@ -85,6 +136,7 @@ def _check_file(path) -> Path:
         raise ValueError(f"{p} is not a regular file (a FIFO, device or folder cannot be read as interactions)")
     if st.st_size > MAX_FILE_BYTES:
         raise ValueError(f"{p} is {st.st_size} bytes, more than the {MAX_FILE_BYTES}-byte limit of an interaction file")
+    _check_text(p)
     return p
 
 
@@ -259,12 +311,12 @@ def read_interactions(path: str | os.PathLike[str], min_rating: float | None = N
     format = _check_format(format)
     p = _check_file(path)
     if format == "auto":  # a CSV or u.data shows on its first line: no need to read the file twice
-        with p.open(encoding="utf-8", errors="replace") as fh:
+        with _open_text(p) as fh:
             first = next((ln for ln in fh if ln.strip()), "")
         if first.strip() and "::" not in first and ("," in first or "\t" in first or not _is_number(first.split()[0])):
             format = "csv"
     if format != "csv":
-        with p.open(encoding="utf-8", errors="replace") as fh:
+        with _open_text(p) as fh:
             text = fh.read()
         if format in ("movielens-1m", "yahoo-r3"):
             fast = _parse_fast(text, format)
@@ -289,7 +341,7 @@ def read_interactions(path: str | os.PathLike[str], min_rating: float | None = N
                 out = out[out["rating"] >= real_scalar("min_rating", min_rating)].reset_index(drop=True)
             return out
         del lines
-    with p.open(encoding="utf-8", errors="replace") as fh:
+    with _open_text(p) as fh:
         first = fh.readline()
     if not first.strip():
         raise ValueError(f"{p} holds no interaction")
@@ -297,9 +349,19 @@ def read_interactions(path: str | os.PathLike[str], min_rating: float | None = N
     cells = [c.strip().lower() for c in first.split(sep)]
     has_header = not cells[0].lstrip("-").replace(".", "", 1).isdigit()
     try:
-        df = pd.read_csv(p, sep=sep, header=0 if has_header else None, dtype=str, skip_blank_lines=True)
+        df = pd.read_csv(
+            p,
+            sep=sep,
+            header=0 if has_header else None,
+            dtype=str,
+            keep_default_na=False,  # a cell reads as written ("nan" is a bad rating, not a missing one)
+            skip_blank_lines=True,
+            compression="gzip" if _is_gzip(p) else None,
+        )
     except pd.errors.ParserError as exc:  # e.g. "Expected 3 fields in line 7, saw 4"
         raise ValueError(f"{p}: {' '.join(str(exc).split())}") from None
+    except UnicodeDecodeError as exc:  # past the first 4 KiB that _check_text looked at
+        raise ValueError(f"{p} is not UTF-8 text: byte 0x{exc.object[exc.start]:02x} at offset {exc.start} ({exc.reason})") from None
     if has_header:
         cols = [str(c).strip().lower() for c in df.columns]
         try:
@@ -316,6 +378,13 @@ def read_interactions(path: str | os.PathLike[str], min_rating: float | None = N
     if cr is None:
         out["rating"] = 1.0
     else:
+        missing = (df.iloc[:, cr].isna() | (df.iloc[:, cr].str.strip() == "")).to_numpy()
+        if missing.any():
+            row = int(np.flatnonzero(missing)[0]) + (2 if has_header else 1)
+            raise ValueError(
+                f"{p}, line {row}: the rating field is missing or empty (a row with fewer fields than the "
+                f"{df.shape[1]} columns{' of the header' if has_header else ' of the first line'})"
+            )
         rating = pd.to_numeric(df.iloc[:, cr], errors="coerce").to_numpy(dtype=float)
         bad = ~np.isfinite(rating)
         if bad.any():
@@ -324,8 +393,10 @@ def read_interactions(path: str | os.PathLike[str], min_rating: float | None = N
                 f"{p}, line {row}: rating must be a finite number, got {df.iloc[row - (2 if has_header else 1), cr]!r}"
             )
         out["rating"] = rating
-    if out["user"].isna().any() or out["item"].isna().any():
-        raise ValueError(f"{p}: a row misses its user or item id")
+    absent = (out["user"].isna() | out["item"].isna() | (out["user"] == "") | (out["item"] == "")).to_numpy()
+    if absent.any():
+        row = int(np.flatnonzero(absent)[0]) + (2 if has_header else 1)
+        raise ValueError(f"{p}, line {row}: the row misses its user or item id (expected at least user{sep}item)")
     if len(out) == 0:
         raise ValueError(f"{p} holds no interaction")
     if min_rating is not None:
