@@ -105,7 +105,7 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
         choices=["rns", "pns", "dns", "aobpr", "srns", "bns"],
         default=None,
         help="negative sampler (default rns): all six with --optimizer sgd --loss bpr; rns, pns, dns (loss bpr or dpl) "
-        "and bns (loss bpr) for the mini-batch losses"
+        "and bns (loss bpr) for the mini-batch losses",
     )
     q.add_argument("--candidates", type=integer(1), default=5, help="|M_u| of BNS / DNS")
     q.add_argument("--lam", type=real(0.0), default=5.0, help="lambda of BNS's sampling risk (eq. 4.26)")
@@ -136,10 +136,13 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
         "--lr",
         type=real(0.0, lo_open=True),
         default=None,
-        help="default: 0.01 with --optimizer sgd (batch-1 or mini-batch) and for --data, 1e-3 with Adam on a split"
+        help="default: 0.01 with --optimizer sgd (batch-1 or mini-batch) and for --data, 1e-3 with Adam on a split",
     )
     q.add_argument(
-        "--weight-decay", type=real(0.0), default=None, help="L2: default 0.01 (batch-1 SGD), 1e-5 (mini-batch on a split, Adam or SGD), 0 (--data)"
+        "--weight-decay",
+        type=real(0.0),
+        default=None,
+        help="L2: default 0.01 (batch-1 SGD), 1e-5 (mini-batch on a split, Adam or SGD), 0 (--data)",
     )
     q.add_argument(
         "--lr-schedule",

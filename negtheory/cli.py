@@ -204,8 +204,9 @@ def _cmd_study_mse(args: argparse.Namespace) -> int:
         if "max_memory" not in text:
             raise
         raise CommandError(
-            text.replace("max_memory =", "--max-memory").replace("lower n_unlabeled, or raise max_memory",
-                                                                  "lower --n-unlabeled (or its --values), or raise --max-memory")
+            text.replace("max_memory =", "--max-memory").replace(
+                "lower n_unlabeled, or raise max_memory", "lower --n-unlabeled (or its --values), or raise --max-memory"
+            )
         ) from None
     finally:
         if client is not None:
@@ -302,7 +303,7 @@ def build_parser(include_bridge: bool = True) -> argparse.ArgumentParser:
         "--steps",
         type=integer(1, STEPS_LIMIT),
         default=None,
-        help=f"discrete average over this many steps, at most {STEPS_LIMIT} (default: the continuous average)"
+        help=f"discrete average over this many steps, at most {STEPS_LIMIT} (default: the continuous average)",
     )
     p.set_defaults(func=_cmd_optimal_k)
 

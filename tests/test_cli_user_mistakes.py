@@ -10,7 +10,6 @@ import gzip
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -80,7 +79,9 @@ def test_binary_file_error_names_the_file(data, capsys):
 
 
 def test_a_short_csv_row_is_reported_as_a_missing_field(data, capsys):
-    code, _, err = _run([*SPLIT, "--loss", "bpr", "--train", str(data / "short_row.csv"), "--test", str(data / "test.csv")], capsys)
+    code, _, err = _run(
+        [*SPLIT, "--loss", "bpr", "--train", str(data / "short_row.csv"), "--test", str(data / "test.csv")], capsys
+    )
     assert code == 2
     assert "short_row.csv, line 3: the rating field is missing" in err and "nan" not in err
 
@@ -108,7 +109,10 @@ def test_minibatch_bpr_with_bns_runs_bns(data, capsys):
     ("flags", "message"),
     [
         (["--loss", "bpr", "--optimizer", "adam", "--sampler", "aobpr"], "--sampler aobpr runs on the batch-1 SGD path only"),
-        (["--loss", "infonce", "--optimizer", "adam", "--sampler", "bns"], "--sampler bns with the mini-batch losses needs --loss bpr"),
+        (
+            ["--loss", "infonce", "--optimizer", "adam", "--sampler", "bns"],
+            "--sampler bns with the mini-batch losses needs --loss bpr",
+        ),
         (["--loss", "bns", "--optimizer", "sgd", "--sampler", "rns"], "--loss bns samples by BNS"),
         (["--loss", "bpr", "--optimizer", "sgd", "--device", "cuda"], "--device cuda: the batch-1 SGD path"),
     ],
@@ -141,7 +145,20 @@ def test_lr_help_matches_the_defaults(capsys):
 
 # --------------------------------------------------------------------------- study mse and optimal-k
 def test_study_mse_into_a_closed_pipe_is_quiet():
-    argv = [sys.executable, "-m", "negtheory", "study", "mse", "--vary", "alpha", "--values", "0.6,0.9", "--n-anchors", "64", "--quiet"]
+    argv = [
+        sys.executable,
+        "-m",
+        "negtheory",
+        "study",
+        "mse",
+        "--vary",
+        "alpha",
+        "--values",
+        "0.6,0.9",
+        "--n-anchors",
+        "64",
+        "--quiet",
+    ]
     with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
         proc.stdout.close()  # the reader is gone before anything is written: `| head -0`
         err = proc.stderr.read().decode()

@@ -184,7 +184,9 @@ def _cmd_train(args: argparse.Namespace) -> int:
             _check_device(args)
         return _cmd_train_split(args)
     if args.sampler is not None:
-        raise CommandError(f"--sampler {args.sampler} applies to real data (--train/--test or --data-dir), not to --data {args.data}")
+        raise CommandError(
+            f"--sampler {args.sampler} applies to real data (--train/--test or --data-dir), not to --data {args.data}"
+        )
     _check_device(args)
     if args.data.startswith("movielens:"):
         input_file(args.data.split(":", 1)[1], "--data movielens:PATH", folder_ok=True)
