@@ -300,9 +300,9 @@ def test_fit_mf_pns_draws_popular_non_interacted_negatives(monkeypatch):
     seen = []
     real = recommend.sample_popular
 
-    def spy(users, n, mask, counts, rng, power):
-        out = real(users, n, mask, counts, rng, power)
-        seen.append((np.asarray(counts).copy(), power, n, mask[users[:, None], out].any()))
+    def spy(users, n, mask, counts, rng, power, **kw):
+        out = real(users, n, mask, counts, rng, power, **kw)
+        seen.append((np.asarray(counts).copy(), power, n, d.train_mask()[users[:, None], out].any()))
         return out
 
     monkeypatch.setattr(recommend, "sample_popular", spy)

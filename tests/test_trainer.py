@@ -22,6 +22,7 @@ import pytest
 
 from negtheory.recsys import Interactions, fit_bpr_sgd, load_split, topk_metrics
 from negtheory.recsys import bpr_sgd as sgd_mod
+from negtheory.recsys.loop import ScoreMatrix
 
 
 def _split(seed=0, n_users=30, n_items=40, n=700, n_test=200, valid=None):
@@ -180,6 +181,8 @@ class _Recorder:
         self.ret = ret
 
     def __call__(self, epoch, scores):
+        assert isinstance(scores, ScoreMatrix) and scores.shape == np.asarray(scores).shape
+        scores = np.asarray(scores)  # the dense matrix of small data (the callback contract's ScoreMatrix)
         self.calls.append((epoch, np.array(scores, copy=True)))
         # a callback using numpy's global RNG must not change training
         np.random.random(3)  # noqa: NPY002

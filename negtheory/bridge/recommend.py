@@ -50,7 +50,7 @@ from .._rng import int_seed
 from .._validation import int_scalar, real_scalar
 from ..recsys.bpr_sgd import bns_prior
 from ..recsys.interactions import Interactions
-from ..recsys.loop import check_callbacks, train_loop
+from ..recsys.loop import ScoreMatrix, check_callbacks, train_loop
 from ..recsys.samplers import sample_extra_positives, sample_popular, sample_uninteracted
 from . import functional as Fn
 from .device import resolve_device
@@ -439,6 +439,32 @@ def _loss(name, s, m, n, cfg):
     raise ValueError(f"loss must be one of {LOSSES}, got {name!r}")
 
 
+@torch.no_grad()
+def _score_matrix(model: nn.Module) -> ScoreMatrix:
+    """A :class:`~negtheory.recsys.loop.ScoreMatrix` snapshot of ``model``'s scores.
+
+    The user / item embeddings (LightGCN's propagated ones, computed once here) are copied; blocks
+    are ``e_u[users] @ e_i.T`` on the model's device, the whole matrix ``e_u @ e_i.T`` (the
+    product of ``model.all_scores()``, bit for bit).
+    """
+    if isinstance(model, LightGCN):
+        eu, ei = (t.detach().clone() for t in model.propagate())
+    else:
+        eu, ei = model.user.weight.detach().clone(), model.item.weight.detach().clone()
+    dev = eu.device
+
+    def block(users):
+        with torch.no_grad():
+            return (eu[torch.from_numpy(users).to(dev)] @ ei.T).cpu().numpy()
+
+    def dense():
+        with torch.no_grad():
+            return (eu @ ei.T).cpu().numpy()
+
+    dtype = torch.empty(0, dtype=eu.dtype).numpy().dtype
+    return ScoreMatrix((eu.shape[0], ei.shape[0]), block, dtype=dtype, dense=dense, min_rows=64)
+
+
 class _MFRunner:
     """One epoch of mini-batch training per ``run_epoch`` (the :class:`~negtheory.recsys.loop.EpochRunner` of MF)."""
 
@@ -449,14 +475,15 @@ class _MFRunner:
         self.m_extra, self.n_neg, self.batch_size, self.dev = m_extra, n_neg, batch_size, dev
         self.rng = rng
         self.pairs = data.train
-        self.train_mask = data.train_mask()
+        self.n_items = data.n_items
         self.indptr, self.indices = data.train_csr()
+        self.csr = (self.indptr, self.indices)  # the training items, for the samplers (no dense mask)
         self.batch_l2 = batch_l2  # > 0: L2 of the batch's layer-0 embeddings (LightGCN release), else weight decay
         self.bns = bns  # None, or (candidates, lam, prior as a tensor): BNS negatives (thesis eq. 4.26)
         self.dns = dns  # 0, or C: each negative the highest-scored of C uniform candidates (DNS)
         self.pns = pns  # None, or (item counts, power): negatives drawn ∝ pop^power among non-interacted items
         if bns is not None:
-            self.n_neg_free = (~self.train_mask).sum(1)
+            self.n_neg_free = data.n_items - np.diff(self.indptr)
 
     @torch.no_grad()
     def _bns_negatives(self, u, pos, cand, propagated=None):
@@ -472,7 +499,11 @@ class _MFRunner:
             sc = eu[ut] @ ei.T
         else:
             sc = model.user(ut) @ model.item.weight.T
-        mask = torch.from_numpy(self.train_mask[u]).to(dev)
+        rows = np.zeros((len(u), self.n_items), dtype=bool)  # the batch's training items, [B, n_items]
+        start, count = self.indptr[u], np.diff(self.indptr)[u]
+        r = np.repeat(np.arange(len(u)), count)
+        rows[r, self.indices[np.arange(r.size) - np.repeat(np.cumsum(count) - count, count) + np.repeat(start, count)]] = True
+        mask = torch.from_numpy(rows).to(dev)
         ref = sc.masked_fill(mask, math.inf)  # positives never count as <= a candidate
         ct = torch.from_numpy(cand).to(dev)
         x_ui = sc.gather(1, torch.from_numpy(pos).to(dev)[:, None])[:, 0]
@@ -497,14 +528,14 @@ class _MFRunner:
             if self.m_extra:
                 cols.append(sample_extra_positives(u, self.m_extra, self.indptr, self.indices, rng))
             if self.dns:
-                cand = sample_uninteracted(u, self.n_neg * self.dns, self.train_mask, rng)
+                cand = sample_uninteracted(u, self.n_neg * self.dns, self.csr, rng, n_items=self.n_items)
                 cols.append(dns_negatives(self.model, u, cand.reshape(len(u), self.n_neg, self.dns), propagated=prop))
             elif self.pns is not None:
-                cols.append(sample_popular(u, self.n_neg, self.train_mask, self.pns[0], rng, self.pns[1]))
+                cols.append(sample_popular(u, self.n_neg, self.csr, self.pns[0], rng, self.pns[1], n_items=self.n_items))
             elif self.bns is None:
-                cols.append(sample_uninteracted(u, self.n_neg, self.train_mask, rng))
+                cols.append(sample_uninteracted(u, self.n_neg, self.csr, rng, n_items=self.n_items))
             else:
-                cand = sample_uninteracted(u, self.bns[0], self.train_mask, rng)
+                cand = sample_uninteracted(u, self.bns[0], self.csr, rng, n_items=self.n_items)
                 cols.append(self._bns_negatives(u, b[:, 1], cand, prop))
             items = torch.from_numpy(np.concatenate(cols, axis=1)).to(dev)
             ut = torch.from_numpy(u).to(dev)
@@ -522,6 +553,17 @@ class _MFRunner:
             tot += float(lval.detach()) * len(b)
         self.sched.step()
         return dict(loss=tot / n)
+
+    def score_matrix(self) -> ScoreMatrix:
+        """A snapshot of the current scores (the embeddings, LightGCN's propagated once, are copied)."""
+        self.model.eval()
+        return _score_matrix(self.model)
+
+    def score_block(self, users: np.ndarray) -> np.ndarray:
+        return self.score_matrix().block(users)
+
+    def score_pairs(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
+        return self.score_matrix().pairs(users, items)
 
     def scores(self) -> np.ndarray:
         self.model.eval()
@@ -653,7 +695,8 @@ def fit_mf(
     progress : bool, default True
         Show a progress bar over the epochs.
     callbacks : sequence of callable
-        ``cb(epoch, scores)`` with ``scores = model.all_scores()`` as numpy: once with
+        ``cb(epoch, scores)`` with ``scores`` a :class:`~negtheory.recsys.loop.ScoreMatrix` of the
+        model's scores (``np.asarray(scores)`` is ``model.all_scores()`` as numpy): once with
         ``epoch=0`` before training (the initial embeddings), then after each evaluated epoch
         (1-based) with the matrix it was ranked with; a returned dict is merged into that
         epoch's history row. Callbacks draw none of the training's random numbers
@@ -664,7 +707,9 @@ def fit_mf(
     dict
         ``history`` (per evaluation: epoch, loss, ``valid_*`` and ``test_*`` metrics),
         ``best_epoch`` (by validation ``monitor``, None without validation), ``model`` (the
-        final :class:`MF` or :class:`LightGCN`), ``scores`` (final score matrix as numpy), ``seconds``, ``config``.
+        final :class:`MF` or :class:`LightGCN`), ``scores`` (the final scores as a
+        :class:`~negtheory.recsys.loop.ScoreMatrix`: ``np.asarray(r["scores"])`` is the dense
+        matrix the older versions returned), ``seconds``, ``config``.
 
     Examples
     --------
@@ -775,7 +820,7 @@ def fit_mf(
         history=res["history"],
         best_epoch=res["best_epoch"],
         model=net,
-        scores=net.all_scores().cpu().numpy(),
+        scores=_score_matrix(net),
         seconds=res["seconds"],
         config=config,
     )

@@ -603,6 +603,7 @@ class _TruthMetrics:
     def __call__(self, epoch: int, scores: np.ndarray) -> dict[str, float] | None:
         if epoch == 0:
             return None
+        scores = np.asarray(scores)  # a ScoreMatrix: the toy data's dense matrix
         u, i = self.pairs[:, 0], self.pairs[:, 1]
         sp = scores[u, i][:, None]
         row = scores[u]

@@ -97,7 +97,7 @@ from .._deprecation import renamed_keyword
 from .._rng import int_seed
 from .._validation import int_scalar, real_scalar
 from .interactions import Interactions
-from .loop import check_callbacks, train_loop
+from .loop import ScoreMatrix, check_callbacks, train_loop
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -955,6 +955,16 @@ class _SGDRunner:
             self.callback(epoch, self.U, self.V)
         return dict(loss=stats[3] / n, tnr=1.0 - stats[1] / stats[0], inf=stats[2] / stats[0])
 
+    def score_matrix(self) -> ScoreMatrix:
+        """A snapshot of the current scores U V^T (the embeddings are copied)."""
+        return ScoreMatrix.from_embeddings(self.U, self.V)
+
+    def score_block(self, users: np.ndarray) -> np.ndarray:
+        return self.U[users] @ self.V.T
+
+    def score_pairs(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
+        return self.score_matrix().pairs(users, items)
+
     def scores(self) -> np.ndarray:
         return self.U @ self.V.T
 
@@ -1093,10 +1103,12 @@ def fit_bpr_sgd(
         for each (``"negatives"``: a list of (pairs, negatives) arrays; the first of the
         ``n_negatives``).
     callbacks : sequence of callable
-        ``cb(epoch, scores)`` with ``scores = U @ V.T``: once with ``epoch=0`` before training
-        (the initial embeddings), then after each evaluated epoch (1-based) with the matrix it
-        was ranked with; a returned dict is merged into that epoch's history row. Callbacks draw
-        none of the training's random numbers (:mod:`negtheory.recsys.loop`).
+        ``cb(epoch, scores)`` with ``scores`` a :class:`~negtheory.recsys.loop.ScoreMatrix` of
+        U V^T (``.block(users)``, ``.pairs(users, items)``, ``np.asarray(scores)`` the dense
+        ``U @ V.T``): once with ``epoch=0`` before training (the initial embeddings), then after
+        each evaluated epoch (1-based) with the matrix it was ranked with; a returned dict is
+        merged into that epoch's history row. Callbacks draw none of the training's random
+        numbers (:mod:`negtheory.recsys.loop`).
 
     Returns
     -------

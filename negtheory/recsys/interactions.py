@@ -467,8 +467,35 @@ class Interactions:
         """
         return _csr(self.train, self.n_users)
 
+    def valid_csr(self) -> tuple[IntArray, IntArray]:
+        """Each user's validation items in compressed sparse row form (as :meth:`train_csr`).
+
+        Returns
+        -------
+        indptr : ndarray of int64, shape (n_users + 1,)
+            Row pointers: user u's items are ``indices[indptr[u]:indptr[u + 1]]``.
+        indices : ndarray of int64, shape (n_valid,)
+            Item indices, ascending within each user.
+        """
+        return _csr(self.valid, self.n_users)
+
+    def test_csr(self) -> tuple[IntArray, IntArray]:
+        """Each user's test items in compressed sparse row form (as :meth:`train_csr`).
+
+        Returns
+        -------
+        indptr : ndarray of int64, shape (n_users + 1,)
+            Row pointers: user u's items are ``indices[indptr[u]:indptr[u + 1]]``.
+        indices : ndarray of int64, shape (n_test,)
+            Item indices, ascending within each user.
+        """
+        return _csr(self.test, self.n_users)
+
     def train_mask(self) -> np.ndarray:
         """Dense boolean matrix [n_users, n_items], True at training interactions.
+
+        For small data and tests: the trainers and the evaluation use :meth:`train_csr` (memory
+        proportional to the interactions, not to n_users x n_items).
 
         Returns
         -------
@@ -566,6 +593,7 @@ class Interactions:
 
 
 def _csr(pairs, n_users):
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     order = np.lexsort((pairs[:, 1], pairs[:, 0]))
     p = pairs[order]
     indptr = np.zeros(n_users + 1, dtype=np.int64)

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
     from .._typing import ArrayLike
 
-__all__ = ["topk_metrics", "sampling_quality"]
+__all__ = ["topk_metrics", "topk_metrics_csr", "sampling_quality"]
 
 
 def _ks(k):
@@ -112,28 +112,47 @@ def topk_metrics(
         s = np.where(ex, -np.inf, s)
     n_rel = rel.sum(axis=1)
     users = np.flatnonzero(n_rel > 0)
-    out: dict[str, float] = {"n_users_evaluated": int(len(users))}
     if len(users) == 0:
-        for kk in ks:
-            out.update({f"precision@{kk}": float("nan"), f"recall@{kk}": float("nan"), f"ndcg@{kk}": float("nan")})
-        return out
-    su = s[users]
+        return _empty(ks)
+    hits = _top_hits(s[users], rel[users], ks[-1])
+    return _summarise(hits, n_rel[users], ks)
+
+
+def _empty(ks):
+    out: dict[str, float] = {"n_users_evaluated": 0}
+    for kk in ks:
+        out.update({f"precision@{kk}": float("nan"), f"recall@{kk}": float("nan"), f"ndcg@{kk}": float("nan")})
+    return out
+
+
+def _top_hits(su, rel_u, kmax):
+    """Relevance (0/1, float64) of the top ``kmax`` items of each row of ``su`` (excluded items at -inf).
+
+    Ties in score go to the lower item index; every row is ranked on its own, so the result of a
+    row does not depend on the other rows of the block.
+    """
     # stable order: sort by (-score, item index) among the top candidates
     part = (
         np.argpartition(-su, kmax - 1, axis=1)[:, :kmax]
         if kmax < su.shape[1]
-        else np.tile(np.arange(su.shape[1]), (len(users), 1))
+        else np.tile(np.arange(su.shape[1]), (su.shape[0], 1))
     )
     # argpartition may cut a tie at the boundary arbitrarily: widen to every item tied with the k-th
     kth = np.take_along_axis(su, part, 1).min(axis=1)
     cand_mask = su >= kth[:, None]
-    top = np.empty((len(users), kmax), dtype=np.int64)
-    for r in range(len(users)):
+    top = np.empty((su.shape[0], kmax), dtype=np.int64)
+    for r in range(su.shape[0]):
         c = np.flatnonzero(cand_mask[r])
         order = np.lexsort((c, -su[r, c]))
         top[r] = c[order[:kmax]]
-    hits = np.take_along_axis(rel[users], top, 1).astype(np.float64)
-    nr = n_rel[users].astype(np.float64)
+    return np.take_along_axis(rel_u, top, 1).astype(np.float64)
+
+
+def _summarise(hits, n_rel, ks):
+    """The means over users of P@k, R@k and NDCG@k from the relevance of each user's top items."""
+    kmax = ks[-1]
+    out: dict[str, float] = {"n_users_evaluated": int(hits.shape[0])}
+    nr = n_rel.astype(np.float64)
     disc = 1.0 / np.log2(np.arange(2, kmax + 2))
     cum_disc = np.cumsum(disc)
     for kk in ks:
@@ -145,6 +164,112 @@ def topk_metrics(
         out[f"recall@{kk}"] = float((nh / nr).mean())
         out[f"ndcg@{kk}"] = float((dcg / idcg).mean())
     return out
+
+
+def _check_csr(name, csr, n_users, n_items):
+    try:
+        indptr, indices = (np.asarray(a) for a in csr)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a CSR pair (indptr, indices), got {type(csr).__name__}") from None
+    if indptr.shape != (n_users + 1,) or indices.ndim != 1 or indptr[-1] != indices.size:
+        raise ValueError(f"{name} must be a CSR pair (indptr of length n_users + 1 = {n_users + 1}, indices), "
+                         f"got shapes {indptr.shape} and {indices.shape}")  # fmt: skip
+    if indices.size and (indices.min() < 0 or indices.max() >= n_items):
+        raise ValueError(f"{name} holds item ids outside [0, {n_items})")
+    return indptr.astype(np.int64, copy=False), indices.astype(np.int64, copy=False)
+
+
+def _csr_entries(indptr, indices, users):
+    """(row in the block, item) of the CSR entries of ``users``."""
+    start = indptr[users]
+    count = indptr[users + 1] - start
+    rows = np.repeat(np.arange(users.size), count)
+    first = np.repeat(np.cumsum(count) - count, count)
+    return rows, indices[np.arange(rows.size) - first + np.repeat(start, count)]
+
+
+def topk_metrics_csr(
+    scores, relevant, exclude=(), k: int | Sequence[int] = (5, 10, 20), *, block_users: int | None = None
+) -> dict:
+    r""":func:`topk_metrics` from sparse held-out / excluded sets, ranking blocks of users at a time.
+
+    The same metrics, bit for bit, as ``topk_metrics(np.asarray(scores), R, E, k)`` with R and E
+    the dense masks of ``relevant`` and of the union of ``exclude``: each user's row is ranked on
+    its own and the per-user values are averaged once over all users. Memory is that of one block
+    (``block_users`` x n_items scores and their ranking), never n_users x n_items.
+
+    Parameters
+    ----------
+    scores : ScoreMatrix or array_like, shape (n_users, n_items)
+        Anything with ``block(users)`` (:class:`negtheory.recsys.loop.ScoreMatrix`) or a dense
+        array (finite or -inf; NaN is rejected).
+    relevant : (indptr, indices)
+        Held-out items of each user in CSR form (:meth:`Interactions.test_csr`,
+        :meth:`~Interactions.valid_csr`); users without one are left out.
+    exclude : sequence of (indptr, indices)
+        Item sets never recommended (e.g. ``(data.train_csr(),)``), scored -inf before ranking.
+    k : int or sequence of int
+        List length(s), each in 1 .. n_items (default 5, 10 and 20).
+    block_users : int, optional
+        Users ranked per block (default: about 2**22 scores a block, at least 64 users).
+
+    Returns
+    -------
+    dict
+        As :func:`topk_metrics`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.recsys.metrics import topk_metrics_csr
+    >>> s = np.array([[0.9, 0.8, 0.1, 0.5]])
+    >>> rel = (np.array([0, 2]), np.array([2, 3]))
+    >>> m = topk_metrics_csr(s, rel, [(np.array([0, 1]), np.array([0]))], k=2)
+    >>> m["precision@2"], m["recall@2"], round(m["ndcg@2"], 4)
+    (0.5, 0.5, 0.3869)
+    """
+    if hasattr(scores, "block"):
+        sm = scores
+        shape = tuple(int(x) for x in scores.shape)
+    else:
+        arr = np.asarray(scores)
+        if arr.ndim != 2:
+            raise ValueError(f"scores must be a 2-d array (users x items), got shape {arr.shape}")
+        shape = arr.shape
+        sm = None
+    if len(shape) != 2:
+        raise ValueError(f"scores must be 2-d (users x items), got shape {shape}")
+    n_users, n_items = shape
+    ks = _ks(k)
+    kmax = ks[-1]
+    if kmax > n_items:
+        raise ValueError(f"k must be at most the number of items {n_items}, got {kmax}")
+    r_ptr, r_idx = _check_csr("relevant", relevant, n_users, n_items)
+    if isinstance(exclude, tuple) and len(exclude) == 2 and all(isinstance(a, np.ndarray) for a in exclude):
+        exclude = (exclude,)  # one CSR pair given bare
+    ex = [_check_csr("exclude", e, n_users, n_items) for e in exclude]
+    users = np.flatnonzero(np.diff(r_ptr) > 0)
+    if len(users) == 0:
+        return _empty(ks)
+    if block_users is None:
+        block_users = max(64, (1 << 22) // n_items)
+    block_users = int_scalar("block_users", block_users, 1)
+    hits, n_rel = [], []
+    for s0 in range(0, users.size, block_users):
+        ub = users[s0 : s0 + block_users]
+        rows = sm.block(ub) if sm is not None else arr[ub]
+        s = np.asarray(rows, dtype=np.float64)
+        if s is rows:
+            s = s.copy()
+        if np.isnan(s).any():
+            raise ValueError("scores must not be NaN (the model diverged?)")
+        for e_ptr, e_idx in ex:
+            s[_csr_entries(e_ptr, e_idx, ub)] = -np.inf
+        rel = np.zeros(s.shape, dtype=bool)
+        rel[_csr_entries(r_ptr, r_idx, ub)] = True
+        hits.append(_top_hits(s, rel, kmax))
+        n_rel.append(rel.sum(axis=1))
+    return _summarise(np.concatenate(hits), np.concatenate(n_rel), ks)
 
 
 def sampling_quality(is_false_negative: ArrayLike, info: ArrayLike) -> dict:

@@ -21,19 +21,49 @@ from .._validation import as_generator, int_scalar
 __all__ = ["sample_uninteracted", "sample_popular", "sample_extra_positives"]
 
 
-def _check(users, n, train_mask, name="n"):
+def _check(users, n, train_mask, name="n", n_items=None):
+    """Validate; returns (users, n, mask) with mask a dense bool array or a CSR (indptr, indices, n_items)."""
     users = np.asarray(users)
     if users.ndim != 1 or users.dtype.kind not in "iu":
         raise ValueError("users must be a 1-d array of user indices")
-    mask = np.asarray(train_mask, dtype=bool)
-    if mask.ndim != 2:
-        raise ValueError(f"train_mask must be a 2-d boolean array (users x items), got shape {mask.shape}")
-    if users.size and (users.min() < 0 or users.max() >= mask.shape[0]):
-        raise ValueError(f"users must lie in [0, {mask.shape[0]}), got {users.min()}..{users.max()}")
+    if isinstance(train_mask, tuple) and len(train_mask) == 2:
+        indptr = np.ascontiguousarray(train_mask[0], dtype=np.int64)
+        indices = np.ascontiguousarray(train_mask[1], dtype=np.int64)
+        if n_items is None:
+            raise ValueError("n_items must be given with a CSR train_mask (indptr, indices)")
+        n_items = int_scalar("n_items", n_items, 1)
+        if indptr.ndim != 1 or indptr.size < 1 or indices.ndim != 1 or indptr[-1] != indices.size:
+            raise ValueError(f"train_mask as CSR must be (indptr, indices) with indptr[-1] = len(indices), got shapes "
+                             f"{indptr.shape} and {indices.shape}")  # fmt: skip
+        n_users = indptr.size - 1
+        mask = (indptr, indices, n_items)
+    else:
+        dense = np.asarray(train_mask, dtype=bool)
+        if dense.ndim != 2:
+            raise ValueError(f"train_mask must be a 2-d boolean array (users x items) or a CSR pair, got shape {dense.shape}")
+        n_users, n_items = dense.shape
+        mask = np.ascontiguousarray(dense)
+    if users.size and (users.min() < 0 or users.max() >= n_users):
+        raise ValueError(f"users must lie in [0, {n_users}), got {users.min()}..{users.max()}")
     n = int_scalar(name, n, 1)
-    if n > mask.shape[1]:
-        raise ValueError(f"{name}={n} negatives without replacement, but there are only {mask.shape[1]} items")
-    return users.astype(np.int64, copy=False), n, np.ascontiguousarray(mask)
+    if n > n_items:
+        raise ValueError(f"{name}={n} negatives without replacement, but there are only {n_items} items")
+    return users.astype(np.int64, copy=False), n, mask
+
+
+@numba.njit(cache=True, inline="always")
+def _in_sorted(indices, lo, hi, j):
+    """j in indices[lo:hi] (sorted), by binary search."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        v = indices[mid]
+        if v < j:
+            lo = mid + 1
+        elif v > j:
+            hi = mid
+        else:
+            return True
+    return False
 
 
 @numba.njit(cache=True)
@@ -77,9 +107,50 @@ def _fill_rows(mask, users, n, cdf, seed, out):
     return -1
 
 
+@numba.njit(cache=True)
+def _fill_rows_csr(indptr, indices, n_items, users, n, cdf, seed, out):
+    """:func:`_fill_rows` with the training items in CSR form (sorted rows, binary search): the same draws."""
+    np.random.seed(seed)
+    for r in range(users.shape[0]):
+        u = users[r]
+        lo, hi = indptr[u], indptr[u + 1]
+        k = 0
+        tries = 0
+        while k < n:
+            if cdf.shape[0] == 0:
+                j = np.random.randint(0, n_items)
+            else:
+                j = np.searchsorted(cdf, np.random.random(), side="right")
+                if j >= n_items:
+                    j = n_items - 1
+            ok = not _in_sorted(indices, lo, hi, j)
+            if ok:
+                for q in range(k):
+                    if out[r, q] == j:
+                        ok = False
+                        break
+            if ok:
+                out[r, k] = j
+                k += 1
+            else:
+                tries += 1
+                if tries == 100 * n_items:  # count the admissible items once: enough of them?
+                    free = 0
+                    for l in range(n_items):
+                        if not _in_sorted(indices, lo, hi, l) and (cdf.shape[0] == 0 or cdf[l] > (cdf[l - 1] if l > 0 else 0.0)):
+                            free += 1
+                    if free < n:
+                        return r
+    return -1
+
+
 def _fill(users, n, mask, rng, cdf):
     out = np.empty((users.size, n), dtype=np.int64)
-    bad = _fill_rows(mask, users, n, cdf, int(rng.integers(0, 2**31 - 1)), out)
+    seed = int(rng.integers(0, 2**31 - 1))
+    if isinstance(mask, tuple):
+        bad = _fill_rows_csr(mask[0], mask[1], mask[2], users, n, cdf, seed, out)
+    else:
+        bad = _fill_rows(mask, users, n, cdf, seed, out)
     if bad >= 0:
         raise ValueError(
             f"n={n} negatives without replacement, but user {users[bad]} has fewer admissible (non-interacted) items"
@@ -87,7 +158,7 @@ def _fill(users, n, mask, rng, cdf):
     return out
 
 
-def sample_uninteracted(users, n, train_mask, rng=None):
+def sample_uninteracted(users, n, train_mask, rng=None, *, n_items=None):
     """RNS: ``n`` distinct non-interacted items per user, uniformly (thesis ch. 4-6, released code).
 
     Parameters
@@ -97,11 +168,15 @@ def sample_uninteracted(users, n, train_mask, rng=None):
     n : int
         Negatives per user (N), at least 1 and at most the number of items; every user of the
         batch needs at least ``n`` non-interacted items.
-    train_mask : array_like of bool, shape (n_users, n_items)
+    train_mask : array_like of bool, shape (n_users, n_items), or (indptr, indices)
         True at training interactions (:meth:`Interactions.train_mask`): these items are never
-        drawn.
+        drawn. Or the same sets in CSR form, items ascending within each user
+        (:meth:`Interactions.train_csr`), with ``n_items``: memory proportional to the
+        interactions, and the very same draws.
     rng : None, int, SeedSequence or numpy.random.Generator
         Source of randomness (default None: a fresh, unseeded generator).
+    n_items : int, optional
+        The number of items, needed with a CSR ``train_mask`` (ignored with a dense one).
 
     Returns
     -------
@@ -116,11 +191,11 @@ def sample_uninteracted(users, n, train_mask, rng=None):
     >>> sorted(sample_uninteracted([0], 2, mask, rng=0)[0].tolist())
     [2, 3]
     """
-    users, n, mask = _check(users, n, train_mask)
+    users, n, mask = _check(users, n, train_mask, n_items=n_items)
     return _fill(users, n, mask, as_generator(rng), np.empty(0))
 
 
-def sample_popular(users, n, train_mask, item_counts, rng=None, power=0.75):
+def sample_popular(users, n, train_mask, item_counts, rng=None, power=0.75, *, n_items=None):
     """PNS: ``n`` distinct non-interacted items per user, drawn ∝ pop_j^power (thesis §4.5.1.2).
 
     Items are proposed from :func:`~negtheory.recsys.pns_weights` and rejected when the user has
@@ -135,8 +210,9 @@ def sample_popular(users, n, train_mask, item_counts, rng=None, power=0.75):
     n : int
         Negatives per user, at least 1; every user of the batch needs at least ``n``
         non-interacted items of positive count.
-    train_mask : array_like of bool, shape (n_users, n_items)
-        True at training interactions (never drawn).
+    train_mask : array_like of bool, shape (n_users, n_items), or (indptr, indices)
+        True at training interactions (never drawn), or these sets in CSR form (items ascending
+        within each user, :meth:`Interactions.train_csr`) with ``n_items``; the same draws.
     item_counts : array_like of float, shape (n_items,)
         Training popularity pop_j (:meth:`Interactions.item_counts`), non-negative with a positive
         sum.
@@ -144,6 +220,8 @@ def sample_popular(users, n, train_mask, item_counts, rng=None, power=0.75):
         Source of randomness (default None: a fresh, unseeded generator).
     power : float
         Exponent of the popularity (default 0.75, the thesis's and word2vec's).
+    n_items : int, optional
+        The number of items, needed with a CSR ``train_mask``.
 
     Returns
     -------
@@ -160,11 +238,12 @@ def sample_popular(users, n, train_mask, item_counts, rng=None, power=0.75):
     """
     from .bpr_sgd import pns_weights
 
-    users, n, mask = _check(users, n, train_mask)
+    users, n, mask = _check(users, n, train_mask, n_items=n_items)
     gen = as_generator(rng)
     w = pns_weights(item_counts, power)
-    if w.shape[0] != mask.shape[1]:
-        raise ValueError(f"item_counts must have one entry per item ({mask.shape[1]}), got {w.shape[0]}")
+    n_all = mask[2] if isinstance(mask, tuple) else mask.shape[1]
+    if w.shape[0] != n_all:
+        raise ValueError(f"item_counts must have one entry per item ({n_all}), got {w.shape[0]}")
     cdf = np.cumsum(w)
     cdf[-1] = 1.0
     return _fill(users, n, mask, gen, cdf)

@@ -1,0 +1,193 @@
+"""Scale (issue 29): score matrices by blocks, evaluation from CSR sets, CSR samplers, scalable BNS.
+
+The blocked evaluation must equal the dense one bit for bit, the CSR samplers must draw exactly
+what the dense-mask ones draw, and nothing on the training / evaluation path may build an
+n_users x n_items matrix on data above the dense limit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from negtheory.recsys import fit_bpr_sgd, load_split, topk_metrics
+from negtheory.recsys.loop import DENSE_LIMIT, ScoreMatrix, train_loop
+from negtheory.recsys.metrics import topk_metrics_csr
+from negtheory.recsys.samplers import sample_popular, sample_uninteracted
+
+
+def _split(seed=0, n_users=60, n_items=90, n=1500, valid=0.0):
+    rng = np.random.default_rng(seed)
+    pairs = np.unique(rng.integers(0, [n_users, n_items], size=(n, 2)), axis=0)
+    pairs = pairs[rng.permutation(len(pairs))]
+    cut = int(0.8 * len(pairs))
+    d = load_split(pairs[:cut], pairs[cut:])
+    return d.with_validation(valid, rng=seed) if valid else d
+
+
+# ------------------------------------------------------------------------------------------
+# ScoreMatrix
+# ------------------------------------------------------------------------------------------
+def test_score_matrix_reads_agree():
+    rng = np.random.default_rng(0)
+    W = rng.normal(size=(50, 8)).astype(np.float32)
+    H = rng.normal(size=(70, 8)).astype(np.float32)
+    dense = W @ H.T
+    for limit in (DENSE_LIMIT, 0):  # whole-once and blocked
+        s = ScoreMatrix.from_embeddings(W, H, dense_limit=limit)
+        assert s.shape == (50, 70) and s.dtype == np.float32 and s.ndim == 2
+        np.testing.assert_array_equal(np.asarray(s), dense)
+        users = rng.integers(0, 50, 300)
+        items = rng.integers(0, 70, 300)
+        rows = s.block(users)
+        assert rows.shape == (300, 70)
+        # pairs are the blocks' entries bit for bit; blocks agree with the whole product up to rounding
+        np.testing.assert_array_equal(s.pairs(users, items), rows[np.arange(300), items])
+        np.testing.assert_allclose(rows, dense[users], rtol=1e-5, atol=1e-6)
+        assert s.block(np.array([], dtype=np.int64)).shape == (0, 70)
+        assert np.asarray(s, dtype=np.float64).dtype == np.float64
+    # a snapshot: later changes of the embeddings do not reach it
+    s = ScoreMatrix.from_embeddings(W, H)
+    W[:] = 0
+    np.testing.assert_array_equal(np.asarray(s), dense)
+    with pytest.raises(ValueError, match="users"):
+        s.block(np.array([50]))
+    with pytest.raises(ValueError, match="items"):
+        s.pairs(np.array([0]), np.array([70]))
+    a = np.arange(6.0).reshape(2, 3)
+    f = ScoreMatrix.from_array(a)
+    assert np.asarray(f) is a and f.block(np.array([1])).tolist() == [[3.0, 4.0, 5.0]]
+
+
+def test_blocked_rows_equal_the_whole_product():
+    # blocks of >= 64 rows reproduce the rows of the whole BLAS product bit for bit (numpy and torch)
+    rng = np.random.default_rng(3)
+    W = rng.normal(0, 0.1, size=(700, 32)).astype(np.float32)
+    H = rng.normal(0, 0.1, size=(1682, 32)).astype(np.float32)
+    dense = W @ H.T
+    s = ScoreMatrix.from_embeddings(W, H, dense_limit=0)
+    for users in (np.array([5]), np.array([3, 9]), rng.integers(0, 700, 17), np.arange(700)):
+        np.testing.assert_array_equal(s.block(users), dense[users])
+
+
+# ------------------------------------------------------------------------------------------
+# blocked evaluation
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("block", [1, 2, 7, 64, None])
+def test_blocked_topk_equals_dense(block):
+    d = _split(seed=2, valid=0.15)
+    rng = np.random.default_rng(1)
+    scores = rng.normal(size=(d.n_users, d.n_items))
+    scores[:, ::7] = np.round(scores[:, ::7])  # ties, broken by the lower item index
+    tr, va, te = d.train_mask(), d.valid_mask(), d.test_mask()
+    for rel, ex, rel_c, ex_c in [(va, tr, d.valid_csr(), (d.train_csr(),)),
+                                 (te, tr | va, d.test_csr(), (d.train_csr(), d.valid_csr()))]:  # fmt: skip
+        want = topk_metrics(scores, rel, ex, (1, 5, 20))
+        for sm in (scores, ScoreMatrix.from_array(scores), ScoreMatrix.from_array(scores.astype(np.float32))):
+            got = topk_metrics_csr(sm, rel_c, ex_c, (1, 5, 20), block_users=block)
+            if sm is scores or sm.dtype == np.float64:
+                assert got == want  # bit for bit
+            else:
+                assert got == topk_metrics(scores.astype(np.float32), rel, ex, (1, 5, 20))
+    with pytest.raises(ValueError, match="NaN"):
+        bad = scores.copy()
+        bad[d.test[0, 0], 3] = np.nan
+        topk_metrics_csr(bad, d.test_csr(), (), 5, block_users=block)
+
+
+def test_train_loop_blocked_equals_dense_evaluation():
+    # the same runner ranked whole (dense limit) and by blocks of 3 users: identical histories
+    d = _split(seed=4, valid=0.1)
+    rng = np.random.default_rng(0)
+    W = rng.normal(size=(d.n_users, 6)).astype(np.float32)
+    H = rng.normal(size=(d.n_items, 6)).astype(np.float32)
+
+    class Runner:
+        def __init__(self, limit):
+            self.limit = limit
+
+        def run_epoch(self, epoch):
+            W[:] *= 1.01
+            return {"loss": 0.0}
+
+        def score_matrix(self):
+            return ScoreMatrix.from_embeddings(W, H, dense_limit=self.limit)
+
+    W0 = W.copy()
+    dense = train_loop(Runner(DENSE_LIMIT), d, epochs=2, topk=(3, 10))["history"]
+    W[:] = W0
+    blocked = train_loop(Runner(0), d, epochs=2, topk=(3, 10), block_users=3)["history"]
+    assert dense == blocked
+    # with it the dense masks of the old evaluation
+    sc = W0 * 1.01 @ H.T
+    want = topk_metrics(sc, d.test_mask(), d.train_mask() | d.valid_mask(), (3, 10))
+    assert dense[0]["test_ndcg@10"] == want["ndcg@10"]
+
+
+def test_runner_with_dense_scores_only_still_works():
+    d = _split(seed=5)
+
+    class Old:
+        def run_epoch(self, epoch):
+            return {}
+
+        def scores(self):
+            return np.tile(np.arange(d.n_items, dtype=float), (d.n_users, 1))
+
+    seen = []
+    r = train_loop(Old(), d, epochs=1, topk=(5,), eval_on=("test",), callbacks=[lambda e, s: seen.append(type(s))])
+    assert seen == [ScoreMatrix, ScoreMatrix] and "test_ndcg@5" in r["history"][0]
+
+
+# ------------------------------------------------------------------------------------------
+# CSR samplers: the same draws as the dense masks
+# ------------------------------------------------------------------------------------------
+def test_csr_samplers_draw_as_dense():
+    d = _split(seed=6, n_users=40, n_items=30, n=700)
+    mask, csr = d.train_mask(), d.train_csr()
+    users = np.random.default_rng(0).integers(0, d.n_users, 500)
+    free = (~mask).sum(1)
+    users = users[free[users] >= 3]
+    a = sample_uninteracted(users, 3, mask, rng=7)
+    b = sample_uninteracted(users, 3, csr, rng=7, n_items=d.n_items)
+    np.testing.assert_array_equal(a, b)
+    c = d.item_counts() + 1.0
+    np.testing.assert_array_equal(
+        sample_popular(users, 2, mask, c, rng=3), sample_popular(users, 2, csr, c, rng=3, n_items=d.n_items)
+    )
+    with pytest.raises(ValueError, match="n_items"):
+        sample_uninteracted(users, 3, csr, rng=7)
+    full = np.flatnonzero(free == free.min())[0]
+    with pytest.raises(ValueError, match="fewer admissible"):
+        sample_uninteracted(np.array([full]), int(free.min()) + 1, csr, rng=0, n_items=d.n_items)
+
+
+# ------------------------------------------------------------------------------------------
+# no dense n_users x n_items matrix above the limit
+# ------------------------------------------------------------------------------------------
+def test_trainers_build_no_dense_matrix(monkeypatch):
+    import negtheory.recsys.interactions as inter
+    import negtheory.recsys.loop as loop
+
+    def boom(*a, **k):
+        raise AssertionError("a dense n_users x n_items mask was built")
+
+    monkeypatch.setattr(inter, "_mask", boom)
+    monkeypatch.setattr(loop, "DENSE_LIMIT", 0)
+    monkeypatch.setattr(ScoreMatrix, "_whole", boom)  # nothing materialises the dense scores
+    d = _split(seed=8, valid=0.1)
+    seen = []
+
+    def cb(e, s):
+        seen.append(s.block(np.array([0, 1])).shape)
+
+    for samp in ("rns", "dns", "bns", "srns", "pns"):
+        r = fit_bpr_sgd(d, samp, dim=4, epochs=1, topk=(5,), eval_on="both", progress=False, callbacks=[cb])
+        assert np.isfinite(r["history"][-1]["test_ndcg@5"])
+    pytest.importorskip("torch")
+    from negtheory.bridge.recommend import fit_mf
+
+    for loss, samp in (("infonce", "rns"), ("bcl", "rns"), ("bpr", "bns"), ("bpr", "dns"), ("dcl", "pns")):
+        r = fit_mf(d, loss, sampler=samp, dim=4, epochs=1, topk=(5,), progress=False, callbacks=[cb])
+        assert isinstance(r["scores"], ScoreMatrix)
+    assert set(seen) == {(2, d.n_items)}
