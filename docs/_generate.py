@@ -384,7 +384,33 @@ def copy_notebooks(root: Path, out: Path) -> list[str]:
     return names
 
 
-# Descriptions of figures the README's gallery table does not describe.
+# What each committed figure shows (the gallery's descriptions; the README links the gallery)
+FIGURE_DESCRIPTIONS = {
+    'wu_fig2b3b_effectiveness_vs_k': "**Wu et al. Fig. 2b/3b** — trajectory-averaged effectiveness against K for lambda in {0.5, 0.7, 0.9, 0.95} at training AUC 0.75 and mu_q = 2.4, K* marked; the dashed curve is the paper's discrete average, which picks K* = 4 where the continuous average picks 5 (a flat optimum).",
+    'wu_fig4_optimal_k_vs_mu': '**Fig. 4** — optimal K against the label quality mu_q: the U shape (many negatives for very noisy and for very clean labels).',
+    'wu_fig5_training_stages': '**Fig. 5** — good / bad / easy fractions and v against K at four training stages; good = bad at convergence, where v has a local maximum at K = 1 and still rises at the cap (K* ≥ k_max = 50).',
+    'wu_fig6_ans_schedule': '**Fig. 6** — the ANS schedule and the mean of the integer counts drawn by eq. 8.',
+    'wu_fig9_auc_vs_mu': '**eq. 7** — training AUC against mu_q, closed form Phi(mu/sqrt 2) against the numerical integral.',
+    'fig_2_3_order_statistic': '**Thesis Fig. 2.3** — a parent density and its order statistic g(x; k, n).',
+    'thesis_fig3_2_vg_prior': '**Thesis Fig. 3.2** — the variance-gamma prior of MF inner products for several d and lambda.',
+    'thesis_fig3_3_vg_posterior': "**Fig. 3.3** — the posterior of a true positive's score, 2F f (eq. 3.22), against the prior (dotted), for d = 1, 4, 16 and three lambda.",
+    'fig_4_3_tn_fn_densities': '**Fig. 4.3** — true- and false-negative score densities 2f(1-F), 2fF for normal, Student-t and gamma parents.',
+    'fig_6_4_class_conditional': '**Fig. 6.4** — phi_TN and phi_FN for several encoder qualities alpha.',
+    'fig_6_8_generated_scores': '**Fig. 6.8** — generated exp(x/t) against the exact densities, alpha in {0.5, 0.7, 0.9, 1}.',
+    'thesis_fig6_9_mse': '**Fig. 6.9** — MSE of the biased, DCL and BCL (eq. 6.48 and self-normalised) estimators of the true-negative mean against alpha, gamma, tau+, t, N and K. HCL is left out, as in the thesis (its MSE is 1e5-6e5 here; `negtheory study mse` reports it).',
+    'thesis_fig6_10_means': '**Fig. 6.10** — their means against the truth, and BCL\'s relative bias against N. DCL is unbiased; the biased estimator is not; **BCL is biased low, by O(1/N), most as alpha → 1**: −47 / −30 / −16 / −8.4 / −4.2 / −2.1 % at N = 16 / 32 / 64 / 128 / 256 / 512 for alpha = 1, and −5.8 / −1.7 / −0.37 % at N = 16 / 64 / 256 for the default alpha = 0.9 (2 SE ≤ 0.8 %; DCL within 2 SE of 0 everywhere). Cause: the coarse eCDF of eq. 6.30 (each score counted over N, itself included) puts the top scores at F̂ = 1, where ω → 0 as alpha → 1 (ω ∝ 1 − Φ there), so the largest scores, which dominate the mean of exp(x/t), are under-weighted; with the exact parent CDF in place of the eCDF the bias at alpha = 1 vanishes (−0.2 / −0.4 / 0.0 % at N = 16 / 64 / 256, 20 000 anchors, 1 SE ≈ 0.5 %; checked in `tests/test_figures.py`). Protocol: `mse_study("n_unlabeled", [16, 32, 64, 128, 256, 512], alpha=a, n_anchors=100_000, rng=0)` at the thesis defaults (gamma = 0.1, tau+ = 0.1, t = 0.5, beta = 0.5), relative bias and SE by `negtheory.figures.thesis_mse.relative_bias`; the figure itself uses M = 1000.',
+    'mechanics_entropy_temperature': '**Textbook chapter** — entropy of the negative softmax against tau (slopes from dH/dtau = Var_p(s)/tau^3) and an adaptive-temperature controller holding a band.',
+    'mechanics_infonce_margin': '**Textbook chapter** — exact InfoNCE loss against its hinge at the effective margin beta + tau ln K.',
+    'mechanics_alias_vs_inverse_cdf': '**Textbook chapter** — alias against inverse-CDF sampling: both draw the target law (frequencies of 100 000 seeded draws against f^0.75), and the work per draw, counted: one comparison against log2 n. Wall-clock timings depend on the machine and live in `python benchmarks/bench_sampling.py --plot` (writes `benchmarks/bench_sampling.png`).',
+    'mechanics_threshold_selection': '**Threshold-selection note** — scores rebuilt from Tables I-II and the chosen false/hard thresholds.',
+    'mechanics_boltzmann_temperature': '**Tanielian & Vasile** — the Boltzmann sampling law B(G, D, T) against T.',
+    'mechanics_mixture_dataset': '**Tanielian & Vasile** — the discretised mixture-of-Gaussians task with 10, 50 and 90 components.',
+    'bridge_wu_k_sweep': '**Bridge** — real NDCG@10 against K on synthetic data with known label noise, against the K* predicted by `optimal_k`; ANS.',
+    'bridge_downstream': '**Bridge** — downstream results per loss (digits linear probe; synthetic PU recommendation): every seed and mean ± sd over the 2 seeds; the y-axes are zoomed on the data and do not start at 0.',
+}
+
+
+# Descriptions of the figures written by training runs.
 EXTRA_DESCRIPTIONS = {
     "relaxed_softmax_fig2_temperature": "**Tanielian & Vasile Fig. 2** — KL(P ‖ Pop(I) × g) against the "
     "Boltzmann temperature T for the degeneracies D = 1/P_i, U(J) and Pop(J) (5 seeds).",
@@ -426,16 +452,6 @@ def _gallery_group(name: str) -> str:
     return "Other figures"
 
 
-def _readme_gallery(root: Path) -> dict[str, str]:
-    text = (root / "README.md").read_text(encoding="utf-8")
-    found = {}
-    for m in re.finditer(r"^\| !\[[^\]]*\]\(figures/([\w.-]+)\.png\) \| (.+?) \|\s*$", text, flags=re.MULTILINE):
-        desc = m.group(2).split(" | ")[0].strip()  # first text column only
-        if not desc.startswith("!["):  # a row of two images has no text column
-            found[m.group(1)] = desc
-    return found
-
-
 def _command(name: str, registry: dict) -> str:
     if name in registry:
         return f"``negtheory figures --out figures`` (alone: ``negtheory figures --only {name} --out figures``)"
@@ -458,7 +474,7 @@ def _command(name: str, registry: dict) -> str:
             sub = cmd.replace("_", "-")
             return (
                 f"``negtheory reproduce {sub} --train 100k_train.csv --test 100k_test.csv --out DIR`` writes it as "
-                f"``DIR/{cmd}.png``; the committed copy is the MovieLens-100K run of the README"
+                f"``DIR/{cmd}.png``; the committed copy is the MovieLens-100K run of the reproductions"
             )
     return "not written by a command of the package (committed by hand)"
 
@@ -468,7 +484,6 @@ def generate_gallery(root: Path, out: Path) -> list[str]:
     from negtheory.figures import registry
 
     reg = registry()
-    readme = _readme_gallery(root)
     figdir = out / "figures"
     figdir.mkdir(parents=True, exist_ok=True)
     pngs = sorted((root / "figures").glob("*.png"))
@@ -492,7 +507,7 @@ def generate_gallery(root: Path, out: Path) -> list[str]:
         target = figdir / png.name
         if not target.exists() or target.read_bytes() != png.read_bytes():
             shutil.copyfile(png, target)
-        desc = readme.get(name) or EXTRA_DESCRIPTIONS.get(name)
+        desc = FIGURE_DESCRIPTIONS.get(name) or EXTRA_DESCRIPTIONS.get(name)
         if desc is None and name in reg:
             desc = (inspect.getdoc(reg[name]) or "").split("\n")[0]
         desc = desc or "(no description yet)"

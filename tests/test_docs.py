@@ -91,12 +91,16 @@ def test_gallery_shows_every_figure(site):
 
 
 @pytest.mark.slow
-def test_errata_page_has_the_readme_section(site):
-    text = (site / "errata.html").read_text(encoding="utf-8")
+def test_errata_page_has_every_item_the_readme_names(site):
+    """The README lists the errata in short and links the page; each bold name it gives is on the page."""
+    text = _text(site / "errata.html").lower()
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Notes on the sources (errata)", 1)[1].split("\n## ", 1)[0]
-    first = re.search(r"\*\*(.+?)\*\*", section).group(1)
-    assert first in text
+    assert "docs/errata.md" in section
+    names = re.findall(r"\*\*(.+?)\*\*", section)
+    assert len(names) >= 8
+    for name in names:
+        assert name.split()[0].lower() in text, name
 
 
 def _text(page: Path) -> str:
@@ -160,13 +164,14 @@ def _python_blocks(md: Path) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("page", ["losses.md", "own_data.md"])
+@pytest.mark.parametrize("page", ["losses.md", "own_data.md", "quickstart.md"])
 def test_guide_examples_run(page, tmp_path, monkeypatch):
-    """Every python block of the loss guide and of "Bring your own data" runs, in order, in one namespace."""
+    """Every python block of the loss guide, "Bring your own data" and the quick start runs, in order, in one namespace."""
     pytest.importorskip("torch", reason="the examples train with the torch extra")
     import tempfile
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the examples' files go to this test's folder
+    monkeypatch.chdir(tmp_path)
     blocks = _python_blocks(DOCS / "guide" / page)
     assert len(blocks) >= 5, page
     namespace: dict = {"__name__": "__docs__"}

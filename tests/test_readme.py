@@ -32,3 +32,32 @@ def test_ci_runs_the_readme_test_command():
     assert "pytest" in block.group(1)
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "test-command" in ci  # .ci/run extracts and runs exactly that block
+
+
+def test_ci_runs_both_setup_commands_in_order_in_one_venv():
+    setup = re.search(r"<!-- setup-command -->\s*```(?:bash|sh)?\n(.*?)```", README, flags=re.S)
+    assert setup, "README must mark its first set-up command with <!-- setup-command -->"
+    assert "pip install ." in setup.group(1) and "negtheory figures" in setup.group(1)
+    assert README.index("<!-- setup-command -->") < README.index("<!-- test-command -->")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    loop = re.search(r"for name in ([\w -]+); do", ci)
+    assert loop and loop.group(1).split() == ["setup-command", "test-command"], "both blocks, in this order"
+    assert ci.count("python3 -m venv") == 1  # one venv for both
+
+
+def test_readme_reads_in_five_minutes():
+    lines = README.splitlines()
+    assert len(lines) <= 300, f"README has {len(lines)} lines"
+    headings = [line for line in lines if line.startswith("## ")]
+    for needed in ("Set-up", "tour", "Your own data", "Your own PyTorch loop", "Results", "Does the simulation predict training?", "Speed"):
+        assert any(needed in h for h in headings), needed
+    sim = README.split("## Does the simulation predict training?", 1)[1].split("\n## ", 1)[0]
+    assert len(sim.strip().splitlines()) <= 12
+    assert "docs/guide/sim_vs_train.md" in sim
+
+
+def test_readme_links_resolve():
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", README):
+        if "://" in target:
+            continue
+        assert (ROOT / target).exists(), f"README links {target}, which does not exist"
