@@ -27,8 +27,9 @@ def add_reproduce_parser(subparsers) -> argparse.ArgumentParser:
     """Add ``reproduce`` with one sub-command per module of :data:`REPRODUCTIONS`."""
     p = subparsers.add_parser(
         "reproduce",
-        help="rerun a paper's experiment (thesis tables, Wu's K sweep, Relaxed Softmax); needs the torch extra",
-        description="Rerun a paper's experiment and write a tidy CSV, a markdown table beside the paper's numbers and a figure.",
+        help=f"rerun a paper's experiment ({', '.join(REPRODUCTIONS)}); needs the torch extra",
+        description="Rerun a paper's experiment and write a tidy CSV, a markdown table beside the paper's numbers and a "
+        f"figure: {', '.join(REPRODUCTIONS)}. `negtheory reproduce NAME --help` lists each one's options.",
         formatter_class=HelpFormatter,
     )
     rsub = p.add_subparsers(dest="reproduction", required=True, metavar="NAME")

@@ -974,7 +974,10 @@ def _run_ablation(p, preset, seeds, args, degeneracies, out, figs, progress, t0)
     fig.savefig(figs / "relaxed_softmax_tstar_ablation.png", dpi=120)
     (out / "relaxed_softmax_tstar_ablation.md").write_text(text)
     print(text)
-    print(f"wrote {out}/relaxed_softmax_tstar_ablation.csv / .md and {figs}/relaxed_softmax_tstar_ablation.png ({runtime:.0f} s)")
+    print(
+        f"wrote {out / 'relaxed_softmax_tstar_ablation.csv'}, {out / 'relaxed_softmax_tstar_ablation.md'}, "
+        f"{figs / 'relaxed_softmax_tstar_ablation.png'} ({runtime:.0f} s)"
+    )
     return 0
 
 
@@ -1317,16 +1320,20 @@ def run(args: argparse.Namespace) -> int:
         )
 
     temp = reg = methods = selection = None
+    written = []  # every file this run writes, for the final "wrote" line
     if "fig2" in experiments:
         temp = run_temperature(p, seeds, args.task_seed, args.device, progress, degeneracies or DEGENERACIES)
         temp.to_csv(out / "relaxed_softmax_temperature.csv", index=False)
+        written.append(out / "relaxed_softmax_temperature.csv")
     if "fig5" in experiments:
         methods, selection = run_methods(p, seeds, args.task_seed, args.device, progress)
         methods.to_csv(out / "relaxed_softmax_methods.csv", index=False)
         selection.to_csv(out / "relaxed_softmax_ubs_pbs_temperature_selection.csv", index=False)
+        written += [out / "relaxed_softmax_methods.csv", out / "relaxed_softmax_ubs_pbs_temperature_selection.csv"]
     if "fig3-4" in experiments:
         reg = run_regularisation(p, seeds, args.task_seed, args.device, progress)
         reg.to_csv(out / "relaxed_softmax_regularisation.csv", index=False)
+        written.append(out / "relaxed_softmax_regularisation.csv")
 
     figures = []
     if temp is not None:
@@ -1343,6 +1350,7 @@ def run(args: argparse.Namespace) -> int:
 
             mark_quick(fig)
         fig.savefig(figs / name, dpi=120)
+        written.append(figs / name)
     runtime = time.time() - t0
     text = summarize(temp, reg, methods, selection, p, seeds, runtime_s=runtime)
     if preset == "quick":
@@ -1350,7 +1358,6 @@ def run(args: argparse.Namespace) -> int:
         text = f"{head}\n\n**QUICK smoke run (tiny grids): not a result.**\n{rest}"
     (out / "relaxed_softmax_summary.md").write_text(text)
     print(text)
-    print(
-        f"wrote {out}/relaxed_softmax_*.csv, {out}/relaxed_softmax_summary.md and {figs}/relaxed_softmax_*.png ({preset}, {runtime:.0f} s)"
-    )
+    written.insert(0, out / "relaxed_softmax_summary.md")
+    print(f"wrote {', '.join(str(w) for w in written)} ({preset}, {runtime:.0f} s)")
     return 0

@@ -345,6 +345,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="output folder for thesis_tables.csv / .md / .png and runs.csv; finished runs are kept in OUT/runs/ and reused",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="a smoke run: Table 4.2's RNS and BNS rows (unless --tables / --methods say otherwise), 1 seed, 2 epochs, "
+        "into negtheory_output/thesis_tables_quick unless --out is given; its outputs say QUICK",
+    )
 
 
 # ------------------------------------------------------------------------------------------
@@ -1400,8 +1406,10 @@ def tuning_markdown(records: Sequence[Mapping[str, Any]], valid_fraction: float 
     return lines
 
 
-def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "ml-100k") -> Figure:
+def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "ml-100k", note: str | None = None) -> Figure:
     """negtheory (mean, 95 % interval) against the thesis's printed value, one panel per table.
+
+    The legend says when there is no interval (rows of one seed).
 
     Parameters
     ----------
@@ -1413,6 +1421,8 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "
         Its list length, 5, 10 or 20 (default 10).
     dataset : str
         Whose printed values are drawn (default ``"ml-100k"``).
+    note : str, optional
+        A second title line, e.g. "QUICK smoke run" or the settings that differ from the thesis's.
 
     Returns
     -------
@@ -1422,6 +1432,13 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "
     from matplotlib.figure import Figure
 
     sub = df[(df.metric == metric) & (df.k == k) & (~df.convention.str.startswith("max_test"))]
+    seeds = sub["n_seeds"].dropna() if "n_seeds" in sub else sub["mean"].iloc[:0]
+    if len(seeds) and (seeds < 2).all():
+        interval_label = "negtheory (1 seed: no interval)"
+    elif len(seeds) and (seeds < 2).any():
+        interval_label = "negtheory (mean, 95 % CI; none for 1-seed rows)"
+    else:
+        interval_label = "negtheory (mean, 95 % CI)"
     tables = list(dict.fromkeys(sub.table))
     # at most four panels a row: seven tables side by side leave no room for the row labels
     ncols = min(4, len(tables))
@@ -1462,7 +1479,7 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "
                 fmt="o",
                 color="C0",
                 capsize=3,
-                label="negtheory (mean, 95% CI)",
+                label=interval_label,
             )
             ax.plot(x, g.thesis, "x", color="C3", ms=8, mew=2, label="thesis (printed)")
             ax.set_xticks(list(x), labels, rotation=45, ha="right")
@@ -1475,8 +1492,31 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "
     names = {"ml-100k": "MovieLens-100K", "ml-1m": "MovieLens-1M", "yahoo-r3": "Yahoo!-R3"}
     model = "MF and LightGCN" if (sub.setting == "LightGCN").any() and (sub.setting != "LightGCN").any() else "MF"
     model = "LightGCN" if (sub.setting == "LightGCN").all() else model
-    fig.suptitle(f"{names.get(dataset, dataset)}, {model}: negtheory vs thesis")
+    fig.suptitle(f"{names.get(dataset, dataset)}, {model}: negtheory vs thesis" + (f"\n{note}" if note else ""))
     return fig
+
+
+def _apply_quick(args: argparse.Namespace) -> None:
+    """``--quick``: Table 4.2's RNS and BNS rows, 1 seed, 2 epochs, a ``_quick`` output folder (what was given stays)."""
+    if args.tables == list(TABLES):
+        args.tables = ["4.2"]
+        if not args.methods:
+            args.methods = ["RNS", "BNS"]
+    args.seeds = 1
+    if args.epochs is None:
+        args.epochs = 2
+    if args.out == str(default_output("thesis_tables")):
+        args.out = str(default_output("thesis_tables", True))
+
+
+def _settings_note(args: argparse.Namespace, quick: bool) -> str:
+    """What differs from the thesis's protocol, said beside the verdicts and on the figure ("" when nothing does)."""
+    parts = ["QUICK smoke run: not a result"] if quick else []
+    if args.epochs is not None:
+        parts.append(f"epochs overridden to {args.epochs} (thesis: 100 SGD / 200 mini-batch MF / 100 LightGCN)")
+    if args.seeds < 2:
+        parts.append("1 seed: no interval")
+    return "; ".join(parts)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -1493,6 +1533,9 @@ def run(args: argparse.Namespace) -> int:
         The process's exit code: 0 on success (errors raise).
     """
     # every input checked before any output or progress bar: one clear line for a bad option or file
+    quick = bool(getattr(args, "quick", False))
+    if quick:
+        _apply_quick(args)
     if args.methods:
         valid = method_names(args.tables)
         unknown = [m for m in args.methods if m.lower() not in {v.lower() for v in valid}]
@@ -1530,6 +1573,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--out {out} is not writable")
     executor, close = connect_executor(args)
     t0 = time.perf_counter()
+    started = time.time() - 1.0  # files written from here on are this run's (mtime resolution)
+    note = _settings_note(args, quick)
     tuning: list[dict[str, Any]] = []
     try:
         rows, runs, histories = run_tables(
@@ -1582,7 +1627,8 @@ def run(args: argparse.Namespace) -> int:
     if len(v):
         v.to_csv(out / "verdicts.csv", index=False)
         md += [
-            f"## Verdicts (NDCG@10, {df.convention.iloc[0]}; reproduced = within ±{TOLERANCE} of the printed value)",
+            f"## Verdicts (NDCG@10, {df.convention.iloc[0]}; reproduced = within ±{TOLERANCE} of the printed value)"
+            + (f" — {note}" if note else ""),
             "",
             verdicts_markdown(v),
             "",
@@ -1613,7 +1659,12 @@ def run(args: argparse.Namespace) -> int:
         ]
         md.append("")
     (out / "thesis_tables.md").write_text("\n".join(md))
-    figure(df, dataset=args.dataset).savefig(out / "thesis_tables.png", dpi=110)
+    figure(df, dataset=args.dataset, note=note).savefig(out / "thesis_tables.png", dpi=110)
     print(markdown(df, "ndcg", 10))
-    print(f"wrote {out / 'thesis_tables.csv'}, {out / 'thesis_tables.md'}, {out / 'thesis_tables.png'}")
+    if note:
+        print(f"note: {note}")
+    names = ["thesis_tables.csv", "thesis_tables.md", "thesis_tables.png", "runs.csv", "verdicts.csv", "verdicts_strict.csv",
+             "tuning.csv", "sampling_quality.csv"]  # fmt: skip
+    written = [str(out / n) for n in names if (out / n).exists() and (out / n).stat().st_mtime >= started]
+    print(f"wrote {', '.join(written)} (finished runs kept in {out / 'runs'})")
     return 0

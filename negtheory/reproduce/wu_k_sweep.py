@@ -364,7 +364,8 @@ def run(args: argparse.Namespace) -> int:
     for col, lab in (("valid_ndcg10", "validation"), ("test_ndcg10", "test")):
         m = g[col].mean()
         e = g[col].std(ddof=1).fillna(0) * stats.t.ppf(0.975, max(args.seeds - 1, 1)) / math.sqrt(args.seeds)
-        ax.errorbar(m.index, m.values, yerr=e.values, marker="o", capsize=3, label=f"{lab} NDCG@10")
+        band = "mean ± 95 % CI" if args.seeds >= 2 else "1 seed: no interval"
+        ax.errorbar(m.index, m.values, yerr=e.values, marker="o", capsize=3, label=f"{lab} NDCG@10 ({band})")
     if summary["k_star_continuous"] is not None:
         ax.axvline(summary["k_star_continuous"], color="C3", ls="--", label=f"Wu et al. K* = {summary['k_star_continuous']}")
     ax.set_xscale("log", base=2)
@@ -375,5 +376,5 @@ def run(args: argparse.Namespace) -> int:
     ax.grid(alpha=0.3)
     fig.savefig(out / "wu_k_sweep.png", dpi=110)
     print("\n".join(lines))
-    print(f"wrote {out / 'wu_k_sweep.csv'}, {out / 'wu_k_sweep.md'}, {out / 'wu_k_sweep.png'}")
+    print(f"wrote {out / 'wu_k_sweep.csv'}, {out / 'wu_k_sweep.md'}, {out / 'wu_k_sweep.png'} (finished runs kept in {out / 'runs'})")
     return 0
