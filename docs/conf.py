@@ -196,7 +196,37 @@ def _resolve_public_alias(app, env, node, contnode):
     return None
 
 
+def _viewcode_backlinks(app):
+    """Point the "[docs]" links of the source pages (sphinx.ext.viewcode) at anchors that exist.
+
+    viewcode keeps one reference module per source module (the module under which one of its objects was first
+    documented) and, per object, the last page that documented it; its back-link is that page with the anchor
+    ``<reference module>.<name>``. An object documented both as a re-export (``negtheory.UserQuantiles``) and on
+    its module's page (``negtheory.calibration.UserQuantiles``) then got a link to the module page with the
+    re-export's anchor, which does not exist there. Here the reference module becomes the source module itself
+    when every object of it is documented under its own name (the module pages of the API reference), and each
+    back-link goes to the page that documents ``<reference module>.<name>``. Every object stays in viewcode's
+    list, so the "[source]" anchors of the API pages are kept. Runs before viewcode's page collection.
+    """
+    env = app.builder.env
+    entries = getattr(env, "_viewcode_modules", None) or {}
+    objects = env.get_domain("py").objects
+    for modname, entry in list(entries.items()):
+        if not entry:
+            continue
+        code, tags, used, refname = entry
+        if used and all(f"{modname}.{name}" in objects for name in used):
+            refname = modname
+        fixed = {}
+        for name, docname in used.items():
+            own = objects.get(f"{refname}.{name}")
+            fixed[name] = own.docname if own is not None else docname
+        entries[modname] = (code, tags, fixed, refname)
+    return []
+
+
 def setup(app):
+    app.connect("html-collect-pages", _viewcode_backlinks, priority=400)
     app.connect("missing-reference", _resolve_public_alias)
     app.connect("autodoc-process-signature", _hide_private_parameters)
     app.connect("autodoc-process-docstring", _data_without_own_doc, priority=300)

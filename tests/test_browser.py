@@ -11,7 +11,16 @@ widest equations and a notebook page, the test fails when
 * a display equation wider than its column is clipped instead of scrolling (on the estimators page, where the
   widest are, every display equation must fit: ``docs/_static/negtheory.js`` typesets them smaller);
 * an image is missing (``naturalWidth == 0``);
-* the page logged a console error (severity ``SEVERE``).
+* the page logged a console error (severity ``SEVERE``);
+* a character is drawn as a box (tofu: no font of the page has its glyph; e.g. Liu Bin's name on the references
+  page without a CJK font): each character of the visible text is drawn on a canvas in its element's font and
+  compared with the box drawn for a code point no font has;
+* a code block scrolls sideways (long lines must wrap), or a notebook figure is shown so much smaller than its
+  natural size that its labels cannot be read (below 90 % of the smaller of its width and the column's, which
+  takes the window's width on notebook pages).
+
+Every internal link of the whole site (``href`` to a page of the site, with its ``#anchor``) must lead to a page
+and an element id that exist (:func:`test_no_dead_internal_links`, no browser needed).
 
 Screenshots of the pages go to a temporary folder, or to ``$NEGTHEORY_SCREENSHOTS`` when it is set.
 
@@ -39,6 +48,9 @@ PAGES = {
     "api_infonce": "generated/api/negtheory.infonce.html",
     "api_estimators": "generated/api/negtheory.estimators.html",
     "notebook": "generated/notebooks/01_how_many_negatives.html",
+    "notebook06": "generated/notebooks/06_simulation_vs_training.html",
+    "references": "references.html",
+    "own_data": "guide/own_data.html",
 }
 MATH_PAGES = {"api_infonce", "api_estimators", "notebook"}
 
@@ -126,6 +138,31 @@ def shots(tmp_path_factory) -> Path:
 # Wait for the page's images and for MathJax to finish typesetting; then report what the reader sees.
 _INSPECT = r"""
 const done = arguments[arguments.length - 1];
+// characters drawn as boxes: each distinct (character, font) of the visible text, drawn on a canvas, against the
+// box the same font stack draws for a private-use code point that no font has
+function tofu() {
+  const canvas = document.createElement("canvas");
+  canvas.width = 48; canvas.height = 48;
+  const ctx = canvas.getContext("2d", {willReadFrequently: true});
+  const draw = (ch, font) => {
+    ctx.clearRect(0, 0, 48, 48); ctx.font = "32px " + font; ctx.textBaseline = "top"; ctx.fillText(ch, 4, 4);
+    return ctx.getImageData(0, 0, 48, 48).data.join(",");
+  };
+  const boxes = new Map(), seen = new Set(), found = [];
+  const walker = document.createTreeWalker(document.querySelector("main") || document.body, NodeFilter.SHOW_TEXT, {
+    acceptNode: n => n.parentElement.closest("script, style, mjx-container, mjx-assistive-mml, .MathJax")
+      ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const font = getComputedStyle(node.parentElement).fontFamily;
+    for (const ch of node.textContent) {
+      if (ch.codePointAt(0) < 128 || /\s|\p{M}|\p{Cf}/u.test(ch) || seen.has(ch + font)) continue;
+      seen.add(ch + font);
+      if (!boxes.has(font)) boxes.set(font, draw("\uE000", font));
+      if (draw(ch, font) === boxes.get(font)) found.push(ch + " U+" + ch.codePointAt(0).toString(16).toUpperCase());
+    }
+  }
+  return found;
+}
 (async () => {
   for (const img of document.images) { if (img.loading === "lazy") img.loading = "eager"; }
   await Promise.all(Array.from(document.images, img => img.complete ? null :
@@ -160,6 +197,12 @@ const done = arguments[arguments.length - 1];
     wide: wide,
     images: document.images.length,
     brokenImages: Array.from(document.images).filter(img => !img.complete || img.naturalWidth === 0).map(img => img.src),
+    tofu: tofu(),
+    scrollingCode: Array.from(document.querySelectorAll("div.highlight pre")).filter(pre => pre.scrollWidth > pre.clientWidth + 1)
+      .map(pre => pre.textContent.split("\n").reduce((a, b) => (b.length > a.length ? b : a), "").slice(0, 100)),
+    notebookImages: Array.from(document.querySelectorAll("div.cell_output img")).map(img => ({
+      src: img.src.split("/").pop(), natural: img.naturalWidth, shown: Math.round(img.getBoundingClientRect().width),
+      column: Math.round((img.closest("article") || document.body).getBoundingClientRect().width)})),
   };
 })().then(done, e => done({failure: String(e)}));
 """
@@ -201,3 +244,41 @@ def test_page_renders(browser, server, shots, name):
         assert report["typeset"] >= report["mathElements"] > 0, report
     if name == "notebook":
         assert report["images"] >= 1 and not report["brokenImages"], report
+    assert not report["tofu"], f"{name}: characters drawn as boxes (no font has them): {report['tofu']}"
+    assert not report["scrollingCode"], f"{name}: code lines hidden behind a scroll bar: {report['scrollingCode']}"
+    for img in report["notebookImages"]:
+        readable = 0.9 * min(img["natural"], img["column"])
+        assert img["shown"] >= readable, f"{name}: {img['src']} shown {img['shown']} px wide of its {img['natural']} ({img})"
+
+
+def test_no_dead_internal_links(docs_site):
+    """Every link from one page of the site to another (or to itself) reaches a page and an anchor that exist."""
+    import html
+    import re
+    from urllib.parse import unquote, urlsplit
+
+    ids: dict[Path, set[str]] = {}
+
+    def anchors(page: Path) -> set[str]:
+        if page not in ids:
+            text = page.read_text(encoding="utf-8", errors="replace")
+            ids[page] = set(re.findall(r'\bid="([^"]+)"', text)) | set(re.findall(r'\bname="([^"]+)"', text))
+        return ids[page]
+
+    dead = []
+    pages = sorted(Path(docs_site).rglob("*.html"))
+    assert len(pages) > 50
+    for page in pages:
+        for href in re.findall(r'<a\b[^>]*\bhref="([^"]+)"', page.read_text(encoding="utf-8", errors="replace")):
+            url = urlsplit(html.unescape(href))
+            if url.scheme or url.netloc or href.startswith(("mailto:", "javascript:")):
+                continue
+            target = (page.parent / unquote(url.path)).resolve() if url.path else page
+            if target.is_dir():
+                target = target / "index.html"
+            where = f"{page.relative_to(docs_site)} -> {href}"
+            if not target.exists():
+                dead.append(f"{where} (no such page)")
+            elif url.fragment and target.suffix == ".html" and unquote(url.fragment) not in anchors(target):
+                dead.append(f"{where} (no such anchor)")
+    assert not dead, f"{len(dead)} dead internal links, e.g. " + "; ".join(dead[:10])

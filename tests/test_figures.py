@@ -67,9 +67,15 @@ def test_fig6_9_leaves_hcl_out_and_draws_bcl_visibly():
         assert ax.get_ylim()[1] < 5e4
         bcl = ax.containers[labels.index("BCL (6.48)")].lines[0]
         norm = ax.containers[labels.index("BCL, self-normalised")].lines[0]
-        # distinguishable where they overlap: thick line, big hollow markers under a thin dashed line
+        # distinguishable where they overlap: big white-filled (hollow-looking) markers on a solid line, and the
+        # self-normalised form's thin dotted line and small filled markers drawn on top, inside them
         assert bcl.get_markersize() > 2 * norm.get_markersize() and bcl.get_linewidth() > norm.get_linewidth()
-        assert bcl.get_markerfacecolor() == "none" and norm.get_linestyle() != bcl.get_linestyle()
+        assert bcl.get_markerfacecolor() == "white" and norm.get_linestyle() != bcl.get_linestyle()
+        assert norm.get_zorder() > bcl.get_zorder()
+        assert ax.get_legend() is None  # one legend for all panels, below them
+    legend = [t.get_text() for lg in fig.legends for t in lg.get_texts()]
+    assert legend == ["Biased (6.46)", "DCL (6.47)", "BCL (6.48)", "BCL, self-normalised"]
+    assert "`" not in fig._suptitle.get_text() and "hollow" not in fig._suptitle.get_text()
 
 
 def test_fig6_10_shows_bcl_biased_low_at_alpha_1_small_n():

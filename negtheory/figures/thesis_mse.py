@@ -25,20 +25,20 @@ LABELS = {
     "alpha": r"encoder quality $\alpha$",
     "gamma": r"parent spread $\gamma$",
     "tau_plus": r"class prior $\tau^+$",
-    "t": "temperature t",
-    "n_unlabeled": "negatives N",
-    "n_positives": "extra positives K",
+    "t": r"temperature $t$",
+    "n_unlabeled": r"negatives $N$",
+    "n_positives": r"extra positives $K$",
     "beta": r"hardness $\beta$",
 }
-# BCL (6.48) and its self-normalised form nearly coincide: BCL is drawn on top (zorder) with large
-# hollow markers and a thick line, the self-normalised form dashed with small filled markers, so
-# both stay visible where the curves overlap
+# BCL (6.48) and its self-normalised form nearly coincide: BCL is a solid line with large white-filled
+# (hollow) markers, the self-normalised form a thin dotted line on top with small filled markers that sit
+# inside BCL's, so that both stay visible where the curves overlap
 STYLE = {
     "biased": dict(color="tab:gray", marker="o", ms=4, lw=1.2, label="Biased (6.46)"),
     "dcl": dict(color="tab:blue", marker="s", ms=4, lw=1.2, label="DCL (6.47)"),
     "hcl": dict(color="tab:purple", marker="v", ms=4, lw=1.2, label="HCL"),
-    "bcl": dict(color="tab:red", marker="^", ms=8, mfc="none", mew=1.5, lw=2.4, zorder=3, label="BCL (6.48)"),
-    "bcl_norm": dict(color="tab:orange", marker="D", ms=3, lw=1.2, ls="--", zorder=4, label="BCL, self-normalised"),
+    "bcl": dict(color="tab:red", marker="^", ms=9, mfc="white", mew=1.6, lw=1.6, zorder=4, label="BCL (6.48)"),
+    "bcl_norm": dict(color="tab:orange", marker="D", ms=3.5, lw=1.1, ls=":", zorder=5, label="BCL, self-normalised"),
 }
 # HCL is left out of Fig. 6.9-6.10 as in the thesis: with its weights x^beta on exp(x / t) scores its
 # MSE is ~1e5 at the defaults, which would set the y-range and flatten every other curve
@@ -147,11 +147,12 @@ def fig_mse(n_anchors: int | None = None):
     fig, axes = new_figure(2, 3, width=13, height=7.2)
     for ax, vary in zip(axes.ravel(), SWEEPS):
         plot_mse(ax, _sweep(vary, n_anchors), vary)
-    axes[0, 0].legend(fontsize=7)
+    # one legend for all six panels, below them
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=9, frameon=False)
     fig.suptitle(
         f"MSE of the true-negative-mean estimators (thesis Fig. 6.9; M = {n_anchors} anchors per point, bars = 2 SE)\n"
-        "HCL left out as in the thesis (its MSE is ~1e5 here: `negtheory study mse` reports it); "
-        "BCL (6.48): thick red, hollow markers; self-normalised: dashed orange",
+        "HCL is left out, as in the thesis (its MSE is about $10^5$ here)",
         fontsize=10.5,
     )
     return fig
