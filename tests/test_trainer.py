@@ -67,7 +67,9 @@ def _reference_sgd(data: Interactions, sampler, *, dim=8, lr=0.05, reg=0.01, epo
         sgd_mod._bpr_epoch(U, V, np.ascontiguousarray(data.train[order]), indptr, indices, t_indptr, t_indices,
                            sgd_mod.SAMPLERS.index(sampler), candidates, lam, prior, False, 1.0, 0.04, False, pns_cdf,
                            0.05 * n_items, np.float32(lr), np.float32(reg), kseed, stats, np.zeros(0, dtype=np.int64),
-                           np.zeros((1, 0), dtype=np.int64), np.zeros((1, 1, 1), dtype=np.float32), 0, 0.0, 0, 1.0, 0, 1)  # fmt: skip
+                           np.zeros((1, 0), dtype=np.int64), np.zeros((1, 1, 1), dtype=np.float32),
+                           np.zeros((0, 1, 1), dtype=np.float32), np.zeros((0, 1, 1), dtype=np.float32), 0, 0.0, 0, 1.0,
+                           0, 1, 0)  # fmt: skip
         if (epoch + 1) % eval_every == 0 or epoch == epochs - 1:
             row = dict(epoch=epoch + 1, loss=stats[3] / stats[0], tnr=1.0 - stats[1] / stats[0], inf=stats[2] / stats[0])
             s = U @ V.T

@@ -73,8 +73,11 @@ positive), and the BPR step on ln σ(x_ui − x_uj) updates w_u, h_i, h_j:
     candidate pool every epoch (so memory slots change item), and draws from a fixed pool of 3000
     items per user; here the memory holds items and the history covers every item.
 
-Every score-based sampler (dns, aobpr, bns) scores all items for the current user with the
-current parameters, as the released code does (O(|I| d) per step).
+AOBPR and BNS (its F over all non-interacted items) score all items for the current user with
+the current parameters, as the released code does (O(|I| d) per step); DNS, SRNS and BNS with
+``ecdf="candidates"`` or hard oracle labels score only the items they read. ``bns_f_sample=S``
+estimates BNS's F from S uniform non-interacted items (unbiased; O((S + |M_u|) d) per step), the
+option for large catalogues (:func:`fit_bpr_sgd`).
 
 Table 4.3's ablations of BNS are options: ``lam_schedule`` (a λ per epoch, BNS-1:
 :func:`bns_lam_warm_start`), ``warm_rns_epochs`` (RNS before BNS, BNS-2), ``prior="uniform"``
@@ -96,6 +99,7 @@ import numpy as np
 from .._deprecation import renamed_keyword
 from .._rng import int_seed
 from .._validation import int_scalar, real_scalar
+from . import loop as _loop
 from .interactions import Interactions
 from .loop import ScoreMatrix, check_callbacks, train_loop
 
@@ -509,6 +513,27 @@ def _dot(U, V, u, l):
 
 
 @numba.njit(cache=True)
+def _f_hat(sample_sorted, x, n_neg):
+    r"""BNS's eCDF (eq. 4.15) estimated from S scores of uniform non-interacted items (sorted ascending).
+
+    .. math:: \hat F(x) = \frac{\#\{s : \hat x_{j_s} \le x\}}{S}\,\frac{n}{n + 1},
+
+    unbiased for :math:`F(x) = \#\{j : \hat x_j \le x\} / (n + 1)` over the n non-interacted items
+    when the :math:`j_s` are uniform among them (with replacement).
+    """
+    return np.searchsorted(sample_sorted, x, side="right") / sample_sorted.shape[0] * (n_neg / (n_neg + 1.0))
+
+
+@numba.njit(cache=True, fastmath=True)
+def _dot2(Us, Vs, e, u, l):
+    """<w_u, h_l> of the embeddings recorded at slot e (SRNS's score history, float32 as :func:`_dot`)."""
+    s = np.float32(0.0)
+    for f in range(Us.shape[2]):
+        s += Vs[e, l, f] * Us[e, u, f]
+    return s
+
+
+@numba.njit(cache=True)
 def _srns_pick(mem_scores, pos_score, hist_mem, hist_pos, n_hist, alpha_t):
     """SRNS's choice: the memory slot k of largest σ(x_uk − x_ui) + α_t std_e σ(x^e_uk − x^e_ui).
 
@@ -659,12 +684,15 @@ def _bpr_epoch(
     record,
     mem,
     hist,
+    hist_u,
+    hist_v,
     n_hist,
     alpha_t,
     srns_pool,
     srns_tau,
     loss_code,
     n_negs,
+    f_sample,
 ):
     np.random.seed(seed)
     n_items = V.shape[0]
@@ -682,8 +710,12 @@ def _bpr_epoch(
     # SRNS scratch: memory scores and history, the refresh pool
     s1 = mem.shape[1]
     mscore = np.empty(s1, dtype=np.float64)
-    hmem = np.empty((hist.shape[0], s1), dtype=np.float64)
-    hpos = np.empty(hist.shape[0], dtype=np.float64)
+    n_win = max(hist.shape[0], hist_u.shape[0])
+    hmem = np.empty((n_win, s1), dtype=np.float64)
+    hpos = np.empty(n_win, dtype=np.float64)
+    dense_hist = hist.shape[1] > 1 or hist_u.shape[0] == 0  # recorded scores, or recorded embeddings
+    # BNS's eCDF from a uniform subsample of the non-interacted items (f_sample > 0)
+    fsamp = np.empty(max(f_sample, 1), dtype=np.float32)
     pool = np.empty(s1 + srns_pool, dtype=np.int64)
     pscore = np.empty(s1 + srns_pool, dtype=np.float64)
     wbuf = np.empty(s1 + srns_pool, dtype=np.float64)
@@ -711,6 +743,7 @@ def _bpr_epoch(
         n_pos = indptr[u + 1] - indptr[u]
         n_neg = n_items - n_pos
         scored = False
+        fsampled = False
         for qn in range(n_negs):  # each negative from its own draw (its own M_u for DNS / BNS)
             if sampler == 0:  # RNS
                 j = _uniform_neg_csr(indices, p_lo, p_hi, n_items)
@@ -734,9 +767,9 @@ def _bpr_epoch(
                     c = mem[u, k]
                     mscore[k] = _dot(U, V, u, c)
                     for e in range(n_hist):
-                        hmem[e, k] = hist[e, u, c]
+                        hmem[e, k] = hist[e, u, c] if dense_hist else _dot2(hist_u, hist_v, e, u, c)
                 for e in range(n_hist):
-                    hpos[e] = hist[e, u, i]
+                    hpos[e] = hist[e, u, i] if dense_hist else _dot2(hist_u, hist_v, e, u, i)
                 kb = _srns_pick(mscore[:m1], x_ui, hmem[:, :m1], hpos, n_hist, alpha_t)
                 j = mem[u, kb]
                 for k in range(m1):
@@ -759,7 +792,9 @@ def _bpr_epoch(
                 # every item's score only where a rank or an eCDF over all negatives is taken (AOBPR,
                 # BNS's F over all negatives); DNS, hard labels and F over M_u read the positive and
                 # the m candidates, scored below by _dot (the arithmetic of _score_all, bit for bit)
-                full = sampler == 3 or (sampler == 4 and need_f and not (f_cand and m < n_neg))
+                # BNS's F estimated from f_sample uniform non-interacted items (fewer than all of them)
+                f_est = sampler == 4 and need_f and not (f_cand and m < n_neg) and 0 < f_sample < n_neg
+                full = sampler == 3 or (sampler == 4 and need_f and not (f_cand and m < n_neg) and not f_est)
                 if not scored:  # the scores do not change between the draws of one step
                     if full:
                         _score_all(U, V, u, scores)
@@ -819,6 +854,13 @@ def _bpr_epoch(
                         srt = np.empty(0, dtype=np.float32)
                         if not need_f:
                             lo, scale = 0.0, 0.0
+                        elif f_est:
+                            if not fsampled:  # one subsample per step (the scores do not change within it)
+                                for k2 in range(f_sample):
+                                    fsamp[k2] = _dot(U, V, u, _uniform_neg_csr(indices, p_lo, p_hi, n_items))
+                                fsamp.sort()
+                                fsampled = True
+                            lo, scale = 0.0, 0.0
                         elif cand_f:
                             for k in range(m):
                                 sbuf[k] = scores[cand[k]]
@@ -841,6 +883,8 @@ def _bpr_epoch(
                             sc = scores[c]
                             if not need_f:
                                 F = 0.0
+                            elif f_est:  # unbiased for eq. 4.15: E[#{sample <= x} / S] = #{negatives <= x} / n
+                                F = _f_hat(fsamp, sc, n_neg)
                             elif cand_f:
                                 F = np.searchsorted(srt, sc, side="right") / (m + 1.0)
                             else:
@@ -908,13 +952,20 @@ class _SGDRunner:
         self.loss_code, self.n_negatives = loss_code, n_negatives
         # SRNS state: memory [n_users, S1], score history [window, n_users, n_items], alpha, warm-up, pool, tau
         self.srns = srns
+        self.hist_u = np.zeros((0, 1, 1), dtype=np.float32)
+        self.hist_v = np.zeros((0, 1, 1), dtype=np.float32)
         if srns is None:
             self.mem = np.zeros((1, 0), dtype=np.int64)
             self.hist = np.zeros((1, 1, 1), dtype=np.float32)
             self.n_hist = 0
         else:
             self.mem, self.hist = srns["memory"], srns["history"]
-            self.hist[0] = U @ V.T  # epoch 0 sees the initial scores (released code)
+            if self.hist is None:  # above the dense limit: the window's embeddings, scores recomputed
+                w = srns["window"]
+                self.hist = np.zeros((1, 1, 1), dtype=np.float32)
+                self.hist_u = np.zeros((w,) + U.shape, dtype=np.float32)
+                self.hist_v = np.zeros((w,) + V.shape, dtype=np.float32)
+            self._record_history(0)  # epoch 0 sees the initial scores (released code)
             self.n_hist = 1
         self.shuffle_rng, self.order, self.reshuffle = shuffle_rng, order, reshuffle
         self.epoch_ss = epoch_ss
@@ -931,7 +982,7 @@ class _SGDRunner:
         kseed = int(self.epoch_ss[epoch].generate_state(1)[0] & 0x7FFFFFFF)
         visit = np.ascontiguousarray(self.data.train[self.order])
         (indptr, indices, t_indptr, t_indices, code, n_cand, lam, prior, oracle, fn_level, tn_level, f_cand, pns_cdf,
-         rank_scale, lr, reg) = self.kernel_args  # fmt: skip
+         rank_scale, lr, reg, f_sample) = self.kernel_args  # fmt: skip
         if self.lams is not None:
             lam = float(self.lams[epoch])
         if epoch < self.warm_rns_epochs:
@@ -941,12 +992,11 @@ class _SGDRunner:
         pool = 0 if sr is None else sr["pool"]
         tau = 1.0 if sr is None else sr["tau"]
         _bpr_epoch(self.U, self.V, visit, indptr, indices, t_indptr, t_indices, code, n_cand, lam, prior, oracle, fn_level,
-                   tn_level, f_cand, pns_cdf, rank_scale, lr, reg, kseed, stats, record, self.mem, self.hist, self.n_hist,
-                   alpha_t, pool, tau, self.loss_code, self.n_negatives)  # fmt: skip
+                   tn_level, f_cand, pns_cdf, rank_scale, lr, reg, kseed, stats, record, self.mem, self.hist, self.hist_u,
+                   self.hist_v, self.n_hist, alpha_t, pool, tau, self.loss_code, self.n_negatives, f_sample)  # fmt: skip
         if sr is not None:  # the scores after this epoch replace the oldest of the window (epoch 0: the initial ones)
-            slot = epoch % self.hist.shape[0]
-            self.hist[slot] = self.U @ self.V.T
-            self.n_hist = min(epoch + 1, self.hist.shape[0])
+            self._record_history(epoch)
+            self.n_hist = min(epoch + 1, self.srns["window"])
         if self.return_negatives:
             self.negatives.append((visit, record))
         if not (np.all(np.isfinite(self.U)) and np.all(np.isfinite(self.V))):
@@ -954,6 +1004,15 @@ class _SGDRunner:
         if self.callback is not None:
             self.callback(epoch, self.U, self.V)
         return dict(loss=stats[3] / n, tnr=1.0 - stats[1] / stats[0], inf=stats[2] / stats[0])
+
+    def _record_history(self, epoch):
+        """SRNS: the current scores (or embeddings, above the dense limit) replace the window's oldest."""
+        slot = epoch % self.srns["window"]
+        if self.hist_u.shape[0]:
+            self.hist_u[slot] = self.U
+            self.hist_v[slot] = self.V
+        else:
+            self.hist[slot] = self.U @ self.V.T
 
     def score_matrix(self) -> ScoreMatrix:
         """A snapshot of the current scores U V^T (the embeddings are copied)."""
@@ -990,6 +1049,7 @@ def fit_bpr_sgd(
     n_negatives: int = 1,
     oracle_levels: tuple[float, float] = (0.64, 0.04),
     ecdf: str = "negatives",
+    bns_f_sample: int | None = None,
     rank_scale: float | None = None,
     pns_power: float = 0.75,
     srns_memory: int = 8,
@@ -1060,6 +1120,17 @@ def fit_bpr_sgd(
     ecdf : {"negatives", "candidates"}
         F(x̂_l) of eq. 4.15 over all the user's non-interacted items (over n + 1, released code) or
         over the candidate set M_u only (over |M_u| + 1); the same when M_u holds every negative.
+    bns_f_sample : int, optional
+        BNS with ``ecdf="negatives"``: estimate F(x̂_l) of eq. 4.15 from S = ``bns_f_sample``
+        non-interacted items drawn uniformly with replacement (once per step, scored with the
+        current parameters) instead of scoring every item,
+
+        .. math:: \hat F(\hat x_l) = \frac{\#\{s \le S : \hat x_{j_s} \le \hat x_l\}}{S}\,
+            \frac{n}{n + 1},
+
+        an unbiased estimate of F = #{j : x̂_j <= x̂_l} / (n + 1) (n the user's non-interacted items),
+        O((S + |M_u|) d) per step instead of O(|I| d). A scalable option, not the thesis's method;
+        with S >= n the exact F is used (the same draws as the default). Default None: exact.
     rank_scale : float, optional
         λ of AOBPR's rank law in items (default 0.05 |I|, chosen here: the thesis does not state it).
     pns_power : float
@@ -1140,6 +1211,10 @@ def fit_bpr_sgd(
     warm_rns_epochs = int_scalar("warm_rns_epochs", warm_rns_epochs, 0)
     if ecdf not in ("negatives", "candidates"):
         raise ValueError(f"ecdf must be 'negatives' or 'candidates', got {ecdf!r}")
+    if bns_f_sample is not None:
+        bns_f_sample = int_scalar("bns_f_sample", bns_f_sample, 1)
+        if sampler != "bns" or ecdf != "negatives":
+            raise ValueError(f"bns_f_sample needs sampler='bns' and ecdf='negatives', got {sampler!r} and {ecdf!r}")
     try:
         fn_level, tn_level = (float(x) for x in oracle_levels)
     except (TypeError, ValueError):
@@ -1207,18 +1282,27 @@ def fit_bpr_sgd(
     V = rng.normal(0.0, init_std, size=(n_items, dim)).astype(np.float32)
     shuffle_rng = np.random.default_rng(shuffle_ss)
     kernel_args = (indptr, indices, t_indptr, t_indices, _CODE[sampler], candidates, lam, prior_arr, is_oracle,
-                   fn_level, tn_level, ecdf == "candidates", pns_cdf, rank_scale, np.float32(lr), np.float32(reg))  # fmt: skip
+                   fn_level, tn_level, ecdf == "candidates", pns_cdf, rank_scale, np.float32(lr), np.float32(reg),
+                   bns_f_sample or 0)  # fmt: skip
     srns = None
     if sampler == "srns":
         # initial memory: min(S1, n_neg) distinct uniform non-interacted items per user (own seed child)
         mem_rng = np.random.default_rng(ss.spawn(1)[0])
         mem = np.zeros((n_users, srns_memory), dtype=np.int64)
         for u in range(n_users):
-            free = np.setdiff1d(np.arange(n_items), indices[indptr[u] : indptr[u + 1]])
-            m1 = min(srns_memory, len(free))
-            mem[u, :m1] = mem_rng.choice(free, m1, replace=False)
-        hist = np.zeros((srns_window, n_users, n_items), dtype=np.float32)
-        srns = dict(memory=mem, history=hist, alpha=srns_alpha, warmup=srns_warmup, pool=srns_candidates, tau=srns_tau)
+            pos = indices[indptr[u] : indptr[u + 1]]
+            n_free = n_items - len(pos)
+            m1 = min(srns_memory, n_free)
+            # the k-th non-interacted item is k + #{positives p_j (j-th, 0-based) with p_j - j <= k}:
+            # the draws of choice(free items, m1) without the O(n_items) list of the free items
+            k = mem_rng.choice(n_free, m1, replace=False)
+            mem[u, :m1] = k + np.searchsorted(pos - np.arange(len(pos)), k, side="right")
+        # the scores of the last srns_window epochs: kept whole on small data, else recomputed from the
+        # recorded embeddings (O((n_users + n_items) d) per epoch instead of O(n_users n_items))
+        small = srns_window * n_users * n_items <= _loop.DENSE_LIMIT
+        hist = np.zeros((srns_window, n_users, n_items), dtype=np.float32) if small else None
+        srns = dict(memory=mem, history=hist, alpha=srns_alpha, warmup=srns_warmup, pool=srns_candidates, tau=srns_tau,
+                    window=srns_window)  # fmt: skip
     runner = _SGDRunner(
         data=data,
         U=U,
@@ -1260,6 +1344,8 @@ def fit_bpr_sgd(
         config["lam_schedule"] = lams.tolist()
     if warm_rns_epochs:
         config["warm_rns_epochs"] = warm_rns_epochs
+    if bns_f_sample is not None:
+        config["bns_f_sample"] = bns_f_sample
     if loss != "bpr" or n_negatives != 1:
         config.update(loss=loss, n_negatives=n_negatives)
     if sampler == "pns":
