@@ -253,3 +253,40 @@ def test_bns_f_sample_whole_set_is_exact_and_subsample_close():
         fit_bpr_sgd(d, "dns", bns_f_sample=10, epochs=1, progress=False)
     with pytest.raises(ValueError, match="bns_f_sample"):
         fit_bpr_sgd(d, "bns", bns_f_sample=0, epochs=1, progress=False)
+
+
+def test_fit_mf_bns_f_sample(monkeypatch):
+    torch = pytest.importorskip("torch")
+    from negtheory.bridge import recommend
+
+    d = _wide_split(seed=1)
+    kw = dict(sampler="bns", dim=8, epochs=1, batch_size=64, topk=(5,), progress=False, rng=2)
+    exact = recommend.fit_mf(d, "bpr", **kw)
+    whole = recommend.fit_mf(d, "bpr", bns_f_sample=d.n_items, **kw)  # S >= n: the exact F, the same draws
+    assert exact["history"] == whole["history"] and whole["config"]["bns_f_sample"] == d.n_items
+    for a, b in zip(exact["model"].parameters(), whole["model"].parameters()):
+        assert torch.equal(a, b)
+    # frozen model (lr 1e-30): the chosen negatives' exact F, F from 64 sampled items against the exact one
+    seen = {}
+    real = recommend._MFRunner._bns_negatives
+
+    def spy(self, u, pos, cand, propagated=None):
+        out = real(self, u, pos, cand, propagated)
+        seen.setdefault(self.bns[3], []).append((u.copy(), out[:, 0].copy()))
+        return out
+
+    monkeypatch.setattr(recommend._MFRunner, "_bns_negatives", spy)
+    frozen = dict(kw, lr=1e-30, epochs=4, eval_every=4)
+    r = recommend.fit_mf(d, "bpr", **frozen)
+    recommend.fit_mf(d, "bpr", bns_f_sample=64, **frozen)
+    S = np.asarray(r["scores"]).astype(np.float64)
+    tr = d.train_mask()
+
+    def law(key):
+        f = np.concatenate([[np.sum(S[uu][~tr[uu]] <= S[uu, j]) / ((~tr[uu]).sum() + 1.0) for uu, j in zip(u, c)]
+                            for u, c in seen[key]])  # fmt: skip
+        return np.histogram(f, np.linspace(0, 1, 6))[0] / f.size
+
+    assert 0.5 * np.abs(law(0) - law(64)).sum() < 0.04  # 2 x 3000 draws, 5 bins: Monte-Carlo noise ~0.02
+    with pytest.raises(ValueError, match="bns_f_sample"):
+        recommend.fit_mf(d, "bpr", sampler="rns", bns_f_sample=10, epochs=1, progress=False)

@@ -216,7 +216,10 @@ def normalized_adjacency(pairs: np.ndarray, n_users: int, n_items: int) -> torch
     n = n_users + n_items
     idx = torch.from_numpy(np.stack([rows, cols]))
     val = torch.from_numpy(np.concatenate([w, w]).astype(np.float32))
-    return torch.sparse_coo_tensor(idx, val, (n, n), check_invariants=True).coalesce()
+    # checks opted into for the whole construction: torch 2.11 (the CUDA image's) otherwise warns once
+    # per process that "sparse invariant checks are implicitly disabled"
+    with torch.sparse.check_sparse_tensor_invariants(enable=True):
+        return torch.sparse_coo_tensor(idx, val, (n, n), check_invariants=True).coalesce()
 
 
 class _SymmetricSpMM(torch.autograd.Function):
@@ -491,9 +494,27 @@ class _MFRunner:
 
         ``propagated``: LightGCN's :meth:`~LightGCN.propagate` of this step (reused by the loss).
         """
-        _, lam, prior = self.bns
+        _, lam, prior, f_sample = self.bns
         model, dev = self.model, self.dev
         ut = torch.from_numpy(u).to(dev)
+        n_free = self.n_neg_free[u]
+        if f_sample and f_sample < n_free.min():
+            # F from f_sample distinct uniform non-interacted items per user (unbiased): eq. 4.15's
+            # #{j <= x} / (n + 1) estimated by #{sampled <= x} / S * n / (n + 1), i.e. bns_select's
+            # count over n_reference + 1 = S (n + 1) / n; only the B (1 + C + S) pairs are scored
+            refs = sample_uninteracted(u, f_sample, self.csr, self.rng, n_items=self.n_items)
+            items = torch.from_numpy(np.concatenate([pos[:, None], cand, refs], axis=1)).to(dev)
+            if isinstance(model, LightGCN):
+                eu, ei = (t.detach() for t in propagated) if propagated is not None else model.propagate()
+                sc = (eu[ut][:, None, :] * ei[items]).sum(-1)
+            else:
+                sc = (model.user(ut)[:, None, :] * model.item(items)).sum(-1)
+            c = cand.shape[1]
+            ct = torch.from_numpy(cand).to(dev)
+            n_ref = torch.from_numpy(f_sample * (n_free + 1.0) / n_free - 1.0)
+            choice = bns_select(sc[:, 0], sc[:, 1 : 1 + c], prior.to(dev, sc.dtype)[ct], reference_scores=sc[:, 1 + c :],
+                                lam=lam, n_reference=n_ref)  # fmt: skip
+            return cand[np.arange(len(u)), choice.cpu().numpy()][:, None]
         if isinstance(model, LightGCN):
             eu, ei = (t.detach() for t in propagated) if propagated is not None else model.propagate()
             sc = eu[ut] @ ei.T
@@ -509,7 +530,7 @@ class _MFRunner:
         x_ui = sc.gather(1, torch.from_numpy(pos).to(dev)[:, None])[:, 0]
         # eq. 4.15 over n + 1 with n the user's non-interacted items
         choice = bns_select(x_ui, sc.gather(1, ct), prior.to(dev, sc.dtype)[ct], reference_scores=ref, lam=lam,
-                            n_reference=torch.from_numpy(self.n_neg_free[u]))  # fmt: skip
+                            n_reference=torch.from_numpy(n_free))  # fmt: skip
         return cand[np.arange(len(u)), choice.cpu().numpy()][:, None]
 
     def run_epoch(self, epoch: int) -> dict[str, float]:
@@ -591,6 +612,7 @@ def fit_mf(
     sampler: str = "rns",
     bns_candidates: int = 5,
     bns_lam: float = 5.0,
+    bns_f_sample: int | None = None,
     pns_power: float = 0.75,
     temperature: float = 1.0,
     tau_plus: float = 0.06,
@@ -674,6 +696,12 @@ def fit_mf(
         Exponent of PNS's proposal pop_j^p (``sampler="pns"`` only; 0.75 is the thesis's).
     bns_lam : float >= 0, default 5.0
         BNS's λ (eq. 4.26).
+    bns_f_sample : int, optional
+        BNS's F (eq. 4.15) estimated from this many distinct uniform non-interacted items S per
+        pair instead of the whole catalogue: :math:`\hat F = \#\{s : x_{j_s} \le x_l\} / S
+        \cdot n / (n + 1)`, unbiased (n the user's non-interacted items), and only the B (1 + C + S)
+        pairs of the batch are scored instead of B |I|. A scalable option, not the thesis's method;
+        a batch with a user of at most S non-interacted items uses the exact F. Default None: exact.
     temperature, tau_plus, hcl_beta, alpha, beta, dpl_eps : float
         Loss hyper-parameters (t, τ⁺, HCL's β, BCL's α and β, DPL's clamp).
     eval_every : int
@@ -737,6 +765,10 @@ def fit_mf(
         raise ValueError(f"sampler='dns' needs loss in {DNS_LOSSES}, got loss={loss!r}")
     n_layers = int_scalar("n_layers", n_layers, 0)
     bns_candidates = int_scalar("bns_candidates", bns_candidates, 1)
+    if bns_f_sample is not None:
+        bns_f_sample = int_scalar("bns_f_sample", bns_f_sample, 1)
+        if sampler != "bns":
+            raise ValueError(f"bns_f_sample needs sampler='bns', got sampler={sampler!r}")
     bns_lam = real_scalar("bns_lam", bns_lam, 0.0)
     pns_power = real_scalar("pns_power", pns_power, 0.0)
     if optimizer not in ("adam", "sgd"):
@@ -786,7 +818,7 @@ def fit_mf(
     bns = None
     if sampler == "bns":
         prior = torch.from_numpy(bns_prior(data.item_counts(), len(data.train)))
-        bns = (bns_candidates, bns_lam, prior)
+        bns = (bns_candidates, bns_lam, prior, bns_f_sample or 0)
     runner = _MFRunner(net, opt, sched, loss, cfg, data, m_extra, n_neg, batch_size, dev,
                        np.random.default_rng(np.random.SeedSequence([seed, 1])),
                        batch_l2=weight_decay if reg == "batch" else 0.0, bns=bns,
@@ -807,6 +839,7 @@ def fit_mf(
         reg=reg,
         sampler=sampler,
         **({"candidates": bns_candidates} if sampler in ("bns", "dns") else {}),
+        **({"bns_f_sample": bns_f_sample} if bns_f_sample is not None else {}),
         **({"pns_power": pns_power} if sampler == "pns" else {}),
         lr_milestones=milestones,
         lr_gamma=lr_gamma,
