@@ -273,7 +273,7 @@ def test_bns_choice_matches_a_loop_over_the_risk():
     model = LightGCN(d.n_users, d.n_items, d.train, 8, 2, generator=torch.Generator().manual_seed(0))
     prior = bns_prior(d.item_counts(), len(d.train))
     runner = _MFRunner(model, None, None, "bpr", {}, d, 0, 1, 16, torch.device("cpu"), np.random.default_rng(0),
-                       bns=(4, 5.0, torch.from_numpy(prior)))  # fmt: skip
+                       bns=(4, 5.0, torch.from_numpy(prior), 0))  # fmt: skip
     rng = np.random.default_rng(1)
     b = d.train[rng.choice(len(d.train), 16, replace=False)]
     free = ~d.train_mask()
