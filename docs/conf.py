@@ -225,8 +225,60 @@ def _viewcode_backlinks(app):
     return []
 
 
+def _fix_dead_backlinks(app, exception):
+    """After the build: a "[docs]" link of a source page whose anchor is still missing goes to the object's entry.
+
+    The object is looked up by its name (the anchor's last dotted parts) among the documented objects of the
+    linked page, then anywhere; a link that finds none is left as it is (``tests/test_browser.py`` reports it).
+    """
+    if exception is not None or app.builder.format != "html":
+        return
+    import html as html_lib
+    import os
+    import re
+    from pathlib import Path
+
+    out = Path(app.outdir)
+    objects = app.builder.env.get_domain("py").objects
+    by_name: dict[str, list[tuple[str, str]]] = {}
+    for full, entry in objects.items():
+        parts = full.split(".")
+        for i in range(1, len(parts)):
+            by_name.setdefault(".".join(parts[i:]), []).append((entry.docname, entry.node_id))
+    ids: dict[Path, set[str]] = {}
+
+    def anchors(page: Path) -> set[str]:
+        if page not in ids:
+            ids[page] = set(re.findall(r'\bid="([^"]+)"', page.read_text(encoding="utf-8"))) if page.exists() else set()
+        return ids[page]
+
+    link = re.compile(r'(<a class="viewcode-back" href=")([^"#]*)#([^"]+)(")')
+    for page in (out / "_modules").rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+
+        def repair(m, page=page):
+            target = (page.parent / m.group(2)).resolve()
+            anchor = html_lib.unescape(m.group(3))
+            if anchor in anchors(target):
+                return m.group(0)
+            parts = anchor.split(".")
+            for i in range(1, len(parts)):
+                found = by_name.get(".".join(parts[i:]), [])
+                same_page = [f for f in found if (out / f"{f[0]}.html").resolve() == target]
+                for docname, node_id in same_page or found:
+                    dest = out / f"{docname}.html"
+                    rel = os.path.relpath(dest, page.parent).replace(os.sep, "/")
+                    return f"{m.group(1)}{rel}#{node_id}{m.group(4)}"
+            return m.group(0)
+
+        fixed = link.sub(repair, text)
+        if fixed != text:
+            page.write_text(fixed, encoding="utf-8")
+
+
 def setup(app):
     app.connect("html-collect-pages", _viewcode_backlinks, priority=400)
+    app.connect("build-finished", _fix_dead_backlinks)
     app.connect("missing-reference", _resolve_public_alias)
     app.connect("autodoc-process-signature", _hide_private_parameters)
     app.connect("autodoc-process-docstring", _data_without_own_doc, priority=300)
