@@ -152,6 +152,8 @@ def validation_auc(scores: ArrayLike, valid_mask: BoolArray, exclude_mask: BoolA
 
 def _job(base, task):
     """Worker: one (K, seed) -> its result row and, for K = 1, the validation AUC (top level for workers)."""
+    import numpy as np
+
     from ..bridge.recommend import fit_mf
 
     k, seed, epochs, eval_every, valid_fraction = task
@@ -166,7 +168,9 @@ def _job(base, task):
         test_ndcg10=best["test_ndcg@10"],
         seconds=res["seconds"],
     )
-    auc = validation_auc(res["scores"], data.valid_mask(), data.train_mask() | data.test_mask()) if k == 1 else None
+    # fit_mf's scores are a ScoreMatrix: np.asarray gives the dense matrix (small data: the sweep's MovieLens-100K)
+    dense = np.asarray(res["scores"]) if k == 1 else None
+    auc = validation_auc(dense, data.valid_mask(), data.train_mask() | data.test_mask()) if k == 1 else None
     return {"row": row, "auc": auc}
 
 
