@@ -15,7 +15,7 @@ generators
     Accept-reject and exact samplers, and the score sets of the numerical study (Algorithms 6-8).
 studies
     Monte-Carlo MSE studies of the estimators, tidy pandas output (thesis §6.6.1).
-diagnose
+diagnosis
     Alpha, tau+, the false-negative rate among sampled negatives, the estimators' predicted error
     and K* from the scores of any training loop (:func:`diagnose`).
 calibration
@@ -111,7 +111,7 @@ from .dists import (
 )
 from .generators import AcceptRejectSampler, ScoreSets, iter_score_sets, sample_class_conditional, score_sets
 from .studies import mse_study
-from .diagnose import Diagnosis, diagnose
+from .diagnosis import Diagnosis, diagnose
 
 # the simulators (simulate_calibrated, simulate_resampled, simulate_order_statistic) and UserQuantiles
 # take measured score tables: they live in negtheory.calibration next to the probe's outputs

@@ -164,7 +164,7 @@ def _python_blocks(md: Path) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("page", ["losses.md", "own_data.md", "quickstart.md"])
+@pytest.mark.parametrize("page", ["losses.md", "own_data.md", "quickstart.md", "diagnose.md"])
 def test_guide_examples_run(page, tmp_path, monkeypatch):
     """Every python block of the loss guide, "Bring your own data" and the quick start runs, in order, in one namespace."""
     pytest.importorskip("torch", reason="the examples train with the torch extra")

@@ -102,36 +102,49 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p : argparse.ArgumentParser
         The subcommand's parser; the options are added to it in place.
     """
-    p.add_argument("--train", default=None, help="training interactions (with --test): CSV user,item[,rating], MovieLens "
+    p.add_argument("--train", default=None, help="training interactions (with --test; default: none, or give --data): CSV user,item[,rating], MovieLens "
                    "u.data or ratings.dat, Yahoo!-R3, LightGCN (--format)")  # fmt: skip
-    p.add_argument("--test", default=None, help="test interactions (the false-negative labels of the probes), same format")
+    p.add_argument(
+        "--test", default=None, help="test interactions (the false-negative labels of the probes), same format (default: none)"
+    )
     p.add_argument("--data", default=None, help="all interactions in one file, split at random (--test-fraction, "
-                   "--split-seed) instead of --train/--test (e.g. MovieLens-1M, the thesis's protocol)")  # fmt: skip
+                   "--split-seed) instead of --train/--test (e.g. MovieLens-1M, the thesis's protocol; default: none)")  # fmt: skip
     p.add_argument("--test-fraction", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.2,
-                   help="with --data: share of the interactions in the test split (default 0.2)")  # fmt: skip
-    p.add_argument("--split-seed", type=integer(0), default=0, help="with --data: seed of the random split (default 0)")
+                   help="with --data: share of the interactions in the test split (default: 0.2)")  # fmt: skip
+    p.add_argument("--split-seed", type=integer(0), default=0, help="with --data: seed of the random split (default: 0)")
     add_format_argument(p)
     p.add_argument("--losses", nargs="+", default=list(SGD_LOSSES + MF_LOSSES), choices=SGD_LOSSES + MF_LOSSES,
-                   help="rns / bns: BPR-MF by batch-1 SGD with that sampler; infonce / dcl / hcl / bcl: mini-batch training")  # fmt: skip
+                   help="rns / bns: BPR-MF by batch-1 SGD with that sampler; infonce / dcl / hcl / bcl: mini-batch training (default: all six)")  # fmt: skip
     p.add_argument("--model", choices=("mf", "lightgcn"), default="mf",
-                   help="the mini-batch losses' model (rns / bns always train MF)")  # fmt: skip
+                   help="the mini-batch losses' model (rns / bns always train MF; default: mf)")  # fmt: skip
     p.add_argument(
-        "--seeds", type=integer(2), default=5, help="seeds 0 .. N-1 (the verdicts' intervals are over them; at least 2)"
+        "--seeds",
+        type=integer(2),
+        default=5,
+        help="seeds 0 .. N-1 (the verdicts' intervals are over them; at least 2; default: 5)",
     )
-    p.add_argument("--epochs", type=integer(1), default=20, help="training epochs of every run")
+    p.add_argument("--epochs", type=integer(1), default=20, help="training epochs of every run (default: 20)")
     p.add_argument("--probe-epochs", type=integer(1), nargs="+", default=list(DEFAULT_PROBE_EPOCHS),
-                   help="epochs probed (and evaluated), besides initialisation; those beyond --epochs are dropped")  # fmt: skip
+                   help="epochs probed (and evaluated), besides initialisation; those beyond --epochs are dropped (default: 1 2 5 10 20)")  # fmt: skip
     p.add_argument("--valid-fraction", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.1,
-                   help="share of the training pairs held out as the validation split (the label-free alpha)")  # fmt: skip
+                   help="share of the training pairs held out as the validation split (the label-free alpha; default: 0.1)")  # fmt: skip
     p.add_argument(
-        "--negatives", type=integer(1), default=5, help="N unlabeled items per probe anchor (and mini-batch negatives)"
+        "--negatives",
+        type=integer(1),
+        default=5,
+        help="N unlabeled items per probe anchor (and mini-batch negatives; default: 5)",
     )
     p.add_argument(
-        "--anchors", type=integer(16), default=40000, help="eval anchors (training pairs) per probe point, at most half of them"
+        "--anchors",
+        type=integer(16),
+        default=40000,
+        help="eval anchors (training pairs) per probe point, at most half of them (default: 40000)",
     )
-    p.add_argument("--fit-size", type=integer(2), default=256, help="items per user in each fit batch (from the fit half)")
-    p.add_argument("--redraws", type=integer(1), default=3, help="independent fit batches per probe point")
-    p.add_argument("--reps", type=integer(1), default=4, help="simulated anchors per eval anchor")
+    p.add_argument(
+        "--fit-size", type=integer(2), default=256, help="items per user in each fit batch (from the fit half; default: 256)"
+    )
+    p.add_argument("--redraws", type=integer(1), default=3, help="independent fit batches per probe point (default: 3)")
+    p.add_argument("--reps", type=integer(1), default=4, help="simulated anchors per eval anchor (default: 4)")
     p.add_argument("--quick", action="store_true",
                    help="smoke run: 2 seeds, 4 epochs probed at 1, 2, 4, rns and infonce, 2048 anchors, 2 redraws: not a result")  # fmt: skip
     p.add_argument("--out", default=None, help=f"output folder; finished runs are kept in OUT/runs/ and reused (default: "
