@@ -235,8 +235,11 @@ def diagnose(
     mapped = 1.5 * auc - 0.25
     alpha = float(alpha_from_auc(min(max(auc, 0.0), 1.0)))
 
-    # the negatives' ranks among their anchor's candidates (uniform for uniformly drawn ones)
-    g_neg = np.clip(_mid_ranks(cand, neg), 1e-9, 1.0)
+    # the negatives' mid-ranks among their anchor's candidates and themselves, ((lo + hi)/2 + 1/2) / (C + 1):
+    # on the grid (k + 1/2) / (C + 1) like a candidate's own mid-rank among the C, so that a uniformly drawn
+    # negative is uniform over the histogram's bins (the plain eCDF would put C/(C+1) .. 1 in the top bin)
+    C = cand.shape[1]
+    g_neg = (_mid_ranks(cand, neg) * C + 0.5) / (C + 1)
     # theory: P(FN | v) = tau phi_FN(v) / (tau phi_FN(v) + (1 - tau) phi_TN(v)), v from eq. 6.29
     v = class_conditional_ppf(g_neg, "un", alpha, tau)
     f_fn = 2 * (1 - alpha) + (4 * alpha - 2) * v
