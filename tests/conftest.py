@@ -31,6 +31,24 @@ settings.register_profile("long", deadline=None)
 settings.load_profile("fast")
 
 
+def pytest_collection_modifyitems(config, items):
+    """Skip the ``cuda``-marked tests where no CUDA device is usable (CI); torch is imported only if some
+    collected test carries the marker."""
+    marked = [item for item in items if item.get_closest_marker("cuda") is not None]
+    if not marked:
+        return
+    try:
+        import torch
+
+        available = torch.cuda.is_available()
+    except ImportError:
+        available = False
+    if not available:
+        skip = pytest.mark.skip(reason="needs a CUDA device (torch.cuda.is_available() is False)")
+        for item in marked:
+            item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def docs_site(tmp_path_factory):
     """Build the documentation site once per session (no warning allowed); return the HTML folder.

@@ -43,7 +43,8 @@ def uniform_items(n_items, shape, generator=None, device=None):
     shape : tuple of int
         Shape of the output, e.g. (B, K) for K negatives of each of B pairs.
     generator : torch.Generator, optional
-        Source of the random numbers (None: torch's global generator).
+        Source of the random numbers (None: torch's global generator); the numbers are drawn on
+        its device and moved to ``device``, so a seeded CPU generator gives the same items anywhere.
     device : torch.device or str, optional
         Device of the output (None: the generator's device, else the CPU).
 
@@ -60,8 +61,15 @@ def uniform_items(n_items, shape, generator=None, device=None):
     (2, 3)
     """
     n_items = int_scalar("n_items", n_items, 1)
-    dev = device if device is not None else (generator.device if generator is not None else None)
-    return torch.randint(0, n_items, tuple(shape), generator=generator, device=dev)
+    # drawn on the generator's device (torch refuses a CPU generator for CUDA output), then moved:
+    # a seeded CPU generator gives the same items on every device
+    out = torch.randint(0, n_items, tuple(shape), generator=generator, device=_draw_device(generator, device))
+    return out if device is None else out.to(device)
+
+
+def _draw_device(generator, device):
+    """Where random numbers are drawn: the generator's device when one is given, else ``device``."""
+    return generator.device if generator is not None else device
 
 
 # --------------------------------------------------------------------------------------------
@@ -280,7 +288,8 @@ def boltzmann_sample(scores, num_samples, temperature=1.0, degeneracy=None, gene
     degeneracy : Tensor broadcastable to ``scores``, optional
         Non-negative weights D (uniform if None).
     generator : torch.Generator, optional
-        Source of the random numbers (None: torch's global generator).
+        Source of the random numbers (None: torch's global generator); on another device than
+        ``scores`` (a CPU generator for CUDA scores) the draw runs on the generator's device.
 
     Returns
     -------
@@ -297,8 +306,10 @@ def boltzmann_sample(scores, num_samples, temperature=1.0, degeneracy=None, gene
     num_samples = int_scalar("num_samples", num_samples, 1)
     lp = boltzmann_log_probs(scores, temperature, degeneracy)
     probs = lp.exp().reshape(-1, lp.shape[-1])
-    out = torch.multinomial(probs, num_samples, replacement=True, generator=generator)
-    return out.reshape(*lp.shape[:-1], num_samples)
+    # torch draws with a generator of the input's device only: a CPU generator draws on the CPU
+    dev = probs.device
+    out = torch.multinomial(probs.to(_draw_device(generator, dev)), num_samples, replacement=True, generator=generator)
+    return out.to(dev).reshape(*lp.shape[:-1], num_samples)
 
 
 # --------------------------------------------------------------------------------------------
@@ -319,9 +330,10 @@ def draw_negative_counts(k, size, generator=None, device=None):
     size : tuple of int
         Shape of the output (e.g. (B,): one count per positive of a batch).
     generator : torch.Generator, optional
-        Source of the random numbers (None: torch's global generator).
+        Source of the random numbers (None: torch's global generator); the numbers are drawn on
+        its device and moved to ``device``, so a seeded CPU generator gives the same counts anywhere.
     device : torch.device or str, optional
-        Device of the output (None: the default device).
+        Device of the output (None: the generator's device, else the default device).
 
     Returns
     -------
@@ -338,8 +350,9 @@ def draw_negative_counts(k, size, generator=None, device=None):
     """
     k = real_scalar("k", k, 1.0)
     base = math.floor(k)
-    u = torch.rand(tuple(size), generator=generator, device=device)
-    return base + (u < (k - base)).long()
+    u = torch.rand(tuple(size), generator=generator, device=_draw_device(generator, device))
+    out = base + (u < (k - base)).long()
+    return out if device is None else out.to(device)
 
 
 class ANSCallback:
