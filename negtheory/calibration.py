@@ -308,6 +308,12 @@ class UserQuantiles:
     tail_min : int >= 2
         At least this many exceedances per user (default 5); users with fewer than
         ``2 * tail_min`` scores keep the empirical quantile function.
+    upper : (top, n_total), optional
+        An exact upper tail from a larger sample of the same law: ``top`` (n_users, K), each
+        user's K largest scores of ``n_total`` (n_users,) (NaN-padded). Levels at or above the
+        Hazen level of the smallest of them, (n_total - K + 1/2) / n_total, are interpolated among
+        them; the quantile function then reaches that sample's maximum (the probe's fit half:
+        :mod:`negtheory.recsys.score_probe`).
 
     Examples
     --------
@@ -318,7 +324,15 @@ class UserQuantiles:
     [1.5, 3.0, 6.0]
     """
 
-    def __init__(self, scores: ArrayLike, tail: str | None = None, *, tail_fraction: float = 0.1, tail_min: int = 5):
+    def __init__(
+        self,
+        scores: ArrayLike,
+        tail: str | None = None,
+        *,
+        tail_fraction: float = 0.1,
+        tail_min: int = 5,
+        upper: tuple[ArrayLike, ArrayLike] | None = None,
+    ):
         s = np.asarray(scores, dtype=np.float64)
         if s.ndim != 2 or s.shape[1] == 0:
             raise ValueError(f"scores must be a 2-d array (users x scores), got shape {s.shape}")
@@ -331,6 +345,19 @@ class UserQuantiles:
         self.tail = None
         if tail is not None:
             self.tail = fit_tail(self.sorted, self.count, kind=tail, fraction=tail_fraction, k_min=tail_min)
+        self.upper = None
+        if upper is not None:
+            top = np.sort(np.asarray(upper[0], dtype=np.float64), axis=1)
+            n_total = np.asarray(upper[1], dtype=np.int64)
+            if top.ndim != 2 or top.shape[0] != s.shape[0] or n_total.shape != (s.shape[0],):
+                raise ValueError(
+                    f"upper must be (top (n_users, K), n_total (n_users,)) with n_users = {s.shape[0]}, "
+                    f"got shapes {top.shape} and {n_total.shape}"
+                )
+            k = np.isfinite(top).sum(axis=1)
+            if np.any(n_total < k):
+                raise ValueError("upper: n_total must be at least the number of top scores of each user")
+            self.upper = (top, k, n_total)
 
     def ppf(self, users: ArrayLike, q: ArrayLike) -> np.ndarray:
         """Quantile ``q`` of user ``users``' scores (broadcast together); NaN for a user without scores.
@@ -361,6 +388,19 @@ class UserQuantiles:
         out = a + frac * (b - a)
         if self.tail is not None:
             out = self.tail.apply(users, q, out)
+        if self.upper is not None:
+            top, k, n_total = self.upper
+            ku, nt = k[users], n_total[users]
+            # the j-th of the K largest of n_total scores sits at Hazen level (n_total - K + j + 1/2) / n_total
+            upos = q * nt - 0.5 - (nt - ku)
+            hit = (ku > 0) & (upos >= 0)
+            if hit.any():
+                uu, pp, kk = users[hit], np.minimum(upos[hit], (ku[hit] - 1).astype(np.float64)), ku[hit]
+                lo_u = np.floor(pp).astype(np.int64)
+                hi_u = np.minimum(lo_u + 1, kk - 1)
+                a_u, b_u = top[uu, lo_u], top[uu, hi_u]
+                out = np.array(out, dtype=np.float64, copy=True)
+                out[hit] = a_u + (pp - lo_u) * (b_u - a_u)
         return np.where(n > 0, out, np.nan)
 
     def cdf(self, users: ArrayLike, x: ArrayLike) -> np.ndarray:

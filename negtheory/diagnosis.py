@@ -27,7 +27,7 @@ and returns the quantities of the theory, estimated without test labels:
 ``predicted_mse``
     Each debiasing estimator's MSE of the true-negative mean (eq. 6.45-6.48) in the calibrated
     simulation (:func:`negtheory.calibration.simulate_calibrated`, each anchor's candidates as its
-    fitted parent with a tail, :func:`negtheory.calibration.fit_tail`).
+    fitted parent, up to their maximum).
 ``k_star``
     Wu et al.'s optimal number of negatives from the training AUC (Rethinking InfoNCE, eq. 7, §4.3).
 """
@@ -255,7 +255,9 @@ def diagnose(
     fn_rate = fn_emp if law == "empirical" else fn_theory
 
     # predicted MSE: the calibrated simulation with each anchor's candidates as its parent
-    unl = UserQuantiles(np.where(lab, np.nan, cand) if lab is not None else cand, tail="auto")
+    # no extrapolated tail: an exponential-type tail in score space gives e^s a Pareto tail whose second moment
+    # diverges once its scale exceeds 1/2, which trained models' scores reach (sim-vs-train's ablation gpd_tail)
+    unl = UserQuantiles(np.where(lab, np.nan, cand) if lab is not None else cand)
     users = np.arange(cand.shape[0])
     sets = simulate_calibrated(unl, users, neg.shape[1], alpha=alpha, tau_plus=tau, positive_scores=UserQuantiles(pos[:, None]),
                                rng=rng)  # fmt: skip

@@ -278,6 +278,17 @@ def test_probe_fit_and_eval_sides_never_share_an_item():
         tm = d.train_mask()
         assert not tm[rec.eval_users[:, None], rec.eval_items].any()
         assert np.array_equal(rec.eval_neg, scores[rec.eval_users[:, None], rec.eval_items])
+        # the fit half's largest scores (the parent's upper tail) are scores of fit-side items only: with
+        # continuous scores each value names its item
+        for u in range(d.n_users):
+            top = rec.fit_top[u][np.isfinite(rec.fit_top[u])]
+            items = {int(np.flatnonzero(scores[u] == v)[0]) for v in top}
+            assert not items & set(rec.eval_items[rec.eval_users == u].ravel().tolist())
+            assert not tm[u, list(items)].any()
+            assert len(top) == min(rec.fit_top.shape[1], rec.n_fit_half[u])
+            assert (
+                top.min() >= np.sort(rec.fits[0].unlabeled[u][np.isfinite(rec.fits[0].unlabeled[u])])[-len(top) :].min() - 1e-12
+            )
 
 
 def test_probe_blocks_of_rows_give_the_dense_result():
@@ -373,3 +384,22 @@ def test_estimator_errors_robust_companions():
     assert r["trimmed_mse"] == pytest.approx(e2[:-2].mean())  # the top 0.1 % of 2000 anchors: 2
     assert r["top_share"] == pytest.approx(e2[-2:].sum() / e2.sum())
     assert cal.tail_share([1.0] * 999 + [1001.0]) == pytest.approx(0.5005)
+
+
+def test_user_quantiles_upper_tail_from_a_larger_sample():
+    g = np.random.default_rng(8)
+    full = np.sort(g.normal(size=(50, 2000)), axis=1)
+    batch = np.stack([row[g.permutation(2000)[:128]] for row in full])
+    q = cal.UserQuantiles(batch, upper=(full[:, -64:], np.full(50, 2000)))
+    users = np.arange(50)
+    # above the top-64's first level the quantile function is the larger sample's own (Hazen, linear)
+    for level in (0.975, 0.99, 0.999):
+        np.testing.assert_allclose(
+            q.ppf(users, np.full(50, level)), [np.quantile(r, level, method="hazen") for r in full], atol=1e-12
+        )
+    assert np.all(q.ppf(users, np.ones(50)) == full[:, -1])  # reaches the larger sample's maximum
+    np.testing.assert_array_equal(q.ppf(users, np.full(50, 0.5)), cal.UserQuantiles(batch).ppf(users, np.full(50, 0.5)))
+    with pytest.raises(ValueError, match="upper"):
+        cal.UserQuantiles(batch, upper=(full[:3, -64:], np.full(3, 2000)))
+    with pytest.raises(ValueError, match="n_total"):
+        cal.UserQuantiles(batch, upper=(full[:, -64:], np.full(50, 10)))

@@ -22,8 +22,9 @@ item, and the records hold the item ids (``eval_items``, ``fit_items``) so that 
   unlabeled items drawn uniformly from u's eval half (the law of the training sampler RNS, restricted
   to a random half); on these the estimators' real errors are measured;
 * **fit batches** (the fit half): per user, ``fit_size`` distinct items of the fit half, drawn
-  ``redraws`` times independently, and the user's other training positives (the training pairs not
-  used as anchors); from these alone come the simulations' score laws.
+  ``redraws`` times independently, the :data:`TOP_K` largest scores of the user's whole fit half
+  (the simulated parent's upper tail, ``fit_top``), and the user's other training positives (the
+  training pairs not used as anchors); from these alone come the simulations' score laws.
 
 **The label-free alpha.** With a validation split carved from train (:meth:`Interactions.with_validation`),
 the validation items are known held-out positives that training never saw, exchangeable with the
@@ -91,7 +92,10 @@ if TYPE_CHECKING:
     from .._typing import RNGLike
     from .interactions import Interactions
 
-__all__ = ["ScoreProbe", "ProbeRecord", "FitBatch", "probe_scores", "finish", "k_star", "label_fraction", "LAW_LEVELS"]
+__all__ = ["ScoreProbe", "ProbeRecord", "FitBatch", "probe_scores", "finish", "k_star", "label_fraction", "LAW_LEVELS", "TOP_K"]
+
+#: how many of the largest scores of each user's fit half the probe keeps (the calibrated parent's upper tail)
+TOP_K = 64
 
 #: levels at which the measured and proposed class-conditional laws are compared (score_laws.csv)
 LAW_LEVELS = np.round(np.arange(0.05, 1.0, 0.05), 2)
@@ -159,6 +163,11 @@ class ProbeRecord:
     law_quantiles : dict
         ``{"tn": ..., "fn": ...}``: quantiles at :data:`LAW_LEVELS` of the measured TN / FN laws
         in parent-CDF space (default: empty).
+    fit_top : ndarray of float64, shape (n_users, K)
+        The :data:`TOP_K` largest scores of each user's whole fit half, ascending, NaN-padded (the
+        calibrated parent's upper tail; default: empty).
+    n_fit_half : ndarray of int64, shape (n_users,)
+        The size of each user's fit half (default: empty).
     """
 
     epoch: int
@@ -171,6 +180,8 @@ class ProbeRecord:
     fit_pos: np.ndarray
     fits: list
     posterior: np.ndarray = field(repr=False)
+    fit_top: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)), repr=False)
+    n_fit_half: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
     law_quantiles: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -222,7 +233,7 @@ def _half(u, i, salt):
 def _probe_block(
     rows, users, t_ptr, t_idx, h_ptr, h_idx, v_ptr, v_idx, salt, seed, f, redraws, a_ptr, n_neg,
     fit_items, fit_scores, fit_code, le, n_unl, n_fit_half, vnum, vden, vpool,
-    eval_items, eval_scores, eval_code, eval_ok,
+    eval_items, eval_scores, eval_code, eval_ok, top,
 ):  # fmt: skip
     """One block of users (row r of ``rows`` is user ``users[r]``'s scores over every item).
 
@@ -258,6 +269,17 @@ def _probe_block(
                     ne += 1
         n_unl[r] = nf + ne
         n_fit_half[r] = nf
+        # the fit half's K largest scores (ascending, NaN-padded): the parent's upper tail beyond the batch
+        K = top.shape[1]
+        if nf > 0:
+            hv = np.empty(nf)
+            for q in range(nf):
+                hv[q] = rows[r, fbuf[q]]
+            kk = min(K, nf)
+            hv = np.partition(hv, nf - kk)  # the kk largest last, O(nf)
+            hk = np.sort(hv[nf - kk :])
+            for q in range(kk):
+                top[r, q] = hk[q]
         m = min(f, nf)
         for d in range(redraws):
             for k in range(m):
@@ -571,6 +593,7 @@ def probe_scores(
     eval_code = np.zeros((A, n_negatives), dtype=np.int8)
     eval_ok = np.zeros(A, dtype=np.bool_)
     eval_pos = np.zeros(A)
+    fit_top = np.full((n_users, TOP_K), np.nan)
     a_start = np.searchsorted(anchors[:, 0], np.arange(n_users + 1), side="left").astype(np.int64)
     bs = _block_size(n_items)
     starts = np.arange(0, n_users, bs)
@@ -588,7 +611,7 @@ def probe_scores(
         _probe_block(
             rows, users, t_ptr, t_idx, h_ptr, h_idx, v_ptr, v_idx, np.uint64(salt), int(block_seeds[b]), f, redraws,
             a_ptr, n_negatives, fit_items[:, sl], fit_scores[:, sl], fit_code[:, sl], le_rows[sl], n_unl[sl],
-            n_fit_half[sl], vnum[sl], vden[sl], vpool[sl], eval_items, eval_neg, eval_code, eval_ok,
+            n_fit_half[sl], vnum[sl], vden[sl], vpool[sl], eval_items, eval_neg, eval_code, eval_ok, fit_top[sl],
         )  # fmt: skip
         lo, hi = a_ptr[0], a_ptr[-1]
         if hi > lo:
@@ -727,6 +750,8 @@ def probe_scores(
         fits=fits,
         posterior=posterior,
         law_quantiles={"tn": _sorted_quantiles(v_tn), "fn": _sorted_quantiles(v_fn)},
+        fit_top=fit_top,
+        n_fit_half=n_fit_half,
     )
     if not defer:
         finish(rec)

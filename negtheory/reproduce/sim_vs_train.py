@@ -20,9 +20,11 @@ self-normalised BCL; eq. 6.45-6.48) run on simulated score sets of the same user
 
 * ``calibrated`` — the thesis's class-conditional laws (eq. 6.14-6.15) at the label-free alpha
   (``alpha_hat``, 3/2 A - 1/4 of the validation AUC A) and tau+, each user's parent law fitted to the
-  user's fit batch (eq. 6.29 inverted) with a generalised Pareto tail above the fit sample's top
-  10 % (:func:`negtheory.calibration.fit_tail`: the tail reaches beyond the fit maximum; its shape is
-  chosen on the fit data by a stated test), and the user's measured training positives;
+  user's fit batch (eq. 6.29 inverted) and, above the batch, the fit half's own 64 largest scores
+  (its upper tail: the parent reaches the fit half's maximum, not the batch's, and the fit half is
+  exchangeable with the eval half, so its maximum is a median-unbiased stand-in for the eval half's;
+  no extrapolation beyond it, see the ablations ``no_tail`` and ``gpd_tail``), and the user's measured
+  training positives;
 * three **controls**, the same model but for one ingredient: ``blind`` (alpha = 1/2, no signal in the
   labels' law), ``auc_recipe`` (alpha = the training AUC, the thesis's eq. 6.21 recipe) and ``oracle``
   (the empirical class laws of the fit batch, labelled with the test labels: the best any i.i.d.
@@ -89,7 +91,7 @@ QUANTITIES = ("mse", "trimmed_mse", "median_se", "top_share")
 SCALARS = ("alpha", "alpha_model", "alpha_valid_auc", "alpha_hat", "alpha_at_bound", "tau_plus", "tau_plus_hat",
            "train_auc", "k_star", "ks_tn", "ks_fn", "ks_prior")  # fmt: skip
 #: ablations of the calibrated model (fit batch 0), each replacing one ingredient
-VARIANTS = ("no_tail", "alpha_test_labels", "parent_normal", "tau_user", "positives_phi_fn", "parametric_range")
+VARIANTS = ("no_tail", "gpd_tail", "alpha_test_labels", "parent_normal", "tau_user", "positives_phi_fn", "parametric_range")
 GOAL = 1.5  # the calibrated simulation should be within this factor of the measured MSE
 DEFAULT_PROBE_EPOCHS = (1, 2, 5, 10, 20)
 
@@ -207,7 +209,10 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: RNGL
     ab: dict[str, dict] = {}
     for d, fb in enumerate(rec.fits):
         seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence([base, rec.epoch, d]).spawn(12)]
-        unl = cal.UserQuantiles(fb.unlabeled, tail="auto")
+        # the parent: the fit batch's quantiles, and above them the fit half's own largest scores
+        has_top = rec.fit_top.size > 0
+        upper = (rec.fit_top, rec.n_fit_half) if has_top else None
+        unl = cal.UserQuantiles(fb.unlabeled, upper=upper)
 
         def calibrated(seed, unl=unl, **kw):
             kw = {"alpha": alpha_gen, "tau_plus": tau, "positive_scores": posq, **kw}
@@ -227,6 +232,7 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: RNGL
         if d:
             continue
         ab["no_tail"] = calibrated(seeds[4], unl=cal.UserQuantiles(fb.unlabeled))
+        ab["gpd_tail"] = calibrated(seeds[10], unl=cal.UserQuantiles(fb.unlabeled, tail="auto"))
         ab["alpha_test_labels"] = calibrated(seeds[5], alpha=float(m["alpha_model"]))
         ab["parent_normal"] = calibrated(seeds[6], parent="normal")
         tau_u = np.where(np.isfinite(fb.tau_user), np.clip(fb.tau_user, 0.0, 0.999), tau)
