@@ -102,7 +102,7 @@ def fig_4_3_tn_fn_densities(*, npts: int = 400):
 
 
 def fig_6_4_class_conditional(alphas=(0.5, 0.7, 0.9, 1.0), *, npts: int = 400):
-    r"""Fig. 6.4: class-conditional densities phi_TN, phi_FN (eq. 6.14-6.15) over phi = N(0, 1) for several alpha.
+    r"""Fig. 6.4: class-conditional densities :math:`\phi_{TN}`, :math:`\phi_{FN}` (eq. 6.14-6.15) over :math:`\phi = N(0, 1)` for several :math:`\alpha`.
 
     .. math:: \phi_{TN} = \alpha\, \phi_{(1)} + (1 - \alpha)\, \phi_{(2)} \quad (6.14), \qquad
               \phi_{FN} = \alpha\, \phi_{(2)} + (1 - \alpha)\, \phi_{(1)} \quad (6.15),
@@ -112,25 +112,25 @@ def fig_6_4_class_conditional(alphas=(0.5, 0.7, 0.9, 1.0), *, npts: int = 400):
     Parameters
     ----------
     alphas : sequence of float
-        Values of alpha in [1/2, 1], one panel each (default 0.5, 0.7, 0.9 and 1).
+        Values of :math:`\alpha` in [1/2, 1], one panel each (default 0.5, 0.7, 0.9 and 1).
     npts : int
         Points of the x grid on [-4, 4] (default 400).
 
     Returns
     -------
     matplotlib.figure.Figure
-        One panel per alpha, not attached to pyplot.
+        One panel per :math:`\alpha`, not attached to pyplot.
     """
     base = st.norm()
     x = np.linspace(-4.0, 4.0, npts)
     fig, axes = new_figure(1, len(alphas), width=3.0 * len(alphas), height=3.2, sharey=True)
     axes = np.atleast_1d(axes)
     for ax, alpha in zip(axes, alphas):
-        ax.plot(x, base.pdf(x), color=PARENT_COLOR, lw=1.2, ls="--", label="phi")
-        ax.plot(x, true_negative(base, alpha).pdf(x), color=TN_COLOR, lw=2, label="phi_TN")
-        ax.plot(x, false_negative(base, alpha).pdf(x), color=FN_COLOR, lw=2, label="phi_FN")
-        ax.set_title(f"alpha = {alpha:g}")
-        ax.set_xlabel("x")
+        ax.plot(x, base.pdf(x), color=PARENT_COLOR, lw=1.2, ls="--", label=r"$\phi$ (unlabeled)")
+        ax.plot(x, true_negative(base, alpha).pdf(x), color=TN_COLOR, lw=2, label=r"$\phi_{TN}$")
+        ax.plot(x, false_negative(base, alpha).pdf(x), color=FN_COLOR, lw=2, label=r"$\phi_{FN}$")
+        ax.set_title(rf"$\alpha$ = {alpha:g}")
+        ax.set_xlabel("score $x$")
     axes[0].set_ylabel("density")
     axes[0].legend(frameon=False, fontsize=8)
     fig.suptitle("Class-conditional score densities (thesis Fig. 6.4)")
@@ -147,21 +147,21 @@ def fig_6_8_generated_scores(
     rng: RNGLike = 0,
     method: str = "accept-reject",
 ):
-    """Fig. 6.8: empirical densities of generated exp(x/t), phi = N(0, 1), t = 2, M = 1, N = 20000 (Algorithms 6-8).
+    r"""Fig. 6.8: empirical densities of generated :math:`e^{x/t}`, :math:`\phi = N(0, 1)`, t = 2, M = 1, N = 20000 (Algorithms 6-8).
 
-    tau+ = 1/2 so that both classes get enough samples for a histogram (the thesis does not
-    state its tau+). The thin lines are the exact densities of exp(x / t).
+    :math:`\tau^+ = 1/2` so that both classes get enough samples for a histogram (the thesis
+    does not state its :math:`\tau^+`). The thin lines are the exact densities of :math:`e^{x/t}`.
 
     Parameters
     ----------
     alphas : sequence of float
-        Values of alpha in [1/2, 1], one panel each (default 0.5, 0.7, 0.9 and 1).
+        Values of :math:`\alpha` in [1/2, 1], one panel each (default 0.5, 0.7, 0.9 and 1).
     n : int
         Unlabeled scores N generated per panel (default 20 000).
     t : float
-        Temperature of the map exp(x / t), > 0 (default 2).
+        Temperature of the map :math:`e^{x/t}`, > 0 (default 2).
     tau_plus : float
-        False-negative prior in (0, 1) (default 1/2).
+        False-negative prior :math:`\tau^+` in (0, 1) (default 1/2).
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the generated scores (default 0; an int is used as is, otherwise one 63-bit
         draw; ``seed``: deprecated since 0.1, removed in 0.2).
@@ -172,7 +172,7 @@ def fig_6_8_generated_scores(
     Returns
     -------
     matplotlib.figure.Figure
-        One histogram panel per alpha, not attached to pyplot.
+        One histogram panel per :math:`\alpha`, not attached to pyplot.
     """
     seed = int_seed("rng", rng)  # figures draw from integer seeds (e.g. seed + k)
     fig, axes = new_figure(1, len(alphas), width=3.0 * len(alphas), height=3.2, sharey=True)
@@ -186,19 +186,22 @@ def fig_6_8_generated_scores(
         width = bins[1] - bins[0]
         # weights instead of density=True: normalise by all samples of the class, including
         # the 0.5 % beyond the last bin, so the bars estimate the density itself
-        for mask, color, label in ((tn, TN_COLOR, "TN (generated)"), (~tn, FN_COLOR, "FN (generated)")):
+        for mask, color, label in ((tn, TN_COLOR, "TN, generated"), (~tn, FN_COLOR, "FN, generated")):
             k = int(mask.sum())
             ax.hist(s[mask], bins=bins, weights=np.full(k, 1.0 / (k * width)), color=color, alpha=0.45, label=label)
         grid = np.linspace(bins[1] * 0.5, bins[-1], 300)
         xg = t * np.log(grid)
         # density of S = exp(X / t): f_X(t log s) t / s
-        ax.plot(grid, true_negative(base, alpha).pdf(xg) * t / grid, color=TN_COLOR, lw=1.2)
-        ax.plot(grid, false_negative(base, alpha).pdf(xg) * t / grid, color=FN_COLOR, lw=1.2)
-        ax.set_title(f"alpha = {alpha:g}")
-        ax.set_xlabel("exp(x / t)")
+        ax.plot(grid, true_negative(base, alpha).pdf(xg) * t / grid, color=TN_COLOR, lw=1.2, label="TN, exact density")
+        ax.plot(grid, false_negative(base, alpha).pdf(xg) * t / grid, color=FN_COLOR, lw=1.2, label="FN, exact density")
+        ax.set_title(rf"$\alpha$ = {alpha:g}")
+        ax.set_xlabel(r"score $e^{x/t}$")
     axes[0].set_ylabel("density")
     axes[0].legend(frameon=False, fontsize=8)
-    fig.suptitle(f"Generated similarity scores, phi = N(0, 1), t = {t:g}, N = {n} (thesis Fig. 6.8)")
+    fig.suptitle(
+        rf"Generated similarity scores $e^{{x/t}}$, $\phi = N(0, 1)$, $t$ = {t:g}, $\tau^+$ = {tau_plus:g}, "
+        f"N = {n} (thesis Fig. 6.8)"
+    )
     return fig
 
 

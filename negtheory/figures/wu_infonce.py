@@ -23,7 +23,7 @@ PAPER_STEPS = 100  # the discrete trajectory average that reproduces the paper's
 
 
 def fig_effectiveness_vs_k(k_max: int = 100, lams=LAMBDAS, mus=PAPER_MUS):
-    r"""Fig. 2b / 3b: trajectory-averaged effectiveness v(K) for several lambda, K* marked.
+    r"""Fig. 2b / 3b: trajectory-averaged effectiveness :math:`v(K)` for several :math:`\lambda`, K* marked.
 
     The training effectiveness of Wu et al. (Rethinking InfoNCE), eq. 6,
 
@@ -87,7 +87,7 @@ def fig_effectiveness_vs_k(k_max: int = 100, lams=LAMBDAS, mus=PAPER_MUS):
 
 
 def fig_optimal_k_vs_mu(mu_min: float = 0.2, mu_max: float = 4.5, n: int = 200, k_max: int = 1000, lam: float = 0.9):
-    r"""Fig. 4: the optimal K* against the label quality mu_q (U shape).
+    r"""Fig. 4: the optimal K* against the label quality :math:`\mu_q` (U shape).
 
     Parameters
     ----------
@@ -131,7 +131,7 @@ def fig_optimal_k_vs_mu(mu_min: float = 0.2, mu_max: float = 4.5, n: int = 200, 
 
 
 def fig_training_stages(auc: float = 0.75, stages=(0.25, 0.5, 0.75, 1.0), k_max: int = 50, lam: float = 0.9):
-    r"""Fig. 5: v and the good / bad / easy fractions against K at several training stages mu'.
+    r"""Fig. 5: :math:`v` and the good / bad / easy fractions against K at several training stages :math:`\mu'`.
 
     The fractions of eq. 5 divided by N, :math:`|\mathcal{G}|/N = P(A)[1 - P(B)]`,
     :math:`|\mathcal{B}|/N = P(B)[1 - P(A)]`, :math:`|\mathcal{E}|/N = 1 - |\mathcal{G}|/N -
@@ -154,33 +154,67 @@ def fig_training_stages(auc: float = 0.75, stages=(0.25, 0.5, 0.75, 1.0), k_max:
     matplotlib.figure.Figure
         One panel per stage, not attached to pyplot.
     """
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
+
     mu = float(infonce.mu_from_auc(auc))
-    fig, axes = new_figure(1, len(stages), width=3.4 * len(stages), height=3.6, squeeze=False, sharey=True)
+    fig, axes = new_figure(1, len(stages), width=3.7 * len(stages), height=3.9, squeeze=False, sharey=True)
     ks = np.arange(1, k_max + 1)
+    # integer K ticks on the log axis: 1, 2, 4, 8, ... and k_max itself
+    k_ticks = [2**i for i in range(int(np.log2(k_max)) + 1) if 2**i * 1.4 <= k_max] + [k_max]
+    markers = {}
     for ax, frac in zip(axes[0], stages):
         mu_pred = frac * mu
         good, bad, easy = infonce.sample_fractions(ks, mu, mu_pred)
         v = infonce.effectiveness(ks, mu, mu_pred, lam)
         kstar = int(np.argmax(v)) + 1
-        ax.plot(ks, v, color="k", lw=2, label="v")
-        ax.plot(ks, good, color="tab:green", label="good")
-        ax.plot(ks, bad, color="tab:red", ls="--", label="bad")
-        ax.plot(ks, easy, color="tab:blue", label="easy")
+        # "good" is a wide light band under the dashed "bad" line, so both stay visible where
+        # they coincide (|G| = |B| at mu' = mu_q)
+        ax.plot(ks, good, color="tab:green", lw=4.0, alpha=0.55, zorder=2)
+        ax.plot(ks, bad, color="tab:red", ls="--", lw=1.5, zorder=3)
+        ax.plot(ks, easy, color="tab:blue", lw=1.5, zorder=2)
+        ax.plot(ks, v, color="k", lw=2, zorder=4)
         # argmax over K = 1..k_max: K* = k_max only says "at least k_max" (as in infonce.optimal_k)
         capped = kstar == k_max
-        ax.plot([kstar], [v[kstar - 1]], ">" if capped else "o", color="k")
-        kstar_text = f"K*$\\geq${k_max} (capped at k_max)" if capped else f"K*={kstar}"
-        title = f"$\\mu'$ = {mu_pred:.2f} ({frac:.0%} of $\\mu_q$): {kstar_text}"
+        if capped:
+            ax.plot([kstar], [v[kstar - 1]], ">", color="k", ms=7, zorder=5)
+            markers["capped"] = True
+            kstar_text = f"K*$\\geq${k_max}, capped at k_max"
+        else:
+            ax.plot([kstar], [v[kstar - 1]], "o", color="k", ms=6, zorder=5)
+            markers["kstar"] = True
+            kstar_text = f"K*={kstar}"
         if kstar > 1 and v[0] > v[1]:
             # at convergence v has a local maximum at K = 1 (the paper's "optimal one is 1")
             # and rises again for large K, where easy samples dominate
-            ax.plot([1], [v[0]], "o", mfc="none", color="k")
-            title += "\nlocal max at K=1"
+            ax.plot([1], [v[0]], "o", mfc="none", mec="k", ms=7, mew=1.3, zorder=5)
+            markers["local"] = True
+        ax.set_title(f"$\\mu'$={mu_pred:.2f} ({frac:.0%} of $\\mu_q$): {kstar_text}", fontsize=8.5)
         ax.set_xscale("log")
-        ax.set_xlabel("K")
-        ax.set_title(title, fontsize=8.5)
-    axes[0][0].set_ylabel("fraction of samples / v")
-    axes[0][0].legend(fontsize=8)
+        ax.xaxis.set_major_locator(FixedLocator(k_ticks))
+        ax.xaxis.set_major_formatter(lambda x, _pos: f"{x:.0f}")
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlim(0.85, k_max * 1.15)
+        ax.set_xlabel("negative sampling ratio K")
+    axes[0][0].set_ylabel(r"fraction of samples;  effectiveness $v$")
+    handles = [
+        Line2D([], [], color="k", lw=2, label=r"$v$ (eq. 6)"),
+        Line2D([], [], color="tab:green", lw=4.0, alpha=0.55, label=r"good $|\mathcal{G}|/N$"),
+        Line2D([], [], color="tab:red", ls="--", lw=1.5, label=r"bad $|\mathcal{B}|/N$"),
+        Line2D([], [], color="tab:blue", lw=1.5, label=r"easy $|\mathcal{E}|/N$"),
+    ]
+    if markers.get("kstar"):
+        handles.append(Line2D([], [], color="k", marker="o", ls="none", ms=6, label="K*: maximum of $v$"))
+    if markers.get("capped"):
+        handles.append(Line2D([], [], color="k", marker=">", ls="none", ms=7, label="$v$ still rising at k_max (K*$\\geq$k_max)"))
+    if markers.get("local"):
+        handles.append(
+            Line2D(
+                [], [], color="k", marker="o", mfc="none", mec="k", ms=7, mew=1.3, ls="none", label="local maximum of $v$ at K=1"
+            )
+        )
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8, frameon=False)
     fig.suptitle(
         f"Training stages at AUC {auc} ($\\mu_q$={mu:.3f}, $\\lambda$={lam}); good = bad in the last panel (Wu et al., Fig. 5)"
     )
@@ -241,7 +275,7 @@ def fig_ans_schedule(total_steps: int = 1000, k_opts=(4, 20), warmup: float = 0.
 
 
 def fig_auc_vs_mu(mu_max: float = 4.0):
-    r"""Fig. 9: training AUC against mu_q, closed form Phi(mu/sqrt 2) and the numeric eq. 7.
+    r"""Fig. 9: training AUC against :math:`\mu_q`, closed form :math:`\Phi(\mu_q/\sqrt{2})` and the numeric eq. 7.
 
     .. math:: \mathrm{AUC} = \int_{-\infty}^{\infty} \phi(x - \mu_q)\, \Phi(x)\, dx
               = \Phi\big(\mu_q / \sqrt{2}\big) \quad \text{(eq. 7)}
