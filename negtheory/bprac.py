@@ -188,7 +188,7 @@ def credence(
     d : int
         Embedding dimension (d >= 1).
     lam : float
-        Variance lambda of the embedding coordinates in the prior N(0, lambda) (lam > 0).
+        Variance :math:`\lambda` of the embedding coordinates in the prior :math:`N(0, \lambda)` (lam > 0).
     normalize : bool, default True
         Divide by the largest value so that the result lies in (0, 1] (the maximum is exactly 1).
         The normaliser P(x_ui, >_u) of eq. 3.25 is dropped by the thesis; dividing by a constant

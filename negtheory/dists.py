@@ -740,9 +740,9 @@ class QuadraticCDFLaw(ScoreDistribution):
     Parameters
     ----------
     base : frozen scipy.stats continuous distribution or negtheory distribution
-        The parent law phi with CDF Phi.
+        The parent law :math:`\phi` with CDF :math:`\Phi`.
     b : float
-        Linear coefficient, b >= 0 (the density at the parent's lower end is b phi).
+        Linear coefficient, b >= 0 (the density at the parent's lower end is :math:`b\phi`).
     a : float
         Quadratic coefficient; b + a = 1 (the law integrates to one, to 1e-12) and
         b + 2a >= 0 (the density is non-negative). a = 0 gives the parent itself.
@@ -755,7 +755,7 @@ class QuadraticCDFLaw(ScoreDistribution):
     Attributes
     ----------
     a, b : float
-        Coefficients of G(u) = a u^2 + b u (the a, b of eq. 6.29).
+        Coefficients of :math:`G(u) = a u^2 + b u` (the a, b of eq. 6.29).
     base : frozen distribution
         The parent distribution.
 
@@ -807,12 +807,12 @@ class QuadraticCDFLaw(ScoreDistribution):
         return self._parent.support()
 
     def cdf_from_parent_cdf(self, u: ArrayLike) -> FloatOrArray:
-        """This law's CDF G(u) = b u + a u^2 at the point where the parent CDF is u (eq. 6.28).
+        r"""This law's CDF G(u) = b u + a u^2 at the point where the parent CDF is u (eq. 6.28).
 
         Parameters
         ----------
         u : array_like of float
-            Parent CDF value(s) Phi(x) in [0, 1].
+            Parent CDF value(s) :math:`\Phi(x) \in [0, 1]`.
 
         Returns
         -------
@@ -995,7 +995,7 @@ def true_negative(base: FrozenDist, alpha: float) -> QuadraticCDFLaw:
     Parameters
     ----------
     base : frozen scipy.stats continuous distribution or negtheory distribution
-        Anchor-specific parent score law phi with CDF Phi (eq. 6.11); any continuous law.
+        Anchor-specific parent score law :math:`\phi` with CDF :math:`\Phi` (eq. 6.11); any continuous law.
     alpha : float in [0.5, 1]
         Probability that the positive scores above the negative (the encoder's AUC, eq. 6.21);
         1/2 is an uninformative encoder, 1 a perfect one.
@@ -1003,7 +1003,7 @@ def true_negative(base: FrozenDist, alpha: float) -> QuadraticCDFLaw:
     Returns
     -------
     QuadraticCDFLaw
-        The law with b = 2 alpha and a = 1 - 2 alpha (``params = {"alpha": alpha}``).
+        The law with :math:`b = 2\alpha` and :math:`a = 1 - 2\alpha` (``params = {"alpha": alpha}``).
 
     Examples
     --------
@@ -1034,7 +1034,7 @@ def false_negative(base: FrozenDist, alpha: float) -> QuadraticCDFLaw:
     Parameters
     ----------
     base : frozen scipy.stats continuous distribution or negtheory distribution
-        Anchor-specific parent score law phi with CDF Phi (eq. 6.11); any continuous law.
+        Anchor-specific parent score law :math:`\phi` with CDF :math:`\Phi` (eq. 6.11); any continuous law.
     alpha : float in [0.5, 1]
         Probability that the positive scores above the negative (the encoder's AUC, eq. 6.21);
         1/2 is an uninformative encoder, 1 a perfect one.
@@ -1042,7 +1042,7 @@ def false_negative(base: FrozenDist, alpha: float) -> QuadraticCDFLaw:
     Returns
     -------
     QuadraticCDFLaw
-        The law with b = 2 (1 - alpha) and a = 2 alpha - 1 (``params = {"alpha": alpha}``).
+        The law with :math:`b = 2(1 - \alpha)` and :math:`a = 2\alpha - 1` (``params = {"alpha": alpha}``).
 
     Examples
     --------
@@ -1074,7 +1074,7 @@ def hard_negative(base: FrozenDist, alpha: float, beta: float) -> QuadraticCDFLa
     Parameters
     ----------
     base : frozen scipy.stats continuous distribution or negtheory distribution
-        Anchor-specific parent score law phi with CDF Phi (eq. 6.11); any continuous law.
+        Anchor-specific parent score law :math:`\phi` with CDF :math:`\Phi` (eq. 6.11); any continuous law.
     alpha : float in [0.5, 1]
         Probability that the positive scores above the negative (the encoder's AUC, eq. 6.21);
         1/2 is an uninformative encoder, 1 a perfect one.
@@ -1089,7 +1089,7 @@ def hard_negative(base: FrozenDist, alpha: float, beta: float) -> QuadraticCDFLa
     Raises
     ------
     ValueError
-        For alpha = 1 and beta = 1: Z = 0, the hard component (1 - alpha) phi_(2) is empty.
+        For :math:`\alpha = 1` and :math:`\beta = 1`: Z = 0, the hard component :math:`(1 - \alpha)\,\phi_{(2)}` is empty.
 
     Examples
     --------
@@ -1131,12 +1131,12 @@ def unlabeled(base: FrozenDist, alpha: float, tau_plus: float) -> QuadraticCDFLa
     Parameters
     ----------
     base : frozen scipy.stats continuous distribution or negtheory distribution
-        Anchor-specific parent score law phi with CDF Phi (eq. 6.11); any continuous law.
+        Anchor-specific parent score law :math:`\phi` with CDF :math:`\Phi` (eq. 6.11); any continuous law.
     alpha : float in [0.5, 1]
         Probability that the positive scores above the negative (the encoder's AUC, eq. 6.21);
         1/2 is an uninformative encoder, 1 a perfect one.
     tau_plus : float in (0, 1)
-        Class prior of false negatives (positives) among the unlabeled; tau^- = 1 - tau^+.
+        Class prior of false negatives (positives) among the unlabeled; :math:`\tau^- = 1 - \tau^+`.
 
     Returns
     -------

@@ -153,7 +153,7 @@ def ecdf(scores: ArrayLike, *, denominator: str = "n") -> FloatArray:
     Returns
     -------
     ndarray of float
-        F-hat at every score, with the shape of ``scores``.
+        :math:`\hat F` at every score, with the shape of ``scores``.
 
     Examples
     --------
@@ -201,14 +201,14 @@ def cdf_from_unlabeled(phi_un: ArrayLike, alpha: ArrayLike, tau_plus: ArrayLike)
     phi_un : array_like of float
         Value(s) of the unlabeled-score CDF Phi_UN, in [0, 1] (e.g. from :func:`ecdf`).
     alpha : float
-        Encoder quality P(x^- < x^+), in [1/2, 1].
+        Encoder quality :math:`P(x^- < x^+)`, in [1/2, 1].
     tau_plus : float
-        Class prior tau^+ of false negatives among the unlabeled, in (0, 1); tau^- = 1 - tau^+.
+        Class prior :math:`\tau^+` of false negatives among the unlabeled, in (0, 1); :math:`\tau^- = 1 - \tau^+`.
 
     Returns
     -------
     float or ndarray
-        The parent CDF value(s) Phi in [0, 1], with the shape of ``phi_un``.
+        The parent CDF value(s) :math:`\Phi \in [0, 1]`, with the shape of ``phi_un``.
 
     Examples
     --------
@@ -244,23 +244,23 @@ def bcl_weights(scores: ArrayLike, alpha: ArrayLike, beta: ArrayLike, tau_plus: 
     Parameters
     ----------
     scores : array_like, shape (..., N)
-        Unlabeled scores x-hat of each anchor (last axis).
+        Unlabeled scores :math:`\hat x` of each anchor (last axis).
     alpha : float
-        Encoder quality P(x^- < x^+) in [1/2, 1].
+        Encoder quality :math:`P(x^- < x^+)` in [1/2, 1].
     beta : float
-        Hardness level in [0, 1]; 1/2 gives omega = P(TN | x-hat) / tau^- (Theorem 6.1).
+        Hardness level in [0, 1]; 1/2 gives :math:`\omega = P(TN \mid \hat x) / \tau^-` (Theorem 6.1).
     tau_plus : float
-        Class prior tau^+ in (0, 1).
+        Class prior :math:`\tau^+` in (0, 1).
 
     Returns
     -------
     ndarray
-        The weights omega >= 0, with the shape of ``scores``.
+        The weights :math:`\omega \ge 0`, with the shape of ``scores``.
 
     Raises
     ------
     ValueError
-        alpha = beta = 1 (Z = 0: no hard-negative mass) or any parameter out of range.
+        :math:`\alpha = \beta = 1` (Z = 0: no hard-negative mass) or any parameter out of range.
 
     Examples
     --------
@@ -306,9 +306,9 @@ def theta_sup(scores: ArrayLike, is_true_negative: ArrayLike) -> FloatOrArray:
     Parameters
     ----------
     scores : array_like, shape (..., N)
-        Unlabeled scores x-hat of each anchor (last axis).
+        Unlabeled scores :math:`\hat x` of each anchor (last axis).
     is_true_negative : array_like of bool, shape (..., N)
-        The indicator I(x-hat_i): True for a true negative, False for a false negative.
+        The indicator :math:`I(\hat x_i)`: True for a true negative, False for a false negative.
 
     Returns
     -------
@@ -343,7 +343,7 @@ def theta_biased(scores: ArrayLike) -> FloatOrArray:
     Parameters
     ----------
     scores : array_like, shape (..., N)
-        Unlabeled scores x-hat of each anchor (last axis).
+        Unlabeled scores :math:`\hat x` of each anchor (last axis).
 
     Returns
     -------
@@ -392,7 +392,7 @@ def theta_dcl(scores: ArrayLike, positives: ArrayLike, tau_plus: ArrayLike, floo
     Parameters
     ----------
     scores : array_like, shape (..., N)
-        Unlabeled scores x-hat of each anchor (last axis).
+        Unlabeled scores :math:`\hat x` of each anchor (last axis).
     positives : array_like, shape (..., K) or (...)
         K extra positive scores per anchor (the thesis's numerical study), or the anchor's own
         positive score (the released DCL code; shape of the leading axes).
@@ -400,7 +400,7 @@ def theta_dcl(scores: ArrayLike, positives: ArrayLike, tau_plus: ArrayLike, floo
         Class prior in (0, 1), broadcast over the anchors.
     floor : float >= 0, optional
         Lower clamp of the estimate (default ``None``: no clamp); the released code clamps
-        N theta at N e^{-1/t}, i.e. ``floor=np.exp(-1/t)`` (the smallest possible score
+        :math:`N\theta` at :math:`N e^{-1/t}`, i.e. ``floor=np.exp(-1/t)`` (the smallest possible score
         exp(-1/t) for cosine similarity).
 
     Returns
@@ -439,14 +439,14 @@ def theta_hcl(
     Parameters
     ----------
     scores : array_like, shape (..., N)
-        Unlabeled scores x-hat > 0 of each anchor (last axis).
+        Unlabeled scores :math:`\hat x > 0` of each anchor (last axis).
     positives : array_like, shape (..., K) or (...)
         K extra positive scores per anchor, or the anchor's own positive score (as in
         :func:`theta_dcl`).
     tau_plus : float or array_like
         Class prior in (0, 1), broadcast over the anchors.
     beta : float >= 0
-        Concentration; beta = 0 gives :func:`theta_dcl`.
+        Concentration; :math:`\beta = 0` gives :func:`theta_dcl`.
     floor : float, optional
         Lower clamp of the estimate, as in :func:`theta_dcl` (default ``None``: no clamp).
 
@@ -490,13 +490,13 @@ def theta_bcl(scores: ArrayLike, alpha: ArrayLike, beta: ArrayLike, tau_plus: Ar
     Parameters
     ----------
     scores : array_like, shape (..., N)
-        Unlabeled scores x-hat of each anchor (last axis).
+        Unlabeled scores :math:`\hat x` of each anchor (last axis).
     alpha : float
-        Encoder quality P(x^- < x^+) in [1/2, 1].
+        Encoder quality :math:`P(x^- < x^+)` in [1/2, 1].
     beta : float
         Hardness level in [0, 1] (the thesis's study uses 1/2).
     tau_plus : float
-        Class prior tau^+ in (0, 1).
+        Class prior :math:`\tau^+` in (0, 1).
     normalize : bool, default False
         False: eq. 6.48, (1/N) sum omega_i x_i; True: the self-normalised mean
         sum omega_i x_i / sum omega_i.
@@ -552,18 +552,18 @@ def dpl_probability(
     Parameters
     ----------
     pos_score : array_like, shape (...)
-        Score g(x^+) of the anchor's positive.
+        Score :math:`g(x^+)` of the anchor's positive.
     unlabeled_scores : array_like, shape (..., N)
         Scores of the N unlabeled items of each anchor (last axis).
     extra_pos_scores : array_like, shape (..., M)
         Scores of the M extra positives x'_m of each anchor (last axis).
     tau_plus : float or array_like
-        Class prior tau^+ in (0, 1), broadcast over the anchors.
+        Class prior :math:`\tau^+` in (0, 1), broadcast over the anchors.
 
     Returns
     -------
     float or ndarray
-        P-hat_PN per anchor, broadcast over the leading axes (a float for one anchor).
+        :math:`\hat P_{PN}` per anchor, broadcast over the leading axes (a float for one anchor).
 
     Examples
     --------
@@ -615,16 +615,16 @@ def dpl_loss(
     extra_pos_scores : array_like, shape (..., M)
         Scores of the M extra positives of each anchor (last axis).
     tau_plus : float or array_like
-        Class prior tau^+ in (0, 1).
+        Class prior :math:`\tau^+` in (0, 1).
     eps : float, default 1e-6
-        Lower clamp of P-hat_PN before the log, in (0, 1].
+        Lower clamp of :math:`\hat P_{PN}` before the log, in (0, 1].
     reduction : {"mean", "sum", "none"}, default "mean"
         How the per-anchor losses are combined.
 
     Returns
     -------
     float or ndarray
-        The mean or sum of -log max(P-hat_PN, eps) over the anchors (a float), or the
+        The mean or sum of :math:`-\log \max(\hat P_{PN}, \epsilon)` over the anchors (a float), or the
         per-anchor losses for ``reduction="none"``.
 
     Examples
@@ -667,7 +667,7 @@ def dpl_error_bound(n: ArrayLike, m: ArrayLike, tau_plus: ArrayLike) -> FloatOrA
     m : array_like
         Number M >= 1 of extra positive samples per anchor (an integer value).
     tau_plus : array_like
-        Class prior tau^+ in (0, 1).
+        Class prior :math:`\tau^+` in (0, 1).
 
     Returns
     -------
@@ -763,7 +763,7 @@ def bns_unbias(F: ArrayLike, p_fn: ArrayLike) -> FloatOrArray:
     Returns
     -------
     float or ndarray
-        P(tn | x-hat) in [0, 1], broadcast over ``F`` and ``p_fn``.
+        :math:`P(tn \mid \hat x)` in [0, 1], broadcast over ``F`` and ``p_fn``.
 
     Raises
     ------
@@ -811,7 +811,7 @@ def bns_risk(info: ArrayLike, unbias: ArrayLike, lam: ArrayLike) -> FloatOrArray
         Posterior probability unbias(l) in [0, 1] that the candidate is a true negative
         (:func:`bns_unbias`).
     lam : array_like of float
-        Weight lambda >= 0 of true-negative informativeness (the thesis tunes lambda = 5).
+        Weight :math:`\lambda \ge 0` of true-negative informativeness (the thesis tunes :math:`\lambda = 5`).
 
     Returns
     -------
@@ -859,7 +859,7 @@ def bns_select(
         Scores of the user's unlabeled items from which F is estimated (eCDF over R + 1);
         default ``None``: the candidates themselves.
     lam : float, default 5.0
-        Weight of true-negative informativeness (the thesis tunes lambda = 5).
+        Weight of true-negative informativeness (the thesis tunes :math:`\lambda = 5`).
 
     Returns
     -------

@@ -366,23 +366,23 @@ def sample_class_conditional(
     Parameters
     ----------
     base : frozen scipy.stats continuous distribution or negtheory distribution
-        Proposal / parent law phi. Normal and uniform parents run in a parallel numba kernel;
+        Proposal / parent law :math:`\phi`. Normal and uniform parents run in a parallel numba kernel;
         others draw the same Philox uniforms and use the parent's vectorised ppf.
     alpha : float in [0.5, 1]
-        Encoder quality P(x^- < x^+) (the AUC of eq. 6.21).
+        Encoder quality :math:`P(x^- < x^+)` (the AUC of eq. 6.21).
     label : {"tn", "fn"}
         phi_TN (Algorithm 7) or phi_FN (Algorithm 8).
     size : int or tuple, optional
         Output shape (``None``: one float).
     method : {"inverse", "accept-reject"}
-        Exact inversion of the CDF quadratic in Phi (README, "Notes on the sources (errata)") or the accept-reject
-        Algorithms 7-8 with proposal phi and envelope c = 2 alpha.
+        Exact inversion of the CDF quadratic in :math:`\Phi` (README, "Notes on the sources (errata)") or the accept-reject
+        Algorithms 7-8 with proposal :math:`\phi` and envelope :math:`c = 2\alpha`.
     rng : None, int, SeedSequence or Generator
         Key of the counter-based generator; results do not depend on the thread count
         (``seed``: deprecated since 0.1, removed in 0.2).
     return_acceptance : bool
         Also return the measured acceptance rate (draws / proposals; 1.0 for "inverse").
-        Its expectation for accept-reject is 1 / (2 alpha).
+        Its expectation for accept-reject is :math:`1 / (2\alpha)`.
     max_trials : int
         Cap on proposals per draw; exceeding it raises ``RuntimeError``.
 
@@ -674,7 +674,7 @@ def iter_score_sets(
     chunk_size: int = 65_536,
     anchor_offset: int = 0,
 ) -> Iterator[ScoreSets]:
-    """Algorithm 6 in chunks of anchors; see :func:`score_sets` for the parameters.
+    r"""Algorithm 6 in chunks of anchors; see :func:`score_sets` for the parameters.
 
     Yields :class:`ScoreSets` blocks of at most ``chunk_size`` anchors (``anchor_offset`` gives
     their position). Because every random number is keyed by the anchor index, the blocks are
@@ -700,7 +700,7 @@ def iter_score_sets(
     n_positives : int >= 0, default 10
         Extra positive scores per anchor (K of the DCL estimator, eq. 6.47).
     base_interval : (lo, hi), optional
-        Default (-1/t^2, 1/t^2), the released code's range of a similarity on a sphere of
+        Default :math:`(-1/t^2, 1/t^2)`, the released code's range of a similarity on a sphere of
         radius 1/t; the thesis text's is (-0.5, 0.5).
     method : {"inverse", "accept-reject"}, default "inverse"
         Exact inversion (README, "Notes on the sources (errata)") or Algorithms 7-8; same laws.
@@ -826,7 +826,7 @@ def score_sets(
     n_positives : int >= 0
         Extra positive scores per anchor (K of the DCL estimator, eq. 6.47).
     base_interval : (lo, hi), optional
-        Default (-1/t^2, 1/t^2), the released code's range of a similarity on a sphere of
+        Default :math:`(-1/t^2, 1/t^2)`, the released code's range of a similarity on a sphere of
         radius 1/t; the thesis text's is (-0.5, 0.5).
     method : {"inverse", "accept-reject"}
         Exact inversion (README, "Notes on the sources (errata)") or Algorithms 7-8; same laws.

@@ -407,7 +407,7 @@ def reliability(mu: ArrayLike, k: ArrayLike) -> FloatOrArray:
     -------
     float or ndarray
         P(A), broadcast over ``mu`` and ``k``. Accurate to 1e-10 absolute, and relative where
-        the value is tiny, for 1 <= K <= 1e6 and |mu| <= 10 (checked against
+        the value is tiny, for :math:`1 \le K \le 10^6` and :math:`|\mu| \le 10` (checked against
         ``scipy.integrate.quad`` in the tests).
 
     Notes
@@ -448,7 +448,7 @@ def auc_from_mu(mu: ArrayLike) -> FloatOrArray:
     Parameters
     ----------
     mu : array_like of float
-        Mean mu_q of the positive score law N(mu_q, 1) (any real; 0 gives AUC 0.5).
+        Mean :math:`\mu_q` of the positive score law :math:`N(\mu_q, 1)` (any real; 0 gives AUC 0.5).
 
     Returns
     -------
@@ -473,12 +473,12 @@ def mu_from_auc(auc: ArrayLike) -> FloatOrArray:
     Parameters
     ----------
     auc : array_like of float
-        Training AUC at K = 1, in the open interval (0, 1) (0.5 gives mu_q = 0).
+        Training AUC at K = 1, in the open interval (0, 1) (0.5 gives :math:`\mu_q = 0`).
 
     Returns
     -------
     float or ndarray
-        mu_q, with the shape of ``auc``; the inverse of :func:`auc_from_mu`.
+        :math:`\mu_q`, with the shape of ``auc``; the inverse of :func:`auc_from_mu`.
 
     Examples
     --------
@@ -511,9 +511,9 @@ def sample_fractions(k: ArrayLike, mu_label: ArrayLike, mu_pred: ArrayLike) -> t
     k : array_like
         Negative sampling ratio K >= 1.
     mu_label : array_like
-        Mean mu_q of the real positive score law q = N(mu_q, 1).
+        Mean :math:`\mu_q` of the real positive score law :math:`q = N(\mu_q, 1)`.
     mu_pred : array_like
-        Mean mu' of the predicted positive score law q' = N(mu', 1).
+        Mean :math:`\mu'` of the predicted positive score law :math:`q' = N(\mu', 1)`.
 
     Returns
     -------
@@ -551,12 +551,12 @@ def effectiveness(k: ArrayLike, mu_label: ArrayLike, mu_pred: ArrayLike, lam: Ar
     k, mu_label, mu_pred : array_like
         As in :func:`sample_fractions`.
     lam : array_like, default 0.9
-        Relative weight lambda in [0, 1] of good/bad against easy samples (the paper's 0.9).
+        Relative weight :math:`\lambda \in [0, 1]` of good/bad against easy samples (the paper's 0.9).
 
     Returns
     -------
     float or ndarray
-        v in [-lambda, max(lambda, 1 - lambda)], broadcast over ``k``, ``mu_label``, ``mu_pred`` and ``lam``.
+        :math:`v \in [-\lambda, \max(\lambda, 1 - \lambda)]`, broadcast over ``k``, ``mu_label``, ``mu_pred`` and ``lam``.
 
     Examples
     --------
@@ -598,15 +598,15 @@ def overall_effectiveness(
     k : array_like
         Negative ratio K >= 1 (real allowed).
     mu_label : array_like
-        mu_q in [0, 20] (mu_q < 0 would mean labels anti-correlated with the truth).
+        :math:`\mu_q \in [0, 20]` (:math:`\mu_q < 0` would mean labels anti-correlated with the truth).
     lam : array_like, default 0.9
-        lambda in [0, 1].
+        :math:`\lambda \in [0, 1]`.
     t_max : array_like, default 3.0
         Length of the training curve, > 0 (the paper uses 3).
     steps : int, optional
         ``None`` (default): the continuous average, by Gauss-Legendre quadrature in t
         (accurate to ~1e-12). An integer T: the paper's discrete average (1/T) sum_i v_i over T
-        equally spaced t_i = linspace(0, t_max, T), ends included, 1 <= T <= 10^8 (above 4096 steps
+        equally spaced t_i = linspace(0, t_max, T), ends included, :math:`1 \le T \le 10^8` (above 4096 steps
         the nodes are compressed onto Chebyshev panels, so the cost grows by a few arithmetic
         operations per step, not by one integral per step). This averaging reproduces
         the paper's reported K* = 4 at training AUC 0.75; the continuous average gives 5 there
@@ -657,15 +657,15 @@ def effectiveness_curve(
     Parameters
     ----------
     mu_label : array_like
-        mu_q in [0, 20].
+        :math:`\mu_q \in [0, 20]`.
     lam : array_like, default 0.9
-        lambda in [0, 1]; broadcast against ``mu_label``.
+        :math:`\lambda \in [0, 1]`; broadcast against ``mu_label``.
     k_max : int, default 1000
-        Largest K, 1 <= k_max <= 10^6.
+        Largest K, 1 <= k_max <= :math:`10^6`.
     t_max : float, default 3.0
         Length of the training curve, > 0.
     steps : int, optional
-        ``None`` for the continuous average, an integer T in [1, 10^8] for the paper's discrete average.
+        ``None`` for the continuous average, an integer T in [1, :math:`10^8`] for the paper's discrete average.
 
     Returns
     -------
@@ -705,15 +705,15 @@ def optimal_k(
     Parameters
     ----------
     mu_label : array_like
-        Label quality mu_q in [0, 20] (see :func:`mu_from_auc`).
+        Label quality :math:`\mu_q \in [0, 20]` (see :func:`mu_from_auc`).
     lam : array_like, default 0.9
-        lambda in [0, 1].
+        :math:`\lambda \in [0, 1]`.
     k_max : int, default 1000
         Largest K searched; K* = k_max means "at least k_max".
     t_max : float, default 3.0
         Length of the simulated training curve.
     steps : int, optional
-        ``None``: continuous average; T in [1, 10^8]: the paper's discrete average over T steps.
+        ``None``: continuous average; T in [1, :math:`10^8`]: the paper's discrete average over T steps.
 
     Returns
     -------
@@ -743,7 +743,7 @@ def optimal_k(
 def optimal_k_from_auc(
     train_auc: ArrayLike, lam: ArrayLike = 0.9, k_max: int = 1000, t_max: float = 3.0, steps: int | None = None
 ) -> IntOrArray:
-    """Optimal K* from the training AUC at K = 1 (Wu et al., Rethinking InfoNCE, eq. 7 then §4.3).
+    r"""Optimal K* from the training AUC at K = 1 (Wu et al., Rethinking InfoNCE, eq. 7 then §4.3).
 
     :func:`optimal_k` at mu_q = :func:`mu_from_auc` (train_auc) (the paper reads the AUC off the
     training curve under K = 1 before overfitting, footnote 4).
@@ -751,16 +751,16 @@ def optimal_k_from_auc(
     Parameters
     ----------
     train_auc : array_like
-        Training AUC at K = 1, in [0.5, 1); an AUC so close to 1 that mu_q > 20 is rejected.
+        Training AUC at K = 1, in [0.5, 1); an AUC so close to 1 that :math:`\mu_q > 20` is rejected.
     lam : array_like, default 0.9
-        lambda in [0, 1], the weight of good/bad against easy samples (eq. 6).
+        :math:`\lambda \in [0, 1]`, the weight of good/bad against easy samples (eq. 6).
     k_max : int, default 1000
-        Largest K searched, 1 <= k_max <= 10^6; K* = k_max means "at least k_max".
+        Largest K searched, 1 <= k_max <= :math:`10^6`; K* = k_max means "at least k_max".
     t_max : float, default 3.0
         Length of the simulated training curve, > 0 (the paper uses 3).
     steps : int, optional
         ``None`` (default): continuous average over the training curve; an integer T: the
-        paper's discrete average over T equally spaced steps, 1 <= T <= 10^8.
+        paper's discrete average over T equally spaced steps, :math:`1 \le T \le 10^8`.
 
     Returns
     -------
@@ -968,7 +968,7 @@ def effectiveness_dist(
     pos_pred, neg_pred : frozen scipy.stats continuous distributions
         Predicted (model) score laws of the positives, q', and of the negatives, p'.
     lam : float, default 0.9
-        Weight lambda in [0, 1] of good/bad against easy samples (the paper's 0.9).
+        Weight :math:`\lambda \in [0, 1]` of good/bad against easy samples (the paper's 0.9).
 
     Returns
     -------

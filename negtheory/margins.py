@@ -47,13 +47,13 @@ def infonce_loss(pos: ArrayLike, neg: ArrayLike, tau: ArrayLike = 1.0) -> FloatO
     neg : array_like, shape (..., K)
         Negative similarities; K = 0 gives L = 0.
     tau : float or array_like, default 1.0
-        Temperature in (0, inf] (broadcast against ``pos``); tau = inf gives ln(K + 1).
+        Temperature in (0, inf] (broadcast against ``pos``); :math:`\tau = \infty` gives :math:`\ln(K + 1)`.
 
     Returns
     -------
     float or ndarray
         L >= 0, shape ``broadcast(pos, neg[..., 0], tau)`` (inf when the differences overflow
-        at a tiny tau).
+        at a tiny :math:`\tau`).
 
     Examples
     --------
@@ -98,9 +98,9 @@ def effective_margin(beta: ArrayLike, tau: ArrayLike, k: ArrayLike) -> FloatOrAr
     Parameters
     ----------
     beta : array_like
-        Similarity beta of the (easy) negatives, any real.
+        Similarity :math:`\beta` of the (easy) negatives, any real.
     tau : array_like
-        Temperature tau > 0.
+        Temperature :math:`\tau > 0`.
     k : array_like
         Number of negatives K >= 1 (real allowed); the three arguments broadcast.
 
@@ -123,16 +123,16 @@ def effective_margin(beta: ArrayLike, tau: ArrayLike, k: ArrayLike) -> FloatOrAr
 
 
 class HingeComparison(NamedTuple):
-    """Result of :func:`hinge_comparison`: exact InfoNCE loss, its hinge approximation, their gap (textbook chapter).
+    r"""Result of :func:`hinge_comparison`: exact InfoNCE loss, its hinge approximation, their gap (textbook chapter).
 
     Parameters
     ----------
     exact : ndarray or float
-        The exact loss ln(1 + K e^{(beta - alpha)/tau}).
+        The exact loss :math:`\ln(1 + K e^{(\beta - \alpha)/\tau})`.
     hinge : ndarray or float
-        Its hinge approximation max(0, (m_eff - alpha) / tau).
+        Its hinge approximation :math:`\max(0, (m_{eff} - \alpha) / \tau)`.
     error : ndarray or float
-        exact - hinge = ln(1 + e^{-|m_eff - alpha| / tau}), in (0, ln 2].
+        exact - hinge = :math:`\ln(1 + e^{-|m_{eff} - \alpha| / \tau}) \in (0, \ln 2]`.
     holds : ndarray or bool
         Whether error <= tol.
 

@@ -228,14 +228,14 @@ def unigram_proposal(counts: ArrayLike, alpha: float = 0.75) -> FloatArray:
     counts : array_like, shape (n,)
         Non-negative frequencies f_c (need not be integers or normalised); at least one > 0.
     alpha : float, default 0.75
-        Exponent (any finite real; the textbook chapter's typical value 0.75, read "alpha < 1"
+        Exponent (any finite real; the textbook chapter's typical value 0.75, read :math:`\alpha < 1`
         for the flattening regime).
 
     Returns
     -------
     ndarray, shape (n,)
-        q, summing to 1. Classes with zero count get probability 0 for every alpha (the limit
-        alpha -> 0+ of 0^alpha), so alpha = 0 is uniform over the *observed* classes.
+        q, summing to 1. Classes with zero count get probability 0 for every :math:`\alpha` (the limit
+        :math:`\alpha \to 0^+` of :math:`0^\alpha`), so :math:`\alpha = 0` is uniform over the *observed* classes.
 
     Examples
     --------
@@ -283,7 +283,7 @@ def proposal_mass(counts: ArrayLike, minority: ArrayLike, alpha: ArrayLike = 0.7
     Returns
     -------
     float or ndarray
-        M(alpha) in [0, 1], with the shape of ``alpha``.
+        :math:`M(\alpha) \in [0, 1]`, with the shape of ``alpha``.
 
     Examples
     --------
@@ -324,15 +324,15 @@ def solve_alpha(
     target : float
         Desired mass in (0, 1).
     bracket : (float, float), default (0.0, 1.0)
-        Search interval for alpha; the target must lie between M at its two ends, otherwise a
+        Search interval for :math:`\alpha`; the target must lie between M at its two ends, otherwise a
         ``ValueError`` reports the reachable range.
     xtol : float, default 1e-12
-        Absolute tolerance (> 0) on alpha passed to ``scipy.optimize.brentq``.
+        Absolute tolerance (> 0) on :math:`\alpha` passed to ``scipy.optimize.brentq``.
 
     Returns
     -------
     float
-        alpha in ``bracket`` with M(alpha) = target (to ``xtol``).
+        :math:`\alpha` in ``bracket`` with :math:`M(\alpha)` = target (to ``xtol``).
 
     Examples
     --------

@@ -628,8 +628,8 @@ def mse_study(
     values : sequence
         Its values (validated like the corresponding keyword).
     n_anchors, n_unlabeled, alpha, gamma, tau_plus, t, beta, n_positives
-        Fixed parameters (thesis defaults: M = 1e3, N = 64, alpha = 0.9, gamma = 0.1,
-        tau+ = 0.1, t = 0.5; beta = 0.5 as in the study; K = 10 extra positives).
+        Fixed parameters (thesis defaults: M = 1e3, N = 64, :math:`\alpha = 0.9`, :math:`\gamma = 0.1`,
+        :math:`\tau^+ = 0.1`, t = 0.5; :math:`\beta = 0.5` as in the study; K = 10 extra positives).
     estimators : sequence of str
         Any of ``"biased"`` (6.46), ``"dcl"`` (6.47), ``"hcl"``, ``"bcl"`` (6.48),
         ``"bcl_norm"`` (self-normalised BCL of the released code).
@@ -647,13 +647,13 @@ def mse_study(
     progress : bool
         Show a tqdm progress bar over the tasks.
     chunk_size : int
-        Anchors per task (rounded up to a multiple of 1024), so M = 10^7 runs in constant memory.
+        Anchors per task (rounded up to a multiple of 1024), so :math:`M = 10^7` runs in constant memory.
         Scores are generated one block of min(M, 1024) anchors at a time per numba thread: the
         memory is about 48 bytes x (N + K + 1) per anchor of a block, whatever ``chunk_size``.
     base_interval, method
         Passed to :func:`negtheory.generators.score_sets`.
     hcl_beta : float, optional
-        Concentration of HCL's weights x-hat^beta (default: ``beta``).
+        Concentration of HCL's weights :math:`\hat x^\beta` (default: ``beta``).
     max_memory : float, optional
         Largest working memory in bytes the study may need (the estimate above, times the threads
         that generate blocks at once); a point above it raises ``ValueError`` before anything is
@@ -671,7 +671,7 @@ def mse_study(
     ------
     ValueError
         ``n_anchors`` < 2 (one anchor gives no standard error of the MSE), a parameter out of range,
-        or a point whose working memory would exceed ``max_memory`` (e.g. N = 10^8).
+        or a point whose working memory would exceed ``max_memory`` (e.g. :math:`N = 10^8`).
 
     Warns
     -----

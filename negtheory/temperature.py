@@ -60,13 +60,13 @@ def softmax_entropy(scores: ArrayLike, tau: ArrayLike = 1.0) -> FloatOrArray:
         Negative similarities along the last axis.
     tau : array_like, default 1.0
         Temperature(s) in [0, inf], broadcast against ``scores[..., 0]`` (so a vector of
-        temperatures with a 1-D ``scores`` gives the curve H(tau)). tau = 0 gives ln(number
-        of maximal scores) and tau = inf gives ln K, the two limits.
+        temperatures with a 1-D ``scores`` gives the curve :math:`H(\tau)`). :math:`\tau = 0` gives ln(number
+        of maximal scores) and :math:`\tau = \infty` gives :math:`\ln K`, the two limits.
 
     Returns
     -------
     float or ndarray
-        H(tau) in [0, ln K] nats, shape ``broadcast(scores[..., 0], tau)``.
+        :math:`H(\tau) \in [0, \ln K]` nats, shape ``broadcast(scores[..., 0], tau)``.
 
     Examples
     --------
@@ -159,7 +159,7 @@ def temperature_for_entropy(scores: ArrayLike, target: float) -> float:
     Returns
     -------
     float
-        The temperature tau > 0 with H(tau) = target.
+        The temperature :math:`\tau > 0` with :math:`H(\tau)` = target.
 
     Examples
     --------
@@ -216,9 +216,9 @@ class EntropyTemperatureController:
     tau : float, default 1.0
         Initial temperature > 0.
     max_factor : float, default 2.0
-        Largest multiplicative change of tau per update (> 1).
+        Largest multiplicative change of :math:`\tau` per update (> 1).
     tau_min, tau_max : float, default 1e-6 and 1e6
-        Hard limits for tau, 0 < tau_min <= tau_max.
+        Hard limits for :math:`\tau`, 0 < ``tau_min`` <= ``tau_max``.
 
     Attributes
     ----------

@@ -637,7 +637,7 @@ def inner_product(d: int, lam: float) -> InnerProduct:
     d : int
         Embedding dimension, d >= 1.
     lam : float
-        Variance of each coordinate (the lambda of N(0, lambda) in the thesis), lam > 0.
+        Variance of each coordinate (the :math:`\lambda` of :math:`N(0, \lambda)` in the thesis), lam > 0.
 
     Returns
     -------
@@ -645,7 +645,7 @@ def inner_product(d: int, lam: float) -> InnerProduct:
         Frozen distribution. ``logpdf`` is finite and accurate for d up to 1024 and beyond, for
         x -> 0 and for |x| far in the tails; ``cdf`` / ``sf`` are exact ladder sums (module
         docstring), accurate to ~1e-14 without any quadrature; ``rvs`` uses the exact
-        (lam/2)(Z1 - Z2), Z1, Z2 ~ chi^2_d of eq. 3.8.
+        :math:`(\lambda/2)(Z_1 - Z_2)`, :math:`Z_1, Z_2 \sim \chi^2_d` of eq. 3.8.
 
     Raises
     ------

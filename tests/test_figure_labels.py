@@ -107,3 +107,65 @@ def test_fig_6_4_labels_are_typeset():
     texts, legend = _texts(fig)
     assert not [t for t in texts if ASCII_MATH.search(t)]
     assert r"$\phi_{TN}$" in legend and r"$\phi_{FN}$" in legend
+
+
+# -- docs: parameter text typesets its maths (issue 30) ---------------------------------------
+
+DOC_MODULES = (
+    "infonce estimators dists generators studies mechanics sampling thresholds relaxed_softmax "
+    "variance_gamma bprac margins temperature"
+).split()
+SECTIONS = ("Parameters", "Other Parameters", "Returns", "Yields", "Attributes", "Raises")
+# ASCII pseudo-maths: tau^+ / tau+ / tau^-, x-hat / F-hat / P-hat, mu_q, mu', a bare lambda,
+# a Greek name used as a symbol (alpha = 0.9); code and :math: spans are not looked at
+PSEUDO_MATHS = re.compile(
+    r"\btau\s*\^|\btau\+|\b[A-Za-z]-hat\b|\bmu_q\b|\bmu'|\blambda\b"
+    r"|\b(?:alpha|beta|gamma|tau|phi|Phi|omega|theta)\s*(?:[<>=]|->|\^|\bin\b)"
+)
+
+
+def _documented(module):
+    import inspect
+
+    for obj in vars(module).values():
+        if getattr(obj, "__module__", None) != module.__name__:
+            continue
+        if inspect.isfunction(obj):
+            yield obj
+        elif inspect.isclass(obj):
+            yield obj
+            for member in vars(obj).values():
+                member = getattr(member, "fget", getattr(member, "__func__", member))
+                if inspect.isfunction(member):
+                    yield member
+
+
+@pytest.mark.parametrize("name", DOC_MODULES)
+def test_parameter_sections_typeset_their_maths(name):
+    import importlib
+    import inspect
+
+    numpydoc = pytest.importorskip("numpydoc.docscrape")
+    module = importlib.import_module(f"negtheory.{name}")
+    found = []
+    for obj in _documented(module):
+        doc = inspect.getdoc(obj)
+        if not doc:
+            continue
+        parsed = numpydoc.NumpyDocString(doc)
+        for section in SECTIONS:
+            for param in parsed[section]:
+                text = re.sub(r":\w+:`[^`]*`|``[^`]*``|`[^`]*`", "", " ".join(param.desc))
+                hit = PSEUDO_MATHS.search(text)
+                if hit:
+                    found.append(
+                        f"{obj.__qualname__} [{section}] {param.name}: ...{text[max(0, hit.start() - 20) : hit.end() + 20]}"
+                    )
+    assert not found, found
+
+
+def test_pseudo_maths_pattern_catches_the_ascii_forms():
+    for s in ("Class prior tau^+ in (0, 1)", "tau+ = 0.1", "scores x-hat of", "Mean mu_q of", "weight lambda in", "alpha = 0.9"):
+        assert PSEUDO_MATHS.search(s), s
+    for s in (r"Class prior :math:`\tau^+`", "regularised incomplete beta", "``tau_plus``"):
+        assert not PSEUDO_MATHS.search(re.sub(r":\w+:`[^`]*`|``[^`]*``", "", s)), s
