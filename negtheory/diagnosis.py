@@ -78,6 +78,16 @@ class Diagnosis:
         Estimator name -> predicted MSE (calibrated simulation).
     law : str
         The false-negative law of ``fn_rate``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory import diagnose
+    >>> g = np.random.default_rng(1)
+    >>> cand = g.normal(size=(500, 40))
+    >>> d = diagnose(cand.max(axis=1), cand, tau_plus=0.05, law="theory")
+    >>> type(d).__name__, d.alpha_source, list(d.frame().columns[:2])
+    ('Diagnosis', 'positives (eq. 6.21)', ['alpha', 'auc'])
     """
 
     alpha: float

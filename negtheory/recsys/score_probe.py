@@ -71,6 +71,7 @@ Measured with the test labels, per call (:meth:`ScoreProbe.frame`):
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -556,6 +557,7 @@ def probe_scores(
     >>> rec.eval_neg.shape, len(rec.fits)
     ((64, 5), 1)
     """
+    t_start = time.perf_counter()
     n_users, n_items = data.n_users, data.n_items
     rows_of = _row_source(scores, n_users, n_items)
     n_negatives = int_scalar("n_negatives", n_negatives, 1)
@@ -735,6 +737,7 @@ def probe_scores(
     num, den = est._unbias_terms(F, np.stack([p_fn, p_users]))
     pred, pred_users = 1.0 - num / den
     posterior = np.column_stack([pred, is_fn0.astype(np.float64), pred_users])
+    measured["probe_seconds"] = time.perf_counter() - t_start  # the measurement's own cost (not finish's)
     measured["posterior_mean"] = float(pred.mean()) if pred.size else math.nan
     measured["fn_rate_fit"] = float(is_fn0.mean()) if is_fn0.size else math.nan
 

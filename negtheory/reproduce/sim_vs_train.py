@@ -88,7 +88,7 @@ ESTIMATORS = ("biased", "dcl", "hcl", "bcl", "bcl_norm")
 SOURCES = ("calibrated", "blind", "auc_recipe", "oracle", "parametric")
 CONTROLS = ("blind", "auc_recipe", "oracle")
 QUANTITIES = ("mse", "trimmed_mse", "median_se", "top_share")
-SCALARS = ("alpha", "alpha_model", "alpha_valid_auc", "alpha_hat", "alpha_at_bound", "tau_plus", "tau_plus_hat",
+SCALARS = ("alpha", "alpha_model", "alpha_valid_auc", "alpha_hat", "alpha_at_bound", "tau_plus", "tau_plus_hat", "probe_seconds",
            "train_auc", "k_star", "ks_tn", "ks_fn", "ks_prior")  # fmt: skip
 #: ablations of the calibrated model (fit batch 0), each replacing one ingredient
 VARIANTS = ("no_tail", "gpd_tail", "alpha_test_labels", "parent_normal", "tau_user", "positives_phi_fn", "parametric_range")
