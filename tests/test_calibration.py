@@ -252,7 +252,8 @@ def test_deferred_measurements_equal_the_immediate_ones():
     now = probe_scores(scores, d, n_anchors=100, fit_size=60, rng=3)
     later = probe_scores(scores, d, n_anchors=100, fit_size=60, rng=3, defer=True)
     assert "mse_biased" not in later.measured and "k_star" not in later.measured
-    assert finish(later).measured == now.measured
+    strip = lambda m: {k: v for k, v in m.items() if k != "probe_seconds"}  # noqa: E731  (its own cost varies)
+    assert strip(finish(later).measured) == strip(now.measured)
 
 
 # --------------------------------------------------------------------------------------------
@@ -304,7 +305,9 @@ def test_probe_blocks_of_rows_give_the_dense_result():
     b = probe_scores(Blocks(), d, n_anchors=100, fit_size=40, redraws=2, rng=1)
     np.testing.assert_array_equal(a.eval_neg, b.eval_neg)
     np.testing.assert_array_equal(a.fits[1].unlabeled, b.fits[1].unlabeled)
-    assert a.measured == b.measured
+    assert {k: v for k, v in a.measured.items() if k != "probe_seconds"} == {
+        k: v for k, v in b.measured.items() if k != "probe_seconds"
+    }
 
 
 @pytest.mark.parametrize("alpha", [0.6, 0.8, 0.95])

@@ -169,6 +169,9 @@ class ProbeRecord:
         calibrated parent's upper tail; default: empty).
     n_fit_half : ndarray of int64, shape (n_users,)
         The size of each user's fit half (default: empty).
+    fit_top_tn, n_tn_half : ndarray
+        The same among the fit half's true negatives, and their number (test labels: the oracle
+        control's TN law only; default: empty).
     """
 
     epoch: int
@@ -183,6 +186,8 @@ class ProbeRecord:
     posterior: np.ndarray = field(repr=False)
     fit_top: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)), repr=False)
     n_fit_half: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
+    fit_top_tn: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)), repr=False)
+    n_tn_half: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
     law_quantiles: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -234,7 +239,7 @@ def _half(u, i, salt):
 def _probe_block(
     rows, users, t_ptr, t_idx, h_ptr, h_idx, v_ptr, v_idx, salt, seed, f, redraws, a_ptr, n_neg,
     fit_items, fit_scores, fit_code, le, n_unl, n_fit_half, vnum, vden, vpool,
-    eval_items, eval_scores, eval_code, eval_ok, top,
+    eval_items, eval_scores, eval_code, eval_ok, top, top_tn, n_tn_half,
 ):  # fmt: skip
     """One block of users (row r of ``rows`` is user ``users[r]``'s scores over every item).
 
@@ -277,10 +282,21 @@ def _probe_block(
             for q in range(nf):
                 hv[q] = rows[r, fbuf[q]]
             kk = min(K, nf)
-            hv = np.partition(hv, nf - kk)  # the kk largest last, O(nf)
-            hk = np.sort(hv[nf - kk :])
+            hk = np.sort(np.partition(hv, nf - kk)[nf - kk :])  # the kk largest, O(nf)
             for q in range(kk):
                 top[r, q] = hk[q]
+            # the same among the fit half's true negatives (test labels: for the oracle control only)
+            nt = 0
+            for q in range(nf):
+                if code[fbuf[q]] == 0:
+                    hv[nt] = rows[r, fbuf[q]]
+                    nt += 1
+            n_tn_half[r] = nt
+            if nt > 0:
+                kt = min(K, nt)
+                ht = np.sort(np.partition(hv[:nt], nt - kt)[nt - kt :])
+                for q in range(kt):
+                    top_tn[r, q] = ht[q]
         m = min(f, nf)
         for d in range(redraws):
             for k in range(m):
@@ -596,6 +612,8 @@ def probe_scores(
     eval_ok = np.zeros(A, dtype=np.bool_)
     eval_pos = np.zeros(A)
     fit_top = np.full((n_users, TOP_K), np.nan)
+    fit_top_tn = np.full((n_users, TOP_K), np.nan)
+    n_tn_half = np.zeros(n_users, dtype=np.int64)
     a_start = np.searchsorted(anchors[:, 0], np.arange(n_users + 1), side="left").astype(np.int64)
     bs = _block_size(n_items)
     starts = np.arange(0, n_users, bs)
@@ -613,7 +631,8 @@ def probe_scores(
         _probe_block(
             rows, users, t_ptr, t_idx, h_ptr, h_idx, v_ptr, v_idx, np.uint64(salt), int(block_seeds[b]), f, redraws,
             a_ptr, n_negatives, fit_items[:, sl], fit_scores[:, sl], fit_code[:, sl], le_rows[sl], n_unl[sl],
-            n_fit_half[sl], vnum[sl], vden[sl], vpool[sl], eval_items, eval_neg, eval_code, eval_ok, fit_top[sl],
+            n_fit_half[sl], vnum[sl], vden[sl], vpool[sl], eval_items, eval_neg, eval_code, eval_ok, fit_top[sl], fit_top_tn[sl],
+            n_tn_half[sl],
         )  # fmt: skip
         lo, hi = a_ptr[0], a_ptr[-1]
         if hi > lo:
@@ -755,6 +774,8 @@ def probe_scores(
         law_quantiles={"tn": _sorted_quantiles(v_tn), "fn": _sorted_quantiles(v_fn)},
         fit_top=fit_top,
         n_fit_half=n_fit_half,
+        fit_top_tn=fit_top_tn,
+        n_tn_half=n_tn_half,
     )
     if not defer:
         finish(rec)

@@ -27,8 +27,9 @@ self-normalised BCL; eq. 6.45-6.48) run on simulated score sets of the same user
   training positives;
 * three **controls**, the same model but for one ingredient: ``blind`` (alpha = 1/2, no signal in the
   labels' law), ``auc_recipe`` (alpha = the training AUC, the thesis's eq. 6.21 recipe) and ``oracle``
-  (the empirical class laws of the fit batch, labelled with the test labels: the best any i.i.d.
-  model fitted on the fit half can do);
+  (the empirical class laws of the fit half, labelled with the test labels: true negatives from the
+  fit batch's and, above it, the fit half's largest true-negative scores; false negatives at their
+  measured within-user ranks in the parent: the best any i.i.d. model fitted on the fit half can do);
 * ``parametric`` — :func:`negtheory.studies.mse_study` at the estimated (alpha, tau+, N), Algorithm
   6's default parent (its own panel: it misses by orders of magnitude).
 
@@ -222,7 +223,10 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: RNGL
         main["blind"].append(calibrated(seeds[1], alpha=0.5))
         main["auc_recipe"].append(calibrated(seeds[2], alpha=min(max(float(m["train_auc"]), 0.5), 1.0)))
         ranks = np.clip(fb.fn_ranks, 1e-12, 1.0)
-        tnq = cal.UserQuantiles(np.where(fb.tn, fb.unlabeled, np.nan))
+        # the oracle's true negatives: the batch's labelled TN scores, and above them the fit half's largest TN
+        # scores (the same upper tail as the model's parent, so that the control is not handicapped)
+        tn_upper = (rec.fit_top_tn, rec.n_tn_half) if rec.fit_top_tn.size else None
+        tnq = cal.UserQuantiles(np.where(fb.tn, fb.unlabeled, np.nan), upper=tn_upper)
         if ranks.size:
             main["oracle"].append(errors(cal.simulate_resampled(tnq, ranks, unl, users, n, tau_plus=tau,
                                                                 positive_scores=posq, rng=seeds[3])))  # fmt: skip
