@@ -589,6 +589,17 @@ def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame) 
     return "\n".join(lines) + "\n"
 
 
+def _plain_log_ticks(ax) -> None:
+    """Tick labels of a log axis as plain numbers (0.5, 1, 2, 1000), not powers of ten times a mantissa."""
+    from matplotlib.ticker import FuncFormatter, LogLocator
+
+    fmt = FuncFormatter(lambda v, _: f"{v:g}")
+    ax.yaxis.set_major_formatter(fmt)
+    ax.yaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
+    ax.yaxis.set_minor_formatter(fmt)
+    ax.tick_params(axis="y", which="both", labelsize=7)
+
+
 def figure(df: pd.DataFrame, posterior: pd.DataFrame | None = None) -> Figure:
     """Per-seed simulated / measured MSE with the 1.5x band, the controls, and the parametric study apart.
 
@@ -623,7 +634,7 @@ def figure(df: pd.DataFrame, posterior: pd.DataFrame | None = None) -> Figure:
     fig = Figure(figsize=(4.0 * cols, 3.4 * rows), layout="constrained")
     axes = np.atleast_1d(fig.subplots(rows, cols)).ravel()
     x = np.arange(len(ESTIMATORS))
-    styles = {"calibrated": ("C3", "s", "calibrated (thesis laws, fitted parent + tail)"),
+    styles = {"calibrated": ("C3", "s", "calibrated (thesis laws, parent fitted on the fit half)"),
               "blind": ("0.55", "v", r"control: blind ($\alpha = 1/2$)"),
               "auc_recipe": ("C0", "^", r"control: $\alpha$ = training AUC (eq. 6.21)"),
               "oracle": ("C2", "D", "control: oracle (empirical class laws)")}  # fmt: skip
@@ -651,9 +662,11 @@ def figure(df: pd.DataFrame, posterior: pd.DataFrame | None = None) -> Figure:
                 else:
                     ax.plot(k + off, math.exp(mean), mk, color=c, ms=5)
         vv = vt[(vt.loss == loss) & (vt.epoch == ep)].set_index("estimator").verdict
-        labels = [f"{e}\n{vv.get(e, '-')}" for e in ESTIMATORS]
+        short = {"confirmed": "confirmed", "refuted": "refuted", "undetermined": "undeterm."}
+        labels = [f"{e}\n{short.get(vv.get(e, ''), '-')}" for e in ESTIMATORS]
         ax.set_yscale("log")
-        ax.set_xticks(x, labels, fontsize=7)
+        _plain_log_ticks(ax)
+        ax.set_xticks(x, labels, fontsize=6.5)
         ax.set_title(f"{loss}, epoch {ep}", fontsize=9)
         ax.set_ylabel("simulated / measured MSE", fontsize=8)
         ax.grid(alpha=0.3, which="both", axis="y")
@@ -665,7 +678,8 @@ def figure(df: pd.DataFrame, posterior: pd.DataFrame | None = None) -> Figure:
         ax.plot(x + (i - len(losses) / 2) * 0.08, np.exp(r.parametric_mean), "o", ms=4, color=f"C{i}", label=loss)
     ax.axhspan(1 / GOAL, GOAL, color="C2", alpha=0.10, lw=0)
     ax.set_yscale("log")
-    ax.set_xticks(x, ESTIMATORS, fontsize=7)
+    _plain_log_ticks(ax)
+    ax.set_xticks(x, ESTIMATORS, fontsize=6.5)
     ax.set_title("parametric study (Algorithm 6's parent)\nsimulated / measured MSE, last epoch", fontsize=8)
     ax.legend(fontsize=6.5, ncol=2)
     ax.grid(alpha=0.3, which="both", axis="y")
