@@ -481,7 +481,7 @@ class UserTail:
         :func:`fit_tail`).
     """
 
-    def __init__(self, u0, p0, sigma, xi, kind, lr_statistic):
+    def __init__(self, u0: np.ndarray, p0: np.ndarray, sigma: np.ndarray, xi: float, kind: str, lr_statistic: float):
         self.u0, self.p0, self.sigma = u0, p0, sigma
         self.xi, self.kind, self.lr_statistic = float(xi), kind, float(lr_statistic)
 
@@ -792,8 +792,9 @@ def estimator_errors(
             truth_mean=float(truth.mean()),
             n_anchors=int(m),
             median_se=float(np.median(srt)),
-            trimmed_mse=float(srt[: m - cut].mean()) if m > cut else math.nan,
-            top_share=float(srt[m - cut :].sum() / srt.sum()) if srt.sum() > 0 else math.nan,
+            trimmed_mse=float(srt[: m - cut].mean()),  # m >= 2 anchors and cut < m
+            # no error at all: the top anchors carry none of it
+            top_share=float(srt[m - cut :].sum() / srt.sum()) if srt.sum() > 0 else 0.0,
         )
     return out
 

@@ -241,7 +241,7 @@ def diagnose(
         auc = (raw - 0.5 * c) / (1.0 - c)
         source = "labels"
     else:
-        tau, auc, source = float(tau_plus), train_auc, "positives (eq. 6.21)"
+        tau, auc, source = float(tau_plus if tau_plus is not None else 0.0), train_auc, "positives (eq. 6.21)"
     mapped = 1.5 * auc - 0.25
     alpha = float(alpha_from_auc(min(max(auc, 0.0), 1.0)))
 

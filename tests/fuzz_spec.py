@@ -889,7 +889,26 @@ def _estimator_errors(draw):
     return {"neg": neg, "is_true_negative": tn, "pos": pos, "t": draw(st.floats(0.5, 10.0))}
 
 
+@st.composite
+def _diagnose(draw):
+    """positive (A,), candidates (A, C) with A, C >= 2, finite moderate scores; without labels the theory's
+    law and a tau+ (the empirical law needs labels of known positives)."""
+    a = draw(st.integers(2, 6))
+    c = draw(st.integers(2, 8))
+    el = st.floats(-20.0, 20.0)
+    cand = np.array(draw(st.lists(st.lists(el, min_size=c, max_size=c), min_size=a, max_size=a)))
+    pos = np.array(draw(st.lists(el, min_size=a, max_size=a)))
+    return {
+        "positive": pos,
+        "candidates": cand,
+        "tau_plus": draw(st.floats(0.01, 0.5)),
+        "law": "theory",
+        "t": draw(st.floats(1.0, 10.0)),
+    }
+
+
 LEGAL = {
+    "diagnose": _diagnose(),
     "estimator_errors": _estimator_errors(),
     "order_statistic": _order_statistic(),
     "OrderStatistic": _order_statistic(),
@@ -1025,7 +1044,15 @@ BUILT_ILLEGAL = [(None, EITHER), (True, EITHER), ("abc", EITHER), (math.nan, EIT
 # methods never fuzzed: private-ish (``expect`` takes a callable), dataclass/namedtuple helpers
 SKIP_METHODS = {"expect", "count", "index", "cdf_from_parent_cdf", "density_ratio", "parent_cdf"}
 # public callables that are containers or abstract, not computations
-SKIP_TARGETS = {"ScoreDistribution", "HingeComparison", "NegativeCosts", "ScoreSets", "QuadraticCDFLaw", "InnerProduct"}
+SKIP_TARGETS = {
+    "ScoreDistribution",
+    "HingeComparison",
+    "NegativeCosts",
+    "ScoreSets",
+    "QuadraticCDFLaw",
+    "InnerProduct",
+    "Diagnosis",
+}
 # integer-valued outputs where a +inf entry is legitimately ranked (only NaN must be refused)
 INF_RANKED = {"bridge.functional.ecdf_counts"}
 # poisoned tensor entries of the torch bridge: a NaN must come out as a NaN, a +inf as a non-finite

@@ -49,7 +49,15 @@ def test_readme_reads_in_five_minutes():
     lines = README.splitlines()
     assert len(lines) <= 300, f"README has {len(lines)} lines"
     headings = [line for line in lines if line.startswith("## ")]
-    for needed in ("Set-up", "tour", "Your own data", "Your own PyTorch loop", "Results", "Does the simulation predict training?", "Speed"):
+    for needed in (
+        "Set-up",
+        "tour",
+        "Your own data",
+        "Your own PyTorch loop",
+        "Results",
+        "Does the simulation predict training?",
+        "Speed",
+    ):
         assert any(needed in h for h in headings), needed
     sim = README.split("## Does the simulation predict training?", 1)[1].split("\n## ", 1)[0]
     assert len(sim.strip().splitlines()) <= 12

@@ -72,11 +72,11 @@ def test_thesis_tables_on_dask_equal_local_and_resume(cluster, split, tmp_path):
 
 def test_sim_vs_train_on_dask_equals_local(cluster, split, tmp_path):
     base = ["reproduce", "sim-vs-train", "--train", str(split / "train.txt"), "--test", str(split / "test.txt"),
-            "--losses", "rns", "--seeds", "2", "--epochs", "2", "--probe-every", "1", "--anchors", "32",
+            "--losses", "rns", "--seeds", "2", "--epochs", "2", "--probe-epochs", "1", "2", "--anchors", "32",
             "--fit-size", "10", "--reps", "1", "--quiet"]  # fmt: skip
     _run([*base, "--out", str(tmp_path / "local")])
     _run([*base, "--out", str(tmp_path / "dask"), "--executor", cluster.scheduler_address])
-    for name in ("sim_vs_train.csv", "ablations.csv", "posterior_calibration.csv", "score_laws.csv"):
+    for name in ("sim_vs_train.csv", "ablations.csv", "posterior_calibration.csv", "score_laws.csv", "verdicts.csv"):
         assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes(), name
 
 

@@ -64,6 +64,8 @@ from .recommend import MF
 from .samplers import ANSCallback, BNSSampler, boltzmann_sample, draw_negative_counts, uniform_items
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from .._typing import RNGLike
 
 __all__ = ["TrainConfig", "train", "REC_LOSSES", "DIGITS_LOSSES", "resolve_device", "MFModel", "TowerModel", "DigitsEncoder"]
@@ -600,7 +602,7 @@ class _TruthMetrics:
         self.relevant = data.relevant.numpy() if data.relevant is not None else None
         self.topk = topk
 
-    def __call__(self, epoch: int, scores: np.ndarray) -> dict[str, float] | None:
+    def __call__(self, epoch: int, scores: Any) -> dict[str, float] | None:
         if epoch == 0:
             return None
         scores = np.asarray(scores)  # a ScoreMatrix: the toy data's dense matrix
@@ -713,6 +715,9 @@ class _RecRunner:
         self.model.train()
         return out
 
+    def score_block(self, users: np.ndarray) -> np.ndarray:
+        return self.scores()[users]
+
 
 def _train_rec(cfg: TrainConfig, device, gen, recorder):
     data = _load_rec(cfg)
@@ -785,6 +790,9 @@ class _DigitsRunner:
         return dict(loss=tot / max(cnt, 1), probe_acc=linear_probe(enc, self.data, device))
 
     def scores(self) -> np.ndarray:  # pragma: no cover - train_loop asks only with callbacks
+        raise NotImplementedError("the digits task has no score matrix")
+
+    def score_block(self, users: np.ndarray) -> np.ndarray:  # pragma: no cover - as scores()
         raise NotImplementedError("the digits task has no score matrix")
 
 

@@ -361,7 +361,9 @@ def read_interactions(path: str | os.PathLike[str], min_rating: float | None = N
     except pd.errors.ParserError as exc:  # e.g. "Expected 3 fields in line 7, saw 4"
         raise ValueError(f"{p}: {' '.join(str(exc).split())}") from None
     except UnicodeDecodeError as exc:  # past the first 4 KiB that _check_text looked at
-        raise ValueError(f"{p} is not UTF-8 text: byte 0x{exc.object[exc.start]:02x} at offset {exc.start} ({exc.reason})") from None
+        raise ValueError(
+            f"{p} is not UTF-8 text: byte 0x{exc.object[exc.start]:02x} at offset {exc.start} ({exc.reason})"
+        ) from None
     if has_header:
         cols = [str(c).strip().lower() for c in df.columns]
         try:

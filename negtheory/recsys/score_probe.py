@@ -86,6 +86,7 @@ from .bpr_sgd import bns_prior
 from .interactions import _csr
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
     import pandas as pd
@@ -863,7 +864,9 @@ class ScoreProbe:
     [0, 1, 2]
     """
 
-    def __init__(self, data: Interactions, *, rng: RNGLike = 0, snapshot: bool = False, epochs=None, **kwargs: Any):
+    def __init__(
+        self, data: Interactions, *, rng: RNGLike = 0, snapshot: bool = False, epochs: Iterable[int] | None = None, **kwargs: Any
+    ):
         if not isinstance(snapshot, (bool, np.bool_)):
             raise ValueError(f"snapshot must be True or False, got {snapshot!r}")
         self.data = data

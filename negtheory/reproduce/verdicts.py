@@ -123,13 +123,13 @@ def _printed_rows(df, printed) -> dict[tuple[str, str, str], dict[tuple[str, int
     if printed is not None:
         if not isinstance(printed, Mapping):
             raise ValueError(f"printed must map (table, method, setting) to {{(metric, k): value}}, got {type(printed).__name__}")
-        out = {}
+        given: dict[tuple[str, str, str], dict[tuple[str, int], float]] = {}
         for key, cells in printed.items():
             if not (isinstance(key, tuple) and len(key) == 3) or not isinstance(cells, Mapping):
                 raise ValueError(f"printed must map (table, method, setting) to {{(metric, k): value}}, got key {key!r}")
             if str(key[0]) in tables:
-                out[(str(key[0]), str(key[1]), str(key[2]))] = {(m, int(k)): float(v) for (m, k), v in cells.items()}
-        return out
+                given[(str(key[0]), str(key[1]), str(key[2]))] = {(m, int(k)): float(v) for (m, k), v in cells.items()}
+        return given
     out: dict[tuple[str, str, str], dict[tuple[str, int], float]] = {}
     sub = df[df.thesis.notna() & ~df.method.str.endswith("-released")]
     for r in sub[["table", "method", "setting", "metric", "k", "thesis"]].drop_duplicates().itertuples(index=False):
@@ -562,7 +562,7 @@ def strict_markdown(v: pd.DataFrame, lenient: pd.DataFrame | None = None, title:
 
 #: other readings / protocols, each fixed for a whole table before looking at the test values:
 #: (name, reading, protocol, why); each is judged under the strict rules beside the default
-ALTERNATIVE_READINGS = (
+ALTERNATIVE_READINGS: tuple[tuple[str, dict[str, str], str | dict[str, str], str], ...] = (
     (
         "4.5 hard",
         {"4.5": "hard"},

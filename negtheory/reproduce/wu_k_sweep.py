@@ -380,5 +380,7 @@ def run(args: argparse.Namespace) -> int:
     ax.grid(alpha=0.3)
     fig.savefig(out / "wu_k_sweep.png", dpi=110)
     print("\n".join(lines))
-    print(f"wrote {out / 'wu_k_sweep.csv'}, {out / 'wu_k_sweep.md'}, {out / 'wu_k_sweep.png'} (finished runs kept in {out / 'runs'})")
+    print(
+        f"wrote {out / 'wu_k_sweep.csv'}, {out / 'wu_k_sweep.md'}, {out / 'wu_k_sweep.png'} (finished runs kept in {out / 'runs'})"
+    )
     return 0
