@@ -615,8 +615,10 @@ def _plain_log_ticks(ax) -> None:
 
     fmt = FuncFormatter(lambda v, _: f"{v:g}")
     ax.yaxis.set_major_formatter(fmt)
-    ax.yaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
-    ax.yaxis.set_minor_formatter(fmt)
+    lo, hi = ax.get_ylim()
+    if hi / max(lo, 1e-300) < 100:  # minor labels (2, 5) only on an axis of at most two decades
+        ax.yaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
+        ax.yaxis.set_minor_formatter(fmt)
     ax.tick_params(axis="y", which="both", labelsize=7)
 
 
