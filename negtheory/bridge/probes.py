@@ -8,7 +8,7 @@ the anchor's class; synthetic PU data or digits), :func:`probe_batch` measures
 * ``alpha`` — Liu Bin's thesis's encoder quality (ch. 6, eq. 6.21): P(x_TN < x_FN) among the sampled
   negatives of the same anchor, pooled over anchors;
 * ``tau_plus`` — the real class prior: the share of false negatives among the samples;
-* per anchor, the truth theta_SUP (eq. 6.45, mean of the true negatives' x-hat = e^{logit}) and
+* per anchor, the truth :math:`\theta_{SUP}` (eq. 6.45, mean of the true negatives' :math:`\hat x = e^{\mathrm{logit}}`) and
   every estimator of :mod:`negtheory.estimators` — biased (6.46), DCL (6.47, the anchor's own
   positive as in the released code), HCL, BCL and self-normalised BCL (6.48) at the measured
   (alpha, tau+) — hence their real squared errors.
@@ -71,9 +71,9 @@ def probe_batch(pos_logits, neg_logits, is_false_negative, *, tau_plus_model=Non
     Parameters
     ----------
     pos_logits : Tensor or ndarray, shape [A]
-        Logit of each anchor's positive (x-hat+ = e^logit).
+        Logit of each anchor's positive (:math:`\hat x^+ = e^{\mathrm{logit}}`).
     neg_logits : Tensor or ndarray, shape [A, N]
-        Logits of each anchor's N sampled negatives (x-hat = e^logit).
+        Logits of each anchor's N sampled negatives (:math:`\hat x = e^{\mathrm{logit}}`).
     is_false_negative : bool array, shape [A, N]
         True where the sampled negative is in the anchor's positive class.
     tau_plus_model : float, optional
