@@ -527,8 +527,10 @@ def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame) 
     vt = verdict_table(df)
     lines = ["## Verdicts: simulated / measured MSE, 95 % interval over seeds (geometric mean over fit redraws)", "",
              "Ratios are exp of the interval of the mean log ratio. `confirmed`: inside [1/1.5, 1.5], better than "
-             "blind and not distinguishable from the oracle; `refuted`: outside the band, or distinguishable from the "
-             "oracle, or the blind control closer; `undetermined` otherwise.", "",
+             "blind, and the oracle not measurably closer; `refuted`: outside the band, or the blind control closer, or "
+             "the oracle measurably closer (the paired interval of abs(log cal) - abs(log oracle) above 0); "
+             "`undetermined` otherwise. The two-sided reading (refuted whenever the model and the oracle differ) is "
+             "tallied below.", "",
              "| loss | epoch | estimator | calibrated | blind | alpha = AUC | oracle | abs(log cal) - abs(log oracle) | verdict | reason |",
              "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for _, r in vt.iterrows():
