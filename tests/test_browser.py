@@ -164,6 +164,8 @@ function tofu() {
   return found;
 }
 (async () => {
+  // a loaded machine can hand the script a document still being parsed: wait for it to complete
+  for (let i = 0; i < 600 && (document.readyState !== "complete" || !document.body); i++) await new Promise(r => setTimeout(r, 50));
   for (const img of document.images) { if (img.loading === "lazy") img.loading = "eager"; }
   await Promise.all(Array.from(document.images, img => img.complete ? null :
     new Promise(ok => { img.addEventListener("load", ok); img.addEventListener("error", ok); })));
@@ -172,7 +174,7 @@ function tofu() {
     for (let i = 0; i < 600 && !(MathJax.startup && MathJax.startup.promise); i++) await new Promise(r => setTimeout(r, 50));
     try { await MathJax.startup.promise; mathjax = "typeset"; } catch (e) { mathjax = "failed: " + e; }
   }
-  const clone = document.querySelector("main, body").cloneNode(true);
+  const clone = (document.querySelector("main") || document.body || document.documentElement).cloneNode(true);
   clone.querySelectorAll("pre, code, script, style, textarea, mjx-assistive-mml").forEach(n => n.remove());
   const text = clone.textContent;
   await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));  // after negtheory.js's fit
