@@ -285,3 +285,19 @@ def _xoshiro_seed(stream, index, k0, k1):
 def _u01(bits):
     """Top 53 bits of a 64-bit word as a double in the open interval (0, 1)."""
     return (float(numba.int64(bits >> _SHIFT11)) + 0.5) * _TWO_M53
+
+
+@numba.njit(cache=True, inline="always")
+def _in_sorted(indices, lo, hi, j):
+    """j in indices[lo:hi] (sorted ascending), by binary search: the CSR membership test of the
+    recommendation samplers and the SGD trainer (a user's training items, ``Interactions.train_csr``)."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        v = indices[mid]
+        if v < j:
+            lo = mid + 1
+        elif v > j:
+            hi = mid
+        else:
+            return True
+    return False

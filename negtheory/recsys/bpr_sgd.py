@@ -97,6 +97,7 @@ import numba
 import numpy as np
 
 from .._deprecation import renamed_keyword
+from .._numeric import _in_sorted  # the CSR membership test, shared with the samplers
 from .._rng import int_seed
 from .._validation import int_scalar, real_scalar
 from . import loop as _loop
@@ -351,21 +352,6 @@ def _sigmoid(x):
 def _mark(row, indptr, indices, u, value):
     for k in range(indptr[u], indptr[u + 1]):
         row[indices[k]] = value
-
-
-@numba.njit(cache=True, inline="always")
-def _in_sorted(indices, lo, hi, j):
-    """j in indices[lo:hi] (sorted), by binary search."""
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        v = indices[mid]
-        if v < j:
-            lo = mid + 1
-        elif v > j:
-            hi = mid
-        else:
-            return True
-    return False
 
 
 @numba.njit(cache=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._numeric import _in_sorted
 from .._validation import as_generator, int_scalar
 
 __all__ = ["sample_uninteracted", "sample_popular", "sample_extra_positives"]
@@ -49,21 +50,6 @@ def _check(users, n, train_mask, name="n", n_items=None):
     if n > n_items:
         raise ValueError(f"{name}={n} negatives without replacement, but there are only {n_items} items")
     return users.astype(np.int64, copy=False), n, mask
-
-
-@numba.njit(cache=True, inline="always")
-def _in_sorted(indices, lo, hi, j):
-    """j in indices[lo:hi] (sorted), by binary search."""
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        v = indices[mid]
-        if v < j:
-            lo = mid + 1
-        elif v > j:
-            hi = mid
-        else:
-            return True
-    return False
 
 
 @numba.njit(cache=True)

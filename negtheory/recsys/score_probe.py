@@ -593,6 +593,8 @@ def probe_scores(
     anchors = pairs[np.sort(perm[:a])]  # sorted by user (train pairs are unique and user-sorted)
     anchors = anchors[np.argsort(anchors[:, 0], kind="stable")]
     fitpos = pairs[perm[a:]]
+    fp = fitpos[np.argsort(fitpos[:, 0], kind="stable")]  # the fit positives by user
+    fp_scores = np.empty(len(fp))
 
     t_ptr, t_idx = data.train_csr()
     held = data.test  # test items: code 2; validation items (code 3) come from v_ptr / v_idx
@@ -638,6 +640,9 @@ def probe_scores(
         lo, hi = a_ptr[0], a_ptr[-1]
         if hi > lo:
             eval_pos[lo:hi] = rows[anchors[lo:hi, 0] - s0, anchors[lo:hi, 1]]
+        lo, hi = np.searchsorted(fp[:, 0], [s0, s0 + len(users)])
+        if hi > lo:  # the fit positives of these users, from the same rows (one pass over the scores)
+            fp_scores[lo:hi] = rows[fp[lo:hi, 0] - s0, fp[lo:hi, 1]]
     anchors, eval_items, eval_neg, eval_code, eval_pos = (
         anchors[eval_ok],
         eval_items[eval_ok],
@@ -648,20 +653,12 @@ def probe_scores(
     users = anchors[:, 0]
     eval_tn = eval_code == 0
 
-    # ---- fit positives (NaN-padded per user), through the block source
+    # ---- fit positives (NaN-padded per user); their scores were gathered in the block pass
     pos_counts = np.bincount(fitpos[:, 0], minlength=n_users)
     p_max = max(int(pos_counts.max()) if n_users else 1, 1)
     fit_pos = np.full((n_users, p_max), np.nan)
-    order = np.argsort(fitpos[:, 0], kind="stable")
-    fp = fitpos[order]
     start = np.concatenate([[0], np.cumsum(pos_counts)[:-1]])
     col = np.arange(len(fp)) - start[fp[:, 0]]
-    fp_scores = np.empty(len(fp))
-    for s0 in starts:
-        lo, hi = np.searchsorted(fp[:, 0], [s0, s0 + bs])
-        if hi > lo:
-            blk = np.asarray(rows_of(np.arange(s0, min(s0 + bs, n_users), dtype=np.int64)))
-            fp_scores[lo:hi] = blk[fp[lo:hi, 0] - s0, fp[lo:hi, 1]]
     fit_pos[fp[:, 0], col] = fp_scores
 
     # ---- per fit batch: labels, within-user ranks, alpha's pairs, tau
