@@ -571,8 +571,12 @@ def fit_tail(sorted_rows: ArrayLike, counts: ArrayLike, *, kind: str = "auto", f
     """
     if not isinstance(kind, str) or kind not in TAILS:
         raise ValueError(f"kind must be one of {TAILS}, got {kind!r}")
+    fraction = real_scalar("fraction", fraction, 0.0, 0.5, lo_open=True)
+    k_min = int_scalar("k_min", k_min, 2)
     rows = np.asarray(sorted_rows, dtype=np.float64)
     counts = np.asarray(counts, dtype=np.int64)
+    if rows.ndim != 2 or counts.shape != (rows.shape[0],):
+        raise ValueError(f"sorted_rows must be (n_users, F) and counts (n_users,), got {rows.shape} and {counts.shape}")
     n_users = rows.shape[0]
     u0 = np.full(n_users, np.nan)
     p0 = np.full(n_users, np.nan)

@@ -211,3 +211,18 @@ def test_verdict_table_applies_band_controls_and_oracle():
     assert r.verdict == "confirmed" and r.verdict_two_sided == "refuted"
     # noisy seeds: the interval straddles the band
     assert one(_synthetic(0.35, 1.5, 0.35, noise=0.3, seed=2)).verdict == "undetermined"
+
+
+def test_verdict_table_and_fit_tail_name_a_bad_parameter():
+    df = _synthetic(0.0, 1.0, 0.0)
+    with pytest.raises(ValueError, match="quantity"):
+        verdict_table(df, quantity="rel_mse")
+    with pytest.raises(ValueError, match="band"):
+        verdict_table(df, band=-1.0)
+    rows = np.sort(np.random.default_rng(0).exponential(size=(20, 50)), axis=1)
+    with pytest.raises(ValueError, match="fraction"):
+        cal.fit_tail(rows, np.full(20, 50), fraction=0.9)
+    with pytest.raises(ValueError, match="k_min"):
+        cal.fit_tail(rows, np.full(20, 50), k_min=1)
+    with pytest.raises(ValueError, match="counts"):
+        cal.fit_tail(rows, np.full(3, 50))

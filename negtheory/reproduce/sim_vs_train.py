@@ -477,6 +477,10 @@ def verdict_table(df: pd.DataFrame, quantity: str = "mse", band: float = math.lo
     """
     import pandas as pd
 
+    if not isinstance(quantity, str) or quantity not in QUANTITIES:
+        raise ValueError(f"quantity must be one of {QUANTITIES}, got {quantity!r}")
+    if not (band > 0):
+        raise ValueError(f"band must be > 0, got {band!r}")
     d = df[(df.quantity == quantity) & (df.estimator.fillna("") != "")].copy()
     rows = []
     for (loss, est, ep), g in d.groupby(["loss", "estimator", "epoch"], sort=False):
