@@ -33,6 +33,7 @@ from .bpr_sgd import (
     pns_weights,
     read_user_occupations,
 )
+from .datasets import THESIS_DATASETS, thesis_split, write_split
 from .interactions import Interactions, load_movielens_dir, load_split, read_interactions, split_interactions
 from .loop import check_callbacks, train_loop
 from .metrics import sampling_quality, topk_metrics
@@ -44,6 +45,9 @@ __all__ = [
     "load_split",
     "split_interactions",
     "load_movielens_dir",
+    "THESIS_DATASETS",
+    "thesis_split",
+    "write_split",
     "SAMPLERS",
     "fit_bpr_sgd",
     "bns_prior",
