@@ -2,8 +2,8 @@
 
 :data:`THESIS` holds the MovieLens-100K rows (Tables 4.2-4.5, 5.2, 5.3, 6.3; MF, and LightGCN with
 setting ``"LightGCN"`` in Tables 4.2, 5.2, 6.3); :data:`THESIS_BY_DATASET`
-maps each data set name of :data:`DATASETS` (``ml-100k``, ``ml-1m``, ``yahoo-r3``) to its rows
-(Table 4.5 exists for MovieLens-100K only; Table 5.3 prints MovieLens-100K and -1M, MF:
+maps each data set name of :data:`DATASETS` (``ml-100k``, ``ml-1m``, ``yahoo-r3``, ``yelp2018``,
+``gowalla``) to its rows, and :data:`TABLES_BY_DATASET` to the tables run on it (Table 4.5 exists for MovieLens-100K only; Table 5.3 prints MovieLens-100K and -1M, MF:
 BPR, BNS, DPL — equal to Tables 4.2 / 5.2 — and ``DPL-hard``, "DPL with Hard Samples"). Keys: ``(table, method, setting)``; values:
 ``{(metric, k): value}`` with metric in ``precision, recall, ndcg`` and k in 5, 10, 20.
 Transcribed from the thesis's tables; the reproduction compares against these numbers and never
@@ -34,8 +34,9 @@ has 21), its values (NDCG@10 0.14) are a third of MovieLens-100K's, and it sits 
 belongs in the data-set-first order (it is :data:`THESIS_YAHOO`'s Table 4.2 block). Its label is
 the mislabel, not its position.
 
-Yelp2018 and Gowalla (Tables 5.2 and 6.3 only; :data:`THESIS_LARGE`, not a ``--dataset`` choice of
-the command, whose readers and runs cover the three smaller data sets). They are the seventh to tenth
+Yelp2018 and Gowalla (Tables 5.2 and 6.3 only; :data:`THESIS_LARGE`, also in :data:`THESIS_BY_DATASET`;
+``thesis-tables --dataset gowalla|yelp2018 --data DIR`` prepares their split with
+:func:`negtheory.recsys.datasets.thesis_split`). They are the seventh to tenth
 blocks: Yelp2018 MF, Yelp2018 LightGCN, Gowalla MF, Gowalla LightGCN in the data-set-first, MF-then-
 LightGCN order that holds for the first six blocks. The text layer labels them "LightGCN MF",
 "LightGCN Yelp2018", "LightGCN MF", "LightGCN Gowalla" in Table 5.2 and "Gowalla MF", "Gowalla LightGCN",
@@ -64,13 +65,14 @@ __all__ = [
     "LARGE_DATASETS",
     "THESIS_LARGE",
     "TABLE_5_1",
+    "TABLES_BY_DATASET",
     "mean_test_items",
     "implied_test_items_per_user",
     "thesis_value",
 ]
 
-#: data set names of ``negtheory reproduce thesis-tables --dataset``
-DATASETS = ("ml-100k", "ml-1m", "yahoo-r3")
+#: data set names of ``negtheory reproduce thesis-tables --dataset`` (the keys of :data:`THESIS_BY_DATASET`)
+DATASETS = ("ml-100k", "ml-1m", "yahoo-r3", "yelp2018", "gowalla")
 
 
 def _row(*vals):
@@ -189,9 +191,6 @@ THESIS_YAHOO = {
     ("6.3", "BCL", "MF"): _row(0.1529, 0.1122, 0.1685, 0.1124, 0.1667, 0.1736, 0.0815, 0.2367, 0.2029),
 }
 
-#: data set name -> its printed rows
-THESIS_BY_DATASET = {"ml-100k": THESIS, "ml-1m": THESIS_ML1M, "yahoo-r3": THESIS_YAHOO}
-
 #: Yelp2018, MF and LightGCN: the seventh and eighth blocks of Tables 5.2 and 6.3 (module notes)
 THESIS_YELP2018 = {
     ("5.2", "BPR", "MF"): _row(0.0398, 0.0228, 0.0435, 0.0339, 0.0389, 0.0456, 0.0284, 0.0650, 0.0538),
@@ -236,10 +235,18 @@ THESIS_GOWALLA = {
     ("6.3", "BCL", "LightGCN"): _row(0.0863, 0.0893, 0.1156, 0.0670, 0.1332, 0.1248, 0.0490, 0.1937, 0.1420),
 }
 
-#: the data sets printed in Tables 5.2 and 6.3 only (no reader or run in ``thesis-tables``)
+#: the data sets printed in Tables 5.2 and 6.3 only
 LARGE_DATASETS = ("yelp2018", "gowalla")
 #: data set name -> its printed rows, for :data:`LARGE_DATASETS`
 THESIS_LARGE = {"yelp2018": THESIS_YELP2018, "gowalla": THESIS_GOWALLA}
+#: data set name -> its printed rows, every data set of :data:`DATASETS`
+THESIS_BY_DATASET = {"ml-100k": THESIS, "ml-1m": THESIS_ML1M, "yahoo-r3": THESIS_YAHOO, **THESIS_LARGE}
+#: data set name -> the tables ``thesis-tables`` runs on it (its default ``--tables`` and the only ones it
+#: accepts): every table on the three smaller data sets (the thesis column is empty where nothing is printed),
+#: Tables 5.2 and 6.3 on Yelp2018 and Gowalla (the thesis prints no other table for them)
+_ALL_TABLES = ("4.2", "4.3", "4.4", "4.5", "5.2", "5.3", "6.3")
+TABLES_BY_DATASET = {"ml-100k": _ALL_TABLES, "ml-1m": _ALL_TABLES, "yahoo-r3": _ALL_TABLES, "yelp2018": ("5.2", "6.3"),
+                     "gowalla": ("5.2", "6.3")}  # fmt: skip
 
 #: Table 5.1 as printed: users, items, interactions, train and test interactions (the printed "80k" etc.),
 #: density. Checked: density = interactions / (users x items) to the printed digits, and test = 20 % of the
@@ -336,8 +343,7 @@ def thesis_value(table: str, method: str, setting: str, metric: str, k: int, dat
     k : int
         The list length, 5, 10 or 20.
     dataset : str
-        One of :data:`DATASETS` (default ``"ml-100k"``; the rows of :data:`LARGE_DATASETS` are in
-        :data:`THESIS_LARGE`).
+        One of :data:`DATASETS` (default ``"ml-100k"``).
 
     Returns
     -------
