@@ -89,20 +89,20 @@ pair, each drawn by the sampler on its own (a gradient step of the loss plus the
 
 from __future__ import annotations
 
-import math
 import os
 from typing import TYPE_CHECKING
 
-import numba
 import numpy as np
 
 from .._deprecation import renamed_keyword
-from .._numeric import _in_sorted  # the CSR membership test, shared with the samplers
-from .._rng import int_seed
 from .._validation import int_scalar, real_scalar
+from ..training._run import FitResult, Run, make_run, warn_if_external
+from ..training.specs import AOBPR, BCE, BNS, BPR, DNS, MF, PNS, RNS, SGD, SRNS, Evaluation, InfoNCE
 from . import loop as _loop
+from ._sgd_kernels import _bpr_epoch, _count_le, _f_hat, _srns_pick, _srns_refresh  # noqa: F401  (tests read the last four here)
 from .interactions import Interactions
 from .loop import ScoreMatrix, check_callbacks, train_loop
+from .samplers import pns_weights
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -127,6 +127,9 @@ SAMPLERS = ("rns", "pns", "dns", "aobpr", "bns", "srns")
 _CODE = {name: k for k, name in enumerate(SAMPLERS)}
 #: per-pair losses of :func:`fit_bpr_sgd` (Table 4.4) -> kernel code
 _LOSSES = {"bpr": 0, "bce": 1, "infonce": 2}
+#: sampler spec -> the kernel's sampler name, loss spec -> the kernel's loss name
+_SPEC_SAMPLER = {RNS: "rns", PNS: "pns", DNS: "dns", AOBPR: "aobpr", BNS: "bns", SRNS: "srns"}
+_SPEC_LOSS = {BPR: "bpr", BCE: "bce", InfoNCE: "infonce"}
 
 
 def bns_prior(item_counts: ArrayLike, n_interactions: int) -> FloatArray:
@@ -163,38 +166,6 @@ def bns_prior(item_counts: ArrayLike, n_interactions: int) -> FloatArray:
     if c.sum() > n * (1 + 1e-12):
         raise ValueError(f"n_interactions ({n:g}) must be at least the total count {c.sum():g}")
     return c / n
-
-
-def pns_weights(item_counts: ArrayLike, power: float = 0.75) -> FloatArray:
-    r"""Popularity-biased proposal of PNS (power 0.75 as in word2vec and the thesis, §4.5.1.2).
-
-    .. math:: w_j = \frac{\mathrm{pop}_j^{\,p}}{\sum_l \mathrm{pop}_l^{\,p}}
-
-    Parameters
-    ----------
-    item_counts : array_like of float, shape (n_items,)
-        Training popularity :math:`\mathrm{pop}_j` of each item, finite and non-negative with a
-        positive sum.
-    power : float
-        The exponent p (default 0.75): p = 0 gives every item the same weight (``0 ** 0 = 1``),
-        p = 1 the popularity itself.
-
-    Returns
-    -------
-    ndarray of float64, shape (n_items,)
-        The weights :math:`w_j`, non-negative and summing to 1.
-
-    Examples
-    --------
-    >>> from negtheory.recsys import pns_weights
-    >>> pns_weights([1.0, 3.0], power=1.0).tolist()
-    [0.25, 0.75]
-    """
-    c = np.asarray(item_counts, dtype=np.float64)
-    if c.ndim != 1 or np.any(~np.isfinite(c)) or np.any(c < 0) or c.sum() <= 0:
-        raise ValueError("item_counts must be a 1-d array of non-negative counts with a positive sum")
-    w = c**power
-    return w / w.sum()
 
 
 def bns_lam_warm_start(epoch: int, start: float = 10.0, alpha: float = 0.1, floor: float = 2.0) -> float:
@@ -335,593 +306,6 @@ def read_user_occupations(
             "MovieLens' u.user is 1-based (id_offset=-1 for 0-based interaction files)"
         )
     return np.array([occ[x] for x in ids])
-
-
-# ------------------------------------------------------------------------------------------
-# numba kernels
-# ------------------------------------------------------------------------------------------
-@numba.njit(cache=True, inline="always")
-def _sigmoid(x):
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
-
-
-@numba.njit(cache=True)
-def _mark(row, indptr, indices, u, value):
-    for k in range(indptr[u], indptr[u + 1]):
-        row[indices[k]] = value
-
-
-@numba.njit(cache=True)
-def _uniform_neg_csr(indices, lo, hi, n_items):
-    while True:
-        j = np.random.randint(0, n_items)
-        if not _in_sorted(indices, lo, hi, j):
-            return j
-
-
-@numba.njit(cache=True)
-def _uniform_neg(pos_row, n_items):
-    while True:
-        j = np.random.randint(0, n_items)
-        if not pos_row[j]:
-            return j
-
-
-@numba.njit(cache=True, fastmath=True)
-def _score_all(U, V, u, scores):
-    d = U.shape[1]
-    for l in range(V.shape[0]):
-        s = np.float32(0.0)
-        for f in range(d):
-            s += V[l, f] * U[u, f]
-        scores[l] = s
-
-
-#: the most candidates whose eCDF over all negatives is counted directly (one vectorised pass over the
-#: catalog each, ~0.2 us on MovieLens-100K) rather than through _bucketize (~10 us per step whatever m):
-#: the two cross near m = 50 (measured); both give the same exact counts
-_DIRECT_COUNT_MAX = 32
-
-
-@numba.njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
-def _count_le(vals, x):
-    """#{v in vals : v <= x}, exact (vals may hold +inf, which never counts below a finite x).
-
-    The 0/1 terms are summed in float32 over blocks of 2**20 (exact: below 2**24) and the blocks
-    as integers: a float32 sum vectorises where an integer one does not (2.3x faster measured on
-    1682 items). ``reassoc`` only: full fastmath would let LLVM assume no infinities.
-    """
-    n = vals.shape[0]
-    total = 0
-    for s in range(0, n, 1 << 20):
-        e = min(n, s + (1 << 20))
-        c = np.float32(0.0)
-        for l in range(s, e):
-            c += np.float32(1.0) if vals[l] <= x else np.float32(0.0)
-        total += int(c)
-    return total
-
-
-@numba.njit(cache=True)
-def _bucketize(vals, n, order, start):
-    """Counting sort of vals[:n] into n buckets of equal width: order[...] holds the values by bucket.
-
-    Returns (lo, scale). Bucket index b(v) = floor((v - lo) * scale) is monotone in v, so every
-    value of a lower bucket is smaller than every value of a higher one: an exact eCDF / rank
-    query then scans a single bucket (O(1) expected), and the whole structure costs O(n).
-    """
-    lo = np.float64(vals[0])
-    hi = np.float64(vals[0])
-    for k in range(1, n):
-        if vals[k] < lo:
-            lo = np.float64(vals[k])
-        if vals[k] > hi:
-            hi = np.float64(vals[k])
-    scale = (n - 1) / (hi - lo) if hi > lo else 0.0
-    for b in range(n + 1):
-        start[b] = 0
-    for k in range(n):
-        b = int((np.float64(vals[k]) - lo) * scale)
-        start[b + 1] += 1
-    for b in range(n):
-        start[b + 1] += start[b]
-    fill = start.copy()
-    for k in range(n):
-        b = int((np.float64(vals[k]) - lo) * scale)
-        order[fill[b]] = vals[k]
-        fill[b] += 1
-    return lo, scale
-
-
-@numba.njit(cache=True)
-def _bucket_count_le(order, start, n, lo, scale, x):
-    """#{v <= x} among the n bucketed values (exact)."""
-    if x < lo:
-        return 0
-    b = int((np.float64(x) - lo) * scale)
-    if b >= n:
-        return n
-    c = start[b]
-    for k in range(start[b], start[b + 1]):
-        if order[k] <= x:
-            c += 1
-    return c
-
-
-@numba.njit(cache=True)
-def _bucket_rth_largest(order, start, n, r):
-    """The value of rank r (0-based, descending) among the n bucketed values (exact)."""
-    target = n - 1 - r  # ascending rank
-    lo_b, hi_b = 0, n - 1
-    while lo_b < hi_b:  # the bucket b with start[b] <= target < start[b + 1]
-        mid = (lo_b + hi_b + 1) // 2
-        if start[mid] <= target:
-            lo_b = mid
-        else:
-            hi_b = mid - 1
-    seg = np.sort(order[start[lo_b] : start[lo_b + 1]])
-    return seg[target - start[lo_b]]
-
-
-@numba.njit(cache=True, inline="always")
-def _record_quality(stats, t_indptr, t_indices, u, j, info):
-    """Sampling quality of one draw (thesis eq. 4.27-4.28): stats[0] draws, stats[1] false
-    negatives (j a test item of u), stats[2] INF, + info(j) for a true negative, - for a false one."""
-    stats[0] += 1.0
-    if _in_sorted(t_indices, t_indptr[u], t_indptr[u + 1], j):
-        stats[1] += 1.0
-        stats[2] -= info
-    else:
-        stats[2] += info
-
-
-@numba.njit(cache=True)
-def _collect_negs(pos_row, negs):
-    """Write the user's non-interacted items into negs[:nn] (ascending) and return nn."""
-    nn = 0
-    for l in range(pos_row.shape[0]):
-        if not pos_row[l]:
-            negs[nn] = l
-            nn += 1
-    return nn
-
-
-@numba.njit(cache=True, fastmath=True)
-def _dot(U, V, u, l):
-    """x_ul = <w_u, h_l> in float32 (the arithmetic of :func:`_score_all`)."""
-    s = np.float32(0.0)
-    for f in range(U.shape[1]):
-        s += V[l, f] * U[u, f]
-    return s
-
-
-@numba.njit(cache=True)
-def _f_hat(sample, x, n_neg):
-    r"""BNS's eCDF (eq. 4.15) estimated from the S scores ``sample`` of uniform non-interacted items.
-
-    .. math:: \hat F(x) = \frac{\#\{s : \hat x_{j_s} \le x\}}{S}\,\frac{n}{n + 1},
-
-    unbiased for :math:`F(x) = \#\{j : \hat x_j \le x\} / (n + 1)` over the n non-interacted items
-    when the :math:`j_s` are uniform among them (with replacement). Counted directly (O(S) per
-    candidate: cheaper than sorting the sample for BNS's few candidates).
-    """
-    return _count_le(sample, x) / sample.shape[0] * (n_neg / (n_neg + 1.0))
-
-
-@numba.njit(cache=True, fastmath=True)
-def _dot2(Us, Vs, e, u, l):
-    """<w_u, h_l> of the embeddings recorded at slot e (SRNS's score history, float32 as :func:`_dot`)."""
-    s = np.float32(0.0)
-    for f in range(Us.shape[2]):
-        s += Vs[e, l, f] * Us[e, u, f]
-    return s
-
-
-@numba.njit(cache=True)
-def _srns_pick(mem_scores, pos_score, hist_mem, hist_pos, n_hist, alpha_t):
-    """SRNS's choice: the memory slot k of largest σ(x_uk − x_ui) + α_t std_e σ(x^e_uk − x^e_ui).
-
-    ``mem_scores[k]`` and ``pos_score`` are the current scores, ``hist_mem[e, k]`` and
-    ``hist_pos[e]`` the scores recorded after the last ``n_hist`` epochs; the std is the population
-    std (over n_hist). Ties: the first slot.
-    """
-    best = -np.inf
-    kbest = 0
-    for k in range(mem_scores.shape[0]):
-        sd = 0.0
-        if n_hist > 1:
-            mu = 0.0
-            for e in range(n_hist):
-                mu += _sigmoid(hist_mem[e, k] - hist_pos[e])
-            mu /= n_hist
-            v = 0.0
-            for e in range(n_hist):
-                dev = _sigmoid(hist_mem[e, k] - hist_pos[e]) - mu
-                v += dev * dev
-            sd = math.sqrt(v / n_hist)
-        c = _sigmoid(mem_scores[k] - pos_score) + alpha_t * sd
-        if c > best:
-            best = c
-            kbest = k
-    return kbest
-
-
-@numba.njit(cache=True)
-def _srns_refresh(pool, pool_scores, n_pool, m1, tau, out, w):
-    """SRNS's memory update: m1 of pool[:n_pool] by successive sampling ∝ exp(score / τ), into out[:m1].
-
-    Each draw picks among the items not drawn yet with probability ∝ exp(x / τ) (the law of
-    numpy's ``choice(replace=False, p=...)``); the weights are taken relative to the largest
-    remaining score, so they never all underflow. ``w`` is scratch of length >= n_pool.
-    """
-    avail = np.ones(n_pool, dtype=np.bool_)
-    for r in range(m1):
-        mx = -np.inf
-        for k in range(n_pool):
-            if avail[k] and pool_scores[k] > mx:
-                mx = pool_scores[k]
-        total = 0.0
-        for k in range(n_pool):
-            w[k] = math.exp((pool_scores[k] - mx) / tau) if avail[k] else 0.0
-            total += w[k]
-        x = np.random.random() * total
-        acc = 0.0
-        pick = -1
-        for k in range(n_pool):
-            if avail[k]:
-                pick = k
-                acc += w[k]
-                if acc > x:
-                    break
-        out[r] = pool[pick]
-        avail[pick] = False
-
-
-@numba.njit(cache=True)
-def _contrastive_step(U, V, u, i, jn, loss_code, lr, reg, uu, xneg, coef, oldneg, stats, t_indptr, t_indices):
-    r"""One SGD step of BCE (``loss_code`` 1) or InfoNCE (2) on (u, i) and the negatives ``jn`` (simultaneous update).
-
-    With :math:`x_{ui} = \langle w_u, h_i\rangle` and :math:`x_k = \langle w_u, h_{j_k}\rangle` from
-    the old values, the step is :math:`\theta \mathrel{-}= \eta\,\nabla_\theta [L + \tfrac r2
-    (\|w_u\|^2 + \|h_i\|^2 + \sum_k \|h_{j_k}\|^2)]` with :math:`a = -\partial L/\partial x_{ui}` and
-    :math:`c_k = \partial L / \partial x_k`:
-
-    * BCE, :math:`L = -\ln\sigma(x_{ui}) - \sum_k \ln(1 - \sigma(x_k))`: :math:`a = 1 -
-      \sigma(x_{ui})`, :math:`c_k = \sigma(x_k)`;
-    * InfoNCE, :math:`L = -\ln \frac{e^{x_{ui}}}{e^{x_{ui}} + \sum_k e^{x_k}}`: with :math:`p` the
-      softmax over :math:`(x_{ui}, x_1, \dots, x_N)`, :math:`a = 1 - p_0`, :math:`c_k = p_k`;
-
-    so :math:`w_u \mathrel{+}= \eta(a h_i - \sum_k c_k h_{j_k} - r w_u)`, :math:`h_i
-    \mathrel{+}= \eta(a w_u - r h_i)`, :math:`h_{j_k} \mathrel{+}= \eta(-c_k w_u - r h_{j_k})` (a
-    negative drawn twice gets both terms). Adds the loss to ``stats[3]`` and, per negative, the
-    TNR / INF counts of eq. 4.27-4.28 (info = σ(x_k − x_ui)).
-    """
-    d = U.shape[1]
-    n = jn.shape[0]
-    xi = 0.0
-    for f in range(d):
-        uu[f] = U[u, f]
-        xi += uu[f] * V[i, f]
-    for k in range(n):
-        s = 0.0
-        for f in range(d):
-            oldneg[k, f] = V[jn[k], f]
-            s += uu[f] * oldneg[k, f]
-        xneg[k] = s
-    if loss_code == 1:  # BCE
-        a = 1.0 - _sigmoid(xi)
-        lval = -math.log(max(_sigmoid(xi), 1e-300))
-        for k in range(n):
-            coef[k] = _sigmoid(xneg[k])
-            lval -= math.log(max(_sigmoid(-xneg[k]), 1e-300))
-    else:  # InfoNCE, the softmax taken relative to the largest logit
-        mx = xi
-        for k in range(n):
-            if xneg[k] > mx:
-                mx = xneg[k]
-        z = math.exp(xi - mx)
-        for k in range(n):
-            z += math.exp(xneg[k] - mx)
-        a = 1.0 - math.exp(xi - mx) / z
-        for k in range(n):
-            coef[k] = math.exp(xneg[k] - mx) / z
-        lval = -(xi - mx - math.log(z))
-    stats[3] += lval
-    for k in range(n):
-        _record_quality(stats, t_indptr, t_indices, u, jn[k], _sigmoid(xneg[k] - xi))
-    for f in range(d):
-        vi = V[i, f]
-        gu = a * vi
-        for k in range(n):
-            gu -= coef[k] * oldneg[k, f]
-        U[u, f] += lr * (gu - reg * uu[f])
-        V[i, f] += lr * (a * uu[f] - reg * vi)
-    for k in range(n):
-        j = jn[k]
-        for f in range(d):
-            V[j, f] += lr * (-coef[k] * uu[f] - reg * oldneg[k, f])
-
-
-@numba.njit(cache=True)
-def _bpr_epoch(
-    U,
-    V,
-    pairs,
-    indptr,
-    indices,
-    t_indptr,
-    t_indices,
-    sampler,
-    n_cand,
-    lam,
-    prior,
-    oracle,
-    fn_level,
-    tn_level,
-    f_cand,
-    pns_cdf,
-    rank_scale,
-    lr,
-    reg,
-    seed,
-    stats,
-    record,
-    mem,
-    hist,
-    hist_u,
-    hist_v,
-    n_hist,
-    alpha_t,
-    srns_pool,
-    srns_tau,
-    loss_code,
-    n_negs,
-    f_sample,
-):
-    np.random.seed(seed)
-    n_items = V.shape[0]
-    d = U.shape[1]
-    pos_row = np.zeros(n_items, dtype=np.bool_)
-    test_row = np.zeros(n_items, dtype=np.bool_)
-    scores = np.empty(n_items, dtype=np.float32)
-    cand = np.empty(n_items, dtype=np.int64)
-    negs = np.empty(n_items, dtype=np.int64)
-    buf_v = np.empty(n_items, dtype=np.float32)
-    sbuf = np.empty(n_items, dtype=np.float32)
-    start = np.zeros(n_items + 1, dtype=np.int64)
-    chosen = np.zeros(n_items, dtype=np.bool_)
-    uu = np.empty(d, dtype=np.float32)
-    # SRNS scratch: memory scores and history, the refresh pool
-    s1 = mem.shape[1]
-    mscore = np.empty(s1, dtype=np.float64)
-    n_win = max(hist.shape[0], hist_u.shape[0])
-    hmem = np.empty((n_win, s1), dtype=np.float64)
-    hpos = np.empty(n_win, dtype=np.float64)
-    dense_hist = hist.shape[1] > 1 or hist_u.shape[0] == 0  # recorded scores, or recorded embeddings
-    # BNS's eCDF from a uniform subsample of the non-interacted items (f_sample > 0)
-    fsamp = np.empty(max(f_sample, 1), dtype=np.float32)
-    pool = np.empty(s1 + srns_pool, dtype=np.int64)
-    pscore = np.empty(s1 + srns_pool, dtype=np.float64)
-    wbuf = np.empty(s1 + srns_pool, dtype=np.float64)
-    # the step's negatives, their old scores / embeddings and loss derivatives (BCE / InfoNCE)
-    jn = np.empty(n_negs, dtype=np.int64)
-    xneg = np.empty(n_negs, dtype=np.float64)
-    coef = np.empty(n_negs, dtype=np.float64)
-    oldneg = np.empty((n_negs, d), dtype=np.float32)
-    per_user_prior = prior.shape[0] > 1
-    # hard labels (P_fn in {0, 1}): eq. 4.14 is the label whatever F, so F is not computed
-    need_f = not (oracle and (fn_level == 0.0 or fn_level == 1.0) and (tn_level == 0.0 or tn_level == 1.0))
-    # geometric rank law of AOBPR, truncated to n_items: P(r) ∝ exp(-r / rank_scale)
-    q = math.exp(-1.0 / rank_scale) if rank_scale > 0 else 0.0
-    for t in range(pairs.shape[0]):
-        u = pairs[t, 0]
-        i = pairs[t, 1]
-        # dense rows only where many lookups are made (score-based samplers); binary search otherwise
-        dense = 2 <= sampler <= 4
-        if dense:
-            _mark(pos_row, indptr, indices, u, True)
-            if oracle:
-                _mark(test_row, t_indptr, t_indices, u, True)
-        p_lo, p_hi = indptr[u], indptr[u + 1]
-        pu = u if per_user_prior else 0  # the row of P_fn (one per user for an occupation prior)
-        n_pos = indptr[u + 1] - indptr[u]
-        n_neg = n_items - n_pos
-        scored = False
-        fsampled = False
-        for qn in range(n_negs):  # each negative from its own draw (its own M_u for DNS / BNS)
-            if sampler == 0:  # RNS
-                j = _uniform_neg_csr(indices, p_lo, p_hi, n_items)
-            elif sampler == 1:  # PNS: inverse CDF of pop^0.75, rejecting positives (uniform fallback)
-                j = -1
-                for _ in range(1000):
-                    x = np.random.random()
-                    c = np.searchsorted(pns_cdf, x, side="right")
-                    if c >= n_items:
-                        c = n_items - 1
-                    if not _in_sorted(indices, p_lo, p_hi, c):
-                        j = c
-                        break
-                if j < 0:
-                    j = _uniform_neg_csr(indices, p_lo, p_hi, n_items)
-            elif sampler == 5:  # SRNS: variance-based choice from the memory, then the memory update
-                m1 = s1 if s1 < n_neg else n_neg
-                m2 = srns_pool if srns_pool < n_neg - m1 else n_neg - m1
-                x_ui = _dot(U, V, u, i)
-                for k in range(m1):
-                    c = mem[u, k]
-                    mscore[k] = _dot(U, V, u, c)
-                    for e in range(n_hist):
-                        hmem[e, k] = hist[e, u, c] if dense_hist else _dot2(hist_u, hist_v, e, u, c)
-                for e in range(n_hist):
-                    hpos[e] = hist[e, u, i] if dense_hist else _dot2(hist_u, hist_v, e, u, i)
-                kb = _srns_pick(mscore[:m1], x_ui, hmem[:, :m1], hpos, n_hist, alpha_t)
-                j = mem[u, kb]
-                for k in range(m1):
-                    pool[k] = mem[u, k]
-                    pscore[k] = mscore[k]
-                    chosen[pool[k]] = True
-                k = m1
-                while k < m1 + m2:
-                    c = _uniform_neg_csr(indices, p_lo, p_hi, n_items)
-                    if not chosen[c]:
-                        chosen[c] = True
-                        pool[k] = c
-                        pscore[k] = _dot(U, V, u, c)
-                        k += 1
-                for k in range(m1 + m2):
-                    chosen[pool[k]] = False
-                _srns_refresh(pool, pscore, m1 + m2, m1, srns_tau, mem[u], wbuf)
-            else:
-                m = n_cand if n_cand < n_neg else n_neg
-                # every item's score only where a rank or an eCDF over all negatives is taken (AOBPR,
-                # BNS's F over all negatives); DNS, hard labels and F over M_u read the positive and
-                # the m candidates, scored below by _dot (the arithmetic of _score_all, bit for bit)
-                # BNS's F estimated from f_sample uniform non-interacted items (fewer than all of them)
-                f_est = sampler == 4 and need_f and not (f_cand and m < n_neg) and 0 < f_sample < n_neg
-                full = sampler == 3 or (sampler == 4 and need_f and not (f_cand and m < n_neg) and not f_est)
-                if not scored:  # the scores do not change between the draws of one step
-                    if full:
-                        _score_all(U, V, u, scores)
-                    else:
-                        scores[i] = _dot(U, V, u, i)
-                    scored = True
-                if sampler == 3:  # AOBPR: the negative of rank r among the user's non-interacted items
-                    nn = _collect_negs(pos_row, negs)
-                    for k in range(nn):
-                        sbuf[k] = scores[negs[k]]
-                    _bucketize(sbuf, nn, buf_v, start)
-                    x = np.random.random()
-                    if q > 0.0:
-                        # inverse CDF of the geometric law P(r) ∝ q^r truncated to 0..nn-1
-                        r = int(math.floor(math.log(1.0 - x * (1.0 - q**nn)) / math.log(q)))
-                    else:
-                        r = 0
-                    if r >= nn:
-                        r = nn - 1
-                    if r < 0:
-                        r = 0
-                    val = _bucket_rth_largest(buf_v, start, nn, r)
-                    j = negs[0]
-                    for k in range(nn):  # the negative of that score (ties: the lowest index)
-                        if sbuf[k] == val:
-                            j = negs[k]
-                            break
-                else:
-                    # candidate set M_u: uniform without replacement among the non-interacted items
-                    if 4 * m < n_neg:
-                        k = 0
-                        while k < m:
-                            c = _uniform_neg(pos_row, n_items)
-                            if not chosen[c]:
-                                chosen[c] = True
-                                cand[k] = c
-                                k += 1
-                        for k in range(m):
-                            chosen[cand[k]] = False
-                    else:
-                        nn = _collect_negs(pos_row, negs)
-                        for k in range(m):  # partial Fisher-Yates
-                            r = k + np.random.randint(0, nn - k)
-                            negs[k], negs[r] = negs[r], negs[k]
-                            cand[k] = negs[k]
-                    if not full:
-                        for k in range(m):
-                            scores[cand[k]] = _dot(U, V, u, cand[k])
-                    if sampler == 2:  # DNS: the highest-scored candidate
-                        j = cand[0]
-                        for k in range(1, m):
-                            if scores[cand[k]] > scores[j]:
-                                j = cand[k]
-                    else:  # BNS, eq. 4.26
-                        x_ui = scores[i]
-                        cand_f = f_cand and m < n_neg  # F over M_u (over all negatives when M_u is all of them)
-                        srt = np.empty(0, dtype=np.float32)
-                        if not need_f:
-                            lo, scale = 0.0, 0.0
-                        elif f_est:
-                            if not fsampled:  # one subsample per step (the scores do not change within it)
-                                for k2 in range(f_sample):
-                                    fsamp[k2] = _dot(U, V, u, _uniform_neg(pos_row, n_items))  # pos_row: O(1) test
-                                fsampled = True
-                            lo, scale = 0.0, 0.0
-                        elif cand_f:
-                            for k in range(m):
-                                sbuf[k] = scores[cand[k]]
-                            srt = np.sort(sbuf[:m])
-                            lo, scale = 0.0, 0.0
-                        elif m <= _DIRECT_COUNT_MAX:
-                            # positives at +inf never count as <= a candidate: a branch-free count loop
-                            for l in range(n_items):
-                                buf_v[l] = np.inf if pos_row[l] else scores[l]
-                            lo, scale = 0.0, 0.0
-                        else:
-                            nn = _collect_negs(pos_row, negs)
-                            for k2 in range(nn):
-                                sbuf[k2] = scores[negs[k2]]
-                            lo, scale = _bucketize(sbuf, nn, buf_v, start)
-                        best = 0.0
-                        j = cand[0]
-                        for k in range(m):
-                            c = cand[k]
-                            sc = scores[c]
-                            if not need_f:
-                                F = 0.0
-                            elif f_est:  # unbiased for eq. 4.15: E[#{sample <= x} / S] = #{negatives <= x} / n
-                                F = _f_hat(fsamp, sc, n_neg)
-                            elif cand_f:
-                                F = np.searchsorted(srt, sc, side="right") / (m + 1.0)
-                            else:
-                                if m <= _DIRECT_COUNT_MAX:
-                                    cnt = _count_le(buf_v, sc)
-                                else:
-                                    cnt = _bucket_count_le(buf_v, start, n_neg, lo, scale, sc)
-                                F = cnt / (n_neg + 1.0)  # eq. 4.15 over n + 1 (released code)
-                            if oracle:
-                                p_fn = fn_level if test_row[c] else tn_level
-                            else:
-                                p_fn = prior[pu, c]
-                            num = (1.0 - F) * (1.0 - p_fn)
-                            den = 1.0 - F - p_fn + 2.0 * F * p_fn
-                            unbias = num / den if den > 0.0 else 0.0
-                            info = _sigmoid(sc - x_ui)
-                            risk = info * (1.0 - (1.0 + lam) * unbias)
-                            if k == 0 or risk < best:
-                                best = risk
-                                j = c
-            jn[qn] = j
-        if record.shape[0] > 0:
-            record[t] = jn[0]
-        if loss_code != 0:
-            _contrastive_step(U, V, u, i, jn, loss_code, lr, reg, uu, xneg, coef, oldneg, stats, t_indptr, t_indices)
-            if dense:
-                _mark(pos_row, indptr, indices, u, False)
-                if oracle:
-                    _mark(test_row, t_indptr, t_indices, u, False)
-            continue
-        j = jn[0]
-        # BPR step (simultaneous update): x = x_ui - x_uj
-        x = 0.0
-        for f in range(d):
-            uu[f] = U[u, f]
-            x += uu[f] * (V[i, f] - V[j, f])
-        sig = _sigmoid(x)
-        g = 1.0 - sig
-        stats[3] += -math.log(max(sig, 1e-300))
-        # sampling quality (eq. 4.27-4.28): info(j) = sigma(x_uj - x_ui) when drawn, FN = a test item of u
-        _record_quality(stats, t_indptr, t_indices, u, j, _sigmoid(scores[j] - scores[i]) if scored else g)
-        for f in range(d):
-            vi = V[i, f]
-            vj = V[j, f]
-            U[u, f] += lr * (g * (vi - vj) - reg * uu[f])
-            V[i, f] += lr * (g * uu[f] - reg * vi)
-            V[j, f] += lr * (-g * uu[f] - reg * vj)
-        if dense:
-            _mark(pos_row, indptr, indices, u, False)
-            if oracle:
-                _mark(test_row, t_indptr, t_indices, u, False)
 
 
 class _SGDRunner:
@@ -1207,12 +591,10 @@ def fit_bpr_sgd(
         raise ValueError(f"oracle_levels must be two probabilities, got {oracle_levels!r}") from None
     fn_level = real_scalar("oracle_levels", fn_level, 0.0, 1.0)
     tn_level = real_scalar("oracle_levels", tn_level, 0.0, 1.0)
-    srns_memory = int_scalar("srns_memory", srns_memory, 1)
-    srns_candidates = int_scalar("srns_candidates", srns_candidates, 0)
-    srns_alpha = real_scalar("srns_alpha", srns_alpha, 0.0)
-    srns_warmup = real_scalar("srns_warmup", srns_warmup, 0.0, lo_open=True)
-    srns_tau = real_scalar("srns_tau", srns_tau, 0.0, lo_open=True)
-    srns_window = int_scalar("srns_window", srns_window, 1)
+    srns = dict(memory=int_scalar("srns_memory", srns_memory, 1), candidates=int_scalar("srns_candidates", srns_candidates, 0),
+                alpha=real_scalar("srns_alpha", srns_alpha, 0.0),
+                warmup=real_scalar("srns_warmup", srns_warmup, 0.0, lo_open=True),
+                tau=real_scalar("srns_tau", srns_tau, 0.0, lo_open=True), window=int_scalar("srns_window", srns_window, 1))  # fmt: skip
     if shuffle not in ("epoch", "once"):
         raise ValueError(f"shuffle must be 'epoch' or 'once', got {shuffle!r}")
     if eval_on not in ("test", "valid", "both"):
@@ -1225,121 +607,180 @@ def fit_bpr_sgd(
     reg = real_scalar("reg", reg, 0.0)
     lam = real_scalar("lam", lam, 0.0)
     init_std = real_scalar("init_std", init_std, 0.0, lo_open=True)
-    seed = int_seed("rng", rng)
-    callbacks = check_callbacks(callbacks)
+    if rank_scale is not None:
+        rank_scale = real_scalar("rank_scale", rank_scale, 0.0, lo_open=True)
+    prior_arr = None if isinstance(prior, str) else _check_prior_array(prior, data.n_users, data.n_items)
+    lams = _legacy_lams(lam_schedule, epochs)
+    pns_power = real_scalar("pns_power", pns_power, 0.0)
+    warn_if_external("fit_bpr_sgd", "negtheory.training.fit with optimizer=SGD() (batch 1) and model=MF()")
+    # the old keywords as specs: a sampler's own keywords go to its spec, the rest keep their defaults there
+    sampler_spec = {
+        "rns": RNS(), "pns": PNS(power=pns_power), "dns": DNS(candidates=candidates), "aobpr": AOBPR(rank_scale=rank_scale),
+        "bns": BNS(candidates=candidates, lam=lam, prior=prior if prior_arr is None else prior_arr, oracle_levels=(fn_level, tn_level), ecdf=ecdf,
+                   f_sample=bns_f_sample, lam_schedule=None if lams is None else tuple(lams), warm_rns_epochs=warm_rns_epochs),
+        "srns": SRNS(**srns),
+    }[sampler]  # fmt: skip
+    if sampler != "bns" and (lams is not None or warm_rns_epochs):
+        # the kernel applies lam_schedule / warm_rns_epochs to any sampler: kept for the old keyword
+        extras_bns = dict(lams=lams, warm_rns_epochs=warm_rns_epochs)
+    else:
+        extras_bns = {}
+    loss_spec = {"bpr": BPR(), "bce": BCE(negatives=n_negatives), "infonce": InfoNCE(negatives=n_negatives)}[loss]
+    run = make_run(MF(dim=dim, init_std=init_std), loss_spec, sampler_spec, SGD(lr=lr, weight_decay=reg, shuffle=shuffle), epochs,
+                   Evaluation(every=eval_every, ks=topk, on=eval_on), rng, callbacks, "cpu", progress,
+                   dict(callback=callback, return_negatives=return_negatives, **extras_bns))  # fmt: skip
+    res = _fit_sgd(data, run)
+    config = dict(res.config)
+    # the keywords that the sampler in use ignores are recorded as given, as before
+    config.update(candidates=candidates, lam=lam, oracle_levels=(fn_level, tn_level), ecdf=ecdf,
+                  prior=prior if prior_arr is None else f"array{prior_arr.shape}")  # fmt: skip
+    out = dict(history=res.history, user_emb=res.user_emb, item_emb=res.item_emb, seconds=res.seconds, config=config)
+    if return_negatives:
+        out["negatives"] = res.negatives
+    return out
+
+
+def _check_prior_array(prior: ArrayLike, n_users: int, n_items: int) -> np.ndarray:
+    """A prior array of shape (1 or n_users, n_items) with values in [0, 1], else a ValueError naming ``prior``."""
+    prior_arr = np.asarray(prior, dtype=np.float64)
+    if prior_arr.ndim == 1:
+        prior_arr = prior_arr[None, :]
+    if prior_arr.ndim != 2 or prior_arr.shape[1] != n_items or prior_arr.shape[0] not in (1, n_users):
+        raise ValueError(f"prior must have shape ({n_items},) or ({n_users}, {n_items}), got {np.shape(prior)}")
+    if not np.all((prior_arr >= 0) & (prior_arr <= 1)):
+        raise ValueError("prior must hold probabilities in [0, 1]")
+    return np.ascontiguousarray(prior_arr)
+
+
+def _legacy_lams(lam_schedule, epochs: int) -> np.ndarray | None:
+    """fit_bpr_sgd's ``lam_schedule`` (a callable of the epoch or a sequence) as one lambda per epoch."""
+    if lam_schedule is None:
+        return None
+    if callable(lam_schedule):
+        lams = np.array([float(lam_schedule(t)) for t in range(epochs)])
+    else:
+        lams = np.asarray(lam_schedule, dtype=np.float64)
+        if lams.shape != (epochs,):
+            raise ValueError(f"lam_schedule must hold one lambda per epoch ({epochs}), got shape {lams.shape}")
+    if not np.all(np.isfinite(lams) & (lams >= 0)):
+        raise ValueError("lam_schedule must give finite lambdas >= 0")
+    return lams
+
+
+# ------------------------------------------------------------------------------------------
+# the batch-1 SGD engine of negtheory.training.fit
+# ------------------------------------------------------------------------------------------
+def _sgd_prior(data: Interactions, bns: BNS) -> tuple[np.ndarray, bool]:
+    """BNS's P_fn as a (1 or n_users, n_items) array, and whether it is the oracle (read per user in the kernel)."""
+    if isinstance(bns.prior, str):
+        n_items = data.n_items
+        p1 = np.full(n_items, 1.0 / n_items) if bns.prior == "uniform" else bns_prior(data.item_counts(), len(data.train))
+        return p1[None, :], bns.prior == "oracle"
+    try:
+        return _check_prior_array(bns.prior, data.n_users, data.n_items), False
+    except ValueError as exc:
+        raise ValueError(f"BNS.{exc}") from None
+
+
+def _srns_state(srns: SRNS, ss: np.random.SeedSequence, data: Interactions, indptr, indices) -> dict[str, Any]:
+    """SRNS's initial memory (min(S1, n_neg) distinct uniform non-interacted items per user, own seed child) and history."""
     n_users, n_items = data.n_users, data.n_items
-    rank_scale = 0.05 * n_items if rank_scale is None else real_scalar("rank_scale", rank_scale, 0.0, lo_open=True)
+    mem_rng = np.random.default_rng(ss.spawn(1)[0])
+    mem = np.zeros((n_users, srns.memory), dtype=np.int64)
+    for u in range(n_users):
+        pos = indices[indptr[u] : indptr[u + 1]]
+        n_free = n_items - len(pos)
+        m1 = min(srns.memory, n_free)
+        # the k-th non-interacted item is k + #{positives p_j (j-th, 0-based) with p_j - j <= k}:
+        # the draws of choice(free items, m1) without the O(n_items) list of the free items
+        k = mem_rng.choice(n_free, m1, replace=False)
+        mem[u, :m1] = k + np.searchsorted(pos - np.arange(len(pos)), k, side="right")
+    # the scores of the last srns_window epochs: kept whole on small data, else recomputed from the
+    # recorded embeddings (O((n_users + n_items) d) per epoch instead of O(n_users n_items))
+    small = srns.window * n_users * n_items <= _loop.DENSE_LIMIT
+    hist = np.zeros((srns.window, n_users, n_items), dtype=np.float32) if small else None
+    return dict(memory=mem, history=hist, alpha=srns.alpha, warmup=srns.warmup, pool=srns.candidates, tau=srns.tau,
+                window=srns.window)  # fmt: skip
+
+
+def _eval_splits(data: Interactions, ev: Evaluation, default: str) -> tuple[tuple[str, ...], str | None]:
+    """The splits ranked (in history order) and the monitor of model selection, for an :class:`Evaluation`."""
+    on = ev.on or default
+    splits = {"test": ("test",), "valid": ("valid",), "both": ("test", "valid"), "valid+test": ("valid", "test")}[on]
+    if ev.patience is not None and ("valid" not in splits or len(data.valid) == 0):
+        raise ValueError("Evaluation.patience needs a validation split: use data.with_validation(fraction)")
+    return splits, (ev.resolved_monitor if "valid" in splits else None)
+
+
+def _fit_sgd(data: Interactions, run: Run) -> FitResult:
+    """The batch-1 SGD engine (numba): MF with BPR / BCE / InfoNCE and the samplers of thesis ch. 4."""
+    s, opt, model = run.sampler, run.optimizer, run.model
+    sampler = _SPEC_SAMPLER[type(s)]
+    bns = s if isinstance(s, BNS) else BNS()  # the kernel's BNS arguments (read only when sampler is BNS)
+    callbacks = check_callbacks(run.callbacks)
+    n_users, n_items = data.n_users, data.n_items
     indptr, indices = data.train_csr()
-    n_pos = np.diff(indptr)
-    if np.any(n_pos >= n_items):
+    if np.any(np.diff(indptr) >= n_items):
         raise ValueError("a user has interacted with every item in training: no negative can be sampled")
+    rank_scale = s.rank_scale if isinstance(s, AOBPR) and s.rank_scale is not None else 0.05 * n_items
     tpairs = data.test if len(data.test) else np.zeros((0, 2), dtype=np.int64)
     t_indptr, t_indices = Interactions(n_users, n_items, tpairs, tpairs).train_csr()
-    counts = data.item_counts()
-    if isinstance(prior, str):
-        p1 = np.full(n_items, 1.0 / n_items) if prior == "uniform" else bns_prior(counts, len(data.train))
-        prior_arr = p1[None, :]
-    else:
-        prior_arr = np.asarray(prior, dtype=np.float64)
-        if prior_arr.ndim == 1:
-            prior_arr = prior_arr[None, :]
-        if prior_arr.ndim != 2 or prior_arr.shape[1] != n_items or prior_arr.shape[0] not in (1, n_users):
-            raise ValueError(f"prior must have shape ({n_items},) or ({n_users}, {n_items}), got {np.shape(prior)}")
-        if not np.all((prior_arr >= 0) & (prior_arr <= 1)):
-            raise ValueError("prior must hold probabilities in [0, 1]")
-        prior_arr = np.ascontiguousarray(prior_arr)
-    is_oracle = isinstance(prior, str) and prior == "oracle"
-    lams = None
-    if lam_schedule is not None:
-        if callable(lam_schedule):
-            lams = np.array([float(lam_schedule(t)) for t in range(epochs)])
-        else:
-            lams = np.asarray(lam_schedule, dtype=np.float64)
-            if lams.shape != (epochs,):
-                raise ValueError(f"lam_schedule must hold one lambda per epoch ({epochs}), got shape {lams.shape}")
-        if not np.all(np.isfinite(lams) & (lams >= 0)):
-            raise ValueError("lam_schedule must give finite lambdas >= 0")
-    pns_power = real_scalar("pns_power", pns_power, 0.0)
-    pns_cdf = np.cumsum(pns_weights(counts, pns_power))
-    ss = np.random.SeedSequence(seed)
-    init_ss, shuffle_ss, *epoch_ss = ss.spawn(2 + epochs)
+    prior_arr, is_oracle = _sgd_prior(data, bns)
+    lams = np.array(bns.lam_schedule) if bns.lam_schedule is not None else run.extras.get("lams")
+    warm_rns_epochs = bns.warm_rns_epochs or run.extras.get("warm_rns_epochs", 0)
+    pns_power = s.power if isinstance(s, PNS) else 0.75
+    pns_cdf = np.cumsum(pns_weights(data.item_counts(), pns_power))
+    ss = np.random.SeedSequence(run.seed)
+    init_ss, shuffle_ss, *epoch_ss = ss.spawn(2 + run.epochs)
     rng = np.random.default_rng(init_ss)
-    U = rng.normal(0.0, init_std, size=(n_users, dim)).astype(np.float32)
-    V = rng.normal(0.0, init_std, size=(n_items, dim)).astype(np.float32)
+    init_std = 0.1 if model.init_std is None else model.init_std
+    U = rng.normal(0.0, init_std, size=(n_users, model.dim)).astype(np.float32)
+    V = rng.normal(0.0, init_std, size=(n_items, model.dim)).astype(np.float32)
     shuffle_rng = np.random.default_rng(shuffle_ss)
-    kernel_args = (indptr, indices, t_indptr, t_indices, _CODE[sampler], candidates, lam, prior_arr, is_oracle,
-                   fn_level, tn_level, ecdf == "candidates", pns_cdf, rank_scale, np.float32(lr), np.float32(reg),
-                   bns_f_sample or 0)  # fmt: skip
-    srns = None
-    if sampler == "srns":
-        # initial memory: min(S1, n_neg) distinct uniform non-interacted items per user (own seed child)
-        mem_rng = np.random.default_rng(ss.spawn(1)[0])
-        mem = np.zeros((n_users, srns_memory), dtype=np.int64)
-        for u in range(n_users):
-            pos = indices[indptr[u] : indptr[u + 1]]
-            n_free = n_items - len(pos)
-            m1 = min(srns_memory, n_free)
-            # the k-th non-interacted item is k + #{positives p_j (j-th, 0-based) with p_j - j <= k}:
-            # the draws of choice(free items, m1) without the O(n_items) list of the free items
-            k = mem_rng.choice(n_free, m1, replace=False)
-            mem[u, :m1] = k + np.searchsorted(pos - np.arange(len(pos)), k, side="right")
-        # the scores of the last srns_window epochs: kept whole on small data, else recomputed from the
-        # recorded embeddings (O((n_users + n_items) d) per epoch instead of O(n_users n_items))
-        small = srns_window * n_users * n_items <= _loop.DENSE_LIMIT
-        hist = np.zeros((srns_window, n_users, n_items), dtype=np.float32) if small else None
-        srns = dict(memory=mem, history=hist, alpha=srns_alpha, warmup=srns_warmup, pool=srns_candidates, tau=srns_tau,
-                    window=srns_window)  # fmt: skip
+    candidates = s.candidates if isinstance(s, DNS) else bns.candidates
+    fn_level, tn_level = bns.oracle_levels
+    kernel_args = (indptr, indices, t_indptr, t_indices, _CODE[sampler], candidates, bns.lam, prior_arr, is_oracle,
+                   fn_level, tn_level, bns.ecdf == "candidates", pns_cdf, rank_scale, np.float32(opt.lr),
+                   np.float32(opt.weight_decay), bns.f_sample or 0)  # fmt: skip
     runner = _SGDRunner(
-        data=data,
-        U=U,
-        V=V,
-        kernel_args=kernel_args,
-        shuffle_rng=shuffle_rng,
-        order=shuffle_rng.permutation(len(data.train)),
-        reshuffle=shuffle == "epoch",
-        epoch_ss=epoch_ss,
-        callback=callback,
-        return_negatives=return_negatives,
-        srns=srns,
-        lams=lams,
-        warm_rns_epochs=warm_rns_epochs,
-        loss_code=_LOSSES[loss],
-        n_negatives=n_negatives,
-    )
-    splits = {"test": ("test",), "valid": ("valid",), "both": ("test", "valid")}[eval_on]
-    res = train_loop(runner, data, epochs=epochs, eval_every=eval_every, topk=topk, eval_on=splits, callbacks=callbacks,
-                     progress=progress, desc=f"BPR-MF SGD {sampler}")  # fmt: skip
-    history = res["history"]
+        data=data, U=U, V=V, kernel_args=kernel_args, shuffle_rng=shuffle_rng, order=shuffle_rng.permutation(len(data.train)),
+        reshuffle=opt.shuffle == "epoch", epoch_ss=epoch_ss, callback=run.extras.get("callback"),
+        return_negatives=bool(run.extras.get("return_negatives")),
+        srns=_srns_state(s, ss, data, indptr, indices) if isinstance(s, SRNS) else None, lams=lams,
+        warm_rns_epochs=warm_rns_epochs, loss_code=_LOSSES[_SPEC_LOSS[type(run.loss)]], n_negatives=run.loss.negatives,
+    )  # fmt: skip
+    ev = run.evaluation
+    splits, monitor = _eval_splits(data, ev, "test")
+    res = train_loop(runner, data, epochs=run.epochs, eval_every=ev.every, topk=ev.ks, eval_on=splits, monitor=monitor,
+                     patience=ev.patience, callbacks=callbacks, progress=run.progress, desc=f"BPR-MF SGD {sampler}")  # fmt: skip
+    config = _sgd_config(run, sampler, candidates, prior_arr, rank_scale, init_std, lams, warm_rns_epochs)
+    return FitResult(history=res["history"], best_epoch=res["best_epoch"], user_emb=U, item_emb=V,
+                     scores=ScoreMatrix.from_embeddings(U, V), engine="sgd", specs=run.specs(), config=config,
+                     seconds=res["seconds"], negatives=runner.negatives if runner.return_negatives else None)  # fmt: skip
+
+
+def _sgd_config(run: Run, sampler: str, candidates, prior_arr, rank_scale, init_std, lams, warm_rns_epochs) -> dict[str, Any]:
+    """The batch-1 engine's record of a run's settings (``fit_bpr_sgd``'s ``config``)."""
+    s, loss, opt = run.sampler, run.loss, run.optimizer
+    bns = s if isinstance(s, BNS) else BNS()
     config = dict(
-        sampler=sampler,
-        dim=dim,
-        lr=lr,
-        reg=reg,
-        epochs=epochs,
-        candidates=candidates,
-        lam=lam,
-        prior=prior if isinstance(prior, str) else f"array{prior_arr.shape}",
-        oracle_levels=(fn_level, tn_level),
-        ecdf=ecdf,
-        rank_scale=rank_scale,
-        init_std=init_std,
-        shuffle=shuffle,
-        rng=seed,  # the run's integer seed, under the keyword's name
-    )
+        sampler=sampler, dim=run.model.dim, lr=opt.lr, reg=opt.weight_decay, epochs=run.epochs, candidates=candidates,
+        lam=bns.lam, prior=bns.prior if isinstance(bns.prior, str) else f"array{prior_arr.shape}",
+        oracle_levels=bns.oracle_levels, ecdf=bns.ecdf, rank_scale=rank_scale, init_std=init_std, shuffle=opt.shuffle,
+        rng=run.seed,  # the run's integer seed, under the keyword's name
+    )  # fmt: skip
     if lams is not None:
-        config["lam_schedule"] = lams.tolist()
+        config["lam_schedule"] = np.asarray(lams).tolist()
     if warm_rns_epochs:
         config["warm_rns_epochs"] = warm_rns_epochs
-    if bns_f_sample is not None:
-        config["bns_f_sample"] = bns_f_sample
-    if loss != "bpr" or n_negatives != 1:
-        config.update(loss=loss, n_negatives=n_negatives)
-    if sampler == "pns":
-        config.update(pns_power=pns_power)
-    if sampler == "srns":
-        config.update(srns_memory=srns_memory, srns_candidates=srns_candidates, srns_alpha=srns_alpha,
-                      srns_warmup=srns_warmup, srns_tau=srns_tau, srns_window=srns_window)  # fmt: skip
-    out = dict(history=history, user_emb=U, item_emb=V, seconds=res["seconds"], config=config)
-    if return_negatives:
-        out["negatives"] = runner.negatives
-    return out
+    if bns.f_sample is not None:
+        config["bns_f_sample"] = bns.f_sample
+    loss_name = _SPEC_LOSS[type(loss)]
+    if loss_name != "bpr" or loss.negatives != 1:
+        config.update(loss=loss_name, n_negatives=loss.negatives)
+    if isinstance(s, PNS):
+        config.update(pns_power=s.power)
+    if isinstance(s, SRNS):
+        config.update(srns_memory=s.memory, srns_candidates=s.candidates, srns_alpha=s.alpha, srns_warmup=s.warmup,
+                      srns_tau=s.tau, srns_window=s.window)  # fmt: skip
+    return config

@@ -3,7 +3,8 @@ r"""Vectorised samplers for mini-batch training on implicit feedback (numpy, see
 * :func:`sample_uninteracted` — RNS: for each user of a batch, ``n`` items drawn uniformly from
   the items the user has *not* interacted with in training (without replacement within a row,
   as the released code of thesis ch. 5-6 does); a training positive is never returned;
-* :func:`sample_popular` — PNS: the same support, drawn ∝ pop_j^0.75;
+* :func:`sample_popular` — PNS: the same support, drawn ∝ pop_j^0.75 (:func:`pns_weights`, the
+  proposal, shared with the batch-1 SGD engine);
 * :func:`sample_extra_positives` — the M extra positives of DCL / HCL / DPL (thesis eq. 5.17,
   6.47): the user's training items, drawn with replacement.
 
@@ -19,7 +20,7 @@ import numpy as np
 from .._numeric import _in_sorted
 from .._validation import as_generator, int_scalar
 
-__all__ = ["sample_uninteracted", "sample_popular", "sample_extra_positives"]
+__all__ = ["sample_uninteracted", "sample_popular", "sample_extra_positives", "pns_weights"]
 
 
 def _check(users, n, train_mask, name="n", n_items=None):
@@ -181,6 +182,38 @@ def sample_uninteracted(users, n, train_mask, rng=None, *, n_items=None):
     return _fill(users, n, mask, as_generator(rng), np.empty(0))
 
 
+def pns_weights(item_counts, power=0.75):
+    r"""Popularity-biased proposal of PNS (power 0.75 as in word2vec and the thesis, §4.5.1.2).
+
+    .. math:: w_j = \frac{\mathrm{pop}_j^{\,p}}{\sum_l \mathrm{pop}_l^{\,p}}
+
+    Parameters
+    ----------
+    item_counts : array_like of float, shape (n_items,)
+        Training popularity :math:`\mathrm{pop}_j` of each item, finite and non-negative with a
+        positive sum.
+    power : float
+        The exponent p (default 0.75): p = 0 gives every item the same weight (``0 ** 0 = 1``),
+        p = 1 the popularity itself.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_items,)
+        The weights :math:`w_j`, non-negative and summing to 1.
+
+    Examples
+    --------
+    >>> from negtheory.recsys import pns_weights
+    >>> pns_weights([1.0, 3.0], power=1.0).tolist()
+    [0.25, 0.75]
+    """
+    c = np.asarray(item_counts, dtype=np.float64)
+    if c.ndim != 1 or np.any(~np.isfinite(c)) or np.any(c < 0) or c.sum() <= 0:
+        raise ValueError("item_counts must be a 1-d array of non-negative counts with a positive sum")
+    w = c**power
+    return w / w.sum()
+
+
 def sample_popular(users, n, train_mask, item_counts, rng=None, power=0.75, *, n_items=None):
     """PNS: ``n`` distinct non-interacted items per user, drawn ∝ pop_j^power (thesis §4.5.1.2).
 
@@ -222,8 +255,6 @@ def sample_popular(users, n, train_mask, item_counts, rng=None, power=0.75, *, n
     >>> sorted(sample_popular([0], 2, mask, [5.0, 1.0, 0.0, 3.0], rng=0)[0].tolist())
     [1, 3]
     """
-    from .bpr_sgd import pns_weights
-
     users, n, mask = _check(users, n, train_mask, n_items=n_items)
     gen = as_generator(rng)
     w = pns_weights(item_counts, power)

@@ -1,0 +1,62 @@
+"""Composable training: ``fit(data, model=..., loss=..., sampler=..., optimizer=...)`` (thesis ch. 4-6).
+
+Small frozen specs (:mod:`negtheory.training.specs`) say what a run is; :func:`fit` picks the
+engine that runs it — the numba batch-1 SGD engine of thesis ch. 4 or the torch mini-batch engine
+of ch. 5-6 — and raises a ``ValueError`` naming the parameters of a combination neither runs.
+Importing this package loads neither numba kernels nor torch: the engines are imported when
+:func:`fit` runs.
+"""
+
+from __future__ import annotations
+
+from ._run import ENGINES, FitResult, choose_engine
+from .fit import fit
+from .specs import (
+    AOBPR,
+    BCE,
+    BCL,
+    BNS,
+    BPR,
+    DCL,
+    DNS,
+    DPL,
+    HCL,
+    MF,
+    PNS,
+    RNS,
+    SGD,
+    SRNS,
+    Adam,
+    Evaluation,
+    InfoNCE,
+    LightGCN,
+    spec_from_dict,
+    spec_from_json,
+)
+
+__all__ = [
+    "fit",
+    "FitResult",
+    "choose_engine",
+    "ENGINES",
+    "MF",
+    "LightGCN",
+    "BPR",
+    "BCE",
+    "InfoNCE",
+    "DCL",
+    "HCL",
+    "DPL",
+    "BCL",
+    "RNS",
+    "PNS",
+    "DNS",
+    "BNS",
+    "AOBPR",
+    "SRNS",
+    "SGD",
+    "Adam",
+    "Evaluation",
+    "spec_from_dict",
+    "spec_from_json",
+]

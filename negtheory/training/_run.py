@@ -1,0 +1,229 @@
+"""The run a training engine reads, and which engine runs it (private to :mod:`negtheory.training`).
+
+Kept apart from :mod:`negtheory.training.fit` so that the engines (``negtheory.recsys.bpr_sgd``,
+``negtheory.bridge.recommend``) read it without importing :func:`~negtheory.training.fit`, which
+imports them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import sys
+
+from .._deprecation import warn_deprecated
+from .._rng import int_seed
+from .specs import (
+    AOBPR,
+    BCE,
+    BNS,
+    BPR,
+    DNS,
+    DPL,
+    MF,
+    ROLES,
+    SGD,
+    SRNS,
+    Evaluation,
+    InfoNCE,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy as np
+
+    from ..recsys.loop import Callback, ScoreMatrix
+
+__all__ = ["Run", "FitResult", "choose_engine", "make_run", "warn_if_external", "ENGINES"]
+
+#: the engines: "sgd" (numba, batch 1) and "torch" (mini-batch)
+ENGINES = ("sgd", "torch")
+
+_SGD_LOSSES = (BPR, BCE, InfoNCE)
+
+
+@dataclass(frozen=True)
+class Run:
+    """Everything an engine reads (private): the specs, the run's length, seed and hooks.
+
+    ``extras`` carries the old trainers' engine-specific hooks (``fit_bpr_sgd``'s ``callback`` and
+    ``return_negatives``), which the composable API leaves to ``callbacks``.
+    """
+
+    model: Any
+    loss: Any
+    sampler: Any
+    optimizer: Any
+    epochs: int
+    evaluation: Evaluation
+    seed: int
+    callbacks: Sequence[Callback] = ()
+    device: str = "cpu"
+    progress: bool = False
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def specs(self) -> dict[str, dict[str, Any]]:
+        """The run's specs as JSON-ready dicts (its provenance)."""
+        return {r: getattr(self, r).to_dict() for r in ("model", "loss", "sampler", "optimizer", "evaluation")}
+
+
+def _sgd_problems(run: Run) -> list[str]:
+    """What keeps the batch-1 SGD engine from running ``run`` (each names its parameters)."""
+    m, loss, s, opt = run.model, run.loss, run.sampler, run.optimizer
+    out = []
+    if not isinstance(m, MF):
+        out.append(f"model={type(m).__name__}: the batch-1 SGD engine trains MF only")
+    if not isinstance(loss, _SGD_LOSSES):
+        out.append(f"loss={type(loss).__name__}: the batch-1 SGD engine trains BPR, BCE and InfoNCE only")
+    if getattr(loss, "temperature", 1.0) != 1.0:
+        out.append(f"loss.temperature={loss.temperature}: the batch-1 SGD engine has no temperature (t = 1)")
+    if isinstance(s, SRNS) and loss.negatives > 1:
+        out.append(f"sampler=SRNS with loss.negatives={loss.negatives}: SRNS draws one negative per pair")
+    if not isinstance(opt, SGD):
+        out.append(f"optimizer={type(opt).__name__}: the batch-1 engine is plain SGD")
+    else:
+        if opt.batch_size != 1:
+            out.append(f"optimizer.batch_size={opt.batch_size}: the numba engine steps on one pair at a time")
+        if opt.milestones:
+            out.append(f"optimizer.milestones={opt.milestones}: the batch-1 SGD engine keeps lr fixed")
+        if opt.penalty != "weight_decay":
+            out.append(f"optimizer.penalty={opt.penalty!r}: the batch-1 SGD engine's L2 is in the update (weight_decay)")
+    if run.device not in ("cpu", "auto"):
+        out.append(f"device={run.device!r}: the batch-1 SGD engine runs on the CPU (numba)")
+    return out
+
+
+def _torch_problems(run: Run) -> list[str]:
+    """What keeps the mini-batch engine from running ``run`` (each names its parameters)."""
+    m, loss, s, opt = run.model, run.loss, run.sampler, run.optimizer
+    out = []
+    if isinstance(m, MF) and m.init_std is not None:
+        out.append("model.init_std: the mini-batch engine initialises MF Xavier-normal (released code); drop init_std")
+    if isinstance(loss, BCE):
+        out.append("loss=BCE: runs on the batch-1 SGD engine only (optimizer=SGD(batch_size=1), model=MF)")
+    if isinstance(s, (AOBPR, SRNS)):
+        out.append(f"sampler={type(s).__name__} with model={type(m).__name__} and optimizer={type(opt).__name__}"
+                   f"(batch_size={opt.batch_size}): {type(s).__name__} keeps per-user state in the batch-1 SGD kernels; "
+                   "it needs model=MF, optimizer=SGD(batch_size=1) and loss BPR, BCE or InfoNCE")  # fmt: skip
+    if isinstance(s, BNS):
+        if not isinstance(loss, BPR):
+            out.append(f"sampler=BNS with loss={type(loss).__name__}: the mini-batch engine draws BNS negatives for BPR only")
+        default = BNS()
+        for name in ("prior", "oracle_levels", "ecdf", "lam_schedule", "warm_rns_epochs"):
+            if BNS(**{name: getattr(s, name)}) != default:
+                out.append(f"sampler.{name}: a BNS option of the batch-1 SGD engine (the mini-batch engine uses the "
+                           "popularity prior, F over the non-interacted items, a constant lam)")  # fmt: skip
+    if isinstance(s, DNS) and not isinstance(loss, (BPR, DPL)):
+        out.append(f"sampler=DNS with loss={type(loss).__name__}: the mini-batch engine draws DNS negatives for BPR or DPL")
+    if isinstance(opt, SGD) and opt.shuffle != "epoch":
+        out.append("optimizer.shuffle='once': the mini-batch engine reshuffles every epoch")
+    return out
+
+
+def choose_engine(run: Run, engine: str = "auto") -> str:
+    """The engine that runs ``run``: ``"sgd"`` or ``"torch"``, or a ``ValueError`` naming what no engine supports.
+
+    ``"auto"``: batch-1 SGD when the optimizer is :class:`SGD` with ``batch_size=1``, the model
+    :class:`MF` and the loss BPR, BCE or InfoNCE (thesis ch. 4); otherwise mini-batch.
+    """
+    if engine not in ("auto",) + ENGINES:
+        raise ValueError(f"engine must be 'auto', 'sgd' or 'torch', got {engine!r}")
+    if engine == "auto":
+        opt = run.optimizer
+        batch1 = isinstance(opt, SGD) and opt.batch_size == 1 and isinstance(run.model, MF)
+        engine = "sgd" if batch1 and isinstance(run.loss, _SGD_LOSSES) else "torch"
+    problems = _sgd_problems(run) if engine == "sgd" else _torch_problems(run)
+    if problems:
+        where = "the batch-1 SGD engine" if engine == "sgd" else "the mini-batch (torch) engine"
+        raise ValueError(f"no engine runs this combination ({where} was chosen): " + "; ".join(problems))
+    return engine
+
+
+@dataclass
+class FitResult:
+    """What :func:`fit` returns.
+
+    Attributes
+    ----------
+    history : list of dict
+        One row per evaluation: ``epoch`` (1-based), ``loss``, the engine's statistics (batch-1
+        SGD: ``tnr``, ``inf`` of thesis eq. 4.27-4.28) and the ranking metrics ``valid_*`` /
+        ``test_*``.
+    best_epoch : int or None
+        The epoch of best validation ``Evaluation.monitor`` (None without a validation split).
+    user_emb, item_emb : ndarray
+        The final embeddings that score (LightGCN's propagated ones): scores = user_emb @ item_emb.T.
+    scores : ScoreMatrix
+        The final scores.
+    engine : str
+        ``"sgd"`` or ``"torch"``.
+    specs : dict
+        The specs of the run as dicts (``spec_from_dict`` reads each back), with ``epochs`` and ``rng``.
+    config : dict
+        The engine's record of the settings (the old trainers' ``config``).
+    seconds : float
+        Training time.
+    model : torch.nn.Module or None
+        The trained torch model (mini-batch engine).
+    negatives : list or None
+        Batch-1 SGD with ``return_negatives`` (old trainer only).
+    """
+
+    history: list[dict[str, Any]]
+    best_epoch: int | None
+    user_emb: np.ndarray
+    item_emb: np.ndarray
+    scores: ScoreMatrix
+    engine: str
+    specs: dict[str, Any]
+    config: dict[str, Any]
+    seconds: float
+    model: Any = None
+    negatives: list[Any] | None = None
+
+    def history_frame(self):
+        """The history as a pandas DataFrame (one row per evaluation)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.history)
+
+
+def _check_role(role: str, value: Any) -> None:
+    classes = ROLES[role]
+    if not isinstance(value, classes):
+        names = ", ".join(c.__name__ for c in classes)
+        raise TypeError(f"{role} must be a spec, one of {names} (negtheory.training), got {value!r}")
+
+
+def make_run(model, loss, sampler, optimizer, epochs, evaluation, rng, callbacks=(), device="cpu", progress=False,
+             extras=None) -> Run:  # fmt: skip
+    """A validated :class:`Run` (private; shared by :func:`fit` and the old trainers)."""
+    from .._validation import int_scalar
+
+    for role, value in (("model", model), ("loss", loss), ("sampler", sampler), ("optimizer", optimizer),
+                        ("evaluation", evaluation)):  # fmt: skip
+        _check_role(role, value)
+    epochs = int_scalar("epochs", epochs, 1)
+    if isinstance(sampler, BNS) and sampler.lam_schedule is not None and len(sampler.lam_schedule) != epochs:
+        raise ValueError(f"sampler.lam_schedule must hold one lambda per epoch ({epochs}), got {len(sampler.lam_schedule)}")
+    return Run(model, loss, sampler, optimizer, epochs, evaluation, int_seed("rng", rng), tuple(callbacks), device,
+               bool(progress), dict(extras or {}))  # fmt: skip
+
+
+def warn_if_external(name: str, replacement: str) -> None:
+    """The ``DeprecationWarning`` of an old trainer ``name``, for callers outside negtheory only.
+
+    The package's own callers (the reproductions, the CLI) keep calling the old trainers for this
+    release without a warning; a user's script, notebook or test gets one, pointing at its call.
+    The frames walked up are the trainer's and any ``negtheory._deprecation`` wrapper around it.
+    """
+    frame = sys._getframe(2)  # 0: here, 1: the trainer, 2: its caller (or a decorator's wrapper)
+    level = 4
+    while frame is not None and frame.f_globals.get("__name__") == "negtheory._deprecation":
+        frame, level = frame.f_back, level + 1
+    caller = "" if frame is None else str(frame.f_globals.get("__name__", ""))
+    if caller == "negtheory" or caller.startswith("negtheory."):
+        return
+    warn_deprecated(f"{name}()", replacement, since="0.1", stacklevel=level)

@@ -1,0 +1,913 @@
+r"""What a training run is made of, as small frozen specs: model, loss, sampler, optimizer, evaluation.
+
+Each spec is a frozen dataclass validated on construction (a ``ValueError`` or ``TypeError`` that
+names the spec and the parameter, e.g. ``BNS.candidates``), compared by value, and serialised
+with ``to_dict()`` / ``to_json()`` (a ``"kind"`` tag holds the class name) and read back by
+:func:`spec_from_dict` / :func:`spec_from_json` (or ``Cls.from_dict``). One vocabulary serves
+both engines of :func:`negtheory.training.fit` — the numba batch-1 SGD engine of thesis ch. 4 and
+the torch mini-batch engine of ch. 5-6 — so ``candidates`` is ``candidates`` and the negatives of
+a loss are its ``negatives`` whichever engine runs them.
+
+Models: :class:`MF`, :class:`LightGCN`. Losses: :class:`BPR`, :class:`BCE`, :class:`InfoNCE`,
+:class:`DCL`, :class:`HCL`, :class:`DPL`, :class:`BCL`. Samplers: :class:`RNS`, :class:`PNS`,
+:class:`DNS`, :class:`BNS`, :class:`AOBPR`, :class:`SRNS` (thesis §4.5.1.2; the stateless ones draw
+for a user's own loop through ``sample``). Optimizers: :class:`SGD`, :class:`Adam`. Evaluation:
+:class:`Evaluation`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from .._validation import int_scalar, real_scalar
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..recsys.interactions import Interactions
+
+__all__ = [
+    "MF",
+    "LightGCN",
+    "BPR",
+    "BCE",
+    "InfoNCE",
+    "DCL",
+    "HCL",
+    "DPL",
+    "BCL",
+    "RNS",
+    "PNS",
+    "DNS",
+    "BNS",
+    "AOBPR",
+    "SRNS",
+    "SGD",
+    "Adam",
+    "Evaluation",
+    "spec_from_dict",
+    "spec_from_json",
+]
+
+#: kind tag -> spec class (filled by the decorator below)
+_REGISTRY: dict[str, type[Spec]] = {}
+
+
+def _spec(cls):
+    """Frozen dataclass, registered under its class name for :func:`spec_from_dict`.
+
+    ``eq=False``: equality and hashing go through :meth:`Spec.to_dict`, which also covers a BNS
+    prior given as an array (a dataclass's own ``==`` on an ndarray field is ambiguous).
+    """
+    cls = dataclass(frozen=True, eq=False)(cls)
+    _REGISTRY[cls.__name__] = cls
+    return cls
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-ready form of a field value: tuples and arrays become lists."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+class Spec:
+    """Base of the specs: dict / JSON round trip and value equality."""
+
+    #: the role of the spec ("model", "loss", "sampler", "optimizer", "evaluation")
+    role: ClassVar[str] = ""
+
+    def _set(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)  # frozen: normalised values are written once, in __post_init__
+
+    def _int(self, name: str, lo: int | None = None) -> None:
+        self._set(name, int_scalar(f"{type(self).__name__}.{name}", getattr(self, name), lo))
+
+    def _real(self, name: str, lo=None, hi=None, **kw) -> None:
+        self._set(name, real_scalar(f"{type(self).__name__}.{name}", getattr(self, name), lo, hi, **kw))
+
+    def _choice(self, name: str, options: Sequence[str]) -> None:
+        if getattr(self, name) not in options:
+            raise ValueError(f"{type(self).__name__}.{name} must be one of {tuple(options)}, got {getattr(self, name)!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The spec as a JSON-ready dict: ``{"kind": class name, field: value, ...}``."""
+        return {"kind": type(self).__name__, **{f.name: _plain(getattr(self, f.name)) for f in fields(self)}}
+
+    def to_json(self) -> str:
+        """The spec as a JSON string (:meth:`to_dict`)."""
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Spec:
+        """The spec written by :meth:`to_dict` (``cls`` or a subclass named by ``"kind"``)."""
+        out = spec_from_dict(d)
+        if not isinstance(out, cls):
+            raise ValueError(f"kind {d.get('kind')!r} is not a {cls.__name__}")
+        return out
+
+    def replace(self, **changes: Any) -> Spec:
+        """A copy with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self.to_json())
+
+    def __repr__(self) -> str:
+        parts = []
+        for f in fields(self):
+            v = getattr(self, f.name)
+            parts.append(f"{f.name}=array{v.shape}" if isinstance(v, np.ndarray) else f"{f.name}={v!r}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+
+def spec_from_dict(d: dict[str, Any]) -> Spec:
+    """The spec of a ``to_dict()`` dict (or of a dict written by hand with a ``"kind"``).
+
+    Parameters
+    ----------
+    d : dict
+        ``{"kind": name, field: value, ...}``; absent fields take their defaults, unknown ones
+        are an error.
+
+    Returns
+    -------
+    Spec
+        The validated spec.
+
+    Examples
+    --------
+    >>> from negtheory.training import BNS, spec_from_dict
+    >>> spec_from_dict({"kind": "BNS", "candidates": 10}) == BNS(candidates=10)
+    True
+    """
+    if not isinstance(d, dict) or "kind" not in d:
+        raise ValueError(f"a spec dict needs a 'kind' (one of {sorted(_REGISTRY)}), got {d!r}")
+    kind = d["kind"]
+    if kind not in _REGISTRY:
+        raise ValueError(f"kind must be one of {sorted(_REGISTRY)}, got {kind!r}")
+    cls = _REGISTRY[kind]
+    names = {f.name for f in fields(cls)}
+    unknown = sorted(set(d) - names - {"kind"})
+    if unknown:
+        raise ValueError(f"{kind} has no parameter {', '.join(unknown)} (its parameters: {', '.join(sorted(names))})")
+    kw = {k: tuple(v) if isinstance(v, list) and k != "prior" else v for k, v in d.items() if k != "kind"}
+    return cls(**kw)
+
+
+def spec_from_json(text: str) -> Spec:
+    """The spec of a ``to_json()`` string (:func:`spec_from_dict`).
+
+    Examples
+    --------
+    >>> from negtheory.training import Adam, spec_from_json
+    >>> spec_from_json(Adam(lr=0.01, milestones=(20, 40)).to_json())
+    Adam(lr=0.01, weight_decay=1e-05, batch_size=1024, milestones=(20, 40), gamma=0.1, penalty='weight_decay')
+    """
+    return spec_from_dict(json.loads(text))
+
+
+# ------------------------------------------------------------------------------------------
+# models
+# ------------------------------------------------------------------------------------------
+@_spec
+class MF(Spec):
+    """Matrix factorisation x_ui = <w_u, h_i> (thesis §4.5.1.2, d = 32).
+
+    Parameters
+    ----------
+    dim : int
+        Embedding dimension d, at least 1 (default 32, the thesis's).
+    init_std : float, optional
+        Initial embeddings N(0, init_std²): the batch-1 SGD engine's initialisation (None: 0.1,
+        the released code's √reg). The mini-batch engine initialises MF Xavier-normal (released
+        code of ch. 5-6) and takes no ``init_std``.
+
+    Examples
+    --------
+    >>> from negtheory.training import MF
+    >>> MF(dim=16).to_dict()
+    {'kind': 'MF', 'dim': 16, 'init_std': None}
+    """
+
+    role: ClassVar[str] = "model"
+    dim: int = 32
+    init_std: float | None = None
+
+    def __post_init__(self):
+        self._int("dim", 1)
+        if self.init_std is not None:
+            self._real("init_std", 0.0, lo_open=True)
+
+
+@_spec
+class LightGCN(Spec):
+    """LightGCN (He et al., SIGIR 2020) as the thesis trains it (§4.5.1.2: d = 32, one layer).
+
+    Parameters
+    ----------
+    dim : int
+        Embedding dimension, at least 1 (default 32).
+    layers : int
+        Propagation layers K >= 0 (default 1, the thesis's).
+
+    Examples
+    --------
+    >>> from negtheory.training import LightGCN
+    >>> LightGCN(layers=2)
+    LightGCN(dim=32, layers=2)
+    """
+
+    role: ClassVar[str] = "model"
+    dim: int = 32
+    layers: int = 1
+
+    def __post_init__(self):
+        self._int("dim", 1)
+        self._int("layers", 0)
+
+
+# ------------------------------------------------------------------------------------------
+# losses: N negatives per pair (``negatives``), M extra positives, temperature t
+# ------------------------------------------------------------------------------------------
+class _Loss(Spec):
+    role: ClassVar[str] = "loss"
+    #: the negatives per pair the loss reads (BPR: one)
+    negatives: int
+
+    def _common(self) -> None:
+        names = {f.name for f in fields(self)}
+        if "negatives" in names:
+            self._int("negatives", 1)
+        if "extra_positives" in names:
+            self._int("extra_positives", 1)
+        if "temperature" in names:
+            self._real("temperature", 0.0, lo_open=True)
+        if "tau_plus" in names:
+            self._real("tau_plus", 0.0, 1.0, lo_open=True, hi_open=True)
+
+
+@_spec
+class BPR(_Loss):
+    r"""BPR, :math:`-\ln\sigma(x_{ui} - x_{uj})` on one negative (thesis eq. 4.1).
+
+    Parameters
+    ----------
+    temperature : float
+        Scores divided by t > 0 (mini-batch engine; default 1).
+
+    Examples
+    --------
+    >>> from negtheory.training import BPR
+    >>> BPR().negatives
+    1
+    """
+
+    temperature: float = 1.0
+
+    def __post_init__(self):
+        self._common()
+
+    @property
+    def negatives(self) -> int:  # type: ignore[override]
+        return 1
+
+
+@_spec
+class BCE(_Loss):
+    r"""Binary cross-entropy :math:`-\ln\sigma(x_{ui}) - \sum_k \ln(1 - \sigma(x_{uj_k}))` (thesis Table 4.4).
+
+    Parameters
+    ----------
+    negatives : int
+        N negatives per pair, at least 1 (default 1, Table 4.4's).
+
+    Examples
+    --------
+    >>> from negtheory.training import BCE
+    >>> BCE(negatives=2).to_dict()
+    {'kind': 'BCE', 'negatives': 2}
+    """
+
+    negatives: int = 1
+
+    def __post_init__(self):
+        self._common()
+
+
+@_spec
+class InfoNCE(_Loss):
+    """InfoNCE over N negatives (thesis eq. 6.46; Table 4.4 with N = 2 on batch-1 SGD).
+
+    Parameters
+    ----------
+    negatives : int
+        N, at least 1 (default 5, the released code of ch. 5-6).
+    temperature : float
+        t > 0 (default 1; the batch-1 SGD engine takes t = 1 only).
+
+    Examples
+    --------
+    >>> from negtheory.training import InfoNCE
+    >>> InfoNCE(negatives=2)
+    InfoNCE(negatives=2, temperature=1.0)
+    """
+
+    negatives: int = 5
+    temperature: float = 1.0
+
+    def __post_init__(self):
+        self._common()
+
+
+@_spec
+class DCL(_Loss):
+    """Debiased contrastive loss (thesis eq. 6.47) with M extra positives (released code).
+
+    Parameters
+    ----------
+    negatives, extra_positives : int
+        N and M, at least 1 (default 5 each).
+    tau_plus : float
+        Class prior τ⁺ in (0, 1) (default 0.06).
+    temperature : float
+        t > 0 (default 1).
+
+    Examples
+    --------
+    >>> from negtheory.training import DCL
+    >>> DCL(tau_plus=0.1).tau_plus
+    0.1
+    """
+
+    negatives: int = 5
+    extra_positives: int = 5
+    tau_plus: float = 0.06
+    temperature: float = 1.0
+
+    def __post_init__(self):
+        self._common()
+
+
+@_spec
+class HCL(_Loss):
+    """Hard contrastive loss (Robinson et al.'s reweighting of DCL, thesis §6.5) with M extra positives.
+
+    Parameters
+    ----------
+    negatives, extra_positives : int
+        N and M, at least 1 (default 5 each).
+    tau_plus : float
+        τ⁺ in (0, 1) (default 0.06).
+    beta : float
+        Hardness β >= 0 (default 0.5).
+    temperature : float
+        t > 0 (default 1).
+
+    Examples
+    --------
+    >>> from negtheory.training import HCL
+    >>> HCL(beta=1.0).beta
+    1.0
+    """
+
+    negatives: int = 5
+    extra_positives: int = 5
+    tau_plus: float = 0.06
+    beta: float = 0.5
+    temperature: float = 1.0
+
+    def __post_init__(self):
+        self._common()
+        self._real("beta", 0.0)
+
+
+@_spec
+class DPL(_Loss):
+    """Debiased pairwise loss (thesis eq. 5.17-5.18) with M extra positives.
+
+    Parameters
+    ----------
+    negatives, extra_positives : int
+        N and M, at least 1 (default 5 each).
+    tau_plus : float
+        τ⁺ in (0, 1) (default 0.06; 0.3 for "DPL with Hard Samples", Table 5.3).
+    eps : float
+        Clamp of P̂_PN in (0, 1] (default 0.01).
+    temperature : float
+        t > 0 (default 1).
+
+    Examples
+    --------
+    >>> from negtheory.training import DPL
+    >>> DPL(tau_plus=0.3).eps
+    0.01
+    """
+
+    negatives: int = 5
+    extra_positives: int = 5
+    tau_plus: float = 0.06
+    eps: float = 1e-2
+    temperature: float = 1.0
+
+    def __post_init__(self):
+        self._common()
+        self._real("eps", 0.0, 1.0, lo_open=True)
+
+
+@_spec
+class BCL(_Loss):
+    """Bayesian contrastive loss (thesis eq. 6.31 with the estimator of eq. 6.48).
+
+    Parameters
+    ----------
+    negatives : int
+        N, at least 1 (default 5).
+    alpha : float
+        α in [0.5, 1] (default 0.55).
+    beta : float
+        β in [0, 1] (default 0.6).
+    tau_plus : float
+        τ⁺ in (0, 1) (default 0.06).
+    temperature : float
+        t > 0 (default 1).
+    form : {"thesis", "released"}
+        Eq. 6.31 (N θ̂ inside InfoNCE), or the released recommendation code's
+        −ln σ(s⁺ − Σ ω_i e^{s_i}) (``fit_mf``'s ``"bcl_released"``).
+
+    Examples
+    --------
+    >>> from negtheory.training import BCL
+    >>> BCL(alpha=0.6, beta=0.5).form
+    'thesis'
+    """
+
+    negatives: int = 5
+    alpha: float = 0.55
+    beta: float = 0.6
+    tau_plus: float = 0.06
+    temperature: float = 1.0
+    form: str = "thesis"
+
+    def __post_init__(self):
+        self._common()
+        self._real("alpha", 0.5, 1.0)
+        self._real("beta", 0.0, 1.0)
+        self._choice("form", ("thesis", "released"))
+
+
+# ------------------------------------------------------------------------------------------
+# samplers
+# ------------------------------------------------------------------------------------------
+class _Sampler(Spec):
+    role: ClassVar[str] = "sampler"
+
+    def sample(self, data: Interactions, users, n: int, rng=None, *, scores=None):
+        """``n`` negatives per user of ``users`` from the items each has not interacted with in training.
+
+        Parameters
+        ----------
+        data : Interactions
+            The split (its training pairs are never drawn).
+        users : array_like of int, shape (B,)
+            The user of each row.
+        n : int
+            Negatives per row.
+        rng : None, int, SeedSequence or Generator
+            Source of randomness.
+        scores : ScoreMatrix or ndarray, optional
+            The current scores (score-aware samplers: DNS, BNS).
+
+        Returns
+        -------
+        ndarray of int64, shape (B, n)
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} keeps per-user state inside the batch-1 SGD engine; it has no stand-alone sample()"
+        )
+
+
+def _block(scores, users: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """Scores of ``items[b, :]`` for ``users[b]`` from a ScoreMatrix or a dense array."""
+    if scores is None:
+        raise ValueError("scores is required by a score-aware sampler (the current scores: a ScoreMatrix or an array)")
+    if hasattr(scores, "block"):
+        return np.take_along_axis(scores.block(users), items, axis=1)
+    return np.asarray(scores)[users[:, None], items]
+
+
+@_spec
+class RNS(_Sampler):
+    """Uniform negatives among the user's non-interacted items (RNS, thesis §4.5.1.2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.recsys import load_split
+    >>> from negtheory.training import RNS
+    >>> d = load_split(np.array([[0, 0], [0, 1], [1, 2]]), np.array([[0, 2]]))
+    >>> sorted(RNS().sample(d, [0], 1, rng=0)[0].tolist())
+    [2]
+    """
+
+    def sample(self, data, users, n, rng=None, *, scores=None):
+        from ..recsys.samplers import sample_uninteracted
+
+        return sample_uninteracted(np.asarray(users), n, data.train_csr(), rng, n_items=data.n_items)
+
+
+@_spec
+class PNS(_Sampler):
+    """Negatives ∝ pop_j^power among the user's non-interacted items (PNS, thesis §4.5.1.2).
+
+    Parameters
+    ----------
+    power : float
+        Exponent p >= 0 (default 0.75, the thesis's).
+
+    Examples
+    --------
+    >>> from negtheory.training import PNS
+    >>> PNS(power=1.0).power
+    1.0
+    """
+
+    power: float = 0.75
+
+    def __post_init__(self):
+        self._real("power", 0.0)
+
+    def sample(self, data, users, n, rng=None, *, scores=None):
+        from ..recsys.samplers import sample_popular
+
+        return sample_popular(np.asarray(users), n, data.train_csr(), data.item_counts(), rng, self.power, n_items=data.n_items)
+
+
+@_spec
+class DNS(_Sampler):
+    """Each negative the highest-scored of ``candidates`` uniform non-interacted items (DNS, Zhang et al. 2013; thesis §4.5.1.2).
+
+    Parameters
+    ----------
+    candidates : int
+        Candidates per negative, at least 1 (default 5; 1 is RNS).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.recsys import load_split
+    >>> from negtheory.training import DNS
+    >>> d = load_split(np.array([[0, 0]]), np.array([[0, 1]]))
+    >>> DNS(candidates=2).sample(d, [0], 1, rng=0, scores=np.array([[0.0, 1.0, 3.0]])).tolist()
+    [[2]]
+    """
+
+    candidates: int = 5
+
+    def __post_init__(self):
+        self._int("candidates", 1)
+
+    def sample(self, data, users, n, rng=None, *, scores=None):
+        from ..recsys.samplers import sample_uninteracted
+
+        # the N C candidates of a row are distinct, drawn as the mini-batch engine draws them
+        u = np.asarray(users)
+        cand = sample_uninteracted(u, n * self.candidates, data.train_csr(), rng, n_items=data.n_items)
+        sc = _block(scores, u, cand).reshape(len(u), n, self.candidates)
+        pick = sc.argmax(axis=-1)
+        return np.take_along_axis(cand.reshape(len(u), n, self.candidates), pick[..., None], axis=-1)[..., 0]
+
+
+_PRIORS = ("popularity", "oracle", "uniform")
+
+
+@_spec
+class BNS(_Sampler):
+    r"""Bayesian negative sampling: the candidate of least risk (thesis eq. 4.26, 4.14-4.16).
+
+    Parameters
+    ----------
+    candidates : int
+        :math:`|\mathcal{M}_u|`, at least 1 (default 5).
+    lam : float
+        λ >= 0 of the risk (default 5).
+    prior : {"popularity", "oracle", "uniform"} or array_like
+        P_fn: pop_l / N (eq. 4.16), the oracle of Table 4.5, 1 / |I| (BNS-3), or an array of shape
+        (n_items,) or (n_users, n_items) in [0, 1] (BNS-4). Batch-1 SGD engine beyond "popularity".
+    oracle_levels : (float, float)
+        The oracle's P_fn of the test items and of the others (default (0.64, 0.04), §4.5.2.5).
+    ecdf : {"negatives", "candidates"}
+        F of eq. 4.15 over all non-interacted items or over M_u only.
+    f_sample : int, optional
+        Estimate F from this many uniform non-interacted items (a scalable option; default None:
+        exact).
+    lam_schedule : sequence of float, optional
+        One λ per epoch (BNS-1, :func:`negtheory.recsys.bns_lam_warm_start`); batch-1 SGD engine.
+    warm_rns_epochs : int
+        RNS during the first this many epochs (BNS-2); batch-1 SGD engine.
+
+    Examples
+    --------
+    >>> from negtheory.training import BNS, spec_from_json
+    >>> s = BNS(candidates=10, lam_schedule=(10.0, 9.9))
+    >>> spec_from_json(s.to_json()) == s
+    True
+    """
+
+    candidates: int = 5
+    lam: float = 5.0
+    prior: Any = "popularity"
+    oracle_levels: tuple[float, float] = (0.64, 0.04)
+    ecdf: str = "negatives"
+    f_sample: int | None = None
+    lam_schedule: tuple[float, ...] | None = None
+    warm_rns_epochs: int = 0
+
+    def __post_init__(self):
+        self._int("candidates", 1)
+        self._real("lam", 0.0)
+        if isinstance(self.prior, str):
+            self._choice("prior", _PRIORS)
+        else:
+            arr = np.array(self.prior, dtype=np.float64)
+            if arr.ndim not in (1, 2) or not np.all((arr >= 0) & (arr <= 1)):
+                raise ValueError("BNS.prior must be 'popularity', 'oracle', 'uniform' or a 1-d / 2-d array of probabilities in [0, 1]")
+            arr.setflags(write=False)
+            self._set("prior", arr)
+        try:
+            levels = tuple(float(x) for x in self.oracle_levels)
+        except (TypeError, ValueError):
+            raise ValueError(f"BNS.oracle_levels must be two probabilities, got {self.oracle_levels!r}") from None
+        if len(levels) != 2:
+            raise ValueError(f"BNS.oracle_levels must be two probabilities, got {self.oracle_levels!r}")
+        self._set("oracle_levels", tuple(real_scalar("BNS.oracle_levels", x, 0.0, 1.0) for x in levels))
+        self._choice("ecdf", ("negatives", "candidates"))
+        if self.f_sample is not None:
+            self._int("f_sample", 1)
+            if self.ecdf != "negatives":
+                raise ValueError(f"BNS.f_sample needs BNS.ecdf='negatives', got {self.ecdf!r}")
+        if self.lam_schedule is not None:
+            lams = np.asarray(self.lam_schedule, dtype=np.float64)
+            if lams.ndim != 1 or not np.all(np.isfinite(lams) & (lams >= 0)):
+                raise ValueError("BNS.lam_schedule must be a sequence of finite lambdas >= 0 (one per epoch)")
+            self._set("lam_schedule", tuple(float(x) for x in lams))
+        self._int("warm_rns_epochs", 0)
+
+    def sample(self, data, users, n, rng=None, *, scores=None, positives=None):
+        """One BNS negative per row (``n`` = 1) for the pairs (``users``, ``positives``), eq. 4.26.
+
+        The prior is pop_l / N (eq. 4.16), F the eCDF over the user's non-interacted items (over
+        n + 1) and the candidates ``candidates`` uniform non-interacted items; ``scores`` the
+        current scores and ``positives`` the positive item of each row (both required).
+        """
+        from ..estimators import bns_select
+        from ..recsys.samplers import sample_uninteracted
+
+        if int(n) != 1 or positives is None:
+            raise ValueError("BNS.sample draws one negative per (user, positive) pair: n=1 and positives are required")
+        if not (isinstance(self.prior, str) and self.prior == "popularity"):
+            raise ValueError("BNS.sample supports BNS.prior='popularity' only (the other priors live in the batch-1 SGD engine)")
+        u = np.asarray(users)
+        cand = sample_uninteracted(u, self.candidates, data.train_csr(), rng, n_items=data.n_items)
+        full = np.asarray(scores)[u] if not hasattr(scores, "block") else scores.block(u)
+        ref = np.where(data.train_mask()[u], np.inf, full)  # positives never count as <= a candidate
+        p_fn = data.item_counts() / len(data.train)  # eq. 4.16, pop_l / N
+        x_pos = full[np.arange(len(u)), np.asarray(positives)]
+        pick = bns_select(x_pos, np.take_along_axis(full, cand, axis=1), p_fn[cand], reference_scores=ref, lam=self.lam)
+        return cand[np.arange(len(u)), np.asarray(pick)][:, None]
+
+
+@_spec
+class AOBPR(_Sampler):
+    """AOBPR (Rendle & Freudenthaler 2014; thesis §4.5.1.2): the negative of a geometric rank, exact ranks.
+
+    Parameters
+    ----------
+    rank_scale : float, optional
+        λ of the rank law in items (default None: 0.05 |I|).
+
+    Examples
+    --------
+    >>> from negtheory.training import AOBPR
+    >>> AOBPR(rank_scale=50.0).rank_scale
+    50.0
+    """
+
+    rank_scale: float | None = None
+
+    def __post_init__(self):
+        if self.rank_scale is not None:
+            self._real("rank_scale", 0.0, lo_open=True)
+
+
+@_spec
+class SRNS(_Sampler):
+    """SRNS (Ding et al., NeurIPS 2020; thesis §4.5.1.2), the released run script's settings as defaults.
+
+    Parameters
+    ----------
+    memory : int
+        S1, the memory per user (default 8).
+    candidates : int
+        S2, uniform items added before each memory update (default 64).
+    alpha : float
+        Weight α of the std (default 5).
+    warmup : float
+        T_0 in epochs (default 50).
+    tau : float
+        τ of the memory update (default 10).
+    window : int
+        Epochs of recorded scores for the std (default 5).
+
+    Examples
+    --------
+    >>> from negtheory.training import SRNS
+    >>> SRNS(alpha=0.0).memory
+    8
+    """
+
+    memory: int = 8
+    candidates: int = 64
+    alpha: float = 5.0
+    warmup: float = 50.0
+    tau: float = 10.0
+    window: int = 5
+
+    def __post_init__(self):
+        self._int("memory", 1)
+        self._int("candidates", 0)
+        self._real("alpha", 0.0)
+        self._real("warmup", 0.0, lo_open=True)
+        self._real("tau", 0.0, lo_open=True)
+        self._int("window", 1)
+
+
+# ------------------------------------------------------------------------------------------
+# optimizers
+# ------------------------------------------------------------------------------------------
+class _Optimizer(Spec):
+    role: ClassVar[str] = "optimizer"
+
+    def _common(self) -> None:
+        self._real("lr", 0.0, lo_open=True)
+        self._real("weight_decay", 0.0)
+        self._int("batch_size", 1)
+        name = f"{type(self).__name__}.milestones"
+        if isinstance(self.milestones, (str, bytes)) or not hasattr(self.milestones, "__iter__"):
+            raise TypeError(f"{name} must be a sequence of epochs, got {self.milestones!r}")
+        self._set("milestones", tuple(sorted(int_scalar(name, m, 1) for m in self.milestones)))
+        self._real("gamma", 0.0, lo_open=True)
+        self._choice("penalty", ("weight_decay", "batch"))
+
+
+@_spec
+class SGD(_Optimizer):
+    r"""Stochastic gradient descent; batch 1 with MF is the thesis's BPR-MF of ch. 4 (§4.5.1.2).
+
+    Parameters
+    ----------
+    lr : float
+        η > 0 (default 0.01, the thesis's).
+    weight_decay : float
+        L2 constant r >= 0 in the update θ -= η(∇L + r θ) (default 0.01, the thesis's "reg").
+    batch_size : int
+        Pairs per step (default 1: the numba engine with MF; larger: the mini-batch engine).
+    milestones : sequence of int
+        Epochs after which lr is multiplied by ``gamma`` (mini-batch engine).
+    gamma : float
+        The factor at each milestone (default 0.1).
+    penalty : {"weight_decay", "batch"}
+        L2 as weight decay on all parameters, or on the batch's layer-0 embeddings (the LightGCN
+        release; mini-batch engine).
+    shuffle : {"epoch", "once"}
+        Reshuffle the pairs every epoch, or once (the released ch. 4 code; batch-1 engine).
+
+    Examples
+    --------
+    >>> from negtheory.training import SGD
+    >>> SGD().batch_size
+    1
+    """
+
+    lr: float = 0.01
+    weight_decay: float = 0.01
+    batch_size: int = 1
+    milestones: tuple[int, ...] = ()
+    gamma: float = 0.1
+    penalty: str = "weight_decay"
+    shuffle: str = "epoch"
+
+    def __post_init__(self):
+        self._common()
+        self._choice("shuffle", ("epoch", "once"))
+
+
+@_spec
+class Adam(_Optimizer):
+    """Adam on mini-batches (the released code of thesis ch. 5-6: lr 1e-3, weight decay 1e-5, batch 1024).
+
+    Parameters
+    ----------
+    lr : float
+        Learning rate > 0 (default 1e-3).
+    weight_decay : float
+        L2 coefficient >= 0 (default 1e-5; see ``penalty``).
+    batch_size : int
+        Pairs per mini-batch (default 1024).
+    milestones : sequence of int
+        Epochs after which lr is multiplied by ``gamma`` (MultiStepLR; default none).
+    gamma : float
+        The factor at each milestone (default 0.1).
+    penalty : {"weight_decay", "batch"}
+        Adam's weight decay (the released code of ch. 5-6) or the batch L2 of the LightGCN release.
+
+    Examples
+    --------
+    >>> from negtheory.training import Adam
+    >>> Adam(lr=0.01, milestones=(40, 20)).milestones
+    (20, 40)
+    """
+
+    lr: float = 1e-3
+    weight_decay: float = 1e-5
+    batch_size: int = 1024
+    milestones: tuple[int, ...] = ()
+    gamma: float = 0.1
+    penalty: str = "weight_decay"
+
+    def __post_init__(self):
+        self._common()
+
+
+# ------------------------------------------------------------------------------------------
+# evaluation
+# ------------------------------------------------------------------------------------------
+@_spec
+class Evaluation(Spec):
+    """When and how a run is ranked (Precision / Recall / NDCG@k, thesis §4.5.1.1).
+
+    Parameters
+    ----------
+    every : int
+        Rank every this many epochs and after the last (default 1).
+    ks : sequence of int
+        List lengths k (default 5, 10, 20).
+    on : {"test", "valid", "both"}, optional
+        The held-out splits ranked (default None: the engine's own, test for batch-1 SGD,
+        validation and test for mini-batches; a split without pairs is skipped).
+    monitor : str, optional
+        Validation metric of model selection (default None: ndcg@10, or NDCG at the first k).
+    patience : int, optional
+        Stop after this many evaluations without improvement (needs a validation split).
+
+    Examples
+    --------
+    >>> from negtheory.training import Evaluation
+    >>> Evaluation(ks=(10,)).resolved_monitor
+    'ndcg@10'
+    """
+
+    role: ClassVar[str] = "evaluation"
+    every: int = 1
+    ks: tuple[int, ...] = (5, 10, 20)
+    on: str | None = None
+    monitor: str | None = None
+    patience: int | None = None
+
+    def __post_init__(self):
+        self._int("every", 1)
+        ks = (self.ks,) if isinstance(self.ks, (int, np.integer)) else self.ks
+        if isinstance(ks, (str, bytes)) or not hasattr(ks, "__iter__") or not len(ks):
+            raise ValueError(f"Evaluation.ks must be a non-empty sequence of list lengths, got {self.ks!r}")
+        self._set("ks", tuple(int_scalar("Evaluation.ks", k, 1) for k in ks))
+        if self.on is not None:
+            self._choice("on", ("test", "valid", "both"))
+        if self.monitor is not None and not isinstance(self.monitor, str):
+            raise TypeError(f"Evaluation.monitor must be a metric name such as 'ndcg@10', got {self.monitor!r}")
+        if self.patience is not None:
+            self._int("patience", 1)
+
+    @property
+    def resolved_monitor(self) -> str:
+        """``monitor``, or NDCG@10 when 10 is a list length, else NDCG at the first."""
+        return self.monitor or f"ndcg@{10 if 10 in self.ks else self.ks[0]}"
+
+
+#: the roles of :func:`negtheory.training.fit`'s arguments -> their spec classes
+ROLES: dict[str, tuple[type[Spec], ...]] = {
+    "model": (MF, LightGCN),
+    "loss": (BPR, BCE, InfoNCE, DCL, HCL, DPL, BCL),
+    "sampler": (RNS, PNS, DNS, BNS, AOBPR, SRNS),
+    "optimizer": (SGD, Adam),
+    "evaluation": (Evaluation,),
+}
