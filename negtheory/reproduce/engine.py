@@ -28,31 +28,10 @@ from ._common import run_jobs
 
 if TYPE_CHECKING:
     import os
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable
     from typing import Any
 
-__all__ = ["RunSpec", "Plan", "execute", "spec_key"]
-
-
-def spec_key(*parts: Any) -> str:
-    """A stable short name of a run: ``"_".join`` of its parts (``"sgd_bns_5_popularity"``).
-
-    Parameters
-    ----------
-    *parts : object
-        The run's identity, e.g. the items of a run key.
-
-    Returns
-    -------
-    str
-        The parts' ``str`` joined by ``_``.
-
-    Examples
-    --------
-    >>> spec_key("sgd", "bns", 5, "popularity")
-    'sgd_bns_5_popularity'
-    """
-    return "_".join(str(x) for x in parts)
+__all__ = ["RunSpec", "Plan", "execute"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -184,4 +163,3 @@ def execute(
         if bar is not None:
             bar.close()
     return [results[i] for i in range(len(specs))]
-

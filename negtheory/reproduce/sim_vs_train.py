@@ -53,7 +53,6 @@ seeded by its seed alone (``--jobs``, ``--executor local|dask|ADDRESS``).
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import time
 from pathlib import Path
@@ -62,7 +61,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._cli_common import OUTPUT_ROOT, default_output, integer, real
-from ._common import add_executor_arguments, add_format_argument, check_paths, connect_executor, run_jobs
+from ._common import add_executor_arguments, add_format_argument, check_paths, connect_executor
+from .engine import Plan, RunSpec, execute
 
 if TYPE_CHECKING:
     import argparse
@@ -799,40 +799,22 @@ def run(args: argparse.Namespace) -> int:
     settings = dict(epochs=epochs, probe_epochs=tuple(probe_epochs), valid_fraction=args.valid_fraction, negatives=args.negatives,
                     anchors=anchors, fit_size=args.fit_size, redraws=redraws, reps=args.reps, model=args.model)  # fmt: skip
     data, label, ident = _load(args)
-    runs = out / "runs"
-    runs.mkdir(parents=True, exist_ok=True)
-    tasks = [(loss, s) for loss in losses for s in range(seeds)]
-    files = [runs / _cache_name(ident + repr(sorted(settings.items())) + loss + str(s), loss, s) for loss, s in tasks]
-    recs: dict[int, dict] = {i: json.loads(f.read_text()) for i, f in enumerate(files) if f.exists()}
-    todo = [i for i in range(len(tasks)) if i not in recs]
-    executor, close = connect_executor(args)
     local_serial = args.executor == "local" and args.jobs == 1
-    bar = None
-    if not args.quiet:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc="sim-vs-train runs", unit="run")
+    items = tuple(settings.items())
+    specs = tuple(RunSpec(key=(loss,), seed=s, task=(loss, s, items, not args.quiet and local_serial),
+                          name=_cache_name(ident + repr(sorted(settings.items())) + loss + str(s), loss, s))
+                  for loss in losses for s in range(seeds))  # fmt: skip
+    executor, close = connect_executor(args)
     t0 = time.perf_counter()
     try:
-        if todo:
-            jobs = [(*tasks[i], tuple(settings.items()), not args.quiet and local_serial) for i in todo]
-            for j, rec in run_jobs(_job, data, jobs, executor=executor, jobs=args.jobs):
-                i = todo[j]
-                text = json.dumps(rec, default=float)  # through JSON whether stored or not: same numbers either way
-                tmp = files[i].with_suffix(".tmp")
-                tmp.write_text(text)
-                tmp.replace(files[i])
-                recs[i] = json.loads(text)
-                if bar is not None:
-                    bar.update()
+        recs = execute(Plan(specs, _job, lambda: data, desc="sim-vs-train runs"), cache_dir=out / "runs", executor=executor,
+                       jobs=args.jobs, progress=not args.quiet)  # fmt: skip
     finally:
         close()
-        if bar is not None:
-            bar.close()
     parts: dict[str, list] = {"sim_vs_train": [], "ablations": [], "posterior": [], "score_laws": [], "history": []}
-    for i in range(len(tasks)):
+    for rec in recs:
         for k in parts:
-            parts[k].extend(recs[i][k])
+            parts[k].extend(rec[k])
     frames = {k: pd.DataFrame(v) for k, v in parts.items()}
     cols = ["epoch", "seed", "redraw", "loss", "quantity", "estimator", "measured"] + [f"simulated_{s}" for s in SOURCES]
     df = frames["sim_vs_train"][cols]

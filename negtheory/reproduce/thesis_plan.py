@@ -349,7 +349,6 @@ def _key_item(name: str, value: Any) -> str:
     return f"{name}={value!r}" if isinstance(value, float) else f"{name}={value}"
 
 
-
 #: epochs of a run when ``--epochs`` is not given, per trainer (the thesis's: §4.5.1.2, the ch. 5-6 code)
 DEFAULT_EPOCHS = {"sgd": 100, "mf": 200, "lightgcn": 100}
 
@@ -394,4 +393,3 @@ def _cost_hint(task) -> float:
         else:
             base = 0.1
     return base * (epochs or default) / default
-

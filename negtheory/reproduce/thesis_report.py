@@ -15,7 +15,16 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-__all__ = ["summarize", "markdown", "verdicts", "verdicts_markdown", "figure", "sampling_quality_table", "write_report", "TOLERANCE"]
+__all__ = [
+    "summarize",
+    "markdown",
+    "verdicts",
+    "verdicts_markdown",
+    "figure",
+    "sampling_quality_table",
+    "write_report",
+    "TOLERANCE",
+]
 
 
 def _reported(history, protocol):
@@ -31,8 +40,6 @@ def _reported(history, protocol):
             if k.startswith("test_"):
                 mx[k[5:]] = max(mx.get(k[5:], -math.inf), v)
     return rep, best["epoch"], mx
-
-
 
 
 def sampling_quality_table(
@@ -335,7 +342,6 @@ def verdicts_markdown(v: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-
 def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "ml-100k", note: str | None = None) -> Figure:
     """negtheory (mean, 95 % interval) against the thesis's printed value, one panel per table.
 
@@ -425,8 +431,6 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "
     model = "LightGCN" if (sub.setting == "LightGCN").all() else model
     fig.suptitle(f"{names.get(dataset, dataset)}, {model}: negtheory vs thesis" + (f"\n{note}" if note else ""))
     return fig
-
-
 
 
 def _sampling_quality_lines(sq: pd.DataFrame) -> list[str]:

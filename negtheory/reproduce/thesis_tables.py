@@ -94,7 +94,7 @@ from typing import TYPE_CHECKING
 from .._cli_common import CommandError, default_output, input_file, integer, output_dir, real
 from .._validation import int_scalar
 from ._common import DATA_FORMATS, add_executor_arguments, add_format_argument, connect_executor
-from .engine import Plan, RunSpec, execute, spec_key
+from .engine import Plan, RunSpec, execute
 from .thesis_numbers import DATASETS, TABLES_BY_DATASET
 from .thesis_plan import (  # noqa: F401  (re-exported: the names of this module before issue 32)
     ABLATION_VARIANTS,
@@ -179,9 +179,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="instead of --train/--test: the --dataset's files as distributed (a folder; for ml-1m also ratings.dat "
         "itself), split as the thesis states (negtheory.recsys.datasets.thesis_split; written to OUT/splits/)",
     )
-    p.add_argument(
-        "--split-seed", type=integer(0), default=0, help="seed of the random 80/20 split of --data (default: 0)"
-    )
+    p.add_argument("--split-seed", type=integer(0), default=0, help="seed of the random 80/20 split of --data (default: 0)")
     add_format_argument(p)
     p.add_argument(
         "--dataset",
@@ -377,7 +375,6 @@ def _job(data, task):
     return {"run": str(task[0]), "seed": seed, "history": res["history"], "seconds": time.perf_counter() - t0}
 
 
-
 def _cache_name(task):
     key, seed, train, test, epochs, protocol, valid_fraction, eval_every, _, fmt = task[:10]
     import hashlib
@@ -400,7 +397,6 @@ def _cache_name(task):
         + ((Path(task[10]).name, Path(task[10]).stat().st_size, task[11]) if key[3:4] == ("occupation",) else ())
     )
     return "_".join(str(x) for x in key) + f"_seed{seed}_" + hashlib.sha1(ident.encode()).hexdigest()[:10] + ".json"
-
 
 
 @dataclasses.dataclass(frozen=True)
@@ -613,7 +609,6 @@ def run_tables(
         The options select no row (and ``tune`` is empty), or an option is invalid (the
         message names it).
     """
-    import pandas as pd
 
     if options is not None and not isinstance(options, TableOptions):  # the tables, positionally (before issue 32)
         legacy = (options, *legacy)

@@ -129,8 +129,6 @@ def _tune_score(history: list[dict[str, Any]], criterion: str) -> tuple[float, i
     return float(h.get(TUNE_METRIC, math.nan)), int(h["epoch"])
 
 
-
-
 def tuning_markdown(records: Sequence[Mapping[str, Any]], valid_fraction: float = 0.1, tune_seed: int = 0) -> list[str]:
     """Markdown lines of the validation searches: per tuned row, every candidate's score and the choice.
 
@@ -168,8 +166,6 @@ def tuning_markdown(records: Sequence[Mapping[str, Any]], valid_fraction: float 
             lines.append(f"| {r['stage']} | {cell} | {r[TUNE_METRIC]:.4f} | {r['epoch']} |")
         lines.append("")
     return lines
-
-
 
 
 def tune_rows(runner: Any, o: Any, tuning_records: list[dict[str, Any]] | None = None) -> list[tuple]:

@@ -40,9 +40,9 @@ from ._common import (
     add_format_argument,
     check_paths,
     connect_executor,
-    run_jobs,
     t_half_width,
 )
+from .engine import Plan, RunSpec, execute
 
 if TYPE_CHECKING:
     import argparse
@@ -240,8 +240,6 @@ def sweep(
         ``mu_q``, ``k_star_continuous`` and ``k_star_steps100`` (the predictions; None when
         :math:`\mu_q` is outside (0, 20], i.e. the AUC is at most 1/2 or too close to 1).
     """
-    import json
-
     import numpy as np
     import pandas as pd
 
@@ -251,35 +249,10 @@ def sweep(
     if format not in DATA_FORMATS:
         raise ValueError(f"format must be one of {', '.join(DATA_FORMATS)}, got {format!r}")
     tasks = [(k, s, epochs, eval_every, valid_fraction) for s in range(seeds) for k in ks]
-    cache = Path(cache_dir) if cache_dir is not None else None
-    if cache is not None:
-        cache.mkdir(parents=True, exist_ok=True)
-    results: dict[int, dict] = {}
-    for i, t in enumerate(tasks):
-        f = cache / _cache_name(train, test, format, t) if cache is not None else None
-        if f is not None and f.exists():
-            results[i] = json.loads(f.read_text())
-    todo = [i for i in range(len(tasks)) if i not in results]
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc="InfoNCE K sweep", unit="run")
-    if todo:
-        base = load_split(train, test, format=format)
-        for j, res in run_jobs(_job, base, [tasks[i] for i in todo], executor=executor, jobs=jobs):
-            i = todo[j]
-            text = json.dumps(res)  # a fresh, a resumed and a remote job give the same numbers
-            if cache is not None:
-                f = cache / _cache_name(train, test, format, tasks[i])
-                tmp = f.with_suffix(".tmp")
-                tmp.write_text(text)
-                tmp.replace(f)
-            results[i] = json.loads(text)
-            if bar is not None:
-                bar.update()
-    if bar is not None:
-        bar.close()
+    specs = tuple(RunSpec(key=("k", t[0]), seed=t[1], task=t, name=None if cache_dir is None else _cache_name(train, test, format, t))
+                  for t in tasks)  # fmt: skip
+    plan = Plan(specs, _job, lambda: load_split(train, test, format=format), desc="InfoNCE K sweep")
+    results = execute(plan, cache_dir=cache_dir, executor=executor, jobs=jobs, progress=progress)
     recs = [results[i]["row"] for i in range(len(tasks))]
     aucs = [results[i]["auc"] for i in range(len(tasks)) if tasks[i][0] == 1]
     df = pd.DataFrame(recs)
