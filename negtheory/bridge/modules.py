@@ -41,26 +41,61 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .._docstrings import docstring
 from .._validation import flag, real_scalar
 from ..estimators import _check_abt
 from . import functional as Fn
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from torch import Tensor
 
-__all__ = [
-    "InfoNCELoss",
-    "DebiasedContrastiveLoss",
-    "HardContrastiveLoss",
-    "BayesianContrastiveLoss",
-    "BPRLoss",
-    "DPLLoss",
-    "BCELoss",
-    "RelaxedSoftmaxLoss",
-    "pair_logits",
-]
+__all__ = ["InfoNCELoss", "DebiasedContrastiveLoss", "HardContrastiveLoss", "BayesianContrastiveLoss"]  # contrastive
+__all__ += ["BPRLoss", "DPLLoss", "BCELoss", "RelaxedSoftmaxLoss", "pair_logits"]  # pairwise (recommendation); the logits
 
 _HALF = (torch.float16, torch.bfloat16)
+
+# the documentation the loss classes share, written once (see negtheory._docstrings)
+_LOGITS_PARAMS = """
+pos : Tensor, shape [A]
+    Positive logits (e.g. from :meth:`logits`).
+neg : Tensor, shape [A, N]
+    Negative logits."""
+_LOSS_RETURNS = """
+Returns
+-------
+Tensor
+    A scalar for ``reduction`` "mean" / "sum", shape [A] for "none"."""
+_doc = docstring(
+    logits_params=_LOGITS_PARAMS,
+    loss_returns=_LOSS_RETURNS,
+    from_logits="Parameters\n----------" + _LOGITS_PARAMS + "\n" + _LOSS_RETURNS,
+    contrastive_params="""
+        temperature : float > 0, default 0.5
+            Divides the similarities (logit = similarity / temperature).
+        reduction : {"mean", "sum", "none"}, default "mean"
+            Mean or sum over the anchors (or positive pairs), or "none" for the per-anchor losses.
+        normalize : bool, default True
+            L2-normalise the embeddings (cosine similarity, logits in [-1/t, 1/t]).
+        symmetric : bool, optional, keyword-only
+            In-batch arrangement: both views as anchors (2B anchors, the default) or only ``anchor``
+            (B anchors). Ignored with explicit negatives or labels.""",
+    pairwise_params="""
+        temperature : float > 0, default 1.0
+            Divides the scores (1.0: raw dot products).
+        reduction : {"mean", "sum", "none"}, default "mean"
+            Mean or sum over the anchors, or "none" for the per-anchor losses.
+        normalize : bool, default False
+            L2-normalise the embeddings (cosine similarity) first.
+        symmetric : bool, optional, keyword-only
+            In-batch arrangement (default False: the other B - 1 positives of the batch are each
+            anchor's negatives; True: the SimCLR arrangement). Ignored with explicit negatives.""",
+    batch_example="""
+        >>> import torch
+        >>> g = torch.Generator().manual_seed(0)
+        >>> a, p = torch.randn(8, 4, generator=g), torch.randn(8, 4, generator=g)""",
+)
 
 
 def _work(t):
@@ -217,6 +252,7 @@ def pair_logits(anchor, positive, negatives=None, *, temperature=1.0, normalize=
     return pos, neg
 
 
+@_doc
 class _PairLoss(nn.Module):
     """Shared machinery: constructor checks, in-batch / explicit / labelled calls, reduction.
 
@@ -226,6 +262,8 @@ class _PairLoss(nn.Module):
     """
 
     symmetric = True
+    _functional: Callable[..., Tensor]  # the loss of negtheory.bridge.functional that the module wraps
+    _hyper: tuple[str, ...] = ()  # the loss's own hyper-parameters (the functional's keywords), first in repr
     _keep_positive_in_row = False  # InfoNCE: the in-batch row may keep the positive (logsumexp of all)
 
     def __init__(self, temperature=0.5, reduction="mean", normalize=True, *, symmetric=None):
@@ -370,22 +408,17 @@ class _PairLoss(nn.Module):
     def _core(self, pos, neg, n, masked):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def loss_from_logits(self, pos, neg):  # pragma: no cover - abstract
+    def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
         """The loss on precomputed logits, with this module's hyper-parameters and reduction.
 
-        Parameters
-        ----------
-        pos : Tensor, shape [A]
-            Positive logits (e.g. from :meth:`logits`).
-        neg : Tensor, shape [A, N]
-            Negative logits.
+        The functional loss the class wraps (``_functional``, named in the class notes: e.g.
+        :func:`~negtheory.bridge.functional.dcl` for :class:`DebiasedContrastiveLoss`), called
+        with the module's own hyper-parameters (``_hyper``) and ``reduction``.
 
-        Returns
-        -------
-        Tensor
-            A scalar for ``reduction`` "mean" / "sum", shape [A] for "none".
+        %(from_logits)s
         """
-        raise NotImplementedError
+        own = {name: getattr(self, name) for name in self._hyper}
+        return self._functional(pos, neg, reduction=self.reduction, **own)
 
     def extra_repr(self):
         """The hyper-parameters shown by ``repr(module)``.
@@ -402,10 +435,7 @@ class _PairLoss(nn.Module):
             f"normalize={self.normalize}",
             f"symmetric={self.symmetric}",
         ]
-        return ", ".join(self._hyper_repr() + parts)
-
-    def _hyper_repr(self):
-        return []
+        return ", ".join([f"{name}={getattr(self, name)}" for name in self._hyper] + parts)
 
 
 def _check_floor(floor, temperature, normalize):
@@ -416,6 +446,7 @@ def _check_floor(floor, temperature, normalize):
     return real_scalar("floor", floor, 0.0, lo_open=True)
 
 
+@_doc
 class InfoNCELoss(_PairLoss):
     r"""InfoNCE / NT-Xent loss on embeddings (Wu et al. (Rethinking InfoNCE) eq. 1).
 
@@ -426,22 +457,12 @@ class InfoNCELoss(_PairLoss):
 
     Parameters
     ----------
-    temperature : float > 0, default 0.5
-        Divides the similarities (logit = similarity / temperature).
-    reduction : {"mean", "sum", "none"}, default "mean"
-        Mean or sum over the anchors (or positive pairs), or "none" for the per-anchor losses.
-    normalize : bool, default True
-        L2-normalise the embeddings (cosine similarity, logits in [-1/t, 1/t]).
-    symmetric : bool, optional, keyword-only
-        In-batch arrangement: both views as anchors (2B anchors, the default) or only ``anchor``
-        (B anchors). Ignored with explicit negatives or labels.
+    %(contrastive_params)s
 
     Examples
     --------
-    >>> import torch
+    %(batch_example)s
     >>> from negtheory.bridge import InfoNCELoss
-    >>> g = torch.Generator().manual_seed(0)
-    >>> a, p = torch.randn(8, 4, generator=g), torch.randn(8, 4, generator=g)
     >>> round(float(InfoNCELoss(temperature=0.5)(a, p)), 4)
     3.3247
     >>> tuple(InfoNCELoss(reduction="none")(a, p).shape)        # 2B anchors, in-batch negatives
@@ -450,29 +471,14 @@ class InfoNCELoss(_PairLoss):
     InfoNCELoss(temperature=0.1, reduction='mean', normalize=True, symmetric=False)
     """
 
+    _functional = staticmethod(Fn.infonce)
     _keep_positive_in_row = True
 
     def _core(self, pos, neg, n, masked):
         return Fn._infonce_core(pos, neg)
 
-    def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
-        """InfoNCE on precomputed logits (:func:`~negtheory.bridge.functional.infonce`).
 
-        Parameters
-        ----------
-        pos : Tensor, shape [A]
-            Positive logits (e.g. from :meth:`logits`).
-        neg : Tensor, shape [A, N]
-            Negative logits.
-
-        Returns
-        -------
-        Tensor
-            A scalar for ``reduction`` "mean" / "sum", shape [A] for "none".
-        """
-        return Fn.infonce(pos, neg, reduction=self.reduction)
-
-
+@_doc
 class DebiasedContrastiveLoss(_PairLoss):
     r"""Debiased contrastive loss of Chuang et al. 2020 (Liu Bin's thesis eq. 6.47), on embeddings.
 
@@ -497,10 +503,8 @@ class DebiasedContrastiveLoss(_PairLoss):
 
     Examples
     --------
-    >>> import torch
+    %(batch_example)s
     >>> from negtheory.bridge import DebiasedContrastiveLoss
-    >>> g = torch.Generator().manual_seed(0)
-    >>> a, p = torch.randn(8, 4, generator=g), torch.randn(8, 4, generator=g)
     >>> loss = DebiasedContrastiveLoss(tau_plus=0.1, temperature=0.5)(a, p)
     >>> round(float(loss), 4)
     3.348
@@ -508,6 +512,9 @@ class DebiasedContrastiveLoss(_PairLoss):
     >>> tuple(DebiasedContrastiveLoss(reduction="none")(a, p, n).shape)
     (8,)
     """
+
+    _hyper: tuple[str, ...] = ("tau_plus", "floor")
+    _functional: Callable[..., Tensor] = staticmethod(Fn.dcl)
 
     def __init__(
         self,
@@ -526,27 +533,8 @@ class DebiasedContrastiveLoss(_PairLoss):
     def _core(self, pos, neg, n, masked):
         return Fn._dcl_core(pos, neg, n, self.tau_plus, pos, self.floor)
 
-    def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
-        """DCL on precomputed logits (:func:`~negtheory.bridge.functional.dcl`).
 
-        Parameters
-        ----------
-        pos : Tensor, shape [A]
-            Positive logits (e.g. from :meth:`logits`).
-        neg : Tensor, shape [A, N]
-            Negative logits.
-
-        Returns
-        -------
-        Tensor
-            A scalar for ``reduction`` "mean" / "sum", shape [A] for "none".
-        """
-        return Fn.dcl(pos, neg, self.tau_plus, floor=self.floor, reduction=self.reduction)
-
-    def _hyper_repr(self):
-        return [f"tau_plus={self.tau_plus}", f"floor={self.floor}"]
-
-
+@_doc
 class HardContrastiveLoss(DebiasedContrastiveLoss):
     r"""Hard-negative contrastive loss of Robinson et al. 2021 on embeddings.
 
@@ -568,13 +556,14 @@ class HardContrastiveLoss(DebiasedContrastiveLoss):
 
     Examples
     --------
-    >>> import torch
+    %(batch_example)s
     >>> from negtheory.bridge import HardContrastiveLoss
-    >>> g = torch.Generator().manual_seed(0)
-    >>> a, p = torch.randn(8, 4, generator=g), torch.randn(8, 4, generator=g)
     >>> round(float(HardContrastiveLoss(tau_plus=0.1, beta=1.0)(a, p)), 4)
     3.9588
     """
+
+    _hyper = ("tau_plus", "beta", "floor")
+    _functional = staticmethod(Fn.hcl)
 
     def __init__(
         self,
@@ -593,27 +582,8 @@ class HardContrastiveLoss(DebiasedContrastiveLoss):
     def _core(self, pos, neg, n, masked):
         return Fn._hcl_core(pos, neg, n, self.tau_plus, self.beta, pos, self.floor)
 
-    def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
-        """HCL on precomputed logits (:func:`~negtheory.bridge.functional.hcl`).
 
-        Parameters
-        ----------
-        pos : Tensor, shape [A]
-            Positive logits (e.g. from :meth:`logits`).
-        neg : Tensor, shape [A, N]
-            Negative logits.
-
-        Returns
-        -------
-        Tensor
-            A scalar for ``reduction`` "mean" / "sum", shape [A] for "none".
-        """
-        return Fn.hcl(pos, neg, self.tau_plus, self.beta, floor=self.floor, reduction=self.reduction)
-
-    def _hyper_repr(self):
-        return [f"tau_plus={self.tau_plus}", f"beta={self.beta}", f"floor={self.floor}"]
-
-
+@_doc
 class BayesianContrastiveLoss(_PairLoss):
     r"""Bayesian contrastive loss (Liu Bin's thesis ch. 6, eq. 6.31 and 6.48) on embeddings.
 
@@ -640,13 +610,14 @@ class BayesianContrastiveLoss(_PairLoss):
 
     Examples
     --------
-    >>> import torch
+    %(batch_example)s
     >>> from negtheory.bridge import BayesianContrastiveLoss
-    >>> g = torch.Generator().manual_seed(0)
-    >>> a, p = torch.randn(8, 4, generator=g), torch.randn(8, 4, generator=g)
     >>> round(float(BayesianContrastiveLoss(alpha=0.9, beta=0.5, tau_plus=0.1)(a, p)), 4)
     3.1787
     """
+
+    _hyper = ("alpha", "beta", "tau_plus", "normalize_weights")
+    _functional = staticmethod(Fn.bcl)
 
     def __init__(
         self,
@@ -667,33 +638,6 @@ class BayesianContrastiveLoss(_PairLoss):
     def _core(self, pos, neg, n, masked):
         return Fn._bcl_core(pos, neg, n, self.alpha, self.beta, self.tau_plus, self.normalize_weights)
 
-    def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
-        """BCL on precomputed logits (:func:`~negtheory.bridge.functional.bcl`).
-
-        Parameters
-        ----------
-        pos : Tensor, shape [A]
-            Positive logits (e.g. from :meth:`logits`).
-        neg : Tensor, shape [A, N]
-            Negative logits.
-
-        Returns
-        -------
-        Tensor
-            A scalar for ``reduction`` "mean" / "sum", shape [A] for "none".
-        """
-        return Fn.bcl(
-            pos, neg, self.alpha, self.beta, self.tau_plus, normalize_weights=self.normalize_weights, reduction=self.reduction
-        )
-
-    def _hyper_repr(self):
-        return [
-            f"alpha={self.alpha}",
-            f"beta={self.beta}",
-            f"tau_plus={self.tau_plus}",
-            f"normalize_weights={self.normalize_weights}",
-        ]
-
 
 class _PairwiseLoss(_PairLoss):
     symmetric = False
@@ -702,6 +646,7 @@ class _PairwiseLoss(_PairLoss):
         super().__init__(temperature, reduction, normalize, symmetric=symmetric)
 
 
+@_doc
 class BPRLoss(_PairwiseLoss):
     r"""BPR loss on embeddings (Liu Bin's thesis eq. 4.1 / 3.29); raw dot products by default.
 
@@ -712,15 +657,7 @@ class BPRLoss(_PairwiseLoss):
 
     Parameters
     ----------
-    temperature : float > 0, default 1.0
-        Divides the scores (1.0: raw dot products).
-    reduction : {"mean", "sum", "none"}, default "mean"
-        Mean or sum over the anchors, or "none" for the per-anchor losses.
-    normalize : bool, default False
-        L2-normalise the embeddings (cosine similarity) first.
-    symmetric : bool, optional, keyword-only
-        In-batch arrangement (default False: the other B - 1 positives of the batch are each
-        anchor's negatives; True: the SimCLR arrangement). Ignored with explicit negatives.
+    %(pairwise_params)s
 
     Examples
     --------
@@ -739,21 +676,16 @@ class BPRLoss(_PairwiseLoss):
 
         Parameters
         ----------
-        pos : Tensor, shape [A]
-            Positive scores (e.g. from :meth:`logits`).
-        neg : Tensor, shape [A, N]
-            Negative scores.
+        %(logits_params)s
         weight : Tensor, shape [A], optional
             Per-anchor weight, e.g. BPRAC's credence (None: 1).
 
-        Returns
-        -------
-        Tensor
-            A scalar for ``reduction`` "mean" / "sum", shape [A] for "none".
+        %(loss_returns)s
         """
         return Fn.bpr(pos, neg, weight=weight, reduction=self.reduction)
 
 
+@_doc
 class DPLLoss(_PairwiseLoss):
     r"""Debiased pairwise loss (Liu Bin's thesis eq. 5.17-5.18) on embeddings.
 
@@ -782,6 +714,9 @@ class DPLLoss(_PairwiseLoss):
     -0.0029
     """
 
+    _hyper = ("tau_plus", "eps")
+    _functional = staticmethod(Fn.dpl)
+
     def __init__(
         self,
         tau_plus: float = 0.1,
@@ -799,27 +734,8 @@ class DPLLoss(_PairwiseLoss):
     def _core(self, pos, neg, n, masked):
         return Fn._dpl_core(pos, neg, n, self.tau_plus, None, self.eps, masked)
 
-    def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
-        """DPL on precomputed logits (:func:`~negtheory.bridge.functional.dpl`).
 
-        Parameters
-        ----------
-        pos : Tensor, shape [A]
-            Positive logits (e.g. from :meth:`logits`).
-        neg : Tensor, shape [A, N]
-            Negative logits.
-
-        Returns
-        -------
-        Tensor
-            A scalar for ``reduction`` "mean" / "sum", shape [A] for "none".
-        """
-        return Fn.dpl(pos, neg, self.tau_plus, eps=self.eps, reduction=self.reduction)
-
-    def _hyper_repr(self):
-        return [f"tau_plus={self.tau_plus}", f"eps={self.eps}"]
-
-
+@_doc
 class BCELoss(_PairwiseLoss):
     r"""Sampled binary cross-entropy on embeddings (NCE-style, the negative-sampling textbook chapter).
 
@@ -830,15 +746,7 @@ class BCELoss(_PairwiseLoss):
 
     Parameters
     ----------
-    temperature : float > 0, default 1.0
-        Divides the scores (1.0: raw dot products).
-    reduction : {"mean", "sum", "none"}, default "mean"
-        Mean or sum over the anchors, or "none" for the per-anchor losses.
-    normalize : bool, default False
-        L2-normalise the embeddings (cosine similarity) first.
-    symmetric : bool, optional, keyword-only
-        In-batch arrangement (default False: the other B - 1 positives of the batch are each
-        anchor's negatives; True: the SimCLR arrangement). Ignored with explicit negatives.
+    %(pairwise_params)s
 
     Examples
     --------
@@ -849,27 +757,13 @@ class BCELoss(_PairwiseLoss):
     2.0794
     """
 
+    _functional = staticmethod(Fn.bce)
+
     def _core(self, pos, neg, n, masked):
         return Fn._bce_core(pos, neg, n, None)
 
-    def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
-        """BCE on precomputed logits (:func:`~negtheory.bridge.functional.bce`, k = N).
 
-        Parameters
-        ----------
-        pos : Tensor, shape [A]
-            Positive logits (e.g. from :meth:`logits`).
-        neg : Tensor, shape [A, N]
-            Negative logits.
-
-        Returns
-        -------
-        Tensor
-            A scalar for ``reduction`` "mean" / "sum", shape [A] for "none".
-        """
-        return Fn.bce(pos, neg, reduction=self.reduction)
-
-
+@_doc
 class RelaxedSoftmaxLoss(_PairwiseLoss):
     r"""Relaxed Softmax loss on embeddings (Tanielian & Vasile (Relaxed Softmax), eq. 5).
 
@@ -881,15 +775,7 @@ class RelaxedSoftmaxLoss(_PairwiseLoss):
 
     Parameters
     ----------
-    temperature : float > 0, default 1.0
-        Divides the scores (1.0: raw dot products).
-    reduction : {"mean", "sum", "none"}, default "mean"
-        Mean or sum over the anchors, or "none" for the per-anchor losses.
-    normalize : bool, default False
-        L2-normalise the embeddings (cosine similarity) first.
-    symmetric : bool, optional, keyword-only
-        In-batch arrangement (default False: the other B - 1 positives of the batch are each
-        anchor's negatives; True: the SimCLR arrangement). Ignored with explicit negatives.
+    %(pairwise_params)s
     include_positive : bool, default False
         Add the positive to V (the bounded form, equal to InfoNCE).
 
@@ -901,6 +787,9 @@ class RelaxedSoftmaxLoss(_PairwiseLoss):
     >>> round(float(RelaxedSoftmaxLoss()(u, i, j)), 4)     # -2 + log 3
     -0.9014
     """
+
+    _hyper = ("include_positive",)
+    _functional = staticmethod(Fn.relaxed_softmax)
 
     def __init__(
         self,
@@ -916,23 +805,3 @@ class RelaxedSoftmaxLoss(_PairwiseLoss):
 
     def _core(self, pos, neg, n, masked):
         return Fn._relaxed_core(pos, neg, self.include_positive)
-
-    def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
-        """Relaxed Softmax on precomputed logits (:func:`~negtheory.bridge.functional.relaxed_softmax`).
-
-        Parameters
-        ----------
-        pos : Tensor, shape [A]
-            Positive logits (e.g. from :meth:`logits`).
-        neg : Tensor, shape [A, N]
-            Negative logits.
-
-        Returns
-        -------
-        Tensor
-            A scalar for ``reduction`` "mean" / "sum", shape [A] for "none".
-        """
-        return Fn.relaxed_softmax(pos, neg, include_positive=self.include_positive, reduction=self.reduction)
-
-    def _hyper_repr(self):
-        return [f"include_positive={self.include_positive}"]
