@@ -46,12 +46,13 @@ import torch
 from torch import nn
 
 from .._deprecation import renamed_keyword
-from .._rng import int_seed
 from .._validation import int_scalar, real_scalar
 from ..recsys.bpr_sgd import bns_prior
 from ..recsys.interactions import Interactions
 from ..recsys.loop import ScoreMatrix, check_callbacks, train_loop
 from ..recsys.samplers import sample_extra_positives, sample_popular, sample_uninteracted
+from ..training import specs as S
+from ..training._run import FitResult, Run, eval_splits, make_run, warn_if_external
 from . import functional as Fn
 from .device import resolve_device
 from .samplers import bns_select
@@ -795,65 +796,132 @@ def fit_mf(
         patience = int_scalar("patience", patience, 1)
         if len(data.valid) == 0:
             raise ValueError("patience needs a validation split: use data.with_validation(fraction)")
-    seed = int_seed("rng", rng)
-    callbacks = check_callbacks(callbacks)
-    if monitor is None:
-        ks = [int(k) for k in (topk if not isinstance(topk, int) else [topk])]
-        monitor = f"ndcg@{10 if 10 in ks else ks[0]}"
-    dev = resolve_device(device)
-    m_extra = extra_positives if loss in ("dcl", "hcl", "dpl") else 0
-    n_neg = 1 if loss == "bpr" else negatives
+    warn_if_external("fit_mf", "negtheory.training.fit with model=MF() or LightGCN() and optimizer=Adam() or SGD(batch_size=...)")
+    t, tp = cfg["temperature"], cfg["tau_plus"]
+    n, m = negatives, extra_positives
+    loss_spec = {
+        "bpr": lambda: S.BPR(temperature=t),
+        "infonce": lambda: S.InfoNCE(negatives=n, temperature=t),
+        "dcl": lambda: S.DCL(negatives=n, extra_positives=m, tau_plus=tp, temperature=t),
+        "hcl": lambda: S.HCL(negatives=n, extra_positives=m, tau_plus=tp, beta=cfg["hcl_beta"], temperature=t),
+        "dpl": lambda: S.DPL(negatives=n, extra_positives=m, tau_plus=tp, eps=cfg["dpl_eps"], temperature=t),
+        "bcl": lambda: S.BCL(negatives=n, alpha=cfg["alpha"], beta=cfg["beta"], tau_plus=tp, temperature=t),
+        "bcl_released": lambda: S.BCL(negatives=n, alpha=cfg["alpha"], beta=cfg["beta"], tau_plus=tp, temperature=t,
+                                      form="released"),
+    }[loss]()  # fmt: skip
+    sampler_spec = {"rns": S.RNS, "pns": lambda: S.PNS(power=pns_power), "dns": lambda: S.DNS(candidates=bns_candidates),
+                    "bns": lambda: S.BNS(candidates=bns_candidates, lam=bns_lam, f_sample=bns_f_sample)}[sampler]()  # fmt: skip
+    opt_cls = S.Adam if optimizer == "adam" else S.SGD
+    opt_spec = opt_cls(lr=lr, weight_decay=weight_decay, batch_size=batch_size, milestones=milestones, gamma=lr_gamma, penalty=reg)
+    model_spec = S.LightGCN(dim=dim, layers=n_layers) if model == "lightgcn" else S.MF(dim=dim)
+    evaluation = S.Evaluation(every=eval_every, ks=topk, monitor=monitor, patience=patience)
+    res = _fit_torch(data, make_run(model_spec, loss_spec, sampler_spec, opt_spec, epochs, evaluation, rng, callbacks, device,
+                                    progress))  # fmt: skip
+    config = dict(res.config, **cfg)  # the loss keywords as given, also those the loss does not read
+    return dict(history=res.history, best_epoch=res.best_epoch, model=res.model, scores=res.scores, seconds=res.seconds,
+                config=config)  # fmt: skip
 
-    gen = torch.Generator().manual_seed(seed)
-    if model == "lightgcn":
-        net: nn.Module = LightGCN(data.n_users, data.n_items, data.train, dim, n_layers, generator=gen).to(dev)
+
+# ------------------------------------------------------------------------------------------
+# the mini-batch engine of negtheory.training.fit
+# ------------------------------------------------------------------------------------------
+def _loss_name(loss: Any) -> str:
+    """The name of :data:`LOSSES` (the loss function of :func:`_loss`) of a loss spec."""
+    if isinstance(loss, S.BCL):
+        return "bcl" if loss.form == "thesis" else "bcl_released"
+    return {S.BPR: "bpr", S.InfoNCE: "infonce", S.DCL: "dcl", S.HCL: "hcl", S.DPL: "dpl"}[type(loss)]
+
+
+def _loss_cfg(loss: Any) -> dict[str, float]:
+    """The hyper-parameters :func:`_loss` reads; a loss without one gets the released code's default."""
+    return dict(
+        temperature=loss.temperature,
+        tau_plus=getattr(loss, "tau_plus", 0.06),
+        hcl_beta=loss.beta if isinstance(loss, S.HCL) else 0.5,
+        alpha=loss.alpha if isinstance(loss, S.BCL) else 0.55,
+        beta=loss.beta if isinstance(loss, S.BCL) else 0.6,
+        dpl_eps=loss.eps if isinstance(loss, S.DPL) else 1e-2,
+    )
+
+
+def _build(data: Interactions, run: Run, dev: torch.device) -> tuple[nn.Module, Any, Any]:
+    """The model (seeded by the run's seed), its optimizer and the learning-rate schedule."""
+    spec, opt = run.model, run.optimizer
+    gen = torch.Generator().manual_seed(run.seed)
+    if isinstance(spec, S.LightGCN):
+        net: nn.Module = LightGCN(data.n_users, data.n_items, data.train, spec.dim, spec.layers, generator=gen).to(dev)
     else:
-        net = MF(data.n_users, data.n_items, dim, generator=gen).to(dev)
-    decay = weight_decay if reg == "weight_decay" else 0.0
-    if optimizer == "adam":
-        opt = torch.optim.Adam(net.parameters(), lr=lr, weight_decay=decay)
+        net = MF(data.n_users, data.n_items, spec.dim, generator=gen).to(dev)
+    decay = opt.weight_decay if opt.penalty == "weight_decay" else 0.0
+    if isinstance(opt, S.Adam):
+        optim = torch.optim.Adam(net.parameters(), lr=opt.lr, weight_decay=decay)
     else:
-        opt = torch.optim.SGD(net.parameters(), lr=lr, weight_decay=decay)
-    sched = torch.optim.lr_scheduler.MultiStepLR(opt, milestones=milestones, gamma=lr_gamma)
+        optim = torch.optim.SGD(net.parameters(), lr=opt.lr, weight_decay=decay)
+    sched = torch.optim.lr_scheduler.MultiStepLR(optim, milestones=list(opt.milestones), gamma=opt.gamma)
+    return net, optim, sched
+
+
+def _fit_torch(data: Interactions, run: Run) -> FitResult:
+    """The mini-batch engine (torch): MF or LightGCN with the losses of thesis ch. 4-6 and RNS / PNS / DNS / BNS."""
+    loss, s, opt, ev = run.loss, run.sampler, run.optimizer, run.evaluation
+    name = _loss_name(loss)
+    splits, monitor = eval_splits(data, ev, "both", ("valid", "test"))
+    callbacks = check_callbacks(run.callbacks)
+    dev = resolve_device(run.device)
+    m_extra = loss.extra_positives if name in ("dcl", "hcl", "dpl") else 0
+    n_neg = 1 if name == "bpr" else loss.negatives
+    net, optim, sched = _build(data, run, dev)
     bns = None
-    if sampler == "bns":
+    if isinstance(s, S.BNS):
         prior = torch.from_numpy(bns_prior(data.item_counts(), len(data.train)))
-        bns = (bns_candidates, bns_lam, prior, bns_f_sample or 0)
-    runner = _MFRunner(net, opt, sched, loss, cfg, data, m_extra, n_neg, batch_size, dev,
-                       np.random.default_rng(np.random.SeedSequence([seed, 1])),
-                       batch_l2=weight_decay if reg == "batch" else 0.0, bns=bns,
-                       dns=bns_candidates if sampler == "dns" else 0,
-                       pns=(data.item_counts(), pns_power) if sampler == "pns" else None)  # fmt: skip
-    res = train_loop(runner, data, epochs=epochs, eval_every=eval_every, topk=topk, eval_on=("valid", "test"),
-                     monitor=monitor, patience=patience, callbacks=callbacks, progress=progress, desc=f"{'LightGCN' if model == 'lightgcn' else 'MF'} {loss}")  # fmt: skip
-    config = dict(
-        loss=loss,
-        model=model,
-        n_layers=n_layers if model == "lightgcn" else 0,
-        dim=dim,
-        epochs=epochs,
-        batch_size=batch_size,
-        optimizer=optimizer,
-        lr=lr,
-        weight_decay=weight_decay,
-        reg=reg,
+        bns = (s.candidates, s.lam, prior, s.f_sample or 0)
+    cfg = _loss_cfg(loss)
+    runner = _MFRunner(net, optim, sched, name, cfg, data, m_extra, n_neg, opt.batch_size, dev,
+                       np.random.default_rng(np.random.SeedSequence([run.seed, 1])),
+                       batch_l2=opt.weight_decay if opt.penalty == "batch" else 0.0, bns=bns,
+                       dns=s.candidates if isinstance(s, S.DNS) else 0,
+                       pns=(data.item_counts(), s.power) if isinstance(s, S.PNS) else None)  # fmt: skip
+    label = "LightGCN" if isinstance(run.model, S.LightGCN) else "MF"
+    res = train_loop(runner, data, epochs=run.epochs, eval_every=ev.every, topk=ev.ks, eval_on=splits, monitor=monitor,
+                     patience=ev.patience, callbacks=callbacks, progress=run.progress, desc=f"{label} {name}")  # fmt: skip
+    scores = _score_matrix(net)
+    eu, ei = _embeddings(net)
+    return FitResult(history=res["history"], best_epoch=res["best_epoch"], user_emb=eu, item_emb=ei, scores=scores,
+                     engine="torch", specs=run.specs(), config=_torch_config(run, name, n_neg, m_extra, cfg, dev),
+                     seconds=res["seconds"], model=net)  # fmt: skip
+
+
+@torch.no_grad()
+def _embeddings(model: nn.Module) -> tuple[np.ndarray, np.ndarray]:
+    """The embeddings that score (LightGCN's propagated ones) as numpy arrays."""
+    eu, ei = model.propagate() if isinstance(model, LightGCN) else (model.user.weight, model.item.weight)
+    return eu.detach().cpu().numpy().copy(), ei.detach().cpu().numpy().copy()
+
+
+def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, float], dev) -> dict[str, Any]:
+    """The mini-batch engine's record of a run's settings (``fit_mf``'s ``config``)."""
+    spec, s, opt = run.model, run.sampler, run.optimizer
+    sampler = {S.RNS: "rns", S.PNS: "pns", S.DNS: "dns", S.BNS: "bns"}[type(s)]
+    return dict(
+        loss=name,
+        model="lightgcn" if isinstance(spec, S.LightGCN) else "mf",
+        n_layers=spec.layers if isinstance(spec, S.LightGCN) else 0,
+        dim=spec.dim,
+        epochs=run.epochs,
+        batch_size=opt.batch_size,
+        optimizer="adam" if isinstance(opt, S.Adam) else "sgd",
+        lr=opt.lr,
+        weight_decay=opt.weight_decay,
+        reg=opt.penalty,
         sampler=sampler,
-        **({"candidates": bns_candidates} if sampler in ("bns", "dns") else {}),
-        **({"bns_f_sample": bns_f_sample} if bns_f_sample is not None else {}),
-        **({"pns_power": pns_power} if sampler == "pns" else {}),
-        lr_milestones=milestones,
-        lr_gamma=lr_gamma,
+        **({"candidates": s.candidates} if isinstance(s, (S.BNS, S.DNS)) else {}),
+        **({"bns_f_sample": s.f_sample} if isinstance(s, S.BNS) and s.f_sample is not None else {}),
+        **({"pns_power": s.power} if isinstance(s, S.PNS) else {}),
+        lr_milestones=list(opt.milestones),
+        lr_gamma=opt.gamma,
         negatives=n_neg,
         extra_positives=m_extra,
-        rng=seed,  # the run's integer seed, under the keyword's name
+        rng=run.seed,  # the run's integer seed, under the keyword's name
         device=str(dev),
         **cfg,
-    )
-    return dict(
-        history=res["history"],
-        best_epoch=res["best_epoch"],
-        model=net,
-        scores=_score_matrix(net),
-        seconds=res["seconds"],
-        config=config,
     )

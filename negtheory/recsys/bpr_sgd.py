@@ -96,7 +96,7 @@ import numpy as np
 
 from .._deprecation import renamed_keyword
 from .._validation import int_scalar, real_scalar
-from ..training._run import FitResult, Run, make_run, warn_if_external
+from ..training._run import FitResult, Run, eval_splits, make_run, warn_if_external
 from ..training.specs import AOBPR, BCE, BNS, BPR, DNS, MF, PNS, RNS, SGD, SRNS, Evaluation, InfoNCE
 from . import loop as _loop
 from ._sgd_kernels import _bpr_epoch, _count_le, _f_hat, _srns_pick, _srns_refresh  # noqa: F401  (tests read the last four here)
@@ -703,15 +703,6 @@ def _srns_state(srns: SRNS, ss: np.random.SeedSequence, data: Interactions, indp
                 window=srns.window)  # fmt: skip
 
 
-def _eval_splits(data: Interactions, ev: Evaluation, default: str) -> tuple[tuple[str, ...], str | None]:
-    """The splits ranked (in history order) and the monitor of model selection, for an :class:`Evaluation`."""
-    on = ev.on or default
-    splits = {"test": ("test",), "valid": ("valid",), "both": ("test", "valid"), "valid+test": ("valid", "test")}[on]
-    if ev.patience is not None and ("valid" not in splits or len(data.valid) == 0):
-        raise ValueError("Evaluation.patience needs a validation split: use data.with_validation(fraction)")
-    return splits, (ev.resolved_monitor if "valid" in splits else None)
-
-
 def _fit_sgd(data: Interactions, run: Run) -> FitResult:
     """The batch-1 SGD engine (numba): MF with BPR / BCE / InfoNCE and the samplers of thesis ch. 4."""
     s, opt, model = run.sampler, run.optimizer, run.model
@@ -750,7 +741,7 @@ def _fit_sgd(data: Interactions, run: Run) -> FitResult:
         warm_rns_epochs=warm_rns_epochs, loss_code=_LOSSES[_SPEC_LOSS[type(run.loss)]], n_negatives=run.loss.negatives,
     )  # fmt: skip
     ev = run.evaluation
-    splits, monitor = _eval_splits(data, ev, "test")
+    splits, monitor = eval_splits(data, ev, "test", ("test", "valid"))
     res = train_loop(runner, data, epochs=run.epochs, eval_every=ev.every, topk=ev.ks, eval_on=splits, monitor=monitor,
                      patience=ev.patience, callbacks=callbacks, progress=run.progress, desc=f"BPR-MF SGD {sampler}")  # fmt: skip
     config = _sgd_config(run, sampler, candidates, prior_arr, rank_scale, init_std, lams, warm_rns_epochs)

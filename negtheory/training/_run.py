@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     from ..recsys.loop import Callback, ScoreMatrix
 
-__all__ = ["Run", "FitResult", "choose_engine", "make_run", "warn_if_external", "ENGINES"]
+__all__ = ["Run", "FitResult", "choose_engine", "make_run", "warn_if_external", "eval_splits", "ENGINES"]
 
 #: the engines: "sgd" (numba, batch 1) and "torch" (mini-batch)
 ENGINES = ("sgd", "torch")
@@ -227,3 +227,16 @@ def warn_if_external(name: str, replacement: str) -> None:
     if caller == "negtheory" or caller.startswith("negtheory."):
         return
     warn_deprecated(f"{name}()", replacement, since="0.1", stacklevel=level)
+
+
+def eval_splits(data, ev: Evaluation, default: str, both: tuple[str, str]) -> tuple[tuple[str, ...], str | None]:
+    """The splits an engine ranks (in history-key order) and the monitor of model selection.
+
+    ``default`` is the engine's ``Evaluation.on`` when None ("test" for batch-1 SGD, "both" for
+    mini-batches) and ``both`` the engine's order of the two splits (each old trainer's own).
+    """
+    on = ev.on or default
+    splits = {"test": ("test",), "valid": ("valid",), "both": both}[on]
+    if ev.patience is not None and ("valid" not in splits or len(data.valid) == 0):
+        raise ValueError("Evaluation.patience needs a validation split: use data.with_validation(fraction)")
+    return splits, (ev.resolved_monitor if "valid" in splits else None)
