@@ -71,6 +71,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from .._docstrings import docstring
 from .._validation import flag, real_scalar
 from ..estimators import _check_abt
 
@@ -89,6 +90,19 @@ __all__ = [
     "bce",
     "relaxed_softmax",
 ]
+
+# the documentation the losses share, written once (see negtheory._docstrings)
+_REDUCTION = """
+reduction : {"mean", "sum", "none"}, default "mean"
+    Mean or sum over the anchors, or "none" for the per-anchor losses."""
+_LOSS_RETURNS = """
+Returns
+-------
+Tensor
+    The loss: a scalar for "mean" / "sum", shape [...] for "none"."""
+_doc = docstring(
+    reduction=_REDUCTION, loss_returns=_LOSS_RETURNS, reduction_returns=_REDUCTION + "\n\n" + _LOSS_RETURNS.strip("\n")
+)
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -220,6 +234,7 @@ def _softmax_family_loss(pos, log_n_theta):
 # --------------------------------------------------------------------------------------------
 # softmax family: InfoNCE, DCL, HCL, BCL
 # --------------------------------------------------------------------------------------------
+@_doc
 def infonce(pos_logits: Tensor, neg_logits: Tensor, reduction: str = "mean") -> Tensor:
     r"""InfoNCE loss, the biased estimator (Wu et al. (Rethinking InfoNCE) eq. 1; Liu Bin's thesis eq. 6.46).
 
@@ -239,8 +254,7 @@ def infonce(pos_logits: Tensor, neg_logits: Tensor, reduction: str = "mean") -> 
     neg_logits : Tensor, shape [..., N]
         Logits s_1, ..., s_N of each anchor's N >= 1 negative (unlabeled) samples; the leading
         shape must equal that of ``pos_logits``. A -inf entry is a masked-out negative.
-    reduction : {"mean", "sum", "none"}, default "mean"
-        Mean or sum over the anchors, or "none" for the per-anchor losses.
+    %(reduction)s
 
     Returns
     -------
@@ -265,6 +279,7 @@ def _infonce_core(pos, neg):
     return _softmax_family_loss(pos, _lse(neg))
 
 
+@_doc
 def dcl(
     pos_logits: Tensor,
     neg_logits: Tensor,
@@ -299,13 +314,7 @@ def dcl(
     floor : float > 0, optional
         Lower clamp of theta-hat (score units); the released code's ``math.exp(-1 / t)``.
         Default (None): clamp only at the dtype's smallest positive number (see the module notes).
-    reduction : {"mean", "sum", "none"}, default "mean"
-        Mean or sum over the anchors, or "none" for the per-anchor losses.
-
-    Returns
-    -------
-    Tensor
-        The loss: a scalar for "mean" / "sum", shape [...] for "none".
+    %(reduction_returns)s
 
     Examples
     --------
@@ -332,6 +341,7 @@ def _dcl_core(pos, neg, n, tp, log_pbar, floor):
     return _softmax_family_loss(pos, log_n_theta)
 
 
+@_doc
 def hcl(
     pos_logits: Tensor,
     neg_logits: Tensor,
@@ -359,10 +369,7 @@ def hcl(
     beta : float >= 0
         Concentration of the weights on hard (high-score) negatives; beta = 0 gives :func:`dcl`.
 
-    Returns
-    -------
-    Tensor
-        The loss: a scalar for "mean" / "sum", shape [...] for "none".
+    %(loss_returns)s
 
     Examples
     --------
@@ -966,6 +973,7 @@ def _bcl_core(pos, neg, n, alpha, beta, tau_plus, normalize_weights):
     return _softmax_family_loss(pos, log_n_theta)
 
 
+@_doc
 def bcl(
     pos_logits: Tensor,
     neg_logits: Tensor,
@@ -1007,16 +1015,12 @@ def bcl(
     normalize : bool, default False
         Kept for compatibility: the same as ``normalize_weights`` (the modules' ``normalize``
         is the L2 normalisation of embeddings; prefer ``normalize_weights`` here).
-    reduction : {"mean", "sum", "none"}, default "mean"
-        Mean or sum over the anchors, or "none" for the per-anchor losses.
+    %(reduction)s
     normalize_weights : bool, optional
         Self-normalised estimator of the released numerical code. Overrides ``normalize``
         when given (None: use ``normalize``).
 
-    Returns
-    -------
-    Tensor
-        The loss: a scalar for "mean" / "sum", shape [...] for "none".
+    %(loss_returns)s
 
     Examples
     --------
@@ -1037,6 +1041,7 @@ def bcl(
 # --------------------------------------------------------------------------------------------
 # pairwise / pointwise losses
 # --------------------------------------------------------------------------------------------
+@_doc
 def bpr(pos_logits: Tensor, neg_logits: Tensor, weight: Tensor | None = None, reduction: str = "mean") -> Tensor:
     r"""Bayesian personalised ranking loss (Rendle et al. 2009; Liu Bin's thesis eq. 4.1, 3.29).
 
@@ -1056,13 +1061,7 @@ def bpr(pos_logits: Tensor, neg_logits: Tensor, weight: Tensor | None = None, re
         Scores s_i = x_uj of its N >= 1 sampled negatives.
     weight : Tensor, shape [...], optional
         Non-negative per-anchor weight (None: 1).
-    reduction : {"mean", "sum", "none"}, default "mean"
-        Mean or sum over the anchors, or "none" for the per-anchor losses.
-
-    Returns
-    -------
-    Tensor
-        The loss: a scalar for "mean" / "sum", shape [...] for "none".
+    %(reduction_returns)s
 
     Examples
     --------
@@ -1086,6 +1085,7 @@ def _bpr_core(pos, neg, n):
     return F.softplus(neg - pos[..., None]).sum(dim=-1) / n
 
 
+@_doc
 def dpl(
     pos_logits: Tensor,
     neg_logits: Tensor,
@@ -1120,13 +1120,7 @@ def dpl(
         items). Default (None): the anchor's own positive, for which sigma(0) = 1/2.
     eps : float in (0, 1), default 1e-6
         Clamp of P-hat (it can be <= 0 for finite N, M).
-    reduction : {"mean", "sum", "none"}, default "mean"
-        Mean or sum over the anchors, or "none" for the per-anchor losses.
-
-    Returns
-    -------
-    Tensor
-        The loss: a scalar for "mean" / "sum", shape [...] for "none".
+    %(reduction_returns)s
 
     Examples
     --------
@@ -1164,6 +1158,7 @@ def _dpl_core(pos, neg, n, tp, extra, eps, masked):
     return -torch.log(torch.clamp(p_hat, min=eps))
 
 
+@_doc
 def bce(pos_logits: Tensor, neg_logits: Tensor, k: float | None = None, reduction: str = "mean") -> Tensor:
     r"""Binary cross-entropy / negative-sampling (NCE-style) loss (the negative-sampling textbook chapter).
 
@@ -1184,13 +1179,7 @@ def bce(pos_logits: Tensor, neg_logits: Tensor, k: float | None = None, reductio
         Logits s_i of its N >= 1 noise (negative) samples.
     k : float > 0, optional
         Noise ratio k of the objective. Default (None): N.
-    reduction : {"mean", "sum", "none"}, default "mean"
-        Mean or sum over the anchors, or "none" for the per-anchor losses.
-
-    Returns
-    -------
-    Tensor
-        The loss: a scalar for "mean" / "sum", shape [...] for "none".
+    %(reduction_returns)s
 
     Examples
     --------
@@ -1211,6 +1200,7 @@ def _bce_core(pos, neg, n, k):
     return F.softplus(-pos) + (s if k is None else (k / n) * s)
 
 
+@_doc
 def relaxed_softmax(pos_logits: Tensor, neg_logits: Tensor, include_positive: bool = False, reduction: str = "mean") -> Tensor:
     r"""Relaxed-Softmax loss (Tanielian & Vasile (Relaxed Softmax), eq. 5).
 
@@ -1234,10 +1224,7 @@ def relaxed_softmax(pos_logits: Tensor, neg_logits: Tensor, include_positive: bo
     reduction : {"mean", "sum", "none"}, default "mean"
         Mean or sum over the pairs, or "none" for the per-pair losses.
 
-    Returns
-    -------
-    Tensor
-        The loss: a scalar for "mean" / "sum", shape [...] for "none".
+    %(loss_returns)s
 
     Examples
     --------
