@@ -121,7 +121,7 @@ def estimate(train, test, tables, models, seeds, jobs, probe_epochs):
 
         def timed(epochs, key=key):
             task = (key, 0, str(train), str(test), epochs, "fixed", 0.1, epochs, False, "auto")
-            return _job(data, task)[3]
+            return _job(data, task)["seconds"]
 
         timed(1)  # compile / warm up
         per_epoch = timed(probe_epochs) / probe_epochs

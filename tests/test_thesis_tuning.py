@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -116,7 +117,7 @@ def test_search_runs_never_see_the_test_split(monkeypatch):
     )
     out = tt._job(d, (key, 0, "tr", "te", 1, "tune", 0.1, 1, False, "auto"))
     seen = got["data"]
-    assert out[0] == key and got["kw"]["pns_power"] == 0.25 and got["kw"]["eval_on"] == "valid"
+    assert out["run"] == str(key) and got["kw"]["pns_power"] == 0.25 and got["kw"]["eval_on"] == "valid"
     assert len(seen.test) == 0 and len(seen.valid) == round(0.1 * len(d.train))
     # what the trainer holds is train minus validation: no test pair anywhere
     held = {tuple(p) for p in np.concatenate([seen.train, seen.valid])}
@@ -171,11 +172,15 @@ def test_tune_end_to_end_writes_tuning_csv_and_variant_rows(tmp_path, monkeypatc
 
 def test_tune_rejects_bad_arguments(tmp_path):
     tr, te = _write_split(tmp_path)
+    o = tt.TableOptions(tables=["4.2"], methods=["RNS"])
     with pytest.raises(ValueError, match="tune"):
-        tt.run_tables(tr, te, ["4.2"], ["RNS"], tune=["XYZ"])
+        tt.run_tables(tr, te, dataclasses.replace(o, tune=["XYZ"]))
     with pytest.raises(ValueError, match="tune_variants"):
-        tt.run_tables(tr, te, ["4.2"], ["RNS"], tune=["PNS"], tune_variants=["nope"])
+        tt.run_tables(tr, te, dataclasses.replace(o, tune=["PNS"], tune_variants=["nope"]))
     with pytest.raises(ValueError, match="tune_seed"):
+        tt.run_tables(tr, te, dataclasses.replace(o, tune=["PNS"], tune_seed=-1))
+    # the call before issue 32 (tables, methods positionally, the rest by name) still works, with a warning
+    with pytest.warns(DeprecationWarning, match="TableOptions"), pytest.raises(ValueError, match="tune_seed"):
         tt.run_tables(tr, te, ["4.2"], ["RNS"], tune=["PNS"], tune_seed=-1)
 
 

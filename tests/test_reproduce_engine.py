@@ -1,0 +1,164 @@
+"""The reproduce engine (issue 32): plans of runs executed, stored and resumed; the thesis tables through it give the
+trainers' own numbers; the data sets of issue 29 (--dataset gowalla|yelp2018, --data, --split-seed, --estimate)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from negtheory.cli import main
+from negtheory.recsys import split_interactions
+from negtheory.reproduce.engine import Plan, RunSpec, execute
+from negtheory.reproduce.thesis_numbers import DATASETS, TABLES_BY_DATASET, THESIS_BY_DATASET
+
+CALLS: list[tuple] = []
+
+
+def _square(shared, task):
+    CALLS.append(task)
+    return {"value": shared * task[0], "seed": task[1]}
+
+
+def test_execute_returns_plan_order_and_resumes_from_the_store(tmp_path):
+    specs = tuple(RunSpec(key=("x", i), seed=i, task=(i, i), name=f"x{i}.json", cost=float(i % 2)) for i in range(4))
+    plan = Plan(specs, _square, lambda: 10, desc="test")
+    CALLS.clear()
+    first = execute(plan, cache_dir=tmp_path, progress=False)
+    assert first == [{"value": 10 * i, "seed": i} for i in range(4)]
+    assert [t[0] for t in CALLS] == [1, 3, 0, 2]  # the costlier runs first, ties in plan order
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"x{i}.json" for i in range(4)]  # no temporary file left
+    (tmp_path / "x2.json").unlink()
+    CALLS.clear()
+    again = execute(plan, cache_dir=tmp_path, progress=False, executor="local", jobs=1)
+    assert again == first and CALLS == [(2, 2)]  # only the missing run
+    # a spec without a name is never stored; load is not called when nothing runs
+    unnamed = Plan((RunSpec(key=("y",), seed=0, task=(5, 0)),), _square, lambda: 2)
+    assert execute(unnamed, cache_dir=tmp_path / "u", progress=False) == [{"value": 10, "seed": 0}]
+    assert not list((tmp_path / "u").iterdir())
+    stored = Plan(specs[:1], _square, lambda: pytest.fail("loaded the data with every run stored"))
+    assert execute(stored, cache_dir=tmp_path, progress=False) == first[:1]
+    with pytest.raises(ValueError, match="jobs"):
+        execute(plan, jobs=0)
+
+
+# ------------------------------------------------------------------------------------------ thesis tables
+def _planted(n_users=30, n_items=40, seed=5):
+    rng = np.random.default_rng(seed)
+    cu, ci = rng.integers(0, 5, n_users), rng.integers(0, 5, n_items)
+    p = np.where(cu[:, None] == ci[None, :], 0.5, 0.03)
+    return split_interactions(np.argwhere(rng.random((n_users, n_items)) < p), 0.2, rng=seed)
+
+
+@pytest.fixture
+def split_files(tmp_path):
+    d = _planted()
+    for part in ("train", "test"):
+        pairs = getattr(d, part)
+        pd.DataFrame({"user": d.user_ids[pairs[:, 0]], "item": d.item_ids[pairs[:, 1]]}).to_csv(
+            tmp_path / f"{part}.csv", index=False
+        )
+    return tmp_path / "train.csv", tmp_path / "test.csv"
+
+
+def test_thesis_runs_through_the_engine_are_the_trainers_own_numbers(split_files):
+    pytest.importorskip("torch")
+    from negtheory.bridge.recommend import fit_mf
+    from negtheory.recsys import fit_bpr_sgd, load_split
+    from negtheory.reproduce import thesis_tables as tt
+
+    tr, te = split_files
+    o = tt.TableOptions(tables=["4.2", "5.2"], methods=["BNS", "DPL"], seeds=2, epochs=2, eval_every=1)
+    rows, runs, hist = tt.run_tables(tr, te, o, progress=False)
+    assert [r[4] for r in rows] == [("sgd", "bns", 5, "popularity"), ("mf", "dpl")]
+    data = load_split(tr, te)
+    for seed in (0, 1):
+        direct = {
+            ("sgd", "bns", 5, "popularity"): fit_bpr_sgd(data, "bns", candidates=5, prior="popularity", epochs=2,
+                                                         eval_every=1, rng=seed, progress=False),
+            ("mf", "dpl"): fit_mf(data, "dpl", epochs=2, eval_every=1, rng=seed, progress=False),
+        }  # fmt: skip
+        for key, res in direct.items():
+            got = runs[(runs.run == str(key)) & (runs.seed == seed) & (runs.convention == "reported") & (runs.metric == "ndcg")]
+            assert got.set_index("k").value.to_dict() == {k: res["history"][-1][f"test_ndcg@{k}"] for k in (5, 10, 20)}
+            assert [h["epoch"] for h in hist[(key, seed)]] == [1, 2]
+    # the keyword call before issue 32 gives the same runs
+    with pytest.warns(DeprecationWarning):
+        _, legacy, _ = tt.run_tables(tr, te, ["4.2", "5.2"], ["BNS", "DPL"], 2, 2, eval_every=1, progress=False)
+    pd.testing.assert_frame_equal(legacy.drop(columns="seconds"), runs.drop(columns="seconds"))
+    with pytest.raises(TypeError, match="unexpected"):
+        tt.run_tables(tr, te, ["4.2"], nonsense=1)
+
+
+def test_every_data_set_is_data():
+    # adding a data set: its printed rows, the tables run on it, Table 5.1: no code path
+    from negtheory.reproduce.thesis_numbers import TABLE_5_1
+    from negtheory.reproduce.thesis_plan import ALL_BNS_SIZES, plan
+
+    assert DATASETS == tuple(THESIS_BY_DATASET) == tuple(TABLES_BY_DATASET) and set(DATASETS) == set(TABLE_5_1)
+    for ds in DATASETS:
+        planned = {(t, m, s) for t, m, s, _, _ in plan(TABLES_BY_DATASET[ds], models=["mf", "lightgcn"], bns_sizes=ALL_BNS_SIZES)}
+        printed = set(THESIS_BY_DATASET[ds])
+        assert {t for t, _, _ in printed} <= set(TABLES_BY_DATASET[ds]), ds
+        assert printed <= planned, (ds, printed - planned)  # every printed row has its run spec
+    assert TABLES_BY_DATASET["gowalla"] == TABLES_BY_DATASET["yelp2018"] == ("5.2", "6.3")
+
+
+def _ml1m_folder(root):
+    d = _planted(seed=11)
+    pairs = np.concatenate([d.train, d.test])
+    root.mkdir()
+    (root / "ratings.dat").write_text("".join(f"{u + 1}::{i + 1}::4::0\n" for u, i in pairs))
+    return root
+
+
+def test_data_folder_and_split_seed_prepare_the_split(tmp_path, capsys):
+    pytest.importorskip("torch")
+    src = _ml1m_folder(tmp_path / "ml1m")
+    base = ["reproduce", "thesis-tables", "--dataset", "ml-1m", "--data", str(src), "--tables", "4.2", "--methods", "RNS",
+            "--seeds", "1", "--epochs", "1", "--eval-every", "1", "--quiet"]  # fmt: skip
+    for seed in (0, 1):
+        assert main([*base, "--split-seed", str(seed), "--out", str(tmp_path / "o")]) == 0
+    splits = sorted(p.name for p in (tmp_path / "o" / "splits").iterdir())
+    assert splits == [f"ml-1m_seed{s}_{part}.csv" for s in (0, 1) for part in ("test", "train")]
+    # each split seed has its own runs (the file names enter the runs' names)
+    assert len(list((tmp_path / "o" / "runs").glob("*.json"))) == 2
+    from negtheory.recsys.datasets import thesis_split
+
+    want = thesis_split("ml-1m", src, 1)
+    got = pd.read_csv(tmp_path / "o" / "splits" / "ml-1m_seed1_train.csv")
+    assert len(got) == len(want.train)
+    capsys.readouterr()
+    # errors: both inputs, neither, a table the thesis does not print for the data set
+    assert main([*base, "--train", str(src / "ratings.dat"), "--out", str(tmp_path / "e")]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert main(["reproduce", "thesis-tables", "--out", str(tmp_path / "e")]) == 2
+    assert "--data" in capsys.readouterr().err
+    assert main(["reproduce", "thesis-tables", "--dataset", "gowalla", "--data", str(src), "--tables", "4.2",
+                 "--out", str(tmp_path / "e")]) == 2  # fmt: skip
+    assert "5.2 6.3 for gowalla" in capsys.readouterr().err
+
+
+def test_estimate_times_one_epoch_per_run_and_runs_nothing(split_files, tmp_path, capsys):
+    pytest.importorskip("torch")
+    from negtheory.reproduce import thesis_tables as tt
+
+    tr, te = split_files
+    o = tt.TableOptions(tables=["4.2", "5.2"], methods=["RNS", "BNS", "DPL"], seeds=3, epochs=None)
+    est = tt.estimate(tr, te, o, jobs=2)
+    assert list(est.run) == [str(("sgd", "rns", 5, "popularity")), str(("sgd", "bns", 5, "popularity")), str(("mf", "dpl"))]
+    assert list(est.epochs) == [100, 100, 200] and (est.runs == 3).all() and (est.seconds_per_epoch > 0).all()
+    assert est.core_hours.to_numpy() == pytest.approx(3 * est.epochs * est.seconds_per_epoch / 3600)
+    assert est.attrs["core_hours"] == pytest.approx(est.core_hours.sum())
+    assert est.attrs["wall_hours"] == pytest.approx(est.attrs["core_hours"] / 2)
+    out = tmp_path / "est"
+    argv = ["reproduce", "thesis-tables", "--train", str(tr), "--test", str(te), "--tables", "5.2", "--methods", "DPL",
+            "--seeds", "4", "--epochs", "7", "--jobs", "3", "--estimate", "--quiet", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "| ('mf', 'dpl') | 4 | 7 |" in text and "core-hours; over 3 workers" in text
+    assert not (out / "runs").exists() and not (out / "thesis_tables.csv").exists()
+    with pytest.raises(ValueError, match="jobs"):
+        tt.estimate(tr, te, dataclasses.replace(o, tables=["5.2"], methods=["DPL"]), jobs=0)
