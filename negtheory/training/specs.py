@@ -670,7 +670,6 @@ class BNS(_Sampler):
         n + 1) and the candidates ``candidates`` uniform non-interacted items; ``scores`` the
         current scores and ``positives`` the positive item of each row (both required).
         """
-        from ..estimators import bns_select
         from ..recsys.samplers import sample_uninteracted
 
         if int(n) != 1 or positives is None:
@@ -678,13 +677,18 @@ class BNS(_Sampler):
         if not (isinstance(self.prior, str) and self.prior == "popularity"):
             raise ValueError("BNS.sample supports BNS.prior='popularity' only (the other priors live in the batch-1 SGD engine)")
         u = np.asarray(users)
+        rows = np.arange(len(u))
         cand = sample_uninteracted(u, self.candidates, data.train_csr(), rng, n_items=data.n_items)
-        full = np.asarray(scores)[u] if not hasattr(scores, "block") else scores.block(u)
-        ref = np.where(data.train_mask()[u], np.inf, full)  # positives never count as <= a candidate
-        p_fn = data.item_counts() / len(data.train)  # eq. 4.16, pop_l / N
-        x_pos = full[np.arange(len(u)), np.asarray(positives)]
-        pick = bns_select(x_pos, np.take_along_axis(full, cand, axis=1), p_fn[cand], reference_scores=ref, lam=self.lam)
-        return cand[np.arange(len(u)), np.asarray(pick)][:, None]
+        full = np.asarray(scores.block(u) if hasattr(scores, "block") else np.asarray(scores)[u], dtype=np.float64)
+        free = ~data.train_mask()[u]  # F counts the user's non-interacted items only (eq. 4.15)
+        x_c = np.take_along_axis(full, cand, axis=1)
+        f = ((full[:, None, :] <= x_c[:, :, None]) & free[:, None, :]).sum(-1) / (free.sum(1)[:, None] + 1.0)
+        p_fn = (data.item_counts() / len(data.train))[cand]  # eq. 4.16, pop_l / N
+        den = 1.0 - f - p_fn + 2.0 * f * p_fn
+        unbias = np.divide((1.0 - f) * (1.0 - p_fn), den, out=np.zeros_like(f), where=den > 0)  # eq. 4.14
+        info = 1.0 / (1.0 + np.exp(-(x_c - full[rows, np.asarray(positives)][:, None])))  # eq. 4.4
+        pick = np.argmin(info * (1.0 - (1.0 + self.lam) * unbias), axis=1)  # eq. 4.26, ties: the first
+        return cand[rows, pick][:, None]
 
 
 @_spec
