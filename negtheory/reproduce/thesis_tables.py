@@ -1,12 +1,17 @@
-r"""``negtheory reproduce thesis-tables``: the MF rows of thesis Tables 4.2-4.5, 5.2, 5.3 and 6.3 (MovieLens-100K, -1M, Yahoo!-R3).
+r"""``negtheory reproduce thesis-tables``: the MF and LightGCN rows of thesis Tables 4.2-4.5, 5.2, 5.3 and 6.3 (MovieLens-100K, -1M, Yahoo!-R3, Yelp2018, Gowalla).
 
 Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves open is an option):
 
 * data — a user-supplied split (``--train FILE --test FILE``; the thesis's random 80/20 split of
   all ratings turned into implicit feedback, §4.5.1.1), ids kept consistent across the files, in
   any layout of :func:`negtheory.recsys.read_interactions` (``--format``: CSV / ``u.data``,
-  MovieLens-1M ``ratings.dat``, Yahoo!-R3, LightGCN); ``--dataset ml-100k|ml-1m|yahoo-r3`` picks
-  whose printed rows fill the ``thesis`` column (Table 4.5 is printed for MovieLens-100K only);
+  MovieLens-1M ``ratings.dat``, Yahoo!-R3, LightGCN); or ``--data DIR``: the data set's files as
+  distributed, split as the thesis states by :func:`negtheory.recsys.datasets.thesis_split`
+  (``--split-seed``, default 0; written to ``OUT/splits/``). ``--dataset
+  ml-100k|ml-1m|yahoo-r3|yelp2018|gowalla`` picks whose printed rows fill the ``thesis`` column
+  (:data:`~negtheory.reproduce.thesis_numbers.THESIS_BY_DATASET`; Table 4.5 is printed for
+  MovieLens-100K only) and which tables run (:data:`~negtheory.reproduce.thesis_numbers.TABLES_BY_DATASET`:
+  Tables 5.2 and 6.3 only on Yelp2018 and Gowalla, the only ones the thesis prints for them);
 * Tables 4.2 and 4.5 — BPR-MF by batch-1 SGD (:func:`negtheory.recsys.fit_bpr_sgd`): d = 32,
   lr 0.01, reg 0.01, 100 epochs (thesis §4.5.1.2), one negative per pair from RNS, PNS, DNS,
   AOBPR, SRNS (the released run script's S1 = 8, S2 = 64, α = 5, warm-up 50 epochs, τ = 10,
@@ -75,10 +80,16 @@ Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves o
   test metric over the evaluated epochs, which selects on test — is written beside it with
   ``convention = max_test_over_epochs (released code)``.
 
-Mean and 95 % t-interval over seeds for each cell. Each (run, seed) is one job, seeded by its seed
-alone: ``--jobs N`` runs N local processes, ``--executor dask`` a local Dask cluster of N workers,
-``--executor ADDRESS`` the Dask scheduler there; the CSV is the same in every case, and finished
-jobs are kept in ``OUT/runs/`` and reused by a rerun.
+Mean and 95 % t-interval over seeds for each cell. The tables are data
+(:mod:`negtheory.reproduce.thesis_plan`): every row's run key becomes one
+:class:`~negtheory.reproduce.engine.RunSpec` per seed, executed by the reproduce engine
+(:func:`negtheory.reproduce.engine.execute`), seeded by its seed alone: ``--jobs N`` runs N local
+processes, ``--executor dask`` a local Dask cluster of N workers, ``--executor ADDRESS`` the Dask
+scheduler there; the CSV is the same in every case, and finished jobs are kept in ``OUT/runs/``
+and reused by a rerun. ``--estimate`` runs nothing: it times one epoch of each distinct run
+(:func:`estimate`) and prints runs x epochs x seconds per epoch, the core-hours and their share
+per ``--jobs`` worker. The report (tidy CSV, markdown, verdicts, figure) is
+:mod:`negtheory.reproduce.thesis_report`; the validation searches :mod:`negtheory.reproduce.thesis_tuning`.
 """
 
 from __future__ import annotations
@@ -166,6 +177,32 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         ``--protocol``, ``--valid-fraction``, ``--bns-sizes``, ``--eval-every``, ``--jobs``,
         ``--out``, ``--quiet``, ``--estimate`` and the others are added to it in place.
     """
+    _add_data_arguments(p)
+    _add_row_arguments(p)
+    _add_tune_arguments(p)
+    add_executor_arguments(p)
+    p.add_argument(
+        "--out",
+        default=str(default_output("thesis_tables")),
+        help="output folder for thesis_tables.csv / .md / .png and runs.csv; finished runs are kept in OUT/runs/ and reused",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument(
+        "--estimate",
+        action="store_true",
+        help="run nothing: time one epoch of each distinct run of the plan on the data and print runs x epochs x "
+        "seconds per epoch, the total core-hours and that total over --jobs workers",
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="a smoke run: Table 4.2's RNS and BNS rows (unless --tables / --methods say otherwise), 1 seed, 2 epochs, "
+        "into negtheory_output/thesis_tables_quick unless --out is given; its outputs say QUICK",
+    )
+
+
+def _add_data_arguments(p: argparse.ArgumentParser) -> None:
+    """``--train``, ``--test``, ``--data``, ``--split-seed``, ``--format``, ``--dataset``, ``--tables``."""
     p.add_argument(
         "--train",
         default=None,
@@ -196,6 +233,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="which tables to run (default: all the command runs on --dataset: every table, or 5.2 and 6.3 on "
         "yelp2018 / gowalla)",
     )
+
+
+def _add_row_arguments(p: argparse.ArgumentParser) -> None:
+    """The options that choose and set up the rows: ``--models``, ``--methods``, ``--seeds``, ``--epochs``, ... ``--eval-every``."""
     p.add_argument(
         "--models",
         nargs="+",
@@ -278,6 +319,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=5,
         help="evaluate every this many epochs (the max-over-epochs convention uses these)",
     )
+
+
+def _add_tune_arguments(p: argparse.ArgumentParser) -> None:
+    """``--tune``, ``--tune-variants``, ``--tune-grid``, ``--tune-seed``: the validation searches."""
     p.add_argument(
         "--tune",
         nargs="*",
@@ -303,25 +348,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "a method's stages given here replace its default ones (default: the grids of TUNING)",
     )
     p.add_argument("--tune-seed", type=integer(0), default=0, help="seed of the searches' runs and validation split (default: 0)")
-    add_executor_arguments(p)
-    p.add_argument(
-        "--out",
-        default=str(default_output("thesis_tables")),
-        help="output folder for thesis_tables.csv / .md / .png and runs.csv; finished runs are kept in OUT/runs/ and reused",
-    )
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
-    p.add_argument(
-        "--estimate",
-        action="store_true",
-        help="run nothing: time one epoch of each distinct run of the plan on the data and print runs x epochs x "
-        "seconds per epoch, the total core-hours and that total over --jobs workers",
-    )
-    p.add_argument(
-        "--quick",
-        action="store_true",
-        help="a smoke run: Table 4.2's RNS and BNS rows (unless --tables / --methods say otherwise), 1 seed, 2 epochs, "
-        "into negtheory_output/thesis_tables_quick unless --out is given; its outputs say QUICK",
-    )
 
 
 # ------------------------------------------------------------------------------------------
