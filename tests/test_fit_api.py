@@ -337,3 +337,38 @@ def test_old_trainers_warn_outside_negtheory_only(data):
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)
         train(data=data, loss="bpr", epochs=1, dim=4, progress=False, batch_size=256, probe=False)
+
+
+@pytest.mark.parametrize(
+    "flags, old",
+    [
+        (["--optimizer", "sgd", "--loss", "bns"], lambda d: _quiet(fit_bpr_sgd, d, "bns", epochs=1, topk=(5,), progress=False)),
+        (["--optimizer", "adam", "--loss", "bpr", "--sampler", "bns", "--batch-size", "64"],
+         lambda d: _quiet(fit_mf, d, "bpr", sampler="bns", epochs=1, topk=(5,), batch_size=64, tau_plus=0.1, alpha=0.9,
+                          beta=0.5, hcl_beta=1.0, progress=False)),
+        (["--optimizer", "adam", "--loss", "dpl", "--sampler", "dns", "--batch-size", "64", "--negatives", "2"],
+         lambda d: _quiet(fit_mf, d, "dpl", sampler="dns", negatives=2, epochs=1, topk=(5,), batch_size=64, tau_plus=0.1,
+                          progress=False)),
+    ],
+)  # fmt: skip
+def test_cli_split_runs_through_fit_with_the_old_numbers(tmp_path, data, flags, old):
+    """``negtheory bridge train`` on a split: the sampler asked for runs (BNS with Adam is BNS, not RNS), same numbers."""
+    from negtheory import cli
+
+    for name, pairs in (("train", data.train), ("test", data.test)):
+        (tmp_path / f"{name}.csv").write_text("user,item\n" + "".join(f"{u},{i}\n" for u, i in pairs))
+    d = load_split(tmp_path / "train.csv", tmp_path / "test.csv")
+    argv = ["bridge", "train", "--train", str(tmp_path / "train.csv"), "--test", str(tmp_path / "test.csv"), "--epochs", "1",
+            "--topk", "5", "--device", "cpu", "--out", str(tmp_path / "out"), "--quiet", *flags]  # fmt: skip
+    assert cli.main(argv) == 0
+    saved = json.loads((tmp_path / "out" / "results.json").read_text())
+    ref = old(d)["history"][-1]
+    assert saved["final"] == ref
+    kind = flags[flags.index("--sampler") + 1].upper() if "--sampler" in flags else "BNS"
+    assert spec_from_dict(saved["specs"]["sampler"]) == spec_from_dict({"kind": kind, **({"candidates": 5} if kind != "RNS" else {})})
+
+
+def _quiet(func, *args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return func(*args, **kw)

@@ -22,7 +22,8 @@ __all__ = ["_cmd_train", "_cmd_train_split", "_cmd_experiments", "_check_finite"
 
 def _cmd_train_split(args: argparse.Namespace) -> int:
     """``bridge train --train F --test F`` (or ``--data-dir``): the thesis protocol on a real split."""
-    from negtheory.recsys import fit_bpr_sgd, load_movielens_dir, load_split
+    from negtheory.recsys import load_movielens_dir, load_split
+    from negtheory.training import fit
 
     if args.data_dir is not None:
         if args.train or args.test:
@@ -57,69 +58,62 @@ def _cmd_train_split(args: argparse.Namespace) -> int:
         raise CommandError(f"--topk {too_long[0]}: a list cannot be longer than the {data.n_items} items of the data")
     if args.valid_fraction:
         data = data.with_validation(args.valid_fraction, rng=args.seed)
-    topk = tuple(args.topk)
-    if sgd:
-        res = fit_bpr_sgd(
-            data,
-            sampler,
-            dim=args.dim,
-            lr=args.lr if args.lr is not None else 0.01,
-            reg=args.weight_decay if args.weight_decay is not None else 0.01,
-            epochs=args.epochs if args.epochs is not None else 100,
-            candidates=args.candidates,
-            lam=args.lam,
-            prior=args.prior,
-            eval_every=args.eval_every,
-            topk=topk,
-            eval_on="both" if len(data.valid) else "test",
-            rng=args.seed,
-            progress=not args.quiet,
-        )
-    else:
-        from negtheory.bridge.recommend import fit_mf
-
-        milestones = args.lr_schedule
-        res = fit_mf(
-            data,
-            args.loss,
-            dim=args.dim,
-            epochs=args.epochs if args.epochs is not None else 200,
-            batch_size=args.batch_size if args.batch_size is not None else 1024,
-            optimizer=args.optimizer,
-            lr=args.lr if args.lr is not None else (0.01 if args.optimizer == "sgd" else 1e-3),
-            weight_decay=args.weight_decay if args.weight_decay is not None else 1e-5,
-            lr_milestones=milestones,
-            negatives=args.negatives,
-            extra_positives=args.extra_positives,
-            sampler=sampler,
-            bns_candidates=args.candidates,
-            bns_lam=args.lam,
-            temperature=args.temperature if args.temperature is not None else 1.0,
-            tau_plus=args.tau_plus,
-            hcl_beta=args.hcl_beta,
-            alpha=args.alpha,
-            beta=args.beta,
-            eval_every=args.eval_every,
-            topk=topk,
-            patience=args.patience,
-            rng=args.seed,
-            device=args.device,
-            progress=not args.quiet,
-        )
-    final = res["history"][-1]
-    summary = {"data": data.summary(), "config": res["config"], "final": final, "seconds": round(res["seconds"], 2)}
-    if res.get("best_epoch") is not None:
-        summary["best_valid_epoch"] = res["best_epoch"]
-        summary["at_best_valid_epoch"] = next(h for h in res["history"] if h["epoch"] == res["best_epoch"])
+    engine, specs = _split_specs(args, sgd, sampler, has_valid=len(data.valid) > 0)
+    # one composable trainer for both paths (negtheory.training.fit): the combination picks nothing silently
+    res = fit(data, **specs, rng=args.seed, device="cpu" if sgd else args.device, progress=not args.quiet, engine=engine)
+    final = res.history[-1]
+    summary = {"data": data.summary(), "config": res.config, "specs": res.specs, "final": final, "seconds": round(res.seconds, 2)}
+    if res.best_epoch is not None:
+        summary["best_valid_epoch"] = res.best_epoch
+        summary["at_best_valid_epoch"] = next(h for h in res.history if h["epoch"] == res.best_epoch)
     print(json.dumps(summary, indent=2, default=float))
     if out is not None:
         import pandas as pd
 
         (out / "results.json").write_text(json.dumps(summary, indent=2, default=float))
-        pd.DataFrame(res["history"]).to_csv(out / "history.csv", index=False)
+        res.history_frame().to_csv(out / "history.csv", index=False)
         print(f"wrote {out / 'results.json'} and {out / 'history.csv'}")
     _check_finite(final, out)
     return 0
+
+
+def _split_specs(args: argparse.Namespace, sgd: bool, sampler: str, has_valid: bool) -> tuple[str, dict]:
+    """The engine and the :func:`negtheory.training.fit` specs of a split run's flags (defaults per path)."""
+    from negtheory.training import specs as S
+
+    ks = tuple(args.topk)
+    if sgd:  # thesis ch. 4: BPR-MF by batch-1 SGD, lr 0.01, reg 0.01, 100 epochs
+        samplers = {"rns": S.RNS, "pns": S.PNS, "dns": lambda: S.DNS(candidates=args.candidates), "aobpr": S.AOBPR,
+                    "srns": S.SRNS, "bns": lambda: S.BNS(candidates=args.candidates, lam=args.lam, prior=args.prior)}  # fmt: skip
+        return "sgd", dict(
+            model=S.MF(dim=args.dim), loss=S.BPR(), sampler=samplers[sampler](),
+            optimizer=S.SGD(lr=_given(args.lr, 0.01), weight_decay=_given(args.weight_decay, 0.01)),
+            epochs=_given(args.epochs, 100), evaluation=S.Evaluation(every=args.eval_every, ks=ks, on="both" if has_valid else "test"),
+        )  # fmt: skip
+    t, tp = _given(args.temperature, 1.0), args.tau_plus
+    n, m = args.negatives, args.extra_positives
+    loss = {
+        "bpr": lambda: S.BPR(temperature=t),
+        "infonce": lambda: S.InfoNCE(negatives=n, temperature=t),
+        "dcl": lambda: S.DCL(negatives=n, extra_positives=m, tau_plus=tp, temperature=t),
+        "hcl": lambda: S.HCL(negatives=n, extra_positives=m, tau_plus=tp, beta=args.hcl_beta, temperature=t),
+        "dpl": lambda: S.DPL(negatives=n, extra_positives=m, tau_plus=tp, temperature=t),
+        "bcl": lambda: S.BCL(negatives=n, alpha=args.alpha, beta=args.beta, tau_plus=tp, temperature=t),
+        "bcl_released": lambda: S.BCL(negatives=n, alpha=args.alpha, beta=args.beta, tau_plus=tp, temperature=t, form="released"),
+    }[args.loss]()  # fmt: skip
+    samplers = {"rns": S.RNS, "pns": S.PNS, "dns": lambda: S.DNS(candidates=args.candidates),
+                "bns": lambda: S.BNS(candidates=args.candidates, lam=args.lam)}  # fmt: skip
+    opt_cls = S.Adam if args.optimizer == "adam" else S.SGD
+    optimizer = opt_cls(lr=_given(args.lr, 0.01 if args.optimizer == "sgd" else 1e-3), weight_decay=_given(args.weight_decay, 1e-5),
+                        batch_size=_given(args.batch_size, 1024), milestones=args.lr_schedule)  # fmt: skip
+    return "torch", dict(model=S.MF(dim=args.dim), loss=loss, sampler=samplers[sampler](), optimizer=optimizer,
+                         epochs=_given(args.epochs, 200),
+                         evaluation=S.Evaluation(every=args.eval_every, ks=ks, patience=args.patience))  # fmt: skip
+
+
+def _given(value, default):
+    """A flag's value, or the path's default when the flag was not given (None)."""
+    return default if value is None else value
 
 
 #: samplers of the batch-1 SGD path (fit_bpr_sgd) and of the mini-batch losses (fit_mf), with the losses they need
