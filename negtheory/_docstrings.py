@@ -35,9 +35,25 @@ import textwrap
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
-__all__ = ["docstring", "fill"]
+__all__ = ["RVS_DOC", "docstring", "fill"]
 
 _T = TypeVar("_T")
+
+#: the Parameters and Returns of the ``rvs`` methods (the frozen scipy.stats surface)
+RVS_DOC = """
+Parameters
+----------
+size : int or tuple of int, optional
+    Output shape; ``None`` returns a single float.
+random_state : None, int, SeedSequence or numpy.random.Generator
+    Source of randomness (passed to ``numpy.random.default_rng``); scipy's name.
+rng : None, int, SeedSequence or numpy.random.Generator
+    The same, under the SPEC 7 name used by the rest of negtheory; pass one of the two.
+
+Returns
+-------
+float or ndarray
+    One draw (a float) for ``size=None``, else an array of shape ``size``."""
 _FIELD = re.compile(r"^([ \t]*)%\((\w+)\)s[ \t]*$|%\((\w+)\)s", re.MULTILINE)
 
 

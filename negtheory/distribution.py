@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import integrate
 
+from ._docstrings import RVS_DOC, docstring
 from ._rng import random_state_or_rng
 from ._validation import as_float_array, as_generator, check_frozen_continuous, real_array, scalar_or_array, size_arg
 
@@ -25,6 +26,19 @@ if TYPE_CHECKING:
     from ._typing import ArrayLike, FloatArray, FloatOrArray, RNGLike, Size
 
 __all__ = ["ScoreDistribution"]
+
+# the documentation the pointwise methods share, written once (see negtheory._docstrings)
+_X_PARAM = """
+x : array_like of float
+    Point(s) at which to evaluate; any real, including +-inf."""
+_Q_PARAM = """
+q : array_like of float
+    Probability level(s) in [0, 1]; 0 and 1 give the ends of the support."""
+_doc = docstring(
+    rvs_params=RVS_DOC,
+    x_params=f"Parameters\n----------{_X_PARAM}\n\nReturns\n-------\nfloat or ndarray",
+    q_params=f"Parameters\n----------{_Q_PARAM}\n\nReturns\n-------\nfloat or ndarray",
+)
 
 
 # parent kinds understood by the numba kernels
@@ -100,6 +114,7 @@ def _x(x):
 # --------------------------------------------------------------------------------------------
 # base class
 # --------------------------------------------------------------------------------------------
+@_doc
 class ScoreDistribution:
     """Base class with the frozen ``scipy.stats`` surface for the score laws of Liu Bin's thesis.
 
@@ -178,14 +193,7 @@ class ScoreDistribution:
     def pdf(self, x: ArrayLike) -> FloatOrArray:
         """Probability density at ``x``.
 
-        Parameters
-        ----------
-        x : array_like of float
-            Point(s) at which to evaluate; any real, including +-inf.
-
-        Returns
-        -------
-        float or ndarray
+        %(x_params)s
             The density (0 outside the support), with the shape of ``x`` (a float for scalar input).
         """
         x = _x(x)
@@ -194,14 +202,7 @@ class ScoreDistribution:
     def logpdf(self, x: ArrayLike) -> FloatOrArray:
         """Log of the probability density at ``x``.
 
-        Parameters
-        ----------
-        x : array_like of float
-            Point(s) at which to evaluate; any real, including +-inf.
-
-        Returns
-        -------
-        float or ndarray
+        %(x_params)s
             The log-density (``-inf`` outside the support), with the shape of ``x`` (a float for scalar input).
         """
         return scalar_or_array(self._logpdf(_x(x)))
@@ -209,14 +210,7 @@ class ScoreDistribution:
     def cdf(self, x: ArrayLike) -> FloatOrArray:
         """Cumulative distribution function P(X <= x).
 
-        Parameters
-        ----------
-        x : array_like of float
-            Point(s) at which to evaluate; any real, including +-inf.
-
-        Returns
-        -------
-        float or ndarray
+        %(x_params)s
             The CDF in [0, 1], with the shape of ``x`` (a float for scalar input).
         """
         return scalar_or_array(self._cdf(_x(x)))
@@ -224,14 +218,7 @@ class ScoreDistribution:
     def sf(self, x: ArrayLike) -> FloatOrArray:
         """Survival function 1 - cdf, computed without cancellation in the upper tail.
 
-        Parameters
-        ----------
-        x : array_like of float
-            Point(s) at which to evaluate; any real, including +-inf.
-
-        Returns
-        -------
-        float or ndarray
+        %(x_params)s
             P(X > x) in [0, 1], with the shape of ``x`` (a float for scalar input).
         """
         return scalar_or_array(self._sf(_x(x)))
@@ -239,14 +226,7 @@ class ScoreDistribution:
     def logcdf(self, x: ArrayLike) -> FloatOrArray:
         """Log of the CDF, accurate in the lower tail where the CDF underflows.
 
-        Parameters
-        ----------
-        x : array_like of float
-            Point(s) at which to evaluate; any real, including +-inf.
-
-        Returns
-        -------
-        float or ndarray
+        %(x_params)s
             log P(X <= x) in [-inf, 0], with the shape of ``x`` (a float for scalar input).
         """
         return scalar_or_array(self._logcdf(_x(x)))
@@ -254,14 +234,7 @@ class ScoreDistribution:
     def logsf(self, x: ArrayLike) -> FloatOrArray:
         """Log of the survival function, accurate in the upper tail.
 
-        Parameters
-        ----------
-        x : array_like of float
-            Point(s) at which to evaluate; any real, including +-inf.
-
-        Returns
-        -------
-        float or ndarray
+        %(x_params)s
             log P(X > x) in [-inf, 0], with the shape of ``x`` (a float for scalar input).
         """
         return scalar_or_array(self._logsf(_x(x)))
@@ -269,14 +242,7 @@ class ScoreDistribution:
     def ppf(self, q: ArrayLike) -> FloatOrArray:
         """Inverse of the CDF (quantile function).
 
-        Parameters
-        ----------
-        q : array_like of float
-            Probability level(s) in [0, 1]; 0 and 1 give the ends of the support.
-
-        Returns
-        -------
-        float or ndarray
+        %(q_params)s
             The x with cdf(x) = q, with the shape of ``q`` (a float for scalar input).
         """
         q = real_array("q", q, 0.0, 1.0)
@@ -293,14 +259,7 @@ class ScoreDistribution:
     def isf(self, q: ArrayLike) -> FloatOrArray:
         """Inverse of the survival function.
 
-        Parameters
-        ----------
-        q : array_like of float
-            Probability level(s) in [0, 1]; 0 and 1 give the ends of the support.
-
-        Returns
-        -------
-        float or ndarray
+        %(q_params)s
             The x with sf(x) = q, with the shape of ``q`` (a float for scalar input).
         """
         q = real_array("q", q, 0.0, 1.0)
@@ -315,19 +274,7 @@ class ScoreDistribution:
     def rvs(self, size: Size = None, random_state: RNGLike = None, *, rng: RNGLike = None) -> FloatOrArray:
         """Random variates.
 
-        Parameters
-        ----------
-        size : int or tuple of int, optional
-            Output shape; ``None`` returns a single float.
-        random_state : None, int, SeedSequence or numpy.random.Generator
-            Source of randomness (passed to ``numpy.random.default_rng``); scipy's name.
-        rng : None, int, SeedSequence or numpy.random.Generator
-            The same, under the SPEC 7 name used by the rest of negtheory; pass one of the two.
-
-        Returns
-        -------
-        float or ndarray
-            One draw (a float) for ``size=None``, else an array of shape ``size``.
+        %(rvs_params)s
         """
         rng = as_generator(random_state_or_rng(random_state, rng), "random_state" if rng is None else "rng")
         size = size_arg("size", size)

@@ -70,6 +70,7 @@ import numpy as np
 from scipy import integrate
 from scipy.special import betainc, betaincinv, betaln, ndtr, ndtri
 
+from ._docstrings import docstring
 from ._numeric import _ndtr, _ndtri, _norm_logpdf, _quad_root, gauss_legendre
 from ._validation import int_scalar, real_array, real_scalar, scalar_or_array
 from .distribution import KIND_GENERIC, KIND_NORMAL, KIND_UNIFORM, ScoreDistribution, _Parent
@@ -90,6 +91,25 @@ __all__ = [
     "hard_negative",
     "unlabeled",
 ]
+
+# the parameter documentation several laws share, written once (see negtheory._docstrings)
+_doc = docstring(
+    base_k_params="""
+        Parameters
+        ----------
+        base : frozen scipy.stats continuous distribution or negtheory distribution
+            The parent law with density f and CDF F.
+        k : int
+            Rank, 1 <= k <= n (1 = minimum, n = maximum).""",
+    base_alpha_params=r"""
+        Parameters
+        ----------
+        base : frozen scipy.stats continuous distribution or negtheory distribution
+            Anchor-specific parent score law :math:`\phi` with CDF :math:`\Phi` (eq. 6.11); any continuous law.
+        alpha : float in [0.5, 1]
+            Probability that the positive scores above the negative (the encoder's AUC, eq. 6.21);
+            1/2 is an uninformative encoder, 1 a perfect one.""",
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -249,6 +269,19 @@ _TINY = 1e-300
 
 
 @numba.njit(cache=True)
+def _lentz_step(aa, c, d):
+    """One step of the modified Lentz algorithm: the new (c, d) and the factor d c of the fraction."""
+    d = 1.0 + aa * d
+    if abs(d) < _TINY:
+        d = _TINY
+    c = 1.0 + aa / c
+    if abs(c) < _TINY:
+        c = _TINY
+    d = 1.0 / d
+    return c, d, d * c
+
+
+@numba.njit(cache=True)
 def _log_ibeta_cf(a, b, logx, log1mx, lbeta):
     """log I_x(a, b) by its continued fraction (modified Lentz), for x < (a + 1) / (a + b + 2).
 
@@ -267,24 +300,9 @@ def _log_ibeta_cf(a, b, logx, log1mx, lbeta):
     h = d
     for m in range(1, 10_000):
         m2 = 2.0 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        if abs(d) < _TINY:
-            d = _TINY
-        c = 1.0 + aa / c
-        if abs(c) < _TINY:
-            c = _TINY
-        d = 1.0 / d
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        if abs(d) < _TINY:
-            d = _TINY
-        c = 1.0 + aa / c
-        if abs(c) < _TINY:
-            c = _TINY
-        d = 1.0 / d
-        dl = d * c
+        c, d, dl = _lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), c, d)
+        h *= dl
+        c, d, dl = _lentz_step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), c, d)
         h *= dl
         if abs(dl - 1.0) < 2e-16:
             break
@@ -477,6 +495,7 @@ def _os_normal_ppf(q, a, b, lbeta, mu, sigma, tab_a, tab_b, out):
             out[i] = mu + sigma * _os_solve_tabled(lq, a, b, lbeta, tab_a)
 
 
+@_doc
 class OrderStatistic(ScoreDistribution):
     r"""k-th smallest of n i.i.d. draws from ``base`` (thesis §2.3.2).
 
@@ -484,12 +503,7 @@ class OrderStatistic(ScoreDistribution):
 
     the Beta(k, n-k+1) density of F(x) times f(x). :func:`order_statistic` builds one.
 
-    Parameters
-    ----------
-    base : frozen scipy.stats continuous distribution or negtheory distribution
-        The parent law with density f and CDF F.
-    k : int
-        Rank, 1 <= k <= n (1 = minimum, n = maximum).
+    %(base_k_params)s
     n : int
         Sample size, n >= 1.
 
@@ -591,47 +605,38 @@ class OrderStatistic(ScoreDistribution):
         return out.reshape(np.shape(q))
 
     def _ppf(self, q):
-        if self._normal:
-            # single pass: u = I^{-1}_q(k, n-k+1) > 1/2 exactly when q > I_{1/2}(k, n-k+1); there
-            # (for q >= 1/2, where 1 - q is exact) go through 1 - u = I^{-1}_{1-q}(n-k+1, k)
-            mu, sigma = self._parent.p0, self._parent.p1
-            if self._a != 1.0 and self._b != 1.0:
-                # one numba pass: Halley steps on log I_{Phi(z)}(k, n-k+1) (see _os_normal_ppf)
-                return self._normal_quantile(q, mirror=False)
-            upper = (q >= 0.5) & (q > self._q_half)
-            x = np.empty(q.shape)
-            lo = ~upper
-            x[lo] = mu + sigma * ndtri(self._beta_inv(self._a, self._b, q[lo]))
-            x[upper] = mu - sigma * ndtri(self._beta_inv(self._b, self._a, 1.0 - q[upper]))
-            return x
-        u = betaincinv(self._a, self._b, q)
-        x = self._parent.ppf(u)
-        upper = (u > 0.5) & (q >= 0.5)
-        if upper.any():
-            v = betaincinv(self._b, self._a, 1.0 - q[upper])
-            x = np.array(x, dtype=np.float64)
-            x[upper] = self._parent.isf(v)
-        return x
+        return self._quantile(q, mirror=False)
 
     def _isf(self, q):
+        return self._quantile(q, mirror=True)
+
+    def _quantile(self, q, mirror: bool):
+        """ppf (``mirror`` False) or isf (True) at ``q``: the isf is the ppf of the mirror law.
+
+        sf(x; k, n) = cdf(-x; n-k+1, n) of -X, so the isf swaps the Beta parameters (a, b) and
+        the parent's ppf / isf of the ppf.
+        """
+        a, b = (self._b, self._a) if mirror else (self._a, self._b)
         if self._normal:
-            mu, sigma = self._parent.p0, self._parent.p1
             if self._a != 1.0 and self._b != 1.0:
-                # the ppf kernel on the mirror law: sf(x; k, n) = cdf(-x; n-k+1, n) of -X
-                return self._normal_quantile(q, mirror=True)
-            lower = (q >= 0.5) & (q > self._q_half_sf)
+                # one numba pass: Halley steps on log I_{Phi(z)}(k, n-k+1) (see _os_normal_ppf)
+                return self._normal_quantile(q, mirror=mirror)
+            # single pass: u = I^{-1}_q(a, b) > 1/2 exactly when q > I_{1/2}(a, b); there (for
+            # q >= 1/2, where 1 - q is exact) go through 1 - u = I^{-1}_{1-q}(b, a)
+            mu, sign_sigma = self._parent.p0, (-1.0 if mirror else 1.0) * self._parent.p1
+            far = (q >= 0.5) & (q > (self._q_half_sf if mirror else self._q_half))
             x = np.empty(q.shape)
-            up = ~lower
-            x[up] = mu - sigma * ndtri(self._beta_inv(self._b, self._a, q[up]))
-            x[lower] = mu + sigma * ndtri(self._beta_inv(self._a, self._b, 1.0 - q[lower]))
+            near = ~far
+            x[near] = mu + sign_sigma * ndtri(self._beta_inv(a, b, q[near]))
+            x[far] = mu - sign_sigma * ndtri(self._beta_inv(b, a, 1.0 - q[far]))
             return x
-        v = betaincinv(self._b, self._a, q)
-        x = self._parent.isf(v)
-        lower = (v > 0.5) & (q >= 0.5)
-        if lower.any():
-            u = betaincinv(self._a, self._b, 1.0 - q[lower])
+        inner, outer = (self._parent.isf, self._parent.ppf) if mirror else (self._parent.ppf, self._parent.isf)
+        u = betaincinv(a, b, q)
+        x = inner(u)
+        far = (u > 0.5) & (q >= 0.5)
+        if far.any():
             x = np.array(x, dtype=np.float64)
-            x[lower] = self._parent.ppf(u)
+            x[far] = outer(betaincinv(b, a, 1.0 - q[far]))
         return x
 
     def _rvs(self, size, rng):
@@ -685,6 +690,7 @@ class OrderStatistic(ScoreDistribution):
         return f"order_statistic({self._parent.describe()}, k={self.k}, n={self.n})"
 
 
+@_doc
 def order_statistic(base: FrozenDist, k: int, n: int) -> OrderStatistic:
     r"""Law of the k-th smallest of n i.i.d. draws from ``base`` (thesis §2.3.2).
 
@@ -692,12 +698,7 @@ def order_statistic(base: FrozenDist, k: int, n: int) -> OrderStatistic:
 
     With n = 2 this is eq. 2.5 (k = 1, the smaller) and eq. 2.6 (k = 2, the larger).
 
-    Parameters
-    ----------
-    base : frozen scipy.stats continuous distribution or negtheory distribution
-        The parent law with density f and CDF F.
-    k : int
-        Rank, 1 <= k <= n (1 = minimum, n = maximum).
+    %(base_k_params)s
     n : int
         Sample size, n >= 1.
 
@@ -980,6 +981,7 @@ def _alpha(alpha) -> float:
     return real_scalar("alpha", alpha, 0.5, 1.0)
 
 
+@_doc
 def true_negative(base: FrozenDist, alpha: float) -> QuadraticCDFLaw:
     r"""Class-conditional law of true-negative scores phi_TN (thesis eq. 6.14).
 
@@ -992,13 +994,7 @@ def true_negative(base: FrozenDist, alpha: float) -> QuadraticCDFLaw:
 
     alpha = 1 gives the smaller of two draws (eq. 2.5 / 4.7), alpha = 1/2 the parent itself.
 
-    Parameters
-    ----------
-    base : frozen scipy.stats continuous distribution or negtheory distribution
-        Anchor-specific parent score law :math:`\phi` with CDF :math:`\Phi` (eq. 6.11); any continuous law.
-    alpha : float in [0.5, 1]
-        Probability that the positive scores above the negative (the encoder's AUC, eq. 6.21);
-        1/2 is an uninformative encoder, 1 a perfect one.
+    %(base_alpha_params)s
 
     Returns
     -------
@@ -1019,6 +1015,7 @@ def true_negative(base: FrozenDist, alpha: float) -> QuadraticCDFLaw:
     return QuadraticCDFLaw(base, 2.0 * alpha, 1.0 - 2.0 * alpha, name="true_negative", params={"alpha": alpha})
 
 
+@_doc
 def false_negative(base: FrozenDist, alpha: float) -> QuadraticCDFLaw:
     r"""Class-conditional law of false-negative scores phi_FN (thesis eq. 6.15).
 
@@ -1031,13 +1028,7 @@ def false_negative(base: FrozenDist, alpha: float) -> QuadraticCDFLaw:
 
     alpha = 1 gives the larger of two draws (eq. 2.6 / 4.8).
 
-    Parameters
-    ----------
-    base : frozen scipy.stats continuous distribution or negtheory distribution
-        Anchor-specific parent score law :math:`\phi` with CDF :math:`\Phi` (eq. 6.11); any continuous law.
-    alpha : float in [0.5, 1]
-        Probability that the positive scores above the negative (the encoder's AUC, eq. 6.21);
-        1/2 is an uninformative encoder, 1 a perfect one.
+    %(base_alpha_params)s
 
     Returns
     -------
@@ -1056,6 +1047,7 @@ def false_negative(base: FrozenDist, alpha: float) -> QuadraticCDFLaw:
     return QuadraticCDFLaw(base, 2.0 * (1.0 - alpha), 2.0 * alpha - 1.0, name="false_negative", params={"alpha": alpha})
 
 
+@_doc
 def hard_negative(base: FrozenDist, alpha: float, beta: float) -> QuadraticCDFLaw:
     r"""Hard-negative target law phi_THN / Z (thesis eq. 6.22 and 6.26).
 
@@ -1071,13 +1063,7 @@ def hard_negative(base: FrozenDist, alpha: float, beta: float) -> QuadraticCDFLa
     beta = 1/2 gives phi_TN, beta = 0 the easy component phi_(1), beta = 1 the hard component
     phi_(2).
 
-    Parameters
-    ----------
-    base : frozen scipy.stats continuous distribution or negtheory distribution
-        Anchor-specific parent score law :math:`\phi` with CDF :math:`\Phi` (eq. 6.11); any continuous law.
-    alpha : float in [0.5, 1]
-        Probability that the positive scores above the negative (the encoder's AUC, eq. 6.21);
-        1/2 is an uninformative encoder, 1 a perfect one.
+    %(base_alpha_params)s
     beta : float in [0, 1]
         Hardness level: the weight moved to the misranked (hard) component.
 
@@ -1114,6 +1100,7 @@ def hard_negative(base: FrozenDist, alpha: float, beta: float) -> QuadraticCDFLa
     return law
 
 
+@_doc
 def unlabeled(base: FrozenDist, alpha: float, tau_plus: float) -> QuadraticCDFLaw:
     r"""Law of unlabeled scores phi_UN, the tau-mixture of phi_TN and phi_FN (thesis eq. 6.23, 6.27-6.29).
 
@@ -1128,13 +1115,7 @@ def unlabeled(base: FrozenDist, alpha: float, tau_plus: float) -> QuadraticCDFLa
     :meth:`QuadraticCDFLaw.parent_cdf` maps Phi_UN back to Phi by the stable root of eq. 6.29
     (exact at a = 0).
 
-    Parameters
-    ----------
-    base : frozen scipy.stats continuous distribution or negtheory distribution
-        Anchor-specific parent score law :math:`\phi` with CDF :math:`\Phi` (eq. 6.11); any continuous law.
-    alpha : float in [0.5, 1]
-        Probability that the positive scores above the negative (the encoder's AUC, eq. 6.21);
-        1/2 is an uninformative encoder, 1 a perfect one.
+    %(base_alpha_params)s
     tau_plus : float in (0, 1)
         Class prior of false negatives (positives) among the unlabeled; :math:`\tau^- = 1 - \tau^+`.
 

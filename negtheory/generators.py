@@ -46,6 +46,7 @@ import numba
 import numpy as np
 
 from ._deprecation import renamed_keyword
+from ._docstrings import RVS_DOC, docstring
 from ._numeric import _philox_uniform2, _quad_root, _u01, _xoshiro_next, _xoshiro_seed, philox_key
 from ._rng import random_state_or_rng
 from ._validation import as_float_array, as_generator, check_frozen_continuous, flag, int_scalar, real_scalar, size_arg
@@ -429,6 +430,7 @@ def sample_class_conditional(
     return out
 
 
+@docstring(rvs_params=RVS_DOC)
 class AcceptRejectSampler:
     r"""Generic accept-reject sampler: draws from density ``pdf`` with proposal ``proposal``.
 
@@ -487,19 +489,7 @@ class AcceptRejectSampler:
     def rvs(self, size: Size = None, random_state: RNGLike = None, *, rng: RNGLike = None) -> FloatOrArray:
         """Draw ``size`` samples from the target density.
 
-        Parameters
-        ----------
-        size : int or tuple of int, optional
-            Output shape; ``None`` returns a single float.
-        random_state : None, int, SeedSequence or numpy.random.Generator
-            Source of randomness (scipy's name).
-        rng : None, int, SeedSequence or numpy.random.Generator
-            The same, under the SPEC 7 name; pass one of the two.
-
-        Returns
-        -------
-        float or ndarray
-            One draw (a float) for ``size=None``, else an array of shape ``size``.
+        %(rvs_params)s
         """
         rng = as_generator(random_state_or_rng(random_state, rng), "random_state" if rng is None else "rng")
         shape, n = _size_shape(size)
