@@ -62,6 +62,16 @@ __all__ = [
 # kernels
 # --------------------------------------------------------------------------------------------
 @numba.njit(cache=True, nogil=True)
+def _push_column(i, below, small, ns, large, nl):
+    """Put column i on the small (scaled mass below 1) or the large stack; the new stack sizes."""
+    if below:
+        small[ns] = i
+        return ns + 1, nl
+    large[nl] = i
+    return ns, nl + 1
+
+
+@numba.njit(cache=True, nogil=True)
 def _alias_build(p):
     """Vose's alias construction for a strictly positive probability vector ``p`` (sums to 1).
 
@@ -78,12 +88,7 @@ def _alias_build(p):
     ns = 0
     nl = 0
     for i in range(n):
-        if scaled[i] < 1.0:
-            small[ns] = i
-            ns += 1
-        else:
-            large[nl] = i
-            nl += 1
+        ns, nl = _push_column(i, scaled[i] < 1.0, small, ns, large, nl)
     while ns > 0 and nl > 0:
         ns -= 1
         s = small[ns]
@@ -92,12 +97,7 @@ def _alias_build(p):
         prob[s] = scaled[s]
         alias[s] = l
         scaled[l] = (scaled[l] + scaled[s]) - 1.0
-        if scaled[l] < 1.0:
-            small[ns] = l
-            ns += 1
-        else:
-            large[nl] = l
-            nl += 1
+        ns, nl = _push_column(l, scaled[l] < 1.0, small, ns, large, nl)
     # what is left has scaled mass 1 up to rounding: keep the column for itself
     while nl > 0:
         nl -= 1
@@ -376,7 +376,54 @@ def solve_alpha(
 # --------------------------------------------------------------------------------------------
 # samplers
 # --------------------------------------------------------------------------------------------
-class AliasTable:
+class _FixedLawSampler:
+    """The shared surface of the fixed-law samplers: ``p``, ``support``, ``n``, ``sample``.
+
+    A subclass builds its table from ``self.p`` / ``self.support`` in ``__init__`` (after
+    calling this one) and implements ``_draw(u, out)``: the category of each uniform in ``u``.
+    """
+
+    def __init__(self, p: ArrayLike):
+        self.p = _probability_vector("p", p)
+        self.support = np.flatnonzero(self.p > 0).astype(np.int64)
+
+    @property
+    def n(self) -> int:
+        """Number of categories (including zero-probability ones)."""
+        return int(self.p.size)
+
+    def _draw(self, u, out):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def sample(self, size: Size = None, rng: RNGLike = None) -> IntOrArray:
+        """Draw indices in [0, n) with probabilities ``p``.
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            Output shape; ``None`` returns a single Python int.
+        rng : numpy.random.Generator, int or SeedSequence, optional
+            Source of randomness (one uniform per draw).
+
+        Returns
+        -------
+        int or ndarray of int64
+            Category indices in [0, n), never one of zero probability; a Python int for
+            ``size=None``, else an array of shape ``size``.
+        """
+        shape = _size_shape(size)
+        gen = as_generator(rng)
+        m = 1 if shape is None else int(np.prod(shape))
+        u = gen.random(m)
+        out = np.empty(m, dtype=np.int64)
+        self._draw(u, out)
+        return int(out[0]) if shape is None else out.reshape(shape)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(n={self.n}, support={self.support.size})"
+
+
+class AliasTable(_FixedLawSampler):
     r"""Walker's alias method (Vose's construction) for a fixed categorical law (textbook chapter, *Efficient Sampling Algorithms*).
 
     Setup O(n), then O(1) per draw: a uniform column c and a biased coin: keep c with
@@ -410,45 +457,15 @@ class AliasTable:
     """
 
     def __init__(self, p: ArrayLike):
-        self.p = _probability_vector("p", p)
-        self.support = np.flatnonzero(self.p > 0).astype(np.int64)
+        super().__init__(p)
         q = self.p[self.support]
         self.prob, self.alias = _alias_build(np.ascontiguousarray(q / q.sum()))
 
-    @property
-    def n(self) -> int:
-        """Number of categories (including zero-probability ones)."""
-        return int(self.p.size)
-
-    def sample(self, size: Size = None, rng: RNGLike = None) -> IntOrArray:
-        """Draw indices in [0, n) with probabilities ``p``.
-
-        Parameters
-        ----------
-        size : int or tuple of int, optional
-            Output shape; ``None`` returns a single Python int.
-        rng : numpy.random.Generator, int or SeedSequence, optional
-            Source of randomness (one uniform per draw).
-
-        Returns
-        -------
-        int or ndarray of int64
-            Category indices in [0, n), never one of zero probability; a Python int for
-            ``size=None``, else an array of shape ``size``.
-        """
-        shape = _size_shape(size)
-        gen = as_generator(rng)
-        m = 1 if shape is None else int(np.prod(shape))
-        u = gen.random(m)
-        out = np.empty(m, dtype=np.int64)
+    def _draw(self, u, out):
         _alias_draw(u, self.prob, self.alias, self.support, out)
-        return int(out[0]) if shape is None else out.reshape(shape)
-
-    def __repr__(self) -> str:
-        return f"AliasTable(n={self.n}, support={self.support.size})"
 
 
-class InverseCDFSampler:
+class InverseCDFSampler(_FixedLawSampler):
     r"""Inverse-transform sampling by binary search on the CDF (textbook chapter, *Efficient Sampling Algorithms*).
 
     Setup O(n) (a cumulative sum), O(log n) per draw: return the first index i with
@@ -471,44 +488,14 @@ class InverseCDFSampler:
     """
 
     def __init__(self, p: ArrayLike):
-        self.p = _probability_vector("p", p)
-        self.support = np.flatnonzero(self.p > 0).astype(np.int64)
+        super().__init__(p)
         cdf = np.cumsum(self.p[self.support])
         cdf /= cdf[-1]
         cdf[-1] = 1.0
         self.cdf = cdf
 
-    @property
-    def n(self) -> int:
-        """Number of categories (including zero-probability ones)."""
-        return int(self.p.size)
-
-    def sample(self, size: Size = None, rng: RNGLike = None) -> IntOrArray:
-        """Draw indices in [0, n) with probabilities ``p`` (as :meth:`AliasTable.sample`).
-
-        Parameters
-        ----------
-        size : int or tuple of int, optional
-            Output shape; ``None`` returns a single Python int.
-        rng : numpy.random.Generator, int or SeedSequence, optional
-            Source of randomness (one uniform per draw).
-
-        Returns
-        -------
-        int or ndarray of int64
-            Category indices in [0, n), never one of zero probability; a Python int for
-            ``size=None``, else an array of shape ``size``.
-        """
-        shape = _size_shape(size)
-        gen = as_generator(rng)
-        m = 1 if shape is None else int(np.prod(shape))
-        u = gen.random(m)
-        out = np.empty(m, dtype=np.int64)
+    def _draw(self, u, out):
         _cdf_draw(u, self.cdf, self.support, out)
-        return int(out[0]) if shape is None else out.reshape(shape)
-
-    def __repr__(self) -> str:
-        return f"InverseCDFSampler(n={self.n}, support={self.support.size})"
 
 
 # --------------------------------------------------------------------------------------------
