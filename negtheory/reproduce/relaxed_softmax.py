@@ -239,12 +239,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 # --------------------------------------------------------------------------------------------
 # experiments
 # --------------------------------------------------------------------------------------------
-def _bar(it, progress, **kw):
-    if not progress:
-        return it
-    from tqdm.auto import tqdm
+def _density_job(_shared, task: tuple) -> list[dict[str, Any]]:
+    """Worker: one stack of runs (seeds x temperatures) of :func:`~negtheory.bridge.relaxed_softmax_training.train_density`.
 
-    return tqdm(it, **kw)
+    ``task`` is ``(n_components, n_items, task_seed, loss, keywords, config, progress, desc)``: the mixture is
+    rebuilt here from its seed (the same task in every worker). Top level, so that workers import it.
+    """
+    from ..bridge.relaxed_softmax_training import DensityConfig, train_density
+    from ..relaxed_softmax import MixtureOfGaussiansTask
+
+    n_components, n_items, task_seed, loss, kw, config, progress, desc = task
+    mixture = MixtureOfGaussiansTask(n_components, n_context=n_items, n_target=n_items, rng=task_seed)
+    return train_density(mixture, loss, config=DensityConfig(**config), progress=progress, desc=desc, **kw)
+
+
+def _stack(n_components: int, n_items: int, task_seed: int, loss: str, kw: dict, config: dict, progress: bool, desc: str):
+    """The task of one stack of :func:`_density_job`."""
+    return (n_components, n_items, task_seed, loss, kw, config, progress, desc)
+
+
+def _run_stacks(stacks: Sequence[tuple], progress: bool, desc: str) -> list[list[dict[str, Any]]]:
+    """Every stack through the reproduce engine (:func:`negtheory.reproduce.engine.execute`), in order."""
+    from .engine import Plan, RunSpec, execute
+
+    specs = tuple(RunSpec(key=(t[3], t[-1]), seed=0, task=t) for t in stacks)
+    return execute(Plan(specs, _density_job, lambda: None, desc=desc), progress=progress)
 
 
 def run_temperature(
@@ -280,28 +299,16 @@ def run_temperature(
     """
     import pandas as pd
 
-    from ..bridge.relaxed_softmax_training import DensityConfig, train_density
-    from ..relaxed_softmax import MixtureOfGaussiansTask
-
-    task = MixtureOfGaussiansTask(50, n_context=p["n_items"], n_target=p["n_items"], rng=task_seed)
-    cfg = DensityConfig(batch_size=p["fig2_batch"], steps=p["steps"], prec_k=p["prec_k"], device=device)
-    rows = []
     bad = [d for d in degeneracies if d not in DEGENERACIES]
     if bad or not degeneracies:
         raise ValueError(f"degeneracies must be a non-empty subset of {DEGENERACIES}, got {list(degeneracies)!r}")
-    for deg in _bar(degeneracies, progress, desc="Fig. 2 (degeneracies)"):
-        res = train_density(
-            task,
-            "rs",
-            degeneracy=deg,
-            temperatures=p["temperatures"],
-            seeds=seeds,
-            n_pairs=p["fig2_pairs"],
-            config=cfg,
-            ranking=False,
-            progress=progress,
-            desc=f"RS {deg}",
-        )
+    cfg = dict(batch_size=p["fig2_batch"], steps=p["steps"], prec_k=p["prec_k"], device=device)
+    kw = dict(temperatures=p["temperatures"], seeds=seeds, n_pairs=p["fig2_pairs"], ranking=False)
+    stacks = [
+        _stack(50, p["n_items"], task_seed, "rs", dict(kw, degeneracy=deg), cfg, progress, f"RS {deg}") for deg in degeneracies
+    ]
+    rows = []
+    for deg, res in zip(degeneracies, _run_stacks(stacks, progress, "Fig. 2 (degeneracies)")):
         rows += [dict(degeneracy=deg, temperature=r["temperature"], seed=r["seed"], kl_joint=r["kl_joint"]) for r in res]
     return pd.DataFrame(rows, columns=["degeneracy", "temperature", "seed", "kl_joint"])
 
@@ -331,46 +338,32 @@ def run_regularisation(p: dict[str, Any], seeds: Sequence[int], task_seed: int, 
     """
     import pandas as pd
 
-    from ..bridge.relaxed_softmax_training import DensityConfig, train_density
-    from ..relaxed_softmax import MixtureOfGaussiansTask
-
-    task = MixtureOfGaussiansTask(50, n_context=p["n_items"], n_target=p["n_items"], rng=task_seed)
     jobs = [
         ("batch_size", b, p["fig3_pairs"], max(1, math.ceil(p["fig3_epochs"] * p["fig3_pairs"] / b))) for b in p["fig3_batches"]
     ]
     jobs += [("train_size", min(p["fig4_batch"], n), n, p["steps"]) for n in p["fig4_pairs"]]
+    methods = (("mle", "mle", {}), ("rs", "rs", dict(degeneracy="inverse", temperatures=(RS_TEMPERATURE,))))
+    stacks = [
+        _stack(50, p["n_items"], task_seed, loss, dict(kw, seeds=seeds, n_pairs=n, ranking=False),
+               dict(batch_size=b, steps=steps, prec_k=p["prec_k"], device=device), progress,
+               f"{method} {exp}={b if exp == 'batch_size' else n}")
+        for exp, b, n, steps in jobs
+        for method, loss, kw in methods
+    ]  # fmt: skip
+    results = iter(_run_stacks(stacks, progress, "Fig. 3/4 (MLE vs RS)"))
     rows = []
-    for exp, b, n, steps in _bar(jobs, progress, desc="Fig. 3/4 (MLE vs RS)"):
-        cfg = DensityConfig(batch_size=b, steps=steps, prec_k=p["prec_k"], device=device)
-        for method, kw in (
-            ("mle", dict(loss="mle")),
-            ("rs", dict(loss="rs", degeneracy="inverse", temperatures=(RS_TEMPERATURE,))),
-        ):
-            res = train_density(
-                task,
-                seeds=seeds,
-                n_pairs=n,
-                config=cfg,
-                ranking=False,
-                progress=progress,
-                desc=f"{method} {exp}={b if exp == 'batch_size' else n}",
-                **kw,
-            )
+    for exp, b, n, steps in jobs:
+        for method, _, _ in methods:
             rows += [
-                dict(
-                    experiment=exp,
-                    batch_size=b,
-                    n_pairs=n,
-                    steps=steps,
-                    method=method,
-                    seed=r["seed"],
-                    kl_train=r["kl_emp"],
-                    kl_test=r["kl_true"],
-                    kl_joint=r["kl_joint"],
-                )
-                for r in res
-            ]
+                dict(experiment=exp, batch_size=b, n_pairs=n, steps=steps, method=method, seed=r["seed"], kl_train=r["kl_emp"],
+                     kl_test=r["kl_true"], kl_joint=r["kl_joint"])
+                for r in next(results)
+            ]  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def _method_row(c: int, method: str, r: dict[str, Any]) -> dict[str, Any]:
+    return dict(n_components=c, method=method, seed=r["seed"], kl=r["kl_joint"], mpr=r["mpr"], prec_at_k=r["prec_at_k"])
 
 
 def run_methods(
@@ -403,53 +396,35 @@ def run_methods(
     """
     import pandas as pd
 
-    from ..bridge.relaxed_softmax_training import PAPER_TEMPERATURES, DensityConfig, method_spec, train_density
-    from ..relaxed_softmax import MixtureOfGaussiansTask
+    from ..bridge.relaxed_softmax_training import PAPER_TEMPERATURES, method_spec
 
-    cfg = DensityConfig(batch_size=p["fig5_batch"], steps=p["steps"], prec_k=p["prec_k"], device=device)
-    rows, sel = [], []
+    cfg = dict(batch_size=p["fig5_batch"], steps=p["steps"], prec_k=p["prec_k"], device=device)
     jobs = [(c, m) for c in COMPONENTS for m in ("mle", "ss", "us", "ps", "ubs", "pbs")]
-    for c, method in _bar(jobs, progress, desc="Fig. 5 (methods x datasets)"):
-        task = MixtureOfGaussiansTask(c, n_context=p["n_items"], n_target=p["n_items"], rng=task_seed)
+    stacks = []
+    for c, method in jobs:
         loss, deg, t = method_spec(method)
-        common = dict(seeds=seeds, n_pairs=p["fig5_pairs"], config=cfg, progress=progress, n_val=p["n_val"])
-        if method in ("ubs", "pbs"):
-            grid = tuple(p["fig5_temperatures"]) + (PAPER_TEMPERATURES[method],)
-            res = train_density(task, loss, degeneracy=deg, temperatures=grid, desc=f"{method} c={c}", **common)
-            df = pd.DataFrame(res)
-            val = df[df.temperature.isin(p["fig5_temperatures"])].groupby("temperature")["val_nll"].mean()
-            t_sel = float(val.idxmin())
-            sel += [
-                dict(n_components=c, method=method, temperature=float(t), val_nll=float(v), selected=float(t) == t_sel)
-                for t, v in val.items()
-            ]
-            for r in res:
-                if r["temperature"] == t_sel:
-                    rows.append(
-                        dict(
-                            n_components=c,
-                            method=method,
-                            seed=r["seed"],
-                            kl=r["kl_joint"],
-                            mpr=r["mpr"],
-                            prec_at_k=r["prec_at_k"],
-                        )
-                    )
-                if r["temperature"] == PAPER_TEMPERATURES[method]:
-                    name = f"{method}@T={PAPER_TEMPERATURES[method]:g}"
-                    rows.append(
-                        dict(
-                            n_components=c, method=name, seed=r["seed"], kl=r["kl_joint"], mpr=r["mpr"], prec_at_k=r["prec_at_k"]
-                        )
-                    )
-        else:
-            res = train_density(
-                task, loss, degeneracy=deg, temperatures=(t if t is not None else math.inf,), desc=f"{method} c={c}", **common
-            )
-            rows += [
-                dict(n_components=c, method=method, seed=r["seed"], kl=r["kl_joint"], mpr=r["mpr"], prec_at_k=r["prec_at_k"])
-                for r in res
-            ]
+        grid = (
+            (*p["fig5_temperatures"], PAPER_TEMPERATURES[method]) if method in ("ubs", "pbs") else (math.inf if t is None else t,)
+        )
+        kw = dict(seeds=seeds, n_pairs=p["fig5_pairs"], n_val=p["n_val"], degeneracy=deg, temperatures=tuple(grid))
+        stacks.append(_stack(c, p["n_items"], task_seed, loss, kw, cfg, progress, f"{method} c={c}"))
+    rows, sel = [], []
+    for (c, method), res in zip(jobs, _run_stacks(stacks, progress, "Fig. 5 (methods x datasets)")):
+        if method not in ("ubs", "pbs"):
+            rows += [_method_row(c, method, r) for r in res]
+            continue
+        df = pd.DataFrame(res)
+        val = df[df.temperature.isin(p["fig5_temperatures"])].groupby("temperature")["val_nll"].mean()
+        t_sel = float(val.idxmin())
+        sel += [
+            dict(n_components=c, method=method, temperature=float(t), val_nll=float(v), selected=float(t) == t_sel)
+            for t, v in val.items()
+        ]
+        for r in res:
+            if r["temperature"] == t_sel:
+                rows.append(_method_row(c, method, r))
+            if r["temperature"] == PAPER_TEMPERATURES[method]:
+                rows.append(_method_row(c, f"{method}@T={PAPER_TEMPERATURES[method]:g}", r))
     return (pd.DataFrame(rows, columns=["n_components", "method", "seed", "kl", "mpr", "prec_at_k"]), pd.DataFrame(sel))
 
 
@@ -594,8 +569,6 @@ def run_t_star_ablation(
     import pandas as pd
 
     from .._validation import int_scalar, real_scalar
-    from ..bridge.relaxed_softmax_training import DensityConfig, train_density
-    from ..relaxed_softmax import MixtureOfGaussiansTask
 
     if not isinstance(levels, dict) or not levels:
         raise ValueError("levels must be a non-empty dict factor -> levels")
@@ -622,46 +595,25 @@ def run_t_star_ablation(
     n_components = int_scalar("n_components", n_components, 1)
 
     jobs = [(f, int(v), ablation_config(base, f, v)) for f, vals in levels.items() for v in vals]
-    cache: dict[tuple, list] = {}
-    tasks: dict[int, MixtureOfGaussiansTask] = {}
-    rows = []
-    for factor, value, cfg in _bar(jobs, progress, desc="T* ablation (factor levels)"):
+    stacks: dict[tuple, tuple] = {}  # one stack per distinct configuration (the base point recurs in every factor)
+    for factor, value, cfg in jobs:
         for deg in degeneracies:
             key = (deg, *(cfg[k] for k in _ABLATION_BASE_KEYS))
-            if key not in cache:
-                n = cfg["n_items"]
-                if n not in tasks:
-                    tasks[n] = MixtureOfGaussiansTask(n_components, n_context=n, n_target=n, rng=task_seed)
-                dc = DensityConfig(
-                    dim=cfg["dim"],
-                    batch_size=cfg["batch_size"],
-                    steps=cfg["steps"],
-                    n_negatives=cfg["n_negatives"],
-                    device=device,
-                )
-                cache[key] = train_density(
-                    tasks[n],
-                    "rs",
-                    degeneracy=deg,
-                    temperatures=temps,
-                    seeds=seeds,
-                    n_pairs=cfg["n_pairs"],
-                    config=dc,
-                    ranking=False,
-                    progress=progress,
-                    desc=f"{factor}={value} {deg}",
-                )
+            if key not in stacks:
+                kw = dict(degeneracy=deg, temperatures=temps, seeds=seeds, n_pairs=cfg["n_pairs"], ranking=False)
+                dc = dict(dim=cfg["dim"], batch_size=cfg["batch_size"], steps=cfg["steps"], n_negatives=cfg["n_negatives"],
+                          device=device)  # fmt: skip
+                stacks[key] = _stack(n_components, cfg["n_items"], task_seed, "rs", kw, dc, progress, f"{factor}={value} {deg}")
+    done = dict(zip(stacks, _run_stacks(list(stacks.values()), progress, "T* ablation (configurations)")))
+    rows = []
+    for factor, value, cfg in jobs:
+        for deg in degeneracies:
+            res = done[(deg, *(cfg[k] for k in _ABLATION_BASE_KEYS))]
             rows += [
-                dict(
-                    factor=factor,
-                    value=value,
-                    degeneracy=deg,
-                    temperature=r["temperature"],
-                    seed=r["seed"],
-                    kl_joint=r["kl_joint"],
-                )
-                for r in cache[key]
-            ]
+                dict(factor=factor, value=value, degeneracy=deg, temperature=r["temperature"], seed=r["seed"],
+                     kl_joint=r["kl_joint"])
+                for r in res
+            ]  # fmt: skip
     return pd.DataFrame(rows, columns=["factor", "value", "degeneracy", "temperature", "seed", "kl_joint"])
 
 
