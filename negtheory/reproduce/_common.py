@@ -50,6 +50,14 @@ def add_format_argument(p) -> None:
     )
 
 
+def add_output_arguments(p, default, what: str) -> None:
+    """``--out`` (default ``default``; ``what`` names the files written there) and ``--quiet``."""
+    p.add_argument(
+        "--out", default=str(default), help=f"output folder for {what}; finished runs are kept in OUT/runs/ and reused"
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
 def add_executor_arguments(p, jobs: bool = True) -> None:
     """``--jobs``, ``--executor`` and ``--dask-timeout``: where the (run, seed) jobs of a sweep run."""
     from .._cli_common import integer, real

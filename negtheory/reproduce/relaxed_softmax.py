@@ -320,14 +320,8 @@ def run_regularisation(p: dict[str, Any], seeds: Sequence[int], task_seed: int, 
     ----------
     p : dict
         The preset's sizes (an entry of :data:`PRESETS`: ``n_items``, ``steps``, ``fig3_pairs``, ``fig3_batches``, ``fig3_epochs``, ``fig4_batch``, ``fig4_pairs``, ``prec_k``).
-    seeds : sequence of int
-        The training seeds (one run per seed and configuration).
-    task_seed : int
-        Seed of the mixture components (the same task for every seed).
-    device : {"auto", "cpu", "cuda"}
-        Torch device of the training.
-    progress : bool
-        Show tqdm progress bars.
+    seeds, task_seed, device, progress : sequence of int, int, str, bool
+        The training seeds, the mixture's seed, the torch device, progress bars (as in :func:`run_temperature`).
 
     Returns
     -------
@@ -375,14 +369,8 @@ def run_methods(
     ----------
     p : dict
         The preset's sizes (an entry of :data:`PRESETS`: ``n_items``, ``steps``, ``fig5_pairs``, ``fig5_batch``, ``fig5_temperatures``, ``n_val``, ``prec_k``).
-    seeds : sequence of int
-        The training seeds (one run per seed and configuration).
-    task_seed : int
-        Seed of the mixture components (the same task for every seed).
-    device : {"auto", "cpu", "cuda"}
-        Torch device of the training.
-    progress : bool
-        Show tqdm progress bars.
+    seeds, task_seed, device, progress : sequence of int, int, str, bool
+        The training seeds, the mixture's seed, the torch device, progress bars (as in :func:`run_temperature`).
 
     Returns
     -------
@@ -658,18 +646,7 @@ def _run_ablation(p, preset, seeds, args, degeneracies, out, figs, progress, t0)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the three experiments, write the CSVs, the summary and the figures; 0 on success.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed options of :func:`add_arguments`.
-
-    Returns
-    -------
-    int
-        The process's exit code: 0 on success (errors raise).
-    """
+    """``negtheory reproduce relaxed-softmax``: the experiments' stacks through the engine, then CSVs, summary, figures (exit 0)."""
     t0 = time.time()
     preset = "quick" if args.quick else "full" if args.full else "default"
     p = PRESETS[preset]

@@ -761,18 +761,7 @@ def _load(args) -> tuple[Interactions, str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Entry point of ``negtheory reproduce sim-vs-train``: train, probe, simulate, judge, write the outputs.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed options of :func:`add_arguments`.
-
-    Returns
-    -------
-    int
-        The process's exit code: 0 on success (errors raise).
-    """
+    """``negtheory reproduce sim-vs-train``: train, probe and simulate through the engine, judge, write (exit code 0)."""
     import pandas as pd
 
     inputs = {"--data": args.data} if args.data is not None else {"--train": args.train, "--test": args.test}

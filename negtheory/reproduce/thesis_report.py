@@ -349,12 +349,8 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "
 
     Parameters
     ----------
-    df : pandas.DataFrame
-        The tidy table of :func:`summarize`.
-    metric : {"precision", "recall", "ndcg"}
-        The metric shown (default ``"ndcg"``).
-    k : int
-        Its list length, 5, 10 or 20 (default 10).
+    df, metric, k : pandas.DataFrame, str, int
+        The tidy table of :func:`summarize`, the metric and its list length shown (as in :func:`markdown`).
     dataset : str
         Whose printed values are drawn (default ``"ml-100k"``).
     note : str, optional

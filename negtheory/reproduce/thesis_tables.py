@@ -104,7 +104,7 @@ from typing import TYPE_CHECKING
 
 from .._cli_common import CommandError, default_output, input_file, integer, output_dir, real
 from .._validation import int_scalar
-from ._common import DATA_FORMATS, add_executor_arguments, add_format_argument, connect_executor
+from ._common import DATA_FORMATS, add_executor_arguments, add_format_argument, add_output_arguments, connect_executor
 from .engine import Plan, RunSpec, execute
 from .thesis_numbers import DATASETS, TABLES_BY_DATASET
 from .thesis_plan import (  # noqa: F401  (re-exported: the names of this module before issue 32)
@@ -181,12 +181,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     _add_row_arguments(p)
     _add_tune_arguments(p)
     add_executor_arguments(p)
-    p.add_argument(
-        "--out",
-        default=str(default_output("thesis_tables")),
-        help="output folder for thesis_tables.csv / .md / .png and runs.csv; finished runs are kept in OUT/runs/ and reused",
-    )
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_output_arguments(p, default_output("thesis_tables"), "thesis_tables.csv / .md / .png and runs.csv")
     p.add_argument(
         "--estimate",
         action="store_true",
@@ -273,35 +268,19 @@ def _add_row_arguments(p: argparse.ArgumentParser) -> None:
         choices=ALL_BNS_SIZES,
         help="|M_u| of Table 4.5 (500 and 'all' cost O(|I|) exponentials per SGD step: 7-14 min per run on ML-100K)",
     )
-    p.add_argument(
-        "--bns-variants",
-        nargs="+",
-        default=list(BNS_VARIANTS),
-        choices=list(BNS_VARIANTS),
-        help="readings of Table 4.5's oracle prior, each reported as its own rows (default: all)",
-    )
-    p.add_argument(
-        "--srns-variants",
-        nargs="*",
-        default=[],
-        choices=list(SRNS_VARIANTS),
-        help="extra SRNS rows of Table 4.2 with other hyper-parameters (default: none; the released run script's)",
-    )
-    p.add_argument(
-        "--lightgcn-variants",
-        nargs="*",
-        default=[],
-        choices=list(LIGHTGCN_VARIANTS),
-        help="extra LightGCN rows of Table 4.2 (RNS, BNS) with other settings, e.g. batch1024 (default: none)",
-    )
-    p.add_argument(
-        "--bns2-warm",
-        nargs="+",
-        type=int,
-        default=[20],
-        choices=list(BNS2_WARM_EPOCHS),
-        help="E of Table 4.3's BNS-2 (RNS for E epochs, then BNS; the thesis states none), one row per value (default: 20)",
-    )
+    # the named readings beside the thesis's text, each reported as its own rows: option -> (nargs, choices, default, help)
+    readings = {
+        "--bns-variants": ("+", BNS_VARIANTS, list(BNS_VARIANTS), "readings of Table 4.5's oracle prior (default: all)"),
+        "--srns-variants": ("*", SRNS_VARIANTS, [], "extra SRNS rows of Table 4.2 with other hyper-parameters (default: "
+                            "none; the released run script's)"),
+        "--lightgcn-variants": ("*", LIGHTGCN_VARIANTS, [], "extra LightGCN rows of Table 4.2 (RNS, BNS) with other "
+                                "settings, e.g. batch1024 (default: none)"),
+        "--bns2-warm": ("+", BNS2_WARM_EPOCHS, [20], "E of Table 4.3's BNS-2 (RNS for E epochs, then BNS; the thesis "
+                        "states none), one row per value (default: 20)"),
+    }  # fmt: skip
+    for option, (nargs, choices, default, text) in readings.items():
+        kind = int if option == "--bns2-warm" else str
+        p.add_argument(option, nargs=nargs, type=kind, default=default, choices=list(choices), help=text)
     p.add_argument(
         "--user-file",
         default=None,

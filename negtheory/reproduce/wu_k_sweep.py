@@ -38,6 +38,7 @@ from ._common import (
     DATA_FORMATS,
     add_executor_arguments,
     add_format_argument,
+    add_output_arguments,
     check_paths,
     connect_executor,
     t_half_width,
@@ -92,12 +93,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--lam", type=real(0.0, 1.0), default=0.9, help="lambda of Wu's effectiveness (eq. 6)")
     add_executor_arguments(p)
-    p.add_argument(
-        "--out",
-        default=str(default_output("wu_k_sweep")),
-        help="output folder for wu_k_sweep.csv / .md / .png; finished runs are kept in OUT/runs/ and reused",
-    )
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_output_arguments(p, default_output("wu_k_sweep"), "wu_k_sweep.csv / .md / .png")
 
 
 def validation_auc(scores: ArrayLike, valid_mask: BoolArray, exclude_mask: BoolArray) -> float:
@@ -270,18 +266,7 @@ def sweep(
 
 
 def run(args: argparse.Namespace) -> int:
-    """Entry point of ``negtheory reproduce wu-k-sweep``: run the sweep, write the CSV, table and figure.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed options of :func:`add_arguments`.
-
-    Returns
-    -------
-    int
-        The process's exit code: 0 on success (errors raise).
-    """
+    """``negtheory reproduce wu-k-sweep``: the sweep through the engine, then the CSV, table and figure (exit code 0)."""
     from matplotlib.figure import Figure
     from scipy import stats
 
