@@ -32,6 +32,9 @@ mechanics, sampling, thresholds, relaxed_softmax
 estimators
     Debiasing estimators of the true-negative score mean and weights: BCL, DCL, HCL, DPL, BNS
     (Liu Bin's thesis, ch. 4-6).
+training
+    Composable training of recommenders, ``fit(data, model=..., loss=..., sampler=..., optimizer=...)``
+    with frozen, JSON-serialisable specs (thesis ch. 4-6); imported on first use.
 """
 
 from __future__ import annotations
@@ -160,6 +163,45 @@ from .infonce import (
 
 from ._version import __version__  # noqa: E402
 
+#: names of :mod:`negtheory.training` re-exported here, imported on first access (PEP 562): the
+#: training engines pull in the recsys kernels (and torch for mini-batches), which ``import negtheory``
+#: must not load
+_TRAINING = (
+    "fit",
+    "FitResult",
+    "MF",
+    "LightGCN",
+    "BPR",
+    "BCE",
+    "InfoNCE",
+    "DCL",
+    "HCL",
+    "DPL",
+    "BCL",
+    "RNS",
+    "PNS",
+    "DNS",
+    "BNS",
+    "AOBPR",
+    "SRNS",
+    "SGD",
+    "Adam",
+    "Evaluation",
+)
+
+
+def __getattr__(name: str):
+    if name in _TRAINING or name == "training":
+        import importlib
+
+        training = importlib.import_module(".training", __name__)
+        return training if name == "training" else getattr(training, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_TRAINING) | {"training"})
+
 __all__ = [
     "__version__",
     "infonce",
@@ -284,4 +326,7 @@ __all__ = [
     "theta_hcl",
     "theta_sup",
     "tnr",
+    # composable training (Liu Bin's thesis, ch. 4-6), imported on first access
+    "training",
+    *_TRAINING,
 ]

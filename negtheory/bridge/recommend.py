@@ -632,6 +632,15 @@ def fit_mf(
 ) -> dict[str, Any]:
     r"""Train MF or LightGCN with one loss of :data:`LOSSES` on mini-batches (see the module notes).
 
+    .. deprecated:: 0.1
+        Use :func:`negtheory.training.fit` with ``model=MF(dim)`` or ``LightGCN(dim, layers)``,
+        ``optimizer=Adam(lr, weight_decay, batch_size, milestones, gamma, penalty=reg)`` (or
+        ``SGD(...)``), a loss spec (``InfoNCE(negatives, temperature)``, ``DCL``, ``HCL``, ``DPL``,
+        ``BCL``, ``BPR``) and a sampler spec (``RNS()``, ``PNS(power)``, ``DNS(candidates)``,
+        ``BNS(candidates, lam, f_sample)``): the same engine, the same numbers bit for bit.
+        Removed in 0.2. Calls from outside negtheory emit a ``DeprecationWarning``; the package's
+        own reproductions call it without one.
+
     ``fit_mf(data, loss, **LIGHTGCN_THESIS)`` trains LightGCN with the thesis's settings
     (:data:`LIGHTGCN_THESIS`, §4.5.1.2): d = 32, one layer, Adam with lr 0.01 multiplied by 0.1
     every 20 epochs, reg 1e-5, 100 epochs, batch 128. The thesis's "reg" is applied as Adam's weight

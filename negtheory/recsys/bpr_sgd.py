@@ -441,6 +441,14 @@ def fit_bpr_sgd(
 ) -> dict[str, Any]:
     r"""Train BPR-MF by batch-1 SGD with one sampled negative per training pair (thesis ch. 4).
 
+    .. deprecated:: 0.1
+        Use :func:`negtheory.training.fit` with ``model=MF(dim)``, ``optimizer=SGD(lr,
+        weight_decay=reg)`` (batch 1), a loss spec (``BPR()``, ``BCE(negatives)``,
+        ``InfoNCE(negatives)``) and a sampler spec (``RNS()``, ``PNS(power)``, ``DNS(candidates)``,
+        ``BNS(candidates, lam, prior, ...)``, ``AOBPR(rank_scale)``, ``SRNS(memory, ...)``): the
+        same engine, the same numbers bit for bit. Removed in 0.2. Calls from outside negtheory
+        emit a ``DeprecationWarning``; the package's own reproductions call it without one.
+
     Parameters
     ----------
     data : Interactions

@@ -14,11 +14,16 @@ The score-based samplers of ch. 4 (DNS, AOBPR, BNS) live in the SGD kernel of
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numba
 import numpy as np
 
 from .._numeric import _in_sorted
 from .._validation import as_generator, int_scalar
+
+if TYPE_CHECKING:
+    from .._typing import ArrayLike, FloatArray
 
 __all__ = ["sample_uninteracted", "sample_popular", "sample_extra_positives", "pns_weights"]
 
@@ -182,7 +187,7 @@ def sample_uninteracted(users, n, train_mask, rng=None, *, n_items=None):
     return _fill(users, n, mask, as_generator(rng), np.empty(0))
 
 
-def pns_weights(item_counts, power=0.75):
+def pns_weights(item_counts: ArrayLike, power: float = 0.75) -> FloatArray:
     r"""Popularity-biased proposal of PNS (power 0.75 as in word2vec and the thesis, §4.5.1.2).
 
     .. math:: w_j = \frac{\mathrm{pop}_j^{\,p}}{\sum_l \mathrm{pop}_l^{\,p}}

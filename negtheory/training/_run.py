@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 
     from ..recsys.loop import Callback, ScoreMatrix
 
-__all__ = ["Run", "FitResult", "choose_engine", "make_run", "warn_if_external", "eval_splits", "ENGINES"]
+# the engines' own helpers (Run, make_run, eval_splits, warn_if_external) stay off the API pages
+__all__ = ["FitResult", "choose_engine"]
 
 #: the engines: "sgd" (numba, batch 1) and "torch" (mini-batch)
 ENGINES = ("sgd", "torch")
@@ -127,6 +128,23 @@ def choose_engine(run: Run, engine: str = "auto") -> str:
 
     ``"auto"``: batch-1 SGD when the optimizer is :class:`SGD` with ``batch_size=1``, the model
     :class:`MF` and the loss BPR, BCE or InfoNCE (thesis ch. 4); otherwise mini-batch.
+
+    Parameters
+    ----------
+    run : Run
+        The run (as :func:`~negtheory.training.fit` builds it from its arguments).
+    engine : {"auto", "sgd", "torch"}
+        The engine asked for.
+
+    Returns
+    -------
+    str
+        ``"sgd"`` or ``"torch"``.
+
+    Raises
+    ------
+    ValueError
+        The chosen engine cannot run the combination; the message names each parameter at fault.
     """
     if engine not in ("auto",) + ENGINES:
         raise ValueError(f"engine must be 'auto', 'sgd' or 'torch', got {engine!r}")
@@ -143,9 +161,9 @@ def choose_engine(run: Run, engine: str = "auto") -> str:
 
 @dataclass
 class FitResult:
-    """What :func:`fit` returns.
+    """What :func:`~negtheory.training.fit` returns (one trained run of thesis ch. 4-6).
 
-    Attributes
+    Parameters
     ----------
     history : list of dict
         One row per evaluation: ``epoch`` (1-based), ``loss``, the engine's statistics (batch-1
@@ -160,15 +178,25 @@ class FitResult:
     engine : str
         ``"sgd"`` or ``"torch"``.
     specs : dict
-        The specs of the run as dicts (``spec_from_dict`` reads each back), with ``epochs`` and ``rng``.
+        The specs of the run as dicts (``spec_from_dict`` reads each back).
     config : dict
         The engine's record of the settings (the old trainers' ``config``).
     seconds : float
         Training time.
-    model : torch.nn.Module or None
+    model : torch.nn.Module, optional
         The trained torch model (mini-batch engine).
-    negatives : list or None
-        Batch-1 SGD with ``return_negatives`` (old trainer only).
+    negatives : list, optional
+        Batch-1 SGD with the old trainer's ``return_negatives``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.recsys import load_split
+    >>> from negtheory.training import fit, MF, Evaluation
+    >>> pairs = np.unique(np.random.default_rng(0).integers(0, [20, 30], size=(300, 2)), axis=0)
+    >>> r = fit(load_split(pairs[:200], pairs[200:]), model=MF(dim=4), epochs=1, evaluation=Evaluation(ks=(5,)))
+    >>> r.engine, list(r.history_frame()["epoch"]), r.specs["model"]["kind"]
+    ('sgd', [1], 'MF')
     """
 
     history: list[dict[str, Any]]
@@ -183,8 +211,14 @@ class FitResult:
     model: Any = None
     negatives: list[Any] | None = None
 
-    def history_frame(self):
-        """The history as a pandas DataFrame (one row per evaluation)."""
+    def history_frame(self) -> Any:
+        """The history as a table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per evaluation.
+        """
         import pandas as pd
 
         return pd.DataFrame(self.history)

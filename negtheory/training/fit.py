@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ..recsys.interactions import Interactions
     from ..recsys.loop import Callback
 
-__all__ = ["fit", "run_engine"]
+__all__ = ["fit"]
 
 
 def run_engine(data: Interactions, run: Run, engine: str) -> FitResult:

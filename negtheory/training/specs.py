@@ -29,6 +29,7 @@ from .._validation import int_scalar, real_scalar
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from .._typing import ArrayLike, RNGLike
     from ..recsys.interactions import Interactions
 
 __all__ = [
@@ -98,23 +99,57 @@ class Spec:
             raise ValueError(f"{type(self).__name__}.{name} must be one of {tuple(options)}, got {getattr(self, name)!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        """The spec as a JSON-ready dict: ``{"kind": class name, field: value, ...}``."""
+        """The spec as a JSON-ready dict.
+
+        Returns
+        -------
+        dict
+            ``{"kind": class name, field: value, ...}`` (tuples and arrays as lists).
+        """
         return {"kind": type(self).__name__, **{f.name: _plain(getattr(self, f.name)) for f in fields(self)}}
 
     def to_json(self) -> str:
-        """The spec as a JSON string (:meth:`to_dict`)."""
+        """The spec as a JSON string.
+
+        Returns
+        -------
+        str
+            ``json.dumps(self.to_dict())``.
+        """
         return json.dumps(self.to_dict())
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Spec:
-        """The spec written by :meth:`to_dict` (``cls`` or a subclass named by ``"kind"``)."""
+        """The spec written by :meth:`to_dict`.
+
+        Parameters
+        ----------
+        d : dict
+            ``{"kind": name, field: value, ...}``; the kind must be this class.
+
+        Returns
+        -------
+        Spec
+            The validated spec.
+        """
         out = spec_from_dict(d)
         if not isinstance(out, cls):
             raise ValueError(f"kind {d.get('kind')!r} is not a {cls.__name__}")
         return out
 
     def replace(self, **changes: Any) -> Spec:
-        """A copy with some fields changed (validated again)."""
+        """A copy with some fields changed (validated again).
+
+        Parameters
+        ----------
+        **changes
+            New values of fields, by name.
+
+        Returns
+        -------
+        Spec
+            The new spec.
+        """
         return dataclasses.replace(self, **changes)  # type: ignore[type-var]
 
     def __eq__(self, other: object) -> bool:
@@ -167,6 +202,16 @@ def spec_from_dict(d: dict[str, Any]) -> Spec:
 
 def spec_from_json(text: str) -> Spec:
     """The spec of a ``to_json()`` string (:func:`spec_from_dict`).
+
+    Parameters
+    ----------
+    text : str
+        The JSON text.
+
+    Returns
+    -------
+    Spec
+        The validated spec.
 
     Examples
     --------
@@ -280,6 +325,7 @@ class BPR(_Loss):
 
     @property
     def negatives(self) -> int:  # type: ignore[override]
+        """BPR reads one negative per pair."""
         return 1
 
 
@@ -472,8 +518,15 @@ class BCL(_Loss):
 class _Sampler(Spec):
     role: ClassVar[str] = "sampler"
 
-    def sample(self, data: Interactions, users, n: int, rng=None, *, scores=None):
+    def sample(
+        self, data: Interactions, users: ArrayLike, n: int, rng: RNGLike = None, *, scores: Any = None,
+        positives: ArrayLike | None = None,
+    ) -> np.ndarray:  # fmt: skip
         """``n`` negatives per user of ``users`` from the items each has not interacted with in training.
+
+        The draws of a user's own loop, made as the mini-batch engine makes them (RNS, PNS and
+        DNS call the same functions: the same generator gives the same items). AOBPR and SRNS keep
+        per-user state inside the batch-1 SGD engine and have no stand-alone draw.
 
         Parameters
         ----------
@@ -482,16 +535,22 @@ class _Sampler(Spec):
         users : array_like of int, shape (B,)
             The user of each row.
         n : int
-            Negatives per row.
+            Negatives per row (BNS: 1).
         rng : None, int, SeedSequence or Generator
             Source of randomness.
         scores : ScoreMatrix or ndarray, optional
-            The current scores (score-aware samplers: DNS, BNS).
+            The current scores, shape (n_users, n_items) (DNS and BNS).
+        positives : array_like of int, shape (B,), optional
+            The positive item of each row (BNS's informativeness, eq. 4.4).
 
         Returns
         -------
         ndarray of int64, shape (B, n)
+            The negatives.
         """
+        return self._draw(data, np.asarray(users), int(n), rng, scores, positives)
+
+    def _draw(self, data, users, n, rng, scores, positives):
         raise NotImplementedError(
             f"{type(self).__name__} keeps per-user state inside the batch-1 SGD engine; it has no stand-alone sample()"
         )
@@ -520,10 +579,10 @@ class RNS(_Sampler):
     [2]
     """
 
-    def sample(self, data, users, n, rng=None, *, scores=None):
+    def _draw(self, data, users, n, rng, scores, positives):
         from ..recsys.samplers import sample_uninteracted
 
-        return sample_uninteracted(np.asarray(users), n, data.train_csr(), rng, n_items=data.n_items)
+        return sample_uninteracted(users, n, data.train_csr(), rng, n_items=data.n_items)
 
 
 @_spec
@@ -547,10 +606,10 @@ class PNS(_Sampler):
     def __post_init__(self):
         self._real("power", 0.0)
 
-    def sample(self, data, users, n, rng=None, *, scores=None):
+    def _draw(self, data, users, n, rng, scores, positives):
         from ..recsys.samplers import sample_popular
 
-        return sample_popular(np.asarray(users), n, data.train_csr(), data.item_counts(), rng, self.power, n_items=data.n_items)
+        return sample_popular(users, n, data.train_csr(), data.item_counts(), rng, self.power, n_items=data.n_items)
 
 
 @_spec
@@ -567,8 +626,8 @@ class DNS(_Sampler):
     >>> import numpy as np
     >>> from negtheory.recsys import load_split
     >>> from negtheory.training import DNS
-    >>> d = load_split(np.array([[0, 0]]), np.array([[0, 1]]))
-    >>> DNS(candidates=2).sample(d, [0], 1, rng=0, scores=np.array([[0.0, 1.0, 3.0]])).tolist()
+    >>> d = load_split(np.array([[0, 0], [1, 2]]), np.array([[0, 1]]))
+    >>> DNS(candidates=2).sample(d, [0], 1, rng=0, scores=np.array([[0.0, 1.0, 3.0], [0.0, 0.0, 0.0]])).tolist()
     [[2]]
     """
 
@@ -577,7 +636,7 @@ class DNS(_Sampler):
     def __post_init__(self):
         self._int("candidates", 1)
 
-    def sample(self, data, users, n, rng=None, *, scores=None):
+    def _draw(self, data, users, n, rng, scores, positives):
         from ..recsys.samplers import sample_uninteracted
 
         # the N C candidates of a row are distinct, drawn as the mini-batch engine draws them
@@ -663,13 +722,9 @@ class BNS(_Sampler):
             self._set("lam_schedule", tuple(float(x) for x in lams))
         self._int("warm_rns_epochs", 0)
 
-    def sample(self, data, users, n, rng=None, *, scores=None, positives=None):
-        """One BNS negative per row (``n`` = 1) for the pairs (``users``, ``positives``), eq. 4.26.
-
-        The prior is pop_l / N (eq. 4.16), F the eCDF over the user's non-interacted items (over
-        n + 1) and the candidates ``candidates`` uniform non-interacted items; ``scores`` the
-        current scores and ``positives`` the positive item of each row (both required).
-        """
+    def _draw(self, data, users, n, rng, scores, positives):
+        # one negative per (user, positive) pair: prior pop_l / N (eq. 4.16), F over the user's
+        # non-interacted items (over n + 1), candidates uniform without replacement
         from ..recsys.samplers import sample_uninteracted
 
         if int(n) != 1 or positives is None:
