@@ -53,6 +53,7 @@ import numba
 import numpy as np
 
 from . import estimators as est
+from ._docstrings import docstring
 from ._validation import as_float_array, as_generator, int_scalar, real_scalar
 
 if TYPE_CHECKING:
@@ -77,6 +78,44 @@ __all__ = [
     "TAILS",
     "tail_share",
 ]
+
+_USERS_PARAM = """
+        Parameters
+        ----------
+        users : array_like of int
+            Row (user) indices in ``0 .. n_users - 1``."""
+# the documentation the simulators and the class laws share, written once (see negtheory._docstrings)
+_doc = docstring(
+    users_n="""
+        users : array_like of int, shape (A,)
+            The user of each simulated anchor, indices in ``0 .. n_users - 1``.
+        n : int
+            Unlabeled scores per anchor (N), at least 1.""",
+    rng_neg_returns="""
+        rng : None, int, SeedSequence or Generator
+            Source of randomness (default None: a fresh, unseeded generator).
+
+        Returns
+        -------
+        neg : ndarray of float64, shape (A, N)
+            Raw scores of the unlabeled items, ready for :func:`estimator_errors`.
+        is_true_negative : ndarray of bool, shape (A, N)""",
+    users_param=_USERS_PARAM,
+    users_x_params=_USERS_PARAM
+    + """
+        x : array_like of float
+            Score values, broadcast with ``users``.""",
+    pos_returns_example="""
+        pos : ndarray of float64, shape (A,)
+            The anchors' positive scores.
+
+        Examples
+        --------
+        >>> import numpy as np""",
+    tau_plus_un=r"""
+        tau_plus : float in [0, 1)
+            False-negative prior :math:`\tau^+` (used by ``"un"`` only; default 0).""",
+)
 
 ESTIMATORS = ("biased", "dcl", "hcl", "bcl", "bcl_norm")
 #: tail models of :func:`fit_tail`
@@ -106,6 +145,13 @@ def _kind(kind):
     return kind
 
 
+def _checked_coefficients(kind, alpha, tau_plus):
+    """(b, a) of :func:`_coefficients` after validating alpha in [1/2, 1], tau+ in [0, 1) and kind."""
+    alpha = real_scalar("alpha", alpha, 0.5, 1.0)
+    tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, hi_open=True)
+    return _coefficients(_kind(kind), alpha, tau_plus)
+
+
 def _quadratic_ppf(q, b, a):
     """The v in [0, 1] with b v + a v^2 = q, as 2q / (b + sqrt(b^2 + 4 a q)) (README errata, eq. 6.29)."""
     disc = np.maximum(b * b + 4.0 * a * q, 0.0)
@@ -114,6 +160,7 @@ def _quadratic_ppf(q, b, a):
     return np.clip(v, 0.0, 1.0)
 
 
+@_doc
 def class_conditional_cdf(v: ArrayLike, kind: str, alpha: float, tau_plus: float = 0.0) -> np.ndarray:
     r"""CDF of a class-conditional law at parent-CDF value v (thesis eq. 6.14-6.15, 6.23).
 
@@ -138,8 +185,7 @@ def class_conditional_cdf(v: ArrayLike, kind: str, alpha: float, tau_plus: float
     alpha : float in [0.5, 1]
         Encoder quality: the probability that a (true negative, false negative) pair is ordered
         correctly (eq. 6.21); 1/2 is a blind encoder, 1 a perfect one.
-    tau_plus : float in [0, 1)
-        False-negative prior :math:`\tau^+` (used by ``"un"`` only; default 0).
+    %(tau_plus_un)s
 
     Returns
     -------
@@ -152,15 +198,14 @@ def class_conditional_cdf(v: ArrayLike, kind: str, alpha: float, tau_plus: float
     >>> float(class_conditional_cdf(0.5, "tn", 0.9))   # 0.9 - 0.8 / 4
     0.7
     """
-    alpha = real_scalar("alpha", alpha, 0.5, 1.0)
-    tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, hi_open=True)
-    b, a = _coefficients(_kind(kind), alpha, tau_plus)
+    b, a = _checked_coefficients(kind, alpha, tau_plus)
     v = as_float_array("v", v)
     if np.any((v < 0) | (v > 1)):
         raise ValueError(f"v must lie in [0, 1], got values in [{v.min()}, {v.max()}]")
     return b * v + a * v * v
 
 
+@_doc
 def class_conditional_ppf(q: ArrayLike, kind: str, alpha: float, tau_plus: float = 0.0) -> np.ndarray:
     r"""Inverse of :func:`class_conditional_cdf`: the v in [0, 1] with b v + a v^2 = q.
 
@@ -182,8 +227,7 @@ def class_conditional_ppf(q: ArrayLike, kind: str, alpha: float, tau_plus: float
         True negative, false negative or unlabeled.
     alpha : float in [0.5, 1]
         Encoder quality (eq. 6.21).
-    tau_plus : float in [0, 1)
-        False-negative prior :math:`\tau^+` (used by ``"un"`` only; default 0).
+    %(tau_plus_un)s
 
     Returns
     -------
@@ -198,9 +242,7 @@ def class_conditional_ppf(q: ArrayLike, kind: str, alpha: float, tau_plus: float
     >>> bool(np.allclose(class_conditional_ppf(class_conditional_cdf(v, "fn", 0.8), "fn", 0.8), v))
     True
     """
-    alpha = real_scalar("alpha", alpha, 0.5, 1.0)
-    tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, hi_open=True)
-    b, a = _coefficients(_kind(kind), alpha, tau_plus)
+    b, a = _checked_coefficients(kind, alpha, tau_plus)
     q = as_float_array("q", q)
     if np.any((q < 0) | (q > 1)):
         raise ValueError(f"q must lie in [0, 1], got values in [{q.min()}, {q.max()}]")
@@ -282,6 +324,7 @@ def alpha_from_auc(auc: ArrayLike) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 # per-user empirical quantile functions
 # --------------------------------------------------------------------------------------------
+@_doc
 class UserQuantiles:
     r"""Empirical quantile functions of each user's measured scores (Hazen positions, linear).
 
@@ -362,10 +405,7 @@ class UserQuantiles:
     def ppf(self, users: ArrayLike, q: ArrayLike) -> np.ndarray:
         """Quantile ``q`` of user ``users``' scores (broadcast together); NaN for a user without scores.
 
-        Parameters
-        ----------
-        users : array_like of int
-            Row (user) indices in ``0 .. n_users - 1``.
+        %(users_param)s
         q : array_like of float in [0, 1]
             Quantile levels, broadcast with ``users``; levels below 1/(2n) or above 1 - 1/(2n)
             give the smallest or largest score.
@@ -406,12 +446,7 @@ class UserQuantiles:
     def cdf(self, users: ArrayLike, x: ArrayLike) -> np.ndarray:
         """Mid-rank eCDF of ``x`` among user ``users``' scores: (#{< x} + #{<= x}) / (2 n).
 
-        Parameters
-        ----------
-        users : array_like of int
-            Row (user) indices in ``0 .. n_users - 1``.
-        x : array_like of float
-            Score values, broadcast with ``users``.
+        %(users_x_params)s
 
         Returns
         -------
@@ -432,12 +467,7 @@ class UserQuantiles:
     def counts(self, users: ArrayLike, x: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """(# scores < x, # scores <= x) among user ``users``' scores (broadcast together).
 
-        Parameters
-        ----------
-        users : array_like of int
-            Row (user) indices in ``0 .. n_users - 1``.
-        x : array_like of float
-            Score values, broadcast with ``users``.
+        %(users_x_params)s
 
         Returns
         -------
@@ -815,6 +845,12 @@ def _check_users(users, n_users):
     return users
 
 
+def _check_anchors(unlabeled, users, n, rng):
+    """The simulators' common arguments validated: (n_users, users, n, rng as a Generator)."""
+    n_users = unlabeled.sorted.shape[0]
+    return n_users, _check_users(users, n_users), int_scalar("n", n, 1), as_generator(rng)
+
+
 def _labels(rng, shape, tau_plus, users):
     """True-negative labels: each unlabeled item is a false negative with prob tau+ (scalar or per user)."""
     tp = np.asarray(tau_plus, dtype=np.float64)
@@ -835,6 +871,7 @@ def _draw_positives(rng, users, positives, pos_quantiles, parent_ppf):
     raise ValueError(f"positives must be 'measured' or 'phi_fn', got {positives!r}")
 
 
+@_doc
 def simulate_calibrated(
     unlabeled: UserQuantiles,
     users: ArrayLike,
@@ -853,10 +890,7 @@ def simulate_calibrated(
     ----------
     unlabeled : UserQuantiles
         The measured unlabeled scores of each user (the fit batches).
-    users : array_like of int, shape (A,)
-        The user of each simulated anchor.
-    n : int
-        Unlabeled scores per anchor (N).
+    %(users_n)s
     alpha, tau_plus : float, or array_like of shape (n_users,)
         Encoder quality (eq. 6.21) in [1/2, 1] and false-negative prior in [0, 1); per-user
         arrays model their heterogeneity (an ablation).
@@ -869,21 +903,9 @@ def simulate_calibrated(
         The fitted parent: exactly the one whose unlabeled mixture is the measured eCDF (eq. 6.29
         inverted), or a normal law per user fitted by least squares of the probit of eq. 6.29's
         parent CDF on the scores (ablation of the parent family).
-    rng : None, int, SeedSequence or Generator
-        Source of randomness (default None: a fresh, unseeded generator).
-
-    Returns
-    -------
-    neg : ndarray of float64, shape (A, N)
-        Raw scores of the unlabeled items, ready for :func:`estimator_errors`.
-    is_true_negative : ndarray of bool, shape (A, N)
+    %(rng_neg_returns)s
         Their labels (each a false negative with probability tau+).
-    pos : ndarray of float64, shape (A,)
-        The anchors' positive scores.
-
-    Examples
-    --------
-    >>> import numpy as np
+    %(pos_returns_example)s
     >>> from negtheory.calibration import UserQuantiles, simulate_calibrated
     >>> g = np.random.default_rng(0)
     >>> un = UserQuantiles(g.normal(size=(3, 200)))
@@ -891,10 +913,7 @@ def simulate_calibrated(
     >>> neg.shape, tn.shape, pos.shape
     ((4, 5), (4, 5), (4,))
     """
-    n_users = unlabeled.sorted.shape[0]
-    users = _check_users(users, n_users)
-    n = int_scalar("n", n, 1)
-    rng = as_generator(rng)
+    n_users, users, n, rng = _check_anchors(unlabeled, users, n, rng)
     alpha_u = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_users,))
     tau_u = np.broadcast_to(np.asarray(tau_plus, dtype=np.float64), (n_users,))
     if np.any((alpha_u < 0.5) | (alpha_u > 1)) or not np.all(np.isfinite(alpha_u)):
@@ -948,6 +967,7 @@ def _normal_parents(unlabeled: UserQuantiles, alpha_u, tau_u):
     return loc, scale
 
 
+@_doc
 def simulate_resampled(
     tn_scores: UserQuantiles,
     fn_ranks: ArrayLike,
@@ -974,10 +994,7 @@ def simulate_resampled(
         Measured false negatives' eCDF values among their user's unlabeled scores (pooled).
     unlabeled : UserQuantiles
         Each user's measured unlabeled scores (to place a false-negative rank in the user's scale).
-    users : array_like of int, shape (A,)
-        The user of each simulated anchor, indices in ``0 .. n_users - 1``.
-    n : int
-        Unlabeled scores per anchor (N), at least 1.
+    %(users_n)s
     tau_plus : float or array_like of shape (n_users,)
         False-negative prior in [0, 1) (per user for an array): each unlabeled score is a false
         negative with this probability.
@@ -988,14 +1005,7 @@ def simulate_resampled(
         needed), positives from the pooled positives.
     fn_scores : array_like, optional
         Pooled measured false-negative scores (for ``pooled=True``).
-    rng : None, int, SeedSequence or Generator
-        Source of randomness (default None: a fresh, unseeded generator).
-
-    Returns
-    -------
-    neg : ndarray of float64, shape (A, N)
-        Raw scores of the unlabeled items, ready for :func:`estimator_errors`.
-    is_true_negative : ndarray of bool, shape (A, N)
+    %(rng_neg_returns)s
         Their labels (each a false negative with probability tau+).
     pos : ndarray of float64, shape (A,)
         The anchors' positive scores, drawn from the user's (or the pooled) measured positives.
@@ -1010,10 +1020,7 @@ def simulate_resampled(
     >>> neg.shape
     (2, 4)
     """
-    n_users = unlabeled.sorted.shape[0]
-    users = _check_users(users, n_users)
-    n = int_scalar("n", n, 1)
-    rng = as_generator(rng)
+    n_users, users, n, rng = _check_anchors(unlabeled, users, n, rng)
     ranks = np.asarray(fn_ranks, dtype=np.float64).ravel()
     if ranks.size == 0 or np.any((ranks < 0) | (ranks > 1)):
         raise ValueError("fn_ranks must be a non-empty array of values in [0, 1]")
@@ -1076,6 +1083,7 @@ def fit_fn_order(fn_ranks: ArrayLike) -> float:
     return math.inf if s == 0 else float(w.size / s)
 
 
+@_doc
 def simulate_order_statistic(
     unlabeled: UserQuantiles,
     users: ArrayLike,
@@ -1101,31 +1109,16 @@ def simulate_order_statistic(
     ----------
     unlabeled : UserQuantiles
         Each user's measured unlabeled scores (their quantile function is :math:`G_u^{-1}`).
-    users : array_like of int, shape (A,)
-        The user of each simulated anchor, indices in ``0 .. n_users - 1``.
-    n : int
-        Unlabeled scores per anchor (N), at least 1.
+    %(users_n)s
     k : float >= 1
         Order of the false negatives (:func:`fit_fn_order`), with k tau+ <= 1.
     tau_plus : float in (0, 1)
         False-negative prior: each unlabeled score is a false negative with this probability.
     positive_scores : UserQuantiles
         Each user's measured positives.
-    rng : None, int, SeedSequence or Generator
-        Source of randomness (default None: a fresh, unseeded generator).
-
-    Returns
-    -------
-    neg : ndarray of float64, shape (A, N)
-        Raw scores of the unlabeled items, ready for :func:`estimator_errors`.
-    is_true_negative : ndarray of bool, shape (A, N)
+    %(rng_neg_returns)s
         Their labels.
-    pos : ndarray of float64, shape (A,)
-        The anchors' positive scores.
-
-    Examples
-    --------
-    >>> import numpy as np
+    %(pos_returns_example)s
     >>> from negtheory.calibration import UserQuantiles, simulate_order_statistic
     >>> q = UserQuantiles(np.random.default_rng(0).normal(size=(2, 100)))
     >>> neg, tn, pos = simulate_order_statistic(q, [0, 1, 1], 4, k=5.0, tau_plus=0.1, positive_scores=q, rng=0)
