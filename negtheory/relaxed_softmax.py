@@ -32,6 +32,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ._deprecation import renamed_keyword
+from ._docstrings import docstring
 from ._validation import as_float_array, as_generator, broadcast, check_range, flag, int_scalar, real_array, scalar_or_array
 from .sampling import AliasTable, boltzmann
 
@@ -49,6 +50,31 @@ __all__ = [
     "approx_mpr",
     "precision_at_k",
 ]
+
+# the parameters the losses and the metrics share, written once (see negtheory._docstrings)
+_doc = docstring(
+    pairs_returns="""
+        pairs : (i, j), optional
+            Test pairs: two equal-length 1-D integer arrays. Give exactly one of ``joint`` and
+            ``pairs``.
+
+        Returns
+        -------
+        float""",
+    loss_params="""
+        Parameters
+        ----------
+        scores : array_like, shape (n_items,) or (n_contexts, n_items)
+            Scores G(i, .) of every item for each context (one row: a single context).
+        positive : int or array_like of int, shape (n_contexts,)
+            The observed target j of each context, an item index in [0, n_items).
+        negatives : array_like of int, shape (n,) or (n_contexts, n)
+            Sampled negatives j_k, item indices (a 1-D array is shared by all contexts); non-empty
+            unless ``include_positive=True``.
+        include_positive : bool, default False
+            False: V holds the sampled negatives only (eq. 5 as printed); True: the positive is
+            added to V (the bounded sampled-softmax form).""",
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -83,6 +109,7 @@ def _rs_inputs(scores, positive, negatives, include_positive):
     return one, g2, pos.astype(np.int64), v.astype(np.int64)
 
 
+@_doc
 def relaxed_softmax_loss(
     scores: ArrayLike, positive: ArrayLike, negatives: ArrayLike, *, include_positive: bool = False
 ) -> FloatOrArray:
@@ -95,18 +122,7 @@ def relaxed_softmax_loss(
     negatives only (L is then unbounded below in G(i, j)); ``include_positive=True`` adds the
     positive to V, the bounded sampled-softmax form (L >= 0).
 
-    Parameters
-    ----------
-    scores : array_like, shape (n_items,) or (n_contexts, n_items)
-        Scores G(i, .) of every item for each context (one row: a single context).
-    positive : int or array_like of int, shape (n_contexts,)
-        The observed target j of each context, an item index in [0, n_items).
-    negatives : array_like of int, shape (n,) or (n_contexts, n)
-        Sampled negatives j_k, item indices (a 1-D array is shared by all contexts); non-empty
-        unless ``include_positive=True``.
-    include_positive : bool, default False
-        False: V holds the sampled negatives only (eq. 5 as printed); True: the positive is
-        added to V (the bounded sampled-softmax form).
+    %(loss_params)s
 
     Returns
     -------
@@ -129,6 +145,7 @@ def relaxed_softmax_loss(
     return float(out[0]) if one else out
 
 
+@_doc
 def relaxed_softmax_grad(
     scores: ArrayLike, positive: ArrayLike, negatives: ArrayLike, *, include_positive: bool = False
 ) -> FloatArray:
@@ -140,18 +157,7 @@ def relaxed_softmax_grad(
     (e_j the unit vector of item j; duplicated negatives accumulate). Multiplying by the
     Jacobian dG/dtheta gives eq. 6.
 
-    Parameters
-    ----------
-    scores : array_like, shape (n_items,) or (n_contexts, n_items)
-        Scores G(i, .) of every item for each context (one row: a single context).
-    positive : int or array_like of int, shape (n_contexts,)
-        The observed target j of each context, an item index in [0, n_items).
-    negatives : array_like of int, shape (n,) or (n_contexts, n)
-        Sampled negatives j_k, item indices (a 1-D array is shared by all contexts); non-empty
-        unless ``include_positive=True``.
-    include_positive : bool, default False
-        False: V holds the sampled negatives only (eq. 5 as printed); True: the positive is
-        added to V (the bounded sampled-softmax form).
+    %(loss_params)s
 
     Returns
     -------
@@ -541,6 +547,7 @@ def _evaluate(g, p, pairs, stat):
     return float(np.mean(stat(less, greater)))
 
 
+@_doc
 def approx_mpr(model: ArrayLike, joint: ArrayLike | None = None, pairs: tuple[ArrayLike, ArrayLike] | None = None) -> float:
     r"""Approximate mean percentile rank (Tanielian & Vasile, eq. 10).
 
@@ -556,13 +563,7 @@ def approx_mpr(model: ArrayLike, joint: ArrayLike | None = None, pairs: tuple[Ar
         Model scores or probabilities g_i(j) (only their order within a row matters).
     joint : array_like, optional
         True joint law P(i, j) (non-negative, shape of ``model``; normalised internally).
-    pairs : (i, j), optional
-        Test pairs: two equal-length 1-D integer arrays. Give exactly one of ``joint`` and
-        ``pairs``.
-
-    Returns
-    -------
-    float
+    %(pairs_returns)s
         MPR in [0, 1]; 1/2 for a random ranking (minus ties).
 
     Examples
@@ -578,6 +579,7 @@ def approx_mpr(model: ArrayLike, joint: ArrayLike | None = None, pairs: tuple[Ar
     return _evaluate(g, p, pairs, lambda less, greater: less / n)
 
 
+@_doc
 def precision_at_k(
     model: ArrayLike, k: int, joint: ArrayLike | None = None, pairs: tuple[ArrayLike, ArrayLike] | None = None
 ) -> float:
@@ -594,13 +596,7 @@ def precision_at_k(
         Cut-off, >= 1.
     joint : array_like, optional
         True joint law P(i, j) (non-negative, shape of ``model``).
-    pairs : (i, j), optional
-        Test pairs: two equal-length 1-D integer arrays. Give exactly one of ``joint`` and
-        ``pairs``.
-
-    Returns
-    -------
-    float
+    %(pairs_returns)s
         Prec@k in [0, 1].
 
     Examples
@@ -616,6 +612,7 @@ def precision_at_k(
     return _evaluate(g, p, pairs, lambda less, greater: (greater < kk).astype(float))
 
 
+@_doc
 def expected_likelihood(
     model_probs: ArrayLike, joint: ArrayLike | None = None, pairs: tuple[ArrayLike, ArrayLike] | None = None
 ) -> float:
@@ -631,13 +628,7 @@ def expected_likelihood(
         Model probabilities g_i(j) in [0, 1] (each row a law over the targets).
     joint : array_like, optional
         True joint law P(i, j) (non-negative, shape of ``model_probs``).
-    pairs : (i, j), optional
-        Test pairs: two equal-length 1-D integer arrays. Give exactly one of ``joint`` and
-        ``pairs``.
-
-    Returns
-    -------
-    float
+    %(pairs_returns)s
         The expected model probability of the observed target, in [0, 1].
 
     Examples
