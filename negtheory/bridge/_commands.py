@@ -80,6 +80,7 @@ def _cmd_train_split(args: argparse.Namespace) -> int:
 def _split_specs(args: argparse.Namespace, sgd: bool, sampler: str, has_valid: bool) -> tuple[str, dict]:
     """The engine and the :func:`negtheory.training.fit` specs of a split run's flags (defaults per path)."""
     from negtheory.training import specs as S
+    from negtheory.training._legacy import loss_spec, minibatch_sampler_spec
 
     ks = tuple(args.topk)
     if sgd:  # thesis ch. 4: BPR-MF by batch-1 SGD, lr 0.01, reg 0.01, 100 epochs
@@ -90,25 +91,17 @@ def _split_specs(args: argparse.Namespace, sgd: bool, sampler: str, has_valid: b
             optimizer=S.SGD(lr=_given(args.lr, 0.01), weight_decay=_given(args.weight_decay, 0.01)),
             epochs=_given(args.epochs, 100), evaluation=S.Evaluation(every=args.eval_every, ks=ks, on="both" if has_valid else "test"),
         )  # fmt: skip
-    t, tp = _given(args.temperature, 1.0), args.tau_plus
-    n, m = args.negatives, args.extra_positives
-    loss = {
-        "bpr": lambda: S.BPR(temperature=t),
-        "infonce": lambda: S.InfoNCE(negatives=n, temperature=t),
-        "dcl": lambda: S.DCL(negatives=n, extra_positives=m, tau_plus=tp, temperature=t),
-        "hcl": lambda: S.HCL(negatives=n, extra_positives=m, tau_plus=tp, beta=args.hcl_beta, temperature=t),
-        "dpl": lambda: S.DPL(negatives=n, extra_positives=m, tau_plus=tp, temperature=t),
-        "bcl": lambda: S.BCL(negatives=n, alpha=args.alpha, beta=args.beta, tau_plus=tp, temperature=t),
-        "bcl_released": lambda: S.BCL(negatives=n, alpha=args.alpha, beta=args.beta, tau_plus=tp, temperature=t, form="released"),
-    }[args.loss]()  # fmt: skip
-    samplers = {"rns": S.RNS, "pns": S.PNS, "dns": lambda: S.DNS(candidates=args.candidates),
-                "bns": lambda: S.BNS(candidates=args.candidates, lam=args.lam)}  # fmt: skip
+    # the loss reads its own flags only (e.g. --alpha for BCL); DPL keeps its clamp's default
+    loss = loss_spec(args.loss, args.negatives, args.extra_positives, _given(args.temperature, 1.0), args.tau_plus,
+                     args.hcl_beta, args.alpha, args.beta)  # fmt: skip
     opt_cls = S.Adam if args.optimizer == "adam" else S.SGD
     optimizer = opt_cls(lr=_given(args.lr, 0.01 if args.optimizer == "sgd" else 1e-3), weight_decay=_given(args.weight_decay, 1e-5),
                         batch_size=_given(args.batch_size, 1024), milestones=args.lr_schedule)  # fmt: skip
-    return "torch", dict(model=S.MF(dim=args.dim), loss=loss, sampler=samplers[sampler](), optimizer=optimizer,
-                         epochs=_given(args.epochs, 200),
-                         evaluation=S.Evaluation(every=args.eval_every, ks=ks, patience=args.patience))  # fmt: skip
+    return "torch", dict(
+        model=S.MF(dim=args.dim), loss=loss, sampler=minibatch_sampler_spec(sampler, args.candidates, args.lam),
+        optimizer=optimizer, epochs=_given(args.epochs, 200),
+        evaluation=S.Evaluation(every=args.eval_every, ks=ks, patience=args.patience),
+    )  # fmt: skip
 
 
 def _given(value, default):

@@ -52,6 +52,8 @@ from ..recsys.interactions import Interactions
 from ..recsys.loop import ScoreMatrix, check_callbacks, train_loop
 from ..recsys.samplers import sample_extra_positives, sample_popular, sample_uninteracted
 from ..training import specs as S
+from ..training._legacy import loss_spec as loss_spec_by_name
+from ..training._legacy import minibatch_sampler_spec
 from ..training._run import FitResult, Run, eval_splits, make_run, warn_if_external
 from . import functional as Fn
 from .device import resolve_device
@@ -806,20 +808,8 @@ def fit_mf(
         if len(data.valid) == 0:
             raise ValueError("patience needs a validation split: use data.with_validation(fraction)")
     warn_if_external("fit_mf", "negtheory.training.fit with model=MF() or LightGCN() and optimizer=Adam() or SGD(batch_size=...)")
-    t, tp = cfg["temperature"], cfg["tau_plus"]
-    n, m = negatives, extra_positives
-    loss_spec = {
-        "bpr": lambda: S.BPR(temperature=t),
-        "infonce": lambda: S.InfoNCE(negatives=n, temperature=t),
-        "dcl": lambda: S.DCL(negatives=n, extra_positives=m, tau_plus=tp, temperature=t),
-        "hcl": lambda: S.HCL(negatives=n, extra_positives=m, tau_plus=tp, beta=cfg["hcl_beta"], temperature=t),
-        "dpl": lambda: S.DPL(negatives=n, extra_positives=m, tau_plus=tp, eps=cfg["dpl_eps"], temperature=t),
-        "bcl": lambda: S.BCL(negatives=n, alpha=cfg["alpha"], beta=cfg["beta"], tau_plus=tp, temperature=t),
-        "bcl_released": lambda: S.BCL(negatives=n, alpha=cfg["alpha"], beta=cfg["beta"], tau_plus=tp, temperature=t,
-                                      form="released"),
-    }[loss]()  # fmt: skip
-    sampler_spec = {"rns": S.RNS, "pns": lambda: S.PNS(power=pns_power), "dns": lambda: S.DNS(candidates=bns_candidates),
-                    "bns": lambda: S.BNS(candidates=bns_candidates, lam=bns_lam, f_sample=bns_f_sample)}[sampler]()  # fmt: skip
+    loss_spec = loss_spec_by_name(loss, negatives, extra_positives, **cfg)
+    sampler_spec = minibatch_sampler_spec(sampler, bns_candidates, bns_lam, bns_f_sample, pns_power)
     opt_cls = S.Adam if optimizer == "adam" else S.SGD
     opt_spec = opt_cls(lr=lr, weight_decay=weight_decay, batch_size=batch_size, milestones=milestones, gamma=lr_gamma, penalty=reg)
     model_spec = S.LightGCN(dim=dim, layers=n_layers) if model == "lightgcn" else S.MF(dim=dim)

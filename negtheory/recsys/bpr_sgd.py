@@ -577,28 +577,9 @@ def fit_bpr_sgd(
     >>> sorted(k for k in r["history"][-1] if k.startswith("test_"))
     ['test_ndcg@5', 'test_precision@5', 'test_recall@5']
     """
-    if sampler not in _CODE:
-        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
-    if isinstance(prior, str) and prior not in ("popularity", "oracle", "uniform"):
-        raise ValueError(f"prior must be 'popularity', 'oracle', 'uniform' or an array, got {prior!r}")
-    if loss not in _LOSSES:
-        raise ValueError(f"loss must be one of {tuple(_LOSSES)}, got {loss!r}")
-    n_negatives = int_scalar("n_negatives", n_negatives, 1)
-    if n_negatives > 1 and (loss == "bpr" or sampler == "srns"):
-        raise ValueError(f"n_negatives must be 1 with loss 'bpr' and sampler 'srns', got {n_negatives}")
+    n_negatives, bns_f_sample, (fn_level, tn_level) = _check_legacy_choices(sampler, prior, loss, n_negatives, ecdf, bns_f_sample,
+                                                                             oracle_levels)  # fmt: skip
     warm_rns_epochs = int_scalar("warm_rns_epochs", warm_rns_epochs, 0)
-    if ecdf not in ("negatives", "candidates"):
-        raise ValueError(f"ecdf must be 'negatives' or 'candidates', got {ecdf!r}")
-    if bns_f_sample is not None:
-        bns_f_sample = int_scalar("bns_f_sample", bns_f_sample, 1)
-        if sampler != "bns" or ecdf != "negatives":
-            raise ValueError(f"bns_f_sample needs sampler='bns' and ecdf='negatives', got {sampler!r} and {ecdf!r}")
-    try:
-        fn_level, tn_level = (float(x) for x in oracle_levels)
-    except (TypeError, ValueError):
-        raise ValueError(f"oracle_levels must be two probabilities, got {oracle_levels!r}") from None
-    fn_level = real_scalar("oracle_levels", fn_level, 0.0, 1.0)
-    tn_level = real_scalar("oracle_levels", tn_level, 0.0, 1.0)
     srns = dict(memory=int_scalar("srns_memory", srns_memory, 1), candidates=int_scalar("srns_candidates", srns_candidates, 0),
                 alpha=real_scalar("srns_alpha", srns_alpha, 0.0),
                 warmup=real_scalar("srns_warmup", srns_warmup, 0.0, lo_open=True),
@@ -646,6 +627,31 @@ def fit_bpr_sgd(
     if return_negatives:
         out["negatives"] = res.negatives
     return out
+
+
+def _check_legacy_choices(sampler, prior, loss, n_negatives, ecdf, bns_f_sample, oracle_levels):
+    """fit_bpr_sgd's named choices, checked under their old names: (n_negatives, bns_f_sample, oracle_levels)."""
+    if sampler not in _CODE:
+        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
+    if isinstance(prior, str) and prior not in ("popularity", "oracle", "uniform"):
+        raise ValueError(f"prior must be 'popularity', 'oracle', 'uniform' or an array, got {prior!r}")
+    if loss not in _LOSSES:
+        raise ValueError(f"loss must be one of {tuple(_LOSSES)}, got {loss!r}")
+    n_negatives = int_scalar("n_negatives", n_negatives, 1)
+    if n_negatives > 1 and (loss == "bpr" or sampler == "srns"):
+        raise ValueError(f"n_negatives must be 1 with loss 'bpr' and sampler 'srns', got {n_negatives}")
+    if ecdf not in ("negatives", "candidates"):
+        raise ValueError(f"ecdf must be 'negatives' or 'candidates', got {ecdf!r}")
+    if bns_f_sample is not None:
+        bns_f_sample = int_scalar("bns_f_sample", bns_f_sample, 1)
+        if sampler != "bns" or ecdf != "negatives":
+            raise ValueError(f"bns_f_sample needs sampler='bns' and ecdf='negatives', got {sampler!r} and {ecdf!r}")
+    try:
+        fn_level, tn_level = (float(x) for x in oracle_levels)
+    except (TypeError, ValueError):
+        raise ValueError(f"oracle_levels must be two probabilities, got {oracle_levels!r}") from None
+    levels = (real_scalar("oracle_levels", fn_level, 0.0, 1.0), real_scalar("oracle_levels", tn_level, 0.0, 1.0))
+    return n_negatives, bns_f_sample, levels
 
 
 def _check_prior_array(prior: ArrayLike, n_users: int, n_items: int) -> np.ndarray:
