@@ -149,9 +149,7 @@ _PHILOX_M1 = np.uint64(0xCD9E8D57)
 _PHILOX_W0 = np.uint64(0x9E3779B9)
 _PHILOX_W1 = np.uint64(0xBB67AE85)
 _MASK32 = np.uint64(0xFFFFFFFF)
-_SHIFT32 = np.uint64(32)
-_SHIFT21 = np.uint64(21)
-_SHIFT11 = np.uint64(11)
+_SHIFT11, _SHIFT21, _SHIFT32 = (np.uint64(k) for k in (11, 21, 32))
 _TWO_M53 = 1.0 / 9007199254740992.0  # 2^-53
 
 
@@ -237,14 +235,7 @@ def _quad_root(b, a, g):
 # samples gets its own xoshiro state, seeded from 256 bits of Philox output keyed by
 # (stream, index): streams stay a function of the index only, as with pure Philox, but a draw
 # costs a few shifts and two multiplies instead of ten dependent Philox rounds.
-_U5 = np.uint64(5)
-_U7 = np.uint64(7)
-_U9 = np.uint64(9)
-_U17 = np.uint64(17)
-_U45 = np.uint64(45)
-_U57 = np.uint64(57)
-_U19 = np.uint64(19)
-_U64 = np.uint64(64)
+_U5, _U7, _U9, _U17, _U19, _U45, _U57, _U64 = (np.uint64(k) for k in (5, 7, 9, 17, 19, 45, 57, 64))
 
 
 @numba.njit(cache=True, nogil=True)
