@@ -53,6 +53,7 @@ import numpy as np
 import torch
 
 from .._deprecation import renamed_keyword
+from .._docstrings import docstring
 from .._rng import int_seed
 from .._validation import int_scalar, real_scalar
 from ..relaxed_softmax import MixtureOfGaussiansTask, approx_mpr, precision_at_k
@@ -79,6 +80,38 @@ __all__ = [
     "evaluate_log_g",
     "train_density",
 ]
+
+# the documentation several functions share, written once (see negtheory._docstrings)
+_doc = docstring(
+    pair_loss_returns="""
+        Returns
+        -------
+        Tensor, shape [...]
+            The per-pair loss (>= 0).
+
+        Examples
+        --------""",
+    context_param="""
+        Parameters
+        ----------
+        i : LongTensor, shape [R, B]
+            Context indices, one row per run.""",
+    task_param="""
+        Parameters
+        ----------
+        task : MixtureOfGaussiansTask
+            The task whose joint law P the pairs are drawn from.""",
+    pairs_example="""
+            Context and target of each pair.
+
+        Examples
+        --------
+        >>> from negtheory.relaxed_softmax import MixtureOfGaussiansTask
+        >>> task = MixtureOfGaussiansTask(5, n_context=20, n_target=20, rng=0)""",
+    stack_example="""
+        >>> m = BilinearStack(2, 20, 20, 8, generators=[torch.Generator().manual_seed(s) for s in (0, 1)])
+        >>> g = torch.Generator().manual_seed(0)""",
+)
 
 #: the six training methods of §3.2: name -> (loss, degeneracy, temperature); None: the UBS/PBS
 #: temperature is a parameter (the paper's T* for Fig. 5 is in :data:`PAPER_TEMPERATURES`)
@@ -346,6 +379,7 @@ def rs_loss(pos_scores, neg_scores):
     return torch.logsumexp(neg_scores, dim=-1) - pos_scores
 
 
+@_doc
 def mle_loss(all_scores, positive):
     r"""Full-softmax negative log-likelihood per pair (Tanielian & Vasile (Relaxed Softmax), eq. 2).
 
@@ -358,13 +392,7 @@ def mle_loss(all_scores, positive):
     positive : LongTensor, shape [...]
         Index in [0, J) of each pair's observed target j.
 
-    Returns
-    -------
-    Tensor, shape [...]
-        The per-pair loss (>= 0).
-
-    Examples
-    --------
+    %(pair_loss_returns)s
     >>> import torch
     >>> from negtheory.bridge.relaxed_softmax_training import mle_loss
     >>> round(float(mle_loss(torch.zeros(1, 4), torch.tensor([1]))[0]), 4)   # ln 4
@@ -374,6 +402,7 @@ def mle_loss(all_scores, positive):
     return torch.logsumexp(all_scores, dim=-1) - pos
 
 
+@_doc
 def sampled_softmax_loss(pos_scores, neg_scores, log_q_pos, log_q_neg, accidental_hit):
     r"""Sampled softmax with proposal Q (n negatives): cross-entropy over {j} ∪ V of G - ln(n Q).
 
@@ -396,13 +425,7 @@ def sampled_softmax_loss(pos_scores, neg_scores, log_q_pos, log_q_neg, accidenta
     accidental_hit : BoolTensor, shape [..., n]
         True where a negative equals the pair's positive (left out of the sum).
 
-    Returns
-    -------
-    Tensor, shape [...]
-        The per-pair loss (>= 0).
-
-    Examples
-    --------
+    %(pair_loss_returns)s
     >>> import math, torch
     >>> from negtheory.bridge.relaxed_softmax_training import sampled_softmax_loss
     >>> lq = math.log(0.5)   # Q = 1/2 for every item, n = 2: no correction (ln(n Q) = 0)
@@ -421,6 +444,7 @@ def sampled_softmax_loss(pos_scores, neg_scores, log_q_pos, log_q_neg, accidenta
 # --------------------------------------------------------------------------------------------
 # the model: a stack of R independent bilinear scorers
 # --------------------------------------------------------------------------------------------
+@_doc
 class BilinearStack(torch.nn.Module):
     r"""R independent models G_r(i, j) = ⟨u_{r,i}, v_{r,j}⟩ (§2.1.1: embedding W and output layer O).
 
@@ -461,10 +485,7 @@ class BilinearStack(torch.nn.Module):
     def context_vectors(self, i):
         """Context embeddings u_{r, i[r, b]} of a batch of each run.
 
-        Parameters
-        ----------
-        i : LongTensor, shape [R, B]
-            Context indices, one row per run.
+        %(context_param)s
 
         Returns
         -------
@@ -476,10 +497,7 @@ class BilinearStack(torch.nn.Module):
     def all_scores(self, i):
         """Scores G_r(i[r, b], j) of every target j.
 
-        Parameters
-        ----------
-        i : LongTensor, shape [R, B]
-            Context indices, one row per run.
+        %(context_param)s
 
         Returns
         -------
@@ -491,10 +509,7 @@ class BilinearStack(torch.nn.Module):
     def scores(self, i, j):
         """Scores G_r(i[r, b], j[r, b, k]) of given targets.
 
-        Parameters
-        ----------
-        i : LongTensor, shape [R, B]
-            Context indices, one row per run.
+        %(context_param)s
         j : LongTensor, shape [R, B, K] or [R, B]
             K targets (or one) per context.
 
@@ -527,13 +542,11 @@ class BilinearStack(torch.nn.Module):
 # data and evaluation
 # --------------------------------------------------------------------------------------------
 @renamed_keyword("seed", "rng")
+@_doc
 def training_pairs(task: MixtureOfGaussiansTask, n_pairs: int, rng: RNGLike) -> tuple[IntArray, IntArray]:
     """The training set D* of one run: ``n_pairs`` i.i.d. pairs from P, from a numpy Generator seeded by (seed, n_pairs).
 
-    Parameters
-    ----------
-    task : MixtureOfGaussiansTask
-        The task whose joint law P the pairs are drawn from.
+    %(task_param)s
     n_pairs : int >= 1
         Training-set size |D*|.
     rng : int, SeedSequence or Generator
@@ -543,13 +556,8 @@ def training_pairs(task: MixtureOfGaussiansTask, n_pairs: int, rng: RNGLike) -> 
     Returns
     -------
     i, j : ndarray of int, shape (n_pairs,)
-        Context and target of each pair.
-
-    Examples
-    --------
-    >>> from negtheory.relaxed_softmax import MixtureOfGaussiansTask
+    %(pairs_example)s
     >>> from negtheory.bridge.relaxed_softmax_training import training_pairs
-    >>> task = MixtureOfGaussiansTask(5, n_context=20, n_target=20, rng=0)
     >>> i, j = training_pairs(task, 100, rng=3)
     >>> i.shape, bool((i == training_pairs(task, 100, rng=3)[0]).all())
     ((100,), True)
@@ -560,13 +568,11 @@ def training_pairs(task: MixtureOfGaussiansTask, n_pairs: int, rng: RNGLike) -> 
 
 
 @renamed_keyword("seed", "rng")
+@_doc
 def validation_pairs(task: MixtureOfGaussiansTask, n_val: int, rng: RNGLike, n_pairs: int) -> tuple[IntArray, IntArray]:
     """Held-out pairs from P for run ``rng`` (a numpy stream (seed, n_pairs, 1) disjoint from the training one).
 
-    Parameters
-    ----------
-    task : MixtureOfGaussiansTask
-        The task whose joint law P the pairs are drawn from.
+    %(task_param)s
     n_val : int >= 1
         Number of validation pairs.
     rng : int, SeedSequence or Generator
@@ -578,13 +584,8 @@ def validation_pairs(task: MixtureOfGaussiansTask, n_val: int, rng: RNGLike, n_p
     Returns
     -------
     i, j : ndarray of int, shape (n_val,)
-        Context and target of each pair.
-
-    Examples
-    --------
-    >>> from negtheory.relaxed_softmax import MixtureOfGaussiansTask
+    %(pairs_example)s
     >>> from negtheory.bridge.relaxed_softmax_training import validation_pairs
-    >>> task = MixtureOfGaussiansTask(5, n_context=20, n_target=20, rng=0)
     >>> vi, vj = validation_pairs(task, 50, rng=0, n_pairs=100)
     >>> vi.shape, vj.shape
     ((50,), (50,))
@@ -659,6 +660,7 @@ def evaluate_log_g(log_g, task, train_i, train_j, prec_k=10, ranking=True):
 # --------------------------------------------------------------------------------------------
 # training
 # --------------------------------------------------------------------------------------------
+@_doc
 def draw_negatives(model, i, log_d, temperature, n, generator=None, need_log_q=False):
     r"""Negatives for a batch of a stack of runs from Q_i = B(G, D_i, T) (eq. 8), drawn without gradient.
 
@@ -688,8 +690,7 @@ def draw_negatives(model, i, log_d, temperature, n, generator=None, need_log_q=F
     --------
     >>> import math, torch
     >>> from negtheory.bridge.relaxed_softmax_training import BilinearStack, draw_negatives
-    >>> m = BilinearStack(2, 20, 20, 8, generators=[torch.Generator().manual_seed(s) for s in (0, 1)])
-    >>> g = torch.Generator().manual_seed(0)
+    %(stack_example)s
     >>> i = torch.randint(0, 20, (2, 16), generator=g)
     >>> neg, log_q = draw_negatives(m, i, torch.zeros(2, 1, 20), torch.tensor([1.0, math.inf]), 5, g, need_log_q=True)
     >>> tuple(neg.shape), tuple(log_q.shape)
@@ -709,6 +710,7 @@ def draw_negatives(model, i, log_d, temperature, n, generator=None, need_log_q=F
     return sample_negatives(log_q, n, generator), (log_q if need_log_q else None)
 
 
+@_doc
 def pair_losses(model, loss, i, j, neg=None, log_q=None):
     r"""Per-pair training loss of a batch, shape [R, B]: eq. 2 (``mle``), eq. 5 (``rs``) or sampled softmax (``ss``).
 
@@ -736,8 +738,7 @@ def pair_losses(model, loss, i, j, neg=None, log_q=None):
     --------
     >>> import math, torch
     >>> from negtheory.bridge.relaxed_softmax_training import BilinearStack, draw_negatives, pair_losses
-    >>> m = BilinearStack(2, 20, 20, 8, generators=[torch.Generator().manual_seed(s) for s in (0, 1)])
-    >>> g = torch.Generator().manual_seed(0)
+    %(stack_example)s
     >>> i, j = torch.randint(0, 20, (2, 16), generator=g), torch.randint(0, 20, (2, 16), generator=g)
     >>> neg, _ = draw_negatives(m, i, torch.zeros(2, 1, 20), torch.tensor([1.0, 2.0]), 5, g)
     >>> tuple(pair_losses(m, "rs", i, j, neg).shape), tuple(pair_losses(m, "mle", i, j).shape)
