@@ -235,6 +235,7 @@ def make_run(model, loss, sampler, optimizer, epochs, evaluation, rng, callbacks
              extras=None) -> Run:  # fmt: skip
     """A validated :class:`Run` (private; shared by :func:`fit` and the old trainers)."""
     from .._validation import int_scalar
+    from ..recsys.loop import check_callbacks  # here, not at the top: negtheory.recsys imports this module
 
     for role, value in (("model", model), ("loss", loss), ("sampler", sampler), ("optimizer", optimizer),
                         ("evaluation", evaluation)):  # fmt: skip
@@ -242,7 +243,7 @@ def make_run(model, loss, sampler, optimizer, epochs, evaluation, rng, callbacks
     epochs = int_scalar("epochs", epochs, 1)
     if isinstance(sampler, BNS) and sampler.lam_schedule is not None and len(sampler.lam_schedule) != epochs:
         raise ValueError(f"sampler.lam_schedule must hold one lambda per epoch ({epochs}), got {len(sampler.lam_schedule)}")
-    return Run(model, loss, sampler, optimizer, epochs, evaluation, int_seed("rng", rng), tuple(callbacks), device,
+    return Run(model, loss, sampler, optimizer, epochs, evaluation, int_seed("rng", rng), check_callbacks(callbacks), device,
                bool(progress), dict(extras or {}))  # fmt: skip
 
 
