@@ -84,7 +84,13 @@ class Plan:
     desc: str = "runs"
 
     def keys(self) -> list[tuple]:
-        """The distinct run keys, in plan order."""
+        """The distinct run keys.
+
+        Returns
+        -------
+        list of tuple
+            Each key once, in plan order.
+        """
         return list(dict.fromkeys(s.key for s in self.specs))
 
 

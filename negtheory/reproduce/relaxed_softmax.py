@@ -646,7 +646,19 @@ def _run_ablation(p, preset, seeds, args, degeneracies, out, figs, progress, t0)
 
 
 def run(args: argparse.Namespace) -> int:
-    """``negtheory reproduce relaxed-softmax``: the experiments' stacks through the engine, then CSVs, summary, figures (exit 0)."""
+    """``negtheory reproduce relaxed-softmax``: the experiments' stacks through the engine, then CSVs, summary, figures.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The preset (``--quick`` / ``--full``), ``--experiments``, ``--t-star-ablation`` and the others of
+        :func:`add_arguments`.
+
+    Returns
+    -------
+    int
+        0 when every requested experiment's files are written (a bad combination of options raises).
+    """
     t0 = time.time()
     preset = "quick" if args.quick else "full" if args.full else "default"
     p = PRESETS[preset]

@@ -761,7 +761,18 @@ def _load(args) -> tuple[Interactions, str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``negtheory reproduce sim-vs-train``: train, probe and simulate through the engine, judge, write (exit code 0)."""
+    """``negtheory reproduce sim-vs-train``: train, probe and simulate through the engine, judge, write.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The split (``--data`` or ``--train`` / ``--test``), ``--losses``, ``--seeds``, the probe's settings: :func:`add_arguments`.
+
+    Returns
+    -------
+    int
+        Exit status 0 after the CSVs, ``sim_vs_train.md`` and the figure; errors raise.
+    """
     import pandas as pd
 
     inputs = {"--data": args.data} if args.data is not None else {"--train": args.train, "--test": args.test}

@@ -106,8 +106,20 @@ TUNE_METRIC = "valid_ndcg@10"
 class Row(NamedTuple):
     """One printed row of a table and the run that fills it.
 
-    ``family`` names an entry of :data:`FAMILIES` that expands the row by an option (None: the
-    row as it stands).
+    Parameters
+    ----------
+    method : str
+        The method as printed (``"BNS"``, ``"DPL-hard"``).
+    setting : str
+        The row's setting (``"BPR-MF SGD"``, ``"MF"``, ``"LightGCN"``, a loss in Table 4.4, a
+        template ``"|M_u|={size}"`` in Table 4.5).
+    key : tuple or None
+        The run key of the runs that fill it (None: not run).
+    variant : str
+        The reading (default ``"-"``: the thesis's text).
+    family : str, optional
+        An entry of :data:`FAMILIES` that expands the row by an option (default None: the row as
+        it stands).
     """
 
     method: str
@@ -292,7 +304,18 @@ def plan(
 
 
 def method_names(tables: Sequence[str] = TABLES) -> list[str]:
-    """The method names ``--methods`` accepts for ``tables`` (case-insensitive), in plan order."""
+    """The method names ``--methods`` accepts.
+
+    Parameters
+    ----------
+    tables : sequence of str
+        Tables among :data:`TABLES` (default: all).
+
+    Returns
+    -------
+    list of str
+        The methods of their rows (case-insensitive on input), in plan order.
+    """
     return list(dict.fromkeys(r[1] for r in plan(tables, None, DEFAULT_BNS_SIZES)))
 
 
@@ -355,6 +378,16 @@ DEFAULT_EPOCHS = {"sgd": 100, "mf": 200, "lightgcn": 100}
 
 def default_epochs(key: tuple) -> int:
     """The thesis's epochs of a run key's trainer (:data:`DEFAULT_EPOCHS`).
+
+    Parameters
+    ----------
+    key : tuple
+        A run key (its first item names the trainer: ``"sgd"``, ``"mf"`` or ``"lightgcn"``).
+
+    Returns
+    -------
+    int
+        100, 200 or 100.
 
     Examples
     --------

@@ -186,7 +186,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--estimate",
         action="store_true",
         help="run nothing: time one epoch of each distinct run of the plan on the data and print runs x epochs x "
-        "seconds per epoch, the total core-hours and that total over --jobs workers",
+        "seconds per epoch, the total core-hours and that total over --jobs workers (default: off, run the plan)",
     )
     p.add_argument(
         "--quick",
@@ -201,15 +201,15 @@ def _add_data_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--train",
         default=None,
-        help="training interactions: CSV user,item[,rating], MovieLens u.data or ratings.dat, Yahoo!-R3 (or give --data)",
+        help="training interactions: CSV user,item[,rating], MovieLens u.data or ratings.dat, Yahoo!-R3 (default: none; give --train and --test, or --data)",
     )
-    p.add_argument("--test", default=None, help="test interactions, same format; ids are matched to --train's")
+    p.add_argument("--test", default=None, help="test interactions, same format; ids are matched to --train's (default: none)")
     p.add_argument(
         "--data",
         default=None,
         metavar="DIR",
         help="instead of --train/--test: the --dataset's files as distributed (a folder; for ml-1m also ratings.dat "
-        "itself), split as the thesis states (negtheory.recsys.datasets.thesis_split; written to OUT/splits/)",
+        "itself), split as the thesis states (negtheory.recsys.datasets.thesis_split; written to OUT/splits/; default: none)",
     )
     p.add_argument("--split-seed", type=integer(0), default=0, help="seed of the random 80/20 split of --data (default: 0)")
     add_format_argument(p)
@@ -476,7 +476,13 @@ class TableOptions:
     tune_seed: int = 0
 
     def rows(self) -> list[tuple[str, str, str, str, tuple | None]]:
-        """The plan of these options (:func:`plan`)."""
+        """The rows these options select.
+
+        Returns
+        -------
+        list of tuple
+            ``(table, method, setting, variant, run_key)`` per row (:func:`plan`).
+        """
         return plan(self.tables, self.methods, self.bns_sizes, self.bns_variants, self.srns_variants, self.models,
                     self.lightgcn_variants, bns2_warm=self.bns2_warm, occupation=self.user_file is not None)  # fmt: skip
 
@@ -581,7 +587,10 @@ def run_tables(
         What to run (default ``TableOptions()``: every table, MF, 3 seeds). The form before
         issue 32 — ``tables`` here, then ``methods, seeds, epochs, ...`` positionally or
         ``name=value`` for any field of :class:`TableOptions` — still works, with a
-        DeprecationWarning (``*legacy`` and ``**legacy_options`` hold only those).
+        DeprecationWarning.
+    *legacy : object
+        Only for the call before issue 32: ``methods, seeds, epochs, protocol, valid_fraction,
+        bns_sizes, eval_every, jobs, progress, cache_dir`` after ``tables``.
     jobs : int
         Worker processes (default 1: runs one after the other, with epoch bars).
     progress : bool
@@ -597,6 +606,9 @@ def run_tables(
     tuning_records : list, optional
         If given, one dict per (method, variant, candidate) of the searches is appended
         (:func:`negtheory.reproduce.thesis_tuning.tune_rows`).
+    **legacy_options : object
+        Only for the call before issue 32: fields of :class:`TableOptions` by name (with a
+        DeprecationWarning; an unknown name raises TypeError).
 
     Returns
     -------
@@ -804,7 +816,19 @@ def _print_estimate(df: pd.DataFrame) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``negtheory reproduce thesis-tables``: the plan of the options through the engine, then the report (exit code 0)."""
+    """``negtheory reproduce thesis-tables``: the plan of the options through the engine, then the report.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The data (``--train`` / ``--test`` or ``--data``), the rows (``--tables``, ``--methods``, ...), where they run
+        and ``--estimate``: :func:`add_arguments`.
+
+    Returns
+    -------
+    int
+        0 after the report (or the estimate) is written; a bad option raises CommandError.
+    """
     quick = bool(getattr(args, "quick", False))
     if quick:
         _apply_quick(args)

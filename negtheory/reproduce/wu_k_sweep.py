@@ -266,7 +266,18 @@ def sweep(
 
 
 def run(args: argparse.Namespace) -> int:
-    """``negtheory reproduce wu-k-sweep``: the sweep through the engine, then the CSV, table and figure (exit code 0)."""
+    """``negtheory reproduce wu-k-sweep``: the sweep through the engine, then the CSV, table and figure.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``--train``, ``--test``, ``--ks``, ``--seeds``, ``--epochs`` and the rest of :func:`add_arguments`.
+
+    Returns
+    -------
+    int
+        0 once ``wu_k_sweep.csv`` / ``.md`` / ``.png`` are written; a bad option raises.
+    """
     from matplotlib.figure import Figure
     from scipy import stats
 
