@@ -18,12 +18,21 @@ from negtheory import relaxed_softmax as rs
 from negtheory import sampling
 from negtheory import thresholds as th
 from negtheory._deprecation import renamed_keyword
+from negtheory._docstrings import docstring
 from negtheory._rng import int_seed
 from negtheory._typing import RNGLike
 from negtheory.figures import new_figure
 
+# the end of the rng parameter every seeded figure documents, written once (see negtheory._docstrings)
+_RNG_TAIL = "63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG."
+_doc = docstring(
+    rng_tail=_RNG_TAIL,
+    rng_tail_two_panels=f"    {_RNG_TAIL}\n\nReturns\n-------\nmatplotlib.figure.Figure\n    Two panels, not attached to pyplot.",
+)
+
 
 @renamed_keyword("seed", "rng")
+@_doc
 def fig_entropy_temperature(k: int = 64, steps: int = 80, rng: RNGLike = 0):
     r"""Entropy of the negative softmax against tau, and the adaptive-temperature controller.
 
@@ -44,12 +53,7 @@ def fig_entropy_temperature(k: int = 64, steps: int = 80, rng: RNGLike = 0):
         Training steps simulated for the controller (default 80).
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the figure's random numbers (default 0; an int is used as is, otherwise one
-        63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Two panels, not attached to pyplot.
+    %(rng_tail_two_panels)s
     """
     seed = int_seed("rng", rng)  # figures draw from integer seeds (e.g. seed + k)
     fig, (ax1, ax2) = new_figure(1, 2, width=12.0, height=4.4)
@@ -123,6 +127,7 @@ def _search_comparisons(cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 @renamed_keyword("seed", "rng")
+@_doc
 def fig_alias_vs_inverse_cdf(
     counts=(500, 320, 180, 120, 75, 40, 22, 9, 4, 0, 1), draws=100_000,
     sizes=(10, 100, 1_000, 10_000, 100_000, 1_000_000), rng: RNGLike = 0,
@@ -147,7 +152,7 @@ def fig_alias_vs_inverse_cdf(
         Numbers of items n at which the comparisons of the binary search are counted.
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the figure's random numbers (default 0; an int is used as is, otherwise one
-        63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG.
+        %(rng_tail)s
 
     Returns
     -------
@@ -202,6 +207,7 @@ def fig_alias_vs_inverse_cdf(
 
 
 @renamed_keyword("seed", "rng")
+@_doc
 def fig_boltzmann_temperature(context: int = 625, n_components: int = 50, rng: RNGLike = 0):
     r"""B(G, D, T) of Tanielian & Vasile (Relaxed Softmax) eq. 8 on the mixture task, and its spread against T.
 
@@ -221,12 +227,7 @@ def fig_boltzmann_temperature(context: int = 625, n_components: int = 50, rng: R
         Number of Gaussian components of the mixture (default 50, the paper's Fig. 2).
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the mixture's components (default 0; an int is used as is, otherwise one
-        63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Two panels, not attached to pyplot.
+    %(rng_tail_two_panels)s
     """
     seed = int_seed("rng", rng)  # figures draw from integer seeds (e.g. seed + k)
     task = rs.MixtureOfGaussiansTask(n_components, rng=seed)
@@ -263,10 +264,7 @@ def fig_boltzmann_temperature(context: int = 625, n_components: int = 50, rng: R
         nz = h_inf[h_inf > 0]
         ax2.axhline(math.exp(-np.sum(nz * np.log(nz))), color=color, ls=":", lw=1)
     ax2.axvline(1.0, color="0.6", lw=1)
-    ax2.set_xscale("log")
-    ax2.set_yscale("log")
-    ax2.set_xlabel("temperature T")
-    ax2.set_ylabel("effective number of items exp(H(B))")
+    ax2.set(xscale="log", yscale="log", xlabel="temperature T", ylabel="effective number of items exp(H(B))")
     ax2.set_title("T -> 0: point mass on argmax G;  T -> inf (dotted): D", fontsize=9.5)
     ax2.legend(fontsize=8)
     fig.suptitle("Boltzmann negative sampling B(G, D, T), Tanielian & Vasile eq. 8, on the 2-D mixture task (G = ln P_i)")
@@ -274,6 +272,7 @@ def fig_boltzmann_temperature(context: int = 625, n_components: int = 50, rng: R
 
 
 @renamed_keyword("seed", "rng")
+@_doc
 def fig_mixture_dataset(components=(10, 50, 90), rng: RNGLike = 0, context: int = 625):
     """The discretised 2-D mixture-of-Gaussians joint law P(i, j) on 1000 x 1000 (Tanielian & Vasile, §3.2.1).
 
@@ -284,7 +283,7 @@ def fig_mixture_dataset(components=(10, 50, 90), rng: RNGLike = 0, context: int 
         Fig. 5 data sets).
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the mixtures' components (default 0; an int is used as is, otherwise one
-        63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG.
+        %(rng_tail)s
     context : int
         The context i marked by a dashed line (default 625, the Boltzmann figure's).
 
@@ -363,6 +362,7 @@ def fig_infonce_margin(beta: float = 0.2, k: int = 100, taus=(0.05, 0.2)):
 
 
 @renamed_keyword("seed", "rng")
+@_doc
 def fig_threshold_selection(rng: RNGLike = 0):
     """Scores rebuilt from Tables I-II of the threshold-selection note and the thresholds chosen from the table grids.
 
@@ -374,7 +374,7 @@ def fig_threshold_selection(rng: RNGLike = 0):
     ----------
     rng : None, int, SeedSequence or numpy.random.Generator
         Seed of the rebuilt scores (default 0; an int is used as is, otherwise one
-        63-bit draw; ``seed``: deprecated since 0.1, removed in 0.2): the same ``rng`` draws the same PNG.
+        %(rng_tail)s
 
     Returns
     -------

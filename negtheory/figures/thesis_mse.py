@@ -10,8 +10,23 @@ from __future__ import annotations
 import functools
 import os
 
+from negtheory._docstrings import docstring
 from negtheory.figures import new_figure
 from negtheory.studies import mse_study
+
+# the parameter the figures share, written once (see negtheory._docstrings)
+_doc = docstring(
+    anchors_param="""
+        Parameters
+        ----------
+        n_anchors : int, optional
+            Anchors M per point of each sweep (default None: 1000, or 100 000 with the environment
+            variable ``NEGTHEORY_FULL=1``).
+
+        Returns
+        -------
+        matplotlib.figure.Figure""",
+)
 
 SWEEPS = {
     "alpha": [0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
@@ -129,18 +144,11 @@ def fig_study(df, vary: str):
     return fig
 
 
+@_doc
 def fig_mse(n_anchors: int | None = None):
     """Fig. 6.9: MSE of the estimators of the true-negative mean against each parameter (HCL left out, as in the thesis).
 
-    Parameters
-    ----------
-    n_anchors : int, optional
-        Anchors M per point of each sweep (default None: 1000, or 100 000 with the environment
-        variable ``NEGTHEORY_FULL=1``).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
+    %(anchors_param)s
         Six panels, one per sweep of :data:`SWEEPS`, not attached to pyplot.
     """
     n_anchors = n_anchors or _default_anchors()
@@ -158,18 +166,11 @@ def fig_mse(n_anchors: int | None = None):
     return fig
 
 
+@_doc
 def fig_means(n_anchors: int | None = None):
     """Fig. 6.10: mean of each estimator against the truth (gamma, alpha), and BCL's relative bias against N.
 
-    Parameters
-    ----------
-    n_anchors : int, optional
-        Anchors M per point of each sweep (default None: 1000, or 100 000 with the environment
-        variable ``NEGTHEORY_FULL=1``).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
+    %(anchors_param)s
         Three panels, not attached to pyplot.
     """
     n_anchors = n_anchors or _default_anchors()
