@@ -27,6 +27,7 @@ import numba
 import numpy as np
 from scipy.special import expit
 
+from ._docstrings import docstring
 from ._validation import as_float_array, broadcast, check_range, flag, real_array, real_scalar, scalar_or_array
 from .dists import _quad_root_np
 
@@ -52,6 +53,27 @@ __all__ = [
     "tnr",
     "informativeness",
 ]
+
+# the documentation the estimators share, written once (see negtheory._docstrings)
+_doc = docstring(
+    scores_alpha_params=r"""
+        Parameters
+        ----------
+        scores : array_like, shape (..., N)
+            Unlabeled scores :math:`\hat x` of each anchor (last axis).
+        alpha : float
+            Encoder quality :math:`P(x^- < x^+)` in [1/2, 1].""",
+    scores_param=r"""
+        Parameters
+        ----------
+        scores : array_like, shape (..., N)
+            Unlabeled scores :math:`\hat x` of each anchor (last axis).""",
+    estimate_returns="""
+        Returns
+        -------
+        float or ndarray
+            The estimate per anchor, shape (...) (a float for one anchor).""",
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -229,6 +251,7 @@ def _phi_from_un(u, alpha, tau_plus):
     return _quad_root_np(b, a, u)  # b^2 + 4 a u >= (b - 2)^2 >= 0 on [0, 1] since a + b = 1
 
 
+@_doc
 def bcl_weights(scores: ArrayLike, alpha: ArrayLike, beta: ArrayLike, tau_plus: ArrayLike) -> FloatArray:
     r"""BCL importance weights omega of each unlabeled score (thesis eq. 6.24-6.26, 6.29-6.30).
 
@@ -241,12 +264,7 @@ def bcl_weights(scores: ArrayLike, alpha: ArrayLike, beta: ArrayLike, tau_plus: 
     unlabeled scores (eq. 6.30, itself included, over N) through the stable root of eq. 6.29
     (:func:`cdf_from_unlabeled`). The parent density cancels, so no parametric form is assumed.
 
-    Parameters
-    ----------
-    scores : array_like, shape (..., N)
-        Unlabeled scores :math:`\hat x` of each anchor (last axis).
-    alpha : float
-        Encoder quality :math:`P(x^- < x^+)` in [1/2, 1].
+    %(scores_alpha_params)s
     beta : float
         Hardness level in [0, 1]; 1/2 gives :math:`\omega = P(TN \mid \hat x) / \tau^-` (Theorem 6.1).
     tau_plus : float
@@ -295,6 +313,7 @@ def _omega_of_ecdf(u, alpha, beta, tau_plus):
 # --------------------------------------------------------------------------------------------
 # estimators of the true-negative mean (§6.6.1)
 # --------------------------------------------------------------------------------------------
+@_doc
 def theta_sup(scores: ArrayLike, is_true_negative: ArrayLike) -> FloatOrArray:
     r"""Supervised reference: the mean of the true-negative scores of each anchor (thesis eq. 6.45).
 
@@ -303,10 +322,7 @@ def theta_sup(scores: ArrayLike, is_true_negative: ArrayLike) -> FloatOrArray:
     An anchor whose N scores hold no true negative has no defined truth: NaN is returned for it
     (with N = 64 and tau^+ = 0.1 this happens with probability 1e-64).
 
-    Parameters
-    ----------
-    scores : array_like, shape (..., N)
-        Unlabeled scores :math:`\hat x` of each anchor (last axis).
+    %(scores_param)s
     is_true_negative : array_like of bool, shape (..., N)
         The indicator :math:`I(\hat x_i)`: True for a true negative, False for a false negative.
 
@@ -335,15 +351,13 @@ def theta_sup(scores: ArrayLike, is_true_negative: ArrayLike) -> FloatOrArray:
     return scalar_or_array(np.asarray(out))
 
 
+@_doc
 def theta_biased(scores: ArrayLike) -> FloatOrArray:
     r"""Biased InfoNCE estimator: the mean of all N unlabeled scores (thesis eq. 6.46).
 
     .. math:: \hat\theta_{BIASED} = \frac{1}{N}\sum_{i=1}^N \hat x_i
 
-    Parameters
-    ----------
-    scores : array_like, shape (..., N)
-        Unlabeled scores :math:`\hat x` of each anchor (last axis).
+    %(scores_param)s
 
     Returns
     -------
@@ -384,15 +398,13 @@ def _apply_floor(theta, floor):
     return np.maximum(theta, f)
 
 
+@_doc
 def theta_dcl(scores: ArrayLike, positives: ArrayLike, tau_plus: ArrayLike, floor: float | None = None) -> FloatOrArray:
     r"""Debiased contrastive (DCL) estimator of the true-negative mean (thesis eq. 6.47).
 
     .. math:: \hat\theta_{DCL} = \frac{1}{N\tau^-}\Big(\sum_i \hat x_i - N\tau^+ \frac{1}{K}\sum_j \hat x_j^+\Big)
 
-    Parameters
-    ----------
-    scores : array_like, shape (..., N)
-        Unlabeled scores :math:`\hat x` of each anchor (last axis).
+    %(scores_param)s
     positives : array_like, shape (..., K) or (...)
         K extra positive scores per anchor (the thesis's numerical study), or the anchor's own
         positive score (the released DCL code; shape of the leading axes).
@@ -422,6 +434,7 @@ def theta_dcl(scores: ArrayLike, positives: ArrayLike, tau_plus: ArrayLike, floo
     return scalar_or_array(np.asarray(_apply_floor(theta, floor)))
 
 
+@_doc
 def theta_hcl(
     scores: ArrayLike, positives: ArrayLike, tau_plus: ArrayLike, beta: float, floor: float | None = None
 ) -> FloatOrArray:
@@ -450,10 +463,7 @@ def theta_hcl(
     floor : float, optional
         Lower clamp of the estimate, as in :func:`theta_dcl` (default ``None``: no clamp).
 
-    Returns
-    -------
-    float or ndarray
-        The estimate per anchor, shape (...) (a float for one anchor).
+    %(estimate_returns)s
 
     Examples
     --------
@@ -478,6 +488,7 @@ def theta_hcl(
     return scalar_or_array(np.asarray(_apply_floor(theta, floor)))
 
 
+@_doc
 def theta_bcl(scores: ArrayLike, alpha: ArrayLike, beta: ArrayLike, tau_plus: ArrayLike, normalize: bool = False) -> FloatOrArray:
     r"""Bayesian contrastive (BCL) estimator of the true-negative mean (thesis eq. 6.48).
 
@@ -487,12 +498,7 @@ def theta_bcl(scores: ArrayLike, alpha: ArrayLike, beta: ArrayLike, tau_plus: Ar
     the self-normalised form used by the released numerical code. omega from
     :func:`bcl_weights`.
 
-    Parameters
-    ----------
-    scores : array_like, shape (..., N)
-        Unlabeled scores :math:`\hat x` of each anchor (last axis).
-    alpha : float
-        Encoder quality :math:`P(x^- < x^+)` in [1/2, 1].
+    %(scores_alpha_params)s
     beta : float
         Hardness level in [0, 1] (the thesis's study uses 1/2).
     tau_plus : float
@@ -501,10 +507,7 @@ def theta_bcl(scores: ArrayLike, alpha: ArrayLike, beta: ArrayLike, tau_plus: Ar
         False: eq. 6.48, (1/N) sum omega_i x_i; True: the self-normalised mean
         sum omega_i x_i / sum omega_i.
 
-    Returns
-    -------
-    float or ndarray
-        The estimate per anchor, shape (...) (a float for one anchor).
+    %(estimate_returns)s
 
     Notes
     -----
