@@ -13,9 +13,13 @@ import json
 import math
 import sys
 import warnings
+from typing import TYPE_CHECKING, Any
 
 from .._cli_common import CommandError, committed_dir, default_output, input_file, output_dir
 from .._deprecation import deprecated_message
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["_cmd_train", "_cmd_train_split", "_cmd_experiments", "_check_finite"]
 
@@ -84,7 +88,7 @@ def _split_specs(args: argparse.Namespace, sgd: bool, sampler: str, has_valid: b
 
     ks = tuple(args.topk)
     if sgd:  # thesis ch. 4: BPR-MF by batch-1 SGD, lr 0.01, reg 0.01, 100 epochs
-        samplers = {"rns": S.RNS, "pns": S.PNS, "dns": lambda: S.DNS(candidates=args.candidates), "aobpr": S.AOBPR,
+        samplers: dict[str, Callable[[], Any]] = {"rns": S.RNS, "pns": S.PNS, "dns": lambda: S.DNS(candidates=args.candidates), "aobpr": S.AOBPR,
                     "srns": S.SRNS, "bns": lambda: S.BNS(candidates=args.candidates, lam=args.lam, prior=args.prior)}  # fmt: skip
         return "sgd", dict(
             model=S.MF(dim=args.dim), loss=S.BPR(), sampler=samplers[sampler](),

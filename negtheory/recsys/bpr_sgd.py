@@ -581,7 +581,7 @@ def fit_bpr_sgd(
     n_negatives, bns_f_sample, (fn_level, tn_level) = _check_legacy_choices(sampler, prior, loss, n_negatives, ecdf, bns_f_sample,
                                                                              oracle_levels)  # fmt: skip
     warm_rns_epochs = int_scalar("warm_rns_epochs", warm_rns_epochs, 0)
-    srns = dict(memory=int_scalar("srns_memory", srns_memory, 1), candidates=int_scalar("srns_candidates", srns_candidates, 0),
+    srns = SRNS(memory=int_scalar("srns_memory", srns_memory, 1), candidates=int_scalar("srns_candidates", srns_candidates, 0),
                 alpha=real_scalar("srns_alpha", srns_alpha, 0.0),
                 warmup=real_scalar("srns_warmup", srns_warmup, 0.0, lo_open=True),
                 tau=real_scalar("srns_tau", srns_tau, 0.0, lo_open=True), window=int_scalar("srns_window", srns_window, 1))  # fmt: skip
@@ -608,7 +608,7 @@ def fit_bpr_sgd(
         "rns": RNS(), "pns": PNS(power=pns_power), "dns": DNS(candidates=candidates), "aobpr": AOBPR(rank_scale=rank_scale),
         "bns": BNS(candidates=candidates, lam=lam, prior=prior if prior_arr is None else prior_arr, oracle_levels=(fn_level, tn_level), ecdf=ecdf,
                    f_sample=bns_f_sample, lam_schedule=None if lams is None else tuple(lams), warm_rns_epochs=warm_rns_epochs),
-        "srns": SRNS(**srns),
+        "srns": srns,
     }[sampler]  # fmt: skip
     if sampler != "bns" and (lams is not None or warm_rns_epochs):
         # the kernel applies lam_schedule / warm_rns_epochs to any sampler: kept for the old keyword

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
+from dataclasses import fields as _dc_fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -55,19 +56,13 @@ __all__ = [
     "spec_from_json",
 ]
 
-#: kind tag -> spec class (filled by the decorator below)
+#: kind tag -> spec class (filled by Spec.__init_subclass__)
 _REGISTRY: dict[str, type[Spec]] = {}
 
 
-def _spec(cls):
-    """Frozen dataclass, registered under its class name for :func:`spec_from_dict`.
-
-    ``eq=False``: equality and hashing go through :meth:`Spec.to_dict`, which also covers a BNS
-    prior given as an array (a dataclass's own ``==`` on an ndarray field is ambiguous).
-    """
-    cls = dataclass(frozen=True, eq=False)(cls)
-    _REGISTRY[cls.__name__] = cls
-    return cls
+def fields(spec: Any) -> tuple[dataclasses.Field, ...]:
+    """The dataclass fields of a spec (instance or class)."""
+    return _dc_fields(spec)
 
 
 def _plain(value: Any) -> Any:
@@ -80,10 +75,21 @@ def _plain(value: Any) -> Any:
 
 
 class Spec:
-    """Base of the specs: dict / JSON round trip and value equality."""
+    """Base of the specs: dict / JSON round trip and value equality.
+
+    Each spec is a ``dataclass(frozen=True, eq=False)``: equality and hashing go through
+    :meth:`to_dict`, which also covers a BNS prior given as an array (a dataclass's own ``==`` on
+    an ndarray field is ambiguous). Public subclasses are registered under their class name, the
+    ``"kind"`` tag of :func:`spec_from_dict`.
+    """
 
     #: the role of the spec ("model", "loss", "sampler", "optimizer", "evaluation")
     role: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not cls.__name__.startswith("_"):
+            _REGISTRY[cls.__name__] = cls
 
     def _set(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)  # frozen: normalised values are written once, in __post_init__
@@ -150,10 +156,11 @@ class Spec:
         Spec
             The new spec.
         """
-        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
+        spec: Any = self  # every Spec subclass is a dataclass
+        return dataclasses.replace(spec, **changes)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
+        return isinstance(other, Spec) and type(other) is type(self) and self.to_dict() == other.to_dict()
 
     def __hash__(self) -> int:
         return hash(self.to_json())
@@ -225,7 +232,7 @@ def spec_from_json(text: str) -> Spec:
 # ------------------------------------------------------------------------------------------
 # models
 # ------------------------------------------------------------------------------------------
-@_spec
+@dataclass(frozen=True, eq=False)
 class MF(Spec):
     """Matrix factorisation x_ui = <w_u, h_i> (thesis §4.5.1.2, d = 32).
 
@@ -255,7 +262,7 @@ class MF(Spec):
             self._real("init_std", 0.0, lo_open=True)
 
 
-@_spec
+@dataclass(frozen=True, eq=False)
 class LightGCN(Spec):
     """LightGCN (He et al., SIGIR 2020) as the thesis trains it (§4.5.1.2: d = 32, one layer).
 
@@ -302,7 +309,7 @@ class _Loss(Spec):
             self._real("tau_plus", 0.0, 1.0, lo_open=True, hi_open=True)
 
 
-@_spec
+@dataclass(frozen=True, eq=False)
 class BPR(_Loss):
     r"""BPR, :math:`-\ln\sigma(x_{ui} - x_{uj})` on one negative (thesis eq. 4.1).
 
@@ -329,7 +336,7 @@ class BPR(_Loss):
         return 1
 
 
-@_spec
+@dataclass(frozen=True, eq=False)
 class BCE(_Loss):
     r"""Binary cross-entropy :math:`-\ln\sigma(x_{ui}) - \sum_k \ln(1 - \sigma(x_{uj_k}))` (thesis Table 4.4).
 
@@ -351,7 +358,7 @@ class BCE(_Loss):
         self._common()
 
 
-@_spec
+@dataclass(frozen=True, eq=False)
 class InfoNCE(_Loss):
     """InfoNCE over N negatives (thesis eq. 6.46; Table 4.4 with N = 2 on batch-1 SGD).
 
@@ -376,7 +383,7 @@ class InfoNCE(_Loss):
         self._common()
 
 
-@_spec
+@dataclass(frozen=True, eq=False)
 class DCL(_Loss):
     """Debiased contrastive loss (thesis eq. 6.47) with M extra positives (released code).
 
@@ -405,7 +412,7 @@ class DCL(_Loss):
         self._common()
 
 
-@_spec
+@dataclass(frozen=True, eq=False)
 class HCL(_Loss):
     """Hard contrastive loss (Robinson et al.'s reweighting of DCL, thesis §6.5) with M extra positives.
 
@@ -438,7 +445,7 @@ class HCL(_Loss):
         self._real("beta", 0.0)
 
 
-@_spec
+@dataclass(frozen=True, eq=False)
 class DPL(_Loss):
     """Debiased pairwise loss (thesis eq. 5.17-5.18) with M extra positives.
 
@@ -471,7 +478,7 @@ class DPL(_Loss):
         self._real("eps", 0.0, 1.0, lo_open=True)
 
 
-@_spec
+@dataclass(frozen=True, eq=False)
 class BCL(_Loss):
     """Bayesian contrastive loss (thesis eq. 6.31 with the estimator of eq. 6.48).
 
@@ -565,7 +572,7 @@ def _block(scores, users: np.ndarray, items: np.ndarray) -> np.ndarray:
     return np.asarray(scores)[users[:, None], items]
 
 
-@_spec
+@dataclass(frozen=True, eq=False)
 class RNS(_Sampler):
     """Uniform negatives among the user's non-interacted items (RNS, thesis §4.5.1.2).
 
@@ -585,7 +592,7 @@ class RNS(_Sampler):
         return sample_uninteracted(users, n, data.train_csr(), rng, n_items=data.n_items)
 
 
-@_spec
+@dataclass(frozen=True, eq=False)
 class PNS(_Sampler):
     """Negatives ∝ pop_j^power among the user's non-interacted items (PNS, thesis §4.5.1.2).
 
@@ -612,7 +619,7 @@ class PNS(_Sampler):
         return sample_popular(users, n, data.train_csr(), data.item_counts(), rng, self.power, n_items=data.n_items)
 
 
-@_spec
+@dataclass(frozen=True, eq=False)
 class DNS(_Sampler):
     """Each negative the highest-scored of ``candidates`` uniform non-interacted items (DNS, Zhang et al. 2013; thesis §4.5.1.2).
 
@@ -650,7 +657,7 @@ class DNS(_Sampler):
 _PRIORS = ("popularity", "oracle", "uniform")
 
 
-@_spec
+@dataclass(frozen=True, eq=False)
 class BNS(_Sampler):
     r"""Bayesian negative sampling: the candidate of least risk (thesis eq. 4.26, 4.14-4.16).
 
@@ -686,10 +693,10 @@ class BNS(_Sampler):
     candidates: int = 5
     lam: float = 5.0
     prior: Any = "popularity"
-    oracle_levels: tuple[float, float] = (0.64, 0.04)
+    oracle_levels: Sequence[float] = (0.64, 0.04)
     ecdf: str = "negatives"
     f_sample: int | None = None
-    lam_schedule: tuple[float, ...] | None = None
+    lam_schedule: Sequence[float] | None = None
     warm_rns_epochs: int = 0
 
     def __post_init__(self):
@@ -746,7 +753,7 @@ class BNS(_Sampler):
         return cand[rows, pick][:, None]
 
 
-@_spec
+@dataclass(frozen=True, eq=False)
 class AOBPR(_Sampler):
     """AOBPR (Rendle & Freudenthaler 2014; thesis §4.5.1.2): the negative of a geometric rank, exact ranks.
 
@@ -769,7 +776,7 @@ class AOBPR(_Sampler):
             self._real("rank_scale", 0.0, lo_open=True)
 
 
-@_spec
+@dataclass(frozen=True, eq=False)
 class SRNS(_Sampler):
     """SRNS (Ding et al., NeurIPS 2020; thesis §4.5.1.2), the released run script's settings as defaults.
 
@@ -816,6 +823,7 @@ class SRNS(_Sampler):
 # ------------------------------------------------------------------------------------------
 class _Optimizer(Spec):
     role: ClassVar[str] = "optimizer"
+    milestones: Sequence[int]
 
     def _common(self) -> None:
         self._real("lr", 0.0, lo_open=True)
@@ -829,7 +837,7 @@ class _Optimizer(Spec):
         self._choice("penalty", ("weight_decay", "batch"))
 
 
-@_spec
+@dataclass(frozen=True, eq=False)
 class SGD(_Optimizer):
     r"""Stochastic gradient descent; batch 1 with MF is the thesis's BPR-MF of ch. 4 (§4.5.1.2).
 
@@ -861,7 +869,7 @@ class SGD(_Optimizer):
     lr: float = 0.01
     weight_decay: float = 0.01
     batch_size: int = 1
-    milestones: tuple[int, ...] = ()
+    milestones: Sequence[int] = ()
     gamma: float = 0.1
     penalty: str = "weight_decay"
     shuffle: str = "epoch"
@@ -871,7 +879,7 @@ class SGD(_Optimizer):
         self._choice("shuffle", ("epoch", "once"))
 
 
-@_spec
+@dataclass(frozen=True, eq=False)
 class Adam(_Optimizer):
     """Adam on mini-batches (the released code of thesis ch. 5-6: lr 1e-3, weight decay 1e-5, batch 1024).
 
@@ -900,7 +908,7 @@ class Adam(_Optimizer):
     lr: float = 1e-3
     weight_decay: float = 1e-5
     batch_size: int = 1024
-    milestones: tuple[int, ...] = ()
+    milestones: Sequence[int] = ()
     gamma: float = 0.1
     penalty: str = "weight_decay"
 
@@ -911,7 +919,7 @@ class Adam(_Optimizer):
 # ------------------------------------------------------------------------------------------
 # evaluation
 # ------------------------------------------------------------------------------------------
-@_spec
+@dataclass(frozen=True, eq=False)
 class Evaluation(Spec):
     """When and how a run is ranked (Precision / Recall / NDCG@k, thesis §4.5.1.1).
 
@@ -938,7 +946,7 @@ class Evaluation(Spec):
 
     role: ClassVar[str] = "evaluation"
     every: int = 1
-    ks: tuple[int, ...] = (5, 10, 20)
+    ks: Sequence[int] = (5, 10, 20)
     on: str | None = None
     monitor: str | None = None
     patience: int | None = None
