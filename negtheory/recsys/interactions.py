@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._deprecation import renamed_keyword
+from .._docstrings import docstring
 from .._rng import int_seed
 from .._validation import real_scalar
 
@@ -45,6 +46,27 @@ if TYPE_CHECKING:
     from .._typing import IntArray, InteractionSource, RNGLike
 
 __all__ = ["Interactions", "FORMATS", "read_interactions", "load_split", "split_interactions", "load_movielens_dir"]
+
+# the Returns of the CSR and mask views of the three parts of a split, written once (see negtheory._docstrings)
+_CSR_RETURNS = """
+Returns
+-------
+indptr : ndarray of int64, shape (n_users + 1,)
+    Row pointers: user u's items are ``indices[indptr[u]:indptr[u + 1]]``.
+indices : ndarray of int64, shape (n_{part},)
+    Item indices, ascending within each user."""
+_MASK_RETURNS = """
+Returns
+-------
+ndarray of bool, shape (n_users, n_items)
+    True at the pairs of ``{part}``."""
+_doc = docstring(
+    {
+        f"{kind}_returns_{part}": text.format(part=part)
+        for kind, text in (("csr", _CSR_RETURNS), ("mask", _MASK_RETURNS))
+        for part in ("train", "valid", "test")
+    }
+)
 
 #: values of ``format``: ``"auto"`` recognises the others from the file's content
 FORMATS = ("auto", "csv", "movielens-1m", "yahoo-r3", "lightgcn")
@@ -406,6 +428,7 @@ def read_interactions(path: str | os.PathLike[str], min_rating: float | None = N
     return out
 
 
+@_doc
 @dataclass(frozen=True)
 class Interactions:
     """An implicit-feedback data set: (user, item) index pairs in train / validation / test.
@@ -460,36 +483,21 @@ class Interactions:
     def train_csr(self) -> tuple[IntArray, IntArray]:
         """Each user's training items in compressed sparse row form, sorted (for membership tests).
 
-        Returns
-        -------
-        indptr : ndarray of int64, shape (n_users + 1,)
-            Row pointers: user u's items are ``indices[indptr[u]:indptr[u + 1]]``.
-        indices : ndarray of int64, shape (n_train,)
-            Item indices, ascending within each user.
+        %(csr_returns_train)s
         """
         return _csr(self.train, self.n_users)
 
     def valid_csr(self) -> tuple[IntArray, IntArray]:
         """Each user's validation items in compressed sparse row form (as :meth:`train_csr`).
 
-        Returns
-        -------
-        indptr : ndarray of int64, shape (n_users + 1,)
-            Row pointers: user u's items are ``indices[indptr[u]:indptr[u + 1]]``.
-        indices : ndarray of int64, shape (n_valid,)
-            Item indices, ascending within each user.
+        %(csr_returns_valid)s
         """
         return _csr(self.valid, self.n_users)
 
     def test_csr(self) -> tuple[IntArray, IntArray]:
-        """Each user's test items in compressed sparse row form (as :meth:`train_csr`).
+        """The test items of each user in compressed sparse row form, as :meth:`train_csr` gives the training ones.
 
-        Returns
-        -------
-        indptr : ndarray of int64, shape (n_users + 1,)
-            Row pointers: user u's items are ``indices[indptr[u]:indptr[u + 1]]``.
-        indices : ndarray of int64, shape (n_test,)
-            Item indices, ascending within each user.
+        %(csr_returns_test)s
         """
         return _csr(self.test, self.n_users)
 
@@ -499,30 +507,21 @@ class Interactions:
         For small data and tests: the trainers and the evaluation use :meth:`train_csr` (memory
         proportional to the interactions, not to n_users x n_items).
 
-        Returns
-        -------
-        ndarray of bool, shape (n_users, n_items)
-            True at the pairs of ``train``.
+        %(mask_returns_train)s
         """
         return _mask(self.train, self.n_users, self.n_items)
 
     def test_mask(self) -> np.ndarray:
         """Dense boolean matrix [n_users, n_items], True at test interactions.
 
-        Returns
-        -------
-        ndarray of bool, shape (n_users, n_items)
-            True at the pairs of ``test``.
+        %(mask_returns_test)s
         """
         return _mask(self.test, self.n_users, self.n_items)
 
     def valid_mask(self) -> np.ndarray:
         """Dense boolean matrix [n_users, n_items], True at validation interactions.
 
-        Returns
-        -------
-        ndarray of bool, shape (n_users, n_items)
-            True at the pairs of ``valid``.
+        %(mask_returns_valid)s
         """
         return _mask(self.valid, self.n_users, self.n_items)
 
