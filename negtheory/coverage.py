@@ -1,6 +1,6 @@
 r"""How many negatives: the chance that K draws cover a hard region (textbook chapter, *Number of Negatives*).
 
-Part of the mechanics of the negative-sampling textbook chapter; :mod:`negtheory.mechanics` re-exports every name.
+:mod:`negtheory.mechanics` re-exports every name of this part of the textbook chapter's mechanics.
 """
 
 from __future__ import annotations
@@ -9,19 +9,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._validation import (
-    broadcast,
-    real_array,
-    scalar_or_array,
-)
+from ._validation import broadcast, real_array, scalar_or_array
 
 if TYPE_CHECKING:
     from ._typing import ArrayLike, FloatOrArray, IntOrArray
 
-__all__ = [
-    "coverage_probability",
-    "k_min",
-]
+__all__ = ["coverage_probability", "k_min"]
 
 
 def coverage_probability(rho: ArrayLike, k: ArrayLike) -> FloatOrArray:

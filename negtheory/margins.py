@@ -1,6 +1,6 @@
 r"""InfoNCE with temperature and its effective margin (textbook chapter, *Modern Formulations: The InfoNCE Loss*).
 
-Part of the mechanics of the negative-sampling textbook chapter; :mod:`negtheory.mechanics` re-exports every name.
+:mod:`negtheory.mechanics` re-exports every name of this part of the textbook chapter's mechanics.
 """
 
 from __future__ import annotations
@@ -10,25 +10,13 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 from scipy.special import logsumexp
 
-from ._validation import (
-    broadcast,
-    real_array,
-    real_scalar,
-    scalar_or_array,
-)
-from ._validation import (
-    temperature_array as _tau,
-)
+from ._validation import broadcast, real_array, real_scalar, scalar_or_array
+from ._validation import temperature_array as _tau
 
 if TYPE_CHECKING:
     from ._typing import ArrayLike, FloatOrArray
 
-__all__ = [
-    "infonce_loss",
-    "effective_margin",
-    "hinge_comparison",
-    "HingeComparison",
-]
+__all__ = ["infonce_loss", "effective_margin", "hinge_comparison", "HingeComparison"]
 
 
 def infonce_loss(pos: ArrayLike, neg: ArrayLike, tau: ArrayLike = 1.0) -> FloatOrArray:

@@ -1,6 +1,6 @@
 r"""Learning by discrimination: noise-contrastive estimation (textbook chapter, *Learning by Discrimination*).
 
-Part of the mechanics of the negative-sampling textbook chapter; :mod:`negtheory.mechanics` re-exports every name.
+:mod:`negtheory.mechanics` re-exports every name of this part of the textbook chapter's mechanics.
 """
 
 from __future__ import annotations
@@ -10,20 +10,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._validation import (
-    real_array,
-    real_scalar,
-    scalar_or_array,
-)
+from ._validation import real_array, real_scalar, scalar_or_array
 
 if TYPE_CHECKING:
     from ._typing import ArrayLike, FloatArray, FloatOrArray
 
-__all__ = [
-    "nce_objective",
-    "nce_sample_objective",
-    "nce_optimal_score",
-]
+__all__ = ["nce_objective", "nce_sample_objective", "nce_optimal_score"]
 
 
 def _log_sigmoid(x):

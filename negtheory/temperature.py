@@ -1,6 +1,6 @@
 r"""Temperature and hardness: softmax entropy, its derivative and an entropy controller (the negative-sampling textbook chapter).
 
-Part of the mechanics of the negative-sampling textbook chapter; :mod:`negtheory.mechanics` re-exports every name.
+:mod:`negtheory.mechanics` re-exports every name of this part of the textbook chapter's mechanics.
 """
 
 from __future__ import annotations
@@ -12,24 +12,13 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-from ._validation import (
-    real_array,
-    real_scalar,
-    scalar_or_array,
-)
-from ._validation import (
-    temperature_array as _tau,
-)
+from ._validation import real_array, real_scalar, scalar_or_array
+from ._validation import temperature_array as _tau
 
 if TYPE_CHECKING:
     from ._typing import ArrayLike, FloatOrArray
 
-__all__ = [
-    "softmax_entropy",
-    "entropy_temperature_derivative",
-    "temperature_for_entropy",
-    "EntropyTemperatureController",
-]
+__all__ = ["softmax_entropy", "entropy_temperature_derivative", "temperature_for_entropy", "EntropyTemperatureController"]
 
 
 def _softmax_parts(scores, tau):
