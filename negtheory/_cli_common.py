@@ -179,15 +179,20 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+def _make_folder(folder: Path, message: str) -> None:
+    """Create ``folder`` with its parents; CommandError ``"<message> (<reason>)"`` if that fails."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CommandError(f"{message} ({_reason(exc)})") from None
+
+
 def output_dir(path, option: str) -> Path:
     """Check (and create, with its parents) the output folder given to ``option``; return it."""
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise CommandError(f"{option} {p}: exists and is not a folder")
-    try:
-        p.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise CommandError(f"{option} {p}: cannot create the folder ({_reason(exc)})") from None
+    _make_folder(p, f"{option} {p}: cannot create the folder")
     if not os.access(p, os.W_OK | os.X_OK):
         raise CommandError(f"{option} {p}: the folder is not writable")
     return p
@@ -201,10 +206,7 @@ def output_file(path, option: str) -> Path:
     parent = p.parent
     if parent.exists() and not parent.is_dir():
         raise CommandError(f"{option} {p}: {parent} is not a folder")
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise CommandError(f"{option} {p}: cannot create the folder {parent} ({_reason(exc)})") from None
+    _make_folder(parent, f"{option} {p}: cannot create the folder {parent}")
     if not os.access(parent, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
         raise CommandError(f"{option} {p}: not writable")
     return p
