@@ -324,6 +324,12 @@ def test_samplers_draw_for_a_users_own_loop(data):
         assert not train[users[:, None], out].any()
     with pytest.raises(NotImplementedError):
         SRNS().sample(data, users, 1)
+    # the engine's form: bound once, DNS scored by a callable of the (B, n, C) candidates
+    bound = DNS(candidates=4).bind(data)
+    got = bound.draw(users, 2, rng=4, scores=lambda u, cand: scores[u[:, None, None], cand])
+    assert np.array_equal(got, dns)
+    with pytest.raises(ValueError, match="scores"):
+        DNS().sample(data, users, 1, rng=0)
 
 
 def test_old_trainers_warn_outside_negtheory_only(data):

@@ -295,17 +295,18 @@ def test_fit_mf_pns_draws_popular_non_interacted_negatives(monkeypatch):
     # sampler="pns" routes every negative through sample_popular with the training counts and
     # pns_power (its law is tested in test_recsys); the drawn items are never training items
     from negtheory.bridge import recommend
+    from negtheory.recsys import samplers as recsys_samplers
 
     d = _planted(seed=4, n_users=12, n_items=40)
     seen = []
-    real = recommend.sample_popular
+    real = recsys_samplers.sample_popular  # the PNS spec's draw, shared by the engine and a user's loop
 
     def spy(users, n, mask, counts, rng, power, **kw):
         out = real(users, n, mask, counts, rng, power, **kw)
         seen.append((np.asarray(counts).copy(), power, n, d.train_mask()[users[:, None], out].any()))
         return out
 
-    monkeypatch.setattr(recommend, "sample_popular", spy)
+    monkeypatch.setattr(recsys_samplers, "sample_popular", spy)
     r = recommend.fit_mf(d, "infonce", sampler="pns", pns_power=0.5, negatives=3, epochs=2, batch_size=64,
                          progress=False, topk=(5,))  # fmt: skip
     assert seen and all(p == 0.5 and n == 3 and not hit for _, p, n, hit in seen)

@@ -50,7 +50,7 @@ from .._validation import int_scalar, real_scalar
 from ..recsys.bpr_sgd import bns_prior
 from ..recsys.interactions import Interactions
 from ..recsys.loop import ScoreMatrix, check_callbacks, train_loop
-from ..recsys.samplers import sample_extra_positives, sample_popular, sample_uninteracted
+from ..recsys.samplers import sample_extra_positives, sample_uninteracted
 from ..training import specs as S
 from ..training._legacy import loss_spec as loss_spec_by_name
 from ..training._legacy import minibatch_sampler_spec
@@ -409,15 +409,18 @@ def dns_negatives(
     users = np.asarray(users)
     if cand.ndim != 3 or cand.shape[0] != users.shape[0]:
         raise ValueError(f"candidates must have shape (B, N, C) with B = len(users), got {cand.shape} for {users.shape[0]} users")
-    dev = next(model.parameters()).device
-    ut = torch.from_numpy(users.astype(np.int64)).to(dev)
-    ct = torch.from_numpy(cand.astype(np.int64)).to(dev)
-    # the model's own scores (MF or LightGCN forward) of the B x (N*C) candidates, without a graph
-    with torch.no_grad():
-        kw = {} if propagated is None else {"propagated": tuple(t.detach() for t in propagated)}
-        sc = model(ut, ct.reshape(len(ut), -1), **kw).reshape(ct.shape)
-    pick = sc.argmax(dim=-1).cpu().numpy()
+    pick = _candidate_scores(model, users, cand, propagated).argmax(axis=-1)  # ties: the first, as torch's argmax
     return np.take_along_axis(cand, pick[..., None], axis=-1)[..., 0]
+
+
+@torch.no_grad()
+def _candidate_scores(model: nn.Module, users: np.ndarray, cand: np.ndarray, propagated=None) -> np.ndarray:
+    """The model's own scores (MF or LightGCN forward) of the (B, N, C) candidates, without a graph, as numpy."""
+    dev = next(model.parameters()).device
+    ut = torch.from_numpy(np.asarray(users).astype(np.int64)).to(dev)
+    ct = torch.from_numpy(np.asarray(cand).astype(np.int64)).to(dev)
+    kw = {} if propagated is None else {"propagated": tuple(t.detach() for t in propagated)}
+    return model(ut, ct.reshape(len(ut), -1), **kw).reshape(ct.shape).cpu().numpy()
 
 
 def _loss(name, s, m, n, cfg):
@@ -487,7 +490,11 @@ class _MFRunner:
         self.batch_l2 = batch_l2  # > 0: L2 of the batch's layer-0 embeddings (LightGCN release), else weight decay
         self.bns = bns  # None, or (candidates, lam, prior as a tensor): BNS negatives (thesis eq. 4.26)
         self.dns = dns  # 0, or C: each negative the highest-scored of C uniform candidates (DNS)
-        self.pns = pns  # None, or (item counts, power): negatives drawn ∝ pop^power among non-interacted items
+        # RNS, PNS (∝ pop^power, pns = (item counts, power)) and DNS draw through the sampler specs'
+        # own draw, the one a user's loop calls (negtheory.training.specs); BNS's choice is batched on
+        # the model's device below
+        spec = S.DNS(candidates=dns) if dns else S.PNS(power=pns[1]) if pns is not None else S.RNS()
+        self.sampler = spec.bind(data)
         if bns is not None:
             self.n_neg_free = data.n_items - np.diff(self.indptr)
 
@@ -551,13 +558,9 @@ class _MFRunner:
             prop = model.propagate() if scored and isinstance(model, LightGCN) else None
             if self.m_extra:
                 cols.append(sample_extra_positives(u, self.m_extra, self.indptr, self.indices, rng))
-            if self.dns:
-                cand = sample_uninteracted(u, self.n_neg * self.dns, self.csr, rng, n_items=self.n_items)
-                cols.append(dns_negatives(self.model, u, cand.reshape(len(u), self.n_neg, self.dns), propagated=prop))
-            elif self.pns is not None:
-                cols.append(sample_popular(u, self.n_neg, self.csr, self.pns[0], rng, self.pns[1], n_items=self.n_items))
-            elif self.bns is None:
-                cols.append(sample_uninteracted(u, self.n_neg, self.csr, rng, n_items=self.n_items))
+            if self.bns is None:
+                score = (lambda users, cand, prop=prop: _candidate_scores(model, users, cand, prop)) if self.dns else None
+                cols.append(self.sampler.draw(u, self.n_neg, rng, scores=score))
             else:
                 cand = sample_uninteracted(u, self.bns[0], self.csr, rng, n_items=self.n_items)
                 cols.append(self._bns_negatives(u, b[:, 1], cand, prop))

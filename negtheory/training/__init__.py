@@ -27,6 +27,7 @@ from .specs import (
     SGD,
     SRNS,
     Adam,
+    BoundSampler,
     Evaluation,
     InfoNCE,
     LightGCN,
@@ -57,6 +58,7 @@ __all__ = [
     "SGD",
     "Adam",
     "Evaluation",
+    "BoundSampler",
     "spec_from_dict",
     "spec_from_json",
 ]

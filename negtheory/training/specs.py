@@ -52,6 +52,7 @@ __all__ = [
     "SGD",
     "Adam",
     "Evaluation",
+    "BoundSampler",
     "spec_from_dict",
     "spec_from_json",
 ]
@@ -525,15 +526,31 @@ class BCL(_Loss):
 class _Sampler(Spec):
     role: ClassVar[str] = "sampler"
 
+    def bind(self, data: Interactions) -> BoundSampler:
+        """The sampler bound to a split: its training sets computed once, for many draws.
+
+        Parameters
+        ----------
+        data : Interactions
+            The split whose training items are never drawn.
+
+        Returns
+        -------
+        BoundSampler
+            ``bound.draw(users, n, rng, scores=..., positives=...)`` draws as :meth:`sample` does.
+        """
+        return BoundSampler(self, data)
+
     def sample(
         self, data: Interactions, users: ArrayLike, n: int, rng: RNGLike = None, *, scores: Any = None,
         positives: ArrayLike | None = None,
     ) -> np.ndarray:  # fmt: skip
         """``n`` negatives per user of ``users`` from the items each has not interacted with in training.
 
-        The draws of a user's own loop, made as the mini-batch engine makes them (RNS, PNS and
-        DNS call the same functions: the same generator gives the same items). AOBPR and SRNS keep
-        per-user state inside the batch-1 SGD engine and have no stand-alone draw.
+        The draws of a user's own loop, made as the mini-batch engine makes them: the engine draws
+        RNS, PNS and DNS negatives through the same :meth:`bind` / ``draw``, so the same generator
+        gives the same items. AOBPR and SRNS keep per-user state inside the batch-1 SGD engine and
+        have no stand-alone draw. For many draws on one split, ``bind`` once.
 
         Parameters
         ----------
@@ -545,8 +562,9 @@ class _Sampler(Spec):
             Negatives per row (BNS: 1).
         rng : None, int, SeedSequence or Generator
             Source of randomness.
-        scores : ScoreMatrix or ndarray, optional
-            The current scores, shape (n_users, n_items) (DNS and BNS).
+        scores : ScoreMatrix, ndarray or callable, optional
+            The current scores (DNS and BNS): a score matrix of shape (n_users, n_items), or (DNS)
+            ``scores(users, candidates)`` giving the scores of a (B, n, C) candidate array.
         positives : array_like of int, shape (B,), optional
             The positive item of each row (BNS's informativeness, eq. 4.4).
 
@@ -555,18 +573,93 @@ class _Sampler(Spec):
         ndarray of int64, shape (B, n)
             The negatives.
         """
-        return self._draw(data, np.asarray(users), int(n), rng, scores, positives)
+        return self.bind(data).draw(users, n, rng, scores=scores, positives=positives)
 
-    def _draw(self, data, users, n, rng, scores, positives):
+    def _draw(self, bound, users, n, rng, scores, positives):
         raise NotImplementedError(
             f"{type(self).__name__} keeps per-user state inside the batch-1 SGD engine; it has no stand-alone sample()"
         )
 
 
-def _block(scores, users: np.ndarray, items: np.ndarray) -> np.ndarray:
+class BoundSampler:
+    """A sampler spec bound to a split (:meth:`RNS.bind` and the others): training sets computed once.
+
+    Parameters
+    ----------
+    spec : RNS, PNS, DNS or BNS
+        The sampler.
+    data : Interactions
+        The split.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.recsys import load_split
+    >>> from negtheory.training import RNS
+    >>> b = RNS().bind(load_split(np.array([[0, 0], [0, 1], [1, 2]]), np.array([[0, 2]])))
+    >>> b.draw([0, 0], 1, rng=0).tolist()
+    [[2], [2]]
+    """
+
+    def __init__(self, spec: Spec, data: Interactions) -> None:
+        self.spec = spec
+        self.n_items = data.n_items
+        self.csr = data.train_csr()
+        self.counts = data.item_counts()
+        self.n_train = len(data.train)
+
+    def draw(
+        self, users: ArrayLike, n: int, rng: RNGLike = None, *, scores: Any = None, positives: ArrayLike | None = None
+    ) -> np.ndarray:
+        """``n`` negatives per user (:meth:`RNS.sample`'s parameters and result, without ``data``).
+
+        Parameters
+        ----------
+        users : array_like of int, shape (B,)
+            The user of each row.
+        n : int
+            Negatives per row.
+        rng : None, int, SeedSequence or Generator
+            Source of randomness.
+        scores : ScoreMatrix, ndarray or callable, optional
+            The current scores (DNS, BNS).
+        positives : array_like of int, shape (B,), optional
+            The positive item of each row (BNS).
+
+        Returns
+        -------
+        ndarray of int64, shape (B, n)
+            The negatives.
+        """
+        return self.spec._draw(self, np.asarray(users), int(n), rng, scores, positives)  # type: ignore[attr-defined]
+
+    def free_mask(self, users: np.ndarray) -> np.ndarray:
+        """Where each row's user has not interacted with the item in training.
+
+        Parameters
+        ----------
+        users : ndarray of int, shape (B,)
+            The user of each row.
+
+        Returns
+        -------
+        ndarray of bool, shape (B, n_items)
+            True at the items the row's user has not interacted with in training.
+        """
+        indptr, indices = self.csr
+        out = np.ones((len(users), self.n_items), dtype=bool)
+        count = np.diff(indptr)[users]
+        rows = np.repeat(np.arange(len(users)), count)
+        starts = np.repeat(indptr[users], count)
+        offset = np.arange(rows.size) - np.repeat(np.cumsum(count) - count, count)
+        out[rows, indices[starts + offset]] = False
+        return out
+
+
+def _block(scores: Any, users: np.ndarray, items: np.ndarray) -> np.ndarray:
     """Scores of ``items[b, :]`` for ``users[b]`` from a ScoreMatrix or a dense array."""
     if scores is None:
-        raise ValueError("scores is required by a score-aware sampler (the current scores: a ScoreMatrix or an array)")
+        raise ValueError("scores is required by a score-aware sampler (the current scores: a ScoreMatrix, an array or a callable)")
     if hasattr(scores, "block"):
         return np.take_along_axis(scores.block(users), items, axis=1)
     return np.asarray(scores)[users[:, None], items]
@@ -586,10 +679,10 @@ class RNS(_Sampler):
     [2]
     """
 
-    def _draw(self, data, users, n, rng, scores, positives):
+    def _draw(self, bound, users, n, rng, scores, positives):
         from ..recsys.samplers import sample_uninteracted
 
-        return sample_uninteracted(users, n, data.train_csr(), rng, n_items=data.n_items)
+        return sample_uninteracted(users, n, bound.csr, rng, n_items=bound.n_items)
 
 
 @dataclass(frozen=True, eq=False)
@@ -613,10 +706,10 @@ class PNS(_Sampler):
     def __post_init__(self):
         self._real("power", 0.0)
 
-    def _draw(self, data, users, n, rng, scores, positives):
+    def _draw(self, bound, users, n, rng, scores, positives):
         from ..recsys.samplers import sample_popular
 
-        return sample_popular(users, n, data.train_csr(), data.item_counts(), rng, self.power, n_items=data.n_items)
+        return sample_popular(users, n, bound.csr, bound.counts, rng, self.power, n_items=bound.n_items)
 
 
 @dataclass(frozen=True, eq=False)
@@ -643,15 +736,17 @@ class DNS(_Sampler):
     def __post_init__(self):
         self._int("candidates", 1)
 
-    def _draw(self, data, users, n, rng, scores, positives):
+    def _draw(self, bound, users, n, rng, scores, positives):
         from ..recsys.samplers import sample_uninteracted
 
-        # the N C candidates of a row are distinct, drawn as the mini-batch engine draws them
-        u = np.asarray(users)
-        cand = sample_uninteracted(u, n * self.candidates, data.train_csr(), rng, n_items=data.n_items)
-        sc = _block(scores, u, cand).reshape(len(u), n, self.candidates)
-        pick = sc.argmax(axis=-1)
-        return np.take_along_axis(cand.reshape(len(u), n, self.candidates), pick[..., None], axis=-1)[..., 0]
+        # the n C candidates of a row are distinct; the first of equal highest scores wins (argmax)
+        c = self.candidates
+        cand = sample_uninteracted(users, n * c, bound.csr, rng, n_items=bound.n_items).reshape(len(users), n, c)
+        if callable(scores):  # the engine's model scores of the candidates (no dense score matrix)
+            sc = np.asarray(scores(users, cand))
+        else:
+            sc = _block(scores, users, cand.reshape(len(users), n * c)).reshape(cand.shape)
+        return np.take_along_axis(cand, sc.argmax(axis=-1)[..., None], axis=-1)[..., 0]
 
 
 _PRIORS = ("popularity", "oracle", "uniform")
@@ -729,23 +824,25 @@ class BNS(_Sampler):
             self._set("lam_schedule", tuple(float(x) for x in lams))
         self._int("warm_rns_epochs", 0)
 
-    def _draw(self, data, users, n, rng, scores, positives):
+    def _draw(self, bound, users, n, rng, scores, positives):
         # one negative per (user, positive) pair: prior pop_l / N (eq. 4.16), F over the user's
         # non-interacted items (over n + 1), candidates uniform without replacement
         from ..recsys.samplers import sample_uninteracted
 
-        if int(n) != 1 or positives is None:
+        if n != 1 or positives is None:
             raise ValueError("BNS.sample draws one negative per (user, positive) pair: n=1 and positives are required")
         if not (isinstance(self.prior, str) and self.prior == "popularity"):
             raise ValueError("BNS.sample supports BNS.prior='popularity' only (the other priors live in the batch-1 SGD engine)")
-        u = np.asarray(users)
+        if scores is None or callable(scores):
+            raise ValueError("BNS.sample needs scores: a ScoreMatrix or an (n_users, n_items) array")
+        u = users
         rows = np.arange(len(u))
-        cand = sample_uninteracted(u, self.candidates, data.train_csr(), rng, n_items=data.n_items)
+        cand = sample_uninteracted(u, self.candidates, bound.csr, rng, n_items=bound.n_items)
         full = np.asarray(scores.block(u) if hasattr(scores, "block") else np.asarray(scores)[u], dtype=np.float64)
-        free = ~data.train_mask()[u]  # F counts the user's non-interacted items only (eq. 4.15)
+        free = bound.free_mask(u)  # F counts the user's non-interacted items only (eq. 4.15)
         x_c = np.take_along_axis(full, cand, axis=1)
         f = ((full[:, None, :] <= x_c[:, :, None]) & free[:, None, :]).sum(-1) / (free.sum(1)[:, None] + 1.0)
-        p_fn = (data.item_counts() / len(data.train))[cand]  # eq. 4.16, pop_l / N
+        p_fn = (bound.counts / bound.n_train)[cand]  # eq. 4.16, pop_l / N
         den = 1.0 - f - p_fn + 2.0 * f * p_fn
         unbias = np.divide((1.0 - f) * (1.0 - p_fn), den, out=np.zeros_like(f), where=den > 0)  # eq. 4.14
         info = 1.0 / (1.0 + np.exp(-(x_c - full[rows, np.asarray(positives)][:, None])))  # eq. 4.4
