@@ -336,7 +336,10 @@ def run_regularisation(p: dict[str, Any], seeds: Sequence[int], task_seed: int, 
         ("batch_size", b, p["fig3_pairs"], max(1, math.ceil(p["fig3_epochs"] * p["fig3_pairs"] / b))) for b in p["fig3_batches"]
     ]
     jobs += [("train_size", min(p["fig4_batch"], n), n, p["steps"]) for n in p["fig4_pairs"]]
-    methods = (("mle", "mle", {}), ("rs", "rs", dict(degeneracy="inverse", temperatures=(RS_TEMPERATURE,))))
+    methods: tuple[tuple[str, str, dict[str, Any]], ...] = (
+        ("mle", "mle", {}),
+        ("rs", "rs", dict(degeneracy="inverse", temperatures=(RS_TEMPERATURE,))),
+    )
     stacks = [
         _stack(50, p["n_items"], task_seed, loss, dict(kw, seeds=seeds, n_pairs=n, ranking=False),
                dict(batch_size=b, steps=steps, prec_k=p["prec_k"], device=device), progress,
@@ -596,7 +599,7 @@ def run_t_star_ablation(
     rows = []
     for factor, value, cfg in jobs:
         for deg in degeneracies:
-            res = done[(deg, *(cfg[k] for k in _ABLATION_BASE_KEYS))]
+            res = done[(deg,) + tuple(cfg[k] for k in _ABLATION_BASE_KEYS)]
             rows += [
                 dict(factor=factor, value=value, degeneracy=deg, temperature=r["temperature"], seed=r["seed"],
                      kl_joint=r["kl_joint"])

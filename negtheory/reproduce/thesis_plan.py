@@ -168,16 +168,22 @@ TABLE_ROWS: dict[str, dict[str, tuple[Row, ...]]] = {
 }  # fmt: skip
 
 
+def _key(row: Row) -> tuple:
+    """The run key of a row that a family expands (never None)."""
+    assert row.key is not None
+    return row.key
+
+
 def _srns_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
-    return [row] + [row._replace(variant=v, key=(*row.key, v)) for v in o["srns_variants"]]
+    return [row] + [row._replace(variant=v, key=(*_key(row), v)) for v in o["srns_variants"]]
 
 
 def _lightgcn_variant_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
-    return [row] + [row._replace(variant=v, key=(*row.key, v)) for v in o["lightgcn_variants"]]
+    return [row] + [row._replace(variant=v, key=(*_key(row), v)) for v in o["lightgcn_variants"]]
 
 
 def _bns2_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
-    return [row._replace(variant=f"E={e}", key=(*row.key, f"rns-warm{e}")) for e in o["bns2_warm"]]
+    return [row._replace(variant=f"E={e}", key=(*_key(row), f"rns-warm{e}")) for e in o["bns2_warm"]]
 
 
 def _occupation_row(row: Row, o: Mapping[str, Any]) -> list[Row]:
@@ -195,7 +201,7 @@ def _bns_size_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
         for v in o["bns_variants"]:
             # F over M_u is F over all negatives when M_u holds all of them: the soft runs
             code = "soft" if (v == "soft-Fcand" and size == "all") else v
-            key = tuple(m if x == "{m}" else x for x in row.key) + (() if code == "soft" else (code,))
+            key = tuple(m if x == "{m}" else x for x in _key(row)) + (() if code == "soft" else (code,))
             out.append(row._replace(setting=setting, variant=v, key=key))
     return out
 

@@ -269,7 +269,7 @@ def _add_row_arguments(p: argparse.ArgumentParser) -> None:
         help="|M_u| of Table 4.5 (500 and 'all' cost O(|I|) exponentials per SGD step: 7-14 min per run on ML-100K)",
     )
     # the named readings beside the thesis's text, each reported as its own rows: option -> (nargs, choices, default, help)
-    readings = {
+    readings: dict[str, tuple[str, Any, list, str]] = {
         "--bns-variants": ("+", BNS_VARIANTS, list(BNS_VARIANTS), "readings of Table 4.5's oracle prior (default: all)"),
         "--srns-variants": ("*", SRNS_VARIANTS, [], "extra SRNS rows of Table 4.2 with other hyper-parameters (default: "
                             "none; the released run script's)"),

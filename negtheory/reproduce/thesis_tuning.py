@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING
 
@@ -214,12 +215,13 @@ def tune_rows(runner: Any, o: Any, tuning_records: list[dict[str, Any]] | None =
 
         for variant in o.tune_variants:
             criterion, proto = TUNE_VARIANTS[variant]
-            chosen, recs_v = validation_search(lambda cands, crit=criterion: scores(cands, crit), stages)
+            chosen, recs_v = validation_search(functools.partial(scores, criterion=criterion), stages)
             key = _tuned_key(spec["base"], chosen)
             if proto != o.protocol:
                 key += (f"protocol={proto}",)
             rows.append((spec["table"], method, spec["setting"], variant, key))
-            for r in recs_v if tuning_records is not None else ():
+            for r in recs_v if tuning_records is not None else []:
+                assert tuning_records is not None
                 score, epoch = _tune_score(done[_tuned_key(spec["base"], r["params"])], criterion)
                 tuning_records.append(dict(method=method, table=spec["table"], setting=spec["setting"], variant=variant,
                                            criterion="last epoch" if criterion == "final" else "best epoch",
