@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._docstrings import docstring
 from ._validation import as_float_array, int_scalar, real_scalar
 
 if TYPE_CHECKING:
@@ -49,7 +50,17 @@ if TYPE_CHECKING:
 
 __all__ = ["diagnose", "Diagnosis"]
 
+# the opening of both examples, written once (see negtheory._docstrings)
+_doc = docstring(
+    diagnose_example="""
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from negtheory import diagnose""",
+)
 
+
+@_doc
 @dataclass
 class Diagnosis:
     """The result of :func:`diagnose` (every field is also described there).
@@ -79,10 +90,7 @@ class Diagnosis:
     law : str
         The false-negative law of ``fn_rate``.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from negtheory import diagnose
+    %(diagnose_example)s
     >>> g = np.random.default_rng(1)
     >>> cand = g.normal(size=(500, 40))
     >>> d = diagnose(cand.max(axis=1), cand, tau_plus=0.05, law="theory")
@@ -128,6 +136,7 @@ def _mid_ranks(cand: np.ndarray, x: np.ndarray) -> np.ndarray:
     return out
 
 
+@_doc
 def diagnose(
     positive: ArrayLike,
     candidates: ArrayLike,
@@ -176,10 +185,7 @@ def diagnose(
     Diagnosis
         The estimates.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from negtheory import diagnose
+    %(diagnose_example)s
     >>> g = np.random.default_rng(0)
     >>> cand = g.normal(size=(2000, 50))
     >>> lab = g.random((2000, 50)) < 0.05

@@ -71,6 +71,7 @@ The inverse CDF uses the symmetry and a safeguarded Newton iteration on log S(z)
 from __future__ import annotations
 
 import math
+from functools import partialmethod
 from typing import TYPE_CHECKING
 
 import numba
@@ -520,23 +521,13 @@ class InnerProduct(ScoreDistribution):
     def _support(self):
         return (-math.inf, math.inf)
 
-    def _logpdf(self, x):
-        return self._kernel(_OP_LOGPDF, x)
-
-    def _cdf(self, x):
-        return self._kernel(_OP_CDF, x)
-
-    def _sf(self, x):
-        return self._kernel(_OP_SF, x)
-
-    def _logcdf(self, x):
-        return self._kernel(_OP_LOGCDF, x)
-
-    def _logsf(self, x):
-        return self._kernel(_OP_LOGSF, x)
-
-    def _ppf(self, q):
-        return self._kernel(_OP_PPF, q)
+    # the hooks of ScoreDistribution, each one operation of the kernel
+    _logpdf = partialmethod(_kernel, _OP_LOGPDF)
+    _cdf = partialmethod(_kernel, _OP_CDF)
+    _sf = partialmethod(_kernel, _OP_SF)
+    _logcdf = partialmethod(_kernel, _OP_LOGCDF)
+    _logsf = partialmethod(_kernel, _OP_LOGSF)
+    _ppf = partialmethod(_kernel, _OP_PPF)
 
     def _isf(self, q):
         return -self._kernel(_OP_PPF, q)
