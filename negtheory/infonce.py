@@ -42,6 +42,7 @@ import numba
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from ._docstrings import docstring
 from ._numeric import _log_ndtr, _mills_lower, _ndtri, _norm_pdf, gauss_legendre
 from ._validation import (
     _show,
@@ -73,6 +74,14 @@ __all__ = [
     "reliability_dist",
     "effectiveness_dist",
 ]
+
+# the head of the Returns most functions share, written once (see negtheory._docstrings)
+_doc = docstring(
+    float_returns="""
+        Returns
+        -------
+        float or ndarray""",
+)
 
 # Largest label-quality mean accepted by the trajectory functions. AUC(20) = 1 - 1e-45: the
 # labels are perfect in double precision, and the t-quadrature cost grows with mu_q.
@@ -387,6 +396,7 @@ def _k_array(k):
     return real_array("k", k, 1.0)
 
 
+@_doc
 def reliability(mu: ArrayLike, k: ArrayLike) -> FloatOrArray:
     r"""Reliability of a training sample with K negatives (Wu et al., Rethinking InfoNCE, eq. 3-4).
 
@@ -403,9 +413,7 @@ def reliability(mu: ArrayLike, k: ArrayLike) -> FloatOrArray:
     k : array_like of float
         Number of negatives K >= 1; real values allowed (the integral is defined for real K).
 
-    Returns
-    -------
-    float or ndarray
+    %(float_returns)s
         P(A), broadcast over ``mu`` and ``k``. Accurate to 1e-10 absolute, and relative where
         the value is tiny, for :math:`1 \le K \le 10^6` and :math:`|\mu| \le 10` (checked against
         ``scipy.integrate.quad`` in the tests).
@@ -432,6 +440,7 @@ def reliability(mu: ArrayLike, k: ArrayLike) -> FloatOrArray:
     return scalar_or_array(out)
 
 
+@_doc
 def auc_from_mu(mu: ArrayLike) -> FloatOrArray:
     r"""Training AUC at K = 1 for q = N(mu, 1), p = N(0, 1) (Wu et al., Rethinking InfoNCE, eq. 7).
 
@@ -450,9 +459,7 @@ def auc_from_mu(mu: ArrayLike) -> FloatOrArray:
     mu : array_like of float
         Mean :math:`\mu_q` of the positive score law :math:`N(\mu_q, 1)` (any real; 0 gives AUC 0.5).
 
-    Returns
-    -------
-    float or ndarray
+    %(float_returns)s
         The AUC in [0, 1], with the shape of ``mu``.
 
     Examples
@@ -465,6 +472,7 @@ def auc_from_mu(mu: ArrayLike) -> FloatOrArray:
     return scalar_or_array(np.asarray(ndtr(mu_a / math.sqrt(2.0))))
 
 
+@_doc
 def mu_from_auc(auc: ArrayLike) -> FloatOrArray:
     r"""Invert eq. 7 of Wu et al. (Rethinking InfoNCE): the label-quality mean mu_q from an AUC.
 
@@ -475,9 +483,7 @@ def mu_from_auc(auc: ArrayLike) -> FloatOrArray:
     auc : array_like of float
         Training AUC at K = 1, in the open interval (0, 1) (0.5 gives :math:`\mu_q = 0`).
 
-    Returns
-    -------
-    float or ndarray
+    %(float_returns)s
         :math:`\mu_q`, with the shape of ``auc``; the inverse of :func:`auc_from_mu`.
 
     Examples
@@ -537,6 +543,7 @@ def sample_fractions(k: ArrayLike, mu_label: ArrayLike, mu_pred: ArrayLike) -> t
     return scalar_or_array(good), scalar_or_array(bad), scalar_or_array(easy)
 
 
+@_doc
 def effectiveness(k: ArrayLike, mu_label: ArrayLike, mu_pred: ArrayLike, lam: ArrayLike = 0.9) -> FloatOrArray:
     r"""Training effectiveness v at one training stage (Wu et al., Rethinking InfoNCE, eq. 6).
 
@@ -553,9 +560,7 @@ def effectiveness(k: ArrayLike, mu_label: ArrayLike, mu_pred: ArrayLike, lam: Ar
     lam : array_like, default 0.9
         Relative weight :math:`\lambda \in [0, 1]` of good/bad against easy samples (the paper's 0.9).
 
-    Returns
-    -------
-    float or ndarray
+    %(float_returns)s
         :math:`v \in [-\lambda, \max(\lambda, 1 - \lambda)]`, broadcast over ``k``, ``mu_label``, ``mu_pred`` and ``lam``.
 
     Examples
@@ -582,6 +587,7 @@ def _steps_arg(steps) -> int:
     return int_scalar("steps", steps, 1, STEPS_MAX)
 
 
+@_doc
 def overall_effectiveness(
     k: ArrayLike, mu_label: ArrayLike, lam: ArrayLike = 0.9, t_max: ArrayLike = 3.0, steps: int | None = None
 ) -> FloatOrArray:
@@ -612,9 +618,7 @@ def overall_effectiveness(
         the paper's reported K* = 4 at training AUC 0.75; the continuous average gives 5 there
         (v is flat between K = 4 and 5, see :func:`optimal_k`).
 
-    Returns
-    -------
-    float or ndarray
+    %(float_returns)s
         v-bar, broadcast over ``k``, ``mu_label``, ``lam`` and ``t_max``.
 
     Examples
@@ -780,6 +784,7 @@ def optimal_k_from_auc(
     return optimal_k(mu, lam, k_max, t_max, steps)
 
 
+@_doc
 def ans_schedule(step: ArrayLike, total_steps: int, k_opt: ArrayLike, warmup: ArrayLike = 0.1) -> FloatOrArray:
     r"""Negative ratio K of adaptive negative sampling (ANS; Wu et al., Rethinking InfoNCE, §5, Fig. 6).
 
@@ -808,9 +813,7 @@ def ans_schedule(step: ArrayLike, total_steps: int, k_opt: ArrayLike, warmup: Ar
         default 0.1 is the paper's turning point at 10 % of the steps).
         ``step``, ``k_opt`` and ``warmup`` broadcast against each other.
 
-    Returns
-    -------
-    float or ndarray
+    %(float_returns)s
         The real-valued ratio K(s) in [1, K*], broadcast over ``step``, ``k_opt`` and ``warmup``.
 
     Examples
@@ -893,6 +896,7 @@ def _check_frozen(name, dist):
         check_frozen_continuous(name, dist)
 
 
+@_doc
 def reliability_dist(k: ArrayLike, pos: FrozenDist, neg: FrozenDist, *, epsrel: float = 1e-10) -> FloatOrArray:
     r"""P(positive score > max of K negative scores) for arbitrary score laws (Wu et al., Rethinking InfoNCE, eq. 3).
 
@@ -912,9 +916,7 @@ def reliability_dist(k: ArrayLike, pos: FrozenDist, neg: FrozenDist, *, epsrel: 
     epsrel : float, default 1e-10
         Relative tolerance (> 0) passed to ``scipy.integrate.quad``.
 
-    Returns
-    -------
-    float or ndarray
+    %(float_returns)s
         The probability in [0, 1], with the shape of ``k``.
 
     Examples
@@ -947,6 +949,7 @@ def reliability_dist(k: ArrayLike, pos: FrozenDist, neg: FrozenDist, *, epsrel: 
     return scalar_or_array(np.asarray(out))
 
 
+@_doc
 def effectiveness_dist(
     k: ArrayLike, pos: FrozenDist, neg: FrozenDist, pos_pred: FrozenDist, neg_pred: FrozenDist, lam: float = 0.9
 ) -> FloatOrArray:
@@ -970,9 +973,7 @@ def effectiveness_dist(
     lam : float, default 0.9
         Weight :math:`\lambda \in [0, 1]` of good/bad against easy samples (the paper's 0.9).
 
-    Returns
-    -------
-    float or ndarray
+    %(float_returns)s
         v, with the shape of ``k``.
 
     Examples
