@@ -92,6 +92,52 @@ def test_thesis_runs_through_the_engine_are_the_trainers_own_numbers(split_files
         tt.run_tables(tr, te, ["4.2"], nonsense=1)
 
 
+def _direct(data, key, seed, epochs):
+    """A run key's training called by hand, as the thesis's protocol states it (module notes of thesis_tables)."""
+    from negtheory.bridge.recommend import LIGHTGCN_THESIS, fit_mf
+    from negtheory.recsys import fit_bpr_sgd
+
+    common = dict(epochs=epochs, eval_every=1, rng=seed, progress=False)
+    if key == ("sgd", "bns", 3, "oracle", "hard"):  # Table 4.5, |M_u| = 3, labels as the prior
+        return fit_bpr_sgd(data, "bns", candidates=3, prior="oracle", oracle_levels=(1.0, 0.0), ecdf="negatives", **common)
+    if key == ("sgd", "srns", 5, "popularity", "alpha0"):  # Table 4.2, SRNS without its variance term
+        return fit_bpr_sgd(data, "srns", candidates=5, prior="popularity", srns_alpha=0.0, **common)
+    if key == ("sgd", "rns", 5, "popularity", "infonce"):  # Table 4.4, InfoNCE with N = 2
+        return fit_bpr_sgd(data, "rns", candidates=5, prior="popularity", loss="infonce", n_negatives=2, **common)
+    if key == ("mf", "dpl", "sampler=dns", "tau_plus=0.3"):  # Table 5.3, DPL with hard samples
+        return fit_mf(data, "dpl", sampler="dns", tau_plus=0.3, **common)
+    if key == ("lightgcn", "bcl", "rns"):  # Table 6.3, LightGCN with the thesis's settings, uniform negatives
+        return fit_mf(data, "bcl", **dict(LIGHTGCN_THESIS, **common), sampler="rns")
+    raise AssertionError(key)
+
+
+@pytest.mark.parametrize(
+    ("table", "method", "variant", "key"),
+    [
+        ("4.5", "BNS-oracle", "hard", ("sgd", "bns", 3, "oracle", "hard")),
+        ("4.2", "SRNS", "alpha0", ("sgd", "srns", 5, "popularity", "alpha0")),
+        ("4.4", "RNS", "-", ("sgd", "rns", 5, "popularity", "infonce")),
+        ("5.3", "DPL-hard", "-", ("mf", "dpl", "sampler=dns", "tau_plus=0.3")),
+        ("6.3", "BCL", "-", ("lightgcn", "bcl", "rns")),
+    ],
+)
+def test_published_configurations_through_the_engine(split_files, table, method, variant, key):
+    pytest.importorskip("torch")
+    from negtheory.recsys import load_split
+    from negtheory.reproduce import thesis_tables as tt
+
+    tr, te = split_files
+    o = tt.TableOptions(tables=[table], methods=[method], seeds=1, epochs=2, eval_every=1, bns_sizes=["3"],
+                        bns_variants=["hard"], srns_variants=["alpha0"], models=[key[0].replace("sgd", "mf")])  # fmt: skip
+    rows, runs, _ = tt.run_tables(tr, te, o, progress=False)
+    assert key in [r[4] for r in rows if r[3] == variant]
+    res = _direct(load_split(tr, te), key, 0, 2)
+    got = runs[(runs.run == str(key)) & (runs.convention == "reported")]
+    assert {(m, k): v for m, k, v in zip(got.metric, got.k, got.value)} == {
+        tuple(n[5:].split("@")[:1]) + (int(n.split("@")[1]),): v for n, v in res["history"][-1].items() if n.startswith("test_")
+    }
+
+
 def test_every_data_set_is_data():
     # adding a data set: its printed rows, the tables run on it, Table 5.1: no code path
     from negtheory.reproduce.thesis_numbers import TABLE_5_1
