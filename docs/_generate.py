@@ -91,9 +91,10 @@ THEMES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     (
         "recommendation",
         "Recommendation and calibration",
-        "Implicit-feedback data, BPR-MF by SGD with the thesis's samplers, ranking metrics, probes of real "
-        "training, and the simulations calibrated to what training measures.",
-        ("negtheory.recsys", "negtheory.calibration"),
+        "Implicit-feedback data, composable training (``negtheory.training.fit`` with model, loss, sampler and "
+        "optimizer specs), BPR-MF by SGD with the thesis's samplers, ranking metrics, probes of real training, and "
+        "the simulations calibrated to what training measures.",
+        ("negtheory.training", "negtheory.recsys", "negtheory.calibration"),
     ),
     (
         "bridge",

@@ -155,7 +155,7 @@ def choose_engine(run: Run, engine: str = "auto") -> str:
     problems = _sgd_problems(run) if engine == "sgd" else _torch_problems(run)
     if problems:
         where = "the batch-1 SGD engine" if engine == "sgd" else "the mini-batch (torch) engine"
-        raise ValueError(f"no engine runs this combination ({where} was chosen): " + "; ".join(problems))
+        raise ValueError(f"no engine runs this combination: it goes to {where}, which cannot take " + "; ".join(problems))
     return engine
 
 
