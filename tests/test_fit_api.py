@@ -378,3 +378,31 @@ def _quiet(func, *args, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         return func(*args, **kw)
+
+
+class _Mean:
+    """A callback as the sim-vs-train probe is one: reads the scores, adds an item to the history row."""
+
+    def __init__(self):
+        self.seen = []
+
+    def __call__(self, epoch, scores):
+        self.seen.append((epoch, np.asarray(scores).copy()))
+        return {"score_mean": float(np.asarray(scores).mean())}
+
+
+def test_callbacks_see_the_same_scores_sim_vs_train(data):
+    """sim-vs-train's protocols (SGD BNS with topk 10; mini-batch DCL with N negatives) with a probe-like callback."""
+    old_cb, new_cb = _Mean(), _Mean()
+    old = _quiet(fit_bpr_sgd, data, "bns", epochs=EPOCHS, eval_every=1, topk=(10,), rng=2, progress=False, callbacks=[old_cb])
+    new = fit(data, sampler=BNS(), epochs=EPOCHS, evaluation=Evaluation(ks=(10,)), rng=2, callbacks=[new_cb])
+    assert _hist(old["history"]) == _hist(new.history) and "score_mean" in new.history[-1]
+    assert all(e1 == e2 and np.array_equal(a, b) for (e1, a), (e2, b) in zip(old_cb.seen, new_cb.seen))
+    old_cb, new_cb = _Mean(), _Mean()
+    old = _quiet(fit_mf, data, "dcl", model="mf", epochs=EPOCHS, eval_every=1, topk=(10,), negatives=3, rng=2,
+                 progress=False, callbacks=[old_cb], device="cpu", batch_size=256)  # fmt: skip
+    new = fit(data, model=MF(), loss=DCL(negatives=3), optimizer=Adam(batch_size=256, milestones=(100,)), epochs=EPOCHS,
+              evaluation=Evaluation(ks=(10,)), rng=2, callbacks=[new_cb])  # fmt: skip
+    assert _hist(old["history"]) == _hist(new.history)
+    assert all(e1 == e2 and np.array_equal(a, b) for (e1, a), (e2, b) in zip(old_cb.seen, new_cb.seen))
+    assert len(new_cb.seen) == EPOCHS + 1
