@@ -63,12 +63,8 @@ def add_executor_arguments(p, jobs: bool = True) -> None:
     from .._cli_common import integer, real
 
     if jobs:
-        p.add_argument(
-            "--jobs",
-            type=integer(1),
-            default=1,
-            help="parallel worker processes (local) or workers of the local Dask cluster (--executor dask)",
-        )
+        p.add_argument("--jobs", type=integer(1), default=1,
+                       help="parallel worker processes (local) or workers of the local Dask cluster (--executor dask)")  # fmt: skip
     p.add_argument(
         "--executor",
         default="local",

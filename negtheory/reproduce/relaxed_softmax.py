@@ -160,12 +160,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="tiny grids (16 x 16 items, 25 steps): a smoke test (20 s on 2 free cores, a minute on busy ones; figures marked QUICK)",
     )
-    size.add_argument(
-        "--full", action="store_true", help="the paper's sizes (1000 x 1000 items, 300 000 pairs; hours, GPU advised)"
-    )
-    parser.add_argument(
-        "--seeds", type=integer(1), default=None, help="seeds per configuration (default: 2 quick, 5 default, 10 full)"
-    )
+    size.add_argument("--full", action="store_true", help="the paper's sizes (1000 x 1000 items, 300 000 pairs; hours, GPU advised)")  # fmt: skip
+    parser.add_argument("--seeds", type=integer(1), default=None, help="seeds per configuration (default: 2 quick, 5 default, 10 full)")  # fmt: skip
     parser.add_argument(
         "--out",
         default=None,
@@ -173,65 +169,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "relaxed_softmax_quick or relaxed_softmax_full by size)",
     )
     parser.add_argument("--figures", default=None, help="folder for the PNG figures (default: the --out folder)")
-    parser.add_argument(
-        "--update-committed",
-        action="store_true",
-        help="write the committed results of the source checkout (notebooks/data/relaxed_softmax/, figures/)",
-    )
-    parser.add_argument(
-        "--device", default="auto", choices=("auto", "cpu", "cuda"), help="torch device (auto: CUDA when present)"
-    )
+    parser.add_argument("--update-committed", action="store_true",
+                        help="write the committed results of the source checkout (notebooks/data/relaxed_softmax/, figures/)")  # fmt: skip
+    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"), help="torch device (auto: CUDA when present)")  # fmt: skip
     parser.add_argument("--task-seed", type=integer(0), default=0, help="seed of the mixture components")
-    parser.add_argument(
-        "--experiments",
-        nargs="+",
-        choices=EXPERIMENTS,
-        default=None,
-        help="run only these experiments (default: all three; e.g. --full --experiments fig2 for the paper-size Fig. 2)",
-    )
-    parser.add_argument(
-        "--steps", type=integer(1), default=None, help="optimiser steps of Fig. 2, 4 and 5 (default: the preset's)"
-    )
-    parser.add_argument(
-        "--temperatures",
-        nargs="+",
-        type=real(0.0, lo_open=True),
-        default=None,
-        help="temperature grid of Fig. 2 and of --t-star-ablation (default: the preset's)",
-    )
-    parser.add_argument(
-        "--degeneracies",
-        nargs="+",
-        choices=DEGENERACIES,
-        default=None,
-        help="degeneracies of Fig. 2 and of --t-star-ablation (default: all three)",
-    )
+    parser.add_argument("--experiments", nargs="+", choices=EXPERIMENTS, default=None,
+                        help="run only these experiments (default: all three; e.g. --full --experiments fig2 for the paper-size Fig. 2)")  # fmt: skip
+    parser.add_argument("--steps", type=integer(1), default=None, help="optimiser steps of Fig. 2, 4 and 5 (default: the preset's)")  # fmt: skip
+    parser.add_argument("--temperatures", nargs="+", type=real(0.0, lo_open=True), default=None,
+                        help="temperature grid of Fig. 2 and of --t-star-ablation (default: the preset's)")  # fmt: skip
+    parser.add_argument("--degeneracies", nargs="+", choices=DEGENERACIES, default=None,
+                        help="degeneracies of Fig. 2 and of --t-star-ablation (default: all three)")  # fmt: skip
     parser.add_argument(
         "--t-star-ablation",
         action="store_true",
         help="instead of the figures: does T* move with card(I) = card(J), the embedding size or the number of negatives? "
         "(relaxed_softmax_tstar_ablation.csv / .md / .png)",
     )
-    parser.add_argument(
-        "--ablation-factors",
-        nargs="+",
-        choices=ABLATION_FACTORS,
-        default=None,
-        help="factors of --t-star-ablation (default: all three)",
-    )
+    parser.add_argument("--ablation-factors", nargs="+", choices=ABLATION_FACTORS, default=None,
+                        help="factors of --t-star-ablation (default: all three)")  # fmt: skip
     for opt, key, what in (
         ("--ablation-items", "ablation_items", "card(I) = card(J)"),
         ("--ablation-dims", "ablation_dims", "embedding sizes"),
         ("--ablation-negatives", "ablation_negatives", "RS negatives per pair"),
     ):
-        parser.add_argument(
-            opt,
-            nargs="+",
-            type=integer(1),
-            default=None,
-            dest=key,
-            help=f"levels of {what} in --t-star-ablation (default: the preset's)",
-        )
+        parser.add_argument(opt, nargs="+", type=integer(1), default=None, dest=key,
+                            help=f"levels of {what} in --t-star-ablation (default: the preset's)")  # fmt: skip
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.add_argument("--no-progress", action="store_true", dest="no_progress", help=argparse.SUPPRESS)  # deprecated alias
 

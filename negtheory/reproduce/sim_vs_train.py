@@ -120,32 +120,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="rns / bns: BPR-MF by batch-1 SGD with that sampler; infonce / dcl / hcl / bcl: mini-batch training (default: all six)")  # fmt: skip
     p.add_argument("--model", choices=("mf", "lightgcn"), default="mf",
                    help="the mini-batch losses' model (rns / bns always train MF; default: mf)")  # fmt: skip
-    p.add_argument(
-        "--seeds",
-        type=integer(2),
-        default=5,
-        help="seeds 0 .. N-1 (the verdicts' intervals are over them; at least 2; default: 5)",
-    )
+    p.add_argument("--seeds", type=integer(2), default=5,
+                   help="seeds 0 .. N-1 (the verdicts' intervals are over them; at least 2; default: 5)")  # fmt: skip
     p.add_argument("--epochs", type=integer(1), default=20, help="training epochs of every run (default: 20)")
     p.add_argument("--probe-epochs", type=integer(1), nargs="+", default=list(DEFAULT_PROBE_EPOCHS),
                    help="epochs probed (and evaluated), besides initialisation; those beyond --epochs are dropped (default: 1 2 5 10 20)")  # fmt: skip
     p.add_argument("--valid-fraction", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.1,
                    help="share of the training pairs held out as the validation split (the label-free alpha; default: 0.1)")  # fmt: skip
-    p.add_argument(
-        "--negatives",
-        type=integer(1),
-        default=5,
-        help="N unlabeled items per probe anchor (and mini-batch negatives; default: 5)",
-    )
-    p.add_argument(
-        "--anchors",
-        type=integer(16),
-        default=40000,
-        help="eval anchors (training pairs) per probe point, at most half of them (default: 40000)",
-    )
-    p.add_argument(
-        "--fit-size", type=integer(2), default=256, help="items per user in each fit batch (from the fit half; default: 256)"
-    )
+    p.add_argument("--negatives", type=integer(1), default=5,
+                   help="N unlabeled items per probe anchor (and mini-batch negatives; default: 5)")  # fmt: skip
+    p.add_argument("--anchors", type=integer(16), default=40000,
+                   help="eval anchors (training pairs) per probe point, at most half of them (default: 40000)")  # fmt: skip
+    p.add_argument("--fit-size", type=integer(2), default=256, help="items per user in each fit batch (from the fit half; default: 256)")  # fmt: skip
     p.add_argument("--redraws", type=integer(1), default=3, help="independent fit batches per probe point (default: 3)")
     p.add_argument("--reps", type=integer(1), default=4, help="simulated anchors per eval anchor (default: 4)")
     p.add_argument("--quick", action="store_true",

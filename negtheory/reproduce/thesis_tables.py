@@ -220,54 +220,24 @@ def _add_data_arguments(p: argparse.ArgumentParser) -> None:
         help="whose printed rows fill the thesis column (ml-100k: every table; ml-1m, yahoo-r3: Tables 4.2, 5.2, 6.3 "
         "and ml-1m 5.3; yelp2018, gowalla: Tables 5.2 and 6.3 only, the only ones run on them)",
     )
-    p.add_argument(
-        "--tables",
-        nargs="+",
-        default=None,
-        choices=TABLES,
-        help="which tables to run (default: all the command runs on --dataset: every table, or 5.2 and 6.3 on "
-        "yelp2018 / gowalla)",
-    )
+    p.add_argument("--tables", nargs="+", default=None, choices=TABLES,
+                   help="which tables to run (default: all the command runs on --dataset: every table, or 5.2 and 6.3 on " "yelp2018 / gowalla)")  # fmt: skip
 
 
 def _add_row_arguments(p: argparse.ArgumentParser) -> None:
     """The options that choose and set up the rows: ``--models``, ``--methods``, ``--seeds``, ``--epochs``, ... ``--eval-every``."""
-    p.add_argument(
-        "--models",
-        nargs="+",
-        default=["mf"],
-        choices=MODELS,
-        help="recommenders: mf (all four tables) and/or lightgcn (Tables 4.2 RNS / BNS, 5.2, 6.3; thesis §4.5.1.2 settings)",
-    )
-    p.add_argument(
-        "--methods", nargs="+", default=None, help="only these methods (e.g. RNS BNS DPL; case-insensitive; default: all)"
-    )
+    p.add_argument("--models", nargs="+", default=["mf"], choices=MODELS,
+                   help="recommenders: mf (all four tables) and/or lightgcn (Tables 4.2 RNS / BNS, 5.2, 6.3; thesis §4.5.1.2 settings)")  # fmt: skip
+    p.add_argument("--methods", nargs="+", default=None, help="only these methods (e.g. RNS BNS DPL; case-insensitive; default: all)")  # fmt: skip
     p.add_argument("--seeds", type=integer(1), default=3, help="number of seeds (0 .. N-1); mean and 95%% interval over them")
-    p.add_argument(
-        "--epochs",
-        type=integer(1),
-        default=None,
-        help="override the epochs of every run (default: 100 SGD, 200 mini-batch MF, 100 LightGCN)",
-    )
-    p.add_argument(
-        "--protocol",
-        choices=["fixed", "valid"],
-        default="fixed",
-        help="fixed: test after the last epoch; valid: test at the epoch of best validation NDCG@10 (10%% of train held out)",
-    )
-    p.add_argument(
-        "--valid-fraction",
-        type=real(0.0, 1.0, lo_open=True, hi_open=True),
-        default=0.1,
-        help="validation share of train for --protocol valid",
-    )
-    p.add_argument(
-        "--bns-sizes",
-        nargs="+",
-        default=list(DEFAULT_BNS_SIZES),
-        choices=ALL_BNS_SIZES,
-        help="|M_u| of Table 4.5 (500 and 'all' cost O(|I|) exponentials per SGD step: 7-14 min per run on ML-100K)",
-    )
+    p.add_argument("--epochs", type=integer(1), default=None,
+                   help="override the epochs of every run (default: 100 SGD, 200 mini-batch MF, 100 LightGCN)")  # fmt: skip
+    p.add_argument("--protocol", choices=["fixed", "valid"], default="fixed",
+                   help="fixed: test after the last epoch; valid: test at the epoch of best validation NDCG@10 (10%% of train held out)")  # fmt: skip
+    p.add_argument("--valid-fraction", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.1,
+                   help="validation share of train for --protocol valid")  # fmt: skip
+    p.add_argument("--bns-sizes", nargs="+", default=list(DEFAULT_BNS_SIZES), choices=ALL_BNS_SIZES,
+                   help="|M_u| of Table 4.5 (500 and 'all' cost O(|I|) exponentials per SGD step: 7-14 min per run on ML-100K)")  # fmt: skip
     # the named readings beside the thesis's text, each reported as its own rows: option -> (nargs, choices, default, help)
     readings: dict[str, tuple[str, Any, list, str]] = {
         "--bns-variants": ("+", BNS_VARIANTS, list(BNS_VARIANTS), "readings of Table 4.5's oracle prior (default: all)"),
@@ -286,18 +256,10 @@ def _add_row_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="MovieLens-100K's u.user (user|age|gender|occupation|zip): runs Table 4.3's BNS-4 (occupation prior; default: none, BNS-4 not run)",
     )
-    p.add_argument(
-        "--user-id-offset",
-        type=int,
-        default=0,
-        help="raw user id of --train/--test = u.user id + this (-1 for 0-based interaction files; default: 0)",
-    )
-    p.add_argument(
-        "--eval-every",
-        type=integer(1),
-        default=5,
-        help="evaluate every this many epochs (the max-over-epochs convention uses these)",
-    )
+    p.add_argument("--user-id-offset", type=int, default=0,
+                   help="raw user id of --train/--test = u.user id + this (-1 for 0-based interaction files; default: 0)")  # fmt: skip
+    p.add_argument("--eval-every", type=integer(1), default=5,
+                   help="evaluate every this many epochs (the max-over-epochs convention uses these)")  # fmt: skip
 
 
 def _add_tune_arguments(p: argparse.ArgumentParser) -> None:

@@ -68,29 +68,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         ``--eval-every``, ``--valid-fraction``, ``--lam``, ``--out`` and ``--quiet`` are added to it
         in place.
     """
-    p.add_argument(
-        "--train",
-        required=True,
-        help="training interactions: CSV user,item[,rating], MovieLens u.data or ratings.dat, Yahoo!-R3, LightGCN (--format)",
-    )
+    p.add_argument("--train", required=True,
+                   help="training interactions: CSV user,item[,rating], MovieLens u.data or ratings.dat, Yahoo!-R3, LightGCN (--format)")  # fmt: skip
     p.add_argument("--test", required=True, help="test interactions, same format")
     add_format_argument(p)
-    p.add_argument(
-        "--ks",
-        type=integer(1),
-        nargs="+",
-        default=[1, 2, 4, 8, 16, 32, 64],
-        help="negatives per positive to train with (must include 1)",
-    )
+    p.add_argument("--ks", type=integer(1), nargs="+", default=[1, 2, 4, 8, 16, 32, 64],
+                   help="negatives per positive to train with (must include 1)")  # fmt: skip
     p.add_argument("--seeds", type=integer(1), default=2, help="seeds per K (mean and 95%% interval)")
     p.add_argument("--epochs", type=integer(1), default=60, help="epochs per run (the best validation epoch is kept)")
     p.add_argument("--eval-every", type=integer(1), default=5, help="evaluate every this many epochs")
-    p.add_argument(
-        "--valid-fraction",
-        type=real(0.0, 1.0, lo_open=True, hi_open=True),
-        default=0.1,
-        help="share of train held out to pick the best epoch and to measure the K = 1 AUC",
-    )
+    p.add_argument("--valid-fraction", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.1,
+                   help="share of train held out to pick the best epoch and to measure the K = 1 AUC")  # fmt: skip
     p.add_argument("--lam", type=real(0.0, 1.0), default=0.9, help="lambda of Wu's effectiveness (eq. 6)")
     add_executor_arguments(p)
     add_output_arguments(p, default_output("wu_k_sweep"), "wu_k_sweep.csv / .md / .png")
