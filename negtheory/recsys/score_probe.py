@@ -73,6 +73,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numba
@@ -129,6 +130,16 @@ class FitBatch:
     fn_ranks: np.ndarray
     tau_user: np.ndarray
     alpha_user: np.ndarray
+
+
+def _first_fit(attr: str, doc: str) -> property:
+    """A read-only property: field ``attr`` of the record's fit batch 0."""
+
+    def get(self) -> np.ndarray:
+        return getattr(self.fits[0], attr)
+
+    get.__doc__ = doc
+    return property(get)
 
 
 @dataclass
@@ -191,35 +202,13 @@ class ProbeRecord:
     n_tn_half: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
     law_quantiles: dict = field(default_factory=dict, repr=False)
 
-    @property
-    def fit_unlabeled(self) -> np.ndarray:
-        """Fit batch 0's unlabeled scores (n_users, F), NaN-padded."""
-        return self.fits[0].unlabeled
-
-    @property
-    def fit_tn(self) -> np.ndarray:
-        """Fit batch 0's true-negative labels."""
-        return self.fits[0].tn
-
-    @property
-    def fit_items(self) -> np.ndarray:
-        """Fit batch 0's item ids (-1 at the padding)."""
-        return self.fits[0].items
-
-    @property
-    def fit_fn_ranks(self) -> np.ndarray:
-        """Fit batch 0's within-user false-negative ranks."""
-        return self.fits[0].fn_ranks
-
-    @property
-    def tau_user(self) -> np.ndarray:
-        """Fit batch 0's per-user false-negative share."""
-        return self.fits[0].tau_user
-
-    @property
-    def alpha_user(self) -> np.ndarray:
-        """Fit batch 0's per-user P(x_TN < x_FN)."""
-        return self.fits[0].alpha_user
+    # fit batch 0's fields, for callers of the one-batch record
+    fit_unlabeled = _first_fit("unlabeled", "Fit batch 0's unlabeled scores (n_users, F), NaN-padded.")
+    fit_tn = _first_fit("tn", "Fit batch 0's true-negative labels.")
+    fit_items = _first_fit("items", "Fit batch 0's item ids (-1 at the padding).")
+    fit_fn_ranks = _first_fit("fn_ranks", "Fit batch 0's within-user false-negative ranks.")
+    tau_user = _first_fit("tau_user", "Fit batch 0's per-user false-negative share.")
+    alpha_user = _first_fit("alpha_user", "Fit batch 0's per-user P(x_TN < x_FN).")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -594,34 +583,127 @@ def probe_scores(
     anchors = anchors[np.argsort(anchors[:, 0], kind="stable")]
     fitpos = pairs[perm[a:]]
     fp = fitpos[np.argsort(fitpos[:, 0], kind="stable")]  # the fit positives by user
-    fp_scores = np.empty(len(fp))
 
+    bp = _block_pass(rows_of, data, anchors, fp, g, salt, int(fit_size), redraws, n_negatives)
+    ok = bp.eval_ok
+    anchors, eval_items, eval_neg, eval_code, eval_pos = (
+        anchors[ok],
+        bp.eval_items[ok],
+        bp.eval_neg[ok],
+        bp.eval_code[ok],
+        bp.eval_pos[ok],
+    )
+    users = anchors[:, 0]
+    eval_tn = eval_code == 0
+    fit_pos = _fit_positive_matrix(fitpos, fp, bp.fp_scores, n_users)
+    w_user = np.bincount(pairs[:, 0], minlength=n_users).astype(np.float64)
+    fits, alpha, tau_plus, (G0, is_fn0, fu0) = _fit_batches(bp, w_user, int(fit_size), redraws, n_users)
+    lf = _label_free(data, bp, w_user, alpha, tau_plus)
+
+    # ---- score laws in parent-CDF space (eq. 6.29) at the label-free alpha
+    a_m = float(cal.alpha_from_auc(alpha)) if np.isfinite(alpha) else 0.5
+    tp_c = min(max(lf["est_tau_plus"], 0.0), 0.999)
+    v = cal.class_conditional_ppf(G0, "un", lf["alpha_hat"], tp_c)
+    v_tn, v_fn = np.sort(v[~is_fn0]), np.sort(v[is_fn0])
+    ks_tn = _ks_sorted(v_tn, lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "tn", lf["alpha_hat"]))
+    ks_fn = _ks_sorted(v_fn, lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "fn", lf["alpha_hat"]))
+    measured = dict(
+        alpha=alpha,
+        alpha_model=a_m,
+        alpha_valid_auc=lf["alpha_valid_auc"],
+        alpha_valid_raw=lf["alpha_valid_raw"],
+        alpha_hat=lf["alpha_hat"],
+        alpha_at_bound=lf["alpha_at_bound"],
+        alpha_source=lf["alpha_source"],
+        tau_plus=tau_plus,
+        tau_plus_hat=lf["tau_plus_hat"],
+        est_alpha=lf["est_alpha"],
+        est_tau_plus=lf["est_tau_plus"],
+        tau_plus_eval=float(1.0 - eval_tn.mean()) if eval_tn.size else math.nan,
+        n=n_negatives,
+        n_anchors=int(len(users)),
+        ks_tn=ks_tn,
+        ks_fn=ks_fn,
+        n_fn_fit=int(is_fn0.sum()),
+        label_fraction=lf["label_fraction"],
+    )
+    auc = float(((eval_neg < eval_pos[:, None]) + 0.5 * (eval_neg == eval_pos[:, None])).mean()) if len(users) else math.nan
+    measured["train_auc"] = auc
+    if prior is not None:
+        from ..variance_gamma import inner_product
+
+        d_emb, lam = prior
+        sample = fits[0].unlabeled[np.isfinite(fits[0].unlabeled)]
+        sample = sample[g.permutation(sample.size)[:4000]]
+        measured["ks_prior"] = _ks(sample, inner_product(int(d_emb), float(lam)).cdf)
+    measured.update(t=t, beta=beta, hcl_beta=hcl_beta)
+
+    posterior = _bns_posterior(data, bp, fu0, is_fn0)
+    pred = posterior[:, 0]
+    measured["probe_seconds"] = time.perf_counter() - t_start  # the measurement's own cost (not finish's)
+    measured["posterior_mean"] = float(pred.mean()) if pred.size else math.nan
+    measured["fn_rate_fit"] = float(is_fn0.mean()) if is_fn0.size else math.nan
+
+    rec = ProbeRecord(
+        epoch=int(epoch),
+        measured=measured,
+        eval_users=users,
+        eval_items=eval_items,
+        eval_pos=eval_pos,
+        eval_neg=eval_neg,
+        eval_tn=eval_tn,
+        fit_pos=fit_pos,
+        fits=fits,
+        posterior=posterior,
+        law_quantiles={"tn": _sorted_quantiles(v_tn), "fn": _sorted_quantiles(v_fn)},
+        fit_top=bp.fit_top,
+        n_fit_half=bp.n_fit_half,
+        fit_top_tn=bp.fit_top_tn,
+        n_tn_half=bp.n_tn_half,
+    )
+    if not defer:
+        finish(rec)
+    return rec
+
+
+def _block_pass(rows_of, data, anchors, fp, g, salt, f, redraws, n_negatives):
+    """The one pass over the score rows, by blocks of users (:func:`_probe_block` per block).
+
+    Returns a namespace of the fit batches' items / scores / codes (``[redraws, n_users, f]``),
+    the per-user counts and validation-AUC sums, the eval batch (before dropping anchors without
+    a full batch), the top scores, and the fit positives' scores gathered from the same rows.
+    """
+    n_users, n_items = data.n_users, data.n_items
     t_ptr, t_idx = data.train_csr()
     held = data.test  # test items: code 2; validation items (code 3) come from v_ptr / v_idx
     h_ptr, h_idx = _csr(held, n_users)
     v_ptr, v_idx = _csr(data.valid, n_users)
-    f = int(fit_size)
-    fit_items = np.full((redraws, n_users, f), -1, dtype=np.int64)
-    fit_scores = np.full((redraws, n_users, f), np.nan)
-    fit_code = np.full((redraws, n_users, f), -1, dtype=np.int8)
-    le_rows = np.zeros((n_users, f), dtype=np.int64)
-    n_unl = np.zeros(n_users, dtype=np.int64)
-    n_fit_half = np.zeros(n_users, dtype=np.int64)
-    vnum, vden, vpool = np.zeros(n_users), np.zeros(n_users), np.zeros(n_users)
     A = len(anchors)
-    eval_items = np.zeros((A, n_negatives), dtype=np.int64)
-    eval_neg = np.zeros((A, n_negatives))
-    eval_code = np.zeros((A, n_negatives), dtype=np.int8)
-    eval_ok = np.zeros(A, dtype=np.bool_)
-    eval_pos = np.zeros(A)
-    fit_top = np.full((n_users, TOP_K), np.nan)
-    fit_top_tn = np.full((n_users, TOP_K), np.nan)
-    n_tn_half = np.zeros(n_users, dtype=np.int64)
+    bp = SimpleNamespace(
+        v_ptr=v_ptr,
+        fit_items=np.full((redraws, n_users, f), -1, dtype=np.int64),
+        fit_scores=np.full((redraws, n_users, f), np.nan),
+        fit_code=np.full((redraws, n_users, f), -1, dtype=np.int8),
+        le_rows=np.zeros((n_users, f), dtype=np.int64),
+        n_unl=np.zeros(n_users, dtype=np.int64),
+        n_fit_half=np.zeros(n_users, dtype=np.int64),
+        vnum=np.zeros(n_users),
+        vden=np.zeros(n_users),
+        vpool=np.zeros(n_users),
+        eval_items=np.zeros((A, n_negatives), dtype=np.int64),
+        eval_neg=np.zeros((A, n_negatives)),
+        eval_code=np.zeros((A, n_negatives), dtype=np.int8),
+        eval_ok=np.zeros(A, dtype=np.bool_),
+        eval_pos=np.zeros(A),
+        fit_top=np.full((n_users, TOP_K), np.nan),
+        fit_top_tn=np.full((n_users, TOP_K), np.nan),
+        n_tn_half=np.zeros(n_users, dtype=np.int64),
+        fp_scores=np.empty(len(fp)),
+    )
     a_start = np.searchsorted(anchors[:, 0], np.arange(n_users + 1), side="left").astype(np.int64)
     bs = _block_size(n_items)
     starts = np.arange(0, n_users, bs)
     block_seeds = g.integers(0, 2**31 - 1, size=len(starts))
-    sl = slice(None)
     for b, s0 in enumerate(starts):
         users = np.arange(s0, min(s0 + bs, n_users), dtype=np.int64)
         rows = np.asarray(rows_of(users))
@@ -633,60 +715,65 @@ def probe_scores(
         a_ptr = a_start[s0 : s0 + len(users) + 1]
         _probe_block(
             rows, users, t_ptr, t_idx, h_ptr, h_idx, v_ptr, v_idx, np.uint64(salt), int(block_seeds[b]), f, redraws,
-            a_ptr, n_negatives, fit_items[:, sl], fit_scores[:, sl], fit_code[:, sl], le_rows[sl], n_unl[sl],
-            n_fit_half[sl], vnum[sl], vden[sl], vpool[sl], eval_items, eval_neg, eval_code, eval_ok, fit_top[sl], fit_top_tn[sl],
-            n_tn_half[sl],
+            a_ptr, n_negatives, bp.fit_items[:, sl], bp.fit_scores[:, sl], bp.fit_code[:, sl], bp.le_rows[sl], bp.n_unl[sl],
+            bp.n_fit_half[sl], bp.vnum[sl], bp.vden[sl], bp.vpool[sl], bp.eval_items, bp.eval_neg, bp.eval_code, bp.eval_ok,
+            bp.fit_top[sl], bp.fit_top_tn[sl], bp.n_tn_half[sl],
         )  # fmt: skip
         lo, hi = a_ptr[0], a_ptr[-1]
         if hi > lo:
-            eval_pos[lo:hi] = rows[anchors[lo:hi, 0] - s0, anchors[lo:hi, 1]]
+            bp.eval_pos[lo:hi] = rows[anchors[lo:hi, 0] - s0, anchors[lo:hi, 1]]
         lo, hi = np.searchsorted(fp[:, 0], [s0, s0 + len(users)])
         if hi > lo:  # the fit positives of these users, from the same rows (one pass over the scores)
-            fp_scores[lo:hi] = rows[fp[lo:hi, 0] - s0, fp[lo:hi, 1]]
-    anchors, eval_items, eval_neg, eval_code, eval_pos = (
-        anchors[eval_ok],
-        eval_items[eval_ok],
-        eval_neg[eval_ok],
-        eval_code[eval_ok],
-        eval_pos[eval_ok],
-    )
-    users = anchors[:, 0]
-    eval_tn = eval_code == 0
+            bp.fp_scores[lo:hi] = rows[fp[lo:hi, 0] - s0, fp[lo:hi, 1]]
+    return bp
 
-    # ---- fit positives (NaN-padded per user); their scores were gathered in the block pass
+
+def _fit_positive_matrix(fitpos, fp, fp_scores, n_users):
+    """The fit positives' scores by user, NaN-padded: shape (n_users, max positives per user)."""
     pos_counts = np.bincount(fitpos[:, 0], minlength=n_users)
     p_max = max(int(pos_counts.max()) if n_users else 1, 1)
     fit_pos = np.full((n_users, p_max), np.nan)
     start = np.concatenate([[0], np.cumsum(pos_counts)[:-1]])
     col = np.arange(len(fp)) - start[fp[:, 0]]
     fit_pos[fp[:, 0], col] = fp_scores
+    return fit_pos
 
-    # ---- per fit batch: labels, within-user ranks, alpha's pairs, tau
-    w_user = np.bincount(pairs[:, 0], minlength=n_users).astype(np.float64)
-    n_fit = np.minimum(n_fit_half, f).astype(np.int64)
+
+def _fit_batches(bp, w_user, f, redraws, n_users):
+    """Per fit batch: labels, within-user ranks, alpha's pairs, tau.
+
+    Returns the :class:`FitBatch` list, batch 0's pooled alpha and tau+, and batch 0's
+    (within-user ranks of the false negatives' rows, false-negative flags, (user, column) of
+    the labelled items).
+    """
+    n_fit = np.minimum(bp.n_fit_half, f).astype(np.int64)
     fits = []
     for d in range(redraws):
-        valid = fit_code[d] >= 0
-        fit_tn = valid & (fit_code[d] == 0)
+        valid = bp.fit_code[d] >= 0
+        fit_tn = valid & (bp.fit_code[d] == 0)
         pair_num, pair_den = np.zeros(n_users), np.zeros(n_users)
         G_rows = np.full((n_users, f), np.nan)
-        _fit_row_stats(fit_scores[d], fit_tn, n_fit, pair_num, pair_den, G_rows)
+        _fit_row_stats(bp.fit_scores[d], fit_tn, n_fit, pair_num, pair_den, G_rows)
         with np.errstate(invalid="ignore", divide="ignore"):
             alpha_user = np.where(pair_den > 0, pair_num / pair_den, np.nan)
         n_valid = valid.sum(axis=1)
         tau_user = np.where(n_valid > 0, (valid & ~fit_tn).sum(axis=1) / np.maximum(n_valid, 1), np.nan)
         fu_idx, fu_col = np.nonzero(valid)
         is_fn = ~fit_tn[fu_idx, fu_col]
-        fits.append(FitBatch(fit_scores[d], fit_items[d], fit_tn, G_rows[fu_idx, fu_col][is_fn], tau_user, alpha_user))
+        fits.append(FitBatch(bp.fit_scores[d], bp.fit_items[d], fit_tn, G_rows[fu_idx, fu_col][is_fn], tau_user, alpha_user))
         if d == 0:
             alpha = float(pair_num.sum() / pair_den.sum()) if pair_den.sum() else math.nan
             has = np.isfinite(tau_user)
             tau_plus = float(np.sum(w_user[has] * tau_user[has]) / np.sum(w_user[has])) if has.any() else math.nan
-            G0, is_fn0, fu0 = G_rows[fu_idx, fu_col], is_fn, (fu_idx, fu_col)
+            first = (G_rows[fu_idx, fu_col], is_fn, (fu_idx, fu_col))
+    return fits, alpha, tau_plus, first
 
-    # ---- the label-free alpha and tau+ (validation labels and the split's sizes only)
+
+def _label_free(data, bp, w_user, alpha, tau_plus):
+    """The label-free alpha and tau+ (validation labels and the split's sizes only), and the estimators' inputs."""
     L = label_fraction(data)
-    nv_user = np.diff(v_ptr).astype(np.float64)
+    vnum, vden, n_unl = bp.vnum, bp.vden, bp.n_unl
+    nv_user = np.diff(bp.v_ptr).astype(np.float64)
     a_raw = float(vnum.sum() / vden.sum()) if vden.sum() > 0 else math.nan
     if np.isfinite(a_raw) and L > 0:
         # share of hidden held-out (test) items in the pool: |V_u| (1/L - 1) of the n_unl - |V_u| others
@@ -705,79 +792,34 @@ def probe_scores(
     est_alpha = min(max(a_for_hat, 0.5), 1.0) if np.isfinite(a_for_hat) else 0.5
     est_tau = tau_hat if np.isfinite(tau_hat) else tau_plus
     est_tau = min(max(est_tau, 1e-6), 0.999) if np.isfinite(est_tau) else 1e-6
-
-    # ---- score laws in parent-CDF space (eq. 6.29) at the label-free alpha
-    a_m = float(cal.alpha_from_auc(alpha)) if np.isfinite(alpha) else 0.5
-    tp_c = min(max(est_tau, 0.0), 0.999)
-    v = cal.class_conditional_ppf(G0, "un", alpha_hat, tp_c)
-    v_tn, v_fn = np.sort(v[~is_fn0]), np.sort(v[is_fn0])
-    ks_tn = _ks_sorted(v_tn, lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "tn", alpha_hat))
-    ks_fn = _ks_sorted(v_fn, lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "fn", alpha_hat))
-    measured = dict(
-        alpha=alpha,
-        alpha_model=a_m,
+    return dict(
         alpha_valid_auc=a_valid,
         alpha_valid_raw=a_raw,
         alpha_hat=alpha_hat,
         alpha_at_bound=float(not (0.5 < raw_map < 1.0)),
         alpha_source=source,
-        tau_plus=tau_plus,
         tau_plus_hat=tau_hat,
         est_alpha=est_alpha,
         est_tau_plus=est_tau,
-        tau_plus_eval=float(1.0 - eval_tn.mean()) if eval_tn.size else math.nan,
-        n=n_negatives,
-        n_anchors=int(len(users)),
-        ks_tn=ks_tn,
-        ks_fn=ks_fn,
-        n_fn_fit=int(is_fn0.sum()),
         label_fraction=L,
     )
-    auc = float(((eval_neg < eval_pos[:, None]) + 0.5 * (eval_neg == eval_pos[:, None])).mean()) if len(users) else math.nan
-    measured["train_auc"] = auc
-    if prior is not None:
-        from ..variance_gamma import inner_product
 
-        d_emb, lam = prior
-        sample = fits[0].unlabeled[np.isfinite(fits[0].unlabeled)]
-        sample = sample[g.permutation(sample.size)[:4000]]
-        measured["ks_prior"] = _ks(sample, inner_product(int(d_emb), float(lam)).cdf)
-    measured.update(t=t, beta=beta, hcl_beta=hcl_beta)
 
-    # ---- BNS posterior P(fn | x) = 1 - unbias (eq. 4.14-4.16) on the items of fit batch 0
+def _bns_posterior(data, bp, fu0, is_fn0):
+    """BNS posterior P(fn | x) = 1 - unbias (eq. 4.14-4.16) on the items of fit batch 0.
+
+    Columns: the posterior with BNS's prior, the false-negative label, the posterior with the
+    users' popularity as the prior.
+    """
     fu_idx, fu_col = fu0
-    F = le_rows[fu_idx, fu_col] / (n_unl[fu_idx] + 1.0)  # eq. 4.15, released-code convention (n + 1)
+    F = bp.le_rows[fu_idx, fu_col] / (bp.n_unl[fu_idx] + 1.0)  # eq. 4.15, released-code convention (n + 1)
     counts = data.item_counts()
-    items = fit_items[0][fu_idx, fu_col]
+    items = bp.fit_items[0][fu_idx, fu_col]
     p_fn = np.clip(bns_prior(counts, len(data.train))[items], 0.0, 1.0)
-    p_users = np.clip(counts[items] / n_users, 0.0, 1.0 - 1e-12)
+    p_users = np.clip(counts[items] / data.n_users, 0.0, 1.0 - 1e-12)
     num, den = est._unbias_terms(F, np.stack([p_fn, p_users]))
     pred, pred_users = 1.0 - num / den
-    posterior = np.column_stack([pred, is_fn0.astype(np.float64), pred_users])
-    measured["probe_seconds"] = time.perf_counter() - t_start  # the measurement's own cost (not finish's)
-    measured["posterior_mean"] = float(pred.mean()) if pred.size else math.nan
-    measured["fn_rate_fit"] = float(is_fn0.mean()) if is_fn0.size else math.nan
-
-    rec = ProbeRecord(
-        epoch=int(epoch),
-        measured=measured,
-        eval_users=users,
-        eval_items=eval_items,
-        eval_pos=eval_pos,
-        eval_neg=eval_neg,
-        eval_tn=eval_tn,
-        fit_pos=fit_pos,
-        fits=fits,
-        posterior=posterior,
-        law_quantiles={"tn": _sorted_quantiles(v_tn), "fn": _sorted_quantiles(v_fn)},
-        fit_top=fit_top,
-        n_fit_half=n_fit_half,
-        fit_top_tn=fit_top_tn,
-        n_tn_half=n_tn_half,
-    )
-    if not defer:
-        finish(rec)
-    return rec
+    return np.column_stack([pred, is_fn0.astype(np.float64), pred_users])
 
 
 def finish(rec: ProbeRecord) -> ProbeRecord:
