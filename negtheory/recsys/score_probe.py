@@ -225,6 +225,17 @@ def _half(u, i, salt):
     return np.int64(z & np.uint64(1))
 
 
+@numba.njit(cache=True, inline="always")
+def _mark_user(code, u, t_ptr, t_idx, h_ptr, h_idx, v_ptr, v_idx, on):
+    """Set (``on``) the codes of user u's training (1), test (2) and validation (3) items, or reset them to 0."""
+    for p in range(t_ptr[u], t_ptr[u + 1]):
+        code[t_idx[p]] = 1 if on else 0
+    for p in range(h_ptr[u], h_ptr[u + 1]):
+        code[h_idx[p]] = 2 if on else 0
+    for p in range(v_ptr[u], v_ptr[u + 1]):
+        code[v_idx[p]] = 3 if on else 0
+
+
 @numba.njit(cache=True)
 def _probe_block(
     rows, users, t_ptr, t_idx, h_ptr, h_idx, v_ptr, v_idx, salt, seed, f, redraws, a_ptr, n_neg,
@@ -247,12 +258,7 @@ def _probe_block(
     ebuf = np.empty(n_items, dtype=np.int64)
     for r in range(users.size):
         u = users[r]
-        for p in range(t_ptr[u], t_ptr[u + 1]):
-            code[t_idx[p]] = 1
-        for p in range(h_ptr[u], h_ptr[u + 1]):
-            code[h_idx[p]] = 2
-        for p in range(v_ptr[u], v_ptr[u + 1]):
-            code[v_idx[p]] = 3
+        _mark_user(code, u, t_ptr, t_idx, h_ptr, h_idx, v_ptr, v_idx, True)
         nf = 0
         ne = 0
         for j in range(n_items):
@@ -347,12 +353,7 @@ def _probe_block(
                 eval_items[a, k] = ebuf[k]
                 eval_scores[a, k] = rows[r, ebuf[k]]
                 eval_code[a, k] = code[ebuf[k]]
-        for p in range(t_ptr[u], t_ptr[u + 1]):
-            code[t_idx[p]] = 0
-        for p in range(h_ptr[u], h_ptr[u + 1]):
-            code[h_idx[p]] = 0
-        for p in range(v_ptr[u], v_ptr[u + 1]):
-            code[v_idx[p]] = 0
+        _mark_user(code, u, t_ptr, t_idx, h_ptr, h_idx, v_ptr, v_idx, False)
 
 
 @numba.njit(cache=True)
