@@ -208,3 +208,24 @@ def test_estimate_times_one_epoch_per_run_and_runs_nothing(split_files, tmp_path
     assert not (out / "runs").exists() and not (out / "thesis_tables.csv").exists()
     with pytest.raises(ValueError, match="jobs"):
         tt.estimate(tr, te, dataclasses.replace(o, tables=["5.2"], methods=["DPL"]), jobs=0)
+
+
+def test_gowalla_rows_run_from_the_release_files(tmp_path):
+    pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    src = tmp_path / "gowalla"
+    src.mkdir()
+    for name in ("train.txt", "test.txt"):  # the LightGCN release's layout: a user and its items per line
+        lines = [" ".join(map(str, [u, *rng.choice(60, size=int(rng.integers(3, 8)), replace=False)])) for u in range(40)]
+        (src / name).write_text("\n".join(lines) + "\n")
+    out = tmp_path / "o"
+    assert (
+        main(["reproduce", "thesis-tables", "--dataset", "gowalla", "--data", str(src), "--quick", "--out", str(out), "--quiet"])
+        == 0
+    )
+    df = pd.read_csv(out / "thesis_tables.csv", dtype={"table": str})
+    ndcg = df[(df.metric == "ndcg") & (df.k == 10) & (df.convention == "final epoch")]
+    assert set(ndcg.table) == {"5.2"} and list(ndcg.method) == ["BPR", "DPL"]  # --quick on a data set without Table 4.2
+    printed = THESIS_BY_DATASET["gowalla"]
+    assert ndcg.thesis.tolist() == [printed[("5.2", m, "MF")][("ndcg", 10)] for m in ("BPR", "DPL")]
+    assert (ndcg.n_seeds == 1).all()
