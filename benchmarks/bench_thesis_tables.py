@@ -16,6 +16,8 @@ Three parts:
   epochs (100 SGD / LightGCN, 200 mini-batch MF) and by ``--seeds``, and the set is scheduled on
   ``--jobs`` workers longest first. Per-epoch cost is flat over a run for every sampler here, so
   the extrapolation is what a full run costs on an idle machine with one core per worker.
+  ``negtheory reproduce thesis-tables ... --estimate`` gives the same kind of figure for any plan of
+  the command (any data set, ``--data``; one timed epoch per run, no LPT schedule).
 
 The split is user-supplied (``--train/--test`` or ``$NEGTHEORY_ML100K``), else a synthetic one of the
 same size. Usage::
