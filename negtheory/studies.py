@@ -691,20 +691,7 @@ def mse_study(
     """
     import pandas as pd
 
-    if not isinstance(vary, str) or vary not in VARYING:
-        raise ValueError(f"vary must be one of {VARYING}, got {vary!r}")
-    values = list(values) if np.ndim(values) else [values]
-    if not values:
-        raise ValueError("values must hold at least one value")
-    if len(set(map(repr, values))) != len(values):
-        raise ValueError(f"values must be distinct (one study point each), got {values!r}")
-    try:
-        estimators = tuple(estimators)
-    except TypeError:
-        raise TypeError(f"estimators must be a sequence of estimator names from {ESTIMATORS}, got {estimators!r}") from None
-    unknown = [e for e in estimators if e not in ESTIMATORS]
-    if unknown or not estimators:
-        raise ValueError(f"estimators must be a non-empty subset of {ESTIMATORS}, got {list(estimators)}")
+    values, estimators = _check_sweep(vary, values, estimators)
     # one anchor gives an MSE but no standard error (mse_se would be NaN): at least two
     n_anchors = int_scalar("n_anchors", n_anchors, 2)
     progress = flag("progress", progress)
@@ -726,6 +713,50 @@ def mse_study(
         beta=beta,
         n_positives=n_positives,
     )
+    points, coerced = _study_points(vary, values, fixed, estimators, n_anchors, seed, base_interval, method, hcl_beta)
+    _check_memory(points, n_anchors, chunk_size, max_memory)
+    ckpt = None
+    if checkpoint is not None:
+        ckpt = _open_checkpoint(checkpoint, points, vary, coerced, n_anchors, estimators, method, hcl_beta)
+    rows_by_point = _run_study(points, ckpt, vary, coerced, n_anchors, chunk_size, progress, executor)
+
+    rows = [r for i in sorted(rows_by_point) for r in rows_by_point[i]]
+    df = pd.DataFrame(rows, columns=[vary, "estimator", "mse", "mse_se", "mean", "truth_mean", "n_anchors"])
+    few = df["n_anchors"] < 2
+    if few.any():
+        import warnings
+
+        warnings.warn(
+            f"mse_study: {int(few.sum())} row(s) have fewer than two anchors with a defined truth (anchors "
+            "without any true negative have none), so their mse_se is NaN (and mse, mean, truth_mean too "
+            "with none); raise n_anchors or n_unlabeled",
+            RuntimeWarning,
+            stacklevel=3,  # the caller of renamed_keyword's wrapper
+        )
+    return df
+
+
+def _check_sweep(vary, values, estimators):
+    """The swept parameter's name and values and the estimators, checked: (values list, estimators tuple)."""
+    if not isinstance(vary, str) or vary not in VARYING:
+        raise ValueError(f"vary must be one of {VARYING}, got {vary!r}")
+    values = list(values) if np.ndim(values) else [values]
+    if not values:
+        raise ValueError("values must hold at least one value")
+    if len(set(map(repr, values))) != len(values):
+        raise ValueError(f"values must be distinct (one study point each), got {values!r}")
+    try:
+        estimators = tuple(estimators)
+    except TypeError:
+        raise TypeError(f"estimators must be a sequence of estimator names from {ESTIMATORS}, got {estimators!r}") from None
+    unknown = [e for e in estimators if e not in ESTIMATORS]
+    if unknown or not estimators:
+        raise ValueError(f"estimators must be a non-empty subset of {ESTIMATORS}, got {list(estimators)}")
+    return values, estimators
+
+
+def _study_points(vary, values, fixed, estimators, n_anchors, seed, base_interval, method, hcl_beta):
+    """One :class:`_Point` per swept value, every parameter validated: (points, the coerced swept values)."""
     # every fixed keyword is checked, the swept one too: its value is unused, but garbage (NaN,
     # out of range) there is still the caller's mistake
     int_scalar("n_unlabeled", fixed["n_unlabeled"], 1)
@@ -757,22 +788,25 @@ def mse_study(
                 method, hb,
             )
         )  # fmt: skip
+    return points, coerced
 
-    _check_memory(points, n_anchors, chunk_size, max_memory)
 
-    ckpt = None
-    if checkpoint is not None:
-        from ._version import __version__
+def _open_checkpoint(checkpoint, points, vary, coerced, n_anchors, estimators, method, hcl_beta):
+    """The study's :class:`_Checkpoint`, keyed by every parameter that shapes its rows."""
+    from ._version import __version__
 
-        p0 = asdict(points[0])
-        params = dict(
-            vary=vary, values=coerced, n_anchors=n_anchors,
-            **{k: p0[k] for k in ("n_unlabeled", "alpha", "gamma", "tau_plus", "t", "beta", "n_positives") if k != vary},
-            estimators=list(estimators), seed=p0["seed"], base_interval=p0["base_interval"], method=method,
-            hcl_beta=hcl_beta if hcl_beta is None else p0["hcl_beta"], negtheory=__version__,
-        )  # fmt: skip
-        ckpt = _Checkpoint(checkpoint, params)
+    p0 = asdict(points[0])
+    params = dict(
+        vary=vary, values=coerced, n_anchors=n_anchors,
+        **{k: p0[k] for k in ("n_unlabeled", "alpha", "gamma", "tau_plus", "t", "beta", "n_positives") if k != vary},
+        estimators=list(estimators), seed=p0["seed"], base_interval=p0["base_interval"], method=method,
+        hcl_beta=hcl_beta if hcl_beta is None else p0["hcl_beta"], negtheory=__version__,
+    )  # fmt: skip
+    return _Checkpoint(checkpoint, params)
 
+
+def _run_study(points, ckpt, vary, coerced, n_anchors, chunk_size, progress, executor):
+    """Run the (point, chunk) tasks not in the checkpoint; the summary rows of every point by index."""
     todo = [p for p in points if ckpt is None or p.index not in ckpt.done]
     tasks = [(p, start, count) for p in todo for start, count in _chunks(n_anchors, chunk_size)]
     results: dict[int, list] = {p.index: [] for p in todo}
@@ -806,18 +840,4 @@ def mse_study(
         if bar is not None:
             bar.close()
         shutdown()
-
-    rows = [r for i in sorted(rows_by_point) for r in rows_by_point[i]]
-    df = pd.DataFrame(rows, columns=[vary, "estimator", "mse", "mse_se", "mean", "truth_mean", "n_anchors"])
-    few = df["n_anchors"] < 2
-    if few.any():
-        import warnings
-
-        warnings.warn(
-            f"mse_study: {int(few.sum())} row(s) have fewer than two anchors with a defined truth (anchors "
-            "without any true negative have none), so their mse_se is NaN (and mse, mean, truth_mean too "
-            "with none); raise n_anchors or n_unlabeled",
-            RuntimeWarning,
-            stacklevel=3,  # the caller of renamed_keyword's wrapper
-        )
-    return df
+    return rows_by_point
