@@ -35,6 +35,9 @@ from .specs import (
     spec_from_json,
 )
 
+# documented (and pickled) under this package, not the private module that defines them
+FitResult.__module__ = choose_engine.__module__ = __name__
+
 __all__ = [
     "fit",
     "FitResult",
