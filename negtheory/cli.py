@@ -236,23 +236,8 @@ def _cmd_study_mse(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser(include_bridge: bool = True) -> argparse.ArgumentParser:
-    """The ``negtheory`` argument parser (imports neither torch nor matplotlib).
-
-    ``include_bridge`` is kept for compatibility: ``bridge`` is always registered (its commands
-    report a missing torch when run).
-    """
-    from negtheory import __version__
-
-    parser = argparse.ArgumentParser(
-        prog="negtheory", formatter_class=HelpFormatter,
-        description="Theory of negative sampling in contrastive learning: paper figures, optimal K, "
-        "Monte-Carlo studies of the debiasing estimators, and (with the torch extra) real training.",
-        epilog="Exit status: 0 success, 1 failure at run time, 2 bad input, 130 interrupted.",
-    )  # fmt: skip
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
+def _add_figures_parser(sub) -> None:
+    """``negtheory figures``: draw the paper figures."""
     p = sub.add_parser(
         "figures",
         help="reproduce the paper figures into a folder",
@@ -281,6 +266,9 @@ def build_parser(include_bridge: bool = True) -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_figures)
 
+
+def _add_optimal_k_parser(sub) -> None:
+    """``negtheory optimal-k``: Wu et al.'s K* from the training AUC or mu_q."""
     p = sub.add_parser("optimal-k", help="optimal negative sampling ratio K* (Wu et al., Rethinking InfoNCE)", formatter_class=HelpFormatter,
                        description="The label-quality mean mu_q and the optimal negative sampling ratio K* of Wu et al. "
                        "(Rethinking InfoNCE, §3-4), from the training AUC at K = 1 or from mu_q.")  # fmt: skip
@@ -307,6 +295,9 @@ def build_parser(include_bridge: bool = True) -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_optimal_k)
 
+
+def _add_study_parser(sub) -> None:
+    """``negtheory study mse``: the Monte-Carlo MSE sweep."""
     p = sub.add_parser(
         "study",
         help="Monte-Carlo studies (thesis §6.6.1)",
@@ -369,6 +360,28 @@ def build_parser(include_bridge: bool = True) -> argparse.ArgumentParser:
     q.add_argument("--dask-timeout", type=real(0.0, lo_open=True), default=10.0, help="seconds to wait for the --dask scheduler")
     q.add_argument("--quiet", action="store_true", help="no progress bar")
     q.set_defaults(func=_cmd_study_mse)
+
+
+def build_parser(include_bridge: bool = True) -> argparse.ArgumentParser:
+    """The ``negtheory`` argument parser (imports neither torch nor matplotlib).
+
+    ``include_bridge`` is kept for compatibility: ``bridge`` is always registered (its commands
+    report a missing torch when run).
+    """
+    from negtheory import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="negtheory", formatter_class=HelpFormatter,
+        description="Theory of negative sampling in contrastive learning: paper figures, optimal K, "
+        "Monte-Carlo studies of the debiasing estimators, and (with the torch extra) real training.",
+        epilog="Exit status: 0 success, 1 failure at run time, 2 bad input, 130 interrupted.",
+    )  # fmt: skip
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    _add_figures_parser(sub)
+    _add_optimal_k_parser(sub)
+    _add_study_parser(sub)
 
     from negtheory.reproduce.cli import add_reproduce_parser
 
