@@ -202,6 +202,7 @@ def __getattr__(name: str):
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_TRAINING) | {"training"})
 
+
 __all__ = [
     "__version__",
     "infonce",

@@ -42,7 +42,6 @@ from negtheory.training import (
     spec_from_dict,
     spec_from_json,
 )
-from negtheory.training._run import make_run
 
 EPOCHS = 2
 
@@ -203,8 +202,8 @@ def test_minibatch_configurations_are_bit_identical(data, case):
 # engine choice and unsupported combinations
 # --------------------------------------------------------------------------------------------
 def _engine(**kw):
-    base = dict(model=MF(), loss=BPR(), sampler=RNS(), optimizer=SGD(), epochs=1, evaluation=Evaluation(), rng=0)
-    return choose_engine(make_run(**{**base, **kw}))
+    base = dict(model=MF(), loss=BPR(), sampler=RNS(), optimizer=SGD())
+    return choose_engine(**{**base, **kw})
 
 
 def test_engine_follows_the_combination():
@@ -236,11 +235,9 @@ def test_engine_follows_the_combination():
     ],
 )
 def test_unsupported_combinations_name_their_parameters(kw, names):
-    device = kw.pop("device", "cpu")
-    base = dict(model=MF(), loss=BPR(), sampler=RNS(), optimizer=SGD(), epochs=1, evaluation=Evaluation(), rng=0)
-    run = make_run(**{**base, **kw}, device=device)
+    base = dict(model=MF(), loss=BPR(), sampler=RNS(), optimizer=SGD())
     with pytest.raises(ValueError) as err:
-        choose_engine(run)
+        choose_engine(**{**base, **kw})
     for name in names:
         assert name in str(err.value)
 
@@ -371,7 +368,9 @@ def test_cli_split_runs_through_fit_with_the_old_numbers(tmp_path, data, flags, 
     ref = old(d)["history"][-1]
     assert saved["final"] == ref
     kind = flags[flags.index("--sampler") + 1].upper() if "--sampler" in flags else "BNS"
-    assert spec_from_dict(saved["specs"]["sampler"]) == spec_from_dict({"kind": kind, **({"candidates": 5} if kind != "RNS" else {})})
+    assert spec_from_dict(saved["specs"]["sampler"]) == spec_from_dict(
+        {"kind": kind, **({"candidates": 5} if kind != "RNS" else {})}
+    )
 
 
 def _quiet(func, *args, **kw):

@@ -72,8 +72,6 @@ def _cmd_train_split(args: argparse.Namespace) -> int:
         summary["at_best_valid_epoch"] = next(h for h in res.history if h["epoch"] == res.best_epoch)
     print(json.dumps(summary, indent=2, default=float))
     if out is not None:
-        import pandas as pd
-
         (out / "results.json").write_text(json.dumps(summary, indent=2, default=float))
         res.history_frame().to_csv(out / "history.csv", index=False)
         print(f"wrote {out / 'results.json'} and {out / 'history.csv'}")

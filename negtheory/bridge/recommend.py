@@ -814,7 +814,9 @@ def fit_mf(
     loss_spec = loss_spec_by_name(loss, negatives, extra_positives, **cfg)
     sampler_spec = minibatch_sampler_spec(sampler, bns_candidates, bns_lam, bns_f_sample, pns_power)
     opt_cls = S.Adam if optimizer == "adam" else S.SGD
-    opt_spec = opt_cls(lr=lr, weight_decay=weight_decay, batch_size=batch_size, milestones=milestones, gamma=lr_gamma, penalty=reg)
+    opt_spec = opt_cls(
+        lr=lr, weight_decay=weight_decay, batch_size=batch_size, milestones=milestones, gamma=lr_gamma, penalty=reg
+    )
     model_spec = S.LightGCN(dim=dim, layers=n_layers) if model == "lightgcn" else S.MF(dim=dim)
     evaluation = S.Evaluation(every=eval_every, ks=topk, monitor=monitor, patience=patience)
     res = _fit_torch(data, make_run(model_spec, loss_spec, sampler_spec, opt_spec, epochs, evaluation, rng, callbacks, device,

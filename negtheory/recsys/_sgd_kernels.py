@@ -14,6 +14,7 @@ import numpy as np
 
 from .._numeric import _in_sorted  # the CSR membership test, shared with the samplers
 
+
 @numba.njit(cache=True, inline="always")
 def _sigmoid(x):
     if x >= 0:

@@ -99,8 +99,7 @@ from .._validation import int_scalar, real_scalar
 from ..training._run import FitResult, Run, eval_splits, make_run, warn_if_external
 from ..training.specs import AOBPR, BCE, BNS, BPR, DNS, MF, PNS, RNS, SGD, SRNS, Evaluation, InfoNCE
 from . import loop as _loop
-# the kernels, also under this module's name (the tests and older notebooks read them here)
-from ._sgd_kernels import _bpr_epoch, _contrastive_step, _count_le, _f_hat, _srns_pick, _srns_refresh  # noqa: F401
+from ._sgd_kernels import _bpr_epoch, _contrastive_step, _count_le, _f_hat, _srns_pick, _srns_refresh  # noqa: F401  (re-exported)
 from .interactions import Interactions
 from .loop import ScoreMatrix, check_callbacks, train_loop
 from .samplers import pns_weights

@@ -7,10 +7,9 @@ imports them.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-
-import sys
 
 from .._deprecation import warn_deprecated
 from .._rng import int_seed
@@ -27,6 +26,7 @@ from .specs import (
     SRNS,
     Evaluation,
     InfoNCE,
+    Spec,
 )
 
 if TYPE_CHECKING:
@@ -70,9 +70,8 @@ class Run:
         return {r: getattr(self, r).to_dict() for r in ("model", "loss", "sampler", "optimizer", "evaluation")}
 
 
-def _sgd_problems(run: Run) -> list[str]:
-    """What keeps the batch-1 SGD engine from running ``run`` (each names its parameters)."""
-    m, loss, s, opt = run.model, run.loss, run.sampler, run.optimizer
+def _sgd_problems(m: Any, loss: Any, s: Any, opt: Any, device: str) -> list[str]:
+    """What keeps the batch-1 SGD engine from running a combination (each names its parameters)."""
     out = []
     if not isinstance(m, MF):
         out.append(f"model={type(m).__name__}: the batch-1 SGD engine trains MF only")
@@ -91,14 +90,13 @@ def _sgd_problems(run: Run) -> list[str]:
             out.append(f"optimizer.milestones={opt.milestones}: the batch-1 SGD engine keeps lr fixed")
         if opt.penalty != "weight_decay":
             out.append(f"optimizer.penalty={opt.penalty!r}: the batch-1 SGD engine's L2 is in the update (weight_decay)")
-    if run.device not in ("cpu", "auto"):
-        out.append(f"device={run.device!r}: the batch-1 SGD engine runs on the CPU (numba)")
+    if device not in ("cpu", "auto"):
+        out.append(f"device={device!r}: the batch-1 SGD engine runs on the CPU (numba)")
     return out
 
 
-def _torch_problems(run: Run) -> list[str]:
-    """What keeps the mini-batch engine from running ``run`` (each names its parameters)."""
-    m, loss, s, opt = run.model, run.loss, run.sampler, run.optimizer
+def _torch_problems(m: Any, loss: Any, s: Any, opt: Any) -> list[str]:
+    """What keeps the mini-batch engine from running a combination (each names its parameters)."""
     out = []
     if isinstance(m, MF) and m.init_std is not None:
         out.append("model.init_std: the mini-batch engine initialises MF Xavier-normal (released code); drop init_std")
@@ -123,16 +121,21 @@ def _torch_problems(run: Run) -> list[str]:
     return out
 
 
-def choose_engine(run: Run, engine: str = "auto") -> str:
-    """The engine that runs ``run``: ``"sgd"`` or ``"torch"``, or a ``ValueError`` naming what no engine supports.
+def choose_engine(
+    model: Spec, loss: Spec, sampler: Spec, optimizer: Spec, device: str = "cpu", engine: str = "auto"
+) -> str:  # fmt: skip
+    """The engine that runs a combination: ``"sgd"`` or ``"torch"``, or a ``ValueError`` naming what it cannot take.
 
-    ``"auto"``: batch-1 SGD when the optimizer is :class:`SGD` with ``batch_size=1``, the model
-    :class:`MF` and the loss BPR, BCE or InfoNCE (thesis ch. 4); otherwise mini-batch.
+    ``"auto"``: batch-1 SGD (numba, thesis ch. 4) when the optimizer is :class:`SGD` with
+    ``batch_size=1``, the model :class:`MF` and the loss BPR, BCE or InfoNCE; otherwise mini-batch
+    (torch, thesis ch. 5-6). :func:`~negtheory.training.fit` calls it with its arguments.
 
     Parameters
     ----------
-    run : Run
-        The run (as :func:`~negtheory.training.fit` builds it from its arguments).
+    model, loss, sampler, optimizer : Spec
+        The specs of the run.
+    device : str
+        Where the run trains (the batch-1 engine runs on the CPU).
     engine : {"auto", "sgd", "torch"}
         The engine asked for.
 
@@ -145,14 +148,26 @@ def choose_engine(run: Run, engine: str = "auto") -> str:
     ------
     ValueError
         The chosen engine cannot run the combination; the message names each parameter at fault.
+
+    Examples
+    --------
+    >>> from negtheory.training import AOBPR, BNS, BPR, MF, SGD, Adam, LightGCN, choose_engine
+    >>> choose_engine(MF(), BPR(), AOBPR(), SGD()), choose_engine(LightGCN(), BPR(), BNS(), Adam())
+    ('sgd', 'torch')
+    >>> choose_engine(LightGCN(), BPR(), AOBPR(), Adam())  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: no engine runs this combination: ... sampler=AOBPR with model=LightGCN and optimizer=Adam...
     """
     if engine not in ("auto",) + ENGINES:
         raise ValueError(f"engine must be 'auto', 'sgd' or 'torch', got {engine!r}")
     if engine == "auto":
-        opt = run.optimizer
-        batch1 = isinstance(opt, SGD) and opt.batch_size == 1 and isinstance(run.model, MF)
-        engine = "sgd" if batch1 and isinstance(run.loss, _SGD_LOSSES) else "torch"
-    problems = _sgd_problems(run) if engine == "sgd" else _torch_problems(run)
+        batch1 = isinstance(optimizer, SGD) and optimizer.batch_size == 1 and isinstance(model, MF)
+        engine = "sgd" if batch1 and isinstance(loss, _SGD_LOSSES) else "torch"
+    if engine == "sgd":
+        problems = _sgd_problems(model, loss, sampler, optimizer, device)
+    else:
+        problems = _torch_problems(model, loss, sampler, optimizer)
     if problems:
         where = "the batch-1 SGD engine" if engine == "sgd" else "the mini-batch (torch) engine"
         raise ValueError(f"no engine runs this combination: it goes to {where}, which cannot take " + "; ".join(problems))

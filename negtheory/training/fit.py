@@ -22,6 +22,9 @@ from typing import TYPE_CHECKING
 from ._run import FitResult, Run, choose_engine, make_run
 from .specs import BPR, MF, RNS, SGD, Evaluation, Spec
 
+# the defaults of fit: the thesis's BPR-MF of ch. 4 (frozen specs, so one shared instance each is safe)
+_MODEL, _LOSS, _SAMPLER, _OPTIMIZER, _EVALUATION = MF(), BPR(), RNS(), SGD(), Evaluation()
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -46,12 +49,12 @@ def run_engine(data: Interactions, run: Run, engine: str) -> FitResult:
 def fit(
     data: Interactions,
     *,
-    model: Spec = MF(),
-    loss: Spec = BPR(),
-    sampler: Spec = RNS(),
-    optimizer: Spec = SGD(),
+    model: Spec = _MODEL,
+    loss: Spec = _LOSS,
+    sampler: Spec = _SAMPLER,
+    optimizer: Spec = _OPTIMIZER,
     epochs: int = 100,
-    evaluation: Evaluation = Evaluation(),
+    evaluation: Evaluation = _EVALUATION,
     rng: RNGLike = 0,
     callbacks: Sequence[Callback] = (),
     device: str = "cpu",
@@ -119,4 +122,4 @@ def fit(
     ('sgd', 2, (30, 8))
     """
     run = make_run(model, loss, sampler, optimizer, epochs, evaluation, rng, callbacks, device, progress)
-    return run_engine(data, run, choose_engine(run, engine))
+    return run_engine(data, run, choose_engine(run.model, run.loss, run.sampler, run.optimizer, device, engine))

@@ -659,7 +659,9 @@ class BoundSampler:
 def _block(scores: Any, users: np.ndarray, items: np.ndarray) -> np.ndarray:
     """Scores of ``items[b, :]`` for ``users[b]`` from a ScoreMatrix or a dense array."""
     if scores is None:
-        raise ValueError("scores is required by a score-aware sampler (the current scores: a ScoreMatrix, an array or a callable)")
+        raise ValueError(
+            "scores is required by a score-aware sampler (the current scores: a ScoreMatrix, an array or a callable)"
+        )
     if hasattr(scores, "block"):
         return np.take_along_axis(scores.block(users), items, axis=1)
     return np.asarray(scores)[users[:, None], items]
@@ -802,7 +804,9 @@ class BNS(_Sampler):
         else:
             arr = np.array(self.prior, dtype=np.float64)
             if arr.ndim not in (1, 2) or not np.all((arr >= 0) & (arr <= 1)):
-                raise ValueError("BNS.prior must be 'popularity', 'oracle', 'uniform' or a 1-d / 2-d array of probabilities in [0, 1]")
+                raise ValueError(
+                    "BNS.prior must be 'popularity', 'oracle', 'uniform' or a 1-d / 2-d array of probabilities in [0, 1]"
+                )
             arr.setflags(write=False)
             self._set("prior", arr)
         try:
