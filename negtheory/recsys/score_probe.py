@@ -576,15 +576,8 @@ def probe_scores(
     g = np.random.default_rng(np.random.SeedSequence([seed, int(epoch)]))
     salt = int(np.random.SeedSequence([seed, 7919]).generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
 
-    # ---- the training pairs: eval anchors / fit positives
     pairs = data.train
-    perm = g.permutation(len(pairs))
-    a = min(n_anchors, max(len(pairs) // 2, 1))
-    anchors = pairs[np.sort(perm[:a])]  # sorted by user (train pairs are unique and user-sorted)
-    anchors = anchors[np.argsort(anchors[:, 0], kind="stable")]
-    fitpos = pairs[perm[a:]]
-    fp = fitpos[np.argsort(fitpos[:, 0], kind="stable")]  # the fit positives by user
-
+    anchors, fitpos, fp = _split_training_pairs(pairs, n_anchors, g)
     bp = _block_pass(rows_of, data, anchors, fp, g, salt, int(fit_size), redraws, n_negatives)
     ok = bp.eval_ok
     anchors, eval_items, eval_neg, eval_code, eval_pos = (
@@ -601,13 +594,8 @@ def probe_scores(
     fits, alpha, tau_plus, (G0, is_fn0, fu0) = _fit_batches(bp, w_user, int(fit_size), redraws, n_users)
     lf = _label_free(data, bp, w_user, alpha, tau_plus)
 
-    # ---- score laws in parent-CDF space (eq. 6.29) at the label-free alpha
     a_m = float(cal.alpha_from_auc(alpha)) if np.isfinite(alpha) else 0.5
-    tp_c = min(max(lf["est_tau_plus"], 0.0), 0.999)
-    v = cal.class_conditional_ppf(G0, "un", lf["alpha_hat"], tp_c)
-    v_tn, v_fn = np.sort(v[~is_fn0]), np.sort(v[is_fn0])
-    ks_tn = _ks_sorted(v_tn, lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "tn", lf["alpha_hat"]))
-    ks_fn = _ks_sorted(v_fn, lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "fn", lf["alpha_hat"]))
+    v_tn, v_fn, ks_tn, ks_fn = _parent_cdf_laws(G0, is_fn0, lf["alpha_hat"], lf["est_tau_plus"])
     measured = dict(
         alpha=alpha,
         alpha_model=a_m,
@@ -631,12 +619,7 @@ def probe_scores(
     auc = float(((eval_neg < eval_pos[:, None]) + 0.5 * (eval_neg == eval_pos[:, None])).mean()) if len(users) else math.nan
     measured["train_auc"] = auc
     if prior is not None:
-        from ..variance_gamma import inner_product
-
-        d_emb, lam = prior
-        sample = fits[0].unlabeled[np.isfinite(fits[0].unlabeled)]
-        sample = sample[g.permutation(sample.size)[:4000]]
-        measured["ks_prior"] = _ks(sample, inner_product(int(d_emb), float(lam)).cdf)
+        measured["ks_prior"] = _ks_prior(fits[0].unlabeled, prior, g)
     measured.update(t=t, beta=beta, hcl_beta=hcl_beta)
 
     posterior = _bns_posterior(data, bp, fu0, is_fn0)
@@ -665,6 +648,37 @@ def probe_scores(
     if not defer:
         finish(rec)
     return rec
+
+
+def _split_training_pairs(pairs, n_anchors, g):
+    """The training pairs as eval anchors and fit positives: (anchors, fit positives, fit positives by user)."""
+    perm = g.permutation(len(pairs))
+    a = min(n_anchors, max(len(pairs) // 2, 1))
+    anchors = pairs[np.sort(perm[:a])]  # sorted by user (train pairs are unique and user-sorted)
+    anchors = anchors[np.argsort(anchors[:, 0], kind="stable")]
+    fitpos = pairs[perm[a:]]
+    fp = fitpos[np.argsort(fitpos[:, 0], kind="stable")]  # the fit positives by user
+    return anchors, fitpos, fp
+
+
+def _parent_cdf_laws(G0, is_fn0, alpha_hat, est_tau):
+    """Score laws in parent-CDF space (eq. 6.29) at the label-free alpha: sorted v of TN and FN, their KS distances."""
+    tp_c = min(max(est_tau, 0.0), 0.999)
+    v = cal.class_conditional_ppf(G0, "un", alpha_hat, tp_c)
+    v_tn, v_fn = np.sort(v[~is_fn0]), np.sort(v[is_fn0])
+    ks_tn = _ks_sorted(v_tn, lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "tn", alpha_hat))
+    ks_fn = _ks_sorted(v_fn, lambda x: cal.class_conditional_cdf(np.clip(x, 0, 1), "fn", alpha_hat))
+    return v_tn, v_fn, ks_tn, ks_fn
+
+
+def _ks_prior(unlabeled, prior, g):
+    """KS distance of (at most 4000 of) fit batch 0's unlabeled scores to the variance-gamma prior (d, lam)."""
+    from ..variance_gamma import inner_product
+
+    d_emb, lam = prior
+    sample = unlabeled[np.isfinite(unlabeled)]
+    sample = sample[g.permutation(sample.size)[:4000]]
+    return _ks(sample, inner_product(int(d_emb), float(lam)).cdf)
 
 
 def _block_pass(rows_of, data, anchors, fp, g, salt, f, redraws, n_negatives):
