@@ -229,3 +229,17 @@ def test_gowalla_rows_run_from_the_release_files(tmp_path):
     printed = THESIS_BY_DATASET["gowalla"]
     assert ndcg.thesis.tolist() == [printed[("5.2", m, "MF")][("ndcg", 10)] for m in ("BPR", "DPL")]
     assert (ndcg.n_seeds == 1).all()
+
+
+def test_relaxed_softmax_stacks_through_an_executor_equal_the_local_run():
+    pytest.importorskip("torch")
+    import concurrent.futures as cf
+
+    from negtheory.reproduce.relaxed_softmax import PRESETS, run_temperature
+
+    p = dict(PRESETS["quick"], steps=3, temperatures=(0.5, 2.0))
+    local = run_temperature(p, (0, 1), 0, "cpu", False, ("uniform", "inverse"))
+    with cf.ThreadPoolExecutor(max_workers=1) as ex:  # the engine's Executor path: submit, as_completed, JSON
+        remote = run_temperature(p, (0, 1), 0, "cpu", False, ("uniform", "inverse"), executor=ex)
+    pd.testing.assert_frame_equal(local, remote)
+    assert list(local.degeneracy.unique()) == ["uniform", "inverse"] and len(local) == 2 * 2 * 2

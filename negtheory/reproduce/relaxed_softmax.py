@@ -41,6 +41,7 @@ import time
 from typing import TYPE_CHECKING
 
 from .._cli_common import OUTPUT_ROOT, CommandError, committed_dir, default_output, integer, output_dir, real
+from ._common import add_executor_arguments, connect_executor
 from .relaxed_softmax_report import (  # noqa: F401  (re-exported: the names of this module before issue 32)
     ABLATION_FACTORS,
     COMPONENTS,
@@ -196,6 +197,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(opt, nargs="+", type=integer(1), default=None, dest=key,
                             help=f"levels of {what} in --t-star-ablation (default: the preset's)")  # fmt: skip
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_executor_arguments(parser)
     parser.add_argument("--no-progress", action="store_true", dest="no_progress", help=argparse.SUPPRESS)  # deprecated alias
 
 
@@ -221,12 +223,21 @@ def _stack(n_components: int, n_items: int, task_seed: int, loss: str, kw: dict,
     return (n_components, n_items, task_seed, loss, kw, config, progress, desc)
 
 
-def _run_stacks(stacks: Sequence[tuple], progress: bool, desc: str) -> list[list[dict[str, Any]]]:
-    """Every stack through the reproduce engine (:func:`negtheory.reproduce.engine.execute`), in order."""
+def _inner(progress: bool, executor: Any, jobs: int) -> bool:
+    """Progress bars inside the stacks only when they run one after the other in this process."""
+    return bool(progress) and (executor is None or (isinstance(executor, str) and executor == "local")) and jobs == 1
+
+
+def _run_stacks(stacks: Sequence[tuple], progress: bool, desc: str, executor: Any, jobs: int) -> list[list[dict[str, Any]]]:
+    """Every stack through the reproduce engine (:func:`negtheory.reproduce.engine.execute`), in order.
+
+    Each stack is seeded by its seeds and the mixture's seed alone, so the results are the same wherever they run
+    (``executor``, ``jobs``: :func:`negtheory.reproduce._common.run_jobs`).
+    """
     from .engine import Plan, RunSpec, execute
 
     specs = tuple(RunSpec(key=(t[3], t[-1]), seed=0, task=t) for t in stacks)
-    return execute(Plan(specs, _density_job, lambda: None, desc=desc), progress=progress)
+    return execute(Plan(specs, _density_job, lambda: None, desc=desc), executor=executor, jobs=jobs, progress=progress)
 
 
 def run_temperature(
@@ -236,6 +247,9 @@ def run_temperature(
     device: str,
     progress: bool,
     degeneracies: Sequence[str] = DEGENERACIES,
+    *,
+    executor: Any = "local",
+    jobs: int = 1,
 ) -> pd.DataFrame:
     """Fig. 2: RS + Boltzmann negatives, KL of the joint against T for the three degeneracies.
 
@@ -253,6 +267,8 @@ def run_temperature(
         Show tqdm progress bars.
     degeneracies : sequence of str
         Which of ``inverse``, ``uniform``, ``popularity`` to run (default: all three).
+    executor, jobs : str or Client, int
+        Where the stacks of runs go (:func:`negtheory.reproduce.engine.execute`; default: here, one after the other).
 
     Returns
     -------
@@ -267,16 +283,26 @@ def run_temperature(
         raise ValueError(f"degeneracies must be a non-empty subset of {DEGENERACIES}, got {list(degeneracies)!r}")
     cfg = dict(batch_size=p["fig2_batch"], steps=p["steps"], prec_k=p["prec_k"], device=device)
     kw = dict(temperatures=p["temperatures"], seeds=seeds, n_pairs=p["fig2_pairs"], ranking=False)
+    inner = _inner(progress, executor, jobs)
     stacks = [
-        _stack(50, p["n_items"], task_seed, "rs", dict(kw, degeneracy=deg), cfg, progress, f"RS {deg}") for deg in degeneracies
+        _stack(50, p["n_items"], task_seed, "rs", dict(kw, degeneracy=deg), cfg, inner, f"RS {deg}") for deg in degeneracies
     ]
     rows = []
-    for deg, res in zip(degeneracies, _run_stacks(stacks, progress, "Fig. 2 (degeneracies)")):
+    for deg, res in zip(degeneracies, _run_stacks(stacks, progress, "Fig. 2 (degeneracies)", executor, jobs)):
         rows += [dict(degeneracy=deg, temperature=r["temperature"], seed=r["seed"], kl_joint=r["kl_joint"]) for r in res]
     return pd.DataFrame(rows, columns=["degeneracy", "temperature", "seed", "kl_joint"])
 
 
-def run_regularisation(p: dict[str, Any], seeds: Sequence[int], task_seed: int, device: str, progress: bool) -> pd.DataFrame:
+def run_regularisation(
+    p: dict[str, Any],
+    seeds: Sequence[int],
+    task_seed: int,
+    device: str,
+    progress: bool,
+    *,
+    executor: Any = "local",
+    jobs: int = 1,
+) -> pd.DataFrame:
     """Fig. 3 (batch size, fixed epochs) and Fig. 4 (training-set size, fixed steps): MLE vs RS(1/P, T = 0.75).
 
     Parameters
@@ -285,6 +311,8 @@ def run_regularisation(p: dict[str, Any], seeds: Sequence[int], task_seed: int, 
         The preset's sizes (an entry of :data:`PRESETS`: ``n_items``, ``steps``, ``fig3_pairs``, ``fig3_batches``, ``fig3_epochs``, ``fig4_batch``, ``fig4_pairs``, ``prec_k``).
     seeds, task_seed, device, progress : sequence of int, int, str, bool
         The training seeds, the mixture's seed, the torch device, progress bars (as in :func:`run_temperature`).
+    executor, jobs : str or Client, int
+        Where the stacks of runs go (:func:`negtheory.reproduce.engine.execute`; default: here, one after the other).
 
     Returns
     -------
@@ -295,24 +323,25 @@ def run_regularisation(p: dict[str, Any], seeds: Sequence[int], task_seed: int, 
     """
     import pandas as pd
 
-    jobs = [
+    configs = [
         ("batch_size", b, p["fig3_pairs"], max(1, math.ceil(p["fig3_epochs"] * p["fig3_pairs"] / b))) for b in p["fig3_batches"]
     ]
-    jobs += [("train_size", min(p["fig4_batch"], n), n, p["steps"]) for n in p["fig4_pairs"]]
+    configs += [("train_size", min(p["fig4_batch"], n), n, p["steps"]) for n in p["fig4_pairs"]]
     methods: tuple[tuple[str, str, dict[str, Any]], ...] = (
         ("mle", "mle", {}),
         ("rs", "rs", dict(degeneracy="inverse", temperatures=(RS_TEMPERATURE,))),
     )
+    inner = _inner(progress, executor, jobs)
     stacks = [
         _stack(50, p["n_items"], task_seed, loss, dict(kw, seeds=seeds, n_pairs=n, ranking=False),
-               dict(batch_size=b, steps=steps, prec_k=p["prec_k"], device=device), progress,
+               dict(batch_size=b, steps=steps, prec_k=p["prec_k"], device=device), inner,
                f"{method} {exp}={b if exp == 'batch_size' else n}")
-        for exp, b, n, steps in jobs
+        for exp, b, n, steps in configs
         for method, loss, kw in methods
     ]  # fmt: skip
-    results = iter(_run_stacks(stacks, progress, "Fig. 3/4 (MLE vs RS)"))
+    results = iter(_run_stacks(stacks, progress, "Fig. 3/4 (MLE vs RS)", executor, jobs))
     rows = []
-    for exp, b, n, steps in jobs:
+    for exp, b, n, steps in configs:
         for method, _, _ in methods:
             rows += [
                 dict(experiment=exp, batch_size=b, n_pairs=n, steps=steps, method=method, seed=r["seed"], kl_train=r["kl_emp"],
@@ -327,7 +356,14 @@ def _method_row(c: int, method: str, r: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_methods(
-    p: dict[str, Any], seeds: Sequence[int], task_seed: int, device: str, progress: bool
+    p: dict[str, Any],
+    seeds: Sequence[int],
+    task_seed: int,
+    device: str,
+    progress: bool,
+    *,
+    executor: Any = "local",
+    jobs: int = 1,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Fig. 5: the six methods of §3.2 on mixtures of 10, 50 and 90 components.
 
@@ -337,6 +373,8 @@ def run_methods(
         The preset's sizes (an entry of :data:`PRESETS`: ``n_items``, ``steps``, ``fig5_pairs``, ``fig5_batch``, ``fig5_temperatures``, ``n_val``, ``prec_k``).
     seeds, task_seed, device, progress : sequence of int, int, str, bool
         The training seeds, the mixture's seed, the torch device, progress bars (as in :func:`run_temperature`).
+    executor, jobs : str or Client, int
+        Where the stacks of runs go (:func:`negtheory.reproduce.engine.execute`; default: here, one after the other).
 
     Returns
     -------
@@ -353,17 +391,18 @@ def run_methods(
     from ..bridge.relaxed_softmax_training import PAPER_TEMPERATURES, method_spec
 
     cfg = dict(batch_size=p["fig5_batch"], steps=p["steps"], prec_k=p["prec_k"], device=device)
-    jobs = [(c, m) for c in COMPONENTS for m in ("mle", "ss", "us", "ps", "ubs", "pbs")]
+    configs = [(c, m) for c in COMPONENTS for m in ("mle", "ss", "us", "ps", "ubs", "pbs")]
+    inner = _inner(progress, executor, jobs)
     stacks = []
-    for c, method in jobs:
+    for c, method in configs:
         loss, deg, t = method_spec(method)
         grid = (
             (*p["fig5_temperatures"], PAPER_TEMPERATURES[method]) if method in ("ubs", "pbs") else (math.inf if t is None else t,)
         )
         kw = dict(seeds=seeds, n_pairs=p["fig5_pairs"], n_val=p["n_val"], degeneracy=deg, temperatures=tuple(grid))
-        stacks.append(_stack(c, p["n_items"], task_seed, loss, kw, cfg, progress, f"{method} c={c}"))
+        stacks.append(_stack(c, p["n_items"], task_seed, loss, kw, cfg, inner, f"{method} c={c}"))
     rows, sel = [], []
-    for (c, method), res in zip(jobs, _run_stacks(stacks, progress, "Fig. 5 (methods x datasets)")):
+    for (c, method), res in zip(configs, _run_stacks(stacks, progress, "Fig. 5 (methods x datasets)", executor, jobs)):
         if method not in ("ubs", "pbs"):
             rows += [_method_row(c, method, r) for r in res]
             continue
@@ -469,6 +508,8 @@ def run_t_star_ablation(
     n_components: int = 50,
     device: str = "auto",
     progress: bool = False,
+    executor: Any = "local",
+    jobs: int = 1,
 ) -> pd.DataFrame:
     r"""Fig. 2's temperature sweep, one factor at a time (card(I), embedding size d, negatives n).
 
@@ -505,6 +546,8 @@ def run_t_star_ablation(
         Torch device.
     progress : bool
         tqdm bars over the configurations and the steps.
+    executor, jobs : str or Client, int
+        Where the stacks of runs go (:func:`negtheory.reproduce.engine.execute`; default: here, one after the other).
 
     Returns
     -------
@@ -548,19 +591,20 @@ def run_t_star_ablation(
     task_seed = int_scalar("task_seed", task_seed, 0)
     n_components = int_scalar("n_components", n_components, 1)
 
-    jobs = [(f, int(v), ablation_config(base, f, v)) for f, vals in levels.items() for v in vals]
+    configs = [(f, int(v), ablation_config(base, f, v)) for f, vals in levels.items() for v in vals]
+    inner = _inner(progress, executor, jobs)
     stacks: dict[tuple, tuple] = {}  # one stack per distinct configuration (the base point recurs in every factor)
-    for factor, value, cfg in jobs:
+    for factor, value, cfg in configs:
         for deg in degeneracies:
             key = (deg, *(cfg[k] for k in _ABLATION_BASE_KEYS))
             if key not in stacks:
                 kw = dict(degeneracy=deg, temperatures=temps, seeds=seeds, n_pairs=cfg["n_pairs"], ranking=False)
                 dc = dict(dim=cfg["dim"], batch_size=cfg["batch_size"], steps=cfg["steps"], n_negatives=cfg["n_negatives"],
                           device=device)  # fmt: skip
-                stacks[key] = _stack(n_components, cfg["n_items"], task_seed, "rs", kw, dc, progress, f"{factor}={value} {deg}")
-    done = dict(zip(stacks, _run_stacks(list(stacks.values()), progress, "T* ablation (configurations)")))
+                stacks[key] = _stack(n_components, cfg["n_items"], task_seed, "rs", kw, dc, inner, f"{factor}={value} {deg}")
+    done = dict(zip(stacks, _run_stacks(list(stacks.values()), progress, "T* ablation (configurations)", executor, jobs)))
     rows = []
-    for factor, value, cfg in jobs:
+    for factor, value, cfg in configs:
         for deg in degeneracies:
             res = done[(deg,) + tuple(cfg[k] for k in _ABLATION_BASE_KEYS)]
             rows += [
@@ -579,16 +623,13 @@ def _run_ablation(p, preset, seeds, args, degeneracies, out, figs, progress, t0)
         if args.ablation_factors is None or f in args.ablation_factors
     }
     temps = p["ablation_temperatures"]
-    df = run_t_star_ablation(
-        levels,
-        base,
-        degeneracies=degeneracies,
-        temperatures=temps,
-        seeds=seeds,
-        task_seed=args.task_seed,
-        device=args.device,
-        progress=progress,
-    )
+    executor, close = connect_executor(args)
+    try:
+        df = run_t_star_ablation(levels, base, degeneracies=degeneracies, temperatures=temps, seeds=seeds,
+                                 task_seed=args.task_seed, device=args.device, progress=progress, executor=executor,
+                                 jobs=args.jobs)  # fmt: skip
+    finally:
+        close()
     df.to_csv(out / "relaxed_softmax_tstar_ablation.csv", index=False)
     summary = t_star_ablation_summary(df)
     text = t_star_ablation_markdown(summary, base, temps)
@@ -670,19 +711,24 @@ def run(args: argparse.Namespace) -> int:
 
     temp = reg = methods = selection = None
     written = []  # every file this run writes, for the final "wrote" line
-    if "fig2" in experiments:
-        temp = run_temperature(p, seeds, args.task_seed, args.device, progress, degeneracies or DEGENERACIES)
-        temp.to_csv(out / "relaxed_softmax_temperature.csv", index=False)
-        written.append(out / "relaxed_softmax_temperature.csv")
-    if "fig5" in experiments:
-        methods, selection = run_methods(p, seeds, args.task_seed, args.device, progress)
-        methods.to_csv(out / "relaxed_softmax_methods.csv", index=False)
-        selection.to_csv(out / "relaxed_softmax_ubs_pbs_temperature_selection.csv", index=False)
-        written += [out / "relaxed_softmax_methods.csv", out / "relaxed_softmax_ubs_pbs_temperature_selection.csv"]
-    if "fig3-4" in experiments:
-        reg = run_regularisation(p, seeds, args.task_seed, args.device, progress)
-        reg.to_csv(out / "relaxed_softmax_regularisation.csv", index=False)
-        written.append(out / "relaxed_softmax_regularisation.csv")
+    executor, close = connect_executor(args)
+    try:
+        if "fig2" in experiments:
+            temp = run_temperature(p, seeds, args.task_seed, args.device, progress, degeneracies or DEGENERACIES,
+                                   executor=executor, jobs=args.jobs)  # fmt: skip
+            temp.to_csv(out / "relaxed_softmax_temperature.csv", index=False)
+            written.append(out / "relaxed_softmax_temperature.csv")
+        if "fig5" in experiments:
+            methods, selection = run_methods(p, seeds, args.task_seed, args.device, progress, executor=executor, jobs=args.jobs)
+            methods.to_csv(out / "relaxed_softmax_methods.csv", index=False)
+            selection.to_csv(out / "relaxed_softmax_ubs_pbs_temperature_selection.csv", index=False)
+            written += [out / "relaxed_softmax_methods.csv", out / "relaxed_softmax_ubs_pbs_temperature_selection.csv"]
+        if "fig3-4" in experiments:
+            reg = run_regularisation(p, seeds, args.task_seed, args.device, progress, executor=executor, jobs=args.jobs)
+            reg.to_csv(out / "relaxed_softmax_regularisation.csv", index=False)
+            written.append(out / "relaxed_softmax_regularisation.csv")
+    finally:
+        close()
 
     figures = []
     if temp is not None:
