@@ -30,6 +30,11 @@ energy G, degeneracy :math:`D_i` and temperature T,
 
 A markdown summary beside the paper's statements (means and 95 % t-intervals over seeds, paired
 differences) goes to ``relaxed_softmax_summary.md``; figures ``relaxed_softmax_*.png``.
+
+Each stack of runs (one loss, degeneracy and size; its seeds x temperatures) is one
+:class:`~negtheory.reproduce.engine.RunSpec` executed by the reproduce engine: ``--jobs N`` runs N local processes,
+``--executor dask|ADDRESS`` a Dask cluster; a stack is seeded by its seeds and ``--task-seed`` alone, so the CSVs are
+the same wherever it runs.
 """
 
 from __future__ import annotations
