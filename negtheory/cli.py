@@ -236,14 +236,17 @@ def _cmd_study_mse(args: argparse.Namespace) -> int:
     return 0
 
 
+def _command(sub, name: str, help: str, description: str) -> argparse.ArgumentParser:
+    """A sub-command's parser, with the package's help formatter."""
+    return sub.add_parser(name, help=help, formatter_class=HelpFormatter, description=description)
+
+
 def _add_figures_parser(sub) -> None:
     """``negtheory figures``: draw the paper figures."""
-    p = sub.add_parser(
-        "figures",
-        help="reproduce the paper figures into a folder",
-        formatter_class=HelpFormatter,
-        description="Draw the paper figures (embedded defaults, no download) and write them as PNG files.",
-    )
+    p = _command(
+        sub, "figures", "reproduce the paper figures into a folder",
+        "Draw the paper figures (embedded defaults, no download) and write them as PNG files.",
+    )  # fmt: skip
     p.add_argument(
         "--out",
         default=str(default_output("figures")),
@@ -298,11 +301,8 @@ def _add_optimal_k_parser(sub) -> None:
 
 def _add_study_parser(sub) -> None:
     """``negtheory study mse``: the Monte-Carlo MSE sweep."""
-    p = sub.add_parser(
-        "study",
-        help="Monte-Carlo studies (thesis §6.6.1)",
-        formatter_class=HelpFormatter,
-        description="Monte-Carlo studies of the debiasing estimators (thesis §6.6.1).",
+    p = _command(
+        sub, "study", "Monte-Carlo studies (thesis §6.6.1)", "Monte-Carlo studies of the debiasing estimators (thesis §6.6.1)."
     )
     study_sub = p.add_subparsers(dest="study", required=True, metavar="STUDY")
     q = study_sub.add_parser(
