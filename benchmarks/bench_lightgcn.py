@@ -14,15 +14,11 @@ gradient is the same product (the matrix is symmetric). The split is user-suppli
 
 from __future__ import annotations
 
-import argparse
-import os
-import platform
 import time
 
 import torch
-from bench_training import benchmark_split
+from bench_training import benchmark_split, print_header, split_parser
 
-import negtheory
 from negtheory.bridge.recommend import LIGHTGCN_THESIS, LightGCN, _SymmetricSpMM, fit_mf
 
 
@@ -34,18 +30,12 @@ def _ms(fn, repeat):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--train")
-    ap.add_argument("--test")
+    ap = split_parser(__doc__)
     ap.add_argument("--epochs", type=int, default=2, help="epochs timed per sampler (then extrapolated to 100)")
     ap.add_argument("--repeat", type=int, default=20, help="repetitions of the propagation step")
     args = ap.parse_args()
     data = benchmark_split(args.train, args.test)
-    print(
-        f"negtheory {negtheory.__version__}, torch {torch.__version__}, {platform.processor() or platform.machine()}, "
-        f"{os.cpu_count()} cpus, torch threads {torch.get_num_threads()}; data: {data.name} "
-        f"({len(data.train)} train / {len(data.test)} test pairs)"
-    )
+    print_header(data, f"torch {torch.__version__} ({torch.get_num_threads()} torch threads)")
     m = LightGCN(data.n_users, data.n_items, data.train, 32, 1)
     x = torch.cat([m.user.weight, m.item.weight]).detach().requires_grad_()
     coo = m.adj.to_sparse_coo()

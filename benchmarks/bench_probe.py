@@ -22,14 +22,13 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import statistics
 import time
 
 import numpy as np
-from bench_training import benchmark_split
+from bench_training import benchmark_split, split_parser
 
 import negtheory
 from negtheory.recsys import fit_bpr_sgd
@@ -49,9 +48,7 @@ class _Skip0:
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--train")
-    p.add_argument("--test")
+    p = split_parser(__doc__)
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--epochs", type=int, default=3)
     a = p.parse_args()

@@ -83,19 +83,30 @@ def benchmark_split(train=None, test=None):
     return load_split(train, test) if train else synthetic_split()
 
 
+def split_parser(doc: str) -> argparse.ArgumentParser:
+    """The parser of a benchmark on a split: its docstring's first line, ``--train`` and ``--test`` (see benchmark_split)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--train")
+    parser.add_argument("--test")
+    return parser
+
+
+def print_header(data, libraries: str) -> None:
+    """Print the versions, the machine and the data set a benchmark ran on."""
+    print(
+        f"negtheory {negtheory.__version__}, {libraries}, {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} cpus; data: {data.name} ({len(data.train)} train / {len(data.test)} test pairs)"
+    )
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--train")
-    ap.add_argument("--test")
+    ap = split_parser(__doc__)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--epochs", type=int, default=100)
     ap.add_argument("--samplers-epochs", type=int, default=2, help="epochs timed for each score-based sampler")
     args = ap.parse_args()
     data = benchmark_split(args.train, args.test)
-    print(
-        f"negtheory {negtheory.__version__}, numpy {np.__version__}, {platform.processor() or platform.machine()}, "
-        f"{os.cpu_count()} cpus; data: {data.name} ({len(data.train)} train / {len(data.test)} test pairs)"
-    )
+    print_header(data, f"numpy {np.__version__}")
     try:
         import cornac  # noqa: F401
 

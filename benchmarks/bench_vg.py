@@ -59,15 +59,9 @@ def _pdf_cython_kve(x, d, lam, out):
 def pdf_scipy_kve(x, d, lam):
     z = np.abs(x) / lam
     nu = 0.5 * (d - 1)
+    log_c = -math.log(lam) - 0.5 * math.log(math.pi) - special.gammaln(d / 2)  # the normaliser of eq. 3.18
     with np.errstate(all="ignore"):
-        return np.exp(
-            -math.log(lam)
-            - 0.5 * math.log(math.pi)
-            - special.gammaln(d / 2)
-            + nu * np.log(z / 2)
-            + np.log(special.kve(nu, z))
-            - z
-        )
+        return np.exp(log_c + nu * np.log(z / 2) + np.log(special.kve(nu, z)) - z)
 
 
 def pdf_eq319_scalar(x, d, lam):
