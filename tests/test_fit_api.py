@@ -30,9 +30,12 @@ from negtheory.training import (
     HCL,
     MF,
     PNS,
+    RELEASED_MINIBATCH_MF,
     RNS,
     SGD,
     SRNS,
+    THESIS_BPR_MF,
+    THESIS_LIGHTGCN,
     Adam,
     Evaluation,
     InfoNCE,
@@ -405,3 +408,22 @@ def test_callbacks_see_the_same_scores_sim_vs_train(data):
     assert _hist(old["history"]) == _hist(new.history)
     assert all(e1 == e2 and np.array_equal(a, b) for (e1, a), (e2, b) in zip(old_cb.seen, new_cb.seen))
     assert len(new_cb.seen) == EPOCHS + 1
+
+
+def test_presets_are_the_old_trainers_defaults():
+    """THESIS_BPR_MF is fit_bpr_sgd's defaults, THESIS_LIGHTGCN is LIGHTGCN_THESIS, RELEASED_MINIBATCH_MF fit_mf's."""
+    import inspect
+
+    sgd = {n: p.default for n, p in inspect.signature(fit_bpr_sgd).parameters.items()}
+    assert THESIS_BPR_MF["model"] == MF(dim=sgd["dim"]) and THESIS_BPR_MF["epochs"] == sgd["epochs"]
+    assert THESIS_BPR_MF["optimizer"] == SGD(lr=sgd["lr"], weight_decay=sgd["reg"])
+    t = LIGHTGCN_THESIS
+    assert THESIS_LIGHTGCN["model"] == LightGCN(dim=t["dim"], layers=t["n_layers"]) and THESIS_LIGHTGCN["epochs"] == t["epochs"]
+    assert THESIS_LIGHTGCN["optimizer"] == Adam(lr=t["lr"], weight_decay=t["weight_decay"], batch_size=t["batch_size"],
+                                                milestones=t["lr_milestones"], gamma=t["lr_gamma"], penalty=t["reg"])  # fmt: skip
+    mb = {n: p.default for n, p in inspect.signature(fit_mf).parameters.items()}
+    assert RELEASED_MINIBATCH_MF["optimizer"] == Adam(lr=mb["lr"], weight_decay=mb["weight_decay"], batch_size=mb["batch_size"],
+                                                      milestones=mb["lr_milestones"], gamma=mb["lr_gamma"])  # fmt: skip
+    assert RELEASED_MINIBATCH_MF["epochs"] == mb["epochs"] and RELEASED_MINIBATCH_MF["model"] == MF(dim=mb["dim"])
+    with pytest.raises(TypeError):
+        THESIS_LIGHTGCN["epochs"] = 5  # read-only

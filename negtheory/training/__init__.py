@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ._run import ENGINES, FitResult, choose_engine
 from .fit import fit
+from .presets import RELEASED_MINIBATCH_MF, THESIS_BPR_MF, THESIS_LIGHTGCN
 from .specs import (
     AOBPR,
     BCE,
@@ -64,4 +65,7 @@ __all__ = [
     "BoundSampler",
     "spec_from_dict",
     "spec_from_json",
+    "THESIS_BPR_MF",
+    "THESIS_LIGHTGCN",
+    "RELEASED_MINIBATCH_MF",
 ]
