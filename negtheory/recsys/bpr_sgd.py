@@ -605,8 +605,9 @@ def fit_bpr_sgd(
     # the old keywords as specs: a sampler's own keywords go to its spec, the rest keep their defaults there
     sampler_spec = {
         "rns": RNS(), "pns": PNS(power=pns_power), "dns": DNS(candidates=candidates), "aobpr": AOBPR(rank_scale=rank_scale),
-        "bns": BNS(candidates=candidates, lam=lam, prior=prior if prior_arr is None else prior_arr, oracle_levels=(fn_level, tn_level), ecdf=ecdf,
-                   f_sample=bns_f_sample, lam_schedule=None if lams is None else tuple(lams), warm_rns_epochs=warm_rns_epochs),
+        "bns": BNS(candidates=candidates, lam=lam, prior=prior if prior_arr is None else prior_arr,
+                   oracle_levels=(fn_level, tn_level), ecdf=ecdf, f_sample=bns_f_sample,
+                   lam_schedule=None if lams is None else tuple(lams), warm_rns_epochs=warm_rns_epochs),
         "srns": srns,
     }[sampler]  # fmt: skip
     if sampler != "bns" and (lams is not None or warm_rns_epochs):
