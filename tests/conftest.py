@@ -85,3 +85,26 @@ def docs_site(tmp_path_factory):
     assert proc.returncode == 0, f"sphinx failed ({proc.returncode}):\n{log[-6000:]}"
     assert "WARNING" not in log and "ERROR" not in log, log[-6000:]
     return html
+
+
+@pytest.fixture
+def count_chunks(monkeypatch):
+    """``count_chunks()`` from then on records the point index of every ``studies._chunk_stats`` call.
+
+    It returns the list the calls go into (tests of mse_study's checkpoint: which points are
+    recomputed on resume).
+    """
+    from negtheory import studies
+
+    def start():
+        calls = []
+        real = studies._chunk_stats
+
+        def counting(point, start, count):
+            calls.append(point.index)
+            return real(point, start, count)
+
+        monkeypatch.setattr(studies, "_chunk_stats", counting)
+        return calls
+
+    return start

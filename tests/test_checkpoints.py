@@ -27,18 +27,6 @@ def finished(tmp_path):
     return path
 
 
-def _counting(monkeypatch):
-    calls = []
-    real = studies._chunk_stats
-
-    def counting(point, start, count):
-        calls.append(point.index)
-        return real(point, start, count)
-
-    monkeypatch.setattr(studies, "_chunk_stats", counting)
-    return calls
-
-
 def test_header_holds_every_parameter_and_a_version(finished):
     header = json.loads(finished.read_text().splitlines()[0])
     assert header["format"] == "negtheory.mse_study.checkpoint" and header["version"] == 2
@@ -50,11 +38,11 @@ def test_header_holds_every_parameter_and_a_version(finished):
         assert len(rec["sha256"]) == 64 and rec["value"] == VALUES[rec["index"]]
 
 
-def test_resume_after_crash_mid_write_is_bit_identical_and_repairs_the_file(finished, uninterrupted, monkeypatch):
+def test_resume_after_crash_mid_write_is_bit_identical_and_repairs_the_file(finished, uninterrupted, count_chunks):
     lines = finished.read_text().splitlines()
     # two points written, the third cut in mid-write (no newline)
     finished.write_text("\n".join(lines[:3]) + "\n" + lines[3][: len(lines[3]) // 2])
-    calls = _counting(monkeypatch)
+    calls = count_chunks()
     resumed = studies.mse_study("alpha", VALUES, checkpoint=finished, **KW)
     assert set(calls) == {2}  # only the point in flight is recomputed
     pd.testing.assert_frame_equal(resumed, uninterrupted, check_exact=True)
@@ -67,9 +55,9 @@ def test_resume_after_crash_mid_write_is_bit_identical_and_repairs_the_file(fini
     pd.testing.assert_frame_equal(again, uninterrupted, check_exact=True)
 
 
-def test_complete_last_record_without_newline_is_kept(finished, uninterrupted, monkeypatch):
+def test_complete_last_record_without_newline_is_kept(finished, uninterrupted, count_chunks):
     finished.write_text(finished.read_text().rstrip("\n"))
-    calls = _counting(monkeypatch)
+    calls = count_chunks()
     resumed = studies.mse_study("alpha", VALUES, checkpoint=finished, **KW)
     assert calls == []
     assert finished.read_text().endswith("\n")

@@ -87,7 +87,7 @@ def test_dask_executor_matches_local():
     pd.testing.assert_frame_equal(local, remote, check_exact=True)
 
 
-def test_checkpoint_resumes_without_recomputing(tmp_path, monkeypatch):
+def test_checkpoint_resumes_without_recomputing(tmp_path, count_chunks):
     path = tmp_path / "study.jsonl"
     kw = dict(n_anchors=1200, rng=2, progress=False, estimators=("biased", "bcl"))
     full = studies.mse_study("alpha", [0.6, 0.8, 1.0], **kw)
@@ -96,14 +96,7 @@ def test_checkpoint_resumes_without_recomputing(tmp_path, monkeypatch):
     lines = path.read_text().splitlines()
     assert len(lines) == 1 + 3
     path.write_text("\n".join(lines[:3]) + "\n" + lines[3][: len(lines[3]) // 2])  # cut mid-line
-    calls = []
-    real = studies._chunk_stats
-
-    def counting(point, start, count):
-        calls.append(point.index)
-        return real(point, start, count)
-
-    monkeypatch.setattr(studies, "_chunk_stats", counting)
+    calls = count_chunks()
     resumed = studies.mse_study("alpha", [0.6, 0.8, 1.0], checkpoint=path, **kw)
     assert set(calls) == {2}  # only the point in flight is redone
     pd.testing.assert_frame_equal(full, resumed, check_exact=True)
