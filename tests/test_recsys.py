@@ -29,6 +29,9 @@ from negtheory.recsys import (
 )
 from negtheory.recsys.samplers import sample_extra_positives, sample_popular, sample_uninteracted
 
+# the negative-sampling tests freeze the model (no regularisation) and record the drawn negatives
+FROZEN = dict(reg=0.0, progress=False, return_negatives=True, topk=(1,))
+
 
 # ------------------------------------------------------------------------------------------
 # data
@@ -177,20 +180,7 @@ def test_bns_choice_matches_eq_4_26_with_the_whole_candidate_pool(n_items, prior
     test = np.array([[0, 3], [0, 4], [0, n_items - 1]])
     d = Interactions(3, n_items, train, test)
     # one epoch; the first visited pair's negative is chosen with the initial parameters
-    r = fit_bpr_sgd(
-        d,
-        "bns",
-        candidates=10**6,
-        lam=5.0,
-        prior=prior,
-        epochs=1,
-        lr=1e-9,
-        reg=0.0,
-        progress=False,
-        return_negatives=True,
-        rng=4,
-        topk=(1,),
-    )
+    r = fit_bpr_sgd(d, "bns", candidates=10**6, lam=5.0, prior=prior, epochs=1, lr=1e-9, rng=4, **FROZEN)
     visit, neg = r["negatives"][0]
     # rerun with the embeddings we know: same seed -> same init; recover it from the kernel's init rule
     ss = np.random.SeedSequence(4)
@@ -241,19 +231,7 @@ def test_aobpr_rank_law_is_truncated_geometric():
     # frozen model (lr -> 0): the rank of each drawn negative among the user's negatives follows
     # P(r) ∝ exp(-r / rank_scale), r = 0 .. n_neg - 1 (chi-square)
     d = Interactions(1, 40, np.array([[0, 0], [0, 1]]), np.zeros((0, 2), dtype=np.int64))
-    r = fit_bpr_sgd(
-        d,
-        "aobpr",
-        rank_scale=5.0,
-        epochs=4000,
-        lr=1e-12,
-        reg=0.0,
-        progress=False,
-        return_negatives=True,
-        rng=0,
-        topk=(1,),
-        eval_every=4000,
-    )
+    r = fit_bpr_sgd(d, "aobpr", rank_scale=5.0, epochs=4000, lr=1e-12, rng=0, eval_every=4000, **FROZEN)
     neg = np.concatenate([n for _, n in r["negatives"]])
     init = np.random.default_rng(np.random.SeedSequence(0).spawn(2 + 4000)[0])
     U = init.normal(0.0, 0.1, size=(1, 32)).astype(np.float32)
