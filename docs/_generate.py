@@ -121,6 +121,23 @@ OTHER_THEME = ("other", "Other modules", "Modules no theme of the index names ye
 _BARS = re.compile(r"(?<![\\|])\|(?=[^\s|])([^|`]*?[^\s|\\])\|(?!\|)")
 
 
+def resolve(path: str):
+    """The object at a dotted path: its longest importable module prefix, then attributes.
+
+    ImportError when no prefix imports, AttributeError when an attribute is missing.
+    """
+    parts = path.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ImportError(path)
+
+
 def escape_bars(line: str) -> str:
     """Escape ``|x|`` (plain-text absolute values and set sizes) outside inline literals.
 

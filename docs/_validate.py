@@ -14,7 +14,6 @@ and there is no per-object exception list: a docstring either passes or is fixed
 from __future__ import annotations
 
 import collections
-import importlib
 import inspect
 import sys
 import tempfile
@@ -38,19 +37,6 @@ CHECKS = frozenset(
 )
 #: applied to the core package's functions and classes (not methods)
 EXAMPLE_CHECKS = frozenset({"EX01"})
-
-
-def _resolve(path: str):
-    parts = path.split(".")
-    for cut in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        for attr in parts[cut:]:
-            obj = getattr(obj, attr)
-        return obj
-    raise ImportError(path)
 
 
 def _methods(cls) -> list[str]:
@@ -77,7 +63,7 @@ def targets() -> list[tuple[str, str, bool]]:
     for name in public:
         if name == "negtheory.__version__":
             continue
-        obj = _resolve(name)
+        obj = _generate.resolve(name)
         if inspect.ismodule(obj) or not callable(obj):
             continue
         core = name.count(".") == 1  # negtheory.NAME

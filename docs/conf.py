@@ -157,21 +157,10 @@ def _hide_private_parameters(app, what, name, obj, options, signature, return_an
 
 def _lookup(path: str):
     """The object at a dotted path (module prefix imported), or None."""
-    import importlib
-
-    parts = path.split(".")
-    for i in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:i]))
-        except ImportError:
-            continue
-        try:
-            for attr in parts[i:]:
-                obj = getattr(obj, attr)
-        except AttributeError:
-            return None
-        return obj
-    return None
+    try:
+        return _generate.resolve(path)
+    except (ImportError, AttributeError):
+        return None
 
 
 def _resolve_public_alias(app, env, node, contnode):
