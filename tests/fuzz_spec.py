@@ -531,6 +531,11 @@ pos_fin = st.floats(1e-3, 1e3)
 unit = st.floats(0.0, 1.0)
 
 
+def _array(draw, el, n):
+    """A float64 array of ``n`` draws from the strategy ``el``."""
+    return np.array(draw(st.lists(el, min_size=n, max_size=n)))
+
+
 @st.composite
 def _scores_labels(draw, n_min=1):
     n = draw(st.integers(n_min, 8))
@@ -614,7 +619,7 @@ def _entropy_scores(draw):
     el = st.floats(-50, 50)
     if draw(st.integers(0, 4)) == 0:  # scores near the float64 limit: spreads and sums overflow
         el = st.one_of(el, st.sampled_from([1e308, -1e308, 1.7e308, -1.7e308, 0.0]))
-    s = np.array(draw(st.lists(el, min_size=k, max_size=k)))
+    s = _array(draw, el, k)
     s[0] = s[1] + 1.0 if s[0] == s[1] else s[0]
     return s
 
@@ -663,7 +668,7 @@ def _dpl(draw):
     kk = draw(st.integers(1, 4))
     el = st.floats(-20, 20)
     return {
-        "pos_score": np.array(draw(st.lists(el, min_size=m, max_size=m))),
+        "pos_score": _array(draw, el, m),
         "unlabeled_scores": np.array(draw(st.lists(st.lists(el, min_size=n, max_size=n), min_size=m, max_size=m))),
         "extra_pos_scores": np.array(draw(st.lists(st.lists(el, min_size=kk, max_size=kk), min_size=m, max_size=m))),
         "tau_plus": draw(st.floats(1e-6, 1 - 1e-6)),
@@ -713,15 +718,15 @@ def _bns(draw, fn):
     el = st.floats(-20, 20)
     if fn == "select":
         return {
-            "x_pos": np.array(draw(st.lists(el, min_size=m, max_size=m))),
+            "x_pos": _array(draw, el, m),
             "candidate_scores": np.array(draw(st.lists(st.lists(el, min_size=c, max_size=c), min_size=m, max_size=m))),
             "candidate_p_fn": np.array(draw(st.lists(st.floats(0, 1), min_size=c, max_size=c))),
             "lam": draw(st.floats(0, 100)),
         }
     if fn == "info":
         return {
-            "x_pos": np.array(draw(st.lists(el, min_size=m, max_size=m))),
-            "x_neg": np.array(draw(st.lists(el, min_size=m, max_size=m))),
+            "x_pos": _array(draw, el, m),
+            "x_neg": _array(draw, el, m),
         }
     if fn == "unbias":
         return {
@@ -794,7 +799,7 @@ def _infonce_loss(draw):
     k = draw(st.integers(0, 4))
     el = st.floats(-50, 50)
     return {
-        "pos": np.array(draw(st.lists(el, min_size=m, max_size=m))),
+        "pos": _array(draw, el, m),
         "neg": np.array(draw(st.lists(st.lists(el, min_size=k, max_size=k), min_size=m, max_size=m))).reshape(m, k),
         "tau": draw(st.floats(1e-3, 1e3)),
     }
@@ -867,11 +872,10 @@ def _bridge_functional(draw, name):
 
 @st.composite
 def _embeddings(draw):
-    b = draw(st.integers(2, 4))
-    dim = draw(st.integers(1, 4))
+    b, dim = draw(st.integers(2, 4)), draw(st.integers(1, 4))
     el = st.floats(-5, 5)
-    a = AsTensor(np.array(draw(st.lists(el, min_size=b * dim, max_size=b * dim))).reshape(b, dim))
-    p = AsTensor(np.array(draw(st.lists(el, min_size=b * dim, max_size=b * dim))).reshape(b, dim))
+    a = AsTensor(_array(draw, el, b * dim).reshape(b, dim))
+    p = AsTensor(_array(draw, el, b * dim).reshape(b, dim))
     return {"anchor": a, "positive": p}
 
 
@@ -885,7 +889,7 @@ def _estimator_errors(draw):
     neg = np.array(draw(st.lists(st.lists(el, min_size=n, max_size=n), min_size=a, max_size=a)))
     tn = np.array(draw(st.lists(st.lists(st.booleans(), min_size=n, max_size=n), min_size=a, max_size=a)))
     tn[:, 0] = True
-    pos = np.array(draw(st.lists(el, min_size=a, max_size=a)))
+    pos = _array(draw, el, a)
     return {"neg": neg, "is_true_negative": tn, "pos": pos, "t": draw(st.floats(0.5, 10.0))}
 
 
@@ -897,7 +901,7 @@ def _diagnose(draw):
     c = draw(st.integers(2, 8))
     el = st.floats(-20.0, 20.0)
     cand = np.array(draw(st.lists(st.lists(el, min_size=c, max_size=c), min_size=a, max_size=a)))
-    pos = np.array(draw(st.lists(el, min_size=a, max_size=a)))
+    pos = _array(draw, el, a)
     return {
         "positive": pos,
         "candidates": cand,
