@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -123,15 +124,17 @@ def test_version(capsys):
 
 
 def test_help_imports_neither_torch_nor_matplotlib():
-    code = (
-        "import sys, io, contextlib\n"
-        "from negtheory import cli\n"
-        "for argv in (['--help'], ['figures', '--help'], ['study', 'mse', '--help'], ['bridge', 'train', '--help'],\n"
-        "             ['reproduce', 'thesis-tables', '--help']):\n"
-        "    with contextlib.redirect_stdout(io.StringIO()):\n"
-        "        assert cli.main(argv) == 0, argv\n"
-        "    assert 'torch' not in sys.modules, argv\n"
-        "    assert 'matplotlib' not in sys.modules, argv\n"
+    code = textwrap.dedent(
+        """
+        import sys, io, contextlib
+        from negtheory import cli
+        for argv in (['--help'], ['figures', '--help'], ['study', 'mse', '--help'], ['bridge', 'train', '--help'],
+                     ['reproduce', 'thesis-tables', '--help']):
+            with contextlib.redirect_stdout(io.StringIO()):
+                assert cli.main(argv) == 0, argv
+            assert 'torch' not in sys.modules, argv
+            assert 'matplotlib' not in sys.modules, argv
+        """
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert res.returncode == 0, res.stderr
