@@ -6,18 +6,18 @@ user's folder or file. Every rating is an implicit positive (§4.5.1.1) and, unl
 ships the thesis's own split, the unique (user, item) pairs are split 80/20 at random by
 :func:`~negtheory.recsys.split_interactions` with the stated ``seed``.
 
-=================  =====================================================================  ===================
-name               preparation                                                            Table 5.1 (printed)
-=================  =====================================================================  ===================
-``ml-100k``        the thesis's own ``100k_train.csv`` / ``100k_test.csv`` when the         943 x 1 682, 100k
-                   folder has them, else ``u.data`` split 80/20
-``ml-1m``          every pair of ``ratings.dat`` (or a ``user,item`` CSV of it), 80/20       6 040 x 3 952, 1 000k
-``yahoo-r3``       the 5 400 users of the Webscope *test* file, each with all of its         5 400 x 1 000, 182k
-                   ratings in the train and test files pooled (183 179 pairs), 80/20
-``gowalla``        the LightGCN release's ``train.txt`` + ``test.txt`` pooled, 80/20         29 858 x 40 981, 1 027k
-``gowalla-lightgcn`` the LightGCN release's own split as it is (the field's benchmark)       —
-``yelp2018``       as ``gowalla`` (the LightGCN release's files pooled, 80/20)              31 668 x 38 048, 1 561k
-=================  =====================================================================  ===================
+====================  ====================================================================  ====================
+name                  preparation                                                           Table 5.1 (printed)
+====================  ====================================================================  ====================
+``ml-100k``           the thesis's own ``100k_train.csv`` / ``100k_test.csv`` when the       943 x 1 682, 100k
+                      folder has them, else ``u.data`` split 80/20
+``ml-1m``             every pair of ``ratings.dat`` (or a ``user,item`` CSV of it), 80/20    6 040 x 3 952, 1 000k
+``yahoo-r3``          the 5 400 users of the Webscope *test* file, each with all of its      5 400 x 1 000, 182k
+                      ratings in the train and test files pooled (183 179 pairs), 80/20
+``gowalla``           the LightGCN release's ``train.txt`` + ``test.txt`` pooled, 80/20      29 858 x 40 981, 1 027k
+``gowalla-lightgcn``  the LightGCN release's own split as it is (the field's benchmark)      —
+``yelp2018``          as ``gowalla`` (the LightGCN release's files pooled, 80/20)            31 668 x 38 048, 1 561k
+====================  ====================================================================  ====================
 
 The Yahoo!-R3 reading is worked out from Table 5.1: the Webscope files hold 15 400 users in train
 and the 5 400 users ids 1..5 400 in test (10 random songs each). Of the constructions tried —
