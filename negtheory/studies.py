@@ -704,15 +704,7 @@ def mse_study(
             base_interval = tuple(base_interval)
         except TypeError:
             raise TypeError(f"base_interval must be a pair (low, high) of scores, or None, got {base_interval!r}") from None
-    fixed: dict[str, Any] = dict(
-        n_unlabeled=n_unlabeled,
-        alpha=alpha,
-        gamma=gamma,
-        tau_plus=tau_plus,
-        t=t,
-        beta=beta,
-        n_positives=n_positives,
-    )
+    fixed: dict[str, Any] = dict(zip(_FIXED, (n_unlabeled, alpha, gamma, tau_plus, t, beta, n_positives)))
     points, coerced = _study_points(vary, values, fixed, estimators, n_anchors, seed, base_interval, method, hcl_beta)
     _check_memory(points, n_anchors, chunk_size, max_memory)
     ckpt = None
@@ -734,6 +726,10 @@ def mse_study(
             stacklevel=3,  # the caller of renamed_keyword's wrapper
         )
     return df
+
+
+#: the generator's parameters a sweep holds fixed (all but the swept one), in the checkpoint's order
+_FIXED = ("n_unlabeled", "alpha", "gamma", "tau_plus", "t", "beta", "n_positives")
 
 
 def _check_sweep(vary, values, estimators):
@@ -798,7 +794,7 @@ def _open_checkpoint(checkpoint, points, vary, coerced, n_anchors, estimators, m
     p0 = asdict(points[0])
     params = dict(
         vary=vary, values=coerced, n_anchors=n_anchors,
-        **{k: p0[k] for k in ("n_unlabeled", "alpha", "gamma", "tau_plus", "t", "beta", "n_positives") if k != vary},
+        **{k: p0[k] for k in _FIXED if k != vary},
         estimators=list(estimators), seed=p0["seed"], base_interval=p0["base_interval"], method=method,
         hcl_beta=hcl_beta if hcl_beta is None else p0["hcl_beta"], negtheory=__version__,
     )  # fmt: skip

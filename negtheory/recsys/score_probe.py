@@ -596,26 +596,13 @@ def probe_scores(
 
     a_m = float(cal.alpha_from_auc(alpha)) if np.isfinite(alpha) else 0.5
     v_tn, v_fn, ks_tn, ks_fn = _parent_cdf_laws(G0, is_fn0, lf["alpha_hat"], lf["est_tau_plus"])
-    measured = dict(
-        alpha=alpha,
-        alpha_model=a_m,
-        alpha_valid_auc=lf["alpha_valid_auc"],
-        alpha_valid_raw=lf["alpha_valid_raw"],
-        alpha_hat=lf["alpha_hat"],
-        alpha_at_bound=lf["alpha_at_bound"],
-        alpha_source=lf["alpha_source"],
-        tau_plus=tau_plus,
-        tau_plus_hat=lf["tau_plus_hat"],
-        est_alpha=lf["est_alpha"],
-        est_tau_plus=lf["est_tau_plus"],
-        tau_plus_eval=float(1.0 - eval_tn.mean()) if eval_tn.size else math.nan,
-        n=n_negatives,
-        n_anchors=int(len(users)),
-        ks_tn=ks_tn,
-        ks_fn=ks_fn,
-        n_fn_fit=int(is_fn0.sum()),
-        label_fraction=lf["label_fraction"],
-    )
+    measured = {"alpha": alpha, "alpha_model": a_m}
+    measured.update((k, lf[k]) for k in ("alpha_valid_auc", "alpha_valid_raw", "alpha_hat", "alpha_at_bound", "alpha_source"))
+    measured["tau_plus"] = tau_plus
+    measured.update((k, lf[k]) for k in ("tau_plus_hat", "est_alpha", "est_tau_plus"))
+    measured["tau_plus_eval"] = float(1.0 - eval_tn.mean()) if eval_tn.size else math.nan
+    measured.update(n=n_negatives, n_anchors=int(len(users)), ks_tn=ks_tn, ks_fn=ks_fn, n_fn_fit=int(is_fn0.sum()))
+    measured["label_fraction"] = lf["label_fraction"]
     auc = float(((eval_neg < eval_pos[:, None]) + 0.5 * (eval_neg == eval_pos[:, None])).mean()) if len(users) else math.nan
     measured["train_auc"] = auc
     if prior is not None:
