@@ -23,7 +23,7 @@ def _square(shared, task):
 
 
 def test_execute_returns_plan_order_and_resumes_from_the_store(tmp_path):
-    specs = tuple(RunSpec(key=("x", i), seed=i, task=(i, i), name=f"x{i}.json", cost=float(i % 2)) for i in range(4))
+    specs = tuple(RunSpec(key=("x", i), replicate=i, task=(i, i), name=f"x{i}.json", cost=float(i % 2)) for i in range(4))
     plan = Plan(specs, _square, lambda: 10, desc="test")
     CALLS.clear()
     first = execute(plan, cache_dir=tmp_path, progress=False)
@@ -35,7 +35,7 @@ def test_execute_returns_plan_order_and_resumes_from_the_store(tmp_path):
     again = execute(plan, cache_dir=tmp_path, progress=False, executor="local", jobs=1)
     assert again == first and CALLS == [(2, 2)]  # only the missing run
     # a spec without a name is never stored; load is not called when nothing runs
-    unnamed = Plan((RunSpec(key=("y",), seed=0, task=(5, 0)),), _square, lambda: 2)
+    unnamed = Plan((RunSpec(key=("y",), replicate=0, task=(5, 0)),), _square, lambda: 2)
     assert execute(unnamed, cache_dir=tmp_path / "u", progress=False) == [{"value": 10, "seed": 0}]
     assert not list((tmp_path / "u").iterdir())
     stored = Plan(specs[:1], _square, lambda: pytest.fail("loaded the data with every run stored"))

@@ -36,8 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .._typing import RNGLike
 from .._rng import int_seed
+from .._typing import RNGLike
 from .interactions import Interactions, load_split, read_interactions, split_interactions
 
 #: data set name -> one-line description of its preparation (see the module notes)
@@ -62,13 +62,17 @@ def _find(folder: Path, names: tuple[str, ...], what: str) -> Path:
 def _yahoo_frame(folder: Path):
     import pandas as pd
 
-    tr = read_interactions(_find(folder, ("ydata-ymusic-rating-study-v1_0-train.txt", "train.txt"), "Yahoo!-R3 train file"), format="yahoo-r3")
-    te = read_interactions(_find(folder, ("ydata-ymusic-rating-study-v1_0-test.txt", "test.txt"), "Yahoo!-R3 test file"), format="yahoo-r3")
+    tr = read_interactions(
+        _find(folder, ("ydata-ymusic-rating-study-v1_0-train.txt", "train.txt"), "Yahoo!-R3 train file"), format="yahoo-r3"
+    )
+    te = read_interactions(
+        _find(folder, ("ydata-ymusic-rating-study-v1_0-test.txt", "test.txt"), "Yahoo!-R3 test file"), format="yahoo-r3"
+    )
     users = set(te["user"].tolist())
     return pd.concat([tr[tr["user"].isin(users)], te], ignore_index=True)
 
 
-def thesis_split(name: str, path: str | os.PathLike[str], seed: RNGLike = 0, *, test_fraction: float = 0.2) -> Interactions:
+def thesis_split(name: str, path: str | os.PathLike[str], rng: RNGLike = 0, *, test_fraction: float = 0.2) -> Interactions:
     """The train / test split of one of the thesis's data sets, prepared as the thesis states it.
 
     Parameters
@@ -79,8 +83,9 @@ def thesis_split(name: str, path: str | os.PathLike[str], seed: RNGLike = 0, *, 
     path : str or Path
         The user's copy: a folder holding the data set's files (``.gz`` accepted), or for
         ``ml-1m`` the ratings file itself.
-    seed : int, SeedSequence or Generator
-        Seed of the random 80/20 split (default 0; ignored where the data set ships its split).
+    rng : int, SeedSequence or Generator
+        Seed of the random 80/20 split (default 0; an int is used as the seed of
+        :func:`~negtheory.recsys.split_interactions`; ignored where the data set ships its split).
     test_fraction : float in (0, 1)
         The test share of the random split (default 0.2, the thesis's).
 
@@ -99,7 +104,7 @@ def thesis_split(name: str, path: str | os.PathLike[str], seed: RNGLike = 0, *, 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (d / "ratings.dat").write_text("".join(f"{u}::{i}::5::0\\n" for u in range(1, 6) for i in range(1, 5)))
-    >>> s = thesis_split("ml-1m", d, seed=0)
+    >>> s = thesis_split("ml-1m", d, rng=0)
     >>> len(s.train), len(s.test)
     (16, 4)
     """
@@ -108,11 +113,13 @@ def thesis_split(name: str, path: str | os.PathLike[str], seed: RNGLike = 0, *, 
     p = Path(path)
     if not p.exists():
         raise ValueError(f"path: {p} does not exist")
-    seed_int = None if name == "gowalla-lightgcn" else int_seed("seed", seed)
+    seed_int = None if name == "gowalla-lightgcn" else int_seed("rng", rng)
     label = f"{name}" if seed_int is None else f"{name} seed {seed_int}"
     if name == "ml-100k":
         if p.is_dir() and any((p / n).is_file() for n in ("100k_train.csv", "100k_train.csv.gz")):
-            return load_split(_find(p, ("100k_train.csv",), "train"), _find(p, ("100k_test.csv",), "test"), name="ml-100k (thesis split)")
+            return load_split(
+                _find(p, ("100k_train.csv",), "train"), _find(p, ("100k_test.csv",), "test"), name="ml-100k (thesis split)"
+            )
         src = _find(p, ("u.data",), "u.data") if p.is_dir() else p
         return split_interactions(src, test_fraction, rng=seed_int, name=label)
     if name == "ml-1m":
@@ -128,7 +135,9 @@ def thesis_split(name: str, path: str | os.PathLike[str], seed: RNGLike = 0, *, 
         return load_split(train, test, format="lightgcn", name=name)
     import pandas as pd
 
-    pooled = pd.concat([read_interactions(train, format="lightgcn"), read_interactions(test, format="lightgcn")], ignore_index=True)
+    pooled = pd.concat(
+        [read_interactions(train, format="lightgcn"), read_interactions(test, format="lightgcn")], ignore_index=True
+    )
     return split_interactions(pooled, test_fraction, rng=seed_int, name=label)
 
 

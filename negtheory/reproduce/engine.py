@@ -44,8 +44,9 @@ class RunSpec:
         The run's identity as the command names it (e.g. ``("sgd", "bns", 5, "popularity")`` for
         the thesis tables: method, candidates, prior, variant; ``("k", 4)`` for a K sweep); the
         specs of one plan share a key across seeds.
-    seed : int
-        The run's seed (the only source of its randomness).
+    replicate : int
+        The run's replicate seed (the only source of its randomness; the ``seeds`` 0 .. n-1 of the
+        command, named as ``seeds`` are elsewhere: a replicate index, not an RNG argument).
     task : tuple
         What the plan's worker receives beside the shared data (picklable).
     name : str, optional
@@ -55,7 +56,7 @@ class RunSpec:
     """
 
     key: tuple
-    seed: int
+    replicate: int
     task: tuple
     name: str | None = None
     cost: float = 0.0

@@ -241,7 +241,7 @@ def _run_stacks(stacks: Sequence[tuple], progress: bool, desc: str, executor: An
     """
     from .engine import Plan, RunSpec, execute
 
-    specs = tuple(RunSpec(key=(t[3], t[-1]), seed=0, task=t) for t in stacks)
+    specs = tuple(RunSpec(key=(t[3], t[-1]), replicate=0, task=t) for t in stacks)
     return execute(Plan(specs, _density_job, lambda: None, desc=desc), executor=executor, jobs=jobs, progress=progress)
 
 

@@ -787,7 +787,7 @@ def run(args: argparse.Namespace) -> int:
     data, label, ident = _load(args)
     local_serial = args.executor == "local" and args.jobs == 1
     items = tuple(settings.items())
-    specs = tuple(RunSpec(key=(loss,), seed=s, task=(loss, s, items, not args.quiet and local_serial),
+    specs = tuple(RunSpec(key=(loss,), replicate=s, task=(loss, s, items, not args.quiet and local_serial),
                           name=_cache_name(ident + repr(sorted(settings.items())) + loss + str(s), loss, s))
                   for loss in losses for s in range(seeds))  # fmt: skip
     executor, close = connect_executor(args)

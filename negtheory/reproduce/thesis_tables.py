@@ -487,7 +487,7 @@ class _Runner:
     def plan(self, tasks: Sequence[tuple], desc: str, cache: bool = True) -> Plan:
         from negtheory.recsys import load_split
 
-        specs = tuple(RunSpec(key=t[0], seed=t[1], task=t, name=_cache_name(t) if cache else None, cost=_cost_hint(t))
+        specs = tuple(RunSpec(key=t[0], replicate=t[1], task=t, name=_cache_name(t) if cache else None, cost=_cost_hint(t))
                       for t in tasks)  # fmt: skip
         return Plan(specs, _job, lambda: load_split(self.train, self.test, format=self.o.format), desc=desc)
 

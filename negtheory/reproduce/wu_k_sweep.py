@@ -233,7 +233,7 @@ def sweep(
     if format not in DATA_FORMATS:
         raise ValueError(f"format must be one of {', '.join(DATA_FORMATS)}, got {format!r}")
     tasks = [(k, s, epochs, eval_every, valid_fraction) for s in range(seeds) for k in ks]
-    specs = tuple(RunSpec(key=("k", t[0]), seed=t[1], task=t, name=None if cache_dir is None else _cache_name(train, test, format, t))
+    specs = tuple(RunSpec(key=("k", t[0]), replicate=t[1], task=t, name=None if cache_dir is None else _cache_name(train, test, format, t))
                   for t in tasks)  # fmt: skip
     plan = Plan(specs, _job, lambda: load_split(train, test, format=format), desc="InfoNCE K sweep")
     results = execute(plan, cache_dir=cache_dir, executor=executor, jobs=jobs, progress=progress)
