@@ -58,6 +58,20 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
         "contrastive loss (--optimizer adam); otherwise --data picks a built-in data set. Prints the final metrics "
         "and, with --out, writes results.json (and history.csv or probes.csv) there.",
     )  # fmt: skip
+    _add_train_data_arguments(q)
+    _add_train_method_arguments(q)
+    _add_train_schedule_arguments(q)
+    _add_train_loss_arguments(q)
+    q.add_argument("--seed", type=integer(0), default=0, help="seed of the model, the sampling and the validation split")
+    q.add_argument("--no-probe", action="store_true", help="do not record real scores with true labels")
+    q.add_argument("--quiet", action="store_true", help="no progress bars")
+    q.set_defaults(func=_lazy("_cmd_train"))
+    _add_experiments_parser(bsub)
+    return p
+
+
+def _add_train_data_arguments(q: argparse.ArgumentParser) -> None:
+    """``bridge train``: where the data comes from and how it is split."""
     q.add_argument(
         "--data",
         default="synthetic",
@@ -93,6 +107,10 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
         default=None,
         help="stop after this many evaluations without validation gain (default: no early stopping)",
     )
+
+
+def _add_train_method_arguments(q: argparse.ArgumentParser) -> None:
+    """``bridge train``: model, loss, optimizer and the negative sampler with its settings."""
     q.add_argument(
         "--model", choices=["mf", "mlp"], default=None, help="mf (recommendation) or mlp (default: mf, mlp for digits)"
     )
@@ -115,6 +133,10 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
     q.add_argument("--negatives", type=integer(1), default=5, help="N negatives per pair (mini-batch losses)")
     q.add_argument("--extra-positives", type=integer(1), default=5, help="M extra positives for DCL/HCL/DPL")
     q.add_argument("--epochs", type=integer(1), default=None, help="default: 100 (SGD), 200 (mini-batch split), 5 (--data)")
+
+
+def _add_train_schedule_arguments(q: argparse.ArgumentParser) -> None:
+    """``bridge train``: device, output, batches, learning rate, evaluation and size."""
     q.add_argument(
         "--device",
         default="auto",
@@ -153,6 +175,10 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
     q.add_argument("--eval-every", type=integer(1), default=1, help="evaluate every this many epochs (split runs)")
     q.add_argument("--topk", type=integer(1), nargs="+", default=[5, 10, 20], help="list lengths of P/R/NDCG")
     q.add_argument("--dim", type=integer(1), default=32, help="embedding dimension")
+
+
+def _add_train_loss_arguments(q: argparse.ArgumentParser) -> None:
+    """``bridge train``: the losses' temperature, class prior and BCL / HCL parameters."""
     q.add_argument(
         "--temperature", type=real(0.0, lo_open=True), default=None, help="score temperature t > 0 (default 1; 0.5 for digits)"
     )
@@ -167,10 +193,10 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
     )
     q.add_argument("--beta", type=real(0.0, 1.0), default=0.5, help="BCL beta, in [0, 1] (thesis code for recommendation: 0.6)")
     q.add_argument("--hcl-beta", type=real(0.0), default=1.0, help="HCL concentration beta (thesis code: 0.5)")
-    q.add_argument("--seed", type=integer(0), default=0, help="seed of the model, the sampling and the validation split")
-    q.add_argument("--no-probe", action="store_true", help="do not record real scores with true labels")
-    q.add_argument("--quiet", action="store_true", help="no progress bars")
-    q.set_defaults(func=_lazy("_cmd_train"))
+
+
+def _add_experiments_parser(bsub) -> None:
+    """Add ``bridge experiments`` (the toy simulation-vs-training experiments)."""
     q = bsub.add_parser(
         "experiments", help="rerun the toy simulation-vs-training experiments (CSV + PNG)", formatter_class=HelpFormatter,
         description="Rerun the toy simulation-vs-training experiments (Wu's K sweep, downstream quality) and write "
@@ -196,4 +222,3 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
     )
     q.add_argument("--quiet", action="store_true", help="no progress bars (the final 'wrote ...' line is still printed)")
     q.set_defaults(func=_lazy("_cmd_experiments"))
-    return p
