@@ -148,9 +148,11 @@ class ProbeRecorder:
 
     Parameters
     ----------
-    **kwargs
-        Keyword arguments passed to every :func:`probe_batch` call (``tau_plus_model``,
-        ``beta``, ``hcl_beta``).
+    tau_plus_model : float, optional
+        tau+ given to the DCL/HCL/BCL estimators (default: each batch's measured tau+).
+    beta, hcl_beta : float
+        BCL hardness (eq. 6.25) and HCL concentration; every :func:`probe_batch` call gets
+        these three.
 
     Examples
     --------
@@ -162,8 +164,8 @@ class ProbeRecorder:
     (1, 0.0)
     """
 
-    def __init__(self, **kwargs):
-        self.kwargs = kwargs
+    def __init__(self, *, tau_plus_model=None, beta=0.5, hcl_beta=1.0):
+        self.kwargs = dict(tau_plus_model=tau_plus_model, beta=beta, hcl_beta=hcl_beta)
         self.rows: list[dict] = []
 
     def record(self, step, epoch, pos_logits, neg_logits, is_false_negative):

@@ -81,10 +81,22 @@ import numpy as np
 
 from .. import calibration as cal
 from .. import estimators as est
+from .._docstrings import docstring
 from .._rng import int_seed
 from .._validation import int_scalar, real_scalar
 from .bpr_sgd import bns_prior
 from .interactions import _csr
+
+# the opening of the examples: a small random split (see negtheory._docstrings)
+_doc = docstring(
+    split_example="""
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from negtheory.recsys import load_split
+        >>> g = np.random.default_rng(0)
+        >>> pairs = np.unique(g.integers(0, [20, 60], size=(500, 2)), axis=0)""",
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -497,6 +509,7 @@ def label_fraction(data: Interactions) -> float:
     return nv / (nv + nt) if nv + nt else math.nan
 
 
+@_doc
 def probe_scores(
     scores: Any,
     data: Interactions,
@@ -552,13 +565,8 @@ def probe_scores(
     ProbeRecord
         The measurements (``measured``) and the raw eval and fit batches.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from negtheory.recsys import load_split
+    %(split_example)s
     >>> from negtheory.recsys.score_probe import probe_scores
-    >>> g = np.random.default_rng(0)
-    >>> pairs = np.unique(g.integers(0, [20, 60], size=(500, 2)), axis=0)
     >>> d = load_split(pairs[::2], pairs[1::2])
     >>> rec = probe_scores(g.normal(size=(20, 60)), d, n_anchors=64, fit_size=20)
     >>> rec.eval_neg.shape, len(rec.fits)
@@ -824,6 +832,7 @@ def _bns_posterior(data, bp, fu0, is_fn0):
     return np.column_stack([pred, is_fn0.astype(np.float64), pred_users])
 
 
+@_doc
 def finish(rec: ProbeRecord) -> ProbeRecord:
     """Complete a probe point's deferred measurements (in place).
 
@@ -844,13 +853,8 @@ def finish(rec: ProbeRecord) -> ProbeRecord:
         ``mse_se_<estimator>``, ``mean_<estimator>``, ``median_se_<estimator>``,
         ``trimmed_mse_<estimator>``, ``top_share_<estimator>``, ``truth_mean`` and ``k_star``.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from negtheory.recsys import load_split
+    %(split_example)s
     >>> from negtheory.recsys.score_probe import finish, probe_scores
-    >>> g = np.random.default_rng(0)
-    >>> pairs = np.unique(g.integers(0, [20, 60], size=(500, 2)), axis=0)
     >>> rec = probe_scores(g.normal(size=(20, 60)), load_split(pairs[::2], pairs[1::2]), n_anchors=64, fit_size=20, defer=True)
     >>> "mse_bcl" in rec.measured, "mse_bcl" in finish(rec).measured
     (False, True)
@@ -869,6 +873,7 @@ def finish(rec: ProbeRecord) -> ProbeRecord:
     return rec
 
 
+@_doc
 class ScoreProbe:
     """Training callback: :func:`probe_scores` at initialisation and at evaluated epochs.
 
@@ -887,17 +892,12 @@ class ScoreProbe:
         for data small enough to hold one n_users x n_items copy per probe point).
     epochs : sequence of int, optional
         Probe only at these epochs (0 = initialisation); default None: at every call.
-    **kwargs
-        Passed to :func:`probe_scores` (``n_negatives``, ``n_anchors``, ``fit_size``,
-        ``redraws``, ``t``, ``beta``, ``hcl_beta``, ``prior``; ``prior`` is used at epoch 0 only).
+    n_negatives, n_anchors, fit_size, redraws, t, beta, hcl_beta, prior
+        Passed to every :func:`probe_scores` call (same defaults); ``prior`` is used at epoch 0 only.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from negtheory.recsys import load_split, fit_bpr_sgd
+    %(split_example)s
+    >>> from negtheory.recsys import fit_bpr_sgd
     >>> from negtheory.recsys.score_probe import ScoreProbe
-    >>> g = np.random.default_rng(0)
-    >>> pairs = np.unique(g.integers(0, [20, 60], size=(500, 2)), axis=0)
     >>> d = load_split(pairs[::2], pairs[1::2])
     >>> probe = ScoreProbe(d, n_anchors=64, fit_size=20)
     >>> _ = fit_bpr_sgd(d, "rns", epochs=2, progress=False, topk=(5,), callbacks=[probe])
@@ -906,7 +906,20 @@ class ScoreProbe:
     """
 
     def __init__(
-        self, data: Interactions, *, rng: RNGLike = 0, snapshot: bool = False, epochs: Iterable[int] | None = None, **kwargs: Any
+        self,
+        data: Interactions,
+        *,
+        rng: RNGLike = 0,
+        snapshot: bool = False,
+        epochs: Iterable[int] | None = None,
+        n_negatives: int = 5,
+        n_anchors: int = 4096,
+        fit_size: int = 256,
+        redraws: int = 1,
+        t: float = 1.0,
+        beta: float = 0.5,
+        hcl_beta: float = 0.5,
+        prior: tuple[int, float] | None = None,
     ):
         if not isinstance(snapshot, (bool, np.bool_)):
             raise ValueError(f"snapshot must be True or False, got {snapshot!r}")
@@ -914,7 +927,10 @@ class ScoreProbe:
         self.seed = int_seed("rng", rng)
         self.snapshot = bool(snapshot)
         self.epochs = None if epochs is None else {int_scalar("epochs", e, 0) for e in epochs}
-        self.kwargs = kwargs
+        self.kwargs: dict[str, Any] = dict(
+            n_negatives=n_negatives, n_anchors=n_anchors, fit_size=fit_size, redraws=redraws, t=t, beta=beta,
+            hcl_beta=hcl_beta, prior=prior,
+        )  # fmt: skip
         self._records: list[ProbeRecord] = []
         self._pending: list[tuple[int, np.ndarray]] = []
 
