@@ -6,7 +6,8 @@ parameter descriptions written once at module level lands, correctly indented, i
 Parameters section of every class or function that names it; a field inside a line is replaced
 by the block's stripped text. Only the ``%(name)s`` fields are touched (a lone ``%`` stays), and
 a field whose name is not in ``blocks`` raises ``KeyError`` when the module is imported, so a
-typo cannot ship. Under ``python -OO`` (docstrings stripped) the decorator does nothing.
+typo cannot ship. Decorating a class fills its docstring and those of the functions its body
+defines. Under ``python -OO`` (docstrings stripped) the decorator does nothing.
 
 Usage inside the package::
 
