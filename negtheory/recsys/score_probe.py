@@ -906,21 +906,10 @@ class ScoreProbe:
     """
 
     def __init__(
-        self,
-        data: Interactions,
-        *,
-        rng: RNGLike = 0,
-        snapshot: bool = False,
-        epochs: Iterable[int] | None = None,
-        n_negatives: int = 5,
-        n_anchors: int = 4096,
-        fit_size: int = 256,
-        redraws: int = 1,
-        t: float = 1.0,
-        beta: float = 0.5,
-        hcl_beta: float = 0.5,
-        prior: tuple[int, float] | None = None,
-    ):
+        self, data: Interactions, *, rng: RNGLike = 0, snapshot: bool = False, epochs: Iterable[int] | None = None,
+        n_negatives: int = 5, n_anchors: int = 4096, fit_size: int = 256, redraws: int = 1, t: float = 1.0,
+        beta: float = 0.5, hcl_beta: float = 0.5, prior: tuple[int, float] | None = None,
+    ):  # fmt: skip
         if not isinstance(snapshot, (bool, np.bool_)):
             raise ValueError(f"snapshot must be True or False, got {snapshot!r}")
         self.data = data
