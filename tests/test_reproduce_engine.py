@@ -8,9 +8,9 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
+from toy_data import planted_split
 
 from negtheory.cli import main
-from negtheory.recsys import split_interactions
 from negtheory.reproduce.engine import Plan, RunSpec, execute
 from negtheory.reproduce.thesis_numbers import DATASETS, TABLES_BY_DATASET, THESIS_BY_DATASET
 
@@ -46,10 +46,7 @@ def test_execute_returns_plan_order_and_resumes_from_the_store(tmp_path):
 
 # ------------------------------------------------------------------------------------------ thesis tables
 def _planted(n_users=30, n_items=40, seed=5):
-    rng = np.random.default_rng(seed)
-    cu, ci = rng.integers(0, 5, n_users), rng.integers(0, 5, n_items)
-    p = np.where(cu[:, None] == ci[None, :], 0.5, 0.03)
-    return split_interactions(np.argwhere(rng.random((n_users, n_items)) < p), 0.2, rng=seed)
+    return planted_split(n_users, n_items, seed)
 
 
 @pytest.fixture

@@ -8,19 +8,16 @@ import operator
 import numpy as np
 import pandas as pd
 import pytest
+from toy_data import planted_split
 
 from negtheory.cli import main
-from negtheory.recsys import split_interactions
 from negtheory.reproduce._common import open_executor, run_jobs
 
 distributed = pytest.importorskip("distributed")
 
 
 def _planted(n_users=24, n_items=30, seed=0):
-    rng = np.random.default_rng(seed)
-    cu, ci = rng.integers(0, 4, n_users), rng.integers(0, 4, n_items)
-    p = np.where(cu[:, None] == ci[None, :], 0.5, 0.05)
-    return split_interactions(np.argwhere(rng.random((n_users, n_items)) < p), 0.2, rng=seed)
+    return planted_split(n_users, n_items, seed, clusters=4, outside=0.05)
 
 
 @pytest.fixture(scope="module")

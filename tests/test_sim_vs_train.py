@@ -8,21 +8,17 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from toy_data import planted_split
 
 from negtheory import calibration as cal
 from negtheory.cli import main
-from negtheory.recsys import fit_bpr_sgd, split_interactions
+from negtheory.recsys import fit_bpr_sgd
 from negtheory.recsys.score_probe import ScoreProbe
 from negtheory.reproduce.sim_vs_train import ESTIMATORS, SOURCES, VARIANTS, interval_verdict, simulate_point, verdict_table
 
 
 def _planted(n_users=40, n_items=60, seed=0):
-    """Users and items in 5 clusters; users interact mostly within their cluster (learnable)."""
-    rng = np.random.default_rng(seed)
-    cu, ci = rng.integers(0, 5, n_users), rng.integers(0, 5, n_items)
-    p = np.where(cu[:, None] == ci[None, :], 0.5, 0.03)
-    pairs = np.argwhere(rng.random((n_users, n_items)) < p)
-    return split_interactions(pairs, 0.2, rng=seed)
+    return planted_split(n_users, n_items, seed)
 
 
 def test_probe_as_a_callback_leaves_training_unchanged_and_records_each_evaluation():

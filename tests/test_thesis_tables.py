@@ -7,23 +7,18 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from toy_data import planted_split
 
 torch = pytest.importorskip("torch")
 
 from negtheory.bridge import functional as Fn  # noqa: E402
 from negtheory.bridge.recommend import LOSSES, _loss, fit_mf  # noqa: E402
 from negtheory.cli import main  # noqa: E402
-from negtheory.recsys import split_interactions  # noqa: E402
 from negtheory.reproduce.thesis_numbers import THESIS  # noqa: E402
 
 
 def _planted(n_users=40, n_items=50, seed=0):
-    """Users and items in 5 clusters; users interact mostly within their cluster (learnable)."""
-    rng = np.random.default_rng(seed)
-    cu, ci = rng.integers(0, 5, n_users), rng.integers(0, 5, n_items)
-    p = np.where(cu[:, None] == ci[None, :], 0.5, 0.03)
-    pairs = np.argwhere(rng.random((n_users, n_items)) < p)
-    return split_interactions(pairs, 0.2, rng=seed)
+    return planted_split(n_users, n_items, seed)
 
 
 @pytest.mark.parametrize("loss", LOSSES)

@@ -8,23 +8,19 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from toy_data import planted_split
 
 torch = pytest.importorskip("torch")
 
 from negtheory.bridge.recommend import MF, LightGCN, dns_negatives, fit_mf  # noqa: E402
 from negtheory.cli import main  # noqa: E402
-from negtheory.recsys import fit_bpr_sgd, split_interactions  # noqa: E402
+from negtheory.recsys import fit_bpr_sgd  # noqa: E402
 from negtheory.reproduce import thesis_tables as tt  # noqa: E402
 from negtheory.reproduce.thesis_numbers import THESIS, THESIS_ML1M  # noqa: E402
 
 
 def _planted(n_users=30, n_items=40, seed=5):
-    """Users and items in 5 clusters; users interact mostly within their cluster (learnable)."""
-    rng = np.random.default_rng(seed)
-    cu, ci = rng.integers(0, 5, n_users), rng.integers(0, 5, n_items)
-    p = np.where(cu[:, None] == ci[None, :], 0.5, 0.03)
-    pairs = np.argwhere(rng.random((n_users, n_items)) < p)
-    return split_interactions(pairs, 0.2, rng=seed)
+    return planted_split(n_users, n_items, seed)
 
 
 def _write_split(tmp_path):
