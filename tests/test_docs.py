@@ -193,3 +193,16 @@ def test_every_documented_callable_passes_numpydoc_validation():
     found = module.errors()
     assert not found, f"{len(found)} numpydoc errors, e.g. " + "; ".join(f"{p}: {c} {m}" for p, c, m in found[:5])
     assert len(module.targets()) > 250  # the walk really covers the package (methods included)
+
+
+@pytest.mark.slow
+def test_fit_guide_runs(tmp_path, monkeypatch):
+    """Every python block of the ``fit`` guide runs, in order, in one namespace (its printed claims hold)."""
+    pytest.importorskip("torch", reason="the LightGCN example trains with the torch extra")
+    monkeypatch.chdir(tmp_path)
+    blocks = _python_blocks(DOCS / "guide" / "fit.md")
+    assert len(blocks) >= 3
+    namespace: dict = {"__name__": "__docs__"}
+    for k, block in enumerate(blocks):
+        exec(compile(block, f"docs/guide/fit.md (python block {k + 1})", "exec"), namespace)  # noqa: S102
+    assert namespace["r"].engine and 0.0 <= namespace["r"].history[-1]["test_ndcg@10"] <= 1.0
