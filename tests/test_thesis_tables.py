@@ -17,6 +17,18 @@ from negtheory.cli import main  # noqa: E402
 from negtheory.reproduce.thesis_numbers import THESIS  # noqa: E402
 
 
+def _thesis_tables(tmp_path, out, *options):
+    """``negtheory reproduce thesis-tables`` on the split written to tmp_path: 2 seeds of 2 epochs, each evaluated."""
+    split = ["--train", str(tmp_path / "train.csv"), "--test", str(tmp_path / "test.csv")]
+    common = ["--seeds", "2", "--epochs", "2", "--eval-every", "1", "--out", str(out), "--quiet"]
+    return main(["reproduce", "thesis-tables", *split, *options, *common])
+
+
+def _bridge_train(tmp_path, *options):
+    """``negtheory bridge train`` on the split written to tmp_path as tr.csv / te.data."""
+    return main(["bridge", "train", "--train", str(tmp_path / "tr.csv"), "--test", str(tmp_path / "te.data"), *options])
+
+
 def _planted(n_users=40, n_items=50, seed=0):
     return planted_split(n_users, n_items, seed)
 
@@ -86,42 +98,10 @@ def test_reproduce_thesis_tables_end_to_end(tmp_path, capsys):
     tr.to_csv(tmp_path / "train.csv", index=False)
     te.to_csv(tmp_path / "test.csv", sep="\t", header=False, index=False)  # u.data-like second file
     out = tmp_path / "out"
-    rc = main(
-        [
-            "reproduce",
-            "thesis-tables",
-            "--train",
-            str(tmp_path / "train.csv"),
-            "--test",
-            str(tmp_path / "test.csv"),
-            "--tables",
-            "4.2",
-            "4.5",
-            "5.2",
-            "6.3",
-            "--methods",
-            "RNS",
-            "BNS",
-            "BNS-oracle",
-            "BPR",
-            "DPL",
-            "BCL",
-            "SRNS",
-            "--bns-sizes",
-            "1",
-            "3",
-            "--srns-variants",
-            "alpha0",
-            "--seeds",
-            "2",
-            "--epochs",
-            "2",
-            "--eval-every",
-            "1",
-            "--out",
-            str(out),
-            "--quiet",
-        ]
+    rc = _thesis_tables(
+        tmp_path,
+        out,
+        *"--tables 4.2 4.5 5.2 6.3 --methods RNS BNS BNS-oracle BPR DPL BCL SRNS --bns-sizes 1 3 --srns-variants alpha0".split(),
     )
     assert rc == 0
     df = pd.read_csv(out / "thesis_tables.csv", dtype={"table": str})
@@ -167,33 +147,7 @@ def test_reproduce_thesis_tables_end_to_end(tmp_path, capsys):
     assert ((sq.tnr > 0) & (sq.tnr <= 1)).all() and set(sq.method) >= {"RNS", "BNS"}
     # a second call reuses the stored runs (OUT/runs) and gives the same table
     before = (out / "thesis_tables.csv").read_text()
-    assert (
-        main(
-            [
-                "reproduce",
-                "thesis-tables",
-                "--train",
-                str(tmp_path / "train.csv"),
-                "--test",
-                str(tmp_path / "test.csv"),
-                "--tables",
-                "4.2",
-                "--methods",
-                "RNS",
-                "BNS",
-                "--seeds",
-                "2",
-                "--epochs",
-                "2",
-                "--eval-every",
-                "1",
-                "--out",
-                str(out),
-                "--quiet",
-            ]
-        )
-        == 0
-    )
+    assert _thesis_tables(tmp_path, out, "--tables", "4.2", "--methods", "RNS", "BNS") == 0
     again = pd.read_csv(out / "thesis_tables.csv", dtype={"table": str})
     first = pd.read_csv(pd.io.common.StringIO(before), dtype={"table": str})
     key = ["table", "method", "setting", "metric", "k", "convention"]
@@ -243,56 +197,17 @@ def test_bridge_train_on_an_explicit_split(tmp_path, capsys):
     )
     np.savetxt(tmp_path / "te.data", np.c_[d.test, np.full(len(d.test), 4), np.zeros(len(d.test))], fmt="%d", delimiter="\t")
     out = tmp_path / "run"
-    rc = main(
-        [
-            "bridge",
-            "train",
-            "--train",
-            str(tmp_path / "tr.csv"),
-            "--test",
-            str(tmp_path / "te.data"),
-            "--loss",
-            "bns",
-            "--optimizer",
-            "sgd",
-            "--epochs",
-            "3",
-            "--topk",
-            "5",
-            "10",
-            "--quiet",
-            "--out",
-            str(out),
-        ]
+    rc = _bridge_train(
+        tmp_path, "--loss", "bns", "--optimizer", "sgd", "--epochs", "3", "--topk", "5", "10", "--quiet", "--out", str(out)
     )
     assert rc == 0
     hist = pd.read_csv(out / "history.csv")
     assert list(hist.epoch) == [1, 2, 3] and {"test_ndcg@5", "test_ndcg@10", "tnr", "inf"} <= set(hist.columns)
-    rc = main(
-        [
-            "bridge",
-            "train",
-            "--train",
-            str(tmp_path / "tr.csv"),
-            "--test",
-            str(tmp_path / "te.data"),
-            "--loss",
-            "hcl",
-            "--epochs",
-            "4",
-            "--batch-size",
-            "32",
-            "--valid-fraction",
-            "0.2",
-            "--patience",
-            "2",
-            "--quiet",
-        ]
+    rc = _bridge_train(
+        tmp_path, "--loss", "hcl", "--epochs", "4", "--batch-size", "32", "--valid-fraction", "0.2", "--patience", "2", "--quiet"
     )
     assert rc == 0 and '"best_valid_epoch"' in capsys.readouterr().out
-    rc = main(
-        ["bridge", "train", "--train", str(tmp_path / "tr.csv"), "--test", str(tmp_path / "te.data"), "--loss", "bns", "--quiet"]
-    )
+    rc = _bridge_train(tmp_path, "--loss", "bns", "--quiet")
     assert rc == 2 and "--optimizer sgd" in capsys.readouterr().err
 
 
