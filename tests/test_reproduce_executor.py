@@ -43,12 +43,17 @@ def _run(argv):
     assert main(argv) == 0
 
 
+def _local_and_on_dask(base, tmp_path, cluster):
+    """Run the command ``base`` in process into tmp_path/local, then on the cluster into tmp_path/dask."""
+    _run([*base, "--out", str(tmp_path / "local")])
+    _run([*base, "--out", str(tmp_path / "dask"), "--executor", cluster.scheduler_address])
+
+
 def test_thesis_tables_on_dask_equal_local_and_resume(cluster, split, tmp_path):
     base = ["reproduce", "thesis-tables", "--train", str(split / "train.txt"), "--test", str(split / "test.txt"),
             "--format", "lightgcn", "--dataset", "ml-1m", "--tables", "4.2", "--methods", "RNS", "BNS", "--seeds", "2",
             "--epochs", "2", "--eval-every", "1", "--quiet"]  # fmt: skip
-    _run([*base, "--out", str(tmp_path / "local")])
-    _run([*base, "--out", str(tmp_path / "dask"), "--executor", cluster.scheduler_address])
+    _local_and_on_dask(base, tmp_path, cluster)
     local = (tmp_path / "local" / "thesis_tables.csv").read_bytes()
     assert (tmp_path / "dask" / "thesis_tables.csv").read_bytes() == local
     runs_l = pd.read_csv(tmp_path / "local" / "runs.csv").drop(columns="seconds")
@@ -71,8 +76,7 @@ def test_sim_vs_train_on_dask_equals_local(cluster, split, tmp_path):
     base = ["reproduce", "sim-vs-train", "--train", str(split / "train.txt"), "--test", str(split / "test.txt"),
             "--losses", "rns", "--seeds", "2", "--epochs", "2", "--probe-epochs", "1", "2", "--anchors", "32",
             "--fit-size", "10", "--reps", "1", "--quiet"]  # fmt: skip
-    _run([*base, "--out", str(tmp_path / "local")])
-    _run([*base, "--out", str(tmp_path / "dask"), "--executor", cluster.scheduler_address])
+    _local_and_on_dask(base, tmp_path, cluster)
     for name in ("sim_vs_train.csv", "ablations.csv", "posterior_calibration.csv", "score_laws.csv", "verdicts.csv"):
         assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes(), name
 
@@ -81,8 +85,7 @@ def test_wu_k_sweep_on_dask_equals_local_and_resumes(cluster, split, tmp_path):
     pytest.importorskip("torch")
     base = ["reproduce", "wu-k-sweep", "--train", str(split / "train.txt"), "--test", str(split / "test.txt"),
             "--ks", "1", "2", "--seeds", "2", "--epochs", "2", "--eval-every", "1", "--quiet"]  # fmt: skip
-    _run([*base, "--out", str(tmp_path / "local")])
-    _run([*base, "--out", str(tmp_path / "dask"), "--executor", cluster.scheduler_address])
+    _local_and_on_dask(base, tmp_path, cluster)
     local = pd.read_csv(tmp_path / "local" / "wu_k_sweep.csv")
     dask = pd.read_csv(tmp_path / "dask" / "wu_k_sweep.csv")
     assert list(local[["k", "seed"]].itertuples(index=False, name=None)) == [(1, 0), (2, 0), (1, 1), (2, 1)]
