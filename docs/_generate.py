@@ -162,6 +162,12 @@ def _title(text: str, ch: str = "=") -> str:
 
 def _directive(obj, public: str) -> str:
     if inspect.isclass(obj):
+        bases = obj.__mro__[1:]
+        if any(c.__module__.startswith("negtheory") and c.__name__.startswith("_") for c in bases):
+            # members written once in a private base (e.g. the losses' forward / logits / loss_from_logits)
+            # are documented on every public subclass; those of torch / the standard library are not
+            foreign = next(c.__name__ for c in bases if not c.__module__.startswith("negtheory"))
+            return f".. autoclass:: {public}\n   :members:\n   :inherited-members: {foreign}\n"
         return f".. autoclass:: {public}\n   :members:\n"
     if callable(obj):
         return f".. autofunction:: {public}\n"
