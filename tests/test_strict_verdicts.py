@@ -69,21 +69,23 @@ def test_ndcg10_alone_is_not_enough_every_printed_metric_is_judged():
     assert strict_verdicts(_frame(_lines("4.2", "DNS", "S", "-", 0.40, edge))).outcome[0] == "reproduced"
 
 
-def test_a_variant_chosen_per_row_is_refused():
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"reading": {("4.5", "BNS-oracle", "|M_u|=3"): "hard"}}, "per-row choice"),
+        ({"reading": {"4.5": {"|M_u|=3": "hard"}}}, "per-row choice"),
+        ({"protocol": {"4.5": ["final epoch", "best validation epoch"]}}, "per-row choice"),
+        ({"reading": {"4.5/|M_u|=3": "hard"}}, "reading: '4.5/|M_u|=3' is not a printed table"),
+        ({"protocol": "max_test_over_epochs (released code)"}, "protocol must be one of"),
+    ],
+)
+def test_a_variant_chosen_per_row_is_refused(options, match):
     df = _frame(
         _lines("4.5", "BNS-oracle", "|M_u|=3", "soft", 0.5, {("ndcg", 10): -0.06}),
         _lines("4.5", "BNS-oracle", "|M_u|=3", "hard", 0.5, {("ndcg", 10): 0.005}),
     )
-    with pytest.raises(ValueError, match="per-row choice"):
-        strict_verdicts(df, reading={("4.5", "BNS-oracle", "|M_u|=3"): "hard"})
-    with pytest.raises(ValueError, match="per-row choice"):
-        strict_verdicts(df, reading={"4.5": {"|M_u|=3": "hard"}})
-    with pytest.raises(ValueError, match="per-row choice"):
-        strict_verdicts(df, protocol={"4.5": ["final epoch", "best validation epoch"]})
-    with pytest.raises(ValueError, match="reading: '4.5/|M_u|=3' is not a printed table"):
-        strict_verdicts(df, reading={"4.5/|M_u|=3": "hard"})
-    with pytest.raises(ValueError, match="protocol must be one of"):
-        strict_verdicts(df, protocol="max_test_over_epochs (released code)")
+    with pytest.raises(ValueError, match=match):
+        strict_verdicts(df, **options)
 
 
 def test_one_reading_per_table_never_the_closest_variant_per_row():
