@@ -23,6 +23,7 @@ Usage::
 
     python benchmarks/code_metrics.py                 # the working tree
     python benchmarks/code_metrics.py --rev d149125   # a git revision
+    python benchmarks/code_metrics.py --pairs         # and every repeated-code pair
 """
 
 from __future__ import annotations
@@ -170,18 +171,20 @@ def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def duplicate_pairs(root: Path, seconds: int) -> str:
-    """The first line of ``duplicates`` on the tree (its pair count), or why it was skipped."""
+def duplicate_pairs(root: Path, seconds: int, rows: bool = False) -> str:
+    """The first line of ``duplicates`` on the tree (its pair count), with every pair's row if ``rows``; or why it was skipped."""
     exe = shutil.which("duplicates")
     if exe is None:
         return "skipped (the duplicates command is not on PATH)"
+    most = "200" if rows else "1"
     proc = subprocess.run(
-        [exe, "--repo", str(root), "--seconds", str(seconds), "--most", "1"], capture_output=True, text=True, check=False
+        [exe, "--repo", str(root), "--seconds", str(seconds), "--most", most], capture_output=True, text=True, check=False
     )
     lines = proc.stdout.splitlines()
     head = lines[0] if lines else proc.stderr.strip()
     extra = [ln for ln in lines if ln.startswith(("incomplete:",))]
-    return " ".join([head, *extra])
+    listed = ["  " + ln for ln in lines[1:] if ln.startswith("D")] if rows else []
+    return "\n".join([" ".join([head, *extra]), *listed])
 
 
 def measure(root: Path, args: argparse.Namespace) -> str:
@@ -214,7 +217,7 @@ def measure(root: Path, args: argparse.Namespace) -> str:
     out.append(f"  functions over 100 code lines, numba kernels aside: {len(over)}")
     out.append(f"\npublic functions with more than {args.max_params} parameters ({len(wide)}):")
     out += [f"  {n:6d}  {f}" for n, f in sorted(wide, reverse=True)]
-    out.append(f"\nrepeated code: {duplicate_pairs(root, args.seconds)}")
+    out.append(f"\nrepeated code: {duplicate_pairs(root, args.seconds, args.pairs)}")
     cycles = import_cycles(graph)
     out.append(f"\nimport cycles among negtheory modules: {len(cycles)}")
     out += ["  " + " <-> ".join(c) for c in cycles]
@@ -235,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--max-params", type=int, default=15)
     parser.add_argument("--seconds", type=int, default=120, help="time limit given to duplicates")
+    parser.add_argument("--pairs", action="store_true", help="also list every pair that duplicates reports")
     args = parser.parse_args(argv)
     if args.rev is None:
         label = f"working tree of {args.root}"
