@@ -78,7 +78,7 @@ def _functions(tree: ast.AST):
     def walk(node, prefix, public):
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.ClassDef):
-                walk(child, f"{prefix}{child.name}.", public and not child.name.startswith("_"))
+                yield from walk(child, f"{prefix}{child.name}.", public and not child.name.startswith("_"))
             elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
                 is_public = public and (not child.name.startswith("_") or child.name == "__init__")
                 yield f"{prefix}{child.name}", child, is_public
