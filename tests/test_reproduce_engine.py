@@ -240,3 +240,15 @@ def test_relaxed_softmax_stacks_through_an_executor_equal_the_local_run():
         remote = run_temperature(p, (0, 1), 0, "cpu", False, ("uniform", "inverse"), executor=ex)
     pd.testing.assert_frame_equal(local, remote)
     assert list(local.degeneracy.unique()) == ["uniform", "inverse"] and len(local) == 2 * 2 * 2
+
+
+def test_dpl_hard_takes_the_data_sets_tau_plus():
+    # thesis §5.6.2.3: "DPL with Hard Samples" uses tau+ = 0.3 on MovieLens-100K and 0.25 on MovieLens-1M
+    from negtheory.reproduce.thesis_plan import plan
+    from negtheory.reproduce.thesis_tables import TableOptions
+
+    keys = {ds: plan(["5.3"], ["DPL-hard"], dataset=ds)[0][4] for ds in ("ml-100k", "ml-1m")}
+    assert keys["ml-100k"][-1] == "tau_plus=0.3" and keys["ml-1m"][-1] == "tau_plus=0.25"
+    assert TableOptions(tables=["5.3"], methods=["DPL-hard"], dataset="ml-1m").rows()[0][4] == keys["ml-1m"]
+    # the rows that share runs with Tables 4.2 / 5.2 do not depend on the data set
+    assert plan(["5.3"], ["BPR", "BNS", "DPL"], dataset="ml-1m") == plan(["5.3"], ["BPR", "BNS", "DPL"])

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "TABLES", "MODELS", "METRICS", "BNS_VARIANTS", "SRNS_VARIANTS", "LIGHTGCN_VARIANTS", "ABLATION_VARIANTS",
     "TUNING", "TUNE_VARIANTS", "TUNE_METRIC", "TABLE_ROWS", "FAMILIES", "Row", "plan", "method_names", "default_epochs",
+    "DPL_HARD_TAU_PLUS", "DPL_HARD_TAU_PLUS_BY_DATASET",
 ]  # fmt: skip
 
 TABLES = ("4.2", "4.3", "4.4", "4.5", "5.2", "5.3", "6.3")
@@ -47,6 +48,8 @@ LIGHTGCN_VARIANTS = {
 }
 #: τ⁺ of "DPL with Hard Samples" on MovieLens-100K (thesis §5.6.2.3, Table 5.3; 0.25 on MovieLens-1M)
 DPL_HARD_TAU_PLUS = 0.3
+#: τ⁺ of "DPL with Hard Samples" per data set as §5.6.2.3 states it (the other data sets: the MovieLens-100K value)
+DPL_HARD_TAU_PLUS_BY_DATASET = {"ml-100k": 0.3, "ml-1m": 0.25}
 #: SRNS readings beside the default (the released run script): variant -> fit_bpr_sgd keywords
 SRNS_VARIANTS = {
     # the released SRNS_main.py's argparse defaults (S1 = 20, S2 = S1, alpha = 1, warm-up 1 epoch, tau = 1)
@@ -152,7 +155,7 @@ TABLE_ROWS: dict[str, dict[str, tuple[Row, ...]]] = {
         "5.2": (Row("BPR", "MF", _RNS), *(Row(m, "MF", ("mf", m.lower())) for m in (*_LOSSES, "DPL"))),
         # BPR, BNS and DPL repeat Tables 4.2 / 5.2 (same runs); DPL with hard samples: DNS negatives, tau+ = 0.3
         "5.3": (Row("BPR", "MF", _RNS), Row("BNS", "MF", _BNS), Row("DPL", "MF", ("mf", "dpl")),
-                Row("DPL-hard", "MF", ("mf", "dpl", "sampler=dns", f"tau_plus={DPL_HARD_TAU_PLUS:g}"))),
+                Row("DPL-hard", "MF", ("mf", "dpl", "sampler=dns", f"tau_plus={DPL_HARD_TAU_PLUS:g}"), family="dpl_hard")),
         # the released recommendation code trains BCL as -ln sigma(s+ - sum omega e^s), not eq. 6.48
         "6.3": (*(Row(m, "MF", ("mf", m.lower())) for m in (*_LOSSES, "BCL")), Row("BCL-released", "MF", ("mf", "bcl_released"))),
     },
@@ -180,6 +183,11 @@ def _srns_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
 
 def _lightgcn_variant_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
     return [row] + [row._replace(variant=v, key=(*_key(row), v)) for v in o["lightgcn_variants"]]
+
+
+def _dpl_hard_row(row: Row, o: Mapping[str, Any]) -> list[Row]:
+    tau = DPL_HARD_TAU_PLUS_BY_DATASET.get(o["dataset"], DPL_HARD_TAU_PLUS)
+    return [row._replace(key=(*_key(row)[:-1], f"tau_plus={tau:g}"))]
 
 
 def _bns2_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
@@ -213,6 +221,7 @@ FAMILIES = {
     "bns2_warm": _bns2_rows,
     "occupation": _occupation_row,
     "bns_sizes": _bns_size_rows,
+    "dpl_hard": _dpl_hard_row,
 }
 
 
@@ -243,6 +252,7 @@ def plan(
     lightgcn_variants: Sequence[str] = (),
     bns2_warm: Sequence[int] = (20,),
     occupation: bool = False,
+    dataset: str = "ml-100k",
 ) -> list[tuple[str, str, str, str, tuple | None]]:
     r"""Rows to report: a list of ``(table, method, setting, variant, run_key)``; equal run keys share runs.
 
@@ -275,6 +285,10 @@ def plan(
     occupation : bool
         Whether Table 4.3's BNS-4 row (occupation prior) is run: it needs MovieLens' ``u.user``
         (``--user-file``); default False, the row is listed as not run (run key None).
+    dataset : str
+        The data set whose settings the rows take where the thesis gives one per data set: the
+        τ⁺ of Table 5.3's "DPL with Hard Samples" (:data:`DPL_HARD_TAU_PLUS_BY_DATASET`; default
+        ``"ml-100k"``).
 
     Returns
     -------
@@ -295,7 +309,7 @@ def plan(
     [('4.2', 'RNS', 'BPR-MF SGD', '-', ('sgd', 'rns', 5, 'popularity')), ('4.2', 'BNS', 'BPR-MF SGD', '-', ('sgd', 'bns', 5, 'popularity'))]
     """
     o = dict(bns_sizes=bns_sizes, bns_variants=bns_variants, srns_variants=srns_variants, lightgcn_variants=lightgcn_variants,
-             bns2_warm=bns2_warm, occupation=occupation)  # fmt: skip
+             bns2_warm=bns2_warm, occupation=occupation, dataset=dataset)  # fmt: skip
     _check_options(tables, models, o)
     rows: list[tuple[str, str, str, str, tuple | None]] = []
     for model in (m for m in MODELS if m in models):

@@ -46,9 +46,9 @@ Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves o
 * Table 5.3 (``--tables 5.3``) — DPL against negative sampling, MF: its BPR, BNS and DPL rows
   repeat Tables 4.2 (RNS, BNS) and 5.2 (DPL) and share their runs; "DPL with Hard Samples" is DPL
   (mini-batch, as Table 5.2) whose N = 5 negatives are each the highest-scored of 5 uniform
-  non-interacted candidates (DNS, ``fit_mf(sampler="dns")``), with τ⁺ = 0.3 (§5.6.2.3: 0.3 on
-  MovieLens-100K, 0.25 on MovieLens-1M; the thesis gives no candidate count, 5 is its DNS / BNS
-  setting); run key ``("mf", "dpl", "sampler=dns", "tau_plus=0.3")``;
+  non-interacted candidates (DNS, ``fit_mf(sampler="dns")``), with the data set's τ⁺ (§5.6.2.3: 0.3 on
+  MovieLens-100K, 0.25 on MovieLens-1M, ``--dataset``; the thesis gives no candidate count, 5 is its DNS / BNS
+  setting); run key ``("mf", "dpl", "sampler=dns", "tau_plus=0.3")`` on MovieLens-100K;
 * validation searches (``--tune PNS AOBPR BCL BCL-released``, :data:`TUNING`, issue 22) — for
   each method a stage-wise grid (:func:`validation_search`; ``--tune-grid`` replaces a method's
   stages): each candidate is one run (seed ``--tune-seed``) on train minus ``--valid-fraction`` of
@@ -414,6 +414,10 @@ class TableOptions:
         Method -> stages replacing :data:`TUNING`'s (e.g. from :func:`parse_tune_grid`).
     tune_seed : int
         Seed of the searches' runs and validation split (default 0).
+    dataset : str
+        The data set (:data:`~negtheory.reproduce.thesis_numbers.DATASETS`): whose per-data-set
+        settings the runs take (:func:`plan`) and whose printed rows fill the thesis column
+        (default ``"ml-100k"``).
     """
 
     tables: Sequence[str] = TABLES
@@ -436,6 +440,7 @@ class TableOptions:
     tune_variants: Sequence[str] = tuple(TUNE_VARIANTS)
     tune_stages: Mapping[str, Sequence[Mapping[str, Sequence[Any]]]] | None = None
     tune_seed: int = 0
+    dataset: str = "ml-100k"
 
     def rows(self) -> list[tuple[str, str, str, str, tuple | None]]:
         """The rows these options select.
@@ -446,7 +451,8 @@ class TableOptions:
             ``(table, method, setting, variant, run_key)`` per row (:func:`plan`).
         """
         return plan(self.tables, self.methods, self.bns_sizes, self.bns_variants, self.srns_variants, self.models,
-                    self.lightgcn_variants, bns2_warm=self.bns2_warm, occupation=self.user_file is not None)  # fmt: skip
+                    self.lightgcn_variants, bns2_warm=self.bns2_warm, occupation=self.user_file is not None,
+                    dataset=self.dataset)  # fmt: skip
 
     def check(self) -> None:
         """ValueError naming the option for an invalid value."""
@@ -744,7 +750,7 @@ def _check_args(args: argparse.Namespace) -> tuple[TableOptions, str]:
         lightgcn_variants=getattr(args, "lightgcn_variants", []), bns2_warm=getattr(args, "bns2_warm", [20]),
         user_file=getattr(args, "user_file", None), user_id_offset=getattr(args, "user_id_offset", 0),
         tune=getattr(args, "tune", []), tune_variants=getattr(args, "tune_variants", list(TUNE_VARIANTS)),
-        tune_stages=tune_stages, tune_seed=getattr(args, "tune_seed", 0),
+        tune_stages=tune_stages, tune_seed=getattr(args, "tune_seed", 0), dataset=getattr(args, "dataset", "ml-100k"),
     )  # fmt: skip
     return o, label
 
