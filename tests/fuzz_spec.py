@@ -340,6 +340,9 @@ DOMAINS: dict[str, Dom] = {
     "beta": Real(0.0, 1.0),
     "tau_plus": Real(0.0, 1.0, True, True),
     "gamma": Real(0.0, 1.0),
+    # the learning-rate decay at each milestone of the training specs: a factor in (0, 1]
+    "SGD:gamma": Real(0.0, 1.0, True, False),
+    "Adam:gamma": Real(0.0, 1.0, True, False),
     "t": Real(0.0, None, True, False),
     "lam": Real(0.0, 1.0, array=True),
     "d": Int(1, None, cap=4096),
@@ -1056,6 +1059,10 @@ SKIP_TARGETS = {
     "QuadraticCDFLaw",
     "InnerProduct",
     "Diagnosis",
+    "FitResult",  # the record fit returns
+    # fit's own arguments are specs, fuzzed as their own classes (MF, BNS, SGD, ...); its data is an Interactions
+    # (tests/test_fit_api.py checks that each unsupported combination is refused naming its parameters)
+    "fit",
 }
 # integer-valued outputs where a +inf entry is legitimately ranked (only NaN must be refused)
 INF_RANKED = {"bridge.functional.ecdf_counts"}

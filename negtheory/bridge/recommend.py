@@ -686,7 +686,7 @@ def fit_mf(
         (the LightGCN release).
     lr_milestones : sequence of int
         Epochs after which the learning rate is multiplied by ``lr_gamma`` (MultiStepLR).
-    lr_gamma : float > 0, default 0.1
+    lr_gamma : float in (0, 1], default 0.1
         Factor applied to the learning rate at each milestone.
     negatives, extra_positives : int
         N and M per training pair (M is used by dcl, hcl, dpl).
@@ -796,7 +796,7 @@ def fit_mf(
     eval_every = int_scalar("eval_every", eval_every, 1)
     lr = real_scalar("lr", lr, 0.0, lo_open=True)
     weight_decay = real_scalar("weight_decay", weight_decay, 0.0)
-    lr_gamma = real_scalar("lr_gamma", lr_gamma, 0.0, lo_open=True)
+    lr_gamma = real_scalar("lr_gamma", lr_gamma, 0.0, 1.0, lo_open=True)
     milestones = sorted(int_scalar("lr_milestones", m, 1) for m in lr_milestones)
     cfg = dict(
         temperature=real_scalar("temperature", temperature, 0.0, lo_open=True),

@@ -934,7 +934,7 @@ class _Optimizer(Spec):
         if isinstance(self.milestones, (str, bytes)) or not hasattr(self.milestones, "__iter__"):
             raise TypeError(f"{name} must be a sequence of epochs, got {self.milestones!r}")
         self._set("milestones", tuple(sorted(int_scalar(name, m, 1) for m in self.milestones)))
-        self._real("gamma", 0.0, lo_open=True)
+        self._real("gamma", 0.0, 1.0, lo_open=True)  # a decay (the thesis divides lr by 10)
         self._choice("penalty", ("weight_decay", "batch"))
 
 
@@ -952,7 +952,7 @@ class SGD(_Optimizer):
         Pairs per step (default 1: the numba engine with MF; larger: the mini-batch engine).
     milestones : sequence of int
         Epochs after which lr is multiplied by ``gamma`` (mini-batch engine).
-    gamma : float
+    gamma : float in (0, 1]
         The factor at each milestone (default 0.1).
     penalty : {"weight_decay", "batch"}
         L2 as weight decay on all parameters, or on the batch's layer-0 embeddings (the LightGCN
@@ -994,7 +994,7 @@ class Adam(_Optimizer):
         Pairs per mini-batch (default 1024).
     milestones : sequence of int
         Epochs after which lr is multiplied by ``gamma`` (MultiStepLR; default none).
-    gamma : float
+    gamma : float in (0, 1]
         The factor at each milestone (default 0.1).
     penalty : {"weight_decay", "batch"}
         Adam's weight decay (the released code of ch. 5-6) or the batch L2 of the LightGCN release.
