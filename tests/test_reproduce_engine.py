@@ -252,3 +252,13 @@ def test_dpl_hard_takes_the_data_sets_tau_plus():
     assert TableOptions(tables=["5.3"], methods=["DPL-hard"], dataset="ml-1m").rows()[0][4] == keys["ml-1m"]
     # the rows that share runs with Tables 4.2 / 5.2 do not depend on the data set
     assert plan(["5.3"], ["BPR", "BNS", "DPL"], dataset="ml-1m") == plan(["5.3"], ["BPR", "BNS", "DPL"])
+
+
+def test_bpr_minibatch_reading_is_an_extra_row_of_table_5_2():
+    from negtheory.reproduce.thesis_plan import plan
+
+    rows = plan(["5.2"], ["BPR"], bpr_variants=["minibatch"])
+    assert [(r[3], r[4]) for r in rows] == [("-", ("sgd", "rns", 5, "popularity")), ("minibatch", ("mf", "bpr"))]
+    assert plan(["5.2"], ["BPR"]) == rows[:1]  # off by default
+    with pytest.raises(ValueError, match="bpr_variants"):
+        plan(["5.2"], bpr_variants=["full-batch"])

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "TABLES", "MODELS", "METRICS", "BNS_VARIANTS", "SRNS_VARIANTS", "LIGHTGCN_VARIANTS", "ABLATION_VARIANTS",
     "TUNING", "TUNE_VARIANTS", "TUNE_METRIC", "TABLE_ROWS", "FAMILIES", "Row", "plan", "method_names", "default_epochs",
-    "DPL_HARD_TAU_PLUS", "DPL_HARD_TAU_PLUS_BY_DATASET",
+    "DPL_HARD_TAU_PLUS", "DPL_HARD_TAU_PLUS_BY_DATASET", "BPR_VARIANTS",
 ]  # fmt: skip
 
 TABLES = ("4.2", "4.3", "4.4", "4.5", "5.2", "5.3", "6.3")
@@ -46,6 +46,10 @@ LIGHTGCN_VARIANTS = {
     # the batch the thesis gives for MovieLens-1M (and its ch. 5-6 MF code) instead of 128: 8x fewer steps
     "batch1024": dict(batch_size=1024),
 }
+#: readings of Table 5.2's BPR row beside the thesis's text (it repeats Table 4.2's RNS row, batch-1 SGD): variant -> run
+#: key. On MovieLens-100K and -1M the printed BPR row equals the RNS row digit for digit; on Yahoo!-R3 it does not, so
+#: ``minibatch`` reads it as the ch. 5-6 code's mini-batch BPR (fit_mf loss "bpr", the settings of the other 5.2 rows)
+BPR_VARIANTS = {"minibatch": ("mf", "bpr")}
 #: τ⁺ of "DPL with Hard Samples" on MovieLens-100K (thesis §5.6.2.3, Table 5.3; 0.25 on MovieLens-1M)
 DPL_HARD_TAU_PLUS = 0.3
 #: τ⁺ of "DPL with Hard Samples" per data set as §5.6.2.3 states it (the other data sets: the MovieLens-100K value)
@@ -152,7 +156,7 @@ TABLE_ROWS: dict[str, dict[str, tuple[Row, ...]]] = {
         "4.4": tuple(Row(m, loss, _RNS[:1] + (m.lower(),) + _RNS[2:] + ((v,) if v else ()))
                      for loss, v in (("BPR", None), ("BCE", "bce"), ("InfoNCE", "infonce")) for m in ("RNS", "BNS")),
         "4.5": (Row("BNS-oracle", "|M_u|={size}", ("sgd", "bns", "{m}", "oracle"), family="bns_sizes"),),
-        "5.2": (Row("BPR", "MF", _RNS), *(Row(m, "MF", ("mf", m.lower())) for m in (*_LOSSES, "DPL"))),
+        "5.2": (Row("BPR", "MF", _RNS, family="bpr_variants"), *(Row(m, "MF", ("mf", m.lower())) for m in (*_LOSSES, "DPL"))),
         # BPR, BNS and DPL repeat Tables 4.2 / 5.2 (same runs); DPL with hard samples: DNS negatives, tau+ = 0.3
         "5.3": (Row("BPR", "MF", _RNS), Row("BNS", "MF", _BNS), Row("DPL", "MF", ("mf", "dpl")),
                 Row("DPL-hard", "MF", ("mf", "dpl", "sampler=dns", f"tau_plus={DPL_HARD_TAU_PLUS:g}"), family="dpl_hard")),
@@ -183,6 +187,10 @@ def _srns_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
 
 def _lightgcn_variant_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
     return [row] + [row._replace(variant=v, key=(*_key(row), v)) for v in o["lightgcn_variants"]]
+
+
+def _bpr_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
+    return [row] + [row._replace(variant=v, key=BPR_VARIANTS[v]) for v in o["bpr_variants"]]
 
 
 def _dpl_hard_row(row: Row, o: Mapping[str, Any]) -> list[Row]:
@@ -222,6 +230,7 @@ FAMILIES = {
     "occupation": _occupation_row,
     "bns_sizes": _bns_size_rows,
     "dpl_hard": _dpl_hard_row,
+    "bpr_variants": _bpr_rows,
 }
 
 
@@ -232,6 +241,7 @@ def _check_options(tables, models, o) -> None:
         ("bns2_warm", "4.3" in tables, BNS2_WARM_EPOCHS, True),
         ("bns_variants", "4.5" in tables, tuple(BNS_VARIANTS), True),
         ("lightgcn_variants", "lightgcn" in models, tuple(LIGHTGCN_VARIANTS), False),
+        ("bpr_variants", "5.2" in tables, tuple(BPR_VARIANTS), False),
     ]
     for name, used, choices, nonempty in checks:
         bad = [v for v in o[name] if v not in choices]
@@ -253,6 +263,7 @@ def plan(
     bns2_warm: Sequence[int] = (20,),
     occupation: bool = False,
     dataset: str = "ml-100k",
+    bpr_variants: Sequence[str] = (),
 ) -> list[tuple[str, str, str, str, tuple | None]]:
     r"""Rows to report: a list of ``(table, method, setting, variant, run_key)``; equal run keys share runs.
 
@@ -289,6 +300,8 @@ def plan(
         The data set whose settings the rows take where the thesis gives one per data set: the
         τ⁺ of Table 5.3's "DPL with Hard Samples" (:data:`DPL_HARD_TAU_PLUS_BY_DATASET`; default
         ``"ml-100k"``).
+    bpr_variants : sequence of str
+        Extra readings of Table 5.2's BPR row (keys of :data:`BPR_VARIANTS`; default: none).
 
     Returns
     -------
@@ -309,7 +322,7 @@ def plan(
     [('4.2', 'RNS', 'BPR-MF SGD', '-', ('sgd', 'rns', 5, 'popularity')), ('4.2', 'BNS', 'BPR-MF SGD', '-', ('sgd', 'bns', 5, 'popularity'))]
     """
     o = dict(bns_sizes=bns_sizes, bns_variants=bns_variants, srns_variants=srns_variants, lightgcn_variants=lightgcn_variants,
-             bns2_warm=bns2_warm, occupation=occupation, dataset=dataset)  # fmt: skip
+             bns2_warm=bns2_warm, occupation=occupation, dataset=dataset, bpr_variants=bpr_variants)  # fmt: skip
     _check_options(tables, models, o)
     rows: list[tuple[str, str, str, str, tuple | None]] = []
     for model in (m for m in MODELS if m in models):

@@ -112,6 +112,7 @@ from .thesis_plan import (  # noqa: F401  (re-exported: the names of this module
     ALL_BNS_SIZES,
     BNS2_WARM_EPOCHS,
     BNS_VARIANTS,
+    BPR_VARIANTS,
     DEFAULT_BNS_SIZES,
     DPL_HARD_TAU_PLUS,
     LIGHTGCN_VARIANTS,
@@ -245,6 +246,8 @@ def _add_row_arguments(p: argparse.ArgumentParser) -> None:
                             "none; the released run script's)"),
         "--lightgcn-variants": ("*", LIGHTGCN_VARIANTS, [], "extra LightGCN rows of Table 4.2 (RNS, BNS) with other "
                                 "settings, e.g. batch1024 (default: none)"),
+        "--bpr-variants": ("*", BPR_VARIANTS, [], "extra readings of Table 5.2's BPR row: minibatch (the ch. 5-6 code's "
+                           "mini-batch BPR instead of Table 4.2's SGD RNS run; default: none)"),
         "--bns2-warm": ("+", BNS2_WARM_EPOCHS, [20], "E of Table 4.3's BNS-2 (RNS for E epochs, then BNS; the thesis "
                         "states none), one row per value (default: 20)"),
     }  # fmt: skip
@@ -394,9 +397,9 @@ class TableOptions:
     format : str
         Layout of the ``train`` / ``test`` files (:func:`negtheory.recsys.read_interactions`;
         default ``"auto"``: recognised from the content).
-    bns_variants, srns_variants, lightgcn_variants : sequence of str
-        Readings of Table 4.5's oracle prior (default: all), extra SRNS rows of Table 4.2 and
-        extra LightGCN rows (default: none); :func:`plan`.
+    bns_variants, srns_variants, lightgcn_variants, bpr_variants : sequence of str
+        Readings of Table 4.5's oracle prior (default: all), extra SRNS rows of Table 4.2,
+        extra LightGCN rows and extra readings of Table 5.2's BPR row (default: none); :func:`plan`.
     models : sequence of {"mf", "lightgcn"}
         The recommenders whose rows are run (:func:`plan`; default MF only).
     bns2_warm : sequence of int
@@ -433,6 +436,7 @@ class TableOptions:
     srns_variants: Sequence[str] = ()
     models: Sequence[str] = ("mf",)
     lightgcn_variants: Sequence[str] = ()
+    bpr_variants: Sequence[str] = ()
     bns2_warm: Sequence[int] = (20,)
     user_file: str | os.PathLike[str] | None = None
     user_id_offset: int = 0
@@ -452,7 +456,7 @@ class TableOptions:
         """
         return plan(self.tables, self.methods, self.bns_sizes, self.bns_variants, self.srns_variants, self.models,
                     self.lightgcn_variants, bns2_warm=self.bns2_warm, occupation=self.user_file is not None,
-                    dataset=self.dataset)  # fmt: skip
+                    dataset=self.dataset, bpr_variants=self.bpr_variants)  # fmt: skip
 
     def check(self) -> None:
         """ValueError naming the option for an invalid value."""
@@ -751,6 +755,7 @@ def _check_args(args: argparse.Namespace) -> tuple[TableOptions, str]:
         user_file=getattr(args, "user_file", None), user_id_offset=getattr(args, "user_id_offset", 0),
         tune=getattr(args, "tune", []), tune_variants=getattr(args, "tune_variants", list(TUNE_VARIANTS)),
         tune_stages=tune_stages, tune_seed=getattr(args, "tune_seed", 0), dataset=getattr(args, "dataset", "ml-100k"),
+        bpr_variants=getattr(args, "bpr_variants", []),
     )  # fmt: skip
     return o, label
 
