@@ -161,33 +161,13 @@ from .infonce import (
     sample_fractions,
 )
 
+from ._training_names import SPEC_NAMES  # noqa: E402
 from ._version import __version__  # noqa: E402
 
 #: names of :mod:`negtheory.training` re-exported here, imported on first access (PEP 562): the
 #: training engines pull in the recsys kernels (and torch for mini-batches), which ``import negtheory``
 #: must not load
-_TRAINING = (
-    "fit",
-    "FitResult",
-    "MF",
-    "LightGCN",
-    "BPR",
-    "BCE",
-    "InfoNCE",
-    "DCL",
-    "HCL",
-    "DPL",
-    "BCL",
-    "RNS",
-    "PNS",
-    "DNS",
-    "BNS",
-    "AOBPR",
-    "SRNS",
-    "SGD",
-    "Adam",
-    "Evaluation",
-)
+_TRAINING = ("fit", "FitResult", *SPEC_NAMES)
 
 
 def __getattr__(name: str):

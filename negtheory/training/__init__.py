@@ -9,32 +9,11 @@ Importing this package loads neither numba kernels nor torch: the engines are im
 
 from __future__ import annotations
 
+from . import specs as _specs
 from ._run import ENGINES, FitResult, choose_engine
 from .fit import fit
 from .presets import RELEASED_MINIBATCH_MF, THESIS_BPR_MF, THESIS_LIGHTGCN
-from .specs import (
-    AOBPR,
-    BCE,
-    BCL,
-    BNS,
-    BPR,
-    DCL,
-    DNS,
-    DPL,
-    HCL,
-    MF,
-    PNS,
-    RNS,
-    SGD,
-    SRNS,
-    Adam,
-    BoundSampler,
-    Evaluation,
-    InfoNCE,
-    LightGCN,
-    spec_from_dict,
-    spec_from_json,
-)
+from .specs import *  # noqa: F403  (the spec classes, spec_from_dict, spec_from_json)
 
 # documented (and pickled) under this package, not the private module that defines them
 FitResult.__module__ = choose_engine.__module__ = __name__
@@ -44,27 +23,7 @@ __all__ = [
     "FitResult",
     "choose_engine",
     "ENGINES",
-    "MF",
-    "LightGCN",
-    "BPR",
-    "BCE",
-    "InfoNCE",
-    "DCL",
-    "HCL",
-    "DPL",
-    "BCL",
-    "RNS",
-    "PNS",
-    "DNS",
-    "BNS",
-    "AOBPR",
-    "SRNS",
-    "SGD",
-    "Adam",
-    "Evaluation",
-    "BoundSampler",
-    "spec_from_dict",
-    "spec_from_json",
+    *_specs.__all__,
     "THESIS_BPR_MF",
     "THESIS_LIGHTGCN",
     "RELEASED_MINIBATCH_MF",

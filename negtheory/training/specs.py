@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from .._training_names import SPEC_NAMES
 from .._validation import int_scalar, real_scalar
 
 if TYPE_CHECKING:
@@ -33,29 +34,7 @@ if TYPE_CHECKING:
     from .._typing import ArrayLike, RNGLike
     from ..recsys.interactions import Interactions
 
-__all__ = [
-    "MF",
-    "LightGCN",
-    "BPR",
-    "BCE",
-    "InfoNCE",
-    "DCL",
-    "HCL",
-    "DPL",
-    "BCL",
-    "RNS",
-    "PNS",
-    "DNS",
-    "BNS",
-    "AOBPR",
-    "SRNS",
-    "SGD",
-    "Adam",
-    "Evaluation",
-    "BoundSampler",
-    "spec_from_dict",
-    "spec_from_json",
-]
+__all__ = [*SPEC_NAMES, "BoundSampler", "spec_from_dict", "spec_from_json"]
 
 #: kind tag -> spec class (filled by Spec.__init_subclass__)
 _REGISTRY: dict[str, type[Spec]] = {}
