@@ -24,15 +24,8 @@ rows of thesis Tables 4.2-4.5, 5.2, 5.3 and 6.3 on a user-supplied split.
 
 from __future__ import annotations
 
-from .bpr_sgd import (
-    SAMPLERS,
-    bns_lam_warm_start,
-    bns_occupation_prior,
-    bns_prior,
-    fit_bpr_sgd,
-    pns_weights,
-    read_user_occupations,
-)
+from .bpr_sgd import *  # noqa: F403  (SAMPLERS, fit_bpr_sgd, the BNS priors, pns_weights, ...)
+from .bpr_sgd import __all__ as _bpr_sgd_names  # its public names, listed once there
 from .datasets import THESIS_DATASETS, thesis_split, write_split
 from .interactions import Interactions, load_movielens_dir, load_split, read_interactions, split_interactions
 from .loop import check_callbacks, train_loop
@@ -48,13 +41,7 @@ __all__ = [
     "THESIS_DATASETS",
     "thesis_split",
     "write_split",
-    "SAMPLERS",
-    "fit_bpr_sgd",
-    "bns_prior",
-    "pns_weights",
-    "bns_lam_warm_start",
-    "bns_occupation_prior",
-    "read_user_occupations",
+    *_bpr_sgd_names,
     "topk_metrics",
     "sampling_quality",
     "train_loop",
