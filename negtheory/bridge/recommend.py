@@ -46,6 +46,7 @@ import torch
 from torch import nn
 
 from .._deprecation import renamed_keyword
+from .._docstrings import docstring
 from .._validation import int_scalar, real_scalar
 from ..recsys.bpr_sgd import bns_prior
 from ..recsys.interactions import Interactions
@@ -111,6 +112,18 @@ LIGHTGCN_THESIS: dict[str, Any] = dict(
 )
 
 
+#: the score methods' (MF, LightGCN, the towers of bridge.train) shared parameters, written once
+_SCORE_ARGS = {
+    "users_items": """
+        users : LongTensor, shape [B]
+            User indices.
+        items : LongTensor, shape [B, K]
+            Item indices, K per user.
+        """
+}
+_score_doc = docstring(_SCORE_ARGS)
+
+
 class MF(nn.Module):
     """Matrix factorisation x_ui = <w_u, h_i> with Xavier-normal initialisation (released code).
 
@@ -142,15 +155,13 @@ class MF(nn.Module):
             with torch.no_grad():
                 emb.weight.normal_(0.0, std, generator=generator)
 
+    @_score_doc
     def forward(self, users, items):
         """Scores x_ui of K items for each of B users.
 
         Parameters
         ----------
-        users : LongTensor, shape [B]
-            User indices.
-        items : LongTensor, shape [B, K]
-            Item indices, K per user.
+        %(users_items)s
 
         Returns
         -------
@@ -321,6 +332,7 @@ class LightGCN(nn.Module):
         acc = acc / (self.n_layers + 1)
         return acc[: self.n_users], acc[self.n_users :]
 
+    @_score_doc
     def forward(
         self, users: torch.Tensor, items: torch.Tensor, propagated: tuple[torch.Tensor, torch.Tensor] | None = None
     ) -> torch.Tensor:
@@ -328,10 +340,7 @@ class LightGCN(nn.Module):
 
         Parameters
         ----------
-        users : LongTensor, shape [B]
-            User indices.
-        items : LongTensor, shape [B, K]
-            Item indices, K per user.
+        %(users_items)s
         propagated : tuple of Tensor, optional
             The output of :meth:`propagate` for the current parameters, when the caller has it
             already (a sampler that scored the catalog with it): the graph is then not propagated

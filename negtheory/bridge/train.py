@@ -53,6 +53,7 @@ import torch
 from torch import nn
 
 from .._deprecation import renamed_keyword, warn_deprecated, warn_renamed
+from .._docstrings import docstring
 from .._rng import int_seed
 from ..recsys.loop import train_loop
 from . import functional as Fn
@@ -60,7 +61,7 @@ from .bprac_em import CredenceWeights
 from .data import RecData, _load_movielens, augment_digits, load_digits_views, synthetic_pu
 from .device import resolve_device
 from .probes import ProbeRecorder, summarize
-from .recommend import MF
+from .recommend import MF, _SCORE_ARGS
 from .samplers import ANSCallback, BNSSampler, boltzmann_sample, draw_negative_counts, uniform_items
 
 if TYPE_CHECKING:
@@ -349,15 +350,13 @@ class TowerModel(MF):
         self.ut = nn.Sequential(nn.Linear(dim, dim), nn.ReLU(), nn.Linear(dim, dim))
         self.it = nn.Sequential(nn.Linear(dim, dim), nn.ReLU(), nn.Linear(dim, dim))
 
+    @docstring(_SCORE_ARGS)
     def forward(self, users, items):
         """Scores of K items for each of B users, through the towers.
 
         Parameters
         ----------
-        users : LongTensor, shape [B]
-            User indices.
-        items : LongTensor, shape [B, K]
-            Item indices, K per user.
+        %(users_items)s
 
         Returns
         -------
