@@ -61,7 +61,7 @@ from .bprac_em import CredenceWeights
 from .data import RecData, _load_movielens, augment_digits, load_digits_views, synthetic_pu
 from .device import resolve_device
 from .probes import ProbeRecorder, summarize
-from .recommend import MF, _SCORE_ARGS
+from .recommend import _SCORE_ARGS, MF
 from .samplers import ANSCallback, BNSSampler, boltzmann_sample, draw_negative_counts, uniform_items
 
 if TYPE_CHECKING:
