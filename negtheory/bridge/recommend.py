@@ -119,7 +119,20 @@ _SCORE_ARGS = {
             User indices.
         items : LongTensor, shape [B, K]
             Item indices, K per user.
-        """
+        """,
+    "score_sections": """
+        Parameters
+        ----------
+        users : LongTensor, shape [B]
+            User indices.
+        items : LongTensor, shape [B, K]
+            Item indices, K per user.
+
+        Returns
+        -------
+        Tensor, shape [B, K]
+            The scores x_ui.
+        """,
 }
 _score_doc = docstring(_SCORE_ARGS)
 
@@ -157,16 +170,9 @@ class MF(nn.Module):
 
     @_score_doc
     def forward(self, users, items):
-        """Scores x_ui of K items for each of B users.
+        """Scores x_ui = <w_u, h_i> of K items for each of B users.
 
-        Parameters
-        ----------
-        %(users_items)s
-
-        Returns
-        -------
-        Tensor, shape [B, K]
-            The inner products <w_u, h_i>.
+        %(score_sections)s
         """
         return (self.user(users)[:, None, :] * self.item(items)).sum(-1)
 

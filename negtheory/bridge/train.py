@@ -352,16 +352,9 @@ class TowerModel(MF):
 
     @docstring(_SCORE_ARGS)
     def forward(self, users, items):
-        """Scores of K items for each of B users, through the towers.
+        """Scores x_ui = <t_u(w_u), t_i(h_i)> of K items for each of B users, through the towers.
 
-        Parameters
-        ----------
-        %(users_items)s
-
-        Returns
-        -------
-        Tensor, shape [B, K]
-            The inner products <t_u(w_u), t_i(h_i)>.
+        %(score_sections)s
         """
         return (self.ut(self.user(users))[:, None, :] * self.it(self.item(items))).sum(-1)
 
