@@ -95,18 +95,10 @@ def _add_train_data_arguments(q: argparse.ArgumentParser) -> None:
         help="layout of --train/--test/--data-dir files: csv (u.data, CSV), movielens-1m (ratings.dat), yahoo-r3, "
         "lightgcn (train.txt / test.txt); auto recognises it from the content",
     )
-    q.add_argument(
-        "--valid-fraction",
-        type=real(0.0, 1.0, hi_open=True),
-        default=0.0,
-        help="share of train held out for validation / early stopping",
-    )
-    q.add_argument(
-        "--patience",
-        type=integer(1),
-        default=None,
-        help="stop after this many evaluations without validation gain (default: no early stopping)",
-    )
+    q.add_argument("--valid-fraction", type=real(0.0, 1.0, hi_open=True), default=0.0,
+                   help="share of train held out for validation / early stopping")  # fmt: skip
+    q.add_argument("--patience", type=integer(1), default=None,
+                   help="stop after this many evaluations without validation gain (default: no early stopping)")  # fmt: skip
 
 
 def _add_train_method_arguments(q: argparse.ArgumentParser) -> None:
@@ -154,18 +146,10 @@ def _add_train_schedule_arguments(q: argparse.ArgumentParser) -> None:
     )
     q.add_argument("--ans", action="store_true", help="adaptive negative sampling schedule peaking at K (InfoNCE)")
     q.add_argument("--batch-size", type=integer(2), default=None, help="default: 1024 (split), 256 (--data)")
-    q.add_argument(
-        "--lr",
-        type=real(0.0, lo_open=True),
-        default=None,
-        help="default: 0.01 with --optimizer sgd (batch-1 or mini-batch) and for --data, 1e-3 with Adam on a split",
-    )
-    q.add_argument(
-        "--weight-decay",
-        type=real(0.0),
-        default=None,
-        help="L2: default 0.01 (batch-1 SGD), 1e-5 (mini-batch on a split, Adam or SGD), 0 (--data)",
-    )
+    q.add_argument("--lr", type=real(0.0, lo_open=True), default=None,
+                   help="default: 0.01 with --optimizer sgd (batch-1 or mini-batch) and for --data, 1e-3 with Adam on a split")  # fmt: skip
+    q.add_argument("--weight-decay", type=real(0.0), default=None,
+                   help="L2: default 0.01 (batch-1 SGD), 1e-5 (mini-batch on a split, Adam or SGD), 0 (--data)")  # fmt: skip
     q.add_argument(
         "--lr-schedule",
         type=_milestones,
@@ -203,12 +187,8 @@ def _add_experiments_parser(bsub) -> None:
         "bridge_*.csv tables and bridge_*.png figures. The estimators' MSE in training against the simulations is "
         "`negtheory reproduce sim-vs-train`.",
     )  # fmt: skip
-    q.add_argument(
-        "--out",
-        default=None,
-        help=f"folder for the CSV tables, created if missing (default: {OUTPUT_ROOT}/bridge_experiments, "
-        "or bridge_experiments_quick with --quick)",
-    )
+    q.add_argument("--out", default=None, help=f"folder for the CSV tables, created if missing (default: "
+                   f"{OUTPUT_ROOT}/bridge_experiments, or bridge_experiments_quick with --quick)")  # fmt: skip
     q.add_argument("--figures", default=None, help="folder for the bridge_*.png figures (default: the --out folder)")
     q.add_argument(
         "--update-committed",
