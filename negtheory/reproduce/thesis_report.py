@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from .._docstrings import docstring
 from ._common import t_half_width
 from .thesis_plan import METRICS, _key_protocol
 
@@ -157,17 +158,26 @@ def summarize(
     return pd.DataFrame(lines)
 
 
+#: the summary table and the metric shown or judged, documented once for :func:`markdown` and :func:`verdicts`
+_table_doc = docstring(
+    df_metric_k="""
+    df : pandas.DataFrame
+        The tidy table of :func:`summarize`.
+    metric : {"precision", "recall", "ndcg"}
+        The metric (default ``"ndcg"``).
+    k : int
+        Its list length, 5, 10 or 20 (default 10).
+    """
+)
+
+
+@_table_doc
 def markdown(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> str:
     """A markdown table of one metric: thesis vs negtheory (mean [95 % interval]) for both conventions.
 
     Parameters
     ----------
-    df : pandas.DataFrame
-        The tidy table of :func:`summarize`.
-    metric : {"precision", "recall", "ndcg"}
-        The metric shown (default ``"ndcg"``).
-    k : int
-        Its list length, 5, 10 or 20 (default 10).
+    %(df_metric_k)s
 
     Returns
     -------
@@ -210,6 +220,7 @@ TOLERANCE = 0.015
 AS_WRITTEN = ("-", "soft")
 
 
+@_table_doc
 def verdicts(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, tol: float = TOLERANCE) -> pd.DataFrame:
     r"""One verdict per printed row: reproduced as written, by a named variant, or not at all.
 
@@ -222,12 +233,7 @@ def verdicts(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, tol: float = T
 
     Parameters
     ----------
-    df : pandas.DataFrame
-        The tidy table of :func:`summarize`.
-    metric : {"precision", "recall", "ndcg"}
-        The metric judged (default ``"ndcg"``).
-    k : int
-        Its list length (default 10).
+    %(df_metric_k)s
     tol : float
         The largest :math:`|\Delta|` of a reproduced row (default :data:`TOLERANCE`, 0.015).
 
