@@ -148,6 +148,9 @@ class MF(nn.Module):
         Embedding dimension d.
     generator : torch.Generator, optional
         Source of the initial N(0, 2 / (d + n)) entries (None: torch's global generator).
+    cosine : bool, default False
+        Score by the cosine of the two embeddings instead of their inner product
+        (:class:`negtheory.training.MF`'s ``similarity="cosine"``).
 
     Examples
     --------
@@ -158,8 +161,9 @@ class MF(nn.Module):
     ((2, 3), (5, 7))
     """
 
-    def __init__(self, n_users, n_items, dim=32, generator=None):
+    def __init__(self, n_users, n_items, dim=32, generator=None, cosine=False):
         super().__init__()
+        self.cosine = bool(cosine)
         self.user = nn.Embedding(n_users, dim)
         self.item = nn.Embedding(n_items, dim)
         for emb in (self.user, self.item):
@@ -170,11 +174,28 @@ class MF(nn.Module):
 
     @_score_doc
     def forward(self, users, items):
-        """Scores x_ui = <w_u, h_i> of K items for each of B users.
+        """Scores x_ui = <w_u, h_i> (or their cosine) of K items for each of B users.
 
         %(score_sections)s
         """
-        return (self.user(users)[:, None, :] * self.item(items)).sum(-1)
+        wu, hi = self.user(users), self.item(items)
+        if self.cosine:
+            wu, hi = nn.functional.normalize(wu, dim=-1), nn.functional.normalize(hi, dim=-1)
+        return (wu[:, None, :] * hi).sum(-1)
+
+    @torch.no_grad()
+    def scoring_embeddings(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The user and item embeddings whose inner products are the scores (normalised for cosine).
+
+        Returns
+        -------
+        (Tensor, Tensor)
+            Shapes [n_users, d] and [n_items, d] (the weights themselves for the inner product).
+        """
+        wu, hi = self.user.weight, self.item.weight
+        if self.cosine:
+            wu, hi = nn.functional.normalize(wu, dim=-1), nn.functional.normalize(hi, dim=-1)
+        return wu, hi
 
     @torch.no_grad()
     def all_scores(self):
@@ -183,9 +204,10 @@ class MF(nn.Module):
         Returns
         -------
         Tensor, shape [n_users, n_items]
-            The matrix W H^T.
+            The matrix W H^T (of the normalised rows for cosine).
         """
-        return self.user.weight @ self.item.weight.T
+        wu, hi = self.scoring_embeddings()
+        return wu @ hi.T
 
 
 def normalized_adjacency(pairs: np.ndarray, n_users: int, n_items: int) -> torch.Tensor:
@@ -445,7 +467,7 @@ def _loss(name, s, m, n, cfg):
     neg = s[:, 1 + m :]
     floor = math.exp(-1.0 / cfg["temperature"])
     if name == "bpr":
-        return Fn.bpr(pos, neg[:, :1])
+        return Fn.bpr(pos, neg)
     if name == "infonce":
         return Fn.infonce(pos, neg)
     if name == "dcl":
@@ -474,26 +496,77 @@ def _score_matrix(model: nn.Module) -> ScoreMatrix:
     if isinstance(model, LightGCN):
         eu, ei = (t.detach().clone() for t in model.propagate())
     else:
-        eu, ei = model.user.weight.detach().clone(), model.item.weight.detach().clone()
+        eu, ei = (t.detach().clone() for t in model.scoring_embeddings())
     dev = eu.device
+
+    def rows(users):
+        return eu[torch.from_numpy(users).to(dev)] @ ei.T
 
     def block(users):
         with torch.no_grad():
-            return (eu[torch.from_numpy(users).to(dev)] @ ei.T).cpu().numpy()
+            return rows(users).cpu().numpy()
 
     def dense():
         with torch.no_grad():
             return (eu @ ei.T).cpu().numpy()
 
+    def top(users, k, masked):
+        with torch.no_grad():
+            return device_top_items(rows(users), k, masked)
+
     dtype = torch.empty(0, dtype=eu.dtype).numpy().dtype
-    return ScoreMatrix((eu.shape[0], ei.shape[0]), block, dtype=dtype, dense=dense, min_rows=64)
+    return ScoreMatrix((eu.shape[0], ei.shape[0]), block, dtype=dtype, dense=dense, min_rows=64, top=top)
+
+
+def device_top_items(s: torch.Tensor, k: int, masked=()) -> np.ndarray:
+    """Each row's ``k`` best items ranked where ``s`` lives, equal to the reference ranking.
+
+    ``torch.topk`` takes the k + 1 largest scores of each row (after the ``masked`` (row, item)
+    entries are set to -inf). Where these k + 1 values are all distinct, the k best items and
+    their order are determined by the values alone, so they equal the reference ranking
+    (:func:`negtheory.recsys.metrics.topk_metrics_csr`: score, then the lower item index) of the
+    same scores; a row with a tie among them is ranked by the reference on the host.
+
+    Parameters
+    ----------
+    s : Tensor, shape [B, n_items]
+        Scores (modified in place: the masked entries).
+    k : int
+        List length, 1 .. n_items.
+    masked : sequence of (ndarray, ndarray)
+        (row, item) index arrays scored -inf.
+
+    Returns
+    -------
+    ndarray of int64, shape (B, k)
+        The items, best first.
+
+    Raises
+    ------
+    ValueError
+        A score is NaN.
+    """
+    from ..recsys.metrics import _top_items
+
+    if bool(torch.isnan(s).any()):
+        raise ValueError("scores must not be NaN (the model diverged?)")
+    for r, i in masked:
+        if len(r):
+            s[torch.from_numpy(np.asarray(r)).to(s.device), torch.from_numpy(np.asarray(i)).to(s.device)] = -math.inf
+    kk = min(k + 1, s.shape[1])
+    vals, idx = torch.topk(s, kk, dim=1)
+    vals, top = vals.cpu().numpy(), idx.cpu().numpy().astype(np.int64)[:, :k]
+    tied = np.flatnonzero((vals[:, 1:] == vals[:, :-1]).any(axis=1)) if kk > 1 else np.empty(0, np.int64)
+    if tied.size:
+        top[tied] = _top_items(s[torch.from_numpy(tied).to(s.device)].cpu().numpy().astype(np.float64), k)
+    return np.ascontiguousarray(top)
 
 
 class _MFRunner:
     """One epoch of mini-batch training per ``run_epoch`` (the :class:`~negtheory.recsys.loop.EpochRunner` of MF)."""
 
     def __init__(self, model, opt, sched, loss, cfg, data, m_extra, n_neg, batch_size, dev, rng, batch_l2=0.0, bns=None,
-                 dns=0, pns=None):  # fmt: skip
+                 dns=0, pns=None, on_device=False):  # fmt: skip
         self.model, self.opt, self.sched = model, opt, sched
         self.loss, self.cfg = loss, cfg
         self.m_extra, self.n_neg, self.batch_size, self.dev = m_extra, n_neg, batch_size, dev
@@ -510,6 +583,14 @@ class _MFRunner:
         # the model's device below
         spec = S.DNS(candidates=dns) if dns else S.PNS(power=pns[1]) if pns is not None else S.RNS()
         self.sampler = spec.bind(data)
+        # RNS(on_device=True): uniform negatives drawn on the model's device (device_sampling), by
+        # torch's generator seeded from the run's stream; items stay on the device
+        self.device_sampler = self.gen = None
+        if on_device:
+            from .device_sampling import UniformFreeSampler
+
+            self.device_sampler = UniformFreeSampler(self.csr, data.n_items, dev)
+            self.gen = torch.Generator(device=dev).manual_seed(int(rng.integers(2**63 - 1)))
         if bns is not None:
             self.n_neg_free = data.n_items - np.diff(self.indptr)
 
@@ -573,14 +654,18 @@ class _MFRunner:
             prop = model.propagate() if scored and isinstance(model, LightGCN) else None
             if self.m_extra:
                 cols.append(sample_extra_positives(u, self.m_extra, self.indptr, self.indices, rng))
-            if self.bns is None:
-                score = (lambda users, cand, prop=prop: _candidate_scores(model, users, cand, prop)) if self.dns else None
-                cols.append(self.sampler.draw(u, self.n_neg, rng, scores=score))
-            else:
-                cand = sample_uninteracted(u, self.bns[0], self.csr, rng, n_items=self.n_items)
-                cols.append(self._bns_negatives(u, b[:, 1], cand, prop))
-            items = torch.from_numpy(np.concatenate(cols, axis=1)).to(dev)
             ut = torch.from_numpy(u).to(dev)
+            if self.device_sampler is not None:
+                items = torch.cat([torch.from_numpy(np.concatenate(cols, axis=1)).to(dev),
+                                   self.device_sampler.draw(ut, self.n_neg, self.gen)], dim=1)  # fmt: skip
+            else:
+                if self.bns is None:
+                    score = (lambda users, cand, prop=prop: _candidate_scores(model, users, cand, prop)) if self.dns else None
+                    cols.append(self.sampler.draw(u, self.n_neg, rng, scores=score))
+                else:
+                    cand = sample_uninteracted(u, self.bns[0], self.csr, rng, n_items=self.n_items)
+                    cols.append(self._bns_negatives(u, b[:, 1], cand, prop))
+                items = torch.from_numpy(np.concatenate(cols, axis=1)).to(dev)
             scores = (model(ut, items) if prop is None else model(ut, items, propagated=prop)) / self.cfg["temperature"]
             lval = _loss(self.loss, scores, self.m_extra, self.n_neg, self.cfg)
             if not torch.isfinite(lval):
@@ -870,7 +955,7 @@ def _build(data: Interactions, run: Run, dev: torch.device) -> tuple[nn.Module, 
     if isinstance(spec, S.LightGCN):
         net: nn.Module = LightGCN(data.n_users, data.n_items, data.train, spec.dim, spec.layers, generator=gen).to(dev)
     else:
-        net = MF(data.n_users, data.n_items, spec.dim, generator=gen).to(dev)
+        net = MF(data.n_users, data.n_items, spec.dim, generator=gen, cosine=spec.similarity == "cosine").to(dev)
     decay = opt.weight_decay if opt.penalty == "weight_decay" else 0.0
     if isinstance(opt, S.Adam):
         optim = torch.optim.Adam(net.parameters(), lr=opt.lr, weight_decay=decay)
@@ -888,7 +973,7 @@ def _fit_torch(data: Interactions, run: Run) -> FitResult:
     callbacks = check_callbacks(run.callbacks)
     dev = resolve_device(run.device)
     m_extra = loss.extra_positives if name in ("dcl", "hcl", "dpl") else 0
-    n_neg = 1 if name == "bpr" else loss.negatives
+    n_neg = loss.negatives
     net, optim, sched = _build(data, run, dev)
     bns = None
     if isinstance(s, S.BNS):
@@ -899,7 +984,8 @@ def _fit_torch(data: Interactions, run: Run) -> FitResult:
                        np.random.default_rng(np.random.SeedSequence([run.seed, 1])),
                        batch_l2=opt.weight_decay if opt.penalty == "batch" else 0.0, bns=bns,
                        dns=s.candidates if isinstance(s, S.DNS) else 0,
-                       pns=(data.item_counts(), s.power) if isinstance(s, S.PNS) else None)  # fmt: skip
+                       pns=(data.item_counts(), s.power) if isinstance(s, S.PNS) else None,
+                       on_device=isinstance(s, S.RNS) and s.on_device)  # fmt: skip
     label = "LightGCN" if isinstance(run.model, S.LightGCN) else "MF"
     res = train_loop(runner, data, epochs=run.epochs, eval_every=ev.every, topk=ev.ks, eval_on=splits, monitor=monitor,
                      patience=ev.patience, callbacks=callbacks, progress=run.progress, desc=f"{label} {name}")  # fmt: skip
@@ -913,7 +999,7 @@ def _fit_torch(data: Interactions, run: Run) -> FitResult:
 @torch.no_grad()
 def _embeddings(model: nn.Module) -> tuple[np.ndarray, np.ndarray]:
     """The embeddings that score (LightGCN's propagated ones) as numpy arrays."""
-    eu, ei = model.propagate() if isinstance(model, LightGCN) else (model.user.weight, model.item.weight)
+    eu, ei = model.propagate() if isinstance(model, LightGCN) else model.scoring_embeddings()
     return eu.detach().cpu().numpy().copy(), ei.detach().cpu().numpy().copy()
 
 
@@ -926,6 +1012,7 @@ def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, 
         model="lightgcn" if isinstance(spec, S.LightGCN) else "mf",
         n_layers=spec.layers if isinstance(spec, S.LightGCN) else 0,
         dim=spec.dim,
+        **({"similarity": spec.similarity} if isinstance(spec, S.MF) and spec.similarity != "dot" else {}),
         epochs=run.epochs,
         batch_size=opt.batch_size,
         optimizer="adam" if isinstance(opt, S.Adam) else "sgd",
@@ -936,6 +1023,7 @@ def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, 
         **({"candidates": s.candidates} if isinstance(s, (S.BNS, S.DNS)) else {}),
         **({"bns_f_sample": s.f_sample} if isinstance(s, S.BNS) and s.f_sample is not None else {}),
         **({"pns_power": s.power} if isinstance(s, S.PNS) else {}),
+        **({"rns_on_device": True} if isinstance(s, S.RNS) and s.on_device else {}),
         lr_milestones=list(opt.milestones),
         lr_gamma=opt.gamma,
         negatives=n_neg,

@@ -39,7 +39,8 @@ modifies an array it took from it cannot change the recorded metrics). On large 
 reads ``scores.block(users)`` / ``scores.pairs(users, items)``; ``np.asarray(scores)`` builds
 the dense [n_users, n_items] matrix (float32: 4.9 GB on Gowalla). A callback returning a dict has
 its items merged into that epoch's history row (the return value of the epoch-0 call, and any
-value that is not a dict, is ignored). The loop hands callbacks no random generator: training
+value that is not a dict, is ignored); the item ``"stop": True`` is not recorded but ends the run
+after that epoch (e.g. :class:`TimeBudget`). The loop hands callbacks no random generator: training
 draws only from its own generators, so a callback cannot shift them.
 """
 
@@ -66,6 +67,7 @@ __all__ = [
     "train_loop",
     "EVAL_SPLITS",
     "DENSE_LIMIT",
+    "TimeBudget",
 ]
 
 #: the held-out splits :func:`train_loop` can rank
@@ -118,6 +120,13 @@ class ScoreMatrix:
         None: :data:`DENSE_LIMIT`, read when the object is made).
     min_rows : int
         The fewest rows ``block`` is asked for (default 1).
+    top : callable, optional
+        ``top(users, k, masked) -> ndarray`` of shape (len(users), k): each row's k best items
+        ranked where the scores live (e.g. on the GPU), with the items of ``masked`` (a list of
+        (row, item) index arrays) at -inf, ties to the lower item index, so that it equals the
+        reference ranking of :func:`~negtheory.recsys.metrics.topk_metrics_csr` on ``block(users)``
+        bit for bit; it must raise ``ValueError`` on NaN scores. Used by :meth:`top_items` (above
+        ``dense_limit`` only: a small matrix is ranked from its one dense array). Default None.
 
     Examples
     --------
@@ -130,7 +139,7 @@ class ScoreMatrix:
     (2, 4)
     """
 
-    def __init__(self, shape, block, *, dtype=np.float32, pairs=None, dense=None, dense_limit=None, min_rows=1):
+    def __init__(self, shape, block, *, dtype=np.float32, pairs=None, dense=None, dense_limit=None, min_rows=1, top=None):
         n_users, n_items = (int(x) for x in shape)
         if n_users < 0 or n_items < 1:
             raise ValueError(f"shape must be (n_users >= 0, n_items >= 1), got {tuple(shape)}")
@@ -139,6 +148,9 @@ class ScoreMatrix:
         self._shape = (n_users, n_items)
         self._dtype = np.dtype(dtype)
         self._block, self._pairs, self._dense_fn = block, pairs, dense
+        if top is not None and not callable(top):
+            raise ValueError(f"top must be a callable top(users, k, masked) -> items, got {type(top).__name__}")
+        self._top = top
         self._small = n_users * n_items <= int(DENSE_LIMIT if dense_limit is None else dense_limit)
         self._min_rows = max(1, int(min_rows))
         self._cache: np.ndarray | None = None
@@ -253,6 +265,36 @@ class ScoreMatrix:
         if pad > 0:
             return np.asarray(self._block(np.concatenate([u, np.full(pad, u[0])])))[: u.size]
         return np.asarray(self._block(u))
+
+    def top_items(self, users, k: int, masked=()) -> np.ndarray | None:
+        """Each user's ``k`` best items ranked by the matrix's own ``top`` function, or None.
+
+        Parameters
+        ----------
+        users : array_like of int, shape (B,)
+            User ids in [0, n_users).
+        k : int
+            List length, in 1 .. n_items.
+        masked : sequence of (ndarray, ndarray)
+            (row in ``users``, item) index pairs scored -inf before ranking.
+
+        Returns
+        -------
+        ndarray of int64, shape (B, k), or None
+            The items, best first (ties to the lower index), equal to the reference ranking of
+            ``block(users)``; None when the matrix has no ``top`` function or is small (computed
+            whole): the caller ranks ``block(users)`` itself.
+        """
+        if self._top is None or self._small or self._cache is not None:
+            return None
+        u = _user_ids(users, self._shape[0])
+        if u.size == 0:
+            return np.empty((0, int(k)), dtype=np.int64)
+        pad = self._min_rows - u.size
+        if pad > 0:  # the padded rows of _rows, so that the scores are those block() returns
+            u = np.concatenate([u, np.full(pad, u[0])])
+        out = np.asarray(self._top(u, int(k), list(masked)), dtype=np.int64)
+        return out[: u.size - max(pad, 0)]
 
     def pairs(self, users, items) -> np.ndarray:
         """The scores of the pairs (users[k], items[k]), equal to the entries of :meth:`block` rows.
@@ -442,10 +484,58 @@ def check_callbacks(callbacks: Iterable[Callback] | None) -> tuple[Callback, ...
     return out
 
 
-def _merge(row: dict[str, Any], ret: object) -> None:
-    """Merge a callback's returned dict into the history row (any other return value is ignored)."""
+def _merge(row: dict[str, Any], ret: object) -> bool:
+    """Merge a callback's returned dict into the history row (any other return value is ignored).
+
+    Returns True when the dict asks to stop (``{"stop": True}``; the key is not recorded).
+    """
     if isinstance(ret, dict):
+        ret = dict(ret)
+        stop = bool(ret.pop("stop", False))
         row.update(ret)
+        return stop
+    return False
+
+
+class TimeBudget:
+    """A callback that ends a run at the first evaluation after ``seconds`` of wall time.
+
+    The clock starts at the epoch-0 call (before the first epoch). The history row of the last
+    evaluation gets ``time_budget_hit: True``.
+
+    Parameters
+    ----------
+    seconds : float
+        The budget, > 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.recsys.loop import TimeBudget, train_loop
+    >>> class Idle:
+    ...     def run_epoch(self, epoch):
+    ...         return {}
+    ...     def score_block(self, users):
+    ...         return np.zeros((len(users), 2))
+    >>> r = train_loop(Idle(), None, epochs=5, eval_on=(), callbacks=[TimeBudget(1e-9)])
+    >>> r["epochs_run"], r["history"][-1]["time_budget_hit"]
+    (1, True)
+    """
+
+    def __init__(self, seconds: float) -> None:
+        seconds = float(seconds)
+        if not seconds > 0 or not math.isfinite(seconds):
+            raise ValueError(f"seconds must be a finite number > 0, got {seconds!r}")
+        self.seconds = seconds
+        self._t0: float | None = None
+
+    def __call__(self, epoch: int, scores: Any) -> dict[str, Any] | None:
+        if epoch == 0 or self._t0 is None:
+            self._t0 = time.perf_counter()
+            return None
+        if time.perf_counter() - self._t0 >= self.seconds:
+            return {"time_budget_hit": True, "stop": True}
+        return None
 
 
 def train_loop(
@@ -587,8 +677,9 @@ def train_loop(
             if val is None:
                 topks = tuple(topk) if not isinstance(topk, int) else (topk,)
                 raise ValueError(f"monitor {monitor!r} is not a recorded metric (topk={topks})")
+        stop = False
         for cb in callbacks:
-            _merge(row, cb(epoch + 1, scores))
+            stop = _merge(row, cb(epoch + 1, scores)) or stop
         history.append(row)
         if val is not None:
             if val > best:
@@ -597,4 +688,6 @@ def train_loop(
                 since += 1
                 if patience is not None and since >= patience:
                     break
+        if stop:
+            break
     return dict(history=history, best_epoch=best_epoch, epochs_run=epochs_run, seconds=time.perf_counter() - t0)

@@ -125,11 +125,12 @@ def _empty(ks):
     return out
 
 
-def _top_hits(su, rel_u, kmax):
-    """Relevance (0/1, float64) of the top ``kmax`` items of each row of ``su`` (excluded items at -inf).
+def _top_items(su, kmax):
+    """The ``kmax`` best items of each row of ``su`` (excluded items at -inf), best first.
 
     Ties in score go to the lower item index; every row is ranked on its own, so the result of a
-    row does not depend on the other rows of the block.
+    row does not depend on the other rows of the block. This is the reference ranking: a score
+    matrix's own :meth:`~negtheory.recsys.loop.ScoreMatrix.top_items` (e.g. on a GPU) must equal it.
     """
     # stable order: sort by (-score, item index) among the top candidates
     part = (
@@ -145,7 +146,12 @@ def _top_hits(su, rel_u, kmax):
         c = np.flatnonzero(cand_mask[r])
         order = np.lexsort((c, -su[r, c]))
         top[r] = c[order[:kmax]]
-    return np.take_along_axis(rel_u, top, 1).astype(np.float64)
+    return top
+
+
+def _top_hits(su, rel_u, kmax):
+    """Relevance (0/1, float64) of the top ``kmax`` items of each row of ``su`` (:func:`_top_items`)."""
+    return np.take_along_axis(rel_u, _top_items(su, kmax), 1).astype(np.float64)
 
 
 def _summarise(hits, n_rel, ks):
@@ -257,17 +263,23 @@ def topk_metrics_csr(
     hits, n_rel = [], []
     for s0 in range(0, users.size, block_users):
         ub = users[s0 : s0 + block_users]
-        rows = sm.block(ub) if sm is not None else arr[ub]
-        s = np.asarray(rows, dtype=np.float64)
-        if s is rows:
-            s = s.copy()
-        if np.isnan(s).any():
-            raise ValueError("scores must not be NaN (the model diverged?)")
-        for e_ptr, e_idx in ex:
-            s[_csr_entries(e_ptr, e_idx, ub)] = -np.inf
-        rel = np.zeros(s.shape, dtype=bool)
+        masked = [_csr_entries(e_ptr, e_idx, ub) for e_ptr, e_idx in ex]
+        # a score matrix that ranks on its own device (ScoreMatrix.top_items) returns the same
+        # items as the reference ranking below; None: rank here
+        top = sm.top_items(ub, kmax, masked) if sm is not None and hasattr(sm, "top_items") else None
+        if top is None:
+            rows = sm.block(ub) if sm is not None else arr[ub]
+            s = np.asarray(rows, dtype=np.float64)
+            if s is rows:
+                s = s.copy()
+            if np.isnan(s).any():
+                raise ValueError("scores must not be NaN (the model diverged?)")
+            for entries in masked:
+                s[entries] = -np.inf
+            top = _top_items(s, kmax)
+        rel = np.zeros((ub.size, n_items), dtype=bool)
         rel[_csr_entries(r_ptr, r_idx, ub)] = True
-        hits.append(_top_hits(s, rel, kmax))
+        hits.append(np.take_along_axis(rel, top, 1).astype(np.float64))
         n_rel.append(rel.sum(axis=1))
     return _summarise(np.concatenate(hits), np.concatenate(n_rel), ks)
 

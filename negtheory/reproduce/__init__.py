@@ -25,4 +25,5 @@ REPRODUCTIONS: dict[str, str] = {
     "wu-k-sweep": "negtheory.reproduce.wu_k_sweep",
     "relaxed-softmax": "negtheory.reproduce.relaxed_softmax",
     "sim-vs-train": "negtheory.reproduce.sim_vs_train",
+    "gowalla-benchmark": "negtheory.reproduce.gowalla_benchmark",
 }

@@ -21,6 +21,7 @@ from .specs import (
     DNS,
     DPL,
     MF,
+    RNS,
     ROLES,
     SGD,
     SRNS,
@@ -75,6 +76,12 @@ def _sgd_problems(m: Any, loss: Any, s: Any, opt: Any, device: str) -> list[str]
     out = []
     if not isinstance(m, MF):
         out.append(f"model={type(m).__name__}: the batch-1 SGD engine trains MF only")
+    elif m.similarity != "dot":
+        out.append(f"model.similarity={m.similarity!r}: the batch-1 SGD engine scores by the inner product")
+    if isinstance(loss, BPR) and loss.negatives != 1:
+        out.append(f"loss=BPR with negatives={loss.negatives}: the batch-1 SGD engine's BPR reads one negative")
+    if isinstance(s, RNS) and s.on_device:
+        out.append("sampler.on_device=True: the batch-1 SGD engine draws on the host (numba)")
     if not isinstance(loss, _SGD_LOSSES):
         out.append(f"loss={type(loss).__name__}: the batch-1 SGD engine trains BPR, BCE and InfoNCE only")
     if getattr(loss, "temperature", 1.0) != 1.0:
@@ -106,6 +113,10 @@ def _torch_problems(m: Any, loss: Any, s: Any, opt: Any) -> list[str]:
         out.append(f"sampler={type(s).__name__} with model={type(m).__name__} and optimizer={type(opt).__name__}"
                    f"(batch_size={opt.batch_size}): {type(s).__name__} keeps per-user state in the batch-1 SGD kernels; "
                    "it needs model=MF, optimizer=SGD(batch_size=1) and loss BPR, BCE or InfoNCE")  # fmt: skip
+    if isinstance(s, BNS) and isinstance(m, MF) and m.similarity != "dot":
+        out.append(f"sampler=BNS with model.similarity={m.similarity!r}: the mini-batch BNS scores by the inner product")
+    if isinstance(s, BNS) and isinstance(loss, BPR) and loss.negatives != 1:
+        out.append(f"sampler=BNS with loss.negatives={loss.negatives}: BNS picks one negative per pair")
     if isinstance(s, BNS):
         if not isinstance(loss, BPR):
             out.append(f"sampler=BNS with loss={type(loss).__name__}: the mini-batch engine draws BNS negatives for BPR only")

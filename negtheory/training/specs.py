@@ -214,7 +214,7 @@ def spec_from_json(text: str) -> Spec:
 # ------------------------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class MF(Spec):
-    """Matrix factorisation x_ui = <w_u, h_i> (thesis §4.5.1.2, d = 32).
+    r"""Matrix factorisation x_ui = <w_u, h_i> (thesis §4.5.1.2, d = 32).
 
     Parameters
     ----------
@@ -224,22 +224,29 @@ class MF(Spec):
         Initial embeddings N(0, init_std²): the batch-1 SGD engine's initialisation (None: 0.1,
         the released code's √reg). The mini-batch engine initialises MF Xavier-normal (released
         code of ch. 5-6) and takes no ``init_std``.
+    similarity : {"dot", "cosine"}
+        The score: the inner product (default, the thesis's) or the cosine
+        :math:`x_{ui} = \langle w_u, h_i\rangle / (\lVert w_u\rVert \lVert h_i\rVert)`, in [-1, 1]
+        (mini-batch engine; with a loss temperature t the logits are x_ui / t, as in MF-CCL /
+        SimpleX and most contrastive recommenders).
 
     Examples
     --------
     >>> from negtheory.training import MF
     >>> MF(dim=16).to_dict()
-    {'kind': 'MF', 'dim': 16, 'init_std': None}
+    {'kind': 'MF', 'dim': 16, 'init_std': None, 'similarity': 'dot'}
     """
 
     role: ClassVar[str] = "model"
     dim: int = 32
     init_std: float | None = None
+    similarity: str = "dot"
 
     def __post_init__(self):
         self._int("dim", 1)
         if self.init_std is not None:
             self._real("init_std", 0.0, lo_open=True)
+        self._choice("similarity", ("dot", "cosine"))
 
 
 @dataclass(frozen=True, eq=False)
@@ -291,29 +298,29 @@ class _Loss(Spec):
 
 @dataclass(frozen=True, eq=False)
 class BPR(_Loss):
-    r"""BPR, :math:`-\ln\sigma(x_{ui} - x_{uj})` on one negative (thesis eq. 4.1).
+    r"""BPR, :math:`-\ln\sigma(x_{ui} - x_{uj})` (thesis eq. 4.1), averaged over N negatives.
 
     Parameters
     ----------
+    negatives : int
+        N negatives per pair, at least 1 (default 1, the thesis's; the loss is
+        :math:`\frac1N\sum_j -\ln\sigma(x_{ui} - x_{uj})`, e.g. N = 300 in the BARS benchmark's
+        MF-BPR; N > 1 on the mini-batch engine only).
     temperature : float
         Scores divided by t > 0 (mini-batch engine; default 1).
 
     Examples
     --------
     >>> from negtheory.training import BPR
-    >>> BPR().negatives
-    1
+    >>> BPR().negatives, BPR(negatives=300).negatives
+    (1, 300)
     """
 
+    negatives: int = 1
     temperature: float = 1.0
 
     def __post_init__(self):
         self._common()
-
-    @property
-    def negatives(self) -> int:  # type: ignore[override]
-        """BPR reads one negative per pair."""
-        return 1
 
 
 @dataclass(frozen=True, eq=False)
@@ -650,6 +657,15 @@ def _block(scores: Any, users: np.ndarray, items: np.ndarray) -> np.ndarray:
 class RNS(_Sampler):
     """Uniform negatives among the user's non-interacted items (RNS, thesis §4.5.1.2).
 
+    Parameters
+    ----------
+    on_device : bool
+        The mini-batch engine draws on the model's device (default False: on the host with numpy,
+        through :meth:`bind` / ``draw``). True draws with torch's generator by an exact inverse
+        CDF over each user's non-interacted items (:class:`negtheory.bridge.device_sampling.UniformFreeSampler`):
+        the same law, another random stream, and no host work per step — what keeps a GPU busy
+        with hundreds of negatives per pair on Gowalla-sized data.
+
     Examples
     --------
     >>> import numpy as np
@@ -659,6 +675,13 @@ class RNS(_Sampler):
     >>> sorted(RNS().sample(d, [0], 1, rng=0)[0].tolist())
     [2]
     """
+
+    on_device: bool = False
+
+    def __post_init__(self):
+        if not isinstance(self.on_device, (bool, np.bool_)):
+            raise TypeError(f"RNS.on_device must be True or False, got {self.on_device!r}")
+        self._set("on_device", bool(self.on_device))
 
     def _draw(self, bound, users, n, rng, scores, positives):
         from ..recsys.samplers import sample_uninteracted

@@ -1,0 +1,359 @@
+r"""``negtheory reproduce gowalla-benchmark``: MF on the field's standard Gowalla split, beside the published ladder.
+
+The recommendation literature reports on the Gowalla split released with NGCF / LightGCN
+(29 858 users, 40 981 items, 810 128 training and 217 242 test pairs; ``train.txt`` /
+``test.txt``, one line per user: the user id, then the item ids). Its metrics are recall@20 and
+NDCG@20 over every test user, all items the user has not interacted with in training ranked
+(the LightGCN release's evaluation: recall = hits / |test items|, NDCG with the ideal DCG over
+min(|test items|, 20) positions) — the same definitions as :func:`negtheory.recsys.topk_metrics_csr`.
+
+Published numbers on exactly these files (the ``PUBLISHED`` table):
+
+=========================  ==========  ========  ==========================================
+model                      recall@20   NDCG@20   source
+=========================  ==========  ========  ==========================================
+MF-BPR (1 negative)        0.1291      0.1109    NGCF paper (Wang et al. 2019), Table 2
+MF-BPR (300 negatives)     0.1627      0.1378    BARS benchmark (Zhu et al. 2022)
+MF-CCL                     0.1837      0.1493    SimpleX (Mao et al. 2021)
+LightGCN                   0.1824      0.1547    LightGCN release (He et al. 2020)
+=========================  ==========  ========  ==========================================
+
+Protocol (every setting fixed here in advance, none tuned on the test split): MF with d = 64,
+Adam (lr 1e-3, batch 2048, L2 1e-4 on the batch's embeddings, the LightGCN release's MF
+setting), uniform negatives among the user's non-interacted items drawn on the model's device
+(``RNS(on_device=True)``). A validation split of ``--valid-fraction`` (default 5 %) of the
+training pairs is carved out with the run's seed and not trained on; every ``--eval-every``
+epochs the validation and test splits are ranked (test with training and validation items
+masked). Reported: test metrics at the epoch of best validation recall@20 (the protocol's
+number) and, labelled as the released code's convention, the best test value over the
+evaluations. The rungs (:data:`RUNGS`): BPR with 1 and with 300 negatives on the inner product,
+and the package's InfoNCE, DCL, HCL and BCL on the cosine with t = 0.1 and N = 256 negatives per
+pair (the thesis's defaults for τ⁺, β, α; DCL / HCL with M = 5 extra positives, as released).
+
+A run may be cut by ``--time-budget`` seconds (it stops at the first evaluation past it; the
+table says how many epochs each ran). Every (rung, seed) is one job of the reproduce engine
+(``--jobs`` processes, or Dask), stored in ``OUT/runs/`` and reused by a rerun.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from .._cli_common import default_output, integer, real
+from ._common import add_executor_arguments, add_output_arguments, connect_executor, t_half_width
+from .engine import Plan, RunSpec, execute
+
+if TYPE_CHECKING:
+    import argparse
+
+    import pandas as pd
+
+HELP = "MF with BPR and the thesis's contrastive losses on Gowalla's standard split, beside the published ladder"
+
+__all__ = ["HELP", "RUNGS", "PUBLISHED", "add_arguments", "run", "benchmark", "rung_specs"]
+
+#: published (recall@20, NDCG@20, source) on the NGCF / LightGCN Gowalla split
+PUBLISHED: dict[str, tuple[float, float, str]] = {
+    "MF-BPR": (0.1291, 0.1109, "NGCF paper, Table 2"),
+    "MF-BPR (300 neg., BARS)": (0.1627, 0.1378, "BARS benchmark"),
+    "MF-CCL": (0.1837, 0.1493, "SimpleX paper"),
+    "LightGCN": (0.1824, 0.1547, "LightGCN release"),
+}
+
+#: rung -> (model, loss, epochs, the published row it stands beside); every rung: RNS on the
+#: device, Adam(lr 1e-3, batch 2048, batch L2 1e-4)
+RUNGS: dict[str, tuple[dict[str, Any], dict[str, Any], int, str]] = {
+    "bpr": ({"kind": "MF", "dim": 64}, {"kind": "BPR"}, 400, "MF-BPR"),
+    "bpr-300": ({"kind": "MF", "dim": 64}, {"kind": "BPR", "negatives": 300}, 150, "MF-BPR (300 neg., BARS)"),
+    "infonce": ({"kind": "MF", "dim": 64, "similarity": "cosine"},
+                {"kind": "InfoNCE", "negatives": 256, "temperature": 0.1}, 150, "MF-CCL"),  # fmt: skip
+    "dcl": ({"kind": "MF", "dim": 64, "similarity": "cosine"},
+            {"kind": "DCL", "negatives": 256, "temperature": 0.1}, 150, "MF-CCL"),  # fmt: skip
+    "hcl": ({"kind": "MF", "dim": 64, "similarity": "cosine"},
+            {"kind": "HCL", "negatives": 256, "temperature": 0.1}, 150, "MF-CCL"),  # fmt: skip
+    "bcl": ({"kind": "MF", "dim": 64, "similarity": "cosine"},
+            {"kind": "BCL", "negatives": 256, "temperature": 0.1}, 150, "MF-CCL"),  # fmt: skip
+}
+
+_OPTIMIZER = {"kind": "Adam", "lr": 1e-3, "batch_size": 2048, "weight_decay": 1e-4, "penalty": "batch"}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Options of ``negtheory reproduce gowalla-benchmark`` (no torch import here).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser (options added in place).
+    """
+    p.add_argument("--data", required=True,
+                   help="folder with the release's train.txt and test.txt (or .gz): one line per user, user id then item ids")  # fmt: skip
+    p.add_argument("--rungs", nargs="+", choices=list(RUNGS), default=list(RUNGS), help="the rungs to run (default: all)")
+    p.add_argument("--seeds", type=integer(1), default=3, help="seeds per rung (mean and 95%% interval)")
+    p.add_argument("--epochs", type=integer(1), default=None,
+                   help="override every rung's epochs (defaults: bpr 400, the others 150)")  # fmt: skip
+    p.add_argument("--eval-every", type=integer(1), default=5, help="rank validation and test every this many epochs")
+    p.add_argument("--valid-fraction", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.05,
+                   help="share of the training pairs held out for model selection")  # fmt: skip
+    p.add_argument("--time-budget", type=real(0.0, lo_open=True), default=None,
+                   help="seconds per run: stop at the first evaluation past it (default: none)")  # fmt: skip
+    p.add_argument("--device", default="auto", help="cpu, cuda or auto (default auto: cuda when available)")
+    p.add_argument("--quick", action="store_true", help="a smoke run: 2 epochs per rung, 1 seed, dim 8, 8 negatives")
+    add_executor_arguments(p)
+    add_output_arguments(p, default_output("gowalla-benchmark"), "gowalla_benchmark.csv / .md / .png")
+
+
+def rung_specs(rung: str, quick: bool = False) -> dict[str, Any]:
+    """The specs of one rung as :func:`negtheory.training.fit` arguments.
+
+    Parameters
+    ----------
+    rung : str
+        A key of :data:`RUNGS`.
+    quick : bool
+        The smoke-run sizes (dim 8, at most 8 negatives, batch 256).
+
+    Returns
+    -------
+    dict
+        ``model``, ``loss``, ``sampler`` and ``optimizer`` specs.
+    """
+    from ..training import spec_from_dict
+
+    if rung not in RUNGS:
+        raise ValueError(f"rung must be one of {', '.join(RUNGS)}, got {rung!r}")
+    model, loss, _, _ = RUNGS[rung]
+    model, loss, opt = dict(model), dict(loss), dict(_OPTIMIZER)
+    if quick:
+        model["dim"] = 8
+        loss["negatives"] = min(loss.get("negatives", 1), 8)
+        opt["batch_size"] = 256
+    return dict(model=spec_from_dict(model), loss=spec_from_dict(loss),
+                sampler=spec_from_dict({"kind": "RNS", "on_device": True}), optimizer=spec_from_dict(opt))  # fmt: skip
+
+
+def _job(base, task) -> dict[str, Any]:
+    """Worker: one (rung, seed) -> its row (top level, for worker processes)."""
+    import resource
+
+    import torch
+
+    from ..recsys.loop import TimeBudget
+    from ..training import Evaluation, fit
+
+    rung, seed, epochs, every, valid_fraction, budget, device, quick = task
+    data = base.with_validation(valid_fraction, rng=seed)
+    ev = Evaluation(every=every, ks=(20,), on="both", monitor="recall@20")
+    cbs = [TimeBudget(budget)] if budget else []
+    if device != "cpu" and torch.cuda.is_available():
+        torch.cuda.reset_peak_memory_stats()
+    t0 = time.perf_counter()
+    res = fit(data, **rung_specs(rung, quick), epochs=epochs, evaluation=ev, rng=seed, callbacks=cbs, device=device)
+    wall = time.perf_counter() - t0
+    hist = res.history
+    best = next(h for h in hist if h["epoch"] == res.best_epoch)
+    top = max(hist, key=lambda h: h["test_recall@20"])
+    last = hist[-1]
+    cuda = str(res.config.get("device", "")).startswith("cuda")
+    return dict(
+        rung=rung, seed=seed, epochs_run=last["epoch"], epochs_planned=epochs, best_epoch=res.best_epoch,
+        time_budget_hit=bool(last.get("time_budget_hit", False)),
+        valid_recall20=best["valid_recall@20"], recall20=best["test_recall@20"], ndcg20=best["test_ndcg@20"],
+        max_recall20=top["test_recall@20"], max_ndcg20=max(h["test_ndcg@20"] for h in hist),
+        final_recall20=last["test_recall@20"], final_ndcg20=last["test_ndcg@20"],
+        seconds=wall, seconds_per_epoch=wall / max(last["epoch"], 1), device=res.config.get("device"),
+        peak_gpu_gb=torch.cuda.max_memory_allocated() / 2**30 if cuda else None,
+        peak_rss_gb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
+        curve=[(h["epoch"], h["valid_recall@20"], h["test_recall@20"]) for h in hist],
+    )  # fmt: skip
+
+
+def benchmark(
+    data_dir,
+    rungs=tuple(RUNGS),
+    seeds: int = 3,
+    *,
+    epochs: int | None = None,
+    eval_every: int = 5,
+    valid_fraction: float = 0.05,
+    time_budget: float | None = None,
+    device: str = "auto",
+    quick: bool = False,
+    executor: Any = "local",
+    jobs: int = 1,
+    cache_dir=None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Run the ladder: every (rung, seed) through the reproduce engine; one row per run.
+
+    Parameters
+    ----------
+    data_dir : str or Path
+        Folder with ``train.txt`` / ``test.txt`` (or ``.gz``) in the LightGCN release's format.
+    rungs : sequence of str
+        Keys of :data:`RUNGS`.
+    seeds : int
+        Seeds 0 .. seeds - 1 per rung (each also draws its validation split).
+    epochs : int, optional
+        Override every rung's epochs.
+    eval_every : int
+        Evaluate every this many epochs.
+    valid_fraction : float
+        Share of the training pairs held out for validation, in (0, 1).
+    time_budget : float, optional
+        Seconds per run (:class:`negtheory.recsys.loop.TimeBudget`).
+    device : {"auto", "cpu", "cuda"}
+        Where the runs train.
+    quick : bool
+        Smoke sizes (:func:`rung_specs`).
+    executor, jobs, cache_dir, progress
+        As :func:`negtheory.reproduce.engine.execute`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (rung, seed): epochs run, best epoch, test recall@20 / NDCG@20 at the best
+        validation epoch, their maxima over the evaluations, final values, seconds, peak memory.
+    """
+    import pandas as pd
+
+    from ..recsys.datasets import thesis_split
+
+    for r in rungs:
+        if r not in RUNGS:
+            raise ValueError(f"rungs must be among {', '.join(RUNGS)}, got {r!r}")
+    specs = []
+    for r in rungs:
+        n_ep = epochs if epochs is not None else (2 if quick else RUNGS[r][2])
+        for s in range(seeds):
+            task = (r, s, n_ep, eval_every, valid_fraction, time_budget, device, quick)
+            name = f"{r}_seed{s}_ep{n_ep}_ev{eval_every}_v{valid_fraction}_b{time_budget}{'_quick' if quick else ''}.json"
+            specs.append(RunSpec(key=(r,), replicate=s, task=task, name=name, cost=float(n_ep)))
+    plan = Plan(tuple(specs), _job, lambda: thesis_split("gowalla-lightgcn", data_dir), desc="Gowalla ladder")
+    rows = execute(plan, cache_dir=cache_dir, executor=executor, jobs=jobs, progress=progress)
+    return pd.DataFrame(rows)
+
+
+def summarise(df: pd.DataFrame) -> pd.DataFrame:
+    """Mean and 95 % t-interval half-width per rung, beside the published row it stands with.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        :func:`benchmark`'s rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per rung.
+    """
+    import pandas as pd
+
+    out = []
+    for rung, g in df.groupby("rung", sort=False):
+        pub = RUNGS[rung][3]
+        pr, pn, src = PUBLISHED[pub]
+        row = dict(rung=rung, seeds=len(g), epochs_run=f"{g.epochs_run.min()}-{g.epochs_run.max()}",
+                   published=pub, published_recall20=pr, published_ndcg20=pn, source=src)  # fmt: skip
+        for col in ("recall20", "ndcg20", "max_recall20", "max_ndcg20", "seconds_per_epoch"):
+            row[col] = float(g[col].mean())
+            row[col + "_ci"] = t_half_width(g[col]) if len(g) > 1 else float("nan")
+        row["relative_gap"] = row["recall20"] / pr - 1.0
+        gpu = g.peak_gpu_gb.dropna() if "peak_gpu_gb" in g else []
+        row["peak_gpu_gb"] = float(max(gpu)) if len(gpu) else float("nan")
+        row["peak_rss_gb"] = float(g.peak_rss_gb.max())
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def _cell(m: float, h: float) -> str:
+    return f"{m:.4f}" if h != h else f"{m:.4f} [{m - h:.4f}, {m + h:.4f}]"
+
+
+def markdown(summary: pd.DataFrame, args_line: str) -> str:
+    """The ladder as a markdown table (recall@20 / NDCG@20, mean [95 % CI]) with the published rows."""
+    lines = [
+        "# MF on Gowalla's standard split (NGCF / LightGCN release) beside the published ladder",
+        "",
+        f"`{args_line}`",
+        "",
+        "Test metrics at the epoch of best validation recall@20 (validation carved from train, not trained on);",
+        "'max over evals' is the best test value over the evaluations (the released code's convention, for",
+        "comparison only). Mean [95 % t-interval] over seeds.",
+        "",
+        "| rung | seeds | epochs | recall@20 | NDCG@20 | recall@20 max over evals | published (recall / NDCG) | gap (recall) | s / epoch | peak GPU GB |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for _, r in summary.iterrows():
+        lines.append(
+            f"| {r.rung} | {r.seeds} | {r.epochs_run} | {_cell(r.recall20, r.recall20_ci)} | {_cell(r.ndcg20, r.ndcg20_ci)} | "
+            f"{_cell(r.max_recall20, r.max_recall20_ci)} | {r.published}: {r.published_recall20:.4f} / {r.published_ndcg20:.4f} | "
+            f"{100 * r.relative_gap:+.1f} % | {r.seconds_per_epoch:.2f} | {r.peak_gpu_gb:.2f} |"
+        )
+    lines += ["", "Published: " + "; ".join(f"{k} {v[0]:.4f} / {v[1]:.4f} ({v[2]})" for k, v in PUBLISHED.items())]
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    """``negtheory reproduce gowalla-benchmark``: the ladder, then its CSV, markdown table and figure.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options of :func:`add_arguments`.
+
+    Returns
+    -------
+    int
+        0 once the files are written.
+    """
+    from pathlib import Path
+
+    from matplotlib.figure import Figure
+
+    from .._cli_common import output_dir
+
+    data = Path(args.data)
+    if not data.is_dir():
+        raise ValueError(f"--data: {data} is not a folder (it must hold the release's train.txt and test.txt)")
+    out = output_dir(args.out, "--out")
+    seeds = 1 if args.quick else args.seeds
+    executor, close = connect_executor(args)
+    try:
+        df = benchmark(data, args.rungs, seeds, epochs=args.epochs, eval_every=args.eval_every,
+                       valid_fraction=args.valid_fraction, time_budget=args.time_budget, device=args.device,
+                       quick=args.quick, executor=executor, jobs=args.jobs, cache_dir=out / "runs",
+                       progress=not args.quiet)  # fmt: skip
+    finally:
+        close()
+    df.drop(columns=["curve"]).to_csv(out / "gowalla_benchmark_runs.csv", index=False)
+    summ = summarise(df)
+    summ.to_csv(out / "gowalla_benchmark.csv", index=False)
+    line = (f"negtheory reproduce gowalla-benchmark --rungs {' '.join(args.rungs)} --seeds {seeds} --eval-every {args.eval_every} "
+            f"--valid-fraction {args.valid_fraction}" + (f" --epochs {args.epochs}" if args.epochs else "")
+            + (f" --time-budget {args.time_budget:g}" if args.time_budget else "") + (" --quick" if args.quick else ""))  # fmt: skip
+    text = markdown(summ, line)
+    (out / "gowalla_benchmark.md").write_text(text)
+    fig = Figure(figsize=(9, 4), layout="constrained")
+    ax1, ax2 = fig.subplots(1, 2)
+    x = range(len(summ))
+    ax1.bar(x, summ.recall20, yerr=summ.recall20_ci.fillna(0), capsize=3, color="C0", label="measured (best validation epoch)")
+    ax1.scatter(x, summ.published_recall20, marker="_", s=600, color="C3", zorder=3, label="published")
+    ax1.set_xticks(list(x), summ.rung, rotation=30)
+    ax1.set_ylabel("test recall@20")
+    ax1.set_title("Gowalla (LightGCN split): MF ladder")
+    ax1.legend(fontsize=8)
+    for rung, g in df.groupby("rung", sort=False):
+        ep, va, te = zip(*g.iloc[0].curve)
+        ax2.plot(ep, te, label=f"{rung} (seed {g.iloc[0].seed})")
+    ax2.set_xlabel("epoch")
+    ax2.set_ylabel("test recall@20")
+    ax2.set_title("learning curves (one seed)")
+    ax2.legend(fontsize=7)
+    ax2.grid(alpha=0.3)
+    fig.savefig(out / "gowalla_benchmark.png", dpi=110)
+    print(text)
+    print(f"wrote {out / 'gowalla_benchmark.csv'}, {out / 'gowalla_benchmark_runs.csv'}, {out / 'gowalla_benchmark.md'}, "
+          f"{out / 'gowalla_benchmark.png'} (finished runs kept in {out / 'runs'})")  # fmt: skip
+    return 0
