@@ -37,7 +37,7 @@ import time
 import numba
 import numpy as np
 
-from negtheory.studies import mse_study
+from negtheory.studies import Execution, mse_study
 
 ALPHA, GAMMA, TAU, T, N, K, BETA = 0.9, 0.1, 0.1, 0.5, 64, 10, 0.5
 LO, HI = -1 / T**2, 1 / T**2  # the released code's base interval
@@ -141,8 +141,8 @@ def numpy_point(n_anchors, seed=0):
 
 MEMORY_SNIPPET = """
 import resource, sys
-from negtheory.studies import mse_study
-mse_study("alpha", [0.9], n_anchors=int(sys.argv[1]), progress=False, chunk_size=65536)
+from negtheory.studies import Execution, mse_study
+mse_study("alpha", [0.9], n_anchors=int(sys.argv[1]), execution=Execution(progress=False, chunk_size=65536))
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
@@ -161,9 +161,9 @@ def main():
     old_threads = numba.get_num_threads()
 
     def study():
-        return mse_study("alpha", [0.9], n_anchors=m, progress=False)
+        return mse_study("alpha", [0.9], n_anchors=m, execution=Execution(progress=False))
 
-    mse_study("alpha", [0.9], n_anchors=2000, progress=False)  # compile / load the cache
+    mse_study("alpha", [0.9], n_anchors=2000, execution=Execution(progress=False))  # compile / load the cache
     numpy_point(1000)
     print(f"one study point at the thesis defaults, n_anchors = {m}, N = {N}, K = {K}")
     ratios = {}

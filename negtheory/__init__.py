@@ -113,7 +113,7 @@ from .dists import (
     unlabeled,
 )
 from .generators import AcceptRejectSampler, ScoreSets, iter_score_sets, sample_class_conditional, score_sets
-from .studies import mse_study
+from .studies import Execution, Generation, mse_study
 from .diagnosis import Diagnosis, diagnose
 
 # the simulators (simulate_calibrated, simulate_resampled, simulate_order_statistic) and UserQuantiles
@@ -219,6 +219,8 @@ __all__ = [
     "score_sets",
     # studies (Liu Bin's thesis)
     "mse_study",
+    "Execution",
+    "Generation",
     # diagnose a training run from its scores (thesis eq. 6.14-6.29; Wu et al., eq. 7)
     "diagnose",
     "Diagnosis",

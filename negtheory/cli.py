@@ -166,7 +166,7 @@ _PLOT_FORMATS = (".png", ".pdf", ".svg", ".svgz", ".eps", ".ps", ".jpg", ".jpeg"
 def _cmd_study_mse(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from negtheory.studies import mse_study
+    from negtheory.studies import Execution, mse_study
 
     values = parse_values(args.values, integer=args.vary in ("n_unlabeled", "n_positives"))
     for v in values:
@@ -192,11 +192,13 @@ def _cmd_study_mse(args: argparse.Namespace) -> int:
             n_anchors=args.n_anchors,
             estimators=args.estimators,
             rng=args.seed,
-            executor=executor,
-            checkpoint=paths.get("--checkpoint"),
-            progress=not args.quiet,
-            chunk_size=args.chunk_size,
-            max_memory=None if args.max_memory is None else args.max_memory * 1e9,
+            execution=Execution(
+                executor=executor,
+                checkpoint=paths.get("--checkpoint"),
+                progress=not args.quiet,
+                chunk_size=args.chunk_size,
+                max_memory=None if args.max_memory is None else args.max_memory * 1e9,
+            ),
             **fixed,
         )
     except ValueError as exc:

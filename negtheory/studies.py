@@ -16,13 +16,14 @@ Determinism
 
 Execution
 ---------
-``executor=None`` runs locally (numba-parallel kernels); ``"dask"`` starts a local
+How a study runs is one :class:`Execution` object, ``mse_study(..., execution=Execution(...))``;
+none of its settings changes the numbers. ``executor=None`` runs locally (numba-parallel kernels); ``"dask"`` starts a local
 ``distributed`` cluster of single-threaded processes; a ``distributed.Client`` or any
 ``concurrent.futures.Executor`` is used as given. Tasks are (point, chunk) pairs calling
 :func:`_chunk_stats`, a top-level function of the installed package, so workers import and
 compile the kernels once each.
 
-``checkpoint=PATH`` appends every finished point to a JSON-lines file (flushed and fsync'ed);
+``Execution(checkpoint=PATH)`` appends every finished point to a JSON-lines file (flushed and fsync'ed);
 calling again with the same configuration resumes, recomputing only the points not in the file.
 The file starts with a header holding the full parameter set (seed included) and a format
 version, and every record carries a sha256 checksum bound to that header: a record that was
@@ -63,6 +64,7 @@ import hashlib
 import json
 import math
 import os
+import sys
 import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -72,7 +74,7 @@ import numba
 import numpy as np
 
 from . import estimators as est
-from ._deprecation import renamed_keyword
+from ._deprecation import grouped_keywords, renamed_keyword
 from ._rng import int_seed
 from ._validation import flag, int_scalar, real_scalar
 
@@ -84,7 +86,7 @@ if TYPE_CHECKING:
 
     from ._typing import RNGLike
 
-__all__ = ["mse_study", "ESTIMATORS", "VARYING"]
+__all__ = ["mse_study", "Execution", "Generation", "ESTIMATORS", "VARYING"]
 
 ESTIMATORS = ("biased", "dcl", "hcl", "bcl", "bcl_norm")
 VARYING = ("alpha", "gamma", "tau_plus", "t", "n_unlabeled", "n_positives", "beta")
@@ -365,7 +367,7 @@ def _physical_memory() -> float:
 
 def _check_memory(points, n_anchors: int, chunk_size: int, max_memory) -> None:
     """Refuse, before any work, a point whose blocks would need more than ``max_memory`` bytes."""
-    limit = 0.5 * _physical_memory() if max_memory is None else real_scalar("max_memory", max_memory, 0.0, lo_open=True)
+    limit = 0.5 * _physical_memory() if max_memory is None else max_memory  # checked by Execution
     per_chunk = _chunks(n_anchors, chunk_size)[0][1]
     anchors = min(n_anchors, _BLOCK)
     workers = max(1, min(numba.get_num_threads(), -(-per_chunk // _BLOCK)))
@@ -377,7 +379,7 @@ def _check_memory(points, n_anchors: int, chunk_size: int, max_memory) -> None:
                 f"({anchors} anchors per block x {p.n_unlabeled + p.n_positives + 1} scores x {_BYTES_PER_SCORE} bytes"
                 f"{f' x {workers} threads' if workers > 1 else ''})",
                 RuntimeWarning,
-                stacklevel=3,
+                stacklevel=_caller_level(),
             )
         if need > limit:
             raise ValueError(
@@ -588,7 +590,160 @@ _REAL_BOUNDS = (
 )
 
 
+_EXECUTOR_KINDS = "None, 'dask', a distributed.Client or a concurrent.futures.Executor"
+
+
+@dataclass(frozen=True)
+class Execution:
+    """How :func:`mse_study` runs: where, with which checkpoint, progress bar, chunk size and memory cap.
+
+    The execution settings of the thesis's Monte-Carlo study (§6.6.1). None of them changes the
+    numbers: a study gives the same ``DataFrame``, bit for bit,
+    whatever its executor, chunking or checkpoint (see the module notes). The values are checked
+    on construction, so a misspelt or out-of-range setting fails before any work.
+
+    Parameters
+    ----------
+    executor : None, "dask", distributed.Client or concurrent.futures.Executor
+        Where (point, chunk) tasks run: ``None`` locally (numba-parallel kernels); ``"dask"`` a
+        local ``distributed`` cluster of single-threaded processes started for the study; a
+        ``distributed.Client`` or any ``concurrent.futures.Executor`` as given.
+    checkpoint : str or os.PathLike, optional
+        JSON-lines file recording finished points; rerunning with the same parameters resumes
+        from it (bit-identical to an uninterrupted run). Its folder must exist. A file of another
+        study, or an edited or foreign record, raises ``ValueError`` naming the file and line;
+        the format (version 2; version 1 files are not read) is described in the module notes.
+    progress : bool, default True
+        Show a tqdm progress bar over the tasks.
+    chunk_size : int, default 65536
+        Anchors per task (rounded up to a multiple of 1024), so :math:`M = 10^7` runs in constant memory.
+        Scores are generated one block of min(M, 1024) anchors at a time per numba thread: the
+        memory is about 48 bytes x (N + K + 1) per anchor of a block, whatever ``chunk_size``.
+    max_memory : float, optional
+        Largest working memory in bytes the study may need (the estimate above, times the threads
+        that generate blocks at once); a point above it raises ``ValueError`` before anything is
+        computed, and above 1 GB a ``RuntimeWarning`` says how much it will take. Default: half the
+        machine's physical memory (4 GiB where it is unknown).
+
+    Raises
+    ------
+    ValueError
+        ``chunk_size`` < 1, ``max_memory`` <= 0 or NaN, or ``executor`` a string other than ``"dask"``;
+        the message names the field.
+    TypeError
+        A value of the wrong kind (``progress`` not a boolean, ``checkpoint`` not a path, ``executor``
+        without a ``submit`` method); the message names the field.
+
+    Examples
+    --------
+    >>> from negtheory.studies import Execution, mse_study
+    >>> quiet = Execution(progress=False, chunk_size=4096)
+    >>> quiet.chunk_size, quiet.executor is None
+    (4096, True)
+    >>> df = mse_study("alpha", [0.9], n_anchors=500, execution=quiet)
+    >>> Execution(chunk_size=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: chunk_size must be an integer in [1, 2**63 - 1], got 0
+    """
+
+    executor: Any = None
+    checkpoint: str | os.PathLike[str] | None = None
+    progress: bool = True
+    chunk_size: int = 65_536
+    max_memory: float | None = None
+
+    def __post_init__(self) -> None:
+        ex = self.executor
+        if isinstance(ex, str) and ex != "dask":
+            raise ValueError(f"executor must be {_EXECUTOR_KINDS}, got {ex!r}")
+        if not (ex is None or isinstance(ex, str) or hasattr(ex, "submit")):
+            raise TypeError(f"executor must be {_EXECUTOR_KINDS}, got {ex!r}")
+        if self.checkpoint is not None and not isinstance(self.checkpoint, (str, os.PathLike)):
+            raise TypeError(f"checkpoint must be a path (str or os.PathLike) or None, got {self.checkpoint!r}")
+        object.__setattr__(self, "progress", flag("progress", self.progress))
+        object.__setattr__(self, "chunk_size", int_scalar("chunk_size", self.chunk_size, 1))
+        if self.max_memory is not None:
+            object.__setattr__(self, "max_memory", real_scalar("max_memory", self.max_memory, 0.0, lo_open=True))
+
+
+@dataclass(frozen=True)
+class Generation:
+    """How :func:`mse_study` draws its scores: the options it passes to :func:`negtheory.generators.score_sets`.
+
+    The scores are those of the thesis's Algorithm 6 (§6.6.1). Unlike :class:`Execution`, these
+    options change the numbers (they are part of a checkpoint's key).
+
+    Parameters
+    ----------
+    base_interval : (float, float), optional
+        ``(lo, hi)`` of Algorithm 6's uniform parents (default: :math:`(-1/t^2, 1/t^2)`).
+    method : {"inverse", "accept-reject"}, default "inverse"
+        The algorithm that draws the class-conditional scores.
+
+    Raises
+    ------
+    ValueError
+        ``base_interval`` not a pair ``lo < hi`` of finite numbers, or an unknown ``method``;
+        the message names the field.
+    TypeError
+        ``base_interval`` not a sequence of numbers; the message names the field.
+
+    Examples
+    --------
+    >>> from negtheory.studies import Generation, mse_study
+    >>> df = mse_study("alpha", [0.9], n_anchors=500, generation=Generation(base_interval=(-1.0, 1.0)),
+    ...                execution=Execution(progress=False))
+    >>> Generation(method="reject")
+    Traceback (most recent call last):
+    ...
+    ValueError: method must be one of ('inverse', 'accept-reject'), got 'reject'
+    """
+
+    base_interval: tuple[float, float] | None = None
+    method: str = "inverse"
+
+    def __post_init__(self) -> None:
+        from .generators import METHODS, _parse_parent
+
+        if not isinstance(self.method, str) or self.method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+        if self.base_interval is not None:
+            try:
+                pair = tuple(self.base_interval)
+            except TypeError:
+                raise TypeError(
+                    f"base_interval must be a pair (low, high) of scores, or None, got {self.base_interval!r}"
+                ) from None
+            _parse_parent("uniform", pair, 1.0)  # lo < hi, finite: the generator's own check
+            object.__setattr__(self, "base_interval", pair)
+
+
+#: the study's settings when ``execution=`` / ``generation=`` is not given
+_DEFAULT_EXECUTION = Execution()
+_DEFAULT_GENERATION = Generation()
+
+
+def _settings(name: str, value, cls):
+    """``value`` if it is a ``cls`` (the default for None), else a ``TypeError`` naming ``name``."""
+    if value is None:
+        return _DEFAULT_EXECUTION if cls is Execution else _DEFAULT_GENERATION
+    if not isinstance(value, cls):
+        raise TypeError(f"{name} must be a negtheory.studies.{cls.__name__} or None, got {value!r}")
+    return value
+
+
+def _caller_level() -> int:
+    """``stacklevel`` that makes a warning issued by the caller of this function point at mse_study's caller."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__") in (__name__, "negtheory._deprecation"):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 @renamed_keyword("seed", "rng")
+@grouped_keywords("execution", ("executor", "checkpoint", "progress", "chunk_size", "max_memory"), Execution)
+@grouped_keywords("generation", ("base_interval", "method"), Generation)
 def mse_study(
     vary: str,
     values: Sequence[Any],
@@ -603,14 +758,9 @@ def mse_study(
     n_positives: int = 10,
     estimators: Sequence[str] = ESTIMATORS,
     rng: RNGLike = 0,
-    executor: Any = None,
-    checkpoint: str | os.PathLike[str] | None = None,
-    progress: bool = True,
-    chunk_size: int = 65_536,
-    base_interval: tuple[float, float] | None = None,
-    method: str = "inverse",
     hcl_beta: float | None = None,
-    max_memory: float | None = None,
+    generation: Generation | None = None,
+    execution: Execution | None = None,
 ) -> pd.DataFrame:
     r"""MSE of the true-negative-mean estimators over a parameter sweep (thesis §6.6.1, Fig. 6.9-6.10).
 
@@ -636,29 +786,20 @@ def mse_study(
     rng : int, SeedSequence, Generator or None
         Root seed; point i uses ``SeedSequence(seed, spawn_key=(i,))``. An int is the seed; a
         Generator or SeedSequence gives one 63-bit seed (so use an int to resume a
-        ``checkpoint``); ``None`` draws fresh entropy per task (``seed``: deprecated since 0.1, removed in 0.2).
-    executor : None, "dask", distributed.Client or concurrent.futures.Executor
-        Where (point, chunk) tasks run; the result does not depend on it.
-    checkpoint : path, optional
-        JSON-lines file recording finished points; rerunning with the same parameters resumes
-        from it (bit-identical to an uninterrupted run). Its folder must exist. A file of another
-        study, or an edited or foreign record, raises ``ValueError`` naming the file and line;
-        the format (version 2; version 1 files are not read) is described in the module notes.
-    progress : bool
-        Show a tqdm progress bar over the tasks.
-    chunk_size : int
-        Anchors per task (rounded up to a multiple of 1024), so :math:`M = 10^7` runs in constant memory.
-        Scores are generated one block of min(M, 1024) anchors at a time per numba thread: the
-        memory is about 48 bytes x (N + K + 1) per anchor of a block, whatever ``chunk_size``.
-    base_interval, method
-        Passed to :func:`negtheory.generators.score_sets`.
+        checkpoint); ``None`` draws fresh entropy per task (``seed``: deprecated since 0.1, removed in 0.2).
     hcl_beta : float, optional
         Concentration of HCL's weights :math:`\hat x^\beta` (default: ``beta``).
-    max_memory : float, optional
-        Largest working memory in bytes the study may need (the estimate above, times the threads
-        that generate blocks at once); a point above it raises ``ValueError`` before anything is
-        computed, and above 1 GB a ``RuntimeWarning`` says how much it will take. Default: half the
-        machine's physical memory (4 GiB where it is unknown).
+    generation : Generation, optional
+        The options passed to :func:`negtheory.generators.score_sets` (``base_interval``,
+        ``method``); default ``Generation()``. The keywords ``base_interval=`` and ``method=`` are
+        deprecated since 0.1 (removed in 0.2): they still work, with a ``DeprecationWarning``.
+    execution : Execution, optional
+        How the study runs (``executor``, ``checkpoint``, ``progress``, ``chunk_size``,
+        ``max_memory``; none changes the numbers); default ``Execution()``, which shows a
+        progress bar. The keywords ``executor=``, ``checkpoint=``, ``progress=``, ``chunk_size=``
+        and ``max_memory=`` are deprecated since 0.1 (removed in 0.2): they still work, give the
+        same numbers and emit a ``DeprecationWarning``; passing one of them with ``execution=``
+        is a ``ValueError``.
 
     Returns
     -------
@@ -671,19 +812,19 @@ def mse_study(
     ------
     ValueError
         ``n_anchors`` < 2 (one anchor gives no standard error of the MSE), a parameter out of range,
-        or a point whose working memory would exceed ``max_memory`` (e.g. :math:`N = 10^8`).
+        or a point whose working memory would exceed ``execution.max_memory`` (e.g. :math:`N = 10^8`).
 
     Warns
     -----
     RuntimeWarning
-        When a point needs more than 1 GB of working memory (see ``max_memory``), and when fewer
+        When a point needs more than 1 GB of working memory (see :class:`Execution`), and when fewer
         than two anchors of a point have a defined truth (an anchor without any true
         negative has none): that row's ``mse_se`` is NaN.
 
     Examples
     --------
-    >>> from negtheory.studies import mse_study
-    >>> df = mse_study("alpha", [0.7, 0.9], n_anchors=500, progress=False)
+    >>> from negtheory.studies import Execution, mse_study
+    >>> df = mse_study("alpha", [0.7, 0.9], n_anchors=500, execution=Execution(progress=False))
     >>> sorted(df.columns)
     ['alpha', 'estimator', 'mean', 'mse', 'mse_se', 'n_anchors', 'truth_mean']
     >>> bool((df.query("estimator == 'bcl'").mse.values < df.query("estimator == 'biased'").mse.values).all())
@@ -694,36 +835,27 @@ def mse_study(
     values, estimators = _check_sweep(vary, values, estimators)
     # one anchor gives an MSE but no standard error (mse_se would be NaN): at least two
     n_anchors = int_scalar("n_anchors", n_anchors, 2)
-    progress = flag("progress", progress)
-    chunk_size = int_scalar("chunk_size", chunk_size, 1)
     seed = None if rng is None else int_seed("rng", rng)
-    if checkpoint is not None and not isinstance(checkpoint, (str, os.PathLike)):
-        raise TypeError(f"checkpoint must be a path (str or os.PathLike) or None, got {checkpoint!r}")
-    if base_interval is not None:
-        try:
-            base_interval = tuple(base_interval)
-        except TypeError:
-            raise TypeError(f"base_interval must be a pair (low, high) of scores, or None, got {base_interval!r}") from None
+    gen = _settings("generation", generation, Generation)
+    ex = _settings("execution", execution, Execution)
     fixed: dict[str, Any] = dict(zip(_FIXED, (n_unlabeled, alpha, gamma, tau_plus, t, beta, n_positives)))
-    points, coerced = _study_points(vary, values, fixed, estimators, n_anchors, seed, base_interval, method, hcl_beta)
-    _check_memory(points, n_anchors, chunk_size, max_memory)
+    points, coerced = _study_points(vary, values, fixed, estimators, n_anchors, seed, gen.base_interval, gen.method, hcl_beta)
+    _check_memory(points, n_anchors, ex.chunk_size, ex.max_memory)
     ckpt = None
-    if checkpoint is not None:
-        ckpt = _open_checkpoint(checkpoint, points, vary, coerced, n_anchors, estimators, method, hcl_beta)
-    rows_by_point = _run_study(points, ckpt, vary, coerced, n_anchors, chunk_size, progress, executor)
+    if ex.checkpoint is not None:
+        ckpt = _open_checkpoint(ex.checkpoint, points, vary, coerced, n_anchors, estimators, gen.method, hcl_beta)
+    rows_by_point = _run_study(points, ckpt, vary, coerced, n_anchors, ex.chunk_size, ex.progress, ex.executor)
 
     rows = [r for i in sorted(rows_by_point) for r in rows_by_point[i]]
     df = pd.DataFrame(rows, columns=[vary, "estimator", "mse", "mse_se", "mean", "truth_mean", "n_anchors"])
     few = df["n_anchors"] < 2
     if few.any():
-        import warnings
-
         warnings.warn(
             f"mse_study: {int(few.sum())} row(s) have fewer than two anchors with a defined truth (anchors "
             "without any true negative have none), so their mse_se is NaN (and mse, mean, truth_mean too "
             "with none); raise n_anchors or n_unlabeled",
             RuntimeWarning,
-            stacklevel=3,  # the caller of renamed_keyword's wrapper
+            stacklevel=_caller_level(),
         )
     return df
 

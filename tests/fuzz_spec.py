@@ -43,6 +43,8 @@ import numpy as np
 import scipy.stats as sst
 from hypothesis import strategies as st
 
+from negtheory.studies import Execution
+
 EITHER = ("ValueError", "TypeError")
 RELATION = "relation"  # third element of an illegal entry: the error may name another parameter
 VE = ("ValueError",)
@@ -996,7 +998,7 @@ LEGAL = {
             "values": st.lists(st.floats(0.5, 1.0), min_size=1, max_size=2),
             "n_anchors": st.integers(2, 64),  # one anchor has no standard error: ValueError
             "n_unlabeled": st.integers(1, 16),
-            "progress": st.just(False),
+            "execution": st.just(Execution(progress=False)),
             "rng": st.integers(0, 100),
         }
     ),

@@ -110,7 +110,8 @@ def test_calibrated_simulation_fed_with_a_known_law_agrees_with_the_parametric_s
     neg, tn, pos = cal.simulate_calibrated(unl, anchors, n, alpha=alpha, tau_plus=tau, positives="phi_fn", rng=8)
     got = cal.estimator_errors(neg, tn, pos, t=1.0, alpha=alpha, tau_plus=tau, beta=0.5, hcl_beta=0.5)
     ref = nt.mse_study("alpha", [alpha], n_anchors=20_000, n_unlabeled=n, tau_plus=tau, t=1.0, gamma=0.0, beta=0.5, hcl_beta=0.5,
-                       n_positives=1, base_interval=(-1.0, 1.0), rng=9, progress=False)  # fmt: skip
+                       n_positives=1, generation=nt.Generation(base_interval=(-1.0, 1.0)), rng=9,
+                       execution=nt.Execution(progress=False))  # fmt: skip
     for name in cal.ESTIMATORS:
         r = ref[ref.estimator == name].iloc[0]
         se = math.hypot(got[name]["mse_se"], float(r.mse_se))

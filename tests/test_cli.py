@@ -78,10 +78,10 @@ def test_study_mse_cli_writes_csv_and_plot(tmp_path, capsys):
     assert cli.main(argv) == 0
     import pandas as pd
 
-    from negtheory.studies import mse_study
+    from negtheory.studies import Execution, mse_study
 
     df = pd.read_csv(out)
-    want = mse_study("alpha", [0.7, 0.9], n_anchors=600, estimators=("biased", "bcl"), progress=False)
+    want = mse_study("alpha", [0.7, 0.9], n_anchors=600, estimators=("biased", "bcl"), execution=Execution(progress=False))
     pd.testing.assert_frame_equal(df, want, check_exact=False, rtol=1e-12)
     assert png.read_bytes()[:4] == b"\x89PNG"
     assert len(ck.read_text().splitlines()) == 3

@@ -80,10 +80,12 @@ def test_fig6_9_leaves_hcl_out_and_draws_bcl_visibly():
 
 def test_fig6_10_shows_bcl_biased_low_at_alpha_1_small_n():
     from negtheory.figures import thesis_mse
-    from negtheory.studies import mse_study
+    from negtheory.studies import Execution, mse_study
 
     df = thesis_mse.relative_bias(
-        mse_study("n_unlabeled", [16, 256], alpha=1.0, n_anchors=2048, estimators=("dcl", "bcl"), progress=False)
+        mse_study(
+            "n_unlabeled", [16, 256], alpha=1.0, n_anchors=2048, estimators=("dcl", "bcl"), execution=Execution(progress=False)
+        )
     )
     bcl = df[df.estimator == "bcl"].set_index("n_unlabeled")
     dcl = df[df.estimator == "dcl"].set_index("n_unlabeled")

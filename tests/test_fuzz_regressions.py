@@ -17,6 +17,8 @@ import scipy.stats as st
 
 import negtheory as nt
 
+QUIET = nt.Execution(progress=False)
+
 
 def _names(param):
     return re.compile(r"(?<![A-Za-z0-9_])" + re.escape(param) + r"(?![A-Za-z0-9_])")
@@ -87,32 +89,32 @@ def test_expected_likelihood_joint_whose_sum_overflows():
 
 
 def test_mse_study_with_huge_hcl_beta():
-    df = nt.mse_study("alpha", [0.9], n_anchors=4, n_unlabeled=8, hcl_beta=1e308, estimators=("hcl",), progress=False)
+    df = nt.mse_study("alpha", [0.9], n_anchors=4, n_unlabeled=8, hcl_beta=1e308, estimators=("hcl",), execution=QUIET)
     assert np.isfinite(df["mse"]).all()  # was ZeroDivisionError (x * (1/max) rounded below 1)
 
 
 # ---------------------------------------------------------------- mse_study with one anchor
 def test_mse_study_needs_two_anchors():
     with pytest.raises(ValueError, match=r"n_anchors must be an integer in \[2,"):
-        nt.mse_study("alpha", [0.5], n_anchors=1, rng=0, chunk_size=1, progress=False)
+        nt.mse_study("alpha", [0.5], n_anchors=1, rng=0, execution=nt.Execution(chunk_size=1, progress=False))
 
 
 def test_mse_study_deprecated_seed_still_works_and_errors_say_seed():
     with pytest.warns(DeprecationWarning, match="'seed' is deprecated"):
-        df = nt.mse_study("alpha", [0.5], n_anchors=2, seed=0, chunk_size=1, progress=False)
+        df = nt.mse_study("alpha", [0.5], n_anchors=2, seed=0, execution=nt.Execution(chunk_size=1, progress=False))
     assert len(df) == 5
     with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match=r"^seed must be"):
-        nt.mse_study("alpha", [0.5], n_anchors=2, seed="abc", progress=False)
+        nt.mse_study("alpha", [0.5], n_anchors=2, seed="abc", execution=QUIET)
 
 
 def test_mse_study_warns_when_mse_se_is_nan():
     # N = 1 and tau+ = 0.9: most anchors hold no true negative, so no truth is defined
     with pytest.warns(RuntimeWarning, match="fewer than two anchors with a defined truth"):
-        df = nt.mse_study("tau_plus", [0.9], n_anchors=2, n_unlabeled=1, progress=False, rng=0)
+        df = nt.mse_study("tau_plus", [0.9], n_anchors=2, n_unlabeled=1, rng=0, execution=QUIET)
     assert df["mse_se"].isna().all()
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        nt.mse_study("alpha", [0.9], n_anchors=8, n_unlabeled=8, progress=False, rng=0)
+        nt.mse_study("alpha", [0.9], n_anchors=8, n_unlabeled=8, rng=0, execution=QUIET)
 
 
 # ---------------------------------------------------------------- the parameter named
@@ -212,7 +214,7 @@ def test_score_distribution_is_abstract():
         ("label", lambda v: nt.sample_class_conditional(st.norm(), 0.7, label=v)),
         ("method", lambda v: nt.sample_class_conditional(st.norm(), 0.7, method=v)),
         ("method", lambda v: nt.score_sets(4, 8, 0.9, 0.1, method=v)),
-        ("vary", lambda v: nt.mse_study(v, [0.5], progress=False)),
+        ("vary", lambda v: nt.mse_study(v, [0.5], execution=QUIET)),
         ("denominator", lambda v: nt.ecdf(np.zeros(3), denominator=v)),
         ("denominator", lambda v: nt.choose_thresholds(np.linspace(0, 1, 8), denominator=v)),
         ("strategy", lambda v: nt.mine_negatives(np.zeros(2), np.ones((2, 3)), strategy=v)),
@@ -224,7 +226,7 @@ def test_score_distribution_is_abstract():
         ("log", lambda v: nt.boltzmann([1.0, 2.0], log=v)),
         ("include_positive", lambda v: nt.relaxed_softmax_loss([[1.0, 2.0, 3.0]], [0], [[1]], include_positive=v)),
         ("positives", lambda v: nt.paper_table_scores(rng=0, positives=v)),
-        ("progress", lambda v: nt.mse_study("alpha", [0.5], progress=v)),
+        ("progress", lambda v: nt.Execution(progress=v)),
     ],
 )
 def test_an_array_for_an_option_names_the_option(name, call, value):
@@ -254,7 +256,7 @@ def test_a_non_boolean_for_a_flag_is_refused(value):
         ("steps", lambda v: nt.optimal_k(1.0, 0.5, steps=v)),
         ("max_trials", lambda v: nt.sample_class_conditional(st.norm(), 0.7, max_trials=v)),
         ("n_unlabeled", lambda v: nt.score_sets(4, v, 0.9, 0.1)),
-        ("n_anchors", lambda v: nt.mse_study("alpha", [0.5], n_anchors=v, progress=False)),
+        ("n_anchors", lambda v: nt.mse_study("alpha", [0.5], n_anchors=v, execution=QUIET)),
         ("axis", lambda v: nt.kl_divergence([1.0, 2.0], [1.0, 2.0], axis=-v)),
     ],
 )
@@ -273,9 +275,9 @@ def test_huge_integer_seed_still_accepted():
 
 def test_mse_study_bad_swept_value_names_values():
     with pytest.raises(TypeError, match=r"^values\[0\] = None is not a valid alpha"):
-        nt.mse_study("alpha", None, progress=False)
+        nt.mse_study("alpha", None, execution=QUIET)
     with pytest.raises(ValueError, match=r"^values\[1\] = 0.3 is not a valid alpha: alpha must lie in"):
-        nt.mse_study("alpha", [0.9, 0.3], progress=False)
+        nt.mse_study("alpha", [0.9, 0.3], execution=QUIET)
 
 
 def test_solve_alpha_bracket_and_kl_axis_are_named():
@@ -303,9 +305,9 @@ def test_size_whose_product_is_too_big_is_named():
     [
         ("axis", lambda: nt.boltzmann([1.0, 2.0], axis="abc")),
         ("axis", lambda: nt.boltzmann([1.0, 2.0], axis=True)),
-        ("estimators", lambda: nt.mse_study("alpha", [0.5], estimators=None, progress=False)),
-        ("checkpoint", lambda: nt.mse_study("alpha", [0.5], checkpoint=True, progress=False)),
-        ("base_interval", lambda: nt.mse_study("alpha", [0.5], base_interval=True, progress=False)),
+        ("estimators", lambda: nt.mse_study("alpha", [0.5], estimators=None, execution=QUIET)),
+        ("checkpoint", lambda: nt.Execution(checkpoint=True)),
+        ("base_interval", lambda: nt.Generation(base_interval=True)),
         ("pairs", lambda: nt.approx_mpr([[1.0, 2.0]], pairs=True)),
         ("proposal", lambda: nt.AcceptRejectSampler(st.norm().pdf, st.norm(math.nan, 1.0), 2.0)),
     ],

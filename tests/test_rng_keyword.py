@@ -31,7 +31,11 @@ CASES = {
     "sample_class_conditional": (generators.sample_class_conditional, (st.norm(), 0.8, "tn", 50), {}),
     "score_sets": (generators.score_sets, (5, 8, 0.9, 0.1), {}),
     "iter_score_sets": (lambda **kw: list(generators.iter_score_sets(5, 8, 0.9, 0.1, chunk_size=2, **kw)), (), {}),
-    "mse_study": (studies.mse_study, ("alpha", [0.9]), dict(n_anchors=64, progress=False, estimators=("biased",))),
+    "mse_study": (
+        studies.mse_study,
+        ("alpha", [0.9]),
+        dict(n_anchors=64, estimators=("biased",), execution=studies.Execution(progress=False)),
+    ),
     "MixtureOfGaussiansTask": (MixtureOfGaussiansTask, (3,), dict(n_context=6, n_target=5)),
     "split_interactions": (split_interactions, (PAIRS, 0.25), {}),
     "with_validation": (lambda **kw: split_interactions(PAIRS, 0.25, rng=0).with_validation(0.3, **kw), (), {}),

@@ -168,7 +168,7 @@ def mse_sim_vs_train(
     """
     # stacklevel 4: the caller of renamed_keyword's wrapper
     warn_deprecated("negtheory.bridge.experiments.mse_sim_vs_train", _SIM_VS_TRAIN, stacklevel=4)
-    from ..studies import mse_study
+    from ..studies import Execution, Generation, mse_study
     from .probes import summarize
 
     seed = int_seed("rng", rng)  # one int for the training run and the simulation
@@ -182,7 +182,8 @@ def mse_sim_vs_train(
         n = int(round(s["n"]))
         sim = mse_study(
             "alpha", [alpha], n_anchors=n_anchors, n_unlabeled=n, tau_plus=float(s["tau_plus"]), t=temperature, beta=0.5,
-            n_positives=1, estimators=("biased", "dcl", "bcl", "bcl_norm"), rng=seed, progress=False, base_interval=(-1.0, 1.0),
+            n_positives=1, estimators=("biased", "dcl", "bcl", "bcl_norm"), rng=seed,
+            generation=Generation(base_interval=(-1.0, 1.0)), execution=Execution(progress=False),
         )  # fmt: skip
         for est in ("biased", "dcl", "bcl", "bcl_norm"):
             rows.append(dict(epoch=int(ep), estimator=est, source="training", alpha=s["alpha"], tau_plus=s["tau_plus"], n=n,

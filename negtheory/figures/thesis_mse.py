@@ -12,7 +12,7 @@ import os
 
 from negtheory._docstrings import docstring
 from negtheory.figures import new_figure
-from negtheory.studies import mse_study
+from negtheory.studies import Execution, mse_study
 
 # the parameter the figures share, written once (see negtheory._docstrings)
 _doc = docstring(
@@ -66,7 +66,15 @@ def _default_anchors() -> int:
 
 @functools.cache
 def _sweep(vary: str, n_anchors: int, seed: int = 0, alpha: float = 0.9):
-    return mse_study(vary, SWEEPS[vary], n_anchors=n_anchors, rng=seed, alpha=alpha, estimators=FIG_ESTIMATORS, progress=False)
+    return mse_study(
+        vary,
+        SWEEPS[vary],
+        n_anchors=n_anchors,
+        rng=seed,
+        alpha=alpha,
+        estimators=FIG_ESTIMATORS,
+        execution=Execution(progress=False),
+    )
 
 
 def relative_bias(df):

@@ -173,7 +173,7 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: RNGL
     """
     from .. import calibration as cal
     from .._rng import int_seed
-    from ..studies import mse_study
+    from ..studies import Execution, Generation, mse_study
 
     m = rec.measured
     n = int(m["n"])
@@ -189,7 +189,7 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: RNGL
 
     sim = mse_study("alpha", [alpha_est], n_anchors=len(users), n_unlabeled=n, tau_plus=tau, t=t, beta=0.5, hcl_beta=0.5,
                     n_positives=1, estimators=ESTIMATORS, rng=np.random.SeedSequence([base, rec.epoch, 999]),
-                    progress=False)  # fmt: skip
+                    execution=Execution(progress=False))  # fmt: skip
     parametric = {r["estimator"]: dict(mse=float(r["mse"]), mse_se=float(r["mse_se"]), mean=float(r["mean"]),
                                        truth_mean=float(r["truth_mean"])) for r in sim.to_dict("records")}  # fmt: skip
     main: dict[str, list] = {s: [] for s in SOURCES}
@@ -230,8 +230,8 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: RNGL
         ab["positives_phi_fn"] = calibrated(seeds[8], positives="phi_fn")
         lo, hi = np.nanpercentile(fb.unlabeled, [1.0, 99.0])
         rs = mse_study("alpha", [alpha_gen], n_anchors=len(users), n_unlabeled=n, tau_plus=tau, t=t, beta=0.5, hcl_beta=0.5,
-                       n_positives=1, estimators=ESTIMATORS, rng=seeds[9], progress=False,
-                       base_interval=(float(lo), float(max(hi, lo + 1e-9))))  # fmt: skip
+                       n_positives=1, estimators=ESTIMATORS, rng=seeds[9], execution=Execution(progress=False),
+                       generation=Generation(base_interval=(float(lo), float(max(hi, lo + 1e-9)))))  # fmt: skip
         ab["parametric_range"] = {r["estimator"]: dict(mse=float(r["mse"])) for r in rs.to_dict("records")}
     return main, ab
 
