@@ -12,16 +12,15 @@ torch = pytest.importorskip("torch")
 from negtheory.bridge.device_sampling import UniformFreeSampler  # noqa: E402
 from negtheory.bridge.recommend import device_top_items  # noqa: E402
 from negtheory.recsys import load_split  # noqa: E402
-from negtheory.recsys.metrics import topk_metrics_csr  # noqa: E402
 from negtheory.recsys.loop import ScoreMatrix  # noqa: E402
-from negtheory.recsys.metrics import _top_items  # noqa: E402
+from negtheory.recsys.metrics import _top_items, topk_metrics_csr  # noqa: E402
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
 
 def _random_csr(rng, n_users, n_items, max_deg):
     rows = []
-    for u in range(n_users):
+    for _ in range(n_users):
         k = int(rng.integers(0, max_deg + 1))
         rows.append(rng.choice(n_items, size=k, replace=False))  # unsorted on purpose
     indptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
@@ -45,7 +44,6 @@ def test_free_item_is_a_bijection_onto_each_users_free_items(device):
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_draws_are_uniform_on_free_items_and_never_training_items(device):
-    rng = np.random.default_rng(5)
     n_items = 12
     indptr = np.array([0, 4, 4, 11])
     indices = np.array([7, 0, 3, 11, 0, 1, 2, 3, 4, 5, 6])  # user 2 has one free item group: 7..11 minus 11
