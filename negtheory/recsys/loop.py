@@ -515,8 +515,8 @@ class TimeBudget:
     >>> class Idle:
     ...     def run_epoch(self, epoch):
     ...         return {}
-    ...     def score_block(self, users):
-    ...         return np.zeros((len(users), 2))
+    ...     def scores(self):
+    ...         return np.zeros((3, 2))
     >>> r = train_loop(Idle(), None, epochs=5, eval_on=(), callbacks=[TimeBudget(1e-9)])
     >>> r["epochs_run"], r["history"][-1]["time_budget_hit"]
     (1, True)

@@ -46,6 +46,8 @@ from .engine import Plan, RunSpec, execute
 
 if TYPE_CHECKING:
     import argparse
+    import os
+    from collections.abc import Sequence
 
     import pandas as pd
 
@@ -119,7 +121,7 @@ def rung_specs(rung: str, quick: bool = False) -> dict[str, Any]:
     dict
         ``model``, ``loss``, ``sampler`` and ``optimizer`` specs.
     """
-    from ..training import spec_from_dict
+    from ..training.specs import spec_from_dict
 
     if rung not in RUNGS:
         raise ValueError(f"rung must be one of {', '.join(RUNGS)}, got {rung!r}")
@@ -140,7 +142,8 @@ def _job(base, task) -> dict[str, Any]:
     import torch
 
     from ..recsys.loop import TimeBudget
-    from ..training import Evaluation, fit
+    from ..training.fit import fit
+    from ..training.specs import Evaluation
 
     rung, seed, epochs, every, valid_fraction, budget, device, quick = task
     data = base.with_validation(valid_fraction, rng=seed)
@@ -170,8 +173,8 @@ def _job(base, task) -> dict[str, Any]:
 
 
 def benchmark(
-    data_dir,
-    rungs=tuple(RUNGS),
+    data_dir: str | os.PathLike[str],
+    rungs: Sequence[str] = tuple(RUNGS),
     seeds: int = 3,
     *,
     epochs: int | None = None,
@@ -182,7 +185,7 @@ def benchmark(
     quick: bool = False,
     executor: Any = "local",
     jobs: int = 1,
-    cache_dir=None,
+    cache_dir: str | os.PathLike[str] | None = None,
     progress: bool = True,
 ) -> pd.DataFrame:
     """Run the ladder: every (rung, seed) through the reproduce engine; one row per run.

@@ -1,0 +1,111 @@
+"""``negtheory reproduce gowalla-benchmark`` on a small LightGCN-format split the test writes (issue 29 item 4),
+and the TimeBudget callback that bounds its runs."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from negtheory import cli
+from negtheory.recsys.loop import TimeBudget, train_loop
+
+pytest.importorskip("torch")
+
+
+@pytest.fixture(scope="module")
+def gowalla_like(tmp_path_factory):
+    """The release's format: one line per user, the user id then its item ids (train.txt / test.txt)."""
+    root = tmp_path_factory.mktemp("gowalla")
+    g = np.random.default_rng(0)
+    tr, te = [], []
+    for u in range(60):
+        items = g.choice(80, 12, replace=False)
+        tr.append(" ".join(map(str, [u, *items[:9]])))
+        te.append(" ".join(map(str, [u, *items[9:]])))
+    (root / "train.txt").write_text("\n".join(tr) + "\n")
+    (root / "test.txt").write_text("\n".join(te) + "\n")
+    return root
+
+
+def test_quick_ladder_writes_its_files_and_resumes(gowalla_like, tmp_path, capsys):
+    argv = ["reproduce", "gowalla-benchmark", "--data", str(gowalla_like), "--quick", "--device", "cpu",
+            "--rungs", "bpr", "bpr-300", "infonce", "bcl", "--out", str(tmp_path), "--quiet"]  # fmt: skip
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    for name in ("gowalla_benchmark.csv", "gowalla_benchmark_runs.csv", "gowalla_benchmark.md", "gowalla_benchmark.png"):
+        assert (tmp_path / name).exists() and name in out
+    runs = pd.read_csv(tmp_path / "gowalla_benchmark_runs.csv")
+    assert list(runs.rung) == ["bpr", "bpr-300", "infonce", "bcl"]
+    assert (runs.epochs_run == 2).all() and runs.recall20.between(0, 1).all()
+    # the metrics are the test metrics at the best validation epoch, and never above their maximum over evaluations
+    assert (runs.recall20 <= runs.max_recall20 + 1e-12).all()
+    summ = pd.read_csv(tmp_path / "gowalla_benchmark.csv")
+    assert set(summ.published) == {"MF-BPR", "MF-BPR (300 neg., BARS)", "MF-CCL"}
+    assert np.allclose(summ.relative_gap, summ.recall20 / summ.published_recall20 - 1)
+    md = (tmp_path / "gowalla_benchmark.md").read_text()
+    assert "0.1627 / 0.1378" in md and "--quick" in md
+    stored = sorted(p.name for p in (tmp_path / "runs").glob("*.json"))
+    assert len(stored) == 4 and json.loads((tmp_path / "runs" / stored[0]).read_text())["curve"]
+    # a rerun reads the stored runs: identical rows, nothing trained (the data folder may even be gone)
+    assert cli.main(argv) == 0
+    again = pd.read_csv(tmp_path / "gowalla_benchmark_runs.csv")
+    pd.testing.assert_frame_equal(runs, again)
+
+
+def test_rung_specs_are_the_stated_protocol():
+    from negtheory.reproduce.gowalla_benchmark import PUBLISHED, RUNGS, rung_specs
+    from negtheory.training import BPR, MF, RNS, Adam, InfoNCE
+
+    s = rung_specs("bpr-300")
+    assert s["loss"] == BPR(negatives=300) and s["model"] == MF(dim=64) and s["sampler"] == RNS(on_device=True)
+    assert s["optimizer"] == Adam(lr=1e-3, batch_size=2048, weight_decay=1e-4, penalty="batch")
+    assert rung_specs("infonce")["loss"] == InfoNCE(negatives=256, temperature=0.1)
+    assert rung_specs("bcl")["model"].similarity == "cosine"
+    assert all(RUNGS[r][3] in PUBLISHED for r in RUNGS)
+    with pytest.raises(ValueError, match="rung must be one of"):
+        rung_specs("lightgcn")
+
+
+def test_bad_data_folder_is_named(tmp_path, capsys):
+    code = cli.main(["reproduce", "gowalla-benchmark", "--data", str(tmp_path / "missing"), "--quick",
+                     "--out", str(tmp_path / "o")])  # fmt: skip
+    assert code != 0
+    assert "--data" in capsys.readouterr().err
+
+
+class _Idle:
+    def __init__(self):
+        self.epochs = 0
+
+    def run_epoch(self, epoch):
+        self.epochs += 1
+        return {}
+
+    def scores(self):
+        return np.zeros((3, 2))
+
+
+def test_time_budget_stops_after_the_first_evaluation_past_it():
+    r = train_loop(_Idle(), None, epochs=50, eval_on=(), callbacks=[TimeBudget(1e-9)])
+    assert r["epochs_run"] == 1 and r["history"][-1]["time_budget_hit"] is True
+    assert "stop" not in r["history"][-1]
+    r = train_loop(_Idle(), None, epochs=6, eval_every=2, eval_on=(), callbacks=[TimeBudget(3600)])
+    assert r["epochs_run"] == 6 and "time_budget_hit" not in r["history"][-1]
+    for bad in (0, -1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="seconds"):
+            TimeBudget(bad)
+
+
+def test_a_callback_asking_to_stop_ends_the_run_after_that_evaluation():
+    calls = []
+
+    def cb(epoch, scores):
+        calls.append(epoch)
+        return {"mark": epoch, "stop": epoch >= 4}
+
+    r = train_loop(_Idle(), None, epochs=10, eval_every=2, eval_on=(), callbacks=[cb])
+    assert calls == [0, 2, 4] and r["epochs_run"] == 4
+    assert [h["mark"] for h in r["history"]] == [2, 4]
