@@ -163,3 +163,14 @@ def test_unsupported_combinations_of_the_new_options_name_their_parameters():
         MF(similarity="euclid")
     with pytest.raises(TypeError, match="on_device"):
         RNS(on_device="yes")
+
+
+def test_new_spec_fields_round_trip_through_json():
+    from negtheory.training import BPR, MF, RNS, spec_from_json
+
+    for spec in (MF(dim=4, similarity="cosine"), RNS(on_device=True), BPR(negatives=300, temperature=0.5)):
+        assert spec_from_json(spec.to_json()) == spec
+    # specs written before these fields existed read back with the old behaviour
+    assert spec_from_json('{"kind": "BPR", "temperature": 1.0}') == BPR(negatives=1)
+    assert spec_from_json('{"kind": "MF", "dim": 8, "init_std": null}').similarity == "dot"
+    assert spec_from_json('{"kind": "RNS"}') == RNS(on_device=False)
