@@ -178,10 +178,14 @@ class MF(nn.Module):
 
         %(score_sections)s
         """
-        wu, hi = self.user(users), self.item(items)
-        if self.cosine:
-            wu, hi = nn.functional.normalize(wu, dim=-1), nn.functional.normalize(hi, dim=-1)
+        wu, hi = self._scored(self.user(users), self.item(items))
         return (wu[:, None, :] * hi).sum(-1)
+
+    def _scored(self, wu: torch.Tensor, hi: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The embeddings whose inner products are the scores: normalised rows for cosine, else as given."""
+        if self.cosine:
+            return nn.functional.normalize(wu, dim=-1), nn.functional.normalize(hi, dim=-1)
+        return wu, hi
 
     @torch.no_grad()
     def scoring_embeddings(self) -> tuple[torch.Tensor, torch.Tensor]:
@@ -192,10 +196,7 @@ class MF(nn.Module):
         (Tensor, Tensor)
             Shapes [n_users, d] and [n_items, d] (the weights themselves for the inner product).
         """
-        wu, hi = self.user.weight, self.item.weight
-        if self.cosine:
-            wu, hi = nn.functional.normalize(wu, dim=-1), nn.functional.normalize(hi, dim=-1)
-        return wu, hi
+        return self._scored(self.user.weight, self.item.weight)
 
     @torch.no_grad()
     def all_scores(self):

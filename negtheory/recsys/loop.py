@@ -261,10 +261,7 @@ class ScoreMatrix:
         """Rows computed by the block function (padded to ``min_rows``)."""
         if u.size == 0:
             return np.empty((0, self._shape[1]), dtype=self._dtype)
-        pad = self._min_rows - u.size
-        if pad > 0:
-            return np.asarray(self._block(np.concatenate([u, np.full(pad, u[0])])))[: u.size]
-        return np.asarray(self._block(u))
+        return np.asarray(self._block(self._padded(u)))[: u.size]
 
     def top_items(self, users, k: int, masked=()) -> np.ndarray | None:
         """Each user's ``k`` best items ranked by the matrix's own ``top`` function, or None.
@@ -290,11 +287,13 @@ class ScoreMatrix:
         u = _user_ids(users, self._shape[0])
         if u.size == 0:
             return np.empty((0, int(k)), dtype=np.int64)
+        # the padded rows of _rows, so that the scores are those block() returns
+        return np.asarray(self._top(self._padded(u), int(k), list(masked)), dtype=np.int64)[: u.size]
+
+    def _padded(self, u: np.ndarray) -> np.ndarray:
+        """``u`` padded to ``min_rows`` ids by repeating its first (blocks of fewer rows may round differently)."""
         pad = self._min_rows - u.size
-        if pad > 0:  # the padded rows of _rows, so that the scores are those block() returns
-            u = np.concatenate([u, np.full(pad, u[0])])
-        out = np.asarray(self._top(u, int(k), list(masked)), dtype=np.int64)
-        return out[: u.size - max(pad, 0)]
+        return np.concatenate([u, np.full(pad, u[0])]) if pad > 0 else u
 
     def pairs(self, users, items) -> np.ndarray:
         """The scores of the pairs (users[k], items[k]), equal to the entries of :meth:`block` rows.
