@@ -223,8 +223,8 @@ def test_engine_follows_the_combination():
 @pytest.mark.parametrize(
     "kw, names",
     [
-        (dict(sampler=AOBPR(), model=LightGCN()), ("sampler=AOBPR", "model=LightGCN")),
-        (dict(sampler=SRNS(), optimizer=Adam()), ("sampler=SRNS", "optimizer=Adam")),
+        (dict(sampler=AOBPR(), model=LightGCN(), loss=InfoNCE()), ("sampler=AOBPR", "loss=InfoNCE")),
+        (dict(sampler=SRNS(), optimizer=Adam(), loss=BPR(negatives=3)), ("sampler=SRNS", "loss.negatives=3")),
         (dict(sampler=SRNS(), loss=InfoNCE(negatives=2)), ("sampler=SRNS", "loss.negatives")),
         (dict(loss=BCE(), optimizer=Adam()), ("loss=BCE",)),
         (dict(loss=InfoNCE(temperature=0.5)), ("loss.temperature",)),

@@ -201,7 +201,7 @@ def test_plan_with_lightgcn():
     assert rows == [
         ("4.2", "RNS", "LightGCN", "-", ("lightgcn", "bpr", "rns")),
         ("4.2", "PNS", "LightGCN", "-", ("lightgcn", "bpr", "pns")),
-        ("4.2", "AOBPR", "LightGCN", "-", None),  # per-user rank state: the MF kernels only
+        ("4.2", "AOBPR", "LightGCN", "-", ("lightgcn", "bpr", "aobpr")),  # negtheory.recsys.adaptive_samplers
         ("4.2", "DNS", "LightGCN", "-", ("lightgcn", "bpr", "dns")),
         ("4.2", "BNS", "LightGCN", "-", ("lightgcn", "bpr", "bns")),
         ("5.2", "BPR", "LightGCN", "-", ("lightgcn", "bpr", "rns")),

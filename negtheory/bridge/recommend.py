@@ -89,7 +89,7 @@ MODELS = ("mf", "lightgcn")
 REG_MODES = ("weight_decay", "batch")
 
 #: negative samplers of :func:`fit_mf` (``"bns"`` with ``loss="bpr"`` only, ``"dns"`` with ``"bpr"`` or ``"dpl"``)
-SAMPLERS = ("rns", "bns", "dns", "pns")
+SAMPLERS = ("rns", "bns", "dns", "pns", "aobpr", "srns")
 
 #: losses that :func:`fit_mf` trains with ``sampler="dns"`` (DPL with hard samples, thesis Table 5.3)
 DNS_LOSSES = ("bpr", "dpl")
@@ -563,11 +563,21 @@ def device_top_items(s: torch.Tensor, k: int, masked=()) -> np.ndarray:
     return np.ascontiguousarray(top)
 
 
+class _EmbeddingScores:
+    """Score rows ``user_emb[users] @ item_emb.T`` (numpy) for a sampler spec's ``draw(scores=...)``."""
+
+    def __init__(self, user_emb: np.ndarray, item_emb: np.ndarray) -> None:
+        self.user_emb, self.item_emb = user_emb, item_emb
+
+    def block(self, users: np.ndarray) -> np.ndarray:
+        return self.user_emb[np.asarray(users)] @ self.item_emb.T
+
+
 class _MFRunner:
     """One epoch of mini-batch training per ``run_epoch`` (the :class:`~negtheory.recsys.loop.EpochRunner` of MF)."""
 
     def __init__(self, model, opt, sched, loss, cfg, data, m_extra, n_neg, batch_size, dev, rng, batch_l2=0.0, bns=None,
-                 dns=0, pns=None, on_device=False):  # fmt: skip
+                 spec=None):  # fmt: skip
         self.model, self.opt, self.sched = model, opt, sched
         self.loss, self.cfg = loss, cfg
         self.m_extra, self.n_neg, self.batch_size, self.dev = m_extra, n_neg, batch_size, dev
@@ -578,22 +588,46 @@ class _MFRunner:
         self.csr = (self.indptr, self.indices)  # the training items, for the samplers (no dense mask)
         self.batch_l2 = batch_l2  # > 0: L2 of the batch's layer-0 embeddings (LightGCN release), else weight decay
         self.bns = bns  # None, or (candidates, lam, prior as a tensor): BNS negatives (thesis eq. 4.26)
-        self.dns = dns  # 0, or C: each negative the highest-scored of C uniform candidates (DNS)
-        # RNS, PNS (∝ pop^power, pns = (item counts, power)) and DNS draw through the sampler specs'
-        # own draw, the one a user's loop calls (negtheory.training.specs); BNS's choice is batched on
-        # the model's device below
-        spec = S.DNS(candidates=dns) if dns else S.PNS(power=pns[1]) if pns is not None else S.RNS()
+        spec = S.RNS() if spec is None or isinstance(spec, S.BNS) else spec
+        # RNS, PNS, DNS (each negative the highest-scored of C uniform candidates) and AOBPR (a
+        # geometric rank among the scored non-interacted items) draw through the sampler specs' own
+        # draw, the one a user's loop calls (negtheory.training.specs); BNS's choice is batched on the
+        # model's device below; SRNS keeps its memories in an SRNSMemory (negtheory.recsys)
+        self.dns = spec.candidates if isinstance(spec, S.DNS) else 0
+        self.aobpr = isinstance(spec, S.AOBPR)
         self.sampler = spec.bind(data)
+        self.srns = None
+        if isinstance(spec, S.SRNS):
+            from ..recsys.adaptive_samplers import SRNSMemory
+
+            self.srns = SRNSMemory(spec, data, *self._step_embeddings(None), rng=rng)
         # RNS(on_device=True): uniform negatives drawn on the model's device (device_sampling), by
         # torch's generator seeded from the run's stream; items stay on the device
         self.device_sampler = self.gen = None
-        if on_device:
+        if isinstance(spec, S.RNS) and spec.on_device:
             from .device_sampling import UniformFreeSampler
 
             self.device_sampler = UniformFreeSampler(self.csr, data.n_items, dev)
             self.gen = torch.Generator(device=dev).manual_seed(int(rng.integers(2**63 - 1)))
         if bns is not None:
             self.n_neg_free = data.n_items - np.diff(self.indptr)
+
+    @torch.no_grad()
+    def _step_embeddings(self, propagated) -> tuple[np.ndarray, np.ndarray]:
+        """The scoring embeddings at the step's start as float32 numpy (LightGCN: ``propagated``, or propagate)."""
+        if isinstance(self.model, LightGCN):
+            eu, ei = propagated if propagated is not None else self.model.propagate()
+        else:
+            eu, ei = self.model.scoring_embeddings()
+        return eu.detach().float().cpu().numpy(), ei.detach().float().cpu().numpy()
+
+    def _score_based(self, u, pos, epoch, prop):
+        """AOBPR's or SRNS's negatives for the step's rows, [B, n], from the scores of the step's start."""
+        eu, ei = self._step_embeddings(prop)
+        if self.srns is not None:
+            seed = int(self.rng.integers(0, 2**31 - 1))
+            return self.srns.draw(u, pos, eu, ei, epoch=epoch, seed=seed)[:, None]
+        return self.sampler.draw(u, self.n_neg, self.rng, scores=_EmbeddingScores(eu, ei))
 
     @torch.no_grad()
     def _bns_negatives(self, u, pos, cand, propagated=None):
@@ -650,8 +684,8 @@ class _MFRunner:
             b = pairs[perm[s : s + self.batch_size]]
             u = b[:, 0]
             cols = [b[:, 1:2]]
-            # LightGCN with BNS / DNS: one propagation per step serves the sampler (detached) and the loss
-            scored = self.bns is not None or self.dns
+            # LightGCN with a score-based sampler: one propagation per step serves it (detached) and the loss
+            scored = self.bns is not None or self.dns or self.aobpr or self.srns is not None
             prop = model.propagate() if scored and isinstance(model, LightGCN) else None
             if self.m_extra:
                 cols.append(sample_extra_positives(u, self.m_extra, self.indptr, self.indices, rng))
@@ -660,7 +694,9 @@ class _MFRunner:
                 items = torch.cat([torch.from_numpy(np.concatenate(cols, axis=1)).to(dev),
                                    self.device_sampler.draw(ut, self.n_neg, self.gen)], dim=1)  # fmt: skip
             else:
-                if self.bns is None:
+                if self.aobpr or self.srns is not None:
+                    cols.append(self._score_based(u, b[:, 1], epoch, prop))
+                elif self.bns is None:
                     score = (lambda users, cand, prop=prop: _candidate_scores(model, users, cand, prop)) if self.dns else None
                     cols.append(self.sampler.draw(u, self.n_neg, rng, scores=score))
                 else:
@@ -680,6 +716,8 @@ class _MFRunner:
             self.opt.step()
             tot += float(lval.detach()) * len(b)
         self.sched.step()
+        if self.srns is not None:  # the scores after this epoch replace the window's oldest
+            self.srns.record(epoch, *self._step_embeddings(None))
         return dict(loss=tot / n)
 
     def score_matrix(self) -> ScoreMatrix:
@@ -791,7 +829,7 @@ def fit_mf(
         Factor applied to the learning rate at each milestone.
     negatives, extra_positives : int
         N and M per training pair (M is used by dcl, hcl, dpl).
-    sampler : {"rns", "bns", "dns", "pns"}, default "rns"
+    sampler : {"rns", "bns", "dns", "pns", "aobpr", "srns"}, default "rns"
         Negatives drawn uniformly from the user's non-interacted items (RNS), or, with
         ``loss="bpr"`` only, one BNS negative per pair (:data:`SAMPLERS`): among
         ``bns_candidates`` uniform non-interacted items (with replacement), the one of least risk
@@ -803,6 +841,10 @@ def fit_mf(
         a pair are distinct), scored by the current model without gradient. With ``loss="dpl"`` this
         is the thesis's "DPL with Hard Samples" (Table 5.3, τ⁺ = 0.3 on MovieLens-100K, 0.25 on
         MovieLens-1M); the thesis states no candidate count, 5 is read from its DNS / BNS settings.
+        ``"aobpr"`` and ``"srns"`` (``loss="bpr"``; SRNS with one negative): the specs'
+        defaults, :class:`negtheory.training.AOBPR` (a geometric rank, λ = 0.05 |I|) and
+        :class:`negtheory.training.SRNS` (the released run script's memory), scored at each step's
+        start (:mod:`negtheory.recsys.adaptive_samplers`).
         ``"pns"`` (any loss): the N distinct negatives of a pair drawn from the user's
         non-interacted items with probability ∝ pop_j^``pns_power`` (thesis §4.5.1.2;
         :func:`negtheory.recsys.samplers.sample_popular`, pop the training count).
@@ -875,8 +917,8 @@ def fit_mf(
         raise ValueError(f"reg must be one of {REG_MODES}, got {reg!r}")
     if sampler not in SAMPLERS:
         raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
-    if sampler == "bns" and loss != "bpr":
-        raise ValueError(f"sampler='bns' needs loss='bpr' (one negative per pair), got loss={loss!r}")
+    if sampler in ("bns", "aobpr", "srns") and loss != "bpr":
+        raise ValueError(f"sampler={sampler!r} needs loss='bpr', got loss={loss!r}")
     if sampler == "dns" and loss not in DNS_LOSSES:
         raise ValueError(f"sampler='dns' needs loss in {DNS_LOSSES}, got loss={loss!r}")
     n_layers = int_scalar("n_layers", n_layers, 0)
@@ -983,17 +1025,14 @@ def _fit_torch(data: Interactions, run: Run) -> FitResult:
     cfg = _loss_cfg(loss)
     runner = _MFRunner(net, optim, sched, name, cfg, data, m_extra, n_neg, opt.batch_size, dev,
                        np.random.default_rng(np.random.SeedSequence([run.seed, 1])),
-                       batch_l2=opt.weight_decay if opt.penalty == "batch" else 0.0, bns=bns,
-                       dns=s.candidates if isinstance(s, S.DNS) else 0,
-                       pns=(data.item_counts(), s.power) if isinstance(s, S.PNS) else None,
-                       on_device=isinstance(s, S.RNS) and s.on_device)  # fmt: skip
+                       batch_l2=opt.weight_decay if opt.penalty == "batch" else 0.0, bns=bns, spec=s)  # fmt: skip
     label = "LightGCN" if isinstance(run.model, S.LightGCN) else "MF"
     res = train_loop(runner, data, epochs=run.epochs, eval_every=ev.every, topk=ev.ks, eval_on=splits, monitor=monitor,
                      patience=ev.patience, callbacks=callbacks, progress=run.progress, desc=f"{label} {name}")  # fmt: skip
     scores = _score_matrix(net)
     eu, ei = _embeddings(net)
     return FitResult(history=res["history"], best_epoch=res["best_epoch"], user_emb=eu, item_emb=ei, scores=scores,
-                     engine="torch", specs=run.specs(), config=_torch_config(run, name, n_neg, m_extra, cfg, dev),
+                     engine="torch", specs=run.specs(), config=_torch_config(run, name, n_neg, m_extra, cfg, dev, data.n_items),
                      seconds=res["seconds"], model=net)  # fmt: skip
 
 
@@ -1004,10 +1043,10 @@ def _embeddings(model: nn.Module) -> tuple[np.ndarray, np.ndarray]:
     return eu.detach().cpu().numpy().copy(), ei.detach().cpu().numpy().copy()
 
 
-def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, float], dev) -> dict[str, Any]:
+def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, float], dev, run_items: int) -> dict[str, Any]:
     """The mini-batch engine's record of a run's settings (``fit_mf``'s ``config``)."""
     spec, s, opt = run.model, run.sampler, run.optimizer
-    sampler = {S.RNS: "rns", S.PNS: "pns", S.DNS: "dns", S.BNS: "bns"}[type(s)]
+    sampler = {S.RNS: "rns", S.PNS: "pns", S.DNS: "dns", S.BNS: "bns", S.AOBPR: "aobpr", S.SRNS: "srns"}[type(s)]
     return dict(
         loss=name,
         model="lightgcn" if isinstance(spec, S.LightGCN) else "mf",
@@ -1025,6 +1064,8 @@ def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, 
         **({"bns_f_sample": s.f_sample} if isinstance(s, S.BNS) and s.f_sample is not None else {}),
         **({"pns_power": s.power} if isinstance(s, S.PNS) else {}),
         **({"rns_on_device": True} if isinstance(s, S.RNS) and s.on_device else {}),
+        **({"rank_scale": s.rank_scale if s.rank_scale is not None else 0.05 * run_items} if isinstance(s, S.AOBPR) else {}),
+        **({f"srns_{f.name}": getattr(s, f.name) for f in S.fields(s)} if isinstance(s, S.SRNS) else {}),
         lr_milestones=list(opt.milestones),
         lr_gamma=opt.gamma,
         negatives=n_neg,

@@ -6,6 +6,8 @@ The real-data protocol of Liu Bin's thesis (ch. 4-6) in small parts (no torch ne
   train / validation / test splits from user-supplied files, arrays or DataFrames;
 * :mod:`negtheory.recsys.samplers` — RNS, PNS, extra positives for the mini-batch losses,
   drawn from the items a user has not interacted with;
+* :mod:`negtheory.recsys.adaptive_samplers` — AOBPR (:func:`sample_by_rank`) and SRNS
+  (:class:`SRNSMemory`) for the mini-batch engine, the same steps as the batch-1 kernel's;
 * :mod:`negtheory.recsys.bpr_sgd` — BPR-MF by batch-1 SGD with RNS, PNS, DNS, AOBPR, SRNS and BNS
   (eq. 4.26) in numba;
 * :mod:`negtheory.recsys.metrics` — Precision / Recall / NDCG at a list of k (training items
@@ -24,6 +26,7 @@ rows of thesis Tables 4.2-4.5, 5.2, 5.3 and 6.3 on a user-supplied split.
 
 from __future__ import annotations
 
+from .adaptive_samplers import SRNSMemory, sample_by_rank, srns_initial_memory
 from .bpr_sgd import *  # noqa: F403  (SAMPLERS, fit_bpr_sgd, the BNS priors, pns_weights, ...)
 from .bpr_sgd import __all__ as _bpr_sgd_names  # its public names, listed once there
 from .datasets import THESIS_DATASETS, thesis_split, write_split
@@ -42,6 +45,9 @@ __all__ = [
     "thesis_split",
     "write_split",
     *_bpr_sgd_names,
+    "sample_by_rank",
+    "srns_initial_memory",
+    "SRNSMemory",
     "topk_metrics",
     "sampling_quality",
     "train_loop",

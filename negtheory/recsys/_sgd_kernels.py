@@ -256,6 +256,79 @@ def _srns_refresh(pool, pool_scores, n_pool, m1, tau, out, w):
 
 
 @numba.njit(cache=True)
+def _srns_choose(U, V, u, i, mem_u, hist, hist_u, hist_v, dense_hist, n_hist, alpha_t, srns_pool, srns_tau, indices,
+                 p_lo, p_hi, n_items, n_neg, mscore, hmem, hpos, pool, pscore, chosen, wbuf):  # fmt: skip
+    """SRNS for the pair (u, i): the memory item of :func:`_srns_pick`, then the memory ``mem_u`` refreshed.
+
+    The step both engines take (the batch-1 kernel per pair, :func:`_srns_batch` per row of a
+    mini-batch): the current scores of the memory and the positive, their recorded history (scores
+    ``hist[e, u, l]``, or the recorded embeddings when ``dense_hist`` is False), the pick, and the
+    refresh with ``srns_pool`` distinct uniform non-interacted items not in the memory
+    (:func:`_srns_refresh`). ``chosen`` (all False on entry and on return), ``mscore``, ``hmem``,
+    ``hpos``, ``pool``, ``pscore`` and ``wbuf`` are scratch.
+    """
+    s1 = mem_u.shape[0]
+    m1 = s1 if s1 < n_neg else n_neg
+    m2 = srns_pool if srns_pool < n_neg - m1 else n_neg - m1
+    x_ui = _dot(U, V, u, i)
+    for k in range(m1):
+        c = mem_u[k]
+        mscore[k] = _dot(U, V, u, c)
+        for e in range(n_hist):
+            hmem[e, k] = hist[e, u, c] if dense_hist else _dot2(hist_u, hist_v, e, u, c)
+    for e in range(n_hist):
+        hpos[e] = hist[e, u, i] if dense_hist else _dot2(hist_u, hist_v, e, u, i)
+    kb = _srns_pick(mscore[:m1], x_ui, hmem[:, :m1], hpos, n_hist, alpha_t)
+    j = mem_u[kb]
+    for k in range(m1):
+        pool[k] = mem_u[k]
+        pscore[k] = mscore[k]
+        chosen[pool[k]] = True
+    k = m1
+    while k < m1 + m2:
+        c = _uniform_neg_csr(indices, p_lo, p_hi, n_items)
+        if not chosen[c]:
+            chosen[c] = True
+            pool[k] = c
+            pscore[k] = _dot(U, V, u, c)
+            k += 1
+    for k in range(m1 + m2):
+        chosen[pool[k]] = False
+    _srns_refresh(pool, pscore, m1 + m2, m1, srns_tau, mem_u, wbuf)
+    return j
+
+
+@numba.njit(cache=True)
+def _srns_batch(users, positives, mem, U, V, hist_u, hist_v, n_hist, alpha_t, srns_pool, srns_tau, indptr, indices, seed,
+                out):  # fmt: skip
+    """SRNS's negatives for the rows of a mini-batch, in row order (the memory refreshed after each row).
+
+    ``U``, ``V``: the scoring embeddings at the start of the step (LightGCN's propagated ones);
+    ``hist_u``, ``hist_v``: those recorded after each of the last epochs (slots 0..n_hist-1). A user
+    seen twice in a batch draws its second negative from the memory its first row refreshed, as in
+    the batch-1 kernel; only the scores are those of the step's start.
+    """
+    np.random.seed(seed)
+    n_items = V.shape[0]
+    s1 = mem.shape[1]
+    chosen = np.zeros(n_items, dtype=np.bool_)
+    mscore = np.empty(s1, dtype=np.float64)
+    hmem = np.empty((max(hist_u.shape[0], 1), s1), dtype=np.float64)
+    hpos = np.empty(max(hist_u.shape[0], 1), dtype=np.float64)
+    pool = np.empty(s1 + srns_pool, dtype=np.int64)
+    pscore = np.empty(s1 + srns_pool, dtype=np.float64)
+    wbuf = np.empty(s1 + srns_pool, dtype=np.float64)
+    hist = np.zeros((1, 1, 1), dtype=np.float32)
+    for t in range(users.shape[0]):
+        u = users[t]
+        p_lo, p_hi = indptr[u], indptr[u + 1]
+        n_neg = n_items - (p_hi - p_lo)
+        out[t] = _srns_choose(U, V, u, positives[t], mem[u], hist, hist_u, hist_v, False, n_hist, alpha_t, srns_pool,
+                              srns_tau, indices, p_lo, p_hi, n_items, n_neg, mscore, hmem, hpos, pool, pscore, chosen,
+                              wbuf)  # fmt: skip
+
+
+@numba.njit(cache=True)
 def _contrastive_step(U, V, u, i, jn, loss_code, lr, reg, uu, xneg, coef, oldneg, stats, t_indptr, t_indices):
     r"""One SGD step of BCE (``loss_code`` 1) or InfoNCE (2) on (u, i) and the negatives ``jn`` (simultaneous update).
 
@@ -422,33 +495,9 @@ def _bpr_epoch(
                 if j < 0:
                     j = _uniform_neg_csr(indices, p_lo, p_hi, n_items)
             elif sampler == 5:  # SRNS: variance-based choice from the memory, then the memory update
-                m1 = s1 if s1 < n_neg else n_neg
-                m2 = srns_pool if srns_pool < n_neg - m1 else n_neg - m1
-                x_ui = _dot(U, V, u, i)
-                for k in range(m1):
-                    c = mem[u, k]
-                    mscore[k] = _dot(U, V, u, c)
-                    for e in range(n_hist):
-                        hmem[e, k] = hist[e, u, c] if dense_hist else _dot2(hist_u, hist_v, e, u, c)
-                for e in range(n_hist):
-                    hpos[e] = hist[e, u, i] if dense_hist else _dot2(hist_u, hist_v, e, u, i)
-                kb = _srns_pick(mscore[:m1], x_ui, hmem[:, :m1], hpos, n_hist, alpha_t)
-                j = mem[u, kb]
-                for k in range(m1):
-                    pool[k] = mem[u, k]
-                    pscore[k] = mscore[k]
-                    chosen[pool[k]] = True
-                k = m1
-                while k < m1 + m2:
-                    c = _uniform_neg_csr(indices, p_lo, p_hi, n_items)
-                    if not chosen[c]:
-                        chosen[c] = True
-                        pool[k] = c
-                        pscore[k] = _dot(U, V, u, c)
-                        k += 1
-                for k in range(m1 + m2):
-                    chosen[pool[k]] = False
-                _srns_refresh(pool, pscore, m1 + m2, m1, srns_tau, mem[u], wbuf)
+                j = _srns_choose(U, V, u, i, mem[u], hist, hist_u, hist_v, dense_hist, n_hist, alpha_t, srns_pool,
+                                 srns_tau, indices, p_lo, p_hi, n_items, n_neg, mscore, hmem, hpos, pool, pscore, chosen,
+                                 wbuf)  # fmt: skip
             else:
                 m = n_cand if n_cand < n_neg else n_neg
                 # every item's score only where a rank or an eCDF over all negatives is taken (AOBPR,

@@ -100,6 +100,7 @@ from ..training._run import FitResult, Run, eval_splits, make_run, warn_if_exter
 from ..training.specs import AOBPR, BCE, BNS, BPR, DNS, MF, PNS, RNS, SGD, SRNS, Evaluation, InfoNCE
 from . import loop as _loop
 from ._sgd_kernels import _bpr_epoch, _contrastive_step, _count_le, _f_hat, _srns_pick, _srns_refresh  # noqa: F401  (re-exported)
+from .adaptive_samplers import srns_initial_memory
 from .interactions import Interactions
 from .loop import ScoreMatrix, check_callbacks, train_loop
 from .samplers import pns_weights
@@ -700,16 +701,7 @@ def _sgd_prior(data: Interactions, bns: BNS) -> tuple[np.ndarray, bool]:
 def _srns_state(srns: SRNS, ss: np.random.SeedSequence, data: Interactions, indptr, indices) -> dict[str, Any]:
     """SRNS's initial memory (min(S1, n_neg) distinct uniform non-interacted items per user, own seed child) and history."""
     n_users, n_items = data.n_users, data.n_items
-    mem_rng = np.random.default_rng(ss.spawn(1)[0])
-    mem = np.zeros((n_users, srns.memory), dtype=np.int64)
-    for u in range(n_users):
-        pos = indices[indptr[u] : indptr[u + 1]]
-        n_free = n_items - len(pos)
-        m1 = min(srns.memory, n_free)
-        # the k-th non-interacted item is k + #{positives p_j (j-th, 0-based) with p_j - j <= k}:
-        # the draws of choice(free items, m1) without the O(n_items) list of the free items
-        k = mem_rng.choice(n_free, m1, replace=False)
-        mem[u, :m1] = k + np.searchsorted(pos - np.arange(len(pos)), k, side="right")
+    mem = srns_initial_memory(indptr, indices, n_items, srns.memory, np.random.default_rng(ss.spawn(1)[0]))
     # the scores of the last srns_window epochs: kept whole on small data, else recomputed from the
     # recorded embeddings (O((n_users + n_items) d) per epoch instead of O(n_users n_items))
     small = srns.window * n_users * n_items <= _loop.DENSE_LIMIT

@@ -164,8 +164,8 @@ TABLE_ROWS: dict[str, dict[str, tuple[Row, ...]]] = {
         "6.3": (*(Row(m, "MF", ("mf", m.lower())) for m in (*_LOSSES, "BCL")), Row("BCL-released", "MF", ("mf", "bcl_released"))),
     },
     "lightgcn": {
-        # AOBPR and SRNS need the batch-1 kernels' per-user state (ranks, memories): MF only
-        "4.2": tuple(Row(m, "LightGCN", ("lightgcn", "bpr", m.lower()) if m in ("RNS", "PNS", "DNS", "BNS") else None,
+        # mini-batch BPR with each sampler (AOBPR and SRNS: negtheory.recsys.adaptive_samplers)
+        "4.2": tuple(Row(m, "LightGCN", ("lightgcn", "bpr", m.lower()),
                          family="lightgcn_variants" if m in ("RNS", "BNS") else None) for m in _SAMPLERS),
         "5.2": tuple(Row(m, "LightGCN", ("lightgcn", "bpr" if m == "BPR" else m.lower(), "rns"))
                      for m in ("BPR", *_LOSSES, "DPL")),

@@ -68,8 +68,9 @@ Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves o
   M, t, τ⁺, α, β of the MF runs. Table 4.2's RNS, PNS, DNS and BNS rows are mini-batch BPR with
   one negative per pair: uniform (RNS), ∝ pop^0.75 (PNS), the highest-scored of 5 uniform
   non-interacted candidates (DNS), or chosen by BNS among 5 (eq. 4.26, λ = 5, prior pop / |D|,
-  eCDF over the user's non-interacted items); AOBPR and SRNS keep per-user state in the batch-1
-  SGD kernels of the MF rows, which are MF-only, so they are not run for LightGCN. The
+  eCDF over the user's non-interacted items), or by AOBPR (a geometric rank among the scored
+  non-interacted items, λ = 0.05 |I|) or SRNS (the MF rows' memory settings), both from the scores
+  at each step's start (:mod:`negtheory.recsys.adaptive_samplers`). The
   BPR row of Table 5.2 repeats Table 4.2's RNS row and reuses its runs;
 * evaluation — all items the user has not interacted with in training are ranked; P/R/NDCG at
   5, 10, 20 (:func:`negtheory.recsys.topk_metrics`) over users with test items;
@@ -228,7 +229,7 @@ def _add_data_arguments(p: argparse.ArgumentParser) -> None:
 def _add_row_arguments(p: argparse.ArgumentParser) -> None:
     """The options that choose and set up the rows: ``--models``, ``--methods``, ``--seeds``, ``--epochs``, ... ``--eval-every``."""
     p.add_argument("--models", nargs="+", default=["mf"], choices=MODELS,
-                   help="recommenders: mf (all four tables) and/or lightgcn (Tables 4.2 RNS / BNS, 5.2, 6.3; thesis §4.5.1.2 settings)")  # fmt: skip
+                   help="recommenders: mf (all four tables) and/or lightgcn (Tables 4.2, 5.2, 6.3; thesis §4.5.1.2 settings)")  # fmt: skip
     p.add_argument("--methods", nargs="+", default=None, help="only these methods (e.g. RNS BNS DPL; case-insensitive; default: all)")  # fmt: skip
     p.add_argument("--seeds", type=integer(1), default=3, help="number of seeds (0 .. N-1); mean and 95%% interval over them")
     p.add_argument("--epochs", type=integer(1), default=None,

@@ -104,8 +104,6 @@ MISS_REASONS: dict[tuple[str, str, str], str] = {
     "shows that no reporting convention reaches the row",
     ("6.3", "BCL", "LightGCN"): "conjecture: extrapolated from MF's flat validation surface; no LightGCN search is committed",
     ("4.3", "BNS-4", "BPR-MF SGD"): "not run: needs MovieLens-100K's u.user (--user-file)",
-    ("4.2", "AOBPR", "LightGCN"): "not run: AOBPR keeps per-user state in the MF-only batch-1 SGD kernel",
-    ("4.2", "SRNS", "LightGCN"): "not run: SRNS keeps per-user state in the MF-only batch-1 SGD kernel",
 }
 
 

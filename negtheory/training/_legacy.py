@@ -45,7 +45,7 @@ def loss_spec(
 def minibatch_sampler_spec(
     name: str, candidates: int = 5, lam: float = 5.0, f_sample: int | None = None, pns_power: float = 0.75
 ) -> S.Spec:
-    """The spec of the mini-batch sampler ``name`` (``fit_mf``'s ``rns``, ``pns``, ``dns``, ``bns``)."""
+    """The spec of the mini-batch sampler ``name`` (``fit_mf``'s ``rns``, ``pns``, ``dns``, ``bns``, ``aobpr``, ``srns``)."""
     if name == "rns":
         return S.RNS()
     if name == "pns":
@@ -54,4 +54,8 @@ def minibatch_sampler_spec(
         return S.DNS(candidates=candidates)
     if name == "bns":
         return S.BNS(candidates=candidates, lam=lam, f_sample=f_sample)
-    raise ValueError(f"sampler must be one of rns, pns, dns, bns, got {name!r}")
+    if name == "aobpr":
+        return S.AOBPR()
+    if name == "srns":
+        return S.SRNS()
+    raise ValueError(f"sampler must be one of rns, pns, dns, bns, aobpr, srns, got {name!r}")

@@ -109,10 +109,14 @@ def _torch_problems(m: Any, loss: Any, s: Any, opt: Any) -> list[str]:
         out.append("model.init_std: the mini-batch engine initialises MF Xavier-normal (released code); drop init_std")
     if isinstance(loss, BCE):
         out.append("loss=BCE: runs on the batch-1 SGD engine only (optimizer=SGD(batch_size=1), model=MF)")
-    if isinstance(s, (AOBPR, SRNS)):
-        out.append(f"sampler={type(s).__name__} with model={type(m).__name__} and optimizer={type(opt).__name__}"
-                   f"(batch_size={opt.batch_size}): {type(s).__name__} keeps per-user state in the batch-1 SGD kernels; "
-                   "it needs model=MF, optimizer=SGD(batch_size=1) and loss BPR, BCE or InfoNCE")  # fmt: skip
+    if isinstance(s, (AOBPR, SRNS)) and not isinstance(loss, BPR):
+        out.append(f"sampler={type(s).__name__} with loss={type(loss).__name__}: the mini-batch engine draws "
+                   f"{type(s).__name__} negatives for BPR only (the batch-1 SGD engine also takes BCE and InfoNCE)")  # fmt: skip
+    if isinstance(s, SRNS) and isinstance(loss, BPR) and loss.negatives != 1:
+        out.append(f"sampler=SRNS with loss.negatives={loss.negatives}: SRNS picks one negative per pair")
+    if isinstance(s, (AOBPR, SRNS)) and isinstance(m, MF) and m.similarity != "dot":
+        out.append(f"sampler={type(s).__name__} with model.similarity={m.similarity!r}: the mini-batch "
+                   f"{type(s).__name__} scores by the inner product")  # fmt: skip
     if isinstance(s, BNS) and isinstance(m, MF) and m.similarity != "dot":
         out.append(f"sampler=BNS with model.similarity={m.similarity!r}: the mini-batch BNS scores by the inner product")
     if isinstance(s, BNS) and isinstance(loss, BPR) and loss.negatives != 1:
@@ -162,13 +166,13 @@ def choose_engine(
 
     Examples
     --------
-    >>> from negtheory.training import AOBPR, BNS, BPR, MF, SGD, Adam, LightGCN, choose_engine
+    >>> from negtheory.training import AOBPR, BNS, BPR, MF, SGD, Adam, InfoNCE, LightGCN, choose_engine
     >>> choose_engine(MF(), BPR(), AOBPR(), SGD()), choose_engine(LightGCN(), BPR(), BNS(), Adam())
     ('sgd', 'torch')
-    >>> choose_engine(LightGCN(), BPR(), AOBPR(), Adam())  # doctest: +ELLIPSIS
+    >>> choose_engine(LightGCN(), InfoNCE(), AOBPR(), Adam())  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: no engine runs this combination: ... sampler=AOBPR with model=LightGCN and optimizer=Adam...
+    ValueError: no engine runs this combination: ... sampler=AOBPR with loss=InfoNCE: the mini-batch engine draws...
     """
     if engine not in ("auto",) + ENGINES:
         raise ValueError(f"engine must be 'auto', 'sgd' or 'torch', got {engine!r}")

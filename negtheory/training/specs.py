@@ -534,9 +534,10 @@ class _Sampler(Spec):
         """``n`` negatives per user of ``users`` from the items each has not interacted with in training.
 
         The draws of a user's own loop, made as the mini-batch engine makes them: the engine draws
-        RNS, PNS and DNS negatives through the same :meth:`bind` / ``draw``, so the same generator
-        gives the same items. AOBPR and SRNS keep per-user state inside the batch-1 SGD engine and
-        have no stand-alone draw. For many draws on one split, ``bind`` once.
+        RNS, PNS, DNS and AOBPR negatives through the same :meth:`bind` / ``draw``, so the same
+        generator gives the same items. SRNS keeps per-user memories
+        (:class:`negtheory.recsys.SRNSMemory`, which both engines' step shares) and has no
+        stand-alone draw. For many draws on one split, ``bind`` once.
 
         Parameters
         ----------
@@ -549,8 +550,9 @@ class _Sampler(Spec):
         rng : None, int, SeedSequence or Generator
             Source of randomness.
         scores : ScoreMatrix, ndarray or callable, optional
-            The current scores (DNS and BNS): a score matrix of shape (n_users, n_items), or (DNS)
-            ``scores(users, candidates)`` giving the scores of a (B, n, C) candidate array.
+            The current scores (DNS, BNS, AOBPR): a score matrix of shape (n_users, n_items) (or any
+            object whose ``block(users)`` gives the rows), or (DNS) ``scores(users, candidates)``
+            giving the scores of a (B, n, C) candidate array.
         positives : array_like of int, shape (B,), optional
             The positive item of each row (BNS's informativeness, eq. 4.4).
 
@@ -563,7 +565,8 @@ class _Sampler(Spec):
 
     def _draw(self, bound, users, n, rng, scores, positives):
         raise NotImplementedError(
-            f"{type(self).__name__} keeps per-user state inside the batch-1 SGD engine; it has no stand-alone sample()"
+            f"{type(self).__name__} keeps per-user memories (negtheory.recsys.SRNSMemory, which the training engines hold); "
+            "it has no stand-alone sample()"
         )
 
 
@@ -860,6 +863,11 @@ class BNS(_Sampler):
 class AOBPR(_Sampler):
     """AOBPR (Rendle & Freudenthaler 2014; thesis §4.5.1.2): the negative of a geometric rank, exact ranks.
 
+    Each negative is the user's non-interacted item of rank r by descending current score, with
+    P(r) ∝ exp(−r / λ) (:func:`negtheory.recsys.sample_by_rank`). Both engines: the batch-1 SGD
+    kernel (MF, scores after every pair) and the mini-batch engine (MF or LightGCN with BPR, the
+    scores of each step's start).
+
     Parameters
     ----------
     rank_scale : float, optional
@@ -878,10 +886,26 @@ class AOBPR(_Sampler):
         if self.rank_scale is not None:
             self._real("rank_scale", 0.0, lo_open=True)
 
+    def _draw(self, bound, users, n, rng, scores, positives):
+        # each negative the non-interacted item of a geometric rank by the current scores (exact ranks)
+        from ..recsys.adaptive_samplers import sample_by_rank
+
+        if scores is None or callable(scores):
+            raise ValueError(
+                "AOBPR.sample needs scores: a ScoreMatrix, an (n_users, n_items) array or an object with block(users)"
+            )
+        full = scores.block(users) if hasattr(scores, "block") else np.asarray(scores)[users]
+        lam = self.rank_scale if self.rank_scale is not None else 0.05 * bound.n_items
+        return sample_by_rank(users, n, np.asarray(full), bound.csr, rng, rank_scale=lam, n_items=bound.n_items)
+
 
 @dataclass(frozen=True, eq=False)
 class SRNS(_Sampler):
     """SRNS (Ding et al., NeurIPS 2020; thesis §4.5.1.2), the released run script's settings as defaults.
+
+    Both engines take the same step (:class:`negtheory.recsys.SRNSMemory`): the batch-1 SGD kernel
+    (MF) and the mini-batch engine (MF or LightGCN with BPR, one negative per pair, the scores of
+    each step's start; the embeddings recorded after each epoch).
 
     Parameters
     ----------
