@@ -91,7 +91,7 @@ def _planted(seed=0, n_users=60, n_items=48, groups=3):
     return load_split(np.array(train), np.array(test))
 
 
-@pytest.mark.parametrize("loss, sampler", [("bpr", "rns"), ("infonce", "rns"), ("bpr", "bns")])
+@pytest.mark.parametrize("loss, sampler", [("bpr", "rns"), ("infonce", "rns"), ("bpr", "bns"), ("bpr", "aobpr"), ("bpr", "srns")])
 def test_short_training_learns_the_planted_groups(loss, sampler):
     d = _planted()
     cfg = dict(LIGHTGCN_THESIS, epochs=8, batch_size=64, lr_milestones=(6,))
@@ -251,17 +251,19 @@ def test_reproduce_thesis_tables_with_lightgcn(tmp_path):
     pd.DataFrame({"user": d.test[:, 0], "item": d.test[:, 1]}).to_csv(tmp_path / "test.csv", index=False)
     out = tmp_path / "out"
     args = ["reproduce", "thesis-tables", "--train", str(tmp_path / "train.csv"), "--test", str(tmp_path / "test.csv")]
-    args += ["--tables", "4.2", "5.2", "--methods", "RNS", "BNS", "BPR", "DPL", "--models", "mf", "lightgcn"]
+    args += ["--tables", "4.2", "5.2", "--methods", "RNS", "BNS", "AOBPR", "SRNS", "BPR", "DPL", "--models", "mf", "lightgcn"]
     args += ["--seeds", "2", "--epochs", "2", "--eval-every", "1", "--out", str(out), "--quiet"]
     assert main(args) == 0
     df = pd.read_csv(out / "thesis_tables.csv", dtype={"table": str})
     rows = df[(df.metric == "ndcg") & (df.k == 10) & (df.convention == "final epoch")].set_index(["table", "method", "setting"])
     assert rows.loc[("4.2", "BNS", "LightGCN"), "thesis"] == 0.4368
     assert rows.loc[("5.2", "DPL", "LightGCN"), "n_seeds"] == 2 and rows.loc[("5.2", "DPL", "MF"), "n_seeds"] == 2
+    assert rows.loc[("4.2", "AOBPR", "LightGCN"), "n_seeds"] == 2 and rows.loc[("4.2", "SRNS", "LightGCN"), "n_seeds"] == 2
     # Table 5.2's BPR row reuses Table 4.2's RNS runs
     assert rows.loc[("5.2", "BPR", "LightGCN"), "mean"] == rows.loc[("4.2", "RNS", "LightGCN"), "mean"]
     runs = pd.read_csv(out / "runs.csv")
-    assert {"('lightgcn', 'bpr', 'rns')", "('lightgcn', 'bpr', 'bns')", "('lightgcn', 'dpl', 'rns')"} <= set(runs.run)
+    assert {"('lightgcn', 'bpr', 'rns')", "('lightgcn', 'bpr', 'bns')", "('lightgcn', 'dpl', 'rns')",
+            "('lightgcn', 'bpr', 'aobpr')", "('lightgcn', 'bpr', 'srns')"} <= set(runs.run)  # fmt: skip
     assert "models: mf, lightgcn" in (out / "thesis_tables.md").read_text()
 
 
