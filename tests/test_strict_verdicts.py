@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -167,8 +169,11 @@ def test_reasons_name_an_ablation_or_say_conjecture():
     assert v.reason.tolist() == [why, ""]  # reproduced rows carry no reason
     with pytest.raises(ValueError, match="neither names a committed ablation"):
         strict_verdicts(df, reasons={("4.2", "Q", "SGD"): "needs more epochs"})
-    # every committed reason passes the same check
+    # every committed reason passes the same check, and the files it cites by path are committed
     strict_verdicts(df, reasons=MISS_REASONS)
+    root = Path(__file__).resolve().parents[1]
+    cited = {m for r in MISS_REASONS.values() for m in re.findall(r"notebooks/[\w./-]+\.(?:csv|md)", r)}
+    assert cited and all((root / c).is_file() for c in cited), sorted(c for c in cited if not (root / c).is_file())
 
 
 def test_bad_input_names_the_parameter():
