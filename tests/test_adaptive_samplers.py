@@ -177,6 +177,10 @@ def test_minibatch_engine_learns_with_aobpr_and_srns(sampler, model):
     # random ranking gives NDCG@10 about 0.05 here (2.5 test items among ~48 free ones per user)
     assert r.history[-1]["test_ndcg@10"] > 0.25
     assert r.config["sampler"] == type(sampler).__name__.lower()
+    if isinstance(sampler, AOBPR):  # the default lambda recorded as used: 0.05 |I|
+        assert r.config["rank_scale"] == pytest.approx(0.05 * d.n_items)
+    else:
+        assert (r.config["srns_memory"], r.config["srns_warmup"]) == (8, 2.0)
     again = fit(d, **kw)
     assert again.history == r.history  # same seed, same numbers
 
