@@ -103,6 +103,12 @@ MISS_REASONS: dict[tuple[str, str, str], str] = {
     ("4.2", "RNS", "LightGCN"): f"conjecture: our LightGCN is stronger than the printed one; {_TT} (4.2 RNS LightGCN, "
     "variant batch1024, 1 seed) rules out the batch size alone (+0.023)",
     ("5.2", "BPR", "LightGCN"): "conjecture: as 4.2 RNS LightGCN (the same printed row and runs)",
+    ("4.2", "AOBPR", "LightGCN"): "notebooks/data/thesis_tables/lightgcn_ablations.csv (AOBPR(rank_scale=320.0), 1 seed): "
+    "the thesis gives no lambda; with 0.05 |I| (84 items) LightGCN-AOBPR is -0.035, with the lambda validation chose for "
+    "the MF row (320) +0.021 (0.4218): the printed row lies between the two",
+    ("4.2", "SRNS", "LightGCN"): "conjecture: the variance term is ruled out (notebooks/data/thesis_tables/"
+    "lightgcn_ablations.csv, SRNS(alpha=0.0), 1 seed: 0.4012, as with alpha = 5); the memory settings (S1, S2, tau, "
+    "from the released run script) are untested on LightGCN",
     ("4.2", "DNS", "LightGCN"): "conjecture: the thesis gives no candidate count; no candidate-count ablation is committed",
     ("5.2", "DPL", "LightGCN"): f"conjecture; {_TT} (5.2 DPL LightGCN, best validation epoch and max_test_over_epochs) "
     "shows that no reporting convention reaches the row",
