@@ -1,9 +1,10 @@
 """Benchmark: one epoch, and 100 epochs (extrapolated), of LightGCN on MovieLens-100K with the thesis's settings.
 
-Work: :func:`negtheory.bridge.recommend.fit_mf` with ``**LIGHTGCN_THESIS`` (d = 32, one layer, batch
+Work: :func:`negtheory.training.fit` with ``**THESIS_LIGHTGCN`` (d = 32, one layer, batch
 128, so 625 steps per epoch on 80 000 training pairs; Adam lr 0.01), BPR with RNS, BNS, AOBPR and
-SRNS negatives (the last two: :mod:`negtheory.recsys.adaptive_samplers`), evaluated once at the end. Also the sparse propagation step alone (forward and
-backward of one layer on the [n_users + n_items, 32] embeddings): torch's backward of a sparse COO
+SRNS negatives (the last two: :mod:`negtheory.recsys.adaptive_samplers`), evaluated once at the
+end, each epoch's time as a ratio to RNS's in the same run. Also the sparse propagation step alone
+(forward and backward of one layer on the [n_users + n_items, 32] embeddings): torch's backward of a sparse COO
 product against the symmetric CSR product of :class:`~negtheory.bridge.recommend.LightGCN`, whose
 gradient is the same product (the matrix is symmetric). The split is user-supplied
 (``--train/--test``, or the folder in ``$NEGTHEORY_ML100K`` holding ``100k_train.csv`` /
@@ -19,7 +20,9 @@ import time
 import torch
 from bench_training import benchmark_split, print_header, split_parser
 
-from negtheory.bridge.recommend import LIGHTGCN_THESIS, LightGCN, _SymmetricSpMM, fit_mf
+from negtheory.bridge.recommend import LIGHTGCN_THESIS, LightGCN, _SymmetricSpMM
+from negtheory.training import AOBPR, BNS, BPR, RNS, SRNS, Evaluation, fit
+from negtheory.training.presets import THESIS_LIGHTGCN
 
 
 def _ms(fn, repeat):
@@ -46,14 +49,15 @@ def main():
     print(f"  symmetric CSR (LightGCN)   : {t_sym:7.2f} ms   ratio {t_coo / t_sym:.1f}x")
     print(f"\nLightGCN, thesis settings (batch {LIGHTGCN_THESIS['batch_size']}), {args.epochs} epochs each:")
     base = None
-    for sampler in ("rns", "bns", "aobpr", "srns"):
-        cfg = dict(LIGHTGCN_THESIS, epochs=args.epochs)
-        r = fit_mf(data, "bpr", **cfg, sampler=sampler, eval_every=args.epochs, rng=0, progress=False)
-        per = r["seconds"] / args.epochs
+    for sampler in (RNS(), BNS(), AOBPR(), SRNS()):
+        cfg = dict(THESIS_LIGHTGCN, epochs=args.epochs)
+        r = fit(data, **cfg, loss=BPR(), sampler=sampler, evaluation=Evaluation(every=args.epochs), rng=0)
+        per = r.seconds / args.epochs
         base = base or per
+        name = type(sampler).__name__
         print(
-            f"  BPR {sampler:5s}: {per:6.2f} s/epoch (one evaluation included), {per / base:4.2f}x RNS  "
-            f"~{per * 100 / 60:5.1f} min per 100 epochs  NDCG@10 after {args.epochs}: {r['history'][-1]['test_ndcg@10']:.4f}"
+            f"  BPR {name:5s}: {per:6.2f} s/epoch (one evaluation included), {per / base:4.2f}x RNS  "
+            f"~{per * 100 / 60:5.1f} min per 100 epochs  NDCG@10 after {args.epochs}: {r.history[-1]['test_ndcg@10']:.4f}"
         )
 
 
