@@ -136,8 +136,8 @@ def test_srns_memory_draws_as_the_batch1_kernel(n_hist, alpha_t):
     pairs = data.train[rng.permutation(len(data.train))]
     mem0 = mem.memory.copy()
     expected = _kernel_epoch(U, V, np.ascontiguousarray(pairs), indptr, indices, mem0, mem.hist_u, mem.hist_v, mem.n_hist,
-                             alpha_t, spec.candidates, spec.tau, 1234)  # fmt: skip
-    got = mem.draw(pairs[:, 0], pairs[:, 1], U, V, epoch=1, seed=1234)  # alpha_t = alpha * min(1, 1 / 2)
+                             alpha_t, spec.candidates, spec.tau, int(np.random.default_rng(7).integers(0, 2**31 - 1)))  # fmt: skip
+    got = mem.draw(pairs[:, 0], pairs[:, 1], U, V, epoch=1, rng=7)  # alpha_t = alpha * min(1, 1 / 2); same kernel seed
     assert np.array_equal(got, expected)
     assert np.array_equal(mem.memory, mem0)  # the same refreshed memories
     free = np.ones((n_users, n_items), bool)

@@ -625,8 +625,7 @@ class _MFRunner:
         """AOBPR's or SRNS's negatives for the step's rows, [B, n], from the scores of the step's start."""
         eu, ei = self._step_embeddings(prop)
         if self.srns is not None:
-            seed = int(self.rng.integers(0, 2**31 - 1))
-            return self.srns.draw(u, pos, eu, ei, epoch=epoch, seed=seed)[:, None]
+            return self.srns.draw(u, pos, eu, ei, epoch=epoch, rng=self.rng)[:, None]
         return self.sampler.draw(u, self.n_neg, self.rng, scores=_EmbeddingScores(eu, ei))
 
     @torch.no_grad()

@@ -205,7 +205,7 @@ class SRNSMemory:
     user_emb, item_emb : ndarray of float32
         The initial scoring embeddings (recorded as the history of epoch 0).
     rng : None, int, SeedSequence or Generator
-        Seeds the initial memory; each :meth:`draw` takes its own seed.
+        Seeds the initial memory; each :meth:`draw` takes its own generator.
 
     Examples
     --------
@@ -215,7 +215,7 @@ class SRNSMemory:
     >>> d = load_split(np.array([[0, 0], [1, 1]]), np.array([[0, 1]]))
     >>> U, V = np.ones((2, 2), np.float32), np.ones((3, 2), np.float32)
     >>> m = SRNSMemory(SRNS(memory=1, candidates=1), d, U, V, rng=0)
-    >>> int(m.draw(np.array([0]), np.array([0]), U, V, epoch=0, seed=1)[0]) in (1, 2)
+    >>> int(m.draw(np.array([0]), np.array([0]), U, V, epoch=0, rng=1)[0]) in (1, 2)
     True
     """
 
@@ -244,7 +244,7 @@ class SRNSMemory:
         self.n_hist = min(epoch + 1, self.spec.window)
 
     def draw(self, users: np.ndarray, positives: np.ndarray, user_emb: np.ndarray, item_emb: np.ndarray, *, epoch: int,
-             seed: int) -> IntArray:  # fmt: skip
+             rng: RNGLike = None) -> IntArray:  # fmt: skip
         """One negative per row (u, i) from the memories, which are refreshed in row order.
 
         Parameters
@@ -255,8 +255,9 @@ class SRNSMemory:
             The current scoring embeddings.
         epoch : int
             The 0-based epoch (sets α_t).
-        seed : int
-            Seeds the refresh's draws (numba's generator).
+        rng : None, int, SeedSequence or Generator
+            Source of randomness: one integer drawn from it seeds the refresh's draws (numba's
+            generator).
 
         Returns
         -------
@@ -270,5 +271,5 @@ class SRNSMemory:
         V = np.ascontiguousarray(item_emb, dtype=np.float32)
         _srns_batch(np.ascontiguousarray(users, dtype=np.int64), np.ascontiguousarray(positives, dtype=np.int64),
                     self.memory, U, V, self.hist_u, self.hist_v, self.n_hist, alpha_t, s.candidates, s.tau, self.indptr,
-                    self.indices, int(seed), out)  # fmt: skip
+                    self.indices, int(as_generator(rng).integers(0, 2**31 - 1)), out)  # fmt: skip
         return out
