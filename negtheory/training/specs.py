@@ -635,14 +635,9 @@ class BoundSampler:
         ndarray of bool, shape (B, n_items)
             True at the items the row's user has not interacted with in training.
         """
-        indptr, indices = self.csr
-        out = np.ones((len(users), self.n_items), dtype=bool)
-        count = np.diff(indptr)[users]
-        rows = np.repeat(np.arange(len(users)), count)
-        starts = np.repeat(indptr[users], count)
-        offset = np.arange(rows.size) - np.repeat(np.cumsum(count) - count, count)
-        out[rows, indices[starts + offset]] = False
-        return out
+        from ..recsys.adaptive_samplers import _free_rows
+
+        return _free_rows(np.asarray(users), *self.csr, self.n_items)
 
 
 def _block(scores: Any, users: np.ndarray, items: np.ndarray) -> np.ndarray:
