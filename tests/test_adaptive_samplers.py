@@ -49,7 +49,7 @@ def test_rank_law_matches_truncated_geometric(lam):
     ranks = np.array([rank_of[int(j)] for j in draws])
     n = len(free)
     q = np.exp(-1.0 / lam)
-    p = q ** np.arange(n) * (1 - q) / (1 - q**n)  # closed form (Rendle & Freudenthaler 2014, eq. 9)
+    p = q ** np.arange(n) * (1 - q) / (1 - q**n)  # the closed form of the truncated geometric law
     obs = np.bincount(ranks, minlength=n)
     # pool the tail so that every expected count is >= 5 (chi-square validity)
     exp = p * reps

@@ -59,7 +59,7 @@ def sample_by_rank(
     .. math:: P(r) = \frac{q^r (1 - q)}{1 - q^{n_u}}, \qquad r = 0, \dots, n_u - 1,
               \qquad q = e^{-1/\lambda}
 
-    (Rendle & Freudenthaler 2014, eq. 9, with exact ranks instead of their factor-wise
+    (the geometric rank law of Rendle & Freudenthaler 2014, with exact ranks instead of their factor-wise
     approximation), by the inverse CDF :math:`r = \lfloor \ln(1 - x (1 - q^{n_u})) / \ln q
     \rfloor`, x uniform. Among equal scores the lowest item index is taken, as in the batch-1 SGD
     kernel.
