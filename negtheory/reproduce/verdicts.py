@@ -109,7 +109,10 @@ MISS_REASONS: dict[tuple[str, str, str], str] = {
     ("4.2", "SRNS", "LightGCN"): "conjecture: the variance term is ruled out (notebooks/data/thesis_tables/"
     "lightgcn_ablations.csv, SRNS(alpha=0.0), 1 seed: 0.4012, as with alpha = 5); the memory settings (S1, S2, tau, "
     "from the released run script) are untested on LightGCN",
-    ("4.2", "DNS", "LightGCN"): "conjecture: the thesis gives no candidate count; no candidate-count ablation is committed",
+    ("4.2", "DNS", "LightGCN"): "notebooks/data/thesis_tables/lightgcn_ablations.csv (DNS(candidates=2, 3, 10, 20), 1 "
+    "seed each): the thesis gives no candidate count; NDCG@10 falls with it (C = 1, i.e. RNS, 0.429; 2: 0.430; 3: 0.425; "
+    "5: 0.416; 10: 0.407; 20: 0.353), so the printed row fits a count of 1-2; picking C by the test value would be a "
+    "per-row fit, and no validation choice was run",
     ("5.2", "DPL", "LightGCN"): f"conjecture; {_TT} (5.2 DPL LightGCN, best validation epoch and max_test_over_epochs) "
     "shows that no reporting convention reaches the row",
     ("6.3", "BCL", "LightGCN"): "conjecture: extrapolated from MF's flat validation surface; no LightGCN search is committed",
