@@ -660,11 +660,7 @@ class _MFRunner:
             sc = eu[ut] @ ei.T
         else:
             sc = model.user(ut) @ model.item.weight.T
-        rows = np.zeros((len(u), self.n_items), dtype=bool)  # the batch's training items, [B, n_items]
-        start, count = self.indptr[u], np.diff(self.indptr)[u]
-        r = np.repeat(np.arange(len(u)), count)
-        rows[r, self.indices[np.arange(r.size) - np.repeat(np.cumsum(count) - count, count) + np.repeat(start, count)]] = True
-        mask = torch.from_numpy(rows).to(dev)
+        mask = torch.from_numpy(~self.sampler.free_mask(u)).to(dev)  # the batch's training items, [B, n_items]
         ref = sc.masked_fill(mask, math.inf)  # positives never count as <= a candidate
         ct = torch.from_numpy(cand).to(dev)
         x_ui = sc.gather(1, torch.from_numpy(pos).to(dev)[:, None])[:, 0]
@@ -1042,7 +1038,7 @@ def _embeddings(model: nn.Module) -> tuple[np.ndarray, np.ndarray]:
     return eu.detach().cpu().numpy().copy(), ei.detach().cpu().numpy().copy()
 
 
-def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, float], dev, run_items: int) -> dict[str, Any]:
+def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, float], dev, n_items: int) -> dict[str, Any]:
     """The mini-batch engine's record of a run's settings (``fit_mf``'s ``config``)."""
     spec, s, opt = run.model, run.sampler, run.optimizer
     sampler = {S.RNS: "rns", S.PNS: "pns", S.DNS: "dns", S.BNS: "bns", S.AOBPR: "aobpr", S.SRNS: "srns"}[type(s)]
@@ -1063,7 +1059,7 @@ def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, 
         **({"bns_f_sample": s.f_sample} if isinstance(s, S.BNS) and s.f_sample is not None else {}),
         **({"pns_power": s.power} if isinstance(s, S.PNS) else {}),
         **({"rns_on_device": True} if isinstance(s, S.RNS) and s.on_device else {}),
-        **({"rank_scale": s.rank_scale if s.rank_scale is not None else 0.05 * run_items} if isinstance(s, S.AOBPR) else {}),
+        **({"rank_scale": s.rank_scale if s.rank_scale is not None else 0.05 * n_items} if isinstance(s, S.AOBPR) else {}),
         **({f"srns_{f.name}": getattr(s, f.name) for f in S.fields(s)} if isinstance(s, S.SRNS) else {}),
         lr_milestones=list(opt.milestones),
         lr_gamma=opt.gamma,
