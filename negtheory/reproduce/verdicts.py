@@ -149,11 +149,6 @@ MISS_REASONS_BY_DATASET: dict[str, dict[tuple[str, str, str], str]] = {
         "last of the 200 epochs is past the peak; the tables' protocol is the final epoch",
     },
     "ml-1m": {
-        ("5.2", "DPL", "MF"): f"conjecture: not the class prior; {_M}/dpl_tau_plus_ablation.csv (the 5.2 DPL run with "
-        "tau+ = 0.045, the data set's density, and 0.25, Table 5.3's value for hard samples; 1 seed each) gives 0.317 "
-        "and 0.326 against 0.318 at the default 0.06, all about -0.085; only DPL with DNS negatives (5.3 DPL-hard, "
-        "0.409) reaches the printed level, so the printed DPL row may have been run with hard negatives",
-        ("5.3", "DPL", "MF"): "conjecture: as 5.2 DPL (the same printed row and runs)",
         ("4.2", "PNS", "BPR-MF SGD"): f"{_M}/pns_valid_tuned/tuning.csv and thesis_tables.csv (4.2 PNS valid-tuned, 3 "
         "seeds): the thesis's pop^0.75 is -0.032 on NDCG@10; validation ranks the exponents 0 (0.153) ~ 0.25 (0.153) > "
         "0.5 (0.144) > 0.75 (0.127) > 1 (0.097) and its choice, 0 (uniform sampling), overshoots (+0.034, the RNS "
@@ -162,6 +157,11 @@ MISS_REASONS_BY_DATASET: dict[str, dict[tuple[str, str, str], str]] = {
         f"P@5 +0.031; still rising at the last epoch) and the released run script's settings ({_M}/"
         "srns_code_defaults.csv, 1 seed) fall short (0.293 against the printed 0.404): the printed row lies between "
         "two settings the thesis does not pin down",
+        ("5.2", "DPL", "MF"): f"conjecture: not the class prior; {_M}/dpl_tau_plus_ablation.csv (the 5.2 DPL run with "
+        "tau+ = 0.045, the data set's density, and 0.25, Table 5.3's value for hard samples; 1 seed each) gives 0.317 "
+        "and 0.326 against 0.318 at the default 0.06, all about -0.085; only DPL with DNS negatives (5.3 DPL-hard, "
+        "0.409) reaches the printed level, so the printed DPL row may have been run with hard negatives",
+        ("5.3", "DPL", "MF"): "conjecture: as 5.2 DPL (the same printed row and runs)",
     },
 }
 
