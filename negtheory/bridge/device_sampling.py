@@ -73,6 +73,8 @@ class UniformFreeSampler:
         self.keys = torch.from_numpy(rows * self.stride + (items - pos)).to(dev)
         self.start = torch.from_numpy(indptr[:-1].copy()).to(dev)
         self.n_free = torch.from_numpy(n_items - deg).to(dev)
+        # whether any user has no free item: only then must a draw check its users (a device-to-host read)
+        self._any_full = bool(np.any(deg >= n_items))
         self.device = dev
 
     def free_item(self, users: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
@@ -118,7 +120,7 @@ class UniformFreeSampler:
         if int(n) < 1:
             raise ValueError(f"n must be >= 1, got {n!r}")
         free = self.n_free[users]
-        if users.numel() and bool((free <= 0).any()):
+        if self._any_full and users.numel() and bool((free <= 0).any()):
             raise ValueError("a user has interacted with every item: no negative to draw")
         # float64 uniforms: (2^53 levels) the rank r is uniform on [0, n_free) to within 2^-53 * n_free
         u01 = torch.rand((users.shape[0], int(n)), generator=generator, device=self.device, dtype=torch.float64)

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# One prepared GPU run for issue 29's Gowalla ladder, second session: the BPR goal and the validation-chosen
+# contrastive ablations, after the per-step cost cuts (batch L2 by row counts, cosine rows normalised once
+# per table, bmm scores, no host-device read per step). Results under $OUT:
+#   env.txt           device, driver, torch / numpy / numba versions, stamps
+#   step_profile.txt  benchmarks/gpu_step_profile.py: ms per step and the top device operators (bpr-300, infonce)
+#   tests.txt         tests/test_device_sampling.py and tests/test_cuda.py on this machine (CUDA parameters)
+#   ladder.txt        gowalla-benchmark --rungs $RUNGS, 1 seed each, sharing the GPU, $BUDGET s per run
+#   gpu_util.txt      nvidia-smi dmon during the ladder
+#   results.tgz       the ladder's output folder (CSV, markdown, figure, runs/*.json with the curves)
+# Usage: OUT=folder DATA=folder-with-train.txt.gz-test.txt.gz BUDGET=seconds benchmarks/gpu_gowalla_ablation.sh
+# Dry run without a GPU: DEVICE=cpu QUICK=--quick DATA=tiny-folder BUDGET=30 benchmarks/gpu_gowalla_ablation.sh
+set -u -o pipefail
+OUT=${OUT:-/tmp/gpu_gowalla_ablation_out}
+DATA=${DATA:-.gpu_data/gowalla}
+BUDGET=${BUDGET:-360}
+DEVICE=${DEVICE:-cuda}
+QUICK=${QUICK:-}
+RUNGS=${RUNGS:-bpr-300 infonce-t0.05 infonce-t0.2 dcl-tau0.001}
+PY=${PYTHON:-python3}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+T0=$(date +%s)
+stamp() { echo "== $1 ($(( $(date +%s) - T0 )) s since start)"; }
+{
+  stamp env
+  nvidia-smi -L 2>&1 || true
+  $PY -c "import torch, numpy, numba, platform; print('python', platform.python_version(), 'torch', torch.__version__,
+'numpy', numpy.__version__, 'numba', numba.__version__, 'cuda', torch.cuda.is_available() and torch.cuda.get_device_name(0))"
+} >"$OUT/env.txt" 2>&1
+if [ -z "$QUICK" ]; then
+  stamp profile | tee -a "$OUT/env.txt"
+  timeout 60 $PY benchmarks/gpu_step_profile.py "$DATA" --rungs bpr-300 infonce --device "$DEVICE" >"$OUT/step_profile.txt" 2>&1
+fi
+(timeout 200 $PY -m pytest -q -p no:cacheprovider tests/test_device_sampling.py tests/test_cuda.py -rs >"$OUT/tests.txt" 2>&1) &
+PT=$!
+(command -v nvidia-smi >/dev/null && timeout $((BUDGET + 120)) nvidia-smi dmon -s um -d 5 >"$OUT/gpu_util.txt" 2>&1) &
+stamp ladder | tee -a "$OUT/env.txt"
+N=$(echo $RUNGS | wc -w)
+timeout $((BUDGET + 150)) $PY -m negtheory reproduce gowalla-benchmark --data "$DATA" --device "$DEVICE" --rungs $RUNGS \
+  --seeds 1 --jobs "$N" --time-budget "$BUDGET" --eval-every 5 --quiet $QUICK --out /tmp/gb_abl >"$OUT/ladder.txt" 2>&1
+echo "ladder exit $?" | tee -a "$OUT/env.txt"
+wait $PT
+tar czf "$OUT/results.tgz" -C /tmp gb_abl 2>/dev/null
+stamp done | tee -a "$OUT/env.txt"
