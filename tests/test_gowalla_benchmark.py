@@ -65,6 +65,18 @@ def test_rung_specs_are_the_stated_protocol():
     assert rung_specs("infonce")["loss"] == InfoNCE(negatives=256, temperature=0.1)
     assert rung_specs("bcl")["model"].similarity == "cosine"
     assert all(RUNGS[r][3] in PUBLISHED for r in RUNGS)
+    # each named ablation changes one setting of a ladder rung, and none runs unless named
+    from negtheory.reproduce.gowalla_benchmark import ABLATIONS, LADDER
+    from negtheory.training import DCL, HCL
+
+    assert not set(ABLATIONS) & set(LADDER) and set(RUNGS) == set(ABLATIONS) | set(LADDER)
+    assert rung_specs("infonce-t0.05")["loss"] == InfoNCE(negatives=256, temperature=0.05)
+    assert rung_specs("infonce-t0.2")["loss"] == InfoNCE(negatives=256, temperature=0.2)
+    assert rung_specs("dcl-tau0.001")["loss"] == DCL(negatives=256, temperature=0.1, tau_plus=0.001)
+    assert rung_specs("hcl-tau0.001")["loss"] == HCL(negatives=256, temperature=0.1, tau_plus=0.001)
+    assert all(rung_specs(r)["model"] == rung_specs("infonce")["model"] for r in ABLATIONS)
+    args = cli.build_parser().parse_args(["reproduce", "gowalla-benchmark", "--data", "x"])
+    assert tuple(args.rungs) == LADDER
     with pytest.raises(ValueError, match="rung must be one of"):
         rung_specs("lightgcn")
 

@@ -76,6 +76,7 @@ __all__ = [
     "MF",
     "LightGCN",
     "normalized_adjacency",
+    "batch_sq_norm",
     "dns_negatives",
     "fit_mf",
 ]
