@@ -18,16 +18,7 @@ DEVICE=${DEVICE:-cuda}
 QUICK=${QUICK:-}
 RUNGS=${RUNGS:-bpr-300 infonce-t0.05 infonce-t0.2 dcl-tau0.001}
 PY=${PYTHON:-python3}
-mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
-T0=$(date +%s)
-stamp() { echo "== $1 ($(( $(date +%s) - T0 )) s since start)"; }
-{
-  stamp env
-  nvidia-smi -L 2>&1 || true
-  $PY -c "import torch, numpy, numba, platform; print('python', platform.python_version(), 'torch', torch.__version__,
-'numpy', numpy.__version__, 'numba', numba.__version__, 'cuda', torch.cuda.is_available() and torch.cuda.get_device_name(0))"
-} >"$OUT/env.txt" 2>&1
+source "$(dirname "$0")/_gpu_env.sh"
 if [ -z "$QUICK" ]; then
   stamp profile | tee -a "$OUT/env.txt"
   timeout 60 $PY benchmarks/gpu_step_profile.py "$DATA" --rungs bpr-300 infonce --device "$DEVICE" >"$OUT/step_profile.txt" 2>&1
