@@ -716,7 +716,8 @@ class _MFRunner:
         model.train()
         n = len(pairs)
         perm = rng.permutation(n)
-        tot = 0.0
+        parts: list[torch.Tensor] = []
+        sizes: list[int] = []
         for s in range(0, n, self.batch_size):
             b = pairs[perm[s : s + self.batch_size]]
             u = b[:, 0]
@@ -749,9 +750,11 @@ class _MFRunner:
             self.opt.zero_grad()
             obj.backward()
             self.opt.step()
-            # summed on the device and read once per epoch: no host-device synchronisation per step
-            tot = tot + lval.detach().double() * len(b)
-        tot = float(tot)
+            # kept on the device and read once per epoch: no host-device synchronisation per step
+            parts.append(lval.detach())
+            sizes.append(len(b))
+        # the same float64 sum of loss x batch size, in step order, as reading each step's loss at once
+        tot = sum(v * m for v, m in zip(torch.stack(parts).cpu().tolist(), sizes)) if parts else 0.0
         if not math.isfinite(tot):
             raise FloatingPointError(f"{self.loss} loss is {tot} in epoch {epoch + 1}: training diverged")
         self.sched.step()
