@@ -35,9 +35,7 @@ def main() -> None:
     full = thesis_split("gowalla-lightgcn", a.data)
     rng = np.random.default_rng(0)
     sub = full.train[rng.choice(len(full.train), size=min(a.pairs, len(full.train)), replace=False)]
-    data = Interactions(full.n_users, full.n_items, full.train, full.test[:0])
     small = Interactions(full.n_users, full.n_items, sub, full.test[:0])
-    del data
     cuda = a.device.startswith("cuda")
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
     for rung in a.rungs:
