@@ -36,6 +36,11 @@ def test_batch_sq_norm_equals_the_gathered_sum_value_and_gradient(n_idx):
     np.testing.assert_allclose(g_got.numpy(), 2 * c[:, None] * w, rtol=1e-12)
 
 
+def test_batch_sq_norm_names_a_non_integer_index():
+    with pytest.raises(ValueError, match="idx must be an integer"):
+        batch_sq_norm(torch.nn.Embedding(3, 2), torch.tensor([0.0, 1.0]))
+
+
 @pytest.mark.parametrize("cosine", [False, True])
 @pytest.mark.parametrize("k", [2, 40])  # 2 x 4 < 9 items: per-row path; 40 x 4 > 9 items: the table once
 def test_mf_scores_equal_the_elementwise_formula_with_gradients(cosine, k):

@@ -239,6 +239,11 @@ def batch_sq_norm(emb: nn.Embedding, idx: torch.Tensor) -> torch.Tensor:
     Tensor
         A scalar, differentiable in ``emb.weight``.
 
+    Raises
+    ------
+    ValueError
+        ``idx`` is not an integer tensor.
+
     Examples
     --------
     >>> import torch
@@ -247,6 +252,8 @@ def batch_sq_norm(emb: nn.Embedding, idx: torch.Tensor) -> torch.Tensor:
     >>> bool(torch.isclose(batch_sq_norm(e, idx), e(idx).pow(2).sum()))
     True
     """
+    if idx.dtype not in (torch.int64, torch.int32):
+        raise ValueError(f"idx must be an integer (int64 or int32) tensor of row indices, got dtype {idx.dtype}")
     if idx.numel() <= emb.num_embeddings:
         return emb(idx).pow(2).sum()
     counts = torch.bincount(idx.reshape(-1), minlength=emb.num_embeddings).to(emb.weight.dtype)
