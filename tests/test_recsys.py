@@ -250,6 +250,38 @@ def test_aobpr_rank_law_is_truncated_geometric():
     assert stats.chisquare(obs2, exp2).pvalue > 1e-3
 
 
+def _aobpr_reference(scores, pos, x, q):
+    """AOBPR's draw written with numpy: rank r = F^-1(x) of the truncated geometric law, then the
+    lowest-index negative holding the r-th largest negative score."""
+    free = np.flatnonzero(~pos)
+    nn = len(free)
+    r = 0 if q == 0.0 else int(math.floor(math.log(1.0 - x * (1.0 - q**nn)) / math.log(q)))
+    r = min(max(r, 0), nn - 1)
+    val = np.sort(scores[free])[::-1][r]
+    return free[scores[free] == val].min()
+
+
+@pytest.mark.parametrize("ties", ["none", "rounded", "all-equal"])
+def test_aobpr_draw_matches_a_sort_of_the_negatives(ties):
+    # the kernel's bucketed selection against a full sort, draw for draw, ties and edge cases included
+    from negtheory.recsys._sgd_kernels import _aobpr_neg
+
+    g = np.random.default_rng(7)
+    for trial in range(60):
+        n = int(g.integers(1, 300))
+        s = g.normal(size=n).astype(np.float32)
+        if ties == "rounded":
+            s = np.round(2 * s).astype(np.float32)
+        elif ties == "all-equal":
+            s[:] = 0.5
+        pos = g.random(n) < g.random() * 0.9
+        pos[g.integers(n)] = False  # at least one negative (nn = 1 included)
+        q = 0.0 if trial % 10 == 0 else math.exp(-1.0 / (0.5 + g.random() * 0.3 * n))
+        cnt, vbuf, ibuf = np.empty(n + 1, np.int64), np.empty(n, np.float32), np.empty(n, np.int64)
+        for x in np.r_[g.random(20), 0.0, 1.0 - 1e-12]:
+            assert _aobpr_neg(s, pos, x, q, cnt, vbuf, ibuf) == _aobpr_reference(s, pos, x, q)
+
+
 def _risk_eq_4_26(x, x_i, F, p_fn, lam=5.0):
     """info(l) [1 - (1 + λ) unbias(l)] with unbias of eq. 4.14 (0 where its denominator vanishes)."""
     num = (1 - F) * (1 - p_fn)
