@@ -337,3 +337,37 @@ def test_cost_hint_starts_the_longest_runs_first():
         assert hints == sorted(hints) and hints[0] < hints[-1]
     # epochs scale the hint (an --epochs override shortens every run alike)
     assert _cost_hint((("mf", "dcl"), 0, "tr", "te", 20)) == pytest.approx(_cost_hint((("mf", "dcl"), 0, "tr", "te", None)) / 10)
+
+
+def test_device_option_reaches_the_minibatch_runs_and_keeps_gpu_runs_apart(tmp_path, monkeypatch, capsys):
+    import negtheory.bridge.recommend as rec
+    from negtheory.reproduce import thesis_tables as tt
+
+    with pytest.raises(ValueError, match="device must be one of"):
+        tt.TableOptions(device="gpu").check()
+    # the GPU twin of a mini-batch run is cached under another name; an SGD run's name ignores the device
+    mf = (("mf", "dcl"), 0, __file__, __file__, None, "fixed", 0.1, 5, False, "auto")
+    sgd = (("sgd", "rns", 5, "popularity"), 0, __file__, __file__, None, "fixed", 0.1, 5, False, "auto")
+    assert tt._cache_name((*mf, "cuda")) != tt._cache_name((*mf, "cpu"))
+    assert tt._cache_name((*sgd, "cuda")) == tt._cache_name((*sgd, "cpu"))
+    d = _planted(n_users=20, n_items=30, seed=3)
+    pd.DataFrame({"user": d.train[:, 0], "item": d.train[:, 1]}).to_csv(tmp_path / "train.csv", index=False)
+    pd.DataFrame({"user": d.test[:, 0], "item": d.test[:, 1]}).to_csv(tmp_path / "test.csv", index=False)
+    seen, real = [], rec.fit_mf
+
+    def spy(*a, device="cpu", **k):  # records the device asked for, trains on the CPU
+        seen.append(device)
+        return real(*a, **k, device="cpu")
+
+    monkeypatch.setattr(rec, "fit_mf", spy)
+    monkeypatch.setattr(tt, "_cuda_available", lambda: True)  # as on a GPU machine
+    assert _thesis_tables(tmp_path, tmp_path / "o", "--tables", "5.2", "--methods", "InfoNCE", "--device", "auto") == 0
+    assert seen == ["cuda", "cuda"]  # 2 seeds, each on the resolved device
+    assert "--device auto" in (tmp_path / "o" / "thesis_tables.md").read_text()
+    monkeypatch.setattr(tt, "_cuda_available", lambda: False)
+    assert tt.TableOptions(device="auto").run_device() == "cpu"
+    with pytest.raises(ValueError, match="no CUDA device"):
+        tt.TableOptions(device="cuda").check()
+    capsys.readouterr()
+    assert _thesis_tables(tmp_path, tmp_path / "o2", "--tables", "5.2", "--methods", "InfoNCE", "--device", "cuda") == 2
+    assert "--device cuda: torch sees no CUDA device" in capsys.readouterr().err

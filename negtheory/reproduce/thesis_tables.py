@@ -191,6 +191,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "seconds per epoch, the total core-hours and that total over --jobs workers (default: off, run the plan)",
     )
     p.add_argument(
+        "--device",
+        choices=DEVICES,
+        default="cpu",
+        help="where the mini-batch MF and LightGCN runs train: cpu, cuda, or auto (cuda when torch sees a GPU); the "
+        "batch-1 SGD runs always run on the CPU; a GPU run is cached apart from its CPU twin (default: cpu)",
+    )
+    p.add_argument(
         "--quick",
         action="store_true",
         help="a smoke run: Table 4.2's RNS and BNS rows (unless --tables / --methods say otherwise), 1 seed, 2 epochs, "
@@ -318,7 +325,7 @@ def _job(data, task):
         if prior == "occupation":  # BNS-4 (Table 4.3): the prior of the u.user file carried by the task
             from negtheory.recsys import bns_occupation_prior, read_user_occupations
 
-            user_file, id_offset = task[10], task[11]
+            user_file, id_offset = task[11], task[12]
             prior = bns_occupation_prior(data, read_user_occupations(user_file, data.user_ids, id_offset))
         res = fit_bpr_sgd(
             data,
@@ -338,11 +345,13 @@ def _job(data, task):
 
         cfg = dict(LIGHTGCN_THESIS, **(LIGHTGCN_VARIANTS[key[3]] if len(key) > 3 else {}))
         cfg["epochs"] = epochs or cfg["epochs"]
-        res = fit_mf(data, key[1], **cfg, sampler=key[2], eval_every=eval_every, rng=seed, progress=progress)
+        res = fit_mf(data, key[1], **cfg, sampler=key[2], eval_every=eval_every, rng=seed, progress=progress,
+                     device=task[10])  # fmt: skip
     else:
         from negtheory.bridge.recommend import fit_mf
 
-        res = fit_mf(data, key[1], **over, epochs=epochs or 200, eval_every=eval_every, rng=seed, progress=progress)
+        res = fit_mf(data, key[1], **over, epochs=epochs or 200, eval_every=eval_every, rng=seed, progress=progress,
+                     device=task[10])  # fmt: skip
     return {"run": str(task[0]), "seed": seed, "history": res["history"], "seconds": time.perf_counter() - t0}
 
 
@@ -365,7 +374,9 @@ def _cache_name(task):
             Path(test).stat().st_size,
         )
         # BNS-4's occupation file (other runs' names do not depend on it)
-        + ((Path(task[10]).name, Path(task[10]).stat().st_size, task[11]) if key[3:4] == ("occupation",) else ())
+        + ((Path(task[11]).name, Path(task[11]).stat().st_size, task[12]) if key[3:4] == ("occupation",) else ())
+        # a GPU run apart from its CPU twin (CPU names unchanged: the SGD runs never leave the CPU)
+        + (("device", task[10]) if task[10] != "cpu" and key[0] != "sgd" else ())
     )
     return "_".join(str(x) for x in key) + f"_seed{seed}_" + hashlib.sha1(ident.encode()).hexdigest()[:10] + ".json"
 
@@ -422,6 +433,10 @@ class TableOptions:
         The data set (:data:`~negtheory.reproduce.thesis_numbers.DATASETS`): whose per-data-set
         settings the runs take (:func:`plan`) and whose printed rows fill the thesis column
         (default ``"ml-100k"``).
+    device : {"cpu", "cuda", "auto"}
+        Where the mini-batch MF and LightGCN runs train (:func:`negtheory.bridge.recommend.fit_mf`;
+        ``"auto"``: CUDA when torch sees a GPU). The batch-1 SGD runs are numba kernels and always
+        run on the CPU. A run on a GPU is cached apart from the same run on the CPU (default ``"cpu"``).
     """
 
     tables: Sequence[str] = TABLES
@@ -446,6 +461,7 @@ class TableOptions:
     tune_stages: Mapping[str, Sequence[Mapping[str, Sequence[Any]]]] | None = None
     tune_seed: int = 0
     dataset: str = "ml-100k"
+    device: str = "cpu"
 
     def rows(self) -> list[tuple[str, str, str, str, tuple | None]]:
         """The rows these options select.
@@ -473,6 +489,35 @@ class TableOptions:
         if bad:
             raise ValueError(f"tune_stages must be keyed by methods among {tuple(TUNING)}, got {bad}")
         int_scalar("tune_seed", self.tune_seed, 0)
+        if self.device not in DEVICES:
+            raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {self.device!r}")
+        if self.device == "cuda" and not _cuda_available():
+            raise ValueError("device='cuda' but torch sees no CUDA device (use 'cpu', or 'auto' to pick one)")
+
+    def run_device(self) -> str:
+        """The device the mini-batch runs take: ``device`` with ``"auto"`` resolved (``"cuda"`` or ``"cpu"``).
+
+        Returns
+        -------
+        str
+            ``"cuda"`` or ``"cpu"``.
+        """
+        if self.device == "auto":
+            return "cuda" if _cuda_available() else "cpu"
+        return self.device
+
+
+#: the devices of TableOptions.device / --device
+DEVICES = ("cpu", "cuda", "auto")
+
+
+def _cuda_available() -> bool:
+    """Whether torch is installed and sees a CUDA device (torch imported only here, lazily)."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
 
 
 #: the positional parameters of run_tables before issue 32 (train, test, then these)
@@ -488,12 +533,13 @@ class _Runner:
         self.cache_dir, self.executor, self.jobs, self.progress = cache_dir, executor, jobs, progress
         # epoch bars only when runs go one at a time in this process (workers would interleave them)
         self.bars = progress and jobs == 1 and (executor is None or executor == "local")
+        self.device = o.run_device()
 
     def task(self, key: tuple, seed: int, protocol: str, epochs: int | None = None, eval_every: int | None = None) -> tuple:
         o = self.o
         extra = (str(o.user_file), int(o.user_id_offset)) if o.user_file is not None and protocol != "tune" else ()
         return (key, seed, self.train, self.test, o.epochs if epochs is None else epochs, protocol, o.valid_fraction,
-                o.eval_every if eval_every is None else eval_every, self.bars, o.format, *extra)  # fmt: skip
+                o.eval_every if eval_every is None else eval_every, self.bars, o.format, self.device, *extra)  # fmt: skip
 
     def plan(self, tasks: Sequence[tuple], desc: str, cache: bool = True) -> Plan:
         from negtheory.recsys import load_split
@@ -714,6 +760,8 @@ def _settings_note(args: argparse.Namespace, quick: bool) -> str:
         parts.append(f"epochs overridden to {args.epochs} (thesis: 100 SGD / 200 mini-batch MF / 100 LightGCN)")
     if args.seeds < 2:
         parts.append("1 seed: no interval")
+    if getattr(args, "device", "cpu") != "cpu":
+        parts.append(f"mini-batch runs on --device {args.device} (float32 kernels: not bit-identical to the CPU's)")
     return "; ".join(parts)
 
 
@@ -734,6 +782,8 @@ def _check_args(args: argparse.Namespace) -> tuple[TableOptions, str]:
             raise CommandError(
                 f"--methods: unknown for tables {' '.join(args.tables)}: {' '.join(unknown)}; valid: {' '.join(valid)}"
             )
+    if getattr(args, "device", "cpu") == "cuda" and not _cuda_available():
+        raise CommandError("--device cuda: torch sees no CUDA device on this machine (use cpu, or auto)")
     try:
         tune_stages = parse_tune_grid(getattr(args, "tune_grid", []))
     except ValueError as e:
@@ -756,7 +806,7 @@ def _check_args(args: argparse.Namespace) -> tuple[TableOptions, str]:
         user_file=getattr(args, "user_file", None), user_id_offset=getattr(args, "user_id_offset", 0),
         tune=getattr(args, "tune", []), tune_variants=getattr(args, "tune_variants", list(TUNE_VARIANTS)),
         tune_stages=tune_stages, tune_seed=getattr(args, "tune_seed", 0), dataset=getattr(args, "dataset", "ml-100k"),
-        bpr_variants=getattr(args, "bpr_variants", []),
+        bpr_variants=getattr(args, "bpr_variants", []), device=getattr(args, "device", "cpu"),
     )  # fmt: skip
     return o, label
 
