@@ -268,6 +268,53 @@ def test_reproduce_wu_k_sweep_end_to_end(tmp_path):
     assert "validation AUC of the K = 1 model" in (out / "wu_k_sweep.md").read_text()
 
 
+@pytest.mark.parametrize("block", [1, 7, 1000])
+def test_blocked_validation_auc_equals_the_dense_one(block):
+    # the K = 1 AUC by blocks of users against the dense formula on the same model, bit for bit; ties included
+    from negtheory.recsys.loop import ScoreMatrix
+    from negtheory.reproduce.wu_k_sweep import validation_auc, validation_auc_blocks
+
+    d = _planted(n_users=30, n_items=40, seed=11).with_validation(0.2, rng=1)
+    g = np.random.default_rng(0)
+    dense = np.round(g.normal(size=(d.n_users, d.n_items)), 1).astype(np.float32)  # many ties
+    ref = validation_auc(dense, d.valid_mask(), d.train_mask() | d.test_mask())
+    assert validation_auc_blocks(ScoreMatrix.from_array(dense), d, block=block) == ref
+    # a trained model's ScoreMatrix (read through its blocks, never whole: dense_limit 0)
+    # small integers: every sum is exact in float32, so no BLAS path can change a score (ties again)
+    U, V = g.integers(-3, 4, size=(d.n_users, 4)).astype(np.float32), g.integers(-3, 4, size=(d.n_items, 4)).astype(np.float32)
+    sm = ScoreMatrix.from_embeddings(U, V, dense_limit=0)
+    assert validation_auc_blocks(sm, d, block=block) == validation_auc(U @ V.T, d.valid_mask(), d.train_mask() | d.test_mask())
+    with pytest.raises(ValueError, match="block"):
+        validation_auc_blocks(dense, d, block=0)
+    with pytest.raises(ValueError, match="shape"):
+        validation_auc_blocks(dense[:, :-1], d)
+
+
+def test_wu_k_sweep_device_option(tmp_path, monkeypatch):
+    import negtheory.bridge.recommend as rec
+    from negtheory.reproduce import thesis_tables as tt
+    from negtheory.reproduce import wu_k_sweep as wk
+
+    d = _planted(n_users=20, n_items=30, seed=4)
+    seen, real = [], rec.fit_mf
+
+    def spy(*a, device="cpu", **k):
+        seen.append(device)
+        return real(*a, **k, device="cpu")
+
+    monkeypatch.setattr(rec, "fit_mf", spy)
+    monkeypatch.setattr(tt, "_cuda_available", lambda: True)
+    df, summary = wk.sweep(d.train, d.test, ks=(1, 2), seeds=1, epochs=2, eval_every=1, progress=False, device="auto")
+    assert seen == ["cuda", "cuda"] and 0.0 <= summary["valid_auc_k1"] <= 1.0
+    with pytest.raises(ValueError, match="device"):
+        wk.sweep(d.train, d.test, ks=(1,), seeds=1, epochs=1, device="gpu")
+    # a GPU job is stored apart from its CPU twin; the CPU task keeps its five fields
+    np.savetxt(tmp_path / "tr.csv", d.train, fmt="%d", delimiter=",")
+    cpu = wk._cache_name(tmp_path / "tr.csv", tmp_path / "tr.csv", "auto", (1, 0, 2, 1, 0.1))
+    gpu = wk._cache_name(tmp_path / "tr.csv", tmp_path / "tr.csv", "auto", (1, 0, 2, 1, 0.1, "cuda"))
+    assert cpu != gpu
+
+
 def _verdict_frame(rows):
     import pandas as pd
 

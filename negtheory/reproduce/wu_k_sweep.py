@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 
 HELP = "Wu et al.'s K* (from the K = 1 validation AUC) against an InfoNCE K sweep on a user-supplied split"
 
-__all__ = ["HELP", "add_arguments", "run", "validation_auc", "sweep"]
+__all__ = ["HELP", "add_arguments", "run", "validation_auc", "validation_auc_blocks", "sweep"]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -65,7 +65,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     ----------
     p : argparse.ArgumentParser
         The subcommand's parser; ``--train``, ``--test``, ``--ks``, ``--seeds``, ``--epochs``,
-        ``--eval-every``, ``--valid-fraction``, ``--lam``, ``--out`` and ``--quiet`` are added to it
+        ``--eval-every``, ``--valid-fraction``, ``--lam``, ``--device``, ``--out`` and ``--quiet`` are added to it
         in place.
     """
     p.add_argument("--train", required=True,
@@ -80,6 +80,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--valid-fraction", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.1,
                    help="share of train held out to pick the best epoch and to measure the K = 1 AUC")  # fmt: skip
     p.add_argument("--lam", type=real(0.0, 1.0), default=0.9, help="lambda of Wu's effectiveness (eq. 6)")
+    p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="cpu",
+                   help="where the runs train: cpu, cuda or auto (cuda when torch sees a GPU); a GPU run is stored "
+                   "apart from its CPU twin in OUT/runs (default: cpu)")  # fmt: skip
     add_executor_arguments(p)
     add_output_arguments(p, default_output("wu_k_sweep"), "wu_k_sweep.csv / .md / .png")
 
@@ -134,15 +137,89 @@ def validation_auc(scores: ArrayLike, valid_mask: BoolArray, exclude_mask: BoolA
     return float(np.concatenate(vals).mean())
 
 
+def validation_auc_blocks(scores: Any, data: Any, block: int = 256) -> float:
+    """:func:`validation_auc` of a model on a split with validation, read by blocks of users.
+
+    The same numbers as :func:`validation_auc` on the dense matrix and masks (the same float64
+    operations per user), in memory of ``block`` rows instead of three n_users x n_items arrays:
+    the held-out pairs are ``data.valid``, the excluded items the user's training and test items.
+    The held-out items stay among the negatives (the model never saw them), so a pair also meets
+    itself, a tie worth 1/2, as in the sweep's dense computation before it.
+
+    Parameters
+    ----------
+    scores : ScoreMatrix or array_like, shape (n_users, n_items)
+        The model's scores (a :class:`negtheory.recsys.loop.ScoreMatrix` is read by its ``block``).
+    data : Interactions
+        The split, with a validation part (:meth:`~negtheory.recsys.Interactions.with_validation`).
+    block : int
+        Users per block (default 256).
+
+    Returns
+    -------
+    float
+        The AUC in [0, 1], averaged over all held-out pairs.
+
+    Raises
+    ------
+    ValueError
+        ``block`` is below 1, the shapes differ, or no held-out pair has a negative.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.recsys import Interactions
+    >>> from negtheory.reproduce.wu_k_sweep import validation_auc_blocks
+    >>> d = Interactions(1, 4, np.array([[0, 0]]), np.zeros((0, 2), int), valid=np.array([[0, 1]]))
+    >>> validation_auc_blocks(np.array([[3.0, 2.0, 1.0, 0.0]]), d)  # above items 2 and 3, tied with itself
+    0.8333...
+    """
+    import numpy as np
+
+    from ..recsys.loop import ScoreMatrix
+
+    if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
+        raise ValueError(f"block must be an integer >= 1, got {block!r}")
+    if not isinstance(scores, ScoreMatrix):
+        scores = ScoreMatrix.from_array(np.asarray(scores))
+    if tuple(scores.shape) != (data.n_users, data.n_items):
+        raise ValueError(f"scores has shape {tuple(scores.shape)}, the data {(data.n_users, data.n_items)}")
+    v_ptr, v_idx = data.valid_csr()
+    x_ptr, x_idx = data.train_csr()
+    t_ptr, t_idx = data.test_csr()
+    users = np.flatnonzero(np.diff(v_ptr) > 0)
+    vals = []
+    keep = np.empty(data.n_items, dtype=bool)
+    for b0 in range(0, len(users), block):
+        us = users[b0 : b0 + block]
+        rows = np.asarray(scores.block(us), dtype=np.float64)
+        for r, u in enumerate(us):
+            keep[:] = True
+            keep[x_idx[x_ptr[u] : x_ptr[u + 1]]] = False
+            keep[t_idx[t_ptr[u] : t_ptr[u + 1]]] = False
+            neg = rows[r, keep]
+            if neg.size == 0:
+                continue
+            srt = np.sort(neg)
+            pos = rows[r, np.sort(v_idx[v_ptr[u] : v_ptr[u + 1]])]  # ascending items, as a boolean row selects them
+            below = np.searchsorted(srt, pos, side="left")
+            ties = np.searchsorted(srt, pos, side="right") - below
+            vals.append((below + 0.5 * ties) / neg.size)
+    if not vals:
+        raise ValueError("no validation pair to compute an AUC from")
+    return float(np.concatenate(vals).mean())
+
+
 def _job(base, task):
     """Worker: one (K, seed) -> its result row and, for K = 1, the validation AUC (top level for workers)."""
-    import numpy as np
 
     from ..bridge.recommend import fit_mf
 
-    k, seed, epochs, eval_every, valid_fraction = task
+    k, seed, epochs, eval_every, valid_fraction = task[:5]
+    device = task[5] if len(task) > 5 else "cpu"  # a CPU task keeps its five fields (and its cache name)
     data = base.with_validation(valid_fraction, rng=seed)
-    res = fit_mf(data, "infonce", negatives=k, epochs=epochs, eval_every=eval_every, rng=seed, lr_milestones=(), progress=False)
+    res = fit_mf(data, "infonce", negatives=k, epochs=epochs, eval_every=eval_every, rng=seed, lr_milestones=(),
+                 progress=False, device=device)  # fmt: skip
     best = next(h for h in res["history"] if h["epoch"] == res["best_epoch"])
     row = dict(
         k=k,
@@ -152,9 +229,8 @@ def _job(base, task):
         test_ndcg10=best["test_ndcg@10"],
         seconds=res["seconds"],
     )
-    # fit_mf's scores are a ScoreMatrix: np.asarray gives the dense matrix (small data: the sweep's MovieLens-100K)
-    dense = np.asarray(res["scores"]) if k == 1 else None
-    auc = validation_auc(dense, data.valid_mask(), data.train_mask() | data.test_mask()) if k == 1 else None
+    # by blocks of users: no n_users x n_items array (Gowalla's would be 1.2e9 entries)
+    auc = validation_auc_blocks(res["scores"], data) if k == 1 else None
     return {"row": row, "auc": auc}
 
 
@@ -180,6 +256,7 @@ def sweep(
     executor: Any = "local",
     jobs: int = 1,
     cache_dir: str | os.PathLike[str] | None = None,
+    device: str = "cpu",
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     r"""Run the sweep: train InfoNCE-MF for every (K, seed), predict K* from the K = 1 runs.
 
@@ -213,6 +290,9 @@ def sweep(
     cache_dir : str or os.PathLike, optional
         With files given as paths: a folder where each finished job is stored and reused by a
         later call (default None: no cache).
+    device : {"cpu", "cuda", "auto"}
+        Where the runs train (:func:`negtheory.bridge.recommend.fit_mf`; ``"auto"``: CUDA when torch
+        sees a GPU). A GPU run is cached apart from its CPU twin (default ``"cpu"``).
 
     Returns
     -------
@@ -232,7 +312,14 @@ def sweep(
 
     if format not in DATA_FORMATS:
         raise ValueError(f"format must be one of {', '.join(DATA_FORMATS)}, got {format!r}")
-    tasks = [(k, s, epochs, eval_every, valid_fraction) for s in range(seeds) for k in ks]
+    if device not in ("cpu", "cuda", "auto"):
+        raise ValueError(f"device must be one of cpu, cuda, auto, got {device!r}")
+    if device == "auto":
+        from .thesis_tables import _cuda_available
+
+        device = "cuda" if _cuda_available() else "cpu"
+    tail = () if device == "cpu" else (device,)
+    tasks = [(k, s, epochs, eval_every, valid_fraction, *tail) for s in range(seeds) for k in ks]
     specs = tuple(RunSpec(key=("k", t[0]), replicate=t[1], task=t, name=None if cache_dir is None else _cache_name(train, test, format, t))
                   for t in tasks)  # fmt: skip
     plan = Plan(specs, _job, lambda: load_split(train, test, format=format), desc="InfoNCE K sweep")
@@ -274,6 +361,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--seeds, --epochs and every --ks value must be >= 1")
     if 1 not in args.ks:
         raise ValueError("--ks must contain 1: the prediction needs the K = 1 model's validation AUC")
+    if getattr(args, "device", "cpu") == "cuda":
+        from .thesis_tables import _cuda_available
+
+        if not _cuda_available():
+            raise ValueError("--device cuda: torch sees no CUDA device on this machine (use cpu, or auto)")
     out.mkdir(parents=True, exist_ok=True)
     executor, close = connect_executor(args)
     t0 = time.perf_counter()
@@ -292,6 +384,7 @@ def run(args: argparse.Namespace) -> int:
             executor=executor,
             jobs=args.jobs,
             cache_dir=out / "runs",
+            device=getattr(args, "device", "cpu"),
         )
     finally:
         close()
@@ -300,7 +393,9 @@ def run(args: argparse.Namespace) -> int:
     lines = [
         f"# InfoNCE K sweep on {args.train} / {args.test}",
         "",
-        f"seeds {args.seeds}, epochs {args.epochs} (best validation epoch kept), wall time {time.perf_counter() - t0:.0f} s",
+        f"seeds {args.seeds}, epochs {args.epochs} (best validation epoch kept), device {getattr(args, 'device', 'cpu')}; "
+        f"{df.seconds.sum() / 3600:.2f} run-hours in all, this call's wall time {time.perf_counter() - t0:.0f} s "
+        "(finished runs are reused from OUT/runs)",
         "",
         f"validation AUC of the K = 1 model: {summary['valid_auc_k1']:.4f} -> mu_q = {summary['mu_q']:.3f} -> "
         f"predicted K* = {summary['k_star_continuous']} (continuous average; {summary['k_star_steps100']} with 100 steps)",
