@@ -74,6 +74,8 @@ def test_rung_specs_are_the_stated_protocol():
     assert rung_specs("infonce-t0.2")["loss"] == InfoNCE(negatives=256, temperature=0.2)
     assert rung_specs("dcl-tau0.001")["loss"] == DCL(negatives=256, temperature=0.1, tau_plus=0.001)
     assert rung_specs("hcl-tau0.001")["loss"] == HCL(negatives=256, temperature=0.1, tau_plus=0.001)
+    assert rung_specs("infonce-n1024")["loss"] == InfoNCE(negatives=1024, temperature=0.1)
+    assert rung_specs("dcl-tau0.001-n1024")["loss"] == DCL(negatives=1024, temperature=0.1, tau_plus=0.001)
     assert all(rung_specs(r)["model"] == rung_specs("infonce")["model"] for r in ABLATIONS)
     args = cli.build_parser().parse_args(["reproduce", "gowalla-benchmark", "--data", "x"])
     assert tuple(args.rungs) == LADDER

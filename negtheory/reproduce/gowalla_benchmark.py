@@ -30,7 +30,8 @@ evaluations. The rungs (:data:`RUNGS`): BPR with 1 and with 300 negatives on the
 and the package's InfoNCE, DCL, HCL and BCL on the cosine with t = 0.1 and N = 256 negatives per
 pair (the thesis's defaults for τ⁺, β, α; DCL / HCL with M = 5 extra positives, as released).
 Named ablations (:data:`ABLATIONS`, run only when ``--rungs`` names them) change one setting of a
-rung: InfoNCE at t = 0.05 and 0.2, and DCL / HCL with τ⁺ = 0.001. A temperature is chosen by
+rung: InfoNCE at t = 0.05 and 0.2, DCL / HCL with τ⁺ = 0.001, and InfoNCE and DCL (τ⁺ = 0.001) with
+N = 1 024 negatives. A temperature is chosen by
 validation recall@20 at a common epoch, never by the test split.
 
 A run may be cut by ``--time-budget`` seconds (it stops at the first evaluation past it; the
@@ -97,6 +98,9 @@ ABLATIONS: dict[str, tuple[dict[str, Any], dict[str, Any], int, str]] = {
     "infonce-t0.2": _variant("infonce", temperature=0.2),
     "dcl-tau0.001": _variant("dcl", tau_plus=0.001),
     "hcl-tau0.001": _variant("hcl", tau_plus=0.001),
+    # four times the ladder's negatives: the best rung (DCL, τ⁺ = 0.001) and InfoNCE with N = 1024
+    "infonce-n1024": _variant("infonce", negatives=1024),
+    "dcl-tau0.001-n1024": _variant("dcl", tau_plus=0.001, negatives=1024),
 }
 
 #: the ladder run by default (the ablations are opt-in)
