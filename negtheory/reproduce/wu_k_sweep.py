@@ -122,16 +122,27 @@ def validation_auc(scores: ArrayLike, valid_mask: BoolArray, exclude_mask: BoolA
     import numpy as np
 
     s = np.asarray(scores, dtype=np.float64)
-    vals = []
-    for u in np.flatnonzero(valid_mask.any(axis=1)):
-        neg = s[u, ~exclude_mask[u]]
-        if neg.size == 0:
-            continue
-        srt = np.sort(neg)
-        pos = s[u, valid_mask[u]]
-        below = np.searchsorted(srt, pos, side="left")
-        ties = np.searchsorted(srt, pos, side="right") - below
-        vals.append((below + 0.5 * ties) / neg.size)
+    vals = [_pair_aucs(s[u, valid_mask[u]], s[u, ~exclude_mask[u]]) for u in np.flatnonzero(valid_mask.any(axis=1))]
+    return _mean_auc(vals)
+
+
+def _pair_aucs(pos: Any, neg: Any) -> Any:
+    """P(x_pos > x_neg) + 1/2 P(tie) of each held-out score against the user's negatives (None without one)."""
+    import numpy as np
+
+    if neg.size == 0:
+        return None
+    srt = np.sort(neg)
+    below = np.searchsorted(srt, pos, side="left")
+    ties = np.searchsorted(srt, pos, side="right") - below
+    return (below + 0.5 * ties) / neg.size
+
+
+def _mean_auc(vals: list) -> float:
+    """The mean over every held-out pair of the users' :func:`_pair_aucs` (users without a negative skipped)."""
+    import numpy as np
+
+    vals = [v for v in vals if v is not None]
     if not vals:
         raise ValueError("no validation pair to compute an AUC from")
     return float(np.concatenate(vals).mean())
@@ -197,17 +208,9 @@ def validation_auc_blocks(scores: Any, data: Any, block: int = 256) -> float:
             keep[:] = True
             keep[x_idx[x_ptr[u] : x_ptr[u + 1]]] = False
             keep[t_idx[t_ptr[u] : t_ptr[u + 1]]] = False
-            neg = rows[r, keep]
-            if neg.size == 0:
-                continue
-            srt = np.sort(neg)
-            pos = rows[r, np.sort(v_idx[v_ptr[u] : v_ptr[u + 1]])]  # ascending items, as a boolean row selects them
-            below = np.searchsorted(srt, pos, side="left")
-            ties = np.searchsorted(srt, pos, side="right") - below
-            vals.append((below + 0.5 * ties) / neg.size)
-    if not vals:
-        raise ValueError("no validation pair to compute an AUC from")
-    return float(np.concatenate(vals).mean())
+            # ascending items, as a boolean row selects them in validation_auc
+            vals.append(_pair_aucs(rows[r, np.sort(v_idx[v_ptr[u] : v_ptr[u + 1]])], rows[r, keep]))
+    return _mean_auc(vals)
 
 
 def _job(base, task):
