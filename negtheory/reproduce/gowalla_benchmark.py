@@ -98,7 +98,8 @@ ABLATIONS: dict[str, tuple[dict[str, Any], dict[str, Any], int, str]] = {
     "infonce-t0.2": _variant("infonce", temperature=0.2),
     "dcl-tau0.001": _variant("dcl", tau_plus=0.001),
     "hcl-tau0.001": _variant("hcl", tau_plus=0.001),
-    # four times the ladder's negatives: the best rung (DCL, τ⁺ = 0.001) and InfoNCE with N = 1024
+    # four times the ladder's negatives, for the best rung (DCL, τ⁺ = 0.001) and InfoNCE: MF-CCL's paper (Mao et
+    # al., CIKM 2021) credits its numbers to the loss "and a large negative sampling ratio"
     "infonce-n1024": _variant("infonce", negatives=1024),
     "dcl-tau0.001-n1024": _variant("dcl", tau_plus=0.001, negatives=1024),
 }
