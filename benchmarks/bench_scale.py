@@ -12,6 +12,9 @@ case's own, data loading included):
     scalable eCDF (``bns_f_sample=256``);
   - :func:`negtheory.bridge.recommend.fit_mf` (torch, CPU), d = 64, batch 2048, N = 5 uniform
     negatives, InfoNCE and BCL;
+  - the K sweep's validation AUC (:func:`negtheory.reproduce.wu_k_sweep.validation_auc_blocks`, 10 % of
+    train held out, every held-out pair against every other item of its user) of an MF with random
+    d = 32 embeddings: the AUC's own time and memory, no training (``epoch_with_eval_s`` is the AUC's);
 
 * MovieLens-1M, a random 80/20 split (``--ml1m FILE``, ``user,item`` lines, gzipped or not): one
   epoch with its evaluation of fit_bpr_sgd (d = 32) with RNS, DNS, exact BNS and BNS with
@@ -42,6 +45,7 @@ GOWALLA_CASES = {
     "gowalla sgd bns f256": dict(trainer="sgd", sampler="bns", bns_f_sample=256),
     "gowalla mf infonce": dict(trainer="mf", loss="infonce"),
     "gowalla mf bcl": dict(trainer="mf", loss="bcl"),
+    "gowalla k-sweep auc": dict(trainer="auc"),
 }
 ML1M_CASES = {
     "ml1m sgd rns": dict(trainer="sgd", sampler="rns"),
@@ -83,6 +87,19 @@ def _run_case(args) -> dict:
     rng = np.random.default_rng(0)
     small = np.unique(rng.integers(0, [50, 80], size=(1500, 2)), axis=0)
     small = load_split(small[:1200], small[1200:])
+    if case["trainer"] == "auc":  # the K sweep's validation AUC on its own: random embeddings, no training
+        from negtheory.recsys.loop import ScoreMatrix
+        from negtheory.reproduce.wu_k_sweep import validation_auc_blocks
+
+        vdata = data.with_validation(0.1, rng=0)
+        emb = np.random.default_rng(1)
+        scores = ScoreMatrix.from_embeddings(emb.normal(size=(data.n_users, 32)).astype(np.float32),
+                                             emb.normal(size=(data.n_items, 32)).astype(np.float32))  # fmt: skip
+        t1 = time.perf_counter()
+        auc = validation_auc_blocks(scores, vdata)
+        return dict(case=args.case, n_users=data.n_users, n_items=data.n_items, n_valid=len(vdata.valid),
+                    epoch_with_eval_s=round(time.perf_counter() - t1, 2), auc=round(auc, 4),
+                    peak_rss_gb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2, 3))  # fmt: skip
     if case["trainer"] == "sgd":
         kw = {k: v for k, v in case.items() if k not in ("trainer", "sampler")}
         fit_bpr_sgd(small, case["sampler"], dim=dim, epochs=1, progress=False, **kw)
