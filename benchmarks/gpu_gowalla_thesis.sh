@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One prepared GPU run of issue 29's Gowalla rows of thesis Tables 5.2 / 6.3 (MF, mini-batch losses), the thesis's
+# One prepared GPU run of issue 29's Gowalla rows of thesis Tables 5.2 / 6.3 (MF, mini-batch losses; LightGCN with
+# MODELS="mf lightgcn"), the thesis's
 # protocol: every interaction pooled and split 80/20 with seed 0 (negtheory.recsys.datasets.thesis_split), 200 epochs,
 # batch 1024, N = 5 uniform negatives, final epoch. Table 5.2's BPR row is batch-1 SGD (numba, CPU only): not run here.
 # Results under $OUT:
@@ -18,13 +19,14 @@ BUDGET=${BUDGET:-420}
 DEVICE=${DEVICE:-cuda}
 SEEDS=${SEEDS:-1}
 METHODS=${METHODS:-InfoNCE DCL HCL DPL BCL}
+MODELS=${MODELS:-mf}  # "mf lightgcn": also the LightGCN rows (100 epochs, the whole graph propagated per step)
 JOBS=${JOBS:-8}
 EPOCHS=${EPOCHS:-}
 OUT_RUNS=${OUT_RUNS:-/tmp/tt_gowalla}
 PY=${PYTHON:-python3}
 source "$(dirname "$0")/_gpu_env.sh"
-# shellcheck disable=SC2086  # METHODS and EPOCHS are word lists
-COMMON=(--data "$DATA" --dataset gowalla --tables 5.2 6.3 --methods $METHODS --seeds "$SEEDS" --device "$DEVICE" $EPOCHS
+# shellcheck disable=SC2086  # METHODS, MODELS and EPOCHS are word lists
+COMMON=(--data "$DATA" --dataset gowalla --tables 5.2 6.3 --models $MODELS --methods $METHODS --seeds "$SEEDS" --device "$DEVICE" $EPOCHS
   --jobs "$JOBS" --out "$OUT_RUNS" --quiet)
 stamp estimate | tee -a "$OUT/env.txt"
 timeout 240 $PY -m negtheory reproduce thesis-tables "${COMMON[@]}" --estimate >"$OUT/estimate.txt" 2>&1
