@@ -193,6 +193,9 @@ def test_estimate_times_one_epoch_per_run_and_runs_nothing(split_files, tmp_path
     est = tt.estimate(tr, te, o, jobs=2)
     assert list(est.run) == [str(("sgd", "rns", 5, "popularity")), str(("sgd", "bns", 5, "popularity")), str(("mf", "dpl"))]
     assert list(est.epochs) == [100, 100, 200] and (est.runs == 3).all() and (est.seconds_per_epoch > 0).all()
+    # an epoch's training plus its share of an evaluation (every eval_every epochs), each timed apart
+    assert (est.train_seconds >= 0).all() and (est.eval_seconds >= 0).all()
+    assert est.seconds_per_epoch.to_numpy() == pytest.approx(est.train_seconds + est.eval_seconds / o.eval_every)
     assert est.core_hours.to_numpy() == pytest.approx(3 * est.epochs * est.seconds_per_epoch / 3600)
     assert est.attrs["core_hours"] == pytest.approx(est.core_hours.sum())
     assert est.attrs["wall_hours"] == pytest.approx(est.attrs["core_hours"] / 2)

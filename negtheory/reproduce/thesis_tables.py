@@ -688,12 +688,16 @@ def estimate(
     jobs: int = 1,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """The cost of a plan without running it: one timed epoch of each distinct run, extrapolated.
+    r"""The cost of a plan without running it: timed epochs of each distinct run, extrapolated.
 
-    Each distinct run of the plan (seed 0) is trained for one epoch twice on the given split —
-    the first call warms up the compiled kernels — and the second call's seconds (that epoch
-    and one evaluation) are taken as its seconds per epoch. Validation searches (``options.tune``)
-    are not included: their candidates are known only as the search goes.
+    Each distinct run of the plan (seed 0) is trained on the given split three times: one epoch
+    to warm up the compiled kernels, then one epoch with its evaluation (:math:`T_1`) and two
+    epochs with one evaluation (:math:`T_2`). An epoch's training costs :math:`t = T_2 - T_1`
+    and an evaluation :math:`e = 2 T_1 - T_2` (each at least 0), so a run of E epochs evaluated
+    every ``eval_every`` costs :math:`E\,(t + e / \text{eval\_every})`: on a large catalog the
+    evaluation (all items ranked for every test user) can cost more than an epoch, and is not
+    paid every epoch. Validation searches (``options.tune``) are not included: their candidates
+    are known only as the search goes.
 
     Parameters
     ----------
@@ -709,7 +713,8 @@ def estimate(
     Returns
     -------
     pandas.DataFrame
-        One row per distinct run: ``run, runs`` (seeds), ``epochs``, ``seconds_per_epoch``,
+        One row per distinct run: ``run, runs`` (seeds), ``epochs``, ``train_seconds`` (t, one
+        epoch), ``eval_seconds`` (e, one evaluation), ``seconds_per_epoch`` (t + e / eval_every),
         ``core_hours`` (runs x epochs x seconds per epoch / 3600); ``df.attrs`` holds
         ``core_hours`` (the total), ``jobs`` and ``wall_hours`` (the total over ``jobs``
         workers, assuming they stay busy).
@@ -726,11 +731,17 @@ def estimate(
     jobs = int_scalar("jobs", jobs, 1)
     keys = list(dict.fromkeys(r[4] for r in o.rows() if r[4] is not None))
     runner = _Runner(train, test, o, cache_dir=None, executor="local", jobs=1, progress=False)
-    tasks = [runner.task(k, 0, o.protocol, epochs=1, eval_every=1) for k in keys]
-    timing = runner.plan([t for t in tasks for _ in range(2)], "timing one epoch per run", cache=False)
-    recs = execute(timing, progress=progress)[1::2]  # the second call of each run: compiled kernels warm
-    df = pd.DataFrame([dict(run=str(k), runs=o.seeds, epochs=o.epochs or default_epochs(k), seconds_per_epoch=r["seconds"])
-                       for k, r in zip(keys, recs)])  # fmt: skip
+    # per run: a warm-up epoch, then T1 (1 epoch, 1 evaluation) and T2 (2 epochs, 1 evaluation)
+    tasks = [runner.task(k, 0, o.protocol, epochs=e, eval_every=e) for k in keys for e in (1, 1, 2)]
+    timing = runner.plan(tasks, "timing epochs per run", cache=False)
+    recs = execute(timing, progress=progress)
+    rows = []
+    for i, k in enumerate(keys):
+        t1, t2 = recs[3 * i + 1]["seconds"], recs[3 * i + 2]["seconds"]
+        train_s, eval_s = max(t2 - t1, 0.0), max(2.0 * t1 - t2, 0.0)
+        rows.append(dict(run=str(k), runs=o.seeds, epochs=o.epochs or default_epochs(k), train_seconds=train_s,
+                         eval_seconds=eval_s, seconds_per_epoch=train_s + eval_s / o.eval_every))  # fmt: skip
+    df = pd.DataFrame(rows)
     if len(df):
         df["core_hours"] = df.runs * df.epochs * df.seconds_per_epoch / 3600
     total = float(df.core_hours.sum()) if len(df) else 0.0
@@ -831,8 +842,10 @@ def _prepare_split(args: argparse.Namespace, out: Path) -> tuple[str, str]:
 
 
 def _print_estimate(df: pd.DataFrame) -> None:
-    lines = ["| run | runs | epochs | s / epoch | core-hours |", "|---|---|---|---|---|"]
-    lines += [f"| {r.run} | {r.runs} | {r.epochs} | {r.seconds_per_epoch:.3f} | {r.core_hours:.3f} |" for r in df.itertuples()]
+    lines = ["| run | runs | epochs | s / epoch (train) | s / evaluation | s / epoch (with evaluations) | core-hours |",
+             "|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines += [f"| {r.run} | {r.runs} | {r.epochs} | {r.train_seconds:.3f} | {r.eval_seconds:.3f} | {r.seconds_per_epoch:.3f} | "
+              f"{r.core_hours:.3f} |" for r in df.itertuples()]  # fmt: skip
     a = df.attrs
     lines += ["", f"total: {int(df.runs.sum()) if len(df) else 0} runs, {a['core_hours']:.2f} core-hours; "
               f"over {a['jobs']} workers: {a['wall_hours']:.2f} h (validation searches not included)"]  # fmt: skip
