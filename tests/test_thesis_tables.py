@@ -292,7 +292,7 @@ def test_blocked_validation_auc_equals_the_dense_one(block):
 
 def test_wu_k_sweep_device_option(tmp_path, monkeypatch):
     import negtheory.bridge.recommend as rec
-    from negtheory.reproduce import thesis_tables as tt
+    from negtheory.reproduce import _common
     from negtheory.reproduce import wu_k_sweep as wk
 
     d = _planted(n_users=20, n_items=30, seed=4)
@@ -303,7 +303,7 @@ def test_wu_k_sweep_device_option(tmp_path, monkeypatch):
         return real(*a, **k, device="cpu")
 
     monkeypatch.setattr(rec, "fit_mf", spy)
-    monkeypatch.setattr(tt, "_cuda_available", lambda: True)
+    monkeypatch.setattr(_common, "cuda_available", lambda: True)
     df, summary = wk.sweep(d.train, d.test, ks=(1, 2), seeds=1, epochs=2, eval_every=1, progress=False, device="auto")
     assert seen == ["cuda", "cuda"] and 0.0 <= summary["valid_auc_k1"] <= 1.0
     with pytest.raises(ValueError, match="device"):
@@ -388,7 +388,9 @@ def test_cost_hint_starts_the_longest_runs_first():
 
 def test_device_option_reaches_the_minibatch_runs_and_keeps_gpu_runs_apart(tmp_path, monkeypatch, capsys):
     import negtheory.bridge.recommend as rec
+    from negtheory.reproduce import _common
     from negtheory.reproduce import thesis_tables as tt
+    from negtheory.reproduce import wu_k_sweep as wk
 
     with pytest.raises(ValueError, match="device must be one of"):
         tt.TableOptions(device="gpu").check()
@@ -407,14 +409,16 @@ def test_device_option_reaches_the_minibatch_runs_and_keeps_gpu_runs_apart(tmp_p
         return real(*a, **k, device="cpu")
 
     monkeypatch.setattr(rec, "fit_mf", spy)
-    monkeypatch.setattr(tt, "_cuda_available", lambda: True)  # as on a GPU machine
+    monkeypatch.setattr(_common, "cuda_available", lambda: True)  # as on a GPU machine
     assert _thesis_tables(tmp_path, tmp_path / "o", "--tables", "5.2", "--methods", "InfoNCE", "--device", "auto") == 0
     assert seen == ["cuda", "cuda"]  # 2 seeds, each on the resolved device
     assert "--device auto" in (tmp_path / "o" / "thesis_tables.md").read_text()
-    monkeypatch.setattr(tt, "_cuda_available", lambda: False)
+    monkeypatch.setattr(_common, "cuda_available", lambda: False)
     assert tt.TableOptions(device="auto").run_device() == "cpu"
     with pytest.raises(ValueError, match="no CUDA device"):
         tt.TableOptions(device="cuda").check()
+    with pytest.raises(ValueError, match="no CUDA device"):
+        wk.sweep(d.train, d.test, ks=(1,), seeds=1, epochs=1, progress=False, device="cuda")
     capsys.readouterr()
     assert _thesis_tables(tmp_path, tmp_path / "o2", "--tables", "5.2", "--methods", "InfoNCE", "--device", "cuda") == 2
     assert "--device cuda: torch sees no CUDA device" in capsys.readouterr().err

@@ -7,6 +7,33 @@ from pathlib import Path
 
 from .._cli_common import INSTALL_HINT
 
+#: where the mini-batch runs of the reproduce commands train (``--device``)
+DEVICES = ("cpu", "cuda", "auto")
+
+
+def cuda_available() -> bool:
+    """Whether torch is installed and sees a CUDA device (torch imported only here, lazily)."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
+def resolve_device(device: str, name: str = "device") -> str:
+    """``"cpu"`` or ``"cuda"`` for a :data:`DEVICES` value (``"auto"``: CUDA when torch sees a GPU).
+
+    Raises ValueError naming ``name`` for a value outside :data:`DEVICES`, or for ``"cuda"`` on a
+    machine where torch sees none (refused before any run starts, not in every run).
+    """
+    if device not in DEVICES:
+        raise ValueError(f"{name} must be one of {', '.join(DEVICES)}, got {device!r}")
+    if device == "auto":
+        return "cuda" if cuda_available() else "cpu"
+    if device == "cuda" and not cuda_available():
+        raise ValueError(f"{name} cuda: torch sees no CUDA device on this machine (use cpu, or auto to pick one)")
+    return device
+
 
 def check_paths(out, inputs) -> Path:
     """Fail before any work: every input (``{option: path}``) must be a regular interaction file

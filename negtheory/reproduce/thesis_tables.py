@@ -105,6 +105,7 @@ from typing import TYPE_CHECKING
 
 from .._cli_common import CommandError, default_output, input_file, integer, output_dir, real
 from .._validation import int_scalar
+from . import _common
 from ._common import DATA_FORMATS, add_executor_arguments, add_format_argument, add_output_arguments, connect_executor
 from .engine import Plan, RunSpec, execute
 from .thesis_numbers import DATASETS, TABLES_BY_DATASET
@@ -192,7 +193,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--device",
-        choices=DEVICES,
+        choices=_common.DEVICES,
         default="cpu",
         help="where the mini-batch MF and LightGCN runs train: cpu, cuda, or auto (cuda when torch sees a GPU); the "
         "batch-1 SGD runs always run on the CPU; a GPU run is cached apart from its CPU twin (default: cpu)",
@@ -489,10 +490,7 @@ class TableOptions:
         if bad:
             raise ValueError(f"tune_stages must be keyed by methods among {tuple(TUNING)}, got {bad}")
         int_scalar("tune_seed", self.tune_seed, 0)
-        if self.device not in DEVICES:
-            raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {self.device!r}")
-        if self.device == "cuda" and not _cuda_available():
-            raise ValueError("device='cuda' but torch sees no CUDA device (use 'cpu', or 'auto' to pick one)")
+        _common.resolve_device(self.device)
 
     def run_device(self) -> str:
         """The device the mini-batch runs take: ``device`` with ``"auto"`` resolved (``"cuda"`` or ``"cpu"``).
@@ -502,22 +500,7 @@ class TableOptions:
         str
             ``"cuda"`` or ``"cpu"``.
         """
-        if self.device == "auto":
-            return "cuda" if _cuda_available() else "cpu"
-        return self.device
-
-
-#: the devices of TableOptions.device / --device
-DEVICES = ("cpu", "cuda", "auto")
-
-
-def _cuda_available() -> bool:
-    """Whether torch is installed and sees a CUDA device (torch imported only here, lazily)."""
-    try:
-        import torch
-    except ImportError:
-        return False
-    return bool(torch.cuda.is_available())
+        return _common.resolve_device(self.device)
 
 
 #: the positional parameters of run_tables before issue 32 (train, test, then these)
@@ -793,8 +776,10 @@ def _check_args(args: argparse.Namespace) -> tuple[TableOptions, str]:
             raise CommandError(
                 f"--methods: unknown for tables {' '.join(args.tables)}: {' '.join(unknown)}; valid: {' '.join(valid)}"
             )
-    if getattr(args, "device", "cpu") == "cuda" and not _cuda_available():
-        raise CommandError("--device cuda: torch sees no CUDA device on this machine (use cpu, or auto)")
+    try:
+        _common.resolve_device(getattr(args, "device", "cpu"), "--device")
+    except ValueError as e:
+        raise CommandError(str(e)) from None
     try:
         tune_stages = parse_tune_grid(getattr(args, "tune_grid", []))
     except ValueError as e:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._cli_common import default_output, integer, real
+from . import _common
 from ._common import (
     DATA_FORMATS,
     add_executor_arguments,
@@ -80,7 +81,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--valid-fraction", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.1,
                    help="share of train held out to pick the best epoch and to measure the K = 1 AUC")  # fmt: skip
     p.add_argument("--lam", type=real(0.0, 1.0), default=0.9, help="lambda of Wu's effectiveness (eq. 6)")
-    p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="cpu",
+    p.add_argument("--device", choices=_common.DEVICES, default="cpu",
                    help="where the runs train: cpu, cuda or auto (cuda when torch sees a GPU); a GPU run is stored "
                    "apart from its CPU twin in OUT/runs (default: cpu)")  # fmt: skip
     add_executor_arguments(p)
@@ -315,12 +316,7 @@ def sweep(
 
     if format not in DATA_FORMATS:
         raise ValueError(f"format must be one of {', '.join(DATA_FORMATS)}, got {format!r}")
-    if device not in ("cpu", "cuda", "auto"):
-        raise ValueError(f"device must be one of cpu, cuda, auto, got {device!r}")
-    if device == "auto":
-        from .thesis_tables import _cuda_available
-
-        device = "cuda" if _cuda_available() else "cpu"
+    device = _common.resolve_device(device)
     tail = () if device == "cpu" else (device,)
     tasks = [(k, s, epochs, eval_every, valid_fraction, *tail) for s in range(seeds) for k in ks]
     specs = tuple(RunSpec(key=("k", t[0]), replicate=t[1], task=t, name=None if cache_dir is None else _cache_name(train, test, format, t))
@@ -364,11 +360,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--seeds, --epochs and every --ks value must be >= 1")
     if 1 not in args.ks:
         raise ValueError("--ks must contain 1: the prediction needs the K = 1 model's validation AUC")
-    if getattr(args, "device", "cpu") == "cuda":
-        from .thesis_tables import _cuda_available
-
-        if not _cuda_available():
-            raise ValueError("--device cuda: torch sees no CUDA device on this machine (use cpu, or auto)")
+    _common.resolve_device(getattr(args, "device", "cpu"), "--device")
     out.mkdir(parents=True, exist_ok=True)
     executor, close = connect_executor(args)
     t0 = time.perf_counter()
