@@ -261,14 +261,16 @@ def _aobpr_reference(scores, pos, x, q):
     return free[scores[free] == val].min()
 
 
+@pytest.mark.parametrize("size", ["small", "large"])
 @pytest.mark.parametrize("ties", ["none", "rounded", "all-equal"])
-def test_aobpr_draw_matches_a_sort_of_the_negatives(ties):
-    # the kernel's bucketed selection against a full sort, draw for draw, ties and edge cases included
+def test_aobpr_draw_matches_a_sort_of_the_negatives(ties, size):
+    # the kernel's bucketed selection against a full sort, draw for draw, ties and edge cases included, on
+    # small catalogs and on catalogs of MovieLens-1M's order
     from negtheory.recsys._sgd_kernels import _aobpr_neg
 
     g = np.random.default_rng(7)
-    for trial in range(60):
-        n = int(g.integers(1, 300))
+    for trial in range(60 if size == "small" else 25):
+        n = int(g.integers(1, 300)) if size == "small" else int(g.integers(300, 5000))
         s = g.normal(size=n).astype(np.float32)
         if ties == "rounded":
             s = np.round(2 * s).astype(np.float32)
@@ -276,6 +278,7 @@ def test_aobpr_draw_matches_a_sort_of_the_negatives(ties):
             s[:] = 0.5
         pos = g.random(n) < g.random() * 0.9
         pos[g.integers(n)] = False  # at least one negative (nn = 1 included)
+        # rank scales from 0 (rank 0) to 0.3 n: shallow ranks and deep ones
         q = 0.0 if trial % 10 == 0 else math.exp(-1.0 / (0.5 + g.random() * 0.3 * n))
         cnt, vbuf, ibuf = np.empty(n + 1, np.int64), np.empty(n, np.float32), np.empty(n, np.int64)
         for x in np.r_[g.random(20), 0.0, 1.0 - 1e-12]:
