@@ -236,6 +236,7 @@ def test_lightgcn_variant_trains_with_its_settings(monkeypatch):
     d = _planted(seed=3, n_users=10, n_items=30)
     tt._job(d, (("lightgcn", "bpr", "bns", "batch1024"), 0, "", "", None, "fixed", 0.1, 5, False, "auto"))
     assert seen["batch_size"] == 1024 and seen["sampler"] == "bns" and seen["epochs"] == 100
+    assert seen["device"] == "cpu"  # a ten-field task: the CPU; the runner's tasks carry --device
     assert {k: seen[k] for k in ("lr", "lr_milestones", "n_layers")} == {
         k: recommend.LIGHTGCN_THESIS[k] for k in ("lr", "lr_milestones", "n_layers")
     }

@@ -312,6 +312,7 @@ def _job(data, task):
     Top level, so that worker processes and Dask workers import it; torch is imported only for 'mf'.
     """
     key, seed, _train, _test, epochs, protocol, valid_fraction, eval_every, progress = task[:9]
+    device = task[10] if len(task) > 10 else "cpu"  # a task of ten fields (made by hand) trains on the CPU
     from negtheory.recsys import fit_bpr_sgd
 
     key, over = _split_key(key)
@@ -347,12 +348,12 @@ def _job(data, task):
         cfg = dict(LIGHTGCN_THESIS, **(LIGHTGCN_VARIANTS[key[3]] if len(key) > 3 else {}))
         cfg["epochs"] = epochs or cfg["epochs"]
         res = fit_mf(data, key[1], **cfg, sampler=key[2], eval_every=eval_every, rng=seed, progress=progress,
-                     device=task[10])  # fmt: skip
+                     device=device)  # fmt: skip
     else:
         from negtheory.bridge.recommend import fit_mf
 
         res = fit_mf(data, key[1], **over, epochs=epochs or 200, eval_every=eval_every, rng=seed, progress=progress,
-                     device=task[10])  # fmt: skip
+                     device=device)  # fmt: skip
     return {"run": str(task[0]), "seed": seed, "history": res["history"], "seconds": time.perf_counter() - t0}
 
 
@@ -377,7 +378,7 @@ def _cache_name(task):
         # BNS-4's occupation file (other runs' names do not depend on it)
         + ((Path(task[11]).name, Path(task[11]).stat().st_size, task[12]) if key[3:4] == ("occupation",) else ())
         # a GPU run apart from its CPU twin (CPU names unchanged: the SGD runs never leave the CPU)
-        + (("device", task[10]) if task[10] != "cpu" and key[0] != "sgd" else ())
+        + (("device", task[10]) if len(task) > 10 and task[10] != "cpu" and key[0] != "sgd" else ())
     )
     return "_".join(str(x) for x in key) + f"_seed{seed}_" + hashlib.sha1(ident.encode()).hexdigest()[:10] + ".json"
 
