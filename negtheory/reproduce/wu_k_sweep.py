@@ -209,8 +209,8 @@ def validation_auc_blocks(scores: Any, data: Any, block: int = 256) -> float:
             keep[:] = True
             keep[x_idx[x_ptr[u] : x_ptr[u + 1]]] = False
             keep[t_idx[t_ptr[u] : t_ptr[u + 1]]] = False
-            # ascending items, as a boolean row selects them in validation_auc
-            vals.append(_pair_aucs(rows[r, np.sort(v_idx[v_ptr[u] : v_ptr[u + 1]])], rows[r, keep]))
+            # a CSR row's items ascend (train_csr / valid_csr sort them), as a boolean row selects them in validation_auc
+            vals.append(_pair_aucs(rows[r, v_idx[v_ptr[u] : v_ptr[u + 1]]], rows[r, keep]))
     return _mean_auc(vals)
 
 
