@@ -17,6 +17,7 @@ SPEC_NAMES = (
     "BNS",
     "AOBPR",
     "SRNS",
+    "SharedUniform",
     "SGD",
     "Adam",
     "Evaluation",

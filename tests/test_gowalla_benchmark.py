@@ -77,6 +77,13 @@ def test_rung_specs_are_the_stated_protocol():
     assert rung_specs("infonce-n1024")["loss"] == InfoNCE(negatives=1024, temperature=0.1)
     assert rung_specs("dcl-tau0.001-n1024")["loss"] == DCL(negatives=1024, temperature=0.1, tau_plus=0.001)
     assert all(rung_specs(r)["model"] == rung_specs("infonce")["model"] for r in ABLATIONS)
+    # the shared-negative ablations change only the sampler (and N) of their rung
+    from negtheory.training import SharedUniform
+
+    assert rung_specs("infonce-shared-n256")["loss"] == rung_specs("infonce")["loss"]
+    assert rung_specs("infonce-shared-n4096")["loss"] == InfoNCE(negatives=4096, temperature=0.1)
+    assert rung_specs("dcl-tau0.001-shared-n4096")["loss"] == DCL(negatives=4096, temperature=0.1, tau_plus=0.001)
+    assert all((rung_specs(r)["sampler"] == SharedUniform()) == ("-shared-" in r) for r in RUNGS)
     args = cli.build_parser().parse_args(["reproduce", "gowalla-benchmark", "--data", "x"])
     assert tuple(args.rungs) == LADDER
     with pytest.raises(ValueError, match="rung must be one of"):

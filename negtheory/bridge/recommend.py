@@ -77,6 +77,7 @@ __all__ = [
     "LightGCN",
     "normalized_adjacency",
     "batch_sq_norm",
+    "shared_scores",
     "dns_negatives",
     "fit_mf",
 ]
@@ -445,6 +446,49 @@ class LightGCN(nn.Module):
         return eu @ ei.T
 
 
+def shared_scores(
+    model: nn.Module, users: torch.Tensor, items: torch.Tensor, propagated: tuple[torch.Tensor, torch.Tensor] | None = None
+) -> torch.Tensor:
+    """Scores of the same N items for each of B users, as one [B, d] x [d, N] product (with gradient).
+
+    Equal to ``model(users, items.expand(B, N))`` (MF: inner product or cosine; LightGCN: the
+    propagated embeddings) without gathering B N item rows: what makes
+    :class:`~negtheory.training.SharedUniform`'s thousands of negatives per pair cheap.
+
+    Parameters
+    ----------
+    model : MF or LightGCN
+        The model.
+    users : LongTensor, shape [B]
+        The users.
+    items : LongTensor, shape [N]
+        The items every user is scored against.
+    propagated : tuple of Tensor, optional
+        LightGCN's :meth:`LightGCN.propagate` of this step, when the caller has it (else propagated here).
+
+    Returns
+    -------
+    Tensor, shape [B, N]
+        The scores.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.recommend import MF, shared_scores
+    >>> m = MF(3, 5, dim=4, generator=torch.Generator().manual_seed(0), cosine=True)
+    >>> u, i = torch.tensor([0, 2]), torch.tensor([1, 4, 4])
+    >>> bool(torch.allclose(shared_scores(m, u, i), m(u, i.expand(2, 3))))
+    True
+    """
+    if items.dim() != 1:
+        raise ValueError(f"items must be a 1-d tensor of the N shared items, got shape {tuple(items.shape)}")
+    if isinstance(model, LightGCN):
+        eu, ei = model.propagate() if propagated is None else propagated
+        return eu[users] @ ei[items].T
+    wu, hi = model._scored(model.user(users), model.item(items))
+    return wu @ hi.T
+
+
 @torch.no_grad()
 def dns_negatives(
     model: nn.Module,
@@ -644,6 +688,8 @@ class _MFRunner:
         # model's device below; SRNS keeps its memories in an SRNSMemory (negtheory.recsys)
         self.dns = spec.candidates if isinstance(spec, S.DNS) else 0
         self.aobpr = isinstance(spec, S.AOBPR)
+        # SharedUniform: one row of N catalogue-uniform items per step, scored by one [B, d] x [d, N] product
+        self.shared = isinstance(spec, S.SharedUniform)
         self.sampler = spec.bind(data)
         self.srns = None
         if isinstance(spec, S.SRNS):
@@ -731,11 +777,16 @@ class _MFRunner:
             cols = [b[:, 1:2]]
             # LightGCN with a score-based sampler: one propagation per step serves it (detached) and the loss
             scored = self.bns is not None or self.dns or self.aobpr or self.srns is not None
-            prop = model.propagate() if scored and isinstance(model, LightGCN) else None
+            prop = model.propagate() if (scored or self.shared) and isinstance(model, LightGCN) else None
             if self.m_extra:
                 cols.append(sample_extra_positives(u, self.m_extra, self.indptr, self.indices, rng))
             ut = torch.from_numpy(u).to(dev)
-            if self.device_sampler is not None:
+            shared = None
+            if self.shared:
+                # the same draw as SharedUniform.sample (one row, from the run's stream), kept as one row
+                shared = torch.from_numpy(self.sampler.draw(u[:1], self.n_neg, rng)[0]).to(dev)
+                items = torch.from_numpy(np.concatenate(cols, axis=1)).to(dev)
+            elif self.device_sampler is not None:
                 items = torch.cat([torch.from_numpy(np.concatenate(cols, axis=1)).to(dev),
                                    self.device_sampler.draw(ut, self.n_neg, self.gen)], dim=1)  # fmt: skip
             else:
@@ -748,11 +799,17 @@ class _MFRunner:
                     cand = sample_uninteracted(u, self.bns[0], self.csr, rng, n_items=self.n_items)
                     cols.append(self._bns_negatives(u, b[:, 1], cand, prop))
                 items = torch.from_numpy(np.concatenate(cols, axis=1)).to(dev)
-            scores = (model(ut, items) if prop is None else model(ut, items, propagated=prop)) / self.cfg["temperature"]
+            if shared is not None:
+                kw = {} if prop is None else {"propagated": prop}
+                scores = torch.cat([model(ut, items, **kw), shared_scores(model, ut, shared, prop)], 1) / self.cfg["temperature"]
+            else:
+                scores = (model(ut, items) if prop is None else model(ut, items, propagated=prop)) / self.cfg["temperature"]
             lval = _loss(self.loss, scores, self.m_extra, self.n_neg, self.cfg)
             obj = lval
             if self.batch_l2:
                 sq = batch_sq_norm(model.user, ut) + batch_sq_norm(model.item, items)
+                if shared is not None:  # each shared negative serves the batch's len(b) rows
+                    sq = sq + len(b) * batch_sq_norm(model.item, shared)
                 obj = lval + self.batch_l2 * 0.5 * sq / len(b)
             self.opt.zero_grad()
             obj.backward()
@@ -1095,7 +1152,8 @@ def _embeddings(model: nn.Module) -> tuple[np.ndarray, np.ndarray]:
 def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, float], dev, n_items: int) -> dict[str, Any]:
     """The mini-batch engine's record of a run's settings (``fit_mf``'s ``config``)."""
     spec, s, opt = run.model, run.sampler, run.optimizer
-    sampler = {S.RNS: "rns", S.PNS: "pns", S.DNS: "dns", S.BNS: "bns", S.AOBPR: "aobpr", S.SRNS: "srns"}[type(s)]
+    sampler = {S.RNS: "rns", S.PNS: "pns", S.DNS: "dns", S.BNS: "bns", S.AOBPR: "aobpr", S.SRNS: "srns",
+               S.SharedUniform: "shared_uniform"}[type(s)]  # fmt: skip
     return dict(
         loss=name,
         model="lightgcn" if isinstance(spec, S.LightGCN) else "mf",

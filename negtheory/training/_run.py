@@ -27,6 +27,7 @@ from .specs import (
     SRNS,
     Evaluation,
     InfoNCE,
+    SharedUniform,
     Spec,
 )
 
@@ -82,6 +83,9 @@ def _sgd_problems(m: Any, loss: Any, s: Any, opt: Any, device: str) -> list[str]
         out.append(f"loss=BPR with negatives={loss.negatives}: the batch-1 SGD engine's BPR reads one negative")
     if isinstance(s, RNS) and s.on_device:
         out.append("sampler.on_device=True: the batch-1 SGD engine draws on the host (numba)")
+    if isinstance(s, SharedUniform):
+        out.append("sampler=SharedUniform: negatives shared by a mini-batch's rows need the mini-batch engine "
+                   "(optimizer=Adam(...) or SGD(batch_size > 1))")  # fmt: skip
     if not isinstance(loss, _SGD_LOSSES):
         out.append(f"loss={type(loss).__name__}: the batch-1 SGD engine trains BPR, BCE and InfoNCE only")
     if getattr(loss, "temperature", 1.0) != 1.0:

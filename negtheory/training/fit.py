@@ -71,12 +71,12 @@ def fit(
     ----------
     data : Interactions
         The split (:func:`negtheory.recsys.load_split`); negatives never come from the user's
-        training items; validation pairs (``data.with_validation``) drive model selection.
+        training items (except :class:`SharedUniform`'s catalogue-uniform draws); validation pairs (``data.with_validation``) drive model selection.
     model : MF or LightGCN
         The model spec.
     loss : BPR, BCE, InfoNCE, DCL, HCL, DPL or BCL
         The loss spec (its ``negatives`` is N per pair).
-    sampler : RNS, PNS, DNS, BNS, AOBPR or SRNS
+    sampler : RNS, PNS, DNS, BNS, AOBPR, SRNS or SharedUniform
         The negative sampler spec.
     optimizer : SGD or Adam
         The optimizer spec (its ``batch_size`` picks the engine with the model and the loss).

@@ -11,7 +11,8 @@ a loss are its ``negatives`` whichever engine runs them.
 Models: :class:`MF`, :class:`LightGCN`. Losses: :class:`BPR`, :class:`BCE`, :class:`InfoNCE`,
 :class:`DCL`, :class:`HCL`, :class:`DPL`, :class:`BCL`. Samplers: :class:`RNS`, :class:`PNS`,
 :class:`DNS`, :class:`BNS`, :class:`AOBPR`, :class:`SRNS` (thesis §4.5.1.2; the stateless ones draw
-for a user's own loop through ``sample``). Optimizers: :class:`SGD`, :class:`Adam`. Evaluation:
+for a user's own loop through ``sample``) and :class:`SharedUniform` (one set of catalogue-uniform
+negatives per mini-batch, shared by its rows). Optimizers: :class:`SGD`, :class:`Adam`. Evaluation:
 :class:`Evaluation`.
 """
 
@@ -940,6 +941,42 @@ class SRNS(_Sampler):
         self._int("window", 1)
 
 
+@dataclass(frozen=True, eq=False)
+class SharedUniform(_Sampler):
+    r"""N negatives drawn uniformly from the whole catalogue once per mini-batch and shared by its rows.
+
+    The sampled-softmax practice at scale: every row b of a batch of B pairs is scored against the
+    same items :math:`j_1, \dots, j_N \overset{iid}{\sim} \mathrm{U}\{0, \dots, |I| - 1\}`, so
+    the negatives cost one [B, d] x [d, N] product instead of gathering B N item rows (on Gowalla's
+    2 048 x 1 024 a CPU step drops from 1.4 s to 0.07 s), which makes thousands of negatives per
+    pair affordable.
+
+    Each row's negatives are i.i.d. uniform over the catalogue, the *unlabeled* draws of the
+    contrastive estimators (DCL/HCL's :math:`p(x)` with class prior :math:`\tau^+`, Chuang et al.
+    2020, eq. 2): a row's own training item is drawn with probability :math:`|I_u| / |I|` per draw
+    (about 27 / 40 981 on Gowalla) and is not removed. That is the difference from :class:`RNS`,
+    whose draws exclude the user's training items; rows are also no longer independent of each
+    other within a batch. The mini-batch engine's batch L2 counts each shared negative B times, the
+    number of rows it serves, so the penalty equals the per-row one in expectation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.recsys import load_split
+    >>> from negtheory.training import SharedUniform
+    >>> d = load_split(np.array([[0, 0], [1, 1], [1, 2]]), np.array([[0, 2]]))
+    >>> x = SharedUniform().sample(d, [0, 1, 1], 4, rng=0)
+    >>> x.shape, bool((x == x[0]).all())
+    ((3, 4), True)
+    """
+
+    def _draw(self, bound, users, n, rng, scores, positives):
+        from .._validation import as_generator
+
+        row = as_generator(rng).integers(bound.n_items, size=n)
+        return np.broadcast_to(row, (len(users), n)).copy()
+
+
 # ------------------------------------------------------------------------------------------
 # optimizers
 # ------------------------------------------------------------------------------------------
@@ -1096,7 +1133,7 @@ class Evaluation(Spec):
 ROLES: dict[str, tuple[type[Spec], ...]] = {
     "model": (MF, LightGCN),
     "loss": (BPR, BCE, InfoNCE, DCL, HCL, DPL, BCL),
-    "sampler": (RNS, PNS, DNS, BNS, AOBPR, SRNS),
+    "sampler": (RNS, PNS, DNS, BNS, AOBPR, SRNS, SharedUniform),
     "optimizer": (SGD, Adam),
     "evaluation": (Evaluation,),
 }

@@ -1,0 +1,111 @@
+"""SharedUniform: one row of catalogue-uniform negatives per mini-batch, scored by one matrix product.
+
+* the draw's law: every row of a batch holds the same items, i.i.d. uniform over the whole catalogue
+  (training items included), checked by a chi-square test;
+* ``shared_scores`` equals the model's own scores of the expanded [B, N] items, value and gradient
+  (MF inner product, MF cosine, LightGCN);
+* a training epoch with the shared path equals, step for step, the generic per-row path fed the same
+  broadcast draws (same loss, same L2: each shared negative counted once per row);
+* the batch-1 SGD engine refuses it with a message naming the sampler.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from negtheory.recsys import Interactions, load_split
+from negtheory.training import MF, SGD, Adam, SharedUniform
+
+torch = pytest.importorskip("torch")
+
+
+def _data(n_users=20, n_items=30, n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    pairs = np.unique(np.c_[rng.integers(0, n_users, n), rng.integers(0, n_items, n)], axis=0)
+    return Interactions(n_users, n_items, pairs, np.zeros((0, 2), dtype=np.int64))
+
+
+def test_rows_share_the_draw_and_the_law_is_uniform_over_the_catalogue():
+    d = load_split(np.array([[0, 0], [0, 1], [1, 2]]), np.array([[0, 3]]))  # 4 items, user 0 trained on 0 and 1
+    x = SharedUniform().sample(d, [0, 1, 0], 5, rng=1)
+    assert x.shape == (3, 5) and (x == x[0]).all()
+    b = SharedUniform().bind(d)
+    g = np.random.default_rng(7)
+    draws = np.concatenate([b.draw([0], 50, g)[0] for _ in range(400)])  # 20 000 draws
+    counts = np.bincount(draws, minlength=4)
+    assert counts[0] > 0 and counts[1] > 0  # the user's training items are drawn too (unlabeled)
+    assert stats.chisquare(counts).pvalue > 1e-3
+
+
+def test_the_same_seed_gives_the_same_draws():
+    d = _data()
+    a = SharedUniform().sample(d, np.arange(5), 7, rng=3)
+    np.testing.assert_array_equal(a, SharedUniform().sample(d, np.arange(5), 7, rng=3))
+
+
+@pytest.mark.parametrize("model", ["dot", "cosine", "lightgcn"])
+def test_shared_scores_equal_the_expanded_scores_with_gradients(model):
+    from negtheory.bridge.recommend import MF as TorchMF
+    from negtheory.bridge.recommend import LightGCN, shared_scores
+
+    d = _data()
+    gen = torch.Generator().manual_seed(0)
+    if model == "lightgcn":
+        m = LightGCN(d.n_users, d.n_items, d.train, 6, 2, generator=gen).double()
+    else:
+        m = TorchMF(d.n_users, d.n_items, 6, generator=gen, cosine=model == "cosine").double()
+    g = torch.Generator().manual_seed(1)
+    users = torch.randint(0, d.n_users, (8,), generator=g)
+    items = torch.randint(0, d.n_items, (50,), generator=g)  # 8 x 50 > 30 items: MF's table-once cosine path too
+    got = shared_scores(m, users, items)
+    ref = m(users, items.expand(8, 50))
+    torch.testing.assert_close(got, ref, rtol=1e-12, atol=1e-13)
+    w = torch.randn(ref.shape, generator=g, dtype=ref.dtype)
+    params = [p for p in m.parameters() if p.requires_grad]
+    for a, b in zip(torch.autograd.grad((got * w).sum(), params), torch.autograd.grad((ref * w).sum(), params)):
+        torch.testing.assert_close(a, b, rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="items must be a 1-d tensor"):
+        shared_scores(m, users, items[None, :])
+
+
+@pytest.mark.parametrize("loss", ["infonce", "dcl"])
+@pytest.mark.parametrize("model", ["mf", "lightgcn"])
+def test_an_epoch_on_the_shared_path_equals_the_per_row_path_fed_the_same_draws(loss, model):
+    from negtheory.bridge import recommend as R
+    from negtheory.training import specs as S
+
+    d = _data()
+    cfg = dict(temperature=0.5, tau_plus=0.01)
+    m_extra = 2 if loss == "dcl" else 0
+    nets = []
+    for shared in (True, False):
+        gen = torch.Generator().manual_seed(0)
+        if model == "mf":
+            net = R.MF(d.n_users, d.n_items, 4, generator=gen, cosine=True).double()
+        else:
+            net = R.LightGCN(d.n_users, d.n_items, d.train, 4, 2, generator=gen).double()
+        opt = torch.optim.Adam(net.parameters(), lr=0.05)
+        sched = torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[], gamma=1.0)
+        run = R._MFRunner(net, opt, sched, loss, cfg, d, m_extra, 6, 32, torch.device("cpu"),
+                          np.random.default_rng(5), batch_l2=1e-2, spec=S.SharedUniform())  # fmt: skip
+        run.shared = shared  # False: the generic path draws through the same bound sampler, B broadcast rows
+        out = [run.run_epoch(e)["loss"] for e in range(2)]
+        nets.append((out, [p.detach().clone() for p in net.parameters()]))
+    (la, pa), (lb, pb) = nets
+    np.testing.assert_allclose(la, lb, rtol=1e-10)
+    for a, b in zip(pa, pb):
+        torch.testing.assert_close(a, b, rtol=1e-8, atol=1e-10)
+
+
+def test_fit_trains_with_shared_negatives_and_the_sgd_engine_refuses_them():
+    from negtheory.training import InfoNCE, fit
+
+    d = _data()
+    res = fit(d, model=MF(dim=4, similarity="cosine"), loss=InfoNCE(negatives=16, temperature=0.2),
+              sampler=SharedUniform(), optimizer=Adam(lr=0.01, batch_size=32), epochs=2, rng=0)  # fmt: skip
+    assert res.engine == "torch" and res.config["sampler"] == "shared_uniform"
+    assert np.isfinite(res.history[-1]["loss"])
+    with pytest.raises(ValueError, match="sampler=SharedUniform"):
+        fit(d, model=MF(dim=4), loss=InfoNCE(negatives=4), sampler=SharedUniform(), optimizer=SGD(), epochs=1)
