@@ -11,6 +11,7 @@ SPEC_NAMES = (
     "HCL",
     "DPL",
     "BCL",
+    "CCL",
     "RNS",
     "PNS",
     "DNS",

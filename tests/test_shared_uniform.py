@@ -109,3 +109,40 @@ def test_fit_trains_with_shared_negatives_and_the_sgd_engine_refuses_them():
     assert np.isfinite(res.history[-1]["loss"])
     with pytest.raises(ValueError, match="sampler=SharedUniform"):
         fit(d, model=MF(dim=4), loss=InfoNCE(negatives=4), sampler=SharedUniform(), optimizer=SGD(), epochs=1)
+
+
+def test_ccl_is_the_published_formula_value_and_gradient():
+    from negtheory.bridge.functional import ccl
+
+    g = torch.Generator().manual_seed(0)
+    pos = torch.rand(6, generator=g, dtype=torch.float64) * 2 - 1
+    neg = (torch.rand(6, 9, generator=g, dtype=torch.float64) * 2 - 1).requires_grad_(True)
+    m, w = 0.3, 7.0
+    # by hand, per anchor: (1 - pos) + w / N * sum_j max(0, neg_j - m)
+    p, n = pos.numpy(), neg.detach().numpy()
+    ref = (1 - p) + w / 9 * np.maximum(0.0, n - m).sum(1)
+    got = ccl(pos, neg, m, w, reduction="none")
+    np.testing.assert_allclose(got.detach().numpy(), ref, rtol=1e-12)
+    (grad,) = torch.autograd.grad(got.sum(), neg)
+    np.testing.assert_allclose(grad.numpy(), w / 9 * (n > m), rtol=1e-12)
+    np.testing.assert_allclose(float(ccl(pos, neg.detach(), m, None)), np.mean((1 - p) + np.maximum(0, n - m).sum(1)))
+    with pytest.raises(ValueError, match="margin"):
+        ccl(pos, neg, 1.5)
+    with pytest.raises(ValueError, match="negative_weight"):
+        ccl(pos, neg, 0.5, 0.0)
+
+
+def test_ccl_trains_on_cosine_mf_only():
+    from negtheory.training import CCL, LightGCN, fit
+
+    d = _data()
+    res = fit(d, model=MF(dim=4, similarity="cosine"), loss=CCL(negatives=16, negative_weight=5.0),
+              sampler=SharedUniform(), optimizer=Adam(lr=0.01, batch_size=32), epochs=2, rng=0)  # fmt: skip
+    assert res.config["loss"] == "ccl" and res.config["margin"] == 0.9
+    losses = [h["loss"] for h in res.history]
+    assert all(np.isfinite(losses))
+    for model in (MF(dim=4), LightGCN(dim=4)):
+        with pytest.raises(ValueError, match="CCL's margin is on the cosine"):
+            fit(d, model=model, loss=CCL(negatives=4), optimizer=Adam(batch_size=32), epochs=1)
+    with pytest.raises(ValueError, match="CCL.margin"):
+        CCL(margin=2.0)

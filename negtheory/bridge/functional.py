@@ -87,6 +87,7 @@ __all__ = [
     "ecdf_counts",
     "bpr",
     "dpl",
+    "ccl",
     "bce",
     "relaxed_softmax",
 ]
@@ -1083,6 +1084,53 @@ def _bpr_core(pos, neg, n):
     if isinstance(n, int) and n == neg.shape[-1]:
         return F.softplus(neg - pos[..., None]).mean(dim=-1)
     return F.softplus(neg - pos[..., None]).sum(dim=-1) / n
+
+
+@_doc
+def ccl(
+    pos_scores: Tensor,
+    neg_scores: Tensor,
+    margin: float = 0.9,
+    negative_weight: float | None = 150.0,
+    reduction: str = "mean",
+) -> Tensor:
+    r"""Cosine contrastive loss, CCL (Mao et al., SimpleX, CIKM 2021, eq. 3): the MF-CCL reference of the Gowalla ladder.
+
+    On cosine scores :math:`\hat y \in [-1, 1]` (not logits: no temperature), per anchor
+
+    .. math:: \ell = (1 - \hat y_{ui}) + \frac{w}{N} \sum_{j=1}^{N} \max(0, \hat y_{uj} - m),
+
+    a margin m below which a negative costs nothing, and a weight w on the negatives' mean
+    (``negative_weight=None``: their sum, w/N = 1). Not a loss of the thesis: the package carries it
+    so that the published MF-CCL number can be set beside the thesis's losses on one pipeline.
+
+    Parameters
+    ----------
+    pos_scores : Tensor, shape [...]
+        Cosine of each (user, positive item) pair.
+    neg_scores : Tensor, shape [..., N]
+        Cosines of its N >= 1 sampled negatives.
+    margin : float in [-1, 1], default 0.9
+        m (SimpleX's released configuration).
+    negative_weight : float > 0 or None, default 150
+        w (SimpleX's released configuration); None sums the negatives' terms.
+    %(reduction_returns)s
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge.functional import ccl
+    >>> # (1 - 0.5) + 2 * mean(max(0, [0.95, 0.1] - 0.9)) = 0.5 + 2 * 0.025
+    >>> round(float(ccl(torch.tensor([0.5]), torch.tensor([[0.95, 0.1]]), 0.9, 2.0)), 6)
+    0.55
+    """
+    _check_reduction(reduction)
+    m = real_scalar("margin", margin, -1.0, 1.0)
+    w = None if negative_weight is None else real_scalar("negative_weight", negative_weight, 0.0, lo_open=True)
+    pos, neg, dt = _prepare(pos_scores, neg_scores, name_neg="neg_scores")
+    hinge = torch.relu(neg - m)
+    neg_term = hinge.sum(dim=-1) if w is None else hinge.mean(dim=-1) * w
+    return _finish(_nonfinite_to_nan((1.0 - pos) + neg_term, pos, neg), dt, reduction)
 
 
 @_doc

@@ -572,6 +572,8 @@ def _loss(name, s, m, n, cfg):
         return Fn.dpl(pos, neg, cfg["tau_plus"], pos_extra_logits=extra, eps=cfg["dpl_eps"])
     if name == "bcl":
         return Fn.bcl(pos, neg, cfg["alpha"], cfg["beta"], cfg["tau_plus"])
+    if name == "ccl":  # cosine scores, temperature 1 (CCL has none)
+        return Fn.ccl(pos, neg, cfg["margin"], cfg["negative_weight"])
     if name == "bcl_released":
         logw = Fn.bcl_log_weights(neg, cfg["alpha"], cfg["beta"], cfg["tau_plus"])
         n_theta = torch.exp(torch.logsumexp(neg + logw, dim=-1))
@@ -1082,18 +1084,19 @@ def _loss_name(loss: Any) -> str:
     """The name of :data:`LOSSES` (the loss function of :func:`_loss`) of a loss spec."""
     if isinstance(loss, S.BCL):
         return "bcl" if loss.form == "thesis" else "bcl_released"
-    return {S.BPR: "bpr", S.InfoNCE: "infonce", S.DCL: "dcl", S.HCL: "hcl", S.DPL: "dpl"}[type(loss)]
+    return {S.BPR: "bpr", S.InfoNCE: "infonce", S.DCL: "dcl", S.HCL: "hcl", S.DPL: "dpl", S.CCL: "ccl"}[type(loss)]
 
 
 def _loss_cfg(loss: Any) -> dict[str, float]:
     """The hyper-parameters :func:`_loss` reads; a loss without one gets the released code's default."""
     return dict(
-        temperature=loss.temperature,
+        temperature=getattr(loss, "temperature", 1.0),
         tau_plus=getattr(loss, "tau_plus", 0.06),
         hcl_beta=loss.beta if isinstance(loss, S.HCL) else 0.5,
         alpha=loss.alpha if isinstance(loss, S.BCL) else 0.55,
         beta=loss.beta if isinstance(loss, S.BCL) else 0.6,
         dpl_eps=loss.eps if isinstance(loss, S.DPL) else 1e-2,
+        **({"margin": loss.margin, "negative_weight": loss.negative_weight} if isinstance(loss, S.CCL) else {}),
     )
 
 

@@ -111,6 +111,9 @@ ABLATIONS: dict[str, tuple[dict[str, Any], dict[str, Any], int, str]] = {
     "infonce-shared-n1024": _variant("infonce", negatives=1024),
     "infonce-shared-n4096": _variant("infonce", negatives=4096),
     "dcl-tau0.001-shared-n4096": _variant("dcl", tau_plus=0.001, negatives=4096),
+    # the published MF-CCL's own loss (SimpleX's CCL, margin 0.9, weight 150, N = 800 as its released Gowalla run) on
+    # this pipeline: whether the gap to 0.1837 is the loss or the rest of the protocol (not a thesis loss)
+    "ccl-shared-n800": (_COSINE, {"kind": "CCL", "negatives": 800}, 150, "MF-CCL"),
 }
 
 #: rungs whose negatives are shared by a batch's rows (every other rung: RNS on the model's device)

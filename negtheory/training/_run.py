@@ -18,6 +18,7 @@ from .specs import (
     BCE,
     BNS,
     BPR,
+    CCL,
     DNS,
     DPL,
     MF,
@@ -135,6 +136,8 @@ def _torch_problems(m: Any, loss: Any, s: Any, opt: Any) -> list[str]:
                            "popularity prior, F over the non-interacted items, a constant lam)")  # fmt: skip
     if isinstance(s, DNS) and not isinstance(loss, (BPR, DPL)):
         out.append(f"sampler=DNS with loss={type(loss).__name__}: the mini-batch engine draws DNS negatives for BPR or DPL")
+    if isinstance(loss, CCL) and not (isinstance(m, MF) and m.similarity == "cosine"):
+        out.append(f"loss=CCL with model={m!r}: CCL's margin is on the cosine (model=MF(similarity='cosine'))")
     if isinstance(opt, SGD) and opt.shuffle != "epoch":
         out.append("optimizer.shuffle='once': the mini-batch engine reshuffles every epoch")
     return out

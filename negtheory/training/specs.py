@@ -9,7 +9,8 @@ the torch mini-batch engine of ch. 5-6 — so ``candidates`` is ``candidates`` a
 a loss are its ``negatives`` whichever engine runs them.
 
 Models: :class:`MF`, :class:`LightGCN`. Losses: :class:`BPR`, :class:`BCE`, :class:`InfoNCE`,
-:class:`DCL`, :class:`HCL`, :class:`DPL`, :class:`BCL`. Samplers: :class:`RNS`, :class:`PNS`,
+:class:`DCL`, :class:`HCL`, :class:`DPL`, :class:`BCL` (and :class:`CCL`, SimpleX's, the Gowalla
+ladder's reference). Samplers: :class:`RNS`, :class:`PNS`,
 :class:`DNS`, :class:`BNS`, :class:`AOBPR`, :class:`SRNS` (thesis §4.5.1.2; the stateless ones draw
 for a user's own loop through ``sample``) and :class:`SharedUniform` (one set of catalogue-uniform
 negatives per mini-batch, shared by its rows). Optimizers: :class:`SGD`, :class:`Adam`. Evaluation:
@@ -505,6 +506,40 @@ class BCL(_Loss):
         self._real("alpha", 0.5, 1.0)
         self._real("beta", 0.0, 1.0)
         self._choice("form", ("thesis", "released"))
+
+
+@dataclass(frozen=True, eq=False)
+class CCL(_Loss):
+    r"""Cosine contrastive loss (Mao et al., SimpleX, CIKM 2021): the MF-CCL reference, not a thesis loss.
+
+    :math:`(1 - \hat y_{ui}) + \frac{w}{N}\sum_j \max(0, \hat y_{uj} - m)` on cosine scores
+    (:func:`negtheory.bridge.functional.ccl`); it needs ``MF(similarity="cosine")`` and the
+    mini-batch engine, and has no temperature.
+
+    Parameters
+    ----------
+    negatives : int
+        N, at least 1 (default 800, the released Gowalla run's).
+    margin : float
+        m in [-1, 1] (default 0.9, the released configuration's).
+    negative_weight : float
+        w > 0 (default 150, the released configuration's).
+
+    Examples
+    --------
+    >>> from negtheory.training import CCL
+    >>> CCL(negatives=16).margin
+    0.9
+    """
+
+    negatives: int = 800
+    margin: float = 0.9
+    negative_weight: float = 150.0
+
+    def __post_init__(self):
+        self._common()
+        self._real("margin", -1.0, 1.0)
+        self._real("negative_weight", 0.0, lo_open=True)
 
 
 # ------------------------------------------------------------------------------------------
@@ -1132,7 +1167,7 @@ class Evaluation(Spec):
 #: the roles of :func:`negtheory.training.fit`'s arguments -> their spec classes
 ROLES: dict[str, tuple[type[Spec], ...]] = {
     "model": (MF, LightGCN),
-    "loss": (BPR, BCE, InfoNCE, DCL, HCL, DPL, BCL),
+    "loss": (BPR, BCE, InfoNCE, DCL, HCL, DPL, BCL, CCL),
     "sampler": (RNS, PNS, DNS, BNS, AOBPR, SRNS, SharedUniform),
     "optimizer": (SGD, Adam),
     "evaluation": (Evaluation,),
