@@ -84,6 +84,10 @@ def test_rung_specs_are_the_stated_protocol():
     assert rung_specs("infonce-shared-n4096")["loss"] == InfoNCE(negatives=4096, temperature=0.1)
     assert rung_specs("dcl-tau0.001-shared-n4096")["loss"] == DCL(negatives=4096, temperature=0.1, tau_plus=0.001)
     assert all((rung_specs(r)["sampler"] == SharedUniform()) == ("-shared-" in r) for r in RUNGS)
+    # the released MF-CCL optimiser, only where the rung's name says so
+    simplex = Adam(lr=1e-4, batch_size=256, weight_decay=1e-8, penalty="batch")
+    assert all((rung_specs(r)["optimizer"] == simplex) == r.endswith("-simplex-adam") for r in RUNGS)
+    assert rung_specs("infonce-shared-n800-simplex-adam")["loss"] == InfoNCE(negatives=800, temperature=0.1)
     args = cli.build_parser().parse_args(["reproduce", "gowalla-benchmark", "--data", "x"])
     assert tuple(args.rungs) == LADDER
     with pytest.raises(ValueError, match="rung must be one of"):
