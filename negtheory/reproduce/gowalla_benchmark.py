@@ -331,6 +331,13 @@ def _cell(m: float, h: float) -> str:
     return f"{m:.4f}" if h != h else f"{m:.4f} [{m - h:.4f}, {m + h:.4f}]"
 
 
+def _memory(r: Any) -> str:
+    """Peak GPU memory of a rung's runs, or (trained on the CPU) their peak host RSS, in GB."""
+    if r.peak_gpu_gb == r.peak_gpu_gb:  # not NaN: a GPU run
+        return f"{r.peak_gpu_gb:.2f}"
+    return f"{r.peak_rss_gb:.2f} (RSS, CPU)"
+
+
 def markdown(summary: pd.DataFrame, args_line: str) -> str:
     """The ladder as a markdown table (recall@20 / NDCG@20, mean [95 % CI]) with the published rows."""
     lines = [
@@ -342,14 +349,14 @@ def markdown(summary: pd.DataFrame, args_line: str) -> str:
         "'max over evals' is the best test value over the evaluations (the released code's convention, for",
         "comparison only). Mean [95 % t-interval] over seeds.",
         "",
-        "| rung | seeds | epochs | recall@20 | NDCG@20 | recall@20 max over evals | published (recall / NDCG) | gap (recall) | s / epoch | peak GPU GB |",
+        "| rung | seeds | epochs | recall@20 | NDCG@20 | recall@20 max over evals | published (recall / NDCG) | gap (recall) | s / epoch | peak GB (GPU, else host RSS) |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for _, r in summary.iterrows():
         lines.append(
             f"| {r.rung} | {r.seeds} | {r.epochs_run} | {_cell(r.recall20, r.recall20_ci)} | {_cell(r.ndcg20, r.ndcg20_ci)} | "
             f"{_cell(r.max_recall20, r.max_recall20_ci)} | {r.published}: {r.published_recall20:.4f} / {r.published_ndcg20:.4f} | "
-            f"{100 * r.relative_gap:+.1f} % | {r.seconds_per_epoch:.2f} | {r.peak_gpu_gb:.2f} |"
+            f"{100 * r.relative_gap:+.1f} % | {r.seconds_per_epoch:.2f} | {_memory(r)} |"
         )
     lines += ["", "Published: " + "; ".join(f"{k} {v[0]:.4f} / {v[1]:.4f} ({v[2]})" for k, v in PUBLISHED.items())]
     return "\n".join(lines) + "\n"
