@@ -982,9 +982,9 @@ class SharedUniform(_Sampler):
 
     The sampled-softmax practice at scale: every row b of a batch of B pairs is scored against the
     same items :math:`j_1, \dots, j_N \overset{iid}{\sim} \mathrm{U}\{0, \dots, |I| - 1\}`, so
-    the negatives cost one [B, d] x [d, N] product instead of gathering B N item rows (on Gowalla's
-    2 048 x 1 024 a CPU step drops from 1.4 s to 0.07 s), which makes thousands of negatives per
-    pair affordable.
+    the negatives cost one [B, d] x [d, N] product instead of gathering B N item rows (on
+    Gowalla-sized tables with B = 2 048 a CPU step is 7x cheaper at N = 256 and 23x at N = 1 024,
+    ``benchmarks/bench_shared_negatives.py``), which makes thousands of negatives per pair affordable.
 
     Each row's negatives are i.i.d. uniform over the catalogue, the *unlabeled* draws of the
     contrastive estimators (DCL/HCL's :math:`p(x)` with class prior :math:`\tau^+`, Chuang et al.
