@@ -801,11 +801,10 @@ class _MFRunner:
                     cand = sample_uninteracted(u, self.bns[0], self.csr, rng, n_items=self.n_items)
                     cols.append(self._bns_negatives(u, b[:, 1], cand, prop))
                 items = torch.from_numpy(np.concatenate(cols, axis=1)).to(dev)
+            scores = model(ut, items) if prop is None else model(ut, items, propagated=prop)
             if shared is not None:
-                kw = {} if prop is None else {"propagated": prop}
-                scores = torch.cat([model(ut, items, **kw), shared_scores(model, ut, shared, prop)], 1) / self.cfg["temperature"]
-            else:
-                scores = (model(ut, items) if prop is None else model(ut, items, propagated=prop)) / self.cfg["temperature"]
+                scores = torch.cat([scores, shared_scores(model, ut, shared, prop)], dim=1)
+            scores = scores / self.cfg["temperature"]
             lval = _loss(self.loss, scores, self.m_extra, self.n_neg, self.cfg)
             obj = lval
             if self.batch_l2:
