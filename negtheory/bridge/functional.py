@@ -1094,7 +1094,7 @@ def ccl(
     negative_weight: float | None = 150.0,
     reduction: str = "mean",
 ) -> Tensor:
-    r"""Cosine contrastive loss, CCL (Mao et al., SimpleX, CIKM 2021, eq. 3): the MF-CCL reference of the Gowalla ladder.
+    r"""Cosine contrastive loss, CCL (Mao et al., SimpleX, CIKM 2021): the MF-CCL reference of the Gowalla ladder.
 
     On cosine scores :math:`\hat y \in [-1, 1]` (not logits: no temperature), per anchor
 
