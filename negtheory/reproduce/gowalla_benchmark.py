@@ -118,11 +118,19 @@ ABLATIONS: dict[str, tuple[dict[str, Any], dict[str, Any], int, str]] = {
     # ladder's, for CCL and for InfoNCE (t = 0.1) at the same N = 800: whether the optimiser is the gap
     "ccl-shared-n800-simplex-adam": (_COSINE, {"kind": "CCL", "negatives": 800}, 150, "MF-CCL"),
     "infonce-shared-n800-simplex-adam": _variant("infonce", negatives=800),
+    # MF-CCL's whole training protocol for CCL and InfoNCE: its 800 negatives drawn per row (RNS, not shared), its
+    # optimiser, and its learning-rate cut (tenfold; the released log cuts when the monitored metric stalls, from
+    # epoch 19): here fixed in advance after epoch 20, so that the curve before the cut isolates the per-row draw
+    # (beside the shared rungs above) and the epochs after it the cut
+    "ccl-n800-simplex-adam-decay20": (_COSINE, {"kind": "CCL", "negatives": 800}, 30, "MF-CCL"),
+    "infonce-n800-simplex-adam-decay20": _variant("infonce", negatives=800),
 }
 
 #: rungs trained with another optimiser than the ladder's (the keys it changes)
 _OPTIMIZER_OF: dict[str, dict[str, Any]] = {
-    r: {"lr": 1e-4, "batch_size": 256, "weight_decay": 1e-8} for r in ABLATIONS if r.endswith("-simplex-adam")
+    r: {"lr": 1e-4, "batch_size": 256, "weight_decay": 1e-8, **({"milestones": (20,)} if r.endswith("-decay20") else {})}
+    for r in ABLATIONS
+    if "-simplex-adam" in r
 }
 
 #: rungs whose negatives are shared by a batch's rows (every other rung: RNS on the model's device)
