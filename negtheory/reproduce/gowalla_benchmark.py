@@ -124,6 +124,8 @@ ABLATIONS: dict[str, tuple[dict[str, Any], dict[str, Any], int, str]] = {
     # (beside the shared rungs above) and the epochs after it the cut
     "ccl-n800-simplex-adam-decay20": (_COSINE, {"kind": "CCL", "negatives": 800}, 30, "MF-CCL"),
     "infonce-n800-simplex-adam-decay20": _variant("infonce", negatives=800),
+    # the cut alone: the shared rung above, the same seed (so the same first 20 epochs), then lr 1e-5
+    "infonce-shared-n800-simplex-adam-decay20": _variant("infonce", negatives=800),
 }
 
 #: rungs trained with another optimiser than the ladder's (the keys it changes)
