@@ -92,6 +92,7 @@ def test_rung_specs_are_the_stated_protocol():
     assert all((rung_specs(r)["optimizer"] == decayed) == r.endswith("-decay20") for r in RUNGS)
     assert rung_specs("infonce-n800-simplex-adam-decay20")["sampler"] == rung_specs("infonce")["sampler"]
     assert rung_specs("infonce-shared-n800-simplex-adam-decay20")["sampler"] == SharedUniform()
+    assert rung_specs("infonce-n800-simplex-adam")["sampler"] == rung_specs("infonce")["sampler"]
     assert rung_specs("ccl-n800-simplex-adam-decay20")["loss"] == rung_specs("ccl-shared-n800-simplex-adam")["loss"]
     assert rung_specs("infonce-shared-n800-simplex-adam")["loss"] == InfoNCE(negatives=800, temperature=0.1)
     args = cli.build_parser().parse_args(["reproduce", "gowalla-benchmark", "--data", "x"])

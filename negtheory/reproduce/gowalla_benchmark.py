@@ -121,7 +121,9 @@ ABLATIONS: dict[str, tuple[dict[str, Any], dict[str, Any], int, str]] = {
     # MF-CCL's whole training protocol for CCL and InfoNCE: its 800 negatives drawn per row (RNS, not shared), its
     # optimiser, and its learning-rate cut (tenfold; the released log cuts when the monitored metric stalls, from
     # epoch 19): here fixed in advance after epoch 20, so that the curve before the cut isolates the per-row draw
-    # (beside the shared rungs above) and the epochs after it the cut
+    # (beside the shared rungs above) and the epochs after it the cut; without the cut for runs of <= 20 epochs
+    "ccl-n800-simplex-adam": (_COSINE, {"kind": "CCL", "negatives": 800}, 30, "MF-CCL"),
+    "infonce-n800-simplex-adam": _variant("infonce", negatives=800),
     "ccl-n800-simplex-adam-decay20": (_COSINE, {"kind": "CCL", "negatives": 800}, 30, "MF-CCL"),
     "infonce-n800-simplex-adam-decay20": _variant("infonce", negatives=800),
     # the cut alone: the shared rung above, the same seed (so the same first 20 epochs), then lr 1e-5
