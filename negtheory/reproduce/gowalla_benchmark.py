@@ -95,6 +95,12 @@ def _variant(rung: str, **loss: Any) -> tuple[dict[str, Any], dict[str, Any], in
     return model, {**base, **loss}, epochs, published
 
 
+#: MF-CCL's own loss as released (margin 0.9, weight 150 by default; N = 800), beside the published MF-CCL row
+def _ccl_n800(epochs: int) -> tuple[dict[str, Any], dict[str, Any], int, str]:
+    """MF-CCL's loss rung with ``epochs`` default epochs."""
+    return _COSINE, {"kind": "CCL", "negatives": 800}, epochs, "MF-CCL"
+
+
 ABLATIONS: dict[str, tuple[dict[str, Any], dict[str, Any], int, str]] = {
     "infonce-t0.05": _variant("infonce", temperature=0.05),
     "infonce-t0.2": _variant("infonce", temperature=0.2),
@@ -113,26 +119,27 @@ ABLATIONS: dict[str, tuple[dict[str, Any], dict[str, Any], int, str]] = {
     "dcl-tau0.001-shared-n4096": _variant("dcl", tau_plus=0.001, negatives=4096),
     # the published MF-CCL's own loss (SimpleX's CCL, margin 0.9, weight 150, N = 800 as its released Gowalla run) on
     # this pipeline: whether the gap to 0.1837 is the loss or the rest of the protocol (not a thesis loss)
-    "ccl-shared-n800": (_COSINE, {"kind": "CCL", "negatives": 800}, 150, "MF-CCL"),
+    "ccl-shared-n800": _ccl_n800(150),
     # ... and with the released MF-CCL run's optimiser (Adam lr 1e-4, batch 256, embedding L2 1e-8) instead of the
     # ladder's, for CCL and for InfoNCE (t = 0.1) at the same N = 800: whether the optimiser is the gap
-    "ccl-shared-n800-simplex-adam": (_COSINE, {"kind": "CCL", "negatives": 800}, 150, "MF-CCL"),
+    "ccl-shared-n800-simplex-adam": _ccl_n800(150),
     "infonce-shared-n800-simplex-adam": _variant("infonce", negatives=800),
     # MF-CCL's whole training protocol for CCL and InfoNCE: its 800 negatives drawn per row (RNS, not shared), its
     # optimiser, and its learning-rate cut (tenfold; the released log cuts when the monitored metric stalls, from
     # epoch 19): here fixed in advance after epoch 20, so that the curve before the cut isolates the per-row draw
     # (beside the shared rungs above) and the epochs after it the cut; without the cut for runs of <= 20 epochs
-    "ccl-n800-simplex-adam": (_COSINE, {"kind": "CCL", "negatives": 800}, 30, "MF-CCL"),
+    "ccl-n800-simplex-adam": _ccl_n800(30),
     "infonce-n800-simplex-adam": _variant("infonce", negatives=800),
-    "ccl-n800-simplex-adam-decay20": (_COSINE, {"kind": "CCL", "negatives": 800}, 30, "MF-CCL"),
+    "ccl-n800-simplex-adam-decay20": _ccl_n800(30),
     "infonce-n800-simplex-adam-decay20": _variant("infonce", negatives=800),
     # the cut alone: the shared rung above, the same seed (so the same first 20 epochs), then lr 1e-5
     "infonce-shared-n800-simplex-adam-decay20": _variant("infonce", negatives=800),
 }
 
 #: rungs trained with another optimiser than the ladder's (the keys it changes)
+_SIMPLEX_ADAM = {"lr": 1e-4, "batch_size": 256, "weight_decay": 1e-8}
 _OPTIMIZER_OF: dict[str, dict[str, Any]] = {
-    r: {"lr": 1e-4, "batch_size": 256, "weight_decay": 1e-8, **({"milestones": (20,)} if r.endswith("-decay20") else {})}
+    r: {**_SIMPLEX_ADAM, "milestones": (20,)} if r.endswith("-decay20") else _SIMPLEX_ADAM
     for r in ABLATIONS
     if "-simplex-adam" in r
 }
