@@ -21,10 +21,35 @@ The law equals the host sampler's; the random stream does not (torch's generator
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import torch
 
 __all__ = ["UniformFreeSampler"]
+
+
+@numba.njit(cache=True)
+def _free_items(a, indptr, users, r):
+    """f(r) = r + #{j in u's row : a_j <= r} (module notes), by a binary search within each user's row.
+
+    The same integers as the one ``searchsorted`` over all users' keys, with the search confined to a
+    row of a few dozen entries instead of every training pair (a few cache lines instead of ~20 misses).
+    """
+    b_n, k_n = r.shape
+    out = np.empty((b_n, k_n), dtype=np.int64)
+    for b in range(b_n):
+        lo0, hi0 = indptr[users[b]], indptr[users[b] + 1]
+        for k in range(k_n):
+            x = r[b, k]
+            lo, hi = lo0, hi0
+            while lo < hi:  # first j with a_j > x
+                mid = (lo + hi) >> 1
+                if a[mid] <= x:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            out[b, k] = x + (lo - lo0)
+    return out
 
 
 class UniformFreeSampler:
@@ -76,6 +101,8 @@ class UniformFreeSampler:
         # whether any user has no free item: only then must a draw check its users (a device-to-host read)
         self._any_full = bool(np.any(deg >= n_items))
         self.device = dev
+        # on the CPU, the same count by a search within each row (_free_items)
+        self._host = (np.ascontiguousarray(items - pos), indptr.copy()) if dev.type == "cpu" else None
 
     def free_item(self, users: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
         """The ``r``-th non-interacted item (0-based, in increasing order) of each user.
@@ -125,4 +152,7 @@ class UniformFreeSampler:
         # float64 uniforms: (2^53 levels) the rank r is uniform on [0, n_free) to within 2^-53 * n_free
         u01 = torch.rand((users.shape[0], int(n)), generator=generator, device=self.device, dtype=torch.float64)
         r = torch.minimum((u01 * free[:, None]).long(), free[:, None] - 1)
+        if self._host is not None:
+            u = np.ascontiguousarray(users.numpy(), dtype=np.int64)
+            return torch.from_numpy(_free_items(self._host[0], self._host[1], u, r.numpy()))
         return self.free_item(users[:, None], r)
