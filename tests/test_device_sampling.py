@@ -174,3 +174,21 @@ def test_new_spec_fields_round_trip_through_json():
     assert spec_from_json('{"kind": "BPR", "temperature": 1.0}') == BPR(negatives=1)
     assert spec_from_json('{"kind": "MF", "dim": 8, "init_std": null}').similarity == "dot"
     assert spec_from_json('{"kind": "RNS"}') == RNS(on_device=False)
+
+
+def test_host_draw_equals_the_global_searchsorted_draw():
+    # on the CPU draw() counts within each user's row (_free_items); the module's formula with one
+    # searchsorted over every user's keys is the reference: the same integers for the same uniforms
+    rng = np.random.default_rng(11)
+    n_items = 53
+    indptr, indices = _random_csr(rng, 40, n_items, 30)
+    s = UniformFreeSampler((indptr, indices), n_items)
+    users = torch.from_numpy(rng.integers(0, 40, 64))
+    got = s.draw(users, 200, torch.Generator().manual_seed(5))
+    u01 = torch.rand((64, 200), generator=torch.Generator().manual_seed(5), dtype=torch.float64)
+    free = s.n_free[users]
+    r = torch.minimum((u01 * free[:, None]).long(), free[:, None] - 1)
+    ref = r + torch.searchsorted(s.keys, users[:, None] * s.stride + r, right=True) - s.start[users][:, None]
+    assert torch.equal(got, ref)
+    for b, u in enumerate(users.tolist()):
+        assert not set(got[b].tolist()) & set(indices[indptr[u] : indptr[u + 1]].tolist())
