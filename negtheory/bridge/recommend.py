@@ -185,7 +185,8 @@ class MF(nn.Module):
 
         %(score_sections)s
         """
-        if items.device.type == "cpu" and items.ndim == 2 and items.shape[1] >= _FUSED_MIN_K:
+        fusable = self.item.weight.dtype in (torch.float32, torch.float64)
+        if fusable and items.device.type == "cpu" and items.ndim == 2 and items.shape[1] >= _FUSED_MIN_K:
             # on the CPU the [B, K, d] gather, product and scatter of the torch ops below dominate the step;
             # the fused kernels read the rows in place (negtheory.bridge.gathered_scores)
             wu = self.user(users)
