@@ -97,3 +97,13 @@ def test_integer_items_from_numpy_work():
     w, h = torch.ones(1, 2), torch.ones(3, 2)
     s = gathered_scores(w, h, torch.from_numpy(np.array([[0, 2]])))
     assert s.tolist() == [[2.0, 2.0]]
+
+
+def test_an_in_place_change_to_the_scores_is_caught_by_autograd():
+    # the backward pass of the cosine reads the scores; changing them in place must not go unnoticed
+    w = torch.randn(2, 3, requires_grad=True)
+    h = torch.randn(4, 3, requires_grad=True)
+    s = gathered_scores(w, h, torch.tensor([[0, 1], [2, 3]]), cosine=True)
+    s.mul_(2.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        s.sum().backward()

@@ -108,16 +108,18 @@ class _GatheredScores(torch.autograd.Function):
     def forward(ctx, w, h, items, cosine):
         wn, hn, it = w.detach().numpy(), h.detach().numpy(), items.numpy()
         r = _inv_norms(hn) if cosine else np.ones(hn.shape[0])
-        s = _forward(wn, hn, it, r)
-        ctx.save_for_backward(w, h, items)
-        ctx.extra = (r, s, cosine)
-        return torch.from_numpy(s)
+        out = torch.from_numpy(_forward(wn, hn, it, r))
+        # the scores are saved as a tensor, so autograd refuses a backward pass after an in-place change to them
+        ctx.save_for_backward(w, h, items, out)
+        ctx.extra = (r, cosine)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        w, h, items = ctx.saved_tensors
-        r, s, cosine = ctx.extra
+        w, h, items, out = ctx.saved_tensors
+        r, cosine = ctx.extra
         g = np.ascontiguousarray(grad.detach().numpy())
+        s = out.detach().numpy()
         gw, gh = _backward(g, s, w.detach().numpy(), h.detach().numpy(), items.numpy(), r, cosine, h.shape[0])
         return torch.from_numpy(gw), torch.from_numpy(gh), None, None
 
