@@ -35,20 +35,10 @@ def _free_items(a, indptr, users, r):
     The same integers as the one ``searchsorted`` over all users' keys, with the search confined to a
     row of a few dozen entries instead of every training pair (a few cache lines instead of ~20 misses).
     """
-    b_n, k_n = r.shape
-    out = np.empty((b_n, k_n), dtype=np.int64)
-    for b in range(b_n):
-        lo0, hi0 = indptr[users[b]], indptr[users[b] + 1]
-        for k in range(k_n):
-            x = r[b, k]
-            lo, hi = lo0, hi0
-            while lo < hi:  # first j with a_j > x
-                mid = (lo + hi) >> 1
-                if a[mid] <= x:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            out[b, k] = x + (lo - lo0)
+    out = np.empty(r.shape, dtype=np.int64)
+    for b in range(r.shape[0]):
+        row = a[indptr[users[b]] : indptr[users[b] + 1]]  # a view, sorted
+        out[b] = r[b] + np.searchsorted(row, r[b], side="right")
     return out
 
 
@@ -102,7 +92,7 @@ class UniformFreeSampler:
         self._any_full = bool(np.any(deg >= n_items))
         self.device = dev
         # on the CPU, the same count by a search within each row (_free_items)
-        self._host = (np.ascontiguousarray(items - pos), indptr.copy()) if dev.type == "cpu" else None
+        self._host = (items - pos, indptr.copy()) if dev.type == "cpu" else None  # indptr may alias the caller's
 
     def free_item(self, users: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
         """The ``r``-th non-interacted item (0-based, in increasing order) of each user.
