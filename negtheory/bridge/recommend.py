@@ -158,6 +158,15 @@ class MF(nn.Module):
     cosine : bool, default False
         Score by the cosine of the two embeddings instead of their inner product
         (:class:`negtheory.training.MF`'s ``similarity="cosine"``).
+    init_std : float, optional
+        Initial entries N(0, init_std²) instead of Xavier normal (MF-CCL's released code: 1e-4).
+    dropout : float, default 0
+        Dropout rate p on the scored user vector in :meth:`forward` while training with gradients
+        (``self.training`` and autograd on): each coordinate kept with probability 1 - p and scaled by
+        1 / (1 - p). Scores without gradient (evaluation, score-based samplers) are never dropped.
+    dropout_seed : int, optional
+        Seed of the dropout masks' own generator, on the scores' device (None: drawn from torch's
+        global generator at the first mask), so that a run's masks depend on its seed alone.
 
     Examples
     --------
@@ -168,16 +177,36 @@ class MF(nn.Module):
     ((2, 3), (5, 7))
     """
 
-    def __init__(self, n_users, n_items, dim=32, generator=None, cosine=False):
+    def __init__(self, n_users, n_items, dim=32, generator=None, cosine=False, init_std=None, dropout=0.0,
+                 dropout_seed=None):  # fmt: skip
         super().__init__()
+        if init_std is not None and not init_std > 0:
+            raise ValueError(f"init_std must be > 0 or None, got {init_std!r}")
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {dropout!r}")
         self.cosine = bool(cosine)
+        self.dropout = float(dropout)
+        self._dropout_seed = dropout_seed
+        self._drop_gen: torch.Generator | None = None
         self.user = nn.Embedding(n_users, dim)
         self.item = nn.Embedding(n_items, dim)
         for emb in (self.user, self.item):
             fan_in, fan_out = emb.weight.shape[1], emb.weight.shape[0]
-            std = math.sqrt(2.0 / (fan_in + fan_out))
+            std = math.sqrt(2.0 / (fan_in + fan_out)) if init_std is None else float(init_std)
             with torch.no_grad():
                 emb.weight.normal_(0.0, std, generator=generator)
+
+    def _dropped(self, wu: torch.Tensor) -> torch.Tensor:
+        """``wu`` with inverted dropout applied while training with gradients (else ``wu`` itself)."""
+        if not (self.dropout and self.training and torch.is_grad_enabled()):
+            return wu
+        if self._drop_gen is None or self._drop_gen.device != wu.device:
+            seed = self._dropout_seed
+            if seed is None:
+                seed = int(torch.randint(0, 2**62, (1,)).item())
+            self._drop_gen = torch.Generator(device=wu.device).manual_seed(int(seed))
+        keep = torch.rand(wu.shape, generator=self._drop_gen, device=wu.device, dtype=wu.dtype) >= self.dropout
+        return wu * keep.to(wu.dtype) / (1.0 - self.dropout)
 
     @_score_doc
     def forward(self, users, items):
@@ -191,7 +220,7 @@ class MF(nn.Module):
             # the fused kernels read the rows in place (negtheory.bridge.gathered_scores)
             wu = self.user(users)
             wu = nn.functional.normalize(wu, dim=-1) if self.cosine else wu
-            return gathered_scores(wu, self.item.weight, items, cosine=self.cosine)
+            return gathered_scores(self._dropped(wu), self.item.weight, items, cosine=self.cosine)
         if self.cosine and items.numel() > self.item.num_embeddings:
             # many more gathered rows than items (e.g. Gowalla's 2048 x 257 against 40 981): normalising the
             # table once and gathering from it costs O(n_items d) instead of O(B K d), with the same rows
@@ -199,6 +228,8 @@ class MF(nn.Module):
             wu = nn.functional.normalize(self.user(users), dim=-1)
         else:
             wu, hi = self._scored(self.user(users), self.item(items))
+        # MF-CCL's released model drops coordinates of the (normalised) user vector, after the normalisation
+        wu = self._dropped(wu)
         # a batched matrix product: no [B, K, d] product tensor in the forward pass
         return torch.bmm(hi, wu[:, :, None])[..., 0]
 
@@ -1118,7 +1149,9 @@ def _build(data: Interactions, run: Run, dev: torch.device) -> tuple[nn.Module, 
     if isinstance(spec, S.LightGCN):
         net: nn.Module = LightGCN(data.n_users, data.n_items, data.train, spec.dim, spec.layers, generator=gen).to(dev)
     else:
-        net = MF(data.n_users, data.n_items, spec.dim, generator=gen, cosine=spec.similarity == "cosine").to(dev)
+        drop_seed = int(np.random.SeedSequence([run.seed, 2]).generate_state(1, np.uint64)[0] >> 2)
+        net = MF(data.n_users, data.n_items, spec.dim, generator=gen, cosine=spec.similarity == "cosine",
+                 init_std=spec.init_std, dropout=spec.dropout, dropout_seed=drop_seed).to(dev)  # fmt: skip
     decay = opt.weight_decay if opt.penalty == "weight_decay" else 0.0
     if isinstance(opt, S.Adam):
         # on the CPU torch's fused Adam is the same update in one pass over the parameters: 6 ms a step
@@ -1178,6 +1211,8 @@ def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, 
         n_layers=spec.layers if isinstance(spec, S.LightGCN) else 0,
         dim=spec.dim,
         **({"similarity": spec.similarity} if isinstance(spec, S.MF) and spec.similarity != "dot" else {}),
+        **({"init_std": spec.init_std} if isinstance(spec, S.MF) and spec.init_std is not None else {}),
+        **({"dropout": spec.dropout} if isinstance(spec, S.MF) and spec.dropout else {}),
         epochs=run.epochs,
         batch_size=opt.batch_size,
         optimizer="adam" if isinstance(opt, S.Adam) else "sgd",

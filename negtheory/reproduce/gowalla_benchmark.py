@@ -71,6 +71,8 @@ PUBLISHED: dict[str, tuple[float, float, str]] = {
 
 _DOT = {"kind": "MF", "dim": 64}
 _COSINE = {"kind": "MF", "dim": 64, "similarity": "cosine"}
+#: MF-CCL's released MF: cosine, dropout 0.1 on the user vector in training, initial entries N(0, 1e-4^2)
+_MFCCL_MODEL = {**_COSINE, "init_std": 1e-4, "dropout": 0.1}
 
 #: rung -> (model, loss, epochs, the published row it stands beside); every rung: RNS on the
 #: device, Adam(lr 1e-3, batch 2048, batch L2 1e-4); the contrastive losses on the cosine with
@@ -134,12 +136,18 @@ ABLATIONS: dict[str, tuple[dict[str, Any], dict[str, Any], int, str]] = {
     "infonce-n800-simplex-adam-decay20": _variant("infonce", negatives=800),
     # the cut alone: the shared rung above, the same seed (so the same first 20 epochs), then lr 1e-5
     "infonce-shared-n800-simplex-adam-decay20": _variant("infonce", negatives=800),
+    # ... and MF-CCL's released model on top of its whole protocol: the user vector's dropout (0.1, after the
+    # normalisation) and the N(0, 1e-4^2) initialisation of its code (RecBox/DEEM MF, MF-CCL's Yelp18 config; the
+    # Gowalla config is not published), for CCL (the pipeline's control) and the thesis's InfoNCE
+    "ccl-n800-simplex-adam-decay20-released-model": (_MFCCL_MODEL, {"kind": "CCL", "negatives": 800}, 30, "MF-CCL"),
+    "infonce-n800-simplex-adam-decay20-released-model": (_MFCCL_MODEL, RUNGS["infonce"][1] | {"negatives": 800}, 30,
+                                                         "MF-CCL"),  # fmt: skip
 }
 
 #: rungs trained with another optimiser than the ladder's (the keys it changes)
 _SIMPLEX_ADAM = {"lr": 1e-4, "batch_size": 256, "weight_decay": 1e-8}
 _OPTIMIZER_OF: dict[str, dict[str, Any]] = {
-    r: {**_SIMPLEX_ADAM, "milestones": (20,)} if r.endswith("-decay20") else _SIMPLEX_ADAM
+    r: {**_SIMPLEX_ADAM, "milestones": (20,)} if "-decay20" in r else _SIMPLEX_ADAM
     for r in ABLATIONS
     if "-simplex-adam" in r
 }

@@ -78,8 +78,11 @@ def _sgd_problems(m: Any, loss: Any, s: Any, opt: Any, device: str) -> list[str]
     out = []
     if not isinstance(m, MF):
         out.append(f"model={type(m).__name__}: the batch-1 SGD engine trains MF only")
-    elif m.similarity != "dot":
-        out.append(f"model.similarity={m.similarity!r}: the batch-1 SGD engine scores by the inner product")
+    else:
+        if m.similarity != "dot":
+            out.append(f"model.similarity={m.similarity!r}: the batch-1 SGD engine scores by the inner product")
+        if m.dropout:
+            out.append(f"model.dropout={m.dropout}: the batch-1 SGD engine has no dropout (mini-batch engine only)")
     if isinstance(loss, BPR) and loss.negatives != 1:
         out.append(f"loss=BPR with negatives={loss.negatives}: the batch-1 SGD engine's BPR reads one negative")
     if isinstance(s, RNS) and s.on_device:
@@ -110,8 +113,9 @@ def _sgd_problems(m: Any, loss: Any, s: Any, opt: Any, device: str) -> list[str]
 def _torch_problems(m: Any, loss: Any, s: Any, opt: Any) -> list[str]:
     """What keeps the mini-batch engine from running a combination (each names its parameters)."""
     out = []
-    if isinstance(m, MF) and m.init_std is not None:
-        out.append("model.init_std: the mini-batch engine initialises MF Xavier-normal (released code); drop init_std")
+    if isinstance(m, MF) and m.dropout and isinstance(s, SharedUniform):
+        out.append(f"model.dropout={m.dropout} with sampler=SharedUniform: the user-vector dropout is applied to "
+                   "negatives drawn per row (sampler=RNS)")  # fmt: skip
     if isinstance(loss, BCE):
         out.append("loss=BCE: runs on the batch-1 SGD engine only (optimizer=SGD(batch_size=1), model=MF)")
     if isinstance(s, (AOBPR, SRNS)) and not isinstance(loss, BPR):

@@ -223,32 +223,39 @@ class MF(Spec):
     dim : int
         Embedding dimension d, at least 1 (default 32, the thesis's).
     init_std : float, optional
-        Initial embeddings N(0, init_std²): the batch-1 SGD engine's initialisation (None: 0.1,
-        the released code's √reg). The mini-batch engine initialises MF Xavier-normal (released
-        code of ch. 5-6) and takes no ``init_std``.
+        Initial embeddings N(0, init_std²). None: each engine's default, the batch-1 SGD engine's
+        0.1 (the released code's √reg) and the mini-batch engine's Xavier normal N(0, 2 / (d + n))
+        (released code of ch. 5-6). MF-CCL's released code starts from N(0, 1e-4²).
     similarity : {"dot", "cosine"}
         The score: the inner product (default, the thesis's) or the cosine
         :math:`x_{ui} = \langle w_u, h_i\rangle / (\lVert w_u\rVert \lVert h_i\rVert)`, in [-1, 1]
         (mini-batch engine; with a loss temperature t the logits are x_ui / t, as in MF-CCL /
         SimpleX and most contrastive recommenders).
+    dropout : float
+        Dropout rate p in [0, 1) on the scored user vector during training (mini-batch engine,
+        negatives drawn per row): each coordinate of :math:`w_u` (of :math:`w_u / \lVert w_u\rVert`
+        for the cosine) is kept with probability 1 - p and scaled by 1 / (1 - p), as MF-CCL's
+        released code does (its ``embedding_dropout``, 0.1). Evaluation scores without it. Default 0.
 
     Examples
     --------
     >>> from negtheory.training import MF
     >>> MF(dim=16).to_dict()
-    {'kind': 'MF', 'dim': 16, 'init_std': None, 'similarity': 'dot'}
+    {'kind': 'MF', 'dim': 16, 'init_std': None, 'similarity': 'dot', 'dropout': 0.0}
     """
 
     role: ClassVar[str] = "model"
     dim: int = 32
     init_std: float | None = None
     similarity: str = "dot"
+    dropout: float = 0.0
 
     def __post_init__(self):
         self._int("dim", 1)
         if self.init_std is not None:
             self._real("init_std", 0.0, lo_open=True)
         self._choice("similarity", ("dot", "cosine"))
+        self._real("dropout", 0.0, 1.0, hi_open=True)
 
 
 @dataclass(frozen=True, eq=False)
