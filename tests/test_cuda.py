@@ -351,3 +351,21 @@ def test_train_harness_on_device(device, loss, k, ans):
     res = train(cfg)
     assert res["device"].startswith(device)
     assert len(res["history"]) == 2 and all(np.isfinite(h["loss"]) for h in res["history"])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_mf_dropout_masks_on_device_follow_the_seed_and_the_law(device):
+    # the masks come from a generator on the scores' device, seeded by dropout_seed: the same seed gives the
+    # same scores, and a coordinate is kept with probability 1 - p (64 000 Bernoulli draws, 5 standard errors)
+    from negtheory.bridge.recommend import MF as NetMF
+
+    def net(seed):
+        return NetMF(50, 200, dim=16, generator=torch.Generator().manual_seed(0), cosine=True, init_std=1e-4,
+                     dropout=0.25, dropout_seed=seed).to(device)  # fmt: skip
+
+    users = torch.arange(8, device=device)
+    items = torch.randint(0, 200, (8, 30), generator=torch.Generator().manual_seed(1)).to(device)
+    assert torch.equal(net(4)(users, items), net(4)(users, items))
+    wu = torch.randn(4000, 16, device=device, requires_grad=True)
+    kept = (net(4)._dropped(wu) != 0).float().mean().item()
+    assert abs(kept - 0.75) < 5 * math.sqrt(0.25 * 0.75 / wu.numel())

@@ -94,7 +94,10 @@ def test_rung_specs_are_the_stated_protocol():
     decayed = Adam(lr=1e-4, batch_size=256, weight_decay=1e-8, penalty="batch", milestones=(20,), gamma=0.1)
     assert all((rung_specs(r)["optimizer"] == decayed) == ("-decay20" in r) for r in RUNGS)
     for loss in ("ccl", "infonce"):  # the released model changes only the model of its rung
-        with_model, without = rung_specs(f"{loss}-n800-simplex-adam-decay20-released-model"), rung_specs(f"{loss}-n800-simplex-adam-decay20")
+        with_model, without = (
+            rung_specs(f"{loss}-n800-simplex-adam-decay20-released-model"),
+            rung_specs(f"{loss}-n800-simplex-adam-decay20"),
+        )
         assert {k: v for k, v in with_model.items() if k != "model"} == {k: v for k, v in without.items() if k != "model"}
     assert rung_specs("infonce-n800-simplex-adam-decay20")["sampler"] == rung_specs("infonce")["sampler"]
     assert rung_specs("infonce-shared-n800-simplex-adam-decay20")["sampler"] == SharedUniform()

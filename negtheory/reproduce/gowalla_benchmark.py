@@ -140,16 +140,18 @@ ABLATIONS: dict[str, tuple[dict[str, Any], dict[str, Any], int, str]] = {
     # normalisation) and the N(0, 1e-4^2) initialisation of its code (RecBox/DEEM MF, MF-CCL's Yelp18 config; the
     # Gowalla config is not published), for CCL (the pipeline's control) and the thesis's InfoNCE
     "ccl-n800-simplex-adam-decay20-released-model": (_MFCCL_MODEL, {"kind": "CCL", "negatives": 800}, 30, "MF-CCL"),
-    "infonce-n800-simplex-adam-decay20-released-model": (_MFCCL_MODEL, RUNGS["infonce"][1] | {"negatives": 800}, 30,
-                                                         "MF-CCL"),  # fmt: skip
+    "infonce-n800-simplex-adam-decay20-released-model": (
+        _MFCCL_MODEL,
+        RUNGS["infonce"][1] | {"negatives": 800},
+        30,
+        "MF-CCL",
+    ),  # fmt: skip
 }
 
 #: rungs trained with another optimiser than the ladder's (the keys it changes)
 _SIMPLEX_ADAM = {"lr": 1e-4, "batch_size": 256, "weight_decay": 1e-8}
 _OPTIMIZER_OF: dict[str, dict[str, Any]] = {
-    r: {**_SIMPLEX_ADAM, "milestones": (20,)} if "-decay20" in r else _SIMPLEX_ADAM
-    for r in ABLATIONS
-    if "-simplex-adam" in r
+    r: {**_SIMPLEX_ADAM, "milestones": (20,)} if "-decay20" in r else _SIMPLEX_ADAM for r in ABLATIONS if "-simplex-adam" in r
 }
 
 #: rungs whose negatives are shared by a batch's rows (every other rung: RNS on the model's device)
