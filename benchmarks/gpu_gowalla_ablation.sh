@@ -5,7 +5,7 @@
 #   env.txt           device, driver, torch / numpy / numba versions, stamps
 #   step_profile.txt  benchmarks/gpu_step_profile.py: ms per step and the top device operators (bpr-300, infonce)
 #   tests.txt         tests/test_device_sampling.py and tests/test_cuda.py on this machine (CUDA parameters)
-#   ladder.txt        gowalla-benchmark --rungs $RUNGS, 1 seed each, sharing the GPU, $BUDGET s per run
+#   ladder.txt        gowalla-benchmark --rungs $RUNGS, $SEEDS seeds each (default 1), sharing the GPU, $BUDGET s per run
 #   gpu_util.txt      nvidia-smi dmon during the ladder
 #   results.tgz       the ladder's output folder (CSV, markdown, figure, runs/*.json with the curves)
 # Usage: OUT=folder DATA=folder-with-train.txt.gz-test.txt.gz BUDGET=seconds benchmarks/gpu_gowalla_ablation.sh
@@ -17,6 +17,7 @@ BUDGET=${BUDGET:-360}
 DEVICE=${DEVICE:-cuda}
 QUICK=${QUICK:-}
 RUNGS=${RUNGS:-bpr-300 infonce-t0.05 infonce-t0.2 dcl-tau0.001}
+SEEDS=${SEEDS:-1}
 PY=${PYTHON:-python3}
 source "$(dirname "$0")/_gpu_env.sh"
 if [ -z "$QUICK" ]; then
@@ -27,9 +28,9 @@ fi
 PT=$!
 (command -v nvidia-smi >/dev/null && timeout $((BUDGET + 120)) nvidia-smi dmon -s um -d 5 >"$OUT/gpu_util.txt" 2>&1) &
 stamp ladder | tee -a "$OUT/env.txt"
-N=$(echo $RUNGS | wc -w)
+N=$(( $(echo $RUNGS | wc -w) * SEEDS ))
 timeout $((BUDGET + 150)) $PY -m negtheory reproduce gowalla-benchmark --data "$DATA" --device "$DEVICE" --rungs $RUNGS \
-  --seeds 1 --jobs "$N" --time-budget "$BUDGET" --eval-every 5 --quiet $QUICK --out /tmp/gb_abl >"$OUT/ladder.txt" 2>&1
+  --seeds "$SEEDS" --jobs "$N" --time-budget "$BUDGET" --eval-every 5 --quiet $QUICK --out /tmp/gb_abl >"$OUT/ladder.txt" 2>&1
 echo "ladder exit $?" | tee -a "$OUT/env.txt"
 wait $PT
 tar czf "$OUT/results.tgz" -C /tmp gb_abl 2>/dev/null
