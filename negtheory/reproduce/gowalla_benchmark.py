@@ -136,17 +136,15 @@ ABLATIONS: dict[str, tuple[dict[str, Any], dict[str, Any], int, str]] = {
     "infonce-n800-simplex-adam-decay20": _variant("infonce", negatives=800),
     # the cut alone: the shared rung above, the same seed (so the same first 20 epochs), then lr 1e-5
     "infonce-shared-n800-simplex-adam-decay20": _variant("infonce", negatives=800),
-    # ... and MF-CCL's released model on top of its whole protocol: the user vector's dropout (0.1, after the
-    # normalisation) and the N(0, 1e-4^2) initialisation of its code (RecBox/DEEM MF, MF-CCL's Yelp18 config; the
-    # Gowalla config is not published), for CCL (the pipeline's control) and the thesis's InfoNCE
-    "ccl-n800-simplex-adam-decay20-released-model": (_MFCCL_MODEL, {"kind": "CCL", "negatives": 800}, 30, "MF-CCL"),
-    "infonce-n800-simplex-adam-decay20-released-model": (
-        _MFCCL_MODEL,
-        RUNGS["infonce"][1] | {"negatives": 800},
-        30,
-        "MF-CCL",
-    ),  # fmt: skip
 }
+# ... and MF-CCL's released model on top of its whole protocol: the user vector's dropout (0.1, after the
+# normalisation) and the N(0, 1e-4^2) initialisation of its code (RecBox/DEEM MF, MF-CCL's Yelp18 config; the Gowalla
+# config is not published), for CCL (the pipeline's control) and the thesis's InfoNCE: the -decay20 rung with its
+# model replaced (30 epochs by default)
+ABLATIONS.update(
+    {f"{b}-released-model": (_MFCCL_MODEL, ABLATIONS[b][1], 30, ABLATIONS[b][3])
+     for b in ("ccl-n800-simplex-adam-decay20", "infonce-n800-simplex-adam-decay20")}
+)  # fmt: skip
 
 #: rungs trained with another optimiser than the ladder's (the keys it changes)
 _SIMPLEX_ADAM = {"lr": 1e-4, "batch_size": 256, "weight_decay": 1e-8}
