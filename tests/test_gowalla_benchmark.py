@@ -150,3 +150,35 @@ def test_a_callback_asking_to_stop_ends_the_run_after_that_evaluation():
     r = train_loop(_Idle(), None, epochs=10, eval_every=2, eval_on=(), callbacks=[cb])
     assert calls == [0, 2, 4] and r["epochs_run"] == 4
     assert [h["mark"] for h in r["history"]] == [2, 4]
+
+
+def test_refit_protocol_trains_on_every_pair_and_reports_the_final_epoch(gowalla_like, tmp_path, capsys):
+    """``--valid-fraction 0``: nothing held out, no selection; the row is the final epoch of a fit on all of train."""
+    from negtheory.recsys.datasets import thesis_split
+    from negtheory.reproduce.gowalla_benchmark import rung_specs
+    from negtheory.training import Evaluation, fit
+
+    argv = ["reproduce", "gowalla-benchmark", "--data", str(gowalla_like), "--quick", "--device", "cpu", "--rungs",
+            "infonce", "--valid-fraction", "0", "--epochs", "3", "--eval-every", "1", "--out", str(tmp_path), "--quiet"]  # fmt: skip
+    assert cli.main(argv) == 0
+    row = pd.read_csv(tmp_path / "gowalla_benchmark_runs.csv").iloc[0]
+    assert row.valid_fraction == 0 and np.isnan(row.valid_recall20)
+    assert row.best_epoch == row.epochs_run == 3 and row.recall20 == row.final_recall20
+    # the same fit written out by hand on the whole training split (the seed of replicate 0) gives the same numbers
+    data = thesis_split("gowalla-lightgcn", gowalla_like)
+    res = fit(data, **rung_specs("infonce", quick=True), epochs=3, rng=0, device="cpu",
+              evaluation=Evaluation(every=1, ks=(20,), on="test", monitor="recall@20"))  # fmt: skip
+    assert res.history[-1]["test_recall@20"] == pytest.approx(row.recall20, rel=1e-12)
+    assert len(data.valid) == 0 and res.best_epoch is None
+    # a held-out split changes what is trained on, so the numbers differ
+    argv[argv.index("0")] = "0.2"
+    assert cli.main(argv) == 0
+    held = pd.read_csv(tmp_path / "gowalla_benchmark_runs.csv").iloc[0]
+    assert held.valid_recall20 == held.valid_recall20 and held.final_ndcg20 != row.final_ndcg20
+
+
+def test_negative_valid_fraction_is_refused(gowalla_like, tmp_path, capsys):
+    argv = ["reproduce", "gowalla-benchmark", "--data", str(gowalla_like), "--quick", "--valid-fraction", "-0.1",
+            "--out", str(tmp_path)]  # fmt: skip
+    assert cli.main(argv) == 2
+    assert "--valid-fraction: must be in [0, 1), got -0.1" in capsys.readouterr().err
