@@ -24,6 +24,7 @@ import pandas as pd  # noqa: E402
 RUNS = {
     ("cpu_per_row_decay20", "ccl-n800-simplex-adam-decay20"): "CCL (MF-CCL's loss), Xavier init, no dropout",
     ("cpu_released_model", "ccl-n800-simplex-adam-decay20-released-model"): "CCL, released model (init 1e-4, dropout 0.1)",
+    ("cpu_refit", "ccl-n800-simplex-adam-decay20-released-model"): "CCL, released model, refit on all of train (30 epochs)",
     ("cpu_per_row_decay20", "infonce-n800-simplex-adam-decay20"): "InfoNCE t = 0.1, Xavier init, no dropout",
     ("cpu_released_model", "infonce-n800-simplex-adam-decay20-released-model"): "InfoNCE, released model",
 }
@@ -41,7 +42,7 @@ def main(argv=None) -> None:
         released.epoch, released.test_recall20, color="k", lw=1.5, label="MF-CCL's released run (BARS log, test-monitored cut)"
     )
     ax.axhline(0.1837, color="k", ls=":", lw=1, label="published MF-CCL 0.1837")
-    styles = ["C0-o", "C0--s", "C3-o", "C3--s"]
+    styles = ["C0-o", "C0--s", "C2-.^", "C3-o", "C3--s"]
     for (run, rung), style in zip(RUNS, styles):
         c = curves[(curves.run == run) & (curves.rung == rung)].sort_values("epoch")
         if len(c):

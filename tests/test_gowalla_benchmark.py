@@ -164,6 +164,7 @@ def test_refit_protocol_trains_on_every_pair_and_reports_the_final_epoch(gowalla
     row = pd.read_csv(tmp_path / "gowalla_benchmark_runs.csv").iloc[0]
     assert row.valid_fraction == 0 and np.isnan(row.valid_recall20)
     assert row.best_epoch == row.epochs_run == 3 and row.recall20 == row.final_recall20
+    assert "the refit protocol" in (tmp_path / "gowalla_benchmark.md").read_text()
     # the same fit written out by hand on the whole training split (the seed of replicate 0) gives the same numbers
     data = thesis_split("gowalla-lightgcn", gowalla_like)
     res = fit(data, **rung_specs("infonce", quick=True), epochs=3, rng=0, device="cpu",
