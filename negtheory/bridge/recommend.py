@@ -715,8 +715,11 @@ class _MFRunner:
     """One epoch of mini-batch training per ``run_epoch`` (the :class:`~negtheory.recsys.loop.EpochRunner` of MF)."""
 
     def __init__(self, model, opt, sched, loss, cfg, data, m_extra, n_neg, batch_size, dev, rng, batch_l2=0.0, bns=None,
-                 spec=None):  # fmt: skip
+                 spec=None, max_grad_norm=None):  # fmt: skip
         self.model, self.opt, self.sched = model, opt, sched
+        # None, or c: the gradient of all parameters scaled to total norm <= c before each step (MF-CCL's code: 10)
+        self.max_grad_norm = max_grad_norm
+        self.params = [p for p in model.parameters() if p.requires_grad]
         self.loss, self.cfg = loss, cfg
         self.m_extra, self.n_neg, self.batch_size, self.dev = m_extra, n_neg, batch_size, dev
         self.rng = rng
@@ -857,6 +860,8 @@ class _MFRunner:
                 obj = lval + self.batch_l2 * 0.5 * sq / len(b)
             self.opt.zero_grad()
             obj.backward()
+            if self.max_grad_norm is not None:
+                torch.nn.utils.clip_grad_norm_(self.params, self.max_grad_norm)
             self.opt.step()
             # kept on the device and read once per epoch: no host-device synchronisation per step
             parts.append(lval.detach())
@@ -1182,7 +1187,8 @@ def _fit_torch(data: Interactions, run: Run) -> FitResult:
     cfg = _loss_cfg(loss)
     runner = _MFRunner(net, optim, sched, name, cfg, data, m_extra, n_neg, opt.batch_size, dev,
                        np.random.default_rng(np.random.SeedSequence([run.seed, 1])),
-                       batch_l2=opt.weight_decay if opt.penalty == "batch" else 0.0, bns=bns, spec=s)  # fmt: skip
+                       batch_l2=opt.weight_decay if opt.penalty == "batch" else 0.0, bns=bns, spec=s,
+                       max_grad_norm=opt.max_grad_norm)  # fmt: skip
     label = "LightGCN" if isinstance(run.model, S.LightGCN) else "MF"
     res = train_loop(runner, data, epochs=run.epochs, eval_every=ev.every, topk=ev.ks, eval_on=splits, monitor=monitor,
                      patience=ev.patience, callbacks=callbacks, progress=run.progress, desc=f"{label} {name}")  # fmt: skip
@@ -1228,6 +1234,7 @@ def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, 
         **({f"srns_{f.name}": getattr(s, f.name) for f in S.fields(s)} if isinstance(s, S.SRNS) else {}),
         lr_milestones=list(opt.milestones),
         lr_gamma=opt.gamma,
+        **({"max_grad_norm": opt.max_grad_norm} if opt.max_grad_norm is not None else {}),
         negatives=n_neg,
         extra_positives=m_extra,
         rng=run.seed,  # the run's integer seed, under the keyword's name

@@ -103,6 +103,8 @@ def _sgd_problems(m: Any, loss: Any, s: Any, opt: Any, device: str) -> list[str]
             out.append(f"optimizer.batch_size={opt.batch_size}: the numba engine steps on one pair at a time")
         if opt.milestones:
             out.append(f"optimizer.milestones={opt.milestones}: the batch-1 SGD engine keeps lr fixed")
+        if opt.max_grad_norm is not None:
+            out.append(f"optimizer.max_grad_norm={opt.max_grad_norm}: the batch-1 SGD engine does not clip")
         if opt.penalty != "weight_decay":
             out.append(f"optimizer.penalty={opt.penalty!r}: the batch-1 SGD engine's L2 is in the update (weight_decay)")
     if device not in ("cpu", "auto"):

@@ -1036,6 +1036,8 @@ class _Optimizer(Spec):
         self._set("milestones", tuple(sorted(int_scalar(name, m, 1) for m in self.milestones)))
         self._real("gamma", 0.0, 1.0, lo_open=True)  # a decay (the thesis divides lr by 10)
         self._choice("penalty", ("weight_decay", "batch"))
+        if self.max_grad_norm is not None:
+            self._real("max_grad_norm", 0.0, lo_open=True)
 
 
 @dataclass(frozen=True, eq=False)
@@ -1059,6 +1061,8 @@ class SGD(_Optimizer):
         release; mini-batch engine).
     shuffle : {"epoch", "once"}
         Reshuffle the pairs every epoch, or once (the released ch. 4 code; batch-1 engine).
+    max_grad_norm : float, optional
+        Clip the total gradient norm to this before each step (mini-batch engine; default: none).
 
     Examples
     --------
@@ -1074,6 +1078,7 @@ class SGD(_Optimizer):
     gamma: float = 0.1
     penalty: str = "weight_decay"
     shuffle: str = "epoch"
+    max_grad_norm: float | None = None
 
     def __post_init__(self):
         self._common()
@@ -1098,6 +1103,10 @@ class Adam(_Optimizer):
         The factor at each milestone (default 0.1).
     penalty : {"weight_decay", "batch"}
         Adam's weight decay (the released code of ch. 5-6) or the batch L2 of the LightGCN release.
+    max_grad_norm : float, optional
+        Before each step, scale the gradient of all parameters together by
+        :math:`\min(1, c / \lVert g \rVert_2)` so that its total norm is at most :math:`c`
+        (``torch.nn.utils.clip_grad_norm_``; default: no clipping). MF-CCL's released code clips at 10.
 
     Examples
     --------
@@ -1112,6 +1121,7 @@ class Adam(_Optimizer):
     milestones: Sequence[int] = ()
     gamma: float = 0.1
     penalty: str = "weight_decay"
+    max_grad_norm: float | None = None
 
     def __post_init__(self):
         self._common()
