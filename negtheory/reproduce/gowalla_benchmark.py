@@ -279,7 +279,9 @@ def _job(base, task) -> dict[str, Any]:
         seconds=wall, seconds_per_epoch=wall / max(last["epoch"], 1), device=res.config.get("device"),
         peak_gpu_gb=torch.cuda.max_memory_allocated() / 2**30 if cuda else None,
         peak_rss_gb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
-        curve=[(h["epoch"], h.get("valid_recall@20", float("nan")), h["test_recall@20"]) for h in hist],
+        # (epoch, valid recall@20, test recall@20, that epoch's mean training loss) per evaluation
+        curve=[(h["epoch"], h.get("valid_recall@20", float("nan")), h["test_recall@20"], h.get("loss", float("nan")))
+               for h in hist],  # fmt: skip
     )  # fmt: skip
 
 
@@ -486,7 +488,7 @@ def run(args: argparse.Namespace) -> int:
     ax1.set_title("Gowalla (LightGCN split): MF ladder")
     ax1.legend(fontsize=8, loc="upper center", ncols=1)
     for rung, g in df.groupby("rung", sort=False):
-        ep, va, te = zip(*g.iloc[0].curve)
+        ep, va, te = list(zip(*g.iloc[0].curve))[:3]  # runs stored before the loss was recorded have 3 columns
         (line,) = ax2.plot(ep, te, label=f"{rung} (seed {g.iloc[0].seed})")
         ax2.plot(ep, va, ls="--", color=line.get_color(), lw=0.8)
     ax2.set_xlabel("epoch")
