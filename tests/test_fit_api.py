@@ -250,6 +250,8 @@ def test_unsupported_combinations_name_their_parameters(kw, names):
 def test_forced_engine_and_bad_arguments(data):
     with pytest.raises(ValueError, match="optimizer.milestones"):
         fit(data, optimizer=SGD(milestones=(1,)), engine="sgd", epochs=1)
+    with pytest.raises(ValueError, match="optimizer.max_grad_norm"):
+        fit(data, optimizer=SGD(max_grad_norm=1.0), engine="sgd", epochs=1)
     with pytest.raises(ValueError, match="engine"):
         fit(data, engine="jax", epochs=1)
     with pytest.raises(TypeError, match="sampler"):
@@ -269,6 +271,8 @@ def test_forced_engine_and_bad_arguments(data):
         (lambda: BCL(alpha=0.2), "BCL.alpha"),
         (lambda: DCL(tau_plus=1.0), "DCL.tau_plus"),
         (lambda: Adam(lr=0), "Adam.lr"),
+        (lambda: Adam(max_grad_norm=-1.0), "Adam.max_grad_norm"),
+        (lambda: SGD(max_grad_norm=float("nan")), "SGD.max_grad_norm"),
         (lambda: SGD(penalty="l1"), "SGD.penalty"),
         (lambda: LightGCN(layers=-1), "LightGCN.layers"),
         (lambda: Evaluation(ks=()), "Evaluation.ks"),
@@ -283,7 +287,7 @@ def test_spec_validation_names_the_parameter(make, name):
 ALL_SPECS = [MF(dim=16, init_std=0.2), LightGCN(layers=3), BPR(), BCE(negatives=2), InfoNCE(negatives=7, temperature=0.2),
              DCL(), HCL(beta=1.0), DPL(eps=0.05), BCL(form="released"), RNS(), PNS(power=0.0), DNS(candidates=3),
              BNS(prior=[[0.1, 0.2]], lam_schedule=(3.0, 2.0), f_sample=4), BNS(prior="oracle", oracle_levels=(1, 0)),
-             AOBPR(rank_scale=2.5), SRNS(window=2), SGD(milestones=(3,)), Adam(penalty="batch"), Evaluation(on="both", ks=(10,))]  # fmt: skip
+             AOBPR(rank_scale=2.5), SRNS(window=2), SGD(milestones=(3,)), Adam(penalty="batch", max_grad_norm=10.0), Evaluation(on="both", ks=(10,))]  # fmt: skip
 
 
 @pytest.mark.parametrize("spec", ALL_SPECS, ids=lambda s: type(s).__name__)
@@ -429,3 +433,28 @@ def test_presets_are_the_old_trainers_defaults():
     assert RELEASED_MINIBATCH_MF["epochs"] == mb["epochs"] and RELEASED_MINIBATCH_MF["model"] == MF(dim=mb["dim"])
     with pytest.raises(TypeError):
         THESIS_LIGHTGCN["epochs"] = 5  # read-only
+
+
+def test_max_grad_norm_clips_the_total_gradient(data):
+    """One full-batch SGD step moves the parameters by lr x the clipped gradient: norm lr * c, same direction.
+
+    The initial parameters are those of a run with lr = 1e-30 (the seed fixes the initialisation and the
+    negatives; the step is below float32's resolution), so each step's update is read off two runs.
+    """
+    n = len(data.train)
+
+    def params(lr, clip):
+        opt = SGD(lr=lr, weight_decay=0.0, batch_size=n, max_grad_norm=clip)
+        r = fit(data, model=MF(dim=8), loss=BPR(), sampler=RNS(), optimizer=opt, epochs=1, rng=5,
+                evaluation=Evaluation(ks=(5,)), progress=False)  # fmt: skip
+        return np.concatenate([r.user_emb.ravel(), r.item_emb.ravel()]).astype(np.float64)
+
+    start = params(1e-30, None)
+    free = params(0.5, None) - start
+    assert np.linalg.norm(free) > 0.5 * 1e-3  # the gradient is larger than the clip below
+    clipped = params(0.5, 1e-3) - start
+    np.testing.assert_allclose(np.linalg.norm(clipped), 0.5 * 1e-3, rtol=1e-3)
+    cosine = clipped @ free / (np.linalg.norm(clipped) * np.linalg.norm(free))
+    assert cosine > 1 - 1e-6
+    # a bound above the gradient's norm changes nothing, bit for bit
+    np.testing.assert_array_equal(params(0.5, 1e9), params(0.5, None))

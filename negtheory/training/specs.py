@@ -1087,7 +1087,7 @@ class SGD(_Optimizer):
 
 @dataclass(frozen=True, eq=False)
 class Adam(_Optimizer):
-    """Adam on mini-batches (the released code of thesis ch. 5-6: lr 1e-3, weight decay 1e-5, batch 1024).
+    r"""Adam on mini-batches (the released code of thesis ch. 5-6: lr 1e-3, weight decay 1e-5, batch 1024).
 
     Parameters
     ----------
