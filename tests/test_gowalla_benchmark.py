@@ -3,6 +3,7 @@ and the TimeBudget callback that bounds its runs."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -79,7 +80,8 @@ def test_rung_specs_are_the_stated_protocol():
     # the model of the ladder everywhere except where the name says MF-CCL's released model
     released = MF(dim=64, similarity="cosine", init_std=1e-4, dropout=0.1)
     for r in ABLATIONS:
-        assert rung_specs(r)["model"] == (released if r.endswith("-released-model") else rung_specs("infonce")["model"])
+        named = r.endswith("-released-model") or r.endswith("-released-model-clip10")
+        assert rung_specs(r)["model"] == (released if named else rung_specs("infonce")["model"])
     # the shared-negative ablations change only the sampler (and N) of their rung
     from negtheory.training import SharedUniform
 
@@ -92,13 +94,25 @@ def test_rung_specs_are_the_stated_protocol():
     assert all((rung_specs(r)["optimizer"] == simplex) == r.endswith("-simplex-adam") for r in RUNGS)
     # ... and with its learning-rate cut after epoch 20, drawn per row (RNS), where the name says "-decay20"
     decayed = Adam(lr=1e-4, batch_size=256, weight_decay=1e-8, penalty="batch", milestones=(20,), gamma=0.1)
-    assert all((rung_specs(r)["optimizer"] == decayed) == ("-decay20" in r) for r in RUNGS)
+    assert all((rung_specs(r)["optimizer"] == decayed) == ("-decay20" in r and not r.endswith("-clip10")) for r in RUNGS)
     for loss in ("ccl", "infonce"):  # the released model changes only the model of its rung
         with_model, without = (
             rung_specs(f"{loss}-n800-simplex-adam-decay20-released-model"),
             rung_specs(f"{loss}-n800-simplex-adam-decay20"),
         )
         assert {k: v for k, v in with_model.items() if k != "model"} == {k: v for k, v in without.items() if k != "model"}
+    # the released run's schedule read off its log (cuts after epochs 19 and 30, 40 epochs) and its clipping at 10
+    for loss in ("ccl", "infonce"):
+        base = rung_specs(f"{loss}-n800-simplex-adam-decay20-released-model")
+        cut = rung_specs(f"{loss}-n800-simplex-adam-cut19-30-released-model")
+        assert cut["optimizer"] == Adam(lr=1e-4, batch_size=256, weight_decay=1e-8, penalty="batch", milestones=(19, 30))
+        assert {k: v for k, v in cut.items() if k != "optimizer"} == {k: v for k, v in base.items() if k != "optimizer"}
+        assert RUNGS[f"{loss}-n800-simplex-adam-cut19-30-released-model"][2] == 40
+        for b in (f"{loss}-n800-simplex-adam-decay20-released-model", f"{loss}-n800-simplex-adam-cut19-30-released-model"):
+            clipped, plain = rung_specs(f"{b}-clip10"), rung_specs(b)
+            assert clipped["optimizer"] == dataclasses.replace(plain["optimizer"], max_grad_norm=10.0)
+            assert {k: v for k, v in clipped.items() if k != "optimizer"} == {k: v for k, v in plain.items() if k != "optimizer"}
+    assert all((rung_specs(r)["optimizer"].max_grad_norm is not None) == r.endswith("-clip10") for r in RUNGS)
     assert rung_specs("infonce-n800-simplex-adam-decay20")["sampler"] == rung_specs("infonce")["sampler"]
     assert rung_specs("infonce-shared-n800-simplex-adam-decay20")["sampler"] == SharedUniform()
     assert rung_specs("infonce-n800-simplex-adam")["sampler"] == rung_specs("infonce")["sampler"]
