@@ -206,7 +206,7 @@ def spec_from_json(text: str) -> Spec:
     --------
     >>> from negtheory.training import Adam, spec_from_json
     >>> spec_from_json(Adam(lr=0.01, milestones=(20, 40)).to_json())
-    Adam(lr=0.01, weight_decay=1e-05, batch_size=1024, milestones=(20, 40), gamma=0.1, penalty='weight_decay')
+    Adam(lr=0.01, weight_decay=1e-05, batch_size=1024, milestones=(20, 40), gamma=0.1, penalty='weight_decay', max_grad_norm=None)
     """
     return spec_from_dict(json.loads(text))
 
