@@ -1025,6 +1025,7 @@ class SharedUniform(_Sampler):
 class _Optimizer(Spec):
     role: ClassVar[str] = "optimizer"
     milestones: Sequence[int]
+    max_grad_norm: float | None
 
     def _common(self) -> None:
         self._real("lr", 0.0, lo_open=True)
