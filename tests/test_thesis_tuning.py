@@ -166,6 +166,53 @@ def test_tune_end_to_end_writes_tuning_csv_and_variant_rows(tmp_path, monkeypatc
     assert "Hyper-parameters chosen on validation" in md and "**pns_power=0.25**" in md
 
 
+def test_tune_lightgcn_bcl_searches_lightgcn_and_fills_the_printed_lightgcn_row(tmp_path, monkeypatch):
+    # Table 6.3's LightGCN BCL row: its search trains LightGCN (the thesis's settings) with the candidate's
+    # keywords, never sees the test split, and the chosen value's row stands beside the printed LightGCN value
+    import negtheory.bridge.recommend as rec
+    from negtheory.bridge.recommend import LIGHTGCN_THESIS
+
+    tr, te = _write_split(tmp_path)
+    out = tmp_path / "out"
+    calls = []
+
+    def fake(data, loss, *, alpha=0.55, eval_on=None, epochs=1, **kw):
+        calls.append(dict(loss=loss, alpha=alpha, n_test=len(data.test), n_valid=len(data.valid), **kw))
+        v = 1.0 - (alpha - 0.7) ** 2  # validation peaks at alpha = 0.7
+        hist = [{"epoch": e, "loss": 0.0} for e in (1, 2)]
+        for h in hist:
+            h["valid_ndcg@10"] = v
+            h.update({f"test_{m}@{k}": 0.321 for m in ("precision", "recall", "ndcg") for k in (5, 10, 20)})
+        return {"history": hist}
+
+    monkeypatch.setattr(rec, "fit_mf", fake)
+    rc = main(
+        ["reproduce", "thesis-tables", "--train", str(tr), "--test", str(te), "--tables", "6.3", "--methods", "InfoNCE",
+         "--models", "lightgcn", "--tune", "BCL-LightGCN", "--tune-grid", "BCL-LightGCN:alpha=0.55,0.7,0.85",
+         "--tune-variants", "valid-tuned", "--seeds", "2", "--epochs", "2", "--eval-every", "1", "--out", str(out),
+         "--quiet"]
+    )  # fmt: skip
+    assert rc == 0
+    search = [c for c in calls if c["loss"] == "bcl" and c["n_test"] == 0]
+    assert sorted(c["alpha"] for c in search) == [0.55, 0.7, 0.85]
+    for c in calls:  # every run is LightGCN with the thesis's settings
+        assert c["model"] == "lightgcn" and c["sampler"] == "rns"
+        assert {k: c[k] for k in ("n_layers", "dim", "lr", "batch_size")} == {
+            k: LIGHTGCN_THESIS[k] for k in ("n_layers", "dim", "lr", "batch_size")
+        }
+    reported = [c for c in calls if c["loss"] == "bcl" and c["n_test"] > 0]
+    assert [c["alpha"] for c in reported] == [0.7, 0.7] and all(c["n_valid"] == 0 for c in reported)
+    tun = pd.read_csv(out / "tuning.csv")
+    assert set(tun.method) == {"BCL-LightGCN"} and set(tun.setting) == {"LightGCN"}
+    assert tun.loc[tun.chosen, "alpha"].tolist() == [0.7]
+    df = pd.read_csv(out / "thesis_tables.csv", dtype={"table": str})
+    row = df[(df.method == "BCL") & (df.setting == "LightGCN") & (df.metric == "ndcg") & (df.k == 10)
+             & (df.convention == "final epoch")]  # fmt: skip
+    assert row.variant.tolist() == ["valid-tuned"]
+    assert row["thesis"].tolist() == [THESIS[("6.3", "BCL", "LightGCN")][("ndcg", 10)]]
+    assert row["mean"].tolist() == [0.321]
+
+
 def test_tune_rejects_bad_arguments(tmp_path):
     tr, te = _write_split(tmp_path)
     o = tt.TableOptions(tables=["4.2"], methods=["RNS"])

@@ -96,6 +96,10 @@ TUNING: dict[str, dict[str, Any]] = {
                 stages=({"alpha": (0.55, 0.7, 0.85), "tau_plus": (0.02, 0.06, 0.1)}, {"beta": (0.2, 0.4, 0.6, 0.8)})),
     "BCL-released": dict(table="6.3", setting="MF", base=("mf", "bcl_released"),
                          stages=({"alpha": (0.55, 0.7, 0.85), "tau_plus": (0.02, 0.06, 0.1)}, {"beta": (0.2, 0.4, 0.6, 0.8)})),
+    # the same search for Table 6.3's LightGCN BCL row (the thesis's LightGCN settings, uniform negatives); its
+    # row is the printed "BCL / LightGCN" one, so ``method`` names the printed row and the key names the search
+    "BCL-LightGCN": dict(table="6.3", method="BCL", setting="LightGCN", base=("lightgcn", "bcl", "rns"),
+                         stages=({"alpha": (0.55, 0.7, 0.85), "tau_plus": (0.02, 0.06, 0.1)}, {"beta": (0.2, 0.4, 0.6, 0.8)})),
 }  # fmt: skip
 #: variants of a tuned row: name -> (the validation score of a candidate, the protocol of the reported runs):
 #: ``valid-tuned`` scores validation NDCG@10 after the last epoch and reports the chosen value's

@@ -346,6 +346,7 @@ def _job(data, task):
         from negtheory.bridge.recommend import LIGHTGCN_THESIS, fit_mf
 
         cfg = dict(LIGHTGCN_THESIS, **(LIGHTGCN_VARIANTS[key[3]] if len(key) > 3 else {}))
+        cfg.update(over)  # a validation search's keywords (TUNING "BCL-LightGCN": alpha, tau_plus, beta)
         cfg["epochs"] = epochs or cfg["epochs"]
         res = fit_mf(data, key[1], **cfg, sampler=key[2], eval_every=eval_every, rng=seed, progress=progress,
                      device=device)  # fmt: skip

@@ -158,7 +158,7 @@ def tuning_markdown(records: Sequence[Mapping[str, Any]], valid_fraction: float 
     groups: dict[tuple, list[Mapping[str, Any]]] = {}
     for r in records:
         groups.setdefault((r["method"], r["variant"], r["criterion"]), []).append(r)
-    for (method, variant, criterion), rs in groups.items():
+    for (method, variant, criterion), rs in groups.items():  # method: the search's key, e.g. "BCL-LightGCN"
         chosen = [r for r in rs if r["chosen"] and r["stage"] == max(x["stage"] for x in rs)][0]
         lines += [f"### {method}, {variant} (validation NDCG@10 at the {criterion}): chosen {chosen['params']}", ""]
         lines += ["| stage | candidate | valid NDCG@10 | epoch |", "|---|---|---|---|"]
@@ -219,7 +219,7 @@ def tune_rows(runner: Any, o: Any, tuning_records: list[dict[str, Any]] | None =
             key = _tuned_key(spec["base"], chosen)
             if proto != o.protocol:
                 key += (f"protocol={proto}",)
-            rows.append((spec["table"], method, spec["setting"], variant, key))
+            rows.append((spec["table"], spec.get("method", method), spec["setting"], variant, key))
             for r in recs_v if tuning_records is not None else []:
                 assert tuning_records is not None
                 score, epoch = _tune_score(done[_tuned_key(spec["base"], r["params"])], criterion)
