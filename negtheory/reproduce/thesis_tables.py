@@ -49,7 +49,7 @@ Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves o
   non-interacted candidates (DNS, ``fit_mf(sampler="dns")``), with the data set's τ⁺ (§5.6.2.3: 0.3 on
   MovieLens-100K, 0.25 on MovieLens-1M, ``--dataset``; the thesis gives no candidate count, 5 is its DNS / BNS
   setting); run key ``("mf", "dpl", "sampler=dns", "tau_plus=0.3")`` on MovieLens-100K;
-* validation searches (``--tune PNS AOBPR BCL BCL-released``, :data:`TUNING`, issue 22) — for
+* validation searches (``--tune PNS AOBPR BCL BCL-released BCL-LightGCN``, :data:`TUNING`, issue 22) — for
   each method a stage-wise grid (:func:`validation_search`; ``--tune-grid`` replaces a method's
   stages): each candidate is one run (seed ``--tune-seed``) on train minus ``--valid-fraction`` of
   it, the test pairs removed from what the trainer receives, scored by validation NDCG@10 after

@@ -1,0 +1,131 @@
+"""The seed spread of one Gowalla rung: test recall@20 per evaluated epoch over seeds, beside the released MF-CCL run.
+
+Reads ``curves.csv`` of ``notebooks/data/gowalla_benchmark`` (one row per (run, rung, seed, evaluated epoch)) and the
+released run's curve (``released_mfccl_curve.csv``), takes the rows of the given (run, rung) pairs, and writes a
+markdown table: each seed's test recall@20 at each epoch that every seed evaluated, their mean with a 95 %
+t-interval (Student's t with n - 1 degrees of freedom: mean ± t_{0.975, n-1} · s / √n), and the released run's value
+at that epoch with the mean's gap to it. With ``--png`` it also draws the seeds' curves and the released one.
+
+Usage::
+
+    python benchmarks/gowalla_seed_spread.py --rung ccl-n800-simplex-adam-cut19-30-released-model-clip10 \
+        --runs cpu_clip:0 cpu_seeds:1 cpu_seeds:2 --out notebooks/data/gowalla_benchmark/cpu_seeds/seed_spread.md \
+        --png notebooks/data/gowalla_benchmark/cpu_seeds/seed_spread.png
+
+``--runs RUN:SEED`` names where each seed's curve is stored (the ``run`` column of ``curves.csv``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+def spread(curves: pd.DataFrame, released: pd.DataFrame, rung: str, runs: list[tuple[str, int]]) -> pd.DataFrame:
+    """One row per epoch evaluated by every seed: the seeds' test recall@20, mean, 95 % t half-width, released value.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        ``curves.csv`` (columns ``run, rung, seed, epoch, test_recall20``).
+    released : pandas.DataFrame
+        The released run's curve (``epoch, test_recall20``).
+    rung : str
+        The rung whose seeds are compared.
+    runs : list of (str, int)
+        (run, seed) of each curve.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``epoch``, ``seed <s>`` per seed, ``mean``, ``half_width``, ``released``, ``gap``.
+
+    Raises
+    ------
+    ValueError
+        A (run, seed) has no curve for ``rung``, or fewer than two seeds are given.
+    """
+    from scipy import stats
+
+    if len(runs) < 2:
+        raise ValueError(f"runs: need at least two seeds for a spread, got {runs}")
+    cols = {}
+    for run, seed in runs:
+        c = curves[(curves.run == run) & (curves.rung == rung) & (curves.seed == seed)]
+        if c.empty:
+            raise ValueError(f"runs: no curve of rung {rung!r} for run {run!r}, seed {seed}")
+        cols[f"seed {seed}"] = c.set_index("epoch").test_recall20
+    df = pd.DataFrame(cols).dropna().sort_index()
+    vals = df.to_numpy()
+    n = vals.shape[1]
+    t = stats.t.ppf(0.975, n - 1)
+    df["mean"] = vals.mean(axis=1)
+    df["half_width"] = t * vals.std(axis=1, ddof=1) / math.sqrt(n)
+    rel = released.set_index("epoch").test_recall20
+    df["released"] = [rel.get(e, np.nan) for e in df.index]
+    df["gap"] = df["mean"] - df["released"]
+    return df.reset_index().rename(columns={"index": "epoch"})
+
+
+def markdown(df: pd.DataFrame, rung: str) -> str:
+    """The table of :func:`spread` as markdown."""
+    seeds = [c for c in df.columns if c.startswith("seed ")]
+    head = ["epoch", *seeds, "mean [95 % t-interval]", "released MF-CCL run", "mean − released"]
+    lines = [f"Test recall@20 of `{rung}` by evaluated epoch, {len(seeds)} seeds.", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]  # fmt: skip
+    for _, r in df.iterrows():
+        cells = [f"{int(r.epoch)}", *(f"{r[s]:.4f}" for s in seeds),
+                 f"{r['mean']:.4f} [{r['mean'] - r.half_width:.4f}, {r['mean'] + r.half_width:.4f}]",
+                 f"{r.released:.4f}", f"{r.gap:+.4f}"]  # fmt: skip
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--data", type=Path, default=Path("notebooks/data/gowalla_benchmark"))
+    p.add_argument("--rung", required=True)
+    p.add_argument("--runs", nargs="+", required=True, help="RUN:SEED per seed (the run column of curves.csv)")
+    p.add_argument("--out", type=Path, required=True, help="markdown file to write")
+    p.add_argument("--png", type=Path, default=None, help="also draw the curves here")
+    a = p.parse_args(argv)
+    runs = []
+    for spec in a.runs:
+        run, sep, seed = spec.rpartition(":")
+        if not sep or not run or not seed.isdigit():
+            p.error(f"--runs: expected RUN:SEED, got {spec!r}")
+        runs.append((run, int(seed)))
+    curves = pd.read_csv(a.data / "curves.csv")
+    released = pd.read_csv(a.data / "released_mfccl_curve.csv")
+    df = spread(curves, released, a.rung, runs)
+    a.out.write_text(markdown(df, a.rung))
+    print(f"wrote {a.out}")
+    if a.png is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(7, 4.2))
+        ax.plot(released.epoch, released.test_recall20, "k-", lw=1.5, label="MF-CCL's released run (BARS log)")
+        ax.axhline(0.1837, color="k", ls=":", lw=1, label="published MF-CCL 0.1837")
+        for run, seed in runs:
+            c = curves[(curves.run == run) & (curves.rung == a.rung) & (curves.seed == seed)].sort_values("epoch")
+            ax.plot(c.epoch, c.test_recall20, "o-", ms=3.5, lw=1, label=f"seed {seed}")
+        ax.errorbar(df.epoch, df["mean"], yerr=df.half_width, fmt="none", ecolor="C3", capsize=3,
+                    label="mean, 95 % t-interval")  # fmt: skip
+        ax.set(xlabel="epoch", ylabel="test recall@20", ylim=(0.13, 0.19), xlim=(0, 41),
+               title="CCL with MF-CCL's released protocol on Gowalla, refit: seeds")  # fmt: skip
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7.5, loc="lower right")
+        fig.tight_layout()
+        fig.savefig(a.png, dpi=120)
+        print(f"wrote {a.png}")
+
+
+if __name__ == "__main__":
+    main()
