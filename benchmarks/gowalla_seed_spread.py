@@ -25,6 +25,11 @@ import numpy as np
 import pandas as pd
 
 
+def _curve(curves: pd.DataFrame, run: str, rung: str, seed: int) -> pd.DataFrame:
+    """The rows of one stored curve, by epoch."""
+    return curves[(curves.run == run) & (curves.rung == rung) & (curves.seed == seed)].sort_values("epoch")
+
+
 def spread(curves: pd.DataFrame, released: pd.DataFrame, rung: str, runs: list[tuple[str, int]]) -> pd.DataFrame:
     """One row per epoch evaluated by every seed: the seeds' test recall@20, mean, 95 % t half-width, released value.
 
@@ -55,7 +60,7 @@ def spread(curves: pd.DataFrame, released: pd.DataFrame, rung: str, runs: list[t
         raise ValueError(f"runs: need at least two seeds for a spread, got {runs}")
     cols = {}
     for run, seed in runs:
-        c = curves[(curves.run == run) & (curves.rung == rung) & (curves.seed == seed)]
+        c = _curve(curves, run, rung, seed)
         if c.empty:
             raise ValueError(f"runs: no curve of rung {rung!r} for run {run!r}, seed {seed}")
         cols[f"seed {seed}"] = c.set_index("epoch").test_recall20
@@ -112,9 +117,12 @@ def main(argv=None) -> None:
 
         fig, ax = plt.subplots(figsize=(7, 4.2))
         ax.plot(released.epoch, released.test_recall20, "k-", lw=1.5, label="MF-CCL's released run (BARS log)")
-        ax.axhline(0.1837, color="k", ls=":", lw=1, label="published MF-CCL 0.1837")
+        from negtheory.reproduce.gowalla_benchmark import PUBLISHED
+
+        mfccl = PUBLISHED["MF-CCL"][0]
+        ax.axhline(mfccl, color="k", ls=":", lw=1, label=f"published MF-CCL {mfccl}")
         for run, seed in runs:
-            c = curves[(curves.run == run) & (curves.rung == a.rung) & (curves.seed == seed)].sort_values("epoch")
+            c = _curve(curves, run, a.rung, seed)
             ax.plot(c.epoch, c.test_recall20, "o-", ms=3.5, lw=1, label=f"seed {seed}")
         ax.errorbar(df.epoch, df["mean"], yerr=df.half_width, fmt="none", ecolor="C3", capsize=3,
                     label="mean, 95 % t-interval")  # fmt: skip

@@ -81,6 +81,8 @@ ABLATION_VARIANTS = {
 }
 #: Table 4.4's losses: printed name -> variant of ABLATION_VARIANTS (None: BPR, Table 4.2's runs)
 TABLE44_LOSSES = {"BPR": None, "BCE": "bce", "InfoNCE": "infonce"}
+#: the BCL searches' stages (MF, its released form, LightGCN): alpha x tau+ at beta = 0.6, then beta
+_BCL_STAGES = ({"alpha": (0.55, 0.7, 0.85), "tau_plus": (0.02, 0.06, 0.1)}, {"beta": (0.2, 0.4, 0.6, 0.8)})
 #: hyper-parameter searches on validation (issue 22): method -> its row (table, setting), the run key
 #: the candidates extend and the stages of the search (each stage a grid over the named keywords,
 #: searched with the earlier stages' choices fixed; keywords of no stage keep their defaults)
@@ -93,13 +95,13 @@ TUNING: dict[str, dict[str, Any]] = {
                   stages=({"rank_scale": (10.0, 30.0, 100.0, 300.0, 1000.0)},)),
     # BCL (eq. 6.48 and the released form): alpha x tau+ at beta = 0.6, then beta
     "BCL": dict(table="6.3", setting="MF", base=("mf", "bcl"),
-                stages=({"alpha": (0.55, 0.7, 0.85), "tau_plus": (0.02, 0.06, 0.1)}, {"beta": (0.2, 0.4, 0.6, 0.8)})),
+                stages=_BCL_STAGES),
     "BCL-released": dict(table="6.3", setting="MF", base=("mf", "bcl_released"),
-                         stages=({"alpha": (0.55, 0.7, 0.85), "tau_plus": (0.02, 0.06, 0.1)}, {"beta": (0.2, 0.4, 0.6, 0.8)})),
+                         stages=_BCL_STAGES),
     # the same search for Table 6.3's LightGCN BCL row (the thesis's LightGCN settings, uniform negatives); its
     # row is the printed "BCL / LightGCN" one, so ``method`` names the printed row and the key names the search
     "BCL-LightGCN": dict(table="6.3", method="BCL", setting="LightGCN", base=("lightgcn", "bcl", "rns"),
-                         stages=({"alpha": (0.55, 0.7, 0.85), "tau_plus": (0.02, 0.06, 0.1)}, {"beta": (0.2, 0.4, 0.6, 0.8)})),
+                         stages=_BCL_STAGES),
 }  # fmt: skip
 #: variants of a tuned row: name -> (the validation score of a candidate, the protocol of the reported runs):
 #: ``valid-tuned`` scores validation NDCG@10 after the last epoch and reports the chosen value's
