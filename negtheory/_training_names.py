@@ -19,6 +19,7 @@ SPEC_NAMES = (
     "AOBPR",
     "SRNS",
     "SharedUniform",
+    "CatalogueUniform",
     "SGD",
     "Adam",
     "Evaluation",

@@ -711,6 +711,16 @@ class _EmbeddingScores:
         return self.user_emb[np.asarray(users)] @ self.item_emb.T
 
 
+class _CatalogueDraw:
+    """``CatalogueUniform(on_device=True)``'s draw: [B, n] items i.i.d. uniform over the catalogue, on the users' device."""
+
+    def __init__(self, n_items: int) -> None:
+        self.n_items = int(n_items)
+
+    def draw(self, users: torch.Tensor, n: int, gen: torch.Generator) -> torch.Tensor:
+        return torch.randint(self.n_items, (users.shape[0], n), generator=gen, device=users.device)
+
+
 class _MFRunner:
     """One epoch of mini-batch training per ``run_epoch`` (the :class:`~negtheory.recsys.loop.EpochRunner` of MF)."""
 
@@ -751,6 +761,10 @@ class _MFRunner:
             from .device_sampling import UniformFreeSampler
 
             self.device_sampler = UniformFreeSampler(self.csr, data.n_items, dev)
+            self.gen = torch.Generator(device=dev).manual_seed(int(rng.integers(2**63 - 1)))
+        elif isinstance(spec, S.CatalogueUniform) and spec.on_device:
+            # CatalogueUniform(on_device=True): i.i.d. uniform over all items per row, torch.randint on the device
+            self.device_sampler = _CatalogueDraw(data.n_items)
             self.gen = torch.Generator(device=dev).manual_seed(int(rng.integers(2**63 - 1)))
         if bns is not None:
             self.n_neg_free = data.n_items - np.diff(self.indptr)
@@ -1210,7 +1224,7 @@ def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, 
     """The mini-batch engine's record of a run's settings (``fit_mf``'s ``config``)."""
     spec, s, opt = run.model, run.sampler, run.optimizer
     sampler = {S.RNS: "rns", S.PNS: "pns", S.DNS: "dns", S.BNS: "bns", S.AOBPR: "aobpr", S.SRNS: "srns",
-               S.SharedUniform: "shared_uniform"}[type(s)]  # fmt: skip
+               S.SharedUniform: "shared_uniform", S.CatalogueUniform: "catalogue_uniform"}[type(s)]  # fmt: skip
     return dict(
         loss=name,
         model="lightgcn" if isinstance(spec, S.LightGCN) else "mf",
@@ -1230,6 +1244,7 @@ def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, 
         **({"bns_f_sample": s.f_sample} if isinstance(s, S.BNS) and s.f_sample is not None else {}),
         **({"pns_power": s.power} if isinstance(s, S.PNS) else {}),
         **({"rns_on_device": True} if isinstance(s, S.RNS) and s.on_device else {}),
+        **({"catalogue_on_device": True} if isinstance(s, S.CatalogueUniform) and s.on_device else {}),
         **({"rank_scale": s.rank_scale if s.rank_scale is not None else 0.05 * n_items} if isinstance(s, S.AOBPR) else {}),
         **({f"srns_{f.name}": getattr(s, f.name) for f in S.fields(s)} if isinstance(s, S.SRNS) else {}),
         lr_milestones=list(opt.milestones),

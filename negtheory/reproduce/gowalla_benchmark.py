@@ -165,6 +165,18 @@ ABLATIONS.update(
                "ccl-n800-simplex-adam-cut19-30-released-model", "infonce-n800-simplex-adam-cut19-30-released-model")}
 )  # fmt: skip
 
+# ... and the released code's sampler on the full released protocol (model, clipping, schedule): each row's 800
+# negatives drawn i.i.d. uniformly from the whole catalogue, the user's training items (the row's positive among
+# them) not removed -- the RecBox/DEEM data generator's np.random.choice(num_items, ...) with its ignore_pos_items
+# option unset, as in the released configuration (CatalogueUniform); every other rung draws RNS, which removes them
+ABLATIONS.update(
+    {f"{b}-released-sampler": ABLATIONS[b]
+     for b in ("ccl-n800-simplex-adam-cut19-30-released-model-clip10",
+               "infonce-n800-simplex-adam-cut19-30-released-model-clip10")}
+)  # fmt: skip
+#: rungs whose negatives are drawn per row from the whole catalogue (CatalogueUniform, the released MF-CCL sampler)
+CATALOGUE: frozenset[str] = frozenset(r for r in ABLATIONS if r.endswith("-released-sampler"))
+
 #: rungs trained with another optimiser than the ladder's (the keys it changes)
 _SIMPLEX_ADAM = {"lr": 1e-4, "batch_size": 256, "weight_decay": 1e-8}
 _OPTIMIZER_OF: dict[str, dict[str, Any]] = {
@@ -173,7 +185,7 @@ _OPTIMIZER_OF: dict[str, dict[str, Any]] = {
     else _SIMPLEX_ADAM
     for r in ABLATIONS if "-simplex-adam" in r
 }  # fmt: skip
-_OPTIMIZER_OF.update({r: {**o, "max_grad_norm": 10.0} for r, o in _OPTIMIZER_OF.items() if r.endswith("-clip10")})
+_OPTIMIZER_OF.update({r: {**o, "max_grad_norm": 10.0} for r, o in _OPTIMIZER_OF.items() if "-clip10" in r})
 
 #: rungs whose negatives are shared by a batch's rows (every other rung: RNS on the model's device)
 SHARED: frozenset[str] = frozenset(r for r in ABLATIONS if "-shared-" in r)
@@ -238,7 +250,9 @@ def rung_specs(rung: str, quick: bool = False) -> dict[str, Any]:
         model["dim"] = 8
         loss["negatives"] = min(loss.get("negatives", 1), 8)
         opt["batch_size"] = 256
-    sampler = {"kind": "SharedUniform"} if rung in SHARED else {"kind": "RNS", "on_device": True}
+    sampler = ({"kind": "SharedUniform"} if rung in SHARED
+               else {"kind": "CatalogueUniform", "on_device": True} if rung in CATALOGUE
+               else {"kind": "RNS", "on_device": True})  # fmt: skip
     return dict(model=spec_from_dict(model), loss=spec_from_dict(loss), sampler=spec_from_dict(sampler),
                 optimizer=spec_from_dict(opt))  # fmt: skip
 

@@ -29,6 +29,7 @@ from .specs import (
     Evaluation,
     InfoNCE,
     SharedUniform,
+    CatalogueUniform,
     Spec,
 )
 
@@ -89,6 +90,9 @@ def _sgd_problems(m: Any, loss: Any, s: Any, opt: Any, device: str) -> list[str]
         out.append("sampler.on_device=True: the batch-1 SGD engine draws on the host (numba)")
     if isinstance(s, SharedUniform):
         out.append("sampler=SharedUniform: negatives shared by a mini-batch's rows need the mini-batch engine "
+                   "(optimizer=Adam(...) or SGD(batch_size > 1))")  # fmt: skip
+    if isinstance(s, CatalogueUniform):
+        out.append("sampler=CatalogueUniform: catalogue-uniform negatives per row need the mini-batch engine "
                    "(optimizer=Adam(...) or SGD(batch_size > 1))")  # fmt: skip
     if not isinstance(loss, _SGD_LOSSES):
         out.append(f"loss={type(loss).__name__}: the batch-1 SGD engine trains BPR, BCE and InfoNCE only")

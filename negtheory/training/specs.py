@@ -12,8 +12,9 @@ Models: :class:`MF`, :class:`LightGCN`. Losses: :class:`BPR`, :class:`BCE`, :cla
 :class:`DCL`, :class:`HCL`, :class:`DPL`, :class:`BCL` (and :class:`CCL`, SimpleX's, the Gowalla
 ladder's reference). Samplers: :class:`RNS`, :class:`PNS`,
 :class:`DNS`, :class:`BNS`, :class:`AOBPR`, :class:`SRNS` (thesis §4.5.1.2; the stateless ones draw
-for a user's own loop through ``sample``) and :class:`SharedUniform` (one set of catalogue-uniform
-negatives per mini-batch, shared by its rows). Optimizers: :class:`SGD`, :class:`Adam`. Evaluation:
+for a user's own loop through ``sample``), :class:`SharedUniform` (one set of catalogue-uniform
+negatives per mini-batch, shared by its rows) and :class:`CatalogueUniform` (catalogue-uniform
+negatives per row, MF-CCL's released sampler). Optimizers: :class:`SGD`, :class:`Adam`. Evaluation:
 :class:`Evaluation`.
 """
 
@@ -1019,6 +1020,50 @@ class SharedUniform(_Sampler):
         return np.broadcast_to(row, (len(users), n)).copy()
 
 
+@dataclass(frozen=True, eq=False)
+class CatalogueUniform(_Sampler):
+    r"""N negatives per row drawn i.i.d. uniformly from the whole catalogue (training items not removed).
+
+    Each row b of a batch draws its own :math:`j_{b1}, \dots, j_{bN} \overset{iid}{\sim}
+    \mathrm{U}\{0, \dots, |I| - 1\}`: the *unlabeled* draws :math:`p(x)` of the contrastive
+    estimators (Chuang et al. 2020, eq. 2), per row. It differs from :class:`RNS` only in not removing
+    the user's training items (on Gowalla a draw hits one with probability about 27 / 40 981, the
+    row's own positive among them) and from :class:`SharedUniform` only in drawing per row.
+
+    It is the sampler of MF-CCL's released run: the RecBox/DEEM data generator draws a row's
+    negatives with ``np.random.choice(num_items, size=(rows, num_negs), replace=True)`` unless its
+    ``ignore_pos_items`` option is set, and the released configuration leaves it unset.
+
+    Parameters
+    ----------
+    on_device : bool
+        The mini-batch engine draws on the model's device with torch's generator (``torch.randint``;
+        the same law, another random stream; default False: on the host with numpy).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from negtheory.recsys import load_split
+    >>> from negtheory.training import CatalogueUniform
+    >>> d = load_split(np.array([[0, 0], [1, 1], [1, 2]]), np.array([[0, 2]]))
+    >>> x = CatalogueUniform().sample(d, [0, 1, 1], 4, rng=0)
+    >>> x.shape, bool((x == x[0]).all())
+    ((3, 4), False)
+    """
+
+    on_device: bool = False
+
+    def __post_init__(self):
+        if not isinstance(self.on_device, (bool, np.bool_)):
+            raise TypeError(f"CatalogueUniform.on_device must be True or False, got {self.on_device!r}")
+        self._set("on_device", bool(self.on_device))
+
+    def _draw(self, bound, users, n, rng, scores, positives):
+        from .._validation import as_generator
+
+        return as_generator(rng).integers(bound.n_items, size=(len(users), n))
+
+
 # ------------------------------------------------------------------------------------------
 # optimizers
 # ------------------------------------------------------------------------------------------
@@ -1186,7 +1231,7 @@ class Evaluation(Spec):
 ROLES: dict[str, tuple[type[Spec], ...]] = {
     "model": (MF, LightGCN),
     "loss": (BPR, BCE, InfoNCE, DCL, HCL, DPL, BCL, CCL),
-    "sampler": (RNS, PNS, DNS, BNS, AOBPR, SRNS, SharedUniform),
+    "sampler": (RNS, PNS, DNS, BNS, AOBPR, SRNS, SharedUniform, CatalogueUniform),
     "optimizer": (SGD, Adam),
     "evaluation": (Evaluation,),
 }
