@@ -1092,6 +1092,7 @@ def ccl(
     neg_scores: Tensor,
     margin: float = 0.9,
     negative_weight: float | None = 150.0,
+    positive_hinge: bool = False,
     reduction: str = "mean",
 ) -> Tensor:
     r"""Cosine contrastive loss, CCL (Mao et al., SimpleX, CIKM 2021): the MF-CCL reference of the Gowalla ladder.
@@ -1104,6 +1105,11 @@ def ccl(
     (``negative_weight=None``: their sum, w/N = 1). Not a loss of the thesis: the package carries it
     so that the published MF-CCL number can be set beside the thesis's losses on one pipeline.
 
+    ``positive_hinge=True`` takes :math:`\max(0, 1 - \hat y_{ui})` for the positive term, as MF-CCL's
+    released code does (``relu(1 - pos_logits)``). On a cosine the two agree; they differ only where a
+    score exceeds 1, which the released model's dropout of the user vector (inverted, scaled by
+    1 / (1 - p)) allows: there the hinge stops pulling the positive, the paper's formula does not.
+
     Parameters
     ----------
     pos_scores : Tensor, shape [...]
@@ -1114,6 +1120,9 @@ def ccl(
         m (SimpleX's released configuration).
     negative_weight : float > 0 or None, default 150
         w (SimpleX's released configuration); None sums the negatives' terms.
+    positive_hinge : bool, default False
+        The positive term as :math:`\max(0, 1 - \hat y_{ui})` (the released code) instead of
+        :math:`1 - \hat y_{ui}` (the paper's eq.).
     %(reduction_returns)s
 
     Examples
@@ -1130,7 +1139,8 @@ def ccl(
     pos, neg, dt = _prepare(pos_scores, neg_scores, name_neg="neg_scores")
     hinge = torch.relu(neg - m)
     neg_term = hinge.sum(dim=-1) if w is None else hinge.mean(dim=-1) * w
-    return _finish(_nonfinite_to_nan((1.0 - pos) + neg_term, pos, neg), dt, reduction)
+    pos_term = torch.relu(1.0 - pos) if positive_hinge else 1.0 - pos
+    return _finish(_nonfinite_to_nan(pos_term + neg_term, pos, neg), dt, reduction)
 
 
 @_doc

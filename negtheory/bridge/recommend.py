@@ -616,7 +616,7 @@ def _loss(name, s, m, n, cfg):
     if name == "bcl":
         return Fn.bcl(pos, neg, cfg["alpha"], cfg["beta"], cfg["tau_plus"])
     if name == "ccl":  # cosine scores, temperature 1 (CCL has none)
-        return Fn.ccl(pos, neg, cfg["margin"], cfg["negative_weight"])
+        return Fn.ccl(pos, neg, cfg["margin"], cfg["negative_weight"], positive_hinge=bool(cfg.get("positive_hinge")))
     if name == "bcl_released":
         logw = Fn.bcl_log_weights(neg, cfg["alpha"], cfg["beta"], cfg["tau_plus"])
         n_theta = torch.exp(torch.logsumexp(neg + logw, dim=-1))
@@ -1158,6 +1158,7 @@ def _loss_cfg(loss: Any) -> dict[str, float]:
         beta=loss.beta if isinstance(loss, S.BCL) else 0.6,
         dpl_eps=loss.eps if isinstance(loss, S.DPL) else 1e-2,
         **({"margin": loss.margin, "negative_weight": loss.negative_weight} if isinstance(loss, S.CCL) else {}),
+        **({"positive_hinge": True} if isinstance(loss, S.CCL) and loss.positive_hinge else {}),
     )
 
 

@@ -174,8 +174,13 @@ ABLATIONS.update(
      for b in ("ccl-n800-simplex-adam-cut19-30-released-model-clip10",
                "infonce-n800-simplex-adam-cut19-30-released-model-clip10")}
 )  # fmt: skip
+# ... and, on top, the released code's positive term relu(1 - s) (CCL(positive_hinge=True)): the same as 1 - s on a
+# cosine, but the released model's inverted dropout of the user vector lets a positive's score exceed 1, where the
+# hinge stops pulling it
+_RS = "ccl-n800-simplex-adam-cut19-30-released-model-clip10-released-sampler"
+ABLATIONS[f"{_RS}-hinge"] = (ABLATIONS[_RS][0], {**ABLATIONS[_RS][1], "positive_hinge": True}, *ABLATIONS[_RS][2:])
 #: rungs whose negatives are drawn per row from the whole catalogue (CatalogueUniform, the released MF-CCL sampler)
-CATALOGUE: frozenset[str] = frozenset(r for r in ABLATIONS if r.endswith("-released-sampler"))
+CATALOGUE: frozenset[str] = frozenset(r for r in ABLATIONS if "-released-sampler" in r)
 
 #: rungs trained with another optimiser than the ladder's (the keys it changes)
 _SIMPLEX_ADAM = {"lr": 1e-4, "batch_size": 256, "weight_decay": 1e-8}

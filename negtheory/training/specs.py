@@ -532,6 +532,10 @@ class CCL(_Loss):
         m in [-1, 1] (default 0.9, the released configuration's).
     negative_weight : float
         w > 0 (default 150, the released configuration's).
+    positive_hinge : bool
+        The positive term as :math:`\max(0, 1 - \hat y_{ui})`, as the released code computes it
+        (default False: the paper's :math:`1 - \hat y_{ui}`). They differ only where a score exceeds
+        1, which ``MF(dropout=...)`` allows (:func:`negtheory.bridge.functional.ccl`).
 
     Examples
     --------
@@ -543,11 +547,15 @@ class CCL(_Loss):
     negatives: int = 800
     margin: float = 0.9
     negative_weight: float = 150.0
+    positive_hinge: bool = False
 
     def __post_init__(self):
         self._common()
         self._real("margin", -1.0, 1.0)
         self._real("negative_weight", 0.0, lo_open=True)
+        if not isinstance(self.positive_hinge, (bool, np.bool_)):
+            raise TypeError(f"CCL.positive_hinge must be True or False, got {self.positive_hinge!r}")
+        self._set("positive_hinge", bool(self.positive_hinge))
 
 
 # ------------------------------------------------------------------------------------------
