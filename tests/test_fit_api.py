@@ -196,7 +196,9 @@ def test_minibatch_configurations_are_bit_identical(data, case):
     for a, b in zip(old["model"].parameters(), new.model.parameters()):
         assert torch.equal(a, b)
     assert np.array_equal(np.asarray(old["scores"]), np.asarray(new.scores))
-    assert np.array_equal(np.asarray(new.scores), new.user_emb @ new.item_emb.T) or isinstance(model, LightGCN)
+    if not isinstance(model, LightGCN):  # the scores are the embeddings' product (numpy's BLAS and torch's may
+        # round a float32 product differently in the last place, so this check is to float32 precision)
+        np.testing.assert_allclose(np.asarray(new.scores), new.user_emb @ new.item_emb.T, rtol=1e-5, atol=1e-6)
     assert _hist(old["history"]) == _hist(new.history)
     assert old["best_epoch"] == new.best_epoch
     assert old["config"] == {**new.config, **{k: old["config"][k] for k in ("tau_plus", "hcl_beta", "alpha", "beta", "dpl_eps")}}
