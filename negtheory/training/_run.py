@@ -26,10 +26,10 @@ from .specs import (
     ROLES,
     SGD,
     SRNS,
+    CatalogueUniform,
     Evaluation,
     InfoNCE,
     SharedUniform,
-    CatalogueUniform,
     Spec,
 )
 
