@@ -13,6 +13,13 @@ Usage::
         --png notebooks/data/gowalla_benchmark/cpu_seeds/seed_spread.png
 
 ``--runs RUN:SEED`` names where each seed's curve is stored (the ``run`` column of ``curves.csv``).
+``--beside RUN:RUNG:SEED`` sets single runs of other rungs beside the spread (a column each, and the released value's
+gap to it), e.g. an ablation of one seed against the interval of the rung it changes::
+
+    python benchmarks/gowalla_seed_spread.py --rung ccl-n800-simplex-adam-cut19-30-released-model-clip10 \
+        --runs cpu_clip:0 cpu_seeds:1 cpu_seeds:2 \
+        --beside cpu_released_sampler:ccl-n800-simplex-adam-cut19-30-released-model-clip10-released-sampler:0 \
+        --out spread.md
 """
 
 from __future__ import annotations
@@ -30,7 +37,10 @@ def _curve(curves: pd.DataFrame, run: str, rung: str, seed: int) -> pd.DataFrame
     return curves[(curves.run == run) & (curves.rung == rung) & (curves.seed == seed)].sort_values("epoch")
 
 
-def spread(curves: pd.DataFrame, released: pd.DataFrame, rung: str, runs: list[tuple[str, int]]) -> pd.DataFrame:
+def spread(
+    curves: pd.DataFrame, released: pd.DataFrame, rung: str, runs: list[tuple[str, int]],
+    beside: list[tuple[str, str, int]] = (),
+) -> pd.DataFrame:  # fmt: skip
     """One row per epoch evaluated by every seed: the seeds' test recall@20, mean, 95 % t half-width, released value.
 
     Parameters
@@ -43,16 +53,20 @@ def spread(curves: pd.DataFrame, released: pd.DataFrame, rung: str, runs: list[t
         The rung whose seeds are compared.
     runs : list of (str, int)
         (run, seed) of each curve.
+    beside : list of (str, str, int)
+        (run, rung, seed) of single curves set beside the spread (a column ``<rung> (seed s)`` each).
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``epoch``, ``seed <s>`` per seed, ``mean``, ``half_width``, ``released``, ``gap``.
+        Columns ``epoch``, ``seed <s>`` per seed, ``mean``, ``half_width``, the ``beside`` columns,
+        ``released``, ``gap``; one row per epoch that every curve evaluated.
 
     Raises
     ------
     ValueError
-        A (run, seed) has no curve for ``rung``, or fewer than two seeds are given.
+        A (run, seed) has no curve for ``rung``, a ``beside`` curve is missing, or fewer than two
+        seeds are given.
     """
     from scipy import stats
 
@@ -64,8 +78,14 @@ def spread(curves: pd.DataFrame, released: pd.DataFrame, rung: str, runs: list[t
         if c.empty:
             raise ValueError(f"runs: no curve of rung {rung!r} for run {run!r}, seed {seed}")
         cols[f"seed {seed}"] = c.set_index("epoch").test_recall20
-    df = pd.DataFrame(cols).dropna().sort_index()
-    vals = df.to_numpy()
+    extra = {}
+    for run, other, seed in beside:
+        c = _curve(curves, run, other, seed)
+        if c.empty:
+            raise ValueError(f"beside: no curve of rung {other!r} for run {run!r}, seed {seed}")
+        extra[f"{other} (seed {seed})"] = c.set_index("epoch").test_recall20
+    df = pd.DataFrame({**cols, **extra}).dropna().sort_index()
+    vals = df[list(cols)].to_numpy()
     n = vals.shape[1]
     t = stats.t.ppf(0.975, n - 1)
     df["mean"] = vals.mean(axis=1)
@@ -76,16 +96,27 @@ def spread(curves: pd.DataFrame, released: pd.DataFrame, rung: str, runs: list[t
     return df.reset_index().rename(columns={"index": "epoch"})
 
 
+def _short(column: str, rung: str) -> str:
+    """A ``beside`` column's label: what its rung adds to ``rung`` (or its whole name), and its seed."""
+    other, _, seed = column.rpartition(" (seed ")
+    return f"`{other.removeprefix(rung) or other}` seed {seed.rstrip(')')}"
+
+
 def markdown(df: pd.DataFrame, rung: str) -> str:
     """The table of :func:`spread` as markdown."""
     seeds = [c for c in df.columns if c.startswith("seed ")]
-    head = ["epoch", *seeds, "mean [95 % t-interval]", "released MF-CCL run", "mean − released"]
-    lines = [f"Test recall@20 of `{rung}` by evaluated epoch, {len(seeds)} seeds.", "",
+    extra = [c for c in df.columns if c.endswith(")") and " (seed " in c]
+    short = [_short(c, rung) for c in extra]
+    head = ["epoch", *seeds, "mean [95 % t-interval]", *short, "released MF-CCL run", "mean − released",
+            *(f"{c} − released" for c in short)]  # fmt: skip
+    lines = [f"Test recall@20 of `{rung}` by evaluated epoch, {len(seeds)} seeds"
+             + (", and single runs beside it." if extra else "."), "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]  # fmt: skip
     for _, r in df.iterrows():
         cells = [f"{int(r.epoch)}", *(f"{r[s]:.4f}" for s in seeds),
                  f"{r['mean']:.4f} [{r['mean'] - r.half_width:.4f}, {r['mean'] + r.half_width:.4f}]",
-                 f"{r.released:.4f}", f"{r.gap:+.4f}"]  # fmt: skip
+                 *(f"{r[c]:.4f}" for c in extra), f"{r.released:.4f}", f"{r.gap:+.4f}",
+                 *(f"{r[c] - r.released:+.4f}" for c in extra)]  # fmt: skip
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -95,6 +126,7 @@ def main(argv=None) -> None:
     p.add_argument("--data", type=Path, default=Path("notebooks/data/gowalla_benchmark"))
     p.add_argument("--rung", required=True)
     p.add_argument("--runs", nargs="+", required=True, help="RUN:SEED per seed (the run column of curves.csv)")
+    p.add_argument("--beside", nargs="*", default=[], help="RUN:RUNG:SEED of single runs set beside the spread")
     p.add_argument("--out", type=Path, required=True, help="markdown file to write")
     p.add_argument("--png", type=Path, default=None, help="also draw the curves here")
     a = p.parse_args(argv)
@@ -104,9 +136,15 @@ def main(argv=None) -> None:
         if not sep or not run or not seed.isdigit():
             p.error(f"--runs: expected RUN:SEED, got {spec!r}")
         runs.append((run, int(seed)))
+    beside = []
+    for spec in a.beside:
+        parts = spec.split(":")
+        if len(parts) != 3 or not all(parts) or not parts[2].isdigit():
+            p.error(f"--beside: expected RUN:RUNG:SEED, got {spec!r}")
+        beside.append((parts[0], parts[1], int(parts[2])))
     curves = pd.read_csv(a.data / "curves.csv")
     released = pd.read_csv(a.data / "released_mfccl_curve.csv")
-    df = spread(curves, released, a.rung, runs)
+    df = spread(curves, released, a.rung, runs, beside)
     a.out.write_text(markdown(df, a.rung))
     print(f"wrote {a.out}")
     if a.png is not None:
@@ -126,6 +164,10 @@ def main(argv=None) -> None:
             ax.plot(c.epoch, c.test_recall20, "o-", ms=3.5, lw=1, label=f"seed {seed}")
         ax.errorbar(df.epoch, df["mean"], yerr=df.half_width, fmt="none", ecolor="C3", capsize=3,
                     label="mean, 95 % t-interval")  # fmt: skip
+        for k, (run, other, seed) in enumerate(beside):
+            c = _curve(curves, run, other, seed)
+            ax.plot(c.epoch, c.test_recall20, "s--", ms=4, lw=1.3, color=f"C{4 + k}",
+                    label=f"{other.removeprefix(a.rung) or other}, seed {seed}")  # fmt: skip
         ax.set(xlabel="epoch", ylabel="test recall@20", ylim=(0.13, 0.19), xlim=(0, 41),
                title="CCL with MF-CCL's released protocol on Gowalla, refit: seeds")  # fmt: skip
         ax.grid(alpha=0.3)

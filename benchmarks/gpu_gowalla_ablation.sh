@@ -9,6 +9,7 @@
 #   gpu_util.txt      nvidia-smi dmon during the ladder
 #   results.tgz       the ladder's output folder (CSV, markdown, figure, runs/*.json with the curves)
 # Usage: OUT=folder DATA=folder-with-train.txt.gz-test.txt.gz BUDGET=seconds benchmarks/gpu_gowalla_ablation.sh
+#   (RUNGS="..." SEEDS=3 pick the runs; VALID=0 EPOCHS=40 run the refit protocol for a fixed length)
 # Dry run without a GPU: DEVICE=cpu QUICK=--quick DATA=tiny-folder BUDGET=30 benchmarks/gpu_gowalla_ablation.sh
 set -u -o pipefail
 OUT=${OUT:-/tmp/gpu_gowalla_ablation_out}
@@ -18,6 +19,8 @@ DEVICE=${DEVICE:-cuda}
 QUICK=${QUICK:-}
 RUNGS=${RUNGS:-bpr-300 infonce-t0.05 infonce-t0.2 dcl-tau0.001}
 SEEDS=${SEEDS:-1}
+VALID=${VALID:-0.05}   # 0: the refit protocol (every training pair, final epoch; set EPOCHS, e.g. 30 or 40)
+EPOCHS=${EPOCHS:-}
 PY=${PYTHON:-python3}
 source "$(dirname "$0")/_gpu_env.sh"
 if [ -z "$QUICK" ]; then
@@ -30,7 +33,8 @@ PT=$!
 stamp ladder | tee -a "$OUT/env.txt"
 N=$(( $(echo $RUNGS | wc -w) * SEEDS ))
 timeout $((BUDGET + 150)) $PY -m negtheory reproduce gowalla-benchmark --data "$DATA" --device "$DEVICE" --rungs $RUNGS \
-  --seeds "$SEEDS" --jobs "$N" --time-budget "$BUDGET" --eval-every 5 --quiet $QUICK --out /tmp/gb_abl >"$OUT/ladder.txt" 2>&1
+  --seeds "$SEEDS" --jobs "$N" --time-budget "$BUDGET" --eval-every 5 --valid-fraction "$VALID" ${EPOCHS:+--epochs "$EPOCHS"} \
+  --quiet $QUICK --out /tmp/gb_abl >"$OUT/ladder.txt" 2>&1
 echo "ladder exit $?" | tee -a "$OUT/env.txt"
 wait $PT
 tar czf "$OUT/results.tgz" -C /tmp gb_abl 2>/dev/null
