@@ -32,18 +32,22 @@ def test_score_matrix_reads_agree():
     rng = np.random.default_rng(0)
     W = rng.normal(size=(50, 8)).astype(np.float32)
     H = rng.normal(size=(70, 8)).astype(np.float32)
-    dense = W @ H.T
+    # the float64 product rounded once to float32: what a fixed-order float64 sum gives (the float32
+    # products are exact in float64; a different summation order moves the float64 sum by ~1e-16, far
+    # below float32's last place)
+    dense = (W.astype(np.float64) @ H.T.astype(np.float64)).astype(np.float32)
     for limit in (DENSE_LIMIT, 0):  # whole-once and blocked
         s = ScoreMatrix.from_embeddings(W, H, dense_limit=limit)
         assert s.shape == (50, 70) and s.dtype == np.float32 and s.ndim == 2
         np.testing.assert_array_equal(np.asarray(s), dense)
+        np.testing.assert_allclose(np.asarray(s), W @ H.T, rtol=1e-5, atol=1e-6)  # numpy's float32 BLAS product
         users = rng.integers(0, 50, 300)
         items = rng.integers(0, 70, 300)
         rows = s.block(users)
         assert rows.shape == (300, 70)
-        # pairs are the blocks' entries bit for bit; blocks agree with the whole product up to rounding
+        # pairs are the blocks' entries and the blocks the whole matrix's rows, bit for bit
         np.testing.assert_array_equal(s.pairs(users, items), rows[np.arange(300), items])
-        np.testing.assert_allclose(rows, dense[users], rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(rows, dense[users])
         assert s.block(np.array([], dtype=np.int64)).shape == (0, 70)
         assert np.asarray(s, dtype=np.float64).dtype == np.float64
     # a snapshot: later changes of the embeddings do not reach it
@@ -60,14 +64,21 @@ def test_score_matrix_reads_agree():
 
 
 def test_blocked_rows_equal_the_whole_product():
-    # blocks of >= 64 rows reproduce the rows of the whole BLAS product bit for bit (numpy and torch)
+    # blocks of any size and order reproduce the rows of the whole matrix bit for bit (a BLAS product's rows
+    # need not: their rounding depends on the block's shape and a row's place in it), and the whole matrix is
+    # the float64 product rounded once to float32
     rng = np.random.default_rng(3)
     W = rng.normal(0, 0.1, size=(700, 32)).astype(np.float32)
     H = rng.normal(0, 0.1, size=(1682, 32)).astype(np.float32)
-    dense = W @ H.T
     s = ScoreMatrix.from_embeddings(W, H, dense_limit=0)
-    for users in (np.array([5]), np.array([3, 9]), rng.integers(0, 700, 17), np.arange(700)):
-        np.testing.assert_array_equal(s.block(users), dense[users])
+    whole = np.asarray(s)
+    np.testing.assert_array_equal(whole, (W.astype(np.float64) @ H.T.astype(np.float64)).astype(np.float32))
+    for users in (np.array([5]), np.array([3, 9]), rng.integers(0, 700, 17), rng.permutation(700), np.arange(700)):
+        np.testing.assert_array_equal(s.block(users), whole[users])
+    # float64 tables: the sum is the float64 one
+    s64 = ScoreMatrix.from_embeddings(W.astype(np.float64), H.astype(np.float64), dense_limit=0)
+    assert s64.dtype == np.float64
+    np.testing.assert_allclose(s64.block(np.arange(3)), W[:3].astype(np.float64) @ H.T.astype(np.float64), rtol=1e-12)
 
 
 # ------------------------------------------------------------------------------------------

@@ -51,6 +51,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+import numba
 import numpy as np
 
 from .metrics import topk_metrics_csr
@@ -76,9 +77,35 @@ EVAL_SPLITS = ("valid", "test")
 #: a :class:`ScoreMatrix` of at most this many entries (64 MiB in float32) is computed whole, once
 DENSE_LIMIT = 1 << 24
 
-#: blocks computed from embeddings have at least this many rows (the BLAS products of fewer rows,
+#: blocks computed by a BLAS product have at least this many rows (the BLAS products of fewer rows,
 #: e.g. numpy's matrix-vector product for one row, may round differently from the whole product)
 _MIN_BLOCK_ROWS = 64
+
+
+@numba.njit(cache=True)
+def _embedding_rows(W, HT, users, out):  # pragma: no cover - compiled
+    """``out[b, j] = sum_k W[users[b], k] HT[k, j]`` accumulated in float64, k = 0, 1, ... in order.
+
+    A BLAS product's rounding depends on the shape of the block and on a row's place in it (seen with
+    OpenBLAS 0.3.31: the rows of ``W[users] @ H.T`` differ in the last bit with the number of rows and
+    their order), so blocks and the whole matrix of one :class:`ScoreMatrix` would not agree bit for
+    bit. Here each entry is one sum in a fixed order, whatever the block: the float32 products are
+    exact in float64 and the sum rounds once to ``out``'s dtype. The inner loop runs over items (no
+    reduction to reorder), so it vectorises.
+    """
+    d, n = HT.shape
+    acc = np.empty(n, dtype=np.float64)
+    for b in range(users.size):
+        w = W[users[b]]
+        acc[:] = 0.0
+        for k in range(d):
+            wk = np.float64(w[k])
+            row = HT[k]
+            for j in range(n):
+                acc[j] += wk * row[j]
+        for j in range(n):
+            out[b, j] = acc[j]
+    return out
 
 
 def _user_ids(users, n_users, name="users"):
@@ -194,15 +221,27 @@ class ScoreMatrix:
         Returns
         -------
         ScoreMatrix
-            Blocks ``user_emb[users] @ item_emb.T`` (at least 64 rows computed at a time); the
-            whole matrix ``user_emb @ item_emb.T``, the product the trainers always used.
+            Rows ``user_emb[users] @ item_emb.T``, each entry summed over the d coordinates in a
+            fixed order in float64 and rounded once to the tables' dtype, so that every block, every
+            pair and the whole matrix agree bit for bit whatever the blocks (a BLAS product's rounding
+            depends on the block's shape and a row's place in it). The entries are within one unit in
+            the last place of the BLAS product's.
         """
         W = np.array(user_emb, copy=True)
         H = np.array(item_emb, copy=True)
         if W.ndim != 2 or H.ndim != 2 or W.shape[1] != H.shape[1]:
             raise ValueError(f"user_emb and item_emb must be 2-d with the same width, got {W.shape} and {H.shape}")
-        return cls((W.shape[0], H.shape[0]), lambda users: W[users] @ H.T, dtype=np.result_type(W, H),
-                   dense=lambda: W @ H.T, dense_limit=dense_limit, min_rows=_MIN_BLOCK_ROWS)  # fmt: skip
+        dtype = np.result_type(W, H)
+        if dtype.kind != "f":
+            dtype = np.dtype(np.float64)
+        HT = np.ascontiguousarray(H.T, dtype=np.float64)
+
+        def rows(users):
+            u = np.ascontiguousarray(users, dtype=np.int64)
+            return _embedding_rows(W, HT, u, np.empty((u.size, HT.shape[1]), dtype=dtype))
+
+        return cls((W.shape[0], H.shape[0]), rows, dtype=dtype, dense=lambda: rows(np.arange(W.shape[0])),
+                   dense_limit=dense_limit, min_rows=1)  # fmt: skip
 
     # ------------------------------------------------------------------ reads
     @property
