@@ -4,7 +4,8 @@ Reads ``notebooks/data/gowalla_benchmark/curves.csv`` (every stored run of ``neg
 validation and test recall@20 every 5 epochs) and ``released_mfccl_curve.csv`` (the released MF-CCL run's test
 recall@20 at each epoch, transcribed from its public BARS log; that run monitors the test split and cuts its learning
 rate tenfold when the metric stalls, from epoch 19), and draws the runs that take MF-CCL's training protocol (800
-negatives per row, Adam lr 1e-4, batch 256, the cut after epoch 20) into ``mfccl_protocol_curves.png`` beside them.
+negatives per row, Adam lr 1e-4, batch 256, the cut after epoch 20; then the released model, clipping, schedule,
+sampler and positive term, one at a time) into ``mfccl_protocol_curves.png`` beside them.
 
 Usage: python benchmarks/plot_gowalla_curves.py [--data notebooks/data/gowalla_benchmark] [--out PNG]
 """
@@ -27,6 +28,14 @@ RUNS = {
     ("cpu_refit", "ccl-n800-simplex-adam-decay20-released-model"): "CCL, released model, refit on all of train (30 epochs)",
     ("cpu_clip", "ccl-n800-simplex-adam-decay20-released-model-clip10"): "CCL, released model, refit, gradient clipped at 10",
     ("cpu_clip", "ccl-n800-simplex-adam-cut19-30-released-model-clip10"): "... and the released run's cuts (after 19, 30)",
+    (
+        "cpu_released_sampler",
+        "ccl-n800-simplex-adam-cut19-30-released-model-clip10-released-sampler",
+    ): "... and the released sampler (negatives from all items)",
+    (
+        "cpu_released_sampler",
+        "ccl-n800-simplex-adam-cut19-30-released-model-clip10-released-sampler-hinge",
+    ): "... and the released positive term relu(1 - s)",
     ("cpu_per_row_decay20", "infonce-n800-simplex-adam-decay20"): "InfoNCE t = 0.1, Xavier init, no dropout",
     ("cpu_released_model", "infonce-n800-simplex-adam-decay20-released-model"): "InfoNCE, released model",
 }
@@ -44,7 +53,7 @@ def main(argv=None) -> None:
         released.epoch, released.test_recall20, color="k", lw=1.5, label="MF-CCL's released run (BARS log, test-monitored cut)"
     )
     ax.axhline(0.1837, color="k", ls=":", lw=1, label="published MF-CCL 0.1837")
-    styles = ["C0-o", "C0--s", "C2-.^", "C1-D", "C4:v", "C3-o", "C3--s"]
+    styles = ["C0-o", "C0--s", "C2-.^", "C1-D", "C4:v", "C5-P", "C6--X", "C3-o", "C3--s"]
     for (run, rung), style in zip(RUNS, styles):
         c = curves[(curves.run == run) & (curves.rung == rung)].sort_values("epoch")
         if len(c):

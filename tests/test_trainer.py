@@ -192,6 +192,11 @@ class _Recorder:
         return {"score_mean": float(scores.mean()), "epoch_seen": epoch} if self.ret else None
 
 
+def _product(U, V):
+    """U V^T in float64, rounded once to U's dtype."""
+    return (U.astype(np.float64) @ V.T.astype(np.float64)).astype(U.dtype)
+
+
 def test_sgd_callbacks_contract():
     d = _split(valid=0.1)
     kw = dict(dim=8, lr=0.05, epochs=5, eval_every=2, topk=(5,), eval_on="both", rng=4, progress=False)
@@ -205,8 +210,9 @@ def test_sgd_callbacks_contract():
     init = np.random.default_rng(np.random.SeedSequence(4).spawn(7)[0])
     U0 = init.normal(0.0, 0.1, size=(d.n_users, 8)).astype(np.float32)
     V0 = init.normal(0.0, 0.1, size=(d.n_items, 8)).astype(np.float32)
-    np.testing.assert_array_equal(rec.calls[0][1], U0 @ V0.T)
-    np.testing.assert_array_equal(rec.calls[-1][1], r["user_emb"] @ r["item_emb"].T)
+    # the scores are the embeddings' float64 product rounded once to float32 (ScoreMatrix.from_embeddings)
+    np.testing.assert_array_equal(rec.calls[0][1], _product(U0, V0))
+    np.testing.assert_array_equal(rec.calls[-1][1], _product(r["user_emb"], r["item_emb"]))
     # dicts merged into the evaluated rows; training unchanged bit for bit
     for h, hp, (e, s) in zip(r["history"], plain["history"], rec.calls[1:]):
         assert h["epoch"] == e and h["epoch_seen"] == e and h["score_mean"] == float(s.mean())
