@@ -15,17 +15,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy import stats
+from toy_data import random_train
 
-from negtheory.recsys import Interactions, load_split
+from negtheory.recsys import load_split
 from negtheory.training import CCL, MF, SGD, Adam, CatalogueUniform, InfoNCE, spec_from_json
 
 torch = pytest.importorskip("torch")
 
 
-def _data(n_users=20, n_items=30, n=200, seed=0):
-    rng = np.random.default_rng(seed)
-    pairs = np.unique(np.c_[rng.integers(0, n_users, n), rng.integers(0, n_items, n)], axis=0)
-    return Interactions(n_users, n_items, pairs, np.zeros((0, 2), dtype=np.int64))
+_data = random_train
 
 
 def test_host_draws_are_uniform_over_the_catalogue_per_row_training_items_included():

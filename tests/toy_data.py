@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from negtheory.recsys import split_interactions
+from negtheory.recsys import Interactions, split_interactions
 
 
 def planted_split(n_users, n_items, seed, clusters=5, inside=0.5, outside=0.03):
@@ -17,3 +17,10 @@ def planted_split(n_users, n_items, seed, clusters=5, inside=0.5, outside=0.03):
     cu, ci = rng.integers(0, clusters, n_users), rng.integers(0, clusters, n_items)
     p = np.where(cu[:, None] == ci[None, :], inside, outside)
     return split_interactions(np.argwhere(rng.random((n_users, n_items)) < p), 0.2, rng=seed)
+
+
+def random_train(n_users=20, n_items=30, n=200, seed=0):
+    """``n`` random (user, item) draws, deduplicated, as training pairs with an empty test split."""
+    rng = np.random.default_rng(seed)
+    pairs = np.unique(np.c_[rng.integers(0, n_users, n), rng.integers(0, n_items, n)], axis=0)
+    return Interactions(n_users, n_items, pairs, np.zeros((0, 2), dtype=np.int64))

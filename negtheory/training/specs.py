@@ -83,6 +83,12 @@ class Spec:
     def _real(self, name: str, lo=None, hi=None, **kw) -> None:
         self._set(name, real_scalar(f"{type(self).__name__}.{name}", getattr(self, name), lo, hi, **kw))
 
+    def _bool(self, name: str) -> None:
+        value = getattr(self, name)
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{type(self).__name__}.{name} must be True or False, got {value!r}")
+        self._set(name, bool(value))
+
     def _choice(self, name: str, options: Sequence[str]) -> None:
         if getattr(self, name) not in options:
             raise ValueError(f"{type(self).__name__}.{name} must be one of {tuple(options)}, got {getattr(self, name)!r}")
@@ -553,9 +559,7 @@ class CCL(_Loss):
         self._common()
         self._real("margin", -1.0, 1.0)
         self._real("negative_weight", 0.0, lo_open=True)
-        if not isinstance(self.positive_hinge, (bool, np.bool_)):
-            raise TypeError(f"CCL.positive_hinge must be True or False, got {self.positive_hinge!r}")
-        self._set("positive_hinge", bool(self.positive_hinge))
+        self._bool("positive_hinge")
 
 
 # ------------------------------------------------------------------------------------------
@@ -729,9 +733,7 @@ class RNS(_Sampler):
     on_device: bool = False
 
     def __post_init__(self):
-        if not isinstance(self.on_device, (bool, np.bool_)):
-            raise TypeError(f"RNS.on_device must be True or False, got {self.on_device!r}")
-        self._set("on_device", bool(self.on_device))
+        self._bool("on_device")
 
     def _draw(self, bound, users, n, rng, scores, positives):
         from ..recsys.samplers import sample_uninteracted
@@ -1062,9 +1064,7 @@ class CatalogueUniform(_Sampler):
     on_device: bool = False
 
     def __post_init__(self):
-        if not isinstance(self.on_device, (bool, np.bool_)):
-            raise TypeError(f"CatalogueUniform.on_device must be True or False, got {self.on_device!r}")
-        self._set("on_device", bool(self.on_device))
+        self._bool("on_device")
 
     def _draw(self, bound, users, n, rng, scores, positives):
         from .._validation import as_generator
