@@ -13,6 +13,8 @@ Usage::
         --png notebooks/data/gowalla_benchmark/cpu_seeds/seed_spread.png
 
 ``--runs RUN:SEED`` names where each seed's curve is stored (the ``run`` column of ``curves.csv``).
+``--column train_loss`` tabulates each evaluated epoch's mean training loss per pair instead of test recall@20 (the
+released log's ``train_loss`` beside it); the figure always draws test recall@20.
 ``--beside RUN:RUNG:SEED`` sets single runs of other rungs beside the spread (a column each, and the released value's
 gap to it), e.g. an ablation of one seed against the interval of the rung it changes::
 
@@ -31,6 +33,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+COLUMNS = {"test_recall20": "Test recall@20", "train_loss": "Mean training loss per pair (the loss alone)"}
+
 
 def _curve(curves: pd.DataFrame, run: str, rung: str, seed: int) -> pd.DataFrame:
     """The rows of one stored curve, by epoch."""
@@ -39,9 +43,9 @@ def _curve(curves: pd.DataFrame, run: str, rung: str, seed: int) -> pd.DataFrame
 
 def spread(
     curves: pd.DataFrame, released: pd.DataFrame, rung: str, runs: list[tuple[str, int]],
-    beside: list[tuple[str, str, int]] = (),
+    beside: list[tuple[str, str, int]] = (), column: str = "test_recall20",
 ) -> pd.DataFrame:  # fmt: skip
-    """One row per epoch evaluated by every seed: the seeds' test recall@20, mean, 95 % t half-width, released value.
+    """One row per epoch evaluated by every seed: the seeds' values, mean, 95 % t half-width, released value.
 
     Parameters
     ----------
@@ -55,6 +59,8 @@ def spread(
         (run, seed) of each curve.
     beside : list of (str, str, int)
         (run, rung, seed) of single curves set beside the spread (a column ``<rung> (seed s)`` each).
+    column : {"test_recall20", "train_loss"}
+        What is compared: test recall@20 (default) or the mean training loss per pair of the evaluated epoch.
 
     Returns
     -------
@@ -65,11 +71,13 @@ def spread(
     Raises
     ------
     ValueError
-        A (run, seed) has no curve for ``rung``, a ``beside`` curve is missing, or fewer than two
-        seeds are given.
+        A (run, seed) has no curve for ``rung``, a ``beside`` curve is missing, fewer than two
+        seeds are given, or ``column`` is not one of the two.
     """
     from scipy import stats
 
+    if column not in COLUMNS:
+        raise ValueError(f"column: expected one of {sorted(COLUMNS)}, got {column!r}")
     if len(runs) < 2:
         raise ValueError(f"runs: need at least two seeds for a spread, got {runs}")
     cols = {}
@@ -77,20 +85,20 @@ def spread(
         c = _curve(curves, run, rung, seed)
         if c.empty:
             raise ValueError(f"runs: no curve of rung {rung!r} for run {run!r}, seed {seed}")
-        cols[f"seed {seed}"] = c.set_index("epoch").test_recall20
+        cols[f"seed {seed}"] = c.set_index("epoch")[column]
     extra = {}
     for run, other, seed in beside:
         c = _curve(curves, run, other, seed)
         if c.empty:
             raise ValueError(f"beside: no curve of rung {other!r} for run {run!r}, seed {seed}")
-        extra[f"{other} (seed {seed})"] = c.set_index("epoch").test_recall20
+        extra[f"{other} (seed {seed})"] = c.set_index("epoch")[column]
     df = pd.DataFrame({**cols, **extra}).dropna().sort_index()
     vals = df[list(cols)].to_numpy()
     n = vals.shape[1]
     t = stats.t.ppf(0.975, n - 1)
     df["mean"] = vals.mean(axis=1)
     df["half_width"] = t * vals.std(axis=1, ddof=1) / math.sqrt(n)
-    rel = released.set_index("epoch").test_recall20
+    rel = released.set_index("epoch")[column]
     df["released"] = [rel.get(e, np.nan) for e in df.index]
     df["gap"] = df["mean"] - df["released"]
     return df.reset_index().rename(columns={"index": "epoch"})
@@ -102,14 +110,14 @@ def _short(column: str, rung: str) -> str:
     return f"`{other.removeprefix(rung) or other}` seed {seed.rstrip(')')}"
 
 
-def markdown(df: pd.DataFrame, rung: str) -> str:
+def markdown(df: pd.DataFrame, rung: str, column: str = "test_recall20") -> str:
     """The table of :func:`spread` as markdown."""
     seeds = [c for c in df.columns if c.startswith("seed ")]
     extra = [c for c in df.columns if c.endswith(")") and " (seed " in c]
     short = [_short(c, rung) for c in extra]
     head = ["epoch", *seeds, "mean [95 % t-interval]", *short, "released MF-CCL run", "mean − released",
             *(f"{c} − released" for c in short)]  # fmt: skip
-    lines = [f"Test recall@20 of `{rung}` by evaluated epoch, {len(seeds)} seeds"
+    lines = [f"{COLUMNS[column]} of `{rung}` by evaluated epoch, {len(seeds)} seeds"
              + (", and single runs beside it." if extra else "."), "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]  # fmt: skip
     for _, r in df.iterrows():
@@ -127,6 +135,7 @@ def main(argv=None) -> None:
     p.add_argument("--rung", required=True)
     p.add_argument("--runs", nargs="+", required=True, help="RUN:SEED per seed (the run column of curves.csv)")
     p.add_argument("--beside", nargs="*", default=[], help="RUN:RUNG:SEED of single runs set beside the spread")
+    p.add_argument("--column", choices=sorted(COLUMNS), default="test_recall20", help="what the table compares")
     p.add_argument("--out", type=Path, required=True, help="markdown file to write")
     p.add_argument("--png", type=Path, default=None, help="also draw the curves here")
     a = p.parse_args(argv)
@@ -144,10 +153,11 @@ def main(argv=None) -> None:
         beside.append((parts[0], parts[1], int(parts[2])))
     curves = pd.read_csv(a.data / "curves.csv")
     released = pd.read_csv(a.data / "released_mfccl_curve.csv")
-    df = spread(curves, released, a.rung, runs, beside)
-    a.out.write_text(markdown(df, a.rung))
+    df = spread(curves, released, a.rung, runs, beside, a.column)
+    a.out.write_text(markdown(df, a.rung, a.column))
     print(f"wrote {a.out}")
     if a.png is not None:
+        df = spread(curves, released, a.rung, runs, beside)  # the figure is of test recall@20 whatever --column
         import matplotlib
 
         matplotlib.use("Agg")

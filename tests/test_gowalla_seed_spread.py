@@ -59,3 +59,18 @@ def test_missing_curves_and_too_few_seeds_are_named(mod):
         mod.spread(_curves(), released, "r", [("a", 0), ("a", 7)])
     with pytest.raises(ValueError, match="beside: no curve"):
         mod.spread(_curves(), released, "r", [("a", 0), ("a", 1)], [("b", "nope", 0)])
+
+
+def test_the_loss_column_is_compared_with_the_released_loss(mod):
+    curves = _curves()
+    curves["train_loss"] = 0.2 - curves.test_recall20  # seeds at 0.2 - (x -/+ 0.001): the same spread, mirrored
+    released = pd.DataFrame({"epoch": [5, 10], "test_recall20": [0.161, 0.1705], "train_loss": [0.05, 0.03]})
+    df = mod.spread(curves, released, "r", [("a", 0), ("a", 1), ("a", 2)], [("b", "r-x", 0)], column="train_loss")
+    np.testing.assert_allclose(df["mean"], [0.04, 0.03], atol=1e-12)
+    t = np.sqrt(2 * 0.95**2 / (1 - 0.95**2))
+    np.testing.assert_allclose(df.half_width, t * 0.001 / np.sqrt(3), rtol=1e-9)
+    np.testing.assert_allclose(df.gap, [0.04 - 0.05, 0.0], atol=1e-12)
+    np.testing.assert_allclose(df["r-x (seed 0)"], [0.03, 0.02], atol=1e-12)
+    assert mod.markdown(df, "r", "train_loss").startswith("Mean training loss per pair")
+    with pytest.raises(ValueError, match="column: expected one of"):
+        mod.spread(curves, released, "r", [("a", 0), ("a", 1)], column="valid_recall20")
