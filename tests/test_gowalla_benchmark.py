@@ -224,3 +224,21 @@ def test_a_shorter_run_is_the_prefix_of_a_longer_one(gowalla_like):
         assert a["loss"] == b["loss"]
     # and the runs do go on changing after the prefix (the comparison above is not vacuous)
     assert long.history[4]["loss"] != long.history[2]["loss"]
+
+
+def test_checkpoints_let_a_longer_run_continue_a_shorter_one(gowalla_like, tmp_path, capsys):
+    """``--checkpoints``: the 4-epoch run continues the 2-epoch run's saved state and equals a straight 4-epoch run."""
+    rung = "ccl-n800-simplex-adam-cut19-30-released-model-clip10-released-sampler-hinge"
+    base = ["reproduce", "gowalla-benchmark", "--data", str(gowalla_like), "--quick", "--device", "cpu", "--rungs", rung,
+            "--valid-fraction", "0", "--eval-every", "1", "--quiet"]  # fmt: skip
+    ck = tmp_path / "ck"
+    assert cli.main([*base, "--epochs", "2", "--checkpoints", "--out", str(ck)]) == 0
+    saved = sorted(p.name for p in (ck / "checkpoints").iterdir())
+    assert saved == [f"{rung}_seed0_v0.0_quick.pt"]
+    assert cli.main([*base, "--epochs", "4", "--checkpoints", "--out", str(ck)]) == 0
+    longer = pd.read_csv(ck / "gowalla_benchmark_runs.csv").iloc[0]
+    assert cli.main([*base, "--epochs", "4", "--out", str(tmp_path / "straight")]) == 0
+    straight = pd.read_csv(tmp_path / "straight" / "gowalla_benchmark_runs.csv").iloc[0]
+    assert longer.resumed_from == 2 and straight.resumed_from == 0 and longer.epochs_run == straight.epochs_run == 4
+    for col in ("recall20", "ndcg20", "final_recall20", "final_ndcg20", "max_recall20"):
+        assert longer[col] == straight[col]

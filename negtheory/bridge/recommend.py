@@ -889,6 +889,56 @@ class _MFRunner:
             self.srns.record(epoch, *self._step_embeddings(None))
         return dict(loss=tot / n)
 
+    #: SRNSMemory's arrays that change while training (the rest is fixed by the data and the spec)
+    _SRNS_STATE = ("memory", "hist_u", "hist_v")
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything the next epoch depends on (for a checkpoint): parameters, optimizer, schedule, streams.
+
+        LightGCN's adjacency is a buffer fixed by the data and is left out; the schedule's milestones
+        (a ``Counter``) are stored as a dict.
+        """
+        sched = dict(self.sched.state_dict())
+        if "milestones" in sched:
+            sched["milestones"] = {int(k): int(v) for k, v in sched["milestones"].items()}
+        st: dict[str, Any] = dict(
+            model={k: v for k, v in self.model.state_dict().items() if k != "adj"},
+            optimizer=self.opt.state_dict(), schedule=sched, rng=self.rng.bit_generator.state,
+        )  # fmt: skip
+        if self.gen is not None:
+            st["device_generator"] = self.gen.get_state()
+        drop = getattr(self.model, "_drop_gen", None)
+        if drop is not None:
+            st["dropout_generator"] = drop.get_state()
+        if self.srns is not None:
+            st["srns"] = {k: getattr(self.srns, k) for k in self._SRNS_STATE}
+            st["srns"]["n_hist"] = int(getattr(self.srns, "n_hist", 0))
+        return st
+
+    def load_state_dict(self, st: dict[str, Any]) -> None:
+        """Restore :meth:`state_dict`'s state (tensors onto the run's device)."""
+        from collections import Counter
+
+        missing, unexpected = self.model.load_state_dict(st["model"], strict=False)
+        if unexpected or set(missing) - {"adj"}:
+            raise ValueError(f"checkpoint: the model's parameters do not match (missing {missing}, unexpected {unexpected})")
+        self.opt.load_state_dict(st["optimizer"])
+        sched = dict(st["schedule"])
+        if "milestones" in sched:
+            sched["milestones"] = Counter({int(k): int(v) for k, v in sched["milestones"].items()})
+        self.sched.load_state_dict(sched)
+        self.rng.bit_generator.state = st["rng"]
+        if self.gen is not None:
+            self.gen.set_state(st["device_generator"])
+        if "dropout_generator" in st:
+            gen = torch.Generator(device=self.dev)
+            gen.set_state(st["dropout_generator"])
+            self.model._drop_gen = gen
+        if self.srns is not None:
+            for k in self._SRNS_STATE:
+                getattr(self.srns, k)[...] = np.asarray(st["srns"][k])
+            self.srns.n_hist = int(st["srns"]["n_hist"])
+
     def score_matrix(self) -> ScoreMatrix:
         """A snapshot of the current scores (the embeddings, LightGCN's propagated once, are copied)."""
         self.model.eval()
@@ -1205,13 +1255,21 @@ def _fit_torch(data: Interactions, run: Run) -> FitResult:
                        batch_l2=opt.weight_decay if opt.penalty == "batch" else 0.0, bns=bns, spec=s,
                        max_grad_norm=opt.max_grad_norm)  # fmt: skip
     label = "LightGCN" if isinstance(run.model, S.LightGCN) else "MF"
+    ck = None
+    if run.checkpoint is not None:
+        from ..training.checkpoint import FitCheckpoint, pairs_digest
+
+        key = dict(run.specs(), seed=run.seed, device=dev.type, n_users=data.n_users, n_items=data.n_items,
+                   pairs=pairs_digest(data.train, data.valid, data.test))  # fmt: skip
+        ck = FitCheckpoint(run.checkpoint, key)
     res = train_loop(runner, data, epochs=run.epochs, eval_every=ev.every, topk=ev.ks, eval_on=splits, monitor=monitor,
-                     patience=ev.patience, callbacks=callbacks, progress=run.progress, desc=f"{label} {name}")  # fmt: skip
+                     patience=ev.patience, callbacks=callbacks, progress=run.progress, desc=f"{label} {name}",
+                     checkpoint=ck)  # fmt: skip
     scores = _score_matrix(net)
     eu, ei = _embeddings(net)
     return FitResult(history=res["history"], best_epoch=res["best_epoch"], user_emb=eu, item_emb=ei, scores=scores,
                      engine="torch", specs=run.specs(), config=_torch_config(run, name, n_neg, m_extra, cfg, dev, data.n_items),
-                     seconds=res["seconds"], model=net)  # fmt: skip
+                     seconds=res["seconds"], model=net, resumed_from=res["resumed_from"])  # fmt: skip
 
 
 @torch.no_grad()

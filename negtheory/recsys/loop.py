@@ -590,6 +590,7 @@ def train_loop(
     progress: bool = False,
     desc: str = "train",
     block_users: int | None = None,
+    checkpoint: Any = None,
 ) -> dict[str, Any]:
     """Run ``epochs`` epochs of ``runner`` with evaluation, early stopping and callbacks.
 
@@ -629,19 +630,32 @@ def train_loop(
         The progress bar's label.
     block_users : int, optional
         Users ranked per block (default: as many as make about 2**22 scores, at least 64).
+    checkpoint : object, optional
+        Where the loop's state is kept between calls: ``load() -> dict or None`` and ``save(dict)``
+        (:class:`negtheory.training.checkpoint.FitCheckpoint`; the runner then needs
+        ``state_dict()`` / ``load_state_dict(state)``). After every evaluation the loop saves the
+        runner's state, the history, the selection state and the seconds so far. A call that finds
+        a saved state continues after its epoch, without the epoch-0 callbacks, and gives the
+        history the uninterrupted call would. A call whose saved epoch is ``epochs``, or that
+        stopped on ``patience``, returns the saved history without training; a callback's stop
+        (e.g. :class:`TimeBudget`) is an interruption, which the next call resumes. The
+        callbacks' own state is not saved.
 
     Returns
     -------
     dict
         ``history`` (one dict per evaluation: ``epoch`` (1-based), the runner's statistics, the
         ranking metrics prefixed ``valid_`` / ``test_``, the callbacks' items), ``best_epoch``
-        (by the monitored metric; None without it), ``epochs_run`` and ``seconds``.
+        (by the monitored metric; None without it), ``epochs_run``, ``seconds`` (those of the
+        earlier calls of a resumed run included) and ``resumed_from`` (the epoch a checkpoint
+        held at the start; 0 without one).
 
     Raises
     ------
     ValueError
-        ``monitor`` is not a recorded validation metric, ``eval_on`` names an unknown split, or
-        ``eval_on`` is not empty while ``data`` is None.
+        ``monitor`` is not a recorded validation metric, ``eval_on`` names an unknown split,
+        ``eval_on`` is not empty while ``data`` is None, the runner cannot save its state for a
+        ``checkpoint``, or the checkpoint holds more epochs than ``epochs``.
 
     Examples
     --------
@@ -683,13 +697,37 @@ def train_loop(
     key = f"valid_{monitor}"
     history: list[dict[str, Any]] = []
     best, best_epoch, since, epochs_run = -math.inf, None, 0, 0
-    bar: Iterable[int] = range(epochs)
+    start = resumed = 0
+    before = 0.0  # a resumed run: the epoch its checkpoint held, and the seconds spent up to it
+    t0 = time.perf_counter()
+    if checkpoint is not None:
+        if not (callable(getattr(runner, "state_dict", None)) and callable(getattr(runner, "load_state_dict", None))):
+            raise ValueError(f"checkpoint: the runner {type(runner).__name__} has no state_dict() / load_state_dict()")
+        stateful: Any = runner  # checked above; not part of the EpochRunner protocol, which a runner need not save
+        state = checkpoint.load()
+        if state is not None:
+            if state["epoch"] > epochs:
+                raise ValueError(f"checkpoint: it holds {state['epoch']} epochs, more than epochs={epochs}; "
+                                 "a shorter run is not the prefix of a saved longer one's results")  # fmt: skip
+            stateful.load_state_dict(state["runner"])
+            history = list(state["history"])
+            best, best_epoch, since = state["best"], state["best_epoch"], state["since"]
+            start = resumed = epochs_run = state["epoch"]
+            before = state["seconds"]
+            if state["finished"]:  # stopped on patience: the run is over, whatever epochs says
+                start = epochs
+
+    def _save(finished: bool) -> None:
+        checkpoint.save(dict(epoch=epochs_run, history=history, best=best, best_epoch=best_epoch, since=since,
+                             seconds=before + time.perf_counter() - t0, finished=finished,
+                             runner=stateful.state_dict()))  # fmt: skip
+
+    bar: Iterable[int] = range(start, epochs)
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(bar, desc=desc, unit="epoch", leave=False)
-    t0 = time.perf_counter()
-    if callbacks:
+        bar = tqdm(bar, desc=desc, unit="epoch", leave=False, initial=start, total=epochs)
+    if callbacks and not start:
         scores0 = runner_scores(runner, shape)
         for cb in callbacks:
             cb(0, scores0)
@@ -702,6 +740,8 @@ def train_loop(
         row: dict[str, Any] = dict(epoch=epoch + 1, **stats)
         if not (eval_on or callbacks):  # nothing reads the scores (e.g. the digits task): skip them
             history.append(row)
+            if checkpoint is not None:
+                _save(False)
             continue
         scores = runner_scores(runner, shape)
         for split in eval_on:
@@ -719,13 +759,16 @@ def train_loop(
         for cb in callbacks:
             stop = _merge(row, cb(epoch + 1, scores)) or stop
         history.append(row)
+        done = False
         if val is not None:
             if val > best:
                 best, best_epoch, since = val, epoch + 1, 0
             else:
                 since += 1
-                if patience is not None and since >= patience:
-                    break
-        if stop:
+                done = patience is not None and since >= patience
+        if checkpoint is not None:
+            _save(done)
+        if done or stop:
             break
-    return dict(history=history, best_epoch=best_epoch, epochs_run=epochs_run, seconds=time.perf_counter() - t0)
+    return dict(history=history, best_epoch=best_epoch, epochs_run=epochs_run,
+                seconds=before + time.perf_counter() - t0, resumed_from=resumed)  # fmt: skip

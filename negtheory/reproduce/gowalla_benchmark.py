@@ -46,6 +46,7 @@ table says how many epochs each ran). Every (rung, seed) is one job of the repro
 
 from __future__ import annotations
 
+import os
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -55,7 +56,6 @@ from .engine import Plan, RunSpec, execute
 
 if TYPE_CHECKING:
     import argparse
-    import os
     from collections.abc import Sequence
 
     import pandas as pd
@@ -226,6 +226,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="seconds per run: stop at the first evaluation past it (default: none)")  # fmt: skip
     p.add_argument("--device", default="auto", help="cpu, cuda or auto (default auto: cuda when available)")
     p.add_argument("--quick", action="store_true", help="a smoke run: 2 epochs per rung, 1 seed, dim 8, 8 negatives")
+    p.add_argument("--checkpoints", action="store_true",
+                   help="keep each run's training state in OUT/checkpoints (saved at every evaluation): rerunning the "
+                        "command resumes a stopped run, and with a larger --epochs continues a finished one")  # fmt: skip
     add_executor_arguments(p)
     add_output_arguments(p, default_output("gowalla-benchmark"), "gowalla_benchmark.csv / .md / .png")
 
@@ -272,7 +275,7 @@ def _job(base, task) -> dict[str, Any]:
     from ..training.fit import fit
     from ..training.specs import Evaluation
 
-    rung, seed, epochs, every, valid_fraction, budget, device, quick = task
+    rung, seed, epochs, every, valid_fraction, budget, device, quick, ck_dir = task
     data = base.with_validation(valid_fraction, rng=seed)
     # valid_fraction 0 (the refit protocol): nothing held out, so no selection; the final epoch is the row.
     ev = Evaluation(every=every, ks=(20,), on="both" if valid_fraction > 0 else "test", monitor="recall@20")
@@ -280,7 +283,10 @@ def _job(base, task) -> dict[str, Any]:
     if device != "cpu" and torch.cuda.is_available():
         torch.cuda.reset_peak_memory_stats()
     t0 = time.perf_counter()
-    res = fit(data, **rung_specs(rung, quick), epochs=epochs, evaluation=ev, rng=seed, callbacks=cbs, device=device)
+    # a run's state file, shared by every --epochs of the same (rung, seed, split): a longer run continues a shorter one
+    ck = os.path.join(ck_dir, f"{rung}_seed{seed}_v{valid_fraction}{'_quick' if quick else ''}.pt") if ck_dir else None
+    res = fit(data, **rung_specs(rung, quick), epochs=epochs, evaluation=ev, rng=seed, callbacks=cbs, device=device,
+              checkpoint=ck)  # fmt: skip
     wall = time.perf_counter() - t0
     hist = res.history  # one row per evaluation, each with the test metrics
     best_epoch = res.best_epoch if res.best_epoch is not None else hist[-1]["epoch"]
@@ -295,7 +301,9 @@ def _job(base, task) -> dict[str, Any]:
         valid_recall20=best.get("valid_recall@20", float("nan")), recall20=best["test_recall@20"], ndcg20=best["test_ndcg@20"],
         max_recall20=top["test_recall@20"], max_ndcg20=max(h["test_ndcg@20"] for h in hist),
         final_recall20=last["test_recall@20"], final_ndcg20=last["test_ndcg@20"],
-        seconds=wall, seconds_per_epoch=wall / max(last["epoch"], 1), device=res.config.get("device"),
+        # the epochs trained in this call: a resumed run's earlier epochs ran in another process
+        seconds=wall, seconds_per_epoch=wall / max(last["epoch"] - res.resumed_from, 1), resumed_from=res.resumed_from,
+        device=res.config.get("device"),
         peak_gpu_gb=torch.cuda.max_memory_allocated() / 2**30 if cuda else None,
         peak_rss_gb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
         # (epoch, valid recall@20, test recall@20, that epoch's mean training loss) per evaluation
@@ -319,6 +327,7 @@ def benchmark(
     jobs: int = 1,
     cache_dir: str | os.PathLike[str] | None = None,
     progress: bool = True,
+    checkpoint_dir: str | os.PathLike[str] | None = None,
 ) -> pd.DataFrame:
     """Run the ladder: every (rung, seed) through the reproduce engine; one row per run.
 
@@ -345,6 +354,11 @@ def benchmark(
         Smoke sizes (:func:`rung_specs`).
     executor, jobs, cache_dir, progress
         As :func:`negtheory.reproduce.engine.execute`.
+    checkpoint_dir : str or Path, optional
+        Keep each run's training state here, one file per (rung, seed, validation fraction), saved
+        after every evaluation (:mod:`negtheory.training.checkpoint`): a run stopped part-way resumes
+        from its last evaluation, and a later call with more ``epochs`` continues it. The folder
+        must be one every worker can reach.
 
     Returns
     -------
@@ -363,7 +377,8 @@ def benchmark(
     for r in rungs:
         n_ep = epochs if epochs is not None else (2 if quick else RUNGS[r][2])
         for s in range(seeds):
-            task = (r, s, n_ep, eval_every, valid_fraction, time_budget, device, quick)
+            task = (r, s, n_ep, eval_every, valid_fraction, time_budget, device, quick,
+                    None if checkpoint_dir is None else os.fspath(checkpoint_dir))  # fmt: skip
             name = f"{r}_seed{s}_ep{n_ep}_ev{eval_every}_v{valid_fraction}_b{time_budget}{'_quick' if quick else ''}.json"
             specs.append(RunSpec(key=(r,), replicate=s, task=task, name=name, cost=float(n_ep)))
     plan = Plan(tuple(specs), _job, lambda: thesis_split("gowalla-lightgcn", data_dir), desc="Gowalla ladder")
@@ -451,8 +466,8 @@ def run(args: argparse.Namespace) -> int:
     ----------
     args : argparse.Namespace
         The options of :func:`add_arguments`: ``--data``, ``--rungs``, ``--seeds``, ``--epochs``,
-        ``--eval-every``, ``--valid-fraction``, ``--time-budget``, ``--device``, ``--quick``, the
-        executor options and ``--out``.
+        ``--eval-every``, ``--valid-fraction``, ``--time-budget``, ``--device``, ``--quick``,
+        ``--checkpoints``, the executor options and ``--out``.
 
     Returns
     -------
@@ -476,12 +491,16 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--data: {data} is not a folder (it must hold the release's train.txt and test.txt)")
     out = output_dir(args.out, "--out")
     seeds = 1 if args.quick else args.seeds
+    ck_dir = None
+    if getattr(args, "checkpoints", False):
+        ck_dir = out / "checkpoints"
+        ck_dir.mkdir(exist_ok=True)
     executor, close = connect_executor(args)
     try:
         df = benchmark(data, args.rungs, seeds, epochs=args.epochs, eval_every=args.eval_every,
                        valid_fraction=args.valid_fraction, time_budget=args.time_budget, device=args.device,
                        quick=args.quick, executor=executor, jobs=args.jobs, cache_dir=out / "runs",
-                       progress=not args.quiet)  # fmt: skip
+                       progress=not args.quiet, checkpoint_dir=ck_dir)  # fmt: skip
     finally:
         close()
     df.drop(columns=["curve"]).to_csv(out / "gowalla_benchmark_runs.csv", index=False)

@@ -7,6 +7,7 @@ imports them.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -68,6 +69,7 @@ class Run:
     device: str = "cpu"
     progress: bool = False
     extras: dict[str, Any] = field(default_factory=dict)
+    checkpoint: str | os.PathLike[str] | None = None
 
     def specs(self) -> dict[str, dict[str, Any]]:
         """The run's specs as JSON-ready dicts (its provenance)."""
@@ -234,6 +236,8 @@ class FitResult:
         The trained torch model (mini-batch engine).
     negatives : list, optional
         Batch-1 SGD with the old trainer's ``return_negatives``.
+    resumed_from : int
+        The epoch a ``checkpoint`` held when the call started (0: trained from the start).
 
     Examples
     --------
@@ -257,6 +261,7 @@ class FitResult:
     seconds: float
     model: Any = None
     negatives: list[Any] | None = None
+    resumed_from: int = 0
 
     def history_frame(self) -> Any:
         """The history as a table.
@@ -279,7 +284,7 @@ def _check_role(role: str, value: Any) -> None:
 
 
 def make_run(model, loss, sampler, optimizer, epochs, evaluation, rng, callbacks=(), device="cpu", progress=False,
-             extras=None) -> Run:  # fmt: skip
+             extras=None, checkpoint=None) -> Run:  # fmt: skip
     """A validated :class:`Run` (private; shared by :func:`fit` and the old trainers)."""
     from .._validation import int_scalar
     from ..recsys.loop import check_callbacks  # here, not at the top: negtheory.recsys imports this module
@@ -290,8 +295,10 @@ def make_run(model, loss, sampler, optimizer, epochs, evaluation, rng, callbacks
     epochs = int_scalar("epochs", epochs, 1)
     if isinstance(sampler, BNS) and sampler.lam_schedule is not None and len(sampler.lam_schedule) != epochs:
         raise ValueError(f"sampler.lam_schedule must hold one lambda per epoch ({epochs}), got {len(sampler.lam_schedule)}")
+    if checkpoint is not None and not isinstance(checkpoint, (str, os.PathLike)):
+        raise TypeError(f"checkpoint must be a path (str or os.PathLike) or None, got {checkpoint!r}")
     return Run(model, loss, sampler, optimizer, epochs, evaluation, int_seed("rng", rng), check_callbacks(callbacks), device,
-               bool(progress), dict(extras or {}))  # fmt: skip
+               bool(progress), dict(extras or {}), checkpoint)  # fmt: skip
 
 
 def warn_if_external(name: str, replacement: str) -> None:

@@ -17,6 +17,7 @@ engines, so equal settings give equal numbers bit for bit.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from ._run import FitResult, Run, choose_engine, make_run
@@ -60,6 +61,7 @@ def fit(
     device: str = "cpu",
     progress: bool = False,
     engine: str = "auto",
+    checkpoint: str | os.PathLike[str] | None = None,
 ) -> FitResult:
     r"""Train a recommender from specs: model × loss × sampler × optimizer (thesis ch. 4-6).
 
@@ -95,6 +97,11 @@ def fit(
         Show a progress bar over the epochs (default False).
     engine : {"auto", "sgd", "torch"}
         Force an engine (default "auto").
+    checkpoint : str or os.PathLike, optional
+        A file that keeps the run's state, saved after every evaluation (mini-batch engine). A call
+        that finds it continues after the saved epoch and returns what the uninterrupted call
+        returns; a call with more ``epochs`` continues a shorter run
+        (:mod:`negtheory.training.checkpoint`). Default None: nothing saved.
 
     Returns
     -------
@@ -104,7 +111,8 @@ def fit(
     Raises
     ------
     ValueError
-        A combination no engine runs (the message names the parameters), or a bad value.
+        A combination no engine runs (the message names the parameters), a bad value, a
+        ``checkpoint`` with the batch-1 engine, or a checkpoint saved by another run.
     TypeError
         An argument that is not a spec of its role.
 
@@ -121,5 +129,10 @@ def fit(
     >>> r.engine, r.history[-1]["epoch"], r.user_emb.shape
     ('sgd', 2, (30, 8))
     """
-    run = make_run(model, loss, sampler, optimizer, epochs, evaluation, rng, callbacks, device, progress)
-    return run_engine(data, run, choose_engine(run.model, run.loss, run.sampler, run.optimizer, device, engine))
+    run = make_run(model, loss, sampler, optimizer, epochs, evaluation, rng, callbacks, device, progress,
+                   checkpoint=checkpoint)  # fmt: skip
+    chosen = choose_engine(run.model, run.loss, run.sampler, run.optimizer, device, engine)
+    if checkpoint is not None and chosen == "sgd":
+        raise ValueError("checkpoint: the batch-1 SGD engine (numba) does not save its state; run without a checkpoint, "
+                         "or on the mini-batch engine (engine='torch' or an optimizer with batch_size > 1)")  # fmt: skip
+    return run_engine(data, run, chosen)
