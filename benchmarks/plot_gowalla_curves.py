@@ -33,9 +33,9 @@ RUNS = {
         "ccl-n800-simplex-adam-cut19-30-released-model-clip10-released-sampler",
     ): "... and the released sampler (negatives from all items)",
     (
-        "cpu_released_sampler",
+        "cpu_released_sampler_40",
         "ccl-n800-simplex-adam-cut19-30-released-model-clip10-released-sampler-hinge",
-    ): "... and the released positive term relu(1 - s)",
+    ): "... and the released positive term relu(1 - s), 40 epochs",
     ("cpu_per_row_decay20", "infonce-n800-simplex-adam-decay20"): "InfoNCE t = 0.1, Xavier init, no dropout",
     ("cpu_released_model", "infonce-n800-simplex-adam-decay20-released-model"): "InfoNCE, released model",
 }
