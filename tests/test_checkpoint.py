@@ -9,6 +9,8 @@ resumed; its history and final embeddings must equal the straight run's bit for 
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -193,5 +195,8 @@ def test_the_file_holds_only_what_weights_only_reads(data, tmp_path):
     st = torch.load(path, weights_only=True)  # raises on any pickled object other than tensors and containers
     assert st["format"] == "negtheory.fit.checkpoint" and st["epoch"] == 2 and len(st["history"]) == 2
     assert isinstance(st["runner"]["srns"]["memory"], torch.Tensor)
-    key = FitCheckpoint(path, {}).key
-    assert key == {}
+    key = json.loads(st["key"])  # what a resumed call must match
+    assert set(key) == {"model", "loss", "sampler", "optimizer", "evaluation", "seed", "device", "n_users", "n_items", "pairs"}
+    assert key["seed"] == 0 and key["sampler"]["kind"] == "SRNS" and len(key["pairs"]) == 64
+    with pytest.raises(ValueError, match="differs in seed"):
+        FitCheckpoint(path, {**key, "seed": 1}).load()
