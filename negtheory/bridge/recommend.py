@@ -889,9 +889,6 @@ class _MFRunner:
             self.srns.record(epoch, *self._step_embeddings(None))
         return dict(loss=tot / n)
 
-    #: SRNSMemory's arrays that change while training (the rest is fixed by the data and the spec)
-    _SRNS_STATE = ("memory", "hist_u", "hist_v")
-
     def state_dict(self) -> dict[str, Any]:
         """Everything the next epoch depends on (for a checkpoint): parameters, optimizer, schedule, streams.
 
@@ -911,8 +908,7 @@ class _MFRunner:
         if drop is not None:
             st["dropout_generator"] = drop.get_state()
         if self.srns is not None:
-            st["srns"] = {k: getattr(self.srns, k) for k in self._SRNS_STATE}
-            st["srns"]["n_hist"] = int(getattr(self.srns, "n_hist", 0))
+            st["srns"] = self.srns.state_dict()
         return st
 
     def load_state_dict(self, st: dict[str, Any]) -> None:
@@ -935,9 +931,7 @@ class _MFRunner:
             gen.set_state(st["dropout_generator"])
             self.model._drop_gen = gen
         if self.srns is not None:
-            for k in self._SRNS_STATE:
-                getattr(self.srns, k)[...] = np.asarray(st["srns"][k])
-            self.srns.n_hist = int(st["srns"]["n_hist"])
+            self.srns.load_state_dict(st["srns"])
 
     def score_matrix(self) -> ScoreMatrix:
         """A snapshot of the current scores (the embeddings, LightGCN's propagated once, are copied)."""

@@ -228,6 +228,16 @@ class SRNSMemory:
         self.hist_v = np.zeros((w,) + np.shape(item_emb), dtype=np.float32)
         self.record(0, user_emb, item_emb)  # epoch 0 sees the initial scores (released code)
 
+    def state_dict(self) -> dict[str, Any]:
+        """What changes while training (a checkpoint's part): the memories, the window of embeddings and its fill."""
+        return dict(memory=self.memory, hist_u=self.hist_u, hist_v=self.hist_v, n_hist=int(self.n_hist))
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore :meth:`state_dict`'s arrays in place (any array-like of the same shapes)."""
+        for k in ("memory", "hist_u", "hist_v"):
+            getattr(self, k)[...] = np.asarray(state[k])
+        self.n_hist = int(state["n_hist"])
+
     def record(self, epoch: int, user_emb: np.ndarray, item_emb: np.ndarray) -> None:
         """The embeddings after ``epoch`` (0-based) replace the window's oldest.
 
