@@ -229,11 +229,23 @@ class SRNSMemory:
         self.record(0, user_emb, item_emb)  # epoch 0 sees the initial scores (released code)
 
     def state_dict(self) -> dict[str, Any]:
-        """What changes while training (a checkpoint's part): the memories, the window of embeddings and its fill."""
+        """What changes while training (a checkpoint's part): the memories, the window of embeddings and its fill.
+
+        Returns
+        -------
+        dict
+            ``memory``, ``hist_u``, ``hist_v`` (the arrays themselves, not copies) and ``n_hist``.
+        """
         return dict(memory=self.memory, hist_u=self.hist_u, hist_v=self.hist_v, n_hist=int(self.n_hist))
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restore :meth:`state_dict`'s arrays in place (any array-like of the same shapes)."""
+        """Restore :meth:`state_dict`'s arrays in place.
+
+        Parameters
+        ----------
+        state : dict
+            As :meth:`state_dict` returns it; the arrays may be any array-likes of the same shapes.
+        """
         for k in ("memory", "hist_u", "hist_v"):
             getattr(self, k)[...] = np.asarray(state[k])
         self.n_hist = int(state["n_hist"])
