@@ -110,6 +110,11 @@ def _short(column: str, rung: str) -> str:
     return f"`{other.removeprefix(rung) or other}` seed {seed.rstrip(')')}"
 
 
+def _cell(x: float, fmt: str) -> str:
+    """``x`` formatted, or a dash where the released run has no value (it stopped at epoch 39: no epoch 40)."""
+    return "—" if np.isnan(x) else format(x, fmt)
+
+
 def markdown(df: pd.DataFrame, rung: str, column: str = "test_recall20") -> str:
     """The table of :func:`spread` as markdown."""
     seeds = [c for c in df.columns if c.startswith("seed ")]
@@ -123,8 +128,8 @@ def markdown(df: pd.DataFrame, rung: str, column: str = "test_recall20") -> str:
     for _, r in df.iterrows():
         cells = [f"{int(r.epoch)}", *(f"{r[s]:.4f}" for s in seeds),
                  f"{r['mean']:.4f} [{r['mean'] - r.half_width:.4f}, {r['mean'] + r.half_width:.4f}]",
-                 *(f"{r[c]:.4f}" for c in extra), f"{r.released:.4f}", f"{r.gap:+.4f}",
-                 *(f"{r[c] - r.released:+.4f}" for c in extra)]  # fmt: skip
+                 *(f"{r[c]:.4f}" for c in extra), _cell(r.released, ".4f"), _cell(r.gap, "+.4f"),
+                 *(_cell(r[c] - r.released, "+.4f") for c in extra)]  # fmt: skip
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

@@ -51,6 +51,17 @@ def test_the_interval_is_the_t_interval_and_beside_runs_keep_their_values(mod):
     )
 
 
+def test_an_epoch_the_released_run_lacks_is_a_dash_not_nan(mod):
+    # the released log stops at epoch 39, so a 40-epoch run's last row has no released value
+    released = pd.DataFrame({"epoch": [5], "test_recall20": [0.161]})
+    df = mod.spread(_curves(), released, "r", [("a", 0), ("a", 1), ("a", 2)], [("b", "r-x", 0)])
+    assert np.isnan(df.released[1]) and np.isnan(df.gap[1])
+    md = mod.markdown(df, "r")
+    assert "nan" not in md
+    assert "| 10 | 0.1690 | 0.1700 | 0.1710 | 0.1700 [0.1675, 0.1725] | 0.1800 | — | — | — |" in md
+    assert "| 5 | 0.1590 | 0.1600 | 0.1610 | 0.1600 [0.1575, 0.1625] | 0.1700 | 0.1610 | -0.0010 | +0.0090 |" in md
+
+
 def test_missing_curves_and_too_few_seeds_are_named(mod):
     released = pd.DataFrame({"epoch": [5], "test_recall20": [0.16]})
     with pytest.raises(ValueError, match="at least two seeds"):
