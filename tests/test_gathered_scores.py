@@ -107,3 +107,42 @@ def test_an_in_place_change_to_the_scores_is_caught_by_autograd():
     s.mul_(2.0)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         s.sum().backward()
+
+
+@pytest.mark.parametrize("cosine", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_parallel_kernels_give_the_serial_bits_for_any_split(cosine, dtype):
+    # each entry is summed in one fixed order, so the parallel compilation and every number of item parts
+    # (threads) must return exactly the serial kernels' numbers: a run's result cannot depend on its core count
+    from negtheory.bridge import gathered_scores as gs
+
+    rng = np.random.default_rng(3)
+    b_n, k_n, d, n = 9, 37, 6, 23
+    w = rng.normal(size=(b_n, d)).astype(dtype)
+    h = rng.normal(size=(n, d)).astype(dtype)
+    h[4] = 0.0  # a row at the norm's clamp
+    items = rng.integers(0, n - 2, size=(b_n, k_n))  # the last rows never gathered
+    g = rng.normal(size=(b_n, k_n)).astype(dtype)
+    g[:, ::5] = 0.0
+    r = gs._inv_norms(h) if cosine else np.ones(n)
+    s = gs._forward(w, h, items, r)
+    gw, gh = gs._backward(g, s, w, h, items, r, cosine, n, 1)
+    assert np.array_equal(gs._forward_parallel(w, h, items, r), s)
+    for parts in (1, 2, 3, 7, n + 5):  # more parts than items: the empty ones do nothing
+        pw, ph = gs._backward_parallel(g, s, w, h, items, r, cosine, n, parts)
+        assert np.array_equal(pw, gw) and np.array_equal(ph, gh), parts
+        sw, sh = gs._backward(g, s, w, h, items, r, cosine, n, parts)
+        assert np.array_equal(sw, gw) and np.array_equal(sh, gh), parts
+    assert not gh[n - 2 :].any()
+
+
+def test_small_steps_stay_serial(monkeypatch):
+    from negtheory.bridge import gathered_scores as gs
+
+    assert gs._threads(gs.PARALLEL_MIN_WORK - 1) == 1
+    monkeypatch.setattr(torch, "get_num_threads", lambda: 1)  # OMP_NUM_THREADS=1: the process has one core
+    assert gs._threads(10 * gs.PARALLEL_MIN_WORK) == 1
+    monkeypatch.setattr(torch, "get_num_threads", lambda: 64)
+    import numba
+
+    assert gs._threads(10 * gs.PARALLEL_MIN_WORK) == numba.get_num_threads()
