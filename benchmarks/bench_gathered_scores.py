@@ -14,7 +14,10 @@ of the ratio to the baseline measured in the same round:
 * ``torch``: the scores by torch's gather / ``bmm`` / scatter, the default (foreach) Adam, the sampler's single
   ``searchsorted`` over every user's keys (the path before the fused kernels);
 * ``fused-scores``: the fused gather-score kernels (:mod:`negtheory.bridge.gathered_scores`), the rest as ``torch``;
-* ``fused``: what the package runs now on the CPU (fused scores, torch's fused Adam, per-row search in the sampler).
+* ``fused-1thread``: the package's CPU path (fused scores, torch's fused Adam, per-row search in the sampler) with
+  the kernels' serial compilation, as under ``OMP_NUM_THREADS=1``;
+* ``fused``: what the package runs now on the CPU: the same, with the kernels' ``parallel=True`` compilation when
+  the process has several threads (the same bits; :mod:`negtheory.bridge.gathered_scores`, "Threads").
 
 Usage: python benchmarks/bench_gathered_scores.py [--setting mfccl bpr300] [--steps 20] [--reps 5]
 """
@@ -26,10 +29,12 @@ import platform
 import statistics
 import time
 
+import numba
 import numpy as np
 import torch
 
 import negtheory
+import negtheory.bridge.gathered_scores as gs
 import negtheory.bridge.recommend as rec
 from negtheory.bridge import functional as Fn
 from negtheory.bridge.device_sampling import UniformFreeSampler
@@ -51,10 +56,10 @@ class _Variant:
     def __init__(self, name, cfg, csr, seed):
         self.name, self.cfg = name, cfg
         self.model = rec.MF(N_USERS, N_ITEMS, DIM, generator=torch.Generator().manual_seed(seed), cosine=cfg["cosine"])
-        fused_adam = {"fused": True} if name == "fused" else {}
+        fused_adam = {"fused": True} if name.startswith("fused") and name != "fused-scores" else {}
         self.opt = torch.optim.Adam(self.model.parameters(), lr=cfg["lr"], **fused_adam)
         self.sampler = UniformFreeSampler(csr, N_ITEMS)
-        if name != "fused":
+        if name in ("torch", "fused-scores"):
             self.sampler._host = None  # the global searchsorted of free_item
         self.gen = torch.Generator().manual_seed(seed)
         self.rng = np.random.default_rng(seed)
@@ -67,19 +72,21 @@ class _Variant:
         pos = indices[indptr[u] + self.rng.integers(0, DEG, cfg["batch"])]
         ut = torch.from_numpy(u)
         items = torch.cat([torch.from_numpy(pos)[:, None], self.sampler.draw(ut, cfg["negatives"], self.gen)], dim=1)
-        old = rec._FUSED_MIN_K
+        old, threads = rec._FUSED_MIN_K, gs._threads
         rec._FUSED_MIN_K = 10**9 if self.name == "torch" else old
+        if self.name != "fused":  # the serial kernels (the path before the parallel compilation)
+            gs._threads = lambda work: 1
         try:
             s = self.model(ut, items)
+            if cfg["loss"] == "infonce":
+                s = s / 0.1
+                loss = Fn.infonce(s[:, 0], s[:, 1:])
+            else:
+                loss = Fn.bpr(s[:, 0], s[:, 1:])
+            self.opt.zero_grad()
+            loss.backward()  # the backward pass reads the thread count saved by the forward
         finally:
-            rec._FUSED_MIN_K = old
-        if cfg["loss"] == "infonce":
-            s = s / 0.1
-            loss = Fn.infonce(s[:, 0], s[:, 1:])
-        else:
-            loss = Fn.bpr(s[:, 0], s[:, 1:])
-        self.opt.zero_grad()
-        loss.backward()
+            rec._FUSED_MIN_K, gs._threads = old, threads
         self.opt.step()
 
 
@@ -92,7 +99,7 @@ def main(argv=None):
     print(f"negtheory {negtheory.__version__}, torch {torch.__version__}, {platform.processor() or platform.machine()}, "
           f"torch threads {torch.get_num_threads()}")  # fmt: skip
     csr = _csr(np.random.default_rng(0))
-    names = ("torch", "fused-scores", "fused")
+    names = ("torch", "fused-scores", "fused-1thread", "fused")
     for setting in args.setting:
         cfg = SETTINGS[setting]
         variants = [_Variant(n, cfg, csr, seed=1) for n in names]
@@ -109,6 +116,11 @@ def main(argv=None):
         for n in names:
             ratio = statistics.median(b / a for a, b in zip(times[n], times["torch"]))
             print(f"  {n:13s} {statistics.median(times[n]) * 1e3:8.1f} ms/step   speed-up over torch {ratio:5.2f}x")
+        par = statistics.median(a / b for a, b in zip(times["fused-1thread"], times["fused"]))
+        print(
+            f"  fused over fused-1thread: {par:5.2f}x (torch threads {torch.get_num_threads()}, numba threads "
+            f"{numba.get_num_threads()})"
+        )
 
 
 if __name__ == "__main__":

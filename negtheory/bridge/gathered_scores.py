@@ -32,9 +32,12 @@ float32 rounding, not bit for bit.
 read, never set; ``OMP_NUM_THREADS=1`` keeps every step serial). The forward pass splits the rows b; the backward pass
 first sums the user rows (split by b), then the item rows, each thread owning a range of items and adding its terms
 in (b, k) order. Every entry is therefore summed in one fixed order, and the serial and parallel kernels return the
-same bits for any thread count (``tests/test_gathered_scores.py``). On MF-CCL's Gowalla step with 2 threads that
-takes the scores from 21.6 to 6-10 ms and their backward pass from 59-62 to 19-22 ms (the two-pass backward is
-faster serially too: 41-51 ms), measured on the 2-core machine: ``benchmarks/bench_gathered_scores.py``.
+same bits for any thread count (``tests/test_gathered_scores.py``). What it buys depends on where the item table
+lives (2-core machine, 2 threads): on MF-CCL's Gowalla-sized step the kernels alone, called back to back with the table
+in cache, go from 22 to 6-14 ms (scores) and from 60 to 19-22 ms (backward), but a whole training step (sampling,
+scores, loss, backward, Adam's update of the whole table) gains only 1.11x over the single-pass serial kernels (``benchmarks/bench_gathered_scores.py`` and
+``benchmarks/results/2026-11-28_gathered_scores_parallel.txt``); on a small catalogue (4 000 items) an epoch of the
+Gowalla InfoNCE rung runs 1.4-1.5x faster.
 
 :func:`gathered_scores` is used by :class:`negtheory.bridge.recommend.MF` for CPU tensors; other devices keep
 the torch ops (a GPU does them at memory speed).
