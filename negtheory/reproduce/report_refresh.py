@@ -6,7 +6,7 @@ and the markdown beside it (``thesis_tables.md``, ``verdicts_strict.md``) gets a
 states the commands and the protocol. :func:`refresh_report` rewrites those markdown files and the verdict
 CSVs from the tidy table alone:
 
-* the **header** (everything above the first ``## `` heading) and the **prose** of the sections named below
+* the **header** (everything above the first second-level heading, ``##``) and the **prose** of the sections named below
   (the lines above a section's first table or sub-heading) are kept as they are;
 * every **section it knows** is recomputed by the functions that write it in a fresh run (the metric tables
   of :func:`~negtheory.reproduce.thesis_report.markdown`, the lenient and strict verdicts, the validation
@@ -31,7 +31,7 @@ _METRIC = re.compile(r"^## (NDCG|PRECISION|RECALL)@(\d+)$")
 
 
 def _sections(lines: list[str]) -> tuple[list[str], list[list[str]]]:
-    """Split markdown lines into the header and the ``## `` sections (each a list starting with its heading)."""
+    """Split markdown lines into the header and the second-level (``##``) sections (each a list starting with its heading)."""
     starts = [i for i, line in enumerate(lines) if line.startswith("## ")]
     if not starts:
         return lines, []
@@ -99,7 +99,7 @@ def _lenient(sec: list[str], inp: _Inputs):
 
 
 def _tables_section(sec: list[str], inp: _Inputs, file: str) -> list[str]:
-    """One ``## `` section of ``thesis_tables.md`` recomputed (see the module notes)."""
+    """One second-level (``##``) section of ``thesis_tables.md`` recomputed (see the module notes)."""
     from .thesis_report import _sampling_quality_lines, markdown, verdicts_markdown
     from .thesis_tuning import tuning_markdown
     from .verdicts import strict_markdown
@@ -123,7 +123,7 @@ def _tables_section(sec: list[str], inp: _Inputs, file: str) -> list[str]:
 
 
 def _strict_section(sec: list[str], inp: _Inputs, file: str) -> list[str]:
-    """One ``## `` section of ``verdicts_strict.md`` recomputed (see the module notes)."""
+    """One second-level (``##``) section of ``verdicts_strict.md`` recomputed (see the module notes)."""
     from .verdicts import (
         ALTERNATIVE_READINGS,
         _md_table,
