@@ -113,9 +113,11 @@ MISS_REASONS: dict[tuple[str, str, str], str] = {
     ("4.2", "AOBPR", "LightGCN"): "notebooks/data/thesis_tables/lightgcn_ablations.csv (AOBPR(rank_scale=320.0), 1 seed): "
     "the thesis gives no lambda; with 0.05 |I| (84 items) LightGCN-AOBPR is -0.035, with the lambda validation chose for "
     "the MF row (320) +0.021 (0.4218): the printed row lies between the two",
-    ("4.2", "SRNS", "LightGCN"): "conjecture: the variance term is ruled out (notebooks/data/thesis_tables/"
-    "lightgcn_ablations.csv, SRNS(alpha=0.0), 1 seed: 0.4012, as with alpha = 5); the memory settings (S1, S2, tau, "
-    "from the released run script) are untested on LightGCN",
+    ("4.2", "SRNS", "LightGCN"): "notebooks/data/thesis_tables/lightgcn_ablations.csv (1 seed each): neither the "
+    "variance term nor the memory settings explain the row: without the variance term (SRNS(alpha=0.0)) 0.4012, as "
+    "with alpha = 5 (the run script's settings, 0.4027); with the released SRNS_main.py's argparse defaults (S1 = S2 = "
+    "20, alpha 1, warm-up 1, tau 1) 0.2874, far below, as on MF (0.2801): the printed 0.4275 lies above every SRNS "
+    "setting tried on LightGCN, and the thesis states none",
     ("4.2", "DNS", "LightGCN"): "notebooks/data/thesis_tables/lightgcn_ablations.csv (DNS(candidates=2, 3, 10, 20), 1 "
     "seed each): the thesis gives no candidate count; NDCG@10 falls with it (C = 1, i.e. RNS, 0.429; 2: 0.430; 3: 0.425; "
     "5: 0.416; 10: 0.407; 20: 0.353), so the printed row fits a count of 1-2; picking C by the test value would be a "
