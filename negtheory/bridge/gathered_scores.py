@@ -35,9 +35,11 @@ in (b, k) order. Every entry is therefore summed in one fixed order, and the ser
 same bits for any thread count (``tests/test_gathered_scores.py``). What it buys depends on where the item table
 lives (2-core machine, 2 threads): on MF-CCL's Gowalla-sized step the kernels alone, called back to back with the table
 in cache, go from 22 to 6-14 ms (scores) and from 60 to 19-22 ms (backward), but a whole training step (sampling,
-scores, loss, backward, Adam's update of the whole table) gains only 1.11x over the single-pass serial kernels (``benchmarks/bench_gathered_scores.py`` and
+scores, loss, backward, Adam's update of the whole table) measured between 0.83x and 1.11x of the serial step
+across runs (``benchmarks/bench_gathered_scores.py`` and
 ``benchmarks/results/2026-11-28_gathered_scores_parallel.txt``); on a small catalogue (4 000 items) an epoch of the
-Gowalla InfoNCE rung runs 1.4-1.5x faster.
+Gowalla InfoNCE rung runs 1.4-1.5x faster. ``OMP_NUM_THREADS=1`` (or ``NUMBA_NUM_THREADS=1``) selects the serial
+kernels, with the same results.
 
 :func:`gathered_scores` is used by :class:`negtheory.bridge.recommend.MF` for CPU tensors; other devices keep
 the torch ops (a GPU does them at memory speed).
