@@ -5,7 +5,8 @@ validation and test recall@20 every 5 epochs) and ``released_mfccl_curve.csv`` (
 recall@20 at each epoch, transcribed from its public BARS log; that run monitors the test split and cuts its learning
 rate tenfold when the metric stalls, from epoch 19), and draws the runs that take MF-CCL's training protocol (800
 negatives per row, Adam lr 1e-4, batch 256, the cut after epoch 20; then the released model, clipping, schedule,
-sampler and positive term, one at a time; the thesis's InfoNCE under the first and the whole protocol) into ``mfccl_protocol_curves.png`` beside them.
+sampler and positive term, one at a time; the thesis's InfoNCE under the first and the whole protocol, and its DCL,
+HCL and BCL under the whole protocol) into ``mfccl_protocol_curves.png`` beside them.
 
 Usage: python benchmarks/plot_gowalla_curves.py [--data notebooks/data/gowalla_benchmark] [--out PNG]
 """
@@ -42,6 +43,12 @@ RUNS = {
         "cpu_infonce_released_protocol",
         "infonce-n800-simplex-adam-cut19-30-released-model-clip10-released-sampler",
     ): "InfoNCE under the whole released protocol (as the CCL run above it)",
+    **{
+        ("h200_thesis_losses_released_protocol", f"{b}-n800-simplex-adam-cut19-30-released-model-clip10-released-sampler"): (
+            f"{name} under the whole released protocol (H200, 30 epochs)"
+        )
+        for b, name in (("dcl-tau0.001", "DCL (τ⁺ = 0.001)"), ("hcl-tau0.001", "HCL (τ⁺ = 0.001)"), ("bcl", "BCL"))
+    },
 }
 
 
@@ -52,12 +59,12 @@ def main(argv=None) -> None:
     a = p.parse_args(argv)
     curves = pd.read_csv(a.data / "curves.csv")
     released = pd.read_csv(a.data / "released_mfccl_curve.csv")
-    fig, ax = plt.subplots(figsize=(8, 6.4))
+    fig, ax = plt.subplots(figsize=(8, 7))
     ax.plot(
         released.epoch, released.test_recall20, color="k", lw=1.5, label="MF-CCL's released run (BARS log, test-monitored cut)"
     )
     ax.axhline(0.1837, color="k", ls=":", lw=1, label="published MF-CCL 0.1837")
-    styles = ["C0-o", "C0--s", "C2-.^", "C1-D", "C4:v", "C5-P", "C6--X", "C3-o", "C3--s", "C3-.X"]
+    styles = ["C0-o", "C0--s", "C2-.^", "C1-D", "C4:v", "C5-P", "C6--X", "C3-o", "C3--s", "C3-.X", "C8-.*", "C9-.h", "C7-.p"]
     for (run, rung), style in zip(RUNS, styles):
         c = curves[(curves.run == run) & (curves.rung == rung)].sort_values("epoch")
         if len(c):

@@ -164,3 +164,20 @@ def test_the_released_sampler_and_hinge_rungs_change_one_thing_each():
     assert hinge["loss"] == CCL(negatives=800, positive_hinge=True) and sampler["loss"] == CCL(negatives=800)
     assert {k: v for k, v in hinge.items() if k != "loss"} == {k: v for k, v in sampler.items() if k != "loss"}
     assert all((rung_specs(r)["sampler"] == CatalogueUniform(on_device=True)) == ("-released-sampler" in r) for r in RUNGS)
+
+
+def test_the_thesis_loss_rungs_under_the_released_protocol_change_only_the_loss():
+    from negtheory.reproduce.gowalla_benchmark import RUNGS, rung_specs
+    from negtheory.training import BCL, DCL, HCL
+
+    p = "n800-simplex-adam-cut19-30-released-model-clip10-released-sampler"
+    infonce = rung_specs(f"infonce-{p}")
+    # tau+ = 0.001 for DCL / HCL (Gowalla's positive share, fixed before any run), the thesis's settings otherwise
+    expected = {f"dcl-tau0.001-{p}": DCL(negatives=800, tau_plus=0.001, temperature=0.1),
+                f"hcl-tau0.001-{p}": HCL(negatives=800, tau_plus=0.001, temperature=0.1),
+                f"bcl-{p}": BCL(negatives=800, temperature=0.1)}  # fmt: skip
+    for rung, loss in expected.items():
+        specs = rung_specs(rung)
+        assert specs["loss"] == loss
+        assert {k: v for k, v in specs.items() if k != "loss"} == {k: v for k, v in infonce.items() if k != "loss"}
+        assert RUNGS[rung][0] == RUNGS[f"infonce-{p}"][0] and RUNGS[rung][2] == 40
