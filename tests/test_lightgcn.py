@@ -242,6 +242,22 @@ def test_lightgcn_variant_trains_with_its_settings(monkeypatch):
     }
 
 
+@pytest.mark.parametrize(
+    "variant, setting",
+    [("batch-l2", {"reg": "batch"}), ("layers3", {"n_layers": 3}), ("no-decay", {"lr_milestones": ()})],
+)
+def test_lightgcn_readings_change_one_setting_and_train(variant, setting):
+    """Each named reading of the LightGCN rows changes its one setting of the thesis's, and a real run takes it."""
+    from negtheory.bridge import recommend
+    from negtheory.reproduce.thesis_plan import LIGHTGCN_VARIANTS
+
+    assert LIGHTGCN_VARIANTS[variant] == setting
+    cfg = {**recommend.LIGHTGCN_THESIS, **setting, "epochs": 2, "eval_every": 1, "progress": False}
+    d = _planted(seed=4, n_users=20, n_items=30)
+    hist = recommend.fit_mf(d, "bpr", **cfg)["history"]
+    assert [h["epoch"] for h in hist] == [1, 2] and all(np.isfinite(h["test_ndcg@10"]) for h in hist)
+
+
 def test_reproduce_thesis_tables_with_lightgcn(tmp_path):
     import pandas as pd
 

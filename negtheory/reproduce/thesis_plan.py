@@ -45,6 +45,13 @@ BNS_VARIANTS = {
 LIGHTGCN_VARIANTS = {
     # the batch the thesis gives for MovieLens-1M (and its ch. 5-6 MF code) instead of 128: 8x fewer steps
     "batch1024": dict(batch_size=1024),
+    # the LightGCN release's L2: reg times the squared norm of the batch's layer-0 embeddings, per batch row, instead of
+    # Adam's weight decay on the whole tables (the thesis says "reg 1e-5" without saying which)
+    "batch-l2": dict(reg="batch"),
+    # the LightGCN paper's and release's depth (3 layers) instead of the thesis's stated 1
+    "layers3": dict(n_layers=3),
+    # a constant lr 0.01 (no tenfold cut every 20 epochs)
+    "no-decay": dict(lr_milestones=()),
 }
 #: readings of Table 5.2's BPR row beside the thesis's text (it repeats Table 4.2's RNS row, batch-1 SGD): variant -> run
 #: key. On MovieLens-100K and -1M the printed BPR row equals the RNS row digit for digit; on Yahoo!-R3 it does not, so
