@@ -37,7 +37,10 @@ lives (2-core machine, 2 threads): on MF-CCL's Gowalla-sized step the kernels al
 in cache, go from 22 to 6-14 ms (scores) and from 60 to 19-22 ms (backward), but a whole training step (sampling,
 scores, loss, backward, Adam's update of the whole table) measured between 0.83x and 1.11x of the serial step
 across runs (``benchmarks/bench_gathered_scores.py`` and
-``benchmarks/results/2026-11-28_gathered_scores_parallel.txt``); on a small catalogue (4 000 items) an epoch of the
+``benchmarks/results/2026-11-28_gathered_scores_parallel.txt``); whole epochs of the real Gowalla run, interleaved in
+one process on an idle machine, ran 1.10x faster in the median of 4 rounds (0.96x-1.21x;
+``benchmarks/ab_gathered_scores_gowalla.py``, ``benchmarks/results/2026-11-28_gathered_scores_gowalla_ab.txt``); on a
+small catalogue (4 000 items) an epoch of the
 Gowalla InfoNCE rung runs 1.4-1.5x faster. ``OMP_NUM_THREADS=1`` (or ``NUMBA_NUM_THREADS=1``) selects the serial
 kernels, with the same results.
 
