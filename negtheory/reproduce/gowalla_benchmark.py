@@ -177,13 +177,14 @@ ABLATIONS.update(
 # ... and, on top, the released code's positive term relu(1 - s) (CCL(positive_hinge=True)): the same as 1 - s on a
 # cosine, but the released model's inverted dropout of the user vector lets a positive's score exceed 1, where the
 # hinge stops pulling it
-_RS = "ccl-n800-simplex-adam-cut19-30-released-model-clip10-released-sampler"
+#: the suffix of the whole released protocol (model, clipping, schedule, sampler), shared by its rungs
+_RS_PROTOCOL = "n800-simplex-adam-cut19-30-released-model-clip10-released-sampler"
+_RS = f"ccl-{_RS_PROTOCOL}"
 ABLATIONS[f"{_RS}-hinge"] = (ABLATIONS[_RS][0], {**ABLATIONS[_RS][1], "positive_hinge": True}, *ABLATIONS[_RS][2:])
 # ... and the thesis's other contrastive losses under that whole released protocol (the InfoNCE rung above with its
 # loss replaced): DCL and HCL at tau+ = 0.001 (the order of Gowalla's share of a user's positives among the items, fixed
 # from the training data before any run; the thesis's 0.06 collapses both here) and BCL at its thesis defaults, each
 # at the released run's 800 negatives a row
-_RS_PROTOCOL = "n800-simplex-adam-cut19-30-released-model-clip10-released-sampler"
 _RS_INFONCE = ABLATIONS[f"infonce-{_RS_PROTOCOL}"]
 ABLATIONS.update(
     {f"{b}-{_RS_PROTOCOL}": (_RS_INFONCE[0], {**(ABLATIONS[b] if b in ABLATIONS else RUNGS[b])[1], "negatives": 800},
