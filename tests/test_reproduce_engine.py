@@ -265,3 +265,26 @@ def test_bpr_minibatch_reading_is_an_extra_row_of_table_5_2():
     assert plan(["5.2"], ["BPR"]) == rows[:1]  # off by default
     with pytest.raises(ValueError, match="bpr_variants"):
         plan(["5.2"], bpr_variants=["full-batch"])
+
+
+def test_tau_density_reading_adds_a_row_beside_every_class_prior_row_of_tables_5_2_and_6_3():
+    from negtheory.reproduce.thesis_plan import DATASET_DENSITY, _split_key, plan
+
+    # Table 5.1's densities agree with its own counts |D| / (|U| |I|) (users, items, interactions as printed)
+    counts = {"ml-100k": (943, 1682, 100_000), "ml-1m": (6040, 3952, 1_000_000), "yahoo-r3": (5400, 1000, 182_000),
+              "yelp2018": (31_668, 38_048, 1_561_406), "gowalla": (29_858, 40_981, 1_027_370)}  # fmt: skip
+    for ds, (u, i, d) in counts.items():
+        assert DATASET_DENSITY[ds] == pytest.approx(d / (u * i), abs=6e-5), ds
+    rows = plan(["5.2", "6.3"], models=("mf", "lightgcn"), dataset="gowalla", tau_variants=["density"])
+    plain = plan(["5.2", "6.3"], models=("mf", "lightgcn"), dataset="gowalla")
+    extra = [r for r in rows if r[3] == "tau=density"]
+    # every row of a loss with a class prior gets exactly one reading row, the others none: one reading per table
+    with_prior = [r for r in plain if r[1] in ("DCL", "HCL", "DPL", "BCL", "BCL-released")]
+    assert len(with_prior) == 14 and len(extra) == len(with_prior)
+    assert [r for r in rows if r[3] != "tau=density"] == plain  # off by default, and the rows as written unchanged
+    for r, base in zip(extra, with_prior):
+        assert r[:3] == base[:3] and r[4][:-1] == base[4]
+        assert _split_key(r[4])[1] == {"tau_plus": 0.00084}
+    assert {r[4][-1] for r in plan(["6.3"], ["DCL"], dataset="ml-1m", tau_variants=["density"])[1:]} == {"tau_plus=0.04189"}
+    with pytest.raises(ValueError, match="tau_variants"):
+        plan(["5.2"], tau_variants=["median"])

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "TABLES", "MODELS", "METRICS", "BNS_VARIANTS", "SRNS_VARIANTS", "LIGHTGCN_VARIANTS", "ABLATION_VARIANTS",
     "TUNING", "TUNE_VARIANTS", "TUNE_METRIC", "TABLE_ROWS", "FAMILIES", "Row", "plan", "method_names", "default_epochs",
-    "DPL_HARD_TAU_PLUS", "DPL_HARD_TAU_PLUS_BY_DATASET", "BPR_VARIANTS",
+    "DPL_HARD_TAU_PLUS", "DPL_HARD_TAU_PLUS_BY_DATASET", "BPR_VARIANTS", "DATASET_DENSITY", "TAU_VARIANTS",
 ]  # fmt: skip
 
 TABLES = ("4.2", "4.3", "4.4", "4.5", "5.2", "5.3", "6.3")
@@ -57,6 +57,14 @@ LIGHTGCN_VARIANTS = {
 #: key. On MovieLens-100K and -1M the printed BPR row equals the RNS row digit for digit; on Yahoo!-R3 it does not, so
 #: ``minibatch`` reads it as the ch. 5-6 code's mini-batch BPR (fit_mf loss "bpr", the settings of the other 5.2 rows)
 BPR_VARIANTS = {"minibatch": ("mf", "bpr")}
+#: each data set's density |D+| / (|U| |I|) as Table 5.1 prints it; §5.6.2.2 names it as the reference for setting τ⁺
+#: (the class prior of DCL, HCL, DPL and BCL). MovieLens-100K's 0.063 is the released code's τ⁺ = 0.06 to one digit
+DATASET_DENSITY = {"ml-100k": 0.06304, "ml-1m": 0.04189, "yahoo-r3": 0.03370, "yelp2018": 0.00130, "gowalla": 0.00084}
+#: readings of the class prior τ⁺ of the Tables 5.2 / 6.3 losses that take one (every such row of both tables):
+#: ``density`` sets τ⁺ to the data set's density (:data:`DATASET_DENSITY`) instead of the released code's 0.06
+TAU_VARIANTS = ("density",)
+#: the printed methods of Tables 5.2 / 6.3 whose loss takes τ⁺
+_TAU_METHODS = ("DCL", "HCL", "DPL", "BCL", "BCL-released")
 #: τ⁺ of "DPL with Hard Samples" on MovieLens-100K (thesis §5.6.2.3, Table 5.3; 0.25 on MovieLens-1M)
 DPL_HARD_TAU_PLUS = 0.3
 #: τ⁺ of "DPL with Hard Samples" per data set as §5.6.2.3 states it (the other data sets: the MovieLens-100K value)
@@ -150,6 +158,13 @@ class Row(NamedTuple):
 
 
 _SGD, _POP = "BPR-MF SGD", "popularity"
+
+
+def _tau(method: str) -> str | None:
+    """The family of a Table 5.2 / 6.3 row: ``"tau_variants"`` for a loss with a class prior τ⁺, else None."""
+    return "tau_variants" if method in _TAU_METHODS else None
+
+
 _RNS, _BNS = ("sgd", "rns", 5, _POP), ("sgd", "bns", 5, _POP)
 _SAMPLERS = ("RNS", "PNS", "AOBPR", "DNS", "SRNS", "BNS")
 _LOSSES = ("InfoNCE", "DCL", "HCL")
@@ -169,21 +184,23 @@ TABLE_ROWS: dict[str, dict[str, tuple[Row, ...]]] = {
         "4.4": tuple(Row(m, loss, _RNS[:1] + (m.lower(),) + _RNS[2:] + ((v,) if v else ()))
                      for loss, v in (("BPR", None), ("BCE", "bce"), ("InfoNCE", "infonce")) for m in ("RNS", "BNS")),
         "4.5": (Row("BNS-oracle", "|M_u|={size}", ("sgd", "bns", "{m}", "oracle"), family="bns_sizes"),),
-        "5.2": (Row("BPR", "MF", _RNS, family="bpr_variants"), *(Row(m, "MF", ("mf", m.lower())) for m in (*_LOSSES, "DPL"))),
+        "5.2": (Row("BPR", "MF", _RNS, family="bpr_variants"),
+                *(Row(m, "MF", ("mf", m.lower()), family=_tau(m)) for m in (*_LOSSES, "DPL"))),
         # BPR, BNS and DPL repeat Tables 4.2 / 5.2 (same runs); DPL with hard samples: DNS negatives, tau+ = 0.3
         "5.3": (Row("BPR", "MF", _RNS), Row("BNS", "MF", _BNS), Row("DPL", "MF", ("mf", "dpl")),
                 Row("DPL-hard", "MF", ("mf", "dpl", "sampler=dns", f"tau_plus={DPL_HARD_TAU_PLUS:g}"), family="dpl_hard")),
         # the released recommendation code trains BCL as -ln sigma(s+ - sum omega e^s), not eq. 6.48
-        "6.3": (*(Row(m, "MF", ("mf", m.lower())) for m in (*_LOSSES, "BCL")), Row("BCL-released", "MF", ("mf", "bcl_released"))),
+        "6.3": (*(Row(m, "MF", ("mf", m.lower()), family=_tau(m)) for m in (*_LOSSES, "BCL")),
+                Row("BCL-released", "MF", ("mf", "bcl_released"), family="tau_variants")),
     },
     "lightgcn": {
         # mini-batch BPR with each sampler (AOBPR and SRNS: negtheory.recsys.adaptive_samplers)
         # a named reading (--lightgcn-variants) adds its rows beside every sampler's: a reading of the thesis's
         # LightGCN settings is judged on the whole block, not on the row it was found on
         "4.2": tuple(Row(m, "LightGCN", ("lightgcn", "bpr", m.lower()), family="lightgcn_variants") for m in _SAMPLERS),
-        "5.2": tuple(Row(m, "LightGCN", ("lightgcn", "bpr" if m == "BPR" else m.lower(), "rns"))
+        "5.2": tuple(Row(m, "LightGCN", ("lightgcn", "bpr" if m == "BPR" else m.lower(), "rns"), family=_tau(m))
                      for m in ("BPR", *_LOSSES, "DPL")),
-        "6.3": tuple(Row(m, "LightGCN", ("lightgcn", m.lower().replace("-", "_"), "rns"))
+        "6.3": tuple(Row(m, "LightGCN", ("lightgcn", m.lower().replace("-", "_"), "rns"), family=_tau(m))
                      for m in (*_LOSSES, "BCL", "BCL-released")),
     },
 }  # fmt: skip
@@ -205,6 +222,12 @@ def _lightgcn_variant_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
 
 def _bpr_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
     return [row] + [row._replace(variant=v, key=BPR_VARIANTS[v]) for v in o["bpr_variants"]]
+
+
+def _tau_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
+    # one reading for every τ⁺ row of the table (never chosen per row); the value is the data set's, fixed in advance
+    tau = DATASET_DENSITY[o["dataset"]]
+    return [row] + [row._replace(variant="tau=density", key=(*_key(row), f"tau_plus={tau:g}")) for _ in o["tau_variants"]]
 
 
 def _dpl_hard_row(row: Row, o: Mapping[str, Any]) -> list[Row]:
@@ -245,6 +268,7 @@ FAMILIES = {
     "bns_sizes": _bns_size_rows,
     "dpl_hard": _dpl_hard_row,
     "bpr_variants": _bpr_rows,
+    "tau_variants": _tau_rows,
 }
 
 
@@ -256,6 +280,7 @@ def _check_options(tables, models, o) -> None:
         ("bns_variants", "4.5" in tables, tuple(BNS_VARIANTS), True),
         ("lightgcn_variants", "lightgcn" in models, tuple(LIGHTGCN_VARIANTS), False),
         ("bpr_variants", "5.2" in tables, tuple(BPR_VARIANTS), False),
+        ("tau_variants", bool({"5.2", "6.3"} & set(tables)), TAU_VARIANTS, False),
     ]
     for name, used, choices, nonempty in checks:
         bad = [v for v in o[name] if v not in choices]
@@ -278,6 +303,7 @@ def plan(
     occupation: bool = False,
     dataset: str = "ml-100k",
     bpr_variants: Sequence[str] = (),
+    tau_variants: Sequence[str] = (),
 ) -> list[tuple[str, str, str, str, tuple | None]]:
     r"""Rows to report: a list of ``(table, method, setting, variant, run_key)``; equal run keys share runs.
 
@@ -316,6 +342,10 @@ def plan(
         ``"ml-100k"``).
     bpr_variants : sequence of str
         Extra readings of Table 5.2's BPR row (keys of :data:`BPR_VARIANTS`; default: none).
+    tau_variants : sequence of str
+        Readings of the class prior τ⁺ of Tables 5.2 / 6.3 (:data:`TAU_VARIANTS`; default: none):
+        ``"density"`` adds, beside every DCL, HCL, DPL, BCL and BCL-released row, a row (variant
+        ``"tau=density"``) with τ⁺ the data set's density of Table 5.1 (:data:`DATASET_DENSITY`).
 
     Returns
     -------
@@ -336,7 +366,8 @@ def plan(
     [('4.2', 'RNS', 'BPR-MF SGD', '-', ('sgd', 'rns', 5, 'popularity')), ('4.2', 'BNS', 'BPR-MF SGD', '-', ('sgd', 'bns', 5, 'popularity'))]
     """
     o = dict(bns_sizes=bns_sizes, bns_variants=bns_variants, srns_variants=srns_variants, lightgcn_variants=lightgcn_variants,
-             bns2_warm=bns2_warm, occupation=occupation, dataset=dataset, bpr_variants=bpr_variants)  # fmt: skip
+             bns2_warm=bns2_warm, occupation=occupation, dataset=dataset, bpr_variants=bpr_variants,
+             tau_variants=tau_variants)  # fmt: skip
     _check_options(tables, models, o)
     rows: list[tuple[str, str, str, str, tuple | None]] = []
     for model in (m for m in MODELS if m in models):

@@ -123,6 +123,7 @@ from .thesis_plan import (  # noqa: F401  (re-exported: the names of this module
     SRNS_VARIANTS,
     TABLE44_LOSSES,
     TABLES,
+    TAU_VARIANTS,
     TUNE_METRIC,
     TUNE_VARIANTS,
     TUNING,
@@ -257,6 +258,8 @@ def _add_row_arguments(p: argparse.ArgumentParser) -> None:
                                 "settings, e.g. batch1024 (default: none)"),
         "--bpr-variants": ("*", BPR_VARIANTS, [], "extra readings of Table 5.2's BPR row: minibatch (the ch. 5-6 code's "
                            "mini-batch BPR instead of Table 4.2's SGD RNS run; default: none)"),
+        "--tau-variants": ("*", TAU_VARIANTS, [], "readings of the class prior of Tables 5.2 / 6.3: density (τ⁺ = the "
+                           "data set's density of Table 5.1, beside every DCL / HCL / DPL / BCL row; default: none)"),
         "--bns2-warm": ("+", BNS2_WARM_EPOCHS, [20], "E of Table 4.3's BNS-2 (RNS for E epochs, then BNS; the thesis "
                         "states none), one row per value (default: 20)"),
     }  # fmt: skip
@@ -412,9 +415,10 @@ class TableOptions:
     format : str
         Layout of the ``train`` / ``test`` files (:func:`negtheory.recsys.read_interactions`;
         default ``"auto"``: recognised from the content).
-    bns_variants, srns_variants, lightgcn_variants, bpr_variants : sequence of str
+    bns_variants, srns_variants, lightgcn_variants, bpr_variants, tau_variants : sequence of str
         Readings of Table 4.5's oracle prior (default: all), extra SRNS rows of Table 4.2,
-        extra LightGCN rows and extra readings of Table 5.2's BPR row (default: none); :func:`plan`.
+        extra LightGCN rows, extra readings of Table 5.2's BPR row and of the τ⁺ of Tables 5.2 / 6.3
+        (default: none); :func:`plan`.
     models : sequence of {"mf", "lightgcn"}
         The recommenders whose rows are run (:func:`plan`; default MF only).
     bns2_warm : sequence of int
@@ -456,6 +460,7 @@ class TableOptions:
     models: Sequence[str] = ("mf",)
     lightgcn_variants: Sequence[str] = ()
     bpr_variants: Sequence[str] = ()
+    tau_variants: Sequence[str] = ()
     bns2_warm: Sequence[int] = (20,)
     user_file: str | os.PathLike[str] | None = None
     user_id_offset: int = 0
@@ -476,7 +481,7 @@ class TableOptions:
         """
         return plan(self.tables, self.methods, self.bns_sizes, self.bns_variants, self.srns_variants, self.models,
                     self.lightgcn_variants, bns2_warm=self.bns2_warm, occupation=self.user_file is not None,
-                    dataset=self.dataset, bpr_variants=self.bpr_variants)  # fmt: skip
+                    dataset=self.dataset, bpr_variants=self.bpr_variants, tau_variants=self.tau_variants)  # fmt: skip
 
     def check(self) -> None:
         """ValueError naming the option for an invalid value."""
@@ -804,7 +809,8 @@ def _check_args(args: argparse.Namespace) -> tuple[TableOptions, str]:
         user_file=getattr(args, "user_file", None), user_id_offset=getattr(args, "user_id_offset", 0),
         tune=getattr(args, "tune", []), tune_variants=getattr(args, "tune_variants", list(TUNE_VARIANTS)),
         tune_stages=tune_stages, tune_seed=getattr(args, "tune_seed", 0), dataset=getattr(args, "dataset", "ml-100k"),
-        bpr_variants=getattr(args, "bpr_variants", []), device=getattr(args, "device", "cpu"),
+        bpr_variants=getattr(args, "bpr_variants", []), tau_variants=getattr(args, "tau_variants", []),
+        device=getattr(args, "device", "cpu"),
     )  # fmt: skip
     return o, label
 
