@@ -1,0 +1,164 @@
+"""Test items per user that the printed rows imply, against the same statistic of our runs, per data set.
+
+With ``h_u`` hits in a user's top k and ``T_u`` test items, P@k = mean h_u / k and R@k = mean h_u / T_u, so
+k · P@k / R@k is a hit-weighted mean of T_u (:func:`negtheory.reproduce.thesis_numbers.implied_test_items_per_user`).
+It depends on the split and on how recall is computed far more than on the model: computed from a printed row and
+from our run of the same row, it says whether the two were evaluated on test sets of the same shape. Where they
+were, the ratio measured / printed is close to one whatever the model; a ratio far from one for every row of a data
+set points to a different split or recall convention, not to the trainer.
+
+Part 1 reads the committed ``thesis_tables.csv`` of each report folder (every distinct printed row run as written,
+at the final epoch) and needs no data. Part 2 (``--recall-cap DIR``: the Gowalla release's ``train.txt`` /
+``test.txt``) trains Table 5.2's BPR row (batch-1 SGD, RNS, seed 0, 100 epochs) on the thesis's split of the pooled
+files and on the release's own split, and computes recall both as hits / |T_u| (ours, the released code's) and as
+hits / min(k, |T_u|) (the normalised recall of Liang et al. 2018), to test whether the printed Gowalla rows use the
+latter. About 3 minutes on one core.
+
+Usage::
+
+    python benchmarks/implied_test_items.py --out notebooks/data/thesis_tables_gowalla/implied_test_items.md
+    OMP_NUM_THREADS=1 python benchmarks/implied_test_items.py --recall-cap gowalla/ \
+        --out notebooks/data/thesis_tables_gowalla/implied_test_items.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from negtheory.reproduce.thesis_numbers import implied_test_items_per_user, mean_test_items
+
+ROOT = Path(__file__).resolve().parents[1] / "notebooks" / "data"
+#: report folder of each data set, and a second folder for Gowalla's run on the release's own split
+FOLDERS = {
+    "ml-100k": ROOT / "thesis_tables",
+    "ml-1m": ROOT / "thesis_tables_ml1m",
+    "yahoo-r3": ROOT / "thesis_tables_yahoo",
+    "gowalla": ROOT / "thesis_tables_gowalla",
+    "gowalla (release split)": ROOT / "thesis_tables_gowalla" / "release_split",
+}
+KS = (5, 10, 20)
+
+
+def rows_of(csv: Path) -> pd.DataFrame:
+    """One line per distinct printed row run as written: printed and measured k·P/R at k = 5, 10, 20."""
+    df = pd.read_csv(csv)
+    df = df[(df.variant == "-") & (df.convention == "final epoch") & df.thesis.notna() & df["mean"].notna()]
+    out = []
+    for (table, method, setting), g in df.groupby(["table", "method", "setting"], sort=True):
+        cells = {(r.metric, int(r.k)): r for r in g.itertuples()}
+        if not all((m, k) in cells for m in ("precision", "recall") for k in KS):
+            continue
+        printed = {(m, k): cells[m, k].thesis for m in ("precision", "recall") for k in KS}
+        ours = {(m, k): cells[m, k].mean for m in ("precision", "recall") for k in KS}
+        out.append({"table": str(table), "method": method, "setting": setting,
+                    **{f"printed@{k}": implied_test_items_per_user([printed], k) for k in KS},
+                    **{f"ours@{k}": implied_test_items_per_user([ours], k) for k in KS}})  # fmt: skip
+    frame = pd.DataFrame(out)
+    # Table 6.3 repeats Table 5.2's InfoNCE / DCL / HCL rows (the same printed numbers and runs): count a row once
+    return frame.drop_duplicates(subset=[c for c in frame.columns if c != "table"]).reset_index(drop=True)
+
+
+def summary() -> pd.DataFrame:
+    """Per data set: rows, the plain mean test items per user (Table 5.1), printed and measured k·P/R (mean over rows)."""
+    lines = []
+    for name, folder in FOLDERS.items():
+        csv = folder / "thesis_tables.csv"
+        if not csv.is_file():
+            continue
+        r = rows_of(csv)
+        if r.empty:
+            continue
+        ds = name.split(" ")[0]
+        line = {"data set": name, "rows": len(r), "mean |T_u| (Table 5.1)": mean_test_items(ds)}
+        for k in KS:
+            p, o = r[f"printed@{k}"].mean(), r[f"ours@{k}"].mean()
+            line[f"printed k={k}"] = p
+            line[f"ours k={k}"] = o
+            line[f"ours/printed k={k}"] = o / p
+        line["ours/printed range (all k, rows)"] = (
+            f"{min((r[f'ours@{k}'] / r[f'printed@{k}']).min() for k in KS):.3f}-"
+            f"{max((r[f'ours@{k}'] / r[f'printed@{k}']).max() for k in KS):.3f}"
+        )
+        lines.append(line)
+    return pd.DataFrame(lines)
+
+
+def recall_cap(data_dir: Path) -> pd.DataFrame:
+    """Table 5.2's BPR row on both Gowalla splits: P, R (|T_u| and min(k, |T_u|)), NDCG and both k·P/R."""
+    import negtheory.recsys as rs
+
+    out = []
+    for split in ("thesis split (pooled, 80/20, rng 0)", "release split"):
+        if split.startswith("thesis"):
+            data = rs.thesis_split("gowalla", data_dir, rng=0)
+        else:
+            data = rs.load_split(data_dir / "train.txt.gz", data_dir / "test.txt.gz", format="lightgcn")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            res = rs.fit_bpr_sgd(data, "rns", candidates=5, prior="popularity", epochs=100, eval_every=100, rng=0,
+                                 progress=False)  # fmt: skip
+        u_emb, i_emb = res["user_emb"], res["item_emb"]
+        tr_ptr, tr_idx = data.train_csr()
+        te_ptr, te_idx = data.test_csr()
+        disc = 1.0 / np.log2(np.arange(2, max(KS) + 2))
+        acc = {f"{m}@{k}": [] for k in KS for m in ("P", "R", "Rcap", "NDCG")}
+        for a in range(0, u_emb.shape[0], 2048):
+            block = u_emb[a : a + 2048] @ i_emb.T
+            for j, u in enumerate(range(a, a + len(block))):
+                t = te_idx[te_ptr[u] : te_ptr[u + 1]]
+                if len(t) == 0:
+                    continue
+                s = block[j]
+                s[tr_idx[tr_ptr[u] : tr_ptr[u + 1]]] = -np.inf
+                top = np.argpartition(-s, max(KS))[: max(KS)]
+                top = top[np.argsort(-s[top], kind="stable")]
+                rel = np.isin(top, t)
+                for k in KS:
+                    h = rel[:k].sum()
+                    acc[f"P@{k}"].append(h / k)
+                    acc[f"R@{k}"].append(h / len(t))
+                    acc[f"Rcap@{k}"].append(h / min(k, len(t)))
+                    acc[f"NDCG@{k}"].append((rel[:k] * disc[:k]).sum() / disc[: min(k, len(t))].sum())
+        line = {"split": split, **{key: float(np.mean(v)) for key, v in acc.items()}}
+        # the trainer's own evaluation of the same model: our loop must agree with the loop here
+        line["trainer NDCG@10"] = res["history"][-1]["test_ndcg@10"]
+        for k in KS:
+            line[f"kP/R@{k}"] = k * line[f"P@{k}"] / line[f"R@{k}"]
+            line[f"kP/Rcap@{k}"] = k * line[f"P@{k}"] / line[f"Rcap@{k}"]
+        out.append(line)
+    return pd.DataFrame(out)
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", type=Path, required=True, help="markdown file to write (a CSV of each part beside it)")
+    p.add_argument("--recall-cap", type=Path, default=None, metavar="DIR",
+                   help="Gowalla's train.txt.gz / test.txt.gz: also run part 2 (about 3 minutes)")  # fmt: skip
+    a = p.parse_args(argv)
+    s = summary()
+    s.to_csv(a.out.with_suffix(".csv"), index=False)
+    text = ["# Test items per user implied by k·P@k / R@k: printed rows against our runs", "",
+            "Every distinct printed row run as written (final epoch; Table 6.3's repeats of 5.2 counted once); "
+            "`python benchmarks/implied_test_items.py` from the committed `thesis_tables.csv` files.", "",
+            s.to_markdown(index=False, floatfmt=".3f"), ""]  # fmt: skip
+    cap_csv = a.out.with_name(a.out.stem + "_recall_cap.csv")
+    if a.recall_cap is not None:
+        recall_cap(a.recall_cap).to_csv(cap_csv, index=False)
+    if cap_csv.is_file():
+        c = pd.read_csv(cap_csv)
+        cols = ["split", "trainer NDCG@10", "NDCG@10", "P@10", "R@20", "Rcap@20",
+                *[f"kP/R@{k}" for k in KS], *[f"kP/Rcap@{k}" for k in KS]]  # fmt: skip
+        text += ["## Gowalla, Table 5.2's BPR row (seed 0): recall over |T_u| or over min(k, |T_u|)", "",
+                 "`python benchmarks/implied_test_items.py --recall-cap gowalla/` (the printed row's k·P/R at k = 5, "
+                 "10, 20: 4.87, 4.97, 5.10).", "", c[cols].to_markdown(index=False, floatfmt=".4f"), ""]  # fmt: skip
+    a.out.write_text("\n".join(text))
+    print("\n".join(text))
+
+
+if __name__ == "__main__":
+    main()
