@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from .thesis_numbers import TABLE_5_1
+
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
@@ -59,7 +61,7 @@ LIGHTGCN_VARIANTS = {
 BPR_VARIANTS = {"minibatch": ("mf", "bpr")}
 #: each data set's density |D+| / (|U| |I|) as Table 5.1 prints it; §5.6.2.2 names it as the reference for setting τ⁺
 #: (the class prior of DCL, HCL, DPL and BCL). MovieLens-100K's 0.063 is the released code's τ⁺ = 0.06 to one digit
-DATASET_DENSITY = {"ml-100k": 0.06304, "ml-1m": 0.04189, "yahoo-r3": 0.03370, "yelp2018": 0.00130, "gowalla": 0.00084}
+DATASET_DENSITY = {ds: s["density"] for ds, s in TABLE_5_1.items()}
 #: readings of the class prior τ⁺ of the Tables 5.2 / 6.3 losses that take one (every such row of both tables):
 #: ``density`` sets τ⁺ to the data set's density (:data:`DATASET_DENSITY`) instead of the released code's 0.06
 TAU_VARIANTS = ("density",)
