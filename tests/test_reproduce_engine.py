@@ -210,6 +210,37 @@ def test_estimate_times_one_epoch_per_run_and_runs_nothing(split_files, tmp_path
         tt.estimate(tr, te, dataclasses.replace(o, tables=["5.2"], methods=["DPL"]), jobs=0)
 
 
+def test_estimate_warms_up_before_timing_and_takes_the_fastest_repeat(split_files, monkeypatch):
+    # The engine starts the longest runs first; the estimate must not hand it its timed runs, or a
+    # two-epoch run is timed before its warm-up and carries the compilation (DPL's epoch came out as 0 s).
+    from negtheory.reproduce import thesis_tables as tt
+
+    tr, te = split_files
+    setup, epoch, evaluation, compile_ = 0.5, 2.0, 3.0, 100.0
+    calls, seen, noise = [], set(), iter([0.0, 7.0, 0.0, 0.0, 5.0])  # noise on some timed runs only
+    clock = [0.0]  # the CPU clock the estimate reads: advanced by the fake runs only
+
+    def fake_job(data, task):
+        key, epochs, eval_every = task[0], task[4], task[7]
+        calls.append((key, epochs))
+        cold = compile_ if key not in seen else 0.0
+        seen.add(key)
+        extra = next(noise) if cold == 0.0 else 0.0
+        clock[0] += cold + setup + epochs * epoch + (epochs // eval_every) * evaluation + extra
+        return {"seconds": -1.0}  # a wall-clock time the estimate must not use
+
+    monkeypatch.setattr(tt, "_job", fake_job)
+    monkeypatch.setattr(tt, "_cpu_clock", lambda: clock[0])
+    o = tt.TableOptions(tables=["5.2"], methods=["DPL"], seeds=1, epochs=None)
+    est = tt.estimate(tr, te, o, repeats=2)
+    assert [e for _, e in calls] == [1, 1, 2, 1, 2]  # warm-up, then T1 / T2 interleaved
+    # t = T2 - T1 and e = 2 T1 - T2 from the fastest repeats (the set-up is carried by e)
+    assert est.train_seconds.iloc[0] == pytest.approx(epoch)
+    assert est.eval_seconds.iloc[0] == pytest.approx(setup + evaluation)
+    with pytest.raises(ValueError, match="repeats"):
+        tt.estimate(tr, te, o, repeats=0)
+
+
 def test_gowalla_rows_run_from_the_release_files(tmp_path):
     pytest.importorskip("torch")
     rng = np.random.default_rng(0)

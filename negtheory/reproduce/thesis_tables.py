@@ -670,6 +670,11 @@ def _tidy_runs(out: list[tuple[tuple, int, list, float]], protocol: str) -> pd.D
     return pd.DataFrame(recs)
 
 
+#: the clock of :func:`estimate`: CPU seconds of this process (all its threads), i.e. core-seconds, which other
+#: work on a busy machine does not inflate as it does wall-clock time
+_cpu_clock = time.process_time
+
+
 def estimate(
     train: InteractionSource,
     test: InteractionSource,
@@ -677,17 +682,25 @@ def estimate(
     *,
     jobs: int = 1,
     progress: bool = False,
+    repeats: int = 1,
 ) -> pd.DataFrame:
     r"""The cost of a plan without running it: timed epochs of each distinct run, extrapolated.
 
-    Each distinct run of the plan (seed 0) is trained on the given split three times: one epoch
-    to warm up the compiled kernels, then one epoch with its evaluation (:math:`T_1`) and two
-    epochs with one evaluation (:math:`T_2`). An epoch's training costs :math:`t = T_2 - T_1`
-    and an evaluation :math:`e = 2 T_1 - T_2` (each at least 0), so a run of E epochs evaluated
-    every ``eval_every`` costs :math:`E\,(t + e / \text{eval\_every})`: on a large catalog the
-    evaluation (all items ranked for every test user) can cost more than an epoch, and is not
-    paid every epoch. Validation searches (``options.tune``) are not included: their candidates
-    are known only as the search goes.
+    Each distinct run of the plan (seed 0) is trained on the given split, in this process and in
+    this order: one epoch to warm up the compiled kernels, then ``repeats`` times one epoch with
+    its evaluation (:math:`T_1`) and two epochs with one evaluation (:math:`T_2`), interleaved;
+    :math:`T_1, T_2` are the minima over the repeats (as ``timeit`` does: noise only adds time).
+    Each is the CPU time of this process over the run (``time.process_time``: the core-seconds
+    of all its threads), so other work on a busy machine does not inflate it, as it would a
+    wall-clock time; a run that waits on something other than its CPU is undercounted.
+    An epoch's training costs :math:`t = T_2 - T_1` and an evaluation :math:`e = 2 T_1 - T_2`
+    (each at least 0; :math:`e` also carries the run's fixed set-up), so a run of E epochs
+    evaluated every ``eval_every`` costs :math:`E\,(t + e / \text{eval\_every})`: on a large
+    catalog the evaluation (all items ranked for every test user) can cost more than an epoch,
+    and is not paid every epoch. The timed runs are not handed to the engine, whose scheduler
+    starts the longest runs first and would time a two-epoch run before its warm-up. Validation
+    searches (``options.tune``) are not included: their candidates are known only as the search
+    goes.
 
     Parameters
     ----------
@@ -699,6 +712,8 @@ def estimate(
         The workers the total is divided over (default 1).
     progress : bool
         A progress bar over the timed runs (default False).
+    repeats : int
+        How many times :math:`T_1` and :math:`T_2` are timed (default 1; more on a busy machine).
 
     Returns
     -------
@@ -712,25 +727,41 @@ def estimate(
     Raises
     ------
     ValueError
-        ``jobs`` is below 1 or an option is invalid.
+        ``jobs`` or ``repeats`` is below 1, or an option is invalid.
     """
     import pandas as pd
 
     o = options or TableOptions()
     o.check()
     jobs = int_scalar("jobs", jobs, 1)
+    repeats = int_scalar("repeats", repeats, 1)
     keys = list(dict.fromkeys(r[4] for r in o.rows() if r[4] is not None))
     runner = _Runner(train, test, o, cache_dir=None, executor="local", jobs=1, progress=False)
-    # per run: a warm-up epoch, then T1 (1 epoch, 1 evaluation) and T2 (2 epochs, 1 evaluation)
-    tasks = [runner.task(k, 0, o.protocol, epochs=e, eval_every=e) for k in keys for e in (1, 1, 2)]
-    timing = runner.plan(tasks, "timing epochs per run", cache=False)
-    recs = execute(timing, progress=progress)
+    data = runner.plan([], "").load()
+    bar = None
+    if progress and keys:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(keys) * (1 + 2 * repeats), desc="timing epochs per run", unit="run")
     rows = []
-    for i, k in enumerate(keys):
-        t1, t2 = recs[3 * i + 1]["seconds"], recs[3 * i + 2]["seconds"]
+    for k in keys:
+        # a warm-up epoch (compiles the kernels), then T1 (1 epoch, 1 evaluation) and T2 (2 epochs,
+        # 1 evaluation) interleaved, strictly in this order
+        timed: dict[int, list[float]] = {1: [], 2: []}
+        for n, e in enumerate([1] + [1, 2] * repeats):
+            start = _cpu_clock()
+            _job(data, runner.task(k, 0, o.protocol, epochs=e, eval_every=e))
+            seconds = _cpu_clock() - start
+            if n:
+                timed[e].append(seconds)
+            if bar is not None:
+                bar.update()
+        t1, t2 = min(timed[1]), min(timed[2])
         train_s, eval_s = max(t2 - t1, 0.0), max(2.0 * t1 - t2, 0.0)
         rows.append(dict(run=str(k), runs=o.seeds, epochs=o.epochs or default_epochs(k), train_seconds=train_s,
                          eval_seconds=eval_s, seconds_per_epoch=train_s + eval_s / o.eval_every))  # fmt: skip
+    if bar is not None:
+        bar.close()
     df = pd.DataFrame(rows)
     if len(df):
         df["core_hours"] = df.runs * df.epochs * df.seconds_per_epoch / 3600
