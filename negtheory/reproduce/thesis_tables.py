@@ -692,7 +692,8 @@ def estimate(
     :math:`T_1, T_2` are the minima over the repeats (as ``timeit`` does: noise only adds time).
     Each is the CPU time of this process over the run (``time.process_time``: the core-seconds
     of all its threads), so other work on a busy machine does not inflate it, as it would a
-    wall-clock time; a run that waits on something other than its CPU is undercounted.
+    wall-clock time. A run on a GPU (``options.device``) is timed by the wall clock instead: its
+    CPU waits on the device, and CPU time would undercount it.
     An epoch's training costs :math:`t = T_2 - T_1` and an evaluation :math:`e = 2 T_1 - T_2`
     (each at least 0; :math:`e` also carries the run's fixed set-up), so a run of E epochs
     evaluated every ``eval_every`` costs :math:`E\,(t + e / \text{eval\_every})`: on a large
@@ -738,6 +739,7 @@ def estimate(
     keys = list(dict.fromkeys(r[4] for r in o.rows() if r[4] is not None))
     runner = _Runner(train, test, o, cache_dir=None, executor="local", jobs=1, progress=False)
     data = runner.plan([], "").load()
+    clock = _cpu_clock if runner.device == "cpu" else time.perf_counter
     bar = None
     if progress and keys:
         from tqdm.auto import tqdm
@@ -749,9 +751,9 @@ def estimate(
         # 1 evaluation) interleaved, strictly in this order
         timed: dict[int, list[float]] = {1: [], 2: []}
         for n, e in enumerate([1] + [1, 2] * repeats):
-            start = _cpu_clock()
+            start = clock()
             _job(data, runner.task(k, 0, o.protocol, epochs=e, eval_every=e))
-            seconds = _cpu_clock() - start
+            seconds = clock() - start
             if n:
                 timed[e].append(seconds)
             if bar is not None:
