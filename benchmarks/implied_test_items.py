@@ -47,10 +47,15 @@ FOLDERS = {
 KS = (5, 10, 20)
 
 
+def _as_written(csv: Path) -> pd.DataFrame:
+    """The cells of a report's printed rows run as written (no reading), at the final epoch, printed and measured."""
+    df = pd.read_csv(csv)
+    return df[(df.variant == "-") & (df.convention == "final epoch") & df.thesis.notna() & df["mean"].notna()]
+
+
 def rows_of(csv: Path) -> pd.DataFrame:
     """One line per distinct printed row run as written: printed and measured k·P/R at k = 5, 10, 20."""
-    df = pd.read_csv(csv)
-    df = df[(df.variant == "-") & (df.convention == "final epoch") & df.thesis.notna() & df["mean"].notna()]
+    df = _as_written(csv)
     out = []
     for (table, method, setting), g in df.groupby(["table", "method", "setting"], sort=True):
         cells = {(r.metric, int(r.k)): r for r in g.itertuples()}
@@ -103,8 +108,7 @@ def k_profiles() -> pd.DataFrame:
         csv = folder / "thesis_tables.csv"
         if not csv.is_file():
             continue
-        df = pd.read_csv(csv)
-        df = df[(df.variant == "-") & (df.convention == "final epoch") & df.thesis.notna() & df["mean"].notna()]
+        df = _as_written(csv)
         if df.empty:
             continue
         piv = {col: df.pivot_table(index=["table", "method", "setting"], columns=["metric", "k"], values=col)
