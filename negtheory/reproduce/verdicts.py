@@ -222,8 +222,8 @@ MISS_REASONS_BY_DATASET: dict[str, dict[tuple[str, str, str], str]] = {
         ("6.3", "DCL", "MF"): "conjecture: as 5.2 DCL (the same printed row and runs)",
         ("5.2", "HCL", "MF"): f"conjecture: {_GS}; not under-training (3 seeds: 0.0830 at epoch 100, 0.0835 at 200); {_GT}",
         ("6.3", "HCL", "MF"): "conjecture: as 5.2 HCL (the same printed row and runs)",
-        ("5.2", "DPL", "MF"): f"conjecture: {_GS}; besides, DPL collapses early here (0.0466 at epoch 20, 0.0479 at "
-        f"200), far below every other loss; {_GT}",
+        ("5.2", "DPL", "MF"): f"conjecture: {_GS}; besides, DPL collapses early here (runs/*.json, mean of 3 seeds: "
+        f"0.0462 at epoch 20, 0.0479 at 200), far below every other loss; {_GT}",
         ("6.3", "BCL", "MF"): f"conjecture: {_GS}; not under-training (3 seeds: 0.0830 at epoch 100, 0.0835 at 200); {_GT}",
     },
 }
