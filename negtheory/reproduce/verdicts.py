@@ -81,7 +81,13 @@ MISS_REASONS: dict[tuple[str, str, str], str] = {
     "on validation lands within 0.015 on NDCG@10 (the last epoch is past the peak); Table 4.2's protocol is the final epoch",
     ("4.4", "RNS", "BCE"): "notebooks/data/thesis_tables/rns_loss_curves.csv (BCE, mean of 3 seeds every 5 epochs): "
     "BCE peaks at epoch 50 (NDCG@10 0.3886, P@5 0.383: -0.004 / -0.009) and declines to the final 0.3735, so it "
-    "overfits in the stated 100 epochs; the printed row matches the peak, not the last epoch",
+    "overfits in the stated 100 epochs; the printed row matches the peak, not the last epoch; a test-selected epoch, so "
+    f"a diagnosis: the epoch a validation split picks ({_TT}, 4.4 early stopping, best validation epoch, 3 seeds, "
+    "trained on 90 % of train) lands at -0.018",
+    ("4.4", "BNS", "InfoNCE"): f"{_TT} (4.4 BNS InfoNCE, final epoch, 3 seeds): the one failing metric, P@5, is -0.021 "
+    "against a tolerance of 0.02, and its 95 % interval over the seeds (-0.031, -0.011) straddles the tolerance, so the "
+    "miss is within the seeds' noise; early stopping on validation for the whole table (4.4 early stopping, best "
+    "validation epoch, 3 seeds) is no reading: -0.015 on NDCG@10, and 4 of the table's 6 rows miss against 2",
     ("4.5", "BNS-oracle", "|M_u|=3"): f"{_TT} (4.5 soft / soft-Fcand / hard): as written (soft) the curve is flat "
     "(0.431-0.445); the oracle-bound readings bracket the printed values",
     ("4.5", "BNS-oracle", "|M_u|=5"): f"{_TT} (4.5 soft / hard): as written (soft) the curve is flat; see |M_u|=3",
@@ -125,6 +131,13 @@ MISS_REASONS: dict[tuple[str, str, str], str] = {
     "seed each): the thesis gives no candidate count; NDCG@10 falls with it (C = 1, i.e. RNS, 0.429; 2: 0.430; 3: 0.425; "
     "5: 0.416; 10: 0.407; 20: 0.353), so the printed row fits a count of 1-2; picking C by the test value would be a "
     "per-row fit, and no validation choice was run",
+    ("5.2", "InfoNCE", "LightGCN"): f"{_TT} (5.2 InfoNCE LightGCN, final epoch, 3 seeds): the one failing metric, "
+    "R@20, is +0.021 against a tolerance of 0.02, and its 95 % interval over the seeds (+0.015, +0.028) straddles the "
+    "tolerance, so the miss is within the seeds' noise; with early stopping on validation (best validation epoch, 3 "
+    "seeds) the row is within every tolerance (-0.014 on NDCG@10, largest |delta| 0.019), but that protocol for the "
+    "whole of Tables 5.2 / 6.3 reproduces fewer rows (14 of 39 distinct rows against 16), so it is not the tables' "
+    "protocol",
+    ("6.3", "InfoNCE", "LightGCN"): f"{_TT}: as 5.2 InfoNCE LightGCN (the same printed row and runs)",
     ("5.2", "DPL", "LightGCN"): f"conjecture; {_TT} (5.2 DPL LightGCN, best validation epoch and max_test_over_epochs) "
     "shows that no reporting convention reaches the row",
     ("6.3", "BCL", "LightGCN"): f"{_TU} (BCL-LightGCN) and {_TT} (6.3 BCL LightGCN, variants valid-tuned, "
@@ -133,7 +146,11 @@ MISS_REASONS: dict[tuple[str, str, str], str] = {
     "beta=0.2, its lower edge (test NDCG@10 -0.022), the grid widened to beta=0 picks beta=0, the end of beta's range "
     "(-0.016, NDCG@5 -0.020): the closer to the row the less hardness weighting, and no legal beta is left to try; "
     "with early stopping the search lands at -0.044",
-    ("4.3", "BNS-4", "BPR-MF SGD"): "not run: needs MovieLens-100K's u.user (--user-file)",
+    ("5.2", "InfoNCE", "MF"): f"{_TT} (5.2 InfoNCE MF, best validation epoch, 3 seeds; the released code's early "
+    "stopping on 10 % of train held out): within every tolerance (-0.009 on NDCG@10, largest |delta| 0.013, P@5 0.395 "
+    "against 0.384 at the last epoch and the printed 0.408): the last of the 200 epochs is past the peak; the tables' "
+    "protocol is the final epoch",
+    ("6.3", "InfoNCE", "MF"): f"{_TT}: as 5.2 InfoNCE MF (the same printed row and runs)",
 }
 
 _Y = "notebooks/data/thesis_tables_yahoo"
@@ -716,6 +733,13 @@ ALTERNATIVE_READINGS: tuple[tuple[str, dict[str, str], str | dict[str, str], str
         {"6.3": "best validation epoch"},
         "BCL's tau+, alpha, beta chosen on validation (the best epoch's NDCG@10), reported at the best validation "
         "epoch; the rows without a search are not run under it",
+    ),
+    (
+        "4.4 early stopping",
+        {},
+        {"4.4": "best validation epoch"},
+        "the released code's early stopping (10 % of train held out, the epoch of best validation NDCG@10) for every "
+        "row of Table 4.4, whose BCE row peaks before its last epoch",
     ),
     (
         "4.2 early stopping (valid-split)",
