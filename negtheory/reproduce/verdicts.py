@@ -154,8 +154,8 @@ MISS_REASONS: dict[tuple[str, str, str], str] = {
 }
 
 _Y = "notebooks/data/thesis_tables_yahoo"
-#: the 5.2 / 6.3 early-stopping runs (2 seeds; the released code's early stopping on 10 % of train held out)
-_YES = f"{_Y}/thesis_tables.csv (best validation epoch, 2 seeds; early stopping on 10 % of train): "
+#: the 5.2 / 6.3 early-stopping runs (3 seeds; the released code's early stopping on 10 % of train held out)
+_YES = f"{_Y}/thesis_tables.csv (best validation epoch, 3 seeds; early stopping on 10 % of train): "
 _M = "notebooks/data/thesis_tables_ml1m"
 _G = "notebooks/data/thesis_tables_gowalla"
 #: the stated reason shared by every Gowalla row: the printed rows imply test sets of another shape
