@@ -166,6 +166,41 @@ def test_tune_end_to_end_writes_tuning_csv_and_variant_rows(tmp_path, monkeypatc
     assert "Hyper-parameters chosen on validation" in md and "**pns_power=0.25**" in md
 
 
+def test_tune_only_runs_the_search_and_its_chosen_row_but_not_the_rows_as_written(tmp_path, monkeypatch, capsys):
+    # --tune-only: a search added to a report whose plain rows already ran; the plain RNS / PNS rows
+    # (--tables 4.2 --methods RNS PNS) are not trained, the search's candidates and chosen row are
+    tr, te = _write_split(tmp_path)
+    out = tmp_path / "out"
+    calls = []
+
+    def fake(data, sampler, *, pns_power=0.75, epochs=1, eval_every=1, eval_on="test", rng=0, **kw):
+        calls.append((sampler, pns_power, eval_on))
+        hist = [{"epoch": 1, "loss": 0.0, "tnr": 1.0, "inf": 0.0, "valid_ndcg@10": 1.0 - (pns_power - 0.5) ** 2}]
+        if eval_on in ("test", "both"):
+            hist[0].update({f"test_{m}@{k}": 0.2 for m in ("precision", "recall", "ndcg") for k in (5, 10, 20)})
+        return {"history": hist}
+
+    import negtheory.recsys as recsys
+
+    monkeypatch.setattr(recsys, "fit_bpr_sgd", fake)
+    rc = main(
+        ["reproduce", "thesis-tables", "--train", str(tr), "--test", str(te), "--tables", "4.2", "--methods", "RNS",
+         "PNS", "--tune", "PNS", "--tune-grid", "PNS:pns_power=0,0.5", "--tune-variants", "valid-tuned",
+         "--tune-only", "--seeds", "2", "--epochs", "1", "--eval-every", "1", "--out", str(out), "--quiet"]
+    )  # fmt: skip
+    assert rc == 0
+    assert sorted(c[1] for c in calls if c[2] == "valid") == [0.0, 0.5]  # the search
+    reported = [c for c in calls if c[2] != "valid"]
+    assert [(c[0], c[1]) for c in reported] == [("pns", 0.5)] * 2  # the chosen row's two seeds, nothing else
+    df = pd.read_csv(out / "thesis_tables.csv", dtype={"table": str})
+    assert set(zip(df.method, df.variant)) == {("PNS", "valid-tuned")}
+    # without a search the option is refused, naming it
+    with pytest.raises(ValueError, match="tune_only"):
+        tt.run_tables(tr, te, tt.TableOptions(tables=["4.2"], methods=["RNS"], tune_only=True))
+    rc = main(["reproduce", "thesis-tables", "--train", str(tr), "--test", str(te), "--tune-only", "--out", str(out)])
+    assert rc == 2 and "--tune-only" in capsys.readouterr().err
+
+
 def test_tune_lightgcn_bcl_searches_lightgcn_and_fills_the_printed_lightgcn_row(tmp_path, monkeypatch):
     # Table 6.3's LightGCN BCL row: its search trains LightGCN (the thesis's settings) with the candidate's
     # keywords, never sees the test split, and the chosen value's row stands beside the printed LightGCN value

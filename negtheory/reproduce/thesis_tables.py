@@ -304,6 +304,12 @@ def _add_tune_arguments(p: argparse.ArgumentParser) -> None:
         "a method's stages given here replace its default ones (default: the grids of TUNING)",
     )
     p.add_argument("--tune-seed", type=integer(0), default=0, help="seed of the searches' runs and validation split (default: 0)")
+    p.add_argument(
+        "--tune-only",
+        action="store_true",
+        help="run only the searches of --tune and their chosen rows, not the rows --tables / --methods select as "
+        "written (already run elsewhere); --tables / --methods still say which tables the report names (default: off)",
+    )
 
 
 # ------------------------------------------------------------------------------------------
@@ -436,6 +442,9 @@ class TableOptions:
         Method -> stages replacing :data:`TUNING`'s (e.g. from :func:`parse_tune_grid`).
     tune_seed : int
         Seed of the searches' runs and validation split (default 0).
+    tune_only : bool
+        Run only the rows of the searches (``tune``), not the rows ``tables`` / ``methods`` select
+        as written: for a search added to a report whose plain rows are already run (default False).
     dataset : str
         The data set (:data:`~negtheory.reproduce.thesis_numbers.DATASETS`): whose per-data-set
         settings the runs take (:func:`plan`) and whose printed rows fill the thesis column
@@ -468,6 +477,7 @@ class TableOptions:
     tune_variants: Sequence[str] = tuple(TUNE_VARIANTS)
     tune_stages: Mapping[str, Sequence[Mapping[str, Sequence[Any]]]] | None = None
     tune_seed: int = 0
+    tune_only: bool = False
     dataset: str = "ml-100k"
     device: str = "cpu"
 
@@ -497,6 +507,8 @@ class TableOptions:
         if bad:
             raise ValueError(f"tune_stages must be keyed by methods among {tuple(TUNING)}, got {bad}")
         int_scalar("tune_seed", self.tune_seed, 0)
+        if self.tune_only and not self.tune:
+            raise ValueError("tune_only needs at least one search in tune")
         _common.resolve_device(self.device)
 
     def run_device(self) -> str:
@@ -642,7 +654,7 @@ def run_tables(
     o, run_kw = _options(legacy, legacy_options, options) if (legacy or legacy_options) else (options or TableOptions(), {})
     jobs, progress, cache_dir = run_kw.get("jobs", jobs), run_kw.get("progress", progress), run_kw.get("cache_dir", cache_dir)
     o.check()
-    rows = o.rows()
+    rows = [] if o.tune_only else o.rows()
     if not rows and not o.tune:
         raise ValueError(
             f"no row selected by tables {list(o.tables)}, methods {list(o.methods or [])} and models {list(o.models)}; "
@@ -820,6 +832,8 @@ def _check_args(args: argparse.Namespace) -> tuple[TableOptions, str]:
         _common.resolve_device(getattr(args, "device", "cpu"), "--device")
     except ValueError as e:
         raise CommandError(str(e)) from None
+    if getattr(args, "tune_only", False) and not getattr(args, "tune", []):
+        raise CommandError("--tune-only: give the searches to run with --tune")
     try:
         tune_stages = parse_tune_grid(getattr(args, "tune_grid", []))
     except ValueError as e:
@@ -841,7 +855,8 @@ def _check_args(args: argparse.Namespace) -> tuple[TableOptions, str]:
         lightgcn_variants=getattr(args, "lightgcn_variants", []), bns2_warm=getattr(args, "bns2_warm", [20]),
         user_file=getattr(args, "user_file", None), user_id_offset=getattr(args, "user_id_offset", 0),
         tune=getattr(args, "tune", []), tune_variants=getattr(args, "tune_variants", list(TUNE_VARIANTS)),
-        tune_stages=tune_stages, tune_seed=getattr(args, "tune_seed", 0), dataset=getattr(args, "dataset", "ml-100k"),
+        tune_stages=tune_stages, tune_seed=getattr(args, "tune_seed", 0), tune_only=getattr(args, "tune_only", False),
+        dataset=getattr(args, "dataset", "ml-100k"),
         bpr_variants=getattr(args, "bpr_variants", []), tau_variants=getattr(args, "tau_variants", []),
         device=getattr(args, "device", "cpu"),
     )  # fmt: skip
