@@ -487,8 +487,10 @@ class TableOptions:
         Returns
         -------
         list of tuple
-            ``(table, method, setting, variant, run_key)`` per row (:func:`plan`).
+            ``(table, method, setting, variant, run_key)`` per row (:func:`plan`); none with ``tune_only``.
         """
+        if self.tune_only:
+            return []
         return plan(self.tables, self.methods, self.bns_sizes, self.bns_variants, self.srns_variants, self.models,
                     self.lightgcn_variants, bns2_warm=self.bns2_warm, occupation=self.user_file is not None,
                     dataset=self.dataset, bpr_variants=self.bpr_variants, tau_variants=self.tau_variants)  # fmt: skip
@@ -654,7 +656,7 @@ def run_tables(
     o, run_kw = _options(legacy, legacy_options, options) if (legacy or legacy_options) else (options or TableOptions(), {})
     jobs, progress, cache_dir = run_kw.get("jobs", jobs), run_kw.get("progress", progress), run_kw.get("cache_dir", cache_dir)
     o.check()
-    rows = [] if o.tune_only else o.rows()
+    rows = o.rows()
     if not rows and not o.tune:
         raise ValueError(
             f"no row selected by tables {list(o.tables)}, methods {list(o.methods or [])} and models {list(o.models)}; "
