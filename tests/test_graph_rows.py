@@ -33,7 +33,8 @@ def kernels(request, monkeypatch):
     return request.param
 
 
-def test_rows_and_their_gradient_equal_the_dense_product(kernels):
+@pytest.mark.parametrize("add_self, divisor", [(False, 1.0), (True, 2.0), (True, 3.0), (False, 4.0)])
+def test_rows_and_their_gradient_equal_the_dense_product(kernels, add_self, divisor):
     pairs, nu, ni = _graph()
     m = LightGCN(nu, ni, pairs, dim=4)
     dense = m.adj.to_dense().double()  # the reference: Ã as a dense float64 matrix
@@ -41,15 +42,16 @@ def test_rows_and_their_gradient_equal_the_dense_product(kernels):
     xu = torch.from_numpy(rng.normal(size=(nu, 4)).astype(np.float32)).requires_grad_()
     xi = torch.from_numpy(rng.normal(size=(ni, 4)).astype(np.float32)).requires_grad_()
     nodes = torch.tensor([3, nu + 5, 0, 3, nu + ni - 1, nu])  # any order, a repeat, both ends of each side
-    out = adjacency_rows(xu, xi, csr_parts(m.adj), nodes)
+    out = adjacency_rows(xu, xi, csr_parts(m.adj), nodes, add_self=add_self, divisor=divisor)
     x64 = torch.cat([xu, xi]).detach().double()
-    np.testing.assert_allclose(out.detach().numpy(), (dense @ x64)[nodes].numpy(), rtol=1e-6, atol=1e-6)
+    op = (dense + torch.eye(nu + ni, dtype=torch.float64) * add_self) / divisor  # (add_self I + Ã) / c
+    np.testing.assert_allclose(out.detach().numpy(), (op @ x64)[nodes].numpy(), rtol=1e-6, atol=1e-6)
     g = torch.from_numpy(rng.normal(size=(len(nodes), 4)).astype(np.float32))
     out.backward(g)
-    # d/dx of <g, (Ã x)[nodes]> = Ã^T S^T g, with S the selection of the rows (repeats add up)
+    # d/dx of <g, (op x)[nodes]> = op^T S^T g, with S the selection of the rows (repeats add up)
     sel = torch.zeros(len(nodes), nu + ni, dtype=torch.float64)
     sel[torch.arange(len(nodes)), nodes] = 1.0
-    ref = dense.T @ (sel.T @ g.double())
+    ref = op.T @ (sel.T @ g.double())
     np.testing.assert_allclose(xu.grad.numpy(), ref[:nu].numpy(), rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(xi.grad.numpy(), ref[nu:].numpy(), rtol=1e-6, atol=1e-6)
 
@@ -114,6 +116,8 @@ def test_bad_input_is_refused_with_the_parameter_named():
         adjacency_rows(xu, torch.zeros(ni, 3), adj, torch.tensor([0]))
     with pytest.raises(ValueError, match="adj has"):
         adjacency_rows(torch.zeros(nu + 1, 4), xi, adj, torch.tensor([0]))
+    with pytest.raises(ValueError, match="divisor"):
+        adjacency_rows(xu, xi, adj, torch.tensor([0]), divisor=0.0)
     with pytest.raises(ValueError, match="dtype"):
         adjacency_rows(xu.double(), xi.double(), adj, torch.tensor([0]))
     with pytest.raises(ValueError, match="propagation"):

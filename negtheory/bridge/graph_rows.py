@@ -34,17 +34,18 @@ too few to be worth threads); other devices the same sums with torch's ``index_a
 from __future__ import annotations
 
 import numba
+import numpy as np
 import torch
 
 __all__ = ["adjacency_rows", "csr_parts"]
 
 
 @numba.njit(cache=True)
-def _rows_forward(indptr, indices, values, nodes, xu, xi, n_users, out):  # pragma: no cover - numba
+def _rows_forward(indptr, indices, values, nodes, xu, xi, n_users, add_self, divisor, out):  # pragma: no cover - numba
     d = out.shape[1]
     for r in range(nodes.shape[0]):
         v = nodes[r]
-        for p in range(indptr[v], indptr[v + 1]):
+        for p in range(indptr[v], indptr[v + 1]):  # CSR order, from 0, in float32: torch's CSR product's sum
             c = indices[p]
             w = values[p]
             if c < n_users:
@@ -54,23 +55,43 @@ def _rows_forward(indptr, indices, values, nodes, xu, xi, n_users, out):  # prag
                 c -= n_users
                 for j in range(d):
                     out[r, j] += w * xi[c, j]
+        if add_self:  # LightGCN's (e0 + A e0) / 2: the same float32 operations, in the same order
+            if v < n_users:
+                for j in range(d):
+                    out[r, j] = (xu[v, j] + out[r, j]) / divisor
+            else:
+                for j in range(d):
+                    out[r, j] = (xi[v - n_users, j] + out[r, j]) / divisor
+        elif divisor != 1.0:
+            for j in range(d):
+                out[r, j] = out[r, j] / divisor
 
 
 @numba.njit(cache=True)
-def _rows_backward(indptr, indices, values, nodes, g, n_users, gu, gi):  # pragma: no cover - numba
+def _rows_backward(indptr, indices, values, nodes, g, n_users, add_self, divisor, gu, gi):  # pragma: no cover - numba
     d = g.shape[1]
+    h = np.empty(d, dtype=g.dtype)
     for r in range(nodes.shape[0]):
         v = nodes[r]
+        for j in range(d):
+            h[j] = g[r, j] / divisor
+        if add_self:
+            if v < n_users:
+                for j in range(d):
+                    gu[v, j] += h[j]
+            else:
+                for j in range(d):
+                    gi[v - n_users, j] += h[j]
         for p in range(indptr[v], indptr[v + 1]):
             c = indices[p]
             w = values[p]
             if c < n_users:
                 for j in range(d):
-                    gu[c, j] += w * g[r, j]
+                    gu[c, j] += w * h[j]
             else:
                 c -= n_users
                 for j in range(d):
-                    gi[c, j] += w * g[r, j]
+                    gi[c, j] += w * h[j]
 
 
 def _use_kernels(t: torch.Tensor) -> bool:
@@ -90,43 +111,56 @@ def _torch_segments(indptr: torch.Tensor, indices: torch.Tensor, nodes: torch.Te
 
 class _AdjacencyRows(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, xu, xi, adj, nodes, n_users):
-        ctx.adj, ctx.n_users = adj, n_users
+    def forward(ctx, xu, xi, adj, nodes, n_users, add_self, divisor):
+        ctx.adj, ctx.n_users, ctx.add_self, ctx.divisor = adj, n_users, add_self, divisor
         ctx.save_for_backward(nodes)
         indptr, indices, values = adj
         out = torch.zeros(len(nodes), xu.shape[1], dtype=xu.dtype, device=xu.device)
         if _use_kernels(xu):
-            _rows_forward(indptr.numpy(), indices.numpy(), values.numpy(), nodes.numpy(),
-                          xu.detach().contiguous().numpy(), xi.detach().contiguous().numpy(), n_users, out.numpy())  # fmt: skip
-        else:
-            seg, col, pos = _torch_segments(indptr, indices, nodes)
-            x = torch.cat([xu, xi])
-            out.index_add_(0, seg, x.index_select(0, col) * values[pos, None])
-        return out
+            _rows_forward(indptr.numpy(), indices.numpy(), values.numpy(), nodes.numpy(), xu.detach().contiguous().numpy(),
+                          xi.detach().contiguous().numpy(), n_users, add_self, divisor, out.numpy())  # fmt: skip
+            return out
+        seg, col, pos = _torch_segments(indptr, indices, nodes)
+        x = torch.cat([xu, xi])
+        out.index_add_(0, seg, x.index_select(0, col) * values[pos, None])
+        if add_self:
+            out = x.index_select(0, nodes) + out
+        return out / divisor if divisor != 1.0 else out
 
     @staticmethod
     def backward(ctx, g):
         (nodes,) = ctx.saved_tensors
         indptr, indices, values = ctx.adj
-        n_users = ctx.n_users
+        n_users, add_self, divisor = ctx.n_users, ctx.add_self, ctx.divisor
         n_items = len(indptr) - 1 - n_users
-        gu = torch.zeros(n_users, g.shape[1], dtype=g.dtype, device=g.device)
-        gi = torch.zeros(n_items, g.shape[1], dtype=g.dtype, device=g.device)
         if _use_kernels(g):
+            gu = torch.zeros(n_users, g.shape[1], dtype=g.dtype, device=g.device)
+            gi = torch.zeros(n_items, g.shape[1], dtype=g.dtype, device=g.device)
             _rows_backward(indptr.numpy(), indices.numpy(), values.numpy(), nodes.numpy(), g.contiguous().numpy(),
-                           n_users, gu.numpy(), gi.numpy())  # fmt: skip
-        else:
-            seg, col, pos = _torch_segments(indptr, indices, nodes)
-            gx = torch.zeros(n_users + n_items, g.shape[1], dtype=g.dtype, device=g.device)
-            gx.index_add_(0, col, g.index_select(0, seg) * values[pos, None])
-            gu, gi = gx[:n_users], gx[n_users:]
-        return gu, gi, None, None, None
+                           n_users, add_self, divisor, gu.numpy(), gi.numpy())  # fmt: skip
+            return gu, gi, None, None, None, None, None
+        h = g / divisor if divisor != 1.0 else g
+        seg, col, pos = _torch_segments(indptr, indices, nodes)
+        gx = torch.zeros(n_users + n_items, g.shape[1], dtype=g.dtype, device=g.device)
+        if add_self:
+            gx.index_add_(0, nodes, h)
+        gx.index_add_(0, col, h.index_select(0, seg) * values[pos, None])
+        return gx[:n_users], gx[n_users:], None, None, None, None, None
 
 
 def adjacency_rows(
-    xu: torch.Tensor, xi: torch.Tensor, adj: tuple[torch.Tensor, torch.Tensor, torch.Tensor], nodes: torch.Tensor
+    xu: torch.Tensor,
+    xi: torch.Tensor,
+    adj: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+    nodes: torch.Tensor,
+    *,
+    add_self: bool = False,
+    divisor: float = 1.0,
 ) -> torch.Tensor:
-    r"""Rows ``nodes`` of :math:`\tilde A\,[x_u; x_i]` for a bipartite CSR adjacency, with gradient.
+    r"""Rows ``nodes`` of :math:`(\tilde A\,x)/c` or :math:`(x + \tilde A\,x)/c`, :math:`x = [x_u; x_i]`, with gradient.
+
+    ``add_self=True, divisor=2`` is one-layer LightGCN's :math:`e = (e^{(0)} + \tilde A e^{(0)}) / 2` for
+    these rows, in one pass (the self term's gradient goes into the same arrays as the neighbours').
 
     Parameters
     ----------
@@ -139,12 +173,16 @@ def adjacency_rows(
         on ``xu``'s device; an entry (v, w) with v a user must have w an item and vice versa.
     nodes : LongTensor, shape [S]
         The rows wanted (any order, repeats allowed).
+    add_self : bool, default False
+        Add the node's own row: :math:`x_v + \sum_w \tilde A_{vw} x_w`.
+    divisor : float > 0, default 1
+        The rows are divided by it (LightGCN's K + 1).
 
     Returns
     -------
     Tensor, shape [S, d]
-        :math:`\sum_w \tilde A_{vw} x_w` for each v of ``nodes``; the gradient flows to ``xu`` and ``xi``
-        through the same entries only (see the module notes).
+        :math:`([x_v] + \sum_w \tilde A_{vw} x_w) / c` for each v of ``nodes``; the gradient flows to ``xu``
+        and ``xi`` through the same entries only (see the module notes).
 
     Raises
     ------
@@ -177,7 +215,9 @@ def adjacency_rows(
         raise ValueError(f"nodes must lie in [0, {n})")
     if not (xu.device == xi.device == indptr.device == nodes.device):
         raise ValueError("xu, xi, adj and nodes must be on one device")
-    return _AdjacencyRows.apply(xu, xi, (indptr, indices, values), nodes, int(xu.shape[0]))
+    if not (isinstance(divisor, (int, float)) and divisor > 0):
+        raise ValueError(f"divisor must be a positive number, got {divisor!r}")
+    return _AdjacencyRows.apply(xu, xi, (indptr, indices, values), nodes, int(xu.shape[0]), bool(add_self), float(divisor))
 
 
 def csr_parts(adj: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

@@ -486,20 +486,18 @@ class LightGCN(nn.Module):
         cut = int(torch.searchsorted(nodes, torch.tensor(nu, device=nodes.device)))  # users come first
         if k == 0:
             rows = torch.cat([self.user.weight.index_select(0, nodes[:cut]), self.item.weight.index_select(0, nodes[cut:] - nu)])
+        elif k == 1:  # (e0 + A e0) / 2 for these rows in one pass: propagate's operations, in its order
+            rows = adjacency_rows(self.user.weight, self.item.weight, self._adjacency_parts(), nodes, add_self=True,
+                                  divisor=2.0)  # fmt: skip
         else:
-            if k == 1:
-                xu, xi = self.user.weight, self.item.weight
-                partial = torch.cat([xu.index_select(0, nodes[:cut]), xi.index_select(0, nodes[cut:] - nu)])
-            else:
-                e = torch.cat([self.user.weight, self.item.weight])
-                acc = e
-                for _ in range(k - 1):
-                    e = _SymmetricSpMM.apply(self.adj, e)
-                    acc = acc + e
-                partial = acc.index_select(0, nodes)
-                xu, xi = e[:nu], e[nu:]
+            e = torch.cat([self.user.weight, self.item.weight])
+            acc = e
+            for _ in range(k - 1):
+                e = _SymmetricSpMM.apply(self.adj, e)
+                acc = acc + e
             # the same sum, in the same order, as propagate's acc = e0 + ... + eK, then / (K + 1)
-            rows = (partial + adjacency_rows(xu, xi, self._adjacency_parts(), nodes)) / (k + 1)
+            last = adjacency_rows(e[:nu], e[nu:], self._adjacency_parts(), nodes)
+            rows = (acc.index_select(0, nodes) + last) / (k + 1)
         b = users.numel()
         return rows.index_select(0, inv[:b]).reshape(*users.shape, -1), rows.index_select(0, inv[b:]).reshape(*items.shape, -1)
 
