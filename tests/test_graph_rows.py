@@ -159,6 +159,7 @@ def test_thesis_tables_batch_propagation_runs_apart_and_resumes_from_its_checkpo
     df = pd.read_csv(out / "thesis_tables.csv", dtype={"table": str})
     row = df[(df.method == "InfoNCE") & (df.setting == "LightGCN") & (df.metric == "ndcg") & (df.k == 10)]
     assert len(row) > 0 and row["n_seeds"].iloc[0] == 1  # the run fills the printed row: its key is the row's
+    assert "--lightgcn-propagation batch" in (out / "thesis_tables.md").read_text()  # the report says how it ran
     first = pd.read_csv(out / "runs.csv")
     assert set(first.run) == {"('lightgcn', 'infonce', 'rns')"}
     # the cached result gone, the command again: the run resumes from its checkpoint at epoch 2 and trains nothing

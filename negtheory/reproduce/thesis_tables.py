@@ -860,6 +860,9 @@ def _settings_note(args: argparse.Namespace, quick: bool) -> str:
         parts.append("1 seed: no interval")
     if getattr(args, "device", "cpu") != "cpu":
         parts.append(f"mini-batch runs on --device {args.device} (float32 kernels: not bit-identical to the CPU's)")
+    if getattr(args, "lightgcn_propagation", "full") != "full" and "lightgcn" in getattr(args, "models", ["mf"]):
+        parts.append("LightGCN propagated over each step's rows only (--lightgcn-propagation batch: the same model to "
+                     "float32 rounding)")  # fmt: skip
     return "; ".join(parts)
 
 
