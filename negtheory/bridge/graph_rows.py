@@ -17,8 +17,9 @@ matching scatter backward, both :math:`O(\mathrm{nnz}(S)\, d)`. With the thesis'
 (:math:`e^{(0)}` are the parameters) a step then never touches the rest of the graph. On Gowalla's
 pooled split at batch 128 with 11 items per row, :math:`S` holds about 1 500 of the 70 839 nodes and
 42 000 of the 1.64 M entries, and a whole training step (scores, loss, backward, Adam's update of every
-parameter) runs about 5x faster on one core: 40 ms against 8 on an idle core, 79 against 15 on cores shared
-with two training runs (``benchmarks/bench_lightgcn.py --batch-propagation``,
+parameter) runs 5-8x faster on one core: 40 ms against 8 on an idle core (a first version that added the self
+term in torch), 95 against 14 in the median of 4 interleaved rounds on cores shared with two training runs
+(``benchmarks/bench_lightgcn.py --batch-propagation``,
 ``benchmarks/results/2026-11-29_lightgcn_batch_propagation_gowalla.txt``). It gains nothing on a synthetic
 split of MovieLens-100K's size, where a step touches 40 % of the entries (0.95x). With K >= 2 layers, layers
 1 .. K-1 are still propagated over the whole graph and only the last is restricted.

@@ -204,7 +204,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         choices=("full", "batch"),
         default="full",
         help="LightGCN runs: propagate the whole graph at each step (full, as the LightGCN release) or only the "
-        "last layer's rows of the step's users and items (batch: the same model to float32 rounding, about 5x "
+        "last layer's rows of the step's users and items (batch: the same model to float32 rounding, 5-8x "
         "faster a step on Gowalla); batch runs are cached apart (default: full)",
     )
     p.add_argument(
@@ -473,7 +473,7 @@ class TableOptions:
     lightgcn_propagation : {"full", "batch"}
         How the LightGCN runs propagate at each step (:class:`negtheory.bridge.recommend.LightGCN`):
         ``"full"`` (default) the whole graph, as the LightGCN release; ``"batch"`` the last layer for the
-        step's nodes only, the same model to float32 rounding and about 5x faster a step on Gowalla. A
+        step's nodes only, the same model to float32 rounding and 5-8x faster a step on Gowalla. A
         ``"batch"`` run is cached apart (its key ends in ``propagation=batch``).
     checkpoints : bool
         Save each mini-batch MF and LightGCN run's training state at every evaluation in

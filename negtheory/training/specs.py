@@ -278,7 +278,7 @@ class LightGCN(Spec):
     propagation : {"full", "batch"}
         ``"full"`` (default) propagates the whole graph at each step, as the LightGCN release does;
         ``"batch"`` computes the last layer only for the step's users and items: the same scores and
-        gradients to float32 rounding, about 5x faster per step on Gowalla at batch 128 with one layer
+        gradients to float32 rounding, 5-8x faster per step on Gowalla at batch 128 with one layer
         (:class:`negtheory.bridge.recommend.LightGCN`, :mod:`negtheory.bridge.graph_rows`).
 
     Examples
