@@ -448,14 +448,14 @@ class LightGCN(nn.Module):
             warnings.filterwarnings("ignore", "Sparse CSR tensor support is in beta", UserWarning)
             adj = normalized_adjacency(pairs, self.n_users, self.n_items).to_sparse_csr()
         self.register_buffer("adj", adj)
-        self._csr: tuple[torch.Tensor, ...] | None = None  # (indptr, indices, values) of ``adj``, on its device
+        self._csr: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None  # (indptr, indices, values) of adj
 
     def _adjacency_parts(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         from .graph_rows import csr_parts
 
         if self._csr is None or self._csr[2].device != self.adj.device or self._csr[2].dtype != self.adj.dtype:
             self._csr = csr_parts(self.adj)
-        return self._csr  # type: ignore[return-value]
+        return self._csr
 
     def batch_embeddings(self, users: torch.Tensor, items: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         r"""The final embeddings of ``users`` and ``items`` only, with gradient (``propagation="batch"``).
