@@ -218,7 +218,13 @@ def adjacency_rows(
         raise ValueError("xu, xi, adj and nodes must be on one device")
     if not (isinstance(divisor, (int, float)) and divisor > 0):
         raise ValueError(f"divisor must be a positive number, got {divisor!r}")
-    return _AdjacencyRows.apply(xu, xi, (indptr, indices, values), nodes, int(xu.shape[0]), bool(add_self), float(divisor))
+    return _rows(xu, xi, (indptr, indices, values), nodes, bool(add_self), float(divisor))
+
+
+def _rows(xu, xi, adj, nodes, add_self: bool = False, divisor: float = 1.0) -> torch.Tensor:
+    """:func:`adjacency_rows` without its checks, for a caller whose inputs hold by construction (a training
+    step: the checks' ``nodes.min()`` / ``max()`` would wait on a GPU at every step)."""
+    return _AdjacencyRows.apply(xu, xi, adj, nodes, int(xu.shape[0]), add_self, divisor)
 
 
 def csr_parts(adj: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

@@ -478,17 +478,16 @@ class LightGCN(nn.Module):
         ei : Tensor, shape items.shape + [dim]
             :math:`e_i` of each entry of ``items``.
         """
-        from .graph_rows import adjacency_rows
+        from .graph_rows import _rows
 
         nu, k = self.n_users, self.n_layers
         ids = torch.cat([users.reshape(-1), items.reshape(-1) + nu])
         nodes, inv = torch.unique(ids, sorted=True, return_inverse=True)
-        cut = int(torch.searchsorted(nodes, torch.tensor(nu, device=nodes.device)))  # users come first
         if k == 0:
+            cut = int(torch.searchsorted(nodes, torch.tensor(nu, device=nodes.device)))  # users come first
             rows = torch.cat([self.user.weight.index_select(0, nodes[:cut]), self.item.weight.index_select(0, nodes[cut:] - nu)])
         elif k == 1:  # (e0 + A e0) / 2 for these rows in one pass: propagate's operations, in its order
-            rows = adjacency_rows(self.user.weight, self.item.weight, self._adjacency_parts(), nodes, add_self=True,
-                                  divisor=2.0)  # fmt: skip
+            rows = _rows(self.user.weight, self.item.weight, self._adjacency_parts(), nodes, add_self=True, divisor=2.0)
         else:
             e = torch.cat([self.user.weight, self.item.weight])
             acc = e
@@ -496,7 +495,7 @@ class LightGCN(nn.Module):
                 e = _SymmetricSpMM.apply(self.adj, e)
                 acc = acc + e
             # the same sum, in the same order, as propagate's acc = e0 + ... + eK, then / (K + 1)
-            last = adjacency_rows(e[:nu], e[nu:], self._adjacency_parts(), nodes)
+            last = _rows(e[:nu], e[nu:], self._adjacency_parts(), nodes)
             rows = (acc.index_select(0, nodes) + last) / (k + 1)
         b = users.numel()
         return rows.index_select(0, inv[:b]).reshape(*users.shape, -1), rows.index_select(0, inv[b:]).reshape(*items.shape, -1)
