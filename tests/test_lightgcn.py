@@ -220,6 +220,18 @@ def test_plan_with_lightgcn():
     ]
     with pytest.raises(ValueError, match="lightgcn_variants"):
         plan(["4.2"], models=["lightgcn"], lightgcn_variants=["batch7"])
+    # ... and beside every LightGCN row of Tables 5.2 / 6.3: one reading for the whole table, never crossed with
+    # the τ⁺ reading, and the MF rows untouched
+    rows = plan(["5.2", "6.3"], ["BPR", "DCL"], models=["mf", "lightgcn"], lightgcn_variants=["batch-l2"],
+                tau_variants=["density"], dataset="gowalla")  # fmt: skip
+    lg = [r for r in rows if r[2] == "LightGCN"]
+    assert [(r[0], r[1], r[3]) for r in lg] == [
+        ("5.2", "BPR", "-"), ("5.2", "BPR", "batch-l2"),
+        ("5.2", "DCL", "-"), ("5.2", "DCL", "tau=density"), ("5.2", "DCL", "batch-l2"),
+        ("6.3", "DCL", "-"), ("6.3", "DCL", "tau=density"), ("6.3", "DCL", "batch-l2"),
+    ]  # fmt: skip
+    assert ("5.2", "DCL", "LightGCN", "batch-l2", ("lightgcn", "dcl", "rns", "batch-l2")) in lg
+    assert all(r[3] != "batch-l2" for r in rows if r[2] == "MF")
 
 
 def test_lightgcn_variant_trains_with_its_settings(monkeypatch):
@@ -240,6 +252,11 @@ def test_lightgcn_variant_trains_with_its_settings(monkeypatch):
     assert {k: seen[k] for k in ("lr", "lr_milestones", "n_layers")} == {
         k: recommend.LIGHTGCN_THESIS[k] for k in ("lr", "lr_milestones", "n_layers")
     }
+    # a Table 5.2 row's reading, run with batch propagation: the loss, the reading and the propagation all reach fit_mf
+    seen.clear()
+    key = ("lightgcn", "dcl", "rns", "batch-l2", "propagation=batch")
+    tt._job(d, (key, 0, "", "", None, "fixed", 0.1, 5, False, "auto"))
+    assert (seen["loss"], seen["sampler"], seen["reg"], seen["propagation"]) == ("dcl", "rns", "batch", "batch")
 
 
 @pytest.mark.parametrize(

@@ -330,8 +330,9 @@ def plan(
         The recommenders (default MF only): ``"lightgcn"`` adds the rows of setting
         ``"LightGCN"`` of Tables 4.2, 5.2 and 6.3.
     lightgcn_variants : sequence of str
-        Extra LightGCN rows (Table 4.2's RNS and BNS) with other settings (keys of
-        :data:`LIGHTGCN_VARIANTS`; default: none).
+        Extra LightGCN rows with other settings (keys of :data:`LIGHTGCN_VARIANTS`; default:
+        none), one per reading beside every LightGCN row of the tables asked for (Tables 4.2,
+        5.2 and 6.3; a Table 5.2 / 6.3 row's τ⁺ reading is not crossed with them).
     bns2_warm : sequence of int
         The E of Table 4.3's BNS-2 rows (RNS for the first E epochs, then BNS; among
         :data:`BNS2_WARM_EPOCHS`, default 20 only), each row with variant ``"E=<E>"``.
@@ -375,7 +376,12 @@ def plan(
     for model in (m for m in MODELS if m in models):
         for table in (t for t in TABLES if t in tables):
             for row in TABLE_ROWS[model].get(table, ()):
-                for r in FAMILIES[row.family](row, o) if row.family else [row]:
+                expanded = FAMILIES[row.family](row, o) if row.family else [row]
+                if model == "lightgcn" and row.family != "lightgcn_variants":
+                    # a LightGCN reading is a setting of the model, so it adds its rows beside every LightGCN row
+                    # of the tables asked for (5.2 / 6.3 too), fixed for the whole table, never crossed with τ⁺'s
+                    expanded += _lightgcn_variant_rows(row, o)[1:]
+                for r in expanded:
                     rows.append((table, r.method, r.setting, r.variant, r.key))
     if methods:
         want = {m.lower() for m in methods}

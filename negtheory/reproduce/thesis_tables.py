@@ -268,8 +268,8 @@ def _add_row_arguments(p: argparse.ArgumentParser) -> None:
         "--bns-variants": ("+", BNS_VARIANTS, list(BNS_VARIANTS), "readings of Table 4.5's oracle prior (default: all)"),
         "--srns-variants": ("*", SRNS_VARIANTS, [], "extra SRNS rows of Table 4.2 with other hyper-parameters (default: "
                             "none; the released run script's)"),
-        "--lightgcn-variants": ("*", LIGHTGCN_VARIANTS, [], "extra LightGCN rows of Table 4.2 (every sampler) with other "
-                                "settings, e.g. batch1024 (default: none)"),
+        "--lightgcn-variants": ("*", LIGHTGCN_VARIANTS, [], "extra LightGCN rows with other settings, one per reading "
+                                "beside every LightGCN row run (Tables 4.2, 5.2, 6.3), e.g. batch-l2 (default: none)"),
         "--bpr-variants": ("*", BPR_VARIANTS, [], "extra readings of Table 5.2's BPR row: minibatch (the ch. 5-6 code's "
                            "mini-batch BPR instead of Table 4.2's SGD RNS run; default: none)"),
         "--tau-variants": ("*", TAU_VARIANTS, [], "readings of the class prior of Tables 5.2 / 6.3: density (τ⁺ = the "
