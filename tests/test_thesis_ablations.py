@@ -272,6 +272,16 @@ def test_markdown_and_figure_of_tables_43_44():
     labels = [t.get_text() for t in axes[1].get_xticklabels()]
     assert labels[:2] == ["BPR RNS", "BPR BNS"] and labels[-1] == "InfoNCE BNS"
     assert "BNS-2 [E=50]" in [t.get_text() for t in axes[0].get_xticklabels()]
+    # a note longer than the figure is wide is wrapped, not clipped: drawn, the title lies inside the figure
+    note = "LightGCN rows: seed 0 only, each step propagated over its own rows (--lightgcn-propagation batch) " * 2
+    fig = figure(df, note=note)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    box = fig._suptitle.get_window_extent(canvas.get_renderer())
+    assert box.x0 >= 0 and box.x1 <= fig.bbox.width
+    assert " ".join(fig._suptitle.get_text().split()) == f"MovieLens-100K, MF: negtheory vs thesis {note.strip()}"
 
 
 def test_cli_runs_bns4_with_a_user_file(tmp_path, capsys):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import textwrap
 from typing import TYPE_CHECKING
 
 from .._docstrings import docstring
@@ -431,6 +432,8 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "
              "gowalla": "Gowalla"}  # fmt: skip
     model = "MF and LightGCN" if (sub.setting == "LightGCN").any() and (sub.setting != "LightGCN").any() else "MF"
     model = "LightGCN" if (sub.setting == "LightGCN").all() else model
+    # a long note is wrapped to the figure's width (about 11 characters an inch at the title's size), not clipped
+    note = textwrap.fill(note, max(20, int(width * 11)), break_on_hyphens=False, break_long_words=False) if note else None
     fig.suptitle(f"{names.get(dataset, dataset)}, {model}: negtheory vs thesis" + (f"\n{note}" if note else ""))
     return fig
 
