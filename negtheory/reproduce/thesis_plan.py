@@ -197,9 +197,9 @@ TABLE_ROWS: dict[str, dict[str, tuple[Row, ...]]] = {
     },
     "lightgcn": {
         # mini-batch BPR with each sampler (AOBPR and SRNS: negtheory.recsys.adaptive_samplers)
-        # a named reading (--lightgcn-variants) adds its rows beside every sampler's: a reading of the thesis's
-        # LightGCN settings is judged on the whole block, not on the row it was found on
-        "4.2": tuple(Row(m, "LightGCN", ("lightgcn", "bpr", m.lower()), family="lightgcn_variants") for m in _SAMPLERS),
+        # a named reading (--lightgcn-variants) adds its rows beside every LightGCN row (plan): a reading of the
+        # thesis's LightGCN settings is judged on the whole block, not on the row it was found on
+        "4.2": tuple(Row(m, "LightGCN", ("lightgcn", "bpr", m.lower())) for m in _SAMPLERS),
         "5.2": tuple(Row(m, "LightGCN", ("lightgcn", "bpr" if m == "BPR" else m.lower(), "rns"), family=_tau(m))
                      for m in ("BPR", *_LOSSES, "DPL")),
         "6.3": tuple(Row(m, "LightGCN", ("lightgcn", m.lower().replace("-", "_"), "rns"), family=_tau(m))
@@ -219,7 +219,9 @@ def _srns_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
 
 
 def _lightgcn_variant_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
-    return [row] + [row._replace(variant=v, key=(*_key(row), v)) for v in o["lightgcn_variants"]]
+    # a LightGCN reading is a setting of the model: plan adds these beside every LightGCN row, after the row's own
+    # family (fixed for the whole table, never crossed with the τ⁺ reading)
+    return [row._replace(variant=v, key=(*_key(row), v)) for v in o["lightgcn_variants"]]
 
 
 def _bpr_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
@@ -264,7 +266,6 @@ def _bns_size_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
 #: family -> how it expands a row of :data:`TABLE_ROWS` by the options of :func:`plan`
 FAMILIES = {
     "srns_variants": _srns_rows,
-    "lightgcn_variants": _lightgcn_variant_rows,
     "bns2_warm": _bns2_rows,
     "occupation": _occupation_row,
     "bns_sizes": _bns_size_rows,
@@ -377,10 +378,8 @@ def plan(
         for table in (t for t in TABLES if t in tables):
             for row in TABLE_ROWS[model].get(table, ()):
                 expanded = FAMILIES[row.family](row, o) if row.family else [row]
-                if model == "lightgcn" and row.family != "lightgcn_variants":
-                    # a LightGCN reading is a setting of the model, so it adds its rows beside every LightGCN row
-                    # of the tables asked for (5.2 / 6.3 too), fixed for the whole table, never crossed with τ⁺'s
-                    expanded += _lightgcn_variant_rows(row, o)[1:]
+                if model == "lightgcn":
+                    expanded += _lightgcn_variant_rows(row, o)
                 for r in expanded:
                     rows.append((table, r.method, r.setting, r.variant, r.key))
     if methods:
