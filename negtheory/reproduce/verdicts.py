@@ -264,6 +264,14 @@ MISS_REASONS_BY_DATASET: dict[str, dict[tuple[str, str, str], str]] = {
         ("5.2", "DCL", "LightGCN"): f"{_GL}; this run is flat from epoch 20 (0.0629 at 20, 0.0635 at 100, runs/*.json); "
         "the ablation was run for BPR only, so for DCL the same cause is a conjecture",
         ("6.3", "DCL", "LightGCN"): "conjecture: as 5.2 DCL LightGCN (the same printed row and run)",
+        ("5.2", "HCL", "LightGCN"): f"{_GL}; this run is flat from epoch 20 (0.0684 at 20, 0.0693 at 100, "
+        "runs/*.json); the ablation was run for BPR only, so for HCL the same cause is a conjecture",
+        ("6.3", "HCL", "LightGCN"): "conjecture: as 5.2 HCL LightGCN (the same printed row and run)",
+        ("5.2", "DPL", "LightGCN"): f"{_GL}; this run is flat from epoch 20 (0.0409 at 20, 0.0405 at 100, "
+        "runs/*.json), the lowest LightGCN loss here as DPL is the lowest MF loss (0.0479); the ablation was run for "
+        "BPR only, so for DPL the same cause is a conjecture",
+        ("6.3", "BCL", "LightGCN"): f"{_GL}; this run is flat from epoch 40 (0.0674 at 20, 0.0689 from 40 to 100, "
+        "runs/*.json); the ablation was run for BPR only, so for BCL the same cause is a conjecture",
     },
 }
 
