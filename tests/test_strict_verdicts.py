@@ -180,6 +180,28 @@ def test_reasons_name_an_ablation_or_say_conjecture():
         assert cited and not missing, (name, missing)
 
 
+def test_gowalla_lightgcn_reasons_quote_the_committed_ablation():
+    # the numbers each Gowalla LightGCN reason states are those of the committed penalty ablation and printed rows,
+    # read back here (not copied from the reason), so an edit of either that breaks the match fails
+    from negtheory.reproduce.verdicts import _GL_FLAT, _GL_TABLES
+
+    root = Path(__file__).resolve().parents[1]
+    abl = pd.read_csv(root / "notebooks/data/thesis_tables_gowalla/lightgcn_regularisation.csv")
+    at2 = abl[abl.epoch == 2].set_index(["method", "reading"])
+    rms = [c for c in abl.columns if c.startswith("rms")]
+    reasons = MISS_REASONS_BY_DATASET["gowalla"]
+    for method, (_, wd, none, spread, gap) in _GL_FLAT.items():
+        w, n = at2.loc[(method.lower(), "weight_decay")], at2.loc[(method.lower(), "none")]
+        assert (round(w.ndcg10, 3), round(n.ndcg10, 3)) == (wd, none), method
+        assert spread == f"{min(w[rms]):.2f}-{max(w[rms]):.2f} against {min(n[rms]):.2f}-{max(n[rms]):.2f}", method
+        for table in _GL_TABLES[method]:
+            printed = THESIS_LARGE["gowalla"][(table, method, "LightGCN")][("ndcg", 10)]
+            assert round(printed - n.ndcg10, 3) == gap, (method, table)
+            assert f"NDCG@10 at {wd:.3f} after 2 epochs against {none:.3f}" in reasons[(table, method, "LightGCN")]
+    # the decay lowers every loss after 2 epochs, and no penalty leaves every loss below its printed row
+    assert all(v[1] < v[2] and v[4] > 0.015 for v in _GL_FLAT.values())
+
+
 def test_bad_input_names_the_parameter():
     df = _frame(_lines("4.2", "P", "SGD", "-", 0.3))
     with pytest.raises(ValueError, match="ndcg10_tol"):
