@@ -198,6 +198,16 @@ def test_gowalla_lightgcn_reasons_quote_the_committed_ablation():
             printed = THESIS_LARGE["gowalla"][(table, method, "LightGCN")][("ndcg", 10)]
             assert round(printed - n.ndcg10, 3) == gap, (method, table)
             assert f"NDCG@10 at {wd:.3f} after 2 epochs against {none:.3f}" in reasons[(table, method, "LightGCN")]
+    # the batch-l2 runs' evaluations so far, read back from their committed curves
+    from negtheory.reproduce.verdicts import _GL_L2
+
+    l2 = pd.read_csv(root / "notebooks/data/thesis_tables_gowalla/lightgcn_batch_l2_curves.csv")
+    for method, (evals, below) in _GL_L2.items():
+        run = l2[l2.run.str.startswith(f"lightgcn_{method.lower()}_rns_batch-l2")].set_index("epoch")
+        assert [(e, round(run.loc[e, "test_ndcg@10"], 4)) for e, _ in evals] == list(evals), method
+        printed = THESIS_LARGE["gowalla"][("5.2", method, "LightGCN")][("ndcg", 10)]
+        assert round(printed - run.loc[evals[-1][0], "test_ndcg@10"], 3) == below, method
+        assert evals[-1][0] == run.index.max(), method  # the last evaluation committed is the one quoted
     # the decay lowers every loss after 2 epochs, and no penalty leaves every loss below its printed row
     assert all(v[1] < v[2] and v[4] > 0.015 for v in _GL_FLAT.values())
 

@@ -1,0 +1,63 @@
+"""benchmarks/checkpoint_curves.py: the evaluations a checkpointed run has made, read without resuming it.
+
+Checked against the run itself: a ``fit`` run stopped after 4 of its epochs (evaluated every 2) and the same run
+carried on to 6 both leave checkpoints whose rows equal the evaluated rows of the returned history.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "checkpoint_curves.py"
+
+
+@pytest.fixture(scope="module")
+def mod():
+    spec = importlib.util.spec_from_file_location("checkpoint_curves", _PATH)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def test_rows_are_the_runs_evaluations(mod, tmp_path, capsys):
+    from negtheory.recsys import load_split
+    from negtheory.training import MF, Adam, Evaluation, InfoNCE, fit
+
+    pairs = np.unique(np.random.default_rng(0).integers(0, [20, 30], size=(300, 2)), axis=0)
+    d = load_split(pairs[:200], pairs[200:])
+    kw = dict(model=MF(dim=4), loss=InfoNCE(negatives=4), optimizer=Adam(batch_size=32),
+              evaluation=Evaluation(ks=(5,), every=2), rng=1)  # fmt: skip
+    path = tmp_path / "run.pt"
+    short = fit(d, epochs=4, checkpoint=path, **kw)
+    df = mod.curves([path])
+    evaluated = [h for h in short.history if "test_ndcg@5" in h]
+    assert df.epoch.tolist() == [h["epoch"] for h in evaluated] == [2, 4]
+    assert (df.last_epoch == 4).all() and not df.stopped_on_patience.any()
+    np.testing.assert_array_equal(df["test_ndcg@5"], [h["test_ndcg@5"] for h in evaluated])
+    np.testing.assert_array_equal(df["loss"], [h["loss"] for h in evaluated])
+    longer = fit(d, epochs=6, checkpoint=path, **kw)  # the same file, carried on
+    out = tmp_path / "curves.csv"
+    mod.main([str(path), "--out", str(out)])
+    assert "test_ndcg@5" in capsys.readouterr().out
+    import pandas as pd
+
+    back = pd.read_csv(out)
+    assert back.epoch.tolist() == [2, 4, 6] and (back.run == "run").all()
+    np.testing.assert_allclose(back["test_ndcg@5"], [h["test_ndcg@5"] for h in longer.history if "test_ndcg@5" in h])
+
+
+def test_bad_paths_name_the_parameter(mod, tmp_path):
+    with pytest.raises(ValueError, match="paths: .* is not a file"):
+        mod.curves([tmp_path / "missing.pt"])
+    import torch
+
+    other = tmp_path / "other.pt"
+    torch.save({"epoch": 1}, other)
+    with pytest.raises(ValueError, match="paths: .* is not a negtheory checkpoint"):
+        mod.curves([other])
