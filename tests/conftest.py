@@ -9,10 +9,14 @@ so plain ``pytest`` is unaffected.
 ``docs_site`` builds the documentation site once per test session (the README's command,
 ``python -m sphinx -W --keep-going -b html docs OUT``, in a temporary folder): ``tests/test_docs.py`` checks its
 HTML and ``tests/test_browser.py`` opens it in a headless browser, from the same build.
+
+``load_script`` imports a script of the repository that is not part of the package (``benchmarks/*.py``) as a
+module, so its functions can be tested.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -108,3 +112,16 @@ def count_chunks(monkeypatch):
         return calls
 
     return start
+
+
+@pytest.fixture(scope="session")
+def load_script():
+    """``load_script("benchmarks/x.py")``: the file, relative to the repository root, imported as a module."""
+
+    def load(relpath: str):
+        spec = importlib.util.spec_from_file_location(Path(relpath).stem, ROOT / relpath)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return load

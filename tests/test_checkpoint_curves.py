@@ -6,23 +6,15 @@ carried on to 6 both leave checkpoints whose rows equal the evaluated rows of th
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 pytest.importorskip("torch")
 
-_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "checkpoint_curves.py"
-
 
 @pytest.fixture(scope="module")
-def mod():
-    spec = importlib.util.spec_from_file_location("checkpoint_curves", _PATH)
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m
+def mod(load_script):
+    return load_script("benchmarks/checkpoint_curves.py")
 
 
 def test_rows_are_the_runs_evaluations(mod, tmp_path, capsys):

@@ -8,22 +8,14 @@ Student's t with 2 degrees of freedom, F(t) = 1/2 + t / (2 √(2 + t²)), giving
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
 
-_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "gowalla_seed_spread.py"
-
 
 @pytest.fixture(scope="module")
-def mod():
-    spec = importlib.util.spec_from_file_location("gowalla_seed_spread", _PATH)
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m
+def mod(load_script):
+    return load_script("benchmarks/gowalla_seed_spread.py")
 
 
 def _curves():
