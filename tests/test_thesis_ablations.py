@@ -282,6 +282,20 @@ def test_markdown_and_figure_of_tables_43_44():
     box = fig._suptitle.get_window_extent(canvas.get_renderer())
     assert box.x0 >= 0 and box.x1 <= fig.bbox.width
     assert " ".join(fig._suptitle.get_text().split()) == f"MovieLens-100K, MF: negtheory vs thesis {note.strip()}"
+    # a panel grows with its table's rows: with 21 rows the 45-degree labels are still at least a line height / sin 45
+    # apart (they would overlap in a panel of the 7-row width), so they do not overlap
+    short = df[df.table == "4.3"]
+    long = pd.concat([short.assign(method=short.method + f" {i}") for i in range(3)], ignore_index=True)
+    for frame, rows in ((short, 7), (long, 21)):
+        fig = figure(frame)
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        ax = [a for a in fig.axes if a.get_title()][0]
+        px = ax.transData.transform([(x, 0) for x in ax.get_xticks()])[:, 0]
+        assert len(px) == rows
+        height = ax.get_xticklabels()[0].get_fontsize() * fig.dpi / 72
+        assert np.diff(px).min() >= height * 2**0.5, (rows, np.diff(px).min(), height)
+    assert figure(long).get_size_inches()[0] > figure(short).get_size_inches()[0]
 
 
 def test_cli_runs_bns4_with_a_user_file(tmp_path, capsys):

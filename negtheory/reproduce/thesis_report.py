@@ -382,7 +382,10 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "
     # at most four panels a row: seven tables side by side leave no room for the row labels
     ncols = min(4, len(tables))
     nrows = -(-len(tables) // ncols)
-    width = 3.2 * ncols + 1 if nrows == 1 else 4.6 * ncols
+    # one row of panels grows with its longest table (about 0.28 in a label, at most 6 in a panel), so that the rotated
+    # row labels do not overlap
+    n_rows = max(len(sub[sub.table == t].drop_duplicates(["method", "setting", "variant"])) for t in tables)
+    width = min(6.0, max(3.2, 0.28 * n_rows)) * ncols + 1 if nrows == 1 else 4.6 * ncols
     fig = Figure(figsize=(width, 3.8 if nrows == 1 else 4.4 * nrows), layout="constrained")
     grid = fig.subplots(nrows, ncols, squeeze=False).ravel()
     for ax in grid[len(tables) :]:
