@@ -214,6 +214,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "stopped part-way continues from its last evaluation when the command is run again (default: off)",
     )
     p.add_argument(
+        "--finished-only",
+        action="store_true",
+        help="train nothing: report the runs of these options already finished in OUT/runs, each row over the seeds "
+        "it has (of --seeds; a row with none is 'not run'), e.g. while long runs are still going (default: off)",
+    )
+    p.add_argument(
         "--quick",
         action="store_true",
         help="a smoke run: Table 4.2's RNS and BNS rows (unless --tables / --methods say otherwise), 1 seed, 2 epochs, "
@@ -480,6 +486,10 @@ class TableOptions:
         ``OUT/checkpoints`` (:mod:`negtheory.training.checkpoint`), named after its cache file: a run
         stopped part-way continues from its last evaluation when the command is run again, with the
         same result (default False). The batch-1 SGD runs are not checkpointed.
+    finished_only : bool
+        Train nothing: only the (run, seed) pairs of these options (seeds ``0 .. seeds - 1``) whose
+        result is already stored in the cache are read and reported, each row over the seeds it has;
+        a row with none is reported as not run (default False). Needs a cache; not with ``tune``.
     """
 
     tables: Sequence[str] = TABLES
@@ -509,6 +519,7 @@ class TableOptions:
     device: str = "cpu"
     lightgcn_propagation: str = "full"
     checkpoints: bool = False
+    finished_only: bool = False
 
     def rows(self) -> list[tuple[str, str, str, str, tuple | None]]:
         """The rows these options select.
@@ -706,6 +717,10 @@ def run_tables(
     o.check()
     if o.checkpoints and cache_dir is None:
         raise ValueError("checkpoints needs a cache_dir: the checkpoints go beside it, in its parent's checkpoints/")
+    if o.finished_only and cache_dir is None:
+        raise ValueError("finished_only needs a cache_dir: it reports the runs stored there")
+    if o.finished_only and o.tune:
+        raise ValueError("finished_only trains nothing, so it cannot run the validation searches of tune")
     rows = o.rows()
     if not rows and not o.tune:
         raise ValueError(
@@ -715,7 +730,12 @@ def run_tables(
     runner = _Runner(train, test, o, cache_dir=cache_dir, executor=executor, jobs=jobs, progress=progress)
     rows += tune_rows(runner, o, tuning_records)
     keys = sorted({r[4] for r in rows if r[4] is not None}, key=str)
-    out = runner.histories([runner.task(k, s, o.protocol) for k in keys for s in range(o.seeds)], "thesis-tables runs")
+    tasks = [runner.task(k, s, o.protocol) for k in keys for s in range(o.seeds)]
+    if o.finished_only:  # the stored results only: nothing is trained (a row without one is reported as not run)
+        tasks = [t for t in tasks if (Path(cache_dir) / _cache_name(t)).exists()]
+        if not tasks:
+            raise ValueError(f"finished_only: none of these rows' runs is finished in {cache_dir}")
+    out = runner.histories(tasks, "thesis-tables runs")
     return rows, _tidy_runs(out, o.protocol), {(key, seed): hist for key, seed, hist, _ in out}
 
 
@@ -858,6 +878,8 @@ def _settings_note(args: argparse.Namespace, quick: bool) -> str:
         parts.append(f"epochs overridden to {args.epochs} (thesis: 100 SGD / 200 mini-batch MF / 100 LightGCN)")
     if args.seeds < 2:
         parts.append("1 seed: no interval")
+    if getattr(args, "finished_only", False):
+        parts.append(f"finished runs only (--finished-only): each row over the seeds it has of {args.seeds}")
     if getattr(args, "device", "cpu") != "cpu":
         parts.append(f"mini-batch runs on --device {args.device} (float32 kernels: not bit-identical to the CPU's)")
     if getattr(args, "lightgcn_propagation", "full") != "full" and "lightgcn" in getattr(args, "models", ["mf"]):
@@ -915,7 +937,7 @@ def _check_args(args: argparse.Namespace) -> tuple[TableOptions, str]:
         bpr_variants=getattr(args, "bpr_variants", []), tau_variants=getattr(args, "tau_variants", []),
         device=getattr(args, "device", "cpu"),
         lightgcn_propagation=getattr(args, "lightgcn_propagation", "full"),
-        checkpoints=getattr(args, "checkpoints", False),
+        checkpoints=getattr(args, "checkpoints", False), finished_only=getattr(args, "finished_only", False),
     )  # fmt: skip
     return o, label
 
