@@ -732,7 +732,7 @@ def run_tables(
     keys = sorted({r[4] for r in rows if r[4] is not None}, key=str)
     tasks = [runner.task(k, s, o.protocol) for k in keys for s in range(o.seeds)]
     if o.finished_only:  # the stored results only: nothing is trained (a row without one is reported as not run)
-        tasks = [t for t in tasks if (Path(cache_dir) / _cache_name(t)).exists()]
+        tasks = [t for t in tasks if cache_dir is not None and (Path(cache_dir) / _cache_name(t)).exists()]
         if not tasks:
             raise ValueError(f"finished_only: none of these rows' runs is finished in {cache_dir}")
     out = runner.histories(tasks, "thesis-tables runs")
