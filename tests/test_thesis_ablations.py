@@ -286,8 +286,10 @@ def test_markdown_and_figure_of_tables_43_44():
     # apart (they would overlap in a panel of the 7-row width), so they do not overlap
     short = df[df.table == "4.3"]
     long = pd.concat([short.assign(method=short.method + f" {i}") for i in range(3)], ignore_index=True)
+    widths = []
     for frame, rows in ((short, 7), (long, 21)):
         fig = figure(frame)
+        widths.append(fig.get_size_inches()[0])
         canvas = FigureCanvasAgg(fig)
         canvas.draw()
         ax = [a for a in fig.axes if a.get_title()][0]
@@ -295,7 +297,7 @@ def test_markdown_and_figure_of_tables_43_44():
         assert len(px) == rows
         height = ax.get_xticklabels()[0].get_fontsize() * fig.dpi / 72
         assert np.diff(px).min() >= height * 2**0.5, (rows, np.diff(px).min(), height)
-    assert figure(long).get_size_inches()[0] > figure(short).get_size_inches()[0]
+    assert widths[1] > widths[0]
 
 
 def test_cli_runs_bns4_with_a_user_file(tmp_path, capsys):
