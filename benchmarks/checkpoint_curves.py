@@ -9,6 +9,10 @@ the file was saved at; the file does not hold the run's epoch count), ``stopped_
 the run), the training loss of that epoch, and every ``test_*`` / ``valid_*`` metric of the history. Usage::
 
     python benchmarks/checkpoint_curves.py OUT/checkpoints/*.pt --out curves.csv
+    python benchmarks/checkpoint_curves.py OTHER/checkpoints/*.pt --out curves.csv --append
+
+``--append`` keeps the rows already in ``--out`` of every run not read this time and replaces those of the runs read
+(so the curves of runs whose checkpoints are gone stay, and a run read again is not counted twice).
 """
 
 from __future__ import annotations
@@ -38,12 +42,26 @@ def curves(paths) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def merged(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
+    """``old``'s rows of the runs not in ``new``, then ``new``'s rows (the columns of both, in ``old``'s order first)."""
+    if "run" not in old.columns:
+        raise ValueError("out: the file to append to has no 'run' column (not written by this script)")
+    keep = old[~old.run.isin(set(new.run))]
+    return pd.concat([keep, new], ignore_index=True)[list(dict.fromkeys([*old.columns, *new.columns]))]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("paths", nargs="+", help="checkpoint files (OUT/checkpoints/*.pt)")
     ap.add_argument("--out", help="CSV to write (default: print the table)")
+    ap.add_argument("--append", action="store_true",
+                    help="keep --out's rows of the runs not read here; replace those of the runs read")  # fmt: skip
     args = ap.parse_args(argv)
+    if args.append and not args.out:
+        raise ValueError("append: --append needs --out")
     df = curves(args.paths)
+    if args.append and Path(args.out).is_file():
+        df = merged(pd.read_csv(args.out), df)
     if args.out:
         df.to_csv(args.out, index=False)
     print(df.to_string(index=False))

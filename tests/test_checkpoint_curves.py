@@ -42,6 +42,26 @@ def test_rows_are_the_runs_evaluations(mod, tmp_path, capsys):
     back = pd.read_csv(out)
     assert back.epoch.tolist() == [2, 4, 6] and (back.run == "run").all()
     np.testing.assert_allclose(back["test_ndcg@5"], [h["test_ndcg@5"] for h in longer.history if "test_ndcg@5" in h])
+    # --append: a second run's rows join the file; the first run's stay once, even when it is read again
+    other = tmp_path / "other.pt"
+    fit(d, epochs=2, checkpoint=other, **{**kw, "rng": 2})
+    mod.main([str(other), "--out", str(out), "--append"])
+    mod.main([str(path), str(other), "--out", str(out), "--append"])
+    both = pd.read_csv(out)
+    assert sorted(zip(both.run, both.epoch)) == [("other", 2), ("run", 2), ("run", 4), ("run", 6)]
+    pd.testing.assert_frame_equal(both[both.run == "run"].reset_index(drop=True), back)
+
+
+def test_append_keeps_the_runs_not_read(mod):
+    import pandas as pd
+
+    old = pd.DataFrame(dict(run=["a", "a", "b"], epoch=[20, 40, 20], x=[1.0, 2.0, 3.0]))
+    new = pd.DataFrame(dict(run=["b", "c"], epoch=[20, 20], x=[4.0, 5.0], y=[0.1, 0.2]))
+    out = mod.merged(old, new)
+    assert out.columns.tolist() == ["run", "epoch", "x", "y"]
+    assert list(zip(out.run, out.x)) == [("a", 1.0), ("a", 2.0), ("b", 4.0), ("c", 5.0)]
+    with pytest.raises(ValueError, match="out: .* no 'run' column"):
+        mod.merged(pd.DataFrame(dict(epoch=[1])), new)
 
 
 def test_bad_paths_name_the_parameter(mod, tmp_path):
@@ -53,3 +73,5 @@ def test_bad_paths_name_the_parameter(mod, tmp_path):
     torch.save({"epoch": 1}, other)
     with pytest.raises(ValueError, match="paths: .* is not a negtheory checkpoint"):
         mod.curves([other])
+    with pytest.raises(ValueError, match="append: --append needs --out"):
+        mod.main([str(other), "--append"])
