@@ -245,7 +245,7 @@ _GL_L2 = {
 }
 
 
-#: (method, curve of the seed-0 run, the ablation's NDCG@10 at epoch 2 with / without the decay, item RMS, printed gap)
+#: (method, curve of the committed runs as written (seed 0; DCL seeds 0-1), the ablation's NDCG@10 at epoch 2 with / without the decay, item RMS, printed gap)
 _GL_FLAT = {
     "InfoNCE": ("40 (0.0665 at 40 and at 100, runs/*.json)", 0.065, 0.081, "0.12-0.43 against 0.82-0.86", 0.027),
     "DCL": (
