@@ -73,6 +73,9 @@ __all__ = [
     "model_auc",
     "alpha_from_auc",
     "simulate_order_statistic",
+    "law_from_auc",
+    "FAMILIES",
+    "MAX_ORDER",
     "fit_tail",
     "UserTail",
     "TAILS",
@@ -160,8 +163,50 @@ def _quadratic_ppf(q, b, a):
     return np.clip(v, 0.0, 1.0)
 
 
+def _order_cdf(v, kind, lam, k, tau_plus=0.0):
+    """CDF of the order-statistic family at parent-CDF value v (arrays broadcast; no validation)."""
+    if kind == "un":
+        return (1.0 - tau_plus) * _order_cdf(v, "tn", lam, k) + tau_plus * _order_cdf(v, "fn", lam, k)
+    if kind == "tn":
+        return (1.0 - lam) * v + lam * (1.0 - (1.0 - v) ** k)
+    return (1.0 - lam) * v + lam * v**k
+
+
+def _order_ppf(q, kind, lam, k):
+    """Inverse of :func:`_order_cdf` for "tn" / "fn": closed forms at k = 2 or lam = 1, else bisection."""
+    q, lam, k = np.broadcast_arrays(
+        np.asarray(q, dtype=np.float64), np.asarray(lam, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    )
+    out = np.empty(q.shape)
+    two = k == 2.0
+    if two.any():  # the thesis's quadratic laws, alpha = (1 + lam) / 2
+        a = (1.0 + lam[two]) / 2.0
+        out[two] = _quadratic_ppf(q[two], *_coefficients(kind, a, 0.0))
+    pure = ~two & (lam == 1.0)
+    if pure.any():  # the smallest / largest of k parent draws
+        kk = k[pure]
+        out[pure] = 1.0 - (1.0 - q[pure]) ** (1.0 / kk) if kind == "tn" else q[pure] ** (1.0 / kk)
+    rest = ~two & ~pure
+    if rest.any():  # a mixture: bisection on the increasing CDF (2^-60 in v)
+        lo, hi = np.zeros(int(rest.sum())), np.ones(int(rest.sum()))
+        qq, ll, kk = q[rest], lam[rest], k[rest]
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            below = _order_cdf(mid, kind, ll, kk) < qq
+            lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+        out[rest] = 0.5 * (lo + hi)
+    return np.clip(out, 0.0, 1.0)
+
+
+def _checked_order(order):
+    order = real_scalar("order", order, 1.0)
+    if not np.isfinite(order):
+        raise ValueError(f"order must be finite, got {order!r}")
+    return order
+
+
 @_doc
-def class_conditional_cdf(v: ArrayLike, kind: str, alpha: float, tau_plus: float = 0.0) -> np.ndarray:
+def class_conditional_cdf(v: ArrayLike, kind: str, alpha: float, tau_plus: float = 0.0, order: float = 2.0) -> np.ndarray:
     r"""CDF of a class-conditional law at parent-CDF value v (thesis eq. 6.14-6.15, 6.23).
 
     With :math:`v = \Phi(\hat x)` the parent CDF, the densities of eq. 6.14-6.15,
@@ -174,7 +219,16 @@ def class_conditional_cdf(v: ArrayLike, kind: str, alpha: float, tau_plus: float
               \Phi_{FN}(v) = 2(1-\alpha) v + (2\alpha-1) v^2,\quad
               \Phi_{UN} = \tau^-\Phi_{TN} + \tau^+\Phi_{FN},
 
-    with :math:`\tau^- = 1 - \tau^+`.
+    with :math:`\tau^- = 1 - \tau^+`. Equivalently, with :math:`\lambda = 2\alpha - 1`, a true
+    negative is the smaller of two parent draws with probability :math:`\lambda` (else one draw) and
+    a false negative the larger. The **order-statistic family** replaces "two" by ``order`` = k
+    (:math:`k \ge 1`, real):
+
+    .. math:: \Phi_{TN}(v) = (1-\lambda) v + \lambda\,[1 - (1-v)^k],\qquad
+              \Phi_{FN}(v) = (1-\lambda) v + \lambda\, v^k,
+
+    the thesis's laws at k = 2. Its independent-draw AUC (:func:`model_auc`) reaches 1 as k grows,
+    where the thesis's family stops at 5/6 (:func:`law_from_auc`).
 
     Parameters
     ----------
@@ -186,6 +240,8 @@ def class_conditional_cdf(v: ArrayLike, kind: str, alpha: float, tau_plus: float
         Encoder quality: the probability that a (true negative, false negative) pair is ordered
         correctly (eq. 6.21); 1/2 is a blind encoder, 1 a perfect one.
     %(tau_plus_un)s
+    order : float >= 1
+        The order k of the order-statistic family (default 2: the thesis's laws).
 
     Returns
     -------
@@ -197,27 +253,33 @@ def class_conditional_cdf(v: ArrayLike, kind: str, alpha: float, tau_plus: float
     >>> from negtheory.calibration import class_conditional_cdf
     >>> float(class_conditional_cdf(0.5, "tn", 0.9))   # 0.9 - 0.8 / 4
     0.7
+    >>> float(class_conditional_cdf(0.5, "fn", 1.0, order=3))   # the largest of three draws: 0.5^3
+    0.125
     """
     b, a = _checked_coefficients(kind, alpha, tau_plus)
+    order = _checked_order(order)
     v = as_float_array("v", v)
     if np.any((v < 0) | (v > 1)):
         raise ValueError(f"v must lie in [0, 1], got values in [{v.min()}, {v.max()}]")
-    return b * v + a * v * v
+    if order == 2.0:
+        return b * v + a * v * v
+    return _order_cdf(v, kind, 2.0 * alpha - 1.0, order, tau_plus)
 
 
 @_doc
-def class_conditional_ppf(q: ArrayLike, kind: str, alpha: float, tau_plus: float = 0.0) -> np.ndarray:
-    r"""Inverse of :func:`class_conditional_cdf`: the v in [0, 1] with b v + a v^2 = q.
+def class_conditional_ppf(q: ArrayLike, kind: str, alpha: float, tau_plus: float = 0.0, order: float = 2.0) -> np.ndarray:
+    r"""Inverse of :func:`class_conditional_cdf`: the v in [0, 1] with CDF(v) = q.
 
-    For ``kind="un"`` this is eq. 6.29 of the thesis, the parent CDF value of an unlabeled score
-    whose unlabeled CDF is :math:`q = \Phi_{UN}(\hat x)`, with
+    For ``kind="un"`` and the thesis's laws (order 2) this is eq. 6.29 of the thesis, the parent CDF
+    value of an unlabeled score whose unlabeled CDF is :math:`q = \Phi_{UN}(\hat x)`, with
     :math:`a = (1 - 2\alpha)(\tau^- - \tau^+)` and :math:`b = 2[\alpha\tau^- + (1-\alpha)\tau^+]`:
 
     .. math:: v = \frac{-b + \sqrt{b^2 + 4 a q}}{2a} = \frac{2q}{b + \sqrt{b^2 + 4 a q}}.
 
     The root is taken in the second form (README errata for eq. 6.29), exact at alpha = 1/2
     (a = 0) where the printed root divides by zero; ``"tn"`` and ``"fn"`` use the coefficients of
-    their own CDFs.
+    their own CDFs. For another order, :math:`1 - (1-q)^{1/k}` and :math:`q^{1/k}` at alpha = 1,
+    and bisection to :math:`2^{-60}` otherwise.
 
     Parameters
     ----------
@@ -228,6 +290,8 @@ def class_conditional_ppf(q: ArrayLike, kind: str, alpha: float, tau_plus: float
     alpha : float in [0.5, 1]
         Encoder quality (eq. 6.21).
     %(tau_plus_un)s
+    order : float >= 1
+        The order k of the order-statistic family (default 2: the thesis's laws).
 
     Returns
     -------
@@ -243,16 +307,44 @@ def class_conditional_ppf(q: ArrayLike, kind: str, alpha: float, tau_plus: float
     True
     """
     b, a = _checked_coefficients(kind, alpha, tau_plus)
+    order = _checked_order(order)
     q = as_float_array("q", q)
     if np.any((q < 0) | (q > 1)):
         raise ValueError(f"q must lie in [0, 1], got values in [{q.min()}, {q.max()}]")
-    return _quadratic_ppf(q, b, a)
+    if order == 2.0:
+        return _quadratic_ppf(q, b, a)
+    lam = 2.0 * alpha - 1.0
+    if kind != "un":
+        return _order_ppf(q, kind, lam, order)
+    lo, hi = np.zeros(q.shape), np.ones(q.shape)
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        below = _order_cdf(mid, "un", lam, order, tau_plus) < q
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return 0.5 * (lo + hi)
 
 
-def model_auc(alpha: ArrayLike) -> np.ndarray:
-    r"""P(x_TN < x_FN) for *independent* draws from the thesis's phi_TN and phi_FN at alpha.
+def _order_auc(lam, k):
+    """Independent-draw P(x_TN < x_FN) of the order-statistic family (closed form)."""
+    from scipy.special import gammaln
 
-    .. math:: A(\alpha) = \int_0^1 \Phi_{TN}(v)\, d\Phi_{FN}(v) = \frac12 + \frac{2\alpha - 1}{3}.
+    top = 1.0 - np.exp(2.0 * gammaln(k + 1.0) - gammaln(2.0 * k + 1.0))  # P(min of k < max of k others)
+    return 0.5 * (1.0 - lam) ** 2 + 2.0 * lam * (1.0 - lam) * k / (k + 1.0) + lam * lam * top
+
+
+def model_auc(alpha: ArrayLike, order: ArrayLike = 2.0) -> np.ndarray:
+    r"""P(x_TN < x_FN) for *independent* draws from the class laws at (alpha, order).
+
+    For the thesis's laws (order 2),
+
+    .. math:: A(\alpha) = \int_0^1 \Phi_{TN}(v)\, d\Phi_{FN}(v) = \frac12 + \frac{2\alpha - 1}{3};
+
+    for the order-statistic family (:func:`class_conditional_cdf`), with :math:`\lambda = 2\alpha-1`,
+
+    .. math:: A(\alpha, k) = \frac{(1-\lambda)^2}{2} + 2\lambda(1-\lambda)\frac{k}{k+1}
+              + \lambda^2\Big[1 - \frac{\Gamma(k+1)^2}{\Gamma(2k+1)}\Big],
+
+    the last bracket being P(smallest of k draws < largest of k others).
 
     The thesis reads alpha as an AUC (eq. 6.21): the probability that an anchor's positive
     (a false negative, for an unlabeled pair) scores above its negative, estimated by the AUC
@@ -267,28 +359,38 @@ def model_auc(alpha: ArrayLike) -> np.ndarray:
     pair's true negative is its smaller member. Two independent draws are ordered correctly less
     often: A(1) = 5/6 (the smaller of two draws against the larger of two others). So the measured
     P(x_TN < x_FN) among a user's unlabeled items (eq. 6.21 estimated on independent items) is
-    A(alpha), not alpha, and can exceed what the family can express.
+    A(alpha), not alpha, and can exceed what the thesis's family can express; the
+    order-statistic family reaches it with k > 2 (:func:`law_from_auc`).
 
     Parameters
     ----------
     alpha : array_like in [0.5, 1]
         The laws' alpha (eq. 6.14-6.15).
+    order : array_like >= 1
+        The family's order k (default 2), broadcast with ``alpha``.
 
     Returns
     -------
     ndarray of float64
-        A(alpha) (shape of ``alpha``), in [1/2, 5/6].
+        A(alpha, k) (broadcast shape), in [1/2, 1).
 
     Examples
     --------
     >>> from negtheory.calibration import model_auc
     >>> model_auc([0.5, 1.0]).round(12).tolist()
     [0.5, 0.833333333333]
+    >>> round(float(model_auc(1.0, order=3)), 12)   # 1 - 36 / 720
+    0.95
     """
     a = as_float_array("alpha", alpha)
+    k = as_float_array("order", order)
     if np.any((a < 0.5) | (a > 1)):
         raise ValueError(f"alpha must lie in [0.5, 1], got {alpha!r}")
-    return 0.5 + (2.0 * a - 1.0) / 3.0
+    if np.any(~(k >= 1)) or not np.all(np.isfinite(k)):
+        raise ValueError(f"order must be finite and >= 1, got {order!r}")
+    if np.all(k == 2.0):
+        return np.broadcast_to(0.5 + (2.0 * a - 1.0) / 3.0, np.broadcast_shapes(a.shape, k.shape)).copy()
+    return _order_auc(2.0 * a - 1.0, k)
 
 
 def alpha_from_auc(auc: ArrayLike) -> np.ndarray:
@@ -296,7 +398,7 @@ def alpha_from_auc(auc: ArrayLike) -> np.ndarray:
 
     :math:`\alpha = \tfrac32 A - \tfrac14`, clipped to [1/2, 1]: a measured P(x_TN < x_FN) above
     5/6 lies beyond the family, whose closest member is then alpha = 1 (and one below 1/2 maps
-    to alpha = 1/2).
+    to alpha = 1/2). :func:`law_from_auc` reaches beyond 5/6 with the order-statistic family.
 
     Parameters
     ----------
@@ -319,6 +421,71 @@ def alpha_from_auc(auc: ArrayLike) -> np.ndarray:
     if np.any((a < 0) | (a > 1)):
         raise ValueError(f"auc must lie in [0, 1], got {auc!r}")
     return np.clip(1.5 * a - 0.25, 0.5, 1.0)
+
+
+#: the class-law families of :func:`law_from_auc`
+FAMILIES = ("order", "thesis")
+#: the largest order :func:`law_from_auc` returns (its AUC is 1 - 1e-12 or more)
+MAX_ORDER = 1e4
+
+
+def law_from_auc(auc: ArrayLike, family: str = "order") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""The class laws (alpha, order) whose independent-draw AUC is ``auc``, and whether it is at a bound.
+
+    ``family="thesis"``: the thesis's laws (order 2), :math:`\alpha = \tfrac32 A - \tfrac14`
+    (:func:`alpha_from_auc`), at a bound when A lies outside (1/2, 5/6). ``family="order"``: the
+    order-statistic family (:func:`class_conditional_cdf`), which contains the thesis's: for
+    A <= 5/6 the same alpha at order 2; above it alpha = 1 and the order k > 2 that solves
+
+    .. math:: 1 - \frac{\Gamma(k+1)^2}{\Gamma(2k+1)} = A
+
+    (a false negative is the largest of k parent draws, a true negative the smallest), increasing
+    in k and reaching 1 as k grows, so only A <= 1/2 or A = 1 is at a bound.
+
+    Parameters
+    ----------
+    auc : array_like in [0, 1]
+        Measured P(x_TN < x_FN) of independent pairs.
+    family : {"order", "thesis"}
+        The family (default ``"order"``).
+
+    Returns
+    -------
+    alpha, order : ndarray of float64
+        The laws' parameters (shape of ``auc``); order at most :data:`MAX_ORDER`.
+    at_bound : ndarray of bool
+        True where ``auc`` lies beyond what the family can express (clipped).
+
+    Examples
+    --------
+    >>> from negtheory.calibration import law_from_auc, model_auc
+    >>> a, k, bound = law_from_auc([0.7, 0.95])
+    >>> a.round(6).tolist(), k.round(6).tolist(), bound.tolist()
+    ([0.8, 1.0], [2.0, 3.0], [False, False])
+    >>> law_from_auc(0.95, family="thesis")[2].tolist()
+    True
+    """
+    from scipy.optimize import brentq
+
+    if not isinstance(family, str) or family not in FAMILIES:
+        raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+    a = as_float_array("auc", auc)
+    if np.any(~((a >= 0) & (a <= 1))):
+        raise ValueError(f"auc must lie in [0, 1], got {auc!r}")
+    alpha = alpha_from_auc(a)
+    order = np.full(a.shape, 2.0)
+    if family == "thesis":
+        return alpha, order, (a <= 0.5) | (a >= 5.0 / 6.0)
+    top = _order_auc(1.0, MAX_ORDER)
+    flat_a, flat_k = a.reshape(-1), order.reshape(-1)
+    for j in np.flatnonzero(flat_a > 5.0 / 6.0):
+        target = float(flat_a[j])
+        if target >= top:
+            flat_k[j] = MAX_ORDER
+        else:  # AUC(k) is increasing: bracket in log k
+            f = lambda lk, t=target: float(_order_auc(1.0, math.exp(lk))) - t  # noqa: E731
+            flat_k[j] = math.exp(brentq(f, math.log(2.0), math.log(MAX_ORDER), xtol=1e-13))
+    return alpha, order, (a <= 0.5) | (a >= top)
 
 
 # --------------------------------------------------------------------------------------------
@@ -882,6 +1049,7 @@ def simulate_calibrated(
     positives: str = "measured",
     positive_scores: UserQuantiles | None = None,
     parent: str = "empirical",
+    order: float = 2.0,
     rng: RNGLike = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""Score sets of the theory's class-conditional model with each user's parent fitted (module notes).
@@ -903,6 +1071,10 @@ def simulate_calibrated(
         The fitted parent: exactly the one whose unlabeled mixture is the measured eCDF (eq. 6.29
         inverted), or a normal law per user fitted by least squares of the probit of eq. 6.29's
         parent CDF on the scores (ablation of the parent family).
+    order : float >= 1
+        The order k of the class laws' order-statistic family (:func:`class_conditional_cdf`;
+        default 2, the thesis's laws; :func:`law_from_auc` gives it from an AUC). With an order
+        other than 2, ``parent`` must be ``"empirical"``.
     %(rng_neg_returns)s
         Their labels (each a false negative with probability tau+).
     %(pos_returns_example)s
@@ -924,12 +1096,19 @@ def simulate_calibrated(
         raise ValueError(f"parent must be 'empirical' or 'normal', got {parent!r}")
     if positives == "measured" and positive_scores is None:
         raise ValueError("positives='measured' needs positive_scores")
+    order = _checked_order(order)
+    if order != 2.0 and parent != "empirical":
+        raise ValueError(f"order {order!r} needs parent='empirical' (the normal parent fits eq. 6.29 at order 2)")
     normal = _normal_parents(unlabeled, alpha_u, tau_u) if parent == "normal" else None
 
     def parent_ppf(uu, q, kind):
         # v = Phi(x) from the class law's exact inverse CDF, then x = F_u^{-1}(v)
         a = alpha_u[uu]
         tp = tau_u[uu]
+        if order != 2.0:
+            lam = 2.0 * a - 1.0
+            v = _order_ppf(q, kind, lam, order)
+            return unlabeled.ppf(uu, np.clip(_order_cdf(v, "un", lam, order, tp), 0.0, 1.0))
         v = _quadratic_ppf(q, *_coefficients(kind, a, tp))
         if normal is not None:
             from scipy.special import ndtri
@@ -979,6 +1158,7 @@ def simulate_resampled(
     positive_scores: UserQuantiles,
     pooled: bool = False,
     fn_scores: ArrayLike | None = None,
+    fn_user: UserQuantiles | None = None,
     rng: RNGLike = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""Score sets drawn i.i.d. from the measured class-conditional laws (a bootstrap; module notes).
@@ -1005,6 +1185,11 @@ def simulate_resampled(
         needed), positives from the pooled positives.
     fn_scores : array_like, optional
         Pooled measured false-negative scores (for ``pooled=True``).
+    fn_user : UserQuantiles, optional
+        Each user's own measured false-negative scores: a false negative of a user who has some is
+        drawn from them, and placed by a pooled rank (``fn_ranks``) only for a user without any.
+        Real users differ in where their false negatives sit, and the few users with many false
+        negatives carry most of the error, so the pooled rank law alone underweights them.
     %(rng_neg_returns)s
         Their labels (each a false negative with probability tau+).
     pos : ndarray of float64, shape (A,)
@@ -1039,6 +1224,9 @@ def simulate_resampled(
     # a missing pool (no true negative measured for this user) falls back on the unlabeled scores
     t_val = np.where(np.isfinite(t_val), t_val, unlabeled.ppf(uu, rng.random(tn.shape)))
     f_val = unlabeled.ppf(uu, rng.choice(ranks, size=tn.shape))
+    if fn_user is not None:
+        own = fn_user.ppf(uu, rng.random(tn.shape))
+        f_val = np.where(np.isfinite(own), own, f_val)
     neg = np.where(tn, t_val, f_val)
     pos = _draw_positives(rng, users, "measured", positive_scores, None)
     return neg, tn, pos

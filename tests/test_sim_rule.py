@@ -89,9 +89,20 @@ def test_cell_verdicts_on_a_tidy_table():
         for est in ("biased", "bcl"):
             for redraw in range(2):
                 meas = 1.0 + 0.1 * g.random()
-                rows.append(dict(loss="rns", epoch=5, seed=seed, redraw=redraw, quantity="mse", estimator=est,
-                                 measured=meas, simulated_calibrated=meas * math.exp(0.01 * g.normal()),
-                                 simulated_oracle=meas * math.exp(0.01 * g.normal()), simulated_blind=meas * 0.2))
+                rows.append(
+                    dict(
+                        loss="rns",
+                        epoch=5,
+                        seed=seed,
+                        redraw=redraw,
+                        quantity="mse",
+                        estimator=est,
+                        measured=meas,
+                        simulated_calibrated=meas * math.exp(0.01 * g.normal()),
+                        simulated_oracle=meas * math.exp(0.01 * g.normal()),
+                        simulated_blind=meas * 0.2,
+                    )
+                )
     out = cell_verdicts(pd.DataFrame(rows))
     assert len(out) == 1
     r = out.iloc[0]

@@ -196,6 +196,11 @@ class ProbeRecord:
     fit_top_tn, n_tn_half : ndarray
         The same among the fit half's true negatives, and their number (test labels: the oracle
         control's TN law only; default: empty).
+    tau_user_hat : ndarray of float64, shape (n_users,)
+        The label-free false-negative share of each user, proportional to the user's activity:
+        tau+_u = |T_u| rho / n_unl,u, with |T_u| the user's training pairs, n_unl,u the user's
+        unlabeled items and rho the split's held-out (test and validation) pairs per training
+        pair (split sizes only, no label; default: empty).
     """
 
     epoch: int
@@ -213,6 +218,7 @@ class ProbeRecord:
     fit_top_tn: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)), repr=False)
     n_tn_half: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
     law_quantiles: dict = field(default_factory=dict, repr=False)
+    tau_user_hat: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
 
     # fit batch 0's fields, for callers of the one-batch record
     fit_unlabeled = _first_fit("unlabeled", "Fit batch 0's unlabeled scores (n_users, F), NaN-padded.")
@@ -639,6 +645,7 @@ def probe_scores(
         n_fit_half=bp.n_fit_half,
         fit_top_tn=bp.fit_top_tn,
         n_tn_half=bp.n_tn_half,
+        tau_user_hat=_activity_tau(data, w_user, bp.n_unl),
     )
     if not defer:
         finish(rec)
@@ -777,6 +784,14 @@ def _fit_batches(bp, w_user, f, redraws, n_users):
             tau_plus = float(np.sum(w_user[has] * tau_user[has]) / np.sum(w_user[has])) if has.any() else math.nan
             first = (G_rows[fu_idx, fu_col], is_fn, (fu_idx, fu_col))
     return fits, alpha, tau_plus, first
+
+
+def _activity_tau(data, w_user, n_unl):
+    """Per-user false-negative share from activity and split sizes: |T_u| rho / n_unl,u (no label)."""
+    rho = (len(data.test) + len(data.valid)) / max(len(data.train), 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = np.where(n_unl > 0, w_user * rho / np.maximum(n_unl, 1), 0.0)
+    return np.clip(tau, 0.0, 0.999)
 
 
 def _label_free(data, bp, w_user, alpha, tau_plus):

@@ -118,17 +118,19 @@ def t_interval(values, level: float = LEVEL) -> tuple[float, float, float]:
     return m, m - h, m + h
 
 
-def _inside(lo: float, hi: float, b: float) -> bool:
+def _inside(iv: tuple[float, float, float], b: float) -> bool:
+    """The interval (mean, low, high) lies inside [-b, b]."""
+    _, lo, hi = iv
     return bool(np.isfinite(lo) and np.isfinite(hi) and -b <= lo and hi <= b)
 
 
-def _outside(lo: float, hi: float, b: float) -> bool:
+def _outside(iv: tuple[float, float, float], b: float) -> bool:
+    """The interval (mean, low, high) lies entirely outside [-b, b]."""
+    _, lo, hi = iv
     return bool(np.isfinite(lo) and np.isfinite(hi) and (hi < -b or lo > b))
 
 
-def judge_cell(
-    calibrated: pd.DataFrame, oracle: pd.DataFrame, blind: pd.DataFrame
-) -> tuple[str, str, dict]:
+def judge_cell(calibrated: pd.DataFrame, oracle: pd.DataFrame, blind: pd.DataFrame) -> tuple[str, str, dict]:
     """The verdict of one (loss, epoch) cell under the rule (module notes).
 
     Parameters
@@ -178,24 +180,24 @@ def judge_cell(
     if n_seeds < MIN_SEEDS:
         return "insufficient seeds", f"{n_seeds} seeds, the rule needs {MIN_SEEDS}", iv
     for e, d in iv.items():
-        if not _inside(*d["oracle"][1:], b):
+        if not _inside(d["oracle"], b):
             return "simulator off", f"{e}: the oracle's interval is not inside the {BAND}x band", iv
     for e, d in iv.items():
-        if _outside(*d["calibrated"][1:], b):
+        if _outside(d["calibrated"], b):
             return "refuted", f"{e}: the calibrated interval lies outside the {BAND}x band", iv
         if d["vs_oracle"][1] > 0:
             return "refuted", f"{e}: the calibrated model is measurably further from 1 than the oracle", iv
         if d["vs_blind"][2] < 0:
             return "refuted", f"{e}: the blind control (alpha = 1/2) is measurably closer", iv
     for e, d in iv.items():
-        if not _inside(*d["calibrated"][1:], b):
+        if not _inside(d["calibrated"], b):
             return "undetermined", f"{e}: the calibrated interval straddles the band's edge", iv
         if not d["vs_blind"][1] > 0:
             return "undetermined", f"{e}: inside the band but not measurably closer than blind", iv
     return "confirmed", "every estimator: oracle and model inside the band, model beats blind", iv
 
 
-def cell_verdicts(df: pd.DataFrame, quantity: str = "mse") -> pd.DataFrame:
+def cell_verdicts(df: pd.DataFrame, quantity: str = "mse", model: str = "calibrated") -> pd.DataFrame:
     """One verdict per (loss, epoch) cell of a tidy ``sim_vs_train.csv`` table (module notes).
 
     Parameters
@@ -206,12 +208,15 @@ def cell_verdicts(df: pd.DataFrame, quantity: str = "mse") -> pd.DataFrame:
         (``estimator`` empty) with ``quantity == "train_auc"`` give the cell's training AUC.
     quantity : str
         The error measure judged (default ``"mse"``).
+    model : str
+        The simulation judged as the model: the column ``simulated_<model>`` (default
+        ``"calibrated"``; e.g. ``"thesis_laws"``), against the same oracle and blind control.
 
     Returns
     -------
     pandas.DataFrame
         One row per cell: ``loss, epoch, n_seeds, train_auc, trained, verdict, reason``, and for
-        each source in (calibrated, oracle, blind) the geometric-mean ratio over the estimators'
+        each source in (model, oracle, blind) the geometric-mean ratio over the estimators'
         means with the widest simultaneous interval among them (``<source>_ratio``,
         ``<source>_low``, ``<source>_high``, as ratios).
     """
@@ -219,6 +224,8 @@ def cell_verdicts(df: pd.DataFrame, quantity: str = "mse") -> pd.DataFrame:
 
     if not isinstance(quantity, str):
         raise ValueError(f"quantity must be a string, got {quantity!r}")
+    if f"simulated_{model}" not in df.columns:
+        raise ValueError(f"model {model!r} has no column simulated_{model} in df")
     est = df.estimator.fillna("")
     d = df[(df.quantity == quantity) & (est != "")]
     if d.empty:
@@ -227,20 +234,28 @@ def cell_verdicts(df: pd.DataFrame, quantity: str = "mse") -> pd.DataFrame:
     rows = []
     for (loss, ep), g in d.groupby(["loss", "epoch"], sort=False):
         frames = {}
-        for src in ("calibrated", "oracle", "blind"):
+        for src in (model, "oracle", "blind"):
             with np.errstate(divide="ignore", invalid="ignore"):
                 lr = np.log(g[f"simulated_{src}"].astype(float) / g.measured.astype(float))
             frames[src] = lr.groupby([g.seed, g.estimator]).mean().unstack("estimator")
-        verdict, reason, iv = judge_cell(frames["calibrated"], frames["oracle"], frames["blind"])
+        verdict, reason, iv = judge_cell(frames[model], frames["oracle"], frames["blind"])
         a = float(auc.get((loss, ep), math.nan))
-        row = dict(loss=loss, epoch=int(ep), n_seeds=int(g.seed.nunique()), train_auc=a,
-                   trained=bool(a >= TRAINED_AUC), verdict=verdict, reason=reason)
-        for src in ("calibrated", "oracle", "blind"):
-            means = [v[src][0] for v in iv.values()]
-            lows = [v[src][1] for v in iv.values()]
-            highs = [v[src][2] for v in iv.values()]
-            row[f"{src}_ratio"] = math.exp(float(np.mean(means)))
-            row[f"{src}_low"] = math.exp(float(np.min(lows))) if np.all(np.isfinite(lows)) else math.nan
-            row[f"{src}_high"] = math.exp(float(np.max(highs))) if np.all(np.isfinite(highs)) else math.nan
+        row = dict(
+            loss=loss,
+            epoch=int(ep),
+            n_seeds=int(g.seed.nunique()),
+            train_auc=a,
+            trained=bool(a >= TRAINED_AUC),
+            verdict=verdict,
+            reason=reason,
+        )
+        for src, key in ((model, "calibrated"), ("oracle", "oracle"), ("blind", "blind")):
+            means = [v[key][0] for v in iv.values()]
+            lows = [v[key][1] for v in iv.values()]
+            highs = [v[key][2] for v in iv.values()]
+            with np.errstate(over="ignore", invalid="ignore"):  # a far-off source may overflow: inf
+                row[f"{src}_ratio"] = float(np.exp(np.mean(means)))
+                row[f"{src}_low"] = float(np.exp(np.min(lows))) if np.all(np.isfinite(lows)) else math.nan
+                row[f"{src}_high"] = float(np.exp(np.max(highs))) if np.all(np.isfinite(highs)) else math.nan
         rows.append(row)
     return pd.DataFrame(rows)

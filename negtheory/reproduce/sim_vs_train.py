@@ -18,28 +18,35 @@ At every probe point and for each fit batch, the same estimators (biased, DCL, H
 self-normalised BCL; eq. 6.45-6.48) run on simulated score sets of the same users
 (:mod:`negtheory.calibration`):
 
-* ``calibrated`` — the thesis's class-conditional laws (eq. 6.14-6.15) at the label-free alpha
-  (``alpha_hat``, 3/2 A - 1/4 of the validation AUC A) and tau+, each user's parent law fitted to the
+* ``calibrated`` — the class-conditional laws of the order-statistic family (a true negative the
+  smallest and a false negative the largest of k parent draws with probability 2 alpha - 1;
+  :func:`negtheory.calibration.class_conditional_cdf`), with (alpha, k) fitted to the label-free
+  validation AUC A (:func:`negtheory.calibration.law_from_auc`: the thesis's alpha = 3/2 A - 1/4 at
+  k = 2 up to A = 5/6, then alpha = 1 and k > 2), each user's false-negative share from the user's
+  activity (``ProbeRecord.tau_user_hat``, split sizes only), each user's parent law fitted to the
   user's fit batch (eq. 6.29 inverted) and, above the batch, the fit half's own 64 largest scores
-  (its upper tail: the parent reaches the fit half's maximum, not the batch's, and the fit half is
-  exchangeable with the eval half, so its maximum is a median-unbiased stand-in for the eval half's;
-  no extrapolation beyond it, see the ablations ``no_tail`` and ``gpd_tail``), and the user's measured
-  training positives;
-* three **controls**, the same model but for one ingredient: ``blind`` (alpha = 1/2, no signal in the
-  labels' law), ``auc_recipe`` (alpha = the training AUC, the thesis's eq. 6.21 recipe) and ``oracle``
-  (the empirical class laws of the fit half, labelled with the test labels: true negatives from the
-  fit batch's and, above it, the fit half's largest true-negative scores; false negatives at their
-  measured within-user ranks in the parent: the best any i.i.d. model fitted on the fit half can do);
+  (the parent reaches the fit half's maximum, exchangeable with the eval half's), and the user's
+  measured training positives;
+* ``thesis_laws`` — the same with the thesis's laws (k = 2, alpha clipped at 1): its own reading;
+* three **controls**, the same model but for one ingredient: ``blind`` (alpha = 1/2, no signal in
+  the labels' law), ``auc_recipe`` (alpha = the training AUC, the thesis's eq. 6.21 recipe) and
+  ``oracle`` (told the truth: each user's false-negative share and false-negative scores from the
+  fit half's test labels, pooled over the fit redraws, true negatives from the fit batch's and,
+  above it, the fit half's largest true-negative scores, and a pooled within-user rank law only
+  for a user without a labelled false negative);
 * ``parametric`` — :func:`negtheory.studies.mse_study` at the estimated (alpha, tau+, N), Algorithm
   6's default parent (its own panel: it misses by orders of magnitude).
 
-**Verdicts from intervals.** Per (loss, estimator, probe epoch): r = log(simulated / measured MSE)
-per seed (the mean over the fit redraws), its 95 % Student-t interval over seeds; **confirmed** when
-the interval lies inside [-log 1.5, log 1.5], the calibrated model beats the blind control (the
-paired interval of |r_blind| - |r_calibrated| lies above 0) and is not distinguishable from the
-oracle (the paired interval of r_calibrated - r_oracle holds 0); **refuted** when the interval lies
-outside the band, or the model is distinguishable from the oracle, or the blind control is better;
-**undetermined** otherwise (:func:`verdict_table`).
+**The oracle's ablation ladder** (``ablations.csv``, :func:`oracle_ablation_table`): the oracle as
+first built (one pooled tau+ and one pooled false-negative rank law), then each user's tau+, then
+each user's false-negative law, then the anchor's own positive, and the eval batches resampled
+i.i.d. per user (a check of the independence given the user, not a simulation).
+
+**Verdicts** under the rule committed before the runs (:mod:`negtheory.reproduce.sim_rule`): one
+verdict per (loss, probe epoch) cell over its five estimators, from Bonferroni-simultaneous 95 %
+intervals over seeds of r = log(simulated / measured MSE) per seed (the mean over the fit redraws);
+confirmed only when the oracle and the model lie inside the 1.5x band, the model is not measurably
+further from 1 than the oracle and measurably closer than the blind control (:func:`verdict_table`).
 
 Outputs (``--out``): ``sim_vs_train.csv`` (tidy: ``epoch, seed, redraw, loss, quantity, estimator,
 measured, simulated_<source>``; quantities ``mse``, ``trimmed_mse`` (top 0.1 % of anchors dropped),
@@ -63,6 +70,7 @@ import numpy as np
 from .._cli_common import OUTPUT_ROOT, default_output, integer, real
 from ._common import add_executor_arguments, add_format_argument, check_paths, connect_executor
 from .engine import Plan, RunSpec, execute
+from .sim_rule import BAND
 
 if TYPE_CHECKING:
     import argparse
@@ -78,22 +86,49 @@ if TYPE_CHECKING:
 HELP = "probe real training (test items as false-negative labels) and test the simulations' predicted MSE with intervals and controls"
 
 __all__ = [
-    "HELP", "add_arguments", "run", "simulate_point", "run_one", "verdict_table", "interval_verdict", "verdict",
-    "figure", "SGD_LOSSES", "MF_LOSSES", "SOURCES", "CONTROLS", "VARIANTS", "ESTIMATORS",
+    "HELP", "add_arguments", "run", "simulate_point", "run_one", "verdict_table", "per_seed_log_ratios",
+    "oracle_ablation_table", "verdict",
+    "figure", "SGD_LOSSES", "MF_LOSSES", "SOURCES", "CONTROLS", "VARIANTS", "ORACLE_VARIANTS", "ESTIMATORS",
+    "family_laws",
 ]  # fmt: skip
 
 SGD_LOSSES = ("rns", "bns")
 MF_LOSSES = ("infonce", "dcl", "hcl", "bcl")
 ESTIMATORS = ("biased", "dcl", "hcl", "bcl", "bcl_norm")
 #: the simulations of every probe point: the model, its three controls, and the parametric study
-SOURCES = ("calibrated", "blind", "auc_recipe", "oracle", "parametric")
+SOURCES = ("calibrated", "thesis_laws", "blind", "auc_recipe", "oracle", "parametric")
 CONTROLS = ("blind", "auc_recipe", "oracle")
 QUANTITIES = ("mse", "trimmed_mse", "median_se", "top_share")
-SCALARS = ("alpha", "alpha_model", "alpha_valid_auc", "alpha_hat", "alpha_at_bound", "tau_plus", "tau_plus_hat",
-           "train_auc", "k_star", "ks_tn", "ks_fn", "ks_prior")  # fmt: skip
+SCALARS = (
+    "alpha",
+    "alpha_model",
+    "alpha_valid_auc",
+    "alpha_hat",
+    "alpha_at_bound",
+    "order_hat",
+    "order_at_bound",
+    "tau_plus",
+    "tau_plus_hat",
+    "train_auc",
+    "k_star",
+    "ks_tn",
+    "ks_fn",
+    "ks_prior",
+)
 #: ablations of the calibrated model (fit batch 0), each replacing one ingredient
-VARIANTS = ("no_tail", "gpd_tail", "alpha_test_labels", "parent_normal", "tau_user", "positives_phi_fn", "parametric_range")
-GOAL = 1.5  # the calibrated simulation should be within this factor of the measured MSE
+VARIANTS = (
+    "no_tail",
+    "gpd_tail",
+    "alpha_test_labels",
+    "parent_normal",
+    "tau_user",
+    "tau_global",
+    "positives_phi_fn",
+    "parametric_range",
+)
+#: the oracle's ablation ladder (fit batch 0): each assumption replaced by its empirical truth
+ORACLE_VARIANTS = ("oracle_pooled", "oracle_user_tau", "oracle_anchor_positive", "eval_bootstrap")
+GOAL = BAND  # the verdict band: one constant, in the committed rule
 DEFAULT_PROBE_EPOCHS = (1, 2, 5, 10, 20)
 
 
@@ -178,7 +213,10 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: RNGL
     m = rec.measured
     n = int(m["n"])
     alpha_est, tau = float(m["est_alpha"]), float(m["est_tau_plus"])
-    alpha_gen = float(m["alpha_hat"])
+    laws = family_laws(m)
+    alpha_gen = laws["alpha_hat"]
+    # each user's false-negative share: label-free, from the user's activity (ProbeRecord.tau_user_hat)
+    tau_gen = rec.tau_user_hat if rec.tau_user_hat.size else tau
     par = dict(t=t, alpha=alpha_est, tau_plus=tau, beta=0.5, hcl_beta=0.5)
     base = int_seed("rng", rng)
     users = np.tile(rec.eval_users, reps)
@@ -187,53 +225,151 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: RNGL
     def errors(sets):
         return {k: _summ(v) for k, v in cal.estimator_errors(*sets, **par).items()}
 
-    sim = mse_study("alpha", [alpha_est], n_anchors=len(users), n_unlabeled=n, tau_plus=tau, t=t, beta=0.5, hcl_beta=0.5,
-                    n_positives=1, estimators=ESTIMATORS, rng=np.random.SeedSequence([base, rec.epoch, 999]),
-                    execution=Execution(progress=False))  # fmt: skip
-    parametric = {r["estimator"]: dict(mse=float(r["mse"]), mse_se=float(r["mse_se"]), mean=float(r["mean"]),
-                                       truth_mean=float(r["truth_mean"])) for r in sim.to_dict("records")}  # fmt: skip
+    sim = mse_study(
+        "alpha",
+        [alpha_est],
+        n_anchors=len(users),
+        n_unlabeled=n,
+        tau_plus=tau,
+        t=t,
+        beta=0.5,
+        hcl_beta=0.5,
+        n_positives=1,
+        estimators=ESTIMATORS,
+        rng=np.random.SeedSequence([base, rec.epoch, 999]),
+        execution=Execution(progress=False),
+    )
+    parametric = {
+        r["estimator"]: dict(
+            mse=float(r["mse"]), mse_se=float(r["mse_se"]), mean=float(r["mean"]), truth_mean=float(r["truth_mean"])
+        )
+        for r in sim.to_dict("records")
+    }
+    # the oracle's labels and false-negative laws per user, from every fit redraw's test labels
+    all_unl = np.concatenate([fb.unlabeled for fb in rec.fits], axis=1)
+    all_fn = np.isfinite(all_unl) & ~np.concatenate([fb.tn for fb in rec.fits], axis=1)
+    n_lab = np.isfinite(all_unl).sum(axis=1)
+    tau_oracle = np.clip(all_fn.sum(axis=1) / np.maximum(n_lab, 1), 0.0, 0.999)
+    fn_user = cal.UserQuantiles(np.where(all_fn, all_unl, np.nan))
     main: dict[str, list] = {s: [] for s in SOURCES}
     ab: dict[str, dict] = {}
     for d, fb in enumerate(rec.fits):
-        seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence([base, rec.epoch, d]).spawn(12)]
+        seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence([base, rec.epoch, d]).spawn(16)]
         # the parent: the fit batch's quantiles, and above them the fit half's own largest scores
         has_top = rec.fit_top.size > 0
         upper = (rec.fit_top, rec.n_fit_half) if has_top else None
         unl = cal.UserQuantiles(fb.unlabeled, upper=upper)
 
         def calibrated(seed, unl=unl, **kw):
-            kw = {"alpha": alpha_gen, "tau_plus": tau, "positive_scores": posq, **kw}
+            kw = {"alpha": laws["alpha_order"], "order": laws["order_hat"], "tau_plus": tau_gen, "positive_scores": posq, **kw}
             return errors(cal.simulate_calibrated(unl, users, n, rng=seed, **kw))
 
         main["calibrated"].append(calibrated(seeds[0]))
-        main["blind"].append(calibrated(seeds[1], alpha=0.5))
-        main["auc_recipe"].append(calibrated(seeds[2], alpha=min(max(float(m["train_auc"]), 0.5), 1.0)))
+        main["thesis_laws"].append(calibrated(seeds[11], alpha=alpha_gen, order=2.0))
+        main["blind"].append(calibrated(seeds[1], alpha=0.5, order=2.0))
+        a_auc = min(max(float(m["train_auc"]), 0.5), 1.0)
+        main["auc_recipe"].append(calibrated(seeds[2], alpha=a_auc, order=2.0))
         ranks = np.clip(fb.fn_ranks, 1e-12, 1.0)
-        # the oracle's true negatives: the batch's labelled TN scores, and above them the fit half's largest TN
-        # scores (the same upper tail as the model's parent, so that the control is not handicapped)
+        # the oracle's true negatives: the batch's labelled TN scores, and above them the fit half's
+        # largest TN scores (the same upper tail as the model's parent: the control is not handicapped)
         tn_upper = (rec.fit_top_tn, rec.n_tn_half) if rec.fit_top_tn.size else None
         tnq = cal.UserQuantiles(np.where(fb.tn, fb.unlabeled, np.nan), upper=tn_upper)
-        if ranks.size:
-            main["oracle"].append(errors(cal.simulate_resampled(tnq, ranks, unl, users, n, tau_plus=tau,
-                                                                positive_scores=posq, rng=seeds[3])))  # fmt: skip
-        else:
-            main["oracle"].append({})
+
+        def oracle(seed, tau_plus=tau_oracle, fn=fn_user, tnq=tnq, ranks=ranks, unl=unl):
+            return cal.simulate_resampled(
+                tnq, ranks, unl, users, n, tau_plus=tau_plus, positive_scores=posq, fn_user=fn, rng=seed
+            )
+
+        main["oracle"].append(errors(oracle(seeds[3])) if ranks.size else {})
         main["parametric"].append(parametric)
         if d:
             continue
         ab["no_tail"] = calibrated(seeds[4], unl=cal.UserQuantiles(fb.unlabeled))
         ab["gpd_tail"] = calibrated(seeds[10], unl=cal.UserQuantiles(fb.unlabeled, tail="auto"))
-        ab["alpha_test_labels"] = calibrated(seeds[5], alpha=float(m["alpha_model"]))
-        ab["parent_normal"] = calibrated(seeds[6], parent="normal")
+        ab["alpha_test_labels"] = calibrated(seeds[5], alpha=float(m["alpha_model"]), order=2.0)
+        ab["parent_normal"] = calibrated(seeds[6], alpha=alpha_gen, order=2.0, parent="normal")
         tau_u = np.where(np.isfinite(fb.tau_user), np.clip(fb.tau_user, 0.0, 0.999), tau)
         ab["tau_user"] = calibrated(seeds[7], tau_plus=tau_u)
+        ab["tau_global"] = calibrated(seeds[12], tau_plus=tau)
         ab["positives_phi_fn"] = calibrated(seeds[8], positives="phi_fn")
         lo, hi = np.nanpercentile(fb.unlabeled, [1.0, 99.0])
-        rs = mse_study("alpha", [alpha_gen], n_anchors=len(users), n_unlabeled=n, tau_plus=tau, t=t, beta=0.5, hcl_beta=0.5,
-                       n_positives=1, estimators=ESTIMATORS, rng=seeds[9], execution=Execution(progress=False),
-                       generation=Generation(base_interval=(float(lo), float(max(hi, lo + 1e-9)))))  # fmt: skip
+        rs = mse_study(
+            "alpha",
+            [alpha_gen],
+            n_anchors=len(users),
+            n_unlabeled=n,
+            tau_plus=tau,
+            t=t,
+            beta=0.5,
+            hcl_beta=0.5,
+            n_positives=1,
+            estimators=ESTIMATORS,
+            rng=seeds[9],
+            execution=Execution(progress=False),
+            generation=Generation(base_interval=(float(lo), float(max(hi, lo + 1e-9)))),
+        )
         ab["parametric_range"] = {r["estimator"]: dict(mse=float(r["mse"])) for r in rs.to_dict("records")}
+        if ranks.size:
+            # the oracle's ablation ladder (module notes): each assumption against its empirical truth
+            ab["oracle_pooled"] = errors(oracle(seeds[13], tau_plus=tau, fn=None))
+            ab["oracle_user_tau"] = errors(oracle(seeds[14], fn=None))
+            neg, tn, _ = oracle(seeds[15])
+            ab["oracle_anchor_positive"] = errors((neg, tn, np.tile(rec.eval_pos, reps)))
+        ab["eval_bootstrap"] = errors(_eval_bootstrap(rec, reps, seeds[15]))
     return main, ab
+
+
+def _eval_bootstrap(rec: ProbeRecord, reps: int, seed: int):
+    """Score sets resampled i.i.d. per user from the eval batches' own (score, label) pairs.
+
+    A diagnostic, not a simulation (it reads the judged side): if the measured MSE is that of N
+    independent draws from each user's law, with the anchor's own positive, this reproduces it; what
+    the oracle then misses is the fit half's estimate of those laws.
+    """
+    g = np.random.default_rng(seed)
+    n = rec.eval_neg.shape[1]
+    flat_u = np.repeat(rec.eval_users, n)
+    order = np.argsort(flat_u, kind="stable")
+    su, ss, st = flat_u[order], rec.eval_neg.ravel()[order], rec.eval_tn.ravel()[order]
+    n_users = rec.fit_pos.shape[0]
+    start = np.searchsorted(su, np.arange(n_users))
+    count = np.searchsorted(su, np.arange(n_users), side="right") - start
+    users = np.tile(rec.eval_users, reps)[:, None]
+    idx = start[users] + np.minimum((g.random((users.shape[0], n)) * count[users]).astype(np.int64), count[users] - 1)
+    return ss[idx], st[idx], np.tile(rec.eval_pos, reps)
+
+
+def family_laws(measured: dict) -> dict:
+    """The simulations' class laws from a probe's label-free AUC, in both families.
+
+    Parameters
+    ----------
+    measured : dict
+        A probe record's ``measured`` (``alpha_valid_auc``, the validation AUC corrected for the
+        hidden held-out items; ``alpha`` from the test labels where it is missing).
+
+    Returns
+    -------
+    dict
+        ``alpha_hat`` and ``thesis_at_bound`` (the thesis's laws, :func:`negtheory.calibration.alpha_from_auc`),
+        ``alpha_order``, ``order_hat`` and ``order_at_bound`` (the order-statistic family,
+        :func:`negtheory.calibration.law_from_auc`).
+    """
+    from .. import calibration as cal
+
+    a = float(measured.get("alpha_valid_auc", math.nan))
+    if not np.isfinite(a):
+        a = float(measured.get("alpha", 0.5))
+    a = min(max(a, 0.0), 1.0) if np.isfinite(a) else 0.5
+    alpha_t, _, bound_t = cal.law_from_auc(a, family="thesis")
+    alpha_o, k_o, bound_o = cal.law_from_auc(a, family="order")
+    return dict(
+        alpha_hat=float(alpha_t),
+        thesis_at_bound=float(bound_t),
+        alpha_order=float(alpha_o),
+        order_hat=float(k_o),
+        order_at_bound=float(bound_o),
+    )
 
 
 # ------------------------------------------------------------------------------------------
@@ -319,6 +455,8 @@ def run_one(
     for rec in probe.records:
         finish(rec)
         m = rec.measured
+        laws = family_laws(m)
+        m.update(order_hat=laws["order_hat"], order_at_bound=laws["order_at_bound"])
         b = dict(base, epoch=rec.epoch)
         for q in SCALARS:
             if q in m:
@@ -366,139 +504,145 @@ def _cache_name(ident: str, loss: str, seed: int) -> str:
 # ------------------------------------------------------------------------------------------
 # verdicts from intervals
 # ------------------------------------------------------------------------------------------
-def _t_interval(v) -> tuple[float, float, float]:
-    """(mean, low, high) of the 95 % Student-t interval of the mean; NaN bounds below two values."""
-    from scipy import stats
-
-    v = np.asarray(v, dtype=float)
-    v = v[np.isfinite(v)]
-    if v.size == 0:
-        return math.nan, math.nan, math.nan
-    m = float(v.mean())
-    if v.size < 2:
-        return m, math.nan, math.nan
-    h = float(stats.t.ppf(0.975, v.size - 1) * v.std(ddof=1) / math.sqrt(v.size))
-    return m, m - h, m + h
-
-
-def interval_verdict(low: float, high: float, band: float = math.log(GOAL)) -> str:
-    """``confirmed`` / ``refuted`` / ``undetermined`` for a 95 % interval of log(simulated / measured).
-
-    Parameters
-    ----------
-    low, high : float
-        The interval's bounds (``low <= high``).
-    band : float > 0
-        Half-width of the accepted band in log space (default log 1.5).
-
-    Returns
-    -------
-    str
-        ``"confirmed"`` if the interval lies inside [-band, band], ``"refuted"`` if it lies
-        entirely outside it, ``"undetermined"`` if it straddles a bound or is not finite.
-
-    Examples
-    --------
-    >>> import math
-    >>> from negtheory.reproduce.sim_vs_train import interval_verdict
-    >>> interval_verdict(-0.1, 0.2), interval_verdict(0.5, 0.9), interval_verdict(0.3, 0.6)
-    ('confirmed', 'refuted', 'undetermined')
-    """
-    if not (band > 0):
-        raise ValueError(f"band must be > 0, got {band!r}")
-    if not (np.isfinite(low) and np.isfinite(high)):
-        return "undetermined"
-    if low > high:
-        raise ValueError(f"low must be <= high, got {low!r} > {high!r}")
-    if -band <= low and high <= band:
-        return "confirmed"
-    if high < -band or low > band:
-        return "refuted"
-    return "undetermined"
-
-
-def _judge(bandv: str, blind_low: float, blind_high: float, oracle_worse: bool) -> tuple[str, str]:
-    """The verdict and its reason from the band, the blind control's paired interval and the oracle test."""
-    if bandv == "refuted":
-        return "refuted", "interval outside the 1.5x band"
-    if blind_high < 0:
-        return "refuted", "the blind control (alpha = 1/2) is closer"
-    if oracle_worse:
-        return "refuted", "the oracle (empirical class laws) is measurably closer: the theory's laws are off"
-    if bandv == "confirmed" and blind_low > 0:
-        return "confirmed", "inside the band, better than blind, no worse than the oracle"
-    if bandv == "confirmed":
-        return "undetermined", "inside the band, but not distinguishable from the blind control"
-    return "undetermined", "interval straddles the band"
-
-
-def verdict_table(df: pd.DataFrame, quantity: str = "mse", band: float = math.log(GOAL)) -> pd.DataFrame:
-    """Per (loss, estimator, epoch): the intervals of log(simulated / measured) and the verdict (module notes).
-
-    The oracle test is one-sided: the calibrated model is refuted when the oracle (the empirical class
-    laws of the fit half) is measurably *closer* to training, i.e. the paired interval of
-    |r_calibrated| - |r_oracle| lies above 0. ``verdict_two_sided`` applies the stricter reading that
-    refutes whenever the two are distinguishable (the paired interval of r_calibrated - r_oracle
-    excludes 0), even where the calibrated model is the closer one.
+def per_seed_log_ratios(df: pd.DataFrame, source: str, quantity: str = "mse") -> pd.Series:
+    """log(simulated / measured) per (loss, epoch, estimator, seed), the mean over the fit redraws.
 
     Parameters
     ----------
     df : pandas.DataFrame
-        The tidy ``sim_vs_train.csv`` table (with ``redraw`` and the ``simulated_<source>`` columns).
+        The tidy ``sim_vs_train.csv`` table.
+    source : str
+        One of :data:`SOURCES`.
+    quantity : str
+        One of ``mse``, ``trimmed_mse``, ``median_se``, ``top_share`` (default ``"mse"``).
+
+    Returns
+    -------
+    pandas.Series
+        Indexed by (loss, epoch, estimator, seed).
+    """
+    if not isinstance(source, str) or source not in SOURCES:
+        raise ValueError(f"source must be one of {SOURCES}, got {source!r}")
+    if not isinstance(quantity, str) or quantity not in QUANTITIES:
+        raise ValueError(f"quantity must be one of {QUANTITIES}, got {quantity!r}")
+    d = df[(df.quantity == quantity) & (df.estimator.fillna("") != "")]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lr = np.log(d[f"simulated_{source}"].astype(float) / d.measured.astype(float))
+    return lr.groupby([d.loss, d.epoch, d.estimator, d.seed], sort=False).mean()
+
+
+def verdict_table(df: pd.DataFrame, quantity: str = "mse") -> pd.DataFrame:
+    """The cells' verdicts under the committed rule (:mod:`negtheory.reproduce.sim_rule`), both families.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The tidy ``sim_vs_train.csv`` table.
     quantity : str
         The error measure judged (default ``"mse"``).
-    band : float
-        The band's half-width in log space (default log 1.5).
 
     Returns
     -------
     pandas.DataFrame
-        One row per (loss, estimator, epoch): ``n_seeds``, for each source in :data:`SOURCES`
-        ``<source>_mean, <source>_low, <source>_high`` (mean log ratio and its 95 % interval),
-        ``band`` (:func:`interval_verdict` of the calibrated interval), ``vs_blind_low`` /
-        ``vs_blind_high`` (interval of |r_blind| - |r_calibrated|), ``vs_oracle_low`` /
-        ``vs_oracle_high`` (interval of r_calibrated - r_oracle), ``oracle_closer_low`` /
-        ``oracle_closer_high`` (interval of |r_calibrated| - |r_oracle|), ``verdict``, ``reason``,
-        ``verdict_two_sided`` and ``reason_two_sided``.
+        :func:`negtheory.reproduce.sim_rule.cell_verdicts` of the calibrated model (the
+        order-statistic family: ``verdict``, ``reason``, ``calibrated_*``), with the thesis's laws
+        judged the same way beside it (``thesis_verdict``, ``thesis_reason``,
+        ``thesis_laws_ratio / _low / _high``), the share of seeds whose alpha is at a bound of each
+        family (``thesis_at_bound``, ``order_at_bound``), the mean fitted order (``order_hat``) and
+        ``rule`` (:data:`negtheory.reproduce.sim_rule.RULE_ID`).
     """
-    import pandas as pd
+    from .sim_rule import RULE_ID, cell_verdicts
 
     if not isinstance(quantity, str) or quantity not in QUANTITIES:
         raise ValueError(f"quantity must be one of {QUANTITIES}, got {quantity!r}")
-    if not (band > 0):
-        raise ValueError(f"band must be > 0, got {band!r}")
-    d = df[(df.quantity == quantity) & (df.estimator.fillna("") != "")].copy()
+    v = cell_verdicts(df, quantity, model="calibrated")
+    t = cell_verdicts(df, quantity, model="thesis_laws")
+    v["thesis_verdict"], v["thesis_reason"] = t.verdict.to_numpy(), t.reason.to_numpy()
+    for c in ("ratio", "low", "high"):
+        v[f"thesis_laws_{c}"] = t[f"thesis_laws_{c}"].to_numpy()
+    sc = df[df.estimator.fillna("") == ""].groupby(["loss", "epoch", "quantity"]).measured.mean()
+    for col, q in (("thesis_at_bound", "alpha_at_bound"), ("order_at_bound", "order_at_bound"), ("order_hat", "order_hat")):
+        v[col] = [float(sc.get((r.loss, r.epoch, q), math.nan)) for r in v.itertuples()]
+    v["rule"] = RULE_ID
+    return v
+
+
+def _iv(values) -> tuple[float, float, float]:
+    """(mean, low, high) of the plain 95 % t interval, as ratios."""
+    from .sim_rule import t_interval
+
+    with np.errstate(over="ignore", invalid="ignore"):  # the parametric study can miss by e^700
+        m, lo, hi = (float(np.exp(v)) for v in t_interval(values))
+    return m, lo, hi
+
+
+def oracle_ablation_table(df: pd.DataFrame, ablations: pd.DataFrame) -> pd.DataFrame:
+    """The oracle's ablation ladder per (loss, epoch): each assumption replaced by its empirical truth.
+
+    Rows, in order: the oracle as first built (one pooled tau+ and one pooled false-negative rank law,
+    ``oracle_pooled``), with each user's own tau+ (``oracle_user_tau``), with each user's own
+    false-negative law too (the oracle of the verdicts, all fit redraws), with the anchor's own
+    positive (``oracle_anchor_positive``), and the eval batches resampled i.i.d. per user
+    (``eval_bootstrap``, a check of independence given the user). Each ratio is the geometric mean
+    over the five estimators of simulated / measured MSE, with its 95 % t interval over seeds.
+
+    Parameters
+    ----------
+    df, ablations : pandas.DataFrame
+        The tidy ``sim_vs_train.csv`` and ``ablations.csv`` tables.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``loss, epoch, train_auc, step, ratio, low, high, n_seeds``.
+    """
+    import pandas as pd
+
+    auc = df[df.quantity == "train_auc"].groupby(["loss", "epoch"]).measured.mean()
+    main = per_seed_log_ratios(df, "oracle").groupby(level=["loss", "epoch", "seed"]).mean()
+    ab = ablations.assign(r=np.log(ablations.simulated / ablations.measured))
+    ab = ab.groupby(["variant", "loss", "epoch", "seed"]).r.mean() if len(ab) else ab
+    steps = [
+        ("oracle_pooled", "one pooled tau+, pooled FN ranks"),
+        ("oracle_user_tau", "+ each user's tau+"),
+        ("oracle", "+ each user's FN law (the oracle judged)"),
+        ("oracle_anchor_positive", "+ the anchor's own positive"),
+        ("eval_bootstrap", "the eval batches, i.i.d. per user (check)"),
+    ]
     rows = []
-    for (loss, est, ep), g in d.groupby(["loss", "estimator", "epoch"], sort=False):
-        per_seed = {}
-        for src in SOURCES:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                lr = np.log(g[f"simulated_{src}"].astype(float) / g.measured.astype(float))
-            per_seed[src] = lr.groupby(g.seed).mean()
-        row: dict[str, Any] = dict(loss=loss, estimator=est, epoch=int(ep), n_seeds=int(g.seed.nunique()))
-        for src in SOURCES:
-            row[f"{src}_mean"], row[f"{src}_low"], row[f"{src}_high"] = _t_interval(per_seed[src])
-        cal_r, blind_r, orc_r = per_seed["calibrated"], per_seed["blind"], per_seed["oracle"]
-        _, row["vs_blind_low"], row["vs_blind_high"] = _t_interval((blind_r.abs() - cal_r.abs()).to_numpy())
-        _, row["vs_oracle_low"], row["vs_oracle_high"] = _t_interval((cal_r - orc_r).to_numpy())
-        _, row["oracle_closer_low"], row["oracle_closer_high"] = _t_interval((cal_r.abs() - orc_r.abs()).to_numpy())
-        bandv = interval_verdict(row["calibrated_low"], row["calibrated_high"], band)
-        row["band"] = bandv
-        row["verdict"], row["reason"] = _judge(bandv, row["vs_blind_low"], row["vs_blind_high"], row["oracle_closer_low"] > 0)
-        differs = row["vs_oracle_low"] > 0 or row["vs_oracle_high"] < 0
-        row["verdict_two_sided"], row["reason_two_sided"] = _judge(bandv, row["vs_blind_low"], row["vs_blind_high"], differs)
-        if differs and row["reason_two_sided"].startswith("the oracle"):
-            row["reason_two_sided"] = "distinguishable from the oracle (either direction)"
-        rows.append(row)
+    for (loss, ep), g in main.groupby(level=["loss", "epoch"], sort=False):
+        for key, label in steps:
+            if key == "oracle":
+                vals = g.to_numpy()
+            elif len(ab) and (key, loss, ep) in ab.index.droplevel("seed"):
+                vals = ab.loc[(key, loss, ep)].to_numpy()
+            else:
+                continue
+            r, lo, hi = _iv(vals)
+            rows.append(
+                dict(
+                    loss=loss,
+                    epoch=int(ep),
+                    train_auc=float(auc.get((loss, ep), math.nan)),
+                    step=label,
+                    ratio=r,
+                    low=lo,
+                    high=hi,
+                    n_seeds=int(np.isfinite(vals).sum()),
+                )
+            )
     return pd.DataFrame(rows)
 
 
 def _x(v: float) -> str:
-    return f"{math.exp(v):.2f}" if np.isfinite(v) else "-"
+    """A ratio to two decimals (three significant digits when far off), "-" when not finite."""
+    if not np.isfinite(v):
+        return "-"
+    return f"{v:.2f}" if 0.01 <= v < 1000 else f"{v:.3g}"
 
 
 def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame) -> str:
-    """The markdown report: verdicts with intervals and controls, the robust errors, the ablations, BNS.
+    """The markdown report: cell verdicts under the committed rule, goals, the oracle's ablations, BNS.
 
     Parameters
     ----------
@@ -514,39 +658,83 @@ def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame) 
     str
         The markdown text.
     """
+    from . import sim_rule as rule
+
     vt = verdict_table(df)
-    lines = ["## Verdicts: simulated / measured MSE, 95 % interval over seeds (geometric mean over fit redraws)", "",
-             "Ratios are exp of the interval of the mean log ratio. `confirmed`: inside [1/1.5, 1.5], better than "
-             "blind, and the oracle not measurably closer; `refuted`: outside the band, or the blind control closer, or "
-             "the oracle measurably closer (the paired interval of abs(log cal) - abs(log oracle) above 0); "
-             "`undetermined` otherwise. The two-sided reading (refuted whenever the model and the oracle differ) is "
-             "tallied below.", "",
-             "| loss | epoch | estimator | calibrated | blind | alpha = AUC | oracle | abs(log cal) - abs(log oracle) | verdict | reason |",
-             "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+
+    def rng_(r, src):
+        return f"{_x(r[f'{src}_ratio'])} [{_x(r[f'{src}_low'])}, {_x(r[f'{src}_high'])}]"
+
+    lines = [
+        f"## Verdicts per cell under the rule `{rule.RULE_ID}` (negtheory.reproduce.sim_rule)",
+        "",
+        "One verdict per (loss, epoch) over its five estimators. Ratios: simulated / measured MSE, the "
+        "geometric mean over the estimators, with the widest of their Bonferroni-simultaneous "
+        f"{rule.LEVEL:.0%} intervals over seeds. `confirmed`: the oracle and the model inside "
+        f"[1/{rule.BAND}, {rule.BAND}] for every estimator, the model measurably closer than blind; "
+        "`refuted`: the model outside the band, or measurably further from 1 than the oracle, or the "
+        "blind control measurably closer; `simulator off`: the oracle outside the band; "
+        f"`insufficient seeds`: fewer than {rule.MIN_SEEDS}. The model is the order-statistic family "
+        "(order k fitted to the validation AUC); the thesis's laws (order 2) are judged the same way.",
+        "",
+        "| loss | epoch | train AUC | k | model | thesis laws | blind | oracle | verdict | thesis laws' verdict | reason |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for _, r in vt.iterrows():
-        cells = [
-            f"{_x(r[f'{s}_mean'])} [{_x(r[f'{s}_low'])}, {_x(r[f'{s}_high'])}]"
-            for s in ("calibrated", "blind", "auc_recipe", "oracle")
+        lines.append(
+            f"| {r.loss} | {r.epoch} | {r.train_auc:.3f} | {r.order_hat:.2f} | {rng_(r, 'calibrated')} | "
+            f"{rng_(r, 'thesis_laws')} | {rng_(r, 'blind')} | {rng_(r, 'oracle')} | **{r.verdict}** | "
+            f"{r.thesis_verdict} | {r.reason} |"
+        )
+    lines += [
+        "",
+        "### Tally of cells",
+        "",
+        "| cells | family | " + " | ".join(rule.OUTCOMES) + " |",
+        "|---|---|" + "---|" * len(rule.OUTCOMES),
+    ]
+    for label, sub in (("all", vt), (f"train AUC >= {rule.TRAINED_AUC}", vt[vt.trained])):
+        for fam, col in (("order-statistic", "verdict"), ("thesis", "thesis_verdict")):
+            c = sub[col].value_counts()
+            lines.append(f"| {label} | {fam} | " + " | ".join(str(int(c.get(o, 0))) for o in rule.OUTCOMES) + " |")
+    tr = vt[vt.trained]
+    lines += ["", f"### Goals at the trained probe points (train AUC >= {rule.TRAINED_AUC}: {len(tr)} cells)", ""]
+    if len(tr):
+        for band in (rule.ORACLE_GOAL, rule.ORACLE_GOAL_LOOSE):
+            ok = ((tr.oracle_low >= 1 / band) & (tr.oracle_high <= band)).sum()
+            lines.append(f"* oracle interval inside [1/{band}, {band}]: {int(ok)} of {len(tr)} cells")
+        lines.append(
+            f"* alpha at a bound of its family (share of seeds): order-statistic {tr.order_at_bound.mean():.0%}, "
+            f"thesis's laws {tr.thesis_at_bound.mean():.0%} (goal <= {rule.MAX_AT_BOUND:.0%})"
+        )
+        und = int((tr.verdict == "undetermined").sum())
+        lines.append(f"* undetermined cells: {und} of {len(tr)}")
+    oa = oracle_ablation_table(df, ablations)
+    if len(oa):
+        lines += [
+            "",
+            "## The oracle's ablation ladder (simulated / measured MSE, geometric mean over the estimators, "
+            "95 % interval over seeds)",
+            "",
+            "| loss | epoch | train AUC | assumption | oracle ratio [95 %] |",
+            "|---|---|---|---|---|",
         ]
-        lines.append(f"| {r.loss} | {r.epoch} | {r.estimator} | " + " | ".join(cells)
-                     + f" | [{r.oracle_closer_low:+.2f}, {r.oracle_closer_high:+.2f}] | **{r.verdict}** | {r.reason} |")  # fmt: skip
-    lines += ["", "### Tally (confirmed / refuted / undetermined)", "",
-              "| loss | verdict | two-sided oracle reading | band alone |", "|---|---|---|---|"]  # fmt: skip
-
-    def cru(col):
-        c = col.value_counts()
-        return f"{c.get('confirmed', 0)} / {c.get('refuted', 0)} / {c.get('undetermined', 0)}"
-
-    for loss, g in vt.groupby("loss", sort=False):
-        lines.append(f"| {loss} | {cru(g.verdict)} | {cru(g.verdict_two_sided)} | {cru(g.band)} |")
-    lines.append(f"| all | {cru(vt.verdict)} | {cru(vt.verdict_two_sided)} | {cru(vt.band)} |")
+        for _, r in oa.iterrows():
+            lines.append(f"| {r.loss} | {r.epoch} | {r.train_auc:.3f} | {r.step} | {_x(r.ratio)} [{_x(r.low)}, {_x(r.high)}] |")
     # the parametric study, on its own
-    lines += ["", "### The parametric study (Algorithm 6's default parent): simulated / measured, last epoch", "",
-              "| loss | estimator | ratio [95 %] |", "|---|---|---|"]  # fmt: skip
-    last = vt[vt.epoch == vt.groupby("loss").epoch.transform("max")]
-    for _, r in last.iterrows():
-        lines.append(f"| {r.loss} | {r.estimator} | {math.exp(r.parametric_mean):.2g} [{math.exp(r.parametric_low):.2g}, "
-                     f"{math.exp(r.parametric_high):.2g}] |" if np.isfinite(r.parametric_low) else f"| {r.loss} | {r.estimator} | - |")  # fmt: skip
+    lines += [
+        "",
+        "### The parametric study (Algorithm 6's default parent): simulated / measured, last epoch",
+        "",
+        "| loss | estimator | ratio [95 %] |",
+        "|---|---|---|",
+    ]
+    par = per_seed_log_ratios(df, "parametric")
+    for (loss, ep, est), g in par.groupby(level=["loss", "epoch", "estimator"], sort=False):
+        if ep != par.xs(loss, level="loss").index.get_level_values("epoch").max():
+            continue
+        r, lo, hi = _iv(g.to_numpy())
+        lines.append(f"| {loss} | {est} | {r:.2g} [{lo:.2g}, {hi:.2g}] |" if np.isfinite(lo) else f"| {loss} | {est} | {r:.2g} |")
     # the tail of the measured errors
     mq = df[(df.estimator.fillna("") != "") & (df.redraw == 0)]
     lines += ["", "### Where the measured squared error sits (last epoch, mean over seeds)", "",
@@ -561,11 +749,16 @@ def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame) 
     # trimmed-MSE verdicts beside
     vtt = verdict_table(df, "trimmed_mse")
     if len(vtt):
-        lines += ["", "### The same verdicts on the trimmed MSE (top 0.1 % of anchors dropped, in training and simulation)", "",
-                  "| loss | confirmed | refuted | undetermined |", "|---|---|---|---|"]  # fmt: skip
+        lines += [
+            "",
+            "### The same rule on the trimmed MSE (top 0.1 % of anchors dropped, in training and simulation)",
+            "",
+            "| loss | " + " | ".join(rule.OUTCOMES) + " |",
+            "|---|" + "---|" * len(rule.OUTCOMES),
+        ]
         for loss, g in vtt.groupby("loss", sort=False):
             c = g.verdict.value_counts()
-            lines.append(f"| {loss} | {c.get('confirmed', 0)} | {c.get('refuted', 0)} | {c.get('undetermined', 0)} |")
+            lines.append(f"| {loss} | " + " | ".join(str(int(c.get(o, 0))) for o in rule.OUTCOMES) + " |")
     if len(ablations):
         lines += [
             "",
@@ -573,6 +766,7 @@ def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame) 
             "",
         ]
         lastab = ablations[ablations.epoch == ablations.groupby("loss").epoch.transform("max")]
+        lastab = lastab[lastab.variant.isin(VARIANTS)]
         piv = np.exp(
             lastab.assign(r=np.log(lastab.simulated / lastab.measured)).groupby(["variant", "estimator"]).r.mean().unstack()
         )
@@ -639,6 +833,8 @@ def figure(df: pd.DataFrame, posterior: pd.DataFrame | None = None) -> Figure:
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
+    from .sim_rule import t_interval
+
     vt = verdict_table(df)
     mse = df[(df.quantity == "mse") & (df.estimator.fillna("") != "")]
     losses = list(dict.fromkeys(mse.loss))
@@ -648,7 +844,8 @@ def figure(df: pd.DataFrame, posterior: pd.DataFrame | None = None) -> Figure:
     fig = Figure(figsize=(4.0 * cols, 3.4 * rows), layout="constrained")
     axes = np.atleast_1d(fig.subplots(rows, cols)).ravel()
     x = np.arange(len(ESTIMATORS))
-    styles = {"calibrated": ("C3", "s", "calibrated (thesis laws, parent fitted on the fit half)"),
+    styles = {"calibrated": ("C3", "s", "calibrated (order-statistic laws, parent fitted on the fit half)"),
+              "thesis_laws": ("C1", "o", "the thesis's laws (order 2)"),
               "blind": ("0.55", "v", r"control: blind ($\alpha = 1/2$)"),
               "auc_recipe": ("C0", "^", r"control: $\alpha$ = training AUC (eq. 6.21)"),
               "oracle": ("C2", "D", "control: oracle (empirical class laws)")}  # fmt: skip
@@ -660,7 +857,7 @@ def figure(df: pd.DataFrame, posterior: pd.DataFrame | None = None) -> Figure:
         ax.axhspan(1 / GOAL, GOAL, color="C2", alpha=0.10, lw=0)
         ax.axhline(1.0, color="k", lw=0.6)
         for j, (src, (c, mk, _)) in enumerate(styles.items()):
-            off = (j - 1.5) * 0.17
+            off = (j - 2.0) * 0.15
             for k, est in enumerate(ESTIMATORS):
                 ge = g[g.estimator == est]
                 with np.errstate(divide="ignore", invalid="ignore"):
@@ -669,27 +866,27 @@ def figure(df: pd.DataFrame, posterior: pd.DataFrame | None = None) -> Figure:
                 if not per.size:
                     continue
                 ax.plot(np.full(per.size, k + off), np.exp(per), ".", color=c, ms=3, alpha=0.6)
-                mean, lo, hi = _t_interval(per)
+                mean, lo, hi = t_interval(per)
                 if np.isfinite(lo):
                     ax.errorbar(k + off, math.exp(mean), yerr=[[math.exp(mean) - math.exp(lo)], [math.exp(hi) - math.exp(mean)]],
                                 fmt=mk, color=c, ms=5, capsize=2, mfc="white" if src != "calibrated" else c)  # fmt: skip
                 else:
                     ax.plot(k + off, math.exp(mean), mk, color=c, ms=5)
-        vv = vt[(vt.loss == loss) & (vt.epoch == ep)].set_index("estimator").verdict
-        short = {"confirmed": "confirmed", "refuted": "refuted", "undetermined": "undeterm."}
-        labels = [f"{e}\n{short.get(vv.get(e, ''), '-')}" for e in ESTIMATORS]
+        cell = vt[(vt.loss == loss) & (vt.epoch == ep)]
+        word = cell.verdict.iloc[0] if len(cell) else "-"
         ax.set_yscale("log")
         _plain_log_ticks(ax)
-        ax.set_xticks(x, labels, fontsize=6.5)
-        ax.set_title(f"{loss}, epoch {ep}", fontsize=9)
+        ax.set_xticks(x, ESTIMATORS, fontsize=6.5)
+        ax.set_title(f"{loss}, epoch {ep}: {word}", fontsize=9)
         ax.set_ylabel("simulated / measured MSE", fontsize=8)
         ax.grid(alpha=0.3, which="both", axis="y")
     # the parametric study on its own panel
     ax = axes[len(losses)]
-    last = vt[vt.epoch == vt.groupby("loss").epoch.transform("max")]
+    par = per_seed_log_ratios(df, "parametric").groupby(level=["loss", "epoch", "estimator"], sort=False).mean()
     for i, loss in enumerate(losses):
-        r = last[last.loss == loss]
-        ax.plot(x + (i - len(losses) / 2) * 0.08, np.exp(r.parametric_mean), "o", ms=4, color=f"C{i}", label=loss)
+        r = par.xs(loss, level="loss")
+        r = r.xs(r.index.get_level_values("epoch").max(), level="epoch").reindex(list(ESTIMATORS))
+        ax.plot(x + (i - len(losses) / 2) * 0.08, np.exp(r.to_numpy()), "o", ms=4, color=f"C{i}", label=loss)
     ax.axhspan(1 / GOAL, GOAL, color="C2", alpha=0.10, lw=0)
     ax.set_yscale("log")
     _plain_log_ticks(ax)
@@ -706,7 +903,7 @@ def figure(df: pd.DataFrame, posterior: pd.DataFrame | None = None) -> Figure:
     ax.axhline(1.0, color="k", ls=":", lw=1)
     ax.set_xlabel("epoch", fontsize=8)
     ax.set_ylabel(r"$\hat\alpha$ (validation labels)", fontsize=8)
-    ax.set_title(r"label-free $\hat\alpha = \frac{3}{2}A - \frac{1}{4}$, clipped to $[1/2, 1]$", fontsize=8)
+    ax.set_title(r"label-free $\hat\alpha = \frac{3}{2}A - \frac{1}{4}$ (thesis's laws), clipped to $[1/2, 1]$", fontsize=8)
     ax.legend(fontsize=6.5)
     ax.grid(alpha=0.3)
     leg = axes[len(losses) + 2]
