@@ -74,6 +74,7 @@ from .sim_rule import BAND
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
     from typing import Any
 
     import pandas as pd
@@ -184,7 +185,15 @@ def _summ(r: dict) -> dict:
     return {k: float(r[k]) for k in ("mse", "mse_se", "mean", "truth_mean", "median_se", "trimmed_mse", "top_share") if k in r}
 
 
-def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: RNGLike = 0) -> tuple[dict, dict]:
+def simulate_point(
+    rec: ProbeRecord,
+    *,
+    t: float = 1.0,
+    reps: int = 4,
+    rng: RNGLike = 0,
+    sources: Sequence[str] = SOURCES,
+    ablations: bool = True,
+) -> tuple[dict, dict]:
     """The calibrated simulation, its three controls and the parametric study at one probe point.
 
     Parameters
@@ -197,14 +206,19 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: RNGL
         Simulated anchors per measured eval anchor (same users, so users weigh as in training).
     rng : int, SeedSequence, Generator or None
         Seed of the simulations; probe point e, fit batch d use ``SeedSequence([seed, e, d])``.
+    sources : sequence of str
+        The sources to simulate (default: all of :data:`SOURCES`); each has its own stream, so a
+        source's numbers do not depend on which others are asked for.
+    ablations : bool
+        Also run the ablations on fit batch 0 (default True).
 
     Returns
     -------
     main, ablations : dict
         ``main[source]``: a list over the fit batches of ``{estimator: result}`` (the result dicts
-        of :func:`negtheory.calibration.estimator_errors`); ``source`` in :data:`SOURCES`
+        of :func:`negtheory.calibration.estimator_errors`); ``source`` in ``sources``
         (``parametric`` has one entry per fit batch too, the same study). ``ablations[variant]``:
-        ``{estimator: result}`` on fit batch 0.
+        ``{estimator: result}`` on fit batch 0 (empty without ``ablations``).
     """
     from .. import calibration as cal
     from .._rng import int_seed
@@ -225,25 +239,32 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: RNGL
     def errors(sets):
         return {k: _summ(v) for k, v in cal.estimator_errors(*sets, **par).items()}
 
-    sim = mse_study(
-        "alpha",
-        [alpha_est],
-        n_anchors=len(users),
-        n_unlabeled=n,
-        tau_plus=tau,
-        t=t,
-        beta=0.5,
-        hcl_beta=0.5,
-        n_positives=1,
-        estimators=ESTIMATORS,
-        rng=np.random.SeedSequence([base, rec.epoch, 999]),
-        execution=Execution(progress=False),
+    if isinstance(sources, str) or any(not isinstance(x, str) or x not in SOURCES for x in sources):
+        raise ValueError(f"sources must be a sequence of names among {SOURCES}, got {sources!r}")
+    want = set(sources)
+    sim = (
+        None
+        if "parametric" not in want
+        else mse_study(
+            "alpha",
+            [alpha_est],
+            n_anchors=len(users),
+            n_unlabeled=n,
+            tau_plus=tau,
+            t=t,
+            beta=0.5,
+            hcl_beta=0.5,
+            n_positives=1,
+            estimators=ESTIMATORS,
+            rng=np.random.SeedSequence([base, rec.epoch, 999]),
+            execution=Execution(progress=False),
+        )
     )
     parametric = {
         r["estimator"]: dict(
             mse=float(r["mse"]), mse_se=float(r["mse_se"]), mean=float(r["mean"]), truth_mean=float(r["truth_mean"])
         )
-        for r in sim.to_dict("records")
+        for r in (sim.to_dict("records") if sim is not None else [])
     }
     # the oracle's labels and false-negative laws per user, from every fit redraw's test labels
     all_unl = np.concatenate([fb.unlabeled for fb in rec.fits], axis=1)
@@ -251,7 +272,7 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: RNGL
     n_lab = np.isfinite(all_unl).sum(axis=1)
     tau_oracle = np.clip(all_fn.sum(axis=1) / np.maximum(n_lab, 1), 0.0, 0.999)
     fn_user = cal.UserQuantiles(np.where(all_fn, all_unl, np.nan))
-    main: dict[str, list] = {s: [] for s in SOURCES}
+    main: dict[str, list] = {s: [] for s in SOURCES if s in want}
     ab: dict[str, dict] = {}
     for d, fb in enumerate(rec.fits):
         seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence([base, rec.epoch, d]).spawn(16)]
@@ -264,11 +285,15 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: RNGL
             kw = {"alpha": laws["alpha_order"], "order": laws["order_hat"], "tau_plus": tau_gen, "positive_scores": posq, **kw}
             return errors(cal.simulate_calibrated(unl, users, n, rng=seed, **kw))
 
-        main["calibrated"].append(calibrated(seeds[0]))
-        main["thesis_laws"].append(calibrated(seeds[11], alpha=alpha_gen, order=2.0))
-        main["blind"].append(calibrated(seeds[1], alpha=0.5, order=2.0))
         a_auc = min(max(float(m["train_auc"]), 0.5), 1.0)
-        main["auc_recipe"].append(calibrated(seeds[2], alpha=a_auc, order=2.0))
+        for src, seed, kw in (
+            ("calibrated", seeds[0], {}),
+            ("thesis_laws", seeds[11], dict(alpha=alpha_gen, order=2.0)),
+            ("blind", seeds[1], dict(alpha=0.5, order=2.0)),
+            ("auc_recipe", seeds[2], dict(alpha=a_auc, order=2.0)),
+        ):
+            if src in want:
+                main[src].append(calibrated(seed, **kw))
         ranks = np.clip(fb.fn_ranks, 1e-12, 1.0)
         # the oracle's true negatives: the batch's labelled TN scores, and above them the fit half's
         # largest TN scores (the same upper tail as the model's parent: the control is not handicapped)
@@ -280,9 +305,11 @@ def simulate_point(rec: ProbeRecord, *, t: float = 1.0, reps: int = 4, rng: RNGL
                 tnq, ranks, unl, users, n, tau_plus=tau_plus, positive_scores=posq, fn_user=fn, rng=seed
             )
 
-        main["oracle"].append(errors(oracle(seeds[3])) if ranks.size else {})
-        main["parametric"].append(parametric)
-        if d:
+        if "oracle" in want:
+            main["oracle"].append(errors(oracle(seeds[3])) if ranks.size else {})
+        if "parametric" in want:
+            main["parametric"].append(parametric)
+        if d or not ablations:
             continue
         ab["no_tail"] = calibrated(seeds[4], unl=cal.UserQuantiles(fb.unlabeled))
         ab["gpd_tail"] = calibrated(seeds[10], unl=cal.UserQuantiles(fb.unlabeled, tail="auto"))
