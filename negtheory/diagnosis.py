@@ -10,8 +10,9 @@ and returns the quantities of the theory, estimated without test labels:
     :math:`A = P(x_{TN} < x_{FN})` of the unlabelled candidates against the labelled ones, corrected
     for the hidden positives c among the unlabelled candidates, :math:`A = (A_{raw} - c/2)/(1 - c)`,
     then :math:`\alpha = \tfrac32 A - \tfrac14` clipped to [1/2, 1]
-    (:func:`negtheory.calibration.alpha_from_auc`). Without labels, A is the training AUC of the
-    positives against the candidates (the thesis's eq. 6.21 recipe).
+    (:func:`negtheory.calibration.alpha_from_auc`); with the order-statistic family beyond 5/6,
+    alpha = 1 and the order k of :func:`negtheory.calibration.law_from_auc`. Without labels, A is the
+    training AUC of the positives against the candidates (the thesis's eq. 6.21 recipe).
 ``tau_plus``
     The share of false negatives among the unlabeled items: the labelled share of the candidates
     divided by ``label_fraction`` (the share of all hidden positives that the labels cover), or given.
@@ -22,12 +23,25 @@ and returns the quantities of the theory, estimated without test labels:
     and :math:`P(FN \mid G) = \tau^+ f_{FN}(G)`, where :math:`f_{FN}` is the density of the labelled
     items' ranks (``law="empirical"``, a histogram), or of the theory's false-negative law at alpha
     in parent-CDF space (``law="theory"``: :math:`P(FN \mid v) = \tau^+\phi_{FN}(v) / \phi_{UN}(v)`,
-    :math:`\phi_{TN}(v) = 2\alpha + (2 - 4\alpha)v`, :math:`\phi_{FN}(v) = 2(1-\alpha) + (4\alpha - 2)v`,
-    v from eq. 6.29).
+    with :math:`\lambda = 2\alpha - 1`, :math:`\phi_{TN}(v) = (1-\lambda) + \lambda k (1-v)^{k-1}`,
+    :math:`\phi_{FN}(v) = (1-\lambda) + \lambda k v^{k-1}` (at k = 2 the thesis's
+    :math:`2\alpha + (2 - 4\alpha)v` and :math:`2(1-\alpha) + (4\alpha - 2)v`), v from eq. 6.29).
 ``predicted_mse``
     Each debiasing estimator's MSE of the true-negative mean (eq. 6.45-6.48) in the calibrated
     simulation (:func:`negtheory.calibration.simulate_calibrated`, each anchor's candidates as its
-    fitted parent, up to their maximum).
+    fitted parent, up to their maximum). **Its scale**: the mean over anchors of
+    :math:`(\hat\theta - \theta_{SUP})^2`, where :math:`\theta_{SUP}` is the mean of
+    :math:`e^{s/t}` over the true negatives among an anchor's N sampled negatives; so it is in units
+    of :math:`(e^{s/t})^2` per anchor, and grows like :math:`e^{2 s/t}` with the scores' scale.
+    Compare it with the square of a typical :math:`\theta_{SUP}` (``theta_scale``, the mean of
+    :math:`e^{s/t}` over the sampled negatives), not across models of different score scales.
+
+**The class laws** (``family``). The thesis's laws (order 2) give independent pairs
+:math:`P(x_{TN} < x_{FN}) \le 5/6`, so a trained model's A lies beyond them and alpha sits at its
+bound 1 (``alpha_at_bound``). The default order-statistic family
+(:func:`negtheory.calibration.law_from_auc`) contains them and reaches every A in (1/2, 1) with an
+order k > 2; ``family="thesis"`` keeps the thesis's reading. A bound is then reached only for A <= 1/2
+(no signal) or A = 1.
 ``k_star``
     Wu et al.'s optimal number of negatives from the training AUC (Rethinking InfoNCE, eq. 7, §4.3).
 """
@@ -72,7 +86,10 @@ class Diagnosis:
     auc : float
         The estimated P(x_TN < x_FN) it maps (eq. 6.21).
     alpha_at_bound : bool
-        True when 3/2 A - 1/4 fell outside [1/2, 1] and was clipped.
+        True when A lies beyond what ``family``'s laws express (clipped): for the thesis's laws
+        when 3/2 A - 1/4 falls outside [1/2, 1]. Then the laws are the family's closest member,
+        and the predicted false-negative rate and MSE are those of a weaker encoder than the
+        measured one.
     alpha_source : str
         ``"labels"`` or ``"positives (eq. 6.21)"``.
     tau_plus : float
@@ -89,6 +106,13 @@ class Diagnosis:
         Estimator name -> predicted MSE (calibrated simulation).
     law : str
         The false-negative law of ``fn_rate``.
+    order : float
+        The order k of the class laws (2: the thesis's laws).
+    family : str
+        ``"order"`` or ``"thesis"``.
+    theta_scale : float
+        The mean of exp(s / t) over the sampled negatives: ``predicted_mse`` is on the scale of its
+        square.
 
     %(diagnose_example)s
     >>> g = np.random.default_rng(1)
@@ -109,6 +133,41 @@ class Diagnosis:
     k_star: int
     predicted_mse: dict = field(default_factory=dict)
     law: str = "empirical"
+    order: float = 2.0
+    family: str = "order"
+    theta_scale: float = math.nan
+
+    def summary(self) -> str:
+        """A few sentences in words: alpha and its bound, the false-negative rate, the MSE's scale.
+
+        Returns
+        -------
+        str
+            The text.
+        """
+        fam = "order-statistic" if self.family == "order" else "thesis's"
+        lines = [
+            f"AUC A = P(x_TN < x_FN) = {self.auc:.4f} ({self.alpha_source}); the {fam} laws at alpha "
+            f"{self.alpha:.4f}, order {self.order:.3g}."
+        ]
+        if self.alpha_at_bound:
+            lines.append(
+                "alpha is at a bound of its family: A lies beyond what these laws express, so they are "
+                "the closest member (a weaker or blind encoder), and fn_rate_theory and predicted_mse "
+                "understate a model this good" + (" (use family='order')." if self.family == "thesis" else ".")
+            )
+        lines.append(
+            f"False negatives among the sampled negatives: {self.fn_rate:.4f} ({self.law} law; "
+            f"{self.fn_rate_theory:.4f} by the theory's); tau+ = {self.tau_plus:.4f}."
+        )
+        if self.predicted_mse:
+            worst = max(self.predicted_mse, key=lambda k: self.predicted_mse[k])
+            lines.append(
+                f"predicted_mse is the mean squared error per anchor of the mean true-negative exp(s/t), "
+                f"whose typical size is {self.theta_scale:.3g} (squared: {self.theta_scale**2:.3g}); "
+                f"largest for {worst}."
+            )
+        return " ".join(lines)
 
     def frame(self) -> pd.DataFrame:
         """The scalars as a one-row :class:`pandas.DataFrame` (predicted MSEs as ``mse_<estimator>``).
@@ -146,6 +205,7 @@ def diagnose(
     label_fraction: float = 1.0,
     tau_plus: float | None = None,
     law: str = "empirical",
+    family: str = "order",
     bins: int = 50,
     t: float = 1.0,
     rng: RNGLike = 0,
@@ -173,6 +233,9 @@ def diagnose(
     law : {"empirical", "theory"}
         The false-negative law of ``fn_rate``: the labelled items' rank density (needs
         ``labels``) or the theory's (eq. 6.14-6.15).
+    family : {"order", "thesis"}
+        The class laws (module notes): the order-statistic family (default), which reaches every
+        AUC in (1/2, 1), or the thesis's laws, bounded at AUC 5/6.
     bins : int >= 2
         Histogram bins of the empirical rank density (default 50).
     t : float > 0
@@ -194,7 +257,7 @@ def diagnose(
     >>> round(d.tau_plus, 2), d.alpha_source
     (0.05, 'labels')
     """
-    from .calibration import UserQuantiles, alpha_from_auc, class_conditional_ppf, estimator_errors, simulate_calibrated
+    from .calibration import FAMILIES, UserQuantiles, class_conditional_ppf, estimator_errors, law_from_auc, simulate_calibrated
     from .infonce import optimal_k_from_auc
 
     pos = as_float_array("positive", positive)
@@ -210,6 +273,8 @@ def diagnose(
         raise ValueError(f"negatives must be a finite (A, N) array with A = {cand.shape[0]}, got shape {neg.shape}")
     if not isinstance(law, str) or law not in ("empirical", "theory"):
         raise ValueError(f"law must be 'empirical' or 'theory', got {law!r}")
+    if not isinstance(family, str) or family not in FAMILIES:
+        raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
     bins = int_scalar("bins", bins, 2)
     t = real_scalar("t", t, 0.0, lo_open=True)
     label_fraction = real_scalar("label_fraction", label_fraction, 0.0, 1.0, lo_open=True)
@@ -248,8 +313,8 @@ def diagnose(
         source = "labels"
     else:
         tau, auc, source = float(tau_plus if tau_plus is not None else 0.0), train_auc, "positives (eq. 6.21)"
-    mapped = 1.5 * auc - 0.25
-    alpha = float(alpha_from_auc(min(max(auc, 0.0), 1.0)))
+    a_law, k_law, bound = law_from_auc(min(max(auc, 0.0), 1.0), family=family)
+    alpha, order = float(a_law), float(k_law)
 
     # the negatives' mid-ranks among their anchor's candidates and themselves, ((lo + hi)/2 + 1/2) / (C + 1):
     # on the grid (k + 1/2) / (C + 1) like a candidate's own mid-rank among the C, so that a uniformly drawn
@@ -257,9 +322,10 @@ def diagnose(
     C = cand.shape[1]
     g_neg = (_mid_ranks(cand, neg) * C + 0.5) / (C + 1)
     # theory: P(FN | v) = tau phi_FN(v) / (tau phi_FN(v) + (1 - tau) phi_TN(v)), v from eq. 6.29
-    v = class_conditional_ppf(g_neg, "un", alpha, tau)
-    f_fn = 2 * (1 - alpha) + (4 * alpha - 2) * v
-    f_tn = 2 * alpha + (2 - 4 * alpha) * v
+    v = class_conditional_ppf(g_neg, "un", alpha, tau, order=order)
+    lam = 2 * alpha - 1
+    f_fn = (1 - lam) + lam * order * v ** (order - 1)
+    f_tn = (1 - lam) + lam * order * (1 - v) ** (order - 1)
     fn_theory = float(np.mean(tau * f_fn / (tau * f_fn + (1 - tau) * f_tn)))
     if lab is not None:
         g_lab = _mid_ranks(cand, np.where(lab, cand, np.nan))[lab]
@@ -275,9 +341,26 @@ def diagnose(
     # diverges once its scale exceeds 1/2, which trained models' scores reach (sim-vs-train's ablation gpd_tail)
     unl = UserQuantiles(np.where(lab, np.nan, cand) if lab is not None else cand)
     users = np.arange(cand.shape[0])
-    sets = simulate_calibrated(unl, users, neg.shape[1], alpha=alpha, tau_plus=tau, positive_scores=UserQuantiles(pos[:, None]),
-                               rng=rng)  # fmt: skip
+    sets = simulate_calibrated(
+        unl, users, neg.shape[1], alpha=alpha, order=order, tau_plus=tau, positive_scores=UserQuantiles(pos[:, None]), rng=rng
+    )
     errs = estimator_errors(*sets, t=t, alpha=min(max(auc, 0.5), 1.0), tau_plus=tau)
-    return Diagnosis(alpha=alpha, auc=float(auc), alpha_at_bound=not (0.5 < mapped < 1.0), alpha_source=source,
-                     tau_plus=float(tau), fn_rate=float(fn_rate), fn_rate_theory=fn_theory, train_auc=train_auc,
-                     k_star=int(optimal_k_from_auc(min(train_auc, 0.999), steps=100)) if train_auc > 0.5 else 1, predicted_mse={k: v["mse"] for k, v in errs.items()}, law=law)  # fmt: skip
+    with np.errstate(over="ignore"):
+        theta_scale = float(np.mean(np.exp(neg / t)))
+    k_star = int(optimal_k_from_auc(min(train_auc, 0.999), steps=100)) if train_auc > 0.5 else 1
+    return Diagnosis(
+        alpha=alpha,
+        auc=float(auc),
+        alpha_at_bound=bool(bound),
+        alpha_source=source,
+        tau_plus=float(tau),
+        fn_rate=float(fn_rate),
+        fn_rate_theory=fn_theory,
+        train_auc=train_auc,
+        k_star=k_star,
+        predicted_mse={k: v["mse"] for k, v in errs.items()},
+        law=law,
+        order=order,
+        family=family,
+        theta_scale=theta_scale,
+    )

@@ -79,3 +79,31 @@ def test_diagnose_without_labels_uses_eq_6_21_and_needs_tau():
     with pytest.raises(ValueError, match="label_fraction"):
         diagnose(pos, cand, labels=lab, label_fraction=0.0)
     assert list(d.frame().columns)[:3] == ["alpha", "auc", "alpha_at_bound"]
+
+
+def test_diagnose_widened_family_reaches_a_trained_model_and_says_so():
+    # candidates planted from the order-statistic family at A = 0.95 (order 3): the thesis's laws stop at
+    # A = 5/6 (alpha at its bound 1), the order-statistic family recovers the order and the true FN rate
+    from scipy import stats
+
+    from negtheory import calibration as cal
+
+    g = np.random.default_rng(11)
+    n_anchors, c, tau = 3000, 60, 0.1
+    fn = g.random((n_anchors, c)) < tau
+    q = g.random((n_anchors, c))
+    v = np.where(fn, cal.class_conditional_ppf(q, "fn", 1.0, order=3.0), cal.class_conditional_ppf(q, "tn", 1.0, order=3.0))
+    cand = stats.norm.ppf(np.clip(v, 1e-12, 1 - 1e-12))
+    lab = fn & (g.random(fn.shape) < 0.5)  # half the false negatives known (a validation split)
+    # a hard sampler: the top 5 candidates of each anchor
+    neg = np.sort(cand, axis=1)[:, -5:]
+    truth = float(np.take_along_axis(fn, np.argsort(cand, axis=1)[:, -5:], axis=1).mean())
+    wide = diagnose(cand.max(axis=1) + 1.0, cand, neg, labels=lab, label_fraction=0.5, law="theory")
+    thesis = diagnose(cand.max(axis=1) + 1.0, cand, neg, labels=lab, label_fraction=0.5, law="theory", family="thesis")
+    assert not wide.alpha_at_bound and abs(wide.order - 3.0) < 0.3 and abs(wide.auc - 0.95) < 0.01
+    assert thesis.alpha_at_bound and thesis.order == 2.0 and "bound" in thesis.summary()
+    assert abs(wide.fn_rate_theory - truth) < 0.2 * truth  # the widened laws predict the hard sampler's FN rate
+    assert abs(thesis.fn_rate_theory - truth) > abs(wide.fn_rate_theory - truth)
+    assert wide.theta_scale > 0 and "per anchor" in wide.summary()
+    with pytest.raises(ValueError, match="family"):
+        diagnose(cand[:, 0], cand, family="gamma", tau_plus=0.1, law="theory")
