@@ -19,7 +19,9 @@ from negtheory.reproduce.sim_vs_train import (
     ORACLE_VARIANTS,
     SOURCES,
     VARIANTS,
+    oracle_ablation_table,
     simulate_point,
+    summary,
     verdict_table,
 )
 
@@ -133,7 +135,13 @@ def test_reproduce_sim_vs_train_end_to_end_and_resumes(tmp_path, capsys):
     assert set(v.verdict) == {"insufficient seeds"} and len(v) == 2 * 2
     assert set(v.rule) == {"sim-rule-1"}
     md = (out / "sim_vs_train.md").read_text()
-    assert "## Verdicts" in md and "**epochs 2**" in md
+    assert "## Verdicts" in md and "**epochs 2**" in md and "sim-rule-1" in md
+    oa = oracle_ablation_table(df, pd.read_csv(out / "ablations.csv"))
+    assert oa.groupby(["loss", "epoch"]).size().eq(5).all() and (oa.low <= oa.ratio).all()
+    text = summary([dict(label="toy split", folder="svt", oracle_goal=1.1)], root=tmp_path)
+    assert "| toy split | 2 | 4 |" in text and "sim-rule-1" in text
+    with pytest.raises(ValueError, match="oracle_goal"):
+        summary([dict(label="toy split", folder="svt")], root=tmp_path)
     runs = sorted((out / "runs").glob("*.json"))
     assert len(runs) == 4
     stamps = [p.stat().st_mtime_ns for p in runs]
@@ -222,3 +230,12 @@ def test_verdict_table_and_fit_tail_name_a_bad_parameter():
         cal.fit_tail(rows, np.full(20, 50), k_min=1)
     with pytest.raises(ValueError, match="counts"):
         cal.fit_tail(rows, np.full(3, 50))
+
+
+def test_the_committed_summary_is_rendered_from_the_committed_runs():
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "notebooks" / "data"
+    studies = json.loads((root / "sim_vs_train_studies.json").read_text())
+    assert (root / "sim_vs_train_summary.md").read_text() == summary(studies, root=root)
