@@ -36,14 +36,15 @@ and returns the quantities of the theory, estimated without test labels:
     Compare it with the square of a typical :math:`\theta_{SUP}` (``theta_scale``, the mean of
     :math:`e^{s/t}` over the sampled negatives), not across models of different score scales.
 
+``k_star``
+    Wu et al.'s optimal number of negatives from the training AUC (Rethinking InfoNCE, eq. 7, §4.3).
+
 **The class laws** (``family``). The thesis's laws (order 2) give independent pairs
 :math:`P(x_{TN} < x_{FN}) \le 5/6`, so a trained model's A lies beyond them and alpha sits at its
 bound 1 (``alpha_at_bound``). The default order-statistic family
 (:func:`negtheory.calibration.law_from_auc`) contains them and reaches every A in (1/2, 1) with an
 order k > 2; ``family="thesis"`` keeps the thesis's reading. A bound is then reached only for A <= 1/2
 (no signal) or A = 1.
-``k_star``
-    Wu et al.'s optimal number of negatives from the training AUC (Rethinking InfoNCE, eq. 7, §4.3).
 """
 
 from __future__ import annotations
