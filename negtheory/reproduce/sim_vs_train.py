@@ -574,7 +574,8 @@ def verdict_table(df: pd.DataFrame, quantity: str = "mse") -> pd.DataFrame:
         :func:`negtheory.reproduce.sim_rule.cell_verdicts` of the calibrated model (the
         order-statistic family: ``verdict``, ``reason``, ``calibrated_*``), with the thesis's laws
         judged the same way beside it (``thesis_verdict``, ``thesis_reason``,
-        ``thesis_laws_ratio / _low / _high``), the share of seeds whose alpha is at a bound of each
+        ``thesis_laws_ratio / _low / _high``), and so is the thesis's alpha = training AUC recipe
+        (``auc_recipe_verdict``, ``auc_recipe_ratio / _low / _high``), the share of seeds whose alpha is at a bound of each
         family (``thesis_at_bound``, ``order_at_bound``), the mean fitted order (``order_hat``) and
         ``rule`` (:data:`negtheory.reproduce.sim_rule.RULE_ID`).
     """
@@ -585,8 +586,11 @@ def verdict_table(df: pd.DataFrame, quantity: str = "mse") -> pd.DataFrame:
     v = cell_verdicts(df, quantity, model="calibrated")
     t = cell_verdicts(df, quantity, model="thesis_laws")
     v["thesis_verdict"], v["thesis_reason"] = t.verdict.to_numpy(), t.reason.to_numpy()
+    r = cell_verdicts(df, quantity, model="auc_recipe")
+    v["auc_recipe_verdict"] = r.verdict.to_numpy()
     for c in ("ratio", "low", "high"):
         v[f"thesis_laws_{c}"] = t[f"thesis_laws_{c}"].to_numpy()
+        v[f"auc_recipe_{c}"] = r[f"auc_recipe_{c}"].to_numpy()
     sc = df[df.estimator.fillna("") == ""].groupby(["loss", "epoch", "quantity"]).measured.mean()
     for col, q in (("thesis_at_bound", "alpha_at_bound"), ("order_at_bound", "order_at_bound"), ("order_hat", "order_hat")):
         v[col] = [float(sc.get((r.loss, r.epoch, q), math.nan)) for r in v.itertuples()]
@@ -704,13 +708,15 @@ def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame) 
         f"`insufficient seeds`: fewer than {rule.MIN_SEEDS}. The model is the order-statistic family "
         "(order k fitted to the validation AUC); the thesis's laws (order 2) are judged the same way.",
         "",
-        "| loss | epoch | train AUC | k | model | thesis laws | blind | oracle | verdict | thesis laws' verdict | reason |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| loss | epoch | train AUC | k | model | thesis laws | blind | alpha = AUC | oracle | verdict "
+        "| thesis laws' verdict | reason |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for _, r in vt.iterrows():
         lines.append(
             f"| {r.loss} | {r.epoch} | {r.train_auc:.3f} | {r.order_hat:.2f} | {rng_(r, 'calibrated')} | "
-            f"{rng_(r, 'thesis_laws')} | {rng_(r, 'blind')} | {rng_(r, 'oracle')} | **{r.verdict}** | "
+            f"{rng_(r, 'thesis_laws')} | {rng_(r, 'blind')} | {rng_(r, 'auc_recipe')} | {rng_(r, 'oracle')} | "
+            f"**{r.verdict}** | "
             f"{r.thesis_verdict} | {r.reason} |"
         )
     lines += [
@@ -1149,13 +1155,15 @@ def summary(studies: Sequence[dict], root: str | Path = ".") -> str:
         "",
         "**Trained cells** (simulated / measured MSE; geometric mean over the estimators, widest simultaneous interval):",
         "",
-        "| data set | loss | epoch | train AUC | k | model | thesis laws | blind | oracle | verdict | thesis laws |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| data set | loss | epoch | train AUC | k | model | thesis laws | blind | alpha = AUC | oracle | verdict "
+        "| thesis laws |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for label, r in cells:
         lines.append(
             f"| {label} | {r.loss} | {r.epoch} | {r.train_auc:.3f} | {r.order_hat:.2f} | {iv(r, 'calibrated')} | "
-            f"{iv(r, 'thesis_laws')} | {iv(r, 'blind')} | {iv(r, 'oracle')} | {r.verdict} | {r.thesis_verdict} |"
+            f"{iv(r, 'thesis_laws')} | {iv(r, 'blind')} | {iv(r, 'auc_recipe')} | {iv(r, 'oracle')} | {r.verdict} | "
+            f"{r.thesis_verdict} |"
         )
     steps = [
         s
