@@ -130,14 +130,17 @@ def main(argv=None):
     print(f"{data.n_users} users, {data.n_items} items, {len(data.train)} train / {len(data.valid)} valid / {len(data.test)} test;"
           f" label fraction {L:.3f}; {a.epochs} epochs of plain-PyTorch BPR-MF")  # fmt: skip
     print(
-        "sampler | labelled FN rate | diagnose (empirical law) | rel. error | diagnose (theory law) | rel. error | alpha | at bound"
+        "sampler | labelled FN rate | diagnose (empirical law) | rel. error | theory law (order-statistic family) | rel. error"
+        " | order k | theory law (thesis's family) | rel. error | thesis alpha at bound"
     )
     for name, items in neg_items.items():
         truth = float(_member(hkeys, np.repeat(users[:, None], items.shape[1], axis=1), items, data.n_items).mean())
         neg = score(items)
         d = diagnose(pos, cand, neg, labels=labels, label_fraction=L)
+        dt = diagnose(pos, cand, neg, labels=labels, label_fraction=L, family="thesis")
         print(f"{name} | {truth:.4f} | {d.fn_rate:.4f} | {d.fn_rate / truth - 1:+.1%} | {d.fn_rate_theory:.4f} | "
-              f"{d.fn_rate_theory / truth - 1:+.1%} | {d.alpha:.3f} | {d.alpha_at_bound}")  # fmt: skip
+              f"{d.fn_rate_theory / truth - 1:+.1%} | {d.order:.2f} | {dt.fn_rate_theory:.4f} | "
+              f"{dt.fn_rate_theory / truth - 1:+.1%} | {dt.alpha_at_bound}")  # fmt: skip
     print(
         f"tau+ (label-free) {d.tau_plus:.4f}; train AUC {d.train_auc:.3f}; K* {d.k_star}; "
         f"{time.perf_counter() - t0:.0f} s; peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GB"
