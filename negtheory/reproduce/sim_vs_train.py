@@ -242,12 +242,12 @@ def simulate_point(
     if isinstance(sources, str) or any(not isinstance(x, str) or x not in SOURCES for x in sources):
         raise ValueError(f"sources must be a sequence of names among {SOURCES}, got {sources!r}")
     want = set(sources)
-    sim = (
-        None
-        if "parametric" not in want
-        else mse_study(
+
+    def study(alpha, seed, **kw):
+        """Algorithm 6's parametric study at (alpha, tau+, N) on as many anchors: {estimator: result}."""
+        df = mse_study(
             "alpha",
-            [alpha_est],
+            [alpha],
             n_anchors=len(users),
             n_unlabeled=n,
             tau_plus=tau,
@@ -256,16 +256,14 @@ def simulate_point(
             hcl_beta=0.5,
             n_positives=1,
             estimators=ESTIMATORS,
-            rng=np.random.SeedSequence([base, rec.epoch, 999]),
+            rng=seed,
             execution=Execution(progress=False),
+            **kw,
         )
-    )
-    parametric = {
-        r["estimator"]: dict(
-            mse=float(r["mse"]), mse_se=float(r["mse_se"]), mean=float(r["mean"]), truth_mean=float(r["truth_mean"])
-        )
-        for r in (sim.to_dict("records") if sim is not None else [])
-    }
+        keys = ("mse", "mse_se", "mean", "truth_mean")
+        return {r["estimator"]: {k: float(r[k]) for k in keys} for r in df.to_dict("records")}
+
+    parametric = study(alpha_est, np.random.SeedSequence([base, rec.epoch, 999])) if "parametric" in want else {}
     # the oracle's labels and false-negative laws per user, from every fit redraw's test labels
     all_unl = np.concatenate([fb.unlabeled for fb in rec.fits], axis=1)
     all_fn = np.isfinite(all_unl) & ~np.concatenate([fb.tn for fb in rec.fits], axis=1)
@@ -320,22 +318,8 @@ def simulate_point(
         ab["tau_global"] = calibrated(seeds[12], tau_plus=tau)
         ab["positives_phi_fn"] = calibrated(seeds[8], positives="phi_fn")
         lo, hi = np.nanpercentile(fb.unlabeled, [1.0, 99.0])
-        rs = mse_study(
-            "alpha",
-            [alpha_gen],
-            n_anchors=len(users),
-            n_unlabeled=n,
-            tau_plus=tau,
-            t=t,
-            beta=0.5,
-            hcl_beta=0.5,
-            n_positives=1,
-            estimators=ESTIMATORS,
-            rng=seeds[9],
-            execution=Execution(progress=False),
-            generation=Generation(base_interval=(float(lo), float(max(hi, lo + 1e-9)))),
-        )
-        ab["parametric_range"] = {r["estimator"]: dict(mse=float(r["mse"])) for r in rs.to_dict("records")}
+        interval = (float(lo), float(max(hi, lo + 1e-9)))
+        ab["parametric_range"] = study(alpha_gen, seeds[9], generation=Generation(base_interval=interval))
         if ranks.size:
             # the oracle's ablation ladder (module notes): each assumption against its empirical truth
             ab["oracle_pooled"] = errors(oracle(seeds[13], tau_plus=tau, fn=None))
