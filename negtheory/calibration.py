@@ -172,6 +172,16 @@ def _order_cdf(v, kind, lam, k, tau_plus=0.0):
     return (1.0 - lam) * v + lam * v**k
 
 
+def _bisect(cdf, q):
+    """The v in [0, 1] with cdf(v) = q for an increasing cdf, elementwise, by 60 halvings (2^-60 in v)."""
+    lo, hi = np.zeros(np.shape(q)), np.ones(np.shape(q))
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        below = cdf(mid) < q
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return 0.5 * (lo + hi)
+
+
 def _order_ppf(q, kind, lam, k):
     """Inverse of :func:`_order_cdf` for "tn" / "fn": closed forms at k = 2 or lam = 1, else bisection."""
     q, lam, k = np.broadcast_arrays(
@@ -187,14 +197,9 @@ def _order_ppf(q, kind, lam, k):
         kk = k[pure]
         out[pure] = 1.0 - (1.0 - q[pure]) ** (1.0 / kk) if kind == "tn" else q[pure] ** (1.0 / kk)
     rest = ~two & ~pure
-    if rest.any():  # a mixture: bisection on the increasing CDF (2^-60 in v)
-        lo, hi = np.zeros(int(rest.sum())), np.ones(int(rest.sum()))
+    if rest.any():  # a mixture
         qq, ll, kk = q[rest], lam[rest], k[rest]
-        for _ in range(60):
-            mid = 0.5 * (lo + hi)
-            below = _order_cdf(mid, kind, ll, kk) < qq
-            lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
-        out[rest] = 0.5 * (lo + hi)
+        out[rest] = _bisect(lambda v: _order_cdf(v, kind, ll, kk), qq)
     return np.clip(out, 0.0, 1.0)
 
 
@@ -316,12 +321,7 @@ def class_conditional_ppf(q: ArrayLike, kind: str, alpha: float, tau_plus: float
     lam = 2.0 * alpha - 1.0
     if kind != "un":
         return _order_ppf(q, kind, lam, order)
-    lo, hi = np.zeros(q.shape), np.ones(q.shape)
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        below = _order_cdf(mid, "un", lam, order, tau_plus) < q
-        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
-    return 0.5 * (lo + hi)
+    return _bisect(lambda v: _order_cdf(v, "un", lam, order, tau_plus), q)
 
 
 def _order_auc(lam, k):

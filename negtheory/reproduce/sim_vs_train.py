@@ -129,6 +129,14 @@ VARIANTS = (
 )
 #: the oracle's ablation ladder (fit batch 0): each assumption replaced by its empirical truth
 ORACLE_VARIANTS = ("oracle_pooled", "oracle_user_tau", "oracle_anchor_positive", "eval_bootstrap")
+# the ladder's steps in order, with their labels in the reports ("oracle" is the judged source itself)
+_LADDER = (
+    ("oracle_pooled", "one pooled tau+, pooled FN ranks"),
+    ("oracle_user_tau", "+ each user's tau+"),
+    ("oracle", "+ each user's FN law (the oracle judged)"),
+    ("oracle_anchor_positive", "+ the anchor's own positive"),
+    ("eval_bootstrap", "the eval batches, i.i.d. per user (check)"),
+)
 GOAL = BAND  # the verdict band: one constant, in the committed rule
 DEFAULT_PROBE_EPOCHS = (1, 2, 5, 10, 20)
 
@@ -617,16 +625,9 @@ def oracle_ablation_table(df: pd.DataFrame, ablations: pd.DataFrame) -> pd.DataF
     main = per_seed_log_ratios(df, "oracle").groupby(level=["loss", "epoch", "seed"]).mean()
     ab = ablations.assign(r=np.log(ablations.simulated / ablations.measured))
     ab = ab.groupby(["variant", "loss", "epoch", "seed"]).r.mean() if len(ab) else ab
-    steps = [
-        ("oracle_pooled", "one pooled tau+, pooled FN ranks"),
-        ("oracle_user_tau", "+ each user's tau+"),
-        ("oracle", "+ each user's FN law (the oracle judged)"),
-        ("oracle_anchor_positive", "+ the anchor's own positive"),
-        ("eval_bootstrap", "the eval batches, i.i.d. per user (check)"),
-    ]
     rows = []
     for (loss, ep), g in main.groupby(level=["loss", "epoch"], sort=False):
-        for key, label in steps:
+        for key, label in _LADDER:
             if key == "oracle":
                 vals = g.to_numpy()
             elif len(ab) and (key, loss, ep) in ab.index.droplevel("seed"):
@@ -1149,16 +1150,7 @@ def summary(studies: Sequence[dict], root: str | Path = ".") -> str:
             f"{iv(r, 'thesis_laws')} | {iv(r, 'blind')} | {iv(r, 'auc_recipe')} | {iv(r, 'oracle')} | {r.verdict} | "
             f"{r.thesis_verdict} |"
         )
-    steps = [
-        s
-        for s in (
-            "one pooled tau+, pooled FN ranks",
-            "+ each user's tau+",
-            "+ each user's FN law (the oracle judged)",
-            "+ the anchor's own positive",
-            "the eval batches, i.i.d. per user (check)",
-        )
-    ]
+    steps = [label for _, label in _LADDER]
     lines += [
         "",
         "**The oracle's ablation ladder at the trained cells** (geometric mean over the estimators, 95 % "
