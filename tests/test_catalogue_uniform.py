@@ -49,16 +49,20 @@ def test_the_same_seed_gives_the_same_draws():
 
 
 def test_device_draws_have_the_same_law():
-    from negtheory.bridge.recommend import _CatalogueDraw
+    from negtheory.recsys import load_split
 
-    gen = torch.Generator().manual_seed(0)
-    users = torch.zeros(4000, dtype=torch.int64)
-    x = _CatalogueDraw(5).draw(users, 5, gen)
-    assert tuple(x.shape) == (4000, 5) and x.dtype == torch.int64 and x.device == users.device
+    d5 = load_split(np.array([[0, 0], [0, 1], [0, 4]]), np.array([[0, 2], [0, 3]]))
+    users = np.zeros(4000, dtype=np.int64)
+    bound = CatalogueUniform(on_device=True).bind(d5)
+    bound.start(None, np.random.default_rng(0))
+    x = bound.draw(users, 5)
+    assert isinstance(x, torch.Tensor) and tuple(x.shape) == (4000, 5) and x.dtype == torch.int64
     counts = np.bincount(x.numpy().ravel(), minlength=5)
+    # uniform over the whole catalogue, the user's training items 0, 1 and 4 included
     assert counts.size == 5 and stats.chisquare(counts).pvalue > 1e-3
-    again = _CatalogueDraw(5).draw(users, 5, torch.Generator().manual_seed(0))
-    assert torch.equal(x, again)
+    again = CatalogueUniform(on_device=True).bind(d5)
+    again.start(None, np.random.default_rng(0))
+    assert torch.equal(x, again.draw(users, 5))
 
 
 def test_spec_validates_and_round_trips():
@@ -109,11 +113,14 @@ def test_the_host_path_feeds_the_spec_draws_to_the_step():
     np.testing.assert_array_equal(seen[0][:, 0].numpy(), b[:, 1])
 
 
-def test_the_batch1_engine_refuses_it():
+def test_batch1_runs_on_the_torch_trainer():
     from negtheory.training import fit
 
-    with pytest.raises(ValueError, match="sampler=CatalogueUniform"):
-        fit(_data(), model=MF(dim=4), loss=InfoNCE(negatives=4), sampler=CatalogueUniform(), optimizer=SGD(), epochs=1)
+    r = fit(_data(), model=MF(dim=4), loss=InfoNCE(negatives=4), sampler=CatalogueUniform(), optimizer=SGD(), epochs=1)
+    assert r.engine == "torch" and np.isfinite(r.history[-1]["loss"])
+    with pytest.raises(ValueError, match="sampler=CatalogueUniform: the numba backend"):
+        fit(_data(), model=MF(dim=4), loss=InfoNCE(negatives=4), sampler=CatalogueUniform(), optimizer=SGD(), epochs=1,
+            engine="sgd")  # fmt: skip
 
 
 def test_ccl_positive_hinge_is_relu_of_the_positive_term():

@@ -97,7 +97,7 @@ def test_an_epoch_on_the_shared_path_equals_the_per_row_path_fed_the_same_draws(
         torch.testing.assert_close(a, b, rtol=1e-8, atol=1e-10)
 
 
-def test_fit_trains_with_shared_negatives_and_the_sgd_engine_refuses_them():
+def test_fit_trains_with_shared_negatives_at_any_batch_size():
     from negtheory.training import InfoNCE, fit
 
     d = _data()
@@ -105,8 +105,27 @@ def test_fit_trains_with_shared_negatives_and_the_sgd_engine_refuses_them():
               sampler=SharedUniform(), optimizer=Adam(lr=0.01, batch_size=32), epochs=2, rng=0)  # fmt: skip
     assert res.engine == "torch" and res.config["sampler"] == "shared_uniform"
     assert np.isfinite(res.history[-1]["loss"])
-    with pytest.raises(ValueError, match="sampler=SharedUniform"):
-        fit(d, model=MF(dim=4), loss=InfoNCE(negatives=4), sampler=SharedUniform(), optimizer=SGD(), epochs=1)
+    # batch 1: the numba backend draws among the non-interacted items, so the torch trainer runs it
+    r1 = fit(d, model=MF(dim=4), loss=InfoNCE(negatives=4), sampler=SharedUniform(), optimizer=SGD(), epochs=1)
+    assert r1.engine == "torch" and np.isfinite(r1.history[-1]["loss"])
+    with pytest.raises(ValueError, match="sampler=SharedUniform: the numba backend"):
+        fit(d, model=MF(dim=4), loss=InfoNCE(negatives=4), sampler=SharedUniform(), optimizer=SGD(), epochs=1,
+            engine="sgd")  # fmt: skip
+
+
+def test_dropout_scores_a_rows_items_and_the_shared_negatives_with_one_mask():
+    from negtheory.bridge.recommend import MF as TorchMF
+
+    m = TorchMF(5, 9, dim=6, generator=torch.Generator().manual_seed(0), cosine=True, dropout=0.5, dropout_seed=3)
+    m.train()
+    u, items, shared = torch.tensor([0, 1, 4]), torch.tensor([[1, 2], [3, 4], [0, 8]]), torch.tensor([5, 6, 7])
+    own, extra = m.scores_with_shared(u, items, shared)
+    # the one dropped user vector: the scores over all the items are those of a single forward pass with
+    # the same mask (same seed) over the row's items followed by the shared ones
+    m2 = TorchMF(5, 9, dim=6, generator=torch.Generator().manual_seed(0), cosine=True, dropout=0.5, dropout_seed=3)
+    m2.train()
+    both = m2(u, torch.cat([items, shared.expand(3, 3)], dim=1))
+    torch.testing.assert_close(torch.cat([own, extra], dim=1), both)
 
 
 def test_ccl_is_the_published_formula_value_and_gradient():
@@ -130,7 +149,7 @@ def test_ccl_is_the_published_formula_value_and_gradient():
         ccl(pos, neg, 0.5, 0.0)
 
 
-def test_ccl_trains_on_cosine_mf_only():
+def test_ccl_needs_bounded_scores():
     from negtheory.training import CCL, LightGCN, fit
 
     d = _data()
@@ -140,7 +159,10 @@ def test_ccl_trains_on_cosine_mf_only():
     losses = [h["loss"] for h in res.history]
     assert all(np.isfinite(losses))
     for model in (MF(dim=4), LightGCN(dim=4)):
-        with pytest.raises(ValueError, match="CCL's margin is on the cosine"):
+        with pytest.raises(ValueError, match="CCL needs bounded scores"):
             fit(d, model=model, loss=CCL(negatives=4), optimizer=Adam(batch_size=32), epochs=1)
+        # the released code's max(0, 1 - x) is bounded below: defined on inner products too
+        r = fit(d, model=model, loss=CCL(negatives=4, positive_hinge=True), optimizer=Adam(batch_size=32), epochs=1)
+        assert np.isfinite(r.history[-1]["loss"])
     with pytest.raises(ValueError, match="CCL.margin"):
         CCL(margin=2.0)

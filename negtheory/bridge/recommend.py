@@ -88,7 +88,7 @@ __all__ = [
     "fit_mf",
 ]
 
-LOSSES = ("bpr", "infonce", "dcl", "hcl", "dpl", "bcl", "bcl_released")
+LOSSES = ("bpr", "bce", "infonce", "dcl", "hcl", "dpl", "bcl", "bcl_released")
 
 #: the models of :func:`fit_mf`'s ``model``
 MODELS = ("mf", "lightgcn")
@@ -233,6 +233,31 @@ class MF(nn.Module):
         wu = self._dropped(wu)
         # a batched matrix product: no [B, K, d] product tensor in the forward pass
         return torch.bmm(hi, wu[:, :, None])[..., 0]
+
+    def scores_with_shared(self, users, items, shared) -> tuple[torch.Tensor, torch.Tensor]:
+        """The scores of each row's items and of the batch's shared items by one (dropped) user vector.
+
+        With dropout the row's user vector must be the same in both (one mask per row), which
+        :meth:`forward` and :func:`shared_scores` called apart would not give.
+
+        Parameters
+        ----------
+        users : LongTensor, shape [B]
+            The users.
+        items : LongTensor, shape [B, K]
+            Each row's items.
+        shared : LongTensor, shape [N]
+            The items every row is scored against.
+
+        Returns
+        -------
+        (Tensor, Tensor)
+            Shapes [B, K] and [B, N].
+        """
+        wu, hi = self._scored(self.user(users), self.item(items))
+        hs = nn.functional.normalize(self.item(shared), dim=-1) if self.cosine else self.item(shared)
+        wu = self._dropped(wu)
+        return torch.bmm(hi, wu[:, :, None])[..., 0], wu @ hs.T
 
     def _scored(self, wu: torch.Tensor, hi: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The embeddings whose inner products are the scores: normalised rows for cosine, else as given."""
@@ -664,14 +689,34 @@ def _candidate_scores(model: nn.Module, users: np.ndarray, cand: np.ndarray, pro
     return model(ut, ct.reshape(len(ut), -1), **kw).reshape(ct.shape).cpu().numpy()
 
 
+def _loss_label(loss: Any) -> str:
+    """A loss's name for messages: its name in :data:`LOSSES`, or a user loss's class name."""
+    return loss if isinstance(loss, str) else type(loss).__name__
+
+
 def _loss(name, s, m, n, cfg):
-    """s: [B, 1 + M + N] scores / t (own positive, M extra positives, N negatives)."""
+    """s: [B, 1 + M + N] scores / t (own positive, M extra positives, N negatives).
+
+    ``name``: a name of :data:`LOSSES`, or a user's loss: an ``nn.Module`` or callable of the
+    positive logits [B] and the negative logits [B, N] returning a scalar, or a loss module of
+    :mod:`negtheory.bridge.modules` (its ``loss_from_logits``). Its ``temperature`` attribute, when
+    it has one, divides the scores first.
+    """
     pos = s[:, 0]
     extra = s[:, 1 : 1 + m]
     neg = s[:, 1 + m :]
+    if not isinstance(name, str):
+        # a loss module of negtheory.bridge (embedding losses) reads logits through loss_from_logits
+        out = getattr(name, "loss_from_logits", name)(pos, neg)
+        if out.dim() != 0:
+            raise ValueError(f"loss: {_loss_label(name)} must return a scalar (reduction 'mean' or 'sum'), got shape "
+                             f"{tuple(out.shape)}")  # fmt: skip
+        return out
     floor = math.exp(-1.0 / cfg["temperature"])
     if name == "bpr":
         return Fn.bpr(pos, neg)
+    if name == "bce":  # -ln sigma(x_ui) - sum_k ln(1 - sigma(x_uk)) (thesis Table 4.4; k = N: the sum)
+        return Fn.bce(pos, neg)
     if name == "infonce":
         return Fn.infonce(pos, neg)
     if name == "dcl":
@@ -768,31 +813,62 @@ def device_top_items(s: torch.Tensor, k: int, masked=()) -> np.ndarray:
     return np.ascontiguousarray(top)
 
 
-class _EmbeddingScores:
-    """Score rows ``user_emb[users] @ item_emb.T`` (numpy) for a sampler spec's ``draw(scores=...)``."""
+class StepScores:
+    """The current model's scores as a score-aware sampler reads them (:mod:`negtheory.training.negatives`).
 
-    def __init__(self, user_emb: np.ndarray, item_emb: np.ndarray) -> None:
-        self.user_emb, self.item_emb = user_emb, item_emb
+    Made at each step's start (LightGCN: from the step's propagation, detached); nothing is
+    computed until a sampler asks.
+
+    Parameters
+    ----------
+    model : MF or LightGCN
+        The model being trained.
+    propagated : tuple of Tensor, optional
+        LightGCN's :meth:`LightGCN.propagate` of this step (None: propagated when needed).
+    """
+
+    def __init__(self, model: nn.Module, propagated: tuple[torch.Tensor, torch.Tensor] | None = None) -> None:
+        self.model, self.propagated = model, propagated
+        self._np: tuple[np.ndarray, np.ndarray] | None = None
+
+    @torch.no_grad()
+    def tensors(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The scoring embeddings (e_u, e_i) on the model's device, detached: scores = e_u @ e_i.T."""
+        model = self.model
+        if isinstance(model, LightGCN):
+            if self.propagated is not None:
+                return tuple(t.detach() for t in self.propagated)  # type: ignore[return-value]
+            return model.propagate()
+        return model.scoring_embeddings()
+
+    def embeddings(self) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`tensors` as float32 numpy arrays (computed once)."""
+        if self._np is None:
+            eu, ei = self.tensors()
+            self._np = (eu.detach().float().cpu().numpy(), ei.detach().float().cpu().numpy())
+        return self._np
 
     def block(self, users: np.ndarray) -> np.ndarray:
-        return self.user_emb[np.asarray(users)] @ self.item_emb.T
+        """Rows ``e_u[users] @ e_i.T`` of the score matrix (numpy)."""
+        eu, ei = self.embeddings()
+        return eu[np.asarray(users)] @ ei.T
 
-
-class _CatalogueDraw:
-    """``CatalogueUniform(on_device=True)``'s draw: [B, n] items i.i.d. uniform over the catalogue, on the users' device."""
-
-    def __init__(self, n_items: int) -> None:
-        self.n_items = int(n_items)
-
-    def draw(self, users: torch.Tensor, n: int, gen: torch.Generator) -> torch.Tensor:
-        return torch.randint(self.n_items, (users.shape[0], n), generator=gen, device=users.device)
+    def __call__(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
+        """The model's own scores (its forward, no graph) of an item array of shape (B, ...)."""
+        items = np.asarray(items)
+        flat = items.reshape(len(users), -1)
+        return _candidate_scores(self.model, users, flat[:, :, None], self.propagated).reshape(items.shape)
 
 
 class _MFRunner:
-    """One epoch of mini-batch training per ``run_epoch`` (the :class:`~negtheory.recsys.loop.EpochRunner` of MF)."""
+    """One epoch of mini-batch training per ``run_epoch`` (the :class:`~negtheory.recsys.loop.EpochRunner` of MF).
 
-    def __init__(self, model, opt, sched, loss, cfg, data, m_extra, n_neg, batch_size, dev, rng, batch_l2=0.0, bns=None,
-                 spec=None, max_grad_norm=None):  # fmt: skip
+    The step: sample (the sampler's ``draw``, :mod:`negtheory.training.negatives`) -> score (the
+    model) -> loss (a loss function of (positive logits, negative logits)) -> optimizer step.
+    """
+
+    def __init__(self, model, opt, sched, loss, cfg, data, m_extra, n_neg, batch_size, dev, rng, batch_l2=0.0, spec=None,
+                 max_grad_norm=None, shuffle="epoch"):  # fmt: skip
         self.model, self.opt, self.sched = model, opt, sched
         # None, or c: the gradient of all parameters scaled to total norm <= c before each step (MF-CCL's code: 10)
         self.max_grad_norm = max_grad_norm
@@ -803,134 +879,61 @@ class _MFRunner:
         self.pairs = data.train
         self.n_items = data.n_items
         self.indptr, self.indices = data.train_csr()
-        self.csr = (self.indptr, self.indices)  # the training items, for the samplers (no dense mask)
         self.batch_l2 = batch_l2  # > 0: L2 of the batch's layer-0 embeddings (LightGCN release), else weight decay
-        self.bns = bns  # None, or (candidates, lam, prior as a tensor): BNS negatives (thesis eq. 4.26)
-        spec = S.RNS() if spec is None or isinstance(spec, S.BNS) else spec
-        # RNS, PNS, DNS (each negative the highest-scored of C uniform candidates) and AOBPR (a
-        # geometric rank among the scored non-interacted items) draw through the sampler specs' own
-        # draw, the one a user's loop calls (negtheory.training.specs); BNS's choice is batched on the
-        # model's device below; SRNS keeps its memories in an SRNSMemory (negtheory.recsys)
-        self.dns = spec.candidates if isinstance(spec, S.DNS) else 0
-        self.aobpr = isinstance(spec, S.AOBPR)
+        self.shuffle, self.perm = shuffle, None  # "once": one permutation for the whole run (drawn at the first epoch)
+        spec = S.RNS() if spec is None else spec
+        # every sampler draws through its own bound object (negtheory.training.negatives): bind -> start -> draw
+        self.spec = spec
+        self.score_aware = bool(getattr(spec, "score_aware", False))
         # SharedUniform: one row of N catalogue-uniform items per step, scored by one [B, d] x [d, N] product
-        self.shared = isinstance(spec, S.SharedUniform)
+        self.shared = bool(getattr(spec, "shared", False))
         self.sampler = spec.bind(data)
-        self.srns = None
-        if isinstance(spec, S.SRNS):
-            from ..recsys.adaptive_samplers import SRNSMemory
+        self.sampler.start(StepScores(model), rng, dev)
 
-            self.srns = SRNSMemory(spec, data, *self._step_embeddings(None), rng=rng)
-        # RNS(on_device=True): uniform negatives drawn on the model's device (device_sampling), by
-        # torch's generator seeded from the run's stream; items stay on the device
-        self.device_sampler = self.gen = None
-        if isinstance(spec, S.RNS) and spec.on_device:
-            from .device_sampling import UniformFreeSampler
-
-            self.device_sampler = UniformFreeSampler(self.csr, data.n_items, dev)
-            self.gen = torch.Generator(device=dev).manual_seed(int(rng.integers(2**63 - 1)))
-        elif isinstance(spec, S.CatalogueUniform) and spec.on_device:
-            # CatalogueUniform(on_device=True): i.i.d. uniform over all items per row, torch.randint on the device
-            self.device_sampler = _CatalogueDraw(data.n_items)
-            self.gen = torch.Generator(device=dev).manual_seed(int(rng.integers(2**63 - 1)))
-        if bns is not None:
-            self.n_neg_free = data.n_items - np.diff(self.indptr)
-
-    @torch.no_grad()
-    def _step_embeddings(self, propagated) -> tuple[np.ndarray, np.ndarray]:
-        """The scoring embeddings at the step's start as float32 numpy (LightGCN: ``propagated``, or propagate)."""
-        if isinstance(self.model, LightGCN):
-            eu, ei = propagated if propagated is not None else self.model.propagate()
-        else:
-            eu, ei = self.model.scoring_embeddings()
-        return eu.detach().float().cpu().numpy(), ei.detach().float().cpu().numpy()
-
-    def _score_based(self, u, pos, epoch, prop):
-        """AOBPR's or SRNS's negatives for the step's rows, [B, n], from the scores of the step's start."""
-        eu, ei = self._step_embeddings(prop)
-        if self.srns is not None:
-            return self.srns.draw(u, pos, eu, ei, epoch=epoch, rng=self.rng)[:, None]
-        return self.sampler.draw(u, self.n_neg, self.rng, scores=_EmbeddingScores(eu, ei))
-
-    @torch.no_grad()
-    def _bns_negatives(self, u, pos, cand, propagated=None):
-        """The BNS choice (thesis eq. 4.26, as :func:`negtheory.recsys.fit_bpr_sgd`) among ``cand`` [B, C].
-
-        ``propagated``: LightGCN's :meth:`~LightGCN.propagate` of this step (reused by the loss).
-        """
-        _, lam, prior, f_sample = self.bns
-        model, dev = self.model, self.dev
-        ut = torch.from_numpy(u).to(dev)
-        n_free = self.n_neg_free[u]
-        if f_sample and f_sample < n_free.min():
-            # F from f_sample distinct uniform non-interacted items per user (unbiased): eq. 4.15's
-            # #{j <= x} / (n + 1) estimated by #{sampled <= x} / S * n / (n + 1), i.e. bns_select's
-            # count over n_reference + 1 = S (n + 1) / n; only the B (1 + C + S) pairs are scored
-            refs = sample_uninteracted(u, f_sample, self.csr, self.rng, n_items=self.n_items)
-            items = torch.from_numpy(np.concatenate([pos[:, None], cand, refs], axis=1)).to(dev)
-            if isinstance(model, LightGCN):
-                eu, ei = (t.detach() for t in propagated) if propagated is not None else model.propagate()
-                sc = (eu[ut][:, None, :] * ei[items]).sum(-1)
-            else:
-                sc = (model.user(ut)[:, None, :] * model.item(items)).sum(-1)
-            c = cand.shape[1]
-            ct = torch.from_numpy(cand).to(dev)
-            n_ref = torch.from_numpy(f_sample * (n_free + 1.0) / n_free - 1.0)
-            choice = bns_select(sc[:, 0], sc[:, 1 : 1 + c], prior.to(dev, sc.dtype)[ct], reference_scores=sc[:, 1 + c :],
-                                lam=lam, n_reference=n_ref)  # fmt: skip
-            return cand[np.arange(len(u)), choice.cpu().numpy()][:, None]
-        if isinstance(model, LightGCN):
-            eu, ei = (t.detach() for t in propagated) if propagated is not None else model.propagate()
-            sc = eu[ut] @ ei.T
-        else:
-            sc = model.user(ut) @ model.item.weight.T
-        mask = torch.from_numpy(~self.sampler.free_mask(u)).to(dev)  # the batch's training items, [B, n_items]
-        ref = sc.masked_fill(mask, math.inf)  # positives never count as <= a candidate
-        ct = torch.from_numpy(cand).to(dev)
-        x_ui = sc.gather(1, torch.from_numpy(pos).to(dev)[:, None])[:, 0]
-        # eq. 4.15 over n + 1 with n the user's non-interacted items
-        choice = bns_select(x_ui, sc.gather(1, ct), prior.to(dev, sc.dtype)[ct], reference_scores=ref, lam=lam,
-                            n_reference=torch.from_numpy(n_free))  # fmt: skip
-        return cand[np.arange(len(u)), choice.cpu().numpy()][:, None]
+    def _permutation(self, n: int) -> np.ndarray:
+        if self.shuffle == "once":
+            if self.perm is None:
+                self.perm = self.rng.permutation(n)
+            return self.perm
+        return self.rng.permutation(n)
 
     def run_epoch(self, epoch: int) -> dict[str, float]:
         model, rng, dev, pairs = self.model, self.rng, self.dev, self.pairs
         model.train()
         n = len(pairs)
-        perm = rng.permutation(n)
+        perm = self._permutation(n)
         parts: list[torch.Tensor] = []
         sizes: list[int] = []
+        lightgcn = isinstance(model, LightGCN)
         for s in range(0, n, self.batch_size):
             b = pairs[perm[s : s + self.batch_size]]
             u = b[:, 0]
             cols = [b[:, 1:2]]
-            # LightGCN with a score-based sampler: one propagation per step serves it (detached) and the loss
-            scored = self.bns is not None or self.dns or self.aobpr or self.srns is not None
-            prop = model.propagate() if (scored or self.shared) and isinstance(model, LightGCN) else None
+            # LightGCN with a score-aware sampler: one propagation per step serves it (detached) and the loss
+            prop = model.propagate() if (self.score_aware or self.shared) and lightgcn else None
             if self.m_extra:
                 cols.append(sample_extra_positives(u, self.m_extra, self.indptr, self.indices, rng))
             ut = torch.from_numpy(u).to(dev)
             shared = None
             if self.shared:
                 # the same draw as SharedUniform.sample (one row, from the run's stream), kept as one row
-                shared = torch.from_numpy(self.sampler.draw(u[:1], self.n_neg, rng)[0]).to(dev)
+                shared = torch.from_numpy(np.asarray(self.sampler.draw(u[:1], self.n_neg, rng))[0]).to(dev)
                 items = torch.from_numpy(np.concatenate(cols, axis=1)).to(dev)
-            elif self.device_sampler is not None:
-                items = torch.cat([torch.from_numpy(np.concatenate(cols, axis=1)).to(dev),
-                                   self.device_sampler.draw(ut, self.n_neg, self.gen)], dim=1)  # fmt: skip
             else:
-                if self.aobpr or self.srns is not None:
-                    cols.append(self._score_based(u, b[:, 1], epoch, prop))
-                elif self.bns is None:
-                    score = (lambda users, cand, prop=prop: _candidate_scores(model, users, cand, prop)) if self.dns else None
-                    cols.append(self.sampler.draw(u, self.n_neg, rng, scores=score))
+                neg = self.sampler.draw(u, self.n_neg, rng, scores=StepScores(model, prop), positives=b[:, 1], epoch=epoch)
+                if isinstance(neg, torch.Tensor):  # a device-side draw: the items stay on the device
+                    items = torch.cat([torch.from_numpy(np.concatenate(cols, axis=1)).to(dev), neg.to(dev)], dim=1)
                 else:
-                    cand = sample_uninteracted(u, self.bns[0], self.csr, rng, n_items=self.n_items)
-                    cols.append(self._bns_negatives(u, b[:, 1], cand, prop))
-                items = torch.from_numpy(np.concatenate(cols, axis=1)).to(dev)
-            scores = model(ut, items) if prop is None else model(ut, items, propagated=prop)
-            if shared is not None:
-                scores = torch.cat([scores, shared_scores(model, ut, shared, prop)], dim=1)
+                    cols.append(np.asarray(neg, dtype=np.int64).reshape(len(u), self.n_neg))
+                    items = torch.from_numpy(np.concatenate(cols, axis=1)).to(dev)
+            if shared is not None and getattr(model, "dropout", 0.0):
+                # one dropped user vector scores the row's items and the shared negatives
+                scores, extra = model.scores_with_shared(ut, items, shared)
+                scores = torch.cat([scores, extra], dim=1)
+            else:
+                scores = model(ut, items) if prop is None else model(ut, items, propagated=prop)
+                if shared is not None:
+                    scores = torch.cat([scores, shared_scores(model, ut, shared, prop)], dim=1)
             scores = scores / self.cfg["temperature"]
             lval = _loss(self.loss, scores, self.m_extra, self.n_neg, self.cfg)
             obj = lval
@@ -950,10 +953,10 @@ class _MFRunner:
         # the same float64 sum of loss x batch size, in step order, as reading each step's loss at once
         tot = sum(v * m for v, m in zip(torch.stack(parts).cpu().tolist(), sizes)) if parts else 0.0
         if not math.isfinite(tot):
-            raise FloatingPointError(f"{self.loss} loss is {tot} in epoch {epoch + 1}: training diverged")
+            raise FloatingPointError(f"{_loss_label(self.loss)} loss is {tot} in epoch {epoch + 1}: training diverged")
         self.sched.step()
-        if self.srns is not None:  # the scores after this epoch replace the window's oldest
-            self.srns.record(epoch, *self._step_embeddings(None))
+        # the scores this epoch ended on (SRNS replaces its window's oldest with them)
+        self.sampler.end_epoch(epoch, StepScores(model))
         return dict(loss=tot / n)
 
     def state_dict(self) -> dict[str, Any]:
@@ -969,13 +972,12 @@ class _MFRunner:
             model={k: v for k, v in self.model.state_dict().items() if k != "adj"},
             optimizer=self.opt.state_dict(), schedule=sched, rng=self.rng.bit_generator.state,
         )  # fmt: skip
-        if self.gen is not None:
-            st["device_generator"] = self.gen.get_state()
+        st.update(self.sampler.state_dict())  # the sampler's own streams and memories
+        if self.perm is not None:
+            st["permutation"] = self.perm
         drop = getattr(self.model, "_drop_gen", None)
         if drop is not None:
             st["dropout_generator"] = drop.get_state()
-        if self.srns is not None:
-            st["srns"] = self.srns.state_dict()
         return st
 
     def load_state_dict(self, st: dict[str, Any]) -> None:
@@ -991,14 +993,13 @@ class _MFRunner:
             sched["milestones"] = Counter({int(k): int(v) for k, v in sched["milestones"].items()})
         self.sched.load_state_dict(sched)
         self.rng.bit_generator.state = st["rng"]
-        if self.gen is not None:
-            self.gen.set_state(st["device_generator"])
+        self.sampler.load_state_dict(st)
+        if "permutation" in st:
+            self.perm = np.asarray(st["permutation"])
         if "dropout_generator" in st:
             gen = torch.Generator(device=self.dev)
             gen.set_state(st["dropout_generator"])
             self.model._drop_gen = gen
-        if self.srns is not None:
-            self.srns.load_state_dict(st["srns"])
 
     def score_matrix(self) -> ScoreMatrix:
         """A snapshot of the current scores (the embeddings, LightGCN's propagated once, are copied)."""
@@ -1262,17 +1263,21 @@ def fit_mf(
 # ------------------------------------------------------------------------------------------
 # the mini-batch engine of negtheory.training.fit
 # ------------------------------------------------------------------------------------------
-def _loss_name(loss: Any) -> str:
-    """The name of :data:`LOSSES` (the loss function of :func:`_loss`) of a loss spec."""
+def _loss_name(loss: Any) -> Any:
+    """The name of :data:`LOSSES` (the loss function of :func:`_loss`) of a loss spec; a user's loss as is."""
+    if not isinstance(loss, S.Spec):
+        return loss
     if isinstance(loss, S.BCL):
         return "bcl" if loss.form == "thesis" else "bcl_released"
-    return {S.BPR: "bpr", S.InfoNCE: "infonce", S.DCL: "dcl", S.HCL: "hcl", S.DPL: "dpl", S.CCL: "ccl"}[type(loss)]
+    return {S.BPR: "bpr", S.BCE: "bce", S.InfoNCE: "infonce", S.DCL: "dcl", S.HCL: "hcl", S.DPL: "dpl", S.CCL: "ccl"}[
+        type(loss)
+    ]
 
 
 def _loss_cfg(loss: Any) -> dict[str, float]:
     """The hyper-parameters :func:`_loss` reads; a loss without one gets the released code's default."""
     return dict(
-        temperature=getattr(loss, "temperature", 1.0),
+        temperature=float(getattr(loss, "temperature", 1.0)),  # a loss module's own t divides the scores too
         tau_plus=getattr(loss, "tau_plus", 0.06),
         hcl_beta=loss.beta if isinstance(loss, S.HCL) else 0.5,
         alpha=loss.alpha if isinstance(loss, S.BCL) else 0.55,
@@ -1281,6 +1286,20 @@ def _loss_cfg(loss: Any) -> dict[str, float]:
         **({"margin": loss.margin, "negative_weight": loss.negative_weight} if isinstance(loss, S.CCL) else {}),
         **({"positive_hinge": True} if isinstance(loss, S.CCL) and loss.positive_hinge else {}),
     )
+
+
+def _optimizer(opt: Any, params, dev: torch.device):
+    """The torch optimizer of an optimizer spec, or of a user's torch optimizer class or factory."""
+    if not isinstance(opt, S.Spec):
+        return opt(params)  # a torch.optim class (its default lr) or a factory params -> optimizer
+    decay = opt.weight_decay if opt.penalty == "weight_decay" else 0.0
+    if isinstance(opt, S.Adam):
+        # on the CPU torch's fused Adam is the same update in one pass over the parameters: 6 ms a step
+        # against 37 ms for the default on Gowalla's 4.5 M parameters (one core); on a GPU the loop, not the
+        # update, sets the pace, so the default stays there
+        fused = {"fused": True} if dev.type == "cpu" else {}
+        return torch.optim.Adam(params, lr=opt.lr, weight_decay=decay, **fused)
+    return torch.optim.SGD(params, lr=opt.lr, weight_decay=decay)
 
 
 def _build(data: Interactions, run: Run, dev: torch.device) -> tuple[nn.Module, Any, Any]:
@@ -1294,38 +1313,29 @@ def _build(data: Interactions, run: Run, dev: torch.device) -> tuple[nn.Module, 
         drop_seed = int(np.random.SeedSequence([run.seed, 2]).generate_state(1, np.uint64)[0] >> 2)
         net = MF(data.n_users, data.n_items, spec.dim, generator=gen, cosine=spec.similarity == "cosine",
                  init_std=spec.init_std, dropout=spec.dropout, dropout_seed=drop_seed).to(dev)  # fmt: skip
-    decay = opt.weight_decay if opt.penalty == "weight_decay" else 0.0
-    if isinstance(opt, S.Adam):
-        # on the CPU torch's fused Adam is the same update in one pass over the parameters: 6 ms a step
-        # against 37 ms for the default on Gowalla's 4.5 M parameters (one core); on a GPU the loop, not the
-        # update, sets the pace, so the default stays there
-        fused = {"fused": True} if dev.type == "cpu" else {}
-        optim = torch.optim.Adam(net.parameters(), lr=opt.lr, weight_decay=decay, **fused)
-    else:
-        optim = torch.optim.SGD(net.parameters(), lr=opt.lr, weight_decay=decay)
-    sched = torch.optim.lr_scheduler.MultiStepLR(optim, milestones=list(opt.milestones), gamma=opt.gamma)
+    optim = _optimizer(opt, net.parameters(), dev)
+    milestones, gamma = (list(opt.milestones), opt.gamma) if isinstance(opt, S.Spec) else ([], 1.0)
+    sched = torch.optim.lr_scheduler.MultiStepLR(optim, milestones=milestones, gamma=gamma)
     return net, optim, sched
 
 
 def _fit_torch(data: Interactions, run: Run) -> FitResult:
-    """The mini-batch engine (torch): MF or LightGCN with the losses of thesis ch. 4-6 and RNS / PNS / DNS / BNS."""
+    """The mini-batch trainer (torch): any model, loss, sampler and optimizer (specs or a user's objects)."""
     loss, s, opt, ev = run.loss, run.sampler, run.optimizer, run.evaluation
     name = _loss_name(loss)
     splits, monitor = eval_splits(data, ev, "both", ("valid", "test"))
     callbacks = check_callbacks(run.callbacks)
     dev = resolve_device(run.device)
     m_extra = loss.extra_positives if name in ("dcl", "hcl", "dpl") else 0
-    n_neg = loss.negatives
+    n_neg = run.negatives
     net, optim, sched = _build(data, run, dev)
-    bns = None
-    if isinstance(s, S.BNS):
-        prior = torch.from_numpy(bns_prior(data.item_counts(), len(data.train)))
-        bns = (s.candidates, s.lam, prior, s.f_sample or 0)
     cfg = _loss_cfg(loss)
-    runner = _MFRunner(net, optim, sched, name, cfg, data, m_extra, n_neg, opt.batch_size, dev,
+    spec_opt = isinstance(opt, S.Spec)
+    runner = _MFRunner(net, optim, sched, name, cfg, data, m_extra, n_neg, run.batch_size, dev,
                        np.random.default_rng(np.random.SeedSequence([run.seed, 1])),
-                       batch_l2=opt.weight_decay if opt.penalty == "batch" else 0.0, bns=bns, spec=s,
-                       max_grad_norm=opt.max_grad_norm)  # fmt: skip
+                       batch_l2=opt.weight_decay if spec_opt and opt.penalty == "batch" else 0.0, spec=s,
+                       max_grad_norm=opt.max_grad_norm if spec_opt else None,
+                       shuffle=opt.shuffle if isinstance(opt, S.SGD) else "epoch")  # fmt: skip
     label = "LightGCN" if isinstance(run.model, S.LightGCN) else "MF"
     ck = None
     if run.checkpoint is not None:
@@ -1335,13 +1345,14 @@ def _fit_torch(data: Interactions, run: Run) -> FitResult:
                    pairs=pairs_digest(data.train, data.valid, data.test))  # fmt: skip
         ck = FitCheckpoint(run.checkpoint, key)
     res = train_loop(runner, data, epochs=run.epochs, eval_every=ev.every, topk=ev.ks, eval_on=splits, monitor=monitor,
-                     patience=ev.patience, callbacks=callbacks, progress=run.progress, desc=f"{label} {name}",
+                     patience=ev.patience, callbacks=callbacks, progress=run.progress, desc=f"{label} {_loss_label(name)}",
                      checkpoint=ck)  # fmt: skip
     scores = _score_matrix(net)
     eu, ei = _embeddings(net)
+    config = _torch_config(run, _loss_label(name), n_neg, m_extra, cfg, dev, data.n_items)
     return FitResult(history=res["history"], best_epoch=res["best_epoch"], user_emb=eu, item_emb=ei, scores=scores,
-                     engine="torch", specs=run.specs(), config=_torch_config(run, name, n_neg, m_extra, cfg, dev, data.n_items),
-                     seconds=res["seconds"], model=net, resumed_from=res["resumed_from"])  # fmt: skip
+                     engine="torch", specs=run.specs(), config=config, seconds=res["seconds"], model=net,
+                     resumed_from=res["resumed_from"])  # fmt: skip
 
 
 @torch.no_grad()
@@ -1352,10 +1363,17 @@ def _embeddings(model: nn.Module) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, float], dev, n_items: int) -> dict[str, Any]:
-    """The mini-batch engine's record of a run's settings (``fit_mf``'s ``config``)."""
+    """The mini-batch trainer's record of a run's settings (the specs as flat keys; a user's object by class name)."""
     spec, s, opt = run.model, run.sampler, run.optimizer
-    sampler = {S.RNS: "rns", S.PNS: "pns", S.DNS: "dns", S.BNS: "bns", S.AOBPR: "aobpr", S.SRNS: "srns",
-               S.SharedUniform: "shared_uniform", S.CatalogueUniform: "catalogue_uniform"}[type(s)]  # fmt: skip
+    kinds = {S.RNS: "rns", S.PNS: "pns", S.DNS: "dns", S.BNS: "bns", S.AOBPR: "aobpr", S.SRNS: "srns",
+             S.SharedUniform: "shared_uniform", S.CatalogueUniform: "catalogue_uniform"}  # fmt: skip
+    sampler = kinds.get(type(s), type(s).__name__)
+    if not isinstance(opt, S.Spec):
+        optimizer = getattr(opt, "__name__", type(opt).__name__)
+        opt_cfg: dict[str, Any] = dict(batch_size=run.batch_size, optimizer=optimizer)
+    else:
+        opt_cfg = dict(batch_size=opt.batch_size, optimizer="adam" if isinstance(opt, S.Adam) else "sgd", lr=opt.lr,
+                       weight_decay=opt.weight_decay, reg=opt.penalty)  # fmt: skip
     return dict(
         loss=name,
         model="lightgcn" if isinstance(spec, S.LightGCN) else "mf",
@@ -1365,11 +1383,7 @@ def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, 
         **({"init_std": spec.init_std} if isinstance(spec, S.MF) and spec.init_std is not None else {}),
         **({"dropout": spec.dropout} if isinstance(spec, S.MF) and spec.dropout else {}),
         epochs=run.epochs,
-        batch_size=opt.batch_size,
-        optimizer="adam" if isinstance(opt, S.Adam) else "sgd",
-        lr=opt.lr,
-        weight_decay=opt.weight_decay,
-        reg=opt.penalty,
+        **opt_cfg,
         sampler=sampler,
         **({"candidates": s.candidates} if isinstance(s, (S.BNS, S.DNS)) else {}),
         **({"bns_f_sample": s.f_sample} if isinstance(s, S.BNS) and s.f_sample is not None else {}),
@@ -1378,9 +1392,8 @@ def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, 
         **({"catalogue_on_device": True} if isinstance(s, S.CatalogueUniform) and s.on_device else {}),
         **({"rank_scale": s.rank_scale if s.rank_scale is not None else 0.05 * n_items} if isinstance(s, S.AOBPR) else {}),
         **({f"srns_{f.name}": getattr(s, f.name) for f in S.fields(s)} if isinstance(s, S.SRNS) else {}),
-        lr_milestones=list(opt.milestones),
-        lr_gamma=opt.gamma,
-        **({"max_grad_norm": opt.max_grad_norm} if opt.max_grad_norm is not None else {}),
+        **({"lr_milestones": list(opt.milestones), "lr_gamma": opt.gamma} if isinstance(opt, S.Spec) else {}),
+        **({"max_grad_norm": opt.max_grad_norm} if isinstance(opt, S.Spec) and opt.max_grad_norm is not None else {}),
         negatives=n_neg,
         extra_positives=m_extra,
         rng=run.seed,  # the run's integer seed, under the keyword's name

@@ -10,18 +10,19 @@ Importing this package loads neither numba kernels nor torch: the engines are im
 from __future__ import annotations
 
 from . import specs as _specs
-from ._run import ENGINES, FitResult, choose_engine
+from ._run import ENGINES, FitResult, choose_engine, undefined
 from .fit import fit
 from .presets import RELEASED_MINIBATCH_MF, THESIS_BPR_MF, THESIS_LIGHTGCN
 from .specs import *  # noqa: F403  (the spec classes, spec_from_dict, spec_from_json)
 
 # documented (and pickled) under this package, not the private module that defines them
-FitResult.__module__ = choose_engine.__module__ = __name__
+FitResult.__module__ = choose_engine.__module__ = undefined.__module__ = __name__
 
 __all__ = [
     "fit",
     "FitResult",
     "choose_engine",
+    "undefined",
     "ENGINES",
     *_specs.__all__,
     "THESIS_BPR_MF",

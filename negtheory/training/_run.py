@@ -33,6 +33,7 @@ from .specs import (
     SharedUniform,
     Spec,
 )
+from .negatives import Sampler
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     from ..recsys.loop import Callback, ScoreMatrix
 
 # the engines' own helpers (Run, make_run, eval_splits, warn_if_external) stay off the API pages
-__all__ = ["FitResult", "choose_engine"]
+__all__ = ["FitResult", "choose_engine", "undefined"]
 
 #: the engines: "sgd" (numba, batch 1) and "torch" (mini-batch)
 ENGINES = ("sgd", "torch")
@@ -70,108 +71,123 @@ class Run:
     progress: bool = False
     extras: dict[str, Any] = field(default_factory=dict)
     checkpoint: str | os.PathLike[str] | None = None
+    #: negatives per pair (the loss spec's ``negatives``; a user's loss: its ``negatives`` attribute, else 1)
+    negatives: int = 1
+    #: the mini-batch size (the optimizer spec's; a torch optimizer class or factory: fit's ``batch_size``)
+    batch_size: int = 1
 
     def specs(self) -> dict[str, dict[str, Any]]:
-        """The run's specs as JSON-ready dicts (its provenance)."""
-        return {r: getattr(self, r).to_dict() for r in ("model", "loss", "sampler", "optimizer", "evaluation")}
+        """The run's specs as JSON-ready dicts (its provenance); a user's object by its class."""
+        return {r: _as_dict(getattr(self, r)) for r in ("model", "loss", "sampler", "optimizer", "evaluation")}
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    """A spec's ``to_dict()``; a user's object (not serialisable) as its class's qualified name."""
+    if isinstance(value, Spec):
+        return value.to_dict()
+    cls = value if isinstance(value, type) else type(value)
+    return {"kind": "object", "class": f"{cls.__module__}.{cls.__qualname__}"}
 
 
 def _sgd_problems(m: Any, loss: Any, s: Any, opt: Any, device: str) -> list[str]:
-    """What keeps the batch-1 SGD engine from running a combination (each names its parameters)."""
+    """What the numba batch-1 SGD backend does not cover of a combination (each names its parameters).
+
+    The backend is an implementation of a subset of the combinations, picked automatically for
+    speed; whatever it does not cover runs on the torch trainer, so these are never refusals of
+    ``engine="auto"``.
+    """
     out = []
+    if not all(isinstance(x, Spec) for x in (m, loss, s, opt)):
+        out.append("a user's loss, sampler or optimizer object: the numba backend runs the package's specs only")
+        return out
     if not isinstance(m, MF):
-        out.append(f"model={type(m).__name__}: the batch-1 SGD engine trains MF only")
+        out.append(f"model={type(m).__name__}: the numba backend trains MF only")
     else:
         if m.similarity != "dot":
-            out.append(f"model.similarity={m.similarity!r}: the batch-1 SGD engine scores by the inner product")
+            out.append(f"model.similarity={m.similarity!r}: the numba backend scores by the inner product")
         if m.dropout:
-            out.append(f"model.dropout={m.dropout}: the batch-1 SGD engine has no dropout (mini-batch engine only)")
+            out.append(f"model.dropout={m.dropout}: the numba backend has no dropout")
     if isinstance(loss, BPR) and loss.negatives != 1:
-        out.append(f"loss=BPR with negatives={loss.negatives}: the batch-1 SGD engine's BPR reads one negative")
-    if isinstance(s, RNS) and s.on_device:
-        out.append("sampler.on_device=True: the batch-1 SGD engine draws on the host (numba)")
-    if isinstance(s, SharedUniform):
-        out.append("sampler=SharedUniform: negatives shared by a mini-batch's rows need the mini-batch engine "
-                   "(optimizer=Adam(...) or SGD(batch_size > 1))")  # fmt: skip
-    if isinstance(s, CatalogueUniform):
-        out.append("sampler=CatalogueUniform: catalogue-uniform negatives per row need the mini-batch engine "
-                   "(optimizer=Adam(...) or SGD(batch_size > 1))")  # fmt: skip
+        out.append(f"loss=BPR with negatives={loss.negatives}: the numba backend's BPR reads one negative")
+    if isinstance(s, (RNS, CatalogueUniform)) and s.on_device:
+        out.append("sampler.on_device=True: the numba backend draws on the host")
+    if isinstance(s, (SharedUniform, CatalogueUniform)):
+        out.append(f"sampler={type(s).__name__}: the numba backend draws among the non-interacted items")
     if not isinstance(loss, _SGD_LOSSES):
-        out.append(f"loss={type(loss).__name__}: the batch-1 SGD engine trains BPR, BCE and InfoNCE only")
+        out.append(f"loss={type(loss).__name__}: the numba backend trains BPR, BCE and InfoNCE")
     if getattr(loss, "temperature", 1.0) != 1.0:
-        out.append(f"loss.temperature={loss.temperature}: the batch-1 SGD engine has no temperature (t = 1)")
+        out.append(f"loss.temperature={loss.temperature}: the numba backend has no temperature (t = 1)")
     if isinstance(s, SRNS) and loss.negatives > 1:
-        out.append(f"sampler=SRNS with loss.negatives={loss.negatives}: SRNS draws one negative per pair")
+        out.append(f"sampler=SRNS with loss.negatives={loss.negatives}: the numba backend draws one SRNS negative per pair")
+    if isinstance(s, BNS) and loss.negatives > 1:
+        out.append(f"sampler=BNS with loss.negatives={loss.negatives}: the numba backend draws one BNS negative per pair")
     if not isinstance(opt, SGD):
-        out.append(f"optimizer={type(opt).__name__}: the batch-1 engine is plain SGD")
+        out.append(f"optimizer={type(opt).__name__}: the numba backend is plain SGD")
     else:
         if opt.batch_size != 1:
-            out.append(f"optimizer.batch_size={opt.batch_size}: the numba engine steps on one pair at a time")
+            out.append(f"optimizer.batch_size={opt.batch_size}: the numba backend steps on one pair at a time")
         if opt.milestones:
-            out.append(f"optimizer.milestones={opt.milestones}: the batch-1 SGD engine keeps lr fixed")
+            out.append(f"optimizer.milestones={opt.milestones}: the numba backend keeps lr fixed")
         if opt.max_grad_norm is not None:
-            out.append(f"optimizer.max_grad_norm={opt.max_grad_norm}: the batch-1 SGD engine does not clip")
+            out.append(f"optimizer.max_grad_norm={opt.max_grad_norm}: the numba backend does not clip")
         if opt.penalty != "weight_decay":
-            out.append(f"optimizer.penalty={opt.penalty!r}: the batch-1 SGD engine's L2 is in the update (weight_decay)")
+            out.append(f"optimizer.penalty={opt.penalty!r}: the numba backend's L2 is in the update (weight_decay)")
     if device not in ("cpu", "auto"):
-        out.append(f"device={device!r}: the batch-1 SGD engine runs on the CPU (numba)")
+        out.append(f"device={device!r}: the numba backend runs on the CPU")
     return out
 
 
-def _torch_problems(m: Any, loss: Any, s: Any, opt: Any) -> list[str]:
-    """What keeps the mini-batch engine from running a combination (each names its parameters)."""
+def undefined(model: Any, loss: Any, sampler: Any, optimizer: Any) -> list[str]:
+    """Why a combination is not defined mathematically (empty when it is): each reason says what needs what.
+
+    Parameters
+    ----------
+    model, loss, sampler, optimizer : Spec or object
+        The components of a run.
+
+    Returns
+    -------
+    list of str
+        The reasons ("X needs Y"); a combination with none runs.
+
+    Examples
+    --------
+    >>> from negtheory.training import CCL, MF, RNS, Adam, undefined
+    >>> undefined(MF(), CCL(), RNS(), Adam())  # doctest: +ELLIPSIS
+    ['loss=CCL needs cosine scores...']
+    >>> undefined(MF(similarity="cosine"), CCL(), RNS(), Adam())
+    []
+    """
     out = []
-    if isinstance(m, MF) and m.dropout and isinstance(s, SharedUniform):
-        out.append(f"model.dropout={m.dropout} with sampler=SharedUniform: the user-vector dropout is applied to "
-                   "negatives drawn per row (sampler=RNS)")  # fmt: skip
-    if isinstance(loss, BCE):
-        out.append("loss=BCE: runs on the batch-1 SGD engine only (optimizer=SGD(batch_size=1), model=MF)")
-    if isinstance(s, (AOBPR, SRNS)) and not isinstance(loss, BPR):
-        out.append(f"sampler={type(s).__name__} with loss={type(loss).__name__}: the mini-batch engine draws "
-                   f"{type(s).__name__} negatives for BPR only (the batch-1 SGD engine also takes BCE and InfoNCE)")  # fmt: skip
-    if isinstance(s, SRNS) and isinstance(loss, BPR) and loss.negatives != 1:
-        out.append(f"sampler=SRNS with loss.negatives={loss.negatives}: SRNS picks one negative per pair")
-    if isinstance(s, (AOBPR, SRNS)) and isinstance(m, MF) and m.similarity != "dot":
-        out.append(f"sampler={type(s).__name__} with model.similarity={m.similarity!r}: the mini-batch "
-                   f"{type(s).__name__} scores by the inner product")  # fmt: skip
-    if isinstance(s, BNS) and isinstance(m, MF) and m.similarity != "dot":
-        out.append(f"sampler=BNS with model.similarity={m.similarity!r}: the mini-batch BNS scores by the inner product")
-    if isinstance(s, BNS) and isinstance(loss, BPR) and loss.negatives != 1:
-        out.append(f"sampler=BNS with loss.negatives={loss.negatives}: BNS picks one negative per pair")
-    if isinstance(s, BNS):
-        if not isinstance(loss, BPR):
-            out.append(f"sampler=BNS with loss={type(loss).__name__}: the mini-batch engine draws BNS negatives for BPR only")
-        default = BNS()
-        for name in ("prior", "oracle_levels", "ecdf", "lam_schedule", "warm_rns_epochs"):
-            if BNS(**{name: getattr(s, name)}) != default:
-                out.append(f"sampler.{name}: a BNS option of the batch-1 SGD engine (the mini-batch engine uses the "
-                           "popularity prior, F over the non-interacted items, a constant lam)")  # fmt: skip
-    if isinstance(s, DNS) and not isinstance(loss, (BPR, DPL)):
-        out.append(f"sampler=DNS with loss={type(loss).__name__}: the mini-batch engine draws DNS negatives for BPR or DPL")
-    if isinstance(loss, CCL) and not (isinstance(m, MF) and m.similarity == "cosine"):
-        out.append(f"loss=CCL with model={m!r}: CCL's margin is on the cosine (model=MF(similarity='cosine'))")
-    if isinstance(opt, SGD) and opt.shuffle != "epoch":
-        out.append("optimizer.shuffle='once': the mini-batch engine reshuffles every epoch")
+    cosine = isinstance(model, MF) and model.similarity == "cosine"
+    if isinstance(loss, CCL) and not cosine and not loss.positive_hinge:
+        out.append(
+            "loss=CCL needs bounded scores: its positive term 1 - x is unbounded below on inner products (its margin "
+            f"m = {loss.margin} is a cosine's); model=MF(similarity='cosine'), or CCL(positive_hinge=True), the "
+            "released code's max(0, 1 - x)"
+        )
     return out
 
 
 def choose_engine(
-    model: Spec, loss: Spec, sampler: Spec, optimizer: Spec, device: str = "cpu", engine: str = "auto"
-) -> str:  # fmt: skip
-    """The engine that runs a combination: ``"sgd"`` or ``"torch"``, or a ``ValueError`` naming what it cannot take.
+    model: Any, loss: Any, sampler: Any, optimizer: Any, device: str = "cpu", engine: str = "auto"
+) -> str:
+    """The backend that runs a combination: ``"sgd"`` (numba) or ``"torch"``, or a ``ValueError``.
 
-    ``"auto"``: batch-1 SGD (numba, thesis ch. 4) when the optimizer is :class:`SGD` with
-    ``batch_size=1``, the model :class:`MF` and the loss BPR, BCE or InfoNCE; otherwise mini-batch
-    (torch, thesis ch. 5-6). :func:`~negtheory.training.fit` calls it with its arguments.
+    ``"auto"``: the numba batch-1 SGD backend (thesis ch. 4) for the combinations it covers (MF
+    with the inner product, BPR / BCE / InfoNCE at t = 1, the host samplers RNS, PNS, DNS, BNS,
+    AOBPR, SRNS, plain SGD with batch 1), the torch trainer for every other one. A combination
+    that is not defined mathematically (:func:`undefined`) raises whatever the backend.
+    :func:`~negtheory.training.fit` calls it with its arguments.
 
     Parameters
     ----------
-    model, loss, sampler, optimizer : Spec
-        The specs of the run.
+    model, loss, sampler, optimizer : Spec or object
+        The components of the run.
     device : str
-        Where the run trains (the batch-1 engine runs on the CPU).
+        Where the run trains (the numba backend runs on the CPU).
     engine : {"auto", "sgd", "torch"}
-        The engine asked for.
+        The backend asked for.
 
     Returns
     -------
@@ -181,30 +197,29 @@ def choose_engine(
     Raises
     ------
     ValueError
-        The chosen engine cannot run the combination; the message names each parameter at fault.
+        The combination is not defined (the message says what needs what), or ``engine="sgd"``
+        was asked for a combination the numba backend does not cover (the message names each
+        parameter).
 
     Examples
     --------
-    >>> from negtheory.training import AOBPR, BNS, BPR, MF, SGD, Adam, InfoNCE, LightGCN, choose_engine
+    >>> from negtheory.training import AOBPR, BNS, BPR, DCL, MF, SGD, Adam, InfoNCE, LightGCN, choose_engine
     >>> choose_engine(MF(), BPR(), AOBPR(), SGD()), choose_engine(LightGCN(), BPR(), BNS(), Adam())
     ('sgd', 'torch')
-    >>> choose_engine(LightGCN(), InfoNCE(), AOBPR(), Adam())  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: no engine runs this combination: ... sampler=AOBPR with loss=InfoNCE: the mini-batch engine draws...
+    >>> choose_engine(MF(), DCL(), BNS(), SGD())  # batch 1, a loss the numba backend lacks: torch
+    'torch'
     """
     if engine not in ("auto",) + ENGINES:
         raise ValueError(f"engine must be 'auto', 'sgd' or 'torch', got {engine!r}")
+    reasons = undefined(model, loss, sampler, optimizer)
+    if reasons:
+        raise ValueError("this combination is not defined: " + "; ".join(reasons))
+    problems = _sgd_problems(model, loss, sampler, optimizer, device)
     if engine == "auto":
-        batch1 = isinstance(optimizer, SGD) and optimizer.batch_size == 1 and isinstance(model, MF)
-        engine = "sgd" if batch1 and isinstance(loss, _SGD_LOSSES) else "torch"
-    if engine == "sgd":
-        problems = _sgd_problems(model, loss, sampler, optimizer, device)
-    else:
-        problems = _torch_problems(model, loss, sampler, optimizer)
-    if problems:
-        where = "the batch-1 SGD engine" if engine == "sgd" else "the mini-batch (torch) engine"
-        raise ValueError(f"no engine runs this combination: it goes to {where}, which cannot take " + "; ".join(problems))
+        return "torch" if problems else "sgd"
+    if engine == "sgd" and problems:
+        raise ValueError("engine='sgd': the numba backend does not cover this combination (engine='auto' runs it on the "
+                         "torch trainer): " + "; ".join(problems))  # fmt: skip
     return engine
 
 
@@ -277,15 +292,26 @@ class FitResult:
 
 
 def _check_role(role: str, value: Any) -> None:
+    """A spec of its role, or (loss, sampler, optimizer) a user's object of that role."""
     classes = ROLES[role]
-    if not isinstance(value, classes):
-        names = ", ".join(c.__name__ for c in classes)
-        raise TypeError(f"{role} must be a spec, one of {names} (negtheory.training), got {value!r}")
+    if isinstance(value, classes):
+        return
+    names = ", ".join(c.__name__ for c in classes)
+    if role == "sampler" and isinstance(value, Sampler) and not isinstance(value, Spec):
+        return
+    if role in ("loss", "optimizer") and callable(value) and not isinstance(value, Spec):
+        return
+    objects = {
+        "loss": " or a loss object (an nn.Module or callable of the positive logits [B] and negative logits [B, N])",
+        "sampler": " or a negtheory.training.Sampler subclass instance",
+        "optimizer": " or a torch.optim optimizer class or a factory params -> optimizer",
+    }.get(role, "")
+    raise TypeError(f"{role} must be a spec, one of {names} (negtheory.training){objects}, got {value!r}")
 
 
 def make_run(model, loss, sampler, optimizer, epochs, evaluation, rng, callbacks=(), device="cpu", progress=False,
-             extras=None, checkpoint=None) -> Run:  # fmt: skip
-    """A validated :class:`Run` (private; shared by :func:`fit` and the old trainers)."""
+             extras=None, checkpoint=None, batch_size=None) -> Run:  # fmt: skip
+    """A validated :class:`Run` (private; used by :func:`fit`)."""
     from .._validation import int_scalar
     from ..recsys.loop import check_callbacks  # here, not at the top: negtheory.recsys imports this module
 
@@ -297,8 +323,15 @@ def make_run(model, loss, sampler, optimizer, epochs, evaluation, rng, callbacks
         raise ValueError(f"sampler.lam_schedule must hold one lambda per epoch ({epochs}), got {len(sampler.lam_schedule)}")
     if checkpoint is not None and not isinstance(checkpoint, (str, os.PathLike)):
         raise TypeError(f"checkpoint must be a path (str or os.PathLike) or None, got {checkpoint!r}")
+    negatives = int_scalar("loss.negatives", getattr(loss, "negatives", 1), 1)
+    if isinstance(optimizer, Spec):
+        if batch_size is not None:
+            raise ValueError("batch_size: set it in the optimizer spec (SGD(batch_size=...), Adam(batch_size=...))")
+        size = optimizer.batch_size
+    else:
+        size = int_scalar("batch_size", 1024 if batch_size is None else batch_size, 1)
     return Run(model, loss, sampler, optimizer, epochs, evaluation, int_seed("rng", rng), check_callbacks(callbacks), device,
-               bool(progress), dict(extras or {}), checkpoint)  # fmt: skip
+               bool(progress), dict(extras or {}), checkpoint, negatives, size)  # fmt: skip
 
 
 def warn_if_external(name: str, replacement: str) -> None:

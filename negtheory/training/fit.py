@@ -1,24 +1,24 @@
 r"""One entry point for training a recommender: ``fit(data, model=..., loss=..., sampler=..., optimizer=...)``.
 
-The engine follows from the combination (:func:`choose_engine`):
+One trainer runs every combination that is defined: sample (the sampler's ``draw``,
+:mod:`negtheory.training.negatives`) -> score (the model) -> loss -> optimizer step, with the
+evaluation, callbacks, checkpoints and early stopping of :func:`negtheory.recsys.loop.train_loop`.
+Two backends implement it (:func:`choose_engine`):
 
-* **batch-1 SGD** (numba; thesis ch. 4, :func:`negtheory.recsys.fit_bpr_sgd`'s kernels):
-  ``optimizer=SGD(batch_size=1)`` with ``model=MF`` and ``loss`` one of :class:`BPR`,
-  :class:`BCE`, :class:`InfoNCE`, any sampler (RNS, PNS, DNS, BNS with all its options, AOBPR,
-  SRNS);
-* **mini-batch** (torch; thesis ch. 5-6, :func:`negtheory.bridge.recommend.fit_mf`'s loop): every
-  other combination — MF or LightGCN, :class:`SGD` or :class:`Adam`, the losses BPR, InfoNCE, DCL,
-  HCL, DPL, BCL, samplers RNS, PNS, DNS (with BPR or DPL), BNS (with BPR).
+* **torch** (thesis ch. 5-6): every combination — MF or LightGCN, any loss, any sampler, SGD or
+  Adam at any batch size, and a user's own loss module, :class:`Sampler` or torch optimizer;
+* **numba batch-1 SGD** (thesis ch. 4), picked automatically for the combinations it covers, for
+  speed: MF with the inner product, BPR / BCE / InfoNCE at temperature 1, the host samplers RNS,
+  PNS, DNS, BNS (all its options), AOBPR and SRNS, plain SGD with batch 1.
 
-A combination neither engine runs raises a ``ValueError`` naming its parameters (never a silent
-fallback to another sampler). The old flat-keyword trainers build these specs and call the same
-engines, so equal settings give equal numbers bit for bit.
+A combination that is not defined mathematically (:func:`undefined`: CCL needs cosine scores)
+raises a ``ValueError`` saying what needs what.
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._run import FitResult, Run, choose_engine, make_run
 from .specs import BPR, MF, RNS, SGD, Evaluation, Spec
@@ -51,9 +51,9 @@ def fit(
     data: Interactions,
     *,
     model: Spec = _MODEL,
-    loss: Spec = _LOSS,
-    sampler: Spec = _SAMPLER,
-    optimizer: Spec = _OPTIMIZER,
+    loss: Any = _LOSS,
+    sampler: Any = _SAMPLER,
+    optimizer: Any = _OPTIMIZER,
     epochs: int = 100,
     evaluation: Evaluation = _EVALUATION,
     rng: RNGLike = 0,
@@ -62,12 +62,14 @@ def fit(
     progress: bool = False,
     engine: str = "auto",
     checkpoint: str | os.PathLike[str] | None = None,
+    batch_size: int | None = None,
 ) -> FitResult:
     r"""Train a recommender from specs: model × loss × sampler × optimizer (thesis ch. 4-6).
 
     The defaults are the thesis's BPR-MF of ch. 4 (§4.5.1.2): MF with d = 32, BPR, uniform
     negatives, SGD with batch 1, lr 0.01 and reg 0.01, 100 epochs. The engine follows from the
-    combination (module notes; :func:`choose_engine`).
+    combination (module notes; :func:`choose_engine`). Each of loss, sampler and optimizer is a
+    spec or a user's object.
 
     Parameters
     ----------
@@ -76,12 +78,15 @@ def fit(
         training items (except :class:`SharedUniform`'s catalogue-uniform draws); validation pairs (``data.with_validation``) drive model selection.
     model : MF or LightGCN
         The model spec.
-    loss : BPR, BCE, InfoNCE, DCL, HCL, DPL or BCL
-        The loss spec (its ``negatives`` is N per pair).
-    sampler : RNS, PNS, DNS, BNS, AOBPR, SRNS or SharedUniform
-        The negative sampler spec.
-    optimizer : SGD or Adam
-        The optimizer spec (its ``batch_size`` picks the engine with the model and the loss).
+    loss : BPR, BCE, InfoNCE, DCL, HCL, DPL, BCL, CCL, or a loss object
+        The loss spec (its ``negatives`` is N per pair), or a user's ``nn.Module`` / callable
+        ``loss(pos_logits, neg_logits)`` of the positive logits [B] and the negative logits [B, N]
+        returning a scalar (N: its ``negatives`` attribute, default 1).
+    sampler : RNS, PNS, DNS, BNS, AOBPR, SRNS, SharedUniform, CatalogueUniform, or a Sampler
+        The negative sampler spec, or an instance of a user's :class:`Sampler` subclass.
+    optimizer : SGD, Adam, or a torch optimizer class or factory
+        The optimizer spec (its ``batch_size`` is the mini-batch size), or a ``torch.optim`` class
+        (built with its default hyper-parameters) or a callable ``params -> torch.optim.Optimizer``.
     epochs : int
         Epochs, at least 1 (early stopping may end sooner: ``Evaluation.patience``).
     evaluation : Evaluation
@@ -96,12 +101,16 @@ def fit(
     progress : bool
         Show a progress bar over the epochs (default False).
     engine : {"auto", "sgd", "torch"}
-        Force an engine (default "auto").
+        Force a backend (default "auto": numba where it covers the combination, else torch).
     checkpoint : str or os.PathLike, optional
         A file that keeps the run's state, saved after every evaluation (mini-batch engine). A call
         that finds it continues after the saved epoch and returns what the uninterrupted call
         returns; a call with more ``epochs`` continues a shorter run
-        (:mod:`negtheory.training.checkpoint`). Default None: nothing saved.
+        (:mod:`negtheory.training.checkpoint`); the numba backend keeps no state, so a
+        checkpointed run always trains on the torch backend. Default None: nothing saved.
+    batch_size : int, optional
+        The mini-batch size with a torch optimizer class or factory (default 1024); a spec carries
+        its own.
 
     Returns
     -------
@@ -111,10 +120,10 @@ def fit(
     Raises
     ------
     ValueError
-        A combination no engine runs (the message names the parameters), a bad value, a
-        ``checkpoint`` with the batch-1 engine, or a checkpoint saved by another run.
+        A combination that is not defined (the message says what needs what), a bad value, a
+        ``checkpoint`` with the numba backend, or a checkpoint saved by another run.
     TypeError
-        An argument that is not a spec of its role.
+        An argument that is neither a spec of its role nor an object of that role.
 
     Examples
     --------
@@ -130,9 +139,11 @@ def fit(
     ('sgd', 2, (30, 8))
     """
     run = make_run(model, loss, sampler, optimizer, epochs, evaluation, rng, callbacks, device, progress,
-                   checkpoint=checkpoint)  # fmt: skip
+                   checkpoint=checkpoint, batch_size=batch_size)  # fmt: skip
     chosen = choose_engine(run.model, run.loss, run.sampler, run.optimizer, device, engine)
     if checkpoint is not None and chosen == "sgd":
-        raise ValueError("checkpoint: the batch-1 SGD engine (numba) does not save its state; run without a checkpoint, "
-                         "or on the mini-batch engine (engine='torch' or an optimizer with batch_size > 1)")  # fmt: skip
+        if engine == "sgd":
+            raise ValueError("checkpoint: the numba batch-1 SGD backend does not save its state; run without a "
+                             "checkpoint, or with engine='torch'")  # fmt: skip
+        chosen = "torch"  # the torch trainer saves its state; the same law, another implementation
     return run_engine(data, run, chosen)

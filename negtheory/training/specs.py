@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from .._training_names import SPEC_NAMES
 from .._validation import int_scalar, real_scalar
+from .negatives import BoundSampler, Sampler, _BoundBNS, _BoundOnDevice, _BoundSRNS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -37,7 +37,33 @@ if TYPE_CHECKING:
     from .._typing import ArrayLike, RNGLike
     from ..recsys.interactions import Interactions
 
-__all__ = [*SPEC_NAMES, "BoundSampler", "spec_from_dict", "spec_from_json"]
+__all__ = [
+    "MF",
+    "LightGCN",
+    "BPR",
+    "BCE",
+    "InfoNCE",
+    "DCL",
+    "HCL",
+    "DPL",
+    "BCL",
+    "CCL",
+    "RNS",
+    "PNS",
+    "DNS",
+    "BNS",
+    "AOBPR",
+    "SRNS",
+    "SharedUniform",
+    "CatalogueUniform",
+    "SGD",
+    "Adam",
+    "Evaluation",
+    "Sampler",
+    "BoundSampler",
+    "spec_from_dict",
+    "spec_from_json",
+]
 
 #: kind tag -> spec class (filled by Spec.__init_subclass__)
 _REGISTRY: dict[str, type[Spec]] = {}
@@ -572,135 +598,10 @@ class CCL(_Loss):
 # ------------------------------------------------------------------------------------------
 # samplers
 # ------------------------------------------------------------------------------------------
-class _Sampler(Spec):
+class _Sampler(Spec, Sampler):
+    """The sampler specs: a frozen, serialisable :class:`~negtheory.training.Sampler`."""
+
     role: ClassVar[str] = "sampler"
-
-    def bind(self, data: Interactions) -> BoundSampler:
-        """The sampler bound to a split: its training sets computed once, for many draws.
-
-        Parameters
-        ----------
-        data : Interactions
-            The split whose training items are never drawn.
-
-        Returns
-        -------
-        BoundSampler
-            ``bound.draw(users, n, rng, scores=..., positives=...)`` draws as :meth:`sample` does.
-        """
-        return BoundSampler(self, data)
-
-    def sample(
-        self, data: Interactions, users: ArrayLike, n: int, rng: RNGLike = None, *, scores: Any = None,
-        positives: ArrayLike | None = None,
-    ) -> np.ndarray:  # fmt: skip
-        """``n`` negatives per user of ``users`` from the items each has not interacted with in training.
-
-        The draws of a user's own loop, made as the mini-batch engine makes them: the engine draws
-        RNS, PNS, DNS and AOBPR negatives through the same :meth:`bind` / ``draw``, so the same
-        generator gives the same items. SRNS keeps per-user memories
-        (:class:`negtheory.recsys.SRNSMemory`, which both engines' step shares) and has no
-        stand-alone draw. For many draws on one split, ``bind`` once.
-
-        Parameters
-        ----------
-        data : Interactions
-            The split (its training pairs are never drawn).
-        users : array_like of int, shape (B,)
-            The user of each row.
-        n : int
-            Negatives per row (BNS: 1).
-        rng : None, int, SeedSequence or Generator
-            Source of randomness.
-        scores : ScoreMatrix, ndarray or callable, optional
-            The current scores (DNS, BNS, AOBPR): a score matrix of shape (n_users, n_items) (or any
-            object whose ``block(users)`` gives the rows), or (DNS) ``scores(users, candidates)``
-            giving the scores of a (B, n, C) candidate array.
-        positives : array_like of int, shape (B,), optional
-            The positive item of each row (BNS's informativeness, eq. 4.4).
-
-        Returns
-        -------
-        ndarray of int64, shape (B, n)
-            The negatives.
-        """
-        return self.bind(data).draw(users, n, rng, scores=scores, positives=positives)
-
-    def _draw(self, bound, users, n, rng, scores, positives):
-        raise NotImplementedError(
-            f"{type(self).__name__} keeps per-user memories (negtheory.recsys.SRNSMemory, which the training engines hold); "
-            "it has no stand-alone sample()"
-        )
-
-
-class BoundSampler:
-    """A sampler spec bound to a split (:meth:`RNS.bind` and the others): training sets computed once.
-
-    Parameters
-    ----------
-    spec : RNS, PNS, DNS or BNS
-        The sampler.
-    data : Interactions
-        The split.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from negtheory.recsys import load_split
-    >>> from negtheory.training import RNS
-    >>> b = RNS().bind(load_split(np.array([[0, 0], [0, 1], [1, 2]]), np.array([[0, 2]])))
-    >>> b.draw([0, 0], 1, rng=0).tolist()
-    [[2], [2]]
-    """
-
-    def __init__(self, spec: Spec, data: Interactions) -> None:
-        self.spec = spec
-        self.n_items = data.n_items
-        self.csr = data.train_csr()
-        self.counts = data.item_counts()
-        self.n_train = len(data.train)
-
-    def draw(
-        self, users: ArrayLike, n: int, rng: RNGLike = None, *, scores: Any = None, positives: ArrayLike | None = None
-    ) -> np.ndarray:
-        """``n`` negatives per user (:meth:`RNS.sample`'s parameters and result, without ``data``).
-
-        Parameters
-        ----------
-        users : array_like of int, shape (B,)
-            The user of each row.
-        n : int
-            Negatives per row.
-        rng : None, int, SeedSequence or Generator
-            Source of randomness.
-        scores : ScoreMatrix, ndarray or callable, optional
-            The current scores (DNS, BNS).
-        positives : array_like of int, shape (B,), optional
-            The positive item of each row (BNS).
-
-        Returns
-        -------
-        ndarray of int64, shape (B, n)
-            The negatives.
-        """
-        return self.spec._draw(self, np.asarray(users), int(n), rng, scores, positives)  # type: ignore[attr-defined]
-
-    def free_mask(self, users: np.ndarray) -> np.ndarray:
-        """Where each row's user has not interacted with the item in training.
-
-        Parameters
-        ----------
-        users : ndarray of int, shape (B,)
-            The user of each row.
-
-        Returns
-        -------
-        ndarray of bool, shape (B, n_items)
-            True at the items the row's user has not interacted with in training.
-        """
-        from ..recsys.adaptive_samplers import _free_rows
-
-        return _free_rows(np.asarray(users), *self.csr, self.n_items)
 
 
 def _block(scores: Any, users: np.ndarray, items: np.ndarray) -> np.ndarray:
@@ -739,10 +640,15 @@ class RNS(_Sampler):
 
     on_device: bool = False
 
+    catalogue: ClassVar[bool] = False
+
     def __post_init__(self):
         self._bool("on_device")
 
-    def _draw(self, bound, users, n, rng, scores, positives):
+    def bind(self, data: Interactions) -> BoundSampler:
+        return _BoundOnDevice(self, data) if self.on_device else BoundSampler(self, data)
+
+    def negatives(self, bound, users, n, rng, *, scores=None, positives=None, epoch=0):
         from ..recsys.samplers import sample_uninteracted
 
         return sample_uninteracted(users, n, bound.csr, rng, n_items=bound.n_items)
@@ -769,7 +675,7 @@ class PNS(_Sampler):
     def __post_init__(self):
         self._real("power", 0.0)
 
-    def _draw(self, bound, users, n, rng, scores, positives):
+    def negatives(self, bound, users, n, rng, *, scores=None, positives=None, epoch=0):
         from ..recsys.samplers import sample_popular
 
         return sample_popular(users, n, bound.csr, bound.counts, rng, self.power, n_items=bound.n_items)
@@ -782,7 +688,9 @@ class DNS(_Sampler):
     Parameters
     ----------
     candidates : int
-        Candidates per negative, at least 1 (default 5; 1 is RNS).
+        Candidates per negative, at least 1 (default 5; 1 is RNS). A row's N C candidates are
+        distinct when every user of the batch has N C non-interacted items, else each negative's
+        C are (a user with few items left).
 
     Examples
     --------
@@ -795,16 +703,23 @@ class DNS(_Sampler):
     """
 
     candidates: int = 5
+    score_aware: ClassVar[bool] = True
 
     def __post_init__(self):
         self._int("candidates", 1)
 
-    def _draw(self, bound, users, n, rng, scores, positives):
+    def negatives(self, bound, users, n, rng, *, scores=None, positives=None, epoch=0):
         from ..recsys.samplers import sample_uninteracted
 
-        # the n C candidates of a row are distinct; the first of equal highest scores wins (argmax)
+        # the n C candidates of a row are distinct where the batch's users have n C non-interacted
+        # items, else each slot's C are (drawn per slot); the first of equal highest scores wins (argmax)
         c = self.candidates
-        cand = sample_uninteracted(users, n * c, bound.csr, rng, n_items=bound.n_items).reshape(len(users), n, c)
+        indptr = bound.csr[0]
+        if n > 1 and n * c > bound.n_items - np.max(indptr[users + 1] - indptr[users], initial=0):
+            cand = sample_uninteracted(np.repeat(users, n), c, bound.csr, rng, n_items=bound.n_items)
+            cand = cand.reshape(len(users), n, c)
+        else:
+            cand = sample_uninteracted(users, n * c, bound.csr, rng, n_items=bound.n_items).reshape(len(users), n, c)
         if callable(scores):  # the engine's model scores of the candidates (no dense score matrix)
             sc = np.asarray(scores(users, cand))
         else:
@@ -827,7 +742,7 @@ class BNS(_Sampler):
         λ >= 0 of the risk (default 5).
     prior : {"popularity", "oracle", "uniform"} or array_like
         P_fn: pop_l / N (eq. 4.16), the oracle of Table 4.5, 1 / |I| (BNS-3), or an array of shape
-        (n_items,) or (n_users, n_items) in [0, 1] (BNS-4). Batch-1 SGD engine beyond "popularity".
+        (n_items,) or (n_users, n_items) in [0, 1] (BNS-4).
     oracle_levels : (float, float)
         The oracle's P_fn of the test items and of the others (default (0.64, 0.04), §4.5.2.5).
     ecdf : {"negatives", "candidates"}
@@ -836,9 +751,15 @@ class BNS(_Sampler):
         Estimate F from this many uniform non-interacted items (a scalable option; default None:
         exact).
     lam_schedule : sequence of float, optional
-        One λ per epoch (BNS-1, :func:`negtheory.recsys.bns_lam_warm_start`); batch-1 SGD engine.
+        One λ per epoch (BNS-1, :func:`negtheory.recsys.bns_lam_warm_start`).
     warm_rns_epochs : int
-        RNS during the first this many epochs (BNS-2); batch-1 SGD engine.
+        RNS during the first this many epochs (BNS-2).
+
+    Notes
+    -----
+    With a loss of N negatives per pair each negative is the least-risk candidate of its own
+    set of ``candidates`` uniform non-interacted items (N independent BNS draws), the pairing of
+    BNS with the contrastive losses; N = 1 is the thesis's BPR + BNS.
 
     Examples
     --------
@@ -889,30 +810,26 @@ class BNS(_Sampler):
             self._set("lam_schedule", tuple(float(x) for x in lams))
         self._int("warm_rns_epochs", 0)
 
-    def _draw(self, bound, users, n, rng, scores, positives):
-        # one negative per (user, positive) pair: prior pop_l / N (eq. 4.16), F over the user's
-        # non-interacted items (over n + 1), candidates uniform without replacement
+    score_aware: ClassVar[bool] = True
+
+    def bind(self, data: Interactions) -> BoundSampler:
+        return _BoundBNS(self, data)
+
+    def negatives(self, bound, users, n, rng, *, scores=None, positives=None, epoch=0):
+        # each of a pair's n negatives is the least-risk candidate of its own C uniform
+        # non-interacted candidates (eq. 4.26): the rows repeated n times, one candidate set per slot
         from ..recsys.samplers import sample_uninteracted
 
-        if n != 1 or positives is None:
-            raise ValueError("BNS.sample draws one negative per (user, positive) pair: n=1 and positives are required")
-        if not (isinstance(self.prior, str) and self.prior == "popularity"):
-            raise ValueError("BNS.sample supports BNS.prior='popularity' only (the other priors live in the batch-1 SGD engine)")
-        if scores is None or callable(scores):
-            raise ValueError("BNS.sample needs scores: a ScoreMatrix or an (n_users, n_items) array")
-        u = users
-        rows = np.arange(len(u))
-        cand = sample_uninteracted(u, self.candidates, bound.csr, rng, n_items=bound.n_items)
-        full = np.asarray(scores.block(u) if hasattr(scores, "block") else np.asarray(scores)[u], dtype=np.float64)
-        free = bound.free_mask(u)  # F counts the user's non-interacted items only (eq. 4.15)
-        x_c = np.take_along_axis(full, cand, axis=1)
-        f = ((full[:, None, :] <= x_c[:, :, None]) & free[:, None, :]).sum(-1) / (free.sum(1)[:, None] + 1.0)
-        p_fn = (bound.counts / bound.n_train)[cand]  # eq. 4.16, pop_l / N
-        den = 1.0 - f - p_fn + 2.0 * f * p_fn
-        unbias = np.divide((1.0 - f) * (1.0 - p_fn), den, out=np.zeros_like(f), where=den > 0)  # eq. 4.14
-        info = 1.0 / (1.0 + np.exp(-(x_c - full[rows, np.asarray(positives)][:, None])))  # eq. 4.4
-        pick = np.argmin(info * (1.0 - (1.0 + self.lam) * unbias), axis=1)  # eq. 4.26, ties: the first
-        return cand[rows, pick][:, None]
+        if epoch < self.warm_rns_epochs:  # BNS-2: RNS first
+            return sample_uninteracted(users, n, bound.csr, rng, n_items=bound.n_items)
+        if positives is None or scores is None:
+            raise ValueError("BNS draws per (user, positive) pair from the current scores: positives and scores are required")
+        lam = self.lam if self.lam_schedule is None else self.lam_schedule[min(epoch, len(self.lam_schedule) - 1)]
+        u, pos = (users, positives) if n == 1 else (np.repeat(users, n), np.repeat(positives, n))
+        c = self.candidates
+        cand = sample_uninteracted(u, c, bound.csr, rng, n_items=bound.n_items)  # distinct within a slot's set
+        pick = bound.choose(u, pos, cand, scores, lam, rng)
+        return cand[np.arange(len(u)), pick].reshape(len(users), n)
 
 
 @dataclass(frozen=True, eq=False)
@@ -937,18 +854,19 @@ class AOBPR(_Sampler):
     """
 
     rank_scale: float | None = None
+    score_aware: ClassVar[bool] = True
 
     def __post_init__(self):
         if self.rank_scale is not None:
             self._real("rank_scale", 0.0, lo_open=True)
 
-    def _draw(self, bound, users, n, rng, scores, positives):
+    def negatives(self, bound, users, n, rng, *, scores=None, positives=None, epoch=0):
         # each negative the non-interacted item of a geometric rank by the current scores (exact ranks)
         from ..recsys.adaptive_samplers import sample_by_rank
 
-        if scores is None or callable(scores):
+        if scores is None or (callable(scores) and not hasattr(scores, "block")):
             raise ValueError(
-                "AOBPR.sample needs scores: a ScoreMatrix, an (n_users, n_items) array or an object with block(users)"
+                "AOBPR needs scores: a ScoreMatrix, an (n_users, n_items) array or an object with block(users)"
             )
         full = scores.block(users) if hasattr(scores, "block") else np.asarray(scores)[users]
         lam = self.rank_scale if self.rank_scale is not None else 0.05 * bound.n_items
@@ -1000,6 +918,12 @@ class SRNS(_Sampler):
         self._real("tau", 0.0, lo_open=True)
         self._int("window", 1)
 
+    score_aware: ClassVar[bool] = True
+
+    def bind(self, data: Interactions) -> BoundSampler:
+        # the memories need the initial model: made by start() (negtheory.training.negatives)
+        return _BoundSRNS(self, data)
+
 
 @dataclass(frozen=True, eq=False)
 class SharedUniform(_Sampler):
@@ -1030,7 +954,9 @@ class SharedUniform(_Sampler):
     ((3, 4), True)
     """
 
-    def _draw(self, bound, users, n, rng, scores, positives):
+    shared: ClassVar[bool] = True
+
+    def negatives(self, bound, users, n, rng, *, scores=None, positives=None, epoch=0):
         from .._validation import as_generator
 
         row = as_generator(rng).integers(bound.n_items, size=n)
@@ -1070,10 +996,15 @@ class CatalogueUniform(_Sampler):
 
     on_device: bool = False
 
+    catalogue: ClassVar[bool] = True
+
     def __post_init__(self):
         self._bool("on_device")
 
-    def _draw(self, bound, users, n, rng, scores, positives):
+    def bind(self, data: Interactions) -> BoundSampler:
+        return _BoundOnDevice(self, data) if self.on_device else BoundSampler(self, data)
+
+    def negatives(self, bound, users, n, rng, *, scores=None, positives=None, epoch=0):
         from .._validation import as_generator
 
         return as_generator(rng).integers(bound.n_items, size=(len(users), n))
