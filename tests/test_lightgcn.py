@@ -302,19 +302,22 @@ def test_reproduce_thesis_tables_with_lightgcn(tmp_path):
 
 
 def test_bns_choice_matches_a_loop_over_the_risk():
-    from negtheory.bridge.recommend import _MFRunner
+    from negtheory.bridge.recommend import StepScores
     from negtheory.recsys import bns_prior
+    from negtheory.training import BNS
 
     d = _planted(seed=4)
     model = LightGCN(d.n_users, d.n_items, d.train, 8, 2, generator=torch.Generator().manual_seed(0))
     prior = bns_prior(d.item_counts(), len(d.train))
-    runner = _MFRunner(model, None, None, "bpr", {}, d, 0, 1, 16, torch.device("cpu"), np.random.default_rng(0),
-                       bns=(4, 5.0, torch.from_numpy(prior), 0))  # fmt: skip
+    bound = BNS(candidates=4).bind(d)
     rng = np.random.default_rng(1)
     b = d.train[rng.choice(len(d.train), 16, replace=False)]
     free = ~d.train_mask()
     cand = np.stack([rng.choice(np.flatnonzero(free[u]), 4) for u in b[:, 0]])
-    got = runner._bns_negatives(b[:, 0], b[:, 1], cand)[:, 0]
+    # the choice on the model's device (the trainer's) and in numpy (a user's loop, a score matrix)
+    got = cand[np.arange(16), bound.choose(b[:, 0], b[:, 1], cand, StepScores(model), 5.0, rng)]
+    dense = model.all_scores().numpy()
+    assert np.array_equal(got, cand[np.arange(16), bound.choose(b[:, 0], b[:, 1], cand, dense, 5.0, rng)])
     sc = model.all_scores().numpy().astype(np.float64)
     for row, (u, i) in enumerate(b):
         negs = sc[u, free[u]]
