@@ -30,7 +30,7 @@ import time
 import torch
 from bench_training import benchmark_split, print_header, split_parser
 
-from negtheory.bridge.recommend import LIGHTGCN_THESIS, LightGCN, _SymmetricSpMM
+from negtheory.bridge.recommend import LightGCN, _SymmetricSpMM
 from negtheory.training import AOBPR, BNS, BPR, RNS, SRNS, Evaluation, fit
 from negtheory.training.presets import THESIS_LIGHTGCN
 
@@ -117,7 +117,7 @@ def main():
     print(f"\none propagation layer, forward + backward (mean of {args.repeat}):")
     print(f"  torch.sparse.mm on COO     : {t_coo:7.2f} ms")
     print(f"  symmetric CSR (LightGCN)   : {t_sym:7.2f} ms   ratio {t_coo / t_sym:.1f}x")
-    print(f"\nLightGCN, thesis settings (batch {LIGHTGCN_THESIS['batch_size']}), {args.epochs} epochs each:")
+    print(f"\nLightGCN, thesis settings (batch {THESIS_LIGHTGCN['optimizer'].batch_size}), {args.epochs} epochs each:")
     base = None
     for sampler in (RNS(), BNS(), AOBPR(), SRNS()):
         cfg = dict(THESIS_LIGHTGCN, epochs=args.epochs)

@@ -1,8 +1,8 @@
 """Benchmark: what probing costs a training epoch (goal: a probed epoch <= 1.5x an unprobed one).
 
-Work: one epoch of BPR-MF by batch-1 SGD with RNS (:func:`negtheory.recsys.fit_bpr_sgd`) and one
-of mini-batch MF with InfoNCE (:func:`negtheory.bridge.recommend.fit_mf`, torch on the CPU, when
-torch is installed), each evaluated after the epoch (P/R/NDCG@10 over all items), on a
+Work: one epoch of BPR-MF by batch-1 SGD with RNS (:func:`negtheory.training.fit`'s defaults) and one
+of mini-batch MF with InfoNCE (``fit(model=MF(), loss=InfoNCE(), optimizer=Adam(...))``, torch on the
+CPU, when torch is installed), each evaluated after the epoch (P/R/NDCG@10 over all items), on a
 MovieLens-100K-sized split; the probed run adds a :class:`negtheory.recsys.score_probe.ScoreProbe`
 callback with the defaults of ``negtheory reproduce sim-vs-train`` (8192 eval anchors with N = 5,
 256 fit items per user). The probe's ``epoch=0`` call on the initial scores is timed apart (it
@@ -31,8 +31,8 @@ import numpy as np
 from bench_training import benchmark_split, split_parser
 
 import negtheory
-from negtheory.recsys import fit_bpr_sgd
 from negtheory.recsys.score_probe import ScoreProbe
+from negtheory.training import MF, Adam, Evaluation, InfoNCE, fit
 
 
 class _Skip0:
@@ -54,24 +54,27 @@ def main():
     a = p.parse_args()
     data = benchmark_split(a.train if a.test else None, a.test)
     print(f"negtheory {negtheory.__version__}, python {platform.python_version()}, {os.cpu_count()} cpus; {data.summary()}")
-    trainers = {"sgd rns": lambda cbs: fit_bpr_sgd(data, "rns", epochs=a.epochs, topk=(10,), progress=False, callbacks=cbs)}
+    ev = Evaluation(ks=(10,))
+    trainers = {"sgd rns": lambda cbs: fit(data, epochs=a.epochs, evaluation=ev, callbacks=cbs)}
     try:
-        from negtheory.bridge.recommend import fit_mf
+        import torch  # noqa: F401  (the mini-batch engine's)
 
-        trainers["mf infonce"] = lambda cbs: fit_mf(data, "infonce", epochs=a.epochs, topk=(10,), progress=False, callbacks=cbs)
+        # the released code's mini-batch MF (Adam lr 1e-3, weight decay 1e-5, batch 1024), N = 5 uniform negatives
+        trainers["mf infonce"] = lambda cbs: fit(data, model=MF(), loss=InfoNCE(), optimizer=Adam(milestones=(100,)),
+                                                 epochs=a.epochs, evaluation=ev, callbacks=cbs)  # fmt: skip
     except ImportError:
         print("torch not installed: mini-batch MF skipped")
-    for name, fit in trainers.items():
-        fit([])  # compile / warm up
+    for name, train in trainers.items():
+        train([])  # compile / warm up
         plain_t, live_t, snap_t, after_t, live_r, snap_r = [], [], [], [], [], []
         for _ in range(a.repeat):
             t0 = time.perf_counter()
-            fit([])
+            train([])
             t1 = time.perf_counter()
-            fit([_Skip0(ScoreProbe(data, rng=0))])
+            train([_Skip0(ScoreProbe(data, rng=0))])
             t2 = time.perf_counter()
             snap = ScoreProbe(data, rng=0, snapshot=True)
-            fit([_Skip0(snap)])
+            train([_Skip0(snap)])
             t3 = time.perf_counter()
             snap.frame()  # the deferred measurements, after training
             t4 = time.perf_counter()

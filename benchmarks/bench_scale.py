@@ -8,17 +8,17 @@ case's own, data loading included):
   when absent): one epoch and its evaluation (Precision / Recall / NDCG at 5, 10, 20 on all test
   items, training items masked, ranked in blocks of users) of
 
-  - :func:`negtheory.recsys.fit_bpr_sgd`, d = 64, with RNS, DNS (5 candidates) and BNS with the
-    scalable eCDF (``bns_f_sample=256``);
-  - :func:`negtheory.bridge.recommend.fit_mf` (torch, CPU), d = 64, batch 2048, N = 5 uniform
-    negatives, InfoNCE and BCL;
+  - BPR-MF by batch-1 SGD (:func:`negtheory.training.fit` with ``optimizer=SGD()``), d = 64, with RNS,
+    DNS (5 candidates) and BNS with the scalable eCDF (``BNS(f_sample=256)``);
+  - mini-batch MF (:func:`negtheory.training.fit` with ``optimizer=Adam(batch_size=2048)``, torch, CPU),
+    d = 64, N = 5 uniform negatives, InfoNCE and BCL;
   - the K sweep's validation AUC (:func:`negtheory.reproduce.wu_k_sweep.validation_auc_blocks`, 10 % of
     train held out, every held-out pair against every other item of its user) of an MF with random
     d = 32 embeddings: the AUC's own time and memory, no training (``epoch_with_eval_s`` is the AUC's);
 
 * MovieLens-1M, a random 80/20 split (``--ml1m FILE``, ``user,item`` lines, gzipped or not): one
-  epoch with its evaluation of fit_bpr_sgd (d = 32) with RNS, DNS, exact BNS and BNS with
-  ``bns_f_sample`` 32 and 256, and the BNS / RNS ratio of the epoch times.
+  epoch with its evaluation of BPR-MF by batch-1 SGD (d = 32) with RNS, DNS, exact BNS and BNS with
+  ``f_sample`` 32 and 256, and the BNS / RNS ratio of the epoch times.
 
 Goal (issue 29): peak memory under 8 GB for every Gowalla run; a BNS epoch within 3x an RNS epoch
 on MovieLens-1M. Times are wall-clock on whatever CPU runs them (shared machines are noisy: the
@@ -70,8 +70,9 @@ def _run_case(args) -> dict:
     """The body of one subprocess: load, warm the kernels on a small split, train one epoch, measure."""
     import numpy as np
 
-    from negtheory.recsys import fit_bpr_sgd, load_split, split_interactions
+    from negtheory.recsys import load_split, split_interactions
     from negtheory.recsys.metrics import topk_metrics_csr
+    from negtheory.training import BCL, BNS, DNS, MF, RNS, Adam, InfoNCE, fit
 
     case = {**GOWALLA_CASES, **ML1M_CASES}[args.case]
     t0 = time.perf_counter()
@@ -100,27 +101,21 @@ def _run_case(args) -> dict:
         return dict(case=args.case, n_users=data.n_users, n_items=data.n_items, n_valid=len(vdata.valid),
                     epoch_with_eval_s=round(time.perf_counter() - t1, 2), auc=round(auc, 4),
                     peak_rss_gb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2, 3))  # fmt: skip
-    if case["trainer"] == "sgd":
-        kw = {k: v for k, v in case.items() if k not in ("trainer", "sampler")}
-        fit_bpr_sgd(small, case["sampler"], dim=dim, epochs=1, progress=False, **kw)
-        t1 = time.perf_counter()
-        r = fit_bpr_sgd(data, case["sampler"], dim=dim, epochs=args.epochs, progress=False, **kw)
-        from negtheory.recsys.loop import ScoreMatrix
-
-        scores = ScoreMatrix.from_embeddings(r["user_emb"], r["item_emb"])
-    else:
-        from negtheory.bridge.recommend import fit_mf
-
-        mkw = dict(dim=dim, batch_size=2048, negatives=5, epochs=args.epochs, progress=False)
-        fit_mf(small, case["loss"], **dict(mkw, epochs=1))
-        t1 = time.perf_counter()
-        r = fit_mf(data, case["loss"], **mkw)
-        scores = r["scores"]
+    if case["trainer"] == "sgd":  # BPR-MF by batch-1 SGD (the defaults of fit: BPR, SGD lr 0.01, reg 0.01)
+        sampler = {"rns": RNS(), "dns": DNS(candidates=5), "bns": BNS(f_sample=case.get("bns_f_sample"))}[case["sampler"]]
+        kw = dict(model=MF(dim=dim), sampler=sampler)
+    else:  # mini-batch MF: Adam lr 1e-3, weight decay 1e-5 (lr / 10 after epoch 100), N = 5 uniform negatives
+        loss = {"infonce": InfoNCE(negatives=5), "bcl": BCL(negatives=5)}[case["loss"]]
+        kw = dict(model=MF(dim=dim), loss=loss, optimizer=Adam(batch_size=2048, milestones=(100,)))
+    fit(small, **kw, epochs=1)
+    t1 = time.perf_counter()
+    r = fit(data, **kw, epochs=args.epochs)
+    scores = r.scores
     total = time.perf_counter() - t1
     t2 = time.perf_counter()
     topk_metrics_csr(scores, data.test_csr(), (data.train_csr(),), (5, 10, 20))
     eval_s = time.perf_counter() - t2
-    h = r["history"][-1]
+    h = r.history[-1]
     return dict(
         case=args.case,
         n_users=data.n_users,

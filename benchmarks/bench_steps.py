@@ -1,10 +1,10 @@
 """Table 6.8 in a full training step: time per step with each loss, on the CPU or on CUDA.
 
-Two parts, each a whole training step as :func:`negtheory.bridge.recommend.fit_mf` runs it (numpy
+Two parts, each a whole training step as the mini-batch engine of :func:`negtheory.training.fit` runs it (numpy
 sampling of the batch's negatives and extra positives, host-to-device copy, scores, loss,
 backward, optimiser step, the loss read back for the epoch's mean):
 
-* ``mf``: the mini-batch MF of Table 6.3 (``fit_mf``'s defaults: d = 32, batch 1024, N = 5
+* ``mf``: the mini-batch MF of Table 6.3 (:data:`~negtheory.training.RELEASED_MINIBATCH_MF`: d = 32, batch 1024, N = 5
   negatives, M = 5 extra positives for DCL / HCL / DPL, Adam lr 1e-3, weight decay 1e-5) on a
   synthetic MovieLens-100K-sized split (943 users, 1 682 items, 80 000 training pairs: 79 steps an
   epoch; ``bench_training.synthetic_split``);
@@ -42,7 +42,7 @@ from negtheory.recsys import Interactions
 
 LOSSES = ("bpr", "infonce", "dcl", "hcl", "dpl", "bcl")
 
-# fit_mf's defaults (the released code of thesis ch. 5-6, Table 6.3)
+# the released code of thesis ch. 5-6, Table 6.3 (negtheory.training.RELEASED_MINIBATCH_MF, N = M = 5)
 MF_CFG = dict(dim=32, batch_size=1024, lr=1e-3, weight_decay=1e-5, reg="weight_decay", negatives=5, extra_positives=5)
 # the LightGCN release's Gowalla run (dim 64, 3 layers, bpr_batch 2048, lr 1e-3, decay 1e-4 on the batch's embeddings)
 LIGHTGCN_CFG = dict(dim=64, n_layers=3, batch_size=2048, lr=1e-3, weight_decay=1e-4, reg="batch", negatives=5, extra_positives=5)
@@ -76,7 +76,7 @@ def gowalla_like(scale=1.0, seed=0) -> Interactions:
 
 
 def make_runner(data, loss, model, cfg, dev, seed=0):
-    """The epoch runner of ``fit_mf(data, loss, model=model, **cfg)`` (same construction, no evaluation)."""
+    """The mini-batch engine's epoch runner of ``fit(data, ...)`` with these settings (same construction, no evaluation)."""
     gen = torch.Generator().manual_seed(seed)
     if model == "lightgcn":
         net = LightGCN(data.n_users, data.n_items, data.train, cfg["dim"], cfg["n_layers"], generator=gen).to(dev)

@@ -45,10 +45,12 @@ from negtheory.reproduce.thesis_tables import BNS_VARIANTS
 
 
 def _epoch_seconds(data, **kw):
-    from negtheory.recsys import fit_bpr_sgd
+    """One epoch of the batch-1 SGD run of these run-key keywords (as ``thesis-tables`` trains it), with its evaluation."""
+    from negtheory.reproduce._run_keys import sgd_fit_args
+    from negtheory.training import fit
 
     t0 = time.perf_counter()
-    fit_bpr_sgd(data, epochs=1, eval_every=10**6, progress=False, rng=0, **kw)
+    fit(data, **sgd_fit_args(**kw, epochs=1), rng=0)
     return time.perf_counter() - t0
 
 

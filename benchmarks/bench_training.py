@@ -5,8 +5,8 @@ split (thesis §4.5.1.2), one uniform non-interacted negative per pair.
 
 * anchor, measured in the same run when installed (``pip install cornac``; skipped otherwise):
   ``cornac.models.BPR(k=32, max_iter=100, learning_rate=0.01, lambda_reg=0.01)`` (Cython SGD);
-* negtheory: :func:`negtheory.recsys.fit_bpr_sgd` with ``sampler="rns"`` (numba SGD), evaluated
-  once at the end;
+* negtheory: :func:`negtheory.training.fit`'s defaults (BPR-MF by batch-1 SGD, ``sampler=RNS()``,
+  numba), evaluated once at the end;
 * also the score-based samplers (DNS, BNS, AOBPR) per epoch, to show what scoring every item per
   step costs.
 
@@ -32,7 +32,8 @@ from pathlib import Path
 import numpy as np
 
 import negtheory
-from negtheory.recsys import fit_bpr_sgd, load_split, topk_metrics
+from negtheory.recsys import load_split, topk_metrics
+from negtheory.training import AOBPR, BNS, DNS, Evaluation, fit
 
 
 def synthetic_split(seed=0):
@@ -114,7 +115,7 @@ def main():
     except ImportError:
         have_cornac = False
         print("cornac is not installed: the anchor is skipped (pip install cornac)")
-    fit_bpr_sgd(data, "rns", epochs=1, progress=False)  # numba compilation outside the timing
+    fit(data, epochs=1)  # numba compilation outside the timing
     test_mask, train_mask = data.test_mask(), data.train_mask()
     ours, theirs, theirs1, ratios, ratios1 = [], [], [], [], []
     for r in range(args.repeat):
@@ -124,15 +125,15 @@ def main():
             t_c1, sc = run_cornac(data, args.epochs, seed=r, num_threads=1)
             theirs1.append((t_c1, topk_metrics(sc, test_mask, train_mask, 10)["ndcg@10"]))
         t0 = time.perf_counter()
-        res = fit_bpr_sgd(data, "rns", epochs=args.epochs, eval_every=args.epochs, rng=r, progress=False)
+        res = fit(data, epochs=args.epochs, evaluation=Evaluation(every=args.epochs), rng=r)
         t_n = time.perf_counter() - t0
-        ours.append((t_n, res["history"][-1]["test_ndcg@10"]))
+        ours.append((t_n, res.history[-1]["test_ndcg@10"]))
         if have_cornac:
             ratios.append(t_n / t_c)
             ratios1.append(t_n / t_c1)
     print(f"\nBPR-MF, {args.epochs} epochs, d = 32 (median of {args.repeat} interleaved runs)")
     print(
-        f"  negtheory fit_bpr_sgd(rns): {statistics.median(t for t, _ in ours):7.2f} s   "
+        f"  negtheory fit(RNS())     : {statistics.median(t for t, _ in ours):7.2f} s   "
         f"NDCG@10 {statistics.mean(n for _, n in ours):.4f}  (includes one evaluation)"
     )
     if have_cornac:
@@ -148,12 +149,12 @@ def main():
         print(f"  time ratio negtheory / cornac (all cores): {med:.2f}x  (goal <= 2x: {'met' if med <= 2 else 'NOT met'})")
         print(f"  time ratio negtheory / cornac (1 thread) : {med1:.2f}x  (negtheory is single-threaded and reproducible)")
     print(f"\nscore-based samplers (score every item for each step), {args.samplers_epochs} epochs each:")
-    for sampler, kw in (("dns", {}), ("bns", {}), ("aobpr", {}), ("bns", dict(candidates=20, prior="oracle"))):
-        fit_bpr_sgd(data, sampler, epochs=1, progress=False, **kw)
+    for sampler in (DNS(), BNS(), AOBPR(), BNS(candidates=20, prior="oracle")):
+        fit(data, sampler=sampler, epochs=1)
         t0 = time.perf_counter()
-        fit_bpr_sgd(data, sampler, epochs=args.samplers_epochs, eval_every=args.samplers_epochs, progress=False, **kw)
+        fit(data, sampler=sampler, epochs=args.samplers_epochs, evaluation=Evaluation(every=args.samplers_epochs))
         per = (time.perf_counter() - t0) / args.samplers_epochs
-        print(f"  {sampler:6s} {str(kw):40s} {per:6.2f} s/epoch  (~{per * 100 / 60:.1f} min per 100 epochs)")
+        print(f"  {sampler!r:47s} {per:6.2f} s/epoch  (~{per * 100 / 60:.1f} min per 100 epochs)")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Ablation: how the thesis's "reg 1e-5" is applied decides whether LightGCN learns on Gowalla (2 epochs each).
 
 The thesis's LightGCN rows (§4.5.1.2) state Adam, lr 0.01 and "reg 1e-5" without saying where the penalty goes;
-``LIGHTGCN_THESIS`` reads it as Adam's weight decay on the whole embedding tables (coupled L2, ``reg="weight_decay"``),
+``THESIS_LIGHTGCN`` reads it as Adam's weight decay on the whole embedding tables (coupled L2, ``penalty="weight_decay"``),
 the reading that reproduces MovieLens-100K's LightGCN rows. On Gowalla a step at batch 128 touches about 1 500 of
 the 70 839 nodes, so most rows get no data gradient at most steps, only the decay term wd * p; Adam divides every
 coordinate's step by its own gradient scale, so such a row moves by about lr = 0.01 per step *towards zero* whatever
@@ -36,13 +36,16 @@ import time
 import numpy as np
 import pandas as pd
 
-READINGS = {"weight_decay": dict(), "none": dict(weight_decay=0.0), "batch-l2": dict(reg="batch")}
+#: reading -> the fields of THESIS_LIGHTGCN's Adam it changes
+READINGS = {"weight_decay": dict(), "none": dict(weight_decay=0.0), "batch-l2": dict(penalty="batch")}
 METHODS = ("bpr", "infonce", "dcl", "hcl", "dpl", "bcl")
 
 
 def main():
-    from negtheory.bridge.recommend import LIGHTGCN_THESIS, fit_mf
     from negtheory.recsys.datasets import thesis_split
+    from negtheory.training import BCL, BPR, DCL, DPL, HCL, RNS, THESIS_LIGHTGCN, Evaluation, InfoNCE, fit
+
+    losses = {"bpr": BPR(), "infonce": InfoNCE(), "dcl": DCL(), "hcl": HCL(), "dpl": DPL(), "bcl": BCL()}  # N = M = 5
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", required=True, help="folder of the LightGCN release's Gowalla train.txt / test.txt")
@@ -60,16 +63,18 @@ def main():
     rows = []
     for method in args.methods:
         for name in args.readings:
-            cfg = dict(LIGHTGCN_THESIS, **READINGS[name], epochs=args.epochs)
+            model = THESIS_LIGHTGCN["model"].replace(propagation="batch")
+            optimizer = THESIS_LIGHTGCN["optimizer"].replace(**READINGS[name])
             t0 = time.perf_counter()
-            r = fit_mf(data, method, **cfg, propagation="batch", eval_every=1, rng=0, progress=False, topk=(10, 20))
-            item = r["model"].item.weight.detach().numpy()
+            r = fit(data, model=model, loss=losses[method], sampler=RNS(), optimizer=optimizer, epochs=args.epochs,
+                    evaluation=Evaluation(ks=(10, 20)), rng=0)  # fmt: skip
+            item = r.model.item.weight.detach().numpy()
             rms = {g: float(np.sqrt((item[m] ** 2).mean())) for g, m in groups.items()}
-            for h in r["history"]:
+            for h in r.history:
                 rows.append(dict(method=method, reading=name, epoch=h["epoch"], loss=h["loss"], ndcg10=h["test_ndcg@10"],
                                  recall20=h["test_recall@20"], seconds=time.perf_counter() - t0,
-                                 **({f"rms {g}": v for g, v in rms.items()} if h is r["history"][-1] else {})))  # fmt: skip
-            print(pd.DataFrame(rows).tail(len(r["history"])).to_string(index=False), flush=True)
+                                 **({f"rms {g}": v for g, v in rms.items()} if h is r.history[-1] else {})))  # fmt: skip
+            print(pd.DataFrame(rows).tail(len(r.history)).to_string(index=False), flush=True)
     df = pd.DataFrame(rows)
     if args.append and os.path.exists(args.out):
         old = pd.read_csv(args.out).drop(columns="note")

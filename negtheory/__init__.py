@@ -161,13 +161,20 @@ from .infonce import (
     sample_fractions,
 )
 
-from ._training_names import SPEC_NAMES  # noqa: E402
 from ._version import __version__  # noqa: E402
 
 #: names of :mod:`negtheory.training` re-exported here, imported on first access (PEP 562): the
 #: training engines pull in the recsys kernels (and torch for mini-batches), which ``import negtheory``
-#: must not load
-_TRAINING = ("fit", "FitResult", *SPEC_NAMES)
+#: must not load. After ``fit`` and ``FitResult``, the spec classes of :mod:`negtheory.training.specs`
+#: in its ``__all__`` order (tests/test_package.py checks that they are the same)
+_TRAINING = (
+    "fit", "FitResult",
+    "MF", "LightGCN",  # models
+    "BPR", "BCE", "InfoNCE", "DCL", "HCL", "DPL", "BCL", "CCL",  # losses
+    "RNS", "PNS", "DNS", "BNS", "AOBPR", "SRNS", "SharedUniform", "CatalogueUniform",  # samplers
+    "SGD", "Adam",  # optimizers
+    "Evaluation",
+)  # fmt: skip
 
 
 def __getattr__(name: str):

@@ -1,10 +1,21 @@
 """The argparse wiring of ``negtheory bridge train|experiments`` (private; imports no torch).
 
+``negtheory bridge train --data synthetic|digits --model mf|mlp --loss NAME
+[--epochs E] [--device auto|cpu|cuda] [--out DIR]`` trains one configuration with progress bars,
+prints the final metrics and writes ``DIR/results.json`` (+ ``DIR/probes.csv``).
+``negtheory bridge train --train FILE --test FILE --loss NAME [--optimizer sgd|adam] ...`` (or
+``--data-dir DIR``) follows the thesis's real-data protocol on an explicit split
+(:func:`negtheory.training.fit`) and writes ``DIR/results.json`` and ``DIR/history.csv``.
+``negtheory bridge experiments [--out DIR] [--quick]`` reruns the simulation-vs-training
+experiments and writes their CSV tables and PNG figures. Output folders and input files are checked
+before any training; non-finite final metrics are reported with exit status 1 (after writing the
+results for inspection).
+
 The parser lives outside :mod:`negtheory.bridge` (whose import needs torch), so that ``negtheory
---help`` and ``negtheory bridge train --help`` work, and are fast, without torch; the commands
-themselves (in :mod:`negtheory.bridge._commands`, re-exported by :mod:`negtheory.bridge.cli`)
-are imported when run, after a check that names the ``torch`` extra when it is missing. That
-module never imports this one, so the import graph has no circle.
+--help`` and ``negtheory bridge train --help`` work, and are fast, without torch, and ``negtheory
+bridge`` is always listed; the commands themselves (in :mod:`negtheory.bridge._commands`) are
+imported when run, after a check that names the ``torch`` extra when it is missing. That module
+never imports this one, so the import graph has no circle.
 """
 
 from __future__ import annotations
@@ -75,7 +86,7 @@ def _add_train_data_arguments(q: argparse.ArgumentParser) -> None:
     q.add_argument(
         "--data",
         default="synthetic",
-        help="synthetic | digits (toy data with ground truth); movielens:PATH is deprecated (removed in 0.2): use --data-dir or --train/--test",
+        help="synthetic | digits (toy data with ground truth); real data: --data-dir or --train/--test",
     )
     q.add_argument(
         "--train",

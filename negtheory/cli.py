@@ -12,7 +12,7 @@ Subcommands
     Monte-Carlo MSE study of the debiasing estimators (thesis §6.6.1); SPEC is ``start:stop:count``
     (inclusive, like numpy.linspace) or a comma-separated list.
 ``negtheory bridge train|experiments ...``
-    Real training with the torch bridge (see :mod:`negtheory.bridge.cli`; needs the ``torch`` extra).
+    Real training with the torch bridge (``negtheory bridge train --help``; needs the ``torch`` extra).
 ``negtheory reproduce NAME [...]``
     Rerun a paper's experiment (see :mod:`negtheory.reproduce`; needs the ``torch`` extra).
 

@@ -101,7 +101,7 @@ def test_module_losses_equal_functionals_on_the_same_logits():
         (M.HardContrastiveLoss(0.1, 1.0, 0.5), lambda q, n: Fn.hcl(q, n, 0.1, 1.0, floor=math.exp(-2.0))),
         (M.BayesianContrastiveLoss(0.9, 0.5, 0.1, 0.5), lambda q, n: Fn.bcl(q, n, 0.9, 0.5, 0.1)),
         (M.BPRLoss(), lambda q, n: Fn.bpr(q, n)),
-        (M.DPLLoss(0.1), lambda q, n: Fn.dpl(q, n, 0.1)),
+        (M.DPLLoss(0.1), lambda q, n: Fn.dpl(q, n, 0.1, eps=1e-2)),  # the module's eps: DPL's spec default
         (M.BCELoss(), lambda q, n: Fn.bce(q, n)),
         (M.RelaxedSoftmaxLoss(), lambda q, n: Fn.relaxed_softmax(q, n)),
     ]
@@ -234,25 +234,6 @@ def test_synthetic_pu_ground_truth():
     np.testing.assert_array_equal(d.item_counts.numpy(), np.bincount(d.train[:, 1].numpy(), minlength=300))
 
 
-def test_movielens_loader_u_data_and_csv(tmp_path):
-    from negtheory.bridge.data import load_movielens
-
-    rows = [(u, i, r) for u in (1, 2, 3) for i, r in ((10, 5), (20, 4), (30, 2), (40, 3), (50, 1))]
-    (tmp_path / "u.data").write_text("".join(f"{u}\t{i}\t{r}\t881250949\n" for u, i, r in rows))
-    (tmp_path / "ratings.csv").write_text("user,item,rating\n" + "".join(f"{u},{i},{r}\n" for u, i, r in rows))
-    with pytest.warns(DeprecationWarning, match=r"deprecated since negtheory 0\.1 and removed in 0\.2.*load_movielens_dir"):
-        a = load_movielens(tmp_path, min_rating=3, test_fraction=0.4, rng=0)  # a folder holding u.data
-    with pytest.warns(DeprecationWarning, match="load_split"):
-        b = load_movielens(tmp_path / "ratings.csv", min_rating=3, test_fraction=0.4, rng=0)
-    for d in (a, b):
-        assert (d.n_users, d.n_items) == (3, 3)
-        assert d.train.shape[0] + d.test.shape[0] == 9 and d.test.shape[0] == 3  # floor(0.4 * 3) per user
-        assert d.relevant is None
-    torch.testing.assert_close(a.train, b.train)
-    with pytest.raises(FileNotFoundError), pytest.warns(DeprecationWarning):
-        load_movielens(tmp_path / "missing.data")
-
-
 def test_digits_views_and_augment():
     pytest.importorskip("sklearn")
     from negtheory.bridge.data import augment_digits, load_digits_views
@@ -357,32 +338,6 @@ def test_digits_contrastive_run_and_probe():
     assert p["alpha"] > 0.5
 
 
-def test_movielens_training_from_a_tiny_file(tmp_path):
-    from negtheory.bridge.train import train
-
-    rng = np.random.default_rng(0)
-    lines = [f"{u},{i},{rng.integers(1, 6)}" for u in range(20) for i in rng.choice(30, 8, replace=False)]
-    f = tmp_path / "r.csv"
-    f.write_text("user,item,rating\n" + "\n".join(lines) + "\n")
-    with pytest.warns(DeprecationWarning, match=r"removed in 0\.2.*fit_mf.*fit_bpr_sgd") as caught:
-        r = train(data=f"movielens:{f}", loss="dpl", epochs=1, dim=8, progress=False)
-    assert len(caught) == 1 and caught[0].filename == __file__  # one warning, pointing at the caller
-    assert "test_ndcg@10" in r["final"] and "probe" not in r  # no ground truth, no probe
-
-
-def test_cli_movielens_data_still_works_with_a_note(tmp_path, capsys):
-    from negtheory.cli import main
-
-    rng = np.random.default_rng(1)
-    lines = [f"{u},{i},{rng.integers(1, 6)}" for u in range(20) for i in rng.choice(30, 8, replace=False)]
-    f = tmp_path / "r.csv"
-    f.write_text("user,item,rating\n" + "\n".join(lines) + "\n")
-    args = ["bridge", "train", "--data", f"movielens:{f}", "--loss", "bpr", "--epochs", "1", "--dim", "4", "--quiet"]
-    assert main(args) == 0  # no DeprecationWarning escapes (pytest turns warnings into errors)
-    err = capsys.readouterr().err
-    assert "--data movielens:PATH is deprecated since negtheory 0.1 and removed in 0.2" in err and "--data-dir" in err
-
-
 def test_deprecated_harness_pieces_warn_and_still_work():
     from negtheory.bridge.data import synthetic_pu
     from negtheory.bridge.recommend import MF
@@ -413,7 +368,7 @@ class _Stop(Exception):
 
 
 def test_retired_bridge_experiments_warn_and_run_all_skips_them(tmp_path, monkeypatch):
-    """mse_sim_vs_train and downstream(movielens=) warn (pointing at the caller); run_all runs neither."""
+    """mse_sim_vs_train warns (pointing at the caller), downstream(movielens=) is gone; run_all runs neither."""
     import warnings
     from pathlib import Path
 
@@ -424,19 +379,17 @@ def test_retired_bridge_experiments_warn_and_run_all_skips_them(tmp_path, monkey
     def stop(*a, **k):
         raise _Stop
 
-    monkeypatch.setattr(E, "_train", stop)
+    monkeypatch.setattr(E, "train", stop)
     msg = r"mse_sim_vs_train is deprecated since negtheory 0\.1 and removed in 0\.2; use `negtheory reproduce sim-vs-train`"
     with pytest.raises(_Stop), pytest.warns(DeprecationWarning, match=msg) as w:
         E.mse_sim_vs_train(epochs=1)
     assert w[0].filename == __file__
-    msg = r"downstream\(movielens=PATH\) is deprecated since negtheory 0\.1 and removed in 0\.2.*load_movielens_dir"
-    with pytest.raises(_Stop), pytest.warns(DeprecationWarning, match=msg) as w:
-        E.downstream(movielens=tmp_path / "u.data", seeds=(0,))
-    assert w[0].filename == __file__
+    with pytest.raises(TypeError, match="movielens"):
+        E.downstream(movielens=tmp_path / "u.data", seeds=(0,))  # the harness's real-data task is removed
     fake = {"final": {"probe_acc": 0.9, "test_ndcg@10": 0.1}, "history": [{"test_ndcg@10": 0.1}]}
-    monkeypatch.setattr(E, "_train", lambda **k: fake)
+    monkeypatch.setattr(E, "train", lambda **k: fake)
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # downstream without movielens does not warn
+        warnings.simplefilter("error")  # downstream does not warn
         d = E.downstream(digits_losses=("infonce",), rec_losses=("bpr",), seeds=(0,))
     assert set(d.task) == {"digits", "synthetic"}
 
@@ -459,7 +412,7 @@ def test_retired_bridge_experiments_warn_and_run_all_skips_them(tmp_path, monkey
 def test_cli_bridge_train_synthetic_bcl_one_epoch(tmp_path):
     import argparse
 
-    from negtheory.bridge.cli import add_bridge_parser
+    from negtheory._cli_bridge import add_bridge_parser
 
     parser = argparse.ArgumentParser(prog="negtheory")
     add_bridge_parser(parser.add_subparsers(dest="command", required=True))
@@ -475,7 +428,7 @@ def test_cli_bridge_train_subprocess_with_progress(tmp_path):
     # the command CI runs (through the bridge's own parser: negtheory.cli registers it)
     code = (
         "import argparse, sys\n"
-        "from negtheory.bridge.cli import add_bridge_parser\n"
+        "from negtheory._cli_bridge import add_bridge_parser\n"
         "p = argparse.ArgumentParser(prog='negtheory'); add_bridge_parser(p.add_subparsers(dest='command', required=True))\n"
         "a = p.parse_args(sys.argv[1:]); sys.exit(a.func(a))\n"
     )
@@ -494,6 +447,8 @@ def test_bad_configurations_raise():
         train(data="synthetic", loss="nope", epochs=1, progress=False)
     with pytest.raises(ValueError, match="data"):
         train(data="imagenet", loss="bpr", epochs=1, progress=False)
+    with pytest.raises(ValueError, match="data"):  # the toy harness reads no real data: train(data=Interactions) does
+        train(data="movielens:u.data", loss="bpr", epochs=1, progress=False)
     with pytest.raises(ValueError, match="mlp"):
         train(data="digits", loss="bcl", model="tower", epochs=1, progress=False)
     with pytest.raises(TypeError, match="field"):

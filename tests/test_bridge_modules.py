@@ -204,7 +204,7 @@ def test_constructor_validates_and_repr_shows_hyper_parameters():
     r = repr(M.HardContrastiveLoss(tau_plus=0.2, beta=0.5, temperature=0.25))
     for part in ("tau_plus=0.2", "beta=0.5", "temperature=0.25", f"floor={math.exp(-4.0)}", "symmetric=True"):
         assert part in r
-    assert "alpha=0.9" in repr(M.BayesianContrastiveLoss())
+    assert "alpha=0.55, beta=0.6, tau_plus=0.06" in repr(M.BayesianContrastiveLoss())  # the BCL spec's defaults
     with pytest.raises(ValueError, match="labels"):
         M.InfoNCELoss()(torch.zeros(4, 3), torch.zeros(4, 3), labels=torch.arange(4))
 

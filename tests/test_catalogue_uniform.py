@@ -89,6 +89,7 @@ def test_the_minibatch_engine_trains_with_it_and_records_it(on_device):
 
 def test_the_host_path_feeds_the_spec_draws_to_the_step():
     """One step on the host path scores exactly the items CatalogueUniform.sample draws from the run's stream."""
+    from negtheory.bridge import build_loss
     from negtheory.bridge import recommend as R
     from negtheory.training import specs as S
 
@@ -103,7 +104,7 @@ def test_the_host_path_feeds_the_spec_draws_to_the_step():
     model = Spy(d.n_users, d.n_items, 4, generator=torch.Generator().manual_seed(0))
     opt = torch.optim.SGD(model.parameters(), lr=0.0)
     sched = torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[])
-    runner = R._MFRunner(model, opt, sched, "infonce", dict(temperature=1.0), d, 0, 6, len(d.train), torch.device("cpu"),
+    runner = R._MFRunner(model, opt, sched, build_loss(InfoNCE()), dict(temperature=1.0), d, 0, 6, len(d.train), torch.device("cpu"),
                          np.random.default_rng(5), spec=S.CatalogueUniform())  # fmt: skip
     runner.run_epoch(0)
     g = np.random.default_rng(5)

@@ -402,19 +402,15 @@ def test_loaders_refuse_fifos_and_devices_at_once(fifo, tmp_path, capsys):
 def test_bridge_loaders_share_the_guards(fifo, tmp_path, capsys, monkeypatch):
     pytest.importorskip("torch")
     import negtheory.bridge.train
-    from negtheory.bridge.data import load_movielens
 
     monkeypatch.setattr(negtheory.bridge.train, "train", _no_compute)
-    assert cli.main(["bridge", "train", "--loss", "bpr", "--data", f"movielens:{fifo}"]) == 2
+    assert cli.main(["bridge", "train", "--loss", "bpr", "--data-dir", str(fifo)]) == 2
     assert "not a regular file" in capsys.readouterr().err
     assert cli.main(["bridge", "train", "--loss", "bpr", "--train", str(fifo), "--test", str(fifo)]) == 2
     assert "--train: " in capsys.readouterr().err
-    with pytest.raises(ValueError, match="not a regular file"), pytest.warns(DeprecationWarning, match="load_movielens_dir"):
-        load_movielens(fifo)
-    bad = tmp_path / "r.csv"
-    bad.write_text("user,item,rating\n1,2,4\n1,3,nan\n")
-    with pytest.raises(ValueError, match=r"line 3: rating must be a finite number"), pytest.warns(DeprecationWarning):
-        load_movielens(bad)
+    # the toy harness's own MovieLens loader is gone: --data names a toy data set, real data is --data-dir / --train
+    assert cli.main(["bridge", "train", "--loss", "bpr", "--data", f"movielens:{fifo}"]) == 2
+    assert "--data-dir" in capsys.readouterr().err
 
 
 def test_bridge_train_out_is_checked_before_training(tmp_path, capsys, monkeypatch):
@@ -628,7 +624,7 @@ def test_bridge_train_epochs_count_from_1_and_config_says_rng_on_both_paths(tmp_
     assert {row["epoch"] for row in toy["probe_rows"]} == {1}  # probe rows count epochs as the history does
     saved = json.loads((tmp_path / "toy" / "results.json").read_text())
     assert saved["config"]["rng"] == 0 and "seed" not in saved["config"]
-    # an explicit split (fit_bpr_sgd), through the command
+    # an explicit split (BPR-MF by batch-1 SGD), through the command
     rows = [(u, i) for u in range(8) for i in range(30) if (u + i) % 3 == 0]
     train_csv = _ratings(tmp_path / "train.csv", rows[::2])
     test_csv = _ratings(tmp_path / "test.csv", rows[1::2])

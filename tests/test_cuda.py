@@ -298,19 +298,27 @@ def _tiny_split():
 @pytest.mark.parametrize(
     "model,loss", [("mf", "bcl"), ("mf", "infonce"), ("mf", "dpl"), ("lightgcn", "bcl"), ("lightgcn", "bpr")]
 )
-def test_fit_mf_on_device_follows_the_cpu_run(device, model, loss):
-    from negtheory.bridge.recommend import fit_mf
+def test_minibatch_fit_on_device_follows_the_cpu_run(device, model, loss):
+    from negtheory import training as T
 
     data = _tiny_split()
-    kw = dict(model=model, n_layers=2, epochs=3, batch_size=128, topk=(5, 10), progress=False, rng=0)
-    got = fit_mf(data, loss, device=device, **kw)
-    ref = fit_mf(data, loss, device="cpu", **kw)
-    assert got["config"]["device"].startswith(device)
-    assert next(got["model"].parameters()).device.type == device
-    scores, ref_scores = np.asarray(got["scores"]), np.asarray(ref["scores"])  # host copies of the final scores
+    spec = {"bcl": T.BCL(), "infonce": T.InfoNCE(), "dpl": T.DPL(), "bpr": T.BPR()}[loss]
+    kw = dict(
+        model=T.LightGCN(layers=2) if model == "lightgcn" else T.MF(),
+        loss=spec,
+        optimizer=T.Adam(batch_size=128, milestones=(100,)),
+        epochs=3,
+        evaluation=T.Evaluation(ks=(5, 10)),
+        rng=0,
+    )
+    got = T.fit(data, device=device, **kw)
+    ref = T.fit(data, device="cpu", **kw)
+    assert got.config["device"].startswith(device)
+    assert next(got.model.parameters()).device.type == device
+    scores, ref_scores = np.asarray(got.scores), np.asarray(ref.scores)  # host copies of the final scores
     assert scores.shape == (data.n_users, data.n_items) and np.isfinite(scores).all()
-    losses = [h["loss"] for h in got["history"]]
-    want = [h["loss"] for h in ref["history"]]
+    losses = [h["loss"] for h in got.history]
+    want = [h["loss"] for h in ref.history]
     assert all(np.isfinite(losses))
     # same initialisation and the same numpy-drawn batches: the first epoch agrees to float32
     # rounding; later epochs drift only by the rounding Adam carries forward

@@ -27,7 +27,7 @@ def _ndcg10(out):
 
 
 def test_finished_only_reports_each_row_over_the_seeds_it_has(split, tmp_path, monkeypatch):
-    import negtheory.bridge.recommend as rec
+    import negtheory.training as training
     from negtheory.cli import main
 
     train, test = split
@@ -41,7 +41,7 @@ def test_finished_only_reports_each_row_over_the_seeds_it_has(split, tmp_path, m
     two_seeds = _ndcg10(out)
     assert two_seeds.loc["InfoNCE", "n_seeds"] == 2
 
-    monkeypatch.setattr(rec, "fit_mf", lambda *a, **k: pytest.fail("--finished-only trained a run"))
+    monkeypatch.setattr(training, "fit", lambda *a, **k: pytest.fail("--finished-only trained a run"))
     assert main([*base, "--methods", "InfoNCE", "DCL", "HCL", "--seeds", "3", "--finished-only"]) == 0
     got = _ndcg10(out)
     assert got.loc["InfoNCE", "n_seeds"] == 2 and got.loc["InfoNCE", "mean"] == two_seeds.loc["InfoNCE", "mean"]

@@ -1,11 +1,11 @@
-"""``negtheory.training.fit``: the published configurations give the old trainers' numbers bit for bit.
+"""``negtheory.training.fit``: the published configurations as specs, the engine each runs on, the specs' JSON.
 
 Every configuration the reproductions run (thesis Tables 4.2-4.5 by batch-1 SGD, 5.2 / 5.3 / 6.3 by
-mini-batches, the LightGCN rows, the sim-vs-train and Wu K-sweep protocols) is trained through
-the old flat-keyword trainer and through ``fit`` with the matching specs, on a tiny split for two
-epochs: the final embeddings are ``np.array_equal`` and the histories equal. Unsupported
-combinations raise a ``ValueError`` that names their parameters; every spec round-trips through
-JSON.
+mini-batches, the LightGCN rows, the sim-vs-train and Wu K-sweep protocols) is named in the run keys by
+the keywords of the trainers that came before ``fit``; :mod:`negtheory.reproduce._run_keys` turns them
+into specs. Each translation is checked against the specs written out by hand, and each configuration
+trains on its engine on a tiny split. Unsupported combinations raise a ``ValueError`` that names
+their parameters; every spec round-trips through JSON.
 """
 
 from __future__ import annotations
@@ -15,8 +15,10 @@ import warnings
 
 import numpy as np
 import pytest
+from toy_data import fit_with_negatives
 
-from negtheory.recsys import bns_lam_warm_start, bns_occupation_prior, fit_bpr_sgd, load_split
+from negtheory.recsys import bns_lam_warm_start, bns_occupation_prior, load_split
+from negtheory.reproduce._run_keys import LIGHTGCN_KEYWORDS, minibatch_fit_args, sgd_fit_args
 from negtheory.training import (
     AOBPR,
     BCE,
@@ -62,18 +64,12 @@ def _hist(h):
     return [{k: v for k, v in row.items() if "seconds" not in k} for row in h]
 
 
-def _old_sgd(data, sampler, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return fit_bpr_sgd(data, sampler, epochs=EPOCHS, dim=8, rng=5, progress=False, topk=(5, 10), **kw)
-
-
 def _new(data, **kw):
     kw.setdefault("evaluation", Evaluation(ks=(5, 10)))
     return fit(data, epochs=EPOCHS, rng=5, **kw)
 
 
-# (fit_bpr_sgd keywords, fit specs): Tables 4.2 (six samplers), 4.3 (BNS-1..4), 4.4 (BCE, InfoNCE N = 2),
+# (batch-1 SGD run-key keywords, fit specs): Tables 4.2 (six samplers), 4.3 (BNS-1..4), 4.4 (BCE, InfoNCE N = 2),
 # 4.5 (oracle readings), the SRNS readings, the sim-vs-train SGD runs (RNS, BNS with topk 10)
 SGD_CASES = {
     "4.2-rns": (dict(sampler="rns"), dict(sampler=RNS())),
@@ -107,41 +103,53 @@ SGD_CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(SGD_CASES))
-def test_sgd_configurations_are_bit_identical(data, case):
-    old_kw, new_kw = SGD_CASES[case]
-    old = _old_sgd(data, **old_kw)
-    new_kw = dict(new_kw)
-    new_kw.setdefault("model", MF(dim=8))
-    new = _new(data, **new_kw)
-    assert new.engine == "sgd"
-    assert np.array_equal(old["user_emb"], new.user_emb) and np.array_equal(old["item_emb"], new.item_emb)
-    assert _hist(old["history"]) == _hist(new.history)
-    assert old["config"]["sampler"] == new.config["sampler"]
+def test_sgd_run_keys_are_these_specs_and_train_on_the_batch1_engine(data, case):
+    keywords, specs = SGD_CASES[case]
+    args = sgd_fit_args(**keywords, dim=8, epochs=EPOCHS, topk=(5, 10))
+    want = {**dict(model=MF(dim=8), loss=BPR(), optimizer=SGD(), evaluation=Evaluation(ks=(5, 10), on="test")), **specs}
+    assert {k: args[k] for k in want} == want and args["epochs"] == EPOCHS and args["engine"] == "sgd"
+    r = fit(data, **args, rng=5)
+    assert r.engine == "sgd" and r.config["sampler"] == keywords["sampler"]
+    assert r.config["epochs"] == EPOCHS and np.isfinite(r.history[-1]["loss"])
+
+
+def test_sgd_run_keys_translate_defaults_and_refuse_unknown_keywords():
+    assert sgd_fit_args(sampler="rns")["model"] == THESIS_BPR_MF["model"]
+    assert sgd_fit_args(sampler="rns")["optimizer"] == THESIS_BPR_MF["optimizer"]
+    with pytest.raises(TypeError, match="unknown keyword"):
+        sgd_fit_args(sampler="rns", dimension=8)
+    with pytest.raises(ValueError, match="BNS"):
+        sgd_fit_args(sampler="rns", warm_rns_epochs=2)  # BNS-2's keyword
+    with pytest.raises(ValueError, match="n_negatives"):
+        sgd_fit_args(sampler="rns", n_negatives=2)  # BPR reads one negative
+    with pytest.raises(ValueError, match="sampler"):
+        sgd_fit_args(sampler="xns")
 
 
 def test_sgd_occupation_prior_bns4(data):
     occ = np.array(["a", "b", "c"])[np.arange(data.n_users) % 3]
     prior = bns_occupation_prior(data, occ)
-    old = _old_sgd(data, "bns", prior=prior)
+    args = sgd_fit_args(sampler="bns", prior=prior, dim=8, epochs=EPOCHS)
+    assert args["sampler"] == BNS(prior=prior)
     new = _new(data, model=MF(dim=8), sampler=BNS(prior=prior))
-    assert np.array_equal(old["user_emb"], new.user_emb) and np.array_equal(old["item_emb"], new.item_emb)
-    assert old["config"]["prior"] == new.config["prior"] == f"array{prior.shape}"
+    assert new.config["prior"] == f"array{prior.shape}"
+    assert np.array_equal(fit(data, **dict(args, evaluation=Evaluation(ks=(5, 10))), rng=5).user_emb, new.user_emb)
 
 
-def test_sgd_return_negatives_and_eval_on_both(data):
+def test_sgd_negatives_record_and_eval_on_both(data):
     d = data.with_validation(0.1, rng=0)
-    old = _old_sgd(d, "dns", eval_on="both", return_negatives=True)
-    new = _new(d, model=MF(dim=8), sampler=DNS(), evaluation=Evaluation(ks=(5, 10), on="both"))
-    assert _hist(old["history"]) == _hist(new.history)
-    assert np.array_equal(old["item_emb"], new.item_emb)
-    assert len(old["negatives"]) == EPOCHS
+    kw = dict(model=MF(dim=8), sampler=DNS(), evaluation=Evaluation(ks=(5, 10), on="both"), epochs=EPOCHS, rng=5)
+    plain = fit(d, **kw)
+    recorded = fit_with_negatives(d, **kw)  # the engine's negatives record changes no number
+    assert _hist(plain.history) == _hist(recorded.history) and np.array_equal(plain.item_emb, recorded.item_emb)
+    assert len(recorded.negatives) == EPOCHS and plain.negatives is None
+    assert {"valid_ndcg@10", "test_ndcg@10"} <= set(plain.history[-1])
 
 
 # --------------------------------------------------------------------------------------------
 # mini-batch (torch)
 # --------------------------------------------------------------------------------------------
 torch = pytest.importorskip("torch", reason="the mini-batch engine needs the torch extra")
-from negtheory.bridge.recommend import LIGHTGCN_THESIS, fit_mf  # noqa: E402
 
 # released ch. 5-6 settings (Tables 5.2, 6.3): Adam lr 1e-3, weight decay 1e-5, N = M = 5, lr / 10 after epoch 100
 _ADAM = Adam(lr=1e-3, weight_decay=1e-5, batch_size=128, milestones=(100,))
@@ -154,6 +162,7 @@ MB_CASES = {
     "5.2-dpl": (dict(loss="dpl"), dict(loss=DPL())),
     "6.3-bcl": (dict(loss="bcl"), dict(loss=BCL())),
     "6.3-bcl-released": (dict(loss="bcl_released"), dict(loss=BCL(form="released"))),
+    "6.3-bcl-tuned": (dict(loss="bcl", alpha=0.7, tau_plus=0.02, beta=0.4), dict(loss=BCL(alpha=0.7, tau_plus=0.02, beta=0.4))),
     "5.3-dpl-hard": (dict(loss="dpl", sampler="dns", tau_plus=0.3), dict(loss=DPL(tau_plus=0.3), sampler=DNS())),
     "bpr-bns": (dict(loss="bpr", sampler="bns"), dict(loss=BPR(), sampler=BNS())),
     "bpr-pns": (dict(loss="bpr", sampler="pns"), dict(loss=BPR(), sampler=PNS())),
@@ -161,47 +170,43 @@ MB_CASES = {
                    dict(loss=InfoNCE(negatives=3), optimizer=Adam(batch_size=128))),
     "sgd-torch": (dict(loss="infonce", optimizer="sgd", lr=0.05), dict(loss=InfoNCE(), optimizer=SGD(lr=0.05, weight_decay=1e-5,
                                                                                                   batch_size=128, milestones=(100,)))),
-    "lgcn-bpr-rns": (dict(loss="bpr", **LIGHTGCN_THESIS), dict(loss=BPR(), model=LightGCN(), optimizer=_LGCN)),
-    "lgcn-bpr-bns": (dict(loss="bpr", sampler="bns", **LIGHTGCN_THESIS), dict(loss=BPR(), sampler=BNS(), model=LightGCN(),
-                                                                              optimizer=_LGCN)),
-    "lgcn-bpr-dns": (dict(loss="bpr", sampler="dns", **LIGHTGCN_THESIS), dict(loss=BPR(), sampler=DNS(), model=LightGCN(),
-                                                                              optimizer=_LGCN)),
-    "lgcn-bcl": (dict(loss="bcl", **LIGHTGCN_THESIS), dict(loss=BCL(), model=LightGCN(), optimizer=_LGCN)),
-    "lgcn-batch-l2": (dict(loss="bpr", **{**LIGHTGCN_THESIS, "reg": "batch"}),
+    "lgcn-bpr-rns": (dict(loss="bpr", **LIGHTGCN_KEYWORDS), dict(loss=BPR(), model=LightGCN(), optimizer=_LGCN)),
+    "lgcn-bpr-bns": (dict(loss="bpr", sampler="bns", **LIGHTGCN_KEYWORDS), dict(loss=BPR(), sampler=BNS(), model=LightGCN(),
+                                                                               optimizer=_LGCN)),
+    "lgcn-bpr-dns": (dict(loss="bpr", sampler="dns", **LIGHTGCN_KEYWORDS), dict(loss=BPR(), sampler=DNS(), model=LightGCN(),
+                                                                               optimizer=_LGCN)),
+    "lgcn-bcl": (dict(loss="bcl", **LIGHTGCN_KEYWORDS), dict(loss=BCL(), model=LightGCN(), optimizer=_LGCN)),
+    "lgcn-batch-l2": (dict(loss="bpr", **{**LIGHTGCN_KEYWORDS, "reg": "batch"}),
                       dict(loss=BPR(), model=LightGCN(), optimizer=_LGCN.replace(penalty="batch"))),
+    "lgcn-batch-propagation": (dict(loss="dcl", **LIGHTGCN_KEYWORDS, propagation="batch"),
+                               dict(loss=DCL(), model=LightGCN(propagation="batch"), optimizer=_LGCN)),
 }  # fmt: skip
 
 
-def _old_mb(data, **kw):
-    kw = dict(kw)
-    kw["epochs"] = EPOCHS
-    kw.setdefault("batch_size", 128)
-    if kw.get("model") == "lightgcn":
-        kw["batch_size"] = 64
-    kw["dim"] = 8
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return fit_mf(data, kw.pop("loss"), rng=5, progress=False, topk=(5, 10), **kw)
-
-
 @pytest.mark.parametrize("case", sorted(MB_CASES))
-def test_minibatch_configurations_are_bit_identical(data, case):
-    old_kw, new_kw = MB_CASES[case]
+def test_minibatch_run_keys_are_these_specs_and_train_on_the_torch_engine(data, case):
+    keywords, specs = MB_CASES[case]
+    keywords = dict(keywords, dim=8, epochs=EPOCHS, topk=(5, 10), batch_size=64 if keywords.get("model") == "lightgcn" else 128)
+    args = minibatch_fit_args(**keywords)
+    specs = dict(specs)
+    want = dict(model=specs.pop("model", MF()).replace(dim=8), loss=specs.pop("loss"), sampler=specs.pop("sampler", RNS()),
+                optimizer=specs.pop("optimizer", _ADAM), evaluation=Evaluation(ks=(5, 10)))  # fmt: skip
+    assert not specs and {k: args[k] for k in want} == want and args["epochs"] == EPOCHS and args["engine"] == "torch"
     d = data.with_validation(0.1, rng=1)
-    old = _old_mb(d, **old_kw)
-    new_kw = dict(new_kw)
-    model = new_kw.pop("model", MF())
-    new = _new(d, model=model.replace(dim=8), optimizer=new_kw.pop("optimizer", _ADAM), **new_kw)
-    assert new.engine == "torch"
-    for a, b in zip(old["model"].parameters(), new.model.parameters()):
-        assert torch.equal(a, b)
-    assert np.array_equal(np.asarray(old["scores"]), np.asarray(new.scores))
-    if not isinstance(model, LightGCN):  # the scores are the embeddings' product (numpy's BLAS and torch's may
+    r = fit(d, **args, rng=5)
+    assert r.engine == "torch" and r.best_epoch in (1, 2) and np.isfinite(r.history[-1]["loss"])
+    if not isinstance(want["model"], LightGCN):  # the scores are the embeddings' product (numpy's BLAS and torch's may
         # round a float32 product differently in the last place, so this check is to float32 precision)
-        np.testing.assert_allclose(np.asarray(new.scores), new.user_emb @ new.item_emb.T, rtol=1e-5, atol=1e-6)
-    assert _hist(old["history"]) == _hist(new.history)
-    assert old["best_epoch"] == new.best_epoch
-    assert old["config"] == {**new.config, **{k: old["config"][k] for k in ("tau_plus", "hcl_beta", "alpha", "beta", "dpl_eps")}}
+        np.testing.assert_allclose(np.asarray(r.scores), r.user_emb @ r.item_emb.T, rtol=1e-5, atol=1e-6)
+
+
+def test_minibatch_run_keys_refuse_unknown_keywords():
+    with pytest.raises(TypeError, match="unknown keyword"):
+        minibatch_fit_args(loss="dpl", n_layer=3)
+    with pytest.raises(ValueError, match="propagation"):
+        minibatch_fit_args(loss="infonce", propagation="batch")  # MF propagates nothing
+    with pytest.raises(ValueError, match="loss must be one of"):
+        minibatch_fit_args(loss="nce")
 
 
 # --------------------------------------------------------------------------------------------
@@ -223,28 +228,44 @@ def test_engine_follows_the_combination():
     assert _engine(loss=DCL(), optimizer=SGD()) == "torch"  # batch 1, but a loss the numba engine lacks
 
 
+# the combinations that one engine or the other used to refuse: each now has a backend (issue 67)
+ONCE_REFUSED = [
+    dict(sampler=AOBPR(), model=LightGCN(), loss=InfoNCE()),
+    dict(sampler=SRNS(), optimizer=Adam(), loss=BPR(negatives=3)),
+    dict(sampler=SRNS(), loss=InfoNCE(negatives=2)),
+    dict(loss=BCE(), optimizer=Adam()),
+    dict(loss=InfoNCE(temperature=0.5)),
+    dict(sampler=BNS(), loss=InfoNCE(), optimizer=Adam()),
+    dict(sampler=BNS(prior="oracle"), optimizer=Adam()),
+    dict(sampler=BNS(warm_rns_epochs=3), model=LightGCN()),
+    dict(sampler=DNS(), loss=BCL(), optimizer=Adam()),
+    dict(model=MF(dropout=0.1), optimizer=Adam(), sampler=SharedUniform()),
+    dict(model=MF(dropout=0.1)),
+    dict(optimizer=SGD(batch_size=64, shuffle="once")),
+    dict(device="cuda"),
+]
+
+
+@pytest.mark.parametrize("kw", ONCE_REFUSED)
+def test_once_refused_combinations_run_on_the_torch_backend(kw):
+    base = dict(model=MF(), loss=BPR(), sampler=RNS(), optimizer=SGD())
+    assert choose_engine(**{**base, **kw}) == "torch"
+
+
 @pytest.mark.parametrize(
     "kw, names",
     [
-        (dict(sampler=AOBPR(), model=LightGCN(), loss=InfoNCE()), ("sampler=AOBPR", "loss=InfoNCE")),
-        (dict(sampler=SRNS(), optimizer=Adam(), loss=BPR(negatives=3)), ("sampler=SRNS", "loss.negatives=3")),
         (dict(sampler=SRNS(), loss=InfoNCE(negatives=2)), ("sampler=SRNS", "loss.negatives")),
-        (dict(loss=BCE(), optimizer=Adam()), ("loss=BCE",)),
         (dict(loss=InfoNCE(temperature=0.5)), ("loss.temperature",)),
-        (dict(sampler=BNS(), loss=InfoNCE(), optimizer=Adam()), ("sampler=BNS", "loss=InfoNCE")),
-        (dict(sampler=BNS(prior="oracle"), optimizer=Adam()), ("sampler.prior",)),
-        (dict(sampler=BNS(warm_rns_epochs=3), model=LightGCN()), ("sampler.warm_rns_epochs",)),
-        (dict(sampler=DNS(), loss=BCL(), optimizer=Adam()), ("sampler=DNS", "loss=BCL")),
-        (dict(model=MF(dropout=0.1), optimizer=Adam(), sampler=SharedUniform()), ("model.dropout", "SharedUniform")),
         (dict(model=MF(dropout=0.1)), ("model.dropout",)),
-        (dict(optimizer=SGD(batch_size=64, shuffle="once")), ("optimizer.shuffle",)),
         (dict(device="cuda"), ("device",)),
+        (dict(model=LightGCN()), ("model=LightGCN",)),
     ],
 )
-def test_unsupported_combinations_name_their_parameters(kw, names):
+def test_the_numba_backend_asked_for_names_what_it_does_not_cover(kw, names):
     base = dict(model=MF(), loss=BPR(), sampler=RNS(), optimizer=SGD())
     with pytest.raises(ValueError) as err:
-        choose_engine(**{**base, **kw})
+        choose_engine(**{**base, **kw}, engine="sgd")
     for name in names:
         assert name in str(err.value)
 
@@ -330,8 +351,24 @@ def test_samplers_draw_for_a_users_own_loop(data):
     train = data.train_mask()
     for out in (dns, bns):
         assert not train[users[:, None], out].any()
-    with pytest.raises(NotImplementedError):
+    # SRNS in a user's own loop: its memories are built from the model's scoring embeddings at start()
+    with pytest.raises(ValueError, match="embeddings"):
         SRNS().sample(data, users, 1)
+
+    class Embeddings:
+        def __init__(self):
+            g = np.random.default_rng(0)
+            self.eu = g.normal(size=(data.n_users, 4)).astype(np.float32)
+            self.ei = g.normal(size=(data.n_items, 4)).astype(np.float32)
+
+        def embeddings(self):
+            return self.eu, self.ei
+
+    srns = SRNS(memory=3, candidates=4).bind(data)
+    srns.start(Embeddings(), np.random.default_rng(1))
+    indptr, items = data.train_csr()
+    got = srns.draw(users, 2, rng=2, scores=Embeddings(), positives=items[indptr[users]], epoch=0)
+    assert got.shape == (len(users), 2) and not train[users[:, None], got].any()
     # the engine's form: bound once, DNS scored by a callable of the (B, n, C) candidates
     bound = DNS(candidates=4).bind(data)
     got = bound.draw(users, 2, rng=4, scores=lambda u, cand: scores[u[:, None, None], cand])
@@ -340,32 +377,29 @@ def test_samplers_draw_for_a_users_own_loop(data):
         DNS().sample(data, users, 1, rng=0)
 
 
-def test_old_trainers_warn_outside_negtheory_only(data):
-    with pytest.warns(DeprecationWarning, match=r"fit_bpr_sgd\(\) is deprecated.*negtheory\.training\.fit"):
-        fit_bpr_sgd(data, "rns", epochs=1, dim=4, progress=False, topk=(5,))
-    with pytest.warns(DeprecationWarning, match=r"fit_mf\(\) is deprecated"):
-        fit_mf(data, "bpr", epochs=1, dim=4, progress=False, topk=(5,), batch_size=256)
-    # the package's own callers (here the toy harness's split path) call the old trainers silently
+def test_the_harness_split_path_trains_through_fit_without_a_warning(data):
     from negtheory.bridge.train import train
 
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)
-        train(data=data, loss="bpr", epochs=1, dim=4, progress=False, batch_size=256, probe=False)
+        r = train(data=data, loss="bpr", epochs=1, dim=4, progress=False, batch_size=256, probe=False)
+    assert spec_from_dict(r["specs"]["optimizer"]) == Adam(lr=0.01, weight_decay=0.0, batch_size=256)
+
+
+_MB1 = dict(optimizer=Adam(batch_size=64, milestones=(100,)), epochs=1, evaluation=Evaluation(ks=(5,)))
 
 
 @pytest.mark.parametrize(
-    "flags, old",
+    "flags, ref",
     [
-        (["--optimizer", "sgd", "--loss", "bns"], lambda d: _quiet(fit_bpr_sgd, d, "bns", epochs=1, topk=(5,), progress=False)),
+        (["--optimizer", "sgd", "--loss", "bns"], lambda d: fit(d, sampler=BNS(), epochs=1, evaluation=Evaluation(ks=(5,)))),
         (["--optimizer", "adam", "--loss", "bpr", "--sampler", "bns", "--batch-size", "64"],
-         lambda d: _quiet(fit_mf, d, "bpr", sampler="bns", epochs=1, topk=(5,), batch_size=64, tau_plus=0.1, alpha=0.9,
-                          beta=0.5, hcl_beta=1.0, progress=False)),
+         lambda d: fit(d, loss=BPR(), sampler=BNS(), **_MB1)),
         (["--optimizer", "adam", "--loss", "dpl", "--sampler", "dns", "--batch-size", "64", "--negatives", "2"],
-         lambda d: _quiet(fit_mf, d, "dpl", sampler="dns", negatives=2, epochs=1, topk=(5,), batch_size=64, tau_plus=0.1,
-                          progress=False)),
+         lambda d: fit(d, loss=DPL(negatives=2, tau_plus=0.1), sampler=DNS(), **_MB1)),
     ],
 )  # fmt: skip
-def test_cli_split_runs_through_fit_with_the_old_numbers(tmp_path, data, flags, old):
+def test_cli_split_runs_through_fit_with_the_specs_of_its_flags(tmp_path, data, flags, ref):
     """``negtheory bridge train`` on a split: the sampler asked for runs (BNS with Adam is BNS, not RNS), same numbers."""
     from negtheory import cli
 
@@ -376,18 +410,11 @@ def test_cli_split_runs_through_fit_with_the_old_numbers(tmp_path, data, flags, 
             "--topk", "5", "--device", "cpu", "--out", str(tmp_path / "out"), "--quiet", *flags]  # fmt: skip
     assert cli.main(argv) == 0
     saved = json.loads((tmp_path / "out" / "results.json").read_text())
-    ref = old(d)["history"][-1]
-    assert saved["final"] == ref
+    assert saved["final"] == ref(d).history[-1]
     kind = flags[flags.index("--sampler") + 1].upper() if "--sampler" in flags else "BNS"
     assert spec_from_dict(saved["specs"]["sampler"]) == spec_from_dict(
         {"kind": kind, **({"candidates": 5} if kind != "RNS" else {})}
     )
-
-
-def _quiet(func, *args, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return func(*args, **kw)
 
 
 class _Mean:
@@ -401,38 +428,39 @@ class _Mean:
         return {"score_mean": float(np.asarray(scores).mean())}
 
 
-def test_callbacks_see_the_same_scores_sim_vs_train(data):
-    """sim-vs-train's protocols (SGD BNS with topk 10; mini-batch DCL with N negatives) with a probe-like callback."""
-    old_cb, new_cb = _Mean(), _Mean()
-    old = _quiet(fit_bpr_sgd, data, "bns", epochs=EPOCHS, eval_every=1, topk=(10,), rng=2, progress=False, callbacks=[old_cb])
-    new = fit(data, sampler=BNS(), epochs=EPOCHS, evaluation=Evaluation(ks=(10,)), rng=2, callbacks=[new_cb])
-    assert _hist(old["history"]) == _hist(new.history) and "score_mean" in new.history[-1]
-    assert all(e1 == e2 and np.array_equal(a, b) for (e1, a), (e2, b) in zip(old_cb.seen, new_cb.seen))
-    old_cb, new_cb = _Mean(), _Mean()
-    old = _quiet(fit_mf, data, "dcl", model="mf", epochs=EPOCHS, eval_every=1, topk=(10,), negatives=3, rng=2,
-                 progress=False, callbacks=[old_cb], device="cpu", batch_size=256)  # fmt: skip
-    new = fit(data, model=MF(), loss=DCL(negatives=3), optimizer=Adam(batch_size=256, milestones=(100,)), epochs=EPOCHS,
-              evaluation=Evaluation(ks=(10,)), rng=2, callbacks=[new_cb])  # fmt: skip
-    assert _hist(old["history"]) == _hist(new.history)
-    assert all(e1 == e2 and np.array_equal(a, b) for (e1, a), (e2, b) in zip(old_cb.seen, new_cb.seen))
-    assert len(new_cb.seen) == EPOCHS + 1
+@pytest.mark.parametrize("loss", ["bns", "dcl"])
+def test_sim_vs_train_runs_are_the_presets_with_their_loss_and_sampler(data, loss):
+    """sim-vs-train's protocols (SGD BNS with topk 10; mini-batch DCL with N negatives): its trainer is ``fit`` with the
+    thesis's BPR-MF or the released mini-batch MF, and the probe-like callback sees the same scores."""
+    from negtheory.reproduce.sim_vs_train import _train
+
+    mine, direct = _Mean(), _Mean()
+    got = _train(data, loss, 2, EPOCHS, "mf", 3, mine, False)
+    if loss == "bns":
+        want = fit(data, **dict(THESIS_BPR_MF, epochs=EPOCHS), sampler=BNS(), evaluation=Evaluation(ks=(10,)), rng=2,
+                   callbacks=[direct])  # fmt: skip
+    else:
+        want = fit(data, **dict(RELEASED_MINIBATCH_MF, epochs=EPOCHS), loss=DCL(negatives=3), evaluation=Evaluation(ks=(10,)),
+                   rng=2, callbacks=[direct])  # fmt: skip
+    assert got.engine == want.engine == ("sgd" if loss == "bns" else "torch")
+    assert _hist(got.history) == _hist(want.history) and "score_mean" in got.history[-1]
+    assert len(mine.seen) == EPOCHS + 1
+    assert all(e1 == e2 and np.array_equal(a, b) for (e1, a), (e2, b) in zip(mine.seen, direct.seen))
 
 
-def test_presets_are_the_old_trainers_defaults():
-    """THESIS_BPR_MF is fit_bpr_sgd's defaults, THESIS_LIGHTGCN is LIGHTGCN_THESIS, RELEASED_MINIBATCH_MF fit_mf's."""
+def test_presets_are_the_run_keys_defaults():
+    """THESIS_BPR_MF is fit's defaults and the batch-1 run keys', THESIS_LIGHTGCN the LightGCN rows',
+    RELEASED_MINIBATCH_MF the mini-batch run keys' (the thesis's settings and the released code's)."""
     import inspect
 
-    sgd = {n: p.default for n, p in inspect.signature(fit_bpr_sgd).parameters.items()}
-    assert THESIS_BPR_MF["model"] == MF(dim=sgd["dim"]) and THESIS_BPR_MF["epochs"] == sgd["epochs"]
-    assert THESIS_BPR_MF["optimizer"] == SGD(lr=sgd["lr"], weight_decay=sgd["reg"])
-    t = LIGHTGCN_THESIS
-    assert THESIS_LIGHTGCN["model"] == LightGCN(dim=t["dim"], layers=t["n_layers"]) and THESIS_LIGHTGCN["epochs"] == t["epochs"]
-    assert THESIS_LIGHTGCN["optimizer"] == Adam(lr=t["lr"], weight_decay=t["weight_decay"], batch_size=t["batch_size"],
-                                                milestones=t["lr_milestones"], gamma=t["lr_gamma"], penalty=t["reg"])  # fmt: skip
-    mb = {n: p.default for n, p in inspect.signature(fit_mf).parameters.items()}
-    assert RELEASED_MINIBATCH_MF["optimizer"] == Adam(lr=mb["lr"], weight_decay=mb["weight_decay"], batch_size=mb["batch_size"],
-                                                      milestones=mb["lr_milestones"], gamma=mb["lr_gamma"])  # fmt: skip
-    assert RELEASED_MINIBATCH_MF["epochs"] == mb["epochs"] and RELEASED_MINIBATCH_MF["model"] == MF(dim=mb["dim"])
+    defaults = {n: p.default for n, p in inspect.signature(fit).parameters.items()}
+    assert THESIS_BPR_MF == {k: defaults[k] for k in ("model", "optimizer", "epochs")}
+    sgd = sgd_fit_args()
+    assert THESIS_BPR_MF == {k: sgd[k] for k in ("model", "optimizer", "epochs")}
+    lgcn = minibatch_fit_args(**LIGHTGCN_KEYWORDS)
+    assert THESIS_LIGHTGCN == {k: lgcn[k] for k in ("model", "optimizer", "epochs")}
+    mb = minibatch_fit_args()
+    assert RELEASED_MINIBATCH_MF == {k: mb[k] for k in ("model", "optimizer", "epochs")}
     with pytest.raises(TypeError):
         THESIS_LIGHTGCN["epochs"] = 5  # read-only
 

@@ -13,8 +13,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import negtheory.bridge.graph_rows as gr  # noqa: E402
+from negtheory import training  # noqa: E402
 from negtheory.bridge.graph_rows import adjacency_rows, csr_parts  # noqa: E402
-from negtheory.bridge.recommend import LightGCN, fit_mf  # noqa: E402
+from negtheory.bridge.recommend import LightGCN  # noqa: E402
 from negtheory.recsys import load_split  # noqa: E402
 from negtheory.training import specs as S  # noqa: E402
 
@@ -93,14 +94,15 @@ def test_training_with_batch_propagation_follows_the_whole_graph_run():
     pairs = np.unique(rng.integers(0, [40, 60], size=(900, 2)), axis=0)
     perm = rng.permutation(len(pairs))
     data = load_split(pairs[perm[:700]], pairs[perm[700:]])
-    runs = [fit_mf(data, "dcl", model="lightgcn", propagation=p, epochs=3, batch_size=32, lr=0.01, eval_every=1,
-                   progress=False, rng=5) for p in ("full", "batch")]  # fmt: skip
-    for h_full, h_batch in zip(runs[0]["history"], runs[1]["history"]):
+    opt = S.Adam(lr=0.01, batch_size=32, milestones=(100,))
+    runs = [training.fit(data, model=S.LightGCN(propagation=p), loss=S.DCL(), optimizer=opt, epochs=3, rng=5)
+            for p in ("full", "batch")]  # fmt: skip
+    for h_full, h_batch in zip(runs[0].history, runs[1].history):
         assert h_batch["loss"] == pytest.approx(h_full["loss"], rel=1e-4)
         for k in ("test_ndcg@10", "test_recall@20", "test_precision@5"):
             assert h_batch[k] == pytest.approx(h_full[k], abs=2e-3)
-    assert runs[1]["model"].propagation == "batch"
-    assert runs[1]["history"][-1]["test_ndcg@10"] > runs[1]["history"][0]["test_ndcg@10"] - 0.05
+    assert runs[1].model.propagation == "batch"
+    assert runs[1].history[-1]["test_ndcg@10"] > runs[1].history[0]["test_ndcg@10"] - 0.05
 
 
 def test_bad_input_is_refused_with_the_parameter_named():
@@ -124,9 +126,6 @@ def test_bad_input_is_refused_with_the_parameter_named():
         LightGCN(nu, ni, pairs, propagation="rows")
     with pytest.raises(ValueError, match="LightGCN.propagation"):
         S.LightGCN(propagation="rows")
-    data = load_split(pairs[:40], pairs[40:])
-    with pytest.raises(ValueError, match="propagation"):
-        fit_mf(data, "infonce", model="mf", propagation="batch", epochs=1, progress=False)
 
 
 def test_thesis_tables_batch_propagation_runs_apart_and_resumes_from_its_checkpoint(tmp_path, monkeypatch):
@@ -142,13 +141,13 @@ def test_thesis_tables_batch_propagation_runs_apart_and_resumes_from_its_checkpo
     pd.DataFrame(pairs[perm[400:]], columns=["user", "item"]).to_csv(tmp_path / "test.csv", index=False)
     out = tmp_path / "out"
     seen = []
-    real_fit = rec.fit_mf
+    real_fit = training.fit
 
     def spy(*a, **kw):
-        seen.append((kw.get("propagation"), kw.get("checkpoint")))
+        seen.append((kw["model"].propagation, kw.get("checkpoint")))
         return real_fit(*a, **kw)
 
-    monkeypatch.setattr(rec, "fit_mf", spy)
+    monkeypatch.setattr(training, "fit", spy)
     args = ["reproduce", "thesis-tables", "--train", str(tmp_path / "train.csv"), "--test", str(tmp_path / "test.csv"),
             "--tables", "5.2", "--methods", "InfoNCE", "--models", "lightgcn", "--lightgcn-propagation", "batch",
             "--checkpoints", "--seeds", "1", "--epochs", "2", "--eval-every", "1", "--out", str(out), "--quiet"]  # fmt: skip

@@ -7,13 +7,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from negtheory import training as T  # noqa: E402
 from negtheory._rng import int_seed  # noqa: E402
-from negtheory.bridge.recommend import (  # noqa: E402
-    LIGHTGCN_THESIS,
-    LightGCN,
-    fit_mf,
-    normalized_adjacency,
-)
+from negtheory.bridge.recommend import LightGCN, normalized_adjacency  # noqa: E402
 from negtheory.recsys import load_split, topk_metrics  # noqa: E402
 
 
@@ -91,47 +87,56 @@ def _planted(seed=0, n_users=60, n_items=48, groups=3):
     return load_split(np.array(train), np.array(test))
 
 
-@pytest.mark.parametrize("loss, sampler", [("bpr", "rns"), ("infonce", "rns"), ("bpr", "bns"), ("bpr", "aobpr"), ("bpr", "srns")])
+@pytest.mark.parametrize(
+    "loss, sampler",
+    [(T.BPR(), T.RNS()), (T.InfoNCE(), T.RNS()), (T.BPR(), T.BNS()), (T.BPR(), T.AOBPR()), (T.BPR(), T.SRNS())],
+    ids=repr,
+)
 def test_short_training_learns_the_planted_groups(loss, sampler):
     d = _planted()
-    cfg = dict(LIGHTGCN_THESIS, epochs=8, batch_size=64, lr_milestones=(6,))
-    r = fit_mf(d, loss, **cfg, sampler=sampler, rng=0, progress=False, topk=(5,), eval_every=8)
-    ndcg = r["history"][-1]["test_ndcg@5"]
+    # the thesis's LightGCN settings, 8 epochs of batch 64 with the lr cut after epoch 6
+    opt = T.THESIS_LIGHTGCN["optimizer"].replace(batch_size=64, milestones=(6,))
+    r = T.fit(d, model=T.THESIS_LIGHTGCN["model"], loss=loss, sampler=sampler, optimizer=opt, epochs=8,
+              evaluation=T.Evaluation(every=8, ks=(5,)), rng=0)  # fmt: skip
+    ndcg = r.history[-1]["test_ndcg@5"]
     # baselines: popularity (training counts) and random scores, ranked the same way
     pop = np.broadcast_to(d.item_counts().astype(float), (d.n_users, d.n_items))
     base_pop = topk_metrics(pop, d.test_mask(), d.train_mask(), (5,))["ndcg@5"]
     rnd = np.random.default_rng(1).random((d.n_users, d.n_items))
     base_rnd = topk_metrics(rnd, d.test_mask(), d.train_mask(), (5,))["ndcg@5"]
-    assert isinstance(r["model"], LightGCN) and r["config"]["model"] == "lightgcn"
+    assert isinstance(r.model, LightGCN) and r.config["model"] == "lightgcn"
     assert ndcg > max(base_pop, base_rnd) + 0.3, (ndcg, base_pop, base_rnd)
 
 
 def test_options_are_validated():
     d = _planted()
-    with pytest.raises(ValueError, match="model"):
-        fit_mf(d, "bpr", model="gcn", epochs=1, progress=False)
-    with pytest.raises(ValueError, match="reg"):
-        fit_mf(d, "bpr", reg="l1", epochs=1, progress=False)
-    with pytest.raises(ValueError, match="sampler"):
-        fit_mf(d, "infonce", sampler="bns", epochs=1, progress=False)
-    with pytest.raises(ValueError, match="n_layers"):
-        fit_mf(d, "bpr", model="lightgcn", n_layers=-1, epochs=1, progress=False)
+    with pytest.raises(TypeError, match="model"):
+        T.fit(d, model="gcn", epochs=1)
+    with pytest.raises(ValueError, match=r"Adam\.penalty"):
+        T.Adam(penalty="l1")
+    with pytest.raises(ValueError, match=r"LightGCN\.layers"):
+        T.LightGCN(layers=-1)
 
 
 def test_batch_l2_is_the_release_penalty_and_preset_matches_the_thesis():
-    assert LIGHTGCN_THESIS["n_layers"] == 1 and LIGHTGCN_THESIS["dim"] == 32
-    assert LIGHTGCN_THESIS["lr"] == 0.01 and tuple(LIGHTGCN_THESIS["lr_milestones"]) == (20, 40, 60, 80)
-    assert LIGHTGCN_THESIS["epochs"] == 100 and LIGHTGCN_THESIS["batch_size"] == 128
-    assert LIGHTGCN_THESIS["weight_decay"] == 1e-5 and LIGHTGCN_THESIS["reg"] == "weight_decay"
+    assert T.THESIS_LIGHTGCN["model"] == T.LightGCN(dim=32, layers=1) and T.THESIS_LIGHTGCN["epochs"] == 100
+    assert T.THESIS_LIGHTGCN["optimizer"] == T.Adam(lr=0.01, milestones=(20, 40, 60, 80), gamma=0.1, batch_size=128,
+                                                    weight_decay=1e-5, penalty="weight_decay")  # fmt: skip
     # one full-batch SGD step: the two runs draw the same negatives, so their difference is the penalty's step
     d = _planted()
     n = len(d.train)
-    kw = dict(model="lightgcn", epochs=1, batch_size=n, optimizer="sgd", lr=0.1, progress=False, topk=(5,), rng=0)
+
+    def user_table(penalty, weight_decay):
+        opt = T.SGD(lr=0.1, weight_decay=weight_decay, penalty=penalty, batch_size=n, milestones=(100,))
+        r = T.fit(d, model=T.LightGCN(), loss=T.BPR(), optimizer=opt, epochs=1, evaluation=T.Evaluation(ks=(5,)), rng=0)
+        assert r.engine == "torch"
+        return r.model.user.weight.detach().numpy()
+
     e0 = LightGCN(d.n_users, d.n_items, d.train, 32, 1, generator=torch.Generator().manual_seed(int_seed("rng", 0)))
     u0 = e0.user.weight.detach().numpy()
-    free = fit_mf(d, "bpr", reg="batch", weight_decay=0.0, **kw)["model"].user.weight.detach().numpy()
-    batch = fit_mf(d, "bpr", reg="batch", weight_decay=2.0, **kw)["model"].user.weight.detach().numpy()
-    decay = fit_mf(d, "bpr", reg="weight_decay", weight_decay=2.0, **kw)["model"].user.weight.detach().numpy()
+    free = user_table("batch", 0.0)
+    batch = user_table("batch", 2.0)
+    decay = user_table("weight_decay", 2.0)
     deg = np.bincount(d.train[:, 0], minlength=d.n_users)
     # batch L2: d/de_u of 2 * 0.5 * sum over the batch's rows of |e_u|^2 / B = 2 * deg_u * e_u / B
     np.testing.assert_allclose(batch - free, -0.1 * 2.0 * deg[:, None] * u0 / n, rtol=1e-4, atol=1e-7)
@@ -235,28 +240,29 @@ def test_plan_with_lightgcn():
 
 
 def test_lightgcn_variant_trains_with_its_settings(monkeypatch):
-    from negtheory.bridge import recommend
+    from types import SimpleNamespace
+
     from negtheory.reproduce import thesis_tables as tt
 
     seen = {}
 
-    def fake_fit(data, loss, **kw):
-        seen.update(kw, loss=loss)
-        return dict(history=[{"epoch": 1, "test_ndcg@10": 0.5}])
+    def fake_fit(data, **kw):
+        seen.update(kw)
+        return SimpleNamespace(history=[{"epoch": 1, "test_ndcg@10": 0.5}])
 
-    monkeypatch.setattr(recommend, "fit_mf", fake_fit)
+    monkeypatch.setattr(T, "fit", fake_fit)
     d = _planted(seed=3, n_users=10, n_items=30)
     tt._job(d, (("lightgcn", "bpr", "bns", "batch1024"), 0, "", "", None, "fixed", 0.1, 5, False, "auto"))
-    assert seen["batch_size"] == 1024 and seen["sampler"] == "bns" and seen["epochs"] == 100
+    thesis = T.THESIS_LIGHTGCN
+    assert seen["optimizer"] == thesis["optimizer"].replace(batch_size=1024) and seen["sampler"] == T.BNS()
+    assert seen["model"] == thesis["model"] and seen["loss"] == T.BPR() and seen["epochs"] == 100
     assert seen["device"] == "cpu"  # a ten-field task: the CPU; the runner's tasks carry --device
-    assert {k: seen[k] for k in ("lr", "lr_milestones", "n_layers")} == {
-        k: recommend.LIGHTGCN_THESIS[k] for k in ("lr", "lr_milestones", "n_layers")
-    }
-    # a Table 5.2 row's reading, run with batch propagation: the loss, the reading and the propagation all reach fit_mf
+    # a Table 5.2 row's reading, run with batch propagation: the loss, the reading and the propagation all reach fit
     seen.clear()
     key = ("lightgcn", "dcl", "rns", "batch-l2", "propagation=batch")
     tt._job(d, (key, 0, "", "", None, "fixed", 0.1, 5, False, "auto"))
-    assert (seen["loss"], seen["sampler"], seen["reg"], seen["propagation"]) == ("dcl", "rns", "batch", "batch")
+    assert (seen["loss"], seen["sampler"], seen["optimizer"].penalty, seen["model"].propagation) == (
+        T.DCL(), T.RNS(), "batch", "batch")  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -265,13 +271,16 @@ def test_lightgcn_variant_trains_with_its_settings(monkeypatch):
 )
 def test_lightgcn_readings_change_one_setting_and_train(variant, setting):
     """Each named reading of the LightGCN rows changes its one setting of the thesis's, and a real run takes it."""
-    from negtheory.bridge import recommend
+    from negtheory.reproduce._run_keys import LIGHTGCN_KEYWORDS, minibatch_fit_args
     from negtheory.reproduce.thesis_plan import LIGHTGCN_VARIANTS
 
     assert LIGHTGCN_VARIANTS[variant] == setting
-    cfg = {**recommend.LIGHTGCN_THESIS, **setting, "epochs": 2, "eval_every": 1, "progress": False}
+    args = minibatch_fit_args(loss="bpr", **{**LIGHTGCN_KEYWORDS, **setting, "epochs": 2})
+    thesis = T.THESIS_LIGHTGCN
+    changed = [role for role in ("model", "optimizer") if args[role] != thesis[role]]
+    assert changed == (["model"] if variant == "layers3" else ["optimizer"])
     d = _planted(seed=4, n_users=20, n_items=30)
-    hist = recommend.fit_mf(d, "bpr", **cfg)["history"]
+    hist = T.fit(d, **args).history
     assert [h["epoch"] for h in hist] == [1, 2] and all(np.isfinite(h["test_ndcg@10"]) for h in hist)
 
 
@@ -330,10 +339,9 @@ def test_bns_choice_matches_a_loop_over_the_risk():
         assert got[row] == cand[row][int(np.argmin(risks))]
 
 
-def test_fit_mf_pns_draws_popular_non_interacted_negatives(monkeypatch):
-    # sampler="pns" routes every negative through sample_popular with the training counts and
-    # pns_power (its law is tested in test_recsys); the drawn items are never training items
-    from negtheory.bridge import recommend
+def test_minibatch_pns_draws_popular_non_interacted_negatives(monkeypatch):
+    # sampler=PNS(power) routes every negative through sample_popular with the training counts and
+    # the power (its law is tested in test_recsys); the drawn items are never training items
     from negtheory.recsys import samplers as recsys_samplers
 
     d = _planted(seed=4, n_users=12, n_items=40)
@@ -346,11 +354,11 @@ def test_fit_mf_pns_draws_popular_non_interacted_negatives(monkeypatch):
         return out
 
     monkeypatch.setattr(recsys_samplers, "sample_popular", spy)
-    r = recommend.fit_mf(d, "infonce", sampler="pns", pns_power=0.5, negatives=3, epochs=2, batch_size=64,
-                         progress=False, topk=(5,))  # fmt: skip
+    r = T.fit(d, loss=T.InfoNCE(negatives=3), sampler=T.PNS(power=0.5), optimizer=T.Adam(batch_size=64, milestones=(100,)),
+              epochs=2, evaluation=T.Evaluation(ks=(5,)))  # fmt: skip
     assert seen and all(p == 0.5 and n == 3 and not hit for _, p, n, hit in seen)
     np.testing.assert_array_equal(seen[0][0], d.item_counts())
-    assert r["config"]["sampler"] == "pns" and r["config"]["pns_power"] == 0.5 and "candidates" not in r["config"]
-    assert np.isfinite(r["history"][-1]["loss"])
-    with pytest.raises(ValueError, match="pns_power"):
-        recommend.fit_mf(d, "bpr", sampler="pns", pns_power=-1.0, epochs=1, progress=False)
+    assert r.config["sampler"] == "pns" and r.config["pns_power"] == 0.5 and "candidates" not in r.config
+    assert np.isfinite(r.history[-1]["loss"])
+    with pytest.raises(ValueError, match=r"PNS\.power"):
+        T.PNS(power=-1.0)

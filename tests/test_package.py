@@ -25,6 +25,28 @@ def test_import_is_light():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_training_names_are_lazy_and_are_the_spec_classes():
+    """``negtheory.fit``, ``negtheory.BNS``, ...: fit, FitResult and every spec class of negtheory.training.specs.
+
+    The tuple is a literal in ``negtheory/__init__.py`` (``import negtheory`` must not import the
+    training package, whose engines pull in the numba kernels and torch); here it is checked against
+    the spec classes of ``negtheory.training.specs.__all__``, in their order.
+    """
+    code = (
+        "import sys, negtheory\n"
+        "assert 'negtheory.training' not in sys.modules and 'torch' not in sys.modules\n"
+        "assert 'BNS' in dir(negtheory) and 'fit' in negtheory.__all__\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+    from negtheory import training
+    from negtheory.training import specs
+
+    classes = [n for n in specs.__all__ if isinstance(getattr(specs, n), type) and issubclass(getattr(specs, n), specs.Spec)]
+    assert negtheory._TRAINING == ("fit", "FitResult", *classes)
+    for name in negtheory._TRAINING:
+        assert getattr(negtheory, name) is getattr(training, name)
+
+
 def test_all_names_exist_and_are_documented():
     for name in negtheory.__all__:
         obj = getattr(negtheory, name)

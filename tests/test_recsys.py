@@ -1,4 +1,4 @@
-"""negtheory.recsys: loaders, samplers, BPR-MF SGD samplers and ranking metrics.
+"""negtheory.recsys: loaders, samplers, the batch-1 SGD engine's samplers (through negtheory.training.fit) and ranking metrics.
 
 Every check is against something computed independently in the test: brute-force metrics, a
 direct evaluation of thesis eq. 4.14-4.16 / 4.26, chi-square tests of the samplers' laws.
@@ -15,11 +15,11 @@ import numba
 import numpy as np
 import pytest
 from scipy import stats
+from toy_data import fit_with_negatives
 
 from negtheory.recsys import (
     Interactions,
     bns_prior,
-    fit_bpr_sgd,
     load_split,
     pns_weights,
     read_interactions,
@@ -28,9 +28,15 @@ from negtheory.recsys import (
     topk_metrics,
 )
 from negtheory.recsys.samplers import sample_extra_positives, sample_popular, sample_uninteracted
+from negtheory.training import AOBPR, BNS, DNS, PNS, RNS, SGD, SRNS, Evaluation, fit
 
-# the negative-sampling tests freeze the model (no regularisation) and record the drawn negatives
-FROZEN = dict(reg=0.0, progress=False, return_negatives=True, topk=(1,))
+
+# the negative-sampling tests freeze the model (a vanishing lr, no regularisation) and record the drawn negatives
+def _frozen(lr):
+    return SGD(lr=lr, weight_decay=0.0)
+
+
+TOP1 = Evaluation(ks=(1,))
 
 
 # ------------------------------------------------------------------------------------------
@@ -153,12 +159,12 @@ def _toy(n_users=12, n_items=30, density=0.3, seed=0):
     return split_interactions(pairs, 0.25, rng=seed)
 
 
-@pytest.mark.parametrize("sampler", ["rns", "pns", "dns", "aobpr", "bns", "srns"])
+@pytest.mark.parametrize("sampler", [RNS(), PNS(), DNS(candidates=4), AOBPR(), BNS(candidates=4), SRNS()], ids=repr)
 def test_sgd_samplers_never_return_a_training_positive(sampler):
     d = _toy()
-    r = fit_bpr_sgd(d, sampler, epochs=2, progress=False, return_negatives=True, topk=(5,), candidates=4)
+    r = fit_with_negatives(d, sampler=sampler, epochs=2, evaluation=Evaluation(ks=(5,)))
     mask = d.train_mask()
-    for visit, neg in r["negatives"]:
+    for visit, neg in r.negatives:
         assert (neg >= 0).all() and not mask[visit[:, 0], neg].any()
 
 
@@ -180,8 +186,9 @@ def test_bns_choice_matches_eq_4_26_with_the_whole_candidate_pool(n_items, prior
     test = np.array([[0, 3], [0, 4], [0, n_items - 1]])
     d = Interactions(3, n_items, train, test)
     # one epoch; the first visited pair's negative is chosen with the initial parameters
-    r = fit_bpr_sgd(d, "bns", candidates=10**6, lam=5.0, prior=prior, epochs=1, lr=1e-9, rng=4, **FROZEN)
-    visit, neg = r["negatives"][0]
+    r = fit_with_negatives(d, sampler=BNS(candidates=10**6, lam=5.0, prior=prior), epochs=1, optimizer=_frozen(1e-9), rng=4,
+                           evaluation=TOP1)  # fmt: skip
+    visit, neg = r.negatives[0]
     # rerun with the embeddings we know: same seed -> same init; recover it from the kernel's init rule
     ss = np.random.SeedSequence(4)
     init = np.random.default_rng(ss.spawn(3)[0])
@@ -201,18 +208,16 @@ def test_bns_choice_matches_eq_4_26_with_the_whole_candidate_pool(n_items, prior
 
 def test_bns_with_one_candidate_is_uniform_and_dns_picks_the_top_scored_negative():
     d = _toy(n_users=4, n_items=12, density=0.4)
-    r = fit_bpr_sgd(d, "bns", candidates=1, epochs=30, progress=False, return_negatives=True, topk=(1,))
+    r = fit_with_negatives(d, sampler=BNS(candidates=1), epochs=30, evaluation=TOP1)
     mask = d.train_mask()
-    visit = np.concatenate([v for v, _ in r["negatives"]])
-    neg = np.concatenate([n for _, n in r["negatives"]])
+    visit = np.concatenate([v for v, _ in r.negatives])
+    neg = np.concatenate([n for _, n in r.negatives])
     u0 = visit[:, 0] == 0
     free = np.flatnonzero(~mask[0])
     assert stats.chisquare(np.bincount(neg[u0], minlength=12)[free]).pvalue > 1e-3
     # DNS with every negative as candidate: the highest-scored one under the initial parameters
-    r = fit_bpr_sgd(
-        d, "dns", candidates=10**6, epochs=1, lr=1e-12, reg=0.0, progress=False, return_negatives=True, rng=2, topk=(1,)
-    )
-    visit, neg = r["negatives"][0]
+    r = fit_with_negatives(d, sampler=DNS(candidates=10**6), epochs=1, optimizer=_frozen(1e-12), rng=2, evaluation=TOP1)
+    visit, neg = r.negatives[0]
     init = np.random.default_rng(np.random.SeedSequence(2).spawn(3)[0])
     U = init.normal(0.0, 0.1, size=(d.n_users, 32)).astype(np.float32)
     V = init.normal(0.0, 0.1, size=(d.n_items, 32)).astype(np.float32)
@@ -221,18 +226,17 @@ def test_bns_with_one_candidate_is_uniform_and_dns_picks_the_top_scored_negative
     s[mask[u]] = -np.inf
     assert neg[0] == np.argmax(s)
     # AOBPR with a vanishing rank scale: rank 0, the same item
-    r = fit_bpr_sgd(
-        d, "aobpr", rank_scale=1e-6, epochs=1, lr=1e-12, reg=0.0, progress=False, return_negatives=True, rng=2, topk=(1,)
-    )
-    assert r["negatives"][0][1][0] == np.argmax(s)
+    r = fit_with_negatives(d, sampler=AOBPR(rank_scale=1e-6), epochs=1, optimizer=_frozen(1e-12), rng=2, evaluation=TOP1)
+    assert r.negatives[0][1][0] == np.argmax(s)
 
 
 def test_aobpr_rank_law_is_truncated_geometric():
     # frozen model (lr -> 0): the rank of each drawn negative among the user's negatives follows
     # P(r) ∝ exp(-r / rank_scale), r = 0 .. n_neg - 1 (chi-square)
     d = Interactions(1, 40, np.array([[0, 0], [0, 1]]), np.zeros((0, 2), dtype=np.int64))
-    r = fit_bpr_sgd(d, "aobpr", rank_scale=5.0, epochs=4000, lr=1e-12, rng=0, eval_every=4000, **FROZEN)
-    neg = np.concatenate([n for _, n in r["negatives"]])
+    r = fit_with_negatives(d, sampler=AOBPR(rank_scale=5.0), epochs=4000, optimizer=_frozen(1e-12), rng=0,
+                           evaluation=Evaluation(every=4000, ks=(1,)))  # fmt: skip
+    neg = np.concatenate([n for _, n in r.negatives])
     init = np.random.default_rng(np.random.SeedSequence(0).spawn(2 + 4000)[0])
     U = init.normal(0.0, 0.1, size=(1, 32)).astype(np.float32)
     V = init.normal(0.0, 0.1, size=(40, 32)).astype(np.float32)
@@ -303,16 +307,16 @@ def test_bns_oracle_readings_follow_eq_4_26_over_uniform_candidate_pairs(levels,
     # eq. 4.26's argmin, F over the pair (over 3) or over all 6 negatives (over 7) (chi-square).
     n_items, epochs = 8, 3000
     d = Interactions(1, n_items, np.array([[0, 0], [0, 1]]), np.array([[0, 2], [0, 3]]))
-    r = fit_bpr_sgd(d, "bns", candidates=2, prior="oracle", oracle_levels=levels, ecdf=ecdf, lr=1e-12, reg=0.0,
-                    epochs=epochs, eval_every=epochs, progress=False, return_negatives=True, rng=3, topk=(1,))  # fmt: skip
+    r = fit_with_negatives(d, sampler=BNS(candidates=2, prior="oracle", oracle_levels=levels, ecdf=ecdf),
+                           optimizer=_frozen(1e-12), epochs=epochs, evaluation=Evaluation(every=epochs, ks=(1,)), rng=3)  # fmt: skip
     init = np.random.default_rng(np.random.SeedSequence(3).spawn(2 + epochs)[0])
     U = init.normal(0.0, 0.1, size=(1, 32)).astype(np.float32)
     V = init.normal(0.0, 0.1, size=(n_items, 32)).astype(np.float32)
     x = V.astype(np.float64) @ U[0].astype(np.float64)
     negs = np.arange(2, 8)
     p_fn = np.where(np.isin(negs, [2, 3]), levels[0], levels[1])
-    visit = np.concatenate([v for v, _ in r["negatives"]])
-    chosen = np.concatenate([n for _, n in r["negatives"]])
+    visit = np.concatenate([v for v, _ in r.negatives])
+    chosen = np.concatenate([n for _, n in r.negatives])
     for i in (0, 1):
         law = np.zeros(n_items)
         for a, b in itertools.combinations(range(6), 2):
@@ -384,39 +388,38 @@ def test_srns_with_a_frozen_model_and_cold_memory_update_picks_the_top_scored_ne
     # negatives (the pool is every negative), the std term is 0, so every later negative is the
     # user's highest-scored non-interacted item
     d = _toy(n_users=5, n_items=20, density=0.3, seed=3)
-    r = fit_bpr_sgd(d, "srns", srns_memory=3, srns_candidates=100, srns_tau=1e-9, srns_alpha=0.0, lr=1e-12, reg=0.0,
-                    epochs=2, progress=False, return_negatives=True, rng=5, topk=(1,))  # fmt: skip
+    r = fit_with_negatives(d, sampler=SRNS(memory=3, candidates=100, tau=1e-9, alpha=0.0), optimizer=_frozen(1e-12),
+                           epochs=2, rng=5, evaluation=TOP1)  # fmt: skip
     init = np.random.default_rng(np.random.SeedSequence(5).spawn(4)[0])
     U = init.normal(0.0, 0.1, size=(d.n_users, 32)).astype(np.float32)
     V = init.normal(0.0, 0.1, size=(d.n_items, 32)).astype(np.float32)
     s = U @ V.T
     s[d.train_mask()] = -np.inf
-    visit, neg = r["negatives"][1]
+    visit, neg = r.negatives[1]
     assert (neg == s.argmax(1)[visit[:, 0]]).all()
 
 
 def test_bpr_sgd_learns_and_is_reproducible():
     d = _toy(n_users=30, n_items=40, density=0.3, seed=5)
-    a = fit_bpr_sgd(d, "rns", epochs=30, progress=False, topk=(5,), eval_every=30)
-    b = fit_bpr_sgd(d, "rns", epochs=30, progress=False, topk=(5,), eval_every=30)
-    assert np.array_equal(a["user_emb"], b["user_emb"])
+    a = fit(d, epochs=30, evaluation=Evaluation(every=30, ks=(5,)))
+    b = fit(d, epochs=30, evaluation=Evaluation(every=30, ks=(5,)))
+    assert a.engine == "sgd" and np.array_equal(a.user_emb, b.user_emb)
     # better than random ranking: random precision@5 equals the test density among free items
     free = ~d.train_mask()
     base = d.test_mask().sum() / free.sum()
-    assert a["history"][-1]["test_precision@5"] > base
-    with pytest.raises(ValueError, match="sampler"):
-        fit_bpr_sgd(d, "xns")
-    for kw, name in (
-        (dict(srns_tau=0.0), "srns_tau"),
-        (dict(srns_memory=0), "srns_memory"),
-        (dict(oracle_levels=(1.2, 0.0)), "oracle_levels"),
-        (dict(oracle_levels=(0.5,)), "oracle_levels"),
-        (dict(ecdf="all"), "ecdf"),
+    assert a.history[-1]["test_precision@5"] > base
+    with pytest.raises(TypeError, match="sampler"):
+        fit(d, sampler="xns")
+    for make, name in (
+        (lambda: SRNS(tau=0.0), "SRNS.tau"),
+        (lambda: SRNS(memory=0), "SRNS.memory"),
+        (lambda: BNS(oracle_levels=(1.2, 0.0)), "BNS.oracle_levels"),
+        (lambda: BNS(oracle_levels=(0.5,)), "BNS.oracle_levels"),
+        (lambda: BNS(ecdf="all"), "BNS.ecdf"),
+        (lambda: SGD(lr=0), "SGD.lr"),
     ):
-        with pytest.raises(ValueError, match=name):
-            fit_bpr_sgd(d, "srns", **kw)
-    with pytest.raises(ValueError, match="lr"):
-        fit_bpr_sgd(d, "rns", lr=0)
+        with pytest.raises(ValueError, match=name.replace(".", r"\.")):
+            make()
 
 
 # ------------------------------------------------------------------------------------------

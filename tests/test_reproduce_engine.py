@@ -1,5 +1,5 @@
 """The reproduce engine (issue 32): plans of runs executed, stored and resumed; the thesis tables through it give the
-trainers' own numbers; the data sets of issue 29 (--dataset gowalla|yelp2018, --data, --split-seed, --estimate)."""
+numbers of negtheory.training.fit called with the protocol's specs; the data sets of issue 29 (--dataset gowalla|yelp2018, --data, --split-seed, --estimate)."""
 
 from __future__ import annotations
 
@@ -62,9 +62,9 @@ def split_files(tmp_path):
 
 def test_thesis_runs_through_the_engine_are_the_trainers_own_numbers(split_files):
     pytest.importorskip("torch")
-    from negtheory.bridge.recommend import fit_mf
-    from negtheory.recsys import fit_bpr_sgd, load_split
+    from negtheory.recsys import load_split
     from negtheory.reproduce import thesis_tables as tt
+    from negtheory.training import BNS, DPL, RELEASED_MINIBATCH_MF, Evaluation, fit
 
     tr, te = split_files
     o = tt.TableOptions(tables=["4.2", "5.2"], methods=["BNS", "DPL"], seeds=2, epochs=2, eval_every=1)
@@ -72,14 +72,13 @@ def test_thesis_runs_through_the_engine_are_the_trainers_own_numbers(split_files
     assert [r[4] for r in rows] == [("sgd", "bns", 5, "popularity"), ("mf", "dpl")]
     data = load_split(tr, te)
     for seed in (0, 1):
-        direct = {
-            ("sgd", "bns", 5, "popularity"): fit_bpr_sgd(data, "bns", candidates=5, prior="popularity", epochs=2,
-                                                         eval_every=1, rng=seed, progress=False),
-            ("mf", "dpl"): fit_mf(data, "dpl", epochs=2, eval_every=1, rng=seed, progress=False),
+        direct = {  # the thesis's BPR-MF by batch-1 SGD (fit's defaults) with BNS; the released mini-batch MF with DPL
+            ("sgd", "bns", 5, "popularity"): fit(data, sampler=BNS(candidates=5, prior="popularity"), epochs=2, rng=seed),
+            ("mf", "dpl"): fit(data, **dict(RELEASED_MINIBATCH_MF, epochs=2), loss=DPL(), evaluation=Evaluation(), rng=seed),
         }  # fmt: skip
         for key, res in direct.items():
             got = runs[(runs.run == str(key)) & (runs.seed == seed) & (runs.convention == "reported") & (runs.metric == "ndcg")]
-            assert got.set_index("k").value.to_dict() == {k: res["history"][-1][f"test_ndcg@{k}"] for k in (5, 10, 20)}
+            assert got.set_index("k").value.to_dict() == {k: res.history[-1][f"test_ndcg@{k}"] for k in (5, 10, 20)}
             assert [h["epoch"] for h in hist[(key, seed)]] == [1, 2]
     # the keyword call before issue 32 gives the same runs
     with pytest.warns(DeprecationWarning):
@@ -90,21 +89,21 @@ def test_thesis_runs_through_the_engine_are_the_trainers_own_numbers(split_files
 
 
 def _direct(data, key, seed, epochs):
-    """A run key's training called by hand, as the thesis's protocol states it (module notes of thesis_tables)."""
-    from negtheory.bridge.recommend import LIGHTGCN_THESIS, fit_mf
-    from negtheory.recsys import fit_bpr_sgd
+    """A run key's training called by hand with specs, as the thesis's protocol states it (module notes of thesis_tables)."""
+    from negtheory import training as T
 
-    common = dict(epochs=epochs, eval_every=1, rng=seed, progress=False)
+    common = dict(epochs=epochs, evaluation=T.Evaluation(every=1), rng=seed)
+    sgd, mb, lgcn = (dict(p, **common) for p in (T.THESIS_BPR_MF, T.RELEASED_MINIBATCH_MF, T.THESIS_LIGHTGCN))
     if key == ("sgd", "bns", 3, "oracle", "hard"):  # Table 4.5, |M_u| = 3, labels as the prior
-        return fit_bpr_sgd(data, "bns", candidates=3, prior="oracle", oracle_levels=(1.0, 0.0), ecdf="negatives", **common)
+        return T.fit(data, sampler=T.BNS(candidates=3, prior="oracle", oracle_levels=(1.0, 0.0), ecdf="negatives"), **sgd)
     if key == ("sgd", "srns", 5, "popularity", "alpha0"):  # Table 4.2, SRNS without its variance term
-        return fit_bpr_sgd(data, "srns", candidates=5, prior="popularity", srns_alpha=0.0, **common)
+        return T.fit(data, sampler=T.SRNS(alpha=0.0), **sgd)
     if key == ("sgd", "rns", 5, "popularity", "infonce"):  # Table 4.4, InfoNCE with N = 2
-        return fit_bpr_sgd(data, "rns", candidates=5, prior="popularity", loss="infonce", n_negatives=2, **common)
+        return T.fit(data, loss=T.InfoNCE(negatives=2), sampler=T.RNS(), **sgd)
     if key == ("mf", "dpl", "sampler=dns", "tau_plus=0.3"):  # Table 5.3, DPL with hard samples
-        return fit_mf(data, "dpl", sampler="dns", tau_plus=0.3, **common)
+        return T.fit(data, loss=T.DPL(tau_plus=0.3), sampler=T.DNS(), **mb)
     if key == ("lightgcn", "bcl", "rns"):  # Table 6.3, LightGCN with the thesis's settings, uniform negatives
-        return fit_mf(data, "bcl", **dict(LIGHTGCN_THESIS, **common), sampler="rns")
+        return T.fit(data, loss=T.BCL(), sampler=T.RNS(), **lgcn)
     raise AssertionError(key)
 
 
@@ -131,7 +130,7 @@ def test_published_configurations_through_the_engine(split_files, table, method,
     res = _direct(load_split(tr, te), key, 0, 2)
     got = runs[(runs.run == str(key)) & (runs.convention == "reported")]
     assert {(m, k): v for m, k, v in zip(got.metric, got.k, got.value)} == {
-        tuple(n[5:].split("@")[:1]) + (int(n.split("@")[1]),): v for n, v in res["history"][-1].items() if n.startswith("test_")
+        tuple(n[5:].split("@")[:1]) + (int(n.split("@")[1]),): v for n, v in res.history[-1].items() if n.startswith("test_")
     }
 
 

@@ -21,7 +21,7 @@ import negtheory
 from negtheory import generators, studies
 from negtheory._deprecation import renamed_keyword
 from negtheory._rng import int_seed
-from negtheory.recsys import fit_bpr_sgd, split_interactions
+from negtheory.recsys import split_interactions
 from negtheory.relaxed_softmax import MixtureOfGaussiansTask
 
 PAIRS = np.array([[u, i] for u in range(8) for i in range(9) if (u + i) % 3])
@@ -39,11 +39,6 @@ CASES = {
     "MixtureOfGaussiansTask": (MixtureOfGaussiansTask, (3,), dict(n_context=6, n_target=5)),
     "split_interactions": (split_interactions, (PAIRS, 0.25), {}),
     "with_validation": (lambda **kw: split_interactions(PAIRS, 0.25, rng=0).with_validation(0.3, **kw), (), {}),
-    "fit_bpr_sgd": (
-        lambda **kw: fit_bpr_sgd(split_interactions(PAIRS, 0.25, rng=0), epochs=2, dim=4, topk=(2,), progress=False, **kw),
-        (),
-        {},
-    ),
 }
 
 
@@ -57,8 +52,6 @@ def _numbers(out):
         return [out.means, out.stds, out.rho, out.weights]
     if hasattr(out, "train") and hasattr(out, "test"):
         return [out.train, out.test, out.valid]
-    if isinstance(out, dict):
-        return [out["user_emb"], out["item_emb"]]
     if hasattr(out, "to_numpy"):
         return [out[["mse", "mean"]].to_numpy()]
     return [np.asarray(out)]

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from toy_data import fit_with_negatives
 
-from negtheory.recsys import fit_bpr_sgd, load_split, topk_metrics
+from negtheory.recsys import load_split, topk_metrics
 from negtheory.recsys.loop import DENSE_LIMIT, ScoreMatrix, train_loop
 from negtheory.recsys.metrics import topk_metrics_csr
 from negtheory.recsys.samplers import sample_popular, sample_uninteracted
+from negtheory.training import BCL, BNS, BPR, DCL, DNS, MF, PNS, RNS, SGD, SRNS, Adam, Evaluation, InfoNCE, fit
+
+#: the mini-batch engine with the released code's Adam (lr 1e-3, weight decay 1e-5, lr / 10 after epoch 100)
+_ADAM = Adam(milestones=(100,))
 
 
 def _split(seed=0, n_users=60, n_items=90, n=1500, valid=0.0):
@@ -192,15 +197,14 @@ def test_trainers_build_no_dense_matrix(monkeypatch):
     def cb(e, s):
         seen.append(s.block(np.array([0, 1])).shape)
 
-    for samp in ("rns", "dns", "bns", "srns", "pns"):
-        r = fit_bpr_sgd(d, samp, dim=4, epochs=1, topk=(5,), eval_on="both", progress=False, callbacks=[cb])
-        assert np.isfinite(r["history"][-1]["test_ndcg@5"])
+    for samp in (RNS(), DNS(), BNS(), SRNS(), PNS()):
+        r = fit(d, model=MF(dim=4), sampler=samp, epochs=1, evaluation=Evaluation(ks=(5,), on="both"), callbacks=[cb])
+        assert r.engine == "sgd" and np.isfinite(r.history[-1]["test_ndcg@5"])
     pytest.importorskip("torch")
-    from negtheory.bridge.recommend import fit_mf
-
-    for loss, samp in (("infonce", "rns"), ("bcl", "rns"), ("bpr", "bns"), ("bpr", "dns"), ("dcl", "pns")):
-        r = fit_mf(d, loss, sampler=samp, dim=4, epochs=1, topk=(5,), progress=False, callbacks=[cb])
-        assert isinstance(r["scores"], ScoreMatrix)
+    for loss, samp in ((InfoNCE(), RNS()), (BCL(), RNS()), (BPR(), BNS()), (BPR(), DNS()), (DCL(), PNS())):
+        r = fit(d, model=MF(dim=4), loss=loss, sampler=samp, optimizer=_ADAM, epochs=1, evaluation=Evaluation(ks=(5,)),
+                callbacks=[cb])  # fmt: skip
+        assert r.engine == "torch" and isinstance(r.scores, ScoreMatrix)
     assert set(seen) == {(2, d.n_items)}
 
 
@@ -231,19 +235,19 @@ def _wide_split(seed=0, n_users=30, n_items=400, per_user=25):
 
 def test_bns_f_sample_whole_set_is_exact_and_subsample_close():
     d = _wide_split()
-    kw = dict(dim=8, epochs=2, topk=(5,), progress=False, rng=3)
-    exact = fit_bpr_sgd(d, "bns", **kw)
-    whole = fit_bpr_sgd(d, "bns", bns_f_sample=d.n_items, **kw)  # S >= n: the exact F, the same draws
-    np.testing.assert_array_equal(exact["user_emb"], whole["user_emb"])
-    assert exact["history"] == whole["history"] and whole["config"]["bns_f_sample"] == d.n_items
+    kw = dict(model=MF(dim=8), epochs=2, evaluation=Evaluation(ks=(5,)), rng=3)
+    exact = fit(d, sampler=BNS(), **kw)
+    whole = fit(d, sampler=BNS(f_sample=d.n_items), **kw)  # S >= n: the exact F, the same draws
+    np.testing.assert_array_equal(exact.user_emb, whole.user_emb)
+    assert exact.history == whole.history and whole.config["bns_f_sample"] == d.n_items
     # a frozen model (lr so small that float32 updates vanish): the law of the chosen negative, binned by
     # its exact F, of F from 64 sampled items against the exact one; tolerance 0.04 in total variation
     # (Monte-Carlo noise of the 5 bins over 2 x 1500 draws: ~0.02)
-    frozen = dict(dim=8, lr=1e-30, epochs=2, topk=(5,), progress=False, return_negatives=True, init_std=1.0)
-    a = fit_bpr_sgd(d, "bns", rng=1, **frozen)
-    b = fit_bpr_sgd(d, "bns", rng=1, bns_f_sample=64, **frozen)
-    U, V = a["user_emb"], a["item_emb"]
-    np.testing.assert_allclose(b["user_emb"], U, rtol=1e-6)  # frozen: both score with the same initial tables
+    frozen = dict(model=MF(dim=8, init_std=1.0), optimizer=SGD(lr=1e-30), epochs=2, evaluation=Evaluation(ks=(5,)), rng=1)
+    a = fit_with_negatives(d, sampler=BNS(), **frozen)
+    b = fit_with_negatives(d, sampler=BNS(f_sample=64), **frozen)
+    U, V = a.user_emb, a.item_emb
+    np.testing.assert_allclose(b.user_emb, U, rtol=1e-6)  # frozen: both score with the same initial tables
     tr = d.train_mask()
 
     def exact_f(pairs, negs):
@@ -254,43 +258,44 @@ def test_bns_f_sample_whole_set_is_exact_and_subsample_close():
             out.append(np.sum(s[free] <= s[j]) / (free.sum() + 1.0))
         return np.array(out)
 
-    fa = np.concatenate([exact_f(p, n) for p, n in a["negatives"]])
-    fb = np.concatenate([exact_f(p, n) for p, n in b["negatives"]])
+    fa = np.concatenate([exact_f(p, n) for p, n in a.negatives])
+    fb = np.concatenate([exact_f(p, n) for p, n in b.negatives])
     bins = np.linspace(0, 1, 6)
     ha = np.histogram(fa, bins)[0] / fa.size
     hb = np.histogram(fb, bins)[0] / fb.size
     assert 0.5 * np.abs(ha - hb).sum() < 0.04
-    with pytest.raises(ValueError, match="bns_f_sample"):
-        fit_bpr_sgd(d, "dns", bns_f_sample=10, epochs=1, progress=False)
-    with pytest.raises(ValueError, match="bns_f_sample"):
-        fit_bpr_sgd(d, "bns", bns_f_sample=0, epochs=1, progress=False)
+    with pytest.raises(ValueError, match=r"BNS\.f_sample"):
+        BNS(f_sample=10, ecdf="candidates")
+    with pytest.raises(ValueError, match=r"BNS\.f_sample"):
+        BNS(f_sample=0)
 
 
-def test_fit_mf_bns_f_sample(monkeypatch):
+def test_minibatch_bns_f_sample(monkeypatch):
     torch = pytest.importorskip("torch")
-    from negtheory.bridge import recommend
+    from negtheory.training import negatives
 
     d = _wide_split(seed=1)
-    kw = dict(sampler="bns", dim=8, epochs=1, batch_size=64, topk=(5,), progress=False, rng=2)
-    exact = recommend.fit_mf(d, "bpr", **kw)
-    whole = recommend.fit_mf(d, "bpr", bns_f_sample=d.n_items, **kw)  # S >= n: the exact F, the same draws
-    assert exact["history"] == whole["history"] and whole["config"]["bns_f_sample"] == d.n_items
-    for a, b in zip(exact["model"].parameters(), whole["model"].parameters()):
+    kw = dict(model=MF(dim=8), loss=BPR(), optimizer=Adam(batch_size=64, milestones=(100,)), epochs=1,
+              evaluation=Evaluation(ks=(5,)), rng=2)  # fmt: skip
+    exact = fit(d, sampler=BNS(), **kw)
+    whole = fit(d, sampler=BNS(f_sample=d.n_items), **kw)  # S >= n: the exact F, the same draws
+    assert exact.history == whole.history and whole.config["bns_f_sample"] == d.n_items
+    for a, b in zip(exact.model.parameters(), whole.model.parameters()):
         assert torch.equal(a, b)
     # frozen model (lr 1e-30): the chosen negatives' exact F, F from 64 sampled items against the exact one
     seen = {}
-    real = recommend._MFRunner._bns_negatives
+    real = negatives._BoundBNS.choose
 
-    def spy(self, u, pos, cand, propagated=None):
-        out = real(self, u, pos, cand, propagated)
-        seen.setdefault(self.bns[3], []).append((u.copy(), out[:, 0].copy()))
-        return out
+    def spy(self, users, positives, cand, scores, lam, rng):
+        pick = real(self, users, positives, cand, scores, lam, rng)
+        seen.setdefault(self.spec.f_sample or 0, []).append((np.asarray(users).copy(), cand[np.arange(len(pick)), pick]))
+        return pick
 
-    monkeypatch.setattr(recommend._MFRunner, "_bns_negatives", spy)
-    frozen = dict(kw, lr=1e-30, epochs=4, eval_every=4)
-    r = recommend.fit_mf(d, "bpr", **frozen)
-    recommend.fit_mf(d, "bpr", bns_f_sample=64, **frozen)
-    S = np.asarray(r["scores"]).astype(np.float64)
+    monkeypatch.setattr(negatives._BoundBNS, "choose", spy)
+    frozen = dict(kw, optimizer=kw["optimizer"].replace(lr=1e-30), epochs=4, evaluation=Evaluation(every=4, ks=(5,)))
+    r = fit(d, sampler=BNS(), **frozen)
+    fit(d, sampler=BNS(f_sample=64), **frozen)
+    S = np.asarray(r.scores).astype(np.float64)
     tr = d.train_mask()
 
     def law(key):
@@ -299,5 +304,3 @@ def test_fit_mf_bns_f_sample(monkeypatch):
         return np.histogram(f, np.linspace(0, 1, 6))[0] / f.size
 
     assert 0.5 * np.abs(law(0) - law(64)).sum() < 0.04  # 2 x 3000 draws, 5 bins: Monte-Carlo noise ~0.02
-    with pytest.raises(ValueError, match="bns_f_sample"):
-        recommend.fit_mf(d, "bpr", sampler="rns", bns_f_sample=10, epochs=1, progress=False)

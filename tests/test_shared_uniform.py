@@ -71,12 +71,14 @@ def test_shared_scores_equal_the_expanded_scores_with_gradients(model):
 @pytest.mark.parametrize("loss", ["infonce", "dcl"])
 @pytest.mark.parametrize("model", ["mf", "lightgcn"])
 def test_an_epoch_on_the_shared_path_equals_the_per_row_path_fed_the_same_draws(loss, model):
+    from negtheory.bridge import build_loss
     from negtheory.bridge import recommend as R
     from negtheory.training import specs as S
 
     d = _data()
     cfg = dict(temperature=0.5, tau_plus=0.01)
     m_extra = 2 if loss == "dcl" else 0
+    spec = S.DCL(extra_positives=2, tau_plus=0.01, temperature=0.5) if loss == "dcl" else S.InfoNCE(temperature=0.5)
     nets = []
     for shared in (True, False):
         gen = torch.Generator().manual_seed(0)
@@ -86,7 +88,7 @@ def test_an_epoch_on_the_shared_path_equals_the_per_row_path_fed_the_same_draws(
             net = R.LightGCN(d.n_users, d.n_items, d.train, 4, 2, generator=gen).double()
         opt = torch.optim.Adam(net.parameters(), lr=0.05)
         sched = torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[], gamma=1.0)
-        run = R._MFRunner(net, opt, sched, loss, cfg, d, m_extra, 6, 32, torch.device("cpu"),
+        run = R._MFRunner(net, opt, sched, build_loss(spec), cfg, d, m_extra, 6, 32, torch.device("cpu"),
                           np.random.default_rng(5), batch_l2=1e-2, spec=S.SharedUniform())  # fmt: skip
         run.shared = shared  # False: the generic path draws through the same bound sampler, B broadcast rows
         out = [run.run_epoch(e)["loss"] for e in range(2)]

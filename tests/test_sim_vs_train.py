@@ -12,7 +12,6 @@ from toy_data import planted_split
 
 from negtheory import calibration as cal
 from negtheory.cli import main
-from negtheory.recsys import fit_bpr_sgd
 from negtheory.recsys.score_probe import ScoreProbe
 from negtheory.reproduce.sim_vs_train import (
     ESTIMATORS,
@@ -24,6 +23,10 @@ from negtheory.reproduce.sim_vs_train import (
     summary,
     verdict_table,
 )
+from negtheory.training import Evaluation, fit
+
+#: BPR-MF by batch-1 SGD with RNS (fit's defaults), evaluated every 2 epochs
+EVERY2 = Evaluation(every=2, ks=(5,))
 
 
 def _planted(n_users=40, n_items=60, seed=0):
@@ -32,13 +35,13 @@ def _planted(n_users=40, n_items=60, seed=0):
 
 def test_probe_as_a_callback_leaves_training_unchanged_and_records_each_evaluation():
     d = _planted()
-    plain = fit_bpr_sgd(d, "rns", epochs=4, eval_every=2, topk=(5,), progress=False, rng=3)
+    plain = fit(d, epochs=4, evaluation=EVERY2, rng=3)
     probe = ScoreProbe(d, rng=0, n_anchors=64, fit_size=20)
-    probed = fit_bpr_sgd(d, "rns", epochs=4, eval_every=2, topk=(5,), progress=False, rng=3, callbacks=[probe])
-    np.testing.assert_array_equal(plain["user_emb"], probed["user_emb"])
+    probed = fit(d, epochs=4, evaluation=EVERY2, rng=3, callbacks=[probe])
+    np.testing.assert_array_equal(plain.user_emb, probed.user_emb)
     assert [r.epoch for r in probe.records] == [0, 2, 4]
     # the probe's summary is merged into the evaluated epochs' history rows
-    assert probed["history"][-1]["probe_alpha"] == probe.records[-1].measured["alpha"]
+    assert probed.history[-1]["probe_alpha"] == probe.records[-1].measured["alpha"]
     # at initialisation (N(0, 0.1^2) embeddings) the probe sees no learned order: alpha near 1/2
     assert abs(probe.records[0].measured["alpha"] - 0.5) < 0.1
 
@@ -47,9 +50,9 @@ def test_snapshot_probe_defers_the_measurement_and_records_the_same_numbers():
     d = _planted(seed=2)
     live = ScoreProbe(d, rng=4, n_anchors=64, fit_size=20)
     snap = ScoreProbe(d, rng=4, n_anchors=64, fit_size=20, snapshot=True)
-    r1 = fit_bpr_sgd(d, "rns", epochs=4, eval_every=2, topk=(5,), progress=False, rng=3, callbacks=[live])
-    r2 = fit_bpr_sgd(d, "rns", epochs=4, eval_every=2, topk=(5,), progress=False, rng=3, callbacks=[snap])
-    assert "probe_alpha" in r1["history"][-1] and "probe_alpha" not in r2["history"][-1]  # nothing measured in the loop
+    r1 = fit(d, epochs=4, evaluation=EVERY2, rng=3, callbacks=[live])
+    r2 = fit(d, epochs=4, evaluation=EVERY2, rng=3, callbacks=[snap])
+    assert "probe_alpha" in r1.history[-1] and "probe_alpha" not in r2.history[-1]  # nothing measured in the loop
     assert len(snap._pending) == 3 and not snap._records
     # the same records, measured after training (but for the measurement's own cost)
     pd.testing.assert_frame_equal(live.frame().drop(columns="probe_seconds"), snap.frame().drop(columns="probe_seconds"))
@@ -62,7 +65,7 @@ def test_snapshot_probe_defers_the_measurement_and_records_the_same_numbers():
 def test_simulate_point_returns_every_source_and_variant():
     d = _planted(seed=1).with_validation(0.2, rng=0)
     probe = ScoreProbe(d, rng=0, n_anchors=128, fit_size=30, redraws=2)
-    fit_bpr_sgd(d, "rns", epochs=6, eval_every=6, topk=(5,), progress=False, rng=0, callbacks=[probe])
+    fit(d, epochs=6, evaluation=Evaluation(every=6, ks=(5,)), rng=0, callbacks=[probe])
     main_, ab = simulate_point(probe.records[-1], reps=2, rng=0)
     assert set(main_) == set(SOURCES)
     assert set(ab) == set(VARIANTS) | set(ORACLE_VARIANTS)

@@ -17,13 +17,13 @@ from negtheory.recsys import (
     bns_lam_warm_start,
     bns_occupation_prior,
     bns_prior,
-    fit_bpr_sgd,
     load_split,
     read_user_occupations,
 )
 from negtheory.recsys import bpr_sgd as sgd_mod
 from negtheory.reproduce.thesis_numbers import THESIS, thesis_value
 from negtheory.reproduce.thesis_tables import figure, markdown, plan, summarize
+from negtheory.training import BCE, BNS, BPR, MF, RNS, SGD, SRNS, Evaluation, InfoNCE, fit
 
 
 def _split(seed=0, n_users=30, n_items=40, n=700, n_test=200):
@@ -33,13 +33,15 @@ def _split(seed=0, n_users=30, n_items=40, n=700, n_test=200):
     return load_split(pairs[n_test:], pairs[:n_test])
 
 
-def _fit(d, sampler="bns", **kw):
-    return fit_bpr_sgd(d, sampler, dim=8, lr=0.05, epochs=kw.pop("epochs", 3), progress=False, rng=4, **kw)
+def _fit(d, sampler=None, loss=None, epochs=3):
+    """MF (d = 8) by batch-1 SGD (lr 0.05) on the numba kernel, BPR with BNS unless others are given."""
+    return fit(d, model=MF(dim=8), loss=loss or BPR(), sampler=sampler or BNS(), optimizer=SGD(lr=0.05), epochs=epochs,
+               evaluation=Evaluation(), rng=4, engine="sgd")  # fmt: skip
 
 
 def _same_run(a, b):
-    assert np.array_equal(a["user_emb"], b["user_emb"]) and np.array_equal(a["item_emb"], b["item_emb"])
-    assert a["history"] == b["history"]
+    assert np.array_equal(a.user_emb, b.user_emb) and np.array_equal(a.item_emb, b.item_emb)
+    assert a.history == b.history
 
 
 # ------------------------------------------------------------------------------------------
@@ -69,23 +71,23 @@ def test_lam_warm_start_is_the_thesis_schedule():
 def test_lam_schedule_and_warm_rns_epochs_reach_the_kernel(monkeypatch):
     d = _split()
     calls = _record_kernel(monkeypatch)
-    r = _fit(d, lam_schedule=bns_lam_warm_start, epochs=4)
-    assert [c[1] for c in calls] == [10.0, 9.9, 9.8, 9.7] == r["config"]["lam_schedule"]
+    r = _fit(d, BNS(lam_schedule=[bns_lam_warm_start(t) for t in range(4)]), epochs=4)
+    assert [c[1] for c in calls] == [10.0, 9.9, 9.8, 9.7] == r.config["lam_schedule"]
     assert [c[0] for c in calls] == [sgd_mod.SAMPLERS.index("bns")] * 4
     calls.clear()
-    r = _fit(d, warm_rns_epochs=2, epochs=4)
-    assert [c[0] for c in calls] == [0, 0, 4, 4] and r["config"]["warm_rns_epochs"] == 2
+    r = _fit(d, BNS(warm_rns_epochs=2), epochs=4)
+    assert [c[0] for c in calls] == [0, 0, 4, 4] and r.config["warm_rns_epochs"] == 2
     assert [c[1] for c in calls] == [5.0] * 4
 
 
 def test_constant_schedule_and_full_warm_start_are_the_plain_runs():
     d = _split()
-    _same_run(_fit(d, lam_schedule=[5.0, 5.0, 5.0]), _fit(d, lam=5.0))
+    _same_run(_fit(d, BNS(lam_schedule=[5.0, 5.0, 5.0])), _fit(d, BNS(lam=5.0)))
     # RNS for every epoch is RNS: the same draws from the same per-epoch seeds
-    _same_run(_fit(d, warm_rns_epochs=3), _fit(d, "rns"))
+    _same_run(_fit(d, BNS(warm_rns_epochs=3)), _fit(d, RNS()))
     # BNS-2 leaves the RNS epochs as they were, then departs from RNS
-    a, b = _fit(d, warm_rns_epochs=2, epochs=3), _fit(d, "rns", epochs=3)
-    assert a["history"][1] == b["history"][1] and a["history"][2] != b["history"][2]
+    a, b = _fit(d, BNS(warm_rns_epochs=2), epochs=3), _fit(d, RNS(), epochs=3)
+    assert a.history[1] == b.history[1] and a.history[2] != b.history[2]
 
 
 # ------------------------------------------------------------------------------------------
@@ -93,12 +95,12 @@ def test_constant_schedule_and_full_warm_start_are_the_plain_runs():
 # ------------------------------------------------------------------------------------------
 def test_uniform_prior_is_the_constant_array():
     d = _split()
-    a = _fit(d, prior="uniform")
-    _same_run(a, _fit(d, prior=np.full(d.n_items, 1.0 / d.n_items)))
-    _same_run(a, _fit(d, prior=np.full((d.n_users, d.n_items), 1.0 / d.n_items)))  # one row per user
+    a = _fit(d, BNS(prior="uniform"))
+    _same_run(a, _fit(d, BNS(prior=np.full(d.n_items, 1.0 / d.n_items))))
+    _same_run(a, _fit(d, BNS(prior=np.full((d.n_users, d.n_items), 1.0 / d.n_items))))  # one row per user
     # a popularity array is the default prior, and the uniform prior changes the draws
-    _same_run(_fit(d), _fit(d, prior=bns_prior(d.item_counts(), len(d.train))))
-    assert not np.array_equal(a["user_emb"], _fit(d)["user_emb"])
+    _same_run(_fit(d), _fit(d, BNS(prior=bns_prior(d.item_counts(), len(d.train)))))
+    assert not np.array_equal(a.user_emb, _fit(d).user_emb)
 
 
 def test_per_user_prior_rows_are_used():
@@ -107,8 +109,8 @@ def test_per_user_prior_rows_are_used():
     # every user but user 0 gets the popularity prior; user 0 a prior of 1 (never a true negative)
     p = np.tile(pop, (d.n_users, 1))
     p[0] = 1.0
-    a, b = _fit(d, prior=p, return_negatives=True), _fit(d, return_negatives=True)
-    assert not np.array_equal(a["user_emb"], b["user_emb"])
+    a, b = _fit(d, BNS(prior=p)), _fit(d)
+    assert not np.array_equal(a.user_emb, b.user_emb)
 
 
 def test_occupation_prior_against_a_loop(tmp_path):
@@ -176,35 +178,33 @@ def test_contrastive_step_is_a_gradient_step(loss, jn):
 
 def test_losses_train_and_bpr_is_unchanged():
     d = _split()
-    for kw in (dict(loss="bce"), dict(loss="infonce", n_negatives=2)):
-        for sampler in ("rns", "bns"):
-            r = _fit(d, sampler, epochs=2, **kw)
-            h = r["history"][-1]
-            assert np.isfinite(h["loss"]) and 0 < h["tnr"] <= 1 and r["config"]["loss"] == kw["loss"]
-    _same_run(_fit(d, loss="bpr", n_negatives=1), _fit(d))
-    assert "loss" not in _fit(d)["config"]  # the default config is unchanged
+    for loss, name in ((BCE(), "bce"), (InfoNCE(negatives=2), "infonce")):
+        for sampler in (RNS(), BNS()):
+            r = _fit(d, sampler, loss=loss, epochs=2)
+            h = r.history[-1]
+            assert np.isfinite(h["loss"]) and 0 < h["tnr"] <= 1 and r.config["loss"] == name
+    _same_run(_fit(d, loss=BPR(negatives=1)), _fit(d))
+    assert "loss" not in _fit(d).config  # the default config is unchanged
 
 
 @pytest.mark.parametrize(
-    "kw,name",
+    "make,name",
     [
-        (dict(loss="hinge"), "loss"),
-        (dict(n_negatives=0), "n_negatives"),
-        (dict(n_negatives=2), "n_negatives"),  # BPR takes one negative
-        (dict(loss="bce", n_negatives=2, sampler="srns"), "n_negatives"),
-        (dict(lam_schedule=[5.0, 5.0]), "lam_schedule"),  # 3 epochs
-        (dict(lam_schedule=[5.0, -1.0, 5.0]), "lam_schedule"),
-        (dict(warm_rns_epochs=-1), "warm_rns_epochs"),
-        (dict(prior="flat"), "prior"),
-        (dict(prior=np.full(7, 0.1)), "prior"),
-        (dict(prior=np.full(40, 1.5)), "prior"),
+        (lambda: dict(loss=BCE(negatives=0)), "BCE.negatives"),
+        (lambda: dict(loss=BPR(negatives=2)), "negatives"),  # the batch-1 BPR takes one negative
+        (lambda: dict(loss=BCE(negatives=2), sampler=SRNS()), "loss.negatives"),
+        (lambda: dict(sampler=BNS(lam_schedule=[5.0, 5.0])), "lam_schedule"),  # 3 epochs
+        (lambda: dict(sampler=BNS(lam_schedule=[5.0, -1.0, 5.0])), "lam_schedule"),
+        (lambda: dict(sampler=BNS(warm_rns_epochs=-1)), "warm_rns_epochs"),
+        (lambda: dict(sampler=BNS(prior="flat")), "prior"),
+        (lambda: dict(sampler=BNS(prior=np.full(7, 0.1))), "prior"),
+        (lambda: dict(sampler=BNS(prior=np.full(40, 1.5))), "prior"),
     ],
 )
-def test_bad_inputs_name_the_parameter(kw, name):
+def test_bad_inputs_name_the_parameter(make, name):
     d = _split()
-    sampler = kw.pop("sampler", "bns")
     with pytest.raises(ValueError, match=name):
-        _fit(d, sampler, **kw)
+        _fit(d, **make())
 
 
 # ------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Mini-batch MF training (negtheory.bridge.recommend) and `negtheory reproduce thesis-tables` end to end."""
+"""Mini-batch MF training (negtheory.training.fit's mini-batch engine) and `negtheory reproduce thesis-tables` end to end."""
 
 from __future__ import annotations
 
@@ -11,10 +11,15 @@ from toy_data import planted_split
 
 torch = pytest.importorskip("torch")
 
+from negtheory import training  # noqa: E402
 from negtheory.bridge import functional as Fn  # noqa: E402
-from negtheory.bridge.recommend import LOSSES, _loss, fit_mf  # noqa: E402
+from negtheory.bridge.recommend import _loss  # noqa: E402
 from negtheory.cli import main  # noqa: E402
 from negtheory.reproduce.thesis_numbers import THESIS  # noqa: E402
+from negtheory.training import BCL, BPR, DCL, DPL, HCL, Adam, Evaluation, InfoNCE, fit  # noqa: E402
+
+#: the losses of the mini-batch MF rows (Tables 5.2 and 6.3), with the released code's hyper-parameters
+LOSSES = (BPR(), InfoNCE(), DCL(), HCL(), DPL(), BCL(), BCL(form="released"))
 
 
 def _thesis_tables(tmp_path, out, *options):
@@ -33,14 +38,15 @@ def _planted(n_users=40, n_items=50, seed=0):
     return planted_split(n_users, n_items, seed)
 
 
-@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("loss", LOSSES, ids=repr)
 def test_every_loss_trains_mf_above_random(loss):
     d = _planted()
-    r = fit_mf(d, loss, epochs=25, batch_size=64, lr=0.02, eval_every=25, topk=(5,), progress=False, rng=1)
+    r = fit(d, loss=loss, optimizer=Adam(lr=0.02, batch_size=64, milestones=(100,)), epochs=25,
+            evaluation=Evaluation(every=25, ks=(5,)), rng=1)  # fmt: skip
     free = ~d.train_mask()
     base = d.test_mask().sum() / free.sum()  # precision@5 of a random ranking
-    assert r["history"][-1]["test_precision@5"] > 1.5 * base
-    assert r["scores"].shape == (d.n_users, d.n_items)
+    assert r.engine == "torch" and r.history[-1]["test_precision@5"] > 1.5 * base
+    assert r.scores.shape == (d.n_users, d.n_items)
 
 
 def test_loss_assembly_follows_the_released_conventions():
@@ -48,36 +54,42 @@ def test_loss_assembly_follows_the_released_conventions():
     # extras and clamp at N e^{-1/t}; DPL uses the extras only
     g = torch.Generator().manual_seed(0)
     s = torch.randn(6, 1 + 3 + 4, generator=g)
-    cfg = dict(temperature=1.0, tau_plus=0.06, hcl_beta=0.5, alpha=0.55, beta=0.6, dpl_eps=1e-2)
+    from negtheory.bridge import build_loss
+    from negtheory.training import BPR, DCL, DPL, HCL
+
+    def loss(spec, scores, m):  # the loss modules of the specs at their defaults, as the trainer builds them
+        return _loss(build_loss(spec), scores, m)
+
     pos, extra, neg = s[:, 0], s[:, 1:4], s[:, 4:]
     e = torch.exp
     pbar = e(s[:, :4]).mean(1)
     ng = torch.clamp((e(neg).sum(1) - 4 * 0.06 * pbar) / 0.94, min=4 * math.exp(-1.0))
     ref_dcl = -torch.log(e(pos) / (e(pos) + ng)).mean()
-    assert torch.allclose(_loss("dcl", s, 3, 4, cfg), ref_dcl, atol=1e-6)
+    assert torch.allclose(loss(DCL(negatives=4, extra_positives=3), s, 3), ref_dcl, atol=1e-6)
     imp = e(0.5 * neg)
     ng_h = torch.clamp((-4 * 0.06 * pbar + (imp * e(neg)).sum(1) / imp.mean(1)) / 0.94, min=4 * math.exp(-1.0))
     ref_hcl = -torch.log(e(pos) / (e(pos) + ng_h)).mean()
-    assert torch.allclose(_loss("hcl", s, 3, 4, cfg), ref_hcl, atol=1e-6)
+    assert torch.allclose(loss(HCL(negatives=4, extra_positives=3), s, 3), ref_hcl, atol=1e-6)
     pu = torch.sigmoid(pos[:, None] - neg).mean(1)
     pp = torch.sigmoid(pos[:, None] - extra).mean(1)
     ref_dpl = -torch.log(torch.clamp((pu - 0.06 * pp) / 0.94, min=1e-2)).mean()
-    assert torch.allclose(_loss("dpl", s, 3, 4, cfg), ref_dpl, atol=1e-6)
-    assert torch.allclose(_loss("bpr", s[:, [0, 4]], 0, 1, cfg), Fn.bpr(pos, neg[:, :1]))
+    assert torch.allclose(loss(DPL(negatives=4, extra_positives=3), s, 3), ref_dpl, atol=1e-6)
+    assert torch.allclose(loss(BPR(), s[:, [0, 4]], 0), Fn.bpr(pos, neg[:, :1]))
 
 
 def test_validation_drives_early_stopping_and_best_epoch():
     d = _planted(seed=3).with_validation(0.2, rng=0)
-    r = fit_mf(d, "infonce", epochs=60, batch_size=64, lr=0.05, eval_every=1, patience=3, topk=(10,), progress=False)
-    hist = r["history"]
+    r = fit(d, loss=InfoNCE(), optimizer=Adam(lr=0.05, batch_size=64, milestones=(100,)), epochs=60,
+            evaluation=Evaluation(ks=(10,), patience=3))  # fmt: skip
+    hist = r.history
     vals = [h["valid_ndcg@10"] for h in hist]
-    assert r["best_epoch"] == hist[int(np.argmax(vals))]["epoch"]
+    assert r.best_epoch == hist[int(np.argmax(vals))]["epoch"]
     if len(hist) < 60:  # stopped early: the last 3 evaluations did not beat the best
         assert max(vals[-3:]) <= max(vals[:-3])
     with pytest.raises(ValueError, match="patience needs a validation split"):
-        fit_mf(_planted(), "bpr", epochs=1, patience=2, progress=False)
-    with pytest.raises(ValueError, match="loss must be one of"):
-        fit_mf(d, "nce", progress=False)
+        fit(_planted(), loss=BPR(), optimizer=Adam(), epochs=1, evaluation=Evaluation(patience=2))
+    with pytest.raises(TypeError, match="loss must be a spec"):
+        fit(d, loss="nce")
 
 
 def test_thesis_numbers_are_the_printed_rows():
@@ -291,18 +303,17 @@ def test_blocked_validation_auc_equals_the_dense_one(block):
 
 
 def test_wu_k_sweep_device_option(tmp_path, monkeypatch):
-    import negtheory.bridge.recommend as rec
     from negtheory.reproduce import _common
     from negtheory.reproduce import wu_k_sweep as wk
 
     d = _planted(n_users=20, n_items=30, seed=4)
-    seen, real = [], rec.fit_mf
+    seen, real = [], training.fit
 
     def spy(*a, device="cpu", **k):
         seen.append(device)
         return real(*a, **k, device="cpu")
 
-    monkeypatch.setattr(rec, "fit_mf", spy)
+    monkeypatch.setattr(training, "fit", spy)
     monkeypatch.setattr(_common, "cuda_available", lambda: True)
     df, summary = wk.sweep(d.train, d.test, ks=(1, 2), seeds=1, epochs=2, eval_every=1, progress=False, device="auto")
     assert seen == ["cuda", "cuda"] and 0.0 <= summary["valid_auc_k1"] <= 1.0
@@ -387,7 +398,6 @@ def test_cost_hint_starts_the_longest_runs_first():
 
 
 def test_device_option_reaches_the_minibatch_runs_and_keeps_gpu_runs_apart(tmp_path, monkeypatch, capsys):
-    import negtheory.bridge.recommend as rec
     from negtheory.reproduce import _common
     from negtheory.reproduce import thesis_tables as tt
     from negtheory.reproduce import wu_k_sweep as wk
@@ -402,13 +412,13 @@ def test_device_option_reaches_the_minibatch_runs_and_keeps_gpu_runs_apart(tmp_p
     d = _planted(n_users=20, n_items=30, seed=3)
     pd.DataFrame({"user": d.train[:, 0], "item": d.train[:, 1]}).to_csv(tmp_path / "train.csv", index=False)
     pd.DataFrame({"user": d.test[:, 0], "item": d.test[:, 1]}).to_csv(tmp_path / "test.csv", index=False)
-    seen, real = [], rec.fit_mf
+    seen, real = [], training.fit
 
     def spy(*a, device="cpu", **k):  # records the device asked for, trains on the CPU
         seen.append(device)
         return real(*a, **k, device="cpu")
 
-    monkeypatch.setattr(rec, "fit_mf", spy)
+    monkeypatch.setattr(training, "fit", spy)
     monkeypatch.setattr(_common, "cuda_available", lambda: True)  # as on a GPU machine
     assert _thesis_tables(tmp_path, tmp_path / "o", "--tables", "5.2", "--methods", "InfoNCE", "--device", "auto") == 0
     assert seen == ["cuda", "cuda"]  # 2 seeds, each on the resolved device

@@ -1,9 +1,10 @@
-"""Validation searches of `negtheory reproduce thesis-tables --tune`, Table 5.3 rows, and DNS negatives in fit_mf."""
+"""Validation searches of `negtheory reproduce thesis-tables --tune`, Table 5.3 rows, and DNS negatives on mini-batches."""
 
 from __future__ import annotations
 
 import dataclasses
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -12,9 +13,9 @@ from toy_data import planted_split
 
 torch = pytest.importorskip("torch")
 
-from negtheory.bridge.recommend import MF, LightGCN, dns_negatives, fit_mf  # noqa: E402
+from negtheory import training as T  # noqa: E402
+from negtheory.bridge.recommend import MF, LightGCN, dns_negatives  # noqa: E402
 from negtheory.cli import main  # noqa: E402
-from negtheory.recsys import fit_bpr_sgd  # noqa: E402
 from negtheory.reproduce import thesis_tables as tt  # noqa: E402
 from negtheory.reproduce.thesis_numbers import THESIS, THESIS_ML1M  # noqa: E402
 
@@ -97,23 +98,21 @@ def test_tuned_keys_drop_defaults_and_round_trip():
 
 
 def test_search_runs_never_see_the_test_split(monkeypatch):
-    import negtheory.recsys as recsys
-
     d = _planted()
     got = {}
 
-    def spy(data, sampler, **kw):
+    def spy(data, **kw):
         got["data"], got["kw"] = data, kw
-        return {"history": [{"epoch": 1, "valid_ndcg@10": 0.5}]}
+        return SimpleNamespace(history=[{"epoch": 1, "valid_ndcg@10": 0.5}])
 
-    monkeypatch.setattr(recsys, "fit_bpr_sgd", spy)
+    monkeypatch.setattr(T, "fit", spy)
     key = ("sgd", "pns", 5, "popularity", "pns_power=0.25")
     assert tt._tuned_key(("sgd", "pns", 5, "popularity"), {"pns_power": 1.0}) == tt._tuned_key(
         ("sgd", "pns", 5, "popularity"), {"pns_power": 1}
     )
     out = tt._job(d, (key, 0, "tr", "te", 1, "tune", 0.1, 1, False, "auto"))
     seen = got["data"]
-    assert out["run"] == str(key) and got["kw"]["pns_power"] == 0.25 and got["kw"]["eval_on"] == "valid"
+    assert out["run"] == str(key) and got["kw"]["sampler"] == T.PNS(power=0.25) and got["kw"]["evaluation"].on == "valid"
     assert len(seen.test) == 0 and len(seen.valid) == round(0.1 * len(d.train))
     # what the trainer holds is train minus validation: no test pair anywhere
     held = {tuple(p) for p in np.concatenate([seen.train, seen.valid])}
@@ -127,7 +126,8 @@ def test_tune_end_to_end_writes_tuning_csv_and_variant_rows(tmp_path, monkeypatc
     # a fake trainer: the validation score is a known function of the exponent, test metrics a sentinel
     calls = []
 
-    def fake(data, sampler, *, pns_power=0.75, epochs=1, eval_every=1, eval_on="test", rng=0, **kw):
+    def fake(data, *, sampler, evaluation, **kw):
+        pns_power, eval_on = getattr(sampler, "power", 0.75), evaluation.on
         calls.append((pns_power, eval_on, len(data.test), len(data.valid)))
         v = 1.0 - (pns_power - 0.25) ** 2
         hist = [{"epoch": e, "loss": 0.0, "tnr": 1.0, "inf": 0.0} for e in (1, 2)]
@@ -135,11 +135,9 @@ def test_tune_end_to_end_writes_tuning_csv_and_variant_rows(tmp_path, monkeypatc
         for h in hist:
             if eval_on in ("test", "both"):
                 h.update({f"test_{m}@{k}": 0.123 for m in ("precision", "recall", "ndcg") for k in (5, 10, 20)})
-        return {"history": hist}
+        return SimpleNamespace(history=hist)
 
-    import negtheory.recsys as recsys
-
-    monkeypatch.setattr(recsys, "fit_bpr_sgd", fake)
+    monkeypatch.setattr(T, "fit", fake)
     rc = main(
         ["reproduce", "thesis-tables", "--train", str(tr), "--test", str(te), "--tables", "4.2", "--methods", "RNS",
          "--tune", "PNS", "--tune-grid", "PNS:pns_power=0,0.25,1.0", "--seeds", "2", "--epochs", "2",
@@ -173,16 +171,15 @@ def test_tune_only_runs_the_search_and_its_chosen_row_but_not_the_rows_as_writte
     out = tmp_path / "out"
     calls = []
 
-    def fake(data, sampler, *, pns_power=0.75, epochs=1, eval_every=1, eval_on="test", rng=0, **kw):
-        calls.append((sampler, pns_power, eval_on))
+    def fake(data, *, sampler, evaluation, **kw):
+        pns_power, eval_on = getattr(sampler, "power", 0.75), evaluation.on
+        calls.append((type(sampler).__name__.lower(), pns_power, eval_on))
         hist = [{"epoch": 1, "loss": 0.0, "tnr": 1.0, "inf": 0.0, "valid_ndcg@10": 1.0 - (pns_power - 0.5) ** 2}]
         if eval_on in ("test", "both"):
             hist[0].update({f"test_{m}@{k}": 0.2 for m in ("precision", "recall", "ndcg") for k in (5, 10, 20)})
-        return {"history": hist}
+        return SimpleNamespace(history=hist)
 
-    import negtheory.recsys as recsys
-
-    monkeypatch.setattr(recsys, "fit_bpr_sgd", fake)
+    monkeypatch.setattr(T, "fit", fake)
     rc = main(
         ["reproduce", "thesis-tables", "--train", str(tr), "--test", str(te), "--tables", "4.2", "--methods", "RNS",
          "PNS", "--tune", "PNS", "--tune-grid", "PNS:pns_power=0,0.5", "--tune-variants", "valid-tuned",
@@ -204,23 +201,21 @@ def test_tune_only_runs_the_search_and_its_chosen_row_but_not_the_rows_as_writte
 def test_tune_lightgcn_bcl_searches_lightgcn_and_fills_the_printed_lightgcn_row(tmp_path, monkeypatch):
     # Table 6.3's LightGCN BCL row: its search trains LightGCN (the thesis's settings) with the candidate's
     # keywords, never sees the test split, and the chosen value's row stands beside the printed LightGCN value
-    import negtheory.bridge.recommend as rec
-    from negtheory.bridge.recommend import LIGHTGCN_THESIS
-
     tr, te = _write_split(tmp_path)
     out = tmp_path / "out"
     calls = []
 
-    def fake(data, loss, *, alpha=0.55, eval_on=None, epochs=1, **kw):
-        calls.append(dict(loss=loss, alpha=alpha, n_test=len(data.test), n_valid=len(data.valid), **kw))
+    def fake(data, *, loss, **kw):
+        name, alpha = type(loss).__name__.lower(), getattr(loss, "alpha", 0.55)
+        calls.append(dict(loss=name, alpha=alpha, n_test=len(data.test), n_valid=len(data.valid), **kw))
         v = 1.0 - (alpha - 0.7) ** 2  # validation peaks at alpha = 0.7
         hist = [{"epoch": e, "loss": 0.0} for e in (1, 2)]
         for h in hist:
             h["valid_ndcg@10"] = v
             h.update({f"test_{m}@{k}": 0.321 for m in ("precision", "recall", "ndcg") for k in (5, 10, 20)})
-        return {"history": hist}
+        return SimpleNamespace(history=hist)
 
-    monkeypatch.setattr(rec, "fit_mf", fake)
+    monkeypatch.setattr(T, "fit", fake)
     rc = main(
         ["reproduce", "thesis-tables", "--train", str(tr), "--test", str(te), "--tables", "6.3", "--methods", "InfoNCE",
          "--models", "lightgcn", "--tune", "BCL-LightGCN", "--tune-grid", "BCL-LightGCN:alpha=0.55,0.7,0.85",
@@ -231,10 +226,8 @@ def test_tune_lightgcn_bcl_searches_lightgcn_and_fills_the_printed_lightgcn_row(
     search = [c for c in calls if c["loss"] == "bcl" and c["n_test"] == 0]
     assert sorted(c["alpha"] for c in search) == [0.55, 0.7, 0.85]
     for c in calls:  # every run is LightGCN with the thesis's settings
-        assert c["model"] == "lightgcn" and c["sampler"] == "rns"
-        assert {k: c[k] for k in ("n_layers", "dim", "lr", "batch_size")} == {
-            k: LIGHTGCN_THESIS[k] for k in ("n_layers", "dim", "lr", "batch_size")
-        }
+        assert c["model"] == T.THESIS_LIGHTGCN["model"] and c["sampler"] == T.RNS()
+        assert c["optimizer"] == T.THESIS_LIGHTGCN["optimizer"] and c["epochs"] == 2
     reported = [c for c in calls if c["loss"] == "bcl" and c["n_test"] > 0]
     assert [c["alpha"] for c in reported] == [0.7, 0.7] and all(c["n_valid"] == 0 for c in reported)
     tun = pd.read_csv(out / "tuning.csv")
@@ -286,7 +279,7 @@ def test_table_5_3_printed_values():
         assert len(th[("5.3", "DPL-hard", "MF")]) == 9
 
 
-# ------------------------------------------------------------------------------------------ DNS in fit_mf
+# ------------------------------------------------------------------------------------------ DNS on mini-batches
 @pytest.mark.parametrize("model", ["mf", "lightgcn"])
 def test_dns_negatives_is_the_argmax_of_the_scores(model):
     d = _planted()
@@ -308,34 +301,34 @@ def test_dns_negatives_is_the_argmax_of_the_scores(model):
         dns_negatives(net, users, cand[:, 0])
 
 
-def test_fit_mf_dns_trains_dpl_and_bpr_and_rejects_other_losses():
+def test_minibatch_dns_trains_dpl_and_bpr():
     d = _planted()
-    for loss in ("dpl", "bpr"):
-        r = fit_mf(d, loss, sampler="dns", bns_candidates=3, epochs=2, batch_size=64, eval_every=2, topk=(5,), progress=False)
-        assert r["config"]["sampler"] == "dns" and r["config"]["candidates"] == 3
-        assert np.isfinite(r["history"][-1]["loss"])
-    with pytest.raises(ValueError, match="sampler"):
-        fit_mf(d, "infonce", sampler="dns", epochs=1, progress=False)
-    with pytest.raises(ValueError, match="bns_candidates"):
-        fit_mf(d, "dpl", sampler="dns", bns_candidates=0, epochs=1, progress=False)
+    opt = T.Adam(batch_size=64, milestones=(100,))
+    for loss in (T.DPL(), T.BPR()):
+        r = T.fit(d, loss=loss, sampler=T.DNS(candidates=3), optimizer=opt, epochs=2, evaluation=T.Evaluation(every=2, ks=(5,)))
+        assert r.engine == "torch" and r.config["sampler"] == "dns" and r.config["candidates"] == 3
+        assert np.isfinite(r.history[-1]["loss"])
+    with pytest.raises(ValueError, match=r"DNS\.candidates"):
+        T.DNS(candidates=0)
 
 
-def test_fit_mf_dns_negatives_are_harder_than_uniform():
+def test_minibatch_dns_negatives_are_harder_than_uniform():
     # a trained model: DNS negatives score above uniform ones on average (they are per-slot maxima)
     d = _planted()
-    r = fit_mf(d, "dpl", epochs=5, batch_size=64, lr=0.02, eval_every=5, topk=(5,), progress=False)
+    r = T.fit(d, loss=T.DPL(), optimizer=T.Adam(lr=0.02, batch_size=64, milestones=(100,)), epochs=5,
+              evaluation=T.Evaluation(every=5, ks=(5,)))  # fmt: skip
     rng = np.random.default_rng(1)
     users = rng.integers(0, d.n_users, 200)
     free = ~d.train_mask()
     cand = np.stack([rng.choice(np.flatnonzero(free[u]), (1, 5)) for u in users])
-    picked = dns_negatives(r["model"], users, cand)[:, 0]
-    s = np.asarray(r["scores"])  # a ScoreMatrix: dense on small data
+    picked = dns_negatives(r.model, users, cand)[:, 0]
+    s = np.asarray(r.scores)  # a ScoreMatrix: dense on small data
     assert s[users, picked].mean() > s[users[:, None], cand[:, 0]].mean()
 
 
-def test_fit_bpr_sgd_pns_power_is_validated_and_recorded():
+def test_sgd_pns_power_is_validated_and_recorded():
     d = _planted()
-    r = fit_bpr_sgd(d, "pns", pns_power=0.0, epochs=1, progress=False, topk=(5,))
-    assert r["config"]["pns_power"] == 0.0
-    with pytest.raises(ValueError, match="pns_power"):
-        fit_bpr_sgd(d, "pns", pns_power=-1.0, epochs=1, progress=False)
+    r = T.fit(d, sampler=T.PNS(power=0.0), epochs=1, evaluation=T.Evaluation(ks=(5,)))
+    assert r.engine == "sgd" and r.config["pns_power"] == 0.0
+    with pytest.raises(ValueError, match=r"PNS\.power"):
+        T.PNS(power=-1.0)

@@ -1,11 +1,10 @@
-"""The one recommendation epoch loop (negtheory.recsys.loop) behind fit_bpr_sgd and fit_mf.
+"""The one recommendation epoch loop (negtheory.recsys.loop) behind both engines of negtheory.training.fit.
 
-The refactored trainers must reproduce, bit for bit, what the two hand-written loops gave before
-the refactor. The references here are plain re-statements of those loops (same seeding, same
+The engines must reproduce, bit for bit, what the two hand-written loops gave before the refactor. The references here are plain re-statements of those loops (same seeding, same
 order of random draws, same masks), written independently of :mod:`negtheory.recsys.loop`:
 
 * SGD: the numba kernel ``_bpr_epoch`` called in a plain loop, with the SeedSequence spawned into
-  (init, shuffle, one child per epoch) as fit_bpr_sgd does;
+  (init, shuffle, one child per epoch) as the batch-1 engine does;
 * MF: a plain torch loop over shuffled mini-batches with the same sampling calls.
 
 Then the callback contract: ``cb(0, scores)`` once before training, ``cb(epoch, scores)`` after
@@ -20,9 +19,10 @@ import math
 import numpy as np
 import pytest
 
-from negtheory.recsys import Interactions, fit_bpr_sgd, load_split, topk_metrics
+from negtheory.recsys import Interactions, load_split, topk_metrics
 from negtheory.recsys import bpr_sgd as sgd_mod
 from negtheory.recsys.loop import ScoreMatrix
+from negtheory.training import BNS, DCL, DNS, MF, RNS, SGD, Adam, Evaluation, InfoNCE, fit
 
 
 def _split(seed=0, n_users=30, n_items=40, n=700, n_test=200, valid=None):
@@ -85,11 +85,14 @@ def _reference_mf(data: Interactions, loss, *, dim=8, epochs=30, batch_size=64, 
                   milestones=(10,), negatives=4, extra=3, temperature=1.0, topk=(5,), patience=2, seed=2):  # fmt: skip
     import torch
 
+    from negtheory.bridge import build_loss
     from negtheory.bridge.recommend import MF, _loss
     from negtheory.recsys.samplers import sample_extra_positives, sample_uninteracted
+    from negtheory.training.names import loss_spec
 
-    cfg = dict(temperature=temperature, tau_plus=0.06, hcl_beta=0.5, alpha=0.55, beta=0.6, dpl_eps=1e-2)
     m_extra = extra if loss in ("dcl", "hcl", "dpl") else 0
+    # the loss module of the spec, as the trainer builds it (the loop around it is this test's own)
+    module = build_loss(loss_spec(loss, negatives, max(m_extra, 1), temperature))
     model = MF(data.n_users, data.n_items, dim, generator=torch.Generator().manual_seed(seed))
     # the package trains on the CPU with torch's fused Adam (the same update in one pass)
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay, fused=True)
@@ -110,7 +113,7 @@ def _reference_mf(data: Interactions, loss, *, dim=8, epochs=30, batch_size=64, 
                 cols.append(sample_extra_positives(u, m_extra, indptr, indices, rng))
             cols.append(sample_uninteracted(u, negatives, tr, rng))
             logits = model(torch.from_numpy(u), torch.from_numpy(np.concatenate(cols, axis=1))) / temperature
-            lval = _loss(loss, logits, m_extra, negatives, cfg)
+            lval = _loss(module, logits, m_extra)
             opt.zero_grad()
             lval.backward()
             opt.step()
@@ -143,36 +146,37 @@ def _same_history(a, b):
 # bit for bit
 # ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("sampler", ["rns", "bns"])
-def test_fit_bpr_sgd_matches_the_plain_loop(sampler):
+def test_sgd_engine_matches_the_plain_loop(sampler):
     d = _split(valid=0.1)
     ref_hist, ref_U, ref_V = _reference_sgd(d, sampler)
-    r = fit_bpr_sgd(d, sampler, dim=8, lr=0.05, epochs=5, eval_every=2, topk=(5,), eval_on="both", rng=3, progress=False)
-    assert [h["epoch"] for h in r["history"]] == [2, 4, 5]
-    _same_history(r["history"], ref_hist)
-    np.testing.assert_array_equal(r["user_emb"], ref_U)
-    np.testing.assert_array_equal(r["item_emb"], ref_V)
-    assert r["config"] == dict(sampler=sampler, dim=8, lr=0.05, reg=0.01, epochs=5, candidates=5, lam=5.0,
+    r = fit(d, model=MF(dim=8), sampler={"rns": RNS(), "bns": BNS()}[sampler], optimizer=SGD(lr=0.05), epochs=5,
+            evaluation=Evaluation(every=2, ks=(5,), on="both"), rng=3)  # fmt: skip
+    assert r.engine == "sgd" and [h["epoch"] for h in r.history] == [2, 4, 5]
+    _same_history(r.history, ref_hist)
+    np.testing.assert_array_equal(r.user_emb, ref_U)
+    np.testing.assert_array_equal(r.item_emb, ref_V)
+    assert r.config == dict(sampler=sampler, dim=8, lr=0.05, reg=0.01, epochs=5, candidates=5, lam=5.0,
                                prior="popularity", oracle_levels=(0.64, 0.04), ecdf="negatives", rank_scale=0.05 * d.n_items,
                                init_std=0.1, shuffle="epoch", rng=3)  # fmt: skip
 
 
 @pytest.mark.parametrize("loss", ["infonce", "dcl"])
-def test_fit_mf_matches_the_plain_loop_and_stops_early(loss):
+def test_minibatch_engine_matches_the_plain_loop_and_stops_early(loss):
     torch = pytest.importorskip("torch")
-    from negtheory.bridge.recommend import fit_mf
 
     d = _split(seed=1, valid=0.15)
     ref_hist, ref_best, ref_scores = _reference_mf(d, loss)
+    spec = InfoNCE(negatives=4) if loss == "infonce" else DCL(negatives=4, extra_positives=3)
     with torch.random.fork_rng():
         torch.manual_seed(123)  # the global torch RNG is not used by training
-        r = fit_mf(d, loss, dim=8, epochs=30, batch_size=64, lr=0.05, lr_milestones=(10,), negatives=4, extra_positives=3,
-                   topk=(5,), patience=2, rng=2, progress=False)  # fmt: skip
-    assert len(r["history"]) < 30  # early stopping was reached
-    _same_history(r["history"], ref_hist)
-    assert r["best_epoch"] == ref_best
-    np.testing.assert_array_equal(r["scores"], ref_scores)
-    assert r["config"]["negatives"] == 4 and r["config"]["extra_positives"] == (3 if loss == "dcl" else 0)
-    assert r["config"]["lr_milestones"] == [10] and r["config"]["rng"] == 2
+        r = fit(d, model=MF(dim=8), loss=spec, optimizer=Adam(lr=0.05, batch_size=64, milestones=(10,)), epochs=30,
+                evaluation=Evaluation(ks=(5,), patience=2), rng=2)  # fmt: skip
+    assert r.engine == "torch" and len(r.history) < 30  # early stopping was reached
+    _same_history(r.history, ref_hist)
+    assert r.best_epoch == ref_best
+    np.testing.assert_array_equal(r.scores, ref_scores)
+    assert r.config["negatives"] == 4 and r.config["extra_positives"] == (3 if loss == "dcl" else 0)
+    assert r.config["lr_milestones"] == [10] and r.config["rng"] == 2
 
 
 # ------------------------------------------------------------------------------------------
@@ -199,61 +203,59 @@ def _product(U, V):
 
 def test_sgd_callbacks_contract():
     d = _split(valid=0.1)
-    kw = dict(dim=8, lr=0.05, epochs=5, eval_every=2, topk=(5,), eval_on="both", rng=4, progress=False)
-    plain = fit_bpr_sgd(d, "dns", **kw)
+    kw = dict(model=MF(dim=8), sampler=DNS(), optimizer=SGD(lr=0.05), epochs=5,
+              evaluation=Evaluation(every=2, ks=(5,), on="both"), rng=4)  # fmt: skip
+    plain = fit(d, **kw)
     rec, silent = _Recorder(), _Recorder(ret=False)
-    legacy = []
-    r = fit_bpr_sgd(d, "dns", callbacks=[rec, silent], callback=lambda e, U, V: legacy.append(e), **kw)
-    assert [e for e, _ in rec.calls] == [0, 2, 4, 5] == [e for e, _ in silent.calls]
-    assert legacy == [0, 1, 2, 3, 4]  # the old callback(epoch, U, V): every epoch, 0-based, unchanged
+    r = fit(d, callbacks=[rec, silent], **kw)
+    assert r.engine == "sgd" and [e for e, _ in rec.calls] == [0, 2, 4, 5] == [e for e, _ in silent.calls]
     # epoch 0: the initial parameters (the same init as the reference loop)
     init = np.random.default_rng(np.random.SeedSequence(4).spawn(7)[0])
     U0 = init.normal(0.0, 0.1, size=(d.n_users, 8)).astype(np.float32)
     V0 = init.normal(0.0, 0.1, size=(d.n_items, 8)).astype(np.float32)
     # the scores are the embeddings' float64 product rounded once to float32 (ScoreMatrix.from_embeddings)
     np.testing.assert_array_equal(rec.calls[0][1], _product(U0, V0))
-    np.testing.assert_array_equal(rec.calls[-1][1], _product(r["user_emb"], r["item_emb"]))
+    np.testing.assert_array_equal(rec.calls[-1][1], _product(r.user_emb, r.item_emb))
     # dicts merged into the evaluated rows; training unchanged bit for bit
-    for h, hp, (e, s) in zip(r["history"], plain["history"], rec.calls[1:]):
+    for h, hp, (e, s) in zip(r.history, plain.history, rec.calls[1:]):
         assert h["epoch"] == e and h["epoch_seen"] == e and h["score_mean"] == float(s.mean())
         assert {k: v for k, v in h.items() if k not in ("score_mean", "epoch_seen")} == hp
-    np.testing.assert_array_equal(r["user_emb"], plain["user_emb"])
-    np.testing.assert_array_equal(r["item_emb"], plain["item_emb"])
+    np.testing.assert_array_equal(r.user_emb, plain.user_emb)
+    np.testing.assert_array_equal(r.item_emb, plain.item_emb)
 
 
 def test_mf_callbacks_contract():
     torch = pytest.importorskip("torch")
-    from negtheory.bridge.recommend import fit_mf
 
     d = _split(seed=1, valid=0.15)
-    kw = dict(dim=8, epochs=4, batch_size=64, lr=0.05, eval_every=3, topk=(5,), rng=5, progress=False)
-    plain = fit_mf(d, "infonce", **kw)
+    kw = dict(model=MF(dim=8), loss=InfoNCE(), optimizer=Adam(lr=0.05, batch_size=64, milestones=(100,)), epochs=4,
+              evaluation=Evaluation(every=3, ks=(5,)), rng=5)  # fmt: skip
+    plain = fit(d, **kw)
     rec = _Recorder()
 
     def uses_torch_rng(epoch, scores):
         torch.rand(5)  # the global torch RNG is not training's
 
-    r = fit_mf(d, "infonce", callbacks=(rec, uses_torch_rng), **kw)
+    r = fit(d, callbacks=(rec, uses_torch_rng), **kw)
     assert [e for e, _ in rec.calls] == [0, 3, 4]
-    from negtheory.bridge.recommend import MF
+    from negtheory.bridge.recommend import MF as TorchMF
 
-    init = MF(d.n_users, d.n_items, 8, generator=torch.Generator().manual_seed(5))
+    init = TorchMF(d.n_users, d.n_items, 8, generator=torch.Generator().manual_seed(5))
     np.testing.assert_array_equal(rec.calls[0][1], init.all_scores().numpy())
-    np.testing.assert_array_equal(rec.calls[-1][1], r["scores"])
-    for h, hp, (e, s) in zip(r["history"], plain["history"], rec.calls[1:]):
+    np.testing.assert_array_equal(rec.calls[-1][1], r.scores)
+    for h, hp, (e, s) in zip(r.history, plain.history, rec.calls[1:]):
         assert h["epoch"] == e and h["score_mean"] == float(s.mean())
         assert {k: v for k, v in h.items() if k not in ("score_mean", "epoch_seen")} == hp
-    np.testing.assert_array_equal(r["scores"], plain["scores"])
-    assert r["best_epoch"] == plain["best_epoch"]
+    np.testing.assert_array_equal(r.scores, plain.scores)
+    assert r.best_epoch == plain.best_epoch
 
 
 @pytest.mark.parametrize("bad", [5, "abc", [len, 3], print])
 def test_bad_callbacks_raise(bad):
     d = _split()
     with pytest.raises(ValueError, match="callbacks"):
-        fit_bpr_sgd(d, "rns", dim=4, epochs=1, topk=(5,), progress=False, callbacks=bad)
+        fit(d, model=MF(dim=4), epochs=1, evaluation=Evaluation(ks=(5,)), callbacks=bad)
     torch = pytest.importorskip("torch")  # noqa: F841
-    from negtheory.bridge.recommend import fit_mf
 
     with pytest.raises(ValueError, match="callbacks"):
-        fit_mf(d, "bpr", dim=4, epochs=1, topk=(5,), progress=False, callbacks=bad)
+        fit(d, model=MF(dim=4), optimizer=Adam(), epochs=1, evaluation=Evaluation(ks=(5,)), callbacks=bad)

@@ -81,7 +81,7 @@ def test_there_is_a_public_surface_to_check():
     # guards the test itself: the introspection must see the package's API
     assert len(CALLABLES) > 150
     assert "negtheory.score_sets" in CALLABLES and "negtheory.ScoreDistribution.rvs" in CALLABLES
-    assert "negtheory.recsys.fit_bpr_sgd" in CALLABLES
+    assert "negtheory.training.fit" in CALLABLES and "negtheory.recsys.bns_prior" in CALLABLES
 
 
 @pytest.mark.parametrize("qual", sorted(CALLABLES))

@@ -39,12 +39,14 @@ from . import functional  # noqa: E402
 from .modules import (  # noqa: E402  # isort: skip
     BayesianContrastiveLoss,
     BCELoss,
+    CosineContrastiveLoss,
     BPRLoss,
     DebiasedContrastiveLoss,
     DPLLoss,
     HardContrastiveLoss,
     InfoNCELoss,
     RelaxedSoftmaxLoss,
+    build_loss,
 )
 
 __all__ = [
@@ -56,5 +58,7 @@ __all__ = [
     "BPRLoss",
     "DPLLoss",
     "BCELoss",
+    "CosineContrastiveLoss",
     "RelaxedSoftmaxLoss",
+    "build_loss",
 ]

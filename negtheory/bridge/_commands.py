@@ -1,9 +1,8 @@
 """The ``negtheory bridge train|experiments`` commands (private; they import torch when they run).
 
-:mod:`negtheory._cli_bridge` (the torch-free parser) dispatches here; :mod:`negtheory.bridge.cli`
-re-exports the parser and these commands. Keeping the commands in a module of their own keeps
-the import graph free of circles: the parser imports the commands (lazily), the commands never
-import the parser.
+:mod:`negtheory._cli_bridge` (the torch-free parser) dispatches here. Keeping the commands in a
+module of their own keeps the import graph free of circles: the parser imports the commands
+(lazily), the commands never import the parser.
 """
 
 from __future__ import annotations
@@ -11,12 +10,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
-import warnings
 from typing import TYPE_CHECKING, Any
 
 from .._cli_common import CommandError, committed_dir, default_output, input_file, output_dir
-from .._deprecation import deprecated_message
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -82,7 +78,7 @@ def _cmd_train_split(args: argparse.Namespace) -> int:
 def _split_specs(args: argparse.Namespace, sgd: bool, sampler: str, has_valid: bool) -> tuple[str, dict]:
     """The engine and the :func:`negtheory.training.fit` specs of a split run's flags (defaults per path)."""
     from negtheory.training import specs as S
-    from negtheory.training._legacy import loss_spec, minibatch_sampler_spec
+    from negtheory.training.names import loss_spec, sampler_spec
 
     ks = tuple(args.topk)
     if sgd:  # thesis ch. 4: BPR-MF by batch-1 SGD, lr 0.01, reg 0.01, 100 epochs
@@ -100,7 +96,7 @@ def _split_specs(args: argparse.Namespace, sgd: bool, sampler: str, has_valid: b
     optimizer = opt_cls(lr=_given(args.lr, 0.01 if args.optimizer == "sgd" else 1e-3), weight_decay=_given(args.weight_decay, 1e-5),
                         batch_size=_given(args.batch_size, 1024), milestones=args.lr_schedule)  # fmt: skip
     return "torch", dict(
-        model=S.MF(dim=args.dim), loss=loss, sampler=minibatch_sampler_spec(sampler, args.candidates, args.lam),
+        model=S.MF(dim=args.dim), loss=loss, sampler=sampler_spec(sampler, args.candidates, args.lam),
         optimizer=optimizer, epochs=_given(args.epochs, 200),
         evaluation=S.Evaluation(every=args.eval_every, ks=ks, patience=args.patience),
     )  # fmt: skip
@@ -111,7 +107,7 @@ def _given(value, default):
     return default if value is None else value
 
 
-#: samplers of the batch-1 SGD path (fit_bpr_sgd) and of the mini-batch losses (fit_mf), with the losses they need
+#: samplers of the batch-1 SGD path and of the mini-batch losses (both negtheory.training.fit), with the losses they need
 _SGD_SAMPLERS = ("rns", "pns", "dns", "aobpr", "srns", "bns")
 _MINIBATCH_SAMPLERS = {"rns": None, "pns": None, "bns": ("bpr",), "dns": ("bpr", "dpl")}
 
@@ -177,10 +173,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
             f"--sampler {args.sampler} applies to real data (--train/--test or --data-dir), not to --data {args.data}"
         )
     _check_device(args)
-    if args.data.startswith("movielens:"):
-        input_file(args.data.split(":", 1)[1], "--data movielens:PATH", folder_ok=True)
-    elif args.data not in ("synthetic", "digits"):
-        raise CommandError(f"--data must be synthetic, digits or movielens:PATH, got {args.data!r}")
+    if args.data not in ("synthetic", "digits"):
+        raise CommandError(f"--data must be synthetic or digits (real data: --data-dir DIR or --train/--test), got {args.data!r}")
     out = output_dir(args.out, "--out") if args.out is not None else None
     for name, default in (("epochs", 5), ("batch_size", 256), ("lr", 0.01), ("weight_decay", 0.0)):
         if getattr(args, name) is None:
@@ -195,18 +189,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         kw["temperature"] = args.temperature
     if args.model is None:
         kw["model"] = "mlp" if args.data == "digits" else "mf"
-    if args.data.startswith("movielens:"):
-        # the option is on its way out: say so on stderr (a DeprecationWarning raised from here
-        # would be hidden by Python's default filters) and keep it working for this release
-        from .train import _MOVIELENS_REPLACEMENT
-
-        note = deprecated_message("negtheory bridge train --data movielens:PATH", "--data-dir DIR or --train/--test")
-        print(f"negtheory bridge train: note: {note} (the thesis protocol: {_MOVIELENS_REPLACEMENT})", file=sys.stderr)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            res = train(**kw)
-    else:
-        res = train(**kw)
+    res = train(**kw)
     print(
         json.dumps(
             {"final": res["final"], "probe": res.get("probe", {}), "seconds": round(res["seconds"], 2)}, indent=2, default=float

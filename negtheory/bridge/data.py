@@ -9,12 +9,6 @@ r"""Data sets for the bridge (no downloads).
   labeled positive's utility follows q = N(mu_q, 1) against p = N(0, 1) for a random item —
   exactly the label-noise model of Wu et al. (Rethinking InfoNCE, §3), whose label AUC is
   Phi(mu_q / sqrt 2) (eq. 7). Small mu_q = noisy labels.
-* :func:`load_movielens` — *deprecated since negtheory 0.1 and removed in 0.2*: use
-  :func:`negtheory.recsys.load_movielens_dir` (a seeded split of ``u.data``) or
-  :func:`negtheory.recsys.load_split` (an explicit train / test split), the data of
-  :func:`negtheory.bridge.recommend.fit_mf` and :func:`negtheory.recsys.fit_bpr_sgd`. It reads a
-  user-supplied MovieLens file (``u.data`` or a ``user,item,rating`` CSV) into a
-  :class:`RecData` with a seeded per-user train/test split of its own.
 * :func:`load_digits_views` — scikit-learn's bundled 8x8 digits (1797 images, 10 classes, so
   tau+ ~ 0.1 as in the thesis's image setting) with :func:`augment_digits`, two random views per
   image for contrastive learning; labels only for evaluation.
@@ -29,17 +23,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from .._deprecation import renamed_keyword, warn_deprecated
+from .._deprecation import renamed_keyword
 from .._rng import int_seed
 from .._validation import int_scalar, real_scalar
 from ..recsys.interactions import Interactions
 
 if TYPE_CHECKING:
-    import os
-
     from .._typing import RNGLike
 
-__all__ = ["RecData", "synthetic_pu", "load_movielens", "DigitsData", "load_digits_views", "augment_digits"]
+__all__ = ["RecData", "synthetic_pu", "DigitsData", "load_digits_views", "augment_digits"]
 
 
 @dataclass
@@ -62,7 +54,7 @@ class RecData:
     utility : Tensor, shape [n_users, n_items], optional
         Ground-truth utilities (synthetic only; None for real data).
     name : str, default "rec"
-        Name of the data set ("synthetic", "movielens:PATH", ...).
+        Name of the data set ("synthetic", ...).
     params : dict, optional
         Generator parameters and ground-truth summaries (e.g. the label AUC); default empty.
     """
@@ -207,107 +199,6 @@ def synthetic_pu(
     return RecData(
         n_users, n_items, torch.from_numpy(tr).long(), torch.from_numpy(te).long(),
         torch.from_numpy(counts).float(), torch.from_numpy(relevant), torch.from_numpy(z).float(), "synthetic", params,
-    )  # fmt: skip
-
-
-@renamed_keyword("seed", "rng")
-def load_movielens(
-    path: str | os.PathLike[str], min_rating: float | None = None, test_fraction: float = 0.2, rng: RNGLike = 0
-) -> RecData:
-    r"""Implicit feedback from a MovieLens file at a user-supplied ``path`` (no download); deprecated.
-
-    .. deprecated:: 0.1
-        Removed in negtheory 0.2. Use :func:`negtheory.recsys.load_movielens_dir` or
-        :func:`negtheory.recsys.load_split` (an :class:`~negtheory.recsys.Interactions` for
-        :func:`negtheory.bridge.recommend.fit_mf` / :func:`negtheory.recsys.fit_bpr_sgd`); this
-        loader's split is its own and is not the thesis protocol's.
-
-    Accepts MovieLens-100K's ``u.data`` (tab separated user, item, rating, timestamp; the path of
-    the folder holding it also works) or a CSV with a ``user,item,rating`` header (e.g.
-    ``ratings.csv`` of the newer releases). Ids are re-indexed to 0..n-1; each user's
-    interactions are split at random (seeded) into train and test, keeping at least one in train.
-
-    Parameters
-    ----------
-    path : str or Path
-        A ``u.data`` file, the folder holding it, or a ``user,item,rating`` CSV.
-    min_rating : float, optional
-        Keep only ratings >= this value (None: every rating is an implicit positive).
-    test_fraction : float in [0, 1), default 0.2
-        Share of each user's interactions held out for test (rounded down; at least one stays
-        in train).
-    rng : int, SeedSequence, Generator or None
-        Seeds the split (an int is stored in ``params["seed"]``; ``seed``: deprecated since 0.1, removed in 0.2).
-
-    Returns
-    -------
-    RecData
-        ``relevant`` is None: real data has no ground truth for unlabeled items.
-
-    Raises
-    ------
-    FileNotFoundError
-        No file at ``path``.
-    ValueError
-        ``path`` is not a regular file (a FIFO or a device such as ``/dev/zero``), exceeds
-        :data:`negtheory.recsys.interactions.MAX_FILE_BYTES`, misses a column, or holds a rating
-        that is not a finite number (the guards of :func:`negtheory.recsys.read_interactions`).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib, warnings
-    >>> from negtheory.bridge.data import load_movielens
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "u.data"
-    >>> _ = p.write_text("1\t10\t5\t0\n1\t11\t3\t0\n2\t10\t4\t0\n2\t12\t1\t0\n")
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     d = load_movielens(p, min_rating=3)
-    >>> d.n_users, d.n_items, d.train.shape[0] + d.test.shape[0]
-    (2, 2, 3)
-    >>> caught[0].category.__name__, "load_movielens_dir" in str(caught[0].message)
-    ('DeprecationWarning', True)
-    """
-    warn_deprecated(
-        "negtheory.bridge.data.load_movielens",
-        "negtheory.recsys.load_movielens_dir (or negtheory.recsys.load_split) with negtheory.bridge.recommend.fit_mf",
-        stacklevel=4,  # the caller of renamed_keyword's wrapper
-    )
-    return _load_movielens(path, min_rating=min_rating, test_fraction=test_fraction, rng=rng)
-
-
-def _load_movielens(
-    path: str | os.PathLike[str], min_rating: float | None = None, test_fraction: float = 0.2, rng: RNGLike = 0
-) -> RecData:
-    """:func:`load_movielens` without the deprecation warning (for ``train(data="movielens:PATH")``)."""
-
-    from ..recsys.interactions import _check_file, read_interactions
-
-    test_fraction = real_scalar("test_fraction", test_fraction, 0.0, 1.0, hi_open=True)
-    p = _check_file(path)  # a regular file of bounded size (no FIFO or device), u.data inside a folder
-    df = read_interactions(p, min_rating=min_rating)  # the one interaction reader: finite ratings only
-    u, i = df["user"].to_numpy(dtype=str), df["item"].to_numpy(dtype=str)
-    if len(u) == 0:
-        raise ValueError(f"no interaction left in {p} with min_rating={min_rating}")
-    _, uid = np.unique(u, return_inverse=True)
-    _, iid = np.unique(i, return_inverse=True)
-    pairs = np.unique(np.stack([uid, iid], axis=1), axis=0)  # repeated ratings count once
-    seed = int_seed("rng", rng)
-    rng = np.random.default_rng(seed)
-    is_test = np.zeros(len(pairs), dtype=bool)
-    order = np.argsort(pairs[:, 0], kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(pairs[order, 0]) != 0])
-    ends = np.r_[starts[1:], len(order)]
-    for s, e in zip(starts, ends):
-        n = e - s
-        n_test = min(int(math.floor(test_fraction * n)), n - 1)
-        if n_test > 0:
-            is_test[order[s + rng.choice(n, n_test, replace=False)]] = True
-    n_users, n_items = int(uid.max()) + 1, int(iid.max()) + 1
-    tr, te = pairs[~is_test], pairs[is_test]
-    counts = np.bincount(tr[:, 1], minlength=n_items)
-    return RecData(
-        n_users, n_items, torch.from_numpy(tr).long(), torch.from_numpy(te).long(), torch.from_numpy(counts).float(),
-        name=f"movielens:{p}", params=dict(path=str(p), min_rating=min_rating, test_fraction=test_fraction, seed=seed),
     )  # fmt: skip
 
 

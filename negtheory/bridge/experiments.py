@@ -31,7 +31,7 @@ import pandas as pd
 from .._deprecation import renamed_keyword, warn_deprecated
 from .._rng import int_seed
 from ..infonce import optimal_k_from_auc
-from .train import _train  # train() without the deprecation warning of data="movielens:PATH"
+from .train import train
 
 if TYPE_CHECKING:
     from .._typing import RNGLike
@@ -39,10 +39,6 @@ if TYPE_CHECKING:
 __all__ = ["wu_k_sweep", "mse_sim_vs_train", "downstream", "run_all", "plot_wu", "plot_downstream"]
 
 _SIM_VS_TRAIN = "`negtheory reproduce sim-vs-train` (negtheory.reproduce.sim_vs_train)"
-_MOVIELENS_REPLACEMENT = (
-    "negtheory.recsys.load_movielens_dir(PATH) (or negtheory.recsys.load_split) with negtheory.bridge.recommend.fit_mf "
-    "or negtheory.recsys.fit_bpr_sgd (e.g. `negtheory reproduce thesis-tables`)"
-)
 
 
 def _best(history, key):
@@ -100,12 +96,12 @@ def wu_k_sweep(mu_qs=(1.0, 3.0), ks=(1, 2, 4, 8, 16, 32, 64), epochs=8, seeds=(0
             r1 = None
             runs = {}
             for k in ks:
-                r = _train(**base, k=float(k))
+                r = train(**base, k=float(k))
                 runs[k] = r
                 if k == 1:
                     r1 = r
             if r1 is None:
-                r1 = _train(**base, k=1.0)
+                r1 = train(**base, k=1.0)
             # Wu's footnote 4: the training AUC under K = 1, before overfitting -> best over epochs
             auc1 = _best(r1["history"], "train_auc")
             k_pred = int(optimal_k_from_auc(min(auc1, 0.999), steps=100))
@@ -115,7 +111,7 @@ def wu_k_sweep(mu_qs=(1.0, 3.0), ks=(1, 2, 4, 8, 16, 32, 64), epochs=8, seeds=(0
             for k, r in runs.items():
                 rows.append(dict(mu_q=mu, seed=seed, k=str(k), ndcg=_best(r["history"], "test_ndcg@10"),
                                  recall=_best(r["history"], "test_recall@10"), train_auc_k1=auc1, k_pred=k_pred, label_auc=label_auc, k_pred_label=k_label))  # fmt: skip
-            ra = _train(**base, k=float(k_pred), ans=True, k_opt=float(k_pred))
+            ra = train(**base, k=float(k_pred), ans=True, k_opt=float(k_pred))
             rows.append(dict(mu_q=mu, seed=seed, k="ans", ndcg=_best(ra["history"], "test_ndcg@10"),
                              recall=_best(ra["history"], "test_recall@10"), train_auc_k1=auc1, k_pred=k_pred, label_auc=label_auc,
                              k_pred_label=k_label))  # fmt: skip
@@ -172,7 +168,7 @@ def mse_sim_vs_train(
     from .probes import summarize
 
     seed = int_seed("rng", rng)  # one int for the training run and the simulation
-    r = _train(data="digits", loss=loss, epochs=epochs, batch_size=batch_size, temperature=temperature, probe=True,
+    r = train(data="digits", loss=loss, epochs=epochs, batch_size=batch_size, temperature=temperature, probe=True,
               probe_every=1, progress=progress, rng=seed)  # fmt: skip
     rows = []
     probe = pd.DataFrame(r["probe_rows"])
@@ -203,18 +199,13 @@ def downstream(
     rec_epochs=8,
     seeds=(0, 1),
     synthetic=None,
-    movielens=None,
     progress=False,
 ):
-    """Experiment 2: downstream quality per loss (digits: linear probe; synthetic PU / MovieLens: NDCG@10).
+    """Experiment 2: downstream quality per loss (digits: linear probe; synthetic PU: NDCG@10).
 
-    ``movielens`` (a path) adds the harness's MovieLens task (its loader, split and training of
-    ``train(data="movielens:PATH")``); the argument is deprecated since negtheory 0.1 and removed
-    in 0.2 and warns: the thesis's real-data protocol is :func:`negtheory.recsys.load_movielens_dir`
-    (or :func:`negtheory.recsys.load_split`) with :func:`negtheory.bridge.recommend.fit_mf` or
-    :func:`negtheory.recsys.fit_bpr_sgd`, as ``negtheory reproduce thesis-tables`` runs it. (No
-    drop-in move: the harness's ``bns`` and ``bprac`` losses have no mini-batch ``fit_mf``
-    counterpart, and ``fit_bpr_sgd`` trains BNS with batch-1 SGD, another protocol.)
+    Real data follows the thesis's protocol elsewhere: :func:`negtheory.recsys.load_movielens_dir`
+    (or :func:`negtheory.recsys.load_split`) with :func:`negtheory.training.fit`, as ``negtheory
+    reproduce thesis-tables`` runs it.
 
     Parameters
     ----------
@@ -231,8 +222,6 @@ def downstream(
     synthetic : dict, optional
         Keyword arguments of :func:`~negtheory.bridge.data.synthetic_pu` (default: 300 users,
         400 items, tau+ = 0.1, mu_q = 2).
-    movielens : str or Path, optional
-        A MovieLens file for the deprecated real-data task (warns; None: no such task).
     progress : bool, default False
         Show progress bars.
 
@@ -242,29 +231,25 @@ def downstream(
         Columns task, loss, seed, metric (probe_acc; ndcg@10, recall@10, precision_true@10),
         value (the best over epochs for recommendation, the final accuracy for digits).
     """
-    if movielens is not None:
-        warn_deprecated("negtheory.bridge.experiments.downstream(movielens=PATH)", _MOVIELENS_REPLACEMENT)
     rows = []
     for seed in seeds:
         for loss in digits_losses:
-            r = _train(data="digits", loss=loss, epochs=digits_epochs, batch_size=128, probe=False, progress=progress, rng=seed)
+            r = train(data="digits", loss=loss, epochs=digits_epochs, batch_size=128, probe=False, progress=progress, rng=seed)
             rows.append(dict(task="digits", loss=loss, seed=seed, metric="probe_acc", value=r["final"]["probe_acc"]))
         syn = dict(n_users=300, n_items=400, tau_plus=0.1, mu_q=2.0)
         syn.update(synthetic or {})
-        datasets = [("synthetic", "synthetic")] + ([("movielens", f"movielens:{movielens}")] if movielens else [])
-        for task, data in datasets:
-            for loss in rec_losses:
-                r = _train(
-                    data=data, loss=loss, epochs=rec_epochs, k=8.0, probe=False, progress=progress, rng=seed, synthetic=syn
-                )
-                # history keys of the one trainer -> the metric names of the table
-                for key, metric in (
-                    ("test_ndcg@10", "ndcg@10"),
-                    ("test_recall@10", "recall@10"),
-                    ("precision_true@10", "precision_true@10"),
-                ):
-                    if key in r["final"]:
-                        rows.append(dict(task=task, loss=loss, seed=seed, metric=metric, value=_best(r["history"], key)))
+        for loss in rec_losses:
+            r = train(
+                data="synthetic", loss=loss, epochs=rec_epochs, k=8.0, probe=False, progress=progress, rng=seed, synthetic=syn
+            )
+            # history keys of the one trainer -> the metric names of the table
+            for key, metric in (
+                ("test_ndcg@10", "ndcg@10"),
+                ("test_recall@10", "recall@10"),
+                ("precision_true@10", "precision_true@10"),
+            ):
+                if key in r["final"]:
+                    rows.append(dict(task="synthetic", loss=loss, seed=seed, metric=metric, value=_best(r["history"], key)))
     return pd.DataFrame(rows)
 
 

@@ -44,6 +44,7 @@ from torch import nn
 from .._docstrings import docstring
 from .._validation import flag, real_scalar
 from ..estimators import _check_abt
+from ..training import specs as _S  # the losses' hyper-parameter defaults, one set shared with the specs
 from . import functional as Fn
 
 if TYPE_CHECKING:
@@ -52,7 +53,8 @@ if TYPE_CHECKING:
     from torch import Tensor
 
 __all__ = ["InfoNCELoss", "DebiasedContrastiveLoss", "HardContrastiveLoss", "BayesianContrastiveLoss"]  # contrastive
-__all__ += ["BPRLoss", "DPLLoss", "BCELoss", "RelaxedSoftmaxLoss", "pair_logits"]  # pairwise (recommendation); the logits
+__all__ += ["BPRLoss", "DPLLoss", "BCELoss", "CosineContrastiveLoss", "RelaxedSoftmaxLoss", "pair_logits"]  # pairwise
+__all__ += ["build_loss"]  # the loss module of a loss spec
 
 _HALF = (torch.float16, torch.bfloat16)
 
@@ -408,17 +410,27 @@ class _PairLoss(nn.Module):
     def _core(self, pos, neg, n, masked):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def loss_from_logits(self, pos: Tensor, neg: Tensor) -> Tensor:
+    def loss_from_logits(self, pos: Tensor, neg: Tensor, extra: Tensor | None = None) -> Tensor:
         """The loss on precomputed logits, with this module's hyper-parameters and reduction.
 
         The functional loss the class wraps (``_functional``, named in the class notes: e.g.
         :func:`~negtheory.bridge.functional.dcl` for :class:`DebiasedContrastiveLoss`), called
-        with the module's own hyper-parameters (``_hyper``) and ``reduction``.
+        with the module's own hyper-parameters (``_hyper``) and ``reduction``. This is the call
+        :func:`negtheory.training.fit` makes on the model's scores divided by ``temperature``.
 
         %(from_logits)s
+
+        extra : Tensor, shape [A, M], optional
+            The logits of M extra positives per anchor (the debiased losses' estimate of the
+            positive term, thesis eq. 5.17 and 6.47; the other losses take none).
         """
         own = {name: getattr(self, name) for name in self._hyper}
+        if extra is not None:
+            own.update(self._extra_positives(pos, extra))
         return self._functional(pos, neg, reduction=self.reduction, **own)
+
+    def _extra_positives(self, pos: Tensor, extra: Tensor) -> dict:
+        raise ValueError(f"{type(self).__name__} takes no extra positives")
 
     def extra_repr(self):
         """The hyper-parameters shown by ``repr(module)``.
@@ -516,9 +528,13 @@ class DebiasedContrastiveLoss(_PairLoss):
     _hyper: tuple[str, ...] = ("tau_plus", "floor")
     _functional: Callable[..., Tensor] = staticmethod(Fn.dcl)
 
+    def _extra_positives(self, pos, extra):
+        # the positive term's mean over the anchor's own positive and its M extra ones
+        return {"pos_extra_logits": torch.cat([pos[:, None], extra], dim=1)}
+
     def __init__(
         self,
-        tau_plus: float = 0.1,
+        tau_plus: float = _S.DCL.tau_plus,
         temperature: float = 0.5,
         reduction: str = "mean",
         normalize: bool = True,
@@ -567,8 +583,8 @@ class HardContrastiveLoss(DebiasedContrastiveLoss):
 
     def __init__(
         self,
-        tau_plus: float = 0.1,
-        beta: float = 1.0,
+        tau_plus: float = _S.HCL.tau_plus,
+        beta: float = _S.HCL.beta,
         temperature: float = 0.5,
         reduction: str = "mean",
         normalize: bool = True,
@@ -621,19 +637,42 @@ class BayesianContrastiveLoss(_PairLoss):
 
     def __init__(
         self,
-        alpha: float = 0.9,
-        beta: float = 0.5,
-        tau_plus: float = 0.1,
+        alpha: float = _S.BCL.alpha,
+        beta: float = _S.BCL.beta,
+        tau_plus: float = _S.BCL.tau_plus,
         temperature: float = 0.5,
         reduction: str = "mean",
         normalize: bool = True,
         normalize_weights: bool = False,
         *,
         symmetric: bool | None = None,
+        form: str = _S.BCL.form,
     ):
         super().__init__(temperature, reduction, normalize, symmetric=symmetric)
         self.alpha, self.beta, self.tau_plus, _ = _check_abt(alpha, beta, tau_plus)
         self.normalize_weights = flag("normalize_weights", normalize_weights)
+        if form not in ("thesis", "released"):
+            raise ValueError(f"form must be 'thesis' or 'released', got {form!r}")
+        if form == "released" and normalize_weights:
+            raise ValueError("normalize_weights needs form='thesis' (the released form has no self-normalised estimator)")
+        self.form = form
+
+    def loss_from_logits(self, pos: Tensor, neg: Tensor, extra: Tensor | None = None) -> Tensor:
+        r"""The loss on precomputed logits (:meth:`_PairLoss.loss_from_logits`; form "released" below).
+
+        ``form="released"``: the released recommendation code's
+        :math:`-\ln\sigma(s^+ - \sum_i \omega_i e^{s_i})` with the weights of eq. 6.25
+        (:func:`~negtheory.bridge.functional.bcl_log_weights`), averaged over the anchors.
+
+        %(from_logits)s
+        """
+        if self.form == "thesis":
+            return super().loss_from_logits(pos, neg, extra)
+        if extra is not None:
+            raise ValueError("BayesianContrastiveLoss takes no extra positives")
+        logw = Fn.bcl_log_weights(neg, self.alpha, self.beta, self.tau_plus)
+        per = nn.functional.softplus(torch.exp(torch.logsumexp(neg + logw, dim=-1)) - pos)
+        return per if self.reduction == "none" else (per.sum() if self.reduction == "sum" else per.mean())
 
     def _core(self, pos, neg, n, masked):
         return Fn._bcl_core(pos, neg, n, self.alpha, self.beta, self.tau_plus, self.normalize_weights)
@@ -717,13 +756,16 @@ class DPLLoss(_PairwiseLoss):
     _hyper = ("tau_plus", "eps")
     _functional = staticmethod(Fn.dpl)
 
+    def _extra_positives(self, pos, extra):
+        return {"pos_extra_logits": extra}  # P-hat of the positives from the M extra ones (eq. 5.17)
+
     def __init__(
         self,
-        tau_plus: float = 0.1,
+        tau_plus: float = _S.DPL.tau_plus,
         temperature: float = 1.0,
         reduction: str = "mean",
         normalize: bool = False,
-        eps: float = 1e-6,
+        eps: float = _S.DPL.eps,
         *,
         symmetric: bool | None = None,
     ):
@@ -761,6 +803,69 @@ class BCELoss(_PairwiseLoss):
 
     def _core(self, pos, neg, n, masked):
         return Fn._bce_core(pos, neg, n, None)
+
+
+@_doc
+class CosineContrastiveLoss(_PairwiseLoss):
+    r"""Cosine contrastive loss (Mao et al., SimpleX, CIKM 2021) on embeddings.
+
+    :func:`~negtheory.bridge.functional.ccl` on the cosines of :func:`pair_logits`:
+
+    .. math:: \ell = (1 - s^+) + rac{w}{N}\sum_{i=1}^N \max(0, s_i - m),
+
+    with :math:`\max(0, 1 - s^+)` for the positive term when ``positive_hinge`` (the released
+    code's). The defaults are :class:`negtheory.training.CCL`'s.
+
+    Parameters
+    ----------
+    margin : float in [-1, 1]
+        m (default 0.9, the released configuration's).
+    negative_weight : float > 0
+        w (default 150).
+    positive_hinge : bool
+        The released code's max(0, 1 - s+) (default False: the paper's 1 - s+).
+    temperature : float > 0, default 1.0
+        Divides the cosines (CCL has none: keep 1).
+    reduction : {"mean", "sum", "none"}, default "mean"
+        Mean or sum over the anchors, or "none".
+    normalize : bool, default True
+        L2-normalise the embeddings (CCL is defined on cosines).
+    symmetric : bool, optional, keyword-only
+        In-batch arrangement (default False). Ignored with explicit negatives.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from negtheory.bridge import CosineContrastiveLoss
+    >>> u, i = torch.tensor([[1.0, 0.0]]), torch.tensor([[1.0, 0.0]])
+    >>> j = torch.tensor([[[1.0, 0.0], [0.0, 1.0]]])  # cosines 1 and 0 against the margin 0.9
+    >>> round(float(CosineContrastiveLoss(negative_weight=2.0)(u, i, j)), 6)  # 0 + 2 * (0.1 + 0) / 2
+    0.1
+    """
+
+    _hyper = ("margin", "negative_weight", "positive_hinge")
+    _functional = staticmethod(Fn.ccl)
+
+    def __init__(
+        self,
+        margin: float = _S.CCL.margin,
+        negative_weight: float = _S.CCL.negative_weight,
+        positive_hinge: bool = _S.CCL.positive_hinge,
+        temperature: float = 1.0,
+        reduction: str = "mean",
+        normalize: bool = True,
+        *,
+        symmetric: bool | None = None,
+    ):
+        super().__init__(temperature, reduction, normalize, symmetric=symmetric)
+        self.margin = real_scalar("margin", margin, -1.0, 1.0)
+        self.negative_weight = real_scalar("negative_weight", negative_weight, 0.0, lo_open=True)
+        self.positive_hinge = flag("positive_hinge", positive_hinge)
+
+    def _core(self, pos, neg, n, masked):
+        # masked (-inf) negatives add relu(-inf - m) = 0 to the sum; the mean is over the n valid ones
+        hinge = torch.relu(neg - self.margin).sum(dim=-1) * (self.negative_weight / n)
+        return (torch.relu(1.0 - pos) if self.positive_hinge else 1.0 - pos) + hinge
 
 
 @_doc
@@ -805,3 +910,52 @@ class RelaxedSoftmaxLoss(_PairwiseLoss):
 
     def _core(self, pos, neg, n, masked):
         return Fn._relaxed_core(pos, neg, self.include_positive)
+
+
+def build_loss(spec: _S.Spec) -> _PairLoss:
+    """The loss module of a loss spec, configured for a recommender's scores (the one loss registry).
+
+    The module's hyper-parameters are the spec's; ``normalize=False`` (the model scores: its
+    similarity decides cosine or inner product) and ``temperature`` the spec's t, which divides
+    the scores before :meth:`~_PairLoss.loss_from_logits` (DCL and HCL clamp theta-hat at
+    exp(-1 / t), the released code's floor). ``module.negatives`` is the spec's N.
+
+    Parameters
+    ----------
+    spec : BPR, BCE, InfoNCE, DCL, HCL, DPL, BCL or CCL
+        The loss spec (:mod:`negtheory.training.specs`).
+
+    Returns
+    -------
+    nn.Module
+        The loss module.
+
+    Examples
+    --------
+    >>> from negtheory.bridge import build_loss
+    >>> from negtheory.training import BCL
+    >>> m = build_loss(BCL(alpha=0.6))
+    >>> type(m).__name__, m.alpha, m.tau_plus, m.negatives
+    ('BayesianContrastiveLoss', 0.6, 0.06, 5)
+    """
+    t = float(getattr(spec, "temperature", 1.0))
+    if isinstance(spec, _S.BPR):
+        module: _PairLoss = BPRLoss(temperature=t, normalize=False)
+    elif isinstance(spec, _S.BCE):
+        module = BCELoss(temperature=t, normalize=False)
+    elif isinstance(spec, _S.InfoNCE):
+        module = InfoNCELoss(temperature=t, normalize=False)
+    elif isinstance(spec, _S.HCL):
+        module = HardContrastiveLoss(spec.tau_plus, spec.beta, temperature=t, normalize=False, floor=math.exp(-1.0 / t))
+    elif isinstance(spec, _S.DCL):
+        module = DebiasedContrastiveLoss(spec.tau_plus, temperature=t, normalize=False, floor=math.exp(-1.0 / t))
+    elif isinstance(spec, _S.DPL):
+        module = DPLLoss(spec.tau_plus, temperature=t, normalize=False, eps=spec.eps)
+    elif isinstance(spec, _S.BCL):
+        module = BayesianContrastiveLoss(spec.alpha, spec.beta, spec.tau_plus, temperature=t, normalize=False, form=spec.form)
+    elif isinstance(spec, _S.CCL):
+        module = CosineContrastiveLoss(spec.margin, spec.negative_weight, spec.positive_hinge, temperature=t, normalize=False)
+    else:
+        raise TypeError(f"spec must be a loss spec of negtheory.training, got {spec!r}")
+    module.negatives = spec.negatives
+    return module

@@ -1,36 +1,18 @@
-r"""Mini-batch training of MF recommenders with the contrastive losses of Liu Bin's thesis ch. 5-6 (torch).
+r"""The torch backend of :func:`negtheory.training.fit`: MF and LightGCN, the step loop and the scores.
 
-A plain loop over the four parts of :mod:`negtheory.recsys` (data, samplers, losses, evaluation):
-each training pair (u, i) of a shuffled batch gets N negatives drawn uniformly from the items u
-has not interacted with in training (:func:`~negtheory.recsys.samplers.sample_uninteracted`)
-and M extra positives from u's training items
-(:func:`~negtheory.recsys.samplers.sample_extra_positives`); the scores
-s = <w_u, h_j> / t feed one loss of :data:`LOSSES`:
-
-``bpr``
-    :math:`-\ln\sigma(s^+ - s_1)` on the first negative (:func:`negtheory.bridge.functional.bpr`);
-``infonce``
-    eq. 6.46 over the N negatives;
-``dcl``, ``hcl``
-    eq. 6.47 and Robinson et al.'s reweighting (β), with p̄ the mean over the anchor's positive
-    *and* the M extra positives and the clamp N·e^{−1/t}, as in the released code;
-``dpl``
-    eq. 5.17-5.18 with the M extra positives (P̂_PN clamped at ``dpl_eps``);
-``bcl``
-    eq. 6.31 with the estimator of eq. 6.48 (:math:`N\hat\theta = \sum_i \omega_i e^{s_i}` inside
-    InfoNCE);
-``bcl_released``
-    the released recommendation code's form :math:`-\ln\sigma\big(s^+ - \sum_i \omega_i e^{s_i}\big)`,
-    kept for comparison.
-
-Defaults follow the released code of ch. 5-6 (the thesis text does not state them): MF with
-d = 32 and Xavier-normal initialisation, Adam with lr 1e-3 and weight decay 1e-5, batch 1024,
-N = 5 negatives, M = 5 extra positives, t = 1, τ⁺ = 0.06, HCL β = 0.5, BCL α = 0.55, β = 0.6,
-200 epochs with the learning rate divided by 10 after epoch 100.
+The models own their scoring (:class:`MF`: the inner product or the cosine, with dropout of the
+user vector; :class:`LightGCN`: the propagated embeddings) and their full-rank scores
+(``all_scores``, the evaluation's :class:`~negtheory.recsys.loop.ScoreMatrix`). The step loop
+(:class:`_MFRunner`) composes the run's components: each training pair (u, i) of a shuffled batch
+gets N negatives from the sampler's ``draw`` (:mod:`negtheory.training.negatives`) and, for the
+debiased losses, M extra positives from u's training items
+(:func:`~negtheory.recsys.samplers.sample_extra_positives`); the scores divided by the loss's
+temperature t feed the loss module (:func:`negtheory.bridge.modules.build_loss` of the loss spec,
+or a user's module), and the optimizer steps.
 
 Model selection: with a validation split (:meth:`Interactions.with_validation`) the loop records
-validation metrics and the epoch of the best validation NDCG; ``patience`` stops early. Test
-metrics are recorded each evaluation too; the released code reports their maximum over epochs
+validation metrics and the epoch of the best validation NDCG; ``Evaluation.patience`` stops early.
+Test metrics are recorded each evaluation too; the released code reports their maximum over epochs
 (an optimistic convention, reported by :mod:`negtheory.reproduce.thesis_tables` only with that
 label).
 """
@@ -38,7 +20,6 @@ label).
 from __future__ import annotations
 
 import math
-import os
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -46,78 +27,33 @@ import numpy as np
 import torch
 from torch import nn
 
-from .._deprecation import renamed_keyword
 from .._docstrings import docstring
-from .._validation import int_scalar, real_scalar
-from ..recsys.bpr_sgd import bns_prior
+from .._validation import int_scalar
 from ..recsys.interactions import Interactions
 from ..recsys.loop import ScoreMatrix, check_callbacks, train_loop
-from ..recsys.samplers import sample_extra_positives, sample_uninteracted
+from ..recsys.samplers import sample_extra_positives
 from ..training import specs as S
-from ..training._legacy import loss_spec as loss_spec_by_name
-from ..training._legacy import minibatch_sampler_spec
-from ..training._run import FitResult, Run, eval_splits, make_run, warn_if_external
-from . import functional as Fn
+from ..training._run import FitResult, Run, eval_splits
 from .device import resolve_device
 from .gathered_scores import gathered_scores
-from .samplers import bns_select
+from .modules import build_loss
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from .._typing import RNGLike
-    from ..recsys.loop import Callback
+    pass
 
 #: the fewest items per row for which MF scores on the CPU with the fused kernels (below that torch's ops are
 #: as fast: timings in negtheory.bridge.gathered_scores)
 _FUSED_MIN_K = 8
 
 __all__ = [
-    "LOSSES",
-    "MODELS",
-    "REG_MODES",
-    "SAMPLERS",
-    "DNS_LOSSES",
-    "LIGHTGCN_THESIS",
     "MF",
     "LightGCN",
+    "StepScores",
     "normalized_adjacency",
     "batch_sq_norm",
     "shared_scores",
     "dns_negatives",
-    "fit_mf",
 ]
-
-LOSSES = ("bpr", "bce", "infonce", "dcl", "hcl", "dpl", "bcl", "bcl_released")
-
-#: the models of :func:`fit_mf`'s ``model``
-MODELS = ("mf", "lightgcn")
-
-#: where :func:`fit_mf`'s L2 penalty goes: the optimiser's weight decay, or the batch's embeddings
-REG_MODES = ("weight_decay", "batch")
-
-#: negative samplers of :func:`fit_mf` (``"bns"`` with ``loss="bpr"`` only, ``"dns"`` with ``"bpr"`` or ``"dpl"``)
-SAMPLERS = ("rns", "bns", "dns", "pns", "aobpr", "srns")
-
-#: losses that :func:`fit_mf` trains with ``sampler="dns"`` (DPL with hard samples, thesis Table 5.3)
-DNS_LOSSES = ("bpr", "dpl")
-
-#: Liu Bin's thesis §4.5.1.2, LightGCN on MovieLens-100K and Yahoo!-R3: ``fit_mf(data, loss, **LIGHTGCN_THESIS)``
-#: (d = 32, one layer, Adam lr 0.01 times 0.1 every 20 epochs, reg 1e-5 as Adam's weight decay,
-#: 100 epochs, batch 128; batch 1024 on MovieLens-1M); see :func:`fit_mf` for the choice of ``reg``
-LIGHTGCN_THESIS: dict[str, Any] = dict(
-    model="lightgcn",
-    n_layers=1,
-    dim=32,
-    optimizer="adam",
-    lr=0.01,
-    lr_milestones=(20, 40, 60, 80),
-    lr_gamma=0.1,
-    weight_decay=1e-5,
-    reg="weight_decay",
-    epochs=100,
-    batch_size=128,
-)
 
 
 #: the score methods' (MF, LightGCN, the towers of bridge.train) shared parameters, written once
@@ -411,7 +347,7 @@ class LightGCN(nn.Module):
     with :math:`\tilde A` the normalised bipartite adjacency of the training pairs
     (:func:`normalized_adjacency`, built once, stored as a sparse CSR buffer ``adj``) and
     :math:`e^{(0)}` the free embeddings ``user`` / ``item`` (the only parameters). The interface is
-    :class:`MF`'s, so every loss of :func:`fit_mf` trains it unchanged; each call propagates the
+    :class:`MF`'s, so every loss of :func:`negtheory.training.fit` trains it unchanged; each call propagates the
     whole graph (K sparse products of [n_users + n_items, d]), as the LightGCN release does.
 
     Parameters
@@ -690,50 +626,26 @@ def _candidate_scores(model: nn.Module, users: np.ndarray, cand: np.ndarray, pro
 
 
 def _loss_label(loss: Any) -> str:
-    """A loss's name for messages: its name in :data:`LOSSES`, or a user loss's class name."""
-    return loss if isinstance(loss, str) else type(loss).__name__
+    """A loss's name for messages and records: a spec's ``config`` name, or a user's loss's class name."""
+    if isinstance(loss, S.Spec):
+        return _loss_name(loss)
+    return type(loss).__name__
 
 
-def _loss(name, s, m, n, cfg):
-    """s: [B, 1 + M + N] scores / t (own positive, M extra positives, N negatives).
+def _loss(loss_fn, s, m):
+    """The loss of a step: s is [B, 1 + M + N] scores / t (own positive, M extra positives, N negatives).
 
-    ``name``: a name of :data:`LOSSES`, or a user's loss: an ``nn.Module`` or callable of the
-    positive logits [B] and the negative logits [B, N] returning a scalar, or a loss module of
-    :mod:`negtheory.bridge.modules` (its ``loss_from_logits``). Its ``temperature`` attribute, when
-    it has one, divides the scores first.
+    ``loss_fn``: a spec's module (:meth:`negtheory.training.specs.BPR.build` and the others: its
+    ``loss_from_logits``), a loss module of :mod:`negtheory.bridge.modules`, or a user's module or
+    callable of the positive logits [B] and the negative logits [B, N] returning a scalar.
     """
-    pos = s[:, 0]
-    extra = s[:, 1 : 1 + m]
-    neg = s[:, 1 + m :]
-    if not isinstance(name, str):
-        # a loss module of negtheory.bridge (embedding losses) reads logits through loss_from_logits
-        out = getattr(name, "loss_from_logits", name)(pos, neg)
-        if out.dim() != 0:
-            raise ValueError(f"loss: {_loss_label(name)} must return a scalar (reduction 'mean' or 'sum'), got shape "
-                             f"{tuple(out.shape)}")  # fmt: skip
-        return out
-    floor = math.exp(-1.0 / cfg["temperature"])
-    if name == "bpr":
-        return Fn.bpr(pos, neg)
-    if name == "bce":  # -ln sigma(x_ui) - sum_k ln(1 - sigma(x_uk)) (thesis Table 4.4; k = N: the sum)
-        return Fn.bce(pos, neg)
-    if name == "infonce":
-        return Fn.infonce(pos, neg)
-    if name == "dcl":
-        return Fn.dcl(pos, neg, cfg["tau_plus"], pos_extra_logits=s[:, : 1 + m], floor=floor)
-    if name == "hcl":
-        return Fn.hcl(pos, neg, cfg["tau_plus"], cfg["hcl_beta"], pos_extra_logits=s[:, : 1 + m], floor=floor)
-    if name == "dpl":
-        return Fn.dpl(pos, neg, cfg["tau_plus"], pos_extra_logits=extra, eps=cfg["dpl_eps"])
-    if name == "bcl":
-        return Fn.bcl(pos, neg, cfg["alpha"], cfg["beta"], cfg["tau_plus"])
-    if name == "ccl":  # cosine scores, temperature 1 (CCL has none)
-        return Fn.ccl(pos, neg, cfg["margin"], cfg["negative_weight"], positive_hinge=bool(cfg.get("positive_hinge")))
-    if name == "bcl_released":
-        logw = Fn.bcl_log_weights(neg, cfg["alpha"], cfg["beta"], cfg["tau_plus"])
-        n_theta = torch.exp(torch.logsumexp(neg + logw, dim=-1))
-        return nn.functional.softplus(n_theta - pos).mean()
-    raise ValueError(f"loss must be one of {LOSSES}, got {name!r}")
+    pos, neg = s[:, 0], s[:, 1 + m :]
+    f = getattr(loss_fn, "loss_from_logits", loss_fn)
+    out = f(pos, neg, s[:, 1 : 1 + m]) if m else f(pos, neg)
+    if out.dim() != 0:
+        raise ValueError(f"loss: {_loss_label(loss_fn)} must return a scalar (reduction 'mean' or 'sum'), got shape "
+                         f"{tuple(out.shape)}")  # fmt: skip
+    return out
 
 
 @torch.no_grad()
@@ -837,7 +749,8 @@ class StepScores:
         model = self.model
         if isinstance(model, LightGCN):
             if self.propagated is not None:
-                return tuple(t.detach() for t in self.propagated)  # type: ignore[return-value]
+                eu, ei = self.propagated
+                return eu.detach(), ei.detach()
             return model.propagate()
         return model.scoring_embeddings()
 
@@ -874,6 +787,8 @@ class _MFRunner:
         self.max_grad_norm = max_grad_norm
         self.params = [p for p in model.parameters() if p.requires_grad]
         self.loss, self.cfg = loss, cfg
+        self.temperature = float(getattr(loss, "temperature", 1.0))  # the loss's t divides the scores
+        self.label = _loss_label(loss)
         self.m_extra, self.n_neg, self.batch_size, self.dev = m_extra, n_neg, batch_size, dev
         self.rng = rng
         self.pairs = data.train
@@ -926,7 +841,7 @@ class _MFRunner:
                 else:
                     cols.append(np.asarray(neg, dtype=np.int64).reshape(len(u), self.n_neg))
                     items = torch.from_numpy(np.concatenate(cols, axis=1)).to(dev)
-            if shared is not None and getattr(model, "dropout", 0.0):
+            if shared is not None and bool(getattr(model, "dropout", False)):
                 # one dropped user vector scores the row's items and the shared negatives
                 scores, extra = model.scores_with_shared(ut, items, shared)
                 scores = torch.cat([scores, extra], dim=1)
@@ -934,8 +849,8 @@ class _MFRunner:
                 scores = model(ut, items) if prop is None else model(ut, items, propagated=prop)
                 if shared is not None:
                     scores = torch.cat([scores, shared_scores(model, ut, shared, prop)], dim=1)
-            scores = scores / self.cfg["temperature"]
-            lval = _loss(self.loss, scores, self.m_extra, self.n_neg, self.cfg)
+            scores = scores / self.temperature
+            lval = _loss(self.loss, scores, self.m_extra)
             obj = lval
             if self.batch_l2:
                 sq = batch_sq_norm(model.user, ut) + batch_sq_norm(model.item, items)
@@ -953,7 +868,7 @@ class _MFRunner:
         # the same float64 sum of loss x batch size, in step order, as reading each step's loss at once
         tot = sum(v * m for v, m in zip(torch.stack(parts).cpu().tolist(), sizes)) if parts else 0.0
         if not math.isfinite(tot):
-            raise FloatingPointError(f"{_loss_label(self.loss)} loss is {tot} in epoch {epoch + 1}: training diverged")
+            raise FloatingPointError(f"{self.label} loss is {tot} in epoch {epoch + 1}: training diverged")
         self.sched.step()
         # the scores this epoch ended on (SRNS replaces its window's oldest with them)
         self.sampler.end_epoch(epoch, StepScores(model))
@@ -1017,265 +932,18 @@ class _MFRunner:
         return self.model.all_scores().cpu().numpy()
 
 
-@renamed_keyword("seed", "rng")
-def fit_mf(
-    data: Interactions,
-    loss: str = "infonce",
-    *,
-    model: str = "mf",
-    n_layers: int = 1,
-    propagation: str = "full",
-    dim: int = 32,
-    epochs: int = 200,
-    batch_size: int = 1024,
-    optimizer: str = "adam",
-    lr: float = 1e-3,
-    weight_decay: float = 1e-5,
-    reg: str = "weight_decay",
-    lr_milestones: Sequence[int] = (100,),
-    lr_gamma: float = 0.1,
-    negatives: int = 5,
-    extra_positives: int = 5,
-    sampler: str = "rns",
-    bns_candidates: int = 5,
-    bns_lam: float = 5.0,
-    bns_f_sample: int | None = None,
-    pns_power: float = 0.75,
-    temperature: float = 1.0,
-    tau_plus: float = 0.06,
-    hcl_beta: float = 0.5,
-    alpha: float = 0.55,
-    beta: float = 0.6,
-    dpl_eps: float = 1e-2,
-    eval_every: int = 1,
-    topk: Sequence[int] = (5, 10, 20),
-    patience: int | None = None,
-    monitor: str | None = None,
-    rng: RNGLike = 0,
-    device: str = "cpu",
-    progress: bool = True,
-    callbacks: Sequence[Callback] = (),
-    checkpoint: str | os.PathLike[str] | None = None,
-) -> dict[str, Any]:
-    r"""Train MF or LightGCN with one loss of :data:`LOSSES` on mini-batches (see the module notes).
-
-    .. deprecated:: 0.1
-        Use :func:`negtheory.training.fit` with ``model=MF(dim)`` or ``LightGCN(dim, layers)``,
-        ``optimizer=Adam(lr, weight_decay, batch_size, milestones, gamma, penalty=reg)`` (or
-        ``SGD(...)``), a loss spec (``InfoNCE(negatives, temperature)``, ``DCL``, ``HCL``, ``DPL``,
-        ``BCL``, ``BPR``) and a sampler spec (``RNS()``, ``PNS(power)``, ``DNS(candidates)``,
-        ``BNS(candidates, lam, f_sample)``): the same engine, the same numbers bit for bit.
-        Removed in 0.2. Calls from outside negtheory emit a ``DeprecationWarning``; the package's
-        own reproductions call it without one.
-
-    ``fit_mf(data, loss, **LIGHTGCN_THESIS)`` trains LightGCN with the thesis's settings
-    (:data:`LIGHTGCN_THESIS`, §4.5.1.2): d = 32, one layer, Adam with lr 0.01 multiplied by 0.1
-    every 20 epochs, reg 1e-5, 100 epochs, batch 128. The thesis's "reg" is applied as Adam's weight
-    decay (``reg="weight_decay"``), as the thesis's released code of ch. 5-6 does for MF, not as the
-    LightGCN release's L2 of the batch's layer-0 embeddings (``reg="batch"``:
-    :math:`10^{-5} \cdot \tfrac12 (\lVert e^{(0)}_u\rVert^2 + \sum_j \lVert e^{(0)}_j\rVert^2) / B`
-    added to the loss). At 1e-5 the latter barely regularises: on the thesis's MovieLens-100K split
-    (BPR, uniform negatives, seed 0) its test NDCG@10 peaks at 0.346 by epoch 5 and falls to 0.29
-    by epoch 20 while the training loss keeps falling, whereas with Adam's weight decay it climbs
-    to 0.393 at epoch 10 (the thesis prints 0.4017). Adam's weight decay shrinks every row at
-    every step (through Adam's normalisation, by up to about lr per step for a row whose only
-    gradient is the decay), a much stronger penalty than its coefficient suggests.
-
-    Parameters
-    ----------
-    data : Interactions
-        Training pairs; validation pairs (if any) are ranked with training items masked, test
-        pairs with training and validation items masked.
-    loss : {"bpr", "infonce", "dcl", "hcl", "dpl", "bcl", "bcl_released"}, default "infonce"
-        The loss (:data:`LOSSES`, see the module notes).
-    model : {"mf", "lightgcn"}, default "mf"
-        :class:`MF` or :class:`LightGCN` on the graph of ``data.train`` (:data:`MODELS`).
-    n_layers : int >= 0, default 1
-        LightGCN's number of propagation layers (ignored by MF).
-    propagation : {"full", "batch"}, default "full"
-        LightGCN's propagation per step (:class:`LightGCN`): ``"batch"`` computes the last layer for the
-        step's nodes only (same results to float32 rounding, faster on large graphs); MF takes ``"full"`` only.
-    dim : int, default 32
-        Embedding dimension.
-    epochs : int, default 200
-        Number of epochs.
-    batch_size : int, default 1024
-        Training pairs per mini-batch.
-    optimizer : {"adam", "sgd"}
-    lr, weight_decay : float
-        Adam's / SGD's learning rate, and the L2 coefficient (see ``reg``).
-    reg : {"weight_decay", "batch"}, default "weight_decay"
-        Where the L2 penalty goes (:data:`REG_MODES`): the optimiser's weight decay on all
-        parameters (the released code of ch. 5-6), or ``weight_decay`` times half the squared norm of
-        the batch's layer-0 user and item embeddings divided by the batch size, added to the loss
-        (the LightGCN release).
-    lr_milestones : sequence of int
-        Epochs after which the learning rate is multiplied by ``lr_gamma`` (MultiStepLR).
-    lr_gamma : float in (0, 1], default 0.1
-        Factor applied to the learning rate at each milestone.
-    negatives, extra_positives : int
-        N and M per training pair (M is used by dcl, hcl, dpl).
-    sampler : {"rns", "bns", "dns", "pns", "aobpr", "srns"}, default "rns"
-        Negatives drawn uniformly from the user's non-interacted items (RNS), or, with
-        ``loss="bpr"`` only, one BNS negative per pair (:data:`SAMPLERS`): among
-        ``bns_candidates`` uniform non-interacted items (with replacement), the one of least risk
-        (thesis eq. 4.26) with the eCDF over the user's non-interacted items (over n + 1) and the
-        prior pop / |D| (eq. 4.16), scored by the current model without gradient, as
-        :func:`negtheory.recsys.fit_bpr_sgd` does on batch-1 SGD. ``"dns"`` (with ``loss`` in
-        :data:`DNS_LOSSES`): each of the N negatives (one for BPR) is the highest-scored of
-        ``bns_candidates`` uniform non-interacted items (:func:`dns_negatives`; the N·C candidates of
-        a pair are distinct), scored by the current model without gradient. With ``loss="dpl"`` this
-        is the thesis's "DPL with Hard Samples" (Table 5.3, τ⁺ = 0.3 on MovieLens-100K, 0.25 on
-        MovieLens-1M); the thesis states no candidate count, 5 is read from its DNS / BNS settings.
-        ``"aobpr"`` and ``"srns"`` (``loss="bpr"``; SRNS with one negative): the specs'
-        defaults, :class:`negtheory.training.AOBPR` (a geometric rank, λ = 0.05 |I|) and
-        :class:`negtheory.training.SRNS` (the released run script's memory), scored at each step's
-        start (:mod:`negtheory.recsys.adaptive_samplers`).
-        ``"pns"`` (any loss): the N distinct negatives of a pair drawn from the user's
-        non-interacted items with probability ∝ pop_j^``pns_power`` (thesis §4.5.1.2;
-        :func:`negtheory.recsys.samplers.sample_popular`, pop the training count).
-    bns_candidates : int >= 1, default 5
-        Size of BNS's candidate set :math:`|\mathcal{M}_u|`, and DNS's candidates per negative.
-    pns_power : float >= 0, default 0.75
-        Exponent of PNS's proposal pop_j^p (``sampler="pns"`` only; 0.75 is the thesis's).
-    bns_lam : float >= 0, default 5.0
-        BNS's λ (eq. 4.26).
-    bns_f_sample : int, optional
-        BNS's F (eq. 4.15) estimated from this many distinct uniform non-interacted items S per
-        pair instead of the whole catalogue: :math:`\hat F = \#\{s : x_{j_s} \le x_l\} / S
-        \cdot n / (n + 1)`, unbiased (n the user's non-interacted items), and only the B (1 + C + S)
-        pairs of the batch are scored instead of B |I|. A scalable option, not the thesis's method;
-        a batch with a user of at most S non-interacted items uses the exact F. Default None: exact.
-    temperature, tau_plus, hcl_beta, alpha, beta, dpl_eps : float
-        Loss hyper-parameters (t, τ⁺, HCL's β, BCL's α and β, DPL's clamp).
-    eval_every : int
-        Rank every this many epochs (and after the last).
-    topk : sequence of int, default (5, 10, 20)
-        List lengths k of the Precision / Recall / NDCG@k metrics.
-    patience : int, optional
-        Stop when the validation ``monitor`` has not improved for this many evaluations
-        (needs a validation split).
-    monitor : str, optional
-        Validation metric for model selection, e.g. ``"ndcg@10"`` (the default when 10 is in
-        ``topk``, else NDCG at the first list length).
-    rng : int, SeedSequence, Generator or None
-        Seeds the initialisation (torch.Generator), the shuffles and the samplers (numpy). An int
-        is the seed; a Generator or SeedSequence gives one 63-bit seed; ``None`` a fresh one
-        (``seed``: deprecated since 0.1, removed in 0.2).
-    device : {"cpu", "cuda", "auto"}
-        Where the model is trained (:func:`negtheory.bridge.device.resolve_device`).
-    progress : bool, default True
-        Show a progress bar over the epochs.
-    callbacks : sequence of callable
-        ``cb(epoch, scores)`` with ``scores`` a :class:`~negtheory.recsys.loop.ScoreMatrix` of the
-        model's scores (``np.asarray(scores)`` is ``model.all_scores()`` as numpy): once with
-        ``epoch=0`` before training (the initial embeddings), then after each evaluated epoch
-        (1-based) with the matrix it was ranked with; a returned dict is merged into that
-        epoch's history row. Callbacks draw none of the training's random numbers
-        (:mod:`negtheory.recsys.loop`).
-    checkpoint : str or os.PathLike, optional
-        File of the run's training state, saved after every evaluation; a call with the same
-        arguments continues from it (:mod:`negtheory.training.checkpoint`). Default None: none.
-
-    Returns
-    -------
-    dict
-        ``history`` (per evaluation: epoch, loss, ``valid_*`` and ``test_*`` metrics),
-        ``best_epoch`` (by validation ``monitor``, None without validation), ``model`` (the
-        final :class:`MF` or :class:`LightGCN`), ``scores`` (the final scores as a
-        :class:`~negtheory.recsys.loop.ScoreMatrix`: ``np.asarray(r["scores"])`` is the dense
-        matrix the older versions returned), ``seconds``, ``config``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from negtheory.recsys import load_split
-    >>> from negtheory.bridge.recommend import fit_mf
-    >>> rng = np.random.default_rng(0)
-    >>> pairs = np.unique(rng.integers(0, [30, 40], size=(600, 2)), axis=0)
-    >>> d = load_split(pairs[:400], pairs[400:]).with_validation(0.1)
-    >>> r = fit_mf(d, "dpl", epochs=2, batch_size=64, progress=False, topk=(5,))
-    >>> r["history"][-1]["epoch"], r["best_epoch"] in (1, 2)
-    (2, True)
-    """
-    if loss not in LOSSES:
-        raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
-    if model not in MODELS:
-        raise ValueError(f"model must be one of {MODELS}, got {model!r}")
-    if reg not in REG_MODES:
-        raise ValueError(f"reg must be one of {REG_MODES}, got {reg!r}")
-    if sampler not in SAMPLERS:
-        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
-    if sampler in ("bns", "aobpr", "srns") and loss != "bpr":
-        raise ValueError(f"sampler={sampler!r} needs loss='bpr', got loss={loss!r}")
-    if sampler == "dns" and loss not in DNS_LOSSES:
-        raise ValueError(f"sampler='dns' needs loss in {DNS_LOSSES}, got loss={loss!r}")
-    n_layers = int_scalar("n_layers", n_layers, 0)
-    bns_candidates = int_scalar("bns_candidates", bns_candidates, 1)
-    if bns_f_sample is not None:
-        bns_f_sample = int_scalar("bns_f_sample", bns_f_sample, 1)
-        if sampler != "bns":
-            raise ValueError(f"bns_f_sample needs sampler='bns', got sampler={sampler!r}")
-    bns_lam = real_scalar("bns_lam", bns_lam, 0.0)
-    pns_power = real_scalar("pns_power", pns_power, 0.0)
-    if optimizer not in ("adam", "sgd"):
-        raise ValueError(f"optimizer must be 'adam' or 'sgd', got {optimizer!r}")
-    dim = int_scalar("dim", dim, 1)
-    epochs = int_scalar("epochs", epochs, 1)
-    batch_size = int_scalar("batch_size", batch_size, 1)
-    negatives = int_scalar("negatives", negatives, 1)
-    extra_positives = int_scalar("extra_positives", extra_positives, 1)
-    eval_every = int_scalar("eval_every", eval_every, 1)
-    lr = real_scalar("lr", lr, 0.0, lo_open=True)
-    weight_decay = real_scalar("weight_decay", weight_decay, 0.0)
-    lr_gamma = real_scalar("lr_gamma", lr_gamma, 0.0, 1.0, lo_open=True)
-    milestones = sorted(int_scalar("lr_milestones", m, 1) for m in lr_milestones)
-    cfg = dict(
-        temperature=real_scalar("temperature", temperature, 0.0, lo_open=True),
-        tau_plus=real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True),
-        hcl_beta=real_scalar("hcl_beta", hcl_beta, 0.0),
-        alpha=real_scalar("alpha", alpha, 0.5, 1.0),
-        beta=real_scalar("beta", beta, 0.0, 1.0),
-        dpl_eps=real_scalar("dpl_eps", dpl_eps, 0.0, 1.0, lo_open=True),
-    )
-    if patience is not None:
-        patience = int_scalar("patience", patience, 1)
-        if len(data.valid) == 0:
-            raise ValueError("patience needs a validation split: use data.with_validation(fraction)")
-    warn_if_external("fit_mf", "negtheory.training.fit with model=MF() or LightGCN() and optimizer=Adam() or SGD(batch_size=...)")
-    loss_spec = loss_spec_by_name(loss, negatives, extra_positives, **cfg)
-    sampler_spec = minibatch_sampler_spec(sampler, bns_candidates, bns_lam, bns_f_sample, pns_power)
-    opt_cls = S.Adam if optimizer == "adam" else S.SGD
-    opt_spec = opt_cls(
-        lr=lr, weight_decay=weight_decay, batch_size=batch_size, milestones=milestones, gamma=lr_gamma, penalty=reg
-    )
-    if propagation != "full" and model != "lightgcn":
-        raise ValueError(f"propagation={propagation!r} needs model='lightgcn', got model={model!r}")
-    model_spec = S.LightGCN(dim=dim, layers=n_layers, propagation=propagation) if model == "lightgcn" else S.MF(dim=dim)
-    evaluation = S.Evaluation(every=eval_every, ks=topk, monitor=monitor, patience=patience)
-    res = _fit_torch(data, make_run(model_spec, loss_spec, sampler_spec, opt_spec, epochs, evaluation, rng, callbacks, device,
-                                    progress, checkpoint=checkpoint))  # fmt: skip
-    config = dict(res.config, **cfg)  # the loss keywords as given, also those the loss does not read
-    return dict(history=res.history, best_epoch=res.best_epoch, model=res.model, scores=res.scores, seconds=res.seconds,
-                config=config)  # fmt: skip
-
-
 # ------------------------------------------------------------------------------------------
 # the mini-batch engine of negtheory.training.fit
 # ------------------------------------------------------------------------------------------
-def _loss_name(loss: Any) -> Any:
-    """The name of :data:`LOSSES` (the loss function of :func:`_loss`) of a loss spec; a user's loss as is."""
-    if not isinstance(loss, S.Spec):
-        return loss
+def _loss_name(loss: Any) -> str:
+    """The name of a loss spec in the run's ``config`` (:data:`negtheory.training.names.LOSS_NAMES`)."""
     if isinstance(loss, S.BCL):
         return "bcl" if loss.form == "thesis" else "bcl_released"
-    return {S.BPR: "bpr", S.BCE: "bce", S.InfoNCE: "infonce", S.DCL: "dcl", S.HCL: "hcl", S.DPL: "dpl", S.CCL: "ccl"}[
-        type(loss)
-    ]
+    return {S.BPR: "bpr", S.BCE: "bce", S.InfoNCE: "infonce", S.DCL: "dcl", S.HCL: "hcl", S.DPL: "dpl", S.CCL: "ccl"}[type(loss)]
 
 
 def _loss_cfg(loss: Any) -> dict[str, float]:
-    """The hyper-parameters :func:`_loss` reads; a loss without one gets the released code's default."""
+    """The loss's hyper-parameters as the run's ``config`` records them (a loss without one: its spec default)."""
     return dict(
         temperature=float(getattr(loss, "temperature", 1.0)),  # a loss module's own t divides the scores too
         tau_plus=getattr(loss, "tau_plus", 0.06),
@@ -1290,7 +958,7 @@ def _loss_cfg(loss: Any) -> dict[str, float]:
 
 def _optimizer(opt: Any, params, dev: torch.device):
     """The torch optimizer of an optimizer spec, or of a user's torch optimizer class or factory."""
-    if not isinstance(opt, S.Spec):
+    if not isinstance(opt, (S.SGD, S.Adam)):
         return opt(params)  # a torch.optim class (its default lr) or a factory params -> optimizer
     decay = opt.weight_decay if opt.penalty == "weight_decay" else 0.0
     if isinstance(opt, S.Adam):
@@ -1314,7 +982,7 @@ def _build(data: Interactions, run: Run, dev: torch.device) -> tuple[nn.Module, 
         net = MF(data.n_users, data.n_items, spec.dim, generator=gen, cosine=spec.similarity == "cosine",
                  init_std=spec.init_std, dropout=spec.dropout, dropout_seed=drop_seed).to(dev)  # fmt: skip
     optim = _optimizer(opt, net.parameters(), dev)
-    milestones, gamma = (list(opt.milestones), opt.gamma) if isinstance(opt, S.Spec) else ([], 1.0)
+    milestones, gamma = (list(opt.milestones), opt.gamma) if isinstance(opt, (S.SGD, S.Adam)) else ([], 1.0)
     sched = torch.optim.lr_scheduler.MultiStepLR(optim, milestones=milestones, gamma=gamma)
     return net, optim, sched
 
@@ -1322,16 +990,18 @@ def _build(data: Interactions, run: Run, dev: torch.device) -> tuple[nn.Module, 
 def _fit_torch(data: Interactions, run: Run) -> FitResult:
     """The mini-batch trainer (torch): any model, loss, sampler and optimizer (specs or a user's objects)."""
     loss, s, opt, ev = run.loss, run.sampler, run.optimizer, run.evaluation
-    name = _loss_name(loss)
+    spec_loss = isinstance(loss, S.Spec)
+    name = _loss_name(loss) if spec_loss else type(loss).__name__
+    loss_fn = build_loss(loss) if spec_loss else loss
     splits, monitor = eval_splits(data, ev, "both", ("valid", "test"))
     callbacks = check_callbacks(run.callbacks)
     dev = resolve_device(run.device)
-    m_extra = loss.extra_positives if name in ("dcl", "hcl", "dpl") else 0
+    m_extra = getattr(loss, "extra_positives", 0) if spec_loss else 0
     n_neg = run.negatives
     net, optim, sched = _build(data, run, dev)
-    cfg = _loss_cfg(loss)
-    spec_opt = isinstance(opt, S.Spec)
-    runner = _MFRunner(net, optim, sched, name, cfg, data, m_extra, n_neg, run.batch_size, dev,
+    cfg = _loss_cfg(loss) if spec_loss else {"temperature": float(getattr(loss, "temperature", 1.0))}
+    spec_opt = isinstance(opt, (S.SGD, S.Adam))
+    runner = _MFRunner(net, optim, sched, loss_fn, cfg, data, m_extra, n_neg, run.batch_size, dev,
                        np.random.default_rng(np.random.SeedSequence([run.seed, 1])),
                        batch_l2=opt.weight_decay if spec_opt and opt.penalty == "batch" else 0.0, spec=s,
                        max_grad_norm=opt.max_grad_norm if spec_opt else None,
@@ -1345,11 +1015,11 @@ def _fit_torch(data: Interactions, run: Run) -> FitResult:
                    pairs=pairs_digest(data.train, data.valid, data.test))  # fmt: skip
         ck = FitCheckpoint(run.checkpoint, key)
     res = train_loop(runner, data, epochs=run.epochs, eval_every=ev.every, topk=ev.ks, eval_on=splits, monitor=monitor,
-                     patience=ev.patience, callbacks=callbacks, progress=run.progress, desc=f"{label} {_loss_label(name)}",
+                     patience=ev.patience, callbacks=callbacks, progress=run.progress, desc=f"{label} {name}",
                      checkpoint=ck)  # fmt: skip
     scores = _score_matrix(net)
     eu, ei = _embeddings(net)
-    config = _torch_config(run, _loss_label(name), n_neg, m_extra, cfg, dev, data.n_items)
+    config = _torch_config(run, name, n_neg, m_extra, cfg, dev, data.n_items)
     return FitResult(history=res["history"], best_epoch=res["best_epoch"], user_emb=eu, item_emb=ei, scores=scores,
                      engine="torch", specs=run.specs(), config=config, seconds=res["seconds"], model=net,
                      resumed_from=res["resumed_from"])  # fmt: skip
@@ -1368,7 +1038,7 @@ def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, 
     kinds = {S.RNS: "rns", S.PNS: "pns", S.DNS: "dns", S.BNS: "bns", S.AOBPR: "aobpr", S.SRNS: "srns",
              S.SharedUniform: "shared_uniform", S.CatalogueUniform: "catalogue_uniform"}  # fmt: skip
     sampler = kinds.get(type(s), type(s).__name__)
-    if not isinstance(opt, S.Spec):
+    if not isinstance(opt, (S.SGD, S.Adam)):
         optimizer = getattr(opt, "__name__", type(opt).__name__)
         opt_cfg: dict[str, Any] = dict(batch_size=run.batch_size, optimizer=optimizer)
     else:
@@ -1392,8 +1062,8 @@ def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, 
         **({"catalogue_on_device": True} if isinstance(s, S.CatalogueUniform) and s.on_device else {}),
         **({"rank_scale": s.rank_scale if s.rank_scale is not None else 0.05 * n_items} if isinstance(s, S.AOBPR) else {}),
         **({f"srns_{f.name}": getattr(s, f.name) for f in S.fields(s)} if isinstance(s, S.SRNS) else {}),
-        **({"lr_milestones": list(opt.milestones), "lr_gamma": opt.gamma} if isinstance(opt, S.Spec) else {}),
-        **({"max_grad_norm": opt.max_grad_norm} if isinstance(opt, S.Spec) and opt.max_grad_norm is not None else {}),
+        **({"lr_milestones": list(opt.milestones), "lr_gamma": opt.gamma} if isinstance(opt, (S.SGD, S.Adam)) else {}),
+        **({"max_grad_norm": opt.max_grad_norm} if isinstance(opt, (S.SGD, S.Adam)) and opt.max_grad_norm is not None else {}),
         negatives=n_neg,
         extra_positives=m_extra,
         rng=run.seed,  # the run's integer seed, under the keyword's name

@@ -3,7 +3,7 @@ r"""A small training harness: recommendation (MF / MLP towers) and contrastive d
 :func:`train` runs one configuration (:class:`TrainConfig`) and returns a results dict (also
 written to ``<out>/results.json`` with the per-batch probe rows in ``<out>/probes.csv``):
 
-* recommendation data (``synthetic``; ``movielens:PATH`` is deprecated, see below): for every observed (u, i), K
+* recommendation data (``synthetic``): for every observed (u, i), K
   negatives drawn uniformly from the catalog (the unlabeled set; a real-valued K is turned into
   counts by eq. 8 of Wu et al. (Rethinking InfoNCE), and ``ans=True`` follows the ANS schedule),
   or one BNS negative (Liu Bin's thesis ch. 4), or K Boltzmann negatives for Relaxed Softmax
@@ -26,15 +26,14 @@ evaluator (:func:`negtheory.recsys.topk_metrics` on :meth:`RecData.interactions
 and the real-data trainers do not have: catalog-wide K negatives with Wu et al.'s real-valued K and
 ANS, the mini-batch BNS and BPRAC samplers, Boltzmann negatives, and the ground-truth metrics.
 
-Real data follows the thesis's protocol elsewhere: :func:`negtheory.bridge.recommend.fit_mf`
-(mini-batch MF with the contrastive losses) and :func:`negtheory.recsys.fit_bpr_sgd` (BPR-MF by
-SGD with the samplers of ch. 4), on an :class:`negtheory.recsys.Interactions` from
-:func:`negtheory.recsys.load_movielens_dir` or :func:`negtheory.recsys.load_split`, ranked by
-:func:`negtheory.recsys.topk_metrics`. The harness's own real-data pieces are therefore
-deprecated since negtheory 0.1 and removed in 0.2: :class:`MFModel` (use
-:class:`negtheory.bridge.recommend.MF`), :func:`evaluate_rec` (use
-:func:`negtheory.recsys.topk_metrics`), ``train(data="movielens:PATH")`` (use ``fit_mf`` /
-``fit_bpr_sgd``, or ``train(data=Interactions)``) and :func:`negtheory.bridge.data.load_movielens`.
+Real data follows the thesis's protocol elsewhere: :func:`negtheory.training.fit` (mini-batch MF
+with the contrastive losses of ch. 5-6, BPR-MF by batch-1 SGD with the samplers of ch. 4), on an
+:class:`negtheory.recsys.Interactions` from :func:`negtheory.recsys.load_movielens_dir` or
+:func:`negtheory.recsys.load_split`, ranked by :func:`negtheory.recsys.topk_metrics`
+(``train(data=Interactions)`` runs it with this harness's configuration). The harness's own
+real-data pieces are therefore deprecated since negtheory 0.1 and removed in 0.2: :class:`MFModel`
+(use :class:`negtheory.bridge.recommend.MF`) and :func:`evaluate_rec` (use
+:func:`negtheory.recsys.topk_metrics`).
 The synthetic positive-unlabeled and digits data sets stay: they carry the ground truth the
 simulation-vs-training experiments (:mod:`negtheory.bridge.experiments`) need.
 """
@@ -58,7 +57,7 @@ from .._rng import int_seed
 from ..recsys.loop import train_loop
 from . import functional as Fn
 from .bprac_em import CredenceWeights
-from .data import RecData, _load_movielens, augment_digits, load_digits_views, synthetic_pu
+from .data import RecData, augment_digits, load_digits_views, synthetic_pu
 from .device import resolve_device
 from .probes import ProbeRecorder, summarize
 from .recommend import _SCORE_ARGS, MF
@@ -86,7 +85,7 @@ class TrainConfig:
     ----------
     data : str, default "synthetic"
         "synthetic" (:func:`~negtheory.bridge.data.synthetic_pu`), "digits"
-        (:func:`~negtheory.bridge.data.load_digits_views`) or the deprecated "movielens:PATH".
+        (:func:`~negtheory.bridge.data.load_digits_views`); :func:`train` also takes a real split.
     model : {"mf", "mlp"}, default "mf"
         Matrix factorisation or two-tower MLP (recommendation); digits always use the MLP
         encoder :class:`DigitsEncoder`.
@@ -278,12 +277,8 @@ class _MFModel(nn.Module):
 
 
 #: the replacement named by the deprecation warnings of this module
-_MF_REPLACEMENT = "negtheory.bridge.recommend.MF (trained by negtheory.bridge.recommend.fit_mf)"
+_MF_REPLACEMENT = "negtheory.bridge.recommend.MF (trained by negtheory.training.fit)"
 _EVAL_REPLACEMENT = "negtheory.recsys.topk_metrics"
-_MOVIELENS_REPLACEMENT = (
-    "negtheory.bridge.recommend.fit_mf or negtheory.recsys.fit_bpr_sgd on negtheory.recsys.load_movielens_dir(PATH) "
-    "(or train(data=Interactions))"
-)
 
 
 class MFModel(_MFModel):
@@ -291,7 +286,7 @@ class MFModel(_MFModel):
 
     .. deprecated:: 0.1
         Removed in negtheory 0.2: use :class:`negtheory.bridge.recommend.MF` (trained by
-        :func:`negtheory.bridge.recommend.fit_mf`).
+        :func:`negtheory.training.fit`).
 
     Parameters
     ----------
@@ -571,9 +566,7 @@ def _load_rec(cfg: TrainConfig) -> RecData:
         kw = dict(rng=cfg.rng)
         kw.update(cfg.synthetic)
         return synthetic_pu(**kw)
-    if cfg.data.startswith("movielens:"):
-        return _load_movielens(cfg.data.split(":", 1)[1], rng=cfg.rng)
-    raise ValueError(f"data must be 'synthetic', 'digits' or 'movielens:PATH', got {cfg.data!r}")
+    raise ValueError(f"data must be 'synthetic', 'digits', an Interactions or a (train, test) pair, got {cfg.data!r}")
 
 
 class _TruthMetrics:
@@ -801,46 +794,32 @@ def _train_digits(cfg: TrainConfig, device, gen, recorder):
 
 
 def _train_split(cfg: TrainConfig, data) -> dict:
-    """``train(data=(train, test) | Interactions, ...)``: mini-batch MF on an explicit split."""
+    """``train(data=(train, test) | Interactions, ...)``: mini-batch MF on an explicit split (:func:`negtheory.training.fit`)."""
     from ..recsys.interactions import Interactions, load_split
-    from .recommend import fit_mf
+    from ..training import MF, RNS, Adam, Evaluation, fit
+    from ..training.names import loss_spec
 
     if not isinstance(data, Interactions):
         if not (isinstance(data, (tuple, list)) and len(data) == 2):
-            raise ValueError(
-                "data must be a name ('synthetic', 'digits', 'movielens:PATH'), an Interactions or a (train, test) pair"
-            )
+            raise ValueError("data must be a name ('synthetic', 'digits'), an Interactions or a (train, test) pair")
         data = load_split(*data)
     if cfg.k != int(cfg.k):
         raise ValueError("a real-valued k is supported on the built-in data sets only")
-    res = fit_mf(
-        data,
-        cfg.loss,
-        dim=cfg.dim,
-        epochs=cfg.epochs,
-        batch_size=cfg.batch_size,
-        lr=cfg.lr,
-        weight_decay=cfg.weight_decay,
-        negatives=int(cfg.k),
-        temperature=cfg.temperature or 1.0,
-        tau_plus=cfg.tau_plus,
-        hcl_beta=cfg.hcl_beta,
-        alpha=cfg.alpha,
-        beta=cfg.beta,
-        topk=(cfg.topk,),
-        rng=cfg.rng,
-        device=cfg.device,
-        progress=cfg.progress,
-        lr_milestones=(),
-    )
+    # the config's loss with its own hyper-parameters (M = 5 extra positives, DPL's clamp at its default)
+    loss = loss_spec(cfg.loss, negatives=int(cfg.k), temperature=cfg.temperature or 1.0, tau_plus=cfg.tau_plus,
+                     hcl_beta=cfg.hcl_beta, alpha=cfg.alpha, beta=cfg.beta)  # fmt: skip
+    res = fit(data, model=MF(dim=cfg.dim), loss=loss, sampler=RNS(),
+              optimizer=Adam(lr=cfg.lr, weight_decay=cfg.weight_decay, batch_size=cfg.batch_size), epochs=cfg.epochs,
+              evaluation=Evaluation(ks=(cfg.topk,)), rng=cfg.rng, device=cfg.device, progress=cfg.progress)  # fmt: skip
     return {
-        "config": res["config"],
-        "history": res["history"],
-        "final": res["history"][-1],
-        "model": res["model"],
-        "scores": res["scores"],
-        "best_epoch": res["best_epoch"],
-        "seconds": res["seconds"],
+        "config": res.config,
+        "specs": res.specs,
+        "history": res.history,
+        "final": res.history[-1],
+        "model": res.model,
+        "scores": res.scores,
+        "best_epoch": res.best_epoch,
+        "seconds": res.seconds,
         "data": data.summary(),
     }
 
@@ -858,12 +837,10 @@ def train(config: TrainConfig | None = None, **overrides) -> dict:
         in 0.2) may be an int, a SeedSequence or a Generator: torch is seeded with the
         int, or with one 63-bit draw from the others (stored as the int in ``config``). ``data`` may also be an
         explicit split — a :class:`negtheory.recsys.Interactions` or a ``(train, test)`` pair of
-        paths, arrays or DataFrames — trained by :func:`negtheory.bridge.recommend.fit_mf` (with
-        this config's loss, epochs, batch size, lr, weight decay, ``k`` negatives, ...); the
-        result then also holds the trained ``model`` and the final ``scores`` matrix.
-        ``data="movielens:PATH"`` is deprecated since negtheory 0.1 and removed in 0.2: use
-        :func:`negtheory.bridge.recommend.fit_mf` or :func:`negtheory.recsys.fit_bpr_sgd` on
-        :func:`negtheory.recsys.load_movielens_dir` (or pass that split as ``data``).
+        paths, arrays or DataFrames — trained by :func:`negtheory.training.fit` (mini-batch MF with
+        Adam and this config's loss, epochs, batch size, lr, weight decay, ``k`` uniform negatives,
+        ...); the result then also holds the run's ``specs``, the trained ``model`` and the final
+        ``scores``.
 
     Returns
     -------
@@ -883,14 +860,6 @@ def train(config: TrainConfig | None = None, **overrides) -> dict:
     >>> sorted(r["final"])
     ['epoch', 'loss', 'precision_true@10', 'test_ndcg@10', 'test_precision@10', 'test_recall@10', 'train_auc']
     """
-    name = overrides.get("data", config.data if config is not None else None)
-    if isinstance(name, str) and name.startswith("movielens:"):
-        warn_deprecated('negtheory.bridge.train.train(data="movielens:PATH")', _MOVIELENS_REPLACEMENT, stacklevel=4)
-    return _train(config, **overrides)
-
-
-def _train(config: TrainConfig | None = None, **overrides) -> dict:
-    """:func:`train` without the deprecation warning of ``data="movielens:PATH"`` (for internal callers)."""
     data_override = overrides.pop("data", None)
     cfg = TrainConfig(**asdict(config)) if config is not None else TrainConfig()
     for k, v in overrides.items():

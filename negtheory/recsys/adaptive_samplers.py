@@ -1,7 +1,7 @@
 r"""AOBPR and SRNS as objects both training engines share (thesis §4.5.1.2).
 
 The batch-1 SGD kernel (:mod:`negtheory.recsys.bpr_sgd`) draws these negatives one pair at a time;
-the mini-batch engine (:func:`negtheory.bridge.recommend.fit_mf`, MF and LightGCN) draws them here,
+the mini-batch engine (:func:`negtheory.training.fit` with MF or LightGCN on mini-batches) draws them here,
 for all the rows of a step at once, with the scores of the step's start:
 
 * :func:`sample_by_rank` — AOBPR (Rendle & Freudenthaler, WSDM 2014) with exact ranks: for each
@@ -185,7 +185,7 @@ def srns_initial_memory(indptr: np.ndarray, indices: np.ndarray, n_items: int, m
 class SRNSMemory:
     r"""SRNS's state for the mini-batch engine: the users' memories and the recorded embeddings.
 
-    The law of the batch-1 kernel (:func:`negtheory.recsys.fit_bpr_sgd`, ``sampler="srns"``) with
+    The law of the batch-1 kernel (:func:`negtheory.training.fit` with ``sampler=SRNS()``, batch 1) with
     the scores of each step's start: for a row (u, i) the memory item of largest
 
     .. math:: \sigma(x_{uk} - x_{ui}) + \alpha_t\,\mathrm{std}_e\,\sigma(x^{(e)}_{uk} - x^{(e)}_{ui}),

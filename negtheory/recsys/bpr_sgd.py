@@ -11,7 +11,10 @@ positive), and the BPR step on ln σ(x_ui − x_uj) updates w_u, h_i, h_j:
     h_i \mathrel{+}= \eta\,(g\,w_u - r\,h_i), \quad
     h_j \mathrel{+}= \eta\,(-g\,w_u - r\,h_j)
 
-(simultaneous update from the old values). Samplers (:data:`SAMPLERS`):
+(simultaneous update from the old values). This is the batch-1 SGD engine of
+:func:`negtheory.training.fit` (``model=MF(...)``, ``optimizer=SGD(...)`` with batch 1, ``loss`` one of
+``BPR()``, ``BCE(negatives)``, ``InfoNCE(negatives)``); the sampler spec picks the sampler (:data:`SAMPLERS`
+are their kernel names):
 
 ``rns``
     uniform over the user's non-interacted items (RNS).
@@ -49,15 +52,15 @@ positive), and the BPR step on ln σ(x_ui − x_uj) updates w_u, h_i, h_j:
     N the number of training interactions — or, with ``prior="oracle"``,
     :math:`P_{fn}(l) = (\mathrm{label}(l) - 0.2)^2`, i.e. 0.64 for the user's test items and
     0.04 otherwise (§4.5.2.5, Table 4.5).
-    Readings of Table 4.5 as options: ``oracle_levels`` (P_fn of the test items and of the
-    others; ``(1, 0)`` is the hard label, with which eq. 4.14 returns the label itself whatever F,
+    Readings of Table 4.5 as options of :class:`~negtheory.training.BNS`: ``oracle_levels`` (P_fn of
+    the test items and of the others; ``(1, 0)`` is the hard label, with which eq. 4.14 returns the label itself whatever F,
     so eq. 4.26 picks the highest-scored candidate that is not a test item — the optimal sampler
     h* of eq. 4.19 restricted to :math:`\mathcal{M}_u`) and ``ecdf="candidates"`` (F over the
     candidate set, over :math:`|\mathcal{M}_u| + 1`, instead of over all non-interacted items).
 ``srns``
     SRNS (Ding et al., NeurIPS 2020; thesis §4.5.1.2: "over-samples high-variance negatives"; the
     thesis states no hyper-parameter, so the released code's run script is followed). Each user
-    keeps a memory M_u of ``srns_memory`` (S1 = 8) non-interacted items. For a pair (u, i) the
+    keeps a memory M_u of ``SRNS.memory`` (S1 = 8) non-interacted items. For a pair (u, i) the
     negative is the memory item of largest
 
     .. math::
@@ -65,24 +68,24 @@ positive), and the BPR step on ln σ(x_ui − x_uj) updates w_u, h_i, h_j:
         \qquad \alpha_t = \alpha \min(1, t / T_0),
 
     the std (population, over n) taken over the scores x^(e) recorded after each of the last
-    ``srns_window`` (5) epochs (the initial scores during epoch 0), α = ``srns_alpha`` (5),
-    T_0 = ``srns_warmup`` (50 epochs) and t the 0-based epoch. Then the memory is refreshed:
-    ``srns_candidates`` (S2 = 8 S1 = 64) distinct uniform non-interacted items not in M_u are
+    ``SRNS.window`` (5) epochs (the initial scores during epoch 0), α = ``SRNS.alpha`` (5),
+    T_0 = ``SRNS.warmup`` (50 epochs) and t the 0-based epoch. Then the memory is refreshed:
+    ``SRNS.candidates`` (S2 = 8 S1 = 64) distinct uniform non-interacted items not in M_u are
     added and S1 of the S1 + S2 are kept by successive sampling without replacement with
-    P ∝ exp(x_uk / τ), τ = ``srns_tau`` (10). Released-code differences: it refreshes the variance
+    P ∝ exp(x_uk / τ), τ = ``SRNS.tau`` (10). Released-code differences: it refreshes the variance
     candidate pool every epoch (so memory slots change item), and draws from a fixed pool of 3000
     items per user; here the memory holds items and the history covers every item.
 
 AOBPR and BNS (its F over all non-interacted items) score all items for the current user with
 the current parameters, as the released code does (O(|I| d) per step); DNS, SRNS and BNS with
-``ecdf="candidates"`` or hard oracle labels score only the items they read. ``bns_f_sample=S``
+``ecdf="candidates"`` or hard oracle labels score only the items they read. ``BNS(f_sample=S)``
 estimates BNS's F from S uniform non-interacted items (unbiased; O((S + |M_u|) d) per step), the
-option for large catalogues (:func:`fit_bpr_sgd`).
+option for large catalogues.
 
-Table 4.3's ablations of BNS are options: ``lam_schedule`` (a λ per epoch, BNS-1:
+Table 4.3's ablations of BNS are options of :class:`~negtheory.training.BNS`: ``lam_schedule`` (a λ per epoch, BNS-1:
 :func:`bns_lam_warm_start`), ``warm_rns_epochs`` (RNS before BNS, BNS-2), ``prior="uniform"``
 (P_fn = 1 / |I|, BNS-3) and a per-user prior array (BNS-4, :func:`bns_occupation_prior`).
-Table 4.4's losses are ``loss="bce"`` and ``loss="infonce"`` with ``n_negatives`` negatives per
+Table 4.4's losses are ``loss=BCE(negatives)`` and ``loss=InfoNCE(negatives)`` with N negatives per
 pair, each drawn by the sampler on its own (a gradient step of the loss plus the L2 term,
 :func:`_contrastive_step`).
 """
@@ -94,10 +97,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._deprecation import renamed_keyword
 from .._validation import int_scalar, real_scalar
-from ..training._run import FitResult, Run, eval_splits, make_run, warn_if_external
-from ..training.specs import AOBPR, BCE, BNS, BPR, DNS, MF, PNS, RNS, SGD, SRNS, Evaluation, InfoNCE
+from ..training._run import FitResult, Run, eval_splits
+from ..training.specs import AOBPR, BCE, BNS, BPR, DNS, PNS, RNS, SRNS, InfoNCE
 from . import loop as _loop
 from ._sgd_kernels import _bpr_epoch, _contrastive_step, _count_le, _f_hat, _srns_pick, _srns_refresh  # noqa: F401  (re-exported)
 from .adaptive_samplers import srns_initial_memory
@@ -106,17 +108,14 @@ from .loop import ScoreMatrix, check_callbacks, train_loop
 from .samplers import pns_weights
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
     from typing import Any
 
     import numpy.typing as npt
 
-    from .._typing import ArrayLike, FloatArray, RNGLike
-    from .loop import Callback
+    from .._typing import ArrayLike, FloatArray
 
 __all__ = [
     "SAMPLERS",
-    "fit_bpr_sgd",
     "bns_prior",
     "pns_weights",
     "bns_lam_warm_start",
@@ -126,7 +125,7 @@ __all__ = [
 
 SAMPLERS = ("rns", "pns", "dns", "aobpr", "bns", "srns")
 _CODE = {name: k for k, name in enumerate(SAMPLERS)}
-#: per-pair losses of :func:`fit_bpr_sgd` (Table 4.4) -> kernel code
+#: per-pair losses of the batch-1 engine (Table 4.4) -> kernel code
 _LOSSES = {"bpr": 0, "bce": 1, "infonce": 2}
 #: sampler spec -> the kernel's sampler name, loss spec -> the kernel's loss name
 _SPEC_SAMPLER = {RNS: "rns", PNS: "pns", DNS: "dns", AOBPR: "aobpr", BNS: "bns", SRNS: "srns"}
@@ -176,7 +175,7 @@ def bns_lam_warm_start(epoch: int, start: float = 10.0, alpha: float = 0.1, floo
 
     with t the 0-based epoch (chosen here: the thesis writes "epoch" without a base), so λ is 10
     during the first epoch, falls by α per epoch and stays at 2 from epoch 80 on. Pass it as
-    ``fit_bpr_sgd(..., lam_schedule=bns_lam_warm_start)``.
+    ``BNS(lam_schedule=[bns_lam_warm_start(t) for t in range(epochs)])`` (:class:`negtheory.training.BNS`).
 
     Parameters
     ----------
@@ -235,7 +234,7 @@ def bns_occupation_prior(data: Interactions, occupations: ArrayLike) -> FloatArr
     Returns
     -------
     ndarray of float64, shape (n_users, n_items)
-        :math:`P_{fn}(u, l)`, to pass as ``fit_bpr_sgd(..., prior=...)``.
+        :math:`P_{fn}(u, l)`, to pass as ``BNS(prior=...)`` (:class:`negtheory.training.BNS`).
 
     Examples
     --------
@@ -399,263 +398,6 @@ class _SGDRunner:
         return self.U @ self.V.T
 
 
-# ------------------------------------------------------------------------------------------
-# public wrapper
-# ------------------------------------------------------------------------------------------
-@renamed_keyword("seed", "rng")
-def fit_bpr_sgd(
-    data: Interactions,
-    sampler: str = "rns",
-    *,
-    dim: int = 32,
-    lr: float = 0.01,
-    reg: float = 0.01,
-    epochs: int = 100,
-    candidates: int = 5,
-    lam: float = 5.0,
-    lam_schedule: Callable[[int], float] | Sequence[float] | None = None,
-    warm_rns_epochs: int = 0,
-    prior: str | ArrayLike = "popularity",
-    loss: str = "bpr",
-    n_negatives: int = 1,
-    oracle_levels: tuple[float, float] = (0.64, 0.04),
-    ecdf: str = "negatives",
-    bns_f_sample: int | None = None,
-    rank_scale: float | None = None,
-    pns_power: float = 0.75,
-    srns_memory: int = 8,
-    srns_candidates: int = 64,
-    srns_alpha: float = 5.0,
-    srns_warmup: float = 50.0,
-    srns_tau: float = 10.0,
-    srns_window: int = 5,
-    init_std: float = 0.1,
-    shuffle: str = "epoch",
-    eval_every: int = 1,
-    topk: Sequence[int] = (5, 10, 20),
-    eval_on: str = "test",
-    rng: RNGLike = 0,
-    progress: bool = True,
-    callback: Callable[[int, npt.NDArray[np.float32], npt.NDArray[np.float32]], object] | None = None,
-    return_negatives: bool = False,
-    callbacks: Sequence[Callback] = (),
-) -> dict[str, Any]:
-    r"""Train BPR-MF by batch-1 SGD with one sampled negative per training pair (thesis ch. 4).
-
-    .. deprecated:: 0.1
-        Use :func:`negtheory.training.fit` with ``model=MF(dim)``, ``optimizer=SGD(lr,
-        weight_decay=reg)`` (batch 1), a loss spec (``BPR()``, ``BCE(negatives)``,
-        ``InfoNCE(negatives)``) and a sampler spec (``RNS()``, ``PNS(power)``, ``DNS(candidates)``,
-        ``BNS(candidates, lam, prior, ...)``, ``AOBPR(rank_scale)``, ``SRNS(memory, ...)``): the
-        same engine, the same numbers bit for bit. Removed in 0.2. Calls from outside negtheory
-        emit a ``DeprecationWarning``; the package's own reproductions call it without one.
-
-    Parameters
-    ----------
-    data : Interactions
-        Train / (validation) / test split. Negatives are drawn from items not in the user's
-        *training* set; test items are never used for training (only for TNR/INF bookkeeping and
-        the oracle prior of Table 4.5).
-    sampler : {"rns", "pns", "dns", "aobpr", "bns", "srns"}
-        The negative sampler (module notes; default ``"rns"``, uniform).
-    dim : int
-        Embedding dimension d, at least 1 (default 32, the thesis's).
-    lr : float
-        SGD learning rate η > 0 (default 0.01, the thesis's).
-    reg : float
-        L2 regularisation constant r >= 0 of the update (default 0.01, the thesis's).
-    epochs : int
-        Number of passes T over the training pairs, at least 1 (default 100, the thesis's).
-    candidates : int
-        :math:`|\mathcal{M}_u|` for DNS and BNS, at least 1 (default 5, as the released BNS; 1
-        makes both RNS).
-    lam : float
-        λ >= 0 of BNS's risk (eq. 4.26; default 5, the thesis's).
-    lam_schedule : callable or sequence of float, optional
-        A λ per epoch instead of ``lam``: ``lam_schedule(t)`` for the 0-based epoch t, or a
-        sequence of ``epochs`` values, each finite and >= 0 (Table 4.3's BNS-1:
-        :func:`bns_lam_warm_start`, λ_t = max(10 − 0.1 t, 2)). Default None: ``lam`` throughout.
-    warm_rns_epochs : int
-        Draw the negatives uniformly (RNS) during the first this many epochs, then with ``sampler``
-        (Table 4.3's BNS-2, a warm start of the sample information x̂_l; default 0). At least 0.
-    prior : {"popularity", "oracle", "uniform"} or array_like of float
-        BNS prior :math:`P_{fn}(l)`: eq. 4.16 (pop_l / N), the oracle of Table 4.5 that reads the
-        user's test items, ``"uniform"`` 1 / |I| for every item (Table 4.3's BNS-3, 1 / 1682 on
-        MovieLens-100K), or an array of shape (n_items,) or (n_users, n_items) with values in
-        [0, 1] (one prior per user, e.g. Table 4.3's BNS-4, :func:`bns_occupation_prior`).
-    loss : {"bpr", "bce", "infonce"}
-        The per-pair loss (Table 4.4): ``"bpr"`` −ln σ(x_ui − x_uj) (module notes; the default),
-        ``"bce"`` −ln σ(x_ui) − Σ_k ln(1 − σ(x_{uj_k})), ``"infonce"``
-        −ln(e^{x_ui} / (e^{x_ui} + Σ_k e^{x_{uj_k}})) over the ``n_negatives`` negatives j_k; the
-        step is the gradient step of :func:`_contrastive_step`.
-    n_negatives : int
-        N, the negatives per training pair, at least 1 (default 1; the thesis's InfoNCE uses 2).
-        Each is drawn independently by ``sampler`` (two may coincide), with DNS / BNS each from its
-        own ``candidates`` uniform candidates; ``"bpr"`` and ``"srns"`` take one only.
-    oracle_levels : (float, float)
-        The oracle prior's P_fn of the user's test items and of every other item, in [0, 1]:
-        (label − 0.2)² = (0.64, 0.04) in the thesis (§4.5.2.5); (1, 0) is the hard label, with
-        which eq. 4.26 picks the highest-scored candidate that is not a test item.
-    ecdf : {"negatives", "candidates"}
-        F(x̂_l) of eq. 4.15 over all the user's non-interacted items (over n + 1, released code) or
-        over the candidate set M_u only (over |M_u| + 1); the same when M_u holds every negative.
-    bns_f_sample : int, optional
-        BNS with ``ecdf="negatives"``: estimate F(x̂_l) of eq. 4.15 from S = ``bns_f_sample``
-        non-interacted items drawn uniformly with replacement (once per step, scored with the
-        current parameters) instead of scoring every item,
-
-        .. math:: \hat F(\hat x_l) = \frac{\#\{s \le S : \hat x_{j_s} \le \hat x_l\}}{S}\,
-            \frac{n}{n + 1},
-
-        an unbiased estimate of F = #{j : x̂_j <= x̂_l} / (n + 1) (n the user's non-interacted items),
-        O((S + |M_u|) d) per step instead of O(|I| d). A scalable option, not the thesis's method;
-        with S >= n the exact F is used (the same draws as the default). Default None: exact.
-    rank_scale : float, optional
-        λ of AOBPR's rank law in items (default 0.05 |I|, chosen here: the thesis does not state it).
-    pns_power : float
-        Exponent p >= 0 of PNS's proposal pop_j^p (:func:`pns_weights`; default 0.75, the thesis's;
-        0 is uniform over the items, 1 the popularity itself).
-    srns_memory : int
-        SRNS's memory size S1 per user (released run script: 8).
-    srns_candidates : int
-        S2, the uniform items added to the memory before each update (released: 8 S1 = 64).
-    srns_alpha : float
-        α, the weight of the std in SRNS's choice (released: 5).
-    srns_warmup : float
-        T_0 in epochs: α_t = α min(1, t / T_0) (released: 50).
-    srns_tau : float
-        τ of the memory update P ∝ exp(x / τ) (released: 10).
-    srns_window : int
-        Epochs of recorded scores the std is taken over (released: 5).
-    init_std : float
-        Embeddings start N(0, init_std²) (released code: √reg = 0.1).
-    shuffle : {"epoch", "once"}
-        Reshuffle the training pairs every epoch, or once before training (released code).
-    eval_every : int
-        Evaluate every this many epochs (and after the last).
-    topk : sequence of int
-        List lengths of the ranking metrics (:func:`~negtheory.recsys.topk_metrics`; default
-        5, 10 and 20).
-    eval_on : {"test", "valid", "both"}
-        Which held-out split to rank; training items are masked (validation items too when
-        ranking test).
-    rng : int, SeedSequence, Generator or None
-        Seeds the initialisation, the shuffles and the samplers (one SeedSequence child per epoch).
-        An int is the seed (reported as ``config["rng"]``); a Generator or SeedSequence gives one
-        63-bit seed; ``None`` a fresh one (``seed``: deprecated since 0.1, removed in 0.2).
-    progress : bool
-        Show a tqdm progress bar over the epochs (default True).
-    callback : callable, optional
-        ``callback(epoch, U, V)`` after each epoch (0-based ``epoch``; the live embedding arrays,
-        e.g. to record scores).
-    return_negatives : bool
-        Also return, per epoch, the training pairs in the order visited and the negative drawn
-        for each (``"negatives"``: a list of (pairs, negatives) arrays; the first of the
-        ``n_negatives``).
-    callbacks : sequence of callable
-        ``cb(epoch, scores)`` with ``scores`` a :class:`~negtheory.recsys.loop.ScoreMatrix` of
-        U V^T (``.block(users)``, ``.pairs(users, items)``, ``np.asarray(scores)`` the dense
-        ``U @ V.T``): once with ``epoch=0`` before training (the initial embeddings), then after
-        each evaluated epoch (1-based) with the matrix it was ranked with; a returned dict is
-        merged into that epoch's history row. Callbacks draw none of the training's random
-        numbers (:mod:`negtheory.recsys.loop`).
-
-    Returns
-    -------
-    dict
-        ``history`` (a list of per-evaluation dicts: epoch, loss, tnr, inf and the ranking
-        metrics prefixed ``test_`` / ``valid_``), ``user_emb``, ``item_emb`` (float32 arrays),
-        ``seconds``, ``config``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from negtheory.recsys import load_split, fit_bpr_sgd
-    >>> rng = np.random.default_rng(0)
-    >>> pairs = np.unique(rng.integers(0, [30, 40], size=(600, 2)), axis=0)
-    >>> d = load_split(pairs[:400], pairs[400:])
-    >>> r = fit_bpr_sgd(d, "bns", epochs=2, progress=False, topk=(5,))
-    >>> sorted(k for k in r["history"][-1] if k.startswith("test_"))
-    ['test_ndcg@5', 'test_precision@5', 'test_recall@5']
-    """
-    n_negatives, bns_f_sample, (fn_level, tn_level) = _check_legacy_choices(sampler, prior, loss, n_negatives, ecdf, bns_f_sample,
-                                                                             oracle_levels)  # fmt: skip
-    warm_rns_epochs = int_scalar("warm_rns_epochs", warm_rns_epochs, 0)
-    srns = SRNS(memory=int_scalar("srns_memory", srns_memory, 1), candidates=int_scalar("srns_candidates", srns_candidates, 0),
-                alpha=real_scalar("srns_alpha", srns_alpha, 0.0),
-                warmup=real_scalar("srns_warmup", srns_warmup, 0.0, lo_open=True),
-                tau=real_scalar("srns_tau", srns_tau, 0.0, lo_open=True), window=int_scalar("srns_window", srns_window, 1))  # fmt: skip
-    if shuffle not in ("epoch", "once"):
-        raise ValueError(f"shuffle must be 'epoch' or 'once', got {shuffle!r}")
-    if eval_on not in ("test", "valid", "both"):
-        raise ValueError(f"eval_on must be 'test', 'valid' or 'both', got {eval_on!r}")
-    dim = int_scalar("dim", dim, 1)
-    epochs = int_scalar("epochs", epochs, 1)
-    candidates = int_scalar("candidates", candidates, 1)
-    eval_every = int_scalar("eval_every", eval_every, 1)
-    lr = real_scalar("lr", lr, 0.0, lo_open=True)
-    reg = real_scalar("reg", reg, 0.0)
-    lam = real_scalar("lam", lam, 0.0)
-    init_std = real_scalar("init_std", init_std, 0.0, lo_open=True)
-    if rank_scale is not None:
-        rank_scale = real_scalar("rank_scale", rank_scale, 0.0, lo_open=True)
-    prior_arr = None if isinstance(prior, str) else _check_prior_array(prior, data.n_users, data.n_items)
-    lams = _legacy_lams(lam_schedule, epochs)
-    pns_power = real_scalar("pns_power", pns_power, 0.0)
-    warn_if_external("fit_bpr_sgd", "negtheory.training.fit with optimizer=SGD() (batch 1) and model=MF()")
-    # the old keywords as specs: a sampler's own keywords go to its spec, the rest keep their defaults there
-    sampler_spec = {
-        "rns": RNS(), "pns": PNS(power=pns_power), "dns": DNS(candidates=candidates), "aobpr": AOBPR(rank_scale=rank_scale),
-        "bns": BNS(candidates=candidates, lam=lam, prior=prior if prior_arr is None else prior_arr,
-                   oracle_levels=(fn_level, tn_level), ecdf=ecdf, f_sample=bns_f_sample,
-                   lam_schedule=None if lams is None else tuple(lams), warm_rns_epochs=warm_rns_epochs),
-        "srns": srns,
-    }[sampler]  # fmt: skip
-    if sampler != "bns" and (lams is not None or warm_rns_epochs):
-        # the kernel applies lam_schedule / warm_rns_epochs to any sampler: kept for the old keyword
-        extras_bns = dict(lams=lams, warm_rns_epochs=warm_rns_epochs)
-    else:
-        extras_bns = {}
-    loss_spec = {"bpr": BPR(), "bce": BCE(negatives=n_negatives), "infonce": InfoNCE(negatives=n_negatives)}[loss]
-    run = make_run(MF(dim=dim, init_std=init_std), loss_spec, sampler_spec, SGD(lr=lr, weight_decay=reg, shuffle=shuffle), epochs,
-                   Evaluation(every=eval_every, ks=topk, on=eval_on), rng, callbacks, "cpu", progress,
-                   dict(callback=callback, return_negatives=return_negatives, **extras_bns))  # fmt: skip
-    res = _fit_sgd(data, run)
-    config = dict(res.config)
-    # the keywords that the sampler in use ignores are recorded as given, as before
-    config.update(candidates=candidates, lam=lam, oracle_levels=(fn_level, tn_level), ecdf=ecdf,
-                  prior=prior if prior_arr is None else f"array{prior_arr.shape}")  # fmt: skip
-    out = dict(history=res.history, user_emb=res.user_emb, item_emb=res.item_emb, seconds=res.seconds, config=config)
-    if return_negatives:
-        out["negatives"] = res.negatives
-    return out
-
-
-def _check_legacy_choices(sampler, prior, loss, n_negatives, ecdf, bns_f_sample, oracle_levels):
-    """fit_bpr_sgd's named choices, checked under their old names: (n_negatives, bns_f_sample, oracle_levels)."""
-    if sampler not in _CODE:
-        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
-    if isinstance(prior, str) and prior not in ("popularity", "oracle", "uniform"):
-        raise ValueError(f"prior must be 'popularity', 'oracle', 'uniform' or an array, got {prior!r}")
-    if loss not in _LOSSES:
-        raise ValueError(f"loss must be one of {tuple(_LOSSES)}, got {loss!r}")
-    n_negatives = int_scalar("n_negatives", n_negatives, 1)
-    if n_negatives > 1 and (loss == "bpr" or sampler == "srns"):
-        raise ValueError(f"n_negatives must be 1 with loss 'bpr' and sampler 'srns', got {n_negatives}")
-    if ecdf not in ("negatives", "candidates"):
-        raise ValueError(f"ecdf must be 'negatives' or 'candidates', got {ecdf!r}")
-    if bns_f_sample is not None:
-        bns_f_sample = int_scalar("bns_f_sample", bns_f_sample, 1)
-        if sampler != "bns" or ecdf != "negatives":
-            raise ValueError(f"bns_f_sample needs sampler='bns' and ecdf='negatives', got {sampler!r} and {ecdf!r}")
-    try:
-        fn_level, tn_level = (float(x) for x in oracle_levels)
-    except (TypeError, ValueError):
-        raise ValueError(f"oracle_levels must be two probabilities, got {oracle_levels!r}") from None
-    levels = (real_scalar("oracle_levels", fn_level, 0.0, 1.0), real_scalar("oracle_levels", tn_level, 0.0, 1.0))
-    return n_negatives, bns_f_sample, levels
-
-
 def _check_prior_array(prior: ArrayLike, n_users: int, n_items: int) -> np.ndarray:
     """A prior array of shape (1 or n_users, n_items) with values in [0, 1], else a ValueError naming ``prior``."""
     prior_arr = np.asarray(prior, dtype=np.float64)
@@ -666,21 +408,6 @@ def _check_prior_array(prior: ArrayLike, n_users: int, n_items: int) -> np.ndarr
     if not np.all((prior_arr >= 0) & (prior_arr <= 1)):
         raise ValueError("prior must hold probabilities in [0, 1]")
     return np.ascontiguousarray(prior_arr)
-
-
-def _legacy_lams(lam_schedule, epochs: int) -> np.ndarray | None:
-    """fit_bpr_sgd's ``lam_schedule`` (a callable of the epoch or a sequence) as one lambda per epoch."""
-    if lam_schedule is None:
-        return None
-    if callable(lam_schedule):
-        lams = np.array([float(lam_schedule(t)) for t in range(epochs)])
-    else:
-        lams = np.asarray(lam_schedule, dtype=np.float64)
-        if lams.shape != (epochs,):
-            raise ValueError(f"lam_schedule must hold one lambda per epoch ({epochs}), got shape {lams.shape}")
-    if not np.all(np.isfinite(lams) & (lams >= 0)):
-        raise ValueError("lam_schedule must give finite lambdas >= 0")
-    return lams
 
 
 # ------------------------------------------------------------------------------------------
@@ -758,7 +485,7 @@ def _fit_sgd(data: Interactions, run: Run) -> FitResult:
 
 
 def _sgd_config(run: Run, sampler: str, candidates, prior_arr, rank_scale, init_std, lams, warm_rns_epochs) -> dict[str, Any]:
-    """The batch-1 engine's record of a run's settings (``fit_bpr_sgd``'s ``config``)."""
+    """The batch-1 engine's record of a run's settings (:attr:`FitResult.config <negtheory.training.FitResult>`)."""
     s, loss, opt = run.sampler, run.loss, run.optimizer
     bns = s if isinstance(s, BNS) else BNS()
     config = dict(

@@ -1,7 +1,7 @@
 r"""The one epoch loop of the recommendation trainers (numpy only; no torch import).
 
-Both :func:`negtheory.recsys.fit_bpr_sgd` (numba, batch-1 SGD) and
-:func:`negtheory.bridge.recommend.fit_mf` (torch, mini-batches) train through
+Both engines of :func:`negtheory.training.fit` — batch-1 SGD (numba, :mod:`negtheory.recsys.bpr_sgd`)
+and mini-batches (torch, :mod:`negtheory.bridge.recommend`) — train through
 :func:`train_loop`. A trainer supplies an :class:`EpochRunner`, an object with
 
 ``run_epoch(epoch) -> dict``
@@ -398,7 +398,7 @@ class EpochRunner(Protocol):
     """What :func:`train_loop` needs from a trainer: one epoch of training, and the current scores.
 
     A structural type: any object with ``run_epoch`` and ``score_block`` is a runner (e.g. the
-    runners of :func:`~negtheory.recsys.fit_bpr_sgd` and :func:`negtheory.bridge.recommend.fit_mf`).
+    runners of the two engines of :func:`negtheory.training.fit`).
     Optional methods, used when present: ``score_pairs(users, items)``, ``scores()`` (the whole
     matrix; a runner with ``scores()`` alone is still accepted, its matrix wrapped by
     :meth:`ScoreMatrix.from_array`) and ``score_matrix()`` (a :class:`ScoreMatrix` snapshot of the

@@ -6,8 +6,8 @@ held-out interactions (test, and validation when there is one) and a **true nega
 The test labels are read by the probe only: never by training, sampling, model selection or the
 simulations' inputs (which use the validation split's labels at most).
 
-:class:`ScoreProbe` is a callback of :func:`negtheory.recsys.fit_bpr_sgd` and
-:func:`negtheory.bridge.recommend.fit_mf` (``callbacks=[probe]``, called as ``probe(epoch, scores)``
+:class:`ScoreProbe` is a callback of :func:`negtheory.training.fit`, on either engine
+(``callbacks=[probe]``, called as ``probe(epoch, scores)``
 with the model's scores at initialisation and after every evaluated epoch; ``scores`` is a dense
 array or an object with ``block(users)`` returning the rows of a block of users, so the probe never
 holds an n_users x n_items matrix). It works through the users in blocks and, from its own random
@@ -911,11 +911,11 @@ class ScoreProbe:
         Passed to every :func:`probe_scores` call (same defaults); ``prior`` is used at epoch 0 only.
 
     %(split_example)s
-    >>> from negtheory.recsys import fit_bpr_sgd
     >>> from negtheory.recsys.score_probe import ScoreProbe
+    >>> from negtheory.training import Evaluation, fit
     >>> d = load_split(pairs[::2], pairs[1::2])
     >>> probe = ScoreProbe(d, n_anchors=64, fit_size=20)
-    >>> _ = fit_bpr_sgd(d, "rns", epochs=2, progress=False, topk=(5,), callbacks=[probe])
+    >>> _ = fit(d, epochs=2, evaluation=Evaluation(ks=(5,)), callbacks=[probe])
     >>> [r.epoch for r in probe.records]
     [0, 1, 2]
     """

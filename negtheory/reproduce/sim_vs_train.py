@@ -1,9 +1,9 @@
 r"""``negtheory reproduce sim-vs-train``: do the simulations, fed with what training measures, predict training?
 
 Protocol. A model (MF, d = 32, or LightGCN for the mini-batch losses) is trained on a split with the
-one recommendation trainer: BPR by batch-1 SGD with RNS or BNS (:func:`negtheory.recsys.fit_bpr_sgd`,
-the thesis's ch. 4 settings) or mini-batch InfoNCE / DCL / HCL / BCL
-(:func:`negtheory.bridge.recommend.fit_mf`, the released code's ch. 5-6 settings, t = 1). A
+one recommendation trainer, :func:`negtheory.training.fit`: BPR by batch-1 SGD with RNS or BNS (the
+thesis's ch. 4 settings, :data:`~negtheory.training.THESIS_BPR_MF`) or mini-batch InfoNCE / DCL / HCL / BCL
+(the released code's ch. 5-6 settings, :data:`~negtheory.training.RELEASED_MINIBATCH_MF`, t = 1). A
 validation split (``--valid-fraction`` of train, seeded by the run's seed) is carved out and not
 trained on. A :class:`negtheory.recsys.score_probe.ScoreProbe` measures, at initialisation and at
 each ``--probe-epochs`` epoch, on two **disjoint halves** of every user's unlabeled items fixed for
@@ -395,15 +395,16 @@ def family_laws(measured: dict) -> dict:
 # one (loss, seed)
 # ------------------------------------------------------------------------------------------
 def _train(data, loss, seed, epochs, model, negatives, probe, progress):
-    if loss in SGD_LOSSES:
-        from ..recsys import fit_bpr_sgd
+    from .. import training as T
 
-        return fit_bpr_sgd(data, loss, epochs=epochs, eval_every=1, topk=(10,), rng=seed, progress=progress,
-                           callbacks=[probe])  # fmt: skip
-    from ..bridge.recommend import fit_mf
-
-    return fit_mf(data, loss, model=model, epochs=epochs, eval_every=1, topk=(10,), negatives=negatives, rng=seed,
-                  progress=progress, callbacks=[probe], device="cpu")  # fmt: skip
+    common = dict(epochs=epochs, evaluation=T.Evaluation(ks=(10,)), rng=seed, progress=progress, callbacks=[probe])
+    if loss in SGD_LOSSES:  # the thesis's BPR-MF of ch. 4 (THESIS_BPR_MF), one RNS or BNS negative per pair
+        return T.fit(data, model=T.MF(), loss=T.BPR(), sampler={"rns": T.RNS, "bns": T.BNS}[loss](), optimizer=T.SGD(),
+                     **common)  # fmt: skip
+    # the released code of ch. 5-6 (RELEASED_MINIBATCH_MF): Adam lr 1e-3, weight decay 1e-5, batch 1024, lr / 10 after 100
+    spec = {"infonce": T.InfoNCE, "dcl": T.DCL, "hcl": T.HCL, "bcl": T.BCL}[loss](negatives=negatives)
+    return T.fit(data, model=T.LightGCN() if model == "lightgcn" else T.MF(), loss=spec, sampler=T.RNS(),
+                 optimizer=T.Adam(milestones=(100,)), device="cpu", **common)  # fmt: skip
 
 
 def _prior(data: Interactions, loss: str, dim: int = 32) -> tuple[int, float]:
@@ -462,7 +463,7 @@ def run_one(
     by_epoch = {rec.epoch: rec.measured for rec in probe.records}
     base = dict(loss=loss, seed=seed)
     out: dict[str, list] = {"sim_vs_train": [], "ablations": [], "posterior": [], "score_laws": [], "history": []}
-    for h in res["history"]:
+    for h in res.history:
         row = {("train_loss" if k == "loss" else k): float(v) for k, v in h.items()}
         m = by_epoch.get(int(h["epoch"]), {})
         # the probe's own cost goes to the history (timings), never into the tables that must equal across executors

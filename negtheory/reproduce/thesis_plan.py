@@ -11,7 +11,9 @@ nothing.
 A run key is ``("sgd", sampler, candidates, prior[, variant])`` for BPR-MF by batch-1 SGD,
 ``("mf", loss)`` for mini-batch MF, ``("lightgcn", loss, sampler[, variant])`` for LightGCN, each
 optionally extended by ``"name=value"`` items (trainer keywords: tuned values, Table 5.3's DNS
-negatives, ``protocol=valid`` for early-stopping rows); None for a row not run.
+negatives, ``protocol=valid`` for early-stopping rows); None for a row not run. The keywords of the
+keys and of the variants are turned into :func:`negtheory.training.fit`'s specs by
+:mod:`negtheory.reproduce._run_keys`.
 """
 
 from __future__ import annotations
@@ -36,14 +38,15 @@ ALL_BNS_SIZES = ("1", "3", "5", "10", "20", "50", "100", "500", "all")
 METRICS = ("precision", "recall", "ndcg")
 #: recommenders of ``--models``
 MODELS = ("mf", "lightgcn")
-#: Table 4.5 readings: variant -> fit_bpr_sgd keywords (oracle prior; see the module docstring)
+#: Table 4.5 readings: variant -> batch-1 SGD run-key keywords (BNS's, oracle prior; see the module docstring)
 BNS_VARIANTS = {
     "soft": dict(oracle_levels=(0.64, 0.04), ecdf="negatives"),
     "soft-Fcand": dict(oracle_levels=(0.64, 0.04), ecdf="candidates"),
     "soft-tn0.001": dict(oracle_levels=(0.64, 0.001), ecdf="negatives"),
     "hard": dict(oracle_levels=(1.0, 0.0), ecdf="negatives"),
 }
-#: LightGCN readings beside the thesis's §4.5.1.2 settings: variant -> fit_mf keywords over LIGHTGCN_THESIS
+#: LightGCN readings beside the thesis's §4.5.1.2 settings: variant -> mini-batch run-key keywords over the thesis's
+#: LightGCN ones (:data:`negtheory.reproduce._run_keys.LIGHTGCN_KEYWORDS`)
 LIGHTGCN_VARIANTS = {
     # the batch the thesis gives for MovieLens-1M (and its ch. 5-6 MF code) instead of 128: 8x fewer steps
     "batch1024": dict(batch_size=1024),
@@ -57,7 +60,7 @@ LIGHTGCN_VARIANTS = {
 }
 #: readings of Table 5.2's BPR row beside the thesis's text (it repeats Table 4.2's RNS row, batch-1 SGD): variant -> run
 #: key. On MovieLens-100K and -1M the printed BPR row equals the RNS row digit for digit; on Yahoo!-R3 it does not, so
-#: ``minibatch`` reads it as the ch. 5-6 code's mini-batch BPR (fit_mf loss "bpr", the settings of the other 5.2 rows)
+#: ``minibatch`` reads it as the ch. 5-6 code's mini-batch BPR (loss BPR, the settings of the other 5.2 rows)
 BPR_VARIANTS = {"minibatch": ("mf", "bpr")}
 #: each data set's density |D+| / (|U| |I|) as Table 5.1 prints it; §5.6.2.2 names it as the reference for setting τ⁺
 #: (the class prior of DCL, HCL, DPL and BCL). MovieLens-100K's 0.063 is the released code's τ⁺ = 0.06 to one digit
@@ -71,7 +74,7 @@ _TAU_METHODS = ("DCL", "HCL", "DPL", "BCL", "BCL-released")
 DPL_HARD_TAU_PLUS = 0.3
 #: τ⁺ of "DPL with Hard Samples" per data set as §5.6.2.3 states it (the other data sets: the MovieLens-100K value)
 DPL_HARD_TAU_PLUS_BY_DATASET = {"ml-100k": 0.3, "ml-1m": 0.25}
-#: SRNS readings beside the default (the released run script): variant -> fit_bpr_sgd keywords
+#: SRNS readings beside the default (the released run script): variant -> batch-1 SGD run-key keywords (SRNS's)
 SRNS_VARIANTS = {
     # the released SRNS_main.py's argparse defaults (S1 = 20, S2 = S1, alpha = 1, warm-up 1 epoch, tau = 1)
     "code-defaults": dict(srns_memory=20, srns_candidates=20, srns_alpha=1.0, srns_warmup=1.0, srns_tau=1.0),
@@ -89,7 +92,7 @@ def _bns1_lam(epoch: int) -> float:
 
 #: E of BNS-2 (RNS for the first E epochs, then BNS): the thesis states none; 20 is the default row
 BNS2_WARM_EPOCHS = (20, 50)
-#: Tables 4.3 / 4.4 runs: variant -> fit_bpr_sgd keywords (BNS-3 and BNS-4 are priors, in the run key)
+#: Tables 4.3 / 4.4 runs: variant -> batch-1 SGD run-key keywords (BNS-3 and BNS-4 are priors, in the run key)
 ABLATION_VARIANTS = {
     "lam-warm": dict(lam_schedule=_bns1_lam),  # BNS-1
     **{f"rns-warm{e}": dict(warm_rns_epochs=e) for e in BNS2_WARM_EPOCHS},  # BNS-2
@@ -434,19 +437,12 @@ def _key_protocol(key: tuple, protocol: str) -> str:
 def _tuned_key(base: tuple, params: Mapping[str, Any]) -> tuple:
     """``base`` extended by ``"name=value"`` items for the keywords that differ from the trainer's default.
 
-    A candidate equal to the default run shares its run key, hence its runs and cached results.
+    A candidate equal to the default run shares its run key, hence its runs and cached results. The
+    defaults are those of the run keys' keywords (:mod:`negtheory.reproduce._run_keys`).
     """
-    import inspect
+    from ._run_keys import MINIBATCH_KEYWORDS, SGD_KEYWORDS
 
-    if base[0] == "sgd":
-        from negtheory.recsys import fit_bpr_sgd
-
-        sig = inspect.signature(fit_bpr_sgd)
-    else:  # torch only for the mini-batch trainer
-        from negtheory.bridge.recommend import fit_mf
-
-        sig = inspect.signature(fit_mf)
-    defaults = {n: p.default for n, p in sig.parameters.items()}
+    defaults = SGD_KEYWORDS if base[0] == "sgd" else MINIBATCH_KEYWORDS
     return base + tuple(_key_item(n, v) for n, v in sorted(params.items()) if n not in defaults or defaults[n] != v)
 
 

@@ -12,7 +12,7 @@ Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves o
   (:data:`~negtheory.reproduce.thesis_numbers.THESIS_BY_DATASET`; Table 4.5 is printed for
   MovieLens-100K only) and which tables run (:data:`~negtheory.reproduce.thesis_numbers.TABLES_BY_DATASET`:
   Tables 5.2 and 6.3 only on Yelp2018 and Gowalla, the only ones the thesis prints for them);
-* Tables 4.2 and 4.5 — BPR-MF by batch-1 SGD (:func:`negtheory.recsys.fit_bpr_sgd`): d = 32,
+* Tables 4.2 and 4.5 — BPR-MF by batch-1 SGD (:func:`negtheory.training.fit` with ``optimizer=SGD()``): d = 32,
   lr 0.01, reg 0.01, 100 epochs (thesis §4.5.1.2), one negative per pair from RNS, PNS, DNS,
   AOBPR, SRNS (the released run script's S1 = 8, S2 = 64, α = 5, warm-up 50 epochs, τ = 10,
   5-epoch window: the thesis states none; other readings as extra rows with ``--srns-variants``,
@@ -36,17 +36,17 @@ Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves o
   MovieLens-100K's ``u.user`` (``--user-file``, ``--user-id-offset -1`` for 0-based interaction
   files), else reported as not run. Its RNS and BNS rows repeat Table 4.2's and reuse those runs;
 * Table 4.4 (§4.5.2.4) — BPR, BCE and InfoNCE (N = 2 negatives) with RNS and with BNS, the same
-  batch-1 SGD and hyper-parameters (``fit_bpr_sgd(loss=..., n_negatives=...)``); with BNS each
+  batch-1 SGD and hyper-parameters (``loss=BCE()`` or ``loss=InfoNCE(negatives=2)``); with BNS each
   negative is chosen by eq. 4.26 among its own 5 uniform candidates. The BPR rows reuse Table
   4.2's runs;
-* Tables 5.2 and 6.3 — mini-batch MF (:func:`negtheory.bridge.recommend.fit_mf`) with the
+* Tables 5.2 and 6.3 — mini-batch MF (:func:`negtheory.training.fit` with ``optimizer=Adam(...)``) with the
   released code's settings: Adam lr 1e-3, weight decay 1e-5, batch 1024, N = 5 negatives,
   M = 5 extra positives, t = 1, τ⁺ = 0.06, HCL β = 0.5, BCL α = 0.55, β = 0.6, 200 epochs with
   the learning rate divided by 10 after epoch 100;
 * Table 5.3 (``--tables 5.3``) — DPL against negative sampling, MF: its BPR, BNS and DPL rows
   repeat Tables 4.2 (RNS, BNS) and 5.2 (DPL) and share their runs; "DPL with Hard Samples" is DPL
   (mini-batch, as Table 5.2) whose N = 5 negatives are each the highest-scored of 5 uniform
-  non-interacted candidates (DNS, ``fit_mf(sampler="dns")``), with the data set's τ⁺ (§5.6.2.3: 0.3 on
+  non-interacted candidates (DNS, ``sampler=DNS()``), with the data set's τ⁺ (§5.6.2.3: 0.3 on
   MovieLens-100K, 0.25 on MovieLens-1M, ``--dataset``; the thesis gives no candidate count, 5 is its DNS / BNS
   setting); run key ``("mf", "dpl", "sampler=dns", "tau_plus=0.3")`` on MovieLens-100K;
 * validation searches (``--tune PNS AOBPR BCL BCL-released BCL-LightGCN``, :data:`TUNING`, issue 22) — for
@@ -61,9 +61,9 @@ Protocol (thesis ch. 4-6 and its released code; every choice the thesis leaves o
   ``protocol=valid`` item). Every candidate's score goes to ``OUT/tuning.csv`` and the markdown;
 * LightGCN (``--models lightgcn``; thesis §4.5.1.2) — the same mini-batch trainer with
   :class:`~negtheory.bridge.recommend.LightGCN` and the thesis's LightGCN settings
-  (:data:`~negtheory.bridge.recommend.LIGHTGCN_THESIS`): d = 32, one layer, Adam lr 0.01 multiplied
+  (:data:`~negtheory.training.THESIS_LIGHTGCN`): d = 32, one layer, Adam lr 0.01 multiplied
   by 0.1 every 20 epochs, reg 1e-5 as Adam's weight decay (as the MF code of ch. 5-6; the LightGCN
-  release's batch L2 at 1e-5 overfits, :func:`~negtheory.bridge.recommend.fit_mf`), 100 epochs,
+  release's batch L2 at 1e-5 overfits, ``Adam(penalty="batch")``), 100 epochs,
   batch 128 (the thesis's 1024 on MovieLens-1M is not switched automatically), and the losses' N,
   M, t, τ⁺, α, β of the MF runs. Table 4.2's RNS, PNS, DNS and BNS rows are mini-batch BPR with
   one negative per pair: uniform (RNS), ∝ pop^0.75 (PNS), the highest-scored of 5 uniform
@@ -345,7 +345,9 @@ def _job(data, task):
     # --checkpoints: the mini-batch runs' training state, saved at every evaluation, named after the run's cache file
     ck_dir = task[11] if len(task) > 11 else None
     checkpoint = os.path.join(ck_dir, _cache_name(task)[: -len(".json")] + ".pt") if ck_dir and key[0] != "sgd" else None
-    from negtheory.recsys import fit_bpr_sgd
+    from negtheory.training import fit
+
+    from ._run_keys import LIGHTGCN_KEYWORDS, minibatch_fit_args, sgd_fit_args
 
     key, over = _split_key(key)
     protocol = over.pop("protocol", protocol)
@@ -361,9 +363,8 @@ def _job(data, task):
 
             user_file, id_offset = task[12], task[13]
             prior = bns_occupation_prior(data, read_user_occupations(user_file, data.user_ids, id_offset))
-        res = fit_bpr_sgd(
-            data,
-            sampler,
+        args = sgd_fit_args(
+            sampler=sampler,
             candidates=cand,
             prior=prior,
             **({**BNS_VARIANTS, **SRNS_VARIANTS, **ABLATION_VARIANTS}[variant[0]] if variant else {}),
@@ -371,23 +372,18 @@ def _job(data, task):
             epochs=epochs or 100,
             eval_every=eval_every,
             eval_on={"valid": "both", "tune": "valid"}.get(protocol, "test"),
-            rng=seed,
-            progress=progress,
         )
+        res = fit(data, **args, rng=seed, progress=progress)
     elif key[0] == "lightgcn":
-        from negtheory.bridge.recommend import LIGHTGCN_THESIS, fit_mf
-
-        cfg = dict(LIGHTGCN_THESIS, **(LIGHTGCN_VARIANTS[key[3]] if len(key) > 3 else {}))
+        cfg = dict(LIGHTGCN_KEYWORDS, **(LIGHTGCN_VARIANTS[key[3]] if len(key) > 3 else {}))
         cfg.update(over)  # a validation search's keywords (TUNING "BCL-LightGCN": alpha, tau_plus, beta)
         cfg["epochs"] = epochs or cfg["epochs"]
-        res = fit_mf(data, key[1], **cfg, sampler=key[2], eval_every=eval_every, rng=seed, progress=progress,
-                     device=device, checkpoint=checkpoint)  # fmt: skip
+        args = minibatch_fit_args(loss=key[1], **cfg, sampler=key[2], eval_every=eval_every)
+        res = fit(data, **args, rng=seed, progress=progress, device=device, checkpoint=checkpoint)
     else:
-        from negtheory.bridge.recommend import fit_mf
-
-        res = fit_mf(data, key[1], **over, epochs=epochs or 200, eval_every=eval_every, rng=seed, progress=progress,
-                     device=device, checkpoint=checkpoint)  # fmt: skip
-    return {"run": str(task[0]), "seed": seed, "history": res["history"], "seconds": time.perf_counter() - t0}
+        args = minibatch_fit_args(loss=key[1], **over, epochs=epochs or 200, eval_every=eval_every)
+        res = fit(data, **args, rng=seed, progress=progress, device=device, checkpoint=checkpoint)
+    return {"run": str(task[0]), "seed": seed, "history": res.history, "seconds": time.perf_counter() - t0}
 
 
 def _cache_name(task):
@@ -473,7 +469,7 @@ class TableOptions:
         settings the runs take (:func:`plan`) and whose printed rows fill the thesis column
         (default ``"ml-100k"``).
     device : {"cpu", "cuda", "auto"}
-        Where the mini-batch MF and LightGCN runs train (:func:`negtheory.bridge.recommend.fit_mf`;
+        Where the mini-batch MF and LightGCN runs train (:func:`negtheory.training.fit`'s ``device``;
         ``"auto"``: CUDA when torch sees a GPU). The batch-1 SGD runs are numba kernels and always
         run on the CPU. A run on a GPU is cached apart from the same run on the CPU (default ``"cpu"``).
     lightgcn_propagation : {"full", "batch"}
@@ -588,7 +584,7 @@ class _Runner:
     def task(self, key: tuple, seed: int, protocol: str, epochs: int | None = None, eval_every: int | None = None) -> tuple:
         o = self.o
         extra = (str(o.user_file), int(o.user_id_offset)) if o.user_file is not None and protocol != "tune" else ()
-        if key[0] == "lightgcn" and o.lightgcn_propagation != "full":  # a run of its own (fit_mf's keyword)
+        if key[0] == "lightgcn" and o.lightgcn_propagation != "full":  # a run of its own (LightGCN.propagation)
             key = (*key, _PROPAGATION + o.lightgcn_propagation)
         return (key, seed, self.train, self.test, o.epochs if epochs is None else epochs, protocol, o.valid_fraction,
                 o.eval_every if eval_every is None else eval_every, self.bars, o.format, self.device, self.checkpoint_dir,

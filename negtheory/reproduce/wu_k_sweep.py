@@ -12,7 +12,7 @@ InfoNCE from the label quality: the AUC of a model trained with K = 1 gives the 
 training effectiveness of their eq. 6 averaged over the training trajectory (§3, §4.3;
 :func:`negtheory.infonce.optimal_k`).
 
-Protocol: MF (d = 32) trained with InfoNCE on mini-batches (:func:`negtheory.bridge.recommend.fit_mf`,
+Protocol: MF (d = 32) trained with InfoNCE on mini-batches (:func:`negtheory.training.fit`,
 Adam lr 1e-3, weight decay 1e-5, batch 1024, t = 1), negatives drawn uniformly from the items the
 user has not interacted with, for each K of the grid; 10 % of the training pairs are held out for
 validation. Each run keeps the epoch of best validation NDCG@10; the observed optimum is the K of
@@ -216,25 +216,25 @@ def validation_auc_blocks(scores: Any, data: Any, block: int = 256) -> float:
 
 def _job(base, task):
     """Worker: one (K, seed) -> its result row and, for K = 1, the validation AUC (top level for workers)."""
-
-    from ..bridge.recommend import fit_mf
+    from ..training import MF, RNS, Adam, Evaluation, InfoNCE, fit
 
     k, seed, epochs, eval_every, valid_fraction = task[:5]
     device = task[5] if len(task) > 5 else "cpu"  # a CPU task keeps its five fields (and its cache name)
     data = base.with_validation(valid_fraction, rng=seed)
-    res = fit_mf(data, "infonce", negatives=k, epochs=epochs, eval_every=eval_every, rng=seed, lr_milestones=(),
-                 progress=False, device=device)  # fmt: skip
-    best = next(h for h in res["history"] if h["epoch"] == res["best_epoch"])
+    # Adam() is the released code's lr 1e-3, weight decay 1e-5, batch 1024, here without the lr decay
+    res = fit(data, model=MF(), loss=InfoNCE(negatives=k), sampler=RNS(), optimizer=Adam(), epochs=epochs,
+              evaluation=Evaluation(every=eval_every), rng=seed, device=device)  # fmt: skip
+    best = next(h for h in res.history if h["epoch"] == res.best_epoch)
     row = dict(
         k=k,
         seed=seed,
-        best_epoch=res["best_epoch"],
+        best_epoch=res.best_epoch,
         valid_ndcg10=best["valid_ndcg@10"],
         test_ndcg10=best["test_ndcg@10"],
-        seconds=res["seconds"],
+        seconds=res.seconds,
     )
     # by blocks of users: no n_users x n_items array (Gowalla's would be 1.2e9 entries)
-    auc = validation_auc_blocks(res["scores"], data) if k == 1 else None
+    auc = validation_auc_blocks(res.scores, data) if k == 1 else None
     return {"row": row, "auc": auc}
 
 
@@ -295,7 +295,7 @@ def sweep(
         With files given as paths: a folder where each finished job is stored and reused by a
         later call (default None: no cache).
     device : {"cpu", "cuda", "auto"}
-        Where the runs train (:func:`negtheory.bridge.recommend.fit_mf`; ``"auto"``: CUDA when torch
+        Where the runs train (:func:`negtheory.training.fit`'s ``device``; ``"auto"``: CUDA when torch
         sees a GPU). A GPU run is cached apart from its CPU twin (default ``"cpu"``).
 
     Returns

@@ -8,32 +8,28 @@ imports them.
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._deprecation import warn_deprecated
 from .._rng import int_seed
+from .negatives import Sampler
 from .specs import (
-    AOBPR,
     BCE,
     BNS,
     BPR,
     CCL,
-    DNS,
-    DPL,
     MF,
     RNS,
     ROLES,
     SGD,
     SRNS,
+    Adam,
     CatalogueUniform,
     Evaluation,
     InfoNCE,
     SharedUniform,
     Spec,
 )
-from .negatives import Sampler
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -42,7 +38,7 @@ if TYPE_CHECKING:
 
     from ..recsys.loop import Callback, ScoreMatrix
 
-# the engines' own helpers (Run, make_run, eval_splits, warn_if_external) stay off the API pages
+# the engines' own helpers (Run, make_run, eval_splits) stay off the API pages
 __all__ = ["FitResult", "choose_engine", "undefined"]
 
 #: the engines: "sgd" (numba, batch 1) and "torch" (mini-batch)
@@ -55,8 +51,8 @@ _SGD_LOSSES = (BPR, BCE, InfoNCE)
 class Run:
     """Everything an engine reads (private): the specs, the run's length, seed and hooks.
 
-    ``extras`` carries the old trainers' engine-specific hooks (``fit_bpr_sgd``'s ``callback`` and
-    ``return_negatives``), which the composable API leaves to ``callbacks``.
+    ``extras`` carries a backend's own hooks: the numba backend's ``return_negatives`` (every
+    negative drawn, for the tests of the samplers' laws) and ``callback(epoch, U, V)``.
     """
 
     model: Any
@@ -119,8 +115,6 @@ def _sgd_problems(m: Any, loss: Any, s: Any, opt: Any, device: str) -> list[str]
         out.append(f"loss.temperature={loss.temperature}: the numba backend has no temperature (t = 1)")
     if isinstance(s, SRNS) and loss.negatives > 1:
         out.append(f"sampler=SRNS with loss.negatives={loss.negatives}: the numba backend draws one SRNS negative per pair")
-    if isinstance(s, BNS) and loss.negatives > 1:
-        out.append(f"sampler=BNS with loss.negatives={loss.negatives}: the numba backend draws one BNS negative per pair")
     if not isinstance(opt, SGD):
         out.append(f"optimizer={type(opt).__name__}: the numba backend is plain SGD")
     else:
@@ -154,7 +148,7 @@ def undefined(model: Any, loss: Any, sampler: Any, optimizer: Any) -> list[str]:
     --------
     >>> from negtheory.training import CCL, MF, RNS, Adam, undefined
     >>> undefined(MF(), CCL(), RNS(), Adam())  # doctest: +ELLIPSIS
-    ['loss=CCL needs cosine scores...']
+    ['loss=CCL needs bounded scores...']
     >>> undefined(MF(similarity="cosine"), CCL(), RNS(), Adam())
     []
     """
@@ -169,9 +163,7 @@ def undefined(model: Any, loss: Any, sampler: Any, optimizer: Any) -> list[str]:
     return out
 
 
-def choose_engine(
-    model: Any, loss: Any, sampler: Any, optimizer: Any, device: str = "cpu", engine: str = "auto"
-) -> str:
+def choose_engine(model: Any, loss: Any, sampler: Any, optimizer: Any, device: str = "cpu", engine: str = "auto") -> str:
     """The backend that runs a combination: ``"sgd"`` (numba) or ``"torch"``, or a ``ValueError``.
 
     ``"auto"``: the numba batch-1 SGD backend (thesis ch. 4) for the combinations it covers (MF
@@ -324,7 +316,7 @@ def make_run(model, loss, sampler, optimizer, epochs, evaluation, rng, callbacks
     if checkpoint is not None and not isinstance(checkpoint, (str, os.PathLike)):
         raise TypeError(f"checkpoint must be a path (str or os.PathLike) or None, got {checkpoint!r}")
     negatives = int_scalar("loss.negatives", getattr(loss, "negatives", 1), 1)
-    if isinstance(optimizer, Spec):
+    if isinstance(optimizer, (SGD, Adam)):
         if batch_size is not None:
             raise ValueError("batch_size: set it in the optimizer spec (SGD(batch_size=...), Adam(batch_size=...))")
         size = optimizer.batch_size
@@ -332,23 +324,6 @@ def make_run(model, loss, sampler, optimizer, epochs, evaluation, rng, callbacks
         size = int_scalar("batch_size", 1024 if batch_size is None else batch_size, 1)
     return Run(model, loss, sampler, optimizer, epochs, evaluation, int_seed("rng", rng), check_callbacks(callbacks), device,
                bool(progress), dict(extras or {}), checkpoint, negatives, size)  # fmt: skip
-
-
-def warn_if_external(name: str, replacement: str) -> None:
-    """The ``DeprecationWarning`` of an old trainer ``name``, for callers outside negtheory only.
-
-    The package's own callers (the reproductions, the CLI) keep calling the old trainers for this
-    release without a warning; a user's script, notebook or test gets one, pointing at its call.
-    The frames walked up are the trainer's and any ``negtheory._deprecation`` wrapper around it.
-    """
-    frame = sys._getframe(2)  # 0: here, 1: the trainer, 2: its caller (or a decorator's wrapper)
-    level = 4
-    while frame is not None and frame.f_globals.get("__name__") == "negtheory._deprecation":
-        frame, level = frame.f_back, level + 1
-    caller = "" if frame is None else str(frame.f_globals.get("__name__", ""))
-    if caller == "negtheory" or caller.startswith("negtheory."):
-        return
-    warn_deprecated(f"{name}()", replacement, since="0.1", stacklevel=level)
 
 
 def eval_splits(data, ev: Evaluation, default: str, both: tuple[str, str]) -> tuple[tuple[str, ...], str | None]:

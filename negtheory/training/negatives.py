@@ -56,7 +56,7 @@ class Sampler:
     ...         return np.full((len(users), n), bound.n_items - 1)
     >>> d = load_split(np.array([[0, 0], [1, 1]]), np.array([[0, 1]]))
     >>> LastItem().sample(d, [0, 1], 2).tolist()
-    [[2, 2], [2, 2]]
+    [[1, 1], [1, 1]]
     """
 
     score_aware: ClassVar[bool] = False
@@ -122,7 +122,7 @@ class Sampler:
         bound: BoundSampler,
         users: np.ndarray,
         n: int,
-        rng: Any,
+        rng: RNGLike,
         *,
         scores: Any = None,
         positives: np.ndarray | None = None,
@@ -184,7 +184,7 @@ class BoundSampler:
         self.counts = data.item_counts()
         self.n_train = len(data.train)
 
-    def start(self, scores: Any, rng: Any, device: Any = "cpu") -> None:
+    def start(self, scores: Any, rng: RNGLike, device: Any = "cpu") -> None:
         """Prepare the state that needs the initial model (default: nothing).
 
         Parameters
@@ -283,12 +283,13 @@ class BoundSampler:
 class _BoundSRNS(BoundSampler):
     """SRNS bound to a split: the per-user memories (:class:`negtheory.recsys.SRNSMemory`) live here."""
 
-    def start(self, scores: Any, rng: Any, device: Any = "cpu") -> None:
+    def start(self, scores: Any, rng: RNGLike, device: Any = "cpu") -> None:
         from ..recsys.adaptive_samplers import SRNSMemory
 
         if scores is None or not hasattr(scores, "embeddings"):
             raise ValueError("SRNS needs the model's scoring embeddings: scores with an embeddings() method")
-        self.memory = SRNSMemory(self.spec, self.data, *scores.embeddings(), rng=rng)
+        eu, ei = scores.embeddings()
+        self.memory = SRNSMemory(self.spec, self.data, eu, ei, rng=rng)
 
     def draw(self, users, n, rng=None, *, scores=None, positives=None, epoch=0):
         # n SRNS draws per pair: the rows repeated n times, the memories refreshed in row order
@@ -318,7 +319,7 @@ class _BoundOnDevice(BoundSampler):
     over the catalogue. The same law as the host draw, another random stream.
     """
 
-    def start(self, scores: Any, rng: Any, device: Any = "cpu") -> None:
+    def start(self, scores: Any, rng: RNGLike, device: Any = "cpu") -> None:
         import torch
 
         from .._validation import as_generator
@@ -364,6 +365,7 @@ class _BoundBNS(BoundSampler):
         prior = spec.prior
         self.n_free = data.n_items - np.diff(self.csr[0])
         self.prior_rows: np.ndarray | None = None
+        self.prior_vec: np.ndarray | None = None
         self.test_csr = None
         if isinstance(prior, str):
             if prior == "uniform":  # BNS-3
@@ -393,6 +395,7 @@ class _BoundBNS(BoundSampler):
             return np.where(in_test, fn_level, tn_level)
         if self.prior_rows is not None:
             return self.prior_rows[users[:, None], cand]
+        assert self.prior_vec is not None  # one of the two is set in __init__
         return self.prior_vec[cand]
 
     def choose(self, users, positives, cand, scores, lam, rng) -> np.ndarray:

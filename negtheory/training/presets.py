@@ -7,8 +7,7 @@ epochs); the loss and the sampler are the experiment's own.
     Thesis §4.5.1.2, Tables 4.2-4.5: MF with d = 32 by batch-1 SGD, lr 0.01, reg 0.01, 100 epochs.
 ``THESIS_LIGHTGCN``
     Thesis §4.5.1.2, LightGCN rows: d = 32, one layer, Adam lr 0.01 times 0.1 every 20 epochs,
-    weight decay 1e-5, batch 128, 100 epochs (``LIGHTGCN_THESIS`` of
-    :mod:`negtheory.bridge.recommend`; batch 1024 on MovieLens-1M).
+    weight decay 1e-5, batch 128, 100 epochs (batch 1024 on MovieLens-1M).
 ``RELEASED_MINIBATCH_MF``
     The released code of ch. 5-6, Tables 5.2 and 6.3: MF with d = 32, Adam lr 1e-3, weight decay
     1e-5, batch 1024, 200 epochs with lr divided by 10 after epoch 100.

@@ -34,7 +34,7 @@ from .negatives import BoundSampler, Sampler, _BoundBNS, _BoundOnDevice, _BoundS
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from .._typing import ArrayLike, RNGLike
+    from .._typing import RNGLike
     from ..recsys.interactions import Interactions
 
 __all__ = [
@@ -532,7 +532,7 @@ class BCL(_Loss):
         t > 0 (default 1).
     form : {"thesis", "released"}
         Eq. 6.31 (N θ̂ inside InfoNCE), or the released recommendation code's
-        −ln σ(s⁺ − Σ ω_i e^{s_i}) (``fit_mf``'s ``"bcl_released"``).
+        −ln σ(s⁺ − Σ ω_i e^{s_i}) (the run keys' ``"bcl_released"``).
 
     Examples
     --------
@@ -648,7 +648,17 @@ class RNS(_Sampler):
     def bind(self, data: Interactions) -> BoundSampler:
         return _BoundOnDevice(self, data) if self.on_device else BoundSampler(self, data)
 
-    def negatives(self, bound, users, n, rng, *, scores=None, positives=None, epoch=0):
+    def negatives(
+        self,
+        bound: BoundSampler,
+        users: np.ndarray,
+        n: int,
+        rng: RNGLike,
+        *,
+        scores: Any = None,
+        positives: np.ndarray | None = None,
+        epoch: int = 0,
+    ) -> np.ndarray:
         from ..recsys.samplers import sample_uninteracted
 
         return sample_uninteracted(users, n, bound.csr, rng, n_items=bound.n_items)
@@ -675,7 +685,17 @@ class PNS(_Sampler):
     def __post_init__(self):
         self._real("power", 0.0)
 
-    def negatives(self, bound, users, n, rng, *, scores=None, positives=None, epoch=0):
+    def negatives(
+        self,
+        bound: BoundSampler,
+        users: np.ndarray,
+        n: int,
+        rng: RNGLike,
+        *,
+        scores: Any = None,
+        positives: np.ndarray | None = None,
+        epoch: int = 0,
+    ) -> np.ndarray:
         from ..recsys.samplers import sample_popular
 
         return sample_popular(users, n, bound.csr, bound.counts, rng, self.power, n_items=bound.n_items)
@@ -708,7 +728,17 @@ class DNS(_Sampler):
     def __post_init__(self):
         self._int("candidates", 1)
 
-    def negatives(self, bound, users, n, rng, *, scores=None, positives=None, epoch=0):
+    def negatives(
+        self,
+        bound: BoundSampler,
+        users: np.ndarray,
+        n: int,
+        rng: RNGLike,
+        *,
+        scores: Any = None,
+        positives: np.ndarray | None = None,
+        epoch: int = 0,
+    ) -> np.ndarray:
         from ..recsys.samplers import sample_uninteracted
 
         # the n C candidates of a row are distinct where the batch's users have n C non-interacted
@@ -815,7 +845,17 @@ class BNS(_Sampler):
     def bind(self, data: Interactions) -> BoundSampler:
         return _BoundBNS(self, data)
 
-    def negatives(self, bound, users, n, rng, *, scores=None, positives=None, epoch=0):
+    def negatives(
+        self,
+        bound: BoundSampler,
+        users: np.ndarray,
+        n: int,
+        rng: RNGLike,
+        *,
+        scores: Any = None,
+        positives: np.ndarray | None = None,
+        epoch: int = 0,
+    ) -> np.ndarray:
         # each of a pair's n negatives is the least-risk candidate of its own C uniform
         # non-interacted candidates (eq. 4.26): the rows repeated n times, one candidate set per slot
         from ..recsys.samplers import sample_uninteracted
@@ -828,6 +868,8 @@ class BNS(_Sampler):
         u, pos = (users, positives) if n == 1 else (np.repeat(users, n), np.repeat(positives, n))
         c = self.candidates
         cand = sample_uninteracted(u, c, bound.csr, rng, n_items=bound.n_items)  # distinct within a slot's set
+        if not isinstance(bound, _BoundBNS):
+            raise TypeError("BNS draws through its own bound sampler: BNS(...).bind(data)")
         pick = bound.choose(u, pos, cand, scores, lam, rng)
         return cand[np.arange(len(u)), pick].reshape(len(users), n)
 
@@ -860,14 +902,22 @@ class AOBPR(_Sampler):
         if self.rank_scale is not None:
             self._real("rank_scale", 0.0, lo_open=True)
 
-    def negatives(self, bound, users, n, rng, *, scores=None, positives=None, epoch=0):
+    def negatives(
+        self,
+        bound: BoundSampler,
+        users: np.ndarray,
+        n: int,
+        rng: RNGLike,
+        *,
+        scores: Any = None,
+        positives: np.ndarray | None = None,
+        epoch: int = 0,
+    ) -> np.ndarray:
         # each negative the non-interacted item of a geometric rank by the current scores (exact ranks)
         from ..recsys.adaptive_samplers import sample_by_rank
 
         if scores is None or (callable(scores) and not hasattr(scores, "block")):
-            raise ValueError(
-                "AOBPR needs scores: a ScoreMatrix, an (n_users, n_items) array or an object with block(users)"
-            )
+            raise ValueError("AOBPR needs scores: a ScoreMatrix, an (n_users, n_items) array or an object with block(users)")
         full = scores.block(users) if hasattr(scores, "block") else np.asarray(scores)[users]
         lam = self.rank_scale if self.rank_scale is not None else 0.05 * bound.n_items
         return sample_by_rank(users, n, np.asarray(full), bound.csr, rng, rank_scale=lam, n_items=bound.n_items)
@@ -956,7 +1006,17 @@ class SharedUniform(_Sampler):
 
     shared: ClassVar[bool] = True
 
-    def negatives(self, bound, users, n, rng, *, scores=None, positives=None, epoch=0):
+    def negatives(
+        self,
+        bound: BoundSampler,
+        users: np.ndarray,
+        n: int,
+        rng: RNGLike,
+        *,
+        scores: Any = None,
+        positives: np.ndarray | None = None,
+        epoch: int = 0,
+    ) -> np.ndarray:
         from .._validation import as_generator
 
         row = as_generator(rng).integers(bound.n_items, size=n)
@@ -1004,7 +1064,17 @@ class CatalogueUniform(_Sampler):
     def bind(self, data: Interactions) -> BoundSampler:
         return _BoundOnDevice(self, data) if self.on_device else BoundSampler(self, data)
 
-    def negatives(self, bound, users, n, rng, *, scores=None, positives=None, epoch=0):
+    def negatives(
+        self,
+        bound: BoundSampler,
+        users: np.ndarray,
+        n: int,
+        rng: RNGLike,
+        *,
+        scores: Any = None,
+        positives: np.ndarray | None = None,
+        epoch: int = 0,
+    ) -> np.ndarray:
         from .._validation import as_generator
 
         return as_generator(rng).integers(bound.n_items, size=(len(users), n))
