@@ -124,8 +124,9 @@ def _sgd_problems(m: Any, loss: Any, s: Any, opt: Any, device: str) -> list[str]
             out.append(f"optimizer.milestones={opt.milestones}: the numba backend keeps lr fixed")
         if opt.max_grad_norm is not None:
             out.append(f"optimizer.max_grad_norm={opt.max_grad_norm}: the numba backend does not clip")
-        if opt.penalty != "weight_decay":
-            out.append(f"optimizer.penalty={opt.penalty!r}: the numba backend's L2 is in the update (weight_decay)")
+        if opt.penalty != "batch":
+            out.append(f"optimizer.penalty={opt.penalty!r}: the numba backend's L2 is that of the rows each update touches "
+                       "(penalty='batch')")  # fmt: skip
     if device not in ("cpu", "auto"):
         out.append(f"device={device!r}: the numba backend runs on the CPU")
     return out

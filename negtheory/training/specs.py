@@ -1111,16 +1111,20 @@ class SGD(_Optimizer):
     lr : float
         η > 0 (default 0.01, the thesis's).
     weight_decay : float
-        L2 constant r >= 0 in the update θ -= η(∇L + r θ) (default 0.01, the thesis's "reg").
+        L2 constant r >= 0 (default 0.01, the thesis's "reg"): with ``penalty="batch"`` the update
+        θ -= η(∇L + r θ) of the rows the step touches, as the thesis's ch. 4 code does.
     batch_size : int
-        Pairs per step (default 1: the numba engine with MF; larger: the mini-batch engine).
+        Pairs per step (default 1, the thesis's ch. 4; with MF the numba backend runs it).
     milestones : sequence of int
         Epochs after which lr is multiplied by ``gamma`` (mini-batch engine).
     gamma : float in (0, 1]
         The factor at each milestone (default 0.1).
-    penalty : {"weight_decay", "batch"}
-        L2 as weight decay on all parameters, or on the batch's layer-0 embeddings (the LightGCN
-        release; mini-batch engine).
+    penalty : {"batch", "weight_decay"}
+        Where the L2 goes: ``"batch"`` (default) the penalty r/2 ‖θ‖² of the rows a step touches
+        (the user, positive and negative rows of its pairs, layer-0 embeddings for LightGCN),
+        averaged over the batch like the loss: at batch 1 the thesis's ch. 4 update, and the
+        LightGCN release's; ``"weight_decay"`` torch's weight decay of every parameter at every
+        step (an L2 on all rows, also those the step does not touch).
     shuffle : {"epoch", "once"}
         Reshuffle the pairs every epoch, or once (the released ch. 4 code; batch-1 engine).
     max_grad_norm : float, optional
@@ -1138,7 +1142,7 @@ class SGD(_Optimizer):
     batch_size: int = 1
     milestones: Sequence[int] = ()
     gamma: float = 0.1
-    penalty: str = "weight_decay"
+    penalty: str = "batch"
     shuffle: str = "epoch"
     max_grad_norm: float | None = None
 
