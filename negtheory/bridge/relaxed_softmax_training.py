@@ -39,6 +39,16 @@ numpy Generator seeded by (seed, n_pairs); the initialisation from a torch Gener
 the seed (so runs that differ only in T share data and initial point); the batches and negatives
 from one torch Generator per call.
 
+Why this path is not :func:`negtheory.training.fit`: the trainer's unit is one model on one split,
+with a sampler bound to that split's users and items and an evaluation by ranking. Here a run is a
+stack of S independent bilinear models trained in one batched product (the seeds x temperatures of
+one figure cost one model's steps), the full-softmax "mle" loss reads every item's score at every
+step, the Boltzmann proposal of eq. 8 depends on each run's current scores and temperature, and the
+evaluation is a KL divergence to the known mixture, not a ranking. Run one at a time through ``fit``,
+a figure's runs would cost S times as many steps. The three losses are written here on the stacked
+scores (eq. 2, the corrected sampled softmax, eq. 5); eq. 5 is
+:func:`negtheory.bridge.functional.relaxed_softmax`'s formula, computed over the run axis.
+
 Chosen hyper-parameters (the paper states none of them): embedding size 32, initial entries
 N(0, 0.1²), Adam with learning rate 0.01, a fixed number of steps (see :class:`DensityConfig`).
 """
