@@ -3,9 +3,11 @@
 ``negtheory bridge train --data synthetic|digits --model mf|mlp --loss NAME
 [--epochs E] [--device auto|cpu|cuda] [--out DIR]`` trains one configuration with progress bars,
 prints the final metrics and writes ``DIR/results.json`` (+ ``DIR/probes.csv``).
-``negtheory bridge train --train FILE --test FILE --loss NAME [--optimizer sgd|adam] ...`` (or
-``--data-dir DIR``) follows the thesis's real-data protocol on an explicit split
-(:func:`negtheory.training.fit`) and writes ``DIR/results.json`` and ``DIR/history.csv``.
+``negtheory bridge train --train FILE --test FILE [--model mf|lightgcn] --loss NAME [--sampler NAME]
+[--optimizer sgd|adam] ...`` (or ``--data-dir DIR``) trains on an explicit split with
+:func:`negtheory.training.fit`: it accepts every combination ``fit`` runs, with the specs' defaults
+(:data:`SPLIT_LOSSES`, :data:`SPLIT_SAMPLERS`; ``fit`` picks the backend), and writes
+``DIR/results.json`` and ``DIR/history.csv``.
 ``negtheory bridge experiments [--out DIR] [--quick]`` reruns the simulation-vs-training
 experiments and writes their CSV tables and PNG figures. Output folders and input files are checked
 before any training; non-finite final metrics are reported with exit status 1 (after writing the
@@ -24,9 +26,14 @@ import argparse
 
 from ._cli_common import INSTALL_HINT, OUTPUT_ROOT, HelpFormatter, integer, real, require_torch
 
-__all__ = ["add_bridge_parser", "LOSSES"]
+__all__ = ["add_bridge_parser", "LOSSES", "SPLIT_LOSSES", "SPLIT_SAMPLERS"]
 
+#: the losses of the toy harness (``--data synthetic|digits``, :data:`negtheory.bridge.train.REC_LOSSES`)
 LOSSES = ("infonce", "dcl", "hcl", "bcl", "bcl_norm", "bpr", "dpl", "bce", "relaxed_softmax", "bns", "bprac")
+#: the losses of a split run: :data:`negtheory.training.names.LOSS_NAMES` (spelled out: this module imports no trainer)
+SPLIT_LOSSES = ("bpr", "bce", "infonce", "dcl", "hcl", "dpl", "bcl", "bcl_released", "ccl")
+#: the samplers of a split run: :data:`negtheory.training.names.SAMPLER_NAMES`
+SPLIT_SAMPLERS = ("rns", "pns", "dns", "bns", "aobpr", "srns", "shared_uniform", "catalogue_uniform")
 
 
 def _lazy(name: str):
@@ -64,10 +71,14 @@ def add_bridge_parser(subparsers) -> argparse.ArgumentParser:
     bsub = p.add_subparsers(dest="bridge_command", required=True, metavar="COMMAND")
     q = bsub.add_parser(
         "train", help="train one configuration and write a results file", formatter_class=HelpFormatter,
-        description="Train one configuration. With --train/--test (or --data-dir) it follows the thesis's real-data "
-        "protocol: BPR-MF by SGD with a negative sampler (--optimizer sgd, loss bpr|bns) or mini-batch MF with a "
-        "contrastive loss (--optimizer adam); otherwise --data picks a built-in data set. Prints the final metrics "
-        "and, with --out, writes results.json (and history.csv or probes.csv) there.",
+        description="Train one configuration. With --train/--test (or --data-dir) it trains on real data with "
+        "negtheory.training.fit and accepts every combination fit runs: --model mf|lightgcn, any --loss of "
+        f"{', '.join(SPLIT_LOSSES)}, any --sampler of {', '.join(SPLIT_SAMPLERS)}, --optimizer sgd|adam at any "
+        "--batch-size; a flag left out takes the default of its spec (negtheory.training.specs), and fit picks the "
+        "backend (the numba batch-1 SGD of thesis ch. 4 where it covers the combination, torch otherwise). Only a "
+        "combination that is not defined is refused (CCL needs bounded scores: --similarity cosine). Otherwise "
+        "--data picks a toy data set of the bridge's harness, with the harness's own losses. Prints the final "
+        "metrics and, with --out, writes results.json (and history.csv or probes.csv) there.",
     )  # fmt: skip
     _add_train_data_arguments(q)
     _add_train_method_arguments(q)
@@ -115,27 +126,49 @@ def _add_train_data_arguments(q: argparse.ArgumentParser) -> None:
 def _add_train_method_arguments(q: argparse.ArgumentParser) -> None:
     """``bridge train``: model, loss, optimizer and the negative sampler with its settings."""
     q.add_argument(
-        "--model", choices=["mf", "mlp"], default=None, help="mf (recommendation) or mlp (default: mf, mlp for digits)"
+        "--model",
+        choices=["mf", "lightgcn", "mlp"],
+        default=None,
+        help="real data: mf or lightgcn (default mf); --data: mf or mlp, the harness's two-tower (default mf, mlp for digits)",
     )
-    q.add_argument("--loss", required=True, choices=LOSSES + ("bcl_released",), help="the training loss")
+    q.add_argument("--similarity", choices=["dot", "cosine"], default=None,
+                   help="MF's score on real data: dot (the inner product) or cosine (default: dot)")  # fmt: skip
+    q.add_argument("--layers", type=integer(0), default=None,
+                   help="LightGCN's propagation layers K on real data (default: 1, the thesis's)")  # fmt: skip
     q.add_argument(
-        "--optimizer", choices=["adam", "sgd"], default="adam", help="sgd with loss bpr|bns: batch-1 BPR-MF SGD (thesis ch. 4)"
+        "--loss",
+        required=True,
+        choices=LOSSES + tuple(x for x in SPLIT_LOSSES if x not in LOSSES),
+        help=f"the training loss. Real data: one of {', '.join(SPLIT_LOSSES)} (the specs of negtheory.training; "
+        "BNS is a sampler: --loss bpr --sampler bns). --data synthetic|digits: the toy harness's losses "
+        f"{', '.join(LOSSES)} (bns, bcl_norm, relaxed_softmax and bprac belong to the harness only)",
+    )
+    q.add_argument(
+        "--optimizer",
+        choices=["adam", "sgd"],
+        default="adam",
+        help="real data: sgd (at --batch-size 1, the thesis's batch-1 SGD of ch. 4) or adam (the released code of "
+        "ch. 5-6), with any model, loss and sampler",
     )
     q.add_argument(
         "--sampler",
-        choices=["rns", "pns", "dns", "aobpr", "srns", "bns"],
+        choices=list(SPLIT_SAMPLERS),
         default=None,
-        help="negative sampler (default rns): all six with --optimizer sgd --loss bpr; rns, pns, dns (loss bpr or dpl) "
-        "and bns (loss bpr) for the mini-batch losses",
+        help="negative sampler of real data, with any model, loss and optimizer (default: rns); not read by --data",
     )
-    q.add_argument("--candidates", type=integer(1), default=5, help="|M_u| of BNS / DNS")
-    q.add_argument("--lam", type=real(0.0), default=5.0, help="lambda of BNS's sampling risk (eq. 4.26)")
-    q.add_argument(
-        "--prior", choices=["popularity", "oracle"], default="popularity", help="BNS prior: eq. 4.16 or Table 4.5's oracle"
-    )
-    q.add_argument("--negatives", type=integer(1), default=5, help="N negatives per pair (mini-batch losses)")
-    q.add_argument("--extra-positives", type=integer(1), default=5, help="M extra positives for DCL/HCL/DPL")
-    q.add_argument("--epochs", type=integer(1), default=None, help="default: 100 (SGD), 200 (mini-batch split), 5 (--data)")
+    q.add_argument("--candidates", type=integer(1), default=None,
+                   help="candidates of DNS, BNS and SRNS (default: the sampler's, 5 for DNS and BNS, 64 for SRNS)")  # fmt: skip
+    q.add_argument("--lam", type=real(0.0), default=None, help="lambda of BNS's sampling risk, eq. 4.26 (default: 5)")
+    q.add_argument("--prior", choices=["popularity", "oracle"], default=None,
+                   help="BNS prior: eq. 4.16 or Table 4.5's oracle (default: popularity)")  # fmt: skip
+    q.add_argument("--negatives", type=integer(1), default=None,
+                   help="N negatives per pair on real data (default: the loss's, 1 for BPR and BCE, 800 for CCL, "
+                   "5 for the others)")  # fmt: skip
+    q.add_argument("--extra-positives", type=integer(1), default=None,
+                   help="M extra positives of DCL, HCL and DPL (default: 5)")  # fmt: skip
+    q.add_argument("--epochs", type=integer(1), default=None,
+                   help="default: 100 with --optimizer sgd at batch 1 (thesis ch. 4), 200 otherwise on real data "
+                   "(the released code of ch. 5-6), 5 for --data")  # fmt: skip
 
 
 def _add_train_schedule_arguments(q: argparse.ArgumentParser) -> None:
@@ -144,8 +177,8 @@ def _add_train_schedule_arguments(q: argparse.ArgumentParser) -> None:
         "--device",
         default="auto",
         choices=["auto", "cpu", "cuda"],
-        help="torch device of the mini-batch and --data runs (auto: CUDA when present); the batch-1 SGD path runs "
-        "on the CPU (numba)",
+        help="torch device (auto: CUDA when present); on real data fit's numba batch-1 SGD backend runs on the CPU "
+        "and covers a combination only with --device auto or cpu",
     )
     q.add_argument(
         "--out",
@@ -156,16 +189,21 @@ def _add_train_schedule_arguments(q: argparse.ArgumentParser) -> None:
         "--k", type=real(1.0), default=8.0, help="negatives per positive for --data runs, >= 1 (real values: Wu et al. eq. 8)"
     )
     q.add_argument("--ans", action="store_true", help="adaptive negative sampling schedule peaking at K (InfoNCE)")
-    q.add_argument("--batch-size", type=integer(2), default=None, help="default: 1024 (split), 256 (--data)")
+    q.add_argument("--batch-size", type=integer(1), default=None,
+                   help="pairs per step; default: 1 with --optimizer sgd (the thesis's batch-1 SGD), 1024 with Adam "
+                   "on real data, 256 for --data (>= 2 there)")  # fmt: skip
     q.add_argument("--lr", type=real(0.0, lo_open=True), default=None,
-                   help="default: 0.01 with --optimizer sgd (batch-1 or mini-batch) and for --data, 1e-3 with Adam on a split")  # fmt: skip
+                   help="default: the optimizer's, 0.01 with --optimizer sgd and 1e-3 with Adam on real data; 0.01 "
+                   "for --data")  # fmt: skip
     q.add_argument("--weight-decay", type=real(0.0), default=None,
-                   help="L2: default 0.01 (batch-1 SGD), 1e-5 (mini-batch on a split, Adam or SGD), 0 (--data)")  # fmt: skip
+                   help="L2: default the optimizer's, 0.01 with --optimizer sgd and 1e-5 with Adam on real data; 0 "
+                   "for --data")  # fmt: skip
     q.add_argument(
         "--lr-schedule",
         type=_milestones,
-        default="100",
-        help="comma-separated epochs after which lr is divided by 10, or 'none' (default: 100)",
+        default=None,
+        help="comma-separated epochs after which lr is divided by 10, or 'none' (default: 100, the released code's, "
+        "and none with --optimizer sgd at batch 1)",
     )
     q.add_argument("--eval-every", type=integer(1), default=1, help="evaluate every this many epochs (split runs)")
     q.add_argument("--topk", type=integer(1), nargs="+", default=[5, 10, 20], help="list lengths of P/R/NDCG")
@@ -173,21 +211,19 @@ def _add_train_schedule_arguments(q: argparse.ArgumentParser) -> None:
 
 
 def _add_train_loss_arguments(q: argparse.ArgumentParser) -> None:
-    """``bridge train``: the losses' temperature, class prior and BCL / HCL parameters."""
-    q.add_argument(
-        "--temperature", type=real(0.0, lo_open=True), default=None, help="score temperature t > 0 (default 1; 0.5 for digits)"
-    )
-    q.add_argument(
-        "--tau-plus",
-        type=real(0.0, 1.0, lo_open=True, hi_open=True),
-        default=0.1,
-        help="class prior tau+ of DCL/HCL/BCL/DPL, in (0, 1) (thesis code: 0.06)",
-    )
-    q.add_argument(
-        "--alpha", type=real(0.5, 1.0), default=0.9, help="BCL alpha, in [0.5, 1] (thesis code for recommendation: 0.55)"
-    )
-    q.add_argument("--beta", type=real(0.0, 1.0), default=0.5, help="BCL beta, in [0, 1] (thesis code for recommendation: 0.6)")
-    q.add_argument("--hcl-beta", type=real(0.0), default=1.0, help="HCL concentration beta (thesis code: 0.5)")
+    """``bridge train``: the losses' hyper-parameters; each left out takes its spec's default on real data."""
+    q.add_argument("--temperature", type=real(0.0, lo_open=True), default=None,
+                   help="score temperature t > 0 (default: 1; 0.5 for digits)")  # fmt: skip
+    q.add_argument("--tau-plus", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=None,
+                   help="class prior tau+ of DCL/HCL/BCL/DPL, in (0, 1) (default: 0.06 on real data, 0.1 for --data)")  # fmt: skip
+    q.add_argument("--alpha", type=real(0.5, 1.0), default=None,
+                   help="BCL alpha, in [0.5, 1] (default: 0.55 on real data, 0.9 for --data)")  # fmt: skip
+    q.add_argument("--beta", type=real(0.0, 1.0), default=None,
+                   help="BCL beta, in [0, 1] (default: 0.6 on real data, 0.5 for --data)")  # fmt: skip
+    q.add_argument("--hcl-beta", type=real(0.0), default=None,
+                   help="HCL concentration beta (default: 0.5 on real data, 1.0 for --data)")  # fmt: skip
+    q.add_argument("--dpl-eps", type=real(0.0, 1.0, lo_open=True), default=None,
+                   help="DPL's clamp eps, in (0, 1], on real data (default: 0.01)")  # fmt: skip
 
 
 def _add_experiments_parser(bsub) -> None:

@@ -101,20 +101,113 @@ def _config(data, capsys, *flags):
     return json.loads(out[out.index("{") :])["config"]
 
 
+def _results(data, tmp_path, capsys, *flags):
+    """``bridge train`` on the CSV split with ``flags``: the results.json it wrote."""
+    out = tmp_path / "out"
+    argv = [*SPLIT, "--train", str(data / "train.csv"), "--test", str(data / "test.csv"), "--topk", "5", "--out", str(out)]
+    code, _, err = _run([*argv, *flags], capsys)
+    assert code == 0, err
+    return json.loads((out / "results.json").read_text())
+
+
 def test_minibatch_bpr_with_bns_runs_bns(data, capsys):
     assert _config(data, capsys, "--loss", "bpr", "--optimizer", "adam", "--sampler", "bns")["sampler"] == "bns"
 
 
 @pytest.mark.parametrize(
+    "flags",
+    [
+        ["--loss", "bpr", "--optimizer", "adam", "--sampler", "aobpr"],  # was "runs on the batch-1 SGD path only"
+        ["--loss", "infonce", "--optimizer", "adam", "--sampler", "bns"],  # was "needs --loss bpr"
+        ["--loss", "dcl", "--sampler", "bns"],
+        ["--loss", "dcl", "--optimizer", "sgd", "--sampler", "srns"],  # batch-1 SGD with a loss of the torch backend
+        ["--loss", "bpr", "--optimizer", "sgd", "--sampler", "bns", "--prior", "oracle"],
+        ["--loss", "bpr", "--optimizer", "adam", "--sampler", "bns", "--prior", "oracle"],  # was "--prior oracle is ..."
+        ["--loss", "hcl", "--sampler", "shared_uniform"],
+        ["--loss", "infonce", "--optimizer", "sgd", "--batch-size", "16", "--sampler", "catalogue_uniform"],
+        ["--model", "lightgcn", "--loss", "bpr", "--optimizer", "sgd", "--batch-size", "32", "--layers", "2"],
+        ["--loss", "ccl", "--similarity", "cosine", "--negatives", "8"],
+        ["--loss", "bpr", "--optimizer", "sgd", "--valid-fraction", "0.2", "--patience", "2"],  # was "SGD runs its fixed epochs"
+    ],
+    ids=" ".join,
+)
+def test_every_combination_fit_runs_is_accepted(flags, data, tmp_path, capsys):
+    res = _results(data, tmp_path, capsys, *flags)
+    assert set(res) >= {"data", "config", "specs", "final", "seconds"} and res["final"]["epoch"] == 1
+    sampler = flags[flags.index("--sampler") + 1] if "--sampler" in flags else "rns"
+    assert res["specs"]["sampler"]["kind"].lower() == sampler.replace("_", "")
+    optimizer = flags[flags.index("--optimizer") + 1] if "--optimizer" in flags else "adam"
+    assert res["specs"]["optimizer"]["kind"].lower() == optimizer
+    assert ("best_valid_epoch" in res) == ("--valid-fraction" in flags)
+
+
+def test_sampler_aobpr_with_adam_runs(data, tmp_path, capsys):
+    res = _results(data, tmp_path, capsys, "--sampler", "aobpr", "--optimizer", "adam", "--loss", "bpr")
+    assert res["specs"]["sampler"] == {"kind": "AOBPR", "rank_scale": None} and res["specs"]["optimizer"]["kind"] == "Adam"
+
+
+def test_lightgcn_with_bcl_and_bns_runs(data, tmp_path, capsys):
+    res = _results(data, tmp_path, capsys, "--model", "lightgcn", "--loss", "bcl", "--sampler", "bns")
+    assert res["specs"]["model"]["kind"] == "LightGCN" and res["specs"]["model"]["layers"] == 1
+    assert res["specs"]["loss"]["kind"] == "BCL" and res["specs"]["sampler"]["kind"] == "BNS"
+
+
+def test_a_flag_left_out_takes_the_spec_default(data, tmp_path, capsys):
+    from negtheory.training import BCL, BNS, HCL, MF, SGD, Adam
+
+    res = _results(data, tmp_path, capsys, "--loss", "bcl", "--alpha", "0.7")
+    assert res["specs"]["loss"] == BCL(alpha=0.7).to_dict()  # beta 0.6, tau+ 0.06, N 5: the spec's, not the CLI's own
+    assert res["specs"]["optimizer"] == Adam(milestones=(100,)).to_dict()  # lr 1e-3, weight decay 1e-5, batch 1024
+    assert res["specs"]["model"] == MF().to_dict()
+    res = _results(data, tmp_path, capsys, "--loss", "hcl", "--sampler", "bns", "--lam", "2")
+    assert res["specs"]["loss"] == HCL().to_dict() and res["specs"]["sampler"] == BNS(lam=2.0).to_dict()
+    res = _results(data, tmp_path, capsys, "--loss", "bpr", "--optimizer", "sgd")
+    assert res["specs"]["optimizer"] == SGD().to_dict()  # batch 1, lr 0.01, reg 0.01, no schedule: thesis ch. 4
+
+
+def test_epochs_default_follows_the_optimizer(monkeypatch, data, capsys):
+    import negtheory.training
+
+    seen = []
+
+    def stop(d, **kw):
+        seen.append(kw)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(negtheory.training, "fit", stop)
+    argv = ["bridge", "train", "--quiet", "--train", str(data / "train.csv"), "--test", str(data / "test.csv"), "--loss"]
+    for flags in (["bpr", "--optimizer", "sgd"], ["bpr"], ["dcl", "--optimizer", "sgd", "--batch-size", "64"]):
+        assert _run([*argv, *flags], capsys)[0] == 130
+    assert [kw["epochs"] for kw in seen] == [100, 200, 200]
+    assert [kw["optimizer"].milestones for kw in seen] == [(), (100,), (100,)]
+    assert {kw["engine"] for kw in seen} == {"auto"}  # the backend is fit's choice, never the command's
+
+
+def test_ccl_on_dot_scores_is_fits_refusal(data, capsys):
+    code, out, err = _run([*SPLIT, "--train", str(data / "train.csv"), "--test", str(data / "test.csv"), "--loss", "ccl"], capsys)
+    assert code == 2 and "CCL needs bounded scores" in err and "--similarity cosine" in err
+    assert out == "" and "Traceback" not in err
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
+def test_loss_bns_on_real_data_names_the_sampler(optimizer, data, capsys):
+    argv = [*SPLIT, "--train", str(data / "train.csv"), "--test", str(data / "test.csv"), "--loss", "bns"]
+    code, out, err = _run([*argv, "--optimizer", optimizer], capsys)
+    assert code == 2 and "--loss bpr --sampler bns" in err and out == ""
+
+
+@pytest.mark.parametrize(
     ("flags", "message"),
     [
-        (["--loss", "bpr", "--optimizer", "adam", "--sampler", "aobpr"], "--sampler aobpr runs on the batch-1 SGD path only"),
-        (
-            ["--loss", "infonce", "--optimizer", "adam", "--sampler", "bns"],
-            "--sampler bns with the mini-batch losses needs --loss bpr",
-        ),
-        (["--loss", "bns", "--optimizer", "sgd", "--sampler", "rns"], "--loss bns samples by BNS"),
-        (["--loss", "bpr", "--optimizer", "sgd", "--device", "cuda"], "--device cuda: the batch-1 SGD path"),
+        (["--loss", "bpr", "--alpha", "0.7"], "--alpha does not apply to --loss bpr (BPR reads --negatives, --temperature)"),
+        (["--loss", "hcl", "--beta", "0.7"], "--beta does not apply to --loss hcl"),
+        (["--loss", "bpr", "--candidates", "4"], "--candidates does not apply to --sampler rns"),
+        (["--loss", "bpr", "--sampler", "dns", "--lam", "2"], "--lam does not apply to --sampler dns"),
+        (["--loss", "bpr", "--model", "lightgcn", "--similarity", "cosine"], "--similarity applies to --model mf"),
+        (["--loss", "bpr", "--layers", "2"], "--layers applies to --model lightgcn"),
+        (["--loss", "bpr", "--model", "mlp"], "--model mlp is the toy harness's two-tower"),
+        (["--loss", "relaxed_softmax"], "--loss relaxed_softmax belongs to the toy harness"),
+        (["--loss", "bpr", "--patience", "3"], "--patience stops on the validation metric: add --valid-fraction"),
     ],
 )
 def test_flags_that_would_be_ignored_are_errors(flags, message, data, capsys):
@@ -122,17 +215,33 @@ def test_flags_that_would_be_ignored_are_errors(flags, message, data, capsys):
     assert code == 2 and message in err
 
 
+def test_split_flags_are_refused_on_toy_data(capsys):
+    for flags, message in ((["--sampler", "bns"], "--sampler bns applies to real data"),
+                           (["--model", "lightgcn"], "--model lightgcn trains on real data"),
+                           (["--similarity", "cosine"], "--similarity cosine applies to real data")):  # fmt: skip
+        code, _, err = _run(["bridge", "train", "--loss", "bpr", "--data", "synthetic", *flags], capsys)
+        assert code == 2 and message in err
+
+
+def test_the_split_vocabulary_is_fits():
+    from negtheory._cli_bridge import SPLIT_LOSSES, SPLIT_SAMPLERS
+    from negtheory.training.names import LOSS_NAMES, SAMPLER_NAMES
+
+    assert SPLIT_LOSSES == LOSS_NAMES and SPLIT_SAMPLERS == SAMPLER_NAMES
+
+
 def test_device_cuda_without_cuda_is_an_error(data, capsys):
     torch = pytest.importorskip("torch")
     if torch.cuda.is_available():
         pytest.skip("this machine has CUDA")
-    flags = ["--loss", "infonce", "--optimizer", "adam", "--device", "cuda"]
-    code, _, err = _run([*SPLIT, "--train", str(data / "train.csv"), "--test", str(data / "test.csv"), *flags], capsys)
-    assert code == 2 and "--device cuda: torch finds no CUDA device" in err
+    for flags in (["--loss", "infonce", "--optimizer", "adam"], ["--loss", "bpr", "--optimizer", "sgd"]):
+        argv = [*SPLIT, "--train", str(data / "train.csv"), "--test", str(data / "test.csv"), *flags, "--device", "cuda"]
+        code, _, err = _run(argv, capsys)
+        assert code == 2 and "--device cuda: torch finds no CUDA device" in err
 
 
 def test_minibatch_sgd_uses_the_documented_learning_rate(data, capsys):
-    assert _config(data, capsys, "--loss", "infonce", "--optimizer", "sgd")["lr"] == 0.01
+    assert _config(data, capsys, "--loss", "infonce", "--optimizer", "sgd", "--batch-size", "64")["lr"] == 0.01
     assert _config(data, capsys, "--loss", "infonce", "--optimizer", "adam")["lr"] == 0.001
 
 
@@ -140,7 +249,9 @@ def test_lr_help_matches_the_defaults(capsys):
     code, out, _ = _run(["bridge", "train", "--help"], capsys)
     assert code == 0
     text = " ".join(out.split())
-    assert "default: 0.01 with --optimizer sgd" in text and "1e-3 with Adam on a split" in text
+    assert "default: the optimizer's, 0.01 with --optimizer sgd and 1e-3 with Adam on real data" in text
+    assert "default: 1 with --optimizer sgd (the thesis's batch-1 SGD), 1024 with Adam" in text
+    assert "belong to the harness only" in text  # the toy losses are the harness's
 
 
 # --------------------------------------------------------------------------- study mse and optimal-k

@@ -393,11 +393,12 @@ _MB1 = dict(optimizer=Adam(batch_size=64, milestones=(100,)), epochs=1, evaluati
 @pytest.mark.parametrize(
     "flags, ref",
     [
-        (["--optimizer", "sgd", "--loss", "bns"], lambda d: fit(d, sampler=BNS(), epochs=1, evaluation=Evaluation(ks=(5,)))),
+        (["--optimizer", "sgd", "--loss", "bpr", "--sampler", "bns"],
+         lambda d: fit(d, sampler=BNS(), epochs=1, evaluation=Evaluation(ks=(5,)))),
         (["--optimizer", "adam", "--loss", "bpr", "--sampler", "bns", "--batch-size", "64"],
          lambda d: fit(d, loss=BPR(), sampler=BNS(), **_MB1)),
         (["--optimizer", "adam", "--loss", "dpl", "--sampler", "dns", "--batch-size", "64", "--negatives", "2"],
-         lambda d: fit(d, loss=DPL(negatives=2, tau_plus=0.1), sampler=DNS(), **_MB1)),
+         lambda d: fit(d, loss=DPL(negatives=2), sampler=DNS(), **_MB1)),  # the flags left out: the spec's defaults
     ],
 )  # fmt: skip
 def test_cli_split_runs_through_fit_with_the_specs_of_its_flags(tmp_path, data, flags, ref):

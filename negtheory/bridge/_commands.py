@@ -10,20 +10,21 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._cli_common import CommandError, committed_dir, default_output, input_file, output_dir
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
 
 __all__ = ["_cmd_train", "_cmd_train_split", "_cmd_experiments", "_check_finite"]
 
 
 def _cmd_train_split(args: argparse.Namespace) -> int:
-    """``bridge train --train F --test F`` (or ``--data-dir``): the thesis protocol on a real split."""
+    """``bridge train --train F --test F`` (or ``--data-dir``): :func:`negtheory.training.fit` on a real split.
+
+    The flags are ``fit``'s arguments: every combination ``fit`` runs is accepted, a flag left out takes its spec's
+    default, and ``fit`` picks the backend (``engine="auto"``). The data flags choose the data only.
+    """
     from negtheory.recsys import load_movielens_dir, load_split
-    from negtheory.training import fit
+    from negtheory.training import Evaluation, fit
 
     if args.data_dir is not None:
         if args.train or args.test:
@@ -38,10 +39,10 @@ def _cmd_train_split(args: argparse.Namespace) -> int:
     else:
         input_file(args.train, "--train")
         input_file(args.test, "--test")
-    sgd = args.optimizer == "sgd" and args.loss in ("bpr", "bns")
-    sampler = _split_sampler(args, sgd)
-    if args.patience is not None and sgd:
-        raise CommandError("--patience applies to the mini-batch losses (--optimizer adam); SGD runs its fixed epochs")
+    specs = _split_specs(args)  # every flag is checked before any data is read
+    if args.patience is not None and not args.valid_fraction:
+        raise CommandError("--patience stops on the validation metric: add --valid-fraction (e.g. 0.1)")
+    _check_device(args)
     out = output_dir(args.out, "--out") if args.out is not None else None
     if args.data_dir is not None:
         data = load_movielens_dir(args.data_dir, rng=args.split_seed, format=getattr(args, "format", "auto"))
@@ -58,9 +59,10 @@ def _cmd_train_split(args: argparse.Namespace) -> int:
         raise CommandError(f"--topk {too_long[0]}: a list cannot be longer than the {data.n_items} items of the data")
     if args.valid_fraction:
         data = data.with_validation(args.valid_fraction, rng=args.seed)
-    engine, specs = _split_specs(args, sgd, sampler, has_valid=len(data.valid) > 0)
-    # one composable trainer for both paths (negtheory.training.fit): the combination picks nothing silently
-    res = fit(data, **specs, rng=args.seed, device="cpu" if sgd else args.device, progress=not args.quiet, engine=engine)
+    # a validation split is ranked whichever backend runs (None: each backend ranks its own default, the test split)
+    on = "both" if len(data.valid) > 0 else None
+    evaluation = Evaluation(every=args.eval_every, ks=tuple(args.topk), on=on, patience=args.patience)
+    res = fit(data, **specs, evaluation=evaluation, rng=args.seed, device=args.device, progress=not args.quiet, engine="auto")
     final = res.history[-1]
     summary = {"data": data.summary(), "config": res.config, "specs": res.specs, "final": final, "seconds": round(res.seconds, 2)}
     if res.best_epoch is not None:
@@ -75,69 +77,97 @@ def _cmd_train_split(args: argparse.Namespace) -> int:
     return 0
 
 
-def _split_specs(args: argparse.Namespace, sgd: bool, sampler: str, has_valid: bool) -> tuple[str, dict]:
-    """The engine and the :func:`negtheory.training.fit` specs of a split run's flags (defaults per path)."""
+#: the loss flags (argparse dest -> the spec field it sets, the loss specs that read it; None: every loss with the field)
+_LOSS_FLAGS: dict[str, tuple[str, tuple[str, ...] | None]] = {
+    "negatives": ("negatives", None),
+    "extra_positives": ("extra_positives", None),
+    "temperature": ("temperature", None),
+    "tau_plus": ("tau_plus", None),
+    "alpha": ("alpha", ("BCL",)),
+    "beta": ("beta", ("BCL",)),
+    "hcl_beta": ("beta", ("HCL",)),
+    "dpl_eps": ("eps", ("DPL",)),
+}
+#: the sampler flags, in the same form
+_SAMPLER_FLAGS: dict[str, tuple[str, tuple[str, ...] | None]] = {
+    "candidates": ("candidates", None),
+    "lam": ("lam", ("BNS",)),
+    "prior": ("prior", ("BNS",)),
+}
+#: the toy harness's losses that are no loss spec of negtheory.training (``bns`` is a sampler there)
+_HARNESS_ONLY_LOSSES = ("bcl_norm", "relaxed_softmax", "bprac")
+
+
+def _flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
+def _spec_from_flags(args: argparse.Namespace, role: str, name: str, cls: type, flags: dict, fixed: dict) -> Any:
+    """``cls(**fixed, **given)`` with the fields of the flags given; a flag the spec does not read is an error."""
+    from negtheory.training.specs import fields
+
+    names = {f.name for f in fields(cls)}
+    reads = [d for d, (fld, kinds) in flags.items() if fld in names and (kinds is None or cls.__name__ in kinds)]
+    kw = dict(fixed)
+    for dest, (fld, _) in flags.items():
+        value = getattr(args, dest)
+        if value is None:
+            continue
+        if dest not in reads:
+            its = ", ".join(_flag(d) for d in reads) or "none of these flags"
+            raise CommandError(f"{_flag(dest)} does not apply to --{role} {name} ({cls.__name__} reads {its}): drop it")
+        kw[fld] = value
+    return cls(**kw)
+
+
+def _split_specs(args: argparse.Namespace) -> dict[str, Any]:
+    """The model, loss, sampler, optimizer and epochs of :func:`negtheory.training.fit` from a split run's flags.
+
+    A flag left out (None) takes its spec's default; the thesis's run lengths and schedules follow the optimizer:
+    batch-1 SGD (thesis ch. 4) 100 epochs at a fixed lr, otherwise 200 epochs with lr / 10 after epoch 100 (the
+    released code of ch. 5-6). A combination ``fit`` refuses (:func:`negtheory.training.undefined`) is an error here,
+    before any data is read.
+    """
     from negtheory.training import specs as S
-    from negtheory.training.names import loss_spec, sampler_spec
+    from negtheory.training import undefined
+    from negtheory.training.names import LOSS_NAMES, loss_spec, sampler_spec
 
-    ks = tuple(args.topk)
-    if sgd:  # thesis ch. 4: BPR-MF by batch-1 SGD, lr 0.01, reg 0.01, 100 epochs
-        samplers: dict[str, Callable[[], Any]] = {"rns": S.RNS, "pns": S.PNS, "dns": lambda: S.DNS(candidates=args.candidates), "aobpr": S.AOBPR,
-                    "srns": S.SRNS, "bns": lambda: S.BNS(candidates=args.candidates, lam=args.lam, prior=args.prior)}  # fmt: skip
-        return "sgd", dict(
-            model=S.MF(dim=args.dim), loss=S.BPR(), sampler=samplers[sampler](),
-            optimizer=S.SGD(lr=_given(args.lr, 0.01), weight_decay=_given(args.weight_decay, 0.01)),
-            epochs=_given(args.epochs, 100), evaluation=S.Evaluation(every=args.eval_every, ks=ks, on="both" if has_valid else "test"),
-        )  # fmt: skip
-    # the loss reads its own flags only (e.g. --alpha for BCL); DPL keeps its clamp's default
-    loss = loss_spec(args.loss, args.negatives, args.extra_positives, _given(args.temperature, 1.0), args.tau_plus,
-                     args.hcl_beta, args.alpha, args.beta)  # fmt: skip
-    opt_cls = S.Adam if args.optimizer == "adam" else S.SGD
-    optimizer = opt_cls(lr=_given(args.lr, 0.01 if args.optimizer == "sgd" else 1e-3), weight_decay=_given(args.weight_decay, 1e-5),
-                        batch_size=_given(args.batch_size, 1024), milestones=args.lr_schedule)  # fmt: skip
-    return "torch", dict(
-        model=S.MF(dim=args.dim), loss=loss, sampler=sampler_spec(sampler, args.candidates, args.lam),
-        optimizer=optimizer, epochs=_given(args.epochs, 200),
-        evaluation=S.Evaluation(every=args.eval_every, ks=ks, patience=args.patience),
-    )  # fmt: skip
-
-
-def _given(value, default):
-    """A flag's value, or the path's default when the flag was not given (None)."""
-    return default if value is None else value
-
-
-#: samplers of the batch-1 SGD path and of the mini-batch losses (both negtheory.training.fit), with the losses they need
-_SGD_SAMPLERS = ("rns", "pns", "dns", "aobpr", "srns", "bns")
-_MINIBATCH_SAMPLERS = {"rns": None, "pns": None, "bns": ("bpr",), "dns": ("bpr", "dpl")}
-
-
-def _split_sampler(args: argparse.Namespace, sgd: bool) -> str:
-    """The sampler a ``--train/--test`` or ``--data-dir`` run uses; a combination that would be ignored is an error."""
-    given = args.sampler
     if args.loss == "bns":
-        if not sgd:
-            raise CommandError("--loss bns is the BPR-MF SGD sampler of thesis ch. 4: add --optimizer sgd "
-                               "(or use --loss bpr --sampler bns for mini-batch BPR with BNS negatives)")  # fmt: skip
-        if given not in (None, "bns"):
-            raise CommandError(f"--loss bns samples by BNS: drop --sampler {given} (or use --loss bpr --sampler {given})")
-        return "bns"
-    if sgd:
-        if args.device == "cuda":
-            raise CommandError("--device cuda: the batch-1 SGD path (--optimizer sgd with --loss bpr or bns) runs on the "
-                               "CPU (numba); drop --device, or use a mini-batch run (--optimizer adam) on CUDA")  # fmt: skip
-        return given or "rns"
-    sampler = given or "rns"
-    if sampler not in _MINIBATCH_SAMPLERS:
-        raise CommandError(f"--sampler {sampler} runs on the batch-1 SGD path only: use --optimizer sgd --loss bpr, or one "
-                           f"of --sampler {', '.join(_MINIBATCH_SAMPLERS)} with --optimizer {args.optimizer}")  # fmt: skip
-    needs = _MINIBATCH_SAMPLERS[sampler]
-    if needs is not None and args.loss not in needs:
-        raise CommandError(f"--sampler {sampler} with the mini-batch losses needs --loss {' or '.join(needs)}, "
-                           f"got --loss {args.loss}")  # fmt: skip
-    if args.prior != "popularity":
-        raise CommandError("--prior oracle is the BNS prior of the batch-1 SGD path: use --optimizer sgd --loss bns")
-    return sampler
+        raise CommandError("--loss bns: BNS is a negative sampler, not a loss: use --loss bpr --sampler bns (with "
+                           "--optimizer sgd for the thesis's batch-1 BPR-MF of ch. 4)")  # fmt: skip
+    if args.loss in _HARNESS_ONLY_LOSSES:
+        raise CommandError(f"--loss {args.loss} belongs to the toy harness (--data synthetic|digits); on real data "
+                           f"--loss is one of {', '.join(LOSS_NAMES)}")  # fmt: skip
+    try:
+        if args.model == "mlp":
+            raise CommandError("--model mlp is the toy harness's two-tower (--data synthetic|digits); on real data "
+                               "--model is mf or lightgcn")  # fmt: skip
+        if args.model == "lightgcn":
+            if args.similarity is not None:
+                raise CommandError("--similarity applies to --model mf (LightGCN scores by the inner product): drop it")
+            model: Any = S.LightGCN(dim=args.dim, **({} if args.layers is None else {"layers": args.layers}))
+        else:
+            if args.layers is not None:
+                raise CommandError("--layers applies to --model lightgcn: drop it, or add --model lightgcn")
+            model = S.MF(dim=args.dim, **({} if args.similarity is None else {"similarity": args.similarity}))
+        named = loss_spec(args.loss)  # the spec class of the name (and BCL's form); the flags set its fields
+        fixed = {"form": named.form} if isinstance(named, S.BCL) else {}
+        loss = _spec_from_flags(args, "loss", args.loss, type(named), _LOSS_FLAGS, fixed)
+        sampler_name = args.sampler or "rns"
+        sampler = _spec_from_flags(args, "sampler", sampler_name, type(sampler_spec(sampler_name)), _SAMPLER_FLAGS, {})
+        opt_cls = S.SGD if args.optimizer == "sgd" else S.Adam
+        given = {k: getattr(args, k) for k in ("lr", "weight_decay", "batch_size") if getattr(args, k) is not None}
+        batch1 = opt_cls is S.SGD and given.get("batch_size", 1) == 1
+        milestones = args.lr_schedule if args.lr_schedule is not None else (() if batch1 else (100,))
+        optimizer = opt_cls(**given, milestones=milestones)
+    except (ValueError, TypeError) as exc:  # a spec's own check of a value (it names the spec and the field)
+        raise CommandError(str(exc)) from None
+    reasons = undefined(model, loss, sampler, optimizer)
+    if reasons:  # fit's own refusal, with its message, before any data is read
+        hint = " (on the command line: --similarity cosine)" if isinstance(loss, S.CCL) else ""
+        raise CommandError("this combination is not defined: " + "; ".join(reasons) + hint)
+    epochs = args.epochs if args.epochs is not None else (100 if batch1 else 200)
+    return dict(model=model, loss=loss, sampler=sampler, optimizer=optimizer, epochs=epochs)
 
 
 def _check_device(args: argparse.Namespace) -> None:
@@ -164,14 +194,13 @@ def _cmd_train(args: argparse.Namespace) -> int:
     from negtheory.bridge.train import train
 
     if args.train or args.test or args.data_dir:
-        sgd = args.optimizer == "sgd" and args.loss in ("bpr", "bns")
-        if not sgd:
-            _check_device(args)
         return _cmd_train_split(args)
-    if args.sampler is not None:
-        raise CommandError(
-            f"--sampler {args.sampler} applies to real data (--train/--test or --data-dir), not to --data {args.data}"
-        )
+    for dest in ("sampler", "similarity", "layers", "dpl_eps"):
+        if getattr(args, dest) is not None:
+            raise CommandError(f"{_flag(dest)} {getattr(args, dest)} applies to real data (--train/--test or --data-dir), "
+                               f"not to --data {args.data}")  # fmt: skip
+    if args.model == "lightgcn":
+        raise CommandError(f"--model lightgcn trains on real data (--train/--test or --data-dir), not on --data {args.data}")
     _check_device(args)
     if args.data not in ("synthetic", "digits"):
         raise CommandError(f"--data must be synthetic or digits (real data: --data-dir DIR or --train/--test), got {args.data!r}")
@@ -182,9 +211,11 @@ def _cmd_train(args: argparse.Namespace) -> int:
     kw = dict(
         data=args.data, model=args.model, loss=args.loss, epochs=args.epochs, device=args.device, out=args.out,
         rng=args.seed, progress=not args.quiet, k=args.k, batch_size=args.batch_size, lr=args.lr, dim=args.dim,
-        tau_plus=args.tau_plus, alpha=args.alpha, beta=args.beta, ans=args.ans, probe=not args.no_probe,
-        weight_decay=args.weight_decay, hcl_beta=args.hcl_beta,
+        ans=args.ans, probe=not args.no_probe, weight_decay=args.weight_decay,
     )  # fmt: skip
+    for name in ("tau_plus", "alpha", "beta", "hcl_beta"):  # left out: the harness's own defaults (TrainConfig's)
+        if getattr(args, name) is not None:
+            kw[name] = getattr(args, name)
     if args.temperature is not None:
         kw["temperature"] = args.temperature
     if args.model is None:

@@ -811,7 +811,7 @@ class CosineContrastiveLoss(_PairwiseLoss):
 
     :func:`~negtheory.bridge.functional.ccl` on the cosines of :func:`pair_logits`:
 
-    .. math:: \ell = (1 - s^+) + rac{w}{N}\sum_{i=1}^N \max(0, s_i - m),
+    .. math:: \ell = (1 - s^+) + \frac{w}{N}\sum_{i=1}^N \max(0, s_i - m),
 
     with :math:`\max(0, 1 - s^+)` for the positive term when ``positive_hinge`` (the released
     code's). The defaults are :class:`negtheory.training.CCL`'s.

@@ -14,8 +14,9 @@ __all__ = ["loss_spec", "sampler_spec", "LOSS_NAMES", "SAMPLER_NAMES"]
 
 #: the loss names (``bcl_released``: ``BCL(form="released")``)
 LOSS_NAMES = ("bpr", "bce", "infonce", "dcl", "hcl", "dpl", "bcl", "bcl_released", "ccl")
-#: the sampler names
-SAMPLER_NAMES = ("rns", "pns", "dns", "bns", "aobpr", "srns")
+#: the sampler names (``shared_uniform``: :class:`~negtheory.training.specs.SharedUniform`, ``catalogue_uniform``:
+#: :class:`~negtheory.training.specs.CatalogueUniform`)
+SAMPLER_NAMES = ("rns", "pns", "dns", "bns", "aobpr", "srns", "shared_uniform", "catalogue_uniform")
 
 
 def loss_spec(
@@ -114,4 +115,8 @@ def sampler_spec(
         return S.AOBPR()
     if name == "srns":
         return S.SRNS()
+    if name == "shared_uniform":
+        return S.SharedUniform()
+    if name == "catalogue_uniform":
+        return S.CatalogueUniform()
     raise ValueError(f"sampler must be one of {', '.join(SAMPLER_NAMES)}, got {name!r}")
