@@ -210,7 +210,21 @@ def test_bridge_train_on_an_explicit_split(tmp_path, capsys):
     np.savetxt(tmp_path / "te.data", np.c_[d.test, np.full(len(d.test), 4), np.zeros(len(d.test))], fmt="%d", delimiter="\t")
     out = tmp_path / "run"
     rc = _bridge_train(
-        tmp_path, "--loss", "bpr", "--sampler", "bns", "--optimizer", "sgd", "--epochs", "3", "--topk", "5", "10", "--quiet", "--out", str(out)
+        tmp_path,
+        "--loss",
+        "bpr",
+        "--sampler",
+        "bns",
+        "--optimizer",
+        "sgd",
+        "--epochs",
+        "3",
+        "--topk",
+        "5",
+        "10",
+        "--quiet",
+        "--out",
+        str(out),
     )
     assert rc == 0
     hist = pd.read_csv(out / "history.csv")
