@@ -418,11 +418,20 @@ class _PairLoss(nn.Module):
         with the module's own hyper-parameters (``_hyper``) and ``reduction``. This is the call
         :func:`negtheory.training.fit` makes on the model's scores divided by ``temperature``.
 
-        %(from_logits)s
-
+        Parameters
+        ----------
+        pos : Tensor, shape [A]
+            Positive logits (e.g. from :meth:`logits`).
+        neg : Tensor, shape [A, N]
+            Negative logits.
         extra : Tensor, shape [A, M], optional
             The logits of M extra positives per anchor (the debiased losses' estimate of the
             positive term, thesis eq. 5.17 and 6.47; the other losses take none).
+
+        Returns
+        -------
+        Tensor
+            A scalar for ``reduction`` "mean" / "sum", shape [A] for "none".
         """
         own = {name: getattr(self, name) for name in self._hyper}
         if extra is not None:
@@ -623,6 +632,10 @@ class BayesianContrastiveLoss(_PairLoss):
         See :class:`InfoNCELoss`.
     normalize_weights : bool, default False
         Self-normalised estimator (the functional's ``normalize_weights``).
+    form : {"thesis", "released"}, keyword-only
+        Eq. 6.31 (default), or the released recommendation code's
+        :math:`-\ln\sigma(s^+ - \sum_i \omega_i e^{s_i})` (in :meth:`loss_from_logits`; the
+        embedding call computes eq. 6.31).
 
     Examples
     --------
@@ -664,7 +677,20 @@ class BayesianContrastiveLoss(_PairLoss):
         :math:`-\ln\sigma(s^+ - \sum_i \omega_i e^{s_i})` with the weights of eq. 6.25
         (:func:`~negtheory.bridge.functional.bcl_log_weights`), averaged over the anchors.
 
-        %(from_logits)s
+        Parameters
+        ----------
+        pos : Tensor, shape [A]
+            Positive logits (e.g. from :meth:`logits`).
+        neg : Tensor, shape [A, N]
+            Negative logits.
+        extra : Tensor, shape [A, M], optional
+            The logits of M extra positives per anchor (the debiased losses' estimate of the
+            positive term, thesis eq. 5.17 and 6.47; the other losses take none).
+
+        Returns
+        -------
+        Tensor
+            A scalar for ``reduction`` "mean" / "sum", shape [A] for "none".
         """
         if self.form == "thesis":
             return super().loss_from_logits(pos, neg, extra)

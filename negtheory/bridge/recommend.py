@@ -745,7 +745,13 @@ class StepScores:
 
     @torch.no_grad()
     def tensors(self) -> tuple[torch.Tensor, torch.Tensor]:
-        """The scoring embeddings (e_u, e_i) on the model's device, detached: scores = e_u @ e_i.T."""
+        """The scoring embeddings on the model's device, detached.
+
+        Returns
+        -------
+        (Tensor, Tensor)
+            e_u [n_users, d] and e_i [n_items, d], with scores e_u @ e_i.T.
+        """
         model = self.model
         if isinstance(model, LightGCN):
             if self.propagated is not None:
@@ -755,19 +761,49 @@ class StepScores:
         return model.scoring_embeddings()
 
     def embeddings(self) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`tensors` as float32 numpy arrays (computed once)."""
+        """:meth:`tensors` as float32 numpy arrays (computed once).
+
+        Returns
+        -------
+        (ndarray, ndarray)
+            e_u and e_i.
+        """
         if self._np is None:
             eu, ei = self.tensors()
             self._np = (eu.detach().float().cpu().numpy(), ei.detach().float().cpu().numpy())
         return self._np
 
     def block(self, users: np.ndarray) -> np.ndarray:
-        """Rows ``e_u[users] @ e_i.T`` of the score matrix (numpy)."""
+        """Rows of the score matrix (numpy).
+
+        Parameters
+        ----------
+        users : ndarray of int, shape (B,)
+            The rows.
+
+        Returns
+        -------
+        ndarray, shape (B, n_items)
+            ``e_u[users] @ e_i.T``.
+        """
         eu, ei = self.embeddings()
         return eu[np.asarray(users)] @ ei.T
 
     def __call__(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
-        """The model's own scores (its forward, no graph) of an item array of shape (B, ...)."""
+        """The model's own scores (its forward, no graph) of each row's items.
+
+        Parameters
+        ----------
+        users : ndarray of int, shape (B,)
+            The user of each row.
+        items : ndarray of int, shape (B, ...)
+            Items per row, any trailing shape.
+
+        Returns
+        -------
+        ndarray, shape of ``items``
+            The scores.
+        """
         items = np.asarray(items)
         flat = items.reshape(len(users), -1)
         return _candidate_scores(self.model, users, flat[:, :, None], self.propagated).reshape(items.shape)
