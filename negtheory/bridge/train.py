@@ -30,10 +30,7 @@ Real data follows the thesis's protocol elsewhere: :func:`negtheory.training.fit
 with the contrastive losses of ch. 5-6, BPR-MF by batch-1 SGD with the samplers of ch. 4), on an
 :class:`negtheory.recsys.Interactions` from :func:`negtheory.recsys.load_movielens_dir` or
 :func:`negtheory.recsys.load_split`, ranked by :func:`negtheory.recsys.topk_metrics`
-(``train(data=Interactions)`` runs it with this harness's configuration). The harness's own
-real-data pieces are therefore deprecated since negtheory 0.1 and removed in 0.2: :class:`MFModel`
-(use :class:`negtheory.bridge.recommend.MF`) and :func:`evaluate_rec` (use
-:func:`negtheory.recsys.topk_metrics`).
+(``train(data=Interactions)`` runs it with this harness's configuration).
 The synthetic positive-unlabeled and digits data sets stay: they carry the ground truth the
 simulation-vs-training experiments (:mod:`negtheory.bridge.experiments`) need.
 """
@@ -51,7 +48,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .._deprecation import renamed_keyword, warn_deprecated, warn_renamed
+from .._deprecation import renamed_keyword, warn_renamed
 from .._docstrings import docstring
 from .._rng import int_seed
 from ..recsys.loop import train_loop
@@ -66,9 +63,8 @@ from .samplers import ANSCallback, BNSSampler, boltzmann_sample, draw_negative_c
 if TYPE_CHECKING:
     from typing import Any
 
-    from .._typing import RNGLike
 
-__all__ = ["TrainConfig", "train", "REC_LOSSES", "DIGITS_LOSSES", "resolve_device", "MFModel", "TowerModel", "DigitsEncoder"]
+__all__ = ["TrainConfig", "train", "REC_LOSSES", "DIGITS_LOSSES", "resolve_device", "TowerModel", "DigitsEncoder"]
 
 REC_LOSSES = ("infonce", "dcl", "hcl", "bcl", "bcl_norm", "bpr", "dpl", "bce", "relaxed_softmax", "bns", "bprac")
 DIGITS_LOSSES = ("infonce", "dcl", "hcl", "bcl", "bcl_norm")
@@ -198,119 +194,9 @@ TrainConfig.__init__ = renamed_keyword("seed", "rng")(TrainConfig.__init__)  # t
 # --------------------------------------------------------------------------------------------
 # models
 # --------------------------------------------------------------------------------------------
-class _MFModel(nn.Module):
-    """Matrix factorisation: score(u, i) = <w_u, h_i> (thesis ch. 3), N(0, 0.1²) initialisation."""
-
-    def __init__(self, n_users, n_items, dim, generator=None):
-        super().__init__()
-        self.user = nn.Embedding(n_users, dim)
-        self.item = nn.Embedding(n_items, dim)
-        with torch.no_grad():
-            self.user.weight.normal_(0.0, 0.1, generator=generator)
-            self.item.weight.normal_(0.0, 0.1, generator=generator)
-
-    def user_vec(self, u):
-        """User representations.
-
-        Parameters
-        ----------
-        u : LongTensor, shape [...]
-            User indices.
-
-        Returns
-        -------
-        Tensor, shape [..., dim]
-            The user embeddings w_u.
-        """
-        return self.user(u)
-
-    def item_vec(self, i):
-        """Item representations.
-
-        Parameters
-        ----------
-        i : LongTensor, shape [...]
-            Item indices.
-
-        Returns
-        -------
-        Tensor, shape [..., dim]
-            The item embeddings h_i.
-        """
-        return self.item(i)
-
-    def score(self, u, i):
-        """Scores <user_vec(u), item_vec(i)> of one or several items per user.
-
-        Parameters
-        ----------
-        u : LongTensor, shape [B]
-            User indices.
-        i : LongTensor, shape [B] or [B, M]
-            One item per user, or M items per user.
-
-        Returns
-        -------
-        Tensor
-            Scores of the shape of ``i``.
-        """
-        uv = self.user_vec(u)
-        iv = self.item_vec(i)
-        if i.ndim == 1:
-            return (uv * iv).sum(-1)
-        return torch.einsum("bd,bmd->bm", uv, iv)
-
-    def all_scores(self, u):
-        """Scores of every item for some users.
-
-        Parameters
-        ----------
-        u : LongTensor, shape [B]
-            User indices.
-
-        Returns
-        -------
-        Tensor, shape [B, n_items]
-            The scores of each user's row against the whole catalog.
-        """
-        return self.user_vec(u) @ self.item_vec(torch.arange(self.item.num_embeddings, device=u.device)).T
 
 
 #: the replacement named by the deprecation warnings of this module
-_MF_REPLACEMENT = "negtheory.bridge.recommend.MF (trained by negtheory.training.fit)"
-_EVAL_REPLACEMENT = "negtheory.recsys.topk_metrics"
-
-
-class MFModel(_MFModel):
-    """Matrix factorisation of the toy harness, score(u, i) = <w_u, h_i>; deprecated.
-
-    .. deprecated:: 0.1
-        Removed in negtheory 0.2: use :class:`negtheory.bridge.recommend.MF` (trained by
-        :func:`negtheory.training.fit`).
-
-    Parameters
-    ----------
-    n_users, n_items : int
-        Numbers of users and items.
-    dim : int
-        Embedding dimension.
-    generator : torch.Generator, optional
-        Source of the N(0, 0.1^2) initial entries (None: torch's global generator).
-
-    Examples
-    --------
-    >>> import torch, warnings
-    >>> from negtheory.bridge.train import MFModel
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     m = MFModel(5, 7, 4, generator=torch.Generator().manual_seed(0))
-    >>> caught[0].category.__name__, tuple(m.score(torch.tensor([0, 1]), torch.tensor([2, 3])).shape)
-    ('DeprecationWarning', (2,))
-    """
-
-    def __init__(self, n_users, n_items, dim, generator=None):
-        warn_deprecated("negtheory.bridge.train.MFModel", _MF_REPLACEMENT)
-        super().__init__(n_users, n_items, dim, generator)
 
 
 class TowerModel(MF):
@@ -440,80 +326,6 @@ def _floor(cfg):
 # --------------------------------------------------------------------------------------------
 # evaluation
 # --------------------------------------------------------------------------------------------
-@renamed_keyword("seed", "rng")
-def evaluate_rec(
-    model: nn.Module,
-    data: RecData,
-    topk: int = 10,
-    device: str | torch.device = "cpu",
-    max_auc_pairs: int = 4000,
-    rng: RNGLike = 0,
-) -> dict[str, float]:
-    """Recall@k, NDCG@k on the test pairs (train items masked), Wu's training AUC, and precision@k vs truth.
-
-    .. deprecated:: 0.1
-        Removed in negtheory 0.2: use :func:`negtheory.recsys.topk_metrics` (Precision / Recall /
-        NDCG at several k, training items masked) on the model's score matrix.
-
-    Parameters
-    ----------
-    model : nn.Module
-        A harness model with ``all_scores(users)`` (e.g. :class:`MFModel`).
-    data : RecData
-        The interactions; training items are masked when ranking the test ones.
-    topk : int, default 10
-        List length k.
-    device : str or torch.device, default "cpu"
-        Where the scores are computed.
-    max_auc_pairs : int, default 4000
-        Training pairs drawn for the training AUC.
-    rng : int, SeedSequence, Generator or None, default 0
-        Picks the training-AUC pairs through a torch Generator seeded by ``int_seed``: an int
-        directly, else one 63-bit draw (``seed``: deprecated since 0.1, removed in 0.2).
-
-    Returns
-    -------
-    dict
-        ``train_auc``; with test pairs ``recall@k`` and ``ndcg@k``; with ground truth
-        ``precision_true@k``.
-    """
-    warn_deprecated("negtheory.bridge.train.evaluate_rec", _EVAL_REPLACEMENT, stacklevel=4)
-    return _evaluate_rec(model, data, topk, device, max_auc_pairs, rng)
-
-
-@torch.no_grad()
-def _evaluate_rec(model, data, topk=10, device="cpu", max_auc_pairs=4000, rng=0):
-    """:func:`evaluate_rec` without the deprecation warning (the harness's synthetic-data evaluation)."""
-    model.eval()
-    train_mask = data.train_mask().to(device)
-    users = torch.arange(data.n_users, device=device)
-    scores = torch.cat([model.all_scores(users[s : s + 1024]) for s in range(0, data.n_users, 1024)])
-    out = {}
-    # training AUC: a labeled positive against every item (uniform negative), i.e. eq. 7 at K = 1
-    g = torch.Generator().manual_seed(int_seed("rng", rng))
-    sel = torch.randperm(data.train.shape[0], generator=g)[:max_auc_pairs]
-    tr = data.train[sel].to(device)
-    sp = scores[tr[:, 0], tr[:, 1]]
-    row = scores[tr[:, 0]]
-    out["train_auc"] = float(((row < sp[:, None]).float() + 0.5 * (row == sp[:, None]).float()).mean())
-    masked = scores.masked_fill(train_mask, -math.inf)
-    top = masked.topk(topk, dim=1).indices
-    if data.test.shape[0]:
-        test = torch.zeros(data.n_users, data.n_items, dtype=torch.bool, device=device)
-        test[data.test[:, 0].to(device), data.test[:, 1].to(device)] = True
-        hits = test.gather(1, top).float()
-        n_rel = test.sum(1).float()
-        has = n_rel > 0
-        out[f"recall@{topk}"] = float((hits.sum(1)[has] / n_rel[has]).mean())
-        disc = 1.0 / torch.log2(torch.arange(2, topk + 2, device=device).float())
-        dcg = (hits * disc).sum(1)
-        idcg = torch.cumsum(disc, 0)[(n_rel.clamp(max=topk) - 1).clamp(min=0).long()]
-        out[f"ndcg@{topk}"] = float((dcg[has] / idcg[has]).mean())
-    if data.relevant is not None:
-        rel = data.relevant.to(device)
-        out[f"precision_true@{topk}"] = float(rel.gather(1, top).float().mean())
-    model.train()
-    return out
 
 
 def linear_probe(encoder, data, device="cpu", steps=100):
