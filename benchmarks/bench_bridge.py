@@ -62,7 +62,7 @@ import torch
 import torch.nn.functional as F
 
 from negtheory.bridge import functional as Fn
-from negtheory.bridge import modules as M
+from negtheory.bridge import losses as M
 
 TEMPERATURE = 0.5
 

@@ -165,7 +165,7 @@ def _lookup(path: str):
 
 def _resolve_public_alias(app, env, node, contnode):
     """Resolve a Python reference to an object documented under another (public) path: docstrings
-    write ``:func:`reliability``` inside ``negtheory.infonce`` or ``negtheory.bridge.modules.X``,
+    write ``:func:`reliability``` inside ``negtheory.infonce`` or ``negtheory.bridge.losses.X``,
     while the API pages document ``negtheory.reliability`` and ``negtheory.bridge.X``."""
     if node.get("refdomain") != "py":
         return None

@@ -425,8 +425,8 @@ DOMAINS: dict[str, Dom] = {
     "bridge.functional:beta": Real(0.0, 1.0),
     "bridge.functional:alpha": Real(0.5, 1.0),
     "bridge.functional:tau_plus": Real(0.0, 1.0, True, True),
-    "bridge.modules:temperature": Real(0.0, None, True, cap=(1e-3, 1e3)),  # below, logits overflow (inf loss)
-    "bridge.modules:eps": Real(0.0, 1.0, True, False, cap=(0.0, 0.1)),
+    "bridge.losses:temperature": Real(0.0, None, True, cap=(1e-3, 1e3)),  # below, logits overflow (inf loss)
+    "bridge.losses:eps": Real(0.0, 1.0, True, False, cap=(0.0, 0.1)),
     # per-callable overrides
     "order_statistic:k": Int(1, None, cap=10**6),
     "OrderStatistic:k": Int(1, None, cap=10**6),

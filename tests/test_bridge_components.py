@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 
 from negtheory import estimators as est  # noqa: E402
 from negtheory.bridge import functional as Fn  # noqa: E402
-from negtheory.bridge import modules as M  # noqa: E402
+from negtheory.bridge import losses as M  # noqa: E402
 from negtheory.bridge import samplers as S  # noqa: E402
 from negtheory.infonce import ans_schedule  # noqa: E402
 from negtheory.sampling import boltzmann  # noqa: E402
@@ -62,8 +62,10 @@ def test_import_negtheory_without_torch_and_bridge_error_names_the_extra():
 
 @pytest.mark.parametrize(
     "name",
-    ["modules", "samplers", "data", "probes", "bprac_em", "train", "recommend", "relaxed_softmax_training", "device"],
-)
+    [*(f"losses.{m}" for m in ("_base", "infonce", "dcl", "hcl", "bcl", "bpr", "dpl", "bce", "ccl", "relaxed_softmax",
+                               "registry")),
+     "samplers", "data", "probes", "bprac_em", "train", "recommend", "relaxed_softmax_training", "device"],
+)  # fmt: skip
 def test_docstring_examples(name):
     mod = importlib.import_module(f"negtheory.bridge.{name}")
     res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

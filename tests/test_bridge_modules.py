@@ -1,4 +1,4 @@
-"""negtheory.bridge.modules: fast paths against float64 references, labelled call, half precision,
+"""negtheory.bridge.losses: fast paths against float64 references, labelled call, half precision,
 constructor checks, thread settings and torch.compile."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 
 from negtheory import estimators as est  # noqa: E402
 from negtheory.bridge import functional as Fn  # noqa: E402
-from negtheory.bridge import modules as M  # noqa: E402
+from negtheory.bridge import losses as M  # noqa: E402
 
 
 def _all_modules(**kw):

@@ -22,7 +22,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from negtheory.bridge import functional as Fn  # noqa: E402
-from negtheory.bridge import modules as M  # noqa: E402
+from negtheory.bridge import losses as M  # noqa: E402
 from negtheory.bridge import samplers as S  # noqa: E402
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.cuda)]

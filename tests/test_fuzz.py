@@ -127,7 +127,7 @@ def discover():
         for name in bridge.__all__:
             obj = getattr(bridge, name)
             if inspect.isclass(obj):
-                targets.append(Target(f"bridge.{name}", f"negtheory.bridge.{name}", "bridge.modules", obj))
+                targets.append(Target(f"bridge.{name}", f"negtheory.bridge.{name}", "bridge.losses", obj))
     return targets
 
 

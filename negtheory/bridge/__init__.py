@@ -7,13 +7,13 @@ training *confirm or refute* it:
 * :mod:`negtheory.bridge.functional` — InfoNCE, DCL, HCL, BCL (Liu Bin's thesis ch. 6), BPR, DPL
   (ch. 5), BCE (the negative-sampling textbook chapter) and Relaxed Softmax (Tanielian & Vasile
   (Relaxed Softmax)) on logits, in log space, any device and dtype;
-* :mod:`negtheory.bridge.modules` — ``nn.Module`` wrappers on embeddings (in-batch or explicit
-  negatives), e.g. :class:`~negtheory.bridge.modules.DebiasedContrastiveLoss`;
+* :mod:`negtheory.bridge.losses` — one ``nn.Module`` per loss, on embeddings (in-batch or explicit
+  negatives), e.g. :class:`~negtheory.bridge.losses.DebiasedContrastiveLoss`;
 * :mod:`negtheory.bridge.samplers` — BNS (thesis ch. 4), Boltzmann sampling (Tanielian & Vasile
   eq. 8), fractional-K counts and the ANS schedule (Wu et al. eq. 8, §5), seeded by
   ``torch.Generator``;
 * :mod:`negtheory.bridge.data` — a synthetic positive-unlabeled recommender with ground truth,
-  a MovieLens loader for a user-supplied file, contrastive views of scikit-learn's digits;
+  contrastive views of scikit-learn's digits;
 * :mod:`negtheory.bridge.train`, :mod:`negtheory.bridge.probes`, :mod:`negtheory.bridge.bprac_em`,
   :mod:`negtheory.bridge.experiments` — harness, real-score probes, BPRAC's EM loop, and the
   simulation-vs-training experiments.
@@ -36,7 +36,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
 
 from . import functional  # noqa: E402
 
-from .modules import (  # noqa: E402  # isort: skip
+from .losses import (  # noqa: E402  # isort: skip
     BayesianContrastiveLoss,
     BCELoss,
     CosineContrastiveLoss,

@@ -7,7 +7,7 @@ user vector; :class:`LightGCN`: the propagated embeddings) and their full-rank s
 gets N negatives from the sampler's ``draw`` (:mod:`negtheory.training.negatives`) and, for the
 debiased losses, M extra positives from u's training items
 (:func:`~negtheory.recsys.samplers.sample_extra_positives`); the scores divided by the loss's
-temperature t feed the loss module (:func:`negtheory.bridge.modules.build_loss` of the loss spec,
+temperature t feed the loss module (:func:`negtheory.bridge.losses.build_loss` of the loss spec,
 or a user's module), and the optimizer steps.
 
 Model selection: with a validation split (:meth:`Interactions.with_validation`) the loop records
@@ -36,7 +36,7 @@ from ..training import specs as S
 from ..training._run import FitResult, Run, eval_splits
 from .device import resolve_device
 from .gathered_scores import gathered_scores
-from .modules import build_loss
+from .losses import build_loss
 
 if TYPE_CHECKING:
     pass
@@ -636,7 +636,7 @@ def _loss(loss_fn, s, m):
     """The loss of a step: s is [B, 1 + M + N] scores / t (own positive, M extra positives, N negatives).
 
     ``loss_fn``: a spec's module (:meth:`negtheory.training.specs.BPR.build` and the others: its
-    ``loss_from_logits``), a loss module of :mod:`negtheory.bridge.modules`, or a user's module or
+    ``loss_from_logits``), a loss module of :mod:`negtheory.bridge.losses`, or a user's module or
     callable of the positive logits [B] and the negative logits [B, N] returning a scalar.
     """
     pos, neg = s[:, 0], s[:, 1 + m :]

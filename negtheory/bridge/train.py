@@ -551,7 +551,7 @@ class _DigitsRunner:
         self.step = 0
 
     def run_epoch(self, epoch: int) -> dict[str, float]:
-        from .modules import pair_logits
+        from .losses import pair_logits
 
         cfg, enc, device, gen = self.cfg, self.enc, self.device, self.gen
         n = self.x_tr.shape[0]
