@@ -5,7 +5,8 @@ reruns the batch-1 SGD rows of Tables 4.2 (samplers), 4.3 (BNS variants) and 4.4
 committed 3 seeds from the thesis's split and compares every metric's mean over the seeds with
 ``notebooks/data/thesis_tables/thesis_tables.csv`` to 1e-12 (the runs are deterministic, so any
 difference is a change of the numbers). It needs the data: set ``NEGTHEORY_DATA`` to a folder
-holding ``ml-100k/100k_train.csv`` and ``ml-100k/100k_test.csv`` and select it with ``-m data``
+holding ``ml-100k/100k_train.csv``, ``ml-100k/100k_test.csv`` and ``ml-100k/u.user`` (unpacked) and select it
+with ``-m data``
 (about 30 minutes on one core; ``NEGTHEORY_RERUN_OUT`` reuses a finished output folder).
 """
 
@@ -41,6 +42,7 @@ def test_committed_ml100k_mf_rows_rerun_through_fit(tmp_path):
     if not (out / "thesis_tables.csv").exists():
         data = Path(ROOT) / "ml-100k"
         argv = ["reproduce", "thesis-tables", "--train", str(data / "100k_train.csv"), "--test", str(data / "100k_test.csv"),
+                "--user-file", str(data / "u.user"), "--user-id-offset", "-1",  # BNS-4's occupations (Table 4.3)
                 "--models", "mf", "--tables", "4.2", "4.3", "4.4", "--seeds", "3", "--jobs", "2", "--quiet", "--out", str(out)]  # fmt: skip
         assert cli.main(argv) == 0
     new = pd.read_csv(out / "thesis_tables.csv", dtype={"table": str})
