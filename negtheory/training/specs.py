@@ -646,18 +646,6 @@ class RNS(_Sampler):
         self._bool("on_device")
 
     def bind(self, data: Interactions) -> BoundSampler:
-        """The sampler bound to a split (:meth:`negtheory.training.Sampler.bind`).
-
-        Parameters
-        ----------
-        data : Interactions
-            The split.
-
-        Returns
-        -------
-        BoundSampler
-            The bound sampler.
-        """
         return _BoundOnDevice(self, data) if self.on_device else BoundSampler(self, data)
 
     def negatives(
@@ -671,30 +659,6 @@ class RNS(_Sampler):
         positives: np.ndarray | None = None,
         epoch: int = 0,
     ) -> np.ndarray:
-        """``n`` negatives per row of ``users`` (the :class:`~negtheory.training.Sampler` hook).
-
-        Parameters
-        ----------
-        bound : BoundSampler
-            The sampler bound to the split.
-        users : ndarray of int, shape (B,)
-            The user of each row.
-        n : int
-            Negatives per row.
-        rng : None, int, SeedSequence or Generator
-            Source of randomness.
-        scores : object, optional
-            The current scores (score-aware samplers).
-        positives : ndarray of int, shape (B,), optional
-            The positive item of each row.
-        epoch : int
-            The 0-based epoch.
-
-        Returns
-        -------
-        ndarray of int64, shape (B, n)
-            The negatives.
-        """
         from ..recsys.samplers import sample_uninteracted
 
         return sample_uninteracted(users, n, bound.csr, rng, n_items=bound.n_items)
@@ -732,30 +696,6 @@ class PNS(_Sampler):
         positives: np.ndarray | None = None,
         epoch: int = 0,
     ) -> np.ndarray:
-        """``n`` negatives per row of ``users`` (the :class:`~negtheory.training.Sampler` hook).
-
-        Parameters
-        ----------
-        bound : BoundSampler
-            The sampler bound to the split.
-        users : ndarray of int, shape (B,)
-            The user of each row.
-        n : int
-            Negatives per row.
-        rng : None, int, SeedSequence or Generator
-            Source of randomness.
-        scores : object, optional
-            The current scores (score-aware samplers).
-        positives : ndarray of int, shape (B,), optional
-            The positive item of each row.
-        epoch : int
-            The 0-based epoch.
-
-        Returns
-        -------
-        ndarray of int64, shape (B, n)
-            The negatives.
-        """
         from ..recsys.samplers import sample_popular
 
         return sample_popular(users, n, bound.csr, bound.counts, rng, self.power, n_items=bound.n_items)
@@ -799,30 +739,6 @@ class DNS(_Sampler):
         positives: np.ndarray | None = None,
         epoch: int = 0,
     ) -> np.ndarray:
-        """``n`` negatives per row of ``users`` (the :class:`~negtheory.training.Sampler` hook).
-
-        Parameters
-        ----------
-        bound : BoundSampler
-            The sampler bound to the split.
-        users : ndarray of int, shape (B,)
-            The user of each row.
-        n : int
-            Negatives per row.
-        rng : None, int, SeedSequence or Generator
-            Source of randomness.
-        scores : object, optional
-            The current scores (score-aware samplers).
-        positives : ndarray of int, shape (B,), optional
-            The positive item of each row.
-        epoch : int
-            The 0-based epoch.
-
-        Returns
-        -------
-        ndarray of int64, shape (B, n)
-            The negatives.
-        """
         from ..recsys.samplers import sample_uninteracted
 
         # the n C candidates of a row are distinct where the batch's users have n C non-interacted
@@ -927,18 +843,6 @@ class BNS(_Sampler):
     score_aware: ClassVar[bool] = True
 
     def bind(self, data: Interactions) -> BoundSampler:
-        """The sampler bound to a split (:meth:`negtheory.training.Sampler.bind`).
-
-        Parameters
-        ----------
-        data : Interactions
-            The split.
-
-        Returns
-        -------
-        BoundSampler
-            The bound sampler.
-        """
         return _BoundBNS(self, data)
 
     def negatives(
@@ -952,30 +856,6 @@ class BNS(_Sampler):
         positives: np.ndarray | None = None,
         epoch: int = 0,
     ) -> np.ndarray:
-        """``n`` negatives per row of ``users`` (the :class:`~negtheory.training.Sampler` hook).
-
-        Parameters
-        ----------
-        bound : BoundSampler
-            The sampler bound to the split.
-        users : ndarray of int, shape (B,)
-            The user of each row.
-        n : int
-            Negatives per row.
-        rng : None, int, SeedSequence or Generator
-            Source of randomness.
-        scores : object, optional
-            The current scores (score-aware samplers).
-        positives : ndarray of int, shape (B,), optional
-            The positive item of each row.
-        epoch : int
-            The 0-based epoch.
-
-        Returns
-        -------
-        ndarray of int64, shape (B, n)
-            The negatives.
-        """
         # each of a pair's n negatives is the least-risk candidate of its own C uniform
         # non-interacted candidates (eq. 4.26): the rows repeated n times, one candidate set per slot
         from ..recsys.samplers import sample_uninteracted
@@ -1033,30 +913,6 @@ class AOBPR(_Sampler):
         positives: np.ndarray | None = None,
         epoch: int = 0,
     ) -> np.ndarray:
-        """``n`` negatives per row of ``users`` (the :class:`~negtheory.training.Sampler` hook).
-
-        Parameters
-        ----------
-        bound : BoundSampler
-            The sampler bound to the split.
-        users : ndarray of int, shape (B,)
-            The user of each row.
-        n : int
-            Negatives per row.
-        rng : None, int, SeedSequence or Generator
-            Source of randomness.
-        scores : object, optional
-            The current scores (score-aware samplers).
-        positives : ndarray of int, shape (B,), optional
-            The positive item of each row.
-        epoch : int
-            The 0-based epoch.
-
-        Returns
-        -------
-        ndarray of int64, shape (B, n)
-            The negatives.
-        """
         # each negative the non-interacted item of a geometric rank by the current scores (exact ranks)
         from ..recsys.adaptive_samplers import sample_by_rank
 
@@ -1115,18 +971,6 @@ class SRNS(_Sampler):
     score_aware: ClassVar[bool] = True
 
     def bind(self, data: Interactions) -> BoundSampler:
-        """The sampler bound to a split (:meth:`negtheory.training.Sampler.bind`).
-
-        Parameters
-        ----------
-        data : Interactions
-            The split.
-
-        Returns
-        -------
-        BoundSampler
-            The bound sampler.
-        """
         # the memories need the initial model: made by start() (negtheory.training.negatives)
         return _BoundSRNS(self, data)
 
@@ -1173,30 +1017,6 @@ class SharedUniform(_Sampler):
         positives: np.ndarray | None = None,
         epoch: int = 0,
     ) -> np.ndarray:
-        """``n`` negatives per row of ``users`` (the :class:`~negtheory.training.Sampler` hook).
-
-        Parameters
-        ----------
-        bound : BoundSampler
-            The sampler bound to the split.
-        users : ndarray of int, shape (B,)
-            The user of each row.
-        n : int
-            Negatives per row.
-        rng : None, int, SeedSequence or Generator
-            Source of randomness.
-        scores : object, optional
-            The current scores (score-aware samplers).
-        positives : ndarray of int, shape (B,), optional
-            The positive item of each row.
-        epoch : int
-            The 0-based epoch.
-
-        Returns
-        -------
-        ndarray of int64, shape (B, n)
-            The negatives.
-        """
         from .._validation import as_generator
 
         row = as_generator(rng).integers(bound.n_items, size=n)
@@ -1242,18 +1062,6 @@ class CatalogueUniform(_Sampler):
         self._bool("on_device")
 
     def bind(self, data: Interactions) -> BoundSampler:
-        """The sampler bound to a split (:meth:`negtheory.training.Sampler.bind`).
-
-        Parameters
-        ----------
-        data : Interactions
-            The split.
-
-        Returns
-        -------
-        BoundSampler
-            The bound sampler.
-        """
         return _BoundOnDevice(self, data) if self.on_device else BoundSampler(self, data)
 
     def negatives(
@@ -1267,30 +1075,6 @@ class CatalogueUniform(_Sampler):
         positives: np.ndarray | None = None,
         epoch: int = 0,
     ) -> np.ndarray:
-        """``n`` negatives per row of ``users`` (the :class:`~negtheory.training.Sampler` hook).
-
-        Parameters
-        ----------
-        bound : BoundSampler
-            The sampler bound to the split.
-        users : ndarray of int, shape (B,)
-            The user of each row.
-        n : int
-            Negatives per row.
-        rng : None, int, SeedSequence or Generator
-            Source of randomness.
-        scores : object, optional
-            The current scores (score-aware samplers).
-        positives : ndarray of int, shape (B,), optional
-            The positive item of each row.
-        epoch : int
-            The 0-based epoch.
-
-        Returns
-        -------
-        ndarray of int64, shape (B, n)
-            The negatives.
-        """
         from .._validation import as_generator
 
         return as_generator(rng).integers(bound.n_items, size=(len(users), n))
@@ -1462,6 +1246,13 @@ class Evaluation(Spec):
         """``monitor``, or NDCG@10 when 10 is a list length, else NDCG at the first."""
         return self.monitor or f"ndcg@{10 if 10 in self.ks else self.ks[0]}"
 
+
+# the samplers' hooks are documented once, on the protocol (negtheory.training.negatives.Sampler)
+for _cls in (RNS, PNS, DNS, BNS, AOBPR, SRNS, SharedUniform, CatalogueUniform):
+    for _hook in ("negatives", "bind"):
+        if _hook in vars(_cls):
+            vars(_cls)[_hook].__doc__ = getattr(Sampler, _hook).__doc__
+del _cls, _hook
 
 #: the roles of :func:`negtheory.training.fit`'s arguments -> their spec classes
 ROLES: dict[str, tuple[type[Spec], ...]] = {
