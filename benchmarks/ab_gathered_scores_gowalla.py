@@ -58,7 +58,13 @@ def _epochs(data, variant: str, epochs: int, seed: int) -> list[float]:
         gs._threads = lambda work: 1
     TIMES.clear()
     try:
-        fit(data, **rung_specs(RUNG), epochs=epochs, evaluation=Evaluation(every=epochs, ks=(20,), on="test"), rng=seed)
+        fit(
+            data,
+            **rung_specs(RUNG),
+            epochs=epochs,
+            evaluation=Evaluation(every=epochs, ks=(20,), on="test"),
+            rng=seed,
+        )
     finally:
         gs._threads = threads
     return list(TIMES)
@@ -66,8 +72,13 @@ def _epochs(data, variant: str, epochs: int, seed: int) -> list[float]:
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("data", help="folder with Gowalla's train.txt and test.txt (or .gz), the LightGCN release's files")
-    p.add_argument("--fraction", type=float, default=0.1, help="share of the training pairs an epoch covers")
+    p.add_argument(
+        "data",
+        help="folder with Gowalla's train.txt and test.txt (or .gz), the LightGCN release's files",
+    )
+    p.add_argument(
+        "--fraction", type=float, default=0.1, help="share of the training pairs an epoch covers"
+    )
     p.add_argument("--epochs", type=int, default=2, help="epochs per variant and round")
     p.add_argument("--rounds", type=int, default=3)
     a = p.parse_args(argv)
@@ -77,8 +88,10 @@ def main(argv=None) -> None:
     data = thesis_split("gowalla-lightgcn", a.data)
     if a.fraction < 1:
         data = data.with_validation(1 - a.fraction, rng=0)
-    print(f"negtheory {negtheory.__version__}, torch {torch.__version__} ({torch.get_num_threads()} threads), numba "
-          f"{numba.__version__} ({numba.get_num_threads()} threads), {platform.processor() or platform.machine()}")  # fmt: skip
+    print(
+        f"negtheory {negtheory.__version__}, torch {torch.__version__} ({torch.get_num_threads()} threads), numba "
+        f"{numba.__version__} ({numba.get_num_threads()} threads), {platform.processor() or platform.machine()}"
+    )
     print(f"{RUNG}: {len(data.train)} training pairs an epoch, {data.n_items} items")
     _epochs(data, "parallel", 1, 0)  # compile both paths and warm the caches; not timed
     _epochs(data, "serial", 1, 0)
@@ -90,10 +103,15 @@ def main(argv=None) -> None:
         for v, t in got.items():
             per[v] += t
         ratios.append(statistics.median(got["serial"]) / statistics.median(got["parallel"]))
-        print(f"round {r}: " + ", ".join(f"{v} {' '.join(f'{x:.2f}' for x in got[v])} s" for v in order)
-              + f"; serial / parallel {ratios[-1]:.3f}")  # fmt: skip
-    print(f"median s/epoch: parallel {statistics.median(per['parallel']):.2f}, serial {statistics.median(per['serial']):.2f}; "
-          f"serial / parallel, median over rounds {statistics.median(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f})")  # fmt: skip
+        print(
+            f"round {r}: "
+            + ", ".join(f"{v} {' '.join(f'{x:.2f}' for x in got[v])} s" for v in order)
+            + f"; serial / parallel {ratios[-1]:.3f}"
+        )
+    print(
+        f"median s/epoch: parallel {statistics.median(per['parallel']):.2f}, serial {statistics.median(per['serial']):.2f}; "
+        f"serial / parallel, median over rounds {statistics.median(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f})"
+    )
 
 
 if __name__ == "__main__":

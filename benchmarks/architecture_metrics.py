@@ -99,7 +99,14 @@ LAYERS: dict[str, list[str]] = {
 LINE_DIRS = ("negtheory", "tests", "benchmarks")
 # left out of the line rows (row 4): the measuring script and its test are not part of what is measured
 LINE_EXCLUDE = ("benchmarks/architecture_metrics.py", "tests/test_architecture_metrics.py")
-_NOT_CODE = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+_NOT_CODE = {
+    tokenize.COMMENT,
+    tokenize.NL,
+    tokenize.NEWLINE,
+    tokenize.INDENT,
+    tokenize.DEDENT,
+    tokenize.ENDMARKER,
+}
 _FMT_SKIP = re.compile(r"#\s*fmt:\s*skip\b")
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -129,7 +136,11 @@ def py_files(root: Path, sub: str) -> list[Path]:
     if not base.is_dir():
         return []
     skip = ("__pycache__", ".")
-    out = [p for p in base.rglob("*.py") if not any(part.startswith(skip) for part in p.relative_to(root).parts[:-1])]
+    out = [
+        p
+        for p in base.rglob("*.py")
+        if not any(part.startswith(skip) for part in p.relative_to(root).parts[:-1])
+    ]
     return sorted(out)
 
 
@@ -158,7 +169,9 @@ def _longest_module(name: str, modules: dict[str, Module]) -> str | None:
     return name or None
 
 
-def own_imports(module: Module, modules: dict[str, Module], package: str = PACKAGE) -> list[ImportStmt]:
+def own_imports(
+    module: Module, modules: dict[str, Module], package: str = PACKAGE
+) -> list[ImportStmt]:
     """The import statements of ``module`` that name the package's own modules.
 
     Parameters
@@ -256,7 +269,9 @@ def layer_of(rel: str, layers: dict[str, list[str]]) -> str | None:
 def load_layers(path: Path) -> dict[str, list[str]]:
     """Read a ``--layers`` JSON object: layer name -> list of globs, ordered low to high."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or not all(isinstance(v, list) and all(isinstance(g, str) for g in v) for v in data.values()):
+    if not isinstance(data, dict) or not all(
+        isinstance(v, list) and all(isinstance(g, str) for g in v) for v in data.values()
+    ):
         raise ValueError(f"{path}: expected a JSON object of layer name -> list of path globs")
     return {str(k): list(v) for k, v in data.items()}
 
@@ -326,7 +341,9 @@ def long_functions(modules: dict[str, Module], limit: int = 100) -> list[tuple[i
     return sorted(out, key=lambda s: (-s[0], s[1]))
 
 
-def line_stats(root: Path, dirs: tuple[str, ...] = LINE_DIRS, exclude: tuple[str, ...] = LINE_EXCLUDE) -> dict:
+def line_stats(
+    root: Path, dirs: tuple[str, ...] = LINE_DIRS, exclude: tuple[str, ...] = LINE_EXCLUDE
+) -> dict:
     """``# fmt: skip`` comments and line lengths over the ``.py`` files of ``dirs``, less ``exclude`` (globs)."""
     stats = {"files": 0, "fmt_skip": 0, "over_100": 0, "over_120": 0, "max_len": 0, "max_at": ""}
     for sub in dirs:
@@ -337,7 +354,9 @@ def line_stats(root: Path, dirs: tuple[str, ...] = LINE_DIRS, exclude: tuple[str
             stats["files"] += 1
             try:
                 comments = [
-                    t.string for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.COMMENT
+                    t.string
+                    for t in tokenize.generate_tokens(io.StringIO(source).readline)
+                    if t.type == tokenize.COMMENT
                 ]
             except (tokenize.TokenError, SyntaxError):
                 comments = [ln[ln.index("#") :] for ln in source.splitlines() if "#" in ln]
@@ -347,7 +366,10 @@ def line_stats(root: Path, dirs: tuple[str, ...] = LINE_DIRS, exclude: tuple[str
                 stats["over_100"] += n > 100
                 stats["over_120"] += n > 120
                 if n > stats["max_len"]:
-                    stats["max_len"], stats["max_at"] = n, f"{path.relative_to(root).as_posix()}:{i}"
+                    stats["max_len"], stats["max_at"] = (
+                        n,
+                        f"{path.relative_to(root).as_posix()}:{i}",
+                    )
     return stats
 
 
@@ -363,7 +385,9 @@ def engines(modules: dict[str, Module]) -> dict[str, list[str]]:
     return {"runners": sorted(runners), "fit_functions": sorted(fits)}
 
 
-def duplicate_pairs(root: Path, package: str = PACKAGE, seconds: int = 120) -> tuple[int | None, str]:
+def duplicate_pairs(
+    root: Path, package: str = PACKAGE, seconds: int = 120
+) -> tuple[int | None, str]:
     """The pair count of the ``duplicates`` command over ``root/package``, and how it was obtained."""
     exe = shutil.which("duplicates")
     if exe is None:
@@ -391,7 +415,9 @@ def trace_fit(root: Path, package: str = PACKAGE, seed: int = 0) -> dict:
 
     pkg_dir = str((root / package).resolve()) + os.sep
     if not str(Path(pkg.__file__).resolve()).startswith(pkg_dir):
-        raise RuntimeError(f"{package} was imported from {pkg.__file__}, not from {root} (set PYTHONPATH={root})")
+        raise RuntimeError(
+            f"{package} was imported from {pkg.__file__}, not from {root} (set PYTHONPATH={root})"
+        )
     rng = np.random.default_rng(seed)
     pairs = np.unique(rng.integers(0, [30, 40], size=(600, 2)), axis=0)
     data = load_split(pairs[:400], pairs[400:])
@@ -434,7 +460,9 @@ def git_state(root: Path) -> str:
     """The first output line: the commit of ``root`` and its uncommitted paths."""
 
     def git(*args: str) -> str:
-        proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=False)
+        proc = subprocess.run(
+            ["git", "-C", str(root), *args], capture_output=True, text=True, check=False
+        )
         return proc.stdout.strip() if proc.returncode == 0 else ""
 
     sha = git("rev-parse", "HEAD") or "(not a git checkout)"
@@ -468,13 +496,20 @@ def measure(
         "deferred_imports": sum(deferred.values()),
         "deferred_imports_per_file": dict(sorted(deferred.items(), key=lambda kv: (-kv[1], kv[0]))),
         "arrows_up": len(edges),
-        "arrows_up_edges": [{"from": a, "from_layer": la, "to": b, "to_layer": lb, "deferred": d} for a, la, b, lb, d in edges],
+        "arrows_up_edges": [
+            {"from": a, "from_layer": la, "to": b, "to_layer": lb, "deferred": d}
+            for a, la, b, lb, d in edges
+        ],
         "layers": layers,
         "layer_files": {k: sorted(v) for k, v in where.items()},
         "module_lines_limit": module_lines,
-        "long_modules": [{"code_lines": n, "file": f} for n, f in long_modules(modules, module_lines)],
+        "long_modules": [
+            {"code_lines": n, "file": f} for n, f in long_modules(modules, module_lines)
+        ],
         "function_lines_limit": function_lines,
-        "long_functions": [{"lines": n, "name": f} for n, f in long_functions(modules, function_lines)],
+        "long_functions": [
+            {"lines": n, "name": f} for n, f in long_functions(modules, function_lines)
+        ],
         "lines": line_stats(root, exclude=exclude),
         "line_exclude": list(exclude),
         "engines": engines(modules),
@@ -493,7 +528,10 @@ def render(m: dict, verbose: bool = False) -> str:
         ),
         ("arrows back up (distinct import edges to a higher layer)", str(m["arrows_up"])),
         (f"modules over {m['module_lines_limit']} code lines", str(len(m["long_modules"]))),
-        (f"functions/methods over {m['function_lines_limit']} lines", str(len(m["long_functions"]))),
+        (
+            f"functions/methods over {m['function_lines_limit']} lines",
+            str(len(m["long_functions"])),
+        ),
         ("`# fmt: skip` comments (negtheory/, tests/, benchmarks/)", str(ln["fmt_skip"])),
         ("lines over 100 characters (same files)", str(ln["over_100"])),
         ("lines over 120 characters (same files)", str(ln["over_120"])),
@@ -521,14 +559,22 @@ def render(m: dict, verbose: bool = False) -> str:
         f" (left out: {', '.join(m['line_exclude']) or 'none'})"
     )
     out.append(f"duplicates: {m.get('duplicates_how', 'not run')}")
-    out.append(f"\nmodules over {m['module_lines_limit']} code lines (non-blank, non-comment; docstrings count):")
+    out.append(
+        f"\nmodules over {m['module_lines_limit']} code lines (non-blank, non-comment; docstrings count):"
+    )
     out += [f"  {x['code_lines']:6d}  {x['file']}" for x in m["long_modules"]]
-    out.append(f"\nfunctions/methods over {m['function_lines_limit']} lines (end_lineno - lineno + 1):")
+    out.append(
+        f"\nfunctions/methods over {m['function_lines_limit']} lines (end_lineno - lineno + 1):"
+    )
     out += [f"  {x['lines']:6d}  {x['name']}" for x in m["long_functions"]]
     out.append("\nengines (rough proxy: *Runner classes with run_epoch, _fit_* functions):")
-    out += [f"  runner  {n}" for n in eng["runners"]] + [f"  _fit_*  {n}" for n in eng["fit_functions"]]
+    out += [f"  runner  {n}" for n in eng["runners"]] + [
+        f"  _fit_*  {n}" for n in eng["fit_functions"]
+    ]
     if tr is not None:
-        out.append(f"\nfit trace: engine {tr['engine']!r}, {tr['calls']} call events in negtheory files")
+        out.append(
+            f"\nfit trace: engine {tr['engine']!r}, {tr['calls']} call events in negtheory files"
+        )
     if verbose:
         out.append("\ndeferred package imports per file:")
         out += [f"  {n:4d}  {f}" for f, n in m["deferred_imports_per_file"].items()]
@@ -551,30 +597,62 @@ def render(m: dict, verbose: bool = False) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point (see the module notes)."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure (default: this repository)")
-    parser.add_argument("--json", type=Path, metavar="OUT", help="also write every metric to this JSON file")
-    parser.add_argument("--verbose", action="store_true", help="per-file deferred imports, layers, edges, the trace")
-    parser.add_argument("--layers", type=Path, metavar="FILE.json", help="layer name -> list of path globs, low to high")
-    parser.add_argument("--module-lines", type=int, default=800, help="code lines over which a module counts (800)")
-    parser.add_argument("--function-lines", type=int, default=100, help="lines over which a function counts (100)")
-    parser.add_argument("--duplicates", type=int, metavar="N", help="the duplicate-pair count (skips the command)")
-    parser.add_argument("--seconds", type=int, default=120, help="time limit given to the duplicates command (120)")
+    parser.add_argument(
+        "--root", type=Path, default=ROOT, help="the checkout to measure (default: this repository)"
+    )
+    parser.add_argument(
+        "--json", type=Path, metavar="OUT", help="also write every metric to this JSON file"
+    )
+    parser.add_argument(
+        "--verbose", action="store_true", help="per-file deferred imports, layers, edges, the trace"
+    )
+    parser.add_argument(
+        "--layers",
+        type=Path,
+        metavar="FILE.json",
+        help="layer name -> list of path globs, low to high",
+    )
+    parser.add_argument(
+        "--module-lines", type=int, default=800, help="code lines over which a module counts (800)"
+    )
+    parser.add_argument(
+        "--function-lines", type=int, default=100, help="lines over which a function counts (100)"
+    )
+    parser.add_argument(
+        "--duplicates", type=int, metavar="N", help="the duplicate-pair count (skips the command)"
+    )
+    parser.add_argument(
+        "--seconds", type=int, default=120, help="time limit given to the duplicates command (120)"
+    )
     parser.add_argument(
         "--exclude",
         action="append",
         metavar="GLOB",
         help="a file left out of the line rows (repeatable; default: this script and its test)",
     )
-    parser.add_argument("--trace", action="store_true", help="trace one small fit call (imports the package)")
+    parser.add_argument(
+        "--trace", action="store_true", help="trace one small fit call (imports the package)"
+    )
     args = parser.parse_args(argv)
     root = args.root.resolve()
     layers = load_layers(args.layers) if args.layers else LAYERS
     exclude = LINE_EXCLUDE if args.exclude is None else tuple(args.exclude)
-    metrics = measure(root, layers, module_lines=args.module_lines, function_lines=args.function_lines, exclude=exclude)
+    metrics = measure(
+        root,
+        layers,
+        module_lines=args.module_lines,
+        function_lines=args.function_lines,
+        exclude=exclude,
+    )
     if args.duplicates is not None:
-        metrics["duplicates"], metrics["duplicates_how"] = args.duplicates, "given with --duplicates"
+        metrics["duplicates"], metrics["duplicates_how"] = (
+            args.duplicates,
+            "given with --duplicates",
+        )
     else:
-        metrics["duplicates"], metrics["duplicates_how"] = duplicate_pairs(root, seconds=args.seconds)
+        metrics["duplicates"], metrics["duplicates_how"] = duplicate_pairs(
+            root, seconds=args.seconds
+        )
     if args.trace:
         metrics["trace"] = trace_fit(root)
     print(git_state(root))

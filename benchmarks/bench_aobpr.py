@@ -85,10 +85,14 @@ def main() -> None:
         ta.append((time.perf_counter() - t0) / a.draws * 1e6)
     assert np.array_equal(ob, oa), "the two selections drew different items"
     ratio = statistics.median(b / x for b, x in zip(tb, ta))
-    print(f"AOBPR rank draw, {a.items} items, {a.draws} draws x {a.rounds} rounds (interleaved); same items: yes")
+    print(
+        f"AOBPR rank draw, {a.items} items, {a.draws} draws x {a.rounds} rounds (interleaved); same items: yes"
+    )
     print(f"  before (copy + bucket sort + scan): {statistics.median(tb):.2f} us a draw")
     print(f"  after  (_aobpr_neg):                {statistics.median(ta):.2f} us a draw")
-    print(f"  ratio before / after: {ratio:.2f}x  (goal >= 1.5x: {'met' if ratio >= 1.5 else 'NOT met'})")
+    print(
+        f"  ratio before / after: {ratio:.2f}x  (goal >= 1.5x: {'met' if ratio >= 1.5 else 'NOT met'})"
+    )
 
 
 if __name__ == "__main__":

@@ -190,7 +190,11 @@ def peak_memory(step, device) -> float:
         step()
         np_peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-    events = sorted((e.start_ns(), e.nbytes()) for e in prof.profiler.kineto_results.events() if e.name() == "[memory]")
+    events = sorted(
+        (e.start_ns(), e.nbytes())
+        for e in prof.profiler.kineto_results.events()
+        if e.name() == "[memory]"
+    )
     live = peak = 0
     for _, nb in events:
         live += nb
@@ -280,7 +284,15 @@ def _run_isolated(names, batch, dim, rounds, device, dtype, memory, malloc="defa
     try:
         for k in names:
             here, there = ctx.Pipe()
-            args = (there, k, batch, dim, str(device), str(dtype).split(".")[-1], torch.get_num_threads())
+            args = (
+                there,
+                k,
+                batch,
+                dim,
+                str(device),
+                str(dtype).split(".")[-1],
+                torch.get_num_threads(),
+            )
             proc = ctx.Process(target=_worker, args=args)
             with _environ(MALLOC_KEEP if malloc == "keep" else {}):
                 proc.start()
@@ -343,10 +355,14 @@ def kernel_counts(batch, dim, device, dtype, names=None):
     return out
 
 
-def bench_modules(batch, dim, rounds, device, dtype, memory=True, isolate=True, malloc="default", inner=1):
+def bench_modules(
+    batch, dim, rounds, device, dtype, memory=True, isolate=True, malloc="default", inner=1
+):
     names = list({**peers(), **module_losses()})
     rt = {}
-    isolate = isolate and device.type == "cpu"  # the workers isolate the CPU heap (see the module notes)
+    isolate = (
+        isolate and device.type == "cpu"
+    )  # the workers isolate the CPU heap (see the module notes)
     if isolate:
         rt, flt, mem = _run_isolated(names, batch, dim, rounds, device, dtype, memory, malloc)
         t = {k: statistics.median(v) for k, v in rt.items()}
@@ -381,10 +397,18 @@ def bench_modules(batch, dim, rounds, device, dtype, memory=True, isolate=True, 
     }
     # BCL's goal is 1.5 on the CPU (its eCDF sort against InfoNCE's one pass) and 1.2 on CUDA (issue 31)
     bcl_goal = 1.2 if device.type == "cuda" else 1.5
-    goals = {"infonce/fastest_peer": 1.0, "dcl/infonce": 1.2, "hcl/infonce": 1.2, "bcl/infonce": bcl_goal, "dpl/bpr": 1.5}
+    goals = {
+        "infonce/fastest_peer": 1.0,
+        "dcl/infonce": 1.2,
+        "hcl/infonce": 1.2,
+        "bcl/infonce": bcl_goal,
+        "dpl/bpr": 1.5,
+    }
     for k, v in ratios.items():
         extra = f" (fastest peer: {fastest})" if k.startswith("infonce") else ""
-        print(f"  ratio {k:22s} {v:6.3f}  goal <= {goals[k]:.1f}  {'met' if v <= goals[k] else 'NOT met'}{extra}")
+        print(
+            f"  ratio {k:22s} {v:6.3f}  goal <= {goals[k]:.1f}  {'met' if v <= goals[k] else 'NOT met'}{extra}"
+        )
     return t, ratios, mem
 
 
@@ -419,20 +443,43 @@ def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--rounds", type=int, default=15)
-    ap.add_argument("--dtype", nargs="+", default=["float32"], choices=["float32", "bfloat16", "float16", "float64"])
-    ap.add_argument("--inner", type=int, default=None, help="steps per timed sample (default: 10 on CUDA, 1 on the CPU)")
-    ap.add_argument("--csv", help="also write one row per (part, B, dtype, loss) and per ratio to this CSV file")
     ap.add_argument(
-        "--kernels", action="store_true", help="first count the kernels (CUDA) and top-level aten operators of one step"
+        "--dtype",
+        nargs="+",
+        default=["float32"],
+        choices=["float32", "bfloat16", "float16", "float64"],
+    )
+    ap.add_argument(
+        "--inner",
+        type=int,
+        default=None,
+        help="steps per timed sample (default: 10 on CUDA, 1 on the CPU)",
+    )
+    ap.add_argument(
+        "--csv", help="also write one row per (part, B, dtype, loss) and per ratio to this CSV file"
+    )
+    ap.add_argument(
+        "--kernels",
+        action="store_true",
+        help="first count the kernels (CUDA) and top-level aten operators of one step",
     )
     ap.add_argument("--batch", type=int, nargs="+", default=[256, 1024])
     ap.add_argument("--dim", type=int, default=128)
     ap.add_argument(
-        "--threads", type=int, default=1, help="torch threads for the run (the benchmark sets it, the package never does)"
+        "--threads",
+        type=int,
+        default=1,
+        help="torch threads for the run (the benchmark sets it, the package never does)",
     )
-    ap.add_argument("--part", nargs="+", default=["modules", "logits"], choices=["modules", "logits"])
+    ap.add_argument(
+        "--part", nargs="+", default=["modules", "logits"], choices=["modules", "logits"]
+    )
     ap.add_argument("--no-memory", action="store_true")
-    ap.add_argument("--same-process", action="store_true", help="run every module in this process (not one worker each)")
+    ap.add_argument(
+        "--same-process",
+        action="store_true",
+        help="run every module in this process (not one worker each)",
+    )
     ap.add_argument(
         "--malloc",
         default="default",
@@ -456,10 +503,14 @@ def main(argv=None):
         for dtype_name in args.dtype:
             b = min(args.batch)
             kc = kernel_counts(b, args.dim, device, getattr(torch, dtype_name))
-            print(f"\n[kernels] one forward + backward step at B={b} {dtype_name}: CUDA kernels launched, top-level aten ops")
+            print(
+                f"\n[kernels] one forward + backward step at B={b} {dtype_name}: CUDA kernels launched, top-level aten ops"
+            )
             for k, (nk, no) in kc.items():
                 print(f"  {k:16s} {nk:5d} kernels  {no:5d} aten ops")
-    csv = open(args.csv, "w") if args.csv else None  # written as the sizes finish (a cut-off run keeps what ran)
+    csv = (
+        open(args.csv, "w") if args.csv else None
+    )  # written as the sizes finish (a cut-off run keeps what ran)
     if csv:
         csv.write("part,batch,dtype,loss,ms_per_step_or_ratio,peak_mib\n")
     for dtype_name in args.dtype:
@@ -477,10 +528,17 @@ def main(argv=None):
                     malloc=args.malloc,
                     inner=inner,
                 )
-                rows += [("modules", b, dtype_name, k, 1e3 * v, mem.get(k, math.nan) / 2**20) for k, v in t.items()]
-                rows += [("modules", b, dtype_name, "ratio " + k, v, math.nan) for k, v in ratios.items()]
+                rows += [
+                    ("modules", b, dtype_name, k, 1e3 * v, mem.get(k, math.nan) / 2**20)
+                    for k, v in t.items()
+                ]
+                rows += [
+                    ("modules", b, dtype_name, "ratio " + k, v, math.nan) for k, v in ratios.items()
+                ]
             if "logits" in args.part:
-                t = out[("logits", b, dtype_name)] = bench_logits(b, args.rounds, device, dtype, inner)
+                t = out[("logits", b, dtype_name)] = bench_logits(
+                    b, args.rounds, device, dtype, inner
+                )
                 rows += [("logits", b, dtype_name, k, 1e3 * v, math.nan) for k, v in t.items()]
             if csv:
                 csv.writelines(f"{p},{b},{d},{k},{v:.6g},{m:.6g}\n" for p, b, d, k, v, m in rows)

@@ -31,12 +31,16 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=15)
     args = ap.parse_args(argv)
     if not hasattr(st, "order_statistic"):
-        print(f"scipy {scipy.__version__} has no scipy.stats.order_statistic (needs >= 1.15): nothing to compare")
+        print(
+            f"scipy {scipy.__version__} has no scipy.stats.order_statistic (needs >= 1.15): nothing to compare"
+        )
         return {}
     mu, sigma = 1.0, 2.0
     x = np.linspace(mu - 4.5 * sigma, mu + 4.5 * sigma, args.points)
     q = np.linspace(1e-6, 1 - 1e-6, args.points)
-    print(f"scipy {scipy.__version__}, numpy {np.__version__}, {args.points} points, {args.rounds} rounds (medians)")
+    print(
+        f"scipy {scipy.__version__}, numpy {np.__version__}, {args.points} points, {args.rounds} rounds (medians)"
+    )
     out = {}
     for k, n in CASES:
         ref = st.order_statistic(st.Normal(mu=mu, sigma=sigma), r=k, n=n)
@@ -60,7 +64,9 @@ def main(argv=None):
         for m, (fa, fb) in fns.items():
             ta, tb = statistics.median(times[(m, 0)]), statistics.median(times[(m, 1)])
             a, b = fa(), fb()
-            big = np.abs(a) > 1e-250  # relative difference where scipy's value is not (nearly) underflowed
+            big = (
+                np.abs(a) > 1e-250
+            )  # relative difference where scipy's value is not (nearly) underflowed
             rel = float(np.max(np.abs(a[big] - b[big]) / np.abs(a[big]))) if big.any() else 0.0
             out[(k, n, m)] = ta / tb
             row.append(f"{m} {ta / tb:5.2f}x ({1e3 * tb:6.3f} ms, max rel diff {rel:.1e})")

@@ -83,16 +83,30 @@ def timed(fn, device, reps=10, warm=3):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--rows", type=int, nargs="+", default=[2048, 4096, 8192, 16384], help="anchors 2B (N = 2B - 2)")
+    ap.add_argument(
+        "--rows",
+        type=int,
+        nargs="+",
+        default=[2048, 4096, 8192, 16384],
+        help="anchors 2B (N = 2B - 2)",
+    )
     args = ap.parse_args()
     dev = torch.device(args.device)
     name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
-    print(f"device {name}, torch {torch.__version__}, CUDA {torch.version.cuda}; ms per call (median of 10)")
-    print(f"{'rows x N':>14s} " + " ".join(f"{k:>12s}" for k in VARIANTS) + f" {'bcl f+b':>9s} {'infonce f+b':>11s}")
+    print(
+        f"device {name}, torch {torch.__version__}, CUDA {torch.version.cuda}; ms per call (median of 10)"
+    )
+    print(
+        f"{'rows x N':>14s} "
+        + " ".join(f"{k:>12s}" for k in VARIANTS)
+        + f" {'bcl f+b':>9s} {'infonce f+b':>11s}"
+    )
     g = torch.Generator(device="cpu").manual_seed(0)
     for r in args.rows:
         n = r - 2
-        s = ((torch.rand(r, n, generator=g) * 2 - 1) / 0.5).to(dev)  # cosine / t = 0.5, as the benchmark
+        s = ((torch.rand(r, n, generator=g) * 2 - 1) / 0.5).to(
+            dev
+        )  # cosine / t = 0.5, as the benchmark
         s[0, : n // 3] = s[0, 0]  # a long run of ties
         ref = sort_stable(s)
         row = []

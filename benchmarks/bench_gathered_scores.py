@@ -43,19 +43,32 @@ SETTINGS = {
     "mfccl": dict(batch=256, negatives=800, cosine=True, loss="infonce", lr=1e-4),
     "bpr300": dict(batch=2048, negatives=300, cosine=False, loss="bpr", lr=1e-3),
 }
-N_USERS, N_ITEMS, DIM, DEG = 29_858, 40_981, 64, 27  # Gowalla's size; 27 training items a user (its mean)
+N_USERS, N_ITEMS, DIM, DEG = (
+    29_858,
+    40_981,
+    64,
+    27,
+)  # Gowalla's size; 27 training items a user (its mean)
 
 
 def _csr(rng):
     indptr = np.arange(N_USERS + 1, dtype=np.int64) * DEG
-    indices = np.concatenate([rng.choice(N_ITEMS, DEG, replace=False) for _ in range(N_USERS)]).astype(np.int64)
+    indices = np.concatenate(
+        [rng.choice(N_ITEMS, DEG, replace=False) for _ in range(N_USERS)]
+    ).astype(np.int64)
     return indptr, indices
 
 
 class _Variant:
     def __init__(self, name, cfg, csr, seed):
         self.name, self.cfg = name, cfg
-        self.model = rec.MF(N_USERS, N_ITEMS, DIM, generator=torch.Generator().manual_seed(seed), cosine=cfg["cosine"])
+        self.model = rec.MF(
+            N_USERS,
+            N_ITEMS,
+            DIM,
+            generator=torch.Generator().manual_seed(seed),
+            cosine=cfg["cosine"],
+        )
         fused_adam = {"fused": True} if name.startswith("fused") and name != "fused-scores" else {}
         self.opt = torch.optim.Adam(self.model.parameters(), lr=cfg["lr"], **fused_adam)
         self.sampler = UniformFreeSampler(csr, N_ITEMS)
@@ -71,7 +84,10 @@ class _Variant:
         indptr, indices = self.csr
         pos = indices[indptr[u] + self.rng.integers(0, DEG, cfg["batch"])]
         ut = torch.from_numpy(u)
-        items = torch.cat([torch.from_numpy(pos)[:, None], self.sampler.draw(ut, cfg["negatives"], self.gen)], dim=1)
+        items = torch.cat(
+            [torch.from_numpy(pos)[:, None], self.sampler.draw(ut, cfg["negatives"], self.gen)],
+            dim=1,
+        )
         old, threads = rec._FUSED_MIN_K, gs._threads
         rec._FUSED_MIN_K = 10**9 if self.name == "torch" else old
         if self.name != "fused":  # the serial kernels (the path before the parallel compilation)
@@ -96,8 +112,10 @@ def main(argv=None):
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--reps", type=int, default=5)
     args = p.parse_args(argv)
-    print(f"negtheory {negtheory.__version__}, torch {torch.__version__}, {platform.processor() or platform.machine()}, "
-          f"torch threads {torch.get_num_threads()}")  # fmt: skip
+    print(
+        f"negtheory {negtheory.__version__}, torch {torch.__version__}, {platform.processor() or platform.machine()}, "
+        f"torch threads {torch.get_num_threads()}"
+    )
     csr = _csr(np.random.default_rng(0))
     names = ("torch", "fused-scores", "fused-1thread", "fused")
     for setting in args.setting:
@@ -112,10 +130,14 @@ def main(argv=None):
                 for _ in range(args.steps):
                     v.step()
                 times[v.name].append((time.perf_counter() - t0) / args.steps)
-        print(f"\n{setting}: batch {cfg['batch']}, N = {cfg['negatives']}, cosine {cfg['cosine']}, {cfg['loss']}")
+        print(
+            f"\n{setting}: batch {cfg['batch']}, N = {cfg['negatives']}, cosine {cfg['cosine']}, {cfg['loss']}"
+        )
         for n in names:
             ratio = statistics.median(b / a for a, b in zip(times[n], times["torch"]))
-            print(f"  {n:13s} {statistics.median(times[n]) * 1e3:8.1f} ms/step   speed-up over torch {ratio:5.2f}x")
+            print(
+                f"  {n:13s} {statistics.median(times[n]) * 1e3:8.1f} ms/step   speed-up over torch {ratio:5.2f}x"
+            )
         par = statistics.median(a / b for a, b in zip(times["fused-1thread"], times["fused"]))
         print(
             f"  fused over fused-1thread: {par:5.2f}x (torch threads {torch.get_num_threads()}, numba threads "

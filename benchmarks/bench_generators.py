@@ -103,7 +103,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--anchors", type=int, default=20_000)
     ap.add_argument("--unlabeled", type=int, default=128)
-    ap.add_argument("--draws", type=int, default=2_000_000, help="draws for the single-law samplers")
+    ap.add_argument(
+        "--draws", type=int, default=2_000_000, help="draws for the single-law samplers"
+    )
     ap.add_argument("--python-draws", type=int, default=2_000)
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
@@ -123,11 +125,22 @@ def main(argv=None):
         return seconds / items
 
     pd = args.python_draws
-    py_scipy = add(f"(i) Python Alg. 7, scipy phi ({pd} draws)", best_of(lambda: python_alg7_scipy(pd), 1), pd)
-    py_fast = add(f"(i') Python Alg. 7, random module ({50 * pd} draws)", best_of(lambda: python_alg7_fast(50 * pd), 1), 50 * pd)
+    py_scipy = add(
+        f"(i) Python Alg. 7, scipy phi ({pd} draws)", best_of(lambda: python_alg7_scipy(pd), 1), pd
+    )
+    py_fast = add(
+        f"(i') Python Alg. 7, random module ({50 * pd} draws)",
+        best_of(lambda: python_alg7_fast(50 * pd), 1),
+        50 * pd,
+    )
     ours_ar1 = add(
         f"negtheory Alg. 7, numba ({d} draws)",
-        best_of(lambda: sample_class_conditional(st.uniform(-4, 8), ALPHA, "tn", d, method="accept-reject", rng=1), rep),
+        best_of(
+            lambda: sample_class_conditional(
+                st.uniform(-4, 8), ALPHA, "tn", d, method="accept-reject", rng=1
+            ),
+            rep,
+        ),
         d,
     )
     ours_inv1 = add(
@@ -137,37 +150,55 @@ def main(argv=None):
     )
     law = true_negative(st.uniform(-4, 8), ALPHA)
     t0 = time.perf_counter()
-    pinv = NumericalInversePolynomial(law, domain=(-4.0, 4.0), random_state=np.random.default_rng(0))
+    pinv = NumericalInversePolynomial(
+        law, domain=(-4.0, 4.0), random_state=np.random.default_rng(0)
+    )
     pinv_setup = time.perf_counter() - t0
     add("(iii) scipy PINV setup (one law)", pinv_setup, 1)
     pinv_t = add(f"(iii) scipy PINV rvs ({d} draws)", best_of(lambda: pinv.rvs(d), rep), d)
 
     mn = m * n
     label = f"M={m}, N={n}, K={K}"
-    np_t = add(f"(ii) numpy vectorised Alg. 6 ({label})", best_of(lambda: numpy_alg6(m, n), rep), mn)
-    inv_t = add(f"negtheory score_sets inverse ({label})", best_of(lambda: score_sets(m, n, ALPHA, TAU, rng=1), rep), mn)
+    np_t = add(
+        f"(ii) numpy vectorised Alg. 6 ({label})", best_of(lambda: numpy_alg6(m, n), rep), mn
+    )
+    inv_t = add(
+        f"negtheory score_sets inverse ({label})",
+        best_of(lambda: score_sets(m, n, ALPHA, TAU, rng=1), rep),
+        mn,
+    )
     ar_t = add(
         f"negtheory score_sets accept-reject ({label})",
         best_of(lambda: score_sets(m, n, ALPHA, TAU, rng=1, method="accept-reject"), rep),
         mn,
     )
-    fl_t = add(f"floor: numpy uniforms only ({label})", best_of(lambda: floor_uniforms(m, n), rep), mn)
+    fl_t = add(
+        f"floor: numpy uniforms only ({label})", best_of(lambda: floor_uniforms(m, n), rep), mn
+    )
 
-    print(f"negtheory generator benchmark -- {os.cpu_count()} CPUs, numba threads = {numba.get_num_threads()}")
+    print(
+        f"negtheory generator benchmark -- {os.cpu_count()} CPUs, numba threads = {numba.get_num_threads()}"
+    )
     print(f"{'work':58s} {'time [s]':>10s} {'ns / item':>11s}")
     for name, s, per in rows:
         print(f"{name:58s} {s:10.4f} {per:11.1f}")
     print()
     print("ratios (per draw / per score; > 1 means negtheory is faster)")
-    print(f"  (i)   Python Alg. 7 (scipy phi)  / numba Alg. 7       : {py_scipy / ours_ar1:10.0f}x   (goal >= 1000x)")
+    print(
+        f"  (i)   Python Alg. 7 (scipy phi)  / numba Alg. 7       : {py_scipy / ours_ar1:10.0f}x   (goal >= 1000x)"
+    )
     print(f"  (i')  Python Alg. 7 (random)     / numba Alg. 7       : {py_fast / ours_ar1:10.0f}x")
-    print(f"  (ii)  numpy Alg. 6               / score_sets inverse : {np_t / inv_t:10.2f}x   (goal >= 3x)")
+    print(
+        f"  (ii)  numpy Alg. 6               / score_sets inverse : {np_t / inv_t:10.2f}x   (goal >= 3x)"
+    )
     print(f"  (ii)  numpy Alg. 6               / score_sets AR      : {np_t / ar_t:10.2f}x")
     print(
         f"  (iii) scipy PINV rvs             / numba inverse      : {pinv_t / ours_inv1:10.2f}x   (+ {pinv_setup * 1e3:.1f} ms setup per law)"
     )
     print(f"  (iv)  score_sets AR / score_sets inverse              : {ar_t / inv_t:10.2f}")
-    print(f"  floor: score_sets inverse / numpy uniforms            : {inv_t / fl_t:10.2f}   (goal <= 3)")
+    print(
+        f"  floor: score_sets inverse / numpy uniforms            : {inv_t / fl_t:10.2f}   (goal <= 3)"
+    )
     print(f"  floor: score_sets AR      / numpy uniforms            : {ar_t / fl_t:10.2f}")
     return 0
 

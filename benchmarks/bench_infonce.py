@@ -48,7 +48,9 @@ def baseline_curve(mus, k_max=1000, lam=0.9, t_max=3.0, steps=100, n_gh=64):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--n-mu", type=int, default=100)
     ap.add_argument("--k-max", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=3)
@@ -60,8 +62,12 @@ def main():
     infonce.effectiveness_curve(mus[:2], k_max=5, steps=100)
     compile_s = time.perf_counter() - t0
 
-    t_cont, v_cont = best_of(lambda: infonce.effectiveness_curve(mus, k_max=args.k_max), args.repeat)
-    t_disc, v_disc = best_of(lambda: infonce.effectiveness_curve(mus, k_max=args.k_max, steps=100), args.repeat)
+    t_cont, v_cont = best_of(
+        lambda: infonce.effectiveness_curve(mus, k_max=args.k_max), args.repeat
+    )
+    t_disc, v_disc = best_of(
+        lambda: infonce.effectiveness_curve(mus, k_max=args.k_max, steps=100), args.repeat
+    )
     t_base, v_base = best_of(lambda: baseline_curve(mus, args.k_max), 1)
 
     k_base = v_base.argmax(axis=1) + 1
@@ -70,12 +76,18 @@ def main():
     print(f"Fig. 4 curve: {args.n_mu} values of mu_q x K = 1..{args.k_max}")
     print(f"  first-call compilation / cache load      {compile_s:8.3f} s")
     print(f"  baseline numpy (Gauss-Hermite, T=100)     {t_base:8.3f} s")
-    print(f"  negtheory, discrete average T=100         {t_disc:8.4f} s   ratio {t_base / t_disc:7.1f}x")
-    print(f"  negtheory, continuous average             {t_cont:8.4f} s   ratio {t_base / t_cont:7.1f}x")
+    print(
+        f"  negtheory, discrete average T=100         {t_disc:8.4f} s   ratio {t_base / t_disc:7.1f}x"
+    )
+    print(
+        f"  negtheory, continuous average             {t_cont:8.4f} s   ratio {t_base / t_cont:7.1f}x"
+    )
     print(
         f"  max |v_baseline - v_negtheory| (T=100)    {np.abs(v_base - v_disc).max():.2e}  (Gauss-Hermite error of the baseline)"
     )
-    print(f"  K* agreement baseline vs negtheory T=100  {np.mean(k_base == k_disc):.0%} of mu_q values")
+    print(
+        f"  K* agreement baseline vs negtheory T=100  {np.mean(k_base == k_disc):.0%} of mu_q values"
+    )
 
 
 if __name__ == "__main__":

@@ -49,8 +49,15 @@ def batch_propagation(data, steps: int, rounds: int) -> None:
     rng = np.random.default_rng(0)
     models, opts = {}, {}
     for p in ("full", "batch"):
-        models[p] = LightGCN(data.n_users, data.n_items, data.train, 32, 1, generator=torch.Generator().manual_seed(0),
-                             propagation=p)  # fmt: skip
+        models[p] = LightGCN(
+            data.n_users,
+            data.n_items,
+            data.train,
+            32,
+            1,
+            generator=torch.Generator().manual_seed(0),
+            propagation=p,
+        )
         opts[p] = torch.optim.Adam(models[p].parameters(), lr=0.01, weight_decay=1e-5, fused=True)
     batches = []
     for _ in range(steps):
@@ -68,13 +75,18 @@ def batch_propagation(data, steps: int, rounds: int) -> None:
     u, it = batches[0]
     s = {p: step(p, u, it) for p in models}  # also compiles / loads the kernels
     diff_s = float((s["full"] - s["batch"]).detach().abs().max())
-    diff_g = max(float((a.grad - b.grad).abs().max()) for a, b in zip(models["full"].parameters(), models["batch"].parameters()))
+    diff_g = max(
+        float((a.grad - b.grad).abs().max())
+        for a, b in zip(models["full"].parameters(), models["batch"].parameters())
+    )
     nodes = torch.unique(torch.cat([u, it.reshape(-1) + data.n_users]))
     crow = models["full"].adj.crow_indices()
     nnz = int((crow[nodes + 1] - crow[nodes]).sum())
-    print(f"\nLightGCN training step (batch 128, 11 items a row, one layer, d = 32): {len(nodes)} of "
-          f"{data.n_users + data.n_items} nodes, {nnz} of {models['full'].adj.values().numel()} adjacency entries; "
-          f"largest difference full - batch: scores {diff_s:.2e}, gradients {diff_g:.2e}")  # fmt: skip
+    print(
+        f"\nLightGCN training step (batch 128, 11 items a row, one layer, d = 32): {len(nodes)} of "
+        f"{data.n_users + data.n_items} nodes, {nnz} of {models['full'].adj.values().numel()} adjacency entries; "
+        f"largest difference full - batch: scores {diff_s:.2e}, gradients {diff_g:.2e}"
+    )
     times = {p: [] for p in models}
     for r in range(rounds):
         for p in ("full", "batch") if r % 2 == 0 else ("batch", "full"):
@@ -84,20 +96,41 @@ def batch_propagation(data, steps: int, rounds: int) -> None:
                 opts[p].step()
             times[p].append((time.perf_counter() - t0) / steps * 1e3)
     for p in models:
-        print(f"  {p:5s}: median {sorted(times[p])[len(times[p]) // 2]:7.2f} ms a step  (rounds: "
-              + ", ".join(f"{t:.1f}" for t in times[p]) + ")")  # fmt: skip
+        print(
+            f"  {p:5s}: median {sorted(times[p])[len(times[p]) // 2]:7.2f} ms a step  (rounds: "
+            + ", ".join(f"{t:.1f}" for t in times[p])
+            + ")"
+        )
     ratio = sorted(f / b for f, b in zip(times["full"], times["batch"]))
-    print(f"  full / batch per round: median {ratio[len(ratio) // 2]:.2f}x (min {ratio[0]:.2f}x, max {ratio[-1]:.2f}x)")
+    print(
+        f"  full / batch per round: median {ratio[len(ratio) // 2]:.2f}x (min {ratio[0]:.2f}x, max {ratio[-1]:.2f}x)"
+    )
 
 
 def main():
     ap = split_parser(__doc__)
-    ap.add_argument("--epochs", type=int, default=2, help="epochs timed per sampler (then extrapolated to 100)")
+    ap.add_argument(
+        "--epochs", type=int, default=2, help="epochs timed per sampler (then extrapolated to 100)"
+    )
     ap.add_argument("--repeat", type=int, default=20, help="repetitions of the propagation step")
-    ap.add_argument("--data", help="a thesis data set's folder (with --dataset), instead of --train/--test")
-    ap.add_argument("--dataset", default="gowalla", help="its name for thesis_split (default gowalla)")
-    ap.add_argument("--batch-propagation", type=int, metavar="STEPS", help="time only STEPS training steps, full vs batch")
-    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds of --batch-propagation (default 5)")
+    ap.add_argument(
+        "--data", help="a thesis data set's folder (with --dataset), instead of --train/--test"
+    )
+    ap.add_argument(
+        "--dataset", default="gowalla", help="its name for thesis_split (default gowalla)"
+    )
+    ap.add_argument(
+        "--batch-propagation",
+        type=int,
+        metavar="STEPS",
+        help="time only STEPS training steps, full vs batch",
+    )
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=5,
+        help="interleaved rounds of --batch-propagation (default 5)",
+    )
     args = ap.parse_args()
     if args.data:
         from negtheory.recsys.datasets import thesis_split
@@ -117,11 +150,20 @@ def main():
     print(f"\none propagation layer, forward + backward (mean of {args.repeat}):")
     print(f"  torch.sparse.mm on COO     : {t_coo:7.2f} ms")
     print(f"  symmetric CSR (LightGCN)   : {t_sym:7.2f} ms   ratio {t_coo / t_sym:.1f}x")
-    print(f"\nLightGCN, thesis settings (batch {THESIS_LIGHTGCN['optimizer'].batch_size}), {args.epochs} epochs each:")
+    print(
+        f"\nLightGCN, thesis settings (batch {THESIS_LIGHTGCN['optimizer'].batch_size}), {args.epochs} epochs each:"
+    )
     base = None
     for sampler in (RNS(), BNS(), AOBPR(), SRNS()):
         cfg = dict(THESIS_LIGHTGCN, epochs=args.epochs)
-        r = fit(data, **cfg, loss=BPR(), sampler=sampler, evaluation=Evaluation(every=args.epochs), rng=0)
+        r = fit(
+            data,
+            **cfg,
+            loss=BPR(),
+            sampler=sampler,
+            evaluation=Evaluation(every=args.epochs),
+            rng=0,
+        )
         per = r.seconds / args.epochs
         base = base or per
         name = type(sampler).__name__

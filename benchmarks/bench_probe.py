@@ -53,15 +53,24 @@ def main():
     p.add_argument("--epochs", type=int, default=3)
     a = p.parse_args()
     data = benchmark_split(a.train if a.test else None, a.test)
-    print(f"negtheory {negtheory.__version__}, python {platform.python_version()}, {os.cpu_count()} cpus; {data.summary()}")
+    print(
+        f"negtheory {negtheory.__version__}, python {platform.python_version()}, {os.cpu_count()} cpus; {data.summary()}"
+    )
     ev = Evaluation(ks=(10,))
     trainers = {"sgd rns": lambda cbs: fit(data, epochs=a.epochs, evaluation=ev, callbacks=cbs)}
     try:
         import torch  # noqa: F401  (the mini-batch engine's)
 
         # the released code's mini-batch MF (Adam lr 1e-3, weight decay 1e-5, batch 1024), N = 5 uniform negatives
-        trainers["mf infonce"] = lambda cbs: fit(data, model=MF(), loss=InfoNCE(), optimizer=Adam(milestones=(100,)),
-                                                 epochs=a.epochs, evaluation=ev, callbacks=cbs)  # fmt: skip
+        trainers["mf infonce"] = lambda cbs: fit(
+            data,
+            model=MF(),
+            loss=InfoNCE(),
+            optimizer=Adam(milestones=(100,)),
+            epochs=a.epochs,
+            evaluation=ev,
+            callbacks=cbs,
+        )
     except ImportError:
         print("torch not installed: mini-batch MF skipped")
     for name, train in trainers.items():
@@ -85,7 +94,9 @@ def main():
             live_r.append((t2 - t1) / (t1 - t0))
             snap_r.append((t3 - t2) / (t1 - t0))
         t0 = time.perf_counter()
-        ScoreProbe(data, rng=0, prior=(32, 0.01))(0, np.zeros((data.n_users, data.n_items)) + np.arange(data.n_items) * 1e-3)
+        ScoreProbe(data, rng=0, prior=(32, 0.01))(
+            0, np.zeros((data.n_users, data.n_items)) + np.arange(data.n_items) * 1e-3
+        )
         init = time.perf_counter() - t0
         med = statistics.median
         print(

@@ -50,12 +50,20 @@ def fmt(t):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--sizes", type=int, nargs="+", default=[10, 1_000, 100_000, 1_000_000])
     ap.add_argument("--draws", type=int, nargs="+", default=[100, 10_000, 1_000_000])
-    ap.add_argument("--plot", nargs="?", const=str(Path(__file__).with_name("bench_sampling.png")), default=None, metavar="PNG",
-                    help="write the setup / per-draw timing figure (default path: benchmarks/bench_sampling.png)")  # fmt: skip
+    ap.add_argument(
+        "--plot",
+        nargs="?",
+        const=str(Path(__file__).with_name("bench_sampling.png")),
+        default=None,
+        metavar="PNG",
+        help="write the setup / per-draw timing figure (default path: benchmarks/bench_sampling.png)",
+    )
     args = ap.parse_args()
 
     print(
@@ -76,17 +84,27 @@ def main():
         for m in args.draws:
             g = np.random.default_rng(1)
             t_choice = best_of(lambda: g.choice(n, size=m, p=pn), args.repeat)
-            t_urn = best_of(lambda: DiscreteAliasUrn(p, random_state=np.random.default_rng(1)).rvs(m), args.repeat)
+            t_urn = best_of(
+                lambda: DiscreteAliasUrn(p, random_state=np.random.default_rng(1)).rvs(m),
+                args.repeat,
+            )
             t_alias = best_of(lambda: AliasTable(p).sample(m, rng=1), args.repeat)
             t_icdf = best_of(lambda: InverseCDFSampler(p).sample(m, rng=1), args.repeat)
-            times = {"Gen.choice": t_choice, "DiscreteAliasUrn": t_urn, "AliasTable": t_alias, "InverseCDF": t_icdf}
+            times = {
+                "Gen.choice": t_choice,
+                "DiscreteAliasUrn": t_urn,
+                "AliasTable": t_alias,
+                "InverseCDF": t_icdf,
+            }
             winner = min(times, key=times.get)
             print(
                 f"{n:>9,} {m:>9,} | {fmt(t_choice):>11} {fmt(t_urn):>16} | {fmt(t_alias):>11} {fmt(t_icdf):>11} |"
                 f" {t_choice / t_alias:12.2f} {t_urn / t_alias:9.2f} {t_choice / t_icdf:11.2f} {t_urn / t_icdf:8.2f} | {winner}"
             )
 
-    print("\nsetup and per-draw cost separately (per-draw from 200,000 draws on a prebuilt sampler)")
+    print(
+        "\nsetup and per-draw cost separately (per-draw from 200,000 draws on a prebuilt sampler)"
+    )
     head = f"{'n':>9} | {'setup alias':>11} {'setup icdf':>11} {'setup urn':>11} | {'ns/draw alias':>13} {'ns/draw icdf':>12} {'ns/draw urn':>11}"
     print(head)
     print("-" * len(head))
@@ -99,7 +117,9 @@ def main():
         p = rng.exponential(size=n)
         s_alias = best_of(lambda: AliasTable(p), args.repeat)
         s_icdf = best_of(lambda: InverseCDFSampler(p), args.repeat)
-        s_urn = best_of(lambda: DiscreteAliasUrn(p, random_state=np.random.default_rng(1)), args.repeat)
+        s_urn = best_of(
+            lambda: DiscreteAliasUrn(p, random_state=np.random.default_rng(1)), args.repeat
+        )
         a, c = AliasTable(p), InverseCDFSampler(p)
         urn = DiscreteAliasUrn(p, random_state=np.random.default_rng(1))
         d_alias = best_of(lambda: a.sample(m, rng=1), args.repeat) / m
@@ -108,7 +128,11 @@ def main():
         print(
             f"{n:>9,} | {fmt(s_alias):>11} {fmt(s_icdf):>11} {fmt(s_urn):>11} | {d_alias * 1e9:13.1f} {d_icdf * 1e9:12.1f} {d_urn * 1e9:11.1f}"
         )
-        for key, s_t, d_t in (("alias", s_alias, d_alias), ("inverse CDF", s_icdf, d_icdf), ("DiscreteAliasUrn", s_urn, d_urn)):
+        for key, s_t, d_t in (
+            ("alias", s_alias, d_alias),
+            ("inverse CDF", s_icdf, d_icdf),
+            ("DiscreteAliasUrn", s_urn, d_urn),
+        ):
             timing["setup"][key].append(s_t)
             timing["draw"][key].append(d_t)
     if args.plot:
@@ -122,15 +146,34 @@ def plot_timings(sizes, draws, timing, path):
 
     fig = Figure(figsize=(12.0, 4.4), layout="constrained")
     ax1, ax2 = fig.subplots(1, 2)
-    styles = {"alias": ("tab:blue", "-"), "inverse CDF": ("tab:orange", "--"), "DiscreteAliasUrn": ("tab:green", "-.")}
+    styles = {
+        "alias": ("tab:blue", "-"),
+        "inverse CDF": ("tab:orange", "--"),
+        "DiscreteAliasUrn": ("tab:green", "-."),
+    }
     sizes = np.asarray(sizes, dtype=float)
     for m, marker in zip(draws, ("o", "s", "^", "v", "D")):
         for name in ("alias", "inverse CDF"):
             color, ls = styles[name]
             total = np.array(timing["setup"][name]) + m * np.array(timing["draw"][name])
-            ax1.plot(sizes, total * 1e3, color=color, ls=ls, marker=marker, ms=4, label=f"{name}, {m:,} draws")
+            ax1.plot(
+                sizes,
+                total * 1e3,
+                color=color,
+                ls=ls,
+                marker=marker,
+                ms=4,
+                label=f"{name}, {m:,} draws",
+            )
     for name, (color, ls) in styles.items():
-        ax2.plot(sizes, np.array(timing["draw"][name]) * 1e9, color=color, ls=ls, marker="o", label=f"{name}: per draw")
+        ax2.plot(
+            sizes,
+            np.array(timing["draw"][name]) * 1e9,
+            color=color,
+            ls=ls,
+            marker="o",
+            label=f"{name}: per draw",
+        )
         ax2.plot(
             sizes,
             np.array(timing["setup"][name]) / sizes * 1e9,
@@ -147,10 +190,14 @@ def plot_timings(sizes, draws, timing, path):
     ax1.set_title("total cost for m draws (both parts measured)", fontsize=9.5)
     ax1.legend(fontsize=7)
     ax2.set_ylabel("ns")
-    ax2.set_title("alias: O(1) per draw, costlier setup; binary search: O(log n) per draw", fontsize=9.5)
+    ax2.set_title(
+        "alias: O(1) per draw, costlier setup; binary search: O(log n) per draw", fontsize=9.5
+    )
     ax2.legend(fontsize=7)
-    fig.suptitle(f"Alias vs inverse-CDF sampling, timed on {platform.machine()} ({os.cpu_count()} cpu), best of the runs: "
-                 "benchmarks/bench_sampling.py --plot")  # fmt: skip
+    fig.suptitle(
+        f"Alias vs inverse-CDF sampling, timed on {platform.machine()} ({os.cpu_count()} cpu), best of the runs: "
+        "benchmarks/bench_sampling.py --plot"
+    )
     fig.savefig(path, dpi=110)
 
 

@@ -88,21 +88,37 @@ def _run_case(args) -> dict:
     rng = np.random.default_rng(0)
     small = np.unique(rng.integers(0, [50, 80], size=(1500, 2)), axis=0)
     small = load_split(small[:1200], small[1200:])
-    if case["trainer"] == "auc":  # the K sweep's validation AUC on its own: random embeddings, no training
+    if (
+        case["trainer"] == "auc"
+    ):  # the K sweep's validation AUC on its own: random embeddings, no training
         from negtheory.recsys.loop import ScoreMatrix
         from negtheory.reproduce.wu_k_sweep import validation_auc_blocks
 
         vdata = data.with_validation(0.1, rng=0)
         emb = np.random.default_rng(1)
-        scores = ScoreMatrix.from_embeddings(emb.normal(size=(data.n_users, 32)).astype(np.float32),
-                                             emb.normal(size=(data.n_items, 32)).astype(np.float32))  # fmt: skip
+        scores = ScoreMatrix.from_embeddings(
+            emb.normal(size=(data.n_users, 32)).astype(np.float32),
+            emb.normal(size=(data.n_items, 32)).astype(np.float32),
+        )
         t1 = time.perf_counter()
         auc = validation_auc_blocks(scores, vdata)
-        return dict(case=args.case, n_users=data.n_users, n_items=data.n_items, n_valid=len(vdata.valid),
-                    epoch_with_eval_s=round(time.perf_counter() - t1, 2), auc=round(auc, 4),
-                    peak_rss_gb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2, 3))  # fmt: skip
-    if case["trainer"] == "sgd":  # BPR-MF by batch-1 SGD (the defaults of fit: BPR, SGD lr 0.01, reg 0.01)
-        sampler = {"rns": RNS(), "dns": DNS(candidates=5), "bns": BNS(f_sample=case.get("bns_f_sample"))}[case["sampler"]]
+        return dict(
+            case=args.case,
+            n_users=data.n_users,
+            n_items=data.n_items,
+            n_valid=len(vdata.valid),
+            epoch_with_eval_s=round(time.perf_counter() - t1, 2),
+            auc=round(auc, 4),
+            peak_rss_gb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2, 3),
+        )
+    if (
+        case["trainer"] == "sgd"
+    ):  # BPR-MF by batch-1 SGD (the defaults of fit: BPR, SGD lr 0.01, reg 0.01)
+        sampler = {
+            "rns": RNS(),
+            "dns": DNS(candidates=5),
+            "bns": BNS(f_sample=case.get("bns_f_sample")),
+        }[case["sampler"]]
         kw = dict(model=MF(dim=dim), sampler=sampler)
     else:  # mini-batch MF: Adam lr 1e-3, weight decay 1e-5 (lr / 10 after epoch 100), N = 5 uniform negatives
         loss = {"infonce": InfoNCE(negatives=5), "bcl": BCL(negatives=5)}[case["loss"]]
@@ -133,7 +149,9 @@ def _run_case(args) -> dict:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--gowalla", help="folder with Gowalla's train.txt[.gz] / test.txt[.gz] (LightGCN release)")
+    ap.add_argument(
+        "--gowalla", help="folder with Gowalla's train.txt[.gz] / test.txt[.gz] (LightGCN release)"
+    )
     ap.add_argument("--ml1m", help="MovieLens-1M interactions: user,item lines (gzipped or not)")
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--out", default=None, help="results file (default: print only)")
@@ -176,7 +194,9 @@ def main():
     for b in ("ml1m sgd bns exact", "ml1m sgd bns f32", "ml1m sgd bns f256", "ml1m sgd dns"):
         if t.get(b) and t.get("ml1m sgd rns"):
             lines.append(f"ratio {b} / rns epoch (with evaluation): {t[b] / t['ml1m sgd rns']:.2f}")
-    peaks = [r["peak_rss_gb"] for r in rows if r["case"].startswith("gowalla") and "peak_rss_gb" in r]
+    peaks = [
+        r["peak_rss_gb"] for r in rows if r["case"].startswith("gowalla") and "peak_rss_gb" in r
+    ]
     if peaks:
         lines.append(f"largest Gowalla peak RSS: {max(peaks):.2f} GB (goal < 8 GB)")
     print("\n".join(lines[-3:]))

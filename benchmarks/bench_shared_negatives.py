@@ -25,8 +25,21 @@ def _epoch_seconds(data, spec, n_neg: int, steps: int) -> float:
     net = R.MF(data.n_users, data.n_items, 64, generator=gen, cosine=True)
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
     sched = torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[], gamma=1.0)
-    run = R._MFRunner(net, opt, sched, "infonce", {"temperature": 0.1}, data, 0, n_neg, 2048, torch.device("cpu"),
-                      np.random.default_rng(0), batch_l2=1e-4, spec=spec)  # fmt: skip
+    run = R._MFRunner(
+        net,
+        opt,
+        sched,
+        "infonce",
+        {"temperature": 0.1},
+        data,
+        0,
+        n_neg,
+        2048,
+        torch.device("cpu"),
+        np.random.default_rng(0),
+        batch_l2=1e-4,
+        spec=spec,
+    )
     t0 = time.perf_counter()
     run.run_epoch(0)
     return (time.perf_counter() - t0) / steps
@@ -46,15 +59,20 @@ def main() -> None:
     pairs = np.unique(np.c_[rng.integers(0, n_users, n), rng.integers(0, n_items, n)], axis=0)
     data = Interactions(n_users, n_items, pairs, np.zeros((0, 2), dtype=np.int64))
     steps = -(-len(pairs) // 2048)
-    print(f"{steps} steps of batch 2048 per epoch, cosine MF d=64, InfoNCE; seconds per step, median of {a.rounds} rounds")
+    print(
+        f"{steps} steps of batch 2048 per epoch, cosine MF d=64, InfoNCE; seconds per step, median of {a.rounds} rounds"
+    )
     for n_neg in a.ns:
         t = {"per-row (RNS)": [], "shared (SharedUniform)": []}
         for _ in range(a.rounds):  # interleaved: both samplers see the same machine load
             t["per-row (RNS)"].append(_epoch_seconds(data, RNS(), n_neg, steps))
             t["shared (SharedUniform)"].append(_epoch_seconds(data, SharedUniform(), n_neg, steps))
         med = {k: float(np.median(v)) for k, v in t.items()}
-        print(f"N={n_neg:5d}: " + ", ".join(f"{k} {v:.3f} s" for k, v in med.items())
-              + f"; ratio per-row / shared {med['per-row (RNS)'] / med['shared (SharedUniform)']:.1f}x")  # fmt: skip
+        print(
+            f"N={n_neg:5d}: "
+            + ", ".join(f"{k} {v:.3f} s" for k, v in med.items())
+            + f"; ratio per-row / shared {med['per-row (RNS)'] / med['shared (SharedUniform)']:.1f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -63,7 +63,11 @@ def python_point(n_anchors, seed=0, numpy_scalars=False):
         while True:  # Algorithms 7-8: proposal U(a, b), envelope 2 alpha
             x = rng.uniform(a, b)
             u = (x - a) / (b - a)
-            p = (1 - ALPHA + (2 * ALPHA - 1) * u) / ALPHA if false_negative else (ALPHA + (1 - 2 * ALPHA) * u) / ALPHA
+            p = (
+                (1 - ALPHA + (2 * ALPHA - 1) * u) / ALPHA
+                if false_negative
+                else (ALPHA + (1 - 2 * ALPHA) * u) / ALPHA
+            )
             if rng.random() < p:
                 return x
 
@@ -148,14 +152,27 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--n-anchors", type=int, default=20_000)
-    ap.add_argument("--python-anchors", type=int, default=400, help="anchors timed for the plain-Python baseline")
+    ap.add_argument(
+        "--python-anchors",
+        type=int,
+        default=400,
+        help="anchors timed for the plain-Python baseline",
+    )
     ap.add_argument("--memory-anchors", type=int, default=1_000_000)
     ap.add_argument("--skip-memory", action="store_true")
-    ap.add_argument("--skip-python", action="store_true", help="skip the plain-Python baselines (i), (i')")
-    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="numba thread counts to time (ii) at")
-    ap.add_argument("--rounds", type=int, default=9, help="interleaved rounds per thread count (medians)")
+    ap.add_argument(
+        "--skip-python", action="store_true", help="skip the plain-Python baselines (i), (i')"
+    )
+    ap.add_argument(
+        "--threads", type=int, nargs="+", default=[1, 2], help="numba thread counts to time (ii) at"
+    )
+    ap.add_argument(
+        "--rounds", type=int, default=9, help="interleaved rounds per thread count (medians)"
+    )
     args = ap.parse_args()
     m = args.n_anchors
     old_threads = numba.get_num_threads()
@@ -163,7 +180,9 @@ def main():
     def study():
         return mse_study("alpha", [0.9], n_anchors=m, execution=Execution(progress=False))
 
-    mse_study("alpha", [0.9], n_anchors=2000, execution=Execution(progress=False))  # compile / load the cache
+    mse_study(
+        "alpha", [0.9], n_anchors=2000, execution=Execution(progress=False)
+    )  # compile / load the cache
     numpy_point(1000)
     print(f"one study point at the thesis defaults, n_anchors = {m}, N = {N}, K = {K}")
     ratios = {}
@@ -205,13 +224,22 @@ def main():
     print("    negtheory " + "  ".join(f"{v:9.1f}" for v in df.mse))
     print("    numpy     " + "  ".join(f"{v:9.1f}" for v in mse_np))
     if not args.skip_python:
-        print("    python    " + "  ".join(f"{v:9.1f}" for v in mse_py) + f"   ({args.python_anchors} anchors)")
+        print(
+            "    python    "
+            + "  ".join(f"{v:9.1f}" for v in mse_py)
+            + f"   ({args.python_anchors} anchors)"
+        )
 
     if not args.skip_memory:
         # peak RSS at two sizes: flat in n_anchors = memory bounded by the chunk, not by M
         for n_mem in (args.memory_anchors // 10, args.memory_anchors):
             t0 = time.perf_counter()
-            res = subprocess.run([sys.executable, "-c", MEMORY_SNIPPET, str(n_mem)], capture_output=True, text=True, check=True)
+            res = subprocess.run(
+                [sys.executable, "-c", MEMORY_SNIPPET, str(n_mem)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             peak_mib = int(res.stdout.strip().splitlines()[-1]) / 1024
             full_mib = n_mem * N * (8 + 1) / 2**20
             print(

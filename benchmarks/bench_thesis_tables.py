@@ -60,7 +60,9 @@ def variants(data, sizes, repeat):
     for size in sizes:
         m = 10**9 if size == "all" else int(size)
         for v, kw in BNS_VARIANTS.items():
-            cases.append((f"{v} |M_u|={size}", dict(sampler="bns", candidates=m, prior="oracle", **kw)))
+            cases.append(
+                (f"{v} |M_u|={size}", dict(sampler="bns", candidates=m, prior="oracle", **kw))
+            )
     import numpy as np
 
     from negtheory.recsys import load_split
@@ -78,7 +80,9 @@ def variants(data, sizes, repeat):
     print(f"\none SGD epoch ({len(data.train)} steps), best of {repeat} interleaved rounds:")
     for name, _ in cases:
         t = min(times[name])
-        print(f"  {name:28s} {t:7.2f} s/epoch   {t / base:6.1f}x RNS   ~{t * 100 / 60:6.1f} min per 100-epoch run")
+        print(
+            f"  {name:28s} {t:7.2f} s/epoch   {t / base:6.1f}x RNS   ~{t * 100 / 60:6.1f} min per 100-epoch run"
+        )
 
 
 def runs(dirs, jobs):
@@ -87,7 +91,14 @@ def runs(dirs, jobs):
     for d in dirs:
         for f in sorted(Path(d).glob("*.json")):
             r = json.loads(f.read_text())
-            recs.append((r["run"], r["seed"], float(r["seconds"]), r["history"][-1]["epoch"] if r["history"] else 0))
+            recs.append(
+                (
+                    r["run"],
+                    r["seed"],
+                    float(r["seconds"]),
+                    r["history"][-1]["epoch"] if r["history"] else 0,
+                )
+            )
     if not recs:
         raise SystemExit(f"no finished runs (*.json) in {dirs}")
     by_kind = defaultdict(list)
@@ -97,10 +108,14 @@ def runs(dirs, jobs):
     print(f"\n{len(recs)} finished runs in {', '.join(map(str, dirs))}:")
     for kind, v in sorted(by_kind.items()):
         tot = sum(s for s, _ in v)
-        print(f"  {kind:9s} {len(v):4d} runs  {tot / 60:8.1f} CPU-min  (mean {tot / len(v) / 60:5.1f} min per run)")
+        print(
+            f"  {kind:9s} {len(v):4d} runs  {tot / 60:8.1f} CPU-min  (mean {tot / len(v) / 60:5.1f} min per run)"
+        )
     total = sum(s for _, _, s, _ in recs)
     wall = _lpt([s for _, _, s, _ in recs], jobs)
-    print(f"  total {total / 3600:.2f} CPU-hours; on {jobs} workers (longest first): {wall / 3600:.2f} h wall")
+    print(
+        f"  total {total / 3600:.2f} CPU-hours; on {jobs} workers (longest first): {wall / 3600:.2f} h wall"
+    )
 
 
 def _lpt(seconds, jobs):
@@ -130,32 +145,55 @@ def estimate(train, test, tables, models, seeds, jobs, probe_epochs):
         timed(1)  # compile / warm up
         per_epoch = timed(probe_epochs) / probe_epochs
         rows.append((key, per_epoch, per_epoch * full[key[0]]))
-        print(f"  {str(key):62s} {per_epoch:7.3f} s/epoch  ~{per_epoch * full[key[0]] / 60:6.1f} min per run", flush=True)
+        print(
+            f"  {str(key):62s} {per_epoch:7.3f} s/epoch  ~{per_epoch * full[key[0]] / 60:6.1f} min per run",
+            flush=True,
+        )
     by_kind = defaultdict(float)
     for key, _, run_s in rows:
         by_kind[key[0]] += run_s * seeds
     total = sum(by_kind.values())
-    print(f"\nfull run of Tables {' '.join(tables)}, models {' '.join(models)}, {seeds} seeds: {len(rows) * seeds} runs")
+    print(
+        f"\nfull run of Tables {' '.join(tables)}, models {' '.join(models)}, {seeds} seeds: {len(rows) * seeds} runs"
+    )
     for kind, secs in sorted(by_kind.items()):
         print(f"  {kind:9s} {secs / 60:8.1f} CPU-min")
     wall = _lpt([r[2] for r in rows for _ in range(seeds)], jobs)
-    print(f"  total {total / 3600:.2f} CPU-hours; on {jobs} workers (longest first): {wall / 3600:.2f} h wall")
+    print(
+        f"  total {total / 3600:.2f} CPU-hours; on {jobs} workers (longest first): {wall / 3600:.2f} h wall"
+    )
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--train")
     ap.add_argument("--test")
-    ap.add_argument("--variants", action="store_true", help="time one epoch of each Table 4.5 reading")
-    ap.add_argument("--sizes", nargs="+", default=["20", "all"], help="|M_u| of the variant timings")
-    ap.add_argument("--repeat", type=int, default=3, help="interleaved rounds of the variant timings")
-    ap.add_argument("--runs", nargs="+", default=None, help="thesis-tables OUT/runs folders to total")
+    ap.add_argument(
+        "--variants", action="store_true", help="time one epoch of each Table 4.5 reading"
+    )
+    ap.add_argument(
+        "--sizes", nargs="+", default=["20", "all"], help="|M_u| of the variant timings"
+    )
+    ap.add_argument(
+        "--repeat", type=int, default=3, help="interleaved rounds of the variant timings"
+    )
+    ap.add_argument(
+        "--runs", nargs="+", default=None, help="thesis-tables OUT/runs folders to total"
+    )
     ap.add_argument("--jobs", type=int, default=2, help="workers of the wall-time estimate")
-    ap.add_argument("--estimate", action="store_true", help="extrapolate a full run from a few epochs of each run")
-    ap.add_argument("--tables", nargs="+", default=["4.2", "4.5", "5.2", "6.3"], help="tables of --estimate")
+    ap.add_argument(
+        "--estimate",
+        action="store_true",
+        help="extrapolate a full run from a few epochs of each run",
+    )
+    ap.add_argument(
+        "--tables", nargs="+", default=["4.2", "4.5", "5.2", "6.3"], help="tables of --estimate"
+    )
     ap.add_argument("--models", nargs="+", default=["mf", "lightgcn"], help="models of --estimate")
     ap.add_argument("--seeds", type=int, default=3, help="seeds of --estimate")
-    ap.add_argument("--probe-epochs", type=int, default=2, help="timed epochs per run of --estimate")
+    ap.add_argument(
+        "--probe-epochs", type=int, default=2, help="timed epochs per run of --estimate"
+    )
     args = ap.parse_args()
     print(
         f"negtheory {negtheory.__version__}, {platform.processor() or platform.machine()}, {os.cpu_count()} cpus, "
@@ -168,7 +206,15 @@ def main():
     if args.estimate:
         if not (args.train and args.test):
             ap.error("--estimate needs --train and --test files")
-        estimate(args.train, args.test, args.tables, args.models, args.seeds, args.jobs, args.probe_epochs)
+        estimate(
+            args.train,
+            args.test,
+            args.tables,
+            args.models,
+            args.seeds,
+            args.jobs,
+            args.probe_epochs,
+        )
     if not (args.variants or args.runs or args.estimate):
         ap.error("give --variants, --runs DIR and/or --estimate")
 

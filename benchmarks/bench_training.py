@@ -59,14 +59,24 @@ def run_cornac(data, epochs, seed, num_threads=0):
     iid = [str(i) for i in data.train[:, 1]]
     ds = Dataset.from_uir(list(zip(uid, iid, [1.0] * len(uid))), seed=seed)
     model = cornac.models.BPR(
-        k=32, max_iter=epochs, learning_rate=0.01, lambda_reg=0.01, seed=seed, verbose=False, num_threads=num_threads
+        k=32,
+        max_iter=epochs,
+        learning_rate=0.01,
+        lambda_reg=0.01,
+        seed=seed,
+        verbose=False,
+        num_threads=num_threads,
     )
     t0 = time.perf_counter()
     model.fit(ds)
     secs = time.perf_counter() - t0
     # scores in negtheory's index space
-    umap = np.array([ds.uid_map[str(u)] if str(u) in ds.uid_map else -1 for u in range(data.n_users)])
-    imap = np.array([ds.iid_map[str(i)] if str(i) in ds.iid_map else -1 for i in range(data.n_items)])
+    umap = np.array(
+        [ds.uid_map[str(u)] if str(u) in ds.uid_map else -1 for u in range(data.n_users)]
+    )
+    imap = np.array(
+        [ds.iid_map[str(i)] if str(i) in ds.iid_map else -1 for i in range(data.n_items)]
+    )
     U = model.u_factors[np.maximum(umap, 0)]
     V = model.i_factors[np.maximum(imap, 0)]
     b = model.i_biases[np.maximum(imap, 0)]
@@ -104,7 +114,9 @@ def main():
     ap = split_parser(__doc__)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--epochs", type=int, default=100)
-    ap.add_argument("--samplers-epochs", type=int, default=2, help="epochs timed for each score-based sampler")
+    ap.add_argument(
+        "--samplers-epochs", type=int, default=2, help="epochs timed for each score-based sampler"
+    )
     args = ap.parse_args()
     data = benchmark_split(args.train, args.test)
     print_header(data, f"numpy {np.__version__}")
@@ -120,7 +132,9 @@ def main():
     ours, theirs, theirs1, ratios, ratios1 = [], [], [], [], []
     for r in range(args.repeat):
         if have_cornac:
-            t_c, sc = run_cornac(data, args.epochs, seed=r)  # default: all cores (Hogwild, not reproducible)
+            t_c, sc = run_cornac(
+                data, args.epochs, seed=r
+            )  # default: all cores (Hogwild, not reproducible)
             theirs.append((t_c, topk_metrics(sc, test_mask, train_mask, 10)["ndcg@10"]))
             t_c1, sc = run_cornac(data, args.epochs, seed=r, num_threads=1)
             theirs1.append((t_c1, topk_metrics(sc, test_mask, train_mask, 10)["ndcg@10"]))
@@ -146,13 +160,24 @@ def main():
             f"NDCG@10 {statistics.mean(n for _, n in theirs1):.4f}"
         )
         med, med1 = statistics.median(ratios), statistics.median(ratios1)
-        print(f"  time ratio negtheory / cornac (all cores): {med:.2f}x  (goal <= 2x: {'met' if med <= 2 else 'NOT met'})")
-        print(f"  time ratio negtheory / cornac (1 thread) : {med1:.2f}x  (negtheory is single-threaded and reproducible)")
-    print(f"\nscore-based samplers (score every item for each step), {args.samplers_epochs} epochs each:")
+        print(
+            f"  time ratio negtheory / cornac (all cores): {med:.2f}x  (goal <= 2x: {'met' if med <= 2 else 'NOT met'})"
+        )
+        print(
+            f"  time ratio negtheory / cornac (1 thread) : {med1:.2f}x  (negtheory is single-threaded and reproducible)"
+        )
+    print(
+        f"\nscore-based samplers (score every item for each step), {args.samplers_epochs} epochs each:"
+    )
     for sampler in (DNS(), BNS(), AOBPR(), BNS(candidates=20, prior="oracle")):
         fit(data, sampler=sampler, epochs=1)
         t0 = time.perf_counter()
-        fit(data, sampler=sampler, epochs=args.samplers_epochs, evaluation=Evaluation(every=args.samplers_epochs))
+        fit(
+            data,
+            sampler=sampler,
+            epochs=args.samplers_epochs,
+            evaluation=Evaluation(every=args.samplers_epochs),
+        )
         per = (time.perf_counter() - t0) / args.samplers_epochs
         print(f"  {sampler!r:47s} {per:6.2f} s/epoch  (~{per * 100 / 60:.1f} min per 100 epochs)")
 

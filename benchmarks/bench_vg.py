@@ -44,7 +44,9 @@ ML100K = os.environ.get("NEGTHEORY_ML100K")  # no default: the data set is not s
 # cython_special.kve(double nu, double z) bound for numba (the third argument is Cython's
 # skip_dispatch flag)
 _kve_addr = get_cython_function_address("scipy.special.cython_special", "__pyx_fuse_1kve")
-_kve_c = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double, ctypes.c_double, ctypes.c_int)(_kve_addr)
+_kve_c = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double, ctypes.c_double, ctypes.c_int)(
+    _kve_addr
+)
 
 
 @numba.njit(parallel=True)
@@ -59,7 +61,9 @@ def _pdf_cython_kve(x, d, lam, out):
 def pdf_scipy_kve(x, d, lam):
     z = np.abs(x) / lam
     nu = 0.5 * (d - 1)
-    log_c = -math.log(lam) - 0.5 * math.log(math.pi) - special.gammaln(d / 2)  # the normaliser of eq. 3.18
+    log_c = (
+        -math.log(lam) - 0.5 * math.log(math.pi) - special.gammaln(d / 2)
+    )  # the normaliser of eq. 3.18
     with np.errstate(all="ignore"):
         return np.exp(log_c + nu * np.log(z / 2) + np.log(special.kve(nu, z)) - z)
 
@@ -67,7 +71,11 @@ def pdf_scipy_kve(x, d, lam):
 def pdf_eq319_scalar(x, d, lam):
     """Eq. 3.19 as the released code writes it: scipy.special.kv and gamma, one point."""
     z = abs(x) / lam
-    return (z / 2) ** ((d - 1) / 2) * special.kv((d - 1) / 2, z) / (lam * math.sqrt(math.pi) * math.gamma(d / 2))
+    return (
+        (z / 2) ** ((d - 1) / 2)
+        * special.kv((d - 1) / 2, z)
+        / (lam * math.sqrt(math.pi) * math.gamma(d / 2))
+    )
 
 
 def cdf_quad(x, d, lam):
@@ -116,7 +124,10 @@ def bench_estep(users, items, n_users, n_items, d, lam, n_quad, repeat, rng, lab
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
         ref = np.array(
-            [2 * cdf_quad(s, d, lam) * pdf_eq319_scalar(s, d, lam) * prior[i] for s, i in zip(scores[:n_quad], items[:n_quad])]
+            [
+                2 * cdf_quad(s, d, lam) * pdf_eq319_scalar(s, d, lam) * prior[i]
+                for s, i in zip(scores[:n_quad], items[:n_quad])
+            ]
         )
         t_quad = (time.perf_counter() - t0) * scores.size / n_quad
     rel = np.max(np.abs(c[:n_quad] / ref - 1))
@@ -126,12 +137,16 @@ def bench_estep(users, items, n_users, n_items, d, lam, n_quad, repeat, rng, lab
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--n", type=int, default=100_000)
     ap.add_argument("--n-quad", type=int, default=500)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--ml100k", default=ML100K)
-    ap.add_argument("--only-cost", action="store_true", help="only part 4 (cost per point against d)")
+    ap.add_argument(
+        "--only-cost", action="store_true", help="only part 4 (cost per point against d)"
+    )
     args = ap.parse_args()
     rng = np.random.default_rng(2023)
     print(f"numba threads: {numba.get_num_threads()}, cpus: {os.cpu_count()}")
@@ -142,18 +157,35 @@ def main():
     print(
         f"\n1. cdf at {args.n} points vs one adaptive quad per point (quad timed on {args.n_quad} points, extrapolated linearly)"
     )
-    print(f"  {'d':>5} {'lam':>6} {'negtheory':>12} {'quad/point':>12} {'ratio':>9} {'|ours-quad|':>11}")
+    print(
+        f"  {'d':>5} {'lam':>6} {'negtheory':>12} {'quad/point':>12} {'ratio':>9} {'|ours-quad|':>11}"
+    )
     for d, lam in [(1, 0.1), (2, 0.1), (5, 0.1), (64, 0.01), (65, 0.01), (1024, 0.001)]:
         t_ours, t_quad, err = bench_cdf(d, lam, args.n, args.n_quad, args.repeat, rng)
         if math.isnan(t_quad):
-            print(f"  {d:>5} {lam:>6g} {t_ours * 1e3:10.1f} ms   quad baseline fails: OverflowError in Gamma(d/2) / K_nu")
+            print(
+                f"  {d:>5} {lam:>6g} {t_ours * 1e3:10.1f} ms   quad baseline fails: OverflowError in Gamma(d/2) / K_nu"
+            )
         else:
-            print(f"  {d:>5} {lam:>6g} {t_ours * 1e3:10.1f} ms {t_quad:10.1f} s {t_quad / t_ours:8.0f}x {err:11.1e}")
+            print(
+                f"  {d:>5} {lam:>6g} {t_ours * 1e3:10.1f} ms {t_quad:10.1f} s {t_quad / t_ours:8.0f}x {err:11.1e}"
+            )
 
     print("\n2. E-step credence (eq. 3.27-3.28), MovieLens-100k-sized, normalize=False")
     users, items, n_users, n_items = synth_ml100k(rng)
     for d, lam in [(64, 0.01), (65, 0.01)]:
-        bench_estep(users, items, n_users, n_items, d, lam, args.n_quad, args.repeat, rng, f"synthetic 943x1682, d={d}")
+        bench_estep(
+            users,
+            items,
+            n_users,
+            n_items,
+            d,
+            lam,
+            args.n_quad,
+            args.repeat,
+            rng,
+            f"synthetic 943x1682, d={d}",
+        )
     if args.ml100k and os.path.exists(args.ml100k):
         import pandas as pd
 
@@ -161,7 +193,16 @@ def main():
         u = df["user"].to_numpy()
         i = df["item"].to_numpy()
         bench_estep(
-            u, i, int(u.max()) + 1, int(i.max()) + 1, 64, 0.01, args.n_quad, args.repeat, rng, "ml-100k train pairs, d=64"
+            u,
+            i,
+            int(u.max()) + 1,
+            int(i.max()) + 1,
+            64,
+            0.01,
+            args.n_quad,
+            args.repeat,
+            rng,
+            "ml-100k train pairs, d=64",
         )
     else:
         print("  (no --ml100k file given or found: real-data run skipped)")
@@ -182,10 +223,14 @@ def main():
         bad = int(np.sum(~np.isfinite(pb)))
         ok = np.isfinite(pb)
         rel = np.max(np.abs(pb[ok] / pa[ok] - 1)) if ok.any() else float("nan")
-        print(f"  {d:>5} {t_a * 1e3:12.1f} ms {t_b * 1e3:15.1f} ms {t_c * 1e3:16.1f} ms {bad:>15} {rel:13.1e}")
+        print(
+            f"  {d:>5} {t_a * 1e3:12.1f} ms {t_b * 1e3:15.1f} ms {t_c * 1e3:16.1f} ms {bad:>15} {rel:13.1e}"
+        )
     z = np.array([1e-3, 1.0, 100.0, 290.0])
     with np.errstate(all="ignore"):
-        print(f"  kve(511.5, z) at z = {z.tolist()}: {special.kve(511.5, z).tolist()}  (inf = overflow)")
+        print(
+            f"  kve(511.5, z) at z = {z.tolist()}: {special.kve(511.5, z).tolist()}  (inf = overflow)"
+        )
     bench_cost_vs_d(args.n, args.repeat, rng)
 
 
@@ -202,8 +247,13 @@ def bench_cost_vs_d(n, repeat, rng):
         x = X.rvs(n, random_state=rng)
         X.logpdf(x[:10])
         X.cdf(x[:10])
-        t[d] = (best_of(lambda: X.logpdf(x), repeat)[0] / n, best_of(lambda: X.cdf(x), repeat)[0] / n)
-        print(f"  d={d:>5}  logpdf {t[d][0] * 1e6:7.3f} us/point   cdf {t[d][1] * 1e6:7.3f} us/point")
+        t[d] = (
+            best_of(lambda: X.logpdf(x), repeat)[0] / n,
+            best_of(lambda: X.cdf(x), repeat)[0] / n,
+        )
+        print(
+            f"  d={d:>5}  logpdf {t[d][0] * 1e6:7.3f} us/point   cdf {t[d][1] * 1e6:7.3f} us/point"
+        )
     for k, name in ((0, "logpdf"), (1, "cdf")):
         r = t[1024][k] / t[64][k]
         print(f"  {name}: d=1024 / d=64 = {r:.2f}  (goal <= 2: {'met' if r <= 2 else 'NOT met'})")

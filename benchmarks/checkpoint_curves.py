@@ -37,25 +37,40 @@ def curves(paths) -> pd.DataFrame:
         for h in state["history"]:
             metrics = {k: v for k, v in h.items() if k.startswith(("test_", "valid_"))}
             if metrics:  # an epoch the run evaluated
-                rows.append(dict(run=p.stem, epoch=h["epoch"], last_epoch=state["epoch"],
-                                 stopped_on_patience=bool(state.get("finished", False)), loss=h.get("loss"), **metrics))  # fmt: skip
+                rows.append(
+                    dict(
+                        run=p.stem,
+                        epoch=h["epoch"],
+                        last_epoch=state["epoch"],
+                        stopped_on_patience=bool(state.get("finished", False)),
+                        loss=h.get("loss"),
+                        **metrics,
+                    )
+                )
     return pd.DataFrame(rows)
 
 
 def merged(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
     """``old``'s rows of the runs not in ``new``, then ``new``'s rows (the columns of both, in ``old``'s order first)."""
     if "run" not in old.columns:
-        raise ValueError("out: the file to append to has no 'run' column (not written by this script)")
+        raise ValueError(
+            "out: the file to append to has no 'run' column (not written by this script)"
+        )
     keep = old[~old.run.isin(set(new.run))]
-    return pd.concat([keep, new], ignore_index=True)[list(dict.fromkeys([*old.columns, *new.columns]))]
+    return pd.concat([keep, new], ignore_index=True)[
+        list(dict.fromkeys([*old.columns, *new.columns]))
+    ]
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("paths", nargs="+", help="checkpoint files (OUT/checkpoints/*.pt)")
     ap.add_argument("--out", help="CSV to write (default: print the table)")
-    ap.add_argument("--append", action="store_true",
-                    help="keep --out's rows of the runs not read here; replace those of the runs read")  # fmt: skip
+    ap.add_argument(
+        "--append",
+        action="store_true",
+        help="keep --out's rows of the runs not read here; replace those of the runs read",
+    )
     args = ap.parse_args(argv)
     if args.append and not args.out:
         raise ValueError("append: --append needs --out")

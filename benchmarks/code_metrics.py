@@ -40,7 +40,14 @@ import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-_SKIP_TOKENS = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+_SKIP_TOKENS = {
+    tokenize.COMMENT,
+    tokenize.NL,
+    tokenize.NEWLINE,
+    tokenize.INDENT,
+    tokenize.DEDENT,
+    tokenize.ENDMARKER,
+}
 _NUMBA = {"njit", "jit", "vectorize", "guvectorize", "generated_jit", "cfunc"}
 
 
@@ -48,9 +55,16 @@ def _docstring_lines(tree: ast.AST) -> set[int]:
     """Line numbers covered by module, class and function docstrings."""
     lines: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+        if (
+            isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.body
+        ):
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
     return lines
 
@@ -78,7 +92,9 @@ def _functions(tree: ast.AST):
     def walk(node, prefix, public):
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.ClassDef):
-                yield from walk(child, f"{prefix}{child.name}.", public and not child.name.startswith("_"))
+                yield from walk(
+                    child, f"{prefix}{child.name}.", public and not child.name.startswith("_")
+                )
             elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
                 is_public = public and (not child.name.startswith("_") or child.name == "__init__")
                 yield f"{prefix}{child.name}", child, is_public
@@ -178,7 +194,10 @@ def duplicate_pairs(root: Path, seconds: int, rows: bool = False) -> str:
         return "skipped (the duplicates command is not on PATH)"
     most = "200" if rows else "1"
     proc = subprocess.run(
-        [exe, "--repo", str(root), "--seconds", str(seconds), "--most", most], capture_output=True, text=True, check=False
+        [exe, "--repo", str(root), "--seconds", str(seconds), "--most", most],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     lines = proc.stdout.splitlines()
     head = lines[0] if lines else proc.stderr.strip()
@@ -225,7 +244,9 @@ def measure(root: Path, args: argparse.Namespace) -> str:
 
 
 def _extract(rev: str, dest: Path) -> None:
-    data = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev], capture_output=True, check=True).stdout
+    data = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", rev], capture_output=True, check=True
+    ).stdout
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         tar.extractall(dest, filter="data")
 
@@ -233,18 +254,27 @@ def _extract(rev: str, dest: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rev", help="a git revision (default: the working tree)")
-    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure (default: this one)")
+    parser.add_argument(
+        "--root", type=Path, default=ROOT, help="the checkout to measure (default: this one)"
+    )
     parser.add_argument("--module-min", type=int, default=400)
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--max-params", type=int, default=15)
     parser.add_argument("--seconds", type=int, default=120, help="time limit given to duplicates")
-    parser.add_argument("--pairs", action="store_true", help="also list every pair that duplicates reports")
+    parser.add_argument(
+        "--pairs", action="store_true", help="also list every pair that duplicates reports"
+    )
     args = parser.parse_args(argv)
     if args.rev is None:
         label = f"working tree of {args.root}"
         print(f"== {label}\n" + measure(args.root, args))
         return 0
-    sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.rev], capture_output=True, text=True, check=True)
+    sha = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", args.rev],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     with tempfile.TemporaryDirectory() as tmp:
         _extract(args.rev, Path(tmp))
         print(f"== revision {sha.stdout.strip()}\n" + measure(Path(tmp), args))

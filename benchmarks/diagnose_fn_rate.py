@@ -63,7 +63,9 @@ def plain_loop(data, epochs=10, dim=32, batch=2048, lr=5e-3, seed=0):
             opt.zero_grad()
             loss.backward()
             opt.step()
-    return U.weight.detach().numpy().astype(np.float64), V.weight.detach().numpy().astype(np.float64)
+    return U.weight.detach().numpy().astype(np.float64), V.weight.detach().numpy().astype(
+        np.float64
+    )
 
 
 def draw_unlabeled(users, k, keys, n_items, g, p=None):
@@ -71,12 +73,18 @@ def draw_unlabeled(users, k, keys, n_items, g, p=None):
     cdf = None if p is None else np.cumsum(p) / np.sum(p)
 
     def draw(n):
-        return g.integers(0, n_items, n) if cdf is None else np.minimum(np.searchsorted(cdf, g.random(n)), n_items - 1)
+        return (
+            g.integers(0, n_items, n)
+            if cdf is None
+            else np.minimum(np.searchsorted(cdf, g.random(n)), n_items - 1)
+        )
 
     out = draw(len(users) * k).reshape(len(users), k)
     uu = np.repeat(users[:, None], k, axis=1)
     while True:
-        dup = np.triu(out[:, :, None] == out[:, None, :], 1).any(axis=1)  # a repeat of an earlier column
+        dup = np.triu(out[:, :, None] == out[:, None, :], 1).any(
+            axis=1
+        )  # a repeat of an earlier column
         bad = dup | _member(keys, uu, out, n_items)
         if not bad.any():
             return out
@@ -101,7 +109,9 @@ def main(argv=None):
     a = p.parse_args(argv)
     t0 = time.perf_counter()
     if a.data:
-        data = split_interactions(read_interactions(a.data, format=a.format), a.test_fraction, rng=a.seed)
+        data = split_interactions(
+            read_interactions(a.data, format=a.format), a.test_fraction, rng=a.seed
+        )
     else:
         data = load_split(a.train, a.test, format=a.format)
     data = data.with_validation(0.1, rng=a.seed)
@@ -127,20 +137,28 @@ def main(argv=None):
     ps = np.einsum("ad,abcd->abc", W[users], H[pool])
     neg_items["dns"] = np.take_along_axis(pool, ps.argmax(axis=2)[..., None], 2)[..., 0]
     L = label_fraction(data)
-    print(f"{data.n_users} users, {data.n_items} items, {len(data.train)} train / {len(data.valid)} valid / {len(data.test)} test;"
-          f" label fraction {L:.3f}; {a.epochs} epochs of plain-PyTorch BPR-MF")  # fmt: skip
+    print(
+        f"{data.n_users} users, {data.n_items} items, {len(data.train)} train / {len(data.valid)} valid / {len(data.test)} test;"
+        f" label fraction {L:.3f}; {a.epochs} epochs of plain-PyTorch BPR-MF"
+    )
     print(
         "sampler | labelled FN rate | diagnose (empirical law) | rel. error | theory law (order-statistic family) | rel. error"
         " | order k | theory law (thesis's family) | rel. error | thesis alpha at bound"
     )
     for name, items in neg_items.items():
-        truth = float(_member(hkeys, np.repeat(users[:, None], items.shape[1], axis=1), items, data.n_items).mean())
+        truth = float(
+            _member(
+                hkeys, np.repeat(users[:, None], items.shape[1], axis=1), items, data.n_items
+            ).mean()
+        )
         neg = score(items)
         d = diagnose(pos, cand, neg, labels=labels, label_fraction=L)
         dt = diagnose(pos, cand, neg, labels=labels, label_fraction=L, family="thesis")
-        print(f"{name} | {truth:.4f} | {d.fn_rate:.4f} | {d.fn_rate / truth - 1:+.1%} | {d.fn_rate_theory:.4f} | "
-              f"{d.fn_rate_theory / truth - 1:+.1%} | {d.order:.2f} | {dt.fn_rate_theory:.4f} | "
-              f"{dt.fn_rate_theory / truth - 1:+.1%} | {dt.alpha_at_bound}")  # fmt: skip
+        print(
+            f"{name} | {truth:.4f} | {d.fn_rate:.4f} | {d.fn_rate / truth - 1:+.1%} | {d.fn_rate_theory:.4f} | "
+            f"{d.fn_rate_theory / truth - 1:+.1%} | {d.order:.2f} | {dt.fn_rate_theory:.4f} | "
+            f"{dt.fn_rate_theory / truth - 1:+.1%} | {dt.alpha_at_bound}"
+        )
     print(
         f"tau+ (label-free) {d.tau_plus:.4f}; train AUC {d.train_auc:.3f}; K* {d.k_star}; "
         f"{time.perf_counter() - t0:.0f} s; peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GB"

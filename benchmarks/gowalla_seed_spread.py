@@ -33,18 +33,27 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-COLUMNS = {"test_recall20": "Test recall@20", "train_loss": "Mean training loss per pair (the loss alone)"}
+COLUMNS = {
+    "test_recall20": "Test recall@20",
+    "train_loss": "Mean training loss per pair (the loss alone)",
+}
 
 
 def _curve(curves: pd.DataFrame, run: str, rung: str, seed: int) -> pd.DataFrame:
     """The rows of one stored curve, by epoch."""
-    return curves[(curves.run == run) & (curves.rung == rung) & (curves.seed == seed)].sort_values("epoch")
+    return curves[(curves.run == run) & (curves.rung == rung) & (curves.seed == seed)].sort_values(
+        "epoch"
+    )
 
 
 def spread(
-    curves: pd.DataFrame, released: pd.DataFrame, rung: str, runs: list[tuple[str, int]],
-    beside: list[tuple[str, str, int]] = (), column: str = "test_recall20",
-) -> pd.DataFrame:  # fmt: skip
+    curves: pd.DataFrame,
+    released: pd.DataFrame,
+    rung: str,
+    runs: list[tuple[str, int]],
+    beside: list[tuple[str, str, int]] = (),
+    column: str = "test_recall20",
+) -> pd.DataFrame:
     """One row per epoch evaluated by every seed: the seeds' values, mean, 95 % t half-width, released value.
 
     Parameters
@@ -120,16 +129,32 @@ def markdown(df: pd.DataFrame, rung: str, column: str = "test_recall20") -> str:
     seeds = [c for c in df.columns if c.startswith("seed ")]
     extra = [c for c in df.columns if c.endswith(")") and " (seed " in c]
     short = [_short(c, rung) for c in extra]
-    head = ["epoch", *seeds, "mean [95 % t-interval]", *short, "released MF-CCL run", "mean − released",
-            *(f"{c} − released" for c in short)]  # fmt: skip
-    lines = [f"{COLUMNS[column]} of `{rung}` by evaluated epoch, {len(seeds)} seeds"
-             + (", and single runs beside it." if extra else "."), "",
-             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]  # fmt: skip
+    head = [
+        "epoch",
+        *seeds,
+        "mean [95 % t-interval]",
+        *short,
+        "released MF-CCL run",
+        "mean − released",
+        *(f"{c} − released" for c in short),
+    ]
+    lines = [
+        f"{COLUMNS[column]} of `{rung}` by evaluated epoch, {len(seeds)} seeds"
+        + (", and single runs beside it." if extra else "."),
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
     for _, r in df.iterrows():
-        cells = [f"{int(r.epoch)}", *(f"{r[s]:.4f}" for s in seeds),
-                 f"{r['mean']:.4f} [{r['mean'] - r.half_width:.4f}, {r['mean'] + r.half_width:.4f}]",
-                 *(f"{r[c]:.4f}" for c in extra), _cell(r.released, ".4f"), _cell(r.gap, "+.4f"),
-                 *(_cell(r[c] - r.released, "+.4f") for c in extra)]  # fmt: skip
+        cells = [
+            f"{int(r.epoch)}",
+            *(f"{r[s]:.4f}" for s in seeds),
+            f"{r['mean']:.4f} [{r['mean'] - r.half_width:.4f}, {r['mean'] + r.half_width:.4f}]",
+            *(f"{r[c]:.4f}" for c in extra),
+            _cell(r.released, ".4f"),
+            _cell(r.gap, "+.4f"),
+            *(_cell(r[c] - r.released, "+.4f") for c in extra),
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -138,9 +163,15 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data", type=Path, default=Path("notebooks/data/gowalla_benchmark"))
     p.add_argument("--rung", required=True)
-    p.add_argument("--runs", nargs="+", required=True, help="RUN:SEED per seed (the run column of curves.csv)")
-    p.add_argument("--beside", nargs="*", default=[], help="RUN:RUNG:SEED of single runs set beside the spread")
-    p.add_argument("--column", choices=sorted(COLUMNS), default="test_recall20", help="what the table compares")
+    p.add_argument(
+        "--runs", nargs="+", required=True, help="RUN:SEED per seed (the run column of curves.csv)"
+    )
+    p.add_argument(
+        "--beside", nargs="*", default=[], help="RUN:RUNG:SEED of single runs set beside the spread"
+    )
+    p.add_argument(
+        "--column", choices=sorted(COLUMNS), default="test_recall20", help="what the table compares"
+    )
     p.add_argument("--out", type=Path, required=True, help="markdown file to write")
     p.add_argument("--png", type=Path, default=None, help="also draw the curves here")
     a = p.parse_args(argv)
@@ -162,14 +193,22 @@ def main(argv=None) -> None:
     a.out.write_text(markdown(df, a.rung, a.column))
     print(f"wrote {a.out}")
     if a.png is not None:
-        df = spread(curves, released, a.rung, runs, beside)  # the figure is of test recall@20 whatever --column
+        df = spread(
+            curves, released, a.rung, runs, beside
+        )  # the figure is of test recall@20 whatever --column
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
         fig, ax = plt.subplots(figsize=(7, 4.2))
-        ax.plot(released.epoch, released.test_recall20, "k-", lw=1.5, label="MF-CCL's released run (BARS log)")
+        ax.plot(
+            released.epoch,
+            released.test_recall20,
+            "k-",
+            lw=1.5,
+            label="MF-CCL's released run (BARS log)",
+        )
         from negtheory.reproduce.gowalla_benchmark import PUBLISHED
 
         mfccl = PUBLISHED["MF-CCL"][0]
@@ -177,14 +216,33 @@ def main(argv=None) -> None:
         for run, seed in runs:
             c = _curve(curves, run, a.rung, seed)
             ax.plot(c.epoch, c.test_recall20, "o-", ms=3.5, lw=1, label=f"seed {seed}")
-        ax.errorbar(df.epoch, df["mean"], yerr=df.half_width, fmt="none", ecolor="C3", capsize=3,
-                    label="mean, 95 % t-interval")  # fmt: skip
+        ax.errorbar(
+            df.epoch,
+            df["mean"],
+            yerr=df.half_width,
+            fmt="none",
+            ecolor="C3",
+            capsize=3,
+            label="mean, 95 % t-interval",
+        )
         for k, (run, other, seed) in enumerate(beside):
             c = _curve(curves, run, other, seed)
-            ax.plot(c.epoch, c.test_recall20, "s--", ms=4, lw=1.3, color=f"C{4 + k}",
-                    label=f"{other.removeprefix(a.rung) or other}, seed {seed}")  # fmt: skip
-        ax.set(xlabel="epoch", ylabel="test recall@20", ylim=(0.13, 0.19), xlim=(0, 41),
-               title="CCL with MF-CCL's released protocol on Gowalla, refit: seeds")  # fmt: skip
+            ax.plot(
+                c.epoch,
+                c.test_recall20,
+                "s--",
+                ms=4,
+                lw=1.3,
+                color=f"C{4 + k}",
+                label=f"{other.removeprefix(a.rung) or other}, seed {seed}",
+            )
+        ax.set(
+            xlabel="epoch",
+            ylabel="test recall@20",
+            ylim=(0.13, 0.19),
+            xlim=(0, 41),
+            title="CCL with MF-CCL's released protocol on Gowalla, refit: seeds",
+        )
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7.5, loc="lower right")
         fig.tight_layout()

@@ -28,7 +28,9 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("data")
     p.add_argument("--rungs", nargs="+", default=["bpr-300", "infonce"], choices=list(RUNGS))
-    p.add_argument("--pairs", type=int, default=40960, help="training pairs per epoch (20 steps of 2048)")
+    p.add_argument(
+        "--pairs", type=int, default=40960, help="training pairs per epoch (20 steps of 2048)"
+    )
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--rows", type=int, default=18)
     a = p.parse_args()
@@ -50,11 +52,15 @@ def main() -> None:
             if cuda:
                 torch.cuda.synchronize()
         wall = time.perf_counter() - t0
-        print(f"== {rung}: {2 * steps} steps in {wall:.2f} s ({1e3 * wall / (2 * steps):.2f} ms/step wall, "
-              f"incl. the end-of-run evaluation), device {a.device}")  # fmt: skip
+        print(
+            f"== {rung}: {2 * steps} steps in {wall:.2f} s ({1e3 * wall / (2 * steps):.2f} ms/step wall, "
+            f"incl. the end-of-run evaluation), device {a.device}"
+        )
         key = "cuda_time_total" if cuda else "cpu_time_total"
         try:
-            print(prof.key_averages().table(sort_by=key, row_limit=a.rows, max_name_column_width=60))
+            print(
+                prof.key_averages().table(sort_by=key, row_limit=a.rows, max_name_column_width=60)
+            )
         except Exception as exc:  # an older profiler names the column differently
             print(f"(profiler table by {key} failed: {exc}); by self CPU time:")
             print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=a.rows))

@@ -49,7 +49,12 @@ KS = (5, 10, 20)
 def _as_written(csv: Path) -> pd.DataFrame:
     """The cells of a report's printed rows run as written (no reading), at the final epoch, printed and measured."""
     df = pd.read_csv(csv)
-    return df[(df.variant == "-") & (df.convention == "final epoch") & df.thesis.notna() & df["mean"].notna()]
+    return df[
+        (df.variant == "-")
+        & (df.convention == "final epoch")
+        & df.thesis.notna()
+        & df["mean"].notna()
+    ]
 
 
 def rows_of(csv: Path) -> pd.DataFrame:
@@ -62,12 +67,20 @@ def rows_of(csv: Path) -> pd.DataFrame:
             continue
         printed = {(m, k): cells[m, k].thesis for m in ("precision", "recall") for k in KS}
         ours = {(m, k): cells[m, k].mean for m in ("precision", "recall") for k in KS}
-        out.append({"table": str(table), "method": method, "setting": setting,
-                    **{f"printed@{k}": implied_test_items_per_user([printed], k) for k in KS},
-                    **{f"ours@{k}": implied_test_items_per_user([ours], k) for k in KS}})  # fmt: skip
+        out.append(
+            {
+                "table": str(table),
+                "method": method,
+                "setting": setting,
+                **{f"printed@{k}": implied_test_items_per_user([printed], k) for k in KS},
+                **{f"ours@{k}": implied_test_items_per_user([ours], k) for k in KS},
+            }
+        )
     frame = pd.DataFrame(out)
     # Table 6.3 repeats Table 5.2's InfoNCE / DCL / HCL rows (the same printed numbers and runs): count a row once
-    return frame.drop_duplicates(subset=[c for c in frame.columns if c != "table"]).reset_index(drop=True)
+    return frame.drop_duplicates(subset=[c for c in frame.columns if c != "table"]).reset_index(
+        drop=True
+    )
 
 
 def summary() -> pd.DataFrame:
@@ -110,11 +123,24 @@ def k_profiles() -> pd.DataFrame:
         df = _as_written(csv)
         if df.empty:
             continue
-        piv = {col: df.pivot_table(index=["table", "method", "setting"], columns=["metric", "k"], values=col)
-               for col in ("thesis", "mean")}  # fmt: skip
+        piv = {
+            col: df.pivot_table(
+                index=["table", "method", "setting"], columns=["metric", "k"], values=col
+            )
+            for col in ("thesis", "mean")
+        }
         labels = {"precision": "P", "recall": "R", "ndcg": "NDCG"}
-        frame = pd.DataFrame({lab: (piv["mean"][(m, 20)] / piv["mean"][(m, 5)]) / (piv["thesis"][(m, 20)] / piv["thesis"][(m, 5)])
-                              for m, lab in labels.items()}).dropna().reset_index()  # fmt: skip
+        frame = (
+            pd.DataFrame(
+                {
+                    lab: (piv["mean"][(m, 20)] / piv["mean"][(m, 5)])
+                    / (piv["thesis"][(m, 20)] / piv["thesis"][(m, 5)])
+                    for m, lab in labels.items()
+                }
+            )
+            .dropna()
+            .reset_index()
+        )
         # Table 6.3's repeats of Table 5.2's rows are the same printed numbers and runs: count a row once
         frame = frame.drop(columns="table").round(12).drop_duplicates()
         line = {"data set": name, "rows": len(frame)}
@@ -136,9 +162,15 @@ def model_trend(folder: Path = FOLDERS["gowalla"]) -> pd.DataFrame:
     df = df[df.convention == "final epoch"]
     cols = {}
     for col in ("mean", "thesis"):
-        piv = df.pivot_table(index=["table", "method", "variant"], columns=["metric", "k"], values=col)
-        cols[col] = pd.DataFrame({"ndcg@10": piv[("ndcg", 10)],
-                                  **{k: k * piv[("precision", k)] / piv[("recall", k)] for k in KS}})  # fmt: skip
+        piv = df.pivot_table(
+            index=["table", "method", "variant"], columns=["metric", "k"], values=col
+        )
+        cols[col] = pd.DataFrame(
+            {
+                "ndcg@10": piv[("ndcg", 10)],
+                **{k: k * piv[("precision", k)] / piv[("recall", k)] for k in KS},
+            }
+        )
     ours = cols["mean"].dropna().droplevel("table")
     ours = ours[~ours.index.duplicated()]  # Table 6.3's repeats of 5.2's runs
     printed = cols["thesis"].xs("-", level="variant").dropna().droplevel("table")
@@ -147,9 +179,17 @@ def model_trend(folder: Path = FOLDERS["gowalla"]) -> pd.DataFrame:
     for k in KS:
         slope, intercept = np.polyfit(ours["ndcg@10"], ours[k], 1)
         for method, row in printed.iterrows():
-            out.append({"k": k, "row": method, "runs fitted": len(ours), "slope": slope,
-                        "printed NDCG@10": row["ndcg@10"], "printed k·P/R": row[k],
-                        "trend at printed NDCG@10": intercept + slope * row["ndcg@10"]})  # fmt: skip
+            out.append(
+                {
+                    "k": k,
+                    "row": method,
+                    "runs fitted": len(ours),
+                    "slope": slope,
+                    "printed NDCG@10": row["ndcg@10"],
+                    "printed k·P/R": row[k],
+                    "trend at printed NDCG@10": intercept + slope * row["ndcg@10"],
+                }
+            )
     return pd.DataFrame(out)
 
 
@@ -163,7 +203,9 @@ def recall_cap(data_dir: Path) -> pd.DataFrame:
         if split.startswith("thesis"):
             data = rs.thesis_split("gowalla", data_dir, rng=0)
         else:
-            data = rs.load_split(data_dir / "train.txt.gz", data_dir / "test.txt.gz", format="lightgcn")
+            data = rs.load_split(
+                data_dir / "train.txt.gz", data_dir / "test.txt.gz", format="lightgcn"
+            )
         # Table 4.2's RNS run (the thesis's BPR-MF by batch-1 SGD), evaluated once at the end
         res = fit(data, sampler=RNS(), epochs=100, evaluation=Evaluation(every=100), rng=0)
         u_emb, i_emb = res.user_emb, res.item_emb
@@ -187,7 +229,9 @@ def recall_cap(data_dir: Path) -> pd.DataFrame:
                     acc[f"P@{k}"].append(h / k)
                     acc[f"R@{k}"].append(h / len(t))
                     acc[f"Rcap@{k}"].append(h / min(k, len(t)))
-                    acc[f"NDCG@{k}"].append((rel[:k] * disc[:k]).sum() / disc[: min(k, len(t))].sum())
+                    acc[f"NDCG@{k}"].append(
+                        (rel[:k] * disc[:k]).sum() / disc[: min(k, len(t))].sum()
+                    )
         line = {"split": split, **{key: float(np.mean(v)) for key, v in acc.items()}}
         # the trainer's own evaluation of the same model: our loop must agree with the loop here
         line["trainer NDCG@10"] = res["history"][-1]["test_ndcg@10"]
@@ -200,42 +244,83 @@ def recall_cap(data_dir: Path) -> pd.DataFrame:
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", type=Path, required=True, help="markdown file to write (a CSV of each part beside it)")
-    p.add_argument("--recall-cap", type=Path, default=None, metavar="DIR",
-                   help="Gowalla's train.txt.gz / test.txt.gz: also run part 2 (about 3 minutes)")  # fmt: skip
+    p.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="markdown file to write (a CSV of each part beside it)",
+    )
+    p.add_argument(
+        "--recall-cap",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="Gowalla's train.txt.gz / test.txt.gz: also run part 2 (about 3 minutes)",
+    )
     a = p.parse_args(argv)
     s = summary()
     s.to_csv(a.out.with_suffix(".csv"), index=False)
-    text = ["# Test items per user implied by k·P@k / R@k: printed rows against our runs", "",
-            "Every distinct printed row run as written (final epoch; Table 6.3's repeats of 5.2 counted once); "
-            "`python benchmarks/implied_test_items.py` from the committed `thesis_tables.csv` files.", "",
-            s.to_markdown(index=False, floatfmt=".3f"), ""]  # fmt: skip
+    text = [
+        "# Test items per user implied by k·P@k / R@k: printed rows against our runs",
+        "",
+        "Every distinct printed row run as written (final epoch; Table 6.3's repeats of 5.2 counted once); "
+        "`python benchmarks/implied_test_items.py` from the committed `thesis_tables.csv` files.",
+        "",
+        s.to_markdown(index=False, floatfmt=".3f"),
+        "",
+    ]
     prof = k_profiles()
     prof.to_csv(a.out.with_name(a.out.stem + "_k_profile.csv"), index=False)
-    text += ["## How each metric grows from k = 5 to k = 20: ours / printed", "",
-             "X@20 / X@5 of our run over the printed row's, for every distinct printed row run as written (mean and "
-             "range over the rows). Precision's profile does not depend on how recall is defined.", "",
-             prof.to_markdown(index=False, floatfmt=".3f"), ""]  # fmt: skip
+    text += [
+        "## How each metric grows from k = 5 to k = 20: ours / printed",
+        "",
+        "X@20 / X@5 of our run over the printed row's, for every distinct printed row run as written (mean and "
+        "range over the rows). Precision's profile does not depend on how recall is defined.",
+        "",
+        prof.to_markdown(index=False, floatfmt=".3f"),
+        "",
+    ]
     trend = model_trend()
     trend.to_csv(a.out.with_name(a.out.stem + "_model_trend.csv"), index=False)
-    wide = trend.pivot_table(index="row", columns="k", values=["printed k·P/R", "trend at printed NDCG@10"])
+    wide = trend.pivot_table(
+        index="row", columns="k", values=["printed k·P/R", "trend at printed NDCG@10"]
+    )
     wide.columns = [f"{name} k={k}" for name, k in wide.columns]
-    text += ["## Gowalla: would a better model close the gap?", "",
-             f"A line of k·P/R on NDCG@10 through our {int(trend['runs fitted'].iloc[0])} final-epoch Gowalla runs "
-             "(rows and readings; slopes "
-             + ", ".join(f"{g.slope.iloc[0]:.2f} at k = {k}" for k, g in trend.groupby("k"))
-             + "), read at each printed row's NDCG@10, beside the printed k·P/R.", "",
-             wide.reset_index().to_markdown(index=False, floatfmt=".2f"), ""]  # fmt: skip
+    text += [
+        "## Gowalla: would a better model close the gap?",
+        "",
+        f"A line of k·P/R on NDCG@10 through our {int(trend['runs fitted'].iloc[0])} final-epoch Gowalla runs "
+        "(rows and readings; slopes "
+        + ", ".join(f"{g.slope.iloc[0]:.2f} at k = {k}" for k, g in trend.groupby("k"))
+        + "), read at each printed row's NDCG@10, beside the printed k·P/R.",
+        "",
+        wide.reset_index().to_markdown(index=False, floatfmt=".2f"),
+        "",
+    ]
     cap_csv = a.out.with_name(a.out.stem + "_recall_cap.csv")
     if a.recall_cap is not None:
         recall_cap(a.recall_cap).to_csv(cap_csv, index=False)
     if cap_csv.is_file():
         c = pd.read_csv(cap_csv)
-        cols = ["split", "trainer NDCG@10", "NDCG@10", "P@10", "R@20", "Rcap@20",
-                *[f"kP/R@{k}" for k in KS], *[f"kP/Rcap@{k}" for k in KS]]  # fmt: skip
-        text += ["## Gowalla, Table 5.2's BPR row (seed 0): recall over |T_u| or over min(k, |T_u|)", "",
-                 "`python benchmarks/implied_test_items.py --recall-cap gowalla/` (the printed row's k·P/R at k = 5, "
-                 "10, 20: 4.87, 4.97, 5.10).", "", c[cols].to_markdown(index=False, floatfmt=".4f"), ""]  # fmt: skip
+        cols = [
+            "split",
+            "trainer NDCG@10",
+            "NDCG@10",
+            "P@10",
+            "R@20",
+            "Rcap@20",
+            *[f"kP/R@{k}" for k in KS],
+            *[f"kP/Rcap@{k}" for k in KS],
+        ]
+        text += [
+            "## Gowalla, Table 5.2's BPR row (seed 0): recall over |T_u| or over min(k, |T_u|)",
+            "",
+            "`python benchmarks/implied_test_items.py --recall-cap gowalla/` (the printed row's k·P/R at k = 5, "
+            "10, 20: 4.87, 4.97, 5.10).",
+            "",
+            c[cols].to_markdown(index=False, floatfmt=".4f"),
+            "",
+        ]
     a.out.write_text("\n".join(text))
     print("\n".join(text))
 

@@ -37,52 +37,115 @@ import numpy as np
 import pandas as pd
 
 #: reading -> the fields of THESIS_LIGHTGCN's Adam it changes
-READINGS = {"weight_decay": dict(), "none": dict(weight_decay=0.0), "batch-l2": dict(penalty="batch")}
+READINGS = {
+    "weight_decay": dict(),
+    "none": dict(weight_decay=0.0),
+    "batch-l2": dict(penalty="batch"),
+}
 METHODS = ("bpr", "infonce", "dcl", "hcl", "dpl", "bcl")
 
 
 def main():
     from negtheory.recsys.datasets import thesis_split
-    from negtheory.training import BCL, BPR, DCL, DPL, HCL, RNS, THESIS_LIGHTGCN, Evaluation, InfoNCE, fit
+    from negtheory.training import (
+        BCL,
+        BPR,
+        DCL,
+        DPL,
+        HCL,
+        RNS,
+        THESIS_LIGHTGCN,
+        Evaluation,
+        InfoNCE,
+        fit,
+    )
 
-    losses = {"bpr": BPR(), "infonce": InfoNCE(), "dcl": DCL(), "hcl": HCL(), "dpl": DPL(), "bcl": BCL()}  # N = M = 5
+    losses = {
+        "bpr": BPR(),
+        "infonce": InfoNCE(),
+        "dcl": DCL(),
+        "hcl": HCL(),
+        "dpl": DPL(),
+        "bcl": BCL(),
+    }  # N = M = 5
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", required=True, help="folder of the LightGCN release's Gowalla train.txt / test.txt")
+    ap.add_argument(
+        "--data",
+        required=True,
+        help="folder of the LightGCN release's Gowalla train.txt / test.txt",
+    )
     ap.add_argument("--epochs", type=int, default=2)
-    ap.add_argument("--methods", nargs="+", default=["bpr"], choices=METHODS, help="losses to run (default: bpr)")
-    ap.add_argument("--readings", nargs="+", default=list(READINGS), choices=list(READINGS), help="readings of the penalty")
-    ap.add_argument("--append", action="store_true", help="keep the other methods' rows already in --out")
+    ap.add_argument(
+        "--methods",
+        nargs="+",
+        default=["bpr"],
+        choices=METHODS,
+        help="losses to run (default: bpr)",
+    )
+    ap.add_argument(
+        "--readings",
+        nargs="+",
+        default=list(READINGS),
+        choices=list(READINGS),
+        help="readings of the penalty",
+    )
+    ap.add_argument(
+        "--append", action="store_true", help="keep the other methods' rows already in --out"
+    )
     ap.add_argument("--out", required=True, help="CSV to write")
     args = ap.parse_args()
     if args.epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {args.epochs}")
     data = thesis_split("gowalla", args.data, rng=0)
     deg = np.bincount(data.train[:, 1], minlength=data.n_items)
-    groups = {"items, degree <= 5": deg <= 5, "items, degree 6-50": (deg > 5) & (deg <= 50), "items, degree > 50": deg > 50}
+    groups = {
+        "items, degree <= 5": deg <= 5,
+        "items, degree 6-50": (deg > 5) & (deg <= 50),
+        "items, degree > 50": deg > 50,
+    }
     rows = []
     for method in args.methods:
         for name in args.readings:
             model = THESIS_LIGHTGCN["model"].replace(propagation="batch")
             optimizer = THESIS_LIGHTGCN["optimizer"].replace(**READINGS[name])
             t0 = time.perf_counter()
-            r = fit(data, model=model, loss=losses[method], sampler=RNS(), optimizer=optimizer, epochs=args.epochs,
-                    evaluation=Evaluation(ks=(10, 20)), rng=0)  # fmt: skip
+            r = fit(
+                data,
+                model=model,
+                loss=losses[method],
+                sampler=RNS(),
+                optimizer=optimizer,
+                epochs=args.epochs,
+                evaluation=Evaluation(ks=(10, 20)),
+                rng=0,
+            )
             item = r.model.item.weight.detach().numpy()
             rms = {g: float(np.sqrt((item[m] ** 2).mean())) for g, m in groups.items()}
             for h in r.history:
-                rows.append(dict(method=method, reading=name, epoch=h["epoch"], loss=h["loss"], ndcg10=h["test_ndcg@10"],
-                                 recall20=h["test_recall@20"], seconds=time.perf_counter() - t0,
-                                 **({f"rms {g}": v for g, v in rms.items()} if h is r.history[-1] else {})))  # fmt: skip
+                rows.append(
+                    dict(
+                        method=method,
+                        reading=name,
+                        epoch=h["epoch"],
+                        loss=h["loss"],
+                        ndcg10=h["test_ndcg@10"],
+                        recall20=h["test_recall@20"],
+                        seconds=time.perf_counter() - t0,
+                        **({f"rms {g}": v for g, v in rms.items()} if h is r.history[-1] else {}),
+                    )
+                )
             print(pd.DataFrame(rows).tail(len(r.history)).to_string(index=False), flush=True)
     df = pd.DataFrame(rows)
     if args.append and os.path.exists(args.out):
         old = pd.read_csv(args.out).drop(columns="note")
         df = pd.concat([old[~old.method.isin(args.methods)], df], ignore_index=True)
     df.insert(0, "note", "")
-    df.loc[0, "note"] = (f"Gowalla pooled 80/20 (seed 0); LightGCN d=32, 1 layer, Adam lr 0.01, batch 128, uniform "
-                         f"negatives, seed 0, {args.epochs} epochs; initial entries N(0, 0.1^2) (rms 0.1); 'loss' is "
-                         "the mean training loss of the epoch")  # fmt: skip
+    df.loc[0, "note"] = (
+        f"Gowalla pooled 80/20 (seed 0); LightGCN d=32, 1 layer, Adam lr 0.01, batch 128, uniform "
+        f"negatives, seed 0, {args.epochs} epochs; initial entries N(0, 0.1^2) (rms 0.1); 'loss' is "
+        "the mean training loss of the epoch"
+    )
     df.to_csv(args.out, index=False)
     print(df.to_string(index=False))
 

@@ -20,7 +20,23 @@ import json
 import numpy as np
 
 from negtheory.recsys import load_split
-from negtheory.training import BCL, BNS, BPR, CCL, DCL, DNS, DPL, HCL, MF, RNS, Adam, Evaluation, InfoNCE, LightGCN, fit
+from negtheory.training import (
+    BCL,
+    BNS,
+    BPR,
+    CCL,
+    DCL,
+    DNS,
+    DPL,
+    HCL,
+    MF,
+    RNS,
+    Adam,
+    Evaluation,
+    InfoNCE,
+    LightGCN,
+    fit,
+)
 
 
 def fingerprint() -> dict[str, list[float]]:
@@ -29,18 +45,39 @@ def fingerprint() -> dict[str, list[float]]:
     pairs = np.unique(rng.integers(0, [30, 50], size=(700, 2)), axis=0)
     data = load_split(pairs[:500], pairs[500:])
     losses = {
-        "bpr": BPR(), "bpr3": BPR(negatives=3, temperature=0.5), "infonce": InfoNCE(temperature=0.3),
-        "dcl": DCL(temperature=0.5), "hcl": HCL(), "dpl": DPL(), "bcl": BCL(), "bclr": BCL(form="released"),
-        "ccl": CCL(negatives=8, negative_weight=5.0), "cclh": CCL(negatives=8, positive_hinge=True),
-    }  # fmt: skip
+        "bpr": BPR(),
+        "bpr3": BPR(negatives=3, temperature=0.5),
+        "infonce": InfoNCE(temperature=0.3),
+        "dcl": DCL(temperature=0.5),
+        "hcl": HCL(),
+        "dpl": DPL(),
+        "bcl": BCL(),
+        "bclr": BCL(form="released"),
+        "ccl": CCL(negatives=8, negative_weight=5.0),
+        "cclh": CCL(negatives=8, positive_hinge=True),
+    }
     out = {}
     for name, loss in losses.items():
-        models = {"mf": MF(dim=8, similarity="cosine")} if name.startswith("ccl") else {"mf": MF(dim=8), "lgcn": LightGCN(dim=8)}
+        models = (
+            {"mf": MF(dim=8, similarity="cosine")}
+            if name.startswith("ccl")
+            else {"mf": MF(dim=8), "lgcn": LightGCN(dim=8)}
+        )
         for mn, model in models.items():
             for sn, sampler in {"rns": RNS(), "dns": DNS(), "bns": BNS()}.items():
-                r = fit(data, model=model, loss=loss, sampler=sampler, optimizer=Adam(lr=0.01, batch_size=64), epochs=2,
-                        rng=3, evaluation=Evaluation(ks=(5,)))  # fmt: skip
-                out[f"{name}-{mn}-{sn}"] = [h["loss"] for h in r.history] + [float(r.user_emb.sum())]
+                r = fit(
+                    data,
+                    model=model,
+                    loss=loss,
+                    sampler=sampler,
+                    optimizer=Adam(lr=0.01, batch_size=64),
+                    epochs=2,
+                    rng=3,
+                    evaluation=Evaluation(ks=(5,)),
+                )
+                out[f"{name}-{mn}-{sn}"] = [h["loss"] for h in r.history] + [
+                    float(r.user_emb.sum())
+                ]
     return out
 
 

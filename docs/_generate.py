@@ -144,7 +144,9 @@ def escape_bars(line: str) -> str:
     reStructuredText reads ``|...|`` as a substitution reference; the docstrings write it as maths.
     """
     parts = re.split(r"(``.*?``|:math:`[^`]*`)", line)
-    for k in range(0, len(parts), 2):  # even parts are outside ``inline literals`` and :math:`roles`
+    for k in range(
+        0, len(parts), 2
+    ):  # even parts are outside ``inline literals`` and :math:`roles`
         parts[k] = _BARS.sub(r"\\|\1\\|", parts[k])
     return "".join(parts)
 
@@ -180,7 +182,9 @@ def _public_names(module) -> list[str]:
         names = [
             n
             for n, o in vars(module).items()
-            if not n.startswith("_") and getattr(o, "__module__", None) == module.__name__ and callable(o)
+            if not n.startswith("_")
+            and getattr(o, "__module__", None) == module.__name__
+            and callable(o)
         ]
     return list(names)
 
@@ -208,7 +212,11 @@ def summary(obj, public: str = "") -> str:
     from sphinx.pycode import ModuleAnalyzer
 
     name = public.rpartition(".")[2]
-    homes = [m for m in sorted(sys.modules) if m.startswith("negtheory") and getattr(sys.modules[m], name, None) is obj]
+    homes = [
+        m
+        for m in sorted(sys.modules)
+        if m.startswith("negtheory") and getattr(sys.modules[m], name, None) is obj
+    ]
     for home in homes:
         try:
             found = ModuleAnalyzer.for_module(home).find_attr_docs().get(("", name))
@@ -223,7 +231,13 @@ def _summary_table(rows: list[tuple[str, str]], header: str = "Name") -> list[st
     """An autosummary-style table: a reference and its one-line summary per row."""
     if not rows:
         return []
-    lines = [".. list-table::", "   :class: negtheory-api-summary", "   :widths: 35 65", "   :header-rows: 1", ""]
+    lines = [
+        ".. list-table::",
+        "   :class: negtheory-api-summary",
+        "   :widths: 35 65",
+        "   :header-rows: 1",
+        "",
+    ]
     lines += [f"   * - {header}", "     - Summary"]
     for ref, text in rows:
         lines += [f"   * - {ref}", f"     - {text or ' '}"]
@@ -234,7 +248,9 @@ class _Pages:
     def __init__(self, out: Path):
         self.out = out
         self.documented: set[int] = set()  # id() of objects already on a page
-        self.public_names: list[str] = []  # every documented public path (checked by tests/test_docs.py)
+        self.public_names: list[
+            str
+        ] = []  # every documented public path (checked by tests/test_docs.py)
         self.pages: list[str] = []
         #: modname -> [(public, obj)] of the page, and the part of it only in the module's own __all__
         self.entries: dict[str, list[tuple[str, object]]] = {}
@@ -263,7 +279,9 @@ class _Pages:
         entries, rest = self.entries[modname], self.rest[modname]
         if entries or rest:
             lines += [".. rubric:: Contents", ""]
-            lines += _summary_table([(f":py:obj:`~{public}`", summary(obj, public)) for public, obj in entries + rest])
+            lines += _summary_table(
+                [(f":py:obj:`~{public}`", summary(obj, public)) for public, obj in entries + rest]
+            )
         for public, obj in entries:
             lines += [_directive(obj, public), ""]
         if rest:
@@ -337,7 +355,9 @@ def _write_themes(out: Path, pages: _Pages, version: str) -> None:
             module = importlib.import_module(m)
             page += [_title(m, "-"), summary(module), ""]
             entries = pages.entries.get(m, []) + pages.rest.get(m, [])
-            page += _summary_table([(f":py:obj:`~{public}`", summary(obj, public)) for public, obj in entries])
+            page += _summary_table(
+                [(f":py:obj:`~{public}`", summary(obj, public)) for public, obj in entries]
+            )
             if not entries:
                 page += [f"See :py:mod:`{m}`.", ""]
         page += [".. toctree::", "   :hidden:", "", *[f"   {m}" for m in modnames], ""]
@@ -410,27 +430,27 @@ def copy_notebooks(root: Path, out: Path) -> list[str]:
 
 # What each committed figure shows (the gallery's descriptions; the README links the gallery)
 FIGURE_DESCRIPTIONS = {
-    'wu_fig2b3b_effectiveness_vs_k': "**Wu et al. Fig. 2b/3b** — trajectory-averaged effectiveness against K for lambda in {0.5, 0.7, 0.9, 0.95} at training AUC 0.75 and mu_q = 2.4, K* marked; the dashed curve is the paper's discrete average, which picks K* = 4 where the continuous average picks 5 (a flat optimum).",
-    'wu_fig4_optimal_k_vs_mu': '**Fig. 4** — optimal K against the label quality mu_q: the U shape (many negatives for very noisy and for very clean labels).',
-    'wu_fig5_training_stages': '**Fig. 5** — good / bad / easy fractions and v against K at four training stages; good = bad at convergence, where v has a local maximum at K = 1 and still rises at the cap (K* ≥ k_max = 50).',
-    'wu_fig6_ans_schedule': '**Fig. 6** — the ANS schedule and the mean of the integer counts drawn by eq. 8.',
-    'wu_fig9_auc_vs_mu': '**eq. 7** — training AUC against mu_q, closed form Phi(mu/sqrt 2) against the numerical integral.',
-    'fig_2_3_order_statistic': '**Thesis Fig. 2.3** — a parent density and its order statistic g(x; k, n).',
-    'thesis_fig3_2_vg_prior': '**Thesis Fig. 3.2** — the variance-gamma prior of MF inner products for several d and lambda.',
-    'thesis_fig3_3_vg_posterior': "**Fig. 3.3** — the posterior of a true positive's score, 2F f (eq. 3.22), against the prior (dotted), for d = 1, 4, 16 and three lambda.",
-    'fig_4_3_tn_fn_densities': '**Fig. 4.3** — true- and false-negative score densities 2f(1-F), 2fF for normal, Student-t and gamma parents.',
-    'fig_6_4_class_conditional': '**Fig. 6.4** — phi_TN and phi_FN for several encoder qualities alpha.',
-    'fig_6_8_generated_scores': '**Fig. 6.8** — generated exp(x/t) against the exact densities, alpha in {0.5, 0.7, 0.9, 1}.',
-    'thesis_fig6_9_mse': '**Fig. 6.9** — MSE of the biased, DCL and BCL (eq. 6.48 and self-normalised) estimators of the true-negative mean against alpha, gamma, tau+, t, N and K. HCL is left out, as in the thesis (its MSE is 1e5-6e5 here; `negtheory study mse` reports it).',
-    'thesis_fig6_10_means': '**Fig. 6.10** — their means against the truth, and BCL\'s relative bias against N. DCL is unbiased; the biased estimator is not; **BCL is biased low, by O(1/N), most as alpha → 1**: −47 / −30 / −16 / −8.4 / −4.2 / −2.1 % at N = 16 / 32 / 64 / 128 / 256 / 512 for alpha = 1, and −5.8 / −1.7 / −0.37 % at N = 16 / 64 / 256 for the default alpha = 0.9 (2 SE ≤ 0.8 %; DCL within 2 SE of 0 everywhere). Cause: the coarse eCDF of eq. 6.30 (each score counted over N, itself included) puts the top scores at F̂ = 1, where ω → 0 as alpha → 1 (ω ∝ 1 − Φ there), so the largest scores, which dominate the mean of exp(x/t), are under-weighted; with the exact parent CDF in place of the eCDF the bias at alpha = 1 vanishes (−0.2 / −0.4 / 0.0 % at N = 16 / 64 / 256, 20 000 anchors, 1 SE ≈ 0.5 %; checked in `tests/test_figures.py`). Protocol: `mse_study("n_unlabeled", [16, 32, 64, 128, 256, 512], alpha=a, n_anchors=100_000, rng=0)` at the thesis defaults (gamma = 0.1, tau+ = 0.1, t = 0.5, beta = 0.5), relative bias and SE by `negtheory.figures.thesis_mse.relative_bias`; the figure itself uses M = 1000.',
-    'mechanics_entropy_temperature': '**Textbook chapter** — entropy of the negative softmax against tau (slopes from dH/dtau = Var_p(s)/tau^3) and an adaptive-temperature controller holding a band.',
-    'mechanics_infonce_margin': '**Textbook chapter** — exact InfoNCE loss against its hinge at the effective margin beta + tau ln K.',
-    'mechanics_alias_vs_inverse_cdf': '**Textbook chapter** — alias against inverse-CDF sampling: both draw the target law (frequencies of 100 000 seeded draws against f^0.75), and the work per draw, counted: one comparison against log2 n. Wall-clock timings depend on the machine and live in `python benchmarks/bench_sampling.py --plot` (writes `benchmarks/bench_sampling.png`).',
-    'mechanics_threshold_selection': '**Threshold-selection note** — scores rebuilt from Tables I-II and the chosen false/hard thresholds.',
-    'mechanics_boltzmann_temperature': '**Tanielian & Vasile** — the Boltzmann sampling law B(G, D, T) against T.',
-    'mechanics_mixture_dataset': '**Tanielian & Vasile** — the discretised mixture-of-Gaussians task with 10, 50 and 90 components.',
-    'bridge_wu_k_sweep': '**Bridge** — real NDCG@10 against K on synthetic data with known label noise, against the K* predicted by `optimal_k`; ANS.',
-    'bridge_downstream': '**Bridge** — downstream results per loss (digits linear probe; synthetic PU recommendation): every seed and mean ± sd over the 2 seeds; the y-axes are zoomed on the data and do not start at 0.',
+    "wu_fig2b3b_effectiveness_vs_k": "**Wu et al. Fig. 2b/3b** — trajectory-averaged effectiveness against K for lambda in {0.5, 0.7, 0.9, 0.95} at training AUC 0.75 and mu_q = 2.4, K* marked; the dashed curve is the paper's discrete average, which picks K* = 4 where the continuous average picks 5 (a flat optimum).",
+    "wu_fig4_optimal_k_vs_mu": "**Fig. 4** — optimal K against the label quality mu_q: the U shape (many negatives for very noisy and for very clean labels).",
+    "wu_fig5_training_stages": "**Fig. 5** — good / bad / easy fractions and v against K at four training stages; good = bad at convergence, where v has a local maximum at K = 1 and still rises at the cap (K* ≥ k_max = 50).",
+    "wu_fig6_ans_schedule": "**Fig. 6** — the ANS schedule and the mean of the integer counts drawn by eq. 8.",
+    "wu_fig9_auc_vs_mu": "**eq. 7** — training AUC against mu_q, closed form Phi(mu/sqrt 2) against the numerical integral.",
+    "fig_2_3_order_statistic": "**Thesis Fig. 2.3** — a parent density and its order statistic g(x; k, n).",
+    "thesis_fig3_2_vg_prior": "**Thesis Fig. 3.2** — the variance-gamma prior of MF inner products for several d and lambda.",
+    "thesis_fig3_3_vg_posterior": "**Fig. 3.3** — the posterior of a true positive's score, 2F f (eq. 3.22), against the prior (dotted), for d = 1, 4, 16 and three lambda.",
+    "fig_4_3_tn_fn_densities": "**Fig. 4.3** — true- and false-negative score densities 2f(1-F), 2fF for normal, Student-t and gamma parents.",
+    "fig_6_4_class_conditional": "**Fig. 6.4** — phi_TN and phi_FN for several encoder qualities alpha.",
+    "fig_6_8_generated_scores": "**Fig. 6.8** — generated exp(x/t) against the exact densities, alpha in {0.5, 0.7, 0.9, 1}.",
+    "thesis_fig6_9_mse": "**Fig. 6.9** — MSE of the biased, DCL and BCL (eq. 6.48 and self-normalised) estimators of the true-negative mean against alpha, gamma, tau+, t, N and K. HCL is left out, as in the thesis (its MSE is 1e5-6e5 here; `negtheory study mse` reports it).",
+    "thesis_fig6_10_means": '**Fig. 6.10** — their means against the truth, and BCL\'s relative bias against N. DCL is unbiased; the biased estimator is not; **BCL is biased low, by O(1/N), most as alpha → 1**: −47 / −30 / −16 / −8.4 / −4.2 / −2.1 % at N = 16 / 32 / 64 / 128 / 256 / 512 for alpha = 1, and −5.8 / −1.7 / −0.37 % at N = 16 / 64 / 256 for the default alpha = 0.9 (2 SE ≤ 0.8 %; DCL within 2 SE of 0 everywhere). Cause: the coarse eCDF of eq. 6.30 (each score counted over N, itself included) puts the top scores at F̂ = 1, where ω → 0 as alpha → 1 (ω ∝ 1 − Φ there), so the largest scores, which dominate the mean of exp(x/t), are under-weighted; with the exact parent CDF in place of the eCDF the bias at alpha = 1 vanishes (−0.2 / −0.4 / 0.0 % at N = 16 / 64 / 256, 20 000 anchors, 1 SE ≈ 0.5 %; checked in `tests/test_figures.py`). Protocol: `mse_study("n_unlabeled", [16, 32, 64, 128, 256, 512], alpha=a, n_anchors=100_000, rng=0)` at the thesis defaults (gamma = 0.1, tau+ = 0.1, t = 0.5, beta = 0.5), relative bias and SE by `negtheory.figures.thesis_mse.relative_bias`; the figure itself uses M = 1000.',
+    "mechanics_entropy_temperature": "**Textbook chapter** — entropy of the negative softmax against tau (slopes from dH/dtau = Var_p(s)/tau^3) and an adaptive-temperature controller holding a band.",
+    "mechanics_infonce_margin": "**Textbook chapter** — exact InfoNCE loss against its hinge at the effective margin beta + tau ln K.",
+    "mechanics_alias_vs_inverse_cdf": "**Textbook chapter** — alias against inverse-CDF sampling: both draw the target law (frequencies of 100 000 seeded draws against f^0.75), and the work per draw, counted: one comparison against log2 n. Wall-clock timings depend on the machine and live in `python benchmarks/bench_sampling.py --plot` (writes `benchmarks/bench_sampling.png`).",
+    "mechanics_threshold_selection": "**Threshold-selection note** — scores rebuilt from Tables I-II and the chosen false/hard thresholds.",
+    "mechanics_boltzmann_temperature": "**Tanielian & Vasile** — the Boltzmann sampling law B(G, D, T) against T.",
+    "mechanics_mixture_dataset": "**Tanielian & Vasile** — the discretised mixture-of-Gaussians task with 10, 50 and 90 components.",
+    "bridge_wu_k_sweep": "**Bridge** — real NDCG@10 against K on synthetic data with known label noise, against the K* predicted by `optimal_k`; ANS.",
+    "bridge_downstream": "**Bridge** — downstream results per loss (digits linear probe; synthetic PU recommendation): every seed and mean ± sd over the 2 seeds; the y-axes are zoomed on the data and do not start at 0.",
 }
 
 
@@ -481,7 +501,9 @@ def _command(name: str, registry: dict) -> str:
         return f"``negtheory figures --out figures`` (alone: ``negtheory figures --only {name} --out figures``)"
     if name.startswith("bridge_"):
         return (
-            "``negtheory figures --only " + name + " --out figures`` from the tables in ``notebooks/data/bridge/``, "
+            "``negtheory figures --only "
+            + name
+            + " --out figures`` from the tables in ``notebooks/data/bridge/``, "
             "which ``negtheory bridge experiments --update-committed`` retrains (torch extra)"
         )
     if name in ("relaxed_softmax_full_fig2_temperature", "relaxed_softmax_tstar_ablation"):

@@ -74,7 +74,9 @@ def targets() -> list[tuple[str, str, bool]]:
                 if not cls.__module__.startswith("negtheory"):
                     continue
                 for meth in _methods(cls):
-                    out.append((f"{name}.{meth}", f"{cls.__module__}.{cls.__qualname__}.{meth}", False))
+                    out.append(
+                        (f"{name}.{meth}", f"{cls.__module__}.{cls.__qualname__}.{meth}", False)
+                    )
     seen, unique = set(), []
     for t in out:
         if t[1] not in seen:

@@ -180,7 +180,9 @@ def _resolve_public_alias(app, env, node, contnode):
             continue
         public = _generate.PUBLIC_BY_ID.get(id(obj))
         if public and public != target:
-            return env.get_domain("py").resolve_xref(env, node["refdoc"], app.builder, "obj", public, node, contnode)
+            return env.get_domain("py").resolve_xref(
+                env, node["refdoc"], app.builder, "obj", public, node, contnode
+            )
         return None
     return None
 
@@ -238,7 +240,11 @@ def _fix_dead_backlinks(app, exception):
 
     def anchors(page: Path) -> set[str]:
         if page not in ids:
-            ids[page] = set(re.findall(r'\bid="([^"]+)"', page.read_text(encoding="utf-8"))) if page.exists() else set()
+            ids[page] = (
+                set(re.findall(r'\bid="([^"]+)"', page.read_text(encoding="utf-8")))
+                if page.exists()
+                else set()
+            )
         return ids[page]
 
     link = re.compile(r'(<a class="viewcode-back" href=")([^"#]*)#([^"]+)(")')

@@ -100,8 +100,22 @@ from .relaxed_softmax import (
     relaxed_softmax_limit_grad,
     relaxed_softmax_loss,
 )
-from .sampling import AliasTable, InverseCDFSampler, boltzmann, proposal_mass, sample_boltzmann, solve_alpha, unigram_proposal
-from .thresholds import categorize, category_counts, choose_thresholds, paper_table_scores, threshold_table
+from .sampling import (
+    AliasTable,
+    InverseCDFSampler,
+    boltzmann,
+    proposal_mass,
+    sample_boltzmann,
+    solve_alpha,
+    unigram_proposal,
+)
+from .thresholds import (
+    categorize,
+    category_counts,
+    choose_thresholds,
+    paper_table_scores,
+    threshold_table,
+)
 from .dists import (
     OrderStatistic,
     QuadraticCDFLaw,
@@ -112,7 +126,13 @@ from .dists import (
     true_negative,
     unlabeled,
 )
-from .generators import AcceptRejectSampler, ScoreSets, iter_score_sets, sample_class_conditional, score_sets
+from .generators import (
+    AcceptRejectSampler,
+    ScoreSets,
+    iter_score_sets,
+    sample_class_conditional,
+    score_sets,
+)
 from .studies import Execution, Generation, mse_study
 from .diagnosis import Diagnosis, diagnose
 
@@ -168,13 +188,30 @@ from ._version import __version__  # noqa: E402
 #: must not load. After ``fit`` and ``FitResult``, the spec classes of :mod:`negtheory.training.specs`
 #: in its ``__all__`` order (tests/test_package.py checks that they are the same)
 _TRAINING = (
-    "fit", "FitResult",
-    "MF", "LightGCN",  # models
-    "BPR", "BCE", "InfoNCE", "DCL", "HCL", "DPL", "BCL", "CCL",  # losses
-    "RNS", "PNS", "DNS", "BNS", "AOBPR", "SRNS", "SharedUniform", "CatalogueUniform",  # samplers
-    "SGD", "Adam",  # optimizers
+    "fit",
+    "FitResult",
+    "MF",
+    "LightGCN",  # models
+    "BPR",
+    "BCE",
+    "InfoNCE",
+    "DCL",
+    "HCL",
+    "DPL",
+    "BCL",
+    "CCL",  # losses
+    "RNS",
+    "PNS",
+    "DNS",
+    "BNS",
+    "AOBPR",
+    "SRNS",
+    "SharedUniform",
+    "CatalogueUniform",  # samplers
+    "SGD",
+    "Adam",  # optimizers
     "Evaluation",
-)  # fmt: skip
+)
 
 
 def __getattr__(name: str):

@@ -46,9 +46,7 @@ __all__ = [
 OUTPUT_ROOT = "negtheory_output"
 
 #: how to get an extra while negtheory is on no package index: from a source checkout
-INSTALL_HINT = (
-    'the negtheory[{extra}] extra: python -m pip install -e ".[{extra}]" in a source checkout; negtheory is not on PyPI yet'
-)
+INSTALL_HINT = 'the negtheory[{extra}] extra: python -m pip install -e ".[{extra}]" in a source checkout; negtheory is not on PyPI yet'
 
 
 def default_output(name: str, quick: bool = False) -> Path:
@@ -68,7 +66,9 @@ def committed_dir(relative: str, option: str = "--update-committed") -> Path:
     """
     root = Path(__file__).resolve().parent.parent
     target = root / relative
-    if not ((root / "pyproject.toml").is_file() and (root / "negtheory").is_dir() and target.is_dir()):
+    if not (
+        (root / "pyproject.toml").is_file() and (root / "negtheory").is_dir() and target.is_dir()
+    ):
         raise CommandError(
             f"{option} writes into the committed {relative}/ of a source checkout, and this negtheory is not "
             "running from one; give the output folders explicitly instead"
@@ -97,7 +97,9 @@ class HelpFormatter(argparse.HelpFormatter):
     """
 
     def _fill_text(self, text, width, indent):
-        return "\n".join(super(HelpFormatter, self)._fill_text(line, width, indent) for line in text.splitlines())
+        return "\n".join(
+            super(HelpFormatter, self)._fill_text(line, width, indent) for line in text.splitlines()
+        )
 
     def _get_help_string(self, action):
         text = action.help or ""
@@ -106,14 +108,18 @@ class HelpFormatter(argparse.HelpFormatter):
             or action.default is None
             or action.default is argparse.SUPPRESS
             or action.required
-            or isinstance(action, (argparse._StoreTrueAction, argparse._VersionAction, argparse._HelpAction))
+            or isinstance(
+                action, (argparse._StoreTrueAction, argparse._VersionAction, argparse._HelpAction)
+            )
         ):
             return text
         return f"{text} (default: %(default)s)" if text else "default: %(default)s"
 
 
 def _num(x) -> str:
-    return str(x) if isinstance(x, int) else f"{x:g}"  # an integer bound in full: 1000000, not 1e+06
+    return (
+        str(x) if isinstance(x, int) else f"{x:g}"
+    )  # an integer bound in full: 1000000, not 1e+06
 
 
 def _interval(lo, hi, lo_open, hi_open) -> str:
@@ -141,7 +147,9 @@ def real(lo=None, hi=None, *, lo_open=False, hi_open=False):
             raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
         if not math.isfinite(x):
             raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
-        ok = (lo is None or (x > lo if lo_open else x >= lo)) and (hi is None or (x < hi if hi_open else x <= hi))
+        ok = (lo is None or (x > lo if lo_open else x >= lo)) and (
+            hi is None or (x < hi if hi_open else x <= hi)
+        )
         if not ok:
             raise argparse.ArgumentTypeError(f"must be {where}, got {text}")
         return x
@@ -246,4 +254,6 @@ def require_torch(command: str) -> None:
     try:
         import torch  # noqa: F401
     except ImportError:
-        raise CommandError(f"{command} requires torch ({INSTALL_HINT.format(extra='torch')})", exit_code=1) from None
+        raise CommandError(
+            f"{command} requires torch ({INSTALL_HINT.format(extra='torch')})", exit_code=1
+        ) from None

@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, TypeVar
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["renamed_keyword", "grouped_keywords", "warn_renamed", "deprecated_message", "warn_deprecated"]
+__all__ = [
+    "renamed_keyword",
+    "grouped_keywords",
+    "warn_renamed",
+    "deprecated_message",
+    "warn_deprecated",
+]
 
 F = TypeVar("F", bound="Callable")
 
@@ -29,22 +35,43 @@ F = TypeVar("F", bound="Callable")
 REMOVED_IN = "0.2"
 
 
-def deprecated_message(what: str, replacement: str, *, since: str = "0.1", removed: str = REMOVED_IN) -> str:
+def deprecated_message(
+    what: str, replacement: str, *, since: str = "0.1", removed: str = REMOVED_IN
+) -> str:
     """The text of a removal notice: ``WHAT is deprecated since negtheory SINCE and removed in REMOVED; use ...``."""
     return f"{what} is deprecated since negtheory {since} and removed in {removed}; use {replacement} instead"
 
 
-def warn_deprecated(what: str, replacement: str, *, since: str = "0.1", removed: str = REMOVED_IN, stacklevel: int = 3) -> None:
+def warn_deprecated(
+    what: str,
+    replacement: str,
+    *,
+    since: str = "0.1",
+    removed: str = REMOVED_IN,
+    stacklevel: int = 3,
+) -> None:
     """Emit the ``DeprecationWarning`` of a function, class or option ``what`` that is going away.
 
     The message (:func:`deprecated_message`) names the release that deprecated it, the release
     that removes it, and ``replacement``. ``stacklevel`` counts from this function: 3 points at the
     caller of the function that calls this one.
     """
-    warnings.warn(deprecated_message(what, replacement, since=since, removed=removed), DeprecationWarning, stacklevel=stacklevel)
+    warnings.warn(
+        deprecated_message(what, replacement, since=since, removed=removed),
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )
 
 
-def warn_renamed(owner: str, old: str, new: str, *, since: str = "0.1", what: str = "keyword", stacklevel: int = 3) -> None:
+def warn_renamed(
+    owner: str,
+    old: str,
+    new: str,
+    *,
+    since: str = "0.1",
+    what: str = "keyword",
+    stacklevel: int = 3,
+) -> None:
     """Emit the ``DeprecationWarning`` of a renamed keyword or attribute ``old`` -> ``new`` of ``owner``."""
     warnings.warn(
         f"{owner}: the {what} {old!r} is deprecated since negtheory {since} and removed in {REMOVED_IN}; "
@@ -61,7 +88,11 @@ def _respell(exc: BaseException, new: str, old: str) -> None:
     get an error about ``new``, a keyword the caller never wrote. Only plain ``ValueError`` /
     ``TypeError`` with one string argument that names ``new`` as a word are rewritten.
     """
-    if type(exc) not in (ValueError, TypeError) or len(exc.args) != 1 or not isinstance(exc.args[0], str):
+    if (
+        type(exc) not in (ValueError, TypeError)
+        or len(exc.args) != 1
+        or not isinstance(exc.args[0], str)
+    ):
         return
     word = re.compile(r"(?<![\w.])" + re.escape(new) + r"(?!\w)")
     msg = exc.args[0]
@@ -107,7 +138,9 @@ def renamed_keyword(old: str, new: str, *, since: str = "0.1") -> Callable[[F], 
             if old in kwargs:
                 value = kwargs.pop(old)
                 if new in kwargs:
-                    raise TypeError(f"{func.__qualname__}() got both {new!r} and its deprecated name {old!r}; pass only {new}=")
+                    raise TypeError(
+                        f"{func.__qualname__}() got both {new!r} and its deprecated name {old!r}; pass only {new}="
+                    )
                 warn_renamed(f"{func.__qualname__}()", old, new, since=since)
                 kwargs[new] = value
                 try:
@@ -125,7 +158,9 @@ def renamed_keyword(old: str, new: str, *, since: str = "0.1") -> Callable[[F], 
     return decorate
 
 
-def grouped_keywords(into: str, names: tuple[str, ...], build: Callable, *, since: str = "0.1") -> Callable[[F], F]:
+def grouped_keywords(
+    into: str, names: tuple[str, ...], build: Callable, *, since: str = "0.1"
+) -> Callable[[F], F]:
     """Decorate a function whose keywords ``names`` moved into one object, passed as ``into=``.
 
     For one release a call that passes any of ``names`` still works: they are popped, given to
@@ -173,7 +208,10 @@ def grouped_keywords(into: str, names: tuple[str, ...], build: Callable, *, sinc
                         f"{func.__qualname__}() got both {into}= and the deprecated keyword(s) {old}; "
                         f"pass only {into}={cls}({old.replace('=', '=...')})"
                     )
-                frame, level = sys._getframe(1), 2  # the caller, past any other wrapper of this module
+                frame, level = (
+                    sys._getframe(1),
+                    2,
+                )  # the caller, past any other wrapper of this module
                 while frame is not None and frame.f_globals.get("__name__") == __name__:
                     frame, level = frame.f_back, level + 1
                 caller = "" if frame is None else str(frame.f_globals.get("__name__", ""))

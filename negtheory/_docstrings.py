@@ -91,7 +91,9 @@ def fill(template: str, blocks: Mapping[str, str]) -> str:
     def substitute(match: re.Match) -> str:
         indent, own_line, inline = match.group(1), match.group(2), match.group(3)
         if own_line is not None:
-            return textwrap.indent(_block(blocks[own_line]), indent, lambda line: bool(line.strip()))
+            return textwrap.indent(
+                _block(blocks[own_line]), indent, lambda line: bool(line.strip())
+            )
         return _block(blocks[inline]).strip()
 
     return _FIELD.sub(substitute, template)
@@ -125,7 +127,9 @@ def docstring(blocks: Mapping[str, str] | None = None, /, **more: str) -> Callab
     table = {**(blocks or {}), **more}
 
     def decorate(obj: _T) -> _T:
-        members = [m for m in vars(obj).values() if inspect.isfunction(m)] if inspect.isclass(obj) else []
+        members = (
+            [m for m in vars(obj).values() if inspect.isfunction(m)] if inspect.isclass(obj) else []
+        )
         for target in [obj, *members]:
             if target.__doc__ is not None:
                 target.__doc__ = fill(target.__doc__, table)

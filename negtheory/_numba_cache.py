@@ -60,7 +60,9 @@ def install() -> bool:
     except ImportError:  # pragma: no cover - numba is a hard dependency
         return False
     impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
-    base = getattr(caching, "UserWideCacheLocator", None) or getattr(caching, "_UserWideCacheLocator", None)
+    base = getattr(caching, "UserWideCacheLocator", None) or getattr(
+        caching, "_UserWideCacheLocator", None
+    )
     locators = getattr(impl, "_locator_classes", None)
     if impl is None or base is None or not isinstance(locators, list):
         return False

@@ -55,7 +55,9 @@ def _log_ndtr(x):
         return math.log(0.5 * math.erfc(-x / SQRT2))
     z = 1.0 / (x * x)
     # coefficients (-1)^n (2n-1)!!
-    s = 1.0 + z * (-1.0 + z * (3.0 + z * (-15.0 + z * (105.0 + z * (-945.0 + z * (10395.0 + z * -135135.0))))))
+    s = 1.0 + z * (
+        -1.0 + z * (3.0 + z * (-15.0 + z * (105.0 + z * (-945.0 + z * (10395.0 + z * -135135.0)))))
+    )
     return -0.5 * x * x - math.log(-x) - LOG_SQRT_2PI + math.log(s)
 
 
@@ -102,7 +104,9 @@ def _ndtri(p):
     plow = 0.02425
     if p < plow:
         q = math.sqrt(-2.0 * math.log(p))
-        x = (((((c1 * q + c2) * q + c3) * q + c4) * q + c5) * q + c6) / ((((d1 * q + d2) * q + d3) * q + d4) * q + 1.0)
+        x = (((((c1 * q + c2) * q + c3) * q + c4) * q + c5) * q + c6) / (
+            (((d1 * q + d2) * q + d3) * q + d4) * q + 1.0
+        )
     elif p <= 1.0 - plow:
         q = p - 0.5
         r = q * q
@@ -113,7 +117,9 @@ def _ndtri(p):
         )
     else:
         q = math.sqrt(-2.0 * math.log1p(-p))
-        x = -(((((c1 * q + c2) * q + c3) * q + c4) * q + c5) * q + c6) / ((((d1 * q + d2) * q + d3) * q + d4) * q + 1.0)
+        x = -(((((c1 * q + c2) * q + c3) * q + c4) * q + c5) * q + c6) / (
+            (((d1 * q + d2) * q + d3) * q + d4) * q + 1.0
+        )
     if p < 1e-300:
         # (near-)subnormal p: the Halley step below would form e^{x^2/2} = inf times a tiny
         # residual; Newton on log Phi(x) = log p is stable there (3 steps from Acklam's start)

@@ -58,5 +58,7 @@ def random_state_or_rng(random_state: RNGLike, rng: RNGLike) -> RNGLike:
     ``rvs`` methods keep scipy's ``random_state`` and accept ``rng`` as an alias; both is an error.
     """
     if random_state is not None and rng is not None:
-        raise TypeError("rvs() got both random_state and rng; they are the same argument, pass only one")
+        raise TypeError(
+            "rvs() got both random_state and rng; they are the same argument, pass only one"
+        )
     return rng if rng is not None else random_state

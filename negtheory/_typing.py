@@ -42,7 +42,14 @@ FloatOrArray: TypeAlias = Any
 #: an int for scalar input, an ``NDArray[np.int64]`` otherwise (``Any`` for the same reason)
 IntOrArray: TypeAlias = Any
 #: what an ``rng`` keyword accepts (SPEC 7)
-RNGLike: TypeAlias = np.random.Generator | np.random.BitGenerator | np.random.SeedSequence | int | Sequence[int] | None
+RNGLike: TypeAlias = (
+    np.random.Generator
+    | np.random.BitGenerator
+    | np.random.SeedSequence
+    | int
+    | Sequence[int]
+    | None
+)
 #: output shape of a sampler (``None``: one value)
 Size: TypeAlias = int | tuple[int, ...] | None
 #: a frozen ``scipy.stats`` continuous distribution or a negtheory ``ScoreDistribution``

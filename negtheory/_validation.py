@@ -29,7 +29,11 @@ def _is_bool(value) -> bool:
 
 def reject_bool(name: str, value) -> None:
     """``TypeError`` for ``True``/``False`` (or a boolean array) given where a number is due."""
-    if _is_bool(value) or (isinstance(value, (list, tuple)) and value and all(isinstance(v, (bool, np.bool_)) for v in value)):
+    if _is_bool(value) or (
+        isinstance(value, (list, tuple))
+        and value
+        and all(isinstance(v, (bool, np.bool_)) for v in value)
+    ):
         raise TypeError(f"{name} must be a number, not a boolean, got {value!r}")
 
 
@@ -44,7 +48,9 @@ def as_float_array(name: str, value, *, allow_inf: bool = False) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a real number or an array of real numbers, got {value!r}") from exc
+        raise TypeError(
+            f"{name} must be a real number or an array of real numbers, got {value!r}"
+        ) from exc
     if np.iscomplexobj(value):
         raise TypeError(f"{name} must be real, got complex {value!r}")
     if np.isnan(arr).any():
@@ -75,7 +81,9 @@ def check_range(
         lo_s = "-inf" if lo is None else repr(lo)
         hi_s = "inf" if hi is None else repr(hi)
         bad = arr[~ok].ravel()[:3].tolist()
-        raise ValueError(f"{name} must lie in {left}{lo_s}, {hi_s}{right}, got {bad[0] if arr.ndim == 0 else bad}")
+        raise ValueError(
+            f"{name} must lie in {left}{lo_s}, {hi_s}{right}, got {bad[0] if arr.ndim == 0 else bad}"
+        )
     return arr
 
 
@@ -135,7 +143,9 @@ def flag(name: str, value) -> bool:
         return bool(value)
     if isinstance(value, numbers.Integral) and value in (0, 1):
         return bool(value)
-    raise TypeError(f"{name} must be True or False, got {_show(value) if isinstance(value, np.ndarray) else repr(value)}")
+    raise TypeError(
+        f"{name} must be True or False, got {_show(value) if isinstance(value, np.ndarray) else repr(value)}"
+    )
 
 
 def check_rng(name: str, rng) -> None:
@@ -151,7 +161,10 @@ def check_rng(name: str, rng) -> None:
     if isinstance(rng, (bool, np.bool_)) or not (
         rng is None
         or seq
-        or isinstance(rng, (numbers.Integral, np.random.SeedSequence, np.random.Generator, np.random.BitGenerator))
+        or isinstance(
+            rng,
+            (numbers.Integral, np.random.SeedSequence, np.random.Generator, np.random.BitGenerator),
+        )
     ):
         raise TypeError(
             f"{name} must be None, a non-negative int (or a sequence of them), a SeedSequence or a numpy.random.Generator, got {rng!r}"
@@ -189,9 +202,13 @@ def broadcast(**arrays) -> list[np.ndarray]:
     try:
         return list(np.broadcast_arrays(*arrays.values()))
     except ValueError:
-        named = {k: v for k, v in arrays.items() if not k.startswith("_")}  # "_x": internal companions
+        named = {
+            k: v for k, v in arrays.items() if not k.startswith("_")
+        }  # "_x": internal companions
         shapes = ", ".join(f"{k} {np.shape(v)}" for k, v in named.items())
-        raise ValueError(f"{' and '.join(named)} must broadcast against each other, got shapes {shapes}") from None
+        raise ValueError(
+            f"{' and '.join(named)} must broadcast against each other, got shapes {shapes}"
+        ) from None
 
 
 def check_frozen_continuous(name: str, dist) -> None:
@@ -208,7 +225,9 @@ def check_frozen_continuous(name: str, dist) -> None:
         )
     family = getattr(dist, "dist", None)
     if isinstance(family, scipy.stats.rv_discrete):
-        raise TypeError(f"{name} must be a continuous distribution, got the discrete scipy.stats.{family.name}")
+        raise TypeError(
+            f"{name} must be a continuous distribution, got the discrete scipy.stats.{family.name}"
+        )
     if not isinstance(family, scipy.stats.rv_continuous):
         raise TypeError(
             f"{name} must be a frozen scipy.stats continuous distribution (e.g. scipy.stats.norm(0, 1)), got {dist!r}"
@@ -218,13 +237,21 @@ def check_frozen_continuous(name: str, dist) -> None:
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} has invalid parameters {dist.args} {dist.kwds}: {exc}") from None
     if any(np.ndim(v) != 0 for v in (*shapes, loc, scale)):
-        raise ValueError(f"{name} must have scalar parameters, got a frozen {family.name} with array parameters")
+        raise ValueError(
+            f"{name} must have scalar parameters, got a frozen {family.name} with array parameters"
+        )
     try:
         params = np.asarray([*shapes, loc, scale], dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} has invalid parameters {dist.args} {dist.kwds}: {exc}") from None
-    if not np.isfinite(params).all() or not scale > 0 or not bool(np.all(family._argcheck(*shapes))):
-        raise ValueError(f"{name} has invalid parameters: {family.name}{dist.args} {dist.kwds} (they must be finite, scale > 0)")
+    if (
+        not np.isfinite(params).all()
+        or not scale > 0
+        or not bool(np.all(family._argcheck(*shapes)))
+    ):
+        raise ValueError(
+            f"{name} has invalid parameters: {family.name}{dist.args} {dist.kwds} (they must be finite, scale > 0)"
+        )
 
 
 def scalar_or_array(out: np.ndarray):

@@ -98,7 +98,9 @@ def _credence_kernel(scores, items, counts, d, lam, normalize, out):
 def _counts(item_counts) -> np.ndarray:
     counts = real_array("item_counts", item_counts, 0.0)
     if counts.ndim != 1 or counts.size == 0:
-        raise ValueError(f"item_counts must be a non-empty 1-d array (one entry per item), got shape {counts.shape}")
+        raise ValueError(
+            f"item_counts must be a non-empty 1-d array (one entry per item), got shape {counts.shape}"
+        )
     return np.ascontiguousarray(counts)
 
 
@@ -166,7 +168,12 @@ def posterior(d: int, lam: float) -> OrderStatistic:
 
 
 def credence(
-    scores: ArrayLike, items: ArrayLike, item_counts: ArrayLike, d: int, lam: float, normalize: bool = True
+    scores: ArrayLike,
+    items: ArrayLike,
+    item_counts: ArrayLike,
+    d: int,
+    lam: float,
+    normalize: bool = True,
 ) -> FloatArray:
     r"""E-step credence c_hat_ui of every observed interaction (thesis eq. 3.24-3.28, Algorithm 1).
 
@@ -233,7 +240,9 @@ def credence(
     it = np.ascontiguousarray(it, dtype=np.int64).reshape(-1)
     if it.size and (it.min() < 0 or it.max() >= counts.size):
         bad = it[(it < 0) | (it >= counts.size)][:3].tolist()
-        raise ValueError(f"items must lie in [0, {counts.size - 1}] (indices into item_counts), got {bad}")
+        raise ValueError(
+            f"items must lie in [0, {counts.size - 1}] (indices into item_counts), got {bad}"
+        )
     flat = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
     out = np.empty_like(flat)
     if flat.size:

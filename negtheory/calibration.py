@@ -166,7 +166,9 @@ def _quadratic_ppf(q, b, a):
 def _order_cdf(v, kind, lam, k, tau_plus=0.0):
     """CDF of the order-statistic family at parent-CDF value v (arrays broadcast; no validation)."""
     if kind == "un":
-        return (1.0 - tau_plus) * _order_cdf(v, "tn", lam, k) + tau_plus * _order_cdf(v, "fn", lam, k)
+        return (1.0 - tau_plus) * _order_cdf(v, "tn", lam, k) + tau_plus * _order_cdf(
+            v, "fn", lam, k
+        )
     if kind == "tn":
         return (1.0 - lam) * v + lam * (1.0 - (1.0 - v) ** k)
     return (1.0 - lam) * v + lam * v**k
@@ -185,7 +187,9 @@ def _bisect(cdf, q):
 def _order_ppf(q, kind, lam, k):
     """Inverse of :func:`_order_cdf` for "tn" / "fn": closed forms at k = 2 or lam = 1, else bisection."""
     q, lam, k = np.broadcast_arrays(
-        np.asarray(q, dtype=np.float64), np.asarray(lam, dtype=np.float64), np.asarray(k, dtype=np.float64)
+        np.asarray(q, dtype=np.float64),
+        np.asarray(lam, dtype=np.float64),
+        np.asarray(k, dtype=np.float64),
     )
     out = np.empty(q.shape)
     two = k == 2.0
@@ -211,7 +215,9 @@ def _checked_order(order):
 
 
 @_doc
-def class_conditional_cdf(v: ArrayLike, kind: str, alpha: float, tau_plus: float = 0.0, order: float = 2.0) -> np.ndarray:
+def class_conditional_cdf(
+    v: ArrayLike, kind: str, alpha: float, tau_plus: float = 0.0, order: float = 2.0
+) -> np.ndarray:
     r"""CDF of a class-conditional law at parent-CDF value v (thesis eq. 6.14-6.15, 6.23).
 
     With :math:`v = \Phi(\hat x)` the parent CDF, the densities of eq. 6.14-6.15,
@@ -272,7 +278,9 @@ def class_conditional_cdf(v: ArrayLike, kind: str, alpha: float, tau_plus: float
 
 
 @_doc
-def class_conditional_ppf(q: ArrayLike, kind: str, alpha: float, tau_plus: float = 0.0, order: float = 2.0) -> np.ndarray:
+def class_conditional_ppf(
+    q: ArrayLike, kind: str, alpha: float, tau_plus: float = 0.0, order: float = 2.0
+) -> np.ndarray:
     r"""Inverse of :func:`class_conditional_cdf`: the v in [0, 1] with CDF(v) = q.
 
     For ``kind="un"`` and the thesis's laws (order 2) this is eq. 6.29 of the thesis, the parent CDF
@@ -328,7 +336,9 @@ def _order_auc(lam, k):
     """Independent-draw P(x_TN < x_FN) of the order-statistic family (closed form)."""
     from scipy.special import gammaln
 
-    top = 1.0 - np.exp(2.0 * gammaln(k + 1.0) - gammaln(2.0 * k + 1.0))  # P(min of k < max of k others)
+    top = 1.0 - np.exp(
+        2.0 * gammaln(k + 1.0) - gammaln(2.0 * k + 1.0)
+    )  # P(min of k < max of k others)
     return 0.5 * (1.0 - lam) ** 2 + 2.0 * lam * (1.0 - lam) * k / (k + 1.0) + lam * lam * top
 
 
@@ -389,7 +399,9 @@ def model_auc(alpha: ArrayLike, order: ArrayLike = 2.0) -> np.ndarray:
     if np.any(~(k >= 1)) or not np.all(np.isfinite(k)):
         raise ValueError(f"order must be finite and >= 1, got {order!r}")
     if np.all(k == 2.0):
-        return np.broadcast_to(0.5 + (2.0 * a - 1.0) / 3.0, np.broadcast_shapes(a.shape, k.shape)).copy()
+        return np.broadcast_to(
+            0.5 + (2.0 * a - 1.0) / 3.0, np.broadcast_shapes(a.shape, k.shape)
+        ).copy()
     return _order_auc(2.0 * a - 1.0, k)
 
 
@@ -429,7 +441,9 @@ FAMILIES = ("order", "thesis")
 MAX_ORDER = 1e4
 
 
-def law_from_auc(auc: ArrayLike, family: str = "order") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def law_from_auc(
+    auc: ArrayLike, family: str = "order"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""The class laws (alpha, order) whose independent-draw AUC is ``auc``, and whether it is at a bound.
 
     ``family="thesis"``: the thesis's laws (order 2), :math:`\alpha = \tfrac32 A - \tfrac14`
@@ -554,7 +568,9 @@ class UserQuantiles:
         self.count = np.isfinite(self.sorted).sum(axis=1)
         self.tail = None
         if tail is not None:
-            self.tail = fit_tail(self.sorted, self.count, kind=tail, fraction=tail_fraction, k_min=tail_min)
+            self.tail = fit_tail(
+                self.sorted, self.count, kind=tail, fraction=tail_fraction, k_min=tail_min
+            )
         self.upper = None
         if upper is not None:
             top = np.sort(np.asarray(upper[0], dtype=np.float64), axis=1)
@@ -566,7 +582,9 @@ class UserQuantiles:
                 )
             k = np.isfinite(top).sum(axis=1)
             if np.any(n_total < k):
-                raise ValueError("upper: n_total must be at least the number of top scores of each user")
+                raise ValueError(
+                    "upper: n_total must be at least the number of top scores of each user"
+                )
             self.upper = (top, k, n_total)
 
     def ppf(self, users: ArrayLike, q: ArrayLike) -> np.ndarray:
@@ -602,7 +620,11 @@ class UserQuantiles:
             upos = q * nt - 0.5 - (nt - ku)
             hit = (ku > 0) & (upos >= 0)
             if hit.any():
-                uu, pp, kk = users[hit], np.minimum(upos[hit], (ku[hit] - 1).astype(np.float64)), ku[hit]
+                uu, pp, kk = (
+                    users[hit],
+                    np.minimum(upos[hit], (ku[hit] - 1).astype(np.float64)),
+                    ku[hit],
+                )
                 lo_u = np.floor(pp).astype(np.int64)
                 hi_u = np.minimum(lo_u + 1, kk - 1)
                 a_u, b_u = top[uu, lo_u], top[uu, hi_u]
@@ -648,8 +670,14 @@ class UserQuantiles:
         users, x = np.broadcast_arrays(users, x)
         lo = np.empty(x.shape, dtype=np.int64)
         hi = np.empty(x.shape, dtype=np.int64)
-        _row_counts(self.sorted, self.count, np.ascontiguousarray(users).ravel(), np.ascontiguousarray(x).ravel(),
-                    lo.reshape(-1), hi.reshape(-1))  # fmt: skip
+        _row_counts(
+            self.sorted,
+            self.count,
+            np.ascontiguousarray(users).ravel(),
+            np.ascontiguousarray(x).ravel(),
+            lo.reshape(-1),
+            hi.reshape(-1),
+        )
         return lo, hi
 
 
@@ -678,7 +706,15 @@ class UserTail:
         :func:`fit_tail`).
     """
 
-    def __init__(self, u0: np.ndarray, p0: np.ndarray, sigma: np.ndarray, xi: float, kind: str, lr_statistic: float):
+    def __init__(
+        self,
+        u0: np.ndarray,
+        p0: np.ndarray,
+        sigma: np.ndarray,
+        xi: float,
+        kind: str,
+        lr_statistic: float,
+    ):
         self.u0, self.p0, self.sigma = u0, p0, sigma
         self.xi, self.kind, self.lr_statistic = float(xi), kind, float(lr_statistic)
 
@@ -721,7 +757,14 @@ def _gpd_max_ratio(xi, k, reps=4000, seed=20261126):
     return float((y.max(axis=1) / y.mean(axis=1)).mean())
 
 
-def fit_tail(sorted_rows: ArrayLike, counts: ArrayLike, *, kind: str = "auto", fraction: float = 0.1, k_min: int = 5) -> UserTail:
+def fit_tail(
+    sorted_rows: ArrayLike,
+    counts: ArrayLike,
+    *,
+    kind: str = "auto",
+    fraction: float = 0.1,
+    k_min: int = 5,
+) -> UserTail:
     r"""Fit a peaks-over-threshold tail to each user's sorted scores (the calibrated parent's range).
 
     Per user with n scores, the threshold :math:`u_0` is the order statistic below the top
@@ -773,7 +816,9 @@ def fit_tail(sorted_rows: ArrayLike, counts: ArrayLike, *, kind: str = "auto", f
     rows = np.asarray(sorted_rows, dtype=np.float64)
     counts = np.asarray(counts, dtype=np.int64)
     if rows.ndim != 2 or counts.shape != (rows.shape[0],):
-        raise ValueError(f"sorted_rows must be (n_users, F) and counts (n_users,), got {rows.shape} and {counts.shape}")
+        raise ValueError(
+            f"sorted_rows must be (n_users, F) and counts (n_users,), got {rows.shape} and {counts.shape}"
+        )
     n_users = rows.shape[0]
     u0 = np.full(n_users, np.nan)
     p0 = np.full(n_users, np.nan)
@@ -802,7 +847,9 @@ def fit_tail(sorted_rows: ArrayLike, counts: ArrayLike, *, kind: str = "auto", f
         grid = np.linspace(-0.5, 0.1, 13)
         kk, cnt = np.unique(ks, return_counts=True)
         w = cnt / cnt.sum()
-        expect = np.array([sum(wi * _gpd_max_ratio(float(x), int(k)) for k, wi in zip(kk, w)) for x in grid])
+        expect = np.array(
+            [sum(wi * _gpd_max_ratio(float(x), int(k)) for k, wi in zip(kk, w)) for x in grid]
+        )
         null = float(sum(wi * _gpd_max_ratio(0.0, int(k)) for k, wi in zip(kk, w)))
         se = float(ratios.std(ddof=1) / math.sqrt(ratios.size))
         lr = ((obs - null) / se) ** 2 if se > 0 else 0.0  # squared z, chi-square(1) under xi = 0
@@ -944,7 +991,9 @@ def estimator_errors(
         raise TypeError(f"is_true_negative must be a boolean array, got dtype {tn.dtype}")
     pos = as_float_array("pos", pos)
     if neg.ndim != 2 or tn.shape != neg.shape or pos.shape != neg.shape[:1]:
-        raise ValueError(f"neg must be (A, N), is_true_negative (A, N) and pos (A,), got {neg.shape}, {tn.shape}, {pos.shape}")
+        raise ValueError(
+            f"neg must be (A, N), is_true_negative (A, N) and pos (A,), got {neg.shape}, {tn.shape}, {pos.shape}"
+        )
     if isinstance(estimators, str) or not hasattr(estimators, "__iter__"):
         raise TypeError(f"estimators must be a sequence of estimator names, got {estimators!r}")
     estimators = list(estimators)
@@ -966,9 +1015,13 @@ def estimator_errors(
         x = np.exp(neg[ok] / t)
         xp = np.exp(pos[ok] / t)
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(xp))):
-        raise ValueError(f"exp(neg / t) or exp(pos / t) overflows float64: lower the scores or raise t (t={t!r})")
+        raise ValueError(
+            f"exp(neg / t) or exp(pos / t) overflows float64: lower the scores or raise t (t={t!r})"
+        )
     if x.size and x.min() == 0.0 and "hcl" in estimators:
-        raise ValueError(f"exp(neg / t) underflows to 0, where HCL's weights x^beta are undefined: raise t (t={t!r})")
+        raise ValueError(
+            f"exp(neg / t) underflows to 0, where HCL's weights x^beta are undefined: raise t (t={t!r})"
+        )
     truth = np.asarray(est.theta_sup(x, tn[ok]))
     b = 0.99 if (alpha == 1.0 and beta == 1.0) else beta  # eq. 6.25 is 0/0 at alpha = beta = 1
     out = {}
@@ -1008,7 +1061,9 @@ def _check_users(users, n_users):
     if users.ndim != 1 or users.size == 0:
         raise ValueError("users must be a non-empty 1-d array of user indices")
     if users.min() < 0 or users.max() >= n_users:
-        raise ValueError(f"users must lie in [0, {n_users}), got values in [{users.min()}, {users.max()}]")
+        raise ValueError(
+            f"users must lie in [0, {n_users}), got values in [{users.min()}, {users.max()}]"
+        )
     return users
 
 
@@ -1098,7 +1153,9 @@ def simulate_calibrated(
         raise ValueError("positives='measured' needs positive_scores")
     order = _checked_order(order)
     if order != 2.0 and parent != "empirical":
-        raise ValueError(f"order {order!r} needs parent='empirical' (the normal parent fits eq. 6.29 at order 2)")
+        raise ValueError(
+            f"order {order!r} needs parent='empirical' (the normal parent fits eq. 6.29 at order 2)"
+        )
     normal = _normal_parents(unlabeled, alpha_u, tau_u) if parent == "normal" else None
 
     def parent_ppf(uu, q, kind):
@@ -1266,7 +1323,9 @@ def fit_fn_order(fn_ranks: ArrayLike) -> float:
     """
     w = as_float_array("fn_ranks", fn_ranks).ravel()
     if w.size == 0 or np.any((w <= 0) | (w > 1)):
-        raise ValueError(f"fn_ranks must be a non-empty array of values in (0, 1], got {fn_ranks!r}")
+        raise ValueError(
+            f"fn_ranks must be a non-empty array of values in (0, 1], got {fn_ranks!r}"
+        )
     s = -np.log(w).sum()
     return math.inf if s == 0 else float(w.size / s)
 
@@ -1318,7 +1377,9 @@ def simulate_order_statistic(
     k = real_scalar("k", k, 1.0)
     tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True)
     if k * tau_plus > 1.0:
-        raise ValueError(f"k * tau_plus must be <= 1 for F_TN to be a CDF, got k={k!r}, tau_plus={tau_plus!r}")
+        raise ValueError(
+            f"k * tau_plus must be <= 1 for F_TN to be a CDF, got k={k!r}, tau_plus={tau_plus!r}"
+        )
     rng = as_generator(rng)
     tn = _labels(rng, (users.size, n), tau_plus, users)
     q = rng.random((users.size, n))

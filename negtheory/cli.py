@@ -41,7 +41,16 @@ import math
 import re
 import sys
 
-from ._cli_common import INSTALL_HINT, CommandError, HelpFormatter, default_output, integer, output_dir, output_file, real
+from ._cli_common import (
+    INSTALL_HINT,
+    CommandError,
+    HelpFormatter,
+    default_output,
+    integer,
+    output_dir,
+    output_file,
+    real,
+)
 
 #: caps of ``optimal-k`` (those of :func:`negtheory.optimal_k`: memory of 16 bytes per K, and the discrete average's cost)
 K_MAX_LIMIT = 10**6
@@ -69,7 +78,9 @@ def _cmd_figures(args: argparse.Namespace) -> int:
             doc = (func.__doc__ or "").strip().splitlines()
             print(f"{name:32s} {doc[0] if doc else ''}")
         for name in bridge_names():
-            print(f"{name:32s} redrawn from the bridge experiments' tables (needs --bridge or --only)")
+            print(
+                f"{name:32s} redrawn from the bridge experiments' tables (needs --bridge or --only)"
+            )
         for name, command in EXTERNAL_FIGURES.items():
             print(f"{name:32s} not drawn here; written by {command}")
         return 0
@@ -79,7 +90,9 @@ def _cmd_figures(args: argparse.Namespace) -> int:
 
         # publication-size Monte Carlo (e.g. 1e5 anchors per point in Fig. 6.9/6.10): minutes, not seconds
         os.environ["NEGTHEORY_FULL"] = "1"
-    save_figures(out, args.only, progress=not args.quiet, bridge=args.bridge, bridge_data=args.bridge_data)
+    save_figures(
+        out, args.only, progress=not args.quiet, bridge=args.bridge, bridge_data=args.bridge_data
+    )
     return 0
 
 
@@ -89,22 +102,32 @@ def _cmd_optimal_k(args: argparse.Namespace) -> int:
     if args.auc is not None:
         mu = float(infonce.mu_from_auc(args.auc))
         if mu > infonce.MU_LABEL_MAX:
-            raise CommandError(f"--auc {args.auc:g} is too close to 1 (mu_q = {mu:.4g} > {infonce.MU_LABEL_MAX:g}): "
-                               "labels are perfect in double precision")  # fmt: skip
+            raise CommandError(
+                f"--auc {args.auc:g} is too close to 1 (mu_q = {mu:.4g} > {infonce.MU_LABEL_MAX:g}): "
+                "labels are perfect in double precision"
+            )
         auc = args.auc
     else:
         mu = args.mu
         auc = float(infonce.auc_from_mu(mu))
-    k = int(infonce.optimal_k(mu, lam=args.lam, k_max=args.k_max, t_max=args.t_max, steps=args.steps))
-    avg = "continuous average" if args.steps is None else f"discrete average over {args.steps} steps"
+    k = int(
+        infonce.optimal_k(mu, lam=args.lam, k_max=args.k_max, t_max=args.t_max, steps=args.steps)
+    )
+    avg = (
+        "continuous average" if args.steps is None else f"discrete average over {args.steps} steps"
+    )
     print(f"training AUC = {auc:.6g}")
     print(f"mu_q         = {mu:.6g}")
     print(f"lambda       = {args.lam:g}")
     if k == args.k_max:
-        print(f"K*           >= {k}   (the --k-max cap {args.k_max}: the effectiveness still rises at the largest K "
-              f"searched ({avg} of v over t in [0, {args.t_max:g}]); raise --k-max to search further)")  # fmt: skip
+        print(
+            f"K*           >= {k}   (the --k-max cap {args.k_max}: the effectiveness still rises at the largest K "
+            f"searched ({avg} of v over t in [0, {args.t_max:g}]); raise --k-max to search further)"
+        )
     else:
-        print(f"K*           = {k}   ({avg} of v over t in [0, {args.t_max:g}], K in 1..{args.k_max})")
+        print(
+            f"K*           = {k}   ({avg} of v over t in [0, {args.t_max:g}], K in 1..{args.k_max})"
+        )
     return 0
 
 
@@ -121,7 +144,9 @@ def parse_values(spec: str, integer: bool = False) -> list:
         else:
             values = [float(v) for v in spec.split(",") if v.strip()]
     except ValueError as exc:
-        raise ValueError(f"--values must be start:stop:count or a comma-separated list, got {spec!r}") from exc
+        raise ValueError(
+            f"--values must be start:stop:count or a comma-separated list, got {spec!r}"
+        ) from exc
     if not values:
         raise ValueError(f"--values gave no value: {spec!r}")
     if not all(math.isfinite(v) for v in values):
@@ -139,7 +164,9 @@ def _estimator_list(text: str) -> tuple:
     names = tuple(e.strip() for e in text.split(",") if e.strip())
     unknown = [e for e in names if e not in ESTIMATORS]
     if unknown or not names:
-        raise argparse.ArgumentTypeError(f"must be a comma-separated subset of {','.join(ESTIMATORS)}, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"must be a comma-separated subset of {','.join(ESTIMATORS)}, got {text!r}"
+        )
     return names
 
 
@@ -148,19 +175,41 @@ def _connect_dask(address: str, timeout: float):
     try:
         import distributed
     except ImportError:
-        raise CommandError(f"--dask requires dask ({INSTALL_HINT.format(extra='dask')})", exit_code=1) from None
+        raise CommandError(
+            f"--dask requires dask ({INSTALL_HINT.format(extra='dask')})", exit_code=1
+        ) from None
     if address == "local":
         return "dask", None
     try:
         client = distributed.Client(address, timeout=timeout)
-    except (OSError, ValueError, TypeError) as exc:  # refused, timed out (TimeoutError is an OSError), bad address
+    except (
+        OSError,
+        ValueError,
+        TypeError,
+    ) as exc:  # refused, timed out (TimeoutError is an OSError), bad address
         reason = " ".join(str(exc).split()) or type(exc).__name__
-        raise CommandError(f"--dask {address}: no Dask scheduler answered within {timeout:g} s ({reason})", exit_code=1) from None
+        raise CommandError(
+            f"--dask {address}: no Dask scheduler answered within {timeout:g} s ({reason})",
+            exit_code=1,
+        ) from None
     return client, client
 
 
 #: file name extensions matplotlib writes (checked before computing, so a typo does not cost the run)
-_PLOT_FORMATS = (".png", ".pdf", ".svg", ".svgz", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".pgf")
+_PLOT_FORMATS = (
+    ".png",
+    ".pdf",
+    ".svg",
+    ".svgz",
+    ".eps",
+    ".ps",
+    ".jpg",
+    ".jpeg",
+    ".tif",
+    ".tiff",
+    ".webp",
+    ".pgf",
+)
 
 
 def _cmd_study_mse(args: argparse.Namespace) -> int:
@@ -174,16 +223,27 @@ def _cmd_study_mse(args: argparse.Namespace) -> int:
             STUDY_TYPES[args.vary](str(v))
         except argparse.ArgumentTypeError as exc:
             raise CommandError(f"--values: {args.vary} {exc}") from None
-    paths = {opt: output_file(path, opt) for opt, path in (("--out", args.out), ("--plot", args.plot),
-                                                            ("--checkpoint", args.checkpoint)) if path}  # fmt: skip
+    paths = {
+        opt: output_file(path, opt)
+        for opt, path in (
+            ("--out", args.out),
+            ("--plot", args.plot),
+            ("--checkpoint", args.checkpoint),
+        )
+        if path
+    }
     if "--plot" in paths and paths["--plot"].suffix.lower() not in _PLOT_FORMATS:
-        raise CommandError(f"--plot {paths['--plot']}: the file name must end with one of {', '.join(sorted(_PLOT_FORMATS))}")
+        raise CommandError(
+            f"--plot {paths['--plot']}: the file name must end with one of {', '.join(sorted(_PLOT_FORMATS))}"
+        )
     resolved = [p.resolve() for p in paths.values()]
     if len(set(resolved)) < len(resolved):
         raise CommandError(f"{', '.join(paths)} must name different files")
     executor, client = _connect_dask(args.dask, args.dask_timeout) if args.dask else (None, None)
     fixed = {
-        k: getattr(args, k) for k in ("n_unlabeled", "alpha", "gamma", "tau_plus", "t", "beta", "n_positives") if k != args.vary
+        k: getattr(args, k)
+        for k in ("n_unlabeled", "alpha", "gamma", "tau_plus", "t", "beta", "n_positives")
+        if k != args.vary
     }
     try:
         df = mse_study(
@@ -207,7 +267,8 @@ def _cmd_study_mse(args: argparse.Namespace) -> int:
             raise
         raise CommandError(
             text.replace("max_memory =", "--max-memory").replace(
-                "lower n_unlabeled, or raise max_memory", "lower --n-unlabeled (or its --values), or raise --max-memory"
+                "lower n_unlabeled, or raise max_memory",
+                "lower --n-unlabeled (or its --values), or raise --max-memory",
             )
         ) from None
     finally:
@@ -226,7 +287,9 @@ def _cmd_study_mse(args: argparse.Namespace) -> int:
 
         fig_study(df, args.vary).savefig(paths["--plot"], dpi=110)
         print(f"wrote {paths['--plot']}")
-    bad = ~np.isfinite(df[["mse", "mse_se", "mean", "truth_mean"]].to_numpy(dtype=float)).all(axis=1)
+    bad = ~np.isfinite(df[["mse", "mse_se", "mean", "truth_mean"]].to_numpy(dtype=float)).all(
+        axis=1
+    )
     if bad.any():
         first = df[bad].iloc[0]
         raise CommandError(
@@ -246,18 +309,27 @@ def _command(sub, name: str, help: str, description: str) -> argparse.ArgumentPa
 def _add_figures_parser(sub) -> None:
     """``negtheory figures``: draw the paper figures."""
     p = _command(
-        sub, "figures", "reproduce the paper figures into a folder",
+        sub,
+        "figures",
+        "reproduce the paper figures into a folder",
         "Draw the paper figures (embedded defaults, no download) and write them as PNG files.",
-    )  # fmt: skip
+    )
     p.add_argument(
         "--out",
         default=str(default_output("figures")),
         help="output folder, created if missing; --out figures in a source checkout replaces the committed figures",
     )
-    p.add_argument("--only", nargs="+", metavar="NAME", help="draw only these figures (see --list; default: all)")
+    p.add_argument(
+        "--only",
+        nargs="+",
+        metavar="NAME",
+        help="draw only these figures (see --list; default: all)",
+    )
     p.add_argument("--list", action="store_true", help="list the available figures and exit")
     p.add_argument("--quiet", action="store_true", help="no per-figure progress lines")
-    p.add_argument("--full", action="store_true", help="publication-size Monte-Carlo runs (much slower)")
+    p.add_argument(
+        "--full", action="store_true", help="publication-size Monte-Carlo runs (much slower)"
+    )
     p.add_argument(
         "--bridge",
         action="store_true",
@@ -274,24 +346,42 @@ def _add_figures_parser(sub) -> None:
 
 def _add_optimal_k_parser(sub) -> None:
     """``negtheory optimal-k``: Wu et al.'s K* from the training AUC or mu_q."""
-    p = sub.add_parser("optimal-k", help="optimal negative sampling ratio K* (Wu et al., Rethinking InfoNCE)", formatter_class=HelpFormatter,
-                       description="The label-quality mean mu_q and the optimal negative sampling ratio K* of Wu et al. "
-                       "(Rethinking InfoNCE, §3-4), from the training AUC at K = 1 or from mu_q.")  # fmt: skip
+    p = sub.add_parser(
+        "optimal-k",
+        help="optimal negative sampling ratio K* (Wu et al., Rethinking InfoNCE)",
+        formatter_class=HelpFormatter,
+        description="The label-quality mean mu_q and the optimal negative sampling ratio K* of Wu et al. "
+        "(Rethinking InfoNCE, §3-4), from the training AUC at K = 1 or from mu_q.",
+    )
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument(
         "--auc",
         type=real(0.5, 1.0, hi_open=True),
         help="training AUC at K = 1 (label quality), in [0.5, 1); one of --auc / --mu is required",
     )
-    g.add_argument("--mu", type=real(0.0, 20.0), help="mean mu_q of the positive score law q = N(mu_q, 1), in [0, 20]")
-    p.add_argument("--lam", type=real(0.0, 1.0), default=0.9, help="weight lambda of good/bad samples, in [0, 1]")
+    g.add_argument(
+        "--mu",
+        type=real(0.0, 20.0),
+        help="mean mu_q of the positive score law q = N(mu_q, 1), in [0, 20]",
+    )
+    p.add_argument(
+        "--lam",
+        type=real(0.0, 1.0),
+        default=0.9,
+        help="weight lambda of good/bad samples, in [0, 1]",
+    )
     p.add_argument(
         "--k-max",
         type=integer(1, K_MAX_LIMIT),
         default=1000,
         help=f"largest K searched, at most {K_MAX_LIMIT} (a K* at this cap is reported as such)",
     )
-    p.add_argument("--t-max", type=real(0.0, lo_open=True), default=3.0, help="length of the simulated training curve")
+    p.add_argument(
+        "--t-max",
+        type=real(0.0, lo_open=True),
+        default=3.0,
+        help="length of the simulated training curve",
+    )
     p.add_argument(
         "--steps",
         type=integer(1, STEPS_LIMIT),
@@ -304,39 +394,80 @@ def _add_optimal_k_parser(sub) -> None:
 def _add_study_parser(sub) -> None:
     """``negtheory study mse``: the Monte-Carlo MSE sweep."""
     p = _command(
-        sub, "study", "Monte-Carlo studies (thesis §6.6.1)", "Monte-Carlo studies of the debiasing estimators (thesis §6.6.1)."
+        sub,
+        "study",
+        "Monte-Carlo studies (thesis §6.6.1)",
+        "Monte-Carlo studies of the debiasing estimators (thesis §6.6.1).",
     )
     study_sub = p.add_subparsers(dest="study", required=True, metavar="STUDY")
     q = study_sub.add_parser(
-        "mse", help="MSE of the true-negative-mean estimators over a parameter sweep", formatter_class=HelpFormatter,
+        "mse",
+        help="MSE of the true-negative-mean estimators over a parameter sweep",
+        formatter_class=HelpFormatter,
         description="MSE of the estimators of the true-negative score mean (biased, DCL, HCL, BCL, self-normalised "
         "BCL) against the truth theta_SUP over a sweep of one generator parameter (thesis §6.6.1, Fig. 6.9-6.10). "
         "Deterministic for a seed whatever the chunking or executor; --checkpoint resumes an interrupted run.",
         epilog="Example: negtheory study mse --vary alpha --values 0.5:1.0:6 --out mse.csv --plot mse.png\n"
         "A value starting with '-' may follow --values directly (--values -1,0.5 is read as --values=-1,0.5).",
-    )  # fmt: skip
+    )
     q.add_argument(
         "--vary",
         required=True,
         choices=["alpha", "gamma", "tau_plus", "t", "n_unlabeled", "n_positives", "beta"],
         help="the swept parameter",
     )
-    q.add_argument("--values", required=True, help="start:stop:count (inclusive, like numpy.linspace) or a comma-separated list")
+    q.add_argument(
+        "--values",
+        required=True,
+        help="start:stop:count (inclusive, like numpy.linspace) or a comma-separated list",
+    )
     q.add_argument("--n-anchors", type=integer(2), default=1000, help="anchors M per point")
-    q.add_argument("--n-unlabeled", type=STUDY_TYPES["n_unlabeled"], default=64, help="unlabeled scores N per anchor")
-    q.add_argument("--alpha", type=STUDY_TYPES["alpha"], default=0.9, help="BCL's alpha (score quality), in [0.5, 1]")
-    q.add_argument("--gamma", type=STUDY_TYPES["gamma"], default=0.1, help="generator's gamma (hardness), in [0, 1]")
-    q.add_argument("--tau-plus", type=STUDY_TYPES["tau_plus"], default=0.1, help="class prior tau+, in (0, 1)")
+    q.add_argument(
+        "--n-unlabeled",
+        type=STUDY_TYPES["n_unlabeled"],
+        default=64,
+        help="unlabeled scores N per anchor",
+    )
+    q.add_argument(
+        "--alpha",
+        type=STUDY_TYPES["alpha"],
+        default=0.9,
+        help="BCL's alpha (score quality), in [0.5, 1]",
+    )
+    q.add_argument(
+        "--gamma",
+        type=STUDY_TYPES["gamma"],
+        default=0.1,
+        help="generator's gamma (hardness), in [0, 1]",
+    )
+    q.add_argument(
+        "--tau-plus", type=STUDY_TYPES["tau_plus"], default=0.1, help="class prior tau+, in (0, 1)"
+    )
     q.add_argument("--t", type=STUDY_TYPES["t"], default=0.5, help="temperature t > 0")
-    q.add_argument("--beta", type=STUDY_TYPES["beta"], default=0.5, help="BCL's beta (and HCL's concentration), in [0, 1]")
-    q.add_argument("--n-positives", type=STUDY_TYPES["n_positives"], default=10, help="extra positives K for DCL/HCL")
+    q.add_argument(
+        "--beta",
+        type=STUDY_TYPES["beta"],
+        default=0.5,
+        help="BCL's beta (and HCL's concentration), in [0, 1]",
+    )
+    q.add_argument(
+        "--n-positives",
+        type=STUDY_TYPES["n_positives"],
+        default=10,
+        help="extra positives K for DCL/HCL",
+    )
     q.add_argument(
         "--estimators",
         type=_estimator_list,
         default=("biased", "dcl", "hcl", "bcl", "bcl_norm"),
         help="comma-separated subset of biased,dcl,hcl,bcl,bcl_norm (default: all)",
     )
-    q.add_argument("--seed", type=integer(0), default=0, help="root seed (point i uses SeedSequence(seed, spawn_key=(i,)))")
+    q.add_argument(
+        "--seed",
+        type=integer(0),
+        default=0,
+        help="root seed (point i uses SeedSequence(seed, spawn_key=(i,)))",
+    )
     q.add_argument(
         "--chunk-size",
         type=integer(1),
@@ -353,13 +484,21 @@ def _add_study_parser(sub) -> None:
     )
     q.add_argument("--out", help="write the table as CSV to this file (default: print only)")
     q.add_argument("--plot", help="write an MSE figure (PNG) to this file (default: none)")
-    q.add_argument("--checkpoint", help="JSON-lines checkpoint file; rerun the same command to resume (default: none)")
+    q.add_argument(
+        "--checkpoint",
+        help="JSON-lines checkpoint file; rerun the same command to resume (default: none)",
+    )
     q.add_argument(
         "--dask",
         metavar="ADDRESS",
         help="run on the Dask scheduler at ADDRESS, 'local' starts a local cluster (default: in process)",
     )
-    q.add_argument("--dask-timeout", type=real(0.0, lo_open=True), default=10.0, help="seconds to wait for the --dask scheduler")
+    q.add_argument(
+        "--dask-timeout",
+        type=real(0.0, lo_open=True),
+        default=10.0,
+        help="seconds to wait for the --dask scheduler",
+    )
     q.add_argument("--quiet", action="store_true", help="no progress bar")
     q.set_defaults(func=_cmd_study_mse)
 
@@ -373,11 +512,12 @@ def build_parser(include_bridge: bool = True) -> argparse.ArgumentParser:
     from negtheory import __version__
 
     parser = argparse.ArgumentParser(
-        prog="negtheory", formatter_class=HelpFormatter,
+        prog="negtheory",
+        formatter_class=HelpFormatter,
         description="Theory of negative sampling in contrastive learning: paper figures, optimal K, "
         "Monte-Carlo studies of the debiasing estimators, and (with the torch extra) real training.",
         epilog="Exit status: 0 success, 1 failure at run time, 2 bad input, 130 interrupted.",
-    )  # fmt: skip
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -404,7 +544,12 @@ def _attach_negative_values(tokens: list[str]) -> list[str]:
     i = 0
     while i < len(tokens):
         tok = tokens[i]
-        if tok.startswith("--") and "=" not in tok and i + 1 < len(tokens) and _NEGATIVE_VALUE.match(tokens[i + 1]):
+        if (
+            tok.startswith("--")
+            and "=" not in tok
+            and i + 1 < len(tokens)
+            and _NEGATIVE_VALUE.match(tokens[i + 1])
+        ):
             out.append(f"{tok}={tokens[i + 1]}")
             i += 2
         else:
@@ -414,7 +559,9 @@ def _attach_negative_values(tokens: list[str]) -> list[str]:
 
 
 def _command_name(args) -> str:
-    parts = ["negtheory"] + [getattr(args, a, None) for a in ("command", "study", "bridge_command", "reproduction")]
+    parts = ["negtheory"] + [
+        getattr(args, a, None) for a in ("command", "study", "bridge_command", "reproduction")
+    ]
     return " ".join(p for p in parts if p)
 
 
@@ -489,7 +636,9 @@ def _main(argv: list[str] | None) -> int:
         name = _command_name(args)
         import warnings
 
-        def show(message, category, filename, lineno, file=None, line=None):  # one line, no source path
+        def show(
+            message, category, filename, lineno, file=None, line=None
+        ):  # one line, no source path
             print(f"{name}: warning: {message}", file=sys.stderr)
 
         with warnings.catch_warnings():
@@ -503,7 +652,10 @@ def _main(argv: list[str] | None) -> int:
     except CommandError as exc:
         print(f"{name}: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except (ValueError, ArithmeticError) as exc:  # bad input, or parameters the numerics cannot handle
+    except (
+        ValueError,
+        ArithmeticError,
+    ) as exc:  # bad input, or parameters the numerics cannot handle
         print(f"{name}: error: {exc}", file=sys.stderr)
         return 2
     except (OSError, ImportError) as exc:

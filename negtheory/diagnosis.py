@@ -155,7 +155,8 @@ class Diagnosis:
             lines.append(
                 "alpha is at a bound of its family: A lies beyond what these laws express, so they are "
                 "the closest member (a weaker or blind encoder), and fn_rate_theory and predicted_mse "
-                "understate a model this good" + (" (use family='order')." if self.family == "thesis" else ".")
+                "understate a model this good"
+                + (" (use family='order')." if self.family == "thesis" else ".")
             )
         lines.append(
             f"False negatives among the sampled negatives: {self.fn_rate:.4f} ({self.law} law; "
@@ -258,20 +259,37 @@ def diagnose(
     >>> round(d.tau_plus, 2), d.alpha_source
     (0.05, 'labels')
     """
-    from .calibration import FAMILIES, UserQuantiles, class_conditional_ppf, estimator_errors, law_from_auc, simulate_calibrated
+    from .calibration import (
+        FAMILIES,
+        UserQuantiles,
+        class_conditional_ppf,
+        estimator_errors,
+        law_from_auc,
+        simulate_calibrated,
+    )
     from .infonce import optimal_k_from_auc
 
     pos = as_float_array("positive", positive)
     cand = as_float_array("candidates", candidates)
     if pos.ndim != 1 or cand.ndim != 2 or cand.shape[0] != pos.shape[0]:
-        raise ValueError(f"positive must be (A,) and candidates (A, C) with the same A, got {pos.shape} and {cand.shape}")
+        raise ValueError(
+            f"positive must be (A,) and candidates (A, C) with the same A, got {pos.shape} and {cand.shape}"
+        )
     if cand.shape[1] < 2 or cand.shape[0] < 2:
-        raise ValueError(f"candidates needs at least 2 anchors and 2 candidates each, got {cand.shape}")
+        raise ValueError(
+            f"candidates needs at least 2 anchors and 2 candidates each, got {cand.shape}"
+        )
     if not (np.all(np.isfinite(pos)) and np.all(np.isfinite(cand))):
         raise ValueError("positive and candidates must be finite")
-    neg = cand[:, : min(5, cand.shape[1])] if negatives is None else as_float_array("negatives", negatives)
+    neg = (
+        cand[:, : min(5, cand.shape[1])]
+        if negatives is None
+        else as_float_array("negatives", negatives)
+    )
     if neg.ndim != 2 or neg.shape[0] != cand.shape[0] or not np.all(np.isfinite(neg)):
-        raise ValueError(f"negatives must be a finite (A, N) array with A = {cand.shape[0]}, got shape {neg.shape}")
+        raise ValueError(
+            f"negatives must be a finite (A, N) array with A = {cand.shape[0]}, got shape {neg.shape}"
+        )
     if not isinstance(law, str) or law not in ("empirical", "theory"):
         raise ValueError(f"law must be 'empirical' or 'theory', got {law!r}")
     if not isinstance(family, str) or family not in FAMILIES:
@@ -283,11 +301,15 @@ def diagnose(
     if labels is not None:
         lab = np.asarray(labels)
         if lab.dtype != bool or lab.shape != cand.shape:
-            raise ValueError(f"labels must be a boolean array of the candidates' shape {cand.shape}, got {lab.dtype} {lab.shape}")
+            raise ValueError(
+                f"labels must be a boolean array of the candidates' shape {cand.shape}, got {lab.dtype} {lab.shape}"
+            )
         if not lab.any() or lab.all():
             raise ValueError("labels must mark some candidates and leave others unmarked")
     elif law == "empirical":
-        raise ValueError("law='empirical' needs labels (known held-out positives among the candidates); use law='theory'")
+        raise ValueError(
+            "law='empirical' needs labels (known held-out positives among the candidates); use law='theory'"
+        )
     if tau_plus is not None:
         tau_plus = real_scalar("tau_plus", tau_plus, 0.0, 1.0, lo_open=True, hi_open=True)
     elif lab is None:
@@ -309,11 +331,17 @@ def diagnose(
                 num += float((lo + 0.5 * (hi - lo)).sum())
                 den += float(x.size * pool.size)
         raw = num / den
-        c = max(tau - s, 0.0) / max(1.0 - s, 1e-12)  # hidden positives among the unlabelled candidates
+        c = max(tau - s, 0.0) / max(
+            1.0 - s, 1e-12
+        )  # hidden positives among the unlabelled candidates
         auc = (raw - 0.5 * c) / (1.0 - c)
         source = "labels"
     else:
-        tau, auc, source = float(tau_plus if tau_plus is not None else 0.0), train_auc, "positives (eq. 6.21)"
+        tau, auc, source = (
+            float(tau_plus if tau_plus is not None else 0.0),
+            train_auc,
+            "positives (eq. 6.21)",
+        )
     a_law, k_law, bound = law_from_auc(min(max(auc, 0.0), 1.0), family=family)
     alpha, order = float(a_law), float(k_law)
 
@@ -343,7 +371,14 @@ def diagnose(
     unl = UserQuantiles(np.where(lab, np.nan, cand) if lab is not None else cand)
     users = np.arange(cand.shape[0])
     sets = simulate_calibrated(
-        unl, users, neg.shape[1], alpha=alpha, order=order, tau_plus=tau, positive_scores=UserQuantiles(pos[:, None]), rng=rng
+        unl,
+        users,
+        neg.shape[1],
+        alpha=alpha,
+        order=order,
+        tau_plus=tau,
+        positive_scores=UserQuantiles(pos[:, None]),
+        rng=rng,
     )
     errs = estimator_errors(*sets, t=t, alpha=min(max(auc, 0.5), 1.0), tau_plus=tau)
     with np.errstate(over="ignore"):

@@ -18,7 +18,14 @@ from scipy import integrate
 
 from ._docstrings import RVS_DOC, docstring
 from ._rng import random_state_or_rng
-from ._validation import as_float_array, as_generator, check_frozen_continuous, real_array, scalar_or_array, size_arg
+from ._validation import (
+    as_float_array,
+    as_generator,
+    check_frozen_continuous,
+    real_array,
+    scalar_or_array,
+    size_arg,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -103,7 +110,9 @@ class _Parent:
     def describe(self) -> str:
         if isinstance(self.dist, ScoreDistribution):
             return repr(self.dist)
-        args = ", ".join([repr(a) for a in self.dist.args] + [f"{k}={v!r}" for k, v in self.dist.kwds.items()])
+        args = ", ".join(
+            [repr(a) for a in self.dist.args] + [f"{k}={v!r}" for k, v in self.dist.kwds.items()]
+        )
         return f"{self.dist.dist.name}({args})"
 
 
@@ -271,12 +280,16 @@ class ScoreDistribution:
             out[inner] = self._isf(q[inner])
         return scalar_or_array(np.asarray(out, dtype=np.float64))
 
-    def rvs(self, size: Size = None, random_state: RNGLike = None, *, rng: RNGLike = None) -> FloatOrArray:
+    def rvs(
+        self, size: Size = None, random_state: RNGLike = None, *, rng: RNGLike = None
+    ) -> FloatOrArray:
         """Random variates.
 
         %(rvs_params)s
         """
-        rng = as_generator(random_state_or_rng(random_state, rng), "random_state" if rng is None else "rng")
+        rng = as_generator(
+            random_state_or_rng(random_state, rng), "random_state" if rng is None else "rng"
+        )
         size = size_arg("size", size)
         if size is None:
             return float(np.asarray(self._rvs(1, rng)).reshape(-1)[0])

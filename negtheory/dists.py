@@ -240,7 +240,12 @@ def _log_ndtr_pair(z):
             small = -math.inf
         else:
             r = 1.0 / (a * a)
-            small = -0.5 * a * a - math.log(a) - _LOG_SQRT_2PI + math.log1p(r * (-1.0 + r * (3.0 + r * (-15.0 + 105.0 * r))))
+            small = (
+                -0.5 * a * a
+                - math.log(a)
+                - _LOG_SQRT_2PI
+                + math.log1p(r * (-1.0 + r * (3.0 + r * (-15.0 + 105.0 * r))))
+            )
         large = -math.exp(small)
     else:
         c = 0.5 * math.erfc(a * _SQRT1_2)
@@ -405,7 +410,11 @@ def _os_normal_halley(lq, a, b, lbeta, z, zp, lgp, fpp, Lp):
             znew = z - f / (fp * corr)
         else:
             znew = math.nan
-        if znew >= zlo and znew <= zhi and (abs(f) < 1e-6 or abs(znew - z) <= 1e-15 * (1.0 + abs(z))):
+        if (
+            znew >= zlo
+            and znew <= zhi
+            and (abs(f) < 1e-6 or abs(znew - z) <= 1e-15 * (1.0 + abs(z)))
+        ):
             return znew  # the residual after a Halley step from |f| < 1e-6 is O(f^3)
         if not (znew > zlo and znew < zhi):  # outside the bracket (or no step): bisect / expand
             if zlo > -math.inf and zhi < math.inf:
@@ -443,7 +452,9 @@ def _os_normal_ppf_table(a, b, lbeta):
         tab[i, 1] = lq / fp  # dz/dv = (dz/dlq)(dlq/dv), dlq/dv = lq
         tab[i, 2] = lq  # log G(z), to solver accuracy: an anchor for short steps
         tab[i, 3] = fp
-        tab[i, 4] = -z + (a - 1.0) * math.exp(lphi - lo) - (b - 1.0) * math.exp(lphi - hi)  # d log g / dz
+        tab[i, 4] = (
+            -z + (a - 1.0) * math.exp(lphi - lo) - (b - 1.0) * math.exp(lphi - hi)
+        )  # d log g / dz
     return tab
 
 
@@ -630,7 +641,9 @@ class OrderStatistic(ScoreDistribution):
             x[near] = mu + sign_sigma * ndtri(self._beta_inv(a, b, q[near]))
             x[far] = mu - sign_sigma * ndtri(self._beta_inv(b, a, 1.0 - q[far]))
             return x
-        inner, outer = (self._parent.isf, self._parent.ppf) if mirror else (self._parent.ppf, self._parent.isf)
+        inner, outer = (
+            (self._parent.isf, self._parent.ppf) if mirror else (self._parent.ppf, self._parent.isf)
+        )
         u = betaincinv(a, b, q)
         x = inner(u)
         far = (u > 0.5) & (q >= 0.5)
@@ -682,7 +695,12 @@ class OrderStatistic(ScoreDistribution):
     def _var(self):
         if self._parent.kind == KIND_UNIFORM:  # Beta variance a b / ((a + b)^2 (a + b + 1))
             ab = self._a + self._b
-            return (self._parent.p1 - self._parent.p0) ** 2 * (self._a / ab) * (self._b / ab) / (ab + 1.0)
+            return (
+                (self._parent.p1 - self._parent.p0) ** 2
+                * (self._a / ab)
+                * (self._b / ab)
+                / (ab + 1.0)
+            )
         m = self._mean()
         return self._quantile_integral(lambda x: (x - m) ** 2)
 
@@ -774,13 +792,23 @@ class QuadraticCDFLaw(ScoreDistribution):
     tau_plus: float  # set by unlabeled
     tau_minus: float  # set by unlabeled
 
-    def __init__(self, base: FrozenDist, b: float, a: float, *, name: str | None = None, params: dict[str, float] | None = None):
+    def __init__(
+        self,
+        base: FrozenDist,
+        b: float,
+        a: float,
+        *,
+        name: str | None = None,
+        params: dict[str, float] | None = None,
+    ):
         self._parent = _Parent(base)
         self.base = base
         b = real_scalar("b", b)  # validated here: a None or NaN would otherwise surface in cdf()
         a = real_scalar("a", a)
         if not (b >= -1e-15 and b + 2.0 * a >= -1e-15 and abs(a + b - 1.0) <= 1e-12):
-            raise ValueError(f"coefficients must satisfy b >= 0, b + 2a >= 0, a + b = 1; got b={b!r}, a={a!r}")
+            raise ValueError(
+                f"coefficients must satisfy b >= 0, b + 2a >= 0, a + b = 1; got b={b!r}, a={a!r}"
+            )
         self.b = max(b, 0.0)
         self.a = 1.0 - self.b  # exactly normalised
         if self.b + 2.0 * self.a < 0.0:
@@ -897,7 +925,9 @@ class QuadraticCDFLaw(ScoreDistribution):
         logv = self._parent.logsf(x)
         with np.errstate(divide="ignore"):
             lower = np.log1p(-self._cdf(x))
-        return np.where(logv <= -_LOG2, self._log_quadratic(logv, self.b + 2.0 * self.a, -self.a), lower)
+        return np.where(
+            logv <= -_LOG2, self._log_quadratic(logv, self.b + 2.0 * self.a, -self.a), lower
+        )
 
     @staticmethod
     def _log_quadratic(logu, c1, c2):
@@ -916,7 +946,9 @@ class QuadraticCDFLaw(ScoreDistribution):
             return self._kernel(2, x)
         p = self._parent
         u = p.cdf(x)
-        r = np.where(u <= 0.5, self.b + 2.0 * self.a * u, (self.b + 2.0 * self.a) - 2.0 * self.a * p.sf(x))
+        r = np.where(
+            u <= 0.5, self.b + 2.0 * self.a * u, (self.b + 2.0 * self.a) - 2.0 * self.a * p.sf(x)
+        )
         with np.errstate(divide="ignore", invalid="ignore"):
             out = p.logpdf(x) + np.log(np.maximum(r, 0.0))
         return np.where(np.isnan(out), -np.inf, out)
@@ -1012,7 +1044,9 @@ def true_negative(base: FrozenDist, alpha: float) -> QuadraticCDFLaw:
     0.366666666667
     """
     alpha = _alpha(alpha)
-    return QuadraticCDFLaw(base, 2.0 * alpha, 1.0 - 2.0 * alpha, name="true_negative", params={"alpha": alpha})
+    return QuadraticCDFLaw(
+        base, 2.0 * alpha, 1.0 - 2.0 * alpha, name="true_negative", params={"alpha": alpha}
+    )
 
 
 @_doc
@@ -1044,7 +1078,9 @@ def false_negative(base: FrozenDist, alpha: float) -> QuadraticCDFLaw:
     True
     """
     alpha = _alpha(alpha)
-    return QuadraticCDFLaw(base, 2.0 * (1.0 - alpha), 2.0 * alpha - 1.0, name="false_negative", params={"alpha": alpha})
+    return QuadraticCDFLaw(
+        base, 2.0 * (1.0 - alpha), 2.0 * alpha - 1.0, name="false_negative", params={"alpha": alpha}
+    )
 
 
 @_doc
@@ -1094,7 +1130,11 @@ def hard_negative(base: FrozenDist, alpha: float, beta: float) -> QuadraticCDFLa
             "(thesis eq. 6.26) -- a perfect encoder has no misranked hard negatives; use beta < 1 or alpha < 1"
         )
     law = QuadraticCDFLaw(
-        base, 2.0 * (1.0 - beta) * alpha / z, (beta - alpha) / z, name="hard_negative", params={"alpha": alpha, "beta": beta}
+        base,
+        2.0 * (1.0 - beta) * alpha / z,
+        (beta - alpha) / z,
+        name="hard_negative",
+        params={"alpha": alpha, "beta": beta},
     )
     law.Z = z
     return law
@@ -1139,7 +1179,9 @@ def unlabeled(base: FrozenDist, alpha: float, tau_plus: float) -> QuadraticCDFLa
     tau_minus = 1.0 - tau_plus
     b = 2.0 * (alpha * tau_minus + (1.0 - alpha) * tau_plus)
     a = (1.0 - 2.0 * alpha) * (tau_minus - tau_plus)
-    law = QuadraticCDFLaw(base, b, a, name="unlabeled", params={"alpha": alpha, "tau_plus": tau_plus})
+    law = QuadraticCDFLaw(
+        base, b, a, name="unlabeled", params={"alpha": alpha, "tau_plus": tau_plus}
+    )
     law.tau_plus = tau_plus
     law.tau_minus = tau_minus
     return law

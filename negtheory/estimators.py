@@ -28,7 +28,15 @@ import numpy as np
 from scipy.special import expit
 
 from ._docstrings import docstring
-from ._validation import as_float_array, broadcast, check_range, flag, real_array, real_scalar, scalar_or_array
+from ._validation import (
+    as_float_array,
+    broadcast,
+    check_range,
+    flag,
+    real_array,
+    real_scalar,
+    scalar_or_array,
+)
 from .dists import _quad_root_np
 
 if TYPE_CHECKING:
@@ -82,7 +90,9 @@ _doc = docstring(
 def _scores(name, value, *, min_ndim=1):
     arr = as_float_array(name, value)
     if arr.ndim < min_ndim:
-        raise ValueError(f"{name} must have at least {min_ndim} dimension(s) (last axis: the scores of one anchor), got a scalar")
+        raise ValueError(
+            f"{name} must have at least {min_ndim} dimension(s) (last axis: the scores of one anchor), got a scalar"
+        )
     if arr.shape[-1] == 0:
         raise ValueError(f"{name} must hold at least one score along its last axis")
     return arr
@@ -111,7 +121,9 @@ def _leading(param: np.ndarray, lead_shape: tuple, name: str) -> np.ndarray:
     try:
         return np.broadcast_to(param, lead_shape)
     except ValueError as exc:
-        raise ValueError(f"{name} of shape {param.shape} does not broadcast to the anchors' shape {lead_shape}") from exc
+        raise ValueError(
+            f"{name} of shape {param.shape} does not broadcast to the anchors' shape {lead_shape}"
+        ) from exc
 
 
 @numba.njit(cache=True, parallel=True)
@@ -148,7 +160,11 @@ def ecdf_counts(scores) -> np.ndarray:
     x = np.ascontiguousarray(scores, dtype=np.float64)
     flat = x.reshape(-1, x.shape[-1])
     out = np.empty(flat.shape, dtype=np.int64)
-    kernel = _count_le_sorted if flat.size >= _PARALLEL_MIN_SIZE and flat.shape[0] > 1 else _count_le_sorted_serial
+    kernel = (
+        _count_le_sorted
+        if flat.size >= _PARALLEL_MIN_SIZE and flat.shape[0] > 1
+        else _count_le_sorted_serial
+    )
     kernel(flat, np.argsort(flat, axis=1), out)
     return out.reshape(x.shape)
 
@@ -252,7 +268,9 @@ def _phi_from_un(u, alpha, tau_plus):
 
 
 @_doc
-def bcl_weights(scores: ArrayLike, alpha: ArrayLike, beta: ArrayLike, tau_plus: ArrayLike) -> FloatArray:
+def bcl_weights(
+    scores: ArrayLike, alpha: ArrayLike, beta: ArrayLike, tau_plus: ArrayLike
+) -> FloatArray:
     r"""BCL importance weights omega of each unlabeled score (thesis eq. 6.24-6.26, 6.29-6.30).
 
     .. math::
@@ -306,7 +324,9 @@ def _omega_of_ecdf(u, alpha, beta, tau_plus):
     # (1-b)a + (b-a)Phi and denominator a tau- + (1-a) tau+ + (1-2a) Phi (tau- - tau+) cancel
     # catastrophically (at alpha = 1, Phi = 1 and tau+ below 1e-16 the denominator is 1 - 1 = 0)
     num = (1.0 - beta) * alpha * (1.0 - phi) + beta * (1.0 - alpha) * phi
-    den = alpha * (tau_minus * (1.0 - phi) + tau_plus * phi) + (1.0 - alpha) * (tau_plus * (1.0 - phi) + tau_minus * phi)
+    den = alpha * (tau_minus * (1.0 - phi) + tau_plus * phi) + (1.0 - alpha) * (
+        tau_plus * (1.0 - phi) + tau_minus * phi
+    )
     return num / (z * den)
 
 
@@ -343,7 +363,9 @@ def theta_sup(scores: ArrayLike, is_true_negative: ArrayLike) -> FloatOrArray:
     if tn.dtype != bool:
         raise TypeError(f"is_true_negative must be a boolean array, got dtype {tn.dtype}")
     if tn.shape != x.shape:
-        raise ValueError(f"is_true_negative must have the shape of scores {x.shape}, got {tn.shape}")
+        raise ValueError(
+            f"is_true_negative must have the shape of scores {x.shape}, got {tn.shape}"
+        )
     count = tn.sum(axis=-1)
     total = np.where(tn, x, 0.0).sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -383,7 +405,9 @@ def _positives(positives, lead_shape):
     try:
         np.broadcast_shapes(p.shape[:-1], lead_shape)
     except ValueError as exc:
-        raise ValueError(f"positives of shape {p.shape} do not match the anchors' shape {lead_shape}") from exc
+        raise ValueError(
+            f"positives of shape {p.shape} do not match the anchors' shape {lead_shape}"
+        ) from exc
     return p
 
 
@@ -394,12 +418,16 @@ def _apply_floor(theta, floor):
     try:
         np.broadcast_shapes(f.shape, np.shape(theta))
     except ValueError:
-        raise ValueError(f"floor of shape {f.shape} does not broadcast to the anchors' shape {np.shape(theta)}") from None
+        raise ValueError(
+            f"floor of shape {f.shape} does not broadcast to the anchors' shape {np.shape(theta)}"
+        ) from None
     return np.maximum(theta, f)
 
 
 @_doc
-def theta_dcl(scores: ArrayLike, positives: ArrayLike, tau_plus: ArrayLike, floor: float | None = None) -> FloatOrArray:
+def theta_dcl(
+    scores: ArrayLike, positives: ArrayLike, tau_plus: ArrayLike, floor: float | None = None
+) -> FloatOrArray:
     r"""Debiased contrastive (DCL) estimator of the true-negative mean (thesis eq. 6.47).
 
     .. math:: \hat\theta_{DCL} = \frac{1}{N\tau^-}\Big(\sum_i \hat x_i - N\tau^+ \frac{1}{K}\sum_j \hat x_j^+\Big)
@@ -436,7 +464,11 @@ def theta_dcl(scores: ArrayLike, positives: ArrayLike, tau_plus: ArrayLike, floo
 
 @_doc
 def theta_hcl(
-    scores: ArrayLike, positives: ArrayLike, tau_plus: ArrayLike, beta: float, floor: float | None = None
+    scores: ArrayLike,
+    positives: ArrayLike,
+    tau_plus: ArrayLike,
+    beta: float,
+    floor: float | None = None,
 ) -> FloatOrArray:
     r"""Hard-negative (HCL, Robinson et al.) estimator with the DCL correction.
 
@@ -483,13 +515,21 @@ def theta_hcl(
     with np.errstate(over="ignore"):  # beta * (a negative gap) -> -inf: a weight of exactly 0
         w = np.exp(beta * (logx - logx.max(axis=-1, keepdims=True)))
     xs, c = _scaled(x)  # sums of w x near the float64 limit must not overflow
-    reweighted = (w * xs).sum(axis=-1) / w.sum(axis=-1) * c  # = (1/N) sum_i w_i x_i with w normalised by its mean
+    reweighted = (
+        (w * xs).sum(axis=-1) / w.sum(axis=-1) * c
+    )  # = (1/N) sum_i w_i x_i with w normalised by its mean
     theta = (reweighted - tp * _mean_last(p)) / (1.0 - tp)
     return scalar_or_array(np.asarray(_apply_floor(theta, floor)))
 
 
 @_doc
-def theta_bcl(scores: ArrayLike, alpha: ArrayLike, beta: ArrayLike, tau_plus: ArrayLike, normalize: bool = False) -> FloatOrArray:
+def theta_bcl(
+    scores: ArrayLike,
+    alpha: ArrayLike,
+    beta: ArrayLike,
+    tau_plus: ArrayLike,
+    normalize: bool = False,
+) -> FloatOrArray:
     r"""Bayesian contrastive (BCL) estimator of the true-negative mean (thesis eq. 6.48).
 
     .. math:: \hat\theta_{BCL} = \frac{1}{N}\sum_i \omega_i \hat x_i
@@ -541,7 +581,10 @@ def theta_bcl(scores: ArrayLike, alpha: ArrayLike, beta: ArrayLike, tau_plus: Ar
 # DPL (ch. 5)
 # --------------------------------------------------------------------------------------------
 def dpl_probability(
-    pos_score: ArrayLike, unlabeled_scores: ArrayLike, extra_pos_scores: ArrayLike, tau_plus: ArrayLike
+    pos_score: ArrayLike,
+    unlabeled_scores: ArrayLike,
+    extra_pos_scores: ArrayLike,
+    tau_plus: ArrayLike,
 ) -> FloatOrArray:
     r"""Debiased estimate of P(positive preferred to a true negative) (thesis eq. 5.17).
 
@@ -687,12 +730,18 @@ def dpl_error_bound(n: ArrayLike, m: ArrayLike, tau_plus: ArrayLike) -> FloatOrA
     def sample_size(name, value):
         arr = real_array(name, value, 1.0)
         if (arr != np.floor(arr)).any():
-            raise ValueError(f"{name} must be an integer sample size, got {arr[arr != np.floor(arr)].ravel()[:3].tolist()}")
+            raise ValueError(
+                f"{name} must be an integer sample size, got {arr[arr != np.floor(arr)].ravel()[:3].tolist()}"
+            )
         return arr
 
     # every parameter is checked and every invalid one named (not only the first)
     checked, errors = {}, []
-    for name, check, value in (("n", sample_size, n), ("m", sample_size, m), ("tau_plus", lambda _, v: _tau(v), tau_plus)):
+    for name, check, value in (
+        ("n", sample_size, n),
+        ("m", sample_size, m),
+        ("tau_plus", lambda _, v: _tau(v), tau_plus),
+    ):
         try:
             checked[name] = check(name, value)
         except (ValueError, TypeError) as exc:
@@ -708,7 +757,9 @@ def dpl_error_bound(n: ArrayLike, m: ArrayLike, tau_plus: ArrayLike) -> FloatOrA
     except ValueError:
         broadcast(n=n_a, m=m_a, tau_plus=tp)  # raises, naming the shapes
     e2 = math.exp(2.0)
-    return scalar_or_array(np.asarray(e2 * np.sqrt(2 * np.pi / n_a) + e2 * tp * np.sqrt(2 * np.pi / m_a)))
+    return scalar_or_array(
+        np.asarray(e2 * np.sqrt(2 * np.pi / n_a) + e2 * tp * np.sqrt(2 * np.pi / m_a))
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -975,5 +1026,7 @@ def informativeness(info: ArrayLike, is_true_negative: ArrayLike) -> float:
     i = real_array("info", info, 0.0, 1.0)
     tn = np.asarray(is_true_negative)
     if tn.dtype != bool or tn.shape != i.shape or tn.size == 0:
-        raise ValueError("is_true_negative must be a non-empty boolean array with the shape of info")
+        raise ValueError(
+            "is_true_negative must be a non-empty boolean array with the shape of info"
+        )
     return float(np.where(tn, i, -i).mean())

@@ -92,9 +92,13 @@ def expected_false_negatives(
     lm = real_array("lam", lam, 0.0, lo_open=True)
     if flag("discrete", discrete):
         if not h.is_integer():
-            raise ValueError(f"horizon must be an integer number of frames when discrete=True, got {h!r}")
+            raise ValueError(
+                f"horizon must be an integer number of frames when discrete=True, got {h!r}"
+            )
         if (dt != np.floor(dt)).any() or (dt > h - 1).any():
-            raise ValueError(f"delta_t must be an integer in [0, {int(h) - 1}] when discrete=True, got {_first_bad(dt, h)}")
+            raise ValueError(
+                f"delta_t must be an integer in [0, {int(h) - 1}] when discrete=True, got {_first_bad(dt, h)}"
+            )
         mean = _mean_exp_discrete(dt + 1.0, h - dt, lm)
     else:
         mean = _mean_exp_continuous(dt, h, lm)
@@ -106,7 +110,9 @@ def _first_bad(dt, h):
     return bad.ravel()[:3].tolist()
 
 
-def min_exclusion_window(beta: float, k: float, lam: float, horizon: float, *, discrete: bool = True) -> float:
+def min_exclusion_window(
+    beta: float, k: float, lam: float, horizon: float, *, discrete: bool = True
+) -> float:
     r"""Smallest window Delta t keeping the expected false negatives <= beta (the negative-sampling textbook chapter).
 
     :func:`expected_false_negatives` decreases in Delta t (removing the nearest, most similar
@@ -168,7 +174,9 @@ def min_exclusion_window(beta: float, k: float, lam: float, horizon: float, *, d
                 lo = mid
         return hi
     if e(h) > b:
-        raise ValueError(f"no window reaches beta={b!r}: the limit Delta t -> H gives K e^(-H/lambda) = {e(h):.6g}")
+        raise ValueError(
+            f"no window reaches beta={b!r}: the limit Delta t -> H gives K e^(-H/lambda) = {e(h):.6g}"
+        )
     if e(0.0) <= b:
         return 0.0
     return float(brentq(lambda x: e(x) - b, 0.0, h, xtol=1e-12 * max(h, 1.0), rtol=1e-14))

@@ -49,7 +49,15 @@ from ._deprecation import renamed_keyword
 from ._docstrings import RVS_DOC, docstring
 from ._numeric import _philox_uniform2, _quad_root, _u01, _xoshiro_next, _xoshiro_seed, philox_key
 from ._rng import random_state_or_rng
-from ._validation import as_float_array, as_generator, check_frozen_continuous, flag, int_scalar, real_scalar, size_arg
+from ._validation import (
+    as_float_array,
+    as_generator,
+    check_frozen_continuous,
+    flag,
+    int_scalar,
+    real_scalar,
+    size_arg,
+)
 from .dists import KIND_GENERIC, KIND_NORMAL, KIND_UNIFORM, _Parent, _parent_ppf, _qlaw_ppf
 
 if TYPE_CHECKING:
@@ -87,7 +95,9 @@ def _label(label) -> int:
             return 0
         if label in ("fn", "false_negative"):
             return 1
-    raise ValueError(f"label must be 'tn' (true negative, eq. 6.14) or 'fn' (false negative, eq. 6.15), got {label!r}")
+    raise ValueError(
+        f"label must be 'tn' (true negative, eq. 6.14) or 'fn' (false negative, eq. 6.15), got {label!r}"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -101,7 +111,9 @@ _LOG2E = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01  # ln 2 with trailing zero bits: k * _LN2_HI is exact
 _LN2_LO = 1.90821492927058770002e-10
 _EXP_C = tuple(1.0 / math.factorial(i) for i in range(14))
-_POW2 = np.ldexp(1.0, np.arange(-1024, 1024)).astype(np.float64)  # 2^k at index k + 1024 (|k| <= 1010 used)
+_POW2 = np.ldexp(1.0, np.arange(-1024, 1024)).astype(
+    np.float64
+)  # 2^k at index k + 1024 (|k| <= 1010 used)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -224,9 +236,27 @@ def _uniform_qlaw_map(q, b, a, shift, scale):
 # loop, the same numbers: no division here can meet a zero denominator)
 @numba.njit(cache=True, parallel=True, error_model="numpy")
 def _score_sets_kernel(
-    start, n_unl, n_pos, alpha, tau_plus, t, gamma, lo, hi, kind, random_interval,
-    method, k0, k1, max_trials, scores, is_tn, pos, params, flag,
-):  # fmt: skip
+    start,
+    n_unl,
+    n_pos,
+    alpha,
+    tau_plus,
+    t,
+    gamma,
+    lo,
+    hi,
+    kind,
+    random_interval,
+    method,
+    k0,
+    k1,
+    max_trials,
+    scores,
+    is_tn,
+    pos,
+    params,
+    flag,
+):
     b_tn, a_tn = 2.0 * alpha, 1.0 - 2.0 * alpha
     b_fn, a_fn = 2.0 * (1.0 - alpha), 2.0 * alpha - 1.0
     half = 0.5 * gamma * (hi - lo)
@@ -253,7 +283,9 @@ def _score_sets_kernel(
         if method == 0:  # the two streams in one loop without a branch (independent chains)
             for j in range(n_unl):
                 bits, c0, c1, c2, c3 = _xoshiro_next(c0, c1, c2, c3)
-                tn_row[j] = not (_u01(bits) <= tau_plus)  # step 1: p <= tau+ picks the false-negative population
+                tn_row[j] = not (
+                    _u01(bits) <= tau_plus
+                )  # step 1: p <= tau+ picks the false-negative population
                 bits, s0, s1, s2, s3 = _xoshiro_next(s0, s1, s2, s3)
                 row[j] = _u01(bits)
         else:
@@ -322,7 +354,9 @@ def _score_sets_kernel(
 
 # the same kernel without the thread pool (and without the GIL): small calls, and callers that
 # run blocks on their own threads (negtheory.studies); same code, same numbers
-_score_sets_kernel_serial = numba.njit(cache=True, nogil=True, error_model="numpy")(_score_sets_kernel.py_func)
+_score_sets_kernel_serial = numba.njit(cache=True, nogil=True, error_model="numpy")(
+    _score_sets_kernel.py_func
+)
 _PARALLEL_MIN_SIZE = 1 << 17  # scores + positives per call below which the serial twin runs
 
 
@@ -414,9 +448,24 @@ def sample_class_conditional(
     out = np.empty(n)
     out_v = np.empty(n if parent.kind == KIND_GENERIC else 0)
     trials = np.empty((n + _BLOCK - 1) // _BLOCK, dtype=np.int64)  # proposals per block
-    _class_kernel(parent.kind, parent.p0, parent.p1, alpha, bool(is_fn), meth, k0, k1, max_trials, out, out_v, trials)
+    _class_kernel(
+        parent.kind,
+        parent.p0,
+        parent.p1,
+        alpha,
+        bool(is_fn),
+        meth,
+        k0,
+        k1,
+        max_trials,
+        out,
+        out_v,
+        trials,
+    )
     if (trials < 0).any():
-        raise RuntimeError(f"accept-reject: a draw needed more than max_trials={max_trials} proposals")
+        raise RuntimeError(
+            f"accept-reject: a draw needed more than max_trials={max_trials} proposals"
+        )
     if parent.kind == KIND_GENERIC:  # parent CDF values -> scores with the parent's own ppf / isf
         low = out <= 0.5
         x = np.empty(n)
@@ -469,7 +518,9 @@ class AcceptRejectSampler:
         if not callable(pdf):
             raise TypeError(f"pdf must be callable, got {type(pdf).__name__}")
         if not (hasattr(proposal, "rvs") and hasattr(proposal, "pdf")):
-            raise TypeError("proposal must be a distribution with rvs and pdf (e.g. a frozen scipy.stats distribution)")
+            raise TypeError(
+                "proposal must be a distribution with rvs and pdf (e.g. a frozen scipy.stats distribution)"
+            )
         import scipy.stats
 
         if isinstance(getattr(proposal, "dist", None), scipy.stats.rv_continuous):
@@ -486,12 +537,16 @@ class AcceptRejectSampler:
         """Accepted / proposed over every call so far (nan before the first call)."""
         return self.n_accepted / self.n_proposed if self.n_proposed else math.nan
 
-    def rvs(self, size: Size = None, random_state: RNGLike = None, *, rng: RNGLike = None) -> FloatOrArray:
+    def rvs(
+        self, size: Size = None, random_state: RNGLike = None, *, rng: RNGLike = None
+    ) -> FloatOrArray:
         """Draw ``size`` samples from the target density.
 
         %(rvs_params)s
         """
-        rng = as_generator(random_state_or_rng(random_state, rng), "random_state" if rng is None else "rng")
+        rng = as_generator(
+            random_state_or_rng(random_state, rng), "random_state" if rng is None else "rng"
+        )
         shape, n = _size_shape(size)
         out = np.empty(n)
         filled = 0
@@ -617,7 +672,9 @@ class ScoreSets:
         if s.ndim != 2 or s.shape[0] != len(self):
             raise ValueError(f"scores must have shape [{len(self)}, n], got {s.shape}")
         out = np.empty(s.shape)
-        _parent_cdf_rows(self._kind, self.parent_params, np.ascontiguousarray(self.t * np.log(s)), out)
+        _parent_cdf_rows(
+            self._kind, self.parent_params, np.ascontiguousarray(self.t * np.log(s)), out
+        )
         return out
 
 
@@ -625,7 +682,9 @@ def _parse_parent(parent, base_interval, t):
     """-> (kind, random_interval, lo, hi, name)."""
     if isinstance(parent, str):
         if parent != "uniform":
-            raise ValueError(f"parent must be 'uniform' (Algorithm 6) or a frozen scipy.stats norm / uniform, got {parent!r}")
+            raise ValueError(
+                f"parent must be 'uniform' (Algorithm 6) or a frozen scipy.stats norm / uniform, got {parent!r}"
+            )
         if base_interval is None:
             hi = 1.0 / t / t  # t**2 overflows for t > 1e154
             if not hi > 0.0:
@@ -636,14 +695,18 @@ def _parse_parent(parent, base_interval, t):
         else:
             arr = as_float_array("base_interval", base_interval)
             if arr.shape != (2,) or not arr[0] < arr[1]:
-                raise ValueError(f"base_interval must be (lo, hi) with lo < hi, got {base_interval!r}")
+                raise ValueError(
+                    f"base_interval must be (lo, hi) with lo < hi, got {base_interval!r}"
+                )
             lo, hi = float(arr[0]), float(arr[1])
         return KIND_UNIFORM, True, lo, hi, "uniform"
     p = _Parent(parent, "parent")
     if p.kind == KIND_GENERIC:
         raise ValueError(f"score_sets supports normal and uniform parents, got {p.describe()}")
     if base_interval is not None:
-        raise ValueError("base_interval applies to parent='uniform' only; a frozen parent is used as given for every anchor")
+        raise ValueError(
+            "base_interval applies to parent='uniform' only; a frozen parent is used as given for every anchor"
+        )
     return p.kind, False, p.p0, p.p1, "normal" if p.kind == KIND_NORMAL else "uniform"
 
 
@@ -720,11 +783,15 @@ def iter_score_sets(
     n_anchors = int_scalar("n_anchors", n_anchors, 1)
     chunk_size = int_scalar("chunk_size", chunk_size, 1)
     anchor_offset = int_scalar("anchor_offset", anchor_offset, 0, 2**63 - 1 - n_anchors)
-    args = _checked_block_args(n_unlabeled, alpha, tau_plus, gamma, t, n_positives, base_interval, method, rng, parent)
+    args = _checked_block_args(
+        n_unlabeled, alpha, tau_plus, gamma, t, n_positives, base_interval, method, rng, parent
+    )
     return _iter_blocks(n_anchors, chunk_size, anchor_offset, *args)
 
 
-def _checked_block_args(n_unlabeled, alpha, tau_plus, gamma, t, n_positives, base_interval, method, rng, parent):
+def _checked_block_args(
+    n_unlabeled, alpha, tau_plus, gamma, t, n_positives, base_interval, method, rng, parent
+):
     """The validated arguments of Algorithm 6 in _iter_blocks' order (its last 14), with the
     parent parsed and one Philox key for the whole study."""
     n_unlabeled = int_scalar("n_unlabeled", n_unlabeled, 1)
@@ -736,14 +803,42 @@ def _checked_block_args(n_unlabeled, alpha, tau_plus, gamma, t, n_positives, bas
     meth = _method(method)
     kind, random_interval, lo, hi, name = _parse_parent(parent, base_interval, t)
     k0, k1 = philox_key(rng)
-    return n_unlabeled, n_positives, alpha, tau_plus, gamma, t, kind, random_interval, lo, hi, name, meth, k0, k1
+    return (
+        n_unlabeled,
+        n_positives,
+        alpha,
+        tau_plus,
+        gamma,
+        t,
+        kind,
+        random_interval,
+        lo,
+        hi,
+        name,
+        meth,
+        k0,
+        k1,
+    )
 
 
-def _block_maker(n_unlabeled, alpha, tau_plus, gamma, t, n_positives, base_interval, method, seed, parent="uniform"):
+def _block_maker(
+    n_unlabeled,
+    alpha,
+    tau_plus,
+    gamma,
+    t,
+    n_positives,
+    base_interval,
+    method,
+    seed,
+    parent="uniform",
+):
     """``make(first, count)`` -> the ScoreSets of anchors [first, first + count), i.e. rows of
     ``score_sets(...)`` with these arguments: the checks and the key derivation done once, for
     callers generating many small blocks (negtheory.studies)."""
-    args = _checked_block_args(n_unlabeled, alpha, tau_plus, gamma, t, n_positives, base_interval, method, seed, parent)
+    args = _checked_block_args(
+        n_unlabeled, alpha, tau_plus, gamma, t, n_positives, base_interval, method, seed, parent
+    )
 
     def make(first, count):
         (s,) = _iter_blocks(count, count, first, *args)
@@ -753,7 +848,23 @@ def _block_maker(n_unlabeled, alpha, tau_plus, gamma, t, n_positives, base_inter
 
 
 def _iter_blocks(
-    n_anchors, chunk_size, offset, n_unl, n_pos, alpha, tau_plus, gamma, t, kind, random_interval, lo, hi, name, meth, k0, k1
+    n_anchors,
+    chunk_size,
+    offset,
+    n_unl,
+    n_pos,
+    alpha,
+    tau_plus,
+    gamma,
+    t,
+    kind,
+    random_interval,
+    lo,
+    hi,
+    name,
+    meth,
+    k0,
+    k1,
 ):
     for first in range(0, n_anchors, chunk_size):
         count = min(chunk_size, n_anchors - first)
@@ -763,17 +874,41 @@ def _iter_blocks(
         pos = np.empty((count, n_pos))
         params = np.empty((count, 2))
         flag = np.zeros(count, dtype=np.int8)
-        kernel = _score_sets_kernel if count * (n_unl + n_pos) >= _PARALLEL_MIN_SIZE else _score_sets_kernel_serial
+        kernel = (
+            _score_sets_kernel
+            if count * (n_unl + n_pos) >= _PARALLEL_MIN_SIZE
+            else _score_sets_kernel_serial
+        )
         kernel(
-            start, n_unl, n_pos, alpha, tau_plus, t, gamma, lo, hi, kind, random_interval,
-            meth, k0, k1, MAX_TRIALS, scores, is_tn, pos, params, flag,
-        )  # fmt: skip
+            start,
+            n_unl,
+            n_pos,
+            alpha,
+            tau_plus,
+            t,
+            gamma,
+            lo,
+            hi,
+            kind,
+            random_interval,
+            meth,
+            k0,
+            k1,
+            MAX_TRIALS,
+            scores,
+            is_tn,
+            pos,
+            params,
+            flag,
+        )
         if flag.any():
             raise RuntimeError(f"accept-reject: a draw needed more than {MAX_TRIALS} proposals")
         # exp(.) >= 0: the maximum is finite exactly when every entry is (NaN propagates)
         if not (np.isfinite(scores.max()) and (pos.size == 0 or np.isfinite(pos.max()))):
             raise ValueError(f"exp(x / t) overflowed: reduce the score range or raise t (t={t!r})")
-        yield ScoreSets(scores, is_tn, pos, params, name, alpha, tau_plus, t, start, METHODS[meth], kind)
+        yield ScoreSets(
+            scores, is_tn, pos, params, name, alpha, tau_plus, t, start, METHODS[meth], kind
+        )
 
 
 @renamed_keyword("seed", "rng")
@@ -848,8 +983,19 @@ def score_sets(
     """
     blocks = list(
         iter_score_sets(
-            n_anchors, n_unlabeled, alpha, tau_plus, gamma, t, n_positives, base_interval, method, rng,
-            parent=parent, chunk_size=max(int_scalar("n_anchors", n_anchors, 1), 1), anchor_offset=anchor_offset,
+            n_anchors,
+            n_unlabeled,
+            alpha,
+            tau_plus,
+            gamma,
+            t,
+            n_positives,
+            base_interval,
+            method,
+            rng,
+            parent=parent,
+            chunk_size=max(int_scalar("n_anchors", n_anchors, 1), 1),
+            anchor_offset=anchor_offset,
         )
-    )  # fmt: skip
+    )
     return blocks[0]

@@ -436,7 +436,13 @@ def reliability(mu: ArrayLike, k: ArrayLike) -> FloatOrArray:
     k_a = _k_array(k)
     mu_b, k_b = broadcast(mu=mu_a, k=k_a)
     out = np.empty(mu_b.shape)
-    _reliability_vec(np.ascontiguousarray(mu_b).ravel(), np.ascontiguousarray(k_b).ravel(), _GL16_X, _GL16_W, out.reshape(-1))
+    _reliability_vec(
+        np.ascontiguousarray(mu_b).ravel(),
+        np.ascontiguousarray(k_b).ravel(),
+        _GL16_X,
+        _GL16_W,
+        out.reshape(-1),
+    )
     return scalar_or_array(out)
 
 
@@ -500,7 +506,9 @@ def _lam_array(lam):
     return real_array("lam", lam, 0.0, 1.0)
 
 
-def sample_fractions(k: ArrayLike, mu_label: ArrayLike, mu_pred: ArrayLike) -> tuple[FloatOrArray, FloatOrArray, FloatOrArray]:
+def sample_fractions(
+    k: ArrayLike, mu_label: ArrayLike, mu_pred: ArrayLike
+) -> tuple[FloatOrArray, FloatOrArray, FloatOrArray]:
     r"""Fractions of good, bad and easy training samples (Wu et al., Rethinking InfoNCE, eq. 5 divided by N).
 
     .. math::
@@ -534,7 +542,9 @@ def sample_fractions(k: ArrayLike, mu_label: ArrayLike, mu_pred: ArrayLike) -> t
     1.0
     """
     k_a = _k_array(k)
-    k_a, mu_l, mu_p = broadcast(k=k_a, mu_label=real_array("mu_label", mu_label), mu_pred=real_array("mu_pred", mu_pred))
+    k_a, mu_l, mu_p = broadcast(
+        k=k_a, mu_label=real_array("mu_label", mu_label), mu_pred=real_array("mu_pred", mu_pred)
+    )
     a = np.asarray(reliability(mu_l, k_a))
     b = np.asarray(reliability(mu_p, k_a))
     good = a * (1.0 - b)
@@ -544,7 +554,9 @@ def sample_fractions(k: ArrayLike, mu_label: ArrayLike, mu_pred: ArrayLike) -> t
 
 
 @_doc
-def effectiveness(k: ArrayLike, mu_label: ArrayLike, mu_pred: ArrayLike, lam: ArrayLike = 0.9) -> FloatOrArray:
+def effectiveness(
+    k: ArrayLike, mu_label: ArrayLike, mu_pred: ArrayLike, lam: ArrayLike = 0.9
+) -> FloatOrArray:
     r"""Training effectiveness v at one training stage (Wu et al., Rethinking InfoNCE, eq. 6).
 
     .. math::
@@ -589,7 +601,11 @@ def _steps_arg(steps) -> int:
 
 @_doc
 def overall_effectiveness(
-    k: ArrayLike, mu_label: ArrayLike, lam: ArrayLike = 0.9, t_max: ArrayLike = 3.0, steps: int | None = None
+    k: ArrayLike,
+    mu_label: ArrayLike,
+    lam: ArrayLike = 0.9,
+    t_max: ArrayLike = 3.0,
+    steps: int | None = None,
 ) -> FloatOrArray:
     r"""Training effectiveness averaged over the simulated training curve (Wu et al., Rethinking InfoNCE, §3 end, §4.3).
 
@@ -650,7 +666,11 @@ def _curves(mus: np.ndarray, k_max: int, t_max: float, steps: int):
 
 
 def effectiveness_curve(
-    mu_label: ArrayLike, lam: ArrayLike = 0.9, k_max: int = 1000, t_max: float = 3.0, steps: int | None = None
+    mu_label: ArrayLike,
+    lam: ArrayLike = 0.9,
+    k_max: int = 1000,
+    t_max: float = 3.0,
+    steps: int | None = None,
 ) -> FloatArray:
     r"""Trajectory-averaged effectiveness v-bar(K) for every integer K = 1..k_max at once.
 
@@ -698,7 +718,11 @@ def effectiveness_curve(
 
 
 def optimal_k(
-    mu_label: ArrayLike, lam: ArrayLike = 0.9, k_max: int = 1000, t_max: float = 3.0, steps: int | None = None
+    mu_label: ArrayLike,
+    lam: ArrayLike = 0.9,
+    k_max: int = 1000,
+    t_max: float = 3.0,
+    steps: int | None = None,
 ) -> IntOrArray:
     r"""Optimal negative sampling ratio K* (Wu et al., Rethinking InfoNCE, §3, §4.3).
 
@@ -745,7 +769,11 @@ def optimal_k(
 
 
 def optimal_k_from_auc(
-    train_auc: ArrayLike, lam: ArrayLike = 0.9, k_max: int = 1000, t_max: float = 3.0, steps: int | None = None
+    train_auc: ArrayLike,
+    lam: ArrayLike = 0.9,
+    k_max: int = 1000,
+    t_max: float = 3.0,
+    steps: int | None = None,
 ) -> IntOrArray:
     r"""Optimal K* from the training AUC at K = 1 (Wu et al., Rethinking InfoNCE, eq. 7 then §4.3).
 
@@ -780,12 +808,16 @@ def optimal_k_from_auc(
     auc_a = real_array("train_auc", train_auc, 0.5, 1.0, hi_open=True)
     mu = np.asarray(mu_from_auc(auc_a))
     if np.any(mu > MU_LABEL_MAX):
-        raise ValueError(f"train_auc is too close to 1 (mu_q > {MU_LABEL_MAX}): labels are perfect in double precision")
+        raise ValueError(
+            f"train_auc is too close to 1 (mu_q > {MU_LABEL_MAX}): labels are perfect in double precision"
+        )
     return optimal_k(mu, lam, k_max, t_max, steps)
 
 
 @_doc
-def ans_schedule(step: ArrayLike, total_steps: int, k_opt: ArrayLike, warmup: ArrayLike = 0.1) -> FloatOrArray:
+def ans_schedule(
+    step: ArrayLike, total_steps: int, k_opt: ArrayLike, warmup: ArrayLike = 0.1
+) -> FloatOrArray:
     r"""Negative ratio K of adaptive negative sampling (ANS; Wu et al., Rethinking InfoNCE, §5, Fig. 6).
 
     K rises quickly from 1 to K* during the first ``warmup`` fraction of training, then declines
@@ -876,7 +908,9 @@ def draw_negative_counts(k: ArrayLike, size: Size = None, rng: RNGLike = None) -
     try:
         k_b = np.broadcast_to(k_a, shape)
     except ValueError as exc:
-        raise ValueError(f"size {shape} is not broadcast-compatible with k of shape {k_a.shape}") from exc
+        raise ValueError(
+            f"size {shape} is not broadcast-compatible with k of shape {k_a.shape}"
+        ) from exc
     base = np.floor(k_b)
     frac = k_b - base
     out = base.astype(np.int64) + (gen.random(shape) < frac)
@@ -897,7 +931,9 @@ def _check_frozen(name, dist):
 
 
 @_doc
-def reliability_dist(k: ArrayLike, pos: FrozenDist, neg: FrozenDist, *, epsrel: float = 1e-10) -> FloatOrArray:
+def reliability_dist(
+    k: ArrayLike, pos: FrozenDist, neg: FrozenDist, *, epsrel: float = 1e-10
+) -> FloatOrArray:
     r"""P(positive score > max of K negative scores) for arbitrary score laws (Wu et al., Rethinking InfoNCE, eq. 3).
 
     .. math:: P = \int q(x)\, F_p(x)^K \, dx = \int_0^1 S_q\big(F_p^{-1}(w^{1/K})\big)\, dw,
@@ -951,7 +987,12 @@ def reliability_dist(k: ArrayLike, pos: FrozenDist, neg: FrozenDist, *, epsrel: 
 
 @_doc
 def effectiveness_dist(
-    k: ArrayLike, pos: FrozenDist, neg: FrozenDist, pos_pred: FrozenDist, neg_pred: FrozenDist, lam: float = 0.9
+    k: ArrayLike,
+    pos: FrozenDist,
+    neg: FrozenDist,
+    pos_pred: FrozenDist,
+    neg_pred: FrozenDist,
+    lam: float = 0.9,
 ) -> FloatOrArray:
     r"""Training effectiveness v (Wu et al., Rethinking InfoNCE, eq. 5-6) for arbitrary score laws.
 
@@ -985,7 +1026,9 @@ def effectiveness_dist(
     True
     """
     for name, dist in (("pos", pos), ("neg", neg), ("pos_pred", pos_pred), ("neg_pred", neg_pred)):
-        _check_frozen(name, dist)  # here, so that errors name the parameter as the caller spelled it
+        _check_frozen(
+            name, dist
+        )  # here, so that errors name the parameter as the caller spelled it
     lam_a = _lam_array(lam)
     a = np.asarray(reliability_dist(k, pos, neg))
     b = np.asarray(reliability_dist(k, pos_pred, neg_pred))

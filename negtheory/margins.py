@@ -138,7 +138,9 @@ class HingeComparison(NamedTuple):
     holds: np.ndarray  #: error <= tol
 
 
-def hinge_comparison(alpha: ArrayLike, beta: ArrayLike, tau: ArrayLike, k: ArrayLike, tol: float = 0.01) -> HingeComparison:
+def hinge_comparison(
+    alpha: ArrayLike, beta: ArrayLike, tau: ArrayLike, k: ArrayLike, tol: float = 0.01
+) -> HingeComparison:
     r"""Exact InfoNCE loss with K equal negatives against its hinge approximation (textbook chapter).
 
     With the positive at similarity alpha and all K negatives at beta the loss is exactly

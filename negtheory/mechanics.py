@@ -39,7 +39,12 @@ from .margins import HingeComparison, effective_margin, hinge_comparison, infonc
 from .mining import mine_negatives, semi_hard_mask, triplet_loss
 from .nce import nce_objective, nce_optimal_score, nce_sample_objective
 from .pool_costs import NegativeCosts, hard_negative_probability, negative_costs
-from .temperature import EntropyTemperatureController, entropy_temperature_derivative, softmax_entropy, temperature_for_entropy
+from .temperature import (
+    EntropyTemperatureController,
+    entropy_temperature_derivative,
+    softmax_entropy,
+    temperature_for_entropy,
+)
 
 __all__ = [
     "nce_objective",

@@ -31,9 +31,13 @@ def _distances(d_ap, d_an):
     ap = real_array("d_ap", d_ap, 0.0)
     an = real_array("d_an", d_an, 0.0)
     if ap.ndim != 1:
-        raise ValueError(f"d_ap must be 1-D (one anchor-positive distance per anchor), got shape {ap.shape}")
+        raise ValueError(
+            f"d_ap must be 1-D (one anchor-positive distance per anchor), got shape {ap.shape}"
+        )
     if an.ndim != 2 or an.shape[0] != ap.shape[0] or an.shape[1] == 0:
-        raise ValueError(f"d_an must have shape (n_anchors, n_candidates) = ({ap.shape[0]}, m >= 1), got {an.shape}")
+        raise ValueError(
+            f"d_an must have shape (n_anchors, n_candidates) = ({ap.shape[0]}, m >= 1), got {an.shape}"
+        )
     return ap, an
 
 

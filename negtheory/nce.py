@@ -26,7 +26,9 @@ def _log_sigmoid(x):
 def _prob(name, p):
     arr = real_array(name, p, 0.0)
     if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array of probabilities, got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must be a non-empty 1-D array of probabilities, got shape {arr.shape}"
+        )
     s = arr.sum()
     if not s > 0:
         raise ValueError(f"{name} must have a positive sum")
@@ -83,7 +85,9 @@ def nce_objective(g: ArrayLike, p_data: ArrayLike, q: ArrayLike, k: float) -> Fl
     p = _prob("p_data", p_data)
     qq = _prob("q", q)
     if not (p.size == qq.size == ga.shape[-1]):
-        raise ValueError(f"g, p_data and q must have the same length n, got {ga.shape[-1]}, {p.size}, {qq.size}")
+        raise ValueError(
+            f"g, p_data and q must have the same length n, got {ga.shape[-1]}, {p.size}, {qq.size}"
+        )
     kk = real_scalar("k", k, 0.0, lo_open=True)
     return scalar_or_array(np.asarray(_log_sigmoid(ga) @ p + kk * (_log_sigmoid(-ga) @ qq)))
 

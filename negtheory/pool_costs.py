@@ -91,12 +91,16 @@ def negative_costs(batch_size: ArrayLike, k: ArrayLike, pool_size: ArrayLike) ->
     s = real_array("pool_size", pool_size, 0.0)
     for name, arr in (("batch_size", b), ("k", kk), ("pool_size", s)):
         if (arr != np.floor(arr)).any():
-            raise ValueError(f"{name} must be integral, got {arr[arr != np.floor(arr)].ravel()[:3].tolist()}")
+            raise ValueError(
+                f"{name} must be integral, got {arr[arr != np.floor(arr)].ravel()[:3].tolist()}"
+            )
     b, kk, s = broadcast(batch_size=b, k=kk, pool_size=s)
 
     def product(x, y, plus):
         """x * (y + plus) exactly, as int64 (Python integers: float64 loses integers above 2^53)."""
-        vals = [int(xi) * (int(yi) + plus) for xi, yi in zip(x.ravel().tolist(), y.ravel().tolist())]
+        vals = [
+            int(xi) * (int(yi) + plus) for xi, yi in zip(x.ravel().tolist(), y.ravel().tolist())
+        ]
         if vals and max(vals) > np.iinfo(np.int64).max:
             raise ValueError(
                 "batch_size * (k + 1) and batch_size * (pool_size + 1) must fit in int64 (< 2**63), "
@@ -104,10 +108,14 @@ def negative_costs(batch_size: ArrayLike, k: ArrayLike, pool_size: ArrayLike) ->
             )
         return scalar_or_array(np.array(vals, dtype=np.int64).reshape(x.shape))
 
-    return NegativeCosts(product(b, kk, 0), product(s, np.ones_like(b), 0), product(b, kk, 1), product(b, s, 1))
+    return NegativeCosts(
+        product(b, kk, 0), product(s, np.ones_like(b), 0), product(b, kk, 1), product(b, s, 1)
+    )
 
 
-def hard_negative_probability(n: ArrayLike, rho: ArrayLike, population: ArrayLike | None = None) -> FloatOrArray:
+def hard_negative_probability(
+    n: ArrayLike, rho: ArrayLike, population: ArrayLike | None = None
+) -> FloatOrArray:
     r"""Probability that n negatives contain at least one hard negative (textbook chapter, *In-Batch vs. Global Negatives*).
 
     With a fraction rho of hard negatives in the corpus:
@@ -154,6 +162,8 @@ def hard_negative_probability(n: ArrayLike, rho: ArrayLike, population: ArrayLik
     hard = np.rint(r * pop)
     easy = pop - hard
     with np.errstate(invalid="ignore"):
-        log_ratio = gammaln(easy + 1) - gammaln(easy - nn + 1) - gammaln(pop + 1) + gammaln(pop - nn + 1)
+        log_ratio = (
+            gammaln(easy + 1) - gammaln(easy - nn + 1) - gammaln(pop + 1) + gammaln(pop - nn + 1)
+        )
     out = np.where(nn > easy, 1.0, -np.expm1(np.where(nn > easy, 0.0, log_ratio)))
     return scalar_or_array(np.asarray(out))

@@ -33,7 +33,16 @@ from scipy.special import logsumexp
 
 from ._deprecation import renamed_keyword
 from ._docstrings import docstring
-from ._validation import as_float_array, as_generator, broadcast, check_range, flag, int_scalar, real_array, scalar_or_array
+from ._validation import (
+    as_float_array,
+    as_generator,
+    broadcast,
+    check_range,
+    flag,
+    int_scalar,
+    real_array,
+    scalar_or_array,
+)
 from .sampling import AliasTable, boltzmann
 
 if TYPE_CHECKING:
@@ -84,7 +93,9 @@ def _rs_inputs(scores, positive, negatives, include_positive):
     include_positive = flag("include_positive", include_positive)
     g = real_array("scores", scores)
     if g.ndim not in (1, 2) or g.shape[-1] == 0:
-        raise ValueError(f"scores must be 1-D (items) or 2-D (contexts x items), got shape {g.shape}")
+        raise ValueError(
+            f"scores must be 1-D (items) or 2-D (contexts x items), got shape {g.shape}"
+        )
     one = g.ndim == 1
     g2 = np.atleast_2d(g)
     n_rows, n_items = g2.shape
@@ -104,7 +115,9 @@ def _rs_inputs(scores, positive, negatives, include_positive):
     if neg2.ndim != 2 or neg2.shape[0] != n_rows:
         raise ValueError(f"negatives must have shape (n,) or ({n_rows}, n), got {neg.shape}")
     if neg2.shape[1] == 0 and not include_positive:
-        raise ValueError("negatives must hold at least one item (eq. 5 needs a non-empty V) unless include_positive=True")
+        raise ValueError(
+            "negatives must hold at least one item (eq. 5 needs a non-empty V) unless include_positive=True"
+        )
     v = np.concatenate([pos[:, None], neg2], axis=1) if include_positive else np.asarray(neg2)
     return one, g2, pos.astype(np.int64), v.astype(np.int64)
 
@@ -181,7 +194,9 @@ def relaxed_softmax_grad(
     return grad[0] if one else grad
 
 
-def relaxed_softmax_limit_grad(scores: ArrayLike, positive: ArrayLike, proposal: ArrayLike) -> FloatArray:
+def relaxed_softmax_limit_grad(
+    scores: ArrayLike, positive: ArrayLike, proposal: ArrayLike
+) -> FloatArray:
     r"""Large-n limit of the Relaxed-Softmax gradient (Tanielian & Vasile, eq. 7).
 
     .. math:: \nabla L \to -e_j + \mathbb E_{j' \sim B}[e_{j'}] = -e_j + B,
@@ -214,12 +229,16 @@ def relaxed_softmax_limit_grad(scores: ArrayLike, positive: ArrayLike, proposal:
     array([-1.    ,  0.3333,  0.6667])
     """
     g = real_array("scores", scores)
-    one, g2, pos, _ = _rs_inputs(g, positive, np.zeros((np.atleast_2d(g).shape[0], 1), dtype=np.int64), False)
+    one, g2, pos, _ = _rs_inputs(
+        g, positive, np.zeros((np.atleast_2d(g).shape[0], 1), dtype=np.int64), False
+    )
     q = real_array("proposal", proposal, 0.0)
     try:
         g2, q = broadcast(scores=g2, proposal=q)
     except ValueError:
-        raise ValueError(f"proposal of shape {q.shape} does not broadcast against scores of shape {g.shape}") from None
+        raise ValueError(
+            f"proposal of shape {q.shape} does not broadcast against scores of shape {g.shape}"
+        ) from None
     if not (q.sum(axis=-1) > 0).all():
         raise ValueError("proposal must have a positive entry for every context")
     b = np.atleast_2d(boltzmann(g2, q, 1.0))
@@ -279,7 +298,13 @@ def _mixture_log_grid(nx, ny, mx, my, sx, sy, rho, logw, out):
     for c in range(nc):
         one_m = 1.0 - rho[c] * rho[c]
         # sum of logs: the product sx sy overflows for scales near the float64 limit
-        lognorm[c] = logw[c] - math.log(2.0 * math.pi) - math.log(sx[c]) - math.log(sy[c]) - 0.5 * math.log(one_m)
+        lognorm[c] = (
+            logw[c]
+            - math.log(2.0 * math.pi)
+            - math.log(sx[c])
+            - math.log(sy[c])
+            - 0.5 * math.log(one_m)
+        )
         coef[c] = -0.5 / one_m
     terms = np.empty(nc)
     for i in range(nx):
@@ -359,7 +384,9 @@ class MixtureOfGaussiansTask:
         # >= 1e-150: the standardised distances (<= 1 / scale) then square without overflow
         lo = real_array("scale", scale, 1e-150)
         if lo.shape != (2,) or lo[0] > lo[1]:
-            raise ValueError(f"scale must be a pair (low, high) with 0 < low <= high, got {scale!r}")
+            raise ValueError(
+                f"scale must be a pair (low, high) with 0 < low <= high, got {scale!r}"
+            )
         gen = as_generator(rng, "rng")
         c = self.n_components
         self.means = gen.uniform(0.1, 0.9, size=(c, 2))
@@ -498,9 +525,13 @@ def kl_divergence(p: ArrayLike, q: ArrayLike, *, axis: int = -1) -> FloatOrArray
 def _model_and_targets(model, joint, pairs, name="model"):
     g = real_array(name, model)
     if g.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array (contexts x items) of scores or probabilities, got shape {g.shape}")
+        raise ValueError(
+            f"{name} must be a 2-D array (contexts x items) of scores or probabilities, got shape {g.shape}"
+        )
     if (joint is None) == (pairs is None):
-        raise ValueError("give exactly one of joint (exact expectation under P) or pairs (empirical average)")
+        raise ValueError(
+            "give exactly one of joint (exact expectation under P) or pairs (empirical average)"
+        )
     if joint is not None:
         p = real_array("joint", joint, 0.0)
         if p.shape != g.shape:
@@ -512,8 +543,16 @@ def _model_and_targets(model, joint, pairs, name="model"):
     try:
         i, j = (np.asarray(a) for a in pairs)
     except (TypeError, ValueError):
-        raise TypeError(f"pairs must be a pair (i, j) of 1-D integer arrays, got {pairs!r}"[:300]) from None
-    if i.dtype.kind not in "iu" or j.dtype.kind not in "iu" or i.shape != j.shape or i.ndim != 1 or i.size == 0:
+        raise TypeError(
+            f"pairs must be a pair (i, j) of 1-D integer arrays, got {pairs!r}"[:300]
+        ) from None
+    if (
+        i.dtype.kind not in "iu"
+        or j.dtype.kind not in "iu"
+        or i.shape != j.shape
+        or i.ndim != 1
+        or i.size == 0
+    ):
         raise ValueError("pairs must be two non-empty 1-D integer arrays (i, j) of equal length")
     if i.min() < 0 or i.max() >= g.shape[0] or j.min() < 0 or j.max() >= g.shape[1]:
         raise ValueError(f"pairs hold indices outside the shape of {name} {g.shape}")
@@ -548,7 +587,11 @@ def _evaluate(g, p, pairs, stat):
 
 
 @_doc
-def approx_mpr(model: ArrayLike, joint: ArrayLike | None = None, pairs: tuple[ArrayLike, ArrayLike] | None = None) -> float:
+def approx_mpr(
+    model: ArrayLike,
+    joint: ArrayLike | None = None,
+    pairs: tuple[ArrayLike, ArrayLike] | None = None,
+) -> float:
     r"""Approximate mean percentile rank (Tanielian & Vasile, eq. 10).
 
     .. math:: \mathrm{MPR} = \mathbb E_{(i,j) \sim P}\, \mathbb E_{j' \sim U(J)}\, \mathbf 1\{g_i(j) > g_i(j')\},
@@ -581,7 +624,10 @@ def approx_mpr(model: ArrayLike, joint: ArrayLike | None = None, pairs: tuple[Ar
 
 @_doc
 def precision_at_k(
-    model: ArrayLike, k: int, joint: ArrayLike | None = None, pairs: tuple[ArrayLike, ArrayLike] | None = None
+    model: ArrayLike,
+    k: int,
+    joint: ArrayLike | None = None,
+    pairs: tuple[ArrayLike, ArrayLike] | None = None,
 ) -> float:
     r"""Prec@k: probability that a positive target ranks in the top k of all targets (Tanielian & Vasile, §3.2.3).
 
@@ -614,7 +660,9 @@ def precision_at_k(
 
 @_doc
 def expected_likelihood(
-    model_probs: ArrayLike, joint: ArrayLike | None = None, pairs: tuple[ArrayLike, ArrayLike] | None = None
+    model_probs: ArrayLike,
+    joint: ArrayLike | None = None,
+    pairs: tuple[ArrayLike, ArrayLike] | None = None,
 ) -> float:
     r"""Likelihood metric E_{(i,j)~P} g_i(j) (Tanielian & Vasile, eq. 9).
 

@@ -42,7 +42,17 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-from ._validation import as_float_array, as_generator, broadcast, check_range, flag, int_scalar, real_array, real_scalar, size_arg
+from ._validation import (
+    as_float_array,
+    as_generator,
+    broadcast,
+    check_range,
+    flag,
+    int_scalar,
+    real_array,
+    real_scalar,
+    size_arg,
+)
 
 if TYPE_CHECKING:
     from ._typing import ArrayLike, FloatArray, FloatOrArray, IntArray, IntOrArray, RNGLike, Size
@@ -165,7 +175,9 @@ def _probability_vector(name: str, p) -> np.ndarray:
     """Non-negative finite 1-D weights with a positive sum, returned normalised."""
     arr = real_array(name, p, 0.0)
     if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array of non-negative weights, got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must be a non-empty 1-D array of non-negative weights, got shape {arr.shape}"
+        )
     peak = float(arr.max())
     if not peak > 0.0:
         raise ValueError(f"{name} must have a positive sum, got all zeros")
@@ -257,10 +269,14 @@ def _subset_mask(name, subset, n):
             raise ValueError(f"{name} as a boolean mask must have shape ({n},), got {s.shape}")
         return s
     if s.dtype.kind not in "iu":
-        raise TypeError(f"{name} must be a boolean mask or an array of integer class indices, got dtype {s.dtype}")
+        raise TypeError(
+            f"{name} must be a boolean mask or an array of integer class indices, got dtype {s.dtype}"
+        )
     s = s.ravel()
     if s.size and (s.min() < 0 or s.max() >= n):
-        raise ValueError(f"{name} holds indices outside [0, {n - 1}]: {s[(s < 0) | (s >= n)][:3].tolist()}")
+        raise ValueError(
+            f"{name} holds indices outside [0, {n - 1}]: {s[(s < 0) | (s >= n)][:3].tolist()}"
+        )
     mask = np.zeros(n, dtype=bool)
     mask[s] = True
     return mask
@@ -299,13 +315,22 @@ def proposal_mass(counts: ArrayLike, minority: ArrayLike, alpha: ArrayLike = 0.7
     pos = c > 0
     with np.errstate(over="ignore"):  # see _shifted_log_counts
         lw = np.where(pos, a[..., None] * _shifted_log_counts(c, a), -np.inf)
-    num = logsumexp(np.where(mask & pos, lw, -np.inf), axis=-1) if (mask & pos).any() else np.full(a.shape, -np.inf)
+    num = (
+        logsumexp(np.where(mask & pos, lw, -np.inf), axis=-1)
+        if (mask & pos).any()
+        else np.full(a.shape, -np.inf)
+    )
     out = np.exp(num - logsumexp(lw, axis=-1))
     return out[()] if out.ndim == 0 else out
 
 
 def solve_alpha(
-    counts: ArrayLike, minority: ArrayLike, target: float, bracket: tuple[float, float] = (0.0, 1.0), *, xtol: float = 1e-12
+    counts: ArrayLike,
+    minority: ArrayLike,
+    target: float,
+    bracket: tuple[float, float] = (0.0, 1.0),
+    *,
+    xtol: float = 1e-12,
 ) -> float:
     r"""Exponent alpha at which q proportional to f^alpha gives the minority classes a target mass (textbook chapter).
 
@@ -355,7 +380,9 @@ def solve_alpha(
     hi = real_scalar("bracket[1]", bracket[1])
     xtol = real_scalar("xtol", xtol, 0.0, lo_open=True)
     if not lo < hi:
-        raise ValueError(f"bracket must be an interval (lo, hi) with lo < hi, got {tuple(bracket)!r}")
+        raise ValueError(
+            f"bracket must be an interval (lo, hi) with lo < hi, got {tuple(bracket)!r}"
+        )
 
     def f(a):
         return float(proposal_mass(c, mask, a)) - t
@@ -545,7 +572,12 @@ def _log_boltzmann(scores, degeneracy, temperature, axis):
 
 
 def boltzmann(
-    scores: ArrayLike, degeneracy: str | ArrayLike = "uniform", temperature: float = 1.0, *, axis: int = -1, log: bool = False
+    scores: ArrayLike,
+    degeneracy: str | ArrayLike = "uniform",
+    temperature: float = 1.0,
+    *,
+    axis: int = -1,
+    log: bool = False,
 ) -> FloatArray:
     r"""Boltzmann negative-sampling law B(G, D, T) (Tanielian & Vasile, Relaxed Softmax, eq. 8).
 
@@ -598,7 +630,11 @@ def boltzmann(
 
 
 def sample_boltzmann(
-    scores: ArrayLike, degeneracy: str | ArrayLike = "uniform", temperature: float = 1.0, size: int = 1, rng: RNGLike = None
+    scores: ArrayLike,
+    degeneracy: str | ArrayLike = "uniform",
+    temperature: float = 1.0,
+    size: int = 1,
+    rng: RNGLike = None,
 ) -> IntArray:
     r"""Draw negatives from B(G, D, T) (Tanielian & Vasile, eq. 8), independently for every context row.
 
@@ -630,7 +666,9 @@ def sample_boltzmann(
     """
     g = real_array("scores", scores)
     if g.ndim not in (1, 2) or g.shape[-1] == 0:
-        raise ValueError(f"scores must be 1-D (items) or 2-D (contexts x items) with at least one item, got shape {g.shape}")
+        raise ValueError(
+            f"scores must be 1-D (items) or 2-D (contexts x items) with at least one item, got shape {g.shape}"
+        )
     s = int_scalar("size", size, 0)
     gen = as_generator(rng)
     b = np.atleast_2d(boltzmann(g, degeneracy, temperature, axis=-1))

@@ -118,7 +118,9 @@ _CODES = {"biased": 0, "dcl": 1, "hcl": 2, "bcl": 3, "bcl_norm": 4}
 
 
 @numba.njit(cache=True, parallel=True)
-def _fused_estimates(scores, sorted_scores, roots, is_tn, pos, codes, omega, tau_plus, hcl_beta, truth, out):
+def _fused_estimates(
+    scores, sorted_scores, roots, is_tn, pos, codes, omega, tau_plus, hcl_beta, truth, out
+):
     """theta_SUP and the requested estimators for every anchor, one pass per row.
 
     Same formulas as :mod:`negtheory.estimators` (eq. 6.45-6.48, HCL, DCL; eCDF of eq. 6.30,
@@ -249,10 +251,32 @@ def _estimates(point: _Point, s, serial=False) -> tuple[np.ndarray, np.ndarray]:
     need_sort = "bcl" in point.estimators or "bcl_norm" in point.estimators
     srt = np.sort(s.scores, axis=1) if need_sort else np.empty((m, 0))
     n = s.scores.shape[1]
-    omega = _omega_table(n, point.alpha, point.beta, point.tau_plus) if need_sort else np.zeros(n + 1)
-    kernel = _fused_estimates if s.scores.size >= _PARALLEL_MIN_SIZE and not serial else _fused_estimates_serial
-    roots = np.sqrt(s.scores) if "hcl" in point.estimators and point.hcl_beta == 0.5 else np.empty((m, 0))
-    kernel(s.scores, srt, roots, s.is_true_negative, pos, codes, omega, point.tau_plus, point.hcl_beta, truth, out)
+    omega = (
+        _omega_table(n, point.alpha, point.beta, point.tau_plus) if need_sort else np.zeros(n + 1)
+    )
+    kernel = (
+        _fused_estimates
+        if s.scores.size >= _PARALLEL_MIN_SIZE and not serial
+        else _fused_estimates_serial
+    )
+    roots = (
+        np.sqrt(s.scores)
+        if "hcl" in point.estimators and point.hcl_beta == 0.5
+        else np.empty((m, 0))
+    )
+    kernel(
+        s.scores,
+        srt,
+        roots,
+        s.is_true_negative,
+        pos,
+        codes,
+        omega,
+        point.tau_plus,
+        point.hcl_beta,
+        truth,
+        out,
+    )
     return truth, out
 
 
@@ -427,7 +451,12 @@ class _Checkpoint:
 
     # -------------------------------------------------------------------------- reading
     def _header(self) -> dict:
-        return {"format": _FORMAT, "version": _FORMAT_VERSION, "params": self.params, "signature": self.signature}
+        return {
+            "format": _FORMAT,
+            "version": _FORMAT_VERSION,
+            "params": self.params,
+            "signature": self.signature,
+        }
 
     def _error(self, line_no: int, message: str) -> ValueError:
         return ValueError(f"checkpoint {self.path}, line {line_no}: {message}")
@@ -455,7 +484,9 @@ class _Checkpoint:
             self._check_record(no, obj)
         if tail:  # repair: drop the cut line, or end the complete last one, before any append
             with open(self.path, "r+b") as fh:
-                if parsed[-1][0] == len(complete) + 1:  # a complete record that only lacks its newline
+                if (
+                    parsed[-1][0] == len(complete) + 1
+                ):  # a complete record that only lacks its newline
                     fh.seek(0, os.SEEK_END)
                     fh.write(b"\n")
                 else:
@@ -467,21 +498,29 @@ class _Checkpoint:
         try:
             return json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise self._error(no, f"not a JSON object ({exc}); the file is damaged or not a negtheory checkpoint") from None
+            raise self._error(
+                no, f"not a JSON object ({exc}); the file is damaged or not a negtheory checkpoint"
+            ) from None
 
     def _check_header(self, no: int, header):
         if not isinstance(header, dict) or header.get("format") != _FORMAT:
             if isinstance(header, dict) and "signature" in header and "params" not in header:
-                raise self._error(no, "a checkpoint of an older negtheory (format version 1), which is not read any more; "
-                                      "delete it or use a new file")  # fmt: skip
+                raise self._error(
+                    no,
+                    "a checkpoint of an older negtheory (format version 1), which is not read any more; "
+                    "delete it or use a new file",
+                )
             raise self._error(no, "not a negtheory mse_study checkpoint header")
         if header.get("version") != _FORMAT_VERSION:
             raise self._error(
-                no, f"checkpoint format version {header.get('version')!r}, this negtheory reads version {_FORMAT_VERSION}"
+                no,
+                f"checkpoint format version {header.get('version')!r}, this negtheory reads version {_FORMAT_VERSION}",
             )
         params = header.get("params")
         if not isinstance(params, dict) or header.get("signature") != _sha256(params):
-            raise self._error(no, "the header's parameters do not match its signature (the file was edited)")
+            raise self._error(
+                no, "the header's parameters do not match its signature (the file was edited)"
+            )
         if params != self.params:
             diff = sorted(set(params) | set(self.params))
             diff = [
@@ -489,16 +528,29 @@ class _Checkpoint:
                 for k in diff
                 if params.get(k) != self.params.get(k)
             ]
-            raise self._error(no, "belongs to a different study (" + "; ".join(diff) + "); use a new file or delete it")
+            raise self._error(
+                no,
+                "belongs to a different study ("
+                + "; ".join(diff)
+                + "); use a new file or delete it",
+            )
 
     def _check_record(self, no: int, rec):
         if not isinstance(rec, dict) or set(rec) != {"index", "value", "rows", "sha256"}:
-            raise self._error(no, "not a checkpoint record (expected the keys index, value, rows, sha256)")
+            raise self._error(
+                no, "not a checkpoint record (expected the keys index, value, rows, sha256)"
+            )
         index = rec["index"]
         if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < self.n_points:
-            raise self._error(no, f"record index {index!r} is not a point of this study (0 .. {self.n_points - 1})")
+            raise self._error(
+                no,
+                f"record index {index!r} is not a point of this study (0 .. {self.n_points - 1})",
+            )
         if rec["sha256"] != _sha256([self.signature, index, rec["value"], rec["rows"]]):
-            raise self._error(no, f"the checksum of record {index} does not match (edited, or written by another study)")
+            raise self._error(
+                no,
+                f"the checksum of record {index} does not match (edited, or written by another study)",
+            )
         rows = rec["rows"]
         if (
             rec["value"] != self.params["values"][index]
@@ -507,7 +559,11 @@ class _Checkpoint:
         ):
             raise self._error(no, f"record {index} does not fit this study's sweep")
         for row, name in zip(rows, self.params["estimators"]):
-            if not isinstance(row, dict) or row.get("estimator") != name or any(k not in row for k in _ROW_KEYS):
+            if (
+                not isinstance(row, dict)
+                or row.get("estimator") != name
+                or any(k not in row for k in _ROW_KEYS)
+            ):
                 raise self._error(no, f"record {index} does not fit this study's estimators")
         if index in self.done and _canonical(self.done[index]) != _canonical(rows):
             raise self._error(no, f"a second, different record for point {index}")
@@ -523,7 +579,14 @@ class _Checkpoint:
     def record(self, index: int, value, rows: list[dict]):
         rows = json.loads(_canonical(rows))
         self.done[index] = rows
-        self._append({"index": index, "value": value, "rows": rows, "sha256": _sha256([self.signature, index, value, rows])})
+        self._append(
+            {
+                "index": index,
+                "value": value,
+                "rows": rows,
+                "sha256": _sha256([self.signature, index, value, rows]),
+            }
+        )
 
 
 def _runner(executor):
@@ -544,7 +607,12 @@ def _runner(executor):
 
         # processes with one thread each: numba kernels are compiled (or loaded from cache) once
         # per worker and never share the GIL
-        cluster = LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1, processes=True, dashboard_address=None)
+        cluster = LocalCluster(
+            n_workers=os.cpu_count() or 1,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+        )
         client = Client(cluster)
         run, _ = _runner(client)
 
@@ -572,7 +640,9 @@ def _runner(executor):
                 yield futures[fut], fut.result()
 
         return run_futures, lambda: None
-    raise TypeError(f"executor must be None, 'dask', a distributed.Client or a concurrent.futures.Executor, got {executor!r}")
+    raise TypeError(
+        f"executor must be None, 'dask', a distributed.Client or a concurrent.futures.Executor, got {executor!r}"
+    )
 
 
 def _coerce(vary, value):
@@ -660,11 +730,15 @@ class Execution:
         if not (ex is None or isinstance(ex, str) or hasattr(ex, "submit")):
             raise TypeError(f"executor must be {_EXECUTOR_KINDS}, got {ex!r}")
         if self.checkpoint is not None and not isinstance(self.checkpoint, (str, os.PathLike)):
-            raise TypeError(f"checkpoint must be a path (str or os.PathLike) or None, got {self.checkpoint!r}")
+            raise TypeError(
+                f"checkpoint must be a path (str or os.PathLike) or None, got {self.checkpoint!r}"
+            )
         object.__setattr__(self, "progress", flag("progress", self.progress))
         object.__setattr__(self, "chunk_size", int_scalar("chunk_size", self.chunk_size, 1))
         if self.max_memory is not None:
-            object.__setattr__(self, "max_memory", real_scalar("max_memory", self.max_memory, 0.0, lo_open=True))
+            object.__setattr__(
+                self, "max_memory", real_scalar("max_memory", self.max_memory, 0.0, lo_open=True)
+            )
 
 
 @dataclass(frozen=True)
@@ -736,13 +810,18 @@ def _settings(name: str, value, cls):
 def _caller_level() -> int:
     """``stacklevel`` that makes a warning issued by the caller of this function point at mse_study's caller."""
     frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_globals.get("__name__") in (__name__, "negtheory._deprecation"):
+    while frame is not None and frame.f_globals.get("__name__") in (
+        __name__,
+        "negtheory._deprecation",
+    ):
         frame, level = frame.f_back, level + 1
     return level
 
 
 @renamed_keyword("seed", "rng")
-@grouped_keywords("execution", ("executor", "checkpoint", "progress", "chunk_size", "max_memory"), Execution)
+@grouped_keywords(
+    "execution", ("executor", "checkpoint", "progress", "chunk_size", "max_memory"), Execution
+)
 @grouped_keywords("generation", ("base_interval", "method"), Generation)
 def mse_study(
     vary: str,
@@ -838,16 +917,26 @@ def mse_study(
     seed = None if rng is None else int_seed("rng", rng)
     gen = _settings("generation", generation, Generation)
     ex = _settings("execution", execution, Execution)
-    fixed: dict[str, Any] = dict(zip(_FIXED, (n_unlabeled, alpha, gamma, tau_plus, t, beta, n_positives)))
-    points, coerced = _study_points(vary, values, fixed, estimators, n_anchors, seed, gen.base_interval, gen.method, hcl_beta)
+    fixed: dict[str, Any] = dict(
+        zip(_FIXED, (n_unlabeled, alpha, gamma, tau_plus, t, beta, n_positives))
+    )
+    points, coerced = _study_points(
+        vary, values, fixed, estimators, n_anchors, seed, gen.base_interval, gen.method, hcl_beta
+    )
     _check_memory(points, n_anchors, ex.chunk_size, ex.max_memory)
     ckpt = None
     if ex.checkpoint is not None:
-        ckpt = _open_checkpoint(ex.checkpoint, points, vary, coerced, n_anchors, estimators, gen.method, hcl_beta)
-    rows_by_point = _run_study(points, ckpt, vary, coerced, n_anchors, ex.chunk_size, ex.progress, ex.executor)
+        ckpt = _open_checkpoint(
+            ex.checkpoint, points, vary, coerced, n_anchors, estimators, gen.method, hcl_beta
+        )
+    rows_by_point = _run_study(
+        points, ckpt, vary, coerced, n_anchors, ex.chunk_size, ex.progress, ex.executor
+    )
 
     rows = [r for i in sorted(rows_by_point) for r in rows_by_point[i]]
-    df = pd.DataFrame(rows, columns=[vary, "estimator", "mse", "mse_se", "mean", "truth_mean", "n_anchors"])
+    df = pd.DataFrame(
+        rows, columns=[vary, "estimator", "mse", "mse_se", "mean", "truth_mean", "n_anchors"]
+    )
     few = df["n_anchors"] < 2
     if few.any():
         warnings.warn(
@@ -876,14 +965,20 @@ def _check_sweep(vary, values, estimators):
     try:
         estimators = tuple(estimators)
     except TypeError:
-        raise TypeError(f"estimators must be a sequence of estimator names from {ESTIMATORS}, got {estimators!r}") from None
+        raise TypeError(
+            f"estimators must be a sequence of estimator names from {ESTIMATORS}, got {estimators!r}"
+        ) from None
     unknown = [e for e in estimators if e not in ESTIMATORS]
     if unknown or not estimators:
-        raise ValueError(f"estimators must be a non-empty subset of {ESTIMATORS}, got {list(estimators)}")
+        raise ValueError(
+            f"estimators must be a non-empty subset of {ESTIMATORS}, got {list(estimators)}"
+        )
     return values, estimators
 
 
-def _study_points(vary, values, fixed, estimators, n_anchors, seed, base_interval, method, hcl_beta):
+def _study_points(
+    vary, values, fixed, estimators, n_anchors, seed, base_interval, method, hcl_beta
+):
     """One :class:`_Point` per swept value, every parameter validated: (points, the coerced swept values)."""
     # every fixed keyword is checked, the swept one too: its value is unused, but garbage (NaN,
     # out of range) there is still the caller's mistake
@@ -905,17 +1000,36 @@ def _study_points(vary, values, fixed, estimators, n_anchors, seed, base_interva
             raise type(exc)(f"values[{i}] = {value!r} is not a valid {vary}: {exc}") from None
         coerced.append(p[vary])
         if p["n_positives"] == 0 and {"dcl", "hcl"} & set(estimators):
-            raise ValueError("n_positives must be >= 1 for the dcl and hcl estimators (they correct with extra positives)")
-        if ("bcl" in estimators or "bcl_norm" in estimators) and p["alpha"] == 1.0 and p["beta"] == 1.0:
-            raise ValueError("alpha = 1 with beta = 1 gives Z = 0 (eq. 6.26): BCL is undefined there")
+            raise ValueError(
+                "n_positives must be >= 1 for the dcl and hcl estimators (they correct with extra positives)"
+            )
+        if (
+            ("bcl" in estimators or "bcl_norm" in estimators)
+            and p["alpha"] == 1.0
+            and p["beta"] == 1.0
+        ):
+            raise ValueError(
+                "alpha = 1 with beta = 1 gives Z = 0 (eq. 6.26): BCL is undefined there"
+            )
         hb = p["beta"] if hcl_beta is None else real_scalar("hcl_beta", hcl_beta, 0.0)
         points.append(
             _Point(
-                i, n_anchors, p["n_unlabeled"], p["alpha"], p["gamma"], p["tau_plus"], p["t"], p["beta"],
-                p["n_positives"], estimators, seed, tuple(base_interval) if base_interval is not None else None,
-                method, hb,
+                i,
+                n_anchors,
+                p["n_unlabeled"],
+                p["alpha"],
+                p["gamma"],
+                p["tau_plus"],
+                p["t"],
+                p["beta"],
+                p["n_positives"],
+                estimators,
+                seed,
+                tuple(base_interval) if base_interval is not None else None,
+                method,
+                hb,
             )
-        )  # fmt: skip
+        )
     return points, coerced
 
 
@@ -925,11 +1039,17 @@ def _open_checkpoint(checkpoint, points, vary, coerced, n_anchors, estimators, m
 
     p0 = asdict(points[0])
     params = dict(
-        vary=vary, values=coerced, n_anchors=n_anchors,
+        vary=vary,
+        values=coerced,
+        n_anchors=n_anchors,
         **{k: p0[k] for k in _FIXED if k != vary},
-        estimators=list(estimators), seed=p0["seed"], base_interval=p0["base_interval"], method=method,
-        hcl_beta=hcl_beta if hcl_beta is None else p0["hcl_beta"], negtheory=__version__,
-    )  # fmt: skip
+        estimators=list(estimators),
+        seed=p0["seed"],
+        base_interval=p0["base_interval"],
+        method=method,
+        hcl_beta=hcl_beta if hcl_beta is None else p0["hcl_beta"],
+        negtheory=__version__,
+    )
     return _Checkpoint(checkpoint, params)
 
 

@@ -18,7 +18,12 @@ from ._validation import temperature_array as _tau
 if TYPE_CHECKING:
     from ._typing import ArrayLike, FloatOrArray
 
-__all__ = ["softmax_entropy", "entropy_temperature_derivative", "temperature_for_entropy", "EntropyTemperatureController"]
+__all__ = [
+    "softmax_entropy",
+    "entropy_temperature_derivative",
+    "temperature_for_entropy",
+    "EntropyTemperatureController",
+]
 
 
 def _softmax_parts(scores, tau):
@@ -161,11 +166,15 @@ def temperature_for_entropy(scores: ArrayLike, target: float) -> float:
     """
     s = real_array("scores", scores)
     if s.ndim != 1 or s.size < 2:
-        raise ValueError(f"scores must be a 1-D array of at least 2 similarities, got shape {s.shape}")
+        raise ValueError(
+            f"scores must be a 1-D array of at least 2 similarities, got shape {s.shape}"
+        )
     lo_h, hi_h = _entropy_range(s)
     h = real_scalar("target", target)
     if not lo_h < h < hi_h:
-        raise ValueError(f"target entropy must lie in ({lo_h:.6g}, {hi_h:.6g}) = (ln m, ln K) for these scores, got {h!r}")
+        raise ValueError(
+            f"target entropy must lie in ({lo_h:.6g}, {hi_h:.6g}) = (ln m, ln K) for these scores, got {h!r}"
+        )
     # H(s, tau) = H(s / c, tau / c): solve on scores scaled into [-1, 1] (no overflow of the
     # spread, nor of exp in the bracket search, for scores near the float64 limit)
     c = float(np.max(np.abs(s)))
@@ -229,12 +238,21 @@ class EntropyTemperatureController:
     """
 
     def __init__(
-        self, low: float, high: float, tau: float = 1.0, *, max_factor: float = 2.0, tau_min: float = 1e-6, tau_max: float = 1e6
+        self,
+        low: float,
+        high: float,
+        tau: float = 1.0,
+        *,
+        max_factor: float = 2.0,
+        tau_min: float = 1e-6,
+        tau_max: float = 1e6,
     ):
         self.low = real_scalar("low", low, 0.0)
         self.high = real_scalar("high", high, 0.0)
         if not self.low < self.high:
-            raise ValueError(f"low must be smaller than high, got low={self.low!r}, high={self.high!r}")
+            raise ValueError(
+                f"low must be smaller than high, got low={self.low!r}, high={self.high!r}"
+            )
         self.tau = real_scalar("tau", tau, 0.0, lo_open=True)
         self.max_factor = real_scalar("max_factor", max_factor, 1.0, lo_open=True)
         self.tau_min = real_scalar("tau_min", tau_min, 0.0, lo_open=True)
@@ -259,7 +277,9 @@ class EntropyTemperatureController:
         tau = self.tau
         h = float(np.mean(softmax_entropy(s, tau)))
         logvar, _ = _log_var_p(s, tau)
-        with np.errstate(over="ignore"):  # dH / d ln(tau) = Var_p / tau^2, in logs (tau**2 underflows)
+        with np.errstate(
+            over="ignore"
+        ):  # dH / d ln(tau) = Var_p / tau^2, in logs (tau**2 underflows)
             slope = float(np.mean(np.exp(logvar - 2.0 * math.log(tau))))
         self.history.append((tau, h))
         if self.low <= h <= self.high or slope <= 0.0:

@@ -98,7 +98,9 @@ def _scores_labels(scores, labels):
     return s, lab
 
 
-def categorize(scores: ArrayLike, upper: float, lower: float, labels: ArrayLike | None = None) -> npt.NDArray[np.int8]:
+def categorize(
+    scores: ArrayLike, upper: float, lower: float, labels: ArrayLike | None = None
+) -> npt.NDArray[np.int8]:
     r"""Category of every sample: SIMPLE (0), HARD (1), FALSE (2) negative, or POSITIVE (3) (threshold-selection note).
 
     Parameters
@@ -135,13 +137,17 @@ def categorize(scores: ArrayLike, upper: float, lower: float, labels: ArrayLike 
 
 
 def _threshold(name, value):
-    arr = as_float_array(name, value, allow_inf=True)  # +-inf allowed: 'no false negatives' / 'no simple negatives'
+    arr = as_float_array(
+        name, value, allow_inf=True
+    )  # +-inf allowed: 'no false negatives' / 'no simple negatives'
     if arr.ndim != 0:
         raise ValueError(f"{name} must be a scalar threshold, got an array of shape {arr.shape}")
     return float(arr)
 
 
-def category_counts(scores: ArrayLike, upper: float, lower: float, labels: ArrayLike | None = None) -> dict[str, int]:
+def category_counts(
+    scores: ArrayLike, upper: float, lower: float, labels: ArrayLike | None = None
+) -> dict[str, int]:
     """Number of samples in each category (threshold-selection note, one column of Tables I-II).
 
     Parameters
@@ -166,7 +172,12 @@ def category_counts(scores: ArrayLike, upper: float, lower: float, labels: Array
     {'positive': 0, 'false': 1, 'hard': 2, 'simple': 1}
     """
     c = np.bincount(categorize(scores, upper, lower, labels), minlength=4)
-    return {"positive": int(c[POSITIVE]), "false": int(c[FALSE]), "hard": int(c[HARD]), "simple": int(c[SIMPLE])}
+    return {
+        "positive": int(c[POSITIVE]),
+        "false": int(c[FALSE]),
+        "hard": int(c[HARD]),
+        "simple": int(c[SIMPLE]),
+    }
 
 
 def _counts_sorted(neg_sorted, x):
@@ -174,7 +185,9 @@ def _counts_sorted(neg_sorted, x):
     return neg_sorted.size - np.searchsorted(neg_sorted, x, side="right")
 
 
-def threshold_table(scores: ArrayLike, upper: ArrayLike, lower: ArrayLike, labels: ArrayLike | None = None) -> pd.DataFrame:
+def threshold_table(
+    scores: ArrayLike, upper: ArrayLike, lower: ArrayLike, labels: ArrayLike | None = None
+) -> pd.DataFrame:
     r"""Counts and fractions of each category over a grid of thresholds, as in Tables I-II of the threshold-selection note.
 
     Parameters
@@ -207,7 +220,9 @@ def threshold_table(scores: ArrayLike, upper: ArrayLike, lower: ArrayLike, label
     lo = as_float_array("lower", lower, allow_inf=True)
     u, lo = broadcast(upper=np.atleast_1d(u), lower=np.atleast_1d(lo))
     if (lo > u).any():
-        raise ValueError(f"lower must not exceed upper, got pairs {list(zip(lo[lo > u][:3].tolist(), u[lo > u][:3].tolist()))}")
+        raise ValueError(
+            f"lower must not exceed upper, got pairs {list(zip(lo[lo > u][:3].tolist(), u[lo > u][:3].tolist()))}"
+        )
     neg = np.sort(s[~lab])
     n_all = s.size
     false = _counts_sorted(neg, u)
@@ -304,14 +319,18 @@ def choose_thresholds(
         grid = np.sort(as_float_array("upper_grid", upper_grid, allow_inf=True).ravel())
         ok = grid[_counts_sorted(neg, grid) <= m]
         if ok.size == 0:
-            raise ValueError(f"no upper threshold in upper_grid keeps the false negatives <= {m}; add larger candidates")
+            raise ValueError(
+                f"no upper threshold in upper_grid keeps the false negatives <= {m}; add larger candidates"
+            )
         upper = float(ok[0])
     n_false = int(_counts_sorted(neg, upper))
 
     if lower_grid is None:
         t = n_false + h  # we need #(neg > lower) >= t
         if t > neg.size:
-            raise ValueError(f"not enough negatives: {neg.size - n_false} lie at or below upper={upper!r}, the hard quota is {h}")
+            raise ValueError(
+                f"not enough negatives: {neg.size - n_false} lie at or below upper={upper!r}, the hard quota is {h}"
+            )
         below = neg[neg < desc[t - 1]]
         lower = float(below[-1]) if below.size else -math.inf
     else:
@@ -326,7 +345,9 @@ def choose_thresholds(
     return upper, lower
 
 
-def paper_table_scores(rng: RNGLike = None, *, positives: bool = True) -> tuple[FloatArray, BoolArray]:
+def paper_table_scores(
+    rng: RNGLike = None, *, positives: bool = True
+) -> tuple[FloatArray, BoolArray]:
     r"""Synthetic scores whose category counts reproduce Tables I-II of the threshold-selection note exactly.
 
     Negative scores are spread uniformly inside the intervals cut by all the thresholds of the

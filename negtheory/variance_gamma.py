@@ -168,7 +168,9 @@ _Z_TINY = 1e-290
 def _vg_log_pdf_sf_asym(d, z):
     """(log f_d(z), log S_d(z)) for z > _Z_ASYM d^2 by the large-z expansion of K_nu."""
     nu = 0.5 * (d - 1.0)
-    log_k = 0.5 * (_LOG_PI - _LOG2 - math.log(z)) - z + math.log1p((4.0 * nu * nu - 1.0) / (8.0 * z))
+    log_k = (
+        0.5 * (_LOG_PI - _LOG2 - math.log(z)) - z + math.log1p((4.0 * nu * nu - 1.0) / (8.0 * z))
+    )
     lf = nu * (math.log(z) - _LOG2) + log_k - 0.5 * _LOG_PI - math.lgamma(0.5 * d)
     return lf, lf + math.log1p((nu - 0.5) / z)
 
@@ -247,14 +249,29 @@ def _vg_log_pdf_debye(d, z):
     u1 = p * (3.0 - 5.0 * p2) / 24.0
     u2 = p2 * (81.0 + p2 * (-462.0 + 385.0 * p2)) / 1152.0
     u3 = p * p2 * (30375.0 + p2 * (-369603.0 + p2 * (765765.0 - 425425.0 * p2))) / 414720.0
-    u4 = p2 * p2 * (4465125.0 + p2 * (-94121676.0 + p2 * (349922430.0 + p2 * (-446185740.0 + 185910725.0 * p2)))) / 39813120.0
+    u4 = (
+        p2
+        * p2
+        * (
+            4465125.0
+            + p2 * (-94121676.0 + p2 * (349922430.0 + p2 * (-446185740.0 + 185910725.0 * p2)))
+        )
+        / 39813120.0
+    )
     r = 1.0 / nu
     corr = r * (-u1 + r * (u2 + r * (-u3 + r * u4)))
     r2 = r * r
-    stirling = r * (-1.0 / 24.0 + r2 * (7.0 / 2880.0 + r2 * (-31.0 / 40320.0 + r2 * (127.0 / 215040.0))))
+    stirling = r * (
+        -1.0 / 24.0 + r2 * (7.0 / 2880.0 + r2 * (-31.0 / 40320.0 + r2 * (127.0 / 215040.0)))
+    )
     log_t2 = 2.0 * math.log(s)  # log(1 + t^2)
     return (
-        -nu * sm1 + nu * math.log1p(0.5 * sm1) - 0.5 * math.log(4.0 * math.pi * nu) - stirling - 0.25 * log_t2 + math.log1p(corr)
+        -nu * sm1
+        + nu * math.log1p(0.5 * sm1)
+        - 0.5 * math.log(4.0 * math.pi * nu)
+        - stirling
+        - 0.25 * log_t2
+        + math.log1p(corr)
     )
 
 
@@ -287,7 +304,12 @@ def _log_qbar(a):
         if a == math.inf:
             return -math.inf
         r = 1.0 / (a * a)
-        return -0.5 * a * a - math.log(a) - _LOG_SQRT_2PI + math.log1p(r * (-1.0 + r * (3.0 + r * (-15.0 + 105.0 * r))))
+        return (
+            -0.5 * a * a
+            - math.log(a)
+            - _LOG_SQRT_2PI
+            + math.log1p(r * (-1.0 + r * (3.0 + r * (-15.0 + 105.0 * r))))
+        )
     return math.log(0.5 * math.erfc(a / _SQRT2))
 
 

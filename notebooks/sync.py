@@ -40,7 +40,8 @@ def figure_cells_without_image(nb) -> list[int]:
         outputs = cell.get("outputs", [])
         has_png = any("image/png" in o.get("data", {}) for o in outputs)
         shows_figure_text = any(
-            str(o.get("data", {}).get("text/plain", "")).startswith("<Figure size") and "image/png" not in o.get("data", {})
+            str(o.get("data", {}).get("text/plain", "")).startswith("<Figure size")
+            and "image/png" not in o.get("data", {})
             for o in outputs
         )
         draws = bool(FIGURE_CELL.search(cell.source))
@@ -52,7 +53,11 @@ def figure_cells_without_image(nb) -> list[int]:
 def count_images(nb) -> int:
     """Number of ``image/png`` outputs in a notebook."""
     return sum(
-        1 for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if "image/png" in o.get("data", {})
+        1
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if "image/png" in o.get("data", {})
     )
 
 
@@ -79,7 +84,9 @@ def strip_volatile(nb) -> None:
         cell.outputs = merged
     info = nb.metadata.get("language_info")
     if info is not None:
-        nb.metadata["language_info"] = {k: v for k, v in info.items() if k in ("name", "file_extension", "mimetype")}
+        nb.metadata["language_info"] = {
+            k: v for k, v in info.items() if k in ("name", "file_extension", "mimetype")
+        }
     nb.metadata.pop("widgets", None)
 
 
@@ -90,7 +97,11 @@ def execute(path: Path, timeout: int = 900):
 
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
-        nb, timeout=timeout, kernel_name="python3", record_timing=False, resources={"metadata": {"path": str(path.parent)}}
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        record_timing=False,
+        resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()
     strip_volatile(nb)
@@ -99,8 +110,14 @@ def execute(path: Path, timeout: int = 900):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("prefixes", nargs="*", help="run only notebooks whose file names start with one of these")
-    parser.add_argument("--check", action="store_true", help="execute without writing; fail if a figure cell has no image")
+    parser.add_argument(
+        "prefixes", nargs="*", help="run only notebooks whose file names start with one of these"
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="execute without writing; fail if a figure cell has no image",
+    )
     parser.add_argument("--timeout", type=int, default=900, help="seconds per cell (default 900)")
     args = parser.parse_args(argv)
     os.environ.setdefault("JUPYTER_PLATFORM_DIRS", "1")
@@ -123,7 +140,10 @@ def main(argv: list[str] | None = None) -> int:
         if not args.check:
             nbformat.write(nb, path)
         size = path.stat().st_size / 1024
-        print(f"{path.name}: {count_images(nb)} images, {size:.0f} kB, {time.perf_counter() - t0:.1f} s", flush=True)
+        print(
+            f"{path.name}: {count_images(nb)} images, {size:.0f} kB, {time.perf_counter() - t0:.1f} s",
+            flush=True,
+        )
     return status
 
 

@@ -64,10 +64,17 @@ def docs_site(tmp_path_factory):
     if prebuilt:
         return Path(prebuilt)
     for module in ("sphinx", "numpydoc", "myst_nb", "pydata_sphinx_theme"):
-        pytest.importorskip(module, reason=f'{module} is not installed: pip install -e ".[docs]" to build the docs')
+        pytest.importorskip(
+            module, reason=f'{module} is not installed: pip install -e ".[docs]" to build the docs'
+        )
     out = tmp_path_factory.mktemp("docs")
     html, doctrees = out / "html", out / "doctrees"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(
+            os.pathsep
+        ),
+    )
     env.setdefault("OMP_NUM_THREADS", "1")
     env.setdefault("JUPYTER_PLATFORM_DIRS", "1")
     cmd = [
@@ -84,7 +91,9 @@ def docs_site(tmp_path_factory):
         str(ROOT / "docs"),
         str(html),
     ]
-    proc = subprocess.run(cmd, check=False, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        cmd, check=False, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900
+    )
     log = proc.stdout + proc.stderr
     assert proc.returncode == 0, f"sphinx failed ({proc.returncode}):\n{log[-6000:]}"
     assert "WARNING" not in log and "ERROR" not in log, log[-6000:]

@@ -93,16 +93,31 @@ def _floats(lo, hi, lo_open=False, hi_open=False, allow_inf=False):
 class Real(Dom):
     """A real number in an interval (``array=True``: scalar or small 1-D array)."""
 
-    def __init__(self, lo=None, hi=None, lo_open=False, hi_open=False, *, allow_inf=False, array=False, optional=False, cap=None):
+    def __init__(
+        self,
+        lo=None,
+        hi=None,
+        lo_open=False,
+        hi_open=False,
+        *,
+        allow_inf=False,
+        array=False,
+        optional=False,
+        cap=None,
+    ):
         self.lo, self.hi, self.lo_open, self.hi_open = lo, hi, lo_open, hi_open
         self.allow_inf, self.array, self.optional = allow_inf, array, optional
-        self.cap = cap  # (low, high) limiting the *legal draws* only (cost), not a bound of the domain
+        self.cap = (
+            cap  # (low, high) limiting the *legal draws* only (cost), not a bound of the domain
+        )
 
     def elements(self):
         if self.cap is not None:
             lo = self.cap[0] if self.lo is None else max(self.lo, self.cap[0])
             hi = self.cap[1] if self.hi is None else min(self.hi, self.cap[1])
-            return _floats(lo, hi, self.lo_open and lo == self.lo, self.hi_open and hi == self.hi, False)
+            return _floats(
+                lo, hi, self.lo_open and lo == self.lo, self.hi_open and hi == self.hi, False
+            )
         return _floats(self.lo, self.hi, self.lo_open, self.hi_open, self.allow_inf)
 
     def legal(self):
@@ -164,7 +179,12 @@ class Vector(Dom):
         cap=None,
     ):
         self.el = Real(lo, hi, lo_open, hi_open, allow_inf=allow_inf, cap=cap)
-        self.min_len, self.max_len, self.optional, self.nonzero = min_len, max_len, optional, nonzero
+        self.min_len, self.max_len, self.optional, self.nonzero = (
+            min_len,
+            max_len,
+            optional,
+            nonzero,
+        )
 
     def legal(self):
         s = st.lists(self.el.elements(), min_size=self.min_len, max_size=self.max_len)
@@ -178,7 +198,9 @@ class Vector(Dom):
     def illegal(self):
         base = [1.0] * max(self.min_len, 2)
         if self.el.lo is not None and self.el.lo > 0:
-            base = [float(self.el.lo) * 2 if not self.el.lo_open else float(self.el.lo) * 2 + 1e-300] * len(base)
+            base = [
+                float(self.el.lo) * 2 if not self.el.lo_open else float(self.el.lo) * 2 + 1e-300
+            ] * len(base)
         if self.el.hi is not None and base[0] > self.el.hi:
             base = [float(self.el.hi)] * len(base)
         out = [(np.array(base[:-1] + [math.nan]), VE), ("abc", TE), (True, TE), ([1, "a"], EITHER)]
@@ -186,7 +208,19 @@ class Vector(Dom):
             out.append((np.array(base[:-1] + [math.inf]), VE))
         if self.el.lo is not None:
             out.append(
-                (np.array(base[:-1] + [float(self.el.lo if self.el.lo_open else np.nextafter(self.el.lo, -math.inf))]), VE)
+                (
+                    np.array(
+                        base[:-1]
+                        + [
+                            float(
+                                self.el.lo
+                                if self.el.lo_open
+                                else np.nextafter(self.el.lo, -math.inf)
+                            )
+                        ]
+                    ),
+                    VE,
+                )
             )
         if self.min_len >= 1:
             out.append((np.array([], dtype=np.float64), VE, RELATION))
@@ -302,10 +336,20 @@ class Dist(Dom):
 
 class Size(Dom):
     def legal(self):
-        return st.one_of(st.none(), st.integers(0, 20), st.tuples(st.integers(0, 4), st.integers(0, 4)))
+        return st.one_of(
+            st.none(), st.integers(0, 20), st.tuples(st.integers(0, 4), st.integers(0, 4))
+        )
 
     def illegal(self):
-        return [(-1, VE), (1.5, EITHER), ("abc", TE), (True, TE), ((2, -1), VE), (1e308, VE), ((2**40, 2**40), VE)]
+        return [
+            (-1, VE),
+            (1.5, EITHER),
+            ("abc", TE),
+            (True, TE),
+            ((2, -1), VE),
+            (1e308, VE),
+            ((2**40, 2**40), VE),
+        ]
 
 
 class Rng(Dom):
@@ -425,12 +469,16 @@ DOMAINS: dict[str, Dom] = {
     "bridge.functional:beta": Real(0.0, 1.0),
     "bridge.functional:alpha": Real(0.5, 1.0),
     "bridge.functional:tau_plus": Real(0.0, 1.0, True, True),
-    "bridge.losses:temperature": Real(0.0, None, True, cap=(1e-3, 1e3)),  # below, logits overflow (inf loss)
+    "bridge.losses:temperature": Real(
+        0.0, None, True, cap=(1e-3, 1e3)
+    ),  # below, logits overflow (inf loss)
     "bridge.losses:eps": Real(0.0, 1.0, True, False, cap=(0.0, 0.1)),
     # per-callable overrides
     "order_statistic:k": Int(1, None, cap=10**6),
     "OrderStatistic:k": Int(1, None, cap=10**6),
-    "theta_hcl:beta": Extreme(Real(0.0, None, cap=(0.0, 50.0)), 1e308),  # beta -> inf: the max score
+    "theta_hcl:beta": Extreme(
+        Real(0.0, None, cap=(0.0, 50.0)), 1e308
+    ),  # beta -> inf: the max score
     "bridge.functional.hcl:beta": Real(0.0, None, cap=(0.0, 50.0)),
     "HardContrastiveLoss:beta": Real(0.0, None, cap=(0.0, 50.0)),
     "effective_margin:beta": Real(cap=(-1e6, 1e6)),
@@ -463,14 +511,18 @@ DOMAINS: dict[str, Dom] = {
     "negative_costs:k": Int(0, None, cap=2**40),
     "negative_costs:pool_size": Int(0, None, cap=2**40),
     "unigram_proposal:alpha": Extreme(Real(cap=(-20.0, 20.0)), 1e308, -1e308),
-    "proposal_mass:alpha": Extreme(Real(array=True, cap=(-20.0, 20.0)), 1e308, -1e308, np.array([1e308, -1e308, 0.5])),
+    "proposal_mass:alpha": Extreme(
+        Real(array=True, cap=(-20.0, 20.0)), 1e308, -1e308, np.array([1e308, -1e308, 0.5])
+    ),
     "sample_class_conditional:size": Size(),
     "EntropyTemperatureController:tau": Real(0.0, None, True),
     "EntropyTemperatureController:max_factor": Real(1.0, None, True, cap=(1.0, 1e3)),
     "infonce_loss:tau": Real(0.0, None, True, allow_inf=True),
     "dpl_error_bound:n": Int(1, None, cap=10**9, big_ok=True),
     "dpl_error_bound:m": Int(1, None, cap=10**9, big_ok=True),
-    "alpha_from_auc:auc": Real(0.0, 1.0, array=True),  # the closed interval: 0 and 1 map to alpha = 1/2 and 1
+    "alpha_from_auc:auc": Real(
+        0.0, 1.0, array=True
+    ),  # the closed interval: 0 and 1 map to alpha = 1/2 and 1
     "dpl_error_bound:tau_plus": Real(0.0, 1.0, True, True),
     "bns_risk:lam": Real(0.0, None, cap=(0.0, 1e3)),
     "bns_select:lam": Real(0.0, None, cap=(0.0, 1e3)),
@@ -509,7 +561,9 @@ DOMAINS: dict[str, Dom] = {
     "mse_study:n_anchors": Int(2, None, cap=50),
     "mse_study:hcl_beta": Extreme(Real(0.0, None, optional=True, cap=(0.0, 10.0)), 1e308),
     "paper_table_scores:positives": Flag(),
-    "class_conditional_cdf:tau_plus": Real(0.0, 1.0, False, True),  # [0, 1): 0 (the default) means no unlabeled mix
+    "class_conditional_cdf:tau_plus": Real(
+        0.0, 1.0, False, True
+    ),  # [0, 1): 0 (the default) means no unlabeled mix
     "class_conditional_ppf:tau_plus": Real(
         0.0, 1.0, False, True
     ),  # (theta_dcl / theta_hcl: an array of scores, from the builder)
@@ -520,7 +574,11 @@ DOMAINS: dict[str, Dom] = {
 
 def domain(target: str, module: str, param: str, short_module: str | None = None):
     """Look a parameter's domain up (see the module docstring); ``None`` if unknown."""
-    keys = [f"{target}:{param}", f"{target.split('.')[0]}:{param}" if "." in target else None, f"{module}:{param}"]
+    keys = [
+        f"{target}:{param}",
+        f"{target.split('.')[0]}:{param}" if "." in target else None,
+        f"{module}:{param}",
+    ]
     if short_module:
         keys.append(f"{short_module}:{param}")
     keys.append(param)
@@ -545,7 +603,9 @@ def _array(draw, el, n):
 def _scores_labels(draw, n_min=1):
     n = draw(st.integers(n_min, 8))
     scores = np.array(draw(st.lists(fin, min_size=n, max_size=n)))
-    labels = draw(st.one_of(st.none(), st.lists(st.booleans(), min_size=n, max_size=n).map(np.array)))
+    labels = draw(
+        st.one_of(st.none(), st.lists(st.booleans(), min_size=n, max_size=n).map(np.array))
+    )
     return scores, labels
 
 
@@ -595,7 +655,9 @@ def _anchors(draw, extra=True, positive_scores=False):
     out = {"scores": scores}
     if extra:
         kk = draw(st.integers(1, 4))
-        pos = np.array(draw(st.lists(st.lists(el, min_size=kk, max_size=kk), min_size=m, max_size=m)))
+        pos = np.array(
+            draw(st.lists(st.lists(el, min_size=kk, max_size=kk), min_size=m, max_size=m))
+        )
         out["positives"] = np.exp(pos / 10) if positive_scores else pos
     return out
 
@@ -605,8 +667,14 @@ def _huge_anchors(draw):
     """Scores near the float64 limit, whose sums overflow (the mean itself is representable)."""
     m = draw(st.integers(1, 3))
     n = draw(st.integers(1, 6))
-    el = st.one_of(st.sampled_from([1e308, -1e308, 1.7e308, -1.7e308]), st.floats(-1.7e308, 1.7e308))
-    return {"scores": np.array(draw(st.lists(st.lists(el, min_size=n, max_size=n), min_size=m, max_size=m)))}
+    el = st.one_of(
+        st.sampled_from([1e308, -1e308, 1.7e308, -1.7e308]), st.floats(-1.7e308, 1.7e308)
+    )
+    return {
+        "scores": np.array(
+            draw(st.lists(st.lists(el, min_size=n, max_size=n), min_size=m, max_size=m))
+        )
+    }
 
 
 @st.composite
@@ -614,7 +682,9 @@ def _distances(draw):
     n = draw(st.integers(1, 4))
     m = draw(st.integers(1, 5))
     d_ap = np.array(draw(st.lists(st.floats(0, 10), min_size=n, max_size=n)))
-    d_an = np.array(draw(st.lists(st.lists(st.floats(0, 10), min_size=m, max_size=m), min_size=n, max_size=n)))
+    d_an = np.array(
+        draw(st.lists(st.lists(st.floats(0, 10), min_size=m, max_size=m), min_size=n, max_size=n))
+    )
     return {"d_ap": d_ap, "d_an": d_an}
 
 
@@ -634,7 +704,9 @@ def _temperature_for_entropy(draw):
     s = draw(_entropy_scores())
     m = int((s == s.max()).sum())
     lo, hi = math.log(m), math.log(s.size)
-    target = draw(st.floats(lo, hi, exclude_min=True, exclude_max=True).filter(lambda v: lo < v < hi))
+    target = draw(
+        st.floats(lo, hi, exclude_min=True, exclude_max=True).filter(lambda v: lo < v < hi)
+    )
     return {"scores": s, "target": target}
 
 
@@ -642,7 +714,15 @@ def _temperature_for_entropy(draw):
 def _relaxed(draw, kind):
     ctx = draw(st.integers(1, 3))
     items = draw(st.integers(2, 6))
-    scores = np.array(draw(st.lists(st.lists(st.floats(-30, 30), min_size=items, max_size=items), min_size=ctx, max_size=ctx)))
+    scores = np.array(
+        draw(
+            st.lists(
+                st.lists(st.floats(-30, 30), min_size=items, max_size=items),
+                min_size=ctx,
+                max_size=ctx,
+            )
+        )
+    )
     positive = np.array(draw(st.lists(st.integers(0, items - 1), min_size=ctx, max_size=ctx)))
     out = {"scores": scores, "positive": positive}
     if kind == "limit":
@@ -650,7 +730,9 @@ def _relaxed(draw, kind):
         out["proposal"] = q
     else:
         nneg = draw(st.integers(1, 4))
-        out["negatives"] = np.array(draw(st.lists(st.integers(0, items - 1), min_size=nneg, max_size=nneg)))
+        out["negatives"] = np.array(
+            draw(st.lists(st.integers(0, items - 1), min_size=nneg, max_size=nneg))
+        )
     return out
 
 
@@ -659,7 +741,9 @@ def _model_joint(draw, with_k=False):
     m = draw(_matrix(rows=(1, 4), cols=(2, 5), nonneg=True, hi=1.0))
     joint = m + 1e-3
     joint = joint / joint.sum()
-    model = draw(_matrix(rows=(m.shape[0], m.shape[0]), cols=(m.shape[1], m.shape[1]), lo=-10, hi=10))
+    model = draw(
+        _matrix(rows=(m.shape[0], m.shape[0]), cols=(m.shape[1], m.shape[1]), lo=-10, hi=10)
+    )
     out = {"model": model, "joint": joint}
     if with_k:
         out["k"] = draw(st.integers(1, m.shape[1]))
@@ -674,8 +758,12 @@ def _dpl(draw):
     el = st.floats(-20, 20)
     return {
         "pos_score": _array(draw, el, m),
-        "unlabeled_scores": np.array(draw(st.lists(st.lists(el, min_size=n, max_size=n), min_size=m, max_size=m))),
-        "extra_pos_scores": np.array(draw(st.lists(st.lists(el, min_size=kk, max_size=kk), min_size=m, max_size=m))),
+        "unlabeled_scores": np.array(
+            draw(st.lists(st.lists(el, min_size=n, max_size=n), min_size=m, max_size=m))
+        ),
+        "extra_pos_scores": np.array(
+            draw(st.lists(st.lists(el, min_size=kk, max_size=kk), min_size=m, max_size=m))
+        ),
         "tau_plus": draw(st.floats(1e-6, 1 - 1e-6)),
     }
 
@@ -724,7 +812,9 @@ def _bns(draw, fn):
     if fn == "select":
         return {
             "x_pos": _array(draw, el, m),
-            "candidate_scores": np.array(draw(st.lists(st.lists(el, min_size=c, max_size=c), min_size=m, max_size=m))),
+            "candidate_scores": np.array(
+                draw(st.lists(st.lists(el, min_size=c, max_size=c), min_size=m, max_size=m))
+            ),
             "candidate_p_fn": np.array(draw(st.lists(st.floats(0, 1), min_size=c, max_size=c))),
             "lam": draw(st.floats(0, 100)),
         }
@@ -736,7 +826,9 @@ def _bns(draw, fn):
     if fn == "unbias":
         return {
             "F": np.array(draw(st.lists(st.floats(0, 1), min_size=c, max_size=c))),
-            "p_fn": np.array(draw(st.lists(st.floats(0, 1, exclude_max=True), min_size=c, max_size=c))),
+            "p_fn": np.array(
+                draw(st.lists(st.floats(0, 1, exclude_max=True), min_size=c, max_size=c))
+            ),
         }
     if fn == "risk":
         return {
@@ -765,7 +857,11 @@ def _thresholds(draw, kind):
 
 @st.composite
 def _reliability_dist(draw):
-    return {"k": draw(st.floats(1.0, 1e6)), "pos": draw(Dist().legal()), "neg": draw(Dist().legal())}
+    return {
+        "k": draw(st.floats(1.0, 1e6)),
+        "pos": draw(Dist().legal()),
+        "neg": draw(Dist().legal()),
+    }
 
 
 @st.composite
@@ -805,7 +901,9 @@ def _infonce_loss(draw):
     el = st.floats(-50, 50)
     return {
         "pos": _array(draw, el, m),
-        "neg": np.array(draw(st.lists(st.lists(el, min_size=k, max_size=k), min_size=m, max_size=m))).reshape(m, k),
+        "neg": np.array(
+            draw(st.lists(st.lists(el, min_size=k, max_size=k), min_size=m, max_size=m))
+        ).reshape(m, k),
         "tau": draw(st.floats(1e-3, 1e3)),
     }
 
@@ -821,7 +919,10 @@ def _nce_sample(draw):
 
 @st.composite
 def _ecdf(draw):
-    return {"scores": draw(_matrix(lo=-1e3, hi=1e3)), "denominator": draw(st.sampled_from(["n", "n+1"]))}
+    return {
+        "scores": draw(_matrix(lo=-1e3, hi=1e3)),
+        "denominator": draw(st.sampled_from(["n", "n+1"])),
+    }
 
 
 @st.composite
@@ -835,13 +936,21 @@ def _cdf_from_unlabeled(draw):
 
 @st.composite
 def _sample_fractions(draw):
-    return {"k": draw(st.floats(1.0, 1e9)), "mu_label": draw(st.floats(-1e3, 1e300)), "mu_pred": draw(st.floats(-1e3, 1e3))}
+    return {
+        "k": draw(st.floats(1.0, 1e9)),
+        "mu_label": draw(st.floats(-1e3, 1e300)),
+        "mu_pred": draw(st.floats(-1e3, 1e3)),
+    }
 
 
 def _tensor_logits(draw, b, n, lo=-30.0, hi=30.0):
     el = st.floats(lo, hi)
     pos = AsTensor(draw(st.lists(el, min_size=b, max_size=b)))
-    neg = AsTensor(np.array(draw(st.lists(st.lists(el, min_size=n, max_size=n), min_size=b, max_size=b))).reshape(b, n))
+    neg = AsTensor(
+        np.array(
+            draw(st.lists(st.lists(el, min_size=n, max_size=n), min_size=b, max_size=b))
+        ).reshape(b, n)
+    )
     return pos, neg
 
 
@@ -866,7 +975,13 @@ def _bridge_functional(draw, name):
     if name in ("dcl", "hcl", "dpl") and draw(st.booleans()):
         m = draw(st.integers(1, 3))
         out["pos_extra_logits"] = AsTensor(
-            np.array(draw(st.lists(st.lists(st.floats(-30, 30), min_size=m, max_size=m), min_size=b, max_size=b))).reshape(b, m)
+            np.array(
+                draw(
+                    st.lists(
+                        st.lists(st.floats(-30, 30), min_size=m, max_size=m), min_size=b, max_size=b
+                    )
+                )
+            ).reshape(b, m)
         )
     if name in ("ecdf_counts", "bcl_log_weights"):
         out.pop("pos_logits")
@@ -892,7 +1007,9 @@ def _estimator_errors(draw):
     n = draw(st.integers(1, 6))
     el = st.floats(-20.0, 20.0)
     neg = np.array(draw(st.lists(st.lists(el, min_size=n, max_size=n), min_size=a, max_size=a)))
-    tn = np.array(draw(st.lists(st.lists(st.booleans(), min_size=n, max_size=n), min_size=a, max_size=a)))
+    tn = np.array(
+        draw(st.lists(st.lists(st.booleans(), min_size=n, max_size=n), min_size=a, max_size=a))
+    )
     tn[:, 0] = True
     pos = _array(draw, el, a)
     return {"neg": neg, "is_true_negative": tn, "pos": pos, "t": draw(st.floats(0.5, 10.0))}
@@ -939,7 +1056,8 @@ LEGAL = {
     "approx_mpr": _model_joint(),
     "expected_likelihood": _model_joint().map(
         lambda d: {
-            "model_probs": np.abs(d["model"]) / np.abs(d["model"]).sum(axis=-1, keepdims=True).clip(1e-300)
+            "model_probs": np.abs(d["model"])
+            / np.abs(d["model"]).sum(axis=-1, keepdims=True).clip(1e-300)
             if np.abs(d["model"]).sum() > 0
             else np.full_like(d["model"], 1.0 / d["model"].shape[1]),
             "joint": d["joint"],
@@ -949,7 +1067,9 @@ LEGAL = {
     "kl_divergence": st.integers(1, 5).flatmap(
         lambda n: st.fixed_dictionaries(
             {
-                "p": st.lists(st.floats(0, 1e300), min_size=n, max_size=n).filter(lambda v: sum(v) > 0).map(np.array),
+                "p": st.lists(st.floats(0, 1e300), min_size=n, max_size=n)
+                .filter(lambda v: sum(v) > 0)
+                .map(np.array),
                 "q": st.lists(st.floats(1e-300, 1e300), min_size=n, max_size=n).map(np.array),
             }
         )
@@ -986,10 +1106,14 @@ LEGAL = {
             }
         )
     ),
-    "tnr": st.fixed_dictionaries({"is_true_negative": st.lists(st.booleans(), min_size=1, max_size=6).map(np.array)}),
+    "tnr": st.fixed_dictionaries(
+        {"is_true_negative": st.lists(st.booleans(), min_size=1, max_size=6).map(np.array)}
+    ),
     "paper_table_scores": st.fixed_dictionaries({}),
     "EntropyTemperatureController": st.floats(0.0, 2.0).flatmap(
-        lambda lo: st.fixed_dictionaries({"low": st.just(lo), "high": st.floats(lo + 0.01, lo + 3.0)})
+        lambda lo: st.fixed_dictionaries(
+            {"low": st.just(lo), "high": st.floats(lo + 0.01, lo + 3.0)}
+        )
     ),
     "EntropyTemperatureController.update": st.fixed_dictionaries({"scores": _entropy_scores()}),
     "mse_study": st.fixed_dictionaries(
@@ -1009,7 +1133,18 @@ LEGAL = {
         {"pdf": st.just(sst.norm().pdf), "proposal": st.just(sst.norm()), "c": st.floats(1.0, 10.0)}
     ),
 }
-for _name in ("infonce", "dcl", "hcl", "bcl", "bcl_log_weights", "ecdf_counts", "bpr", "dpl", "bce", "relaxed_softmax"):
+for _name in (
+    "infonce",
+    "dcl",
+    "hcl",
+    "bcl",
+    "bcl_log_weights",
+    "ecdf_counts",
+    "bpr",
+    "dpl",
+    "bce",
+    "relaxed_softmax",
+):
     LEGAL[f"bridge.functional.{_name}"] = _bridge_functional(_name)
 LEGAL["bridge.forward"] = _embeddings()
 
@@ -1024,23 +1159,45 @@ CONSTRUCT = {
     "order_statistic": _order_statistic(),
     "true_negative": st.fixed_dictionaries({"base": Dist().legal(), "alpha": st.floats(0.5, 1.0)}),
     "false_negative": st.fixed_dictionaries({"base": Dist().legal(), "alpha": st.floats(0.5, 1.0)}),
-    "hard_negative": st.fixed_dictionaries({"base": Dist().legal(), "alpha": st.floats(0.5, 1.0), "beta": st.floats(0, 1)}),
+    "hard_negative": st.fixed_dictionaries(
+        {"base": Dist().legal(), "alpha": st.floats(0.5, 1.0), "beta": st.floats(0, 1)}
+    ),
     "unlabeled": st.fixed_dictionaries(
-        {"base": Dist().legal(), "alpha": st.floats(0.5, 1.0), "tau_plus": st.floats(1e-6, 1 - 1e-6)}
+        {
+            "base": Dist().legal(),
+            "alpha": st.floats(0.5, 1.0),
+            "tau_plus": st.floats(1e-6, 1 - 1e-6),
+        }
     ),
     # weights whose sum overflows (1e308 + 1e308 = inf) must be normalised without it
     "AliasTable": st.fixed_dictionaries(
-        {"p": st.one_of(Vector(0.0, 1e6, nonzero=True).legal(), st.just(np.array([1e308, 1e308, 0.0])))}
+        {
+            "p": st.one_of(
+                Vector(0.0, 1e6, nonzero=True).legal(), st.just(np.array([1e308, 1e308, 0.0]))
+            )
+        }
     ),
     "InverseCDFSampler": st.fixed_dictionaries(
-        {"p": st.one_of(Vector(0.0, 1e6, nonzero=True).legal(), st.just(np.array([1e308, 1e308, 0.0])))}
+        {
+            "p": st.one_of(
+                Vector(0.0, 1e6, nonzero=True).legal(), st.just(np.array([1e308, 1e308, 0.0]))
+            )
+        }
     ),
     "MixtureOfGaussiansTask": st.fixed_dictionaries(
-        {"n_components": st.integers(1, 4), "n_context": st.integers(1, 10), "n_target": st.integers(1, 10)}
+        {
+            "n_components": st.integers(1, 4),
+            "n_context": st.integers(1, 10),
+            "n_target": st.integers(1, 10),
+        }
     ),
     "EntropyTemperatureController": st.floats(0.0, 1.0).flatmap(
         lambda lo: st.fixed_dictionaries(
-            {"low": st.just(lo), "high": st.floats(lo + 0.05, lo + 2.0), "tau": st.floats(1e-6, 1e6)}
+            {
+                "low": st.just(lo),
+                "high": st.floats(lo + 0.05, lo + 2.0),
+                "tau": st.floats(1e-6, 1e6),
+            }
         )
     ),
     "AcceptRejectSampler": st.fixed_dictionaries(

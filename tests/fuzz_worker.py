@@ -129,8 +129,16 @@ def _check_output(case, result):
     arr = np.concatenate(vals) if vals else np.zeros(0)
     if np.isnan(arr).any() and name not in NAN_DOCUMENTED:
         return "nonfinite", "NaN in the output"
-    if np.isinf(arr).any() and not inf_in and method not in INF_OK_METHODS and name not in INF_OK_TARGETS:
-        if not (method == "pdf" and np.all(np.abs(np.asarray(case["kwargs"].get("x", 1.0), dtype=float)) < 1e-300)):
+    if (
+        np.isinf(arr).any()
+        and not inf_in
+        and method not in INF_OK_METHODS
+        and name not in INF_OK_TARGETS
+    ):
+        if not (
+            method == "pdf"
+            and np.all(np.abs(np.asarray(case["kwargs"].get("x", 1.0), dtype=float)) < 1e-300)
+        ):
             return "nonfinite", "inf in the output for finite input"
     if method in ("cdf", "sf") and ((arr < 0) | (arr > 1)).any():
         return "nonfinite", f"{method} outside [0, 1]"
@@ -146,7 +154,10 @@ def _check_output(case, result):
 def _names_param(message, param):
     if param is None:
         return True
-    return re.search(r"(?<![A-Za-z0-9_])" + re.escape(param) + r"(?![A-Za-z0-9_])", message) is not None
+    return (
+        re.search(r"(?<![A-Za-z0-9_])" + re.escape(param) + r"(?![A-Za-z0-9_])", message)
+        is not None
+    )
 
 
 def _base_rejected(case, fn, kwargs, ctor_kwargs):
@@ -189,7 +200,10 @@ def run_case(case):
                         if mode == "illegal" and param in ctor_kwargs:
                             raise  # the mutated constructor argument (torch modules): judged below
                         # otherwise the spec drew a related pair of constructor arguments badly
-                        return "rejected_legal", f"constructor: {type(exc).__name__}: {str(exc)[:200]}"
+                        return (
+                            "rejected_legal",
+                            f"constructor: {type(exc).__name__}: {str(exc)[:200]}",
+                        )
                     result = getattr(obj, case["method"])(**kwargs)
                 else:
                     result = fn(**kwargs)
@@ -233,11 +247,17 @@ def run_case(case):
     if mode == "poison":
         vals = [a.ravel() for a in _leaves(result)]
         arr = np.concatenate(vals) if vals else np.zeros(0)
-        poisoned = np.asarray(case["kwargs"][param].array if hasattr(case["kwargs"][param], "array") else np.nan)
+        poisoned = np.asarray(
+            case["kwargs"][param].array if hasattr(case["kwargs"][param], "array") else np.nan
+        )
         need_nan = np.isnan(poisoned).any()
         if case["name"] in INF_RANKED and not need_nan:
             return "ok", ""
-        if arr.size == 0 or (need_nan and not np.isnan(arr).any()) or (not need_nan and np.isfinite(arr).all()):
+        if (
+            arr.size == 0
+            or (need_nan and not np.isnan(arr).any())
+            or (not need_nan and np.isfinite(arr).all())
+        ):
             return "accepted_illegal", f"NaN/inf input gave {_short(result)}"
         return "ok", ""
     return _check_output(case, result)

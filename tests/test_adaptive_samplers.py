@@ -14,7 +14,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from negtheory.recsys import Interactions, SRNSMemory, load_split, sample_by_rank, srns_initial_memory
+from negtheory.recsys import (
+    Interactions,
+    SRNSMemory,
+    load_split,
+    sample_by_rank,
+    srns_initial_memory,
+)
 from negtheory.recsys._sgd_kernels import _bpr_epoch
 
 torch = pytest.importorskip("torch")
@@ -27,7 +33,9 @@ def _csr(rows, n_users):
     for u, items in rows.items():
         indptr[u + 1] = len(items)
     indptr = np.cumsum(indptr)
-    indices = np.concatenate([np.sort(np.asarray(rows.get(u, []), dtype=np.int64)) for u in range(n_users)])
+    indices = np.concatenate(
+        [np.sort(np.asarray(rows.get(u, []), dtype=np.int64)) for u in range(n_users)]
+    )
     return indptr, indices
 
 
@@ -40,8 +48,15 @@ def test_rank_law_matches_truncated_geometric(lam):
     indptr, indices = _csr(train, 1)
     score = rng.normal(size=n_items)  # distinct scores: ranks are well defined
     reps = 40_000
-    draws = sample_by_rank(np.zeros(reps, dtype=np.int64), 1, np.tile(score, (reps, 1)), (indptr, indices), rng=1,
-                           rank_scale=lam, n_items=n_items)[:, 0]  # fmt: skip
+    draws = sample_by_rank(
+        np.zeros(reps, dtype=np.int64),
+        1,
+        np.tile(score, (reps, 1)),
+        (indptr, indices),
+        rng=1,
+        rank_scale=lam,
+        n_items=n_items,
+    )[:, 0]
     assert not np.isin(draws, train[0]).any()
     free = np.setdiff1d(np.arange(n_items), train[0])
     by_rank = free[np.argsort(-score[free])]  # rank 0 = highest score
@@ -67,8 +82,15 @@ def test_rank_extremes_and_ties():
     out = sample_by_rank([0, 1], 3, sc, (indptr, indices), rng=0, rank_scale=1e-4, n_items=5)
     assert out.tolist() == [[2, 2, 2], [0, 0, 0]]
     # a huge scale: near-uniform over the free items, never a training item
-    out = sample_by_rank(np.zeros(20_000, dtype=np.int64), 1, np.tile(sc[0], (20_000, 1)), (indptr, indices), rng=0,
-                         rank_scale=1e9, n_items=5)[:, 0]  # fmt: skip
+    out = sample_by_rank(
+        np.zeros(20_000, dtype=np.int64),
+        1,
+        np.tile(sc[0], (20_000, 1)),
+        (indptr, indices),
+        rng=0,
+        rank_scale=1e9,
+        n_items=5,
+    )[:, 0]
     assert not (out == 0).any()
     # ties map every rank of the tie group to its lowest index (the batch-1 kernel's rule): items 2 and 3
     # tie, so 3 is never drawn and 2 takes both ranks' mass (about 1/2 with the other two at 1/4 each)
@@ -95,9 +117,13 @@ def test_rank_validation():
     with pytest.raises(ValueError, match="scores"):
         sample_by_rank([0], 1, np.zeros((2, 3)), (indptr, indices), rank_scale=1.0, n_items=3)
     with pytest.raises(ValueError, match="NaN"):
-        sample_by_rank([0], 1, np.full((1, 3), np.nan), (indptr, indices), rank_scale=1.0, n_items=3)
+        sample_by_rank(
+            [0], 1, np.full((1, 3), np.nan), (indptr, indices), rank_scale=1.0, n_items=3
+        )
     with pytest.raises(ValueError, match="no non-interacted"):
-        sample_by_rank([0], 1, np.zeros((1, 1)), (np.array([0, 1]), np.array([0])), rank_scale=1.0, n_items=1)
+        sample_by_rank(
+            [0], 1, np.zeros((1, 1)), (np.array([0, 1]), np.array([0])), rank_scale=1.0, n_items=1
+        )
 
 
 def test_aobpr_spec_draw_uses_scores():
@@ -109,14 +135,48 @@ def test_aobpr_spec_draw_uses_scores():
 
 
 # ------------------------------------------------------------------------------------------ SRNS
-def _kernel_epoch(U, V, pairs, indptr, indices, mem, hist_u, hist_v, n_hist, alpha_t, pool, tau, seed):
+def _kernel_epoch(
+    U, V, pairs, indptr, indices, mem, hist_u, hist_v, n_hist, alpha_t, pool, tau, seed
+):
     """One batch-1 kernel epoch of SRNS with lr = reg = 0 (the scores never move); its negatives."""
     n_items = V.shape[0]
     t_indptr = np.zeros(U.shape[0] + 1, dtype=np.int64)
     record = np.full(len(pairs), -1, dtype=np.int64)
-    _bpr_epoch(U, V, pairs, indptr, indices, t_indptr, np.zeros(0, np.int64), 5, 5, 5.0, np.zeros((1, n_items)), False,
-               0.64, 0.04, False, np.linspace(0, 1, n_items), 1.0, np.float32(0.0), np.float32(0.0), seed, np.zeros(4),
-               record, mem, np.zeros((1, 1, 1), np.float32), hist_u, hist_v, n_hist, alpha_t, pool, tau, 0, 1, 0)  # fmt: skip
+    _bpr_epoch(
+        U,
+        V,
+        pairs,
+        indptr,
+        indices,
+        t_indptr,
+        np.zeros(0, np.int64),
+        5,
+        5,
+        5.0,
+        np.zeros((1, n_items)),
+        False,
+        0.64,
+        0.04,
+        False,
+        np.linspace(0, 1, n_items),
+        1.0,
+        np.float32(0.0),
+        np.float32(0.0),
+        seed,
+        np.zeros(4),
+        record,
+        mem,
+        np.zeros((1, 1, 1), np.float32),
+        hist_u,
+        hist_v,
+        n_hist,
+        alpha_t,
+        pool,
+        tau,
+        0,
+        1,
+        0,
+    )
     return record
 
 
@@ -132,12 +192,31 @@ def test_srns_memory_draws_as_the_batch1_kernel(n_hist, alpha_t):
     spec = SRNS(memory=4, candidates=6, alpha=alpha_t * 2, warmup=2.0, tau=0.7, window=3)
     mem = SRNSMemory(spec, data, U, V, rng=0)
     for e in range(1, n_hist):  # history slots of epochs 1.. (other embeddings)
-        mem.record(e, rng.normal(size=U.shape).astype(np.float32), rng.normal(size=V.shape).astype(np.float32))
+        mem.record(
+            e,
+            rng.normal(size=U.shape).astype(np.float32),
+            rng.normal(size=V.shape).astype(np.float32),
+        )
     pairs = data.train[rng.permutation(len(data.train))]
     mem0 = mem.memory.copy()
-    expected = _kernel_epoch(U, V, np.ascontiguousarray(pairs), indptr, indices, mem0, mem.hist_u, mem.hist_v, mem.n_hist,
-                             alpha_t, spec.candidates, spec.tau, int(np.random.default_rng(7).integers(0, 2**31 - 1)))  # fmt: skip
-    got = mem.draw(pairs[:, 0], pairs[:, 1], U, V, epoch=1, rng=7)  # alpha_t = alpha * min(1, 1 / 2); same kernel seed
+    expected = _kernel_epoch(
+        U,
+        V,
+        np.ascontiguousarray(pairs),
+        indptr,
+        indices,
+        mem0,
+        mem.hist_u,
+        mem.hist_v,
+        mem.n_hist,
+        alpha_t,
+        spec.candidates,
+        spec.tau,
+        int(np.random.default_rng(7).integers(0, 2**31 - 1)),
+    )
+    got = mem.draw(
+        pairs[:, 0], pairs[:, 1], U, V, epoch=1, rng=7
+    )  # alpha_t = alpha * min(1, 1 / 2); same kernel seed
     assert np.array_equal(got, expected)
     assert np.array_equal(mem.memory, mem0)  # the same refreshed memories
     free = np.ones((n_users, n_items), bool)
@@ -150,7 +229,9 @@ def test_srns_memory_draws_as_the_batch1_kernel(n_hist, alpha_t):
 
 def test_srns_initial_memory_is_uniform_over_free_items():
     indptr, indices = _csr({0: [1, 3]}, 1)
-    draws = np.concatenate([srns_initial_memory(indptr, indices, 6, 1, rng=s)[0] for s in range(3000)])
+    draws = np.concatenate(
+        [srns_initial_memory(indptr, indices, 6, 1, rng=s)[0] for s in range(3000)]
+    )
     counts = np.bincount(draws, minlength=6)
     assert counts[1] == counts[3] == 0
     assert stats.chisquare(counts[[0, 2, 4, 5]]).pvalue > 1e-3
@@ -161,7 +242,9 @@ def _planted(seed=0):
     rng = np.random.default_rng(seed)
     nu, ni = 80, 60
     g_u, g_i = rng.integers(0, 4, nu), np.arange(ni) % 4
-    pairs = np.array([(u, i) for u in range(nu) for i in range(ni) if g_u[u] == g_i[i] and rng.random() < 0.6])
+    pairs = np.array(
+        [(u, i) for u in range(nu) for i in range(ni) if g_u[u] == g_i[i] and rng.random() < 0.6]
+    )
     pairs = pairs[rng.permutation(len(pairs))]
     return Interactions(nu, ni, pairs[200:], pairs[:200])
 
@@ -170,8 +253,15 @@ def _planted(seed=0):
 @pytest.mark.parametrize("model", [MF(dim=8), LightGCN(dim=8, layers=1)], ids=["mf", "lightgcn"])
 def test_minibatch_engine_learns_with_aobpr_and_srns(sampler, model):
     d = _planted()
-    kw = dict(model=model, loss=BPR(), sampler=sampler, optimizer=Adam(lr=0.01, batch_size=64), epochs=6,
-              evaluation=Evaluation(every=6), rng=0)  # fmt: skip
+    kw = dict(
+        model=model,
+        loss=BPR(),
+        sampler=sampler,
+        optimizer=Adam(lr=0.01, batch_size=64),
+        epochs=6,
+        evaluation=Evaluation(every=6),
+        rng=0,
+    )
     r = fit(d, **kw)
     assert r.engine == "torch"
     # random ranking gives NDCG@10 about 0.05 here (2.5 test items among ~48 free ones per user)
@@ -188,7 +278,10 @@ def test_minibatch_engine_learns_with_aobpr_and_srns(sampler, model):
 def test_score_aware_samplers_pair_with_any_loss_and_model():
     # AOBPR with InfoNCE, SRNS with N = 2 negatives per pair (N draws from the memories), AOBPR on cosine
     d = _planted()
-    for model, loss, sampler in [(LightGCN(dim=4), InfoNCE(), AOBPR()), (LightGCN(dim=4), BPR(negatives=2), SRNS()),
-                                 (MF(dim=4, similarity="cosine"), BPR(), AOBPR())]:  # fmt: skip
+    for model, loss, sampler in [
+        (LightGCN(dim=4), InfoNCE(), AOBPR()),
+        (LightGCN(dim=4), BPR(negatives=2), SRNS()),
+        (MF(dim=4, similarity="cosine"), BPR(), AOBPR()),
+    ]:
         r = fit(d, model=model, loss=loss, sampler=sampler, optimizer=Adam(batch_size=64), epochs=1)
         assert r.engine == "torch" and np.isfinite(r.history[-1]["loss"])

@@ -96,7 +96,9 @@ def test_deferred_imports_and_arrows_up(mod, root):
         "negtheory.training.loop",
     ]
     assert mod.deferred_imports(modules) == {"negtheory/core_b.py": 1}
-    assert mod.arrows_up(modules, mod.LAYERS) == [("negtheory.core_b", "core", "negtheory.training.loop", "training", False)]
+    assert mod.arrows_up(modules, mod.LAYERS) == [
+        ("negtheory.core_b", "core", "negtheory.training.loop", "training", False)
+    ]
 
 
 def test_layers(mod):
@@ -111,7 +113,10 @@ def test_layers(mod):
 def test_sizes_lines_and_engines(mod, root):
     modules = mod.load_package(root)
     assert mod.code_lines('"""Doc\n\nmore."""\n# comment\n\nx = 1  # c\n') == 3
-    assert mod.long_modules(modules, limit=6) == [(10, "negtheory/training/loop.py"), (7, "negtheory/core_a.py")]
+    assert mod.long_modules(modules, limit=6) == [
+        (10, "negtheory/training/loop.py"),
+        (7, "negtheory/core_a.py"),
+    ]
     assert mod.long_functions(modules, limit=3) == [
         (4, "negtheory.core_a.twice"),
         (4, "negtheory.core_b.scaled"),
@@ -134,9 +139,16 @@ def test_sizes_lines_and_engines(mod, root):
 
 def test_main_with_layers_file(mod, root, tmp_path, capsys):
     layers = tmp_path / "layers.json"
-    layers.write_text(json.dumps({"training": ["negtheory/training/*.py"], "core": ["negtheory/core_*.py"]}))
+    layers.write_text(
+        json.dumps({"training": ["negtheory/training/*.py"], "core": ["negtheory/core_*.py"]})
+    )
     out = tmp_path / "m.json"
-    assert mod.main(["--root", str(root), "--layers", str(layers), "--duplicates", "3", "--json", str(out)]) == 0
+    assert (
+        mod.main(
+            ["--root", str(root), "--layers", str(layers), "--duplicates", "3", "--json", str(out)]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "| arrows back up (distinct import edges to a higher layer) | 1 |" in printed
     m = json.loads(out.read_text())

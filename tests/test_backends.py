@@ -39,8 +39,14 @@ def _final(r):
 
 
 def test_both_backends_train_bpr_mf_with_the_same_law(data):
-    kw = dict(model=MF(dim=4, init_std=0.1), loss=BPR(), sampler=RNS(), optimizer=SGD(lr=0.05, weight_decay=0.01),
-              epochs=3, evaluation=Evaluation(every=3, ks=(5,)))  # fmt: skip
+    kw = dict(
+        model=MF(dim=4, init_std=0.1),
+        loss=BPR(),
+        sampler=RNS(),
+        optimizer=SGD(lr=0.05, weight_decay=0.01),
+        epochs=3,
+        evaluation=Evaluation(every=3, ks=(5,)),
+    )
     numba = np.array([_final(fit(data, **kw, rng=s)) for s in range(24)])
     torch_ = np.array([_final(fit(data, **kw, rng=s, engine="torch")) for s in range(24)])
     assert fit(data, **kw).engine == "sgd"
@@ -54,7 +60,9 @@ def test_both_backends_train_bpr_mf_with_the_same_law(data):
 
 def test_both_backends_draw_uniform_non_interacted_negatives(data):
     # the numba kernel's own draws (recorded) and the host draws of the torch trainer's RNS
-    rec = fit_with_negatives(data, model=MF(dim=4), loss=BPR(), sampler=RNS(), optimizer=SGD(), epochs=40, rng=0)
+    rec = fit_with_negatives(
+        data, model=MF(dim=4), loss=BPR(), sampler=RNS(), optimizer=SGD(), epochs=40, rng=0
+    )
     # per epoch (the pairs in the order visited, the negative of each)
     users = np.concatenate([visit[:, 0] for visit, _ in rec.negatives])
     negs = np.concatenate([neg for _, neg in rec.negatives])

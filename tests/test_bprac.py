@@ -59,7 +59,9 @@ def test_popularity_prior_eq_3_28():
     u = (counts - counts.mean()) / counts.std()
     np.testing.assert_allclose(popularity_prior(counts), 1 / (1 + np.exp(-u)), rtol=1e-15)
     # shares of users give the same prior as counts
-    np.testing.assert_allclose(popularity_prior(counts / 943.0), popularity_prior(counts), rtol=1e-14)
+    np.testing.assert_allclose(
+        popularity_prior(counts / 943.0), popularity_prior(counts), rtol=1e-14
+    )
     np.testing.assert_array_equal(popularity_prior([7, 7]), [0.5, 0.5])
     # extreme standardised values stay in [0, 1] without overflow warnings
     p = popularity_prior(np.r_[np.zeros(10**5), 1e6])
@@ -95,7 +97,9 @@ def test_shapes_and_empty():
     c = credence(np.zeros((2, 3)) + 0.1, np.zeros((2, 3), dtype=int), [1, 2], 4, 1.0)
     assert c.shape == (2, 3)
     assert credence([], [], [1, 2], 4, 1.0).shape == (0,)
-    assert credence([0.5, 0.7], [0.0, 1.0], [1, 2], 4, 1.0).shape == (2,)  # integral floats accepted
+    assert credence([0.5, 0.7], [0.0, 1.0], [1, 2], 4, 1.0).shape == (
+        2,
+    )  # integral floats accepted
 
 
 @pytest.mark.parametrize(
@@ -116,7 +120,13 @@ def test_shapes_and_empty():
     ],
 )
 def test_bad_input_raises_value_error(kwargs, match):
-    args = {"scores": [0.1, 0.2, 0.3], "items": [0, 1, 1], "item_counts": [3.0, 4.0], "d": 4, "lam": 1.0}
+    args = {
+        "scores": [0.1, 0.2, 0.3],
+        "items": [0, 1, 1],
+        "item_counts": [3.0, 4.0],
+        "d": 4,
+        "lam": 1.0,
+    }
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         credence(**args)

@@ -62,10 +62,33 @@ def test_import_negtheory_without_torch_and_bridge_error_names_the_extra():
 
 @pytest.mark.parametrize(
     "name",
-    [*(f"losses.{m}" for m in ("_base", "infonce", "dcl", "hcl", "bcl", "bpr", "dpl", "bce", "ccl", "relaxed_softmax",
-                               "registry")),
-     "samplers", "data", "probes", "bprac_em", "train", "recommend", "relaxed_softmax_training", "device"],
-)  # fmt: skip
+    [
+        *(
+            f"losses.{m}"
+            for m in (
+                "_base",
+                "infonce",
+                "dcl",
+                "hcl",
+                "bcl",
+                "bpr",
+                "dpl",
+                "bce",
+                "ccl",
+                "relaxed_softmax",
+                "registry",
+            )
+        ),
+        "samplers",
+        "data",
+        "probes",
+        "bprac_em",
+        "train",
+        "recommend",
+        "relaxed_softmax_training",
+        "device",
+    ],
+)
 def test_docstring_examples(name):
     mod = importlib.import_module(f"negtheory.bridge.{name}")
     res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
@@ -77,7 +100,9 @@ def test_docstring_examples(name):
 # --------------------------------------------------------------------------------------------
 def _emb(b=6, d=5, seed=0):
     g = torch.Generator().manual_seed(seed)
-    return torch.randn(b, d, generator=g, dtype=torch.float64), torch.randn(b, d, generator=g, dtype=torch.float64)
+    return torch.randn(b, d, generator=g, dtype=torch.float64), torch.randn(
+        b, d, generator=g, dtype=torch.float64
+    )
 
 
 def test_in_batch_symmetric_logits_match_an_explicit_loop():
@@ -100,10 +125,16 @@ def test_module_losses_equal_functionals_on_the_same_logits():
     cases = [
         (M.InfoNCELoss(0.5), lambda q, n: Fn.infonce(q, n)),
         (M.DebiasedContrastiveLoss(0.1, 0.5), lambda q, n: Fn.dcl(q, n, 0.1, floor=math.exp(-2.0))),
-        (M.HardContrastiveLoss(0.1, 1.0, 0.5), lambda q, n: Fn.hcl(q, n, 0.1, 1.0, floor=math.exp(-2.0))),
+        (
+            M.HardContrastiveLoss(0.1, 1.0, 0.5),
+            lambda q, n: Fn.hcl(q, n, 0.1, 1.0, floor=math.exp(-2.0)),
+        ),
         (M.BayesianContrastiveLoss(0.9, 0.5, 0.1, 0.5), lambda q, n: Fn.bcl(q, n, 0.9, 0.5, 0.1)),
         (M.BPRLoss(), lambda q, n: Fn.bpr(q, n)),
-        (M.DPLLoss(0.1), lambda q, n: Fn.dpl(q, n, 0.1, eps=1e-2)),  # the module's eps: DPL's spec default
+        (
+            M.DPLLoss(0.1),
+            lambda q, n: Fn.dpl(q, n, 0.1, eps=1e-2),
+        ),  # the module's eps: DPL's spec default
         (M.BCELoss(), lambda q, n: Fn.bce(q, n)),
         (M.RelaxedSoftmaxLoss(), lambda q, n: Fn.relaxed_softmax(q, n)),
     ]
@@ -150,7 +181,11 @@ def test_bns_select_matches_numpy(with_ref):
     ref = rng.normal(0.0, 1.0, (50, 30)) if with_ref else None
     want = est.bns_select(xp, cand, pfn, reference_scores=ref, lam=5.0)
     got = S.bns_select(
-        torch.tensor(xp), torch.tensor(cand), torch.tensor(pfn), None if ref is None else torch.tensor(ref), lam=5.0
+        torch.tensor(xp),
+        torch.tensor(cand),
+        torch.tensor(pfn),
+        None if ref is None else torch.tensor(ref),
+        lam=5.0,
     )
     np.testing.assert_array_equal(got.numpy(), want)
 
@@ -167,7 +202,9 @@ def test_bns_count_le_both_paths_equal_brute_force(n_cand):
     got = S._count_le(torch.tensor(ref), torch.tensor(cand))
     np.testing.assert_array_equal(got.numpy(), want)
     srt = torch.sort(torch.tensor(ref), dim=-1)[0]
-    np.testing.assert_array_equal(torch.searchsorted(srt, torch.tensor(cand), right=True).numpy(), want)
+    np.testing.assert_array_equal(
+        torch.searchsorted(srt, torch.tensor(cand), right=True).numpy(), want
+    )
 
 
 @pytest.mark.parametrize("temperature", [0.0, 0.3, 1.0, 5.0, math.inf])
@@ -187,11 +224,15 @@ def test_boltzmann_sample_frequencies():
 
     g = torch.tensor([0.0, 1.0, 2.0, -1.0, 0.5], dtype=torch.float64)
     p = S.boltzmann_log_probs(g, 0.7).exp().numpy()
-    draws = S.boltzmann_sample(g[None], 40_000, 0.7, generator=torch.Generator().manual_seed(0))[0].numpy()
+    draws = S.boltzmann_sample(g[None], 40_000, 0.7, generator=torch.Generator().manual_seed(0))[
+        0
+    ].numpy()
     counts = np.bincount(draws, minlength=5)
     assert chisquare(counts, 40_000 * p).pvalue > 1e-3
     # same generator seed, same draws
-    again = S.boltzmann_sample(g[None], 40_000, 0.7, generator=torch.Generator().manual_seed(0))[0].numpy()
+    again = S.boltzmann_sample(g[None], 40_000, 0.7, generator=torch.Generator().manual_seed(0))[
+        0
+    ].numpy()
     np.testing.assert_array_equal(draws, again)
 
 
@@ -199,18 +240,26 @@ def test_fractional_counts_and_ans_callback():
     c = S.draw_negative_counts(2.25, (200_000,), torch.Generator().manual_seed(1))
     assert set(c.unique().tolist()) == {2, 3}
     assert float(c.float().mean()) == pytest.approx(2.25, abs=0.005)  # se = 0.001
-    cb = S.ANSCallback(total_steps=200, k_opt=7, warmup=0.2, generator=torch.Generator().manual_seed(0))
+    cb = S.ANSCallback(
+        total_steps=200, k_opt=7, warmup=0.2, generator=torch.Generator().manual_seed(0)
+    )
     steps = np.arange(0, 201, 7)
-    np.testing.assert_allclose([cb.on_step(s) for s in steps], ans_schedule(steps, 200, 7, 0.2), rtol=1e-15)
+    np.testing.assert_allclose(
+        [cb.on_step(s) for s in steps], ans_schedule(steps, 200, 7, 0.2), rtol=1e-15
+    )
     assert len(cb.history) == len(steps)
 
 
 def test_bns_sampler_prefers_low_risk_candidates():
     # item 0 is hugely popular (likely a false negative): BNS must avoid it when it is hard
     counts = torch.tensor([100.0] + [1.0] * 9)
-    s = S.BNSSampler(counts, n_users=100, n_candidates=10, lam=5.0, generator=torch.Generator().manual_seed(0))
+    s = S.BNSSampler(
+        counts, n_users=100, n_candidates=10, lam=5.0, generator=torch.Generator().manual_seed(0)
+    )
     score = lambda u, i: torch.where(i == 0, 5.0, 0.0).double()  # noqa: E731
-    chosen = s.sample(score, torch.zeros(500, dtype=torch.long), torch.zeros(500, dtype=torch.float64))
+    chosen = s.sample(
+        score, torch.zeros(500, dtype=torch.long), torch.zeros(500, dtype=torch.float64)
+    )
     assert not (chosen == 0).any()
 
 
@@ -223,7 +272,10 @@ def test_synthetic_pu_ground_truth():
     d = synthetic_pu(n_users=200, n_items=300, tau_plus=0.2, mu_q=1.5, n_train=10, n_test=2, rng=3)
     assert d.relevant.shape == (200, 300)
     np.testing.assert_allclose(d.relevant.float().mean(1).numpy(), 0.2)  # class prior per user
-    assert float(d.utility.mean(1).abs().max()) < 1e-5 and float((d.utility.std(1, correction=0) - 1).abs().max()) < 1e-5
+    assert (
+        float(d.utility.mean(1).abs().max()) < 1e-5
+        and float((d.utility.std(1, correction=0) - 1).abs().max()) < 1e-5
+    )
     tr = set(map(tuple, d.train.tolist()))
     te = set(map(tuple, d.test.tolist()))
     assert not tr & te and len(tr) == 2000 and len(te) == 400
@@ -233,7 +285,9 @@ def test_synthetic_pu_ground_truth():
     # more label noise (smaller mu_q) -> lower label AUC
     d0 = synthetic_pu(n_users=200, n_items=300, tau_plus=0.2, mu_q=0.5, n_train=10, n_test=2, rng=3)
     assert d0.params["label_auc"] < d.params["label_auc"]
-    np.testing.assert_array_equal(d.item_counts.numpy(), np.bincount(d.train[:, 1].numpy(), minlength=300))
+    np.testing.assert_array_equal(
+        d.item_counts.numpy(), np.bincount(d.train[:, 1].numpy(), minlength=300)
+    )
 
 
 def test_digits_views_and_augment():
@@ -271,7 +325,9 @@ def test_probe_batch_against_direct_computation():
     truth = est.theta_sup(x, ~fn)
     assert r["mse_biased"] == pytest.approx(np.mean((x.mean(1) - truth) ** 2))
     a = min(max(r["alpha"], 0.5), 1.0)
-    assert r["mse_bcl"] == pytest.approx(np.mean((est.theta_bcl(x, a, 0.5, r["tau_plus"]) - truth) ** 2))
+    assert r["mse_bcl"] == pytest.approx(
+        np.mean((est.theta_bcl(x, a, 0.5, r["tau_plus"]) - truth) ** 2)
+    )
 
 
 def test_bprac_e_step_uses_credence():
@@ -293,11 +349,22 @@ def test_bprac_e_step_uses_credence():
 SMALL = dict(n_users=40, n_items=60, n_train=8, n_test=2)
 
 
-@pytest.mark.parametrize("loss", ["infonce", "dcl", "hcl", "bcl_norm", "dpl", "bce", "relaxed_softmax", "bns", "bprac"])
+@pytest.mark.parametrize(
+    "loss", ["infonce", "dcl", "hcl", "bcl_norm", "dpl", "bce", "relaxed_softmax", "bns", "bprac"]
+)
 def test_every_rec_loss_trains(loss):
     from negtheory.bridge.train import train
 
-    r = train(data="synthetic", loss=loss, epochs=2, k=4.0, dim=8, progress=False, synthetic=SMALL, probe_every=2)
+    r = train(
+        data="synthetic",
+        loss=loss,
+        epochs=2,
+        k=4.0,
+        dim=8,
+        progress=False,
+        synthetic=SMALL,
+        probe_every=2,
+    )
     assert len(r["history"]) == 2
     assert all(np.isfinite(h["loss"]) for h in r["history"])
     assert 0.0 <= r["final"]["test_ndcg@10"] <= 1.0
@@ -309,7 +376,15 @@ def test_every_rec_loss_trains(loss):
 def test_training_is_reproducible_and_learns():
     from negtheory.bridge.train import train
 
-    kw = dict(data="synthetic", loss="bpr", epochs=3, dim=8, progress=False, synthetic=dict(SMALL, n_train=15), probe=False)
+    kw = dict(
+        data="synthetic",
+        loss="bpr",
+        epochs=3,
+        dim=8,
+        progress=False,
+        synthetic=dict(SMALL, n_train=15),
+        probe=False,
+    )
     a, b = train(**kw), train(**kw)
     assert a["history"] == b["history"]
     aucs = [h["train_auc"] for h in a["history"]]
@@ -320,9 +395,30 @@ def test_training_is_reproducible_and_learns():
 def test_ans_and_fractional_k_with_infonce():
     from negtheory.bridge.train import train
 
-    r = train(data="synthetic", loss="infonce", epochs=2, k=3.5, dim=8, progress=False, synthetic=SMALL, ans=True, probe=False)
-    assert 2.5 < max(r["ans_k"]) <= 3.5 and min(r["ans_k"]) >= 1.0  # rises to K* = 3.5, falls back to 1
-    r = train(data="synthetic", loss="infonce", epochs=1, k=2.5, dim=8, progress=False, synthetic=SMALL, probe=False)
+    r = train(
+        data="synthetic",
+        loss="infonce",
+        epochs=2,
+        k=3.5,
+        dim=8,
+        progress=False,
+        synthetic=SMALL,
+        ans=True,
+        probe=False,
+    )
+    assert (
+        2.5 < max(r["ans_k"]) <= 3.5 and min(r["ans_k"]) >= 1.0
+    )  # rises to K* = 3.5, falls back to 1
+    r = train(
+        data="synthetic",
+        loss="infonce",
+        epochs=1,
+        k=2.5,
+        dim=8,
+        progress=False,
+        synthetic=SMALL,
+        probe=False,
+    )
     assert np.isfinite(r["final"]["loss"])
     with pytest.raises(ValueError, match="infonce"):
         train(data="synthetic", loss="bpr", epochs=1, k=2.5, progress=False, synthetic=SMALL)
@@ -348,8 +444,15 @@ def test_the_harness_trains_its_tower_model_without_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         TowerModel(5, 7, 4)
-        train(data="synthetic", loss="bpr", epochs=1, dim=4, progress=False, probe=False,
-              synthetic=dict(n_users=20, n_items=30, n_train=5, n_test=2))  # fmt: skip
+        train(
+            data="synthetic",
+            loss="bpr",
+            epochs=1,
+            dim=4,
+            progress=False,
+            probe=False,
+            synthetic=dict(n_users=20, n_items=30, n_train=5, n_test=2),
+        )
 
 
 class _Stop(Exception):
@@ -374,7 +477,9 @@ def test_retired_bridge_experiments_warn_and_run_all_skips_them(tmp_path, monkey
         E.mse_sim_vs_train(epochs=1)
     assert w[0].filename == __file__
     with pytest.raises(TypeError, match="movielens"):
-        E.downstream(movielens=tmp_path / "u.data", seeds=(0,))  # the harness's real-data task is removed
+        E.downstream(
+            movielens=tmp_path / "u.data", seeds=(0,)
+        )  # the harness's real-data task is removed
     fake = {"final": {"probe_acc": 0.9, "test_ndcg@10": 0.1}, "history": [{"test_ndcg@10": 0.1}]}
     monkeypatch.setattr(E, "train", lambda **k: fake)
     with warnings.catch_warnings():
@@ -393,8 +498,14 @@ def test_retired_bridge_experiments_warn_and_run_all_skips_them(tmp_path, monkey
     monkeypatch.setattr(E, "plot_downstream", lambda df: _Fig())
     res = E.run_all(out=tmp_path / "data", figures=tmp_path / "figs", quick=True, progress=False)
     assert len(res) == 2
-    assert sorted(p.name for p in (tmp_path / "data").iterdir()) == ["bridge_downstream.csv", "bridge_wu_k_sweep.csv"]
-    assert sorted(p.name for p in (tmp_path / "figs").iterdir()) == ["bridge_downstream.png", "bridge_wu_k_sweep.png"]
+    assert sorted(p.name for p in (tmp_path / "data").iterdir()) == [
+        "bridge_downstream.csv",
+        "bridge_wu_k_sweep.csv",
+    ]
+    assert sorted(p.name for p in (tmp_path / "figs").iterdir()) == [
+        "bridge_downstream.png",
+        "bridge_wu_k_sweep.png",
+    ]
     assert "mse_sim_vs_train" in E.__all__ and "plot_mse" not in E.__all__
 
 
@@ -405,8 +516,23 @@ def test_cli_bridge_train_synthetic_bcl_one_epoch(tmp_path):
 
     parser = argparse.ArgumentParser(prog="negtheory")
     add_bridge_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["bridge", "train", "--data", "synthetic", "--loss", "bcl", "--epochs", "1", "--device", "cpu",
-                              "--out", str(tmp_path), "--quiet"])  # fmt: skip
+    args = parser.parse_args(
+        [
+            "bridge",
+            "train",
+            "--data",
+            "synthetic",
+            "--loss",
+            "bcl",
+            "--epochs",
+            "1",
+            "--device",
+            "cpu",
+            "--out",
+            str(tmp_path),
+            "--quiet",
+        ]
+    )
     assert args.func(args) == 0
     res = json.loads((tmp_path / "results.json").read_text())
     assert res["config"]["loss"] == "bcl" and len(res["history"]) == 1
@@ -422,9 +548,25 @@ def test_cli_bridge_train_subprocess_with_progress(tmp_path):
         "a = p.parse_args(sys.argv[1:]); sys.exit(a.func(a))\n"
     )
     res = subprocess.run(
-        [sys.executable, "-c", code, "bridge", "train", "--data", "synthetic", "--loss", "bcl", "--epochs", "1", "--out", str(tmp_path)],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            code,
+            "bridge",
+            "train",
+            "--data",
+            "synthetic",
+            "--loss",
+            "bcl",
+            "--epochs",
+            "1",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert res.returncode == 0, res.stderr
     assert "final" in res.stdout and (tmp_path / "results.json").exists()
 
@@ -436,7 +578,9 @@ def test_bad_configurations_raise():
         train(data="synthetic", loss="nope", epochs=1, progress=False)
     with pytest.raises(ValueError, match="data"):
         train(data="imagenet", loss="bpr", epochs=1, progress=False)
-    with pytest.raises(ValueError, match="data"):  # the toy harness reads no real data: train(data=Interactions) does
+    with pytest.raises(
+        ValueError, match="data"
+    ):  # the toy harness reads no real data: train(data=Interactions) does
         train(data="movielens:u.data", loss="bpr", epochs=1, progress=False)
     with pytest.raises(ValueError, match="mlp"):
         train(data="digits", loss="bcl", model="tower", epochs=1, progress=False)

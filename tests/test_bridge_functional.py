@@ -44,7 +44,9 @@ def test_infonce_equals_biased_estimator():
     ref = _ref(pos, neg, est.theta_biased(np.exp(neg)))
     got = Fn.infonce(_t(pos), _t(neg), reduction="none").numpy()
     np.testing.assert_allclose(got, ref, rtol=RTOL)
-    assert float(Fn.infonce(_t(pos), _t(neg), reduction="sum")) == pytest.approx(ref.sum(), rel=RTOL)
+    assert float(Fn.infonce(_t(pos), _t(neg), reduction="sum")) == pytest.approx(
+        ref.sum(), rel=RTOL
+    )
     assert float(Fn.infonce(_t(pos), _t(neg))) == pytest.approx(ref.mean(), rel=RTOL)
 
 
@@ -56,7 +58,14 @@ def test_dcl_equals_theta_dcl(extra, floor):
     theta = est.theta_dcl(np.exp(neg), np.exp(positives), 0.1, floor=floor)
     assert np.all(theta > 0)
     ref = _ref(pos, neg, theta)
-    got = Fn.dcl(_t(pos), _t(neg), 0.1, pos_extra_logits=_t(ext) if extra else None, floor=floor, reduction="none")
+    got = Fn.dcl(
+        _t(pos),
+        _t(neg),
+        0.1,
+        pos_extra_logits=_t(ext) if extra else None,
+        floor=floor,
+        reduction="none",
+    )
     np.testing.assert_allclose(got.numpy(), ref, rtol=RTOL)
 
 
@@ -83,13 +92,23 @@ def test_hcl_equals_theta_hcl(beta, extra):
     positives = ext if extra else pos
     floor = math.exp(-2.0)
     theta = est.theta_hcl(np.exp(neg), np.exp(positives), 0.1, beta, floor=floor)
-    got = Fn.hcl(_t(pos), _t(neg), 0.1, beta, pos_extra_logits=_t(ext) if extra else None, floor=floor, reduction="none")
+    got = Fn.hcl(
+        _t(pos),
+        _t(neg),
+        0.1,
+        beta,
+        pos_extra_logits=_t(ext) if extra else None,
+        floor=floor,
+        reduction="none",
+    )
     np.testing.assert_allclose(got.numpy(), _ref(pos, neg, theta), rtol=RTOL)
 
 
 @pytest.mark.parametrize("ties", [False, True])
 @pytest.mark.parametrize("normalize", [False, True])
-@pytest.mark.parametrize("abt", [(0.9, 0.5, 0.1), (0.5, 0.5, 0.1), (0.7, 0.9, 0.5), (1.0, 0.3, 0.2), (0.8, 0.0, 0.05)])
+@pytest.mark.parametrize(
+    "abt", [(0.9, 0.5, 0.1), (0.5, 0.5, 0.1), (0.7, 0.9, 0.5), (1.0, 0.3, 0.2), (0.8, 0.0, 0.05)]
+)
 def test_bcl_equals_theta_bcl(ties, normalize, abt):
     alpha, beta, tau = abt
     pos, neg, _ = _data(4, n=64, ties=ties)
@@ -97,7 +116,9 @@ def test_bcl_equals_theta_bcl(ties, normalize, abt):
     got = Fn.bcl(_t(pos), _t(neg), alpha, beta, tau, normalize=normalize, reduction="none")
     np.testing.assert_allclose(got.numpy(), _ref(pos, neg, theta), rtol=RTOL)
     w = Fn.bcl_log_weights(_t(neg), alpha, beta, tau).exp().numpy()
-    np.testing.assert_allclose(w, est.bcl_weights(np.exp(neg), alpha, beta, tau), rtol=RTOL, atol=1e-300)
+    np.testing.assert_allclose(
+        w, est.bcl_weights(np.exp(neg), alpha, beta, tau), rtol=RTOL, atol=1e-300
+    )
 
 
 def test_ecdf_counts_match_numpy_ecdf_with_ties():
@@ -124,7 +145,9 @@ def test_dpl_equals_numpy_dpl_loss(extra):
     pos, neg, ext = _data(6, scale=1.5)
     positives = ext if extra else pos[:, None]
     ref = est.dpl_loss(pos, neg, positives, 0.1, reduction="none")
-    got = Fn.dpl(_t(pos), _t(neg), 0.1, pos_extra_logits=_t(ext) if extra else None, reduction="none")
+    got = Fn.dpl(
+        _t(pos), _t(neg), 0.1, pos_extra_logits=_t(ext) if extra else None, reduction="none"
+    )
     np.testing.assert_allclose(got.numpy(), ref, rtol=RTOL)
 
 
@@ -141,7 +164,9 @@ def test_dpl_clamps_at_eps_like_numpy():
 def test_bpr_bce_relaxed_softmax_match_numpy():
     pos, neg, _ = _data(7)
     ref_bpr = (-np.log(1.0 / (1.0 + np.exp(-(pos[:, None] - neg))))).mean(axis=1)
-    np.testing.assert_allclose(Fn.bpr(_t(pos), _t(neg), reduction="none").numpy(), ref_bpr, rtol=RTOL)
+    np.testing.assert_allclose(
+        Fn.bpr(_t(pos), _t(neg), reduction="none").numpy(), ref_bpr, rtol=RTOL
+    )
     # BPR with one negative is InfoNCE with one negative
     np.testing.assert_allclose(
         Fn.bpr(_t(pos), _t(neg[:, :1]), reduction="none").numpy(),
@@ -164,7 +189,9 @@ def test_bpr_weight_multiplies_each_anchor():
     pos, neg, _ = _data(8)
     w = np.linspace(0.1, 1.0, len(pos))
     got = Fn.bpr(_t(pos), _t(neg), weight=_t(w), reduction="none").numpy()
-    np.testing.assert_allclose(got, w * Fn.bpr(_t(pos), _t(neg), reduction="none").numpy(), rtol=RTOL)
+    np.testing.assert_allclose(
+        got, w * Fn.bpr(_t(pos), _t(neg), reduction="none").numpy(), rtol=RTOL
+    )
 
 
 LOSSES = {
@@ -216,9 +243,14 @@ def test_bcl_float32_cpu_path_with_tied_rows(normalize):
         got = Fn.bcl(p, n, *abt, normalize_weights=normalize, reduction="none")
         theta = est.theta_bcl(np.exp(neg.double().numpy()), *abt, normalize=normalize)
         np.testing.assert_allclose(
-            got.detach().numpy(), _ref(pos.double().numpy(), neg.double().numpy(), theta), rtol=2e-5, atol=1e-6
+            got.detach().numpy(),
+            _ref(pos.double().numpy(), neg.double().numpy(), theta),
+            rtol=2e-5,
+            atol=1e-6,
         )
-        if not normalize:  # gradient: the softmax over (s+, s_i + log omega_i), omega without gradient
+        if (
+            not normalize
+        ):  # gradient: the softmax over (s+, s_i + log omega_i), omega without gradient
             got.sum().backward()
             logw = Fn.bcl_log_weights(neg.double(), *abt).numpy()
             z = np.concatenate([pos.double().numpy()[:, None], neg.double().numpy() + logw], axis=1)
@@ -300,7 +332,17 @@ def _sort_kind(kind, rows, n, rng):
     return x.astype(np.float32)
 
 
-SORT_KINDS = ["normal", "one_tie", "ties", "offset", "outlier", "constant", "signed_zeros", "tiny", "huge"]
+SORT_KINDS = [
+    "normal",
+    "one_tie",
+    "ties",
+    "offset",
+    "outlier",
+    "constant",
+    "signed_zeros",
+    "tiny",
+    "huge",
+]
 
 
 @pytest.mark.parametrize("masked", [False, True])

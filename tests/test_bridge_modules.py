@@ -43,13 +43,20 @@ def _ref_logits(a, p, t, normalize, symmetric):
         pos = torch.stack([z[i] @ z[(i + b) % (2 * b)] for i in range(2 * b)]) / t
         neg = (
             torch.stack(
-                [torch.stack([z[i] @ z[j] for j in range(2 * b) if j not in (i, (i + b) % (2 * b))]) for i in range(2 * b)]
+                [
+                    torch.stack(
+                        [z[i] @ z[j] for j in range(2 * b) if j not in (i, (i + b) % (2 * b))]
+                    )
+                    for i in range(2 * b)
+                ]
             )
             / t
         )
         return pos, neg
     pos = torch.stack([a[i] @ p[i] for i in range(b)]) / t
-    neg = torch.stack([torch.stack([a[i] @ p[j] for j in range(b) if j != i]) for i in range(b)]) / t
+    neg = (
+        torch.stack([torch.stack([a[i] @ p[j] for j in range(b) if j != i]) for i in range(b)]) / t
+    )
     return pos, neg
 
 
@@ -90,7 +97,8 @@ def test_float32_ecdf_counts_with_ties_signed_zero_and_masks():
     np.testing.assert_array_equal(Fn.ecdf_counts(y).numpy(), est.ecdf_counts(y.double().numpy()))
     ym = torch.cat([torch.full((40, 2), -math.inf), y], dim=1)
     torch.testing.assert_close(
-        torch.log(Fn._bcl_weights_masked(ym, 30, 0.9, 0.5, 0.1))[:, 2:], Fn.bcl_log_weights(y.double(), 0.9, 0.5, 0.1).float()
+        torch.log(Fn._bcl_weights_masked(ym, 30, 0.9, 0.5, 0.1))[:, 2:],
+        Fn.bcl_log_weights(y.double(), 0.9, 0.5, 0.1).float(),
     )
     # masked entries (-inf) are counted out: the weights of the real entries are unchanged
     xm = torch.cat([torch.full((40, 2), -math.inf), x], dim=1)
@@ -108,7 +116,9 @@ def _loop_labels_loss(mod, emb, labels):
         negs = [k for k in range(len(labels)) if labels[k] != labels[i]]
         for j in range(len(labels)):
             if j != i and labels[j] == labels[i] and negs:
-                losses.append(mod.loss_from_logits(sim[i, j].reshape(1), sim[i, negs].reshape(1, -1)))
+                losses.append(
+                    mod.loss_from_logits(sim[i, j].reshape(1), sim[i, negs].reshape(1, -1))
+                )
     return torch.stack(losses).mean()
 
 
@@ -117,14 +127,20 @@ def test_labels_call_equals_two_view_call_and_a_loop():
     k = torch.arange(6)
     for mod in _all_modules(symmetric=True):
         two_view = mod(a, p)
-        torch.testing.assert_close(mod(torch.cat([a, p]), torch.cat([k, k])), two_view, rtol=1e-10, atol=1e-12)
-        torch.testing.assert_close(mod(torch.cat([a, p]), labels=torch.cat([k, k])), two_view, rtol=1e-10, atol=1e-12)
+        torch.testing.assert_close(
+            mod(torch.cat([a, p]), torch.cat([k, k])), two_view, rtol=1e-10, atol=1e-12
+        )
+        torch.testing.assert_close(
+            mod(torch.cat([a, p]), labels=torch.cat([k, k])), two_view, rtol=1e-10, atol=1e-12
+        )
     # unbalanced classes: anchors have different numbers of negatives (per-row counts)
     emb = torch.randn(9, 4, generator=torch.Generator().manual_seed(4), dtype=torch.float64)
     labels = torch.tensor([0, 0, 0, 1, 1, 2, 2, 2, 2])
     for mod in _all_modules():
         got = mod(emb, labels)
-        assert float(got) == pytest.approx(float(_loop_labels_loss(mod, emb, labels.tolist())), rel=1e-10), type(mod).__name__
+        assert float(got) == pytest.approx(
+            float(_loop_labels_loss(mod, emb, labels.tolist())), rel=1e-10
+        ), type(mod).__name__
     # no positive pair: a zero loss that still backpropagates
     e = emb.clone().requires_grad_()
     loss = M.InfoNCELoss()(e, torch.arange(9))
@@ -138,10 +154,16 @@ def test_half_precision_gradients_match_float64(dtype):
     a = torch.randn(16, 8, generator=g)
     p = a + 0.5 * torch.randn(16, 8, generator=g)
     a, p = a.to(dtype).double(), p.to(dtype).double()  # representable in half: one set of inputs
-    for mod in _all_modules() + [M.DebiasedContrastiveLoss(0.1, 0.2), M.HardContrastiveLoss(0.1, 2.0, 0.2)]:
+    for mod in _all_modules() + [
+        M.DebiasedContrastiveLoss(0.1, 0.2),
+        M.HardContrastiveLoss(0.1, 2.0, 0.2),
+    ]:
         grads = []
         for dt in (torch.float64, dtype):
-            x, y = a.to(dt).detach().clone().requires_grad_(), p.to(dt).detach().clone().requires_grad_()
+            x, y = (
+                a.to(dt).detach().clone().requires_grad_(),
+                p.to(dt).detach().clone().requires_grad_(),
+            )
             loss = mod(x, y)
             assert loss.dtype == dt
             loss.backward()
@@ -202,9 +224,17 @@ def test_constructor_validates_and_repr_shows_hyper_parameters():
         M.DPLLoss(eps=2.0)
     assert M.InfoNCELoss(symmetric=False).symmetric is False
     r = repr(M.HardContrastiveLoss(tau_plus=0.2, beta=0.5, temperature=0.25))
-    for part in ("tau_plus=0.2", "beta=0.5", "temperature=0.25", f"floor={math.exp(-4.0)}", "symmetric=True"):
+    for part in (
+        "tau_plus=0.2",
+        "beta=0.5",
+        "temperature=0.25",
+        f"floor={math.exp(-4.0)}",
+        "symmetric=True",
+    ):
         assert part in r
-    assert "alpha=0.55, beta=0.6, tau_plus=0.06" in repr(M.BayesianContrastiveLoss())  # the BCL spec's defaults
+    assert "alpha=0.55, beta=0.6, tau_plus=0.06" in repr(
+        M.BayesianContrastiveLoss()
+    )  # the BCL spec's defaults
     with pytest.raises(ValueError, match="labels"):
         M.InfoNCELoss()(torch.zeros(4, 3), torch.zeros(4, 3), labels=torch.arange(4))
 
@@ -221,7 +251,12 @@ def test_compiled_modules_equal_eager_without_graph_breaks():
     a, p = _emb(8, 4, dtype=torch.float32)
     for mod in _all_modules():
         name = type(mod).__name__
-        if name in ("InfoNCELoss", "DebiasedContrastiveLoss", "HardContrastiveLoss", "BayesianContrastiveLoss"):
+        if name in (
+            "InfoNCELoss",
+            "DebiasedContrastiveLoss",
+            "HardContrastiveLoss",
+            "BayesianContrastiveLoss",
+        ):
             dynamo.reset()
             assert dynamo.explain(mod)(a, p).graph_break_count == 0, name
         dynamo.reset()

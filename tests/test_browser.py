@@ -117,7 +117,9 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def server(docs_site):
     """Serve the built site on an ephemeral localhost port; yield its base URL."""
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(docs_site)))
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(docs_site))
+    )
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:
@@ -216,7 +218,9 @@ def _screenshot(browser, path: Path) -> None:
 
     size = browser.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
     clip = {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], 8000), "scale": 1}
-    shot = browser.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True, "clip": clip})
+    shot = browser.execute_cdp_cmd(
+        "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True, "clip": clip}
+    )
     path.write_bytes(base64.b64decode(shot["data"]))
 
 
@@ -235,22 +239,34 @@ def test_page_renders(browser, server, shots, name):
     assert report["errors"] == 0, f"{name}: {report['errors']} MathJax error elements"
     clipped = [eq for eq in report["wide"] if not eq["scrolls"]]
     assert not clipped, f"{name}: display equations clipped at the right edge: {clipped}"
-    if name == "api_estimators":  # BCL's weights and BNS's risk are typeset smaller until they fit (negtheory.js)
-        assert not report["wide"], f"{name}: display equations wider than the column: {report['wide']}"
+    if (
+        name == "api_estimators"
+    ):  # BCL's weights and BNS's risk are typeset smaller until they fit (negtheory.js)
+        assert not report["wide"], (
+            f"{name}: display equations wider than the column: {report['wide']}"
+        )
     if name in MATH_PAGES:
         assert report["mathElements"] > 0, f"{name}: the page has no maths to check"
-        assert report["mathjax"] == "typeset", f"{name}: MathJax {report['mathjax']} ({report['mathjaxSrc']})"
+        assert report["mathjax"] == "typeset", (
+            f"{name}: MathJax {report['mathjax']} ({report['mathjaxSrc']})"
+        )
         assert all(src.startswith(server) for src in report["mathjaxSrc"]), (
             f"MathJax not served by the site: {report['mathjaxSrc']}"
         )
         assert report["typeset"] >= report["mathElements"] > 0, report
     if name == "notebook":
         assert report["images"] >= 1 and not report["brokenImages"], report
-    assert not report["tofu"], f"{name}: characters drawn as boxes (no font has them): {report['tofu']}"
-    assert not report["scrollingCode"], f"{name}: code lines hidden behind a scroll bar: {report['scrollingCode']}"
+    assert not report["tofu"], (
+        f"{name}: characters drawn as boxes (no font has them): {report['tofu']}"
+    )
+    assert not report["scrollingCode"], (
+        f"{name}: code lines hidden behind a scroll bar: {report['scrollingCode']}"
+    )
     for img in report["notebookImages"]:
         readable = 0.9 * min(img["natural"], img["column"])
-        assert img["shown"] >= readable, f"{name}: {img['src']} shown {img['shown']} px wide of its {img['natural']} ({img})"
+        assert img["shown"] >= readable, (
+            f"{name}: {img['src']} shown {img['shown']} px wide of its {img['natural']} ({img})"
+        )
 
 
 def test_no_dead_internal_links(docs_site):
@@ -264,14 +280,18 @@ def test_no_dead_internal_links(docs_site):
     def anchors(page: Path) -> set[str]:
         if page not in ids:
             text = page.read_text(encoding="utf-8", errors="replace")
-            ids[page] = set(re.findall(r'\bid="([^"]+)"', text)) | set(re.findall(r'\bname="([^"]+)"', text))
+            ids[page] = set(re.findall(r'\bid="([^"]+)"', text)) | set(
+                re.findall(r'\bname="([^"]+)"', text)
+            )
         return ids[page]
 
     dead = []
     pages = sorted(Path(docs_site).rglob("*.html"))
     assert len(pages) > 50
     for page in pages:
-        for href in re.findall(r'<a\b[^>]*\bhref="([^"]+)"', page.read_text(encoding="utf-8", errors="replace")):
+        for href in re.findall(
+            r'<a\b[^>]*\bhref="([^"]+)"', page.read_text(encoding="utf-8", errors="replace")
+        ):
             url = urlsplit(html.unescape(href))
             if url.scheme or url.netloc or href.startswith(("mailto:", "javascript:")):
                 continue
@@ -281,6 +301,10 @@ def test_no_dead_internal_links(docs_site):
             where = f"{page.relative_to(docs_site)} -> {href}"
             if not target.exists():
                 dead.append(f"{where} (no such page)")
-            elif url.fragment and target.suffix == ".html" and unquote(url.fragment) not in anchors(target):
+            elif (
+                url.fragment
+                and target.suffix == ".html"
+                and unquote(url.fragment) not in anchors(target)
+            ):
                 dead.append(f"{where} (no such anchor)")
     assert not dead, f"{len(dead)} dead internal links, e.g. " + "; ".join(dead[:10])

@@ -31,7 +31,9 @@ def test_class_conditional_cdf_matches_dists_laws(kind, alpha):
 def test_unlabeled_ppf_inverts_the_mixture_at_the_degenerate_points():
     for alpha, tau in [(0.5, 0.3), (0.9, 0.5), (1.0, 0.0), (0.7, 0.05)]:
         v = np.linspace(0, 1, 101)
-        back = cal.class_conditional_ppf(cal.class_conditional_cdf(v, "un", alpha, tau), "un", alpha, tau)
+        back = cal.class_conditional_ppf(
+            cal.class_conditional_cdf(v, "un", alpha, tau), "un", alpha, tau
+        )
         np.testing.assert_allclose(back, v, atol=1e-12)
 
 
@@ -67,7 +69,11 @@ def test_user_quantiles_against_numpy_hazen():
     levels = np.linspace(0.0, 1.0, 23)
     for u in range(3):
         row = x[u][np.isfinite(x[u])]
-        np.testing.assert_allclose(q.ppf(np.full(levels.size, u), levels), np.quantile(row, levels, method="hazen"), atol=1e-12)
+        np.testing.assert_allclose(
+            q.ppf(np.full(levels.size, u), levels),
+            np.quantile(row, levels, method="hazen"),
+            atol=1e-12,
+        )
     # mid-rank eCDF of the row's own values: (rank + 1/2) / n
     np.testing.assert_allclose(np.sort(q.cdf(np.zeros(57, int), x[0])), (np.arange(57) + 0.5) / 57)
     with pytest.raises(ValueError, match="scores"):
@@ -104,14 +110,32 @@ def test_calibrated_simulation_fed_with_a_known_law_agrees_with_the_parametric_s
     # them must reproduce mse_study's MSE for the same law (positives from phi_FN in both).
     alpha, tau, n = 0.8, 0.2, 16
     users = 40
-    fit = nt.score_sets(users, 4000, alpha, tau, gamma=0.0, t=1.0, n_positives=0, base_interval=(-1.0, 1.0), rng=7)
+    fit = nt.score_sets(
+        users, 4000, alpha, tau, gamma=0.0, t=1.0, n_positives=0, base_interval=(-1.0, 1.0), rng=7
+    )
     unl = cal.UserQuantiles(np.log(fit.scores))
     anchors = np.repeat(np.arange(users), 500)
-    neg, tn, pos = cal.simulate_calibrated(unl, anchors, n, alpha=alpha, tau_plus=tau, positives="phi_fn", rng=8)
-    got = cal.estimator_errors(neg, tn, pos, t=1.0, alpha=alpha, tau_plus=tau, beta=0.5, hcl_beta=0.5)
-    ref = nt.mse_study("alpha", [alpha], n_anchors=20_000, n_unlabeled=n, tau_plus=tau, t=1.0, gamma=0.0, beta=0.5, hcl_beta=0.5,
-                       n_positives=1, generation=nt.Generation(base_interval=(-1.0, 1.0)), rng=9,
-                       execution=nt.Execution(progress=False))  # fmt: skip
+    neg, tn, pos = cal.simulate_calibrated(
+        unl, anchors, n, alpha=alpha, tau_plus=tau, positives="phi_fn", rng=8
+    )
+    got = cal.estimator_errors(
+        neg, tn, pos, t=1.0, alpha=alpha, tau_plus=tau, beta=0.5, hcl_beta=0.5
+    )
+    ref = nt.mse_study(
+        "alpha",
+        [alpha],
+        n_anchors=20_000,
+        n_unlabeled=n,
+        tau_plus=tau,
+        t=1.0,
+        gamma=0.0,
+        beta=0.5,
+        hcl_beta=0.5,
+        n_positives=1,
+        generation=nt.Generation(base_interval=(-1.0, 1.0)),
+        rng=9,
+        execution=nt.Execution(progress=False),
+    )
     for name in cal.ESTIMATORS:
         r = ref[ref.estimator == name].iloc[0]
         se = math.hypot(got[name]["mse_se"], float(r.mse_se))
@@ -124,12 +148,16 @@ def test_simulated_classes_follow_the_laws():
     base = g.normal(size=(1, 20_000))
     unl = cal.UserQuantiles(base)
     anchors = np.zeros(20_000, dtype=int)
-    neg, tn, pos = cal.simulate_calibrated(unl, anchors, 4, alpha=0.9, tau_plus=0.3, positives="phi_fn", rng=0)
+    neg, tn, pos = cal.simulate_calibrated(
+        unl, anchors, 4, alpha=0.9, tau_plus=0.3, positives="phi_fn", rng=0
+    )
     assert abs((~tn).mean() - 0.3) < 5 * math.sqrt(0.21 / tn.size)
     # the simulated unlabeled scores reproduce the fitted unlabeled law (eq. 6.29 inverted)
     assert st.ks_2samp(neg.ravel()[:20_000], base[0]).pvalue > 1e-3
     # order statistic: false-negative ranks in the unlabeled law follow w^k
-    neg, tn, _ = cal.simulate_order_statistic(unl, anchors, 4, k=3.0, tau_plus=0.2, positive_scores=unl, rng=1)
+    neg, tn, _ = cal.simulate_order_statistic(
+        unl, anchors, 4, k=3.0, tau_plus=0.2, positive_scores=unl, rng=1
+    )
     w = unl.cdf(np.zeros((~tn).sum(), int), neg[~tn])
     assert st.kstest(w, lambda x: np.clip(x, 0, 1) ** 3).pvalue > 1e-3
     assert cal.fit_fn_order(np.clip(w, 1e-12, 1)) == pytest.approx(3.0, rel=0.05)
@@ -144,11 +172,23 @@ def test_simulated_classes_follow_the_laws():
 def test_resampled_draws_from_the_user_pools():
     tn_pool = np.array([[1.0, 2.0, 3.0, 4.0], [10.0, 11.0, np.nan, np.nan]])
     q = cal.UserQuantiles(tn_pool)
-    neg, tn, pos = cal.simulate_resampled(q, [0.5], q, np.array([0, 1] * 500), 3, tau_plus=0.25, positive_scores=q, rng=0)
+    neg, tn, pos = cal.simulate_resampled(
+        q, [0.5], q, np.array([0, 1] * 500), 3, tau_plus=0.25, positive_scores=q, rng=0
+    )
     u1 = np.arange(1000) % 2 == 1
     assert neg[u1].min() >= 10.0 and neg[~u1].max() <= 4.0  # each anchor stays in its user's range
-    pooled = cal.simulate_resampled(q, [0.5], q, np.zeros(200, int), 3, tau_plus=0.25, positive_scores=q, pooled=True,
-                                    fn_scores=[100.0], rng=0)  # fmt: skip
+    pooled = cal.simulate_resampled(
+        q,
+        [0.5],
+        q,
+        np.zeros(200, int),
+        3,
+        tau_plus=0.25,
+        positive_scores=q,
+        pooled=True,
+        fn_scores=[100.0],
+        rng=0,
+    )
     assert set(np.unique(pooled[0][~pooled[1]])) == {100.0}
 
 
@@ -183,7 +223,9 @@ def test_probe_recovers_planted_alpha_and_tau():
     assert rec.measured["tau_plus"] == pytest.approx(30 / 380, abs=0.01)
     tau_eval = 1 - rec.eval_tn.mean()
     assert abs(tau_eval - 30 / 380) < 5 * math.sqrt((30 / 380) * (350 / 380) / rec.eval_tn.size)
-    assert rec.measured["alpha_model"] == pytest.approx(float(cal.alpha_from_auc(rec.measured["alpha"])))
+    assert rec.measured["alpha_model"] == pytest.approx(
+        float(cal.alpha_from_auc(rec.measured["alpha"]))
+    )
     assert rec.eval_neg.shape == (600, 5)
 
 
@@ -209,8 +251,14 @@ def test_probe_measures_errors_with_the_shared_estimator_code():
     d, scores = _planted(0.5, seed=3)
     rec = probe_scores(scores, d, n_anchors=300, fit_size=100, t=2.0, rng=4)
     m = rec.measured
-    again = cal.estimator_errors(rec.eval_neg, rec.eval_tn, rec.eval_pos, t=2.0, alpha=min(max(m["alpha"], 0.5), 1.0),
-                                 tau_plus=m["tau_plus"])  # fmt: skip
+    again = cal.estimator_errors(
+        rec.eval_neg,
+        rec.eval_tn,
+        rec.eval_pos,
+        t=2.0,
+        alpha=min(max(m["alpha"], 0.5), 1.0),
+        tau_plus=m["tau_plus"],
+    )
     for name in cal.ESTIMATORS:
         assert m[f"mse_{name}"] == again[name]["mse"]
 
@@ -236,7 +284,10 @@ def test_probe_validation_and_prior_ks():
 
 def test_score_probe_is_reproducible_and_independent_of_its_call_order():
     d, scores = _planted(0.5, n_users=10, n_items=60, n_train=5, n_test=5)
-    p1, p2 = ScoreProbe(d, rng=5, n_anchors=20, fit_size=30), ScoreProbe(d, rng=5, n_anchors=20, fit_size=30)
+    p1, p2 = (
+        ScoreProbe(d, rng=5, n_anchors=20, fit_size=30),
+        ScoreProbe(d, rng=5, n_anchors=20, fit_size=30),
+    )
     p1(0, scores)
     p1(3, scores)
     p2(3, scores)
@@ -269,7 +320,9 @@ def test_probe_fit_and_eval_sides_never_share_an_item():
         for fb in rec.fits:
             for u in range(d.n_users):
                 fit_sets[u] |= set(fb.items[u][fb.items[u] >= 0].tolist())
-        overlap = sum(len(fit_sets[u] & set(row.tolist())) for u, row in zip(rec.eval_users, rec.eval_items))
+        overlap = sum(
+            len(fit_sets[u] & set(row.tolist())) for u, row in zip(rec.eval_users, rec.eval_items)
+        )
         assert overlap == 0
         # each side is about half of a user's unlabeled items (a fair coin per item), and the eval items
         # are distinct within an anchor and never training items
@@ -289,7 +342,11 @@ def test_probe_fit_and_eval_sides_never_share_an_item():
             assert not tm[u, list(items)].any()
             assert len(top) == min(rec.fit_top.shape[1], rec.n_fit_half[u])
             assert (
-                top.min() >= np.sort(rec.fits[0].unlabeled[u][np.isfinite(rec.fits[0].unlabeled[u])])[-len(top) :].min() - 1e-12
+                top.min()
+                >= np.sort(rec.fits[0].unlabeled[u][np.isfinite(rec.fits[0].unlabeled[u])])[
+                    -len(top) :
+                ].min()
+                - 1e-12
             )
 
 
@@ -348,8 +405,10 @@ def test_label_free_alpha_recovers_a_planted_alpha(alpha):
 def test_tail_extends_beyond_the_fit_maximum_and_recovers_planted_quantiles():
     g = np.random.default_rng(3)
     # exponential: a GPD tail with xi = 0 exactly; GPD(-0.3): a bounded tail; 128 draws per user
-    for sample, dist, xi in ((g.exponential(size=(400, 128)), st.expon(), 0.0),
-                             (st.genpareto(-0.3).rvs(size=(400, 128), random_state=4), st.genpareto(-0.3), -0.3)):  # fmt: skip
+    for sample, dist, xi in (
+        (g.exponential(size=(400, 128)), st.expon(), 0.0),
+        (st.genpareto(-0.3).rvs(size=(400, 128), random_state=4), st.genpareto(-0.3), -0.3),
+    ):
         q = cal.UserQuantiles(sample, tail="auto")
         # the shared shape (0 when the z-test keeps the exponential tail; a 5 % test may reject it)
         assert q.tail.xi == pytest.approx(xi, abs=0.08)
@@ -370,7 +429,9 @@ def test_tail_extends_beyond_the_fit_maximum_and_recovers_planted_quantiles():
         plain = cal.UserQuantiles(sample)
         assert np.all(plain.ppf(users, np.full(400, 1 - 1e-6)) == plain.sorted[:, -1])
         # below the threshold the tail leaves the empirical quantile function untouched
-        np.testing.assert_array_equal(q.ppf(users, np.full(400, 0.5)), plain.ppf(users, np.full(400, 0.5)))
+        np.testing.assert_array_equal(
+            q.ppf(users, np.full(400, 0.5)), plain.ppf(users, np.full(400, 0.5))
+        )
     with pytest.raises(ValueError, match="tail"):
         cal.UserQuantiles(sample, tail="pareto")
 
@@ -399,10 +460,14 @@ def test_user_quantiles_upper_tail_from_a_larger_sample():
     # above the top-64's first level the quantile function is the larger sample's own (Hazen, linear)
     for level in (0.975, 0.99, 0.999):
         np.testing.assert_allclose(
-            q.ppf(users, np.full(50, level)), [np.quantile(r, level, method="hazen") for r in full], atol=1e-12
+            q.ppf(users, np.full(50, level)),
+            [np.quantile(r, level, method="hazen") for r in full],
+            atol=1e-12,
         )
     assert np.all(q.ppf(users, np.ones(50)) == full[:, -1])  # reaches the larger sample's maximum
-    np.testing.assert_array_equal(q.ppf(users, np.full(50, 0.5)), cal.UserQuantiles(batch).ppf(users, np.full(50, 0.5)))
+    np.testing.assert_array_equal(
+        q.ppf(users, np.full(50, 0.5)), cal.UserQuantiles(batch).ppf(users, np.full(50, 0.5))
+    )
     with pytest.raises(ValueError, match="upper"):
         cal.UserQuantiles(batch, upper=(full[:3, -64:], np.full(3, 2000)))
     with pytest.raises(ValueError, match="n_total"):

@@ -27,12 +27,18 @@ _data = random_train
 
 
 def test_host_draws_are_uniform_over_the_catalogue_per_row_training_items_included():
-    d = load_split(np.array([[0, 0], [0, 1], [1, 2]]), np.array([[0, 3]]))  # 4 items, user 0 trained on 0 and 1
+    d = load_split(
+        np.array([[0, 0], [0, 1], [1, 2]]), np.array([[0, 3]])
+    )  # 4 items, user 0 trained on 0 and 1
     b = CatalogueUniform().bind(d)
-    x = b.draw(np.zeros(5000, dtype=np.int64), 4, np.random.default_rng(7))  # 20 000 draws for user 0
+    x = b.draw(
+        np.zeros(5000, dtype=np.int64), 4, np.random.default_rng(7)
+    )  # 20 000 draws for user 0
     assert x.shape == (5000, 4) and x.dtype == np.int64
     counts = np.bincount(x.ravel(), minlength=4)
-    assert counts[0] > 0 and counts[1] > 0  # the user's own training items are drawn (unlabeled draws)
+    assert (
+        counts[0] > 0 and counts[1] > 0
+    )  # the user's own training items are drawn (unlabeled draws)
     assert stats.chisquare(counts).pvalue > 1e-3
     # rows are drawn independently, not shared: 5 000 rows of 4 draws from 4 items cannot all agree
     assert not (x == x[0]).all()
@@ -77,13 +83,27 @@ def test_the_minibatch_engine_trains_with_it_and_records_it(on_device):
     from negtheory.training import fit
 
     d = _data()
-    res = fit(d, model=MF(dim=4, similarity="cosine", dropout=0.1), loss=InfoNCE(negatives=8),
-              sampler=CatalogueUniform(on_device=on_device), optimizer=Adam(lr=0.01, batch_size=32), epochs=2, rng=0)  # fmt: skip
+    res = fit(
+        d,
+        model=MF(dim=4, similarity="cosine", dropout=0.1),
+        loss=InfoNCE(negatives=8),
+        sampler=CatalogueUniform(on_device=on_device),
+        optimizer=Adam(lr=0.01, batch_size=32),
+        epochs=2,
+        rng=0,
+    )
     assert res.engine == "torch" and res.config["sampler"] == "catalogue_uniform"
     assert res.config.get("catalogue_on_device", False) == on_device
     assert all(np.isfinite([h["loss"] for h in res.history]))
-    again = fit(d, model=MF(dim=4, similarity="cosine", dropout=0.1), loss=InfoNCE(negatives=8),
-                sampler=CatalogueUniform(on_device=on_device), optimizer=Adam(lr=0.01, batch_size=32), epochs=2, rng=0)  # fmt: skip
+    again = fit(
+        d,
+        model=MF(dim=4, similarity="cosine", dropout=0.1),
+        loss=InfoNCE(negatives=8),
+        sampler=CatalogueUniform(on_device=on_device),
+        optimizer=Adam(lr=0.01, batch_size=32),
+        epochs=2,
+        rng=0,
+    )
     np.testing.assert_array_equal(res.user_emb, again.user_emb)  # the run's seed fixes the draws
 
 
@@ -104,8 +124,20 @@ def test_the_host_path_feeds_the_spec_draws_to_the_step():
     model = Spy(d.n_users, d.n_items, 4, generator=torch.Generator().manual_seed(0))
     opt = torch.optim.SGD(model.parameters(), lr=0.0)
     sched = torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[])
-    runner = R._MFRunner(model, opt, sched, build_loss(InfoNCE()), dict(temperature=1.0), d, 0, 6, len(d.train), torch.device("cpu"),
-                         np.random.default_rng(5), spec=S.CatalogueUniform())  # fmt: skip
+    runner = R._MFRunner(
+        model,
+        opt,
+        sched,
+        build_loss(InfoNCE()),
+        dict(temperature=1.0),
+        d,
+        0,
+        6,
+        len(d.train),
+        torch.device("cpu"),
+        np.random.default_rng(5),
+        spec=S.CatalogueUniform(),
+    )
     runner.run_epoch(0)
     g = np.random.default_rng(5)
     b = d.train[g.permutation(len(d.train))]
@@ -117,11 +149,25 @@ def test_the_host_path_feeds_the_spec_draws_to_the_step():
 def test_batch1_runs_on_the_torch_trainer():
     from negtheory.training import fit
 
-    r = fit(_data(), model=MF(dim=4), loss=InfoNCE(negatives=4), sampler=CatalogueUniform(), optimizer=SGD(), epochs=1)
+    r = fit(
+        _data(),
+        model=MF(dim=4),
+        loss=InfoNCE(negatives=4),
+        sampler=CatalogueUniform(),
+        optimizer=SGD(),
+        epochs=1,
+    )
     assert r.engine == "torch" and np.isfinite(r.history[-1]["loss"])
     with pytest.raises(ValueError, match="sampler=CatalogueUniform: the numba backend"):
-        fit(_data(), model=MF(dim=4), loss=InfoNCE(negatives=4), sampler=CatalogueUniform(), optimizer=SGD(), epochs=1,
-            engine="sgd")  # fmt: skip
+        fit(
+            _data(),
+            model=MF(dim=4),
+            loss=InfoNCE(negatives=4),
+            sampler=CatalogueUniform(),
+            optimizer=SGD(),
+            epochs=1,
+            engine="sgd",
+        )
 
 
 def test_ccl_positive_hinge_is_relu_of_the_positive_term():
@@ -141,7 +187,9 @@ def test_ccl_positive_hinge_is_relu_of_the_positive_term():
     lifted = torch.tensor([0.4, 0.9, 1.3, 2.0], dtype=torch.float64, requires_grad=True)
     n4 = neg[:4]
     got = ccl(lifted, n4, 0.5, 3.0, positive_hinge=True, reduction="none")
-    ref = np.maximum(0.0, 1 - lifted.detach().numpy()) + 3.0 / 5 * np.maximum(0.0, n4.numpy() - 0.5).sum(1)
+    ref = np.maximum(0.0, 1 - lifted.detach().numpy()) + 3.0 / 5 * np.maximum(
+        0.0, n4.numpy() - 0.5
+    ).sum(1)
     np.testing.assert_allclose(got.detach().numpy(), ref, rtol=1e-12)
     (grad,) = torch.autograd.grad(got.sum(), lifted)
     np.testing.assert_array_equal(grad.numpy(), [-1.0, -1.0, 0.0, 0.0])
@@ -165,13 +213,27 @@ def test_the_released_sampler_and_hinge_rungs_change_one_thing_each():
     for loss in ("ccl", "infonce"):
         b = f"{loss}-n800-simplex-adam-cut19-30-released-model-clip10"
         plain, released = rung_specs(b), rung_specs(f"{b}-released-sampler")
-        assert plain["sampler"] == RNS(on_device=True) and released["sampler"] == CatalogueUniform(on_device=True)
-        assert {k: v for k, v in plain.items() if k != "sampler"} == {k: v for k, v in released.items() if k != "sampler"}
+        assert plain["sampler"] == RNS(on_device=True) and released["sampler"] == CatalogueUniform(
+            on_device=True
+        )
+        assert {k: v for k, v in plain.items() if k != "sampler"} == {
+            k: v for k, v in released.items() if k != "sampler"
+        }
         assert RUNGS[f"{b}-released-sampler"][2] == RUNGS[b][2] == 40
-    sampler, hinge = rung_specs(f"{base}-released-sampler"), rung_specs(f"{base}-released-sampler-hinge")
-    assert hinge["loss"] == CCL(negatives=800, positive_hinge=True) and sampler["loss"] == CCL(negatives=800)
-    assert {k: v for k, v in hinge.items() if k != "loss"} == {k: v for k, v in sampler.items() if k != "loss"}
-    assert all((rung_specs(r)["sampler"] == CatalogueUniform(on_device=True)) == ("-released-sampler" in r) for r in RUNGS)
+    sampler, hinge = (
+        rung_specs(f"{base}-released-sampler"),
+        rung_specs(f"{base}-released-sampler-hinge"),
+    )
+    assert hinge["loss"] == CCL(negatives=800, positive_hinge=True) and sampler["loss"] == CCL(
+        negatives=800
+    )
+    assert {k: v for k, v in hinge.items() if k != "loss"} == {
+        k: v for k, v in sampler.items() if k != "loss"
+    }
+    assert all(
+        (rung_specs(r)["sampler"] == CatalogueUniform(on_device=True)) == ("-released-sampler" in r)
+        for r in RUNGS
+    )
 
 
 def test_the_thesis_loss_rungs_under_the_released_protocol_change_only_the_loss():
@@ -181,11 +243,15 @@ def test_the_thesis_loss_rungs_under_the_released_protocol_change_only_the_loss(
     p = "n800-simplex-adam-cut19-30-released-model-clip10-released-sampler"
     infonce = rung_specs(f"infonce-{p}")
     # tau+ = 0.001 for DCL / HCL (Gowalla's positive share, fixed before any run), the thesis's settings otherwise
-    expected = {f"dcl-tau0.001-{p}": DCL(negatives=800, tau_plus=0.001, temperature=0.1),
-                f"hcl-tau0.001-{p}": HCL(negatives=800, tau_plus=0.001, temperature=0.1),
-                f"bcl-{p}": BCL(negatives=800, temperature=0.1)}  # fmt: skip
+    expected = {
+        f"dcl-tau0.001-{p}": DCL(negatives=800, tau_plus=0.001, temperature=0.1),
+        f"hcl-tau0.001-{p}": HCL(negatives=800, tau_plus=0.001, temperature=0.1),
+        f"bcl-{p}": BCL(negatives=800, temperature=0.1),
+    }
     for rung, loss in expected.items():
         specs = rung_specs(rung)
         assert specs["loss"] == loss
-        assert {k: v for k, v in specs.items() if k != "loss"} == {k: v for k, v in infonce.items() if k != "loss"}
+        assert {k: v for k, v in specs.items() if k != "loss"} == {
+            k: v for k, v in infonce.items() if k != "loss"
+        }
         assert RUNGS[rung][0] == RUNGS[f"infonce-{p}"][0] and RUNGS[rung][2] == 40

@@ -50,33 +50,69 @@ def data():
 
 # the released MF-CCL run's rung (Gowalla), small: cosine MF with dropout, catalogue draws on the device,
 # CCL with the hinge, Adam with milestones inside the run, clipping and the batch penalty
-MFCCL = dict(model=MF(dim=8, init_std=1e-4, similarity="cosine", dropout=0.1), loss=CCL(negatives=6, positive_hinge=True),
-             sampler=CatalogueUniform(on_device=True),
-             optimizer=Adam(lr=1e-2, weight_decay=1e-8, batch_size=32, milestones=(2, 3), penalty="batch", max_grad_norm=10.0))  # fmt: skip
+MFCCL = dict(
+    model=MF(dim=8, init_std=1e-4, similarity="cosine", dropout=0.1),
+    loss=CCL(negatives=6, positive_hinge=True),
+    sampler=CatalogueUniform(on_device=True),
+    optimizer=Adam(
+        lr=1e-2,
+        weight_decay=1e-8,
+        batch_size=32,
+        milestones=(2, 3),
+        penalty="batch",
+        max_grad_norm=10.0,
+    ),
+)
 CASES = {
     "mfccl-released": MFCCL,
-    "bpr-rns-host": dict(model=MF(dim=8), loss=BPR(), sampler=RNS(), optimizer=SGD(lr=0.05, batch_size=16)),
+    "bpr-rns-host": dict(
+        model=MF(dim=8), loss=BPR(), sampler=RNS(), optimizer=SGD(lr=0.05, batch_size=16)
+    ),
     "infonce-rns-device": dict(
         model=MF(dim=8, similarity="cosine"),
         loss=InfoNCE(negatives=5),
         sampler=RNS(on_device=True),
         optimizer=Adam(lr=1e-2, batch_size=32),
-    ),  # fmt: skip
+    ),
     "dcl-extra-positives": dict(
-        model=MF(dim=8, similarity="cosine"), loss=DCL(negatives=5), sampler=RNS(), optimizer=Adam(lr=1e-2, batch_size=32)
-    ),  # fmt: skip
-    "bpr-pns": dict(model=MF(dim=8), loss=BPR(), sampler=PNS(), optimizer=Adam(lr=1e-2, batch_size=32)),
-    "bpr-dns": dict(model=MF(dim=8), loss=BPR(), sampler=DNS(candidates=4), optimizer=Adam(lr=1e-2, batch_size=32)),
-    "bpr-bns": dict(model=MF(dim=8), loss=BPR(), sampler=BNS(candidates=4), optimizer=Adam(lr=1e-2, batch_size=32)),
-    "bpr-aobpr": dict(model=MF(dim=8), loss=BPR(), sampler=AOBPR(), optimizer=Adam(lr=1e-2, batch_size=32)),
-    "bpr-srns": dict(model=MF(dim=8), loss=BPR(), sampler=SRNS(), optimizer=Adam(lr=1e-2, batch_size=32)),
+        model=MF(dim=8, similarity="cosine"),
+        loss=DCL(negatives=5),
+        sampler=RNS(),
+        optimizer=Adam(lr=1e-2, batch_size=32),
+    ),
+    "bpr-pns": dict(
+        model=MF(dim=8), loss=BPR(), sampler=PNS(), optimizer=Adam(lr=1e-2, batch_size=32)
+    ),
+    "bpr-dns": dict(
+        model=MF(dim=8),
+        loss=BPR(),
+        sampler=DNS(candidates=4),
+        optimizer=Adam(lr=1e-2, batch_size=32),
+    ),
+    "bpr-bns": dict(
+        model=MF(dim=8),
+        loss=BPR(),
+        sampler=BNS(candidates=4),
+        optimizer=Adam(lr=1e-2, batch_size=32),
+    ),
+    "bpr-aobpr": dict(
+        model=MF(dim=8), loss=BPR(), sampler=AOBPR(), optimizer=Adam(lr=1e-2, batch_size=32)
+    ),
+    "bpr-srns": dict(
+        model=MF(dim=8), loss=BPR(), sampler=SRNS(), optimizer=Adam(lr=1e-2, batch_size=32)
+    ),
     "infonce-shared": dict(
         model=MF(dim=8, similarity="cosine"),
         loss=InfoNCE(negatives=7),
         sampler=SharedUniform(),
         optimizer=Adam(lr=1e-2, batch_size=32),
-    ),  # fmt: skip
-    "lightgcn-bpr": dict(model=LightGCN(dim=8, layers=2), loss=BPR(), sampler=RNS(), optimizer=Adam(lr=1e-2, batch_size=32)),
+    ),
+    "lightgcn-bpr": dict(
+        model=LightGCN(dim=8, layers=2),
+        loss=BPR(),
+        sampler=RNS(),
+        optimizer=Adam(lr=1e-2, batch_size=32),
+    ),
 }
 EV = Evaluation(every=1, ks=(5,), on="both")
 
@@ -124,7 +160,9 @@ def test_more_epochs_continue_a_shorter_run_across_the_milestones(data, tmp_path
     straight = fit(data, epochs=6, **kw)
     assert [h["epoch"] for h in short.history] == [2] and longer.resumed_from == 2
     _same(longer, straight)
-    again = fit(data, epochs=6, checkpoint=path, **kw)  # nothing left to train: the saved run comes back
+    again = fit(
+        data, epochs=6, checkpoint=path, **kw
+    )  # nothing left to train: the saved run comes back
     assert again.resumed_from == 6
     _same(again, straight)
     with pytest.raises(ValueError, match="holds 6 epochs, more than epochs=4"):
@@ -134,7 +172,9 @@ def test_more_epochs_continue_a_shorter_run_across_the_milestones(data, tmp_path
 def test_a_time_budget_stop_is_resumed(data, tmp_path):
     kw = dict(CASES["infonce-rns-device"], evaluation=EV, rng=2, epochs=3)
     path = tmp_path / "run.pt"
-    first = fit(data, checkpoint=path, callbacks=[TimeBudget(1e-9)], **kw)  # stops at the first evaluation
+    first = fit(
+        data, checkpoint=path, callbacks=[TimeBudget(1e-9)], **kw
+    )  # stops at the first evaluation
     assert [h["epoch"] for h in first.history] == [1] and first.history[0]["time_budget_hit"]
     resumed = fit(data, checkpoint=path, **kw)
     straight = fit(data, **kw)
@@ -146,14 +186,25 @@ def test_a_time_budget_stop_is_resumed(data, tmp_path):
 def test_a_patience_stop_is_final(data, tmp_path):
     # lr 1e-12: Adam steps of about 1e-12 vanish in float32 entries of order 0.1, so the model never changes,
     # validation never improves after epoch 1, and patience 1 stops at epoch 2
-    kw = dict(model=MF(dim=4), loss=BPR(), sampler=RNS(), optimizer=Adam(lr=1e-12, batch_size=64), rng=0, epochs=5,
-              evaluation=Evaluation(every=1, ks=(5,), on="both", monitor="ndcg@5", patience=1))  # fmt: skip
+    kw = dict(
+        model=MF(dim=4),
+        loss=BPR(),
+        sampler=RNS(),
+        optimizer=Adam(lr=1e-12, batch_size=64),
+        rng=0,
+        epochs=5,
+        evaluation=Evaluation(every=1, ks=(5,), on="both", monitor="ndcg@5", patience=1),
+    )
     path = tmp_path / "run.pt"
     first = fit(data, checkpoint=path, **kw)
     assert [h["epoch"] for h in first.history] == [1, 2]
     calls = []
     again = fit(data, checkpoint=path, callbacks=[lambda e, s: calls.append(e)], **kw)
-    assert calls == [] and [h["epoch"] for h in again.history] == [1, 2] and again.best_epoch == first.best_epoch
+    assert (
+        calls == []
+        and [h["epoch"] for h in again.history] == [1, 2]
+        and again.best_epoch == first.best_epoch
+    )
 
 
 def test_a_checkpoint_of_another_run_is_refused_by_name(data, tmp_path):
@@ -186,21 +237,52 @@ def test_bad_checkpoints_get_clear_errors(data, tmp_path):
     with pytest.raises(ValueError, match="not a negtheory fit checkpoint"):
         fit(data, checkpoint=other, **kw)
     with pytest.raises(ValueError, match="numba batch-1 SGD backend does not save its state"):
-        fit(data, model=MF(dim=4), loss=BPR(), sampler=RNS(), optimizer=SGD(), epochs=1, checkpoint=tmp_path / "s.pt",
-            engine="sgd")  # fmt: skip
+        fit(
+            data,
+            model=MF(dim=4),
+            loss=BPR(),
+            sampler=RNS(),
+            optimizer=SGD(),
+            epochs=1,
+            checkpoint=tmp_path / "s.pt",
+            engine="sgd",
+        )
     # engine="auto": a checkpointed batch-1 run trains on the torch backend, which keeps its state
-    r = fit(data, model=MF(dim=4), loss=BPR(), sampler=RNS(), optimizer=SGD(), epochs=1, checkpoint=tmp_path / "s.pt")
+    r = fit(
+        data,
+        model=MF(dim=4),
+        loss=BPR(),
+        sampler=RNS(),
+        optimizer=SGD(),
+        epochs=1,
+        checkpoint=tmp_path / "s.pt",
+    )
     assert r.engine == "torch" and (tmp_path / "s.pt").exists()
 
 
 def test_the_file_holds_only_what_weights_only_reads(data, tmp_path):
     path = tmp_path / "run.pt"
     fit(data, **dict(CASES["bpr-srns"], evaluation=EV, epochs=2, rng=0), checkpoint=path)
-    st = torch.load(path, weights_only=True)  # raises on any pickled object other than tensors and containers
-    assert st["format"] == "negtheory.fit.checkpoint" and st["epoch"] == 2 and len(st["history"]) == 2
+    st = torch.load(
+        path, weights_only=True
+    )  # raises on any pickled object other than tensors and containers
+    assert (
+        st["format"] == "negtheory.fit.checkpoint" and st["epoch"] == 2 and len(st["history"]) == 2
+    )
     assert isinstance(st["runner"]["srns"]["memory"], torch.Tensor)
     key = json.loads(st["key"])  # what a resumed call must match
-    assert set(key) == {"model", "loss", "sampler", "optimizer", "evaluation", "seed", "device", "n_users", "n_items", "pairs"}
+    assert set(key) == {
+        "model",
+        "loss",
+        "sampler",
+        "optimizer",
+        "evaluation",
+        "seed",
+        "device",
+        "n_users",
+        "n_items",
+        "pairs",
+    }
     assert key["seed"] == 0 and key["sampler"]["kind"] == "SRNS" and len(key["pairs"]) == 64
     with pytest.raises(ValueError, match="differs in seed"):
         FitCheckpoint(path, {**key, "seed": 1}).load()

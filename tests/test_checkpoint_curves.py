@@ -23,8 +23,13 @@ def test_rows_are_the_runs_evaluations(mod, tmp_path, capsys):
 
     pairs = np.unique(np.random.default_rng(0).integers(0, [20, 30], size=(300, 2)), axis=0)
     d = load_split(pairs[:200], pairs[200:])
-    kw = dict(model=MF(dim=4), loss=InfoNCE(negatives=4), optimizer=Adam(batch_size=32),
-              evaluation=Evaluation(ks=(5,), every=2), rng=1)  # fmt: skip
+    kw = dict(
+        model=MF(dim=4),
+        loss=InfoNCE(negatives=4),
+        optimizer=Adam(batch_size=32),
+        evaluation=Evaluation(ks=(5,), every=2),
+        rng=1,
+    )
     path = tmp_path / "run.pt"
     short = fit(d, epochs=4, checkpoint=path, **kw)
     df = mod.curves([path])
@@ -41,7 +46,9 @@ def test_rows_are_the_runs_evaluations(mod, tmp_path, capsys):
 
     back = pd.read_csv(out)
     assert back.epoch.tolist() == [2, 4, 6] and (back.run == "run").all()
-    np.testing.assert_allclose(back["test_ndcg@5"], [h["test_ndcg@5"] for h in longer.history if "test_ndcg@5" in h])
+    np.testing.assert_allclose(
+        back["test_ndcg@5"], [h["test_ndcg@5"] for h in longer.history if "test_ndcg@5" in h]
+    )
     # --append: a second run's rows join the file; the first run's stay once, even when it is read again
     other = tmp_path / "other.pt"
     fit(d, epochs=2, checkpoint=other, **{**kw, "rng": 2})

@@ -36,14 +36,27 @@ def test_header_holds_every_parameter_and_a_version(finished):
     header = json.loads(finished.read_text().splitlines()[0])
     assert header["format"] == "negtheory.mse_study.checkpoint" and header["version"] == 2
     p = header["params"]
-    assert p["seed"] == 2 and p["values"] == VALUES and p["vary"] == "alpha" and p["n_anchors"] == 300
-    assert {"gamma", "tau_plus", "t", "beta", "n_positives", "n_unlabeled", "estimators", "method"} <= set(p)
+    assert (
+        p["seed"] == 2 and p["values"] == VALUES and p["vary"] == "alpha" and p["n_anchors"] == 300
+    )
+    assert {
+        "gamma",
+        "tau_plus",
+        "t",
+        "beta",
+        "n_positives",
+        "n_unlabeled",
+        "estimators",
+        "method",
+    } <= set(p)
     for line in finished.read_text().splitlines()[1:]:
         rec = json.loads(line)
         assert len(rec["sha256"]) == 64 and rec["value"] == VALUES[rec["index"]]
 
 
-def test_resume_after_crash_mid_write_is_bit_identical_and_repairs_the_file(finished, uninterrupted, count_chunks):
+def test_resume_after_crash_mid_write_is_bit_identical_and_repairs_the_file(
+    finished, uninterrupted, count_chunks
+):
     lines = finished.read_text().splitlines()
     # two points written, the third cut in mid-write (no newline)
     finished.write_text("\n".join(lines[:3]) + "\n" + lines[3][: len(lines[3]) // 2])
@@ -110,7 +123,9 @@ def test_record_of_a_run_with_another_seed_is_refused(finished, tmp_path):
 
 
 def test_checkpoint_of_another_study_names_the_difference(finished):
-    with pytest.raises(ValueError, match=r"line 1: belongs to a different study \(seed: 2 in the file, 5 now\)"):
+    with pytest.raises(
+        ValueError, match=r"line 1: belongs to a different study \(seed: 2 in the file, 5 now\)"
+    ):
         studies.mse_study("alpha", VALUES, execution=saved(finished), **{**KW, "rng": 5})
     with pytest.raises(ValueError, match=r"different study \(values"):
         studies.mse_study("alpha", VALUES[:2], execution=saved(finished), **KW)
@@ -121,7 +136,9 @@ def test_duplicate_different_record_is_refused(finished):
     lines.append(lines[1])  # an identical repeat is harmless
     finished.write_text("\n".join(lines) + "\n")
     studies.mse_study("alpha", VALUES, execution=saved(finished), **KW)
-    lines[-1] = lines[2].replace('"index":1', '"index":0')  # index 0 with point 1's content; caught by the checksum
+    lines[-1] = lines[2].replace(
+        '"index":1', '"index":0'
+    )  # index 0 with point 1's content; caught by the checksum
     finished.write_text("\n".join(lines) + "\n")
     with pytest.raises(ValueError, match=r"line 5: "):
         studies.mse_study("alpha", VALUES, execution=saved(finished), **KW)
@@ -152,7 +169,10 @@ def test_wrong_structure_is_a_clean_error(finished, line, lineno, msg):
         ("[]", "not a negtheory mse_study checkpoint header"),
         ('{"signature": "abc", "format": "negtheory.mse_study/1"}', "format version 1"),
         ('{"format": "negtheory.mse_study.checkpoint", "version": 3}', "format version 3"),
-        ('{"format": "negtheory.mse_study.checkpoint", "version": 2, "params": {"seed": 2}, "signature": "0"}', "signature"),
+        (
+            '{"format": "negtheory.mse_study.checkpoint", "version": 2, "params": {"seed": 2}, "signature": "0"}',
+            "signature",
+        ),
     ],
 )
 def test_bad_header_is_a_clean_error(tmp_path, header, msg):

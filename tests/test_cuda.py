@@ -43,11 +43,15 @@ def _inputs(a=48, n=300, seed=0, ties=False, scale=2.0):
 FUNCTIONAL = {
     "infonce": lambda p, q, e: Fn.infonce(p, q, reduction="none"),
     "dcl": lambda p, q, e: Fn.dcl(p, q, 0.1, reduction="none"),
-    "dcl_extra_floor": lambda p, q, e: Fn.dcl(p, q, 0.1, pos_extra_logits=e, floor=math.exp(-2.0), reduction="none"),
+    "dcl_extra_floor": lambda p, q, e: Fn.dcl(
+        p, q, 0.1, pos_extra_logits=e, floor=math.exp(-2.0), reduction="none"
+    ),
     "hcl_beta1": lambda p, q, e: Fn.hcl(p, q, 0.1, 1.0, floor=math.exp(-2.0), reduction="none"),
     "hcl_beta05": lambda p, q, e: Fn.hcl(p, q, 0.1, 0.5, pos_extra_logits=e, reduction="none"),
     "bcl": lambda p, q, e: Fn.bcl(p, q, 0.9, 0.5, 0.1, reduction="none"),
-    "bcl_normalized": lambda p, q, e: Fn.bcl(p, q, 0.55, 0.6, 0.06, normalize_weights=True, reduction="none"),
+    "bcl_normalized": lambda p, q, e: Fn.bcl(
+        p, q, 0.55, 0.6, 0.06, normalize_weights=True, reduction="none"
+    ),
     "bpr": lambda p, q, e: Fn.bpr(p, q, reduction="none"),
     "dpl": lambda p, q, e: Fn.dpl(p, q, 0.1, pos_extra_logits=e, eps=1e-2, reduction="none"),
     "bce": lambda p, q, e: Fn.bce(p, q, reduction="none"),
@@ -160,7 +164,9 @@ def test_modules_float32_on_device_equal_cpu_float64(device, name, call):
     def run(dev, dtype):
         xs = [t.to(dev, dtype, copy=True).requires_grad_() for t in (a, p, s, q)]
         out = CALLS[call](loss, *xs, lab.to(dev))
-        w = torch.linspace(0.5, 1.5, out.numel(), dtype=torch.float64, device=dev).reshape(out.shape)
+        w = torch.linspace(0.5, 1.5, out.numel(), dtype=torch.float64, device=dev).reshape(
+            out.shape
+        )
         (out.double() * w).sum().backward()
         return out, [x.grad for x in xs]
 
@@ -187,8 +193,14 @@ def test_modules_bfloat16_on_device(device, name):
     out = loss(ab, pb)
     out.sum().backward()
     assert out.dtype == torch.bfloat16 and out.device.type == device
-    assert ab.grad.dtype == torch.bfloat16 and ab.grad.device.type == device and torch.isfinite(ab.grad.float()).all()
-    ref = loss(ab.detach().float().cpu(), pb.detach().float().cpu())  # float32 from the same bf16 values
+    assert (
+        ab.grad.dtype == torch.bfloat16
+        and ab.grad.device.type == device
+        and torch.isfinite(ab.grad.float()).all()
+    )
+    ref = loss(
+        ab.detach().float().cpu(), pb.detach().float().cpu()
+    )  # float32 from the same bf16 values
     assert _close(out, ref.double(), 1e-2)
 
 
@@ -237,8 +249,12 @@ def test_uniform_items_and_counts_from_a_cpu_generator_land_on_device(device):
     assert items.device.type == device and torch.equal(items.cpu(), ref)
     counts = S.draw_negative_counts(4.3, (20_000,), torch.Generator().manual_seed(1), device=device)
     assert counts.device.type == device
-    assert torch.equal(counts.cpu(), S.draw_negative_counts(4.3, (20_000,), torch.Generator().manual_seed(1)))
-    assert set(counts.unique().tolist()) == {4, 5} and abs(float(counts.float().mean()) - 4.3) < 0.02
+    assert torch.equal(
+        counts.cpu(), S.draw_negative_counts(4.3, (20_000,), torch.Generator().manual_seed(1))
+    )
+    assert (
+        set(counts.unique().tolist()) == {4, 5} and abs(float(counts.float().mean()) - 4.3) < 0.02
+    )
     cb = S.ANSCallback(total_steps=100, k_opt=5, generator=torch.Generator().manual_seed(2))
     c = cb.counts(50, 1000, device=device)
     assert c.device.type == device and c.shape == (1000,)
@@ -256,7 +272,10 @@ def test_boltzmann_sample_on_device_follows_its_law(device, gen_on_device):
     freq = torch.stack([torch.bincount(r, minlength=4) for r in draws.cpu()]).double() / 40_000
     # binomial standard error <= 0.0025: 5 of them
     assert float((freq - expect).abs().max()) < 0.0125
-    assert torch.equal(S.boltzmann_sample(scores, 5, temperature=0.0, generator=gen).cpu(), torch.tensor([[2] * 5, [0] * 5]))
+    assert torch.equal(
+        S.boltzmann_sample(scores, 5, temperature=0.0, generator=gen).cpu(),
+        torch.tensor([[2] * 5, [0] * 5]),
+    )
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -267,8 +286,18 @@ def test_bns_select_and_sampler_on_device_equal_cpu(device):
     ref_scores = torch.randn(64, 300, generator=g)
     p_fn = torch.rand(64, 5, generator=g) * 0.3
     for r in (None, ref_scores):
-        want = S.bns_select(pos.double(), cand.double(), p_fn.double(), reference_scores=None if r is None else r.double())
-        got = S.bns_select(pos.to(device), cand.to(device), p_fn.to(device), reference_scores=None if r is None else r.to(device))
+        want = S.bns_select(
+            pos.double(),
+            cand.double(),
+            p_fn.double(),
+            reference_scores=None if r is None else r.double(),
+        )
+        got = S.bns_select(
+            pos.to(device),
+            cand.to(device),
+            p_fn.to(device),
+            reference_scores=None if r is None else r.to(device),
+        )
         assert got.device.type == device and torch.equal(got.cpu(), want)
     item_vecs = torch.randn(40, 8, generator=g).to(device)
     user_vecs = torch.randn(10, 8, generator=g).to(device)
@@ -276,10 +305,19 @@ def test_bns_select_and_sampler_on_device_equal_cpu(device):
     def score_fn(u, items):
         return (user_vecs[u][:, None, :] * item_vecs[items]).sum(-1)
 
-    sampler = S.BNSSampler(torch.arange(40.0), n_users=10, n_candidates=6, generator=torch.Generator().manual_seed(0))
+    sampler = S.BNSSampler(
+        torch.arange(40.0), n_users=10, n_candidates=6, generator=torch.Generator().manual_seed(0)
+    )
     users = torch.arange(10, device=device)
-    neg = sampler.sample(score_fn, users, score_fn(users, torch.zeros(10, 1, dtype=torch.long, device=device))[:, 0])
-    assert neg.device.type == device and neg.shape == (10,) and int(neg.min()) >= 0 and int(neg.max()) < 40
+    neg = sampler.sample(
+        score_fn, users, score_fn(users, torch.zeros(10, 1, dtype=torch.long, device=device))[:, 0]
+    )
+    assert (
+        neg.device.type == device
+        and neg.shape == (10,)
+        and int(neg.min()) >= 0
+        and int(neg.max()) < 40
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -296,7 +334,8 @@ def _tiny_split():
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize(
-    "model,loss", [("mf", "bcl"), ("mf", "infonce"), ("mf", "dpl"), ("lightgcn", "bcl"), ("lightgcn", "bpr")]
+    "model,loss",
+    [("mf", "bcl"), ("mf", "infonce"), ("mf", "dpl"), ("lightgcn", "bcl"), ("lightgcn", "bpr")],
 )
 def test_minibatch_fit_on_device_follows_the_cpu_run(device, model, loss):
     from negtheory import training as T
@@ -315,7 +354,10 @@ def test_minibatch_fit_on_device_follows_the_cpu_run(device, model, loss):
     ref = T.fit(data, device="cpu", **kw)
     assert got.config["device"].startswith(device)
     assert next(got.model.parameters()).device.type == device
-    scores, ref_scores = np.asarray(got.scores), np.asarray(ref.scores)  # host copies of the final scores
+    scores, ref_scores = (
+        np.asarray(got.scores),
+        np.asarray(ref.scores),
+    )  # host copies of the final scores
     assert scores.shape == (data.n_users, data.n_items) and np.isfinite(scores).all()
     losses = [h["loss"] for h in got.history]
     want = [h["loss"] for h in ref.history]
@@ -332,7 +374,14 @@ def test_lightgcn_propagation_on_device_equals_dense_float64(device):
     from negtheory.bridge.recommend import LightGCN
 
     data = _tiny_split()
-    m = LightGCN(data.n_users, data.n_items, data.train, dim=8, n_layers=3, generator=torch.Generator().manual_seed(0))
+    m = LightGCN(
+        data.n_users,
+        data.n_items,
+        data.train,
+        dim=8,
+        n_layers=3,
+        generator=torch.Generator().manual_seed(0),
+    )
     adj = m.adj.to_dense().double()
     e0 = torch.cat([m.user.weight, m.item.weight]).detach().double()
     acc, e = e0.clone(), e0
@@ -354,8 +403,17 @@ def test_train_harness_on_device(device, loss, k, ans):
     # ANS and a real-valued k draw counts from the run's CPU generator and move them to the device
     from negtheory.bridge.train import TrainConfig, train
 
-    cfg = TrainConfig(loss=loss, epochs=2, batch_size=128, k=k, ans=ans, device=device, progress=False, rng=0,
-                      synthetic=dict(n_users=60, n_items=80))  # fmt: skip
+    cfg = TrainConfig(
+        loss=loss,
+        epochs=2,
+        batch_size=128,
+        k=k,
+        ans=ans,
+        device=device,
+        progress=False,
+        rng=0,
+        synthetic=dict(n_users=60, n_items=80),
+    )
     res = train(cfg)
     assert res["device"].startswith(device)
     assert len(res["history"]) == 2 and all(np.isfinite(h["loss"]) for h in res["history"])
@@ -368,8 +426,16 @@ def test_mf_dropout_masks_on_device_follow_the_seed_and_the_law(device):
     from negtheory.bridge.recommend import MF as NetMF
 
     def net(seed):
-        return NetMF(50, 200, dim=16, generator=torch.Generator().manual_seed(0), cosine=True, init_std=1e-4,
-                     dropout=0.25, dropout_seed=seed).to(device)  # fmt: skip
+        return NetMF(
+            50,
+            200,
+            dim=16,
+            generator=torch.Generator().manual_seed(0),
+            cosine=True,
+            init_std=1e-4,
+            dropout=0.25,
+            dropout_seed=seed,
+        ).to(device)
 
     users = torch.arange(8, device=device)
     items = torch.randint(0, 200, (8, 30), generator=torch.Generator().manual_seed(1)).to(device)

@@ -18,15 +18,26 @@ def _pairs_set(d, part):
 def test_yahoo_keeps_the_test_file_users_and_pools_their_ratings(tmp_path):
     # Webscope layout: train holds users 1..6, test only users 1..3 (the "5,400 test users" of the real files)
     rng = np.random.default_rng(0)
-    train = [(u, s, int(rng.integers(1, 6))) for u in range(1, 7) for s in range(1, 31) if rng.random() < 0.5]
+    train = [
+        (u, s, int(rng.integers(1, 6)))
+        for u in range(1, 7)
+        for s in range(1, 31)
+        if rng.random() < 0.5
+    ]
     test = [(u, s, 3) for u in range(1, 4) for s in range(31, 41)]
     with gzip.open(tmp_path / "ydata-ymusic-rating-study-v1_0-train.txt.gz", "wt") as f:
         f.writelines(f"{u}\t{s}\t{r}\n" for u, s, r in train)
-    (tmp_path / "ydata-ymusic-rating-study-v1_0-test.txt").write_text("".join(f"{u}\t{s}\t{r}\n" for u, s, r in test))
+    (tmp_path / "ydata-ymusic-rating-study-v1_0-test.txt").write_text(
+        "".join(f"{u}\t{s}\t{r}\n" for u, s, r in test)
+    )
     d = thesis_split("yahoo-r3", tmp_path, rng=3)
-    expected = {(str(u), str(s)) for u, s, _ in train if u <= 3} | {(str(u), str(s)) for u, s, _ in test}
+    expected = {(str(u), str(s)) for u, s, _ in train if u <= 3} | {
+        (str(u), str(s)) for u, s, _ in test
+    }
     got = _pairs_set(d, "train") | _pairs_set(d, "test")
-    assert got == expected  # every rating of the test-file users, train and test pooled; users 4-6 dropped
+    assert (
+        got == expected
+    )  # every rating of the test-file users, train and test pooled; users 4-6 dropped
     assert not (_pairs_set(d, "train") & _pairs_set(d, "test"))
     assert len(d.test) == round(0.2 * len(expected))
     # the split is a function of the seed alone
@@ -36,7 +47,12 @@ def test_yahoo_keeps_the_test_file_users_and_pools_their_ratings(tmp_path):
 
 
 def test_ml1m_every_rating_is_a_positive_and_the_split_is_80_20(tmp_path):
-    lines = [f"{u}::{i}::{1 + (u * i) % 5}::97830{u}\n" for u in range(1, 21) for i in range(1, 16) if (u + i) % 3]
+    lines = [
+        f"{u}::{i}::{1 + (u * i) % 5}::97830{u}\n"
+        for u in range(1, 21)
+        for i in range(1, 16)
+        if (u + i) % 3
+    ]
     (tmp_path / "ratings.dat").write_text("".join(lines))
     for path in (tmp_path, tmp_path / "ratings.dat"):
         d = thesis_split("ml-1m", path, rng=0)
@@ -50,9 +66,9 @@ def test_gowalla_pooled_or_as_released(tmp_path):
     released = thesis_split("gowalla-lightgcn", tmp_path)
     assert _pairs_set(released, "test") == {("0", "4"), ("1", "2"), ("2", "0")}
     pooled = thesis_split("gowalla", tmp_path, rng=1)
-    assert _pairs_set(pooled, "train") | _pairs_set(pooled, "test") == _pairs_set(released, "train") | _pairs_set(
-        released, "test"
-    )
+    assert _pairs_set(pooled, "train") | _pairs_set(pooled, "test") == _pairs_set(
+        released, "train"
+    ) | _pairs_set(released, "test")
     assert len(pooled.test) == round(0.2 * 12)
 
 
@@ -64,11 +80,15 @@ def test_ml100k_uses_the_thesis_split_when_present(tmp_path):
 
 
 def test_write_split_round_trips(tmp_path):
-    (tmp_path / "ratings.dat").write_text("".join(f"{u}::{i}::4::0\n" for u in range(3, 9) for i in range(10, 18)))
+    (tmp_path / "ratings.dat").write_text(
+        "".join(f"{u}::{i}::4::0\n" for u in range(3, 9) for i in range(10, 18))
+    )
     d = thesis_split("ml-1m", tmp_path, rng=2)
     tr, te = write_split(d, tmp_path / "out")
     back = load_split(tr, te)
-    assert _pairs_set(back, "train") == _pairs_set(d, "train") and _pairs_set(back, "test") == _pairs_set(d, "test")
+    assert _pairs_set(back, "train") == _pairs_set(d, "train") and _pairs_set(
+        back, "test"
+    ) == _pairs_set(d, "test")
 
 
 @pytest.mark.parametrize(

@@ -46,7 +46,9 @@ def test_free_item_is_a_bijection_onto_each_users_free_items(device):
 def test_draws_are_uniform_on_free_items_and_never_training_items(device):
     n_items = 12
     indptr = np.array([0, 4, 4, 11])
-    indices = np.array([7, 0, 3, 11, 0, 1, 2, 3, 4, 5, 6])  # user 2 has one free item group: 7..11 minus 11
+    indices = np.array(
+        [7, 0, 3, 11, 0, 1, 2, 3, 4, 5, 6]
+    )  # user 2 has one free item group: 7..11 minus 11
     s = UniformFreeSampler((indptr, indices), n_items, device)
     gen = torch.Generator(device=device).manual_seed(0)
     users = torch.tensor([0, 1, 2], device=device)
@@ -83,7 +85,10 @@ def test_device_top_items_equals_the_reference_ranking_with_ties_and_masks(devic
         got = device_top_items(torch.from_numpy(s.copy()).to(device), k, [(rows, items)])
         np.testing.assert_array_equal(got, _top_items(ref, k))
     cont = rng.normal(size=(40, 30)).astype(np.float32)  # no ties: the device result stands alone
-    np.testing.assert_array_equal(device_top_items(torch.from_numpy(cont).to(device), 7), _top_items(cont.astype(np.float64), 7))
+    np.testing.assert_array_equal(
+        device_top_items(torch.from_numpy(cont).to(device), 7),
+        _top_items(cont.astype(np.float64), 7),
+    )
     bad = torch.from_numpy(cont).to(device)
     bad[0, 0] = float("nan")
     with pytest.raises(ValueError, match="NaN"):
@@ -136,15 +141,42 @@ def test_fit_with_device_rns_cosine_and_many_bpr_negatives_runs_and_learns():
     d = load_split(pairs[:cut], pairs[cut:]).with_validation(0.1, rng=0)
     ev = Evaluation(every=5, ks=(10,))
     opt = Adam(lr=0.02, batch_size=256)
-    for model, loss in ((MF(dim=8), BPR(negatives=20)), (MF(dim=8, similarity="cosine"), InfoNCE(negatives=16, temperature=0.2))):
-        r = fit(d, model=model, loss=loss, sampler=RNS(on_device=True), optimizer=opt, epochs=15, evaluation=ev)
+    for model, loss in (
+        (MF(dim=8), BPR(negatives=20)),
+        (MF(dim=8, similarity="cosine"), InfoNCE(negatives=16, temperature=0.2)),
+    ):
+        r = fit(
+            d,
+            model=model,
+            loss=loss,
+            sampler=RNS(on_device=True),
+            optimizer=opt,
+            epochs=15,
+            evaluation=ev,
+        )
         # random ranking gives recall@10 about 10 / 75; the planted groups lift it far above
         assert r.history[-1]["test_recall@10"] > 0.3
         assert r.config["rns_on_device"] is True
-    again = fit(d, model=MF(dim=8), loss=BPR(negatives=20), sampler=RNS(on_device=True), optimizer=opt, epochs=2,
-                evaluation=ev, rng=4)  # fmt: skip
-    same = fit(d, model=MF(dim=8), loss=BPR(negatives=20), sampler=RNS(on_device=True), optimizer=opt, epochs=2,
-               evaluation=ev, rng=4)  # fmt: skip
+    again = fit(
+        d,
+        model=MF(dim=8),
+        loss=BPR(negatives=20),
+        sampler=RNS(on_device=True),
+        optimizer=opt,
+        epochs=2,
+        evaluation=ev,
+        rng=4,
+    )
+    same = fit(
+        d,
+        model=MF(dim=8),
+        loss=BPR(negatives=20),
+        sampler=RNS(on_device=True),
+        optimizer=opt,
+        epochs=2,
+        evaluation=ev,
+        rng=4,
+    )
     np.testing.assert_array_equal(again.item_emb, same.item_emb)  # seeded: the same run twice
 
 
@@ -168,7 +200,11 @@ def test_the_new_options_go_to_the_torch_trainer_and_bad_values_name_their_param
 def test_new_spec_fields_round_trip_through_json():
     from negtheory.training import BPR, MF, RNS, spec_from_json
 
-    for spec in (MF(dim=4, similarity="cosine"), RNS(on_device=True), BPR(negatives=300, temperature=0.5)):
+    for spec in (
+        MF(dim=4, similarity="cosine"),
+        RNS(on_device=True),
+        BPR(negatives=300, temperature=0.5),
+    ):
         assert spec_from_json(spec.to_json()) == spec
     # specs written before these fields existed read back with the old behaviour
     assert spec_from_json('{"kind": "BPR", "temperature": 1.0}') == BPR(negatives=1)
@@ -188,7 +224,11 @@ def test_host_draw_equals_the_global_searchsorted_draw():
     u01 = torch.rand((64, 200), generator=torch.Generator().manual_seed(5), dtype=torch.float64)
     free = s.n_free[users]
     r = torch.minimum((u01 * free[:, None]).long(), free[:, None] - 1)
-    ref = r + torch.searchsorted(s.keys, users[:, None] * s.stride + r, right=True) - s.start[users][:, None]
+    ref = (
+        r
+        + torch.searchsorted(s.keys, users[:, None] * s.stride + r, right=True)
+        - s.start[users][:, None]
+    )
     assert torch.equal(got, ref)
     for b, u in enumerate(users.tolist()):
         assert not set(got[b].tolist()) & set(indices[indptr[u] : indptr[u + 1]].tolist())

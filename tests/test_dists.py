@@ -61,7 +61,10 @@ def make(kind, base, alpha, beta=0.7, tau_plus=0.2):
 def integrate_over(func, base):
     lo, hi = base.support()
     med = float(base.median())
-    return integrate.quad(func, lo, med, limit=200, epsabs=1e-13)[0] + integrate.quad(func, med, hi, limit=200, epsabs=1e-13)[0]
+    return (
+        integrate.quad(func, lo, med, limit=200, epsabs=1e-13)[0]
+        + integrate.quad(func, med, hi, limit=200, epsabs=1e-13)[0]
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -77,7 +80,9 @@ def test_density_matches_thesis_formula_and_integrates_to_one(pname, kind):
     x = np.linspace(lo, hi, 101)
     ref = literal_pdf(kind, base, x, alpha, beta, tau)
     if kind == "thn":
-        z = integrate_over(lambda s: literal_pdf("thn", base, s, alpha, beta), base)  # Z by quadrature
+        z = integrate_over(
+            lambda s: literal_pdf("thn", base, s, alpha, beta), base
+        )  # Z by quadrature
         assert z == pytest.approx((1 - beta) * alpha + beta * (1 - alpha), rel=1e-9)  # eq. 6.26
         ref = ref / z
     np.testing.assert_allclose(law.pdf(x), ref, rtol=1e-10, atol=1e-300)
@@ -122,22 +127,37 @@ def test_alpha_one_gives_the_order_statistics_of_a_pair():
     base = st.norm(0.5, 1.5)
     x = np.linspace(-4, 5, 37)
     f, F = base.pdf(x), base.cdf(x)
-    np.testing.assert_allclose(true_negative(base, 1.0).pdf(x), 2 * f * (1 - F), rtol=1e-12)  # eq. 2.5 / 4.7
-    np.testing.assert_allclose(false_negative(base, 1.0).pdf(x), 2 * f * F, rtol=1e-12)  # eq. 2.6 / 4.8
-    np.testing.assert_allclose(true_negative(base, 1.0).cdf(x), order_statistic(base, 1, 2).cdf(x), rtol=1e-12)
-    np.testing.assert_allclose(false_negative(base, 1.0).cdf(x), order_statistic(base, 2, 2).cdf(x), rtol=1e-12)
+    np.testing.assert_allclose(
+        true_negative(base, 1.0).pdf(x), 2 * f * (1 - F), rtol=1e-12
+    )  # eq. 2.5 / 4.7
+    np.testing.assert_allclose(
+        false_negative(base, 1.0).pdf(x), 2 * f * F, rtol=1e-12
+    )  # eq. 2.6 / 4.8
+    np.testing.assert_allclose(
+        true_negative(base, 1.0).cdf(x), order_statistic(base, 1, 2).cdf(x), rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        false_negative(base, 1.0).cdf(x), order_statistic(base, 2, 2).cdf(x), rtol=1e-12
+    )
 
 
 def test_alpha_half_gives_the_parent_and_beta_limits():
     base = st.t(5)
     x = np.linspace(-6, 6, 25)
-    for law in (true_negative(base, 0.5), false_negative(base, 0.5), unlabeled(base, 0.5, 0.3), unlabeled(base, 0.9, 0.5)):
+    for law in (
+        true_negative(base, 0.5),
+        false_negative(base, 0.5),
+        unlabeled(base, 0.5, 0.3),
+        unlabeled(base, 0.9, 0.5),
+    ):
         if law.name == "unlabeled" and law.alpha == 0.9:
             continue
         np.testing.assert_allclose(law.cdf(x), base.cdf(x), rtol=1e-13)
         np.testing.assert_allclose(law.pdf(x), base.pdf(x), rtol=1e-13)
     # beta = 1/2 is phi_TN, beta = 0 the easy component phi_(1), beta = 1 the hard one phi_(2)
-    np.testing.assert_allclose(hard_negative(base, 0.8, 0.5).pdf(x), true_negative(base, 0.8).pdf(x), rtol=1e-13)
+    np.testing.assert_allclose(
+        hard_negative(base, 0.8, 0.5).pdf(x), true_negative(base, 0.8).pdf(x), rtol=1e-13
+    )
     f, F = base.pdf(x), base.cdf(x)
     np.testing.assert_allclose(hard_negative(base, 0.8, 0.0).pdf(x), 2 * f * (1 - F), rtol=1e-12)
     np.testing.assert_allclose(hard_negative(base, 0.8, 1.0).pdf(x), 2 * f * F, rtol=1e-12)
@@ -149,7 +169,9 @@ def test_unlabeled_is_the_mixture_and_parent_cdf_inverts_eq_6_28():
     x = np.linspace(-5, 5, 41)
     for alpha, tau in [(0.9, 0.1), (0.6, 0.7), (1.0, 0.05)]:
         un = unlabeled(base, alpha, tau)
-        mix = (1 - tau) * true_negative(base, alpha).pdf(x) + tau * false_negative(base, alpha).pdf(x)
+        mix = (1 - tau) * true_negative(base, alpha).pdf(x) + tau * false_negative(base, alpha).pdf(
+            x
+        )
         np.testing.assert_allclose(un.pdf(x), mix, rtol=1e-13)
         a = (1 - 2 * alpha) * ((1 - tau) - tau)
         b = 2 * (alpha * (1 - tau) + (1 - alpha) * tau)
@@ -163,7 +185,9 @@ def test_unlabeled_is_the_mixture_and_parent_cdf_inverts_eq_6_28():
         np.testing.assert_allclose(un.parent_cdf(p), printed, rtol=1e-9, atol=1e-15)
 
 
-@pytest.mark.parametrize("alpha, tau", [(0.5, 0.3), (0.8, 0.5), (0.5 + 1e-13, 0.3), (0.8, 0.5 - 1e-12)])
+@pytest.mark.parametrize(
+    "alpha, tau", [(0.5, 0.3), (0.8, 0.5), (0.5 + 1e-13, 0.3), (0.8, 0.5 - 1e-12)]
+)
 def test_parent_cdf_is_exact_at_and_near_a_zero(alpha, tau):
     un = unlabeled(st.norm(), alpha, tau)
     mpmath.mp.dps = 50
@@ -176,7 +200,9 @@ def test_parent_cdf_is_exact_at_and_near_a_zero(alpha, tau):
             exact = (-b + mpmath.sqrt(b * b + 4 * a * p)) / (2 * a)
         got = float(un.parent_cdf(p))
         assert got == pytest.approx(float(exact), rel=1e-14)
-    assert float(un.parent_cdf(0.0)) == 0.0 and float(un.parent_cdf(1.0)) == pytest.approx(1.0, rel=1e-15)
+    assert float(un.parent_cdf(0.0)) == 0.0 and float(un.parent_cdf(1.0)) == pytest.approx(
+        1.0, rel=1e-15
+    )
 
 
 def test_tail_accuracy_against_mpmath():
@@ -220,14 +246,22 @@ def test_moment_closed_forms():
 
 def test_fast_path_matches_scipy_path():
     for base in (st.norm(-0.4, 1.7), st.uniform(-2.0, 5.0)):
-        for law in (true_negative(base, 0.83), unlabeled(base, 0.7, 0.35), hard_negative(base, 0.9, 0.95)):
+        for law in (
+            true_negative(base, 0.83),
+            unlabeled(base, 0.7, 0.35),
+            hard_negative(base, 0.9, 0.95),
+        ):
             slow = dists.QuadraticCDFLaw(base, law.b, law.a)
             slow._parent.kind = dists.KIND_GENERIC  # force the scipy-based numpy path
             assert law.fast and not slow.fast
-            x = np.concatenate([base.ppf([1e-12, 1e-5, 0.2, 0.5, 0.9, 1 - 1e-9]), [-np.inf, np.inf]])
+            x = np.concatenate(
+                [base.ppf([1e-12, 1e-5, 0.2, 0.5, 0.9, 1 - 1e-9]), [-np.inf, np.inf]]
+            )
             for fn in ("cdf", "sf", "pdf", "logpdf"):
                 # atol: scipy's uniform sf is 1 - cdf, ours (hi - x) / (hi - lo), exact near hi
-                np.testing.assert_allclose(getattr(law, fn)(x), getattr(slow, fn)(x), rtol=1e-12, atol=1e-16, err_msg=fn)
+                np.testing.assert_allclose(
+                    getattr(law, fn)(x), getattr(slow, fn)(x), rtol=1e-12, atol=1e-16, err_msg=fn
+                )
             q = np.array([1e-15, 1e-7, 0.1, 0.5, 0.6, 0.999999])
             np.testing.assert_allclose(law.ppf(q), slow.ppf(q), rtol=1e-12, atol=1e-14)
             np.testing.assert_allclose(law.isf(q), slow.isf(q), rtol=1e-12, atol=1e-14)
@@ -255,7 +289,9 @@ def test_scalar_in_scalar_out_and_broadcasting():
     assert float(law.ppf(0.0)) == -np.inf and float(law.ppf(1.0)) == np.inf
     assert float(law.cdf(-np.inf)) == 0.0 and float(law.cdf(np.inf)) == 1.0
     u = true_negative(st.uniform(2, 3), 0.7)
-    assert u.support() == (2.0, 5.0) and float(u.pdf(1.0)) == 0.0 and float(u.logpdf(6.0)) == -np.inf
+    assert (
+        u.support() == (2.0, 5.0) and float(u.pdf(1.0)) == 0.0 and float(u.logpdf(6.0)) == -np.inf
+    )
     assert float(u.median()) == pytest.approx(float(u.ppf(0.5)))
 
 
@@ -265,7 +301,12 @@ def test_scalar_in_scalar_out_and_broadcasting():
 @pytest.mark.parametrize(
     "make_new, base, k, n",
     [
-        (lambda: st.Normal(mu=1.0, sigma=math.sqrt(5.0)), st.norm(1.0, math.sqrt(5.0)), 2, 5),  # thesis Fig. 2.3
+        (
+            lambda: st.Normal(mu=1.0, sigma=math.sqrt(5.0)),
+            st.norm(1.0, math.sqrt(5.0)),
+            2,
+            5,
+        ),  # thesis Fig. 2.3
         (lambda: st.Normal(), st.norm(), 1, 7),
         (lambda: st.Normal(), st.norm(), 7, 7),
         (lambda: st.make_distribution(st.t)(df=4), st.t(4), 3, 9),
@@ -284,7 +325,19 @@ def test_order_statistic_matches_scipy(make_new, base, k, n):
     assert g.var() == pytest.approx(float(ref.variance()), rel=1e-7)
 
 
-@pytest.mark.parametrize("k, n", [(1, 1), (1, 2), (3, 4), (1, 1000), (500, 1000), (1000, 1000), (7, 100_000), (100_000, 100_000)])
+@pytest.mark.parametrize(
+    "k, n",
+    [
+        (1, 1),
+        (1, 2),
+        (3, 4),
+        (1, 1000),
+        (500, 1000),
+        (1000, 1000),
+        (7, 100_000),
+        (100_000, 100_000),
+    ],
+)
 def test_uniform_order_statistic_is_beta(k, n):
     g = order_statistic(st.uniform(), k, n)
     ref = st.beta(k, n - k + 1)
@@ -303,9 +356,13 @@ def test_order_statistic_density_is_the_beta_form_and_integrates_to_one():
     g = order_statistic(base, 4, 6)
     x = np.linspace(-5, 5, 21)
     f, F = base.pdf(x), base.cdf(x)
-    literal = math.factorial(6) / (math.factorial(3) * math.factorial(2)) * F**3 * f * (1 - F) ** 2  # §2.3.2
+    literal = (
+        math.factorial(6) / (math.factorial(3) * math.factorial(2)) * F**3 * f * (1 - F) ** 2
+    )  # §2.3.2
     np.testing.assert_allclose(g.pdf(x), literal, rtol=1e-11)
-    assert integrate.quad(lambda s: float(g.pdf(s)), -np.inf, np.inf, limit=200)[0] == pytest.approx(1.0, abs=1e-9)
+    assert integrate.quad(lambda s: float(g.pdf(s)), -np.inf, np.inf, limit=200)[
+        0
+    ] == pytest.approx(1.0, abs=1e-9)
 
 
 def test_order_statistic_rvs_ks_and_large_n_tail():
@@ -403,7 +460,9 @@ _HYP_PARENTS = [st.norm(), st.uniform(-0.5, 1.0), st.t(3), st.logistic(0.2, 0.5)
     kind=hst.sampled_from(["tn", "fn", "un", "thn"]),
     qs=hst.lists(hst.floats(1e-9, 1 - 1e-9), min_size=1, max_size=8),
 )
-@example(alpha=0.9921875, beta=0.5382, tau=0.5, parent=0, kind="thn", qs=[1.0000000000000003e-09, 1e-09])
+@example(
+    alpha=0.9921875, beta=0.5382, tau=0.5, parent=0, kind="thn", qs=[1.0000000000000003e-09, 1e-09]
+)
 def test_property_suite(alpha, beta, tau, parent, kind, qs):
     base = _HYP_PARENTS[parent]
     if kind == "thn" and (1 - beta) * alpha + beta * (1 - alpha) < 1e-6:
@@ -428,7 +487,9 @@ def test_property_suite(alpha, beta, tau, parent, kind, qs):
     np.testing.assert_allclose(law.parent_cdf(q), base.cdf(x), rtol=1e-8, atol=1e-13)
     # unlabeled = mixture (eq. 6.23)
     if kind == "un":
-        mix = (1 - tau) * true_negative(base, alpha).pdf(x) + tau * false_negative(base, alpha).pdf(x)
+        mix = (1 - tau) * true_negative(base, alpha).pdf(x) + tau * false_negative(base, alpha).pdf(
+            x
+        )
         np.testing.assert_allclose(pdf, mix, rtol=1e-10, atol=1e-300)
 
 
@@ -467,13 +528,19 @@ def test_order_statistic_normal_fast_paths_match_independent_formulas(k, n):
     np.testing.assert_allclose(got[fin], ref[fin], rtol=1e-12)
     assert np.all(got[~fin] == -np.inf)
     xs = np.linspace(-6, 8, 57)
-    np.testing.assert_allclose(g.cdf(xs), betainc(k, n - k + 1, st.norm.cdf(xs, mu, sigma)), rtol=1e-13, atol=1e-300)
-    np.testing.assert_allclose(g.sf(xs), betainc(n - k + 1, k, st.norm.sf(xs, mu, sigma)), rtol=1e-13, atol=1e-300)
+    np.testing.assert_allclose(
+        g.cdf(xs), betainc(k, n - k + 1, st.norm.cdf(xs, mu, sigma)), rtol=1e-13, atol=1e-300
+    )
+    np.testing.assert_allclose(
+        g.sf(xs), betainc(n - k + 1, k, st.norm.sf(xs, mu, sigma)), rtol=1e-13, atol=1e-300
+    )
     # quantiles: the two-call form (betaincinv, then the parent's ppf / isf) and a round trip
     q = np.concatenate([np.geomspace(1e-12, 0.5, 40), 1 - np.geomspace(1e-12, 0.5, 40)])
     x_q = g.ppf(q)
     lower = q < 0.5
-    np.testing.assert_allclose(x_q[lower], mu + sigma * ndtri(betaincinv(k, n - k + 1, q[lower])), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        x_q[lower], mu + sigma * ndtri(betaincinv(k, n - k + 1, q[lower])), rtol=1e-10, atol=1e-12
+    )
     np.testing.assert_allclose(g.cdf(x_q[lower]), q[lower], rtol=1e-9)
     np.testing.assert_allclose(g.sf(x_q[~lower]), 1 - q[~lower], rtol=1e-9)
     x_i = g.isf(q)
@@ -481,7 +548,9 @@ def test_order_statistic_normal_fast_paths_match_independent_formulas(k, n):
     np.testing.assert_allclose(g.cdf(x_i[~lower]), 1 - q[~lower], rtol=1e-9)
 
 
-@pytest.mark.parametrize("k,n", [(2, 2), (3, 10), (50, 60), (300, 1000), (999, 1000), (5000, 10000)])
+@pytest.mark.parametrize(
+    "k,n", [(2, 2), (3, 10), (50, 60), (300, 1000), (999, 1000), (5000, 10000)]
+)
 @pytest.mark.parametrize("points", [200, 3000])  # 3000: the start tables are built and used
 def test_order_statistic_normal_ppf_kernel_against_scipy(k, n, points):
     """numba quantile solver (Halley on log I_{Phi(z)}) against scipy's betaincinv + ndtri where

@@ -51,8 +51,12 @@ def test_fig_6_4_curves_are_eq_6_14_and_6_15():
         x, tn = ax.lines[1].get_data()
         _, fn = ax.lines[2].get_data()
         f, F = st.norm.pdf(x), st.norm.cdf(x)
-        np.testing.assert_allclose(tn, alpha * 2 * f * (1 - F) + (1 - alpha) * 2 * f * F, rtol=1e-12)
-        np.testing.assert_allclose(fn, alpha * 2 * f * F + (1 - alpha) * 2 * f * (1 - F), rtol=1e-12)
+        np.testing.assert_allclose(
+            tn, alpha * 2 * f * (1 - F) + (1 - alpha) * 2 * f * F, rtol=1e-12
+        )
+        np.testing.assert_allclose(
+            fn, alpha * 2 * f * F + (1 - alpha) * 2 * f * (1 - F), rtol=1e-12
+        )
 
 
 def test_fig_6_8_histograms_match_exact_bin_probabilities():
@@ -65,14 +69,19 @@ def test_fig_6_8_histograms_match_exact_bin_probabilities():
         left = np.array([p.get_x() for p in bars])
         width = bars[0].get_width()
         height = np.array([p.get_height() for p in bars])
-        u0, u1 = st.norm.cdf(t * np.log(np.maximum(left, 1e-300))), st.norm.cdf(t * np.log(left + width))
+        u0, u1 = (
+            st.norm.cdf(t * np.log(np.maximum(left, 1e-300))),
+            st.norm.cdf(t * np.log(left + width)),
+        )
         G = (
             (lambda u: 2 * alpha * u + (1 - 2 * alpha) * u**2)
             if cls == "tn"
             else (lambda u: 2 * (1 - alpha) * u + (2 * alpha - 1) * u**2)
         )
         prob = G(u1) - G(u0)
-        k = n * (1 - tau) if cls == "tn" else n * tau  # expected class size (exact size varies ~1 %)
+        k = (
+            n * (1 - tau) if cls == "tn" else n * tau
+        )  # expected class size (exact size varies ~1 %)
         expected = prob / width
         sd = np.sqrt(prob * (1 - prob) / k) / width
         big = prob > 0.01

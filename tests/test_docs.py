@@ -24,7 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 
 for _module in ("sphinx", "numpydoc", "myst_nb", "pydata_sphinx_theme"):
-    pytest.importorskip(_module, reason=f'{_module} is not installed: pip install -e ".[docs]" to build the docs')
+    pytest.importorskip(
+        _module, reason=f'{_module} is not installed: pip install -e ".[docs]" to build the docs'
+    )
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +75,11 @@ def test_notebook_pages_show_their_images(site):
     for path in notebooks:
         nb = nbformat.read(path, as_version=4)
         n_png = sum(
-            1 for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if "image/png" in o.get("data", {})
+            1
+            for c in nb.cells
+            if c.cell_type == "code"
+            for o in c.get("outputs", [])
+            if "image/png" in o.get("data", {})
         )
         page = site / "generated" / "notebooks" / f"{path.stem}.html"
         assert page.exists(), f"no page for {path.name}"
@@ -86,8 +92,12 @@ def test_notebook_pages_show_their_images(site):
 def test_gallery_shows_every_figure(site):
     gallery = (site / "generated" / "gallery.html").read_text(encoding="utf-8")
     for png in sorted((ROOT / "figures").glob("*.png")):
-        assert re.search(rf'<img[^>]+src="[^"]*{re.escape(png.name)}"', gallery), f"{png.name} is not in the gallery"
-    assert "(no description yet)" not in gallery, "a figure has no description (docs/_generate.py EXTRA_DESCRIPTIONS)"
+        assert re.search(rf'<img[^>]+src="[^"]*{re.escape(png.name)}"', gallery), (
+            f"{png.name} is not in the gallery"
+        )
+    assert "(no description yet)" not in gallery, (
+        "a figure has no description (docs/_generate.py EXTRA_DESCRIPTIONS)"
+    )
 
 
 @pytest.mark.slow
@@ -119,7 +129,9 @@ def test_api_pages_show_no_private_base_or_parameter(site):
         assert "Bases:" not in _text(page), f"{page.name} shows a 'Bases:' line"
         for sig in re.findall(r'<dt class="sig[^"]*"[^>]*>(.*?)</dt>', text, flags=re.S):
             sig_text = html_lib.unescape(re.sub(r"<[^>]+>", "", sig))
-            assert not re.search(r"[(,\s]_\w+=", sig_text), f"{page.name}: private parameter in {sig_text.strip()[:200]}"
+            assert not re.search(r"[(,\s]_\w+=", sig_text), (
+                f"{page.name}: private parameter in {sig_text.strip()[:200]}"
+            )
 
 
 @pytest.mark.slow
@@ -130,7 +142,9 @@ def test_api_index_is_grouped_by_theme(site):
     assert len(themes) >= 8, [t.name for t in themes]
     assert "negtheory-api-summary" in index
     sidebar = index.split('class="bd-docs-nav', 1)[1].split("</nav>", 1)[0]
-    assert 8 <= sidebar.count("toctree-l1") <= 15, "the API index's sidebar lists the themes (modules under them)"
+    assert 8 <= sidebar.count("toctree-l1") <= 15, (
+        "the API index's sidebar lists the themes (modules under them)"
+    )
     for theme in themes:
         text = theme.read_text(encoding="utf-8")
         assert "negtheory-api-summary" in text, theme.name
@@ -151,7 +165,12 @@ def test_sources_are_named_by_their_titles(site):
         "Threshold selection in negative sampling strategy",
     ):
         assert title in refs, title
-    pages = [site / "index.html", site / "references.html", site / "errata.html", site / "generated" / "gallery.html"]
+    pages = [
+        site / "index.html",
+        site / "references.html",
+        site / "errata.html",
+        site / "generated" / "gallery.html",
+    ]
     pages += sorted((site / "guide").glob("*.html"))
     # (the API pages quote the docstrings' own first lines: those are checked by docs/_validate.py's owners)
     for page in pages:
@@ -170,7 +189,9 @@ def test_guide_examples_run(page, tmp_path, monkeypatch):
     pytest.importorskip("torch", reason="the examples train with the torch extra")
     import tempfile
 
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the examples' files go to this test's folder
+    monkeypatch.setattr(
+        tempfile, "tempdir", str(tmp_path)
+    )  # the examples' files go to this test's folder
     monkeypatch.chdir(tmp_path)
     blocks = _python_blocks(DOCS / "guide" / page)
     assert len(blocks) >= 5, page
@@ -191,7 +212,9 @@ def test_every_documented_callable_passes_numpydoc_validation():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     found = module.errors()
-    assert not found, f"{len(found)} numpydoc errors, e.g. " + "; ".join(f"{p}: {c} {m}" for p, c, m in found[:5])
+    assert not found, f"{len(found)} numpydoc errors, e.g. " + "; ".join(
+        f"{p}: {c} {m}" for p, c, m in found[:5]
+    )
     assert len(module.targets()) > 250  # the walk really covers the package (methods included)
 
 

@@ -21,7 +21,10 @@ def test_a_field_on_its_own_line_takes_the_block_indented_like_the_field():
 
 
 def test_a_field_inside_a_line_takes_the_stripped_block_and_a_lone_percent_stays():
-    assert fill("Return %(what)s (100 % sure).", {"what": "\n  the answer\n"}) == "Return the answer (100 % sure)."
+    assert (
+        fill("Return %(what)s (100 % sure).", {"what": "\n  the answer\n"})
+        == "Return the answer (100 % sure)."
+    )
 
 
 def test_blank_lines_of_a_block_stay_empty():

@@ -58,11 +58,15 @@ def test_ecdf_matches_brute_force_with_ties():
     np.testing.assert_allclose(E.ecdf(x, denominator="n+1"), brute * 33 / 34)
 
 
-@pytest.mark.parametrize("alpha,tau_plus", [(0.9, 0.1), (0.5, 0.1), (0.7, 0.5), (1.0, 0.3), (0.5, 0.5), (0.999, 0.999)])
+@pytest.mark.parametrize(
+    "alpha,tau_plus", [(0.9, 0.1), (0.5, 0.1), (0.7, 0.5), (1.0, 0.3), (0.5, 0.5), (0.999, 0.999)]
+)
 def test_cdf_from_unlabeled_inverts_eq_628(alpha, tau_plus):
     phi = np.linspace(0, 1, 101)
     tm = 1 - tau_plus
-    phi_un = 2 * (alpha * tm + (1 - alpha) * tau_plus) * phi + (1 - 2 * alpha) * (tm - tau_plus) * phi**2
+    phi_un = (
+        2 * (alpha * tm + (1 - alpha) * tau_plus) * phi + (1 - 2 * alpha) * (tm - tau_plus) * phi**2
+    )
     np.testing.assert_allclose(E.cdf_from_unlabeled(phi_un, alpha, tau_plus), phi, atol=1e-14)
 
 
@@ -70,7 +74,8 @@ def test_cdf_from_unlabeled_inverts_eq_628(alpha, tau_plus):
 
 
 @pytest.mark.parametrize(
-    "alpha,beta,tau_plus", [(0.9, 0.5, 0.1), (0.75, 0.9, 0.2), (0.6, 0.0, 0.4), (0.5, 0.3, 0.1), (0.8, 1.0, 0.5)]
+    "alpha,beta,tau_plus",
+    [(0.9, 0.5, 0.1), (0.75, 0.9, 0.2), (0.6, 0.0, 0.4), (0.5, 0.3, 0.1), (0.8, 1.0, 0.5)],
 )
 def test_bcl_weights_equal_density_ratio_eq_624(alpha, beta, tau_plus):
     """omega = (phi_THN / Z) / phi_UN from explicit densities, at scores whose eCDF is known."""
@@ -106,7 +111,11 @@ def test_theorem_6_1_weight_is_posterior_over_tau_minus():
     x = np.linspace(-2, 2, n)  # increasing: eCDF = u_un
     phi = E.cdf_from_unlabeled(u_un, alpha, tau_plus)
     z = stats.norm.ppf(np.clip(phi, 0, 1 - 1e-16))
-    post = (1 - tau_plus) * phi_tn(z, alpha) / ((1 - tau_plus) * phi_tn(z, alpha) + tau_plus * phi_fn(z, alpha))
+    post = (
+        (1 - tau_plus)
+        * phi_tn(z, alpha)
+        / ((1 - tau_plus) * phi_tn(z, alpha) + tau_plus * phi_fn(z, alpha))
+    )
     got = E.bcl_weights(x, alpha, 0.5, tau_plus)
     ok = np.isfinite(post)
     np.testing.assert_allclose(got[ok], post[ok] / (1 - tau_plus), rtol=1e-10)
@@ -117,7 +126,9 @@ def test_bcl_weights_exact_at_alpha_half_and_tau_half():
     u = E.ecdf(x)
     for beta in (0.0, 0.3, 1.0):
         # alpha = 1/2: a = 0, b = 1, Z = 1/2, denominator 1/2 -> omega = 2[(1 - beta) + (2 beta - 1) Phi_UN]
-        np.testing.assert_allclose(E.bcl_weights(x, 0.5, beta, 0.1), 2 * ((1 - beta) + (2 * beta - 1) * u), rtol=1e-14)
+        np.testing.assert_allclose(
+            E.bcl_weights(x, 0.5, beta, 0.1), 2 * ((1 - beta) + (2 * beta - 1) * u), rtol=1e-14
+        )
     w = E.bcl_weights(x, 0.8, 0.5, 0.5)  # tau+ = 1/2 is also a = 0
     assert np.all(np.isfinite(w))
     # tau+ = 1/2: phi_UN = (phi_TN + phi_FN)/2 = phi (the parent), so with beta = 1/2, omega = phi_TN/phi = 2[a(1-F) + (1-a)F]
@@ -159,7 +170,9 @@ def test_theta_dcl_unbiased_monte_carlo():
     alpha, tau_plus, t, m, n, k = 0.8, 0.15, 0.5, 20_000, 32, 8
     is_fn = rng.random((m, n)) < tau_plus
     raw = np.where(
-        is_fn, sample_class(rng, m * n, alpha, True).reshape(m, n), sample_class(rng, m * n, alpha, False).reshape(m, n)
+        is_fn,
+        sample_class(rng, m * n, alpha, True).reshape(m, n),
+        sample_class(rng, m * n, alpha, False).reshape(m, n),
     )
     pos = np.exp(sample_class(rng, m * k, alpha, True).reshape(m, k) / t)
     xhat = np.exp(raw / t)
@@ -202,11 +215,15 @@ def test_dpl_probability_unbiased_lemma_5_1():
     m, n, k, tau_plus = 40_000, 16, 4, 0.2
     mu_pos = 1.0  # positives ~ N(1, 1), true negatives ~ N(0, 1)
     pos = rng.normal(mu_pos, 1, m)
-    unl = np.where(rng.random((m, n)) < tau_plus, rng.normal(mu_pos, 1, (m, n)), rng.normal(0, 1, (m, n)))
+    unl = np.where(
+        rng.random((m, n)) < tau_plus, rng.normal(mu_pos, 1, (m, n)), rng.normal(0, 1, (m, n))
+    )
     extra = rng.normal(mu_pos, 1, (m, k))
     p = E.dpl_probability(pos, unl, extra, tau_plus)
     # R_AUC = E sigma(X+ - X-), X+ - X- ~ N(1, 2)
-    truth = integrate.quad(lambda d: special.expit(d) * stats.norm.pdf(d, mu_pos, math.sqrt(2)), -20, 20)[0]
+    truth = integrate.quad(
+        lambda d: special.expit(d) * stats.norm.pdf(d, mu_pos, math.sqrt(2)), -20, 20
+    )[0]
     assert abs(p.mean() - truth) < 5 * p.std() / math.sqrt(m)
     # the biased estimate without correction is off
     assert abs(special.expit(pos[:, None] - unl).mean() - truth) > 0.01
@@ -259,7 +276,9 @@ def test_bns_risk_info_and_metrics():
     assert E.bns_info(0.0, 0.0) == 0.5
     np.testing.assert_allclose(E.bns_risk([0.2, 0.4], [0.5, 1.0], 1.0), [0.0, -0.4])
     assert E.tnr(np.array([True, False, True, True])) == 0.75
-    assert E.informativeness([0.2, 0.4, 0.6], np.array([True, False, True])) == pytest.approx((0.2 - 0.4 + 0.6) / 3)
+    assert E.informativeness([0.2, 0.4, 0.6], np.array([True, False, True])) == pytest.approx(
+        (0.2 - 0.4 + 0.6) / 3
+    )
 
 
 # ---------------------------------------------------------------- validation
@@ -328,7 +347,9 @@ def test_bcl_weights_no_cancellation(alpha, tau_plus):
     z = (1 - b) * a + b * (1 - a)
     for g, p in zip(got, phi):
         p = Fraction(float(p))
-        exact = ((1 - b) * a + (b - a) * p) / (z * (a * tm + (1 - a) * tp + (1 - 2 * a) * p * (tm - tp)))
+        exact = ((1 - b) * a + (b - a) * p) / (
+            z * (a * tm + (1 - a) * tp + (1 - 2 * a) * p * (tm - tp))
+        )
         assert g == pytest.approx(float(exact), rel=1e-12, abs=1e-15)
     torch = pytest.importorskip("torch")
     from negtheory.bridge.functional import _omega
@@ -345,4 +366,6 @@ def test_negative_floor_is_rejected(theta):
     fn = getattr(E, theta)
     with pytest.raises(ValueError, match="floor"):
         fn(np.array([[1.0, 148.4]]), np.array([[7.26]]), tau_plus=0.1, floor=-5e-324, **args)
-    assert np.isfinite(fn(np.array([[1.0, 148.4]]), np.array([[7.26]]), tau_plus=0.1, floor=0.0, **args)).all()
+    assert np.isfinite(
+        fn(np.array([[1.0, 148.4]]), np.array([[7.26]]), tau_plus=0.1, floor=0.0, **args)
+    ).all()

@@ -72,7 +72,11 @@ def test_wu_fig5_legend_names_every_marker(fig5):
     assert any("k_max" in s and "rising" in s for s in legend)  # the arrow
     assert any(s.startswith("K*") for s in legend)  # the filled circle
     handles = fig5.legends[0].legend_handles
-    markers = {(h.get_marker(), h.get_markerfacecolor()) for h in handles if h.get_marker() not in (None, "None", "")}
+    markers = {
+        (h.get_marker(), h.get_markerfacecolor())
+        for h in handles
+        if h.get_marker() not in (None, "None", "")
+    }
     assert (">", "k") in markers and ("o", "none") in markers and ("o", "k") in markers
 
 
@@ -165,7 +169,14 @@ def test_parameter_sections_typeset_their_maths(name):
 
 
 def test_pseudo_maths_pattern_catches_the_ascii_forms():
-    for s in ("Class prior tau^+ in (0, 1)", "tau+ = 0.1", "scores x-hat of", "Mean mu_q of", "weight lambda in", "alpha = 0.9"):
+    for s in (
+        "Class prior tau^+ in (0, 1)",
+        "tau+ = 0.1",
+        "scores x-hat of",
+        "Mean mu_q of",
+        "weight lambda in",
+        "alpha = 0.9",
+    ):
         assert PSEUDO_MATHS.search(s), s
     for s in (r"Class prior :math:`\tau^+`", "regularised incomplete beta", "``tau_plus``"):
         assert not PSEUDO_MATHS.search(re.sub(r":\w+:`[^`]*`|``[^`]*``", "", s)), s

@@ -69,7 +69,10 @@ def test_fig6_9_leaves_hcl_out_and_draws_bcl_visibly():
         norm = ax.containers[labels.index("BCL, self-normalised")].lines[0]
         # distinguishable where they overlap: big white-filled (hollow-looking) markers on a solid line, and the
         # self-normalised form's thin dotted line and small filled markers drawn on top, inside them
-        assert bcl.get_markersize() > 2 * norm.get_markersize() and bcl.get_linewidth() > norm.get_linewidth()
+        assert (
+            bcl.get_markersize() > 2 * norm.get_markersize()
+            and bcl.get_linewidth() > norm.get_linewidth()
+        )
         assert bcl.get_markerfacecolor() == "white" and norm.get_linestyle() != bcl.get_linestyle()
         assert norm.get_zorder() > bcl.get_zorder()
         assert ax.get_legend() is None  # one legend for all panels, below them
@@ -84,7 +87,12 @@ def test_fig6_10_shows_bcl_biased_low_at_alpha_1_small_n():
 
     df = thesis_mse.relative_bias(
         mse_study(
-            "n_unlabeled", [16, 256], alpha=1.0, n_anchors=2048, estimators=("dcl", "bcl"), execution=Execution(progress=False)
+            "n_unlabeled",
+            [16, 256],
+            alpha=1.0,
+            n_anchors=2048,
+            estimators=("dcl", "bcl"),
+            execution=Execution(progress=False),
         )
     )
     bcl = df[df.estimator == "bcl"].set_index("n_unlabeled")
@@ -102,11 +110,16 @@ def test_fig6_10_shows_bcl_biased_low_at_alpha_1_small_n():
     s = score_sets(4000, 16, alpha, tau, t=t, rng=1)
     a, b = s.parent_params[:, :1], s.parent_params[:, 1:]
     phi = np.clip((t * np.log(s.scores) - a) / (b - a), 0.0, 1.0)
-    u = 2 * (alpha * (1 - tau) + (1 - alpha) * tau) * phi + (1 - 2 * alpha) * (1 - 2 * tau) * phi**2  # eq. 6.28
+    u = (
+        2 * (alpha * (1 - tau) + (1 - alpha) * tau) * phi + (1 - 2 * alpha) * (1 - 2 * tau) * phi**2
+    )  # eq. 6.28
     exact = (est._omega_of_ecdf(u, alpha, 0.5, tau) * s.scores).mean(axis=1)
     truth = est.theta_sup(s.scores, s.is_true_negative)
     ok = np.isfinite(truth)
-    err_exact, err_ecdf = exact[ok] - truth[ok], est.theta_bcl(s.scores, alpha, 0.5, tau)[ok] - truth[ok]
+    err_exact, err_ecdf = (
+        exact[ok] - truth[ok],
+        est.theta_bcl(s.scores, alpha, 0.5, tau)[ok] - truth[ok],
+    )
     assert abs(err_exact.mean()) < 4 * err_exact.std() / np.sqrt(ok.sum())
     assert err_ecdf.mean() / truth[ok].mean() < -0.35
     fig = thesis_mse.fig_means(n_anchors=256)
@@ -154,10 +167,14 @@ def _downstream_frame():
     import pandas as pd
 
     rows = [
-        ("digits", loss, s, "probe_acc", 0.93 + 0.01 * i + 0.002 * s) for i, loss in enumerate(("infonce", "bcl")) for s in (0, 1)
+        ("digits", loss, s, "probe_acc", 0.93 + 0.01 * i + 0.002 * s)
+        for i, loss in enumerate(("infonce", "bcl"))
+        for s in (0, 1)
     ]
     rows += [
-        ("synthetic", loss, s, "ndcg@10", 0.07 + 0.02 * i + 0.003 * s) for i, loss in enumerate(("bpr", "dpl")) for s in (0, 1)
+        ("synthetic", loss, s, "ndcg@10", 0.07 + 0.02 * i + 0.003 * s)
+        for i, loss in enumerate(("bpr", "dpl"))
+        for s in (0, 1)
     ]
     return pd.DataFrame(rows, columns=["task", "loss", "seed", "metric", "value"])
 
@@ -182,15 +199,26 @@ def test_save_figures_redraws_bridge_figures_and_names_other_commands(tmp_path):
         save_figures(tmp_path, ["no_such_figure"], progress=False)
     (tmp_path / "data").mkdir()
     _downstream_frame().to_csv(tmp_path / "data" / "bridge_downstream.csv", index=False)
-    out = save_figures(tmp_path / "png", ["bridge_downstream"], progress=False, bridge_data=tmp_path / "data")
+    out = save_figures(
+        tmp_path / "png", ["bridge_downstream"], progress=False, bridge_data=tmp_path / "data"
+    )
     assert out[0].name == "bridge_downstream.png" and out[0].stat().st_size > 1000
     with pytest.raises(ValueError, match="negtheory bridge experiments"):
-        save_figures(tmp_path / "png", ["bridge_wu_k_sweep"], progress=False, bridge_data=tmp_path / "data")
-    assert set(bridge_names()).isdisjoint(EXTERNAL_FIGURES) and set(registry()).isdisjoint(EXTERNAL_FIGURES)
+        save_figures(
+            tmp_path / "png", ["bridge_wu_k_sweep"], progress=False, bridge_data=tmp_path / "data"
+        )
+    assert set(bridge_names()).isdisjoint(EXTERNAL_FIGURES) and set(registry()).isdisjoint(
+        EXTERNAL_FIGURES
+    )
     # the digits MSE experiment is retired (negtheory reproduce sim-vs-train replaces it)
     assert bridge_names() == ["bridge_wu_k_sweep", "bridge_downstream"]
     with pytest.raises(ValueError, match="unknown figure"):
-        save_figures(tmp_path / "png", ["bridge_mse_sim_vs_train"], progress=False, bridge_data=tmp_path / "data")
+        save_figures(
+            tmp_path / "png",
+            ["bridge_mse_sim_vs_train"],
+            progress=False,
+            bridge_data=tmp_path / "data",
+        )
 
 
 def test_gallery_describes_and_names_the_command_of_each_committed_png():
@@ -201,7 +229,9 @@ def test_gallery_describes_and_names_the_command_of_each_committed_png():
     from negtheory.figures import EXTERNAL_FIGURES, bridge_names
 
     root = Path(__file__).resolve().parent.parent
-    spec = importlib.util.spec_from_file_location("_negtheory_docs_generate", root / "docs" / "_generate.py")
+    spec = importlib.util.spec_from_file_location(
+        "_negtheory_docs_generate", root / "docs" / "_generate.py"
+    )
     gen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen)
     committed = {p.stem for p in (root / "figures").glob("*.png")}

@@ -15,8 +15,12 @@ def split(tmp_path):
     rng = np.random.default_rng(7)
     pairs = np.unique(rng.integers(0, [30, 40], size=(500, 2)), axis=0)
     perm = rng.permutation(len(pairs))
-    pd.DataFrame(pairs[perm[:400]], columns=["user", "item"]).to_csv(tmp_path / "train.csv", index=False)
-    pd.DataFrame(pairs[perm[400:]], columns=["user", "item"]).to_csv(tmp_path / "test.csv", index=False)
+    pd.DataFrame(pairs[perm[:400]], columns=["user", "item"]).to_csv(
+        tmp_path / "train.csv", index=False
+    )
+    pd.DataFrame(pairs[perm[400:]], columns=["user", "item"]).to_csv(
+        tmp_path / "test.csv", index=False
+    )
     return tmp_path / "train.csv", tmp_path / "test.csv"
 
 
@@ -32,8 +36,23 @@ def test_finished_only_reports_each_row_over_the_seeds_it_has(split, tmp_path, m
 
     train, test = split
     out = tmp_path / "out"
-    base = ["reproduce", "thesis-tables", "--train", str(train), "--test", str(test), "--tables", "5.2",
-            "--epochs", "1", "--eval-every", "1", "--out", str(out), "--quiet"]  # fmt: skip
+    base = [
+        "reproduce",
+        "thesis-tables",
+        "--train",
+        str(train),
+        "--test",
+        str(test),
+        "--tables",
+        "5.2",
+        "--epochs",
+        "1",
+        "--eval-every",
+        "1",
+        "--out",
+        str(out),
+        "--quiet",
+    ]
     # seed 0 of InfoNCE and DCL, then seed 1 of InfoNCE: InfoNCE has 2 stored seeds, DCL 1, HCL none
     assert main([*base, "--methods", "InfoNCE", "DCL", "--seeds", "1"]) == 0
     one_seed = _ndcg10(out)
@@ -41,16 +60,25 @@ def test_finished_only_reports_each_row_over_the_seeds_it_has(split, tmp_path, m
     two_seeds = _ndcg10(out)
     assert two_seeds.loc["InfoNCE", "n_seeds"] == 2
 
-    monkeypatch.setattr(training, "fit", lambda *a, **k: pytest.fail("--finished-only trained a run"))
-    assert main([*base, "--methods", "InfoNCE", "DCL", "HCL", "--seeds", "3", "--finished-only"]) == 0
+    monkeypatch.setattr(
+        training, "fit", lambda *a, **k: pytest.fail("--finished-only trained a run")
+    )
+    assert (
+        main([*base, "--methods", "InfoNCE", "DCL", "HCL", "--seeds", "3", "--finished-only"]) == 0
+    )
     got = _ndcg10(out)
-    assert got.loc["InfoNCE", "n_seeds"] == 2 and got.loc["InfoNCE", "mean"] == two_seeds.loc["InfoNCE", "mean"]
+    assert (
+        got.loc["InfoNCE", "n_seeds"] == 2
+        and got.loc["InfoNCE", "mean"] == two_seeds.loc["InfoNCE", "mean"]
+    )
     assert got.loc["DCL", "n_seeds"] == 1 and got.loc["DCL", "mean"] == one_seed.loc["DCL", "mean"]
     assert got.loc["HCL", "n_seeds"] == 0 and np.isnan(got.loc["HCL", "mean"])
     md = (out / "thesis_tables.md").read_text()
     hcl = [line for line in md.splitlines() if line.startswith("| 5.2 | HCL | MF |")]
     assert hcl and all("not run" in line for line in hcl)
-    assert "finished runs only (--finished-only)" in md  # the report says the rows may stand on fewer seeds
+    assert (
+        "finished runs only (--finished-only)" in md
+    )  # the report says the rows may stand on fewer seeds
 
 
 def test_finished_only_refuses_what_it_cannot_do(split, tmp_path):
@@ -63,4 +91,9 @@ def test_finished_only_refuses_what_it_cannot_do(split, tmp_path):
     with pytest.raises(ValueError, match="finished_only: none of these rows' runs is finished"):
         tt.run_tables(train, test, o, cache_dir=tmp_path / "empty", progress=False)
     with pytest.raises(ValueError, match="finished_only trains nothing"):
-        tt.run_tables(train, test, tt.TableOptions(tables=["6.3"], tune=["BCL"], finished_only=True), cache_dir=tmp_path)
+        tt.run_tables(
+            train,
+            test,
+            tt.TableOptions(tables=["6.3"], tune=["BCL"], finished_only=True),
+            cache_dir=tmp_path,
+        )

@@ -78,36 +78,77 @@ SGD_CASES = {
     "4.2-aobpr": (dict(sampler="aobpr"), dict(sampler=AOBPR())),
     "4.2-srns": (dict(sampler="srns"), dict(sampler=SRNS())),
     "4.2-bns": (dict(sampler="bns"), dict(sampler=BNS(candidates=5, lam=5.0))),
-    "4.3-bns1": (dict(sampler="bns", lam_schedule=bns_lam_warm_start),
-                 dict(sampler=BNS(lam_schedule=tuple(bns_lam_warm_start(t) for t in range(EPOCHS))))),
+    "4.3-bns1": (
+        dict(sampler="bns", lam_schedule=bns_lam_warm_start),
+        dict(sampler=BNS(lam_schedule=tuple(bns_lam_warm_start(t) for t in range(EPOCHS)))),
+    ),
     "4.3-bns2": (dict(sampler="bns", warm_rns_epochs=1), dict(sampler=BNS(warm_rns_epochs=1))),
     "4.3-bns3": (dict(sampler="bns", prior="uniform"), dict(sampler=BNS(prior="uniform"))),
     "4.4-bce-bns": (dict(sampler="bns", loss="bce"), dict(sampler=BNS(), loss=BCE())),
-    "4.4-infonce-bns": (dict(sampler="bns", loss="infonce", n_negatives=2), dict(sampler=BNS(), loss=InfoNCE(negatives=2))),
-    "4.4-infonce-dns": (dict(sampler="dns", loss="infonce", n_negatives=2), dict(sampler=DNS(), loss=InfoNCE(negatives=2))),
-    "4.5-soft": (dict(sampler="bns", prior="oracle", candidates=10), dict(sampler=BNS(prior="oracle", candidates=10))),
-    "4.5-soft-Fcand": (dict(sampler="bns", prior="oracle", ecdf="candidates"),
-                       dict(sampler=BNS(prior="oracle", ecdf="candidates"))),
-    "4.5-soft-tn": (dict(sampler="bns", prior="oracle", oracle_levels=(0.64, 0.001)),
-                    dict(sampler=BNS(prior="oracle", oracle_levels=(0.64, 0.001)))),
-    "4.5-hard": (dict(sampler="bns", prior="oracle", oracle_levels=(1.0, 0.0)),
-                 dict(sampler=BNS(prior="oracle", oracle_levels=(1.0, 0.0)))),
-    "srns-code-defaults": (dict(sampler="srns", srns_memory=20, srns_candidates=20, srns_alpha=1.0, srns_warmup=1.0, srns_tau=1.0),
-                           dict(sampler=SRNS(memory=20, candidates=20, alpha=1.0, warmup=1.0, tau=1.0))),
+    "4.4-infonce-bns": (
+        dict(sampler="bns", loss="infonce", n_negatives=2),
+        dict(sampler=BNS(), loss=InfoNCE(negatives=2)),
+    ),
+    "4.4-infonce-dns": (
+        dict(sampler="dns", loss="infonce", n_negatives=2),
+        dict(sampler=DNS(), loss=InfoNCE(negatives=2)),
+    ),
+    "4.5-soft": (
+        dict(sampler="bns", prior="oracle", candidates=10),
+        dict(sampler=BNS(prior="oracle", candidates=10)),
+    ),
+    "4.5-soft-Fcand": (
+        dict(sampler="bns", prior="oracle", ecdf="candidates"),
+        dict(sampler=BNS(prior="oracle", ecdf="candidates")),
+    ),
+    "4.5-soft-tn": (
+        dict(sampler="bns", prior="oracle", oracle_levels=(0.64, 0.001)),
+        dict(sampler=BNS(prior="oracle", oracle_levels=(0.64, 0.001))),
+    ),
+    "4.5-hard": (
+        dict(sampler="bns", prior="oracle", oracle_levels=(1.0, 0.0)),
+        dict(sampler=BNS(prior="oracle", oracle_levels=(1.0, 0.0))),
+    ),
+    "srns-code-defaults": (
+        dict(
+            sampler="srns",
+            srns_memory=20,
+            srns_candidates=20,
+            srns_alpha=1.0,
+            srns_warmup=1.0,
+            srns_tau=1.0,
+        ),
+        dict(sampler=SRNS(memory=20, candidates=20, alpha=1.0, warmup=1.0, tau=1.0)),
+    ),
     "srns-alpha0": (dict(sampler="srns", srns_alpha=0.0), dict(sampler=SRNS(alpha=0.0))),
     "bns-f-sample": (dict(sampler="bns", bns_f_sample=7), dict(sampler=BNS(f_sample=7))),
-    "tuned": (dict(sampler="pns", pns_power=0.5, lr=0.02, reg=0.001, shuffle="once", init_std=0.05),
-              dict(sampler=PNS(power=0.5), optimizer=SGD(lr=0.02, weight_decay=0.001, shuffle="once"),
-                   model=MF(dim=8, init_std=0.05))),
-}  # fmt: skip
+    "tuned": (
+        dict(sampler="pns", pns_power=0.5, lr=0.02, reg=0.001, shuffle="once", init_std=0.05),
+        dict(
+            sampler=PNS(power=0.5),
+            optimizer=SGD(lr=0.02, weight_decay=0.001, shuffle="once"),
+            model=MF(dim=8, init_std=0.05),
+        ),
+    ),
+}
 
 
 @pytest.mark.parametrize("case", sorted(SGD_CASES))
 def test_sgd_run_keys_are_these_specs_and_train_on_the_batch1_engine(data, case):
     keywords, specs = SGD_CASES[case]
     args = sgd_fit_args(**keywords, dim=8, epochs=EPOCHS, topk=(5, 10))
-    want = {**dict(model=MF(dim=8), loss=BPR(), optimizer=SGD(), evaluation=Evaluation(ks=(5, 10), on="test")), **specs}
-    assert {k: args[k] for k in want} == want and args["epochs"] == EPOCHS and args["engine"] == "sgd"
+    want = {
+        **dict(
+            model=MF(dim=8),
+            loss=BPR(),
+            optimizer=SGD(),
+            evaluation=Evaluation(ks=(5, 10), on="test"),
+        ),
+        **specs,
+    }
+    assert (
+        {k: args[k] for k in want} == want and args["epochs"] == EPOCHS and args["engine"] == "sgd"
+    )
     r = fit(data, **args, rng=5)
     assert r.engine == "sgd" and r.config["sampler"] == keywords["sampler"]
     assert r.config["epochs"] == EPOCHS and np.isfinite(r.history[-1]["loss"])
@@ -133,15 +174,25 @@ def test_sgd_occupation_prior_bns4(data):
     assert args["sampler"] == BNS(prior=prior)
     new = _new(data, model=MF(dim=8), sampler=BNS(prior=prior))
     assert new.config["prior"] == f"array{prior.shape}"
-    assert np.array_equal(fit(data, **dict(args, evaluation=Evaluation(ks=(5, 10))), rng=5).user_emb, new.user_emb)
+    assert np.array_equal(
+        fit(data, **dict(args, evaluation=Evaluation(ks=(5, 10))), rng=5).user_emb, new.user_emb
+    )
 
 
 def test_sgd_negatives_record_and_eval_on_both(data):
     d = data.with_validation(0.1, rng=0)
-    kw = dict(model=MF(dim=8), sampler=DNS(), evaluation=Evaluation(ks=(5, 10), on="both"), epochs=EPOCHS, rng=5)
+    kw = dict(
+        model=MF(dim=8),
+        sampler=DNS(),
+        evaluation=Evaluation(ks=(5, 10), on="both"),
+        epochs=EPOCHS,
+        rng=5,
+    )
     plain = fit(d, **kw)
     recorded = fit_with_negatives(d, **kw)  # the engine's negatives record changes no number
-    assert _hist(plain.history) == _hist(recorded.history) and np.array_equal(plain.item_emb, recorded.item_emb)
+    assert _hist(plain.history) == _hist(recorded.history) and np.array_equal(
+        plain.item_emb, recorded.item_emb
+    )
     assert len(recorded.negatives) == EPOCHS and plain.negatives is None
     assert {"valid_ndcg@10", "test_ndcg@10"} <= set(plain.history[-1])
 
@@ -162,43 +213,95 @@ MB_CASES = {
     "5.2-dpl": (dict(loss="dpl"), dict(loss=DPL())),
     "6.3-bcl": (dict(loss="bcl"), dict(loss=BCL())),
     "6.3-bcl-released": (dict(loss="bcl_released"), dict(loss=BCL(form="released"))),
-    "6.3-bcl-tuned": (dict(loss="bcl", alpha=0.7, tau_plus=0.02, beta=0.4), dict(loss=BCL(alpha=0.7, tau_plus=0.02, beta=0.4))),
-    "5.3-dpl-hard": (dict(loss="dpl", sampler="dns", tau_plus=0.3), dict(loss=DPL(tau_plus=0.3), sampler=DNS())),
+    "6.3-bcl-tuned": (
+        dict(loss="bcl", alpha=0.7, tau_plus=0.02, beta=0.4),
+        dict(loss=BCL(alpha=0.7, tau_plus=0.02, beta=0.4)),
+    ),
+    "5.3-dpl-hard": (
+        dict(loss="dpl", sampler="dns", tau_plus=0.3),
+        dict(loss=DPL(tau_plus=0.3), sampler=DNS()),
+    ),
     "bpr-bns": (dict(loss="bpr", sampler="bns"), dict(loss=BPR(), sampler=BNS())),
     "bpr-pns": (dict(loss="bpr", sampler="pns"), dict(loss=BPR(), sampler=PNS())),
-    "wu-k-sweep": (dict(loss="infonce", negatives=3, lr_milestones=()),
-                   dict(loss=InfoNCE(negatives=3), optimizer=Adam(batch_size=128))),
-    "sgd-torch": (dict(loss="infonce", optimizer="sgd", lr=0.05), dict(loss=InfoNCE(), optimizer=SGD(lr=0.05, weight_decay=1e-5,
-                                                                                                  batch_size=128, milestones=(100,),
-                                                                                                  penalty="weight_decay"))),
-    "lgcn-bpr-rns": (dict(loss="bpr", **LIGHTGCN_KEYWORDS), dict(loss=BPR(), model=LightGCN(), optimizer=_LGCN)),
-    "lgcn-bpr-bns": (dict(loss="bpr", sampler="bns", **LIGHTGCN_KEYWORDS), dict(loss=BPR(), sampler=BNS(), model=LightGCN(),
-                                                                               optimizer=_LGCN)),
-    "lgcn-bpr-dns": (dict(loss="bpr", sampler="dns", **LIGHTGCN_KEYWORDS), dict(loss=BPR(), sampler=DNS(), model=LightGCN(),
-                                                                               optimizer=_LGCN)),
-    "lgcn-bcl": (dict(loss="bcl", **LIGHTGCN_KEYWORDS), dict(loss=BCL(), model=LightGCN(), optimizer=_LGCN)),
-    "lgcn-batch-l2": (dict(loss="bpr", **{**LIGHTGCN_KEYWORDS, "reg": "batch"}),
-                      dict(loss=BPR(), model=LightGCN(), optimizer=_LGCN.replace(penalty="batch"))),
-    "lgcn-batch-propagation": (dict(loss="dcl", **LIGHTGCN_KEYWORDS, propagation="batch"),
-                               dict(loss=DCL(), model=LightGCN(propagation="batch"), optimizer=_LGCN)),
-}  # fmt: skip
+    "wu-k-sweep": (
+        dict(loss="infonce", negatives=3, lr_milestones=()),
+        dict(loss=InfoNCE(negatives=3), optimizer=Adam(batch_size=128)),
+    ),
+    "sgd-torch": (
+        dict(loss="infonce", optimizer="sgd", lr=0.05),
+        dict(
+            loss=InfoNCE(),
+            optimizer=SGD(
+                lr=0.05,
+                weight_decay=1e-5,
+                batch_size=128,
+                milestones=(100,),
+                penalty="weight_decay",
+            ),
+        ),
+    ),
+    "lgcn-bpr-rns": (
+        dict(loss="bpr", **LIGHTGCN_KEYWORDS),
+        dict(loss=BPR(), model=LightGCN(), optimizer=_LGCN),
+    ),
+    "lgcn-bpr-bns": (
+        dict(loss="bpr", sampler="bns", **LIGHTGCN_KEYWORDS),
+        dict(loss=BPR(), sampler=BNS(), model=LightGCN(), optimizer=_LGCN),
+    ),
+    "lgcn-bpr-dns": (
+        dict(loss="bpr", sampler="dns", **LIGHTGCN_KEYWORDS),
+        dict(loss=BPR(), sampler=DNS(), model=LightGCN(), optimizer=_LGCN),
+    ),
+    "lgcn-bcl": (
+        dict(loss="bcl", **LIGHTGCN_KEYWORDS),
+        dict(loss=BCL(), model=LightGCN(), optimizer=_LGCN),
+    ),
+    "lgcn-batch-l2": (
+        dict(loss="bpr", **{**LIGHTGCN_KEYWORDS, "reg": "batch"}),
+        dict(loss=BPR(), model=LightGCN(), optimizer=_LGCN.replace(penalty="batch")),
+    ),
+    "lgcn-batch-propagation": (
+        dict(loss="dcl", **LIGHTGCN_KEYWORDS, propagation="batch"),
+        dict(loss=DCL(), model=LightGCN(propagation="batch"), optimizer=_LGCN),
+    ),
+}
 
 
 @pytest.mark.parametrize("case", sorted(MB_CASES))
 def test_minibatch_run_keys_are_these_specs_and_train_on_the_torch_engine(data, case):
     keywords, specs = MB_CASES[case]
-    keywords = dict(keywords, dim=8, epochs=EPOCHS, topk=(5, 10), batch_size=64 if keywords.get("model") == "lightgcn" else 128)
+    keywords = dict(
+        keywords,
+        dim=8,
+        epochs=EPOCHS,
+        topk=(5, 10),
+        batch_size=64 if keywords.get("model") == "lightgcn" else 128,
+    )
     args = minibatch_fit_args(**keywords)
     specs = dict(specs)
-    want = dict(model=specs.pop("model", MF()).replace(dim=8), loss=specs.pop("loss"), sampler=specs.pop("sampler", RNS()),
-                optimizer=specs.pop("optimizer", _ADAM), evaluation=Evaluation(ks=(5, 10)))  # fmt: skip
-    assert not specs and {k: args[k] for k in want} == want and args["epochs"] == EPOCHS and args["engine"] == "torch"
+    want = dict(
+        model=specs.pop("model", MF()).replace(dim=8),
+        loss=specs.pop("loss"),
+        sampler=specs.pop("sampler", RNS()),
+        optimizer=specs.pop("optimizer", _ADAM),
+        evaluation=Evaluation(ks=(5, 10)),
+    )
+    assert (
+        not specs
+        and {k: args[k] for k in want} == want
+        and args["epochs"] == EPOCHS
+        and args["engine"] == "torch"
+    )
     d = data.with_validation(0.1, rng=1)
     r = fit(d, **args, rng=5)
     assert r.engine == "torch" and r.best_epoch in (1, 2) and np.isfinite(r.history[-1]["loss"])
-    if not isinstance(want["model"], LightGCN):  # the scores are the embeddings' product (numpy's BLAS and torch's may
+    if not isinstance(
+        want["model"], LightGCN
+    ):  # the scores are the embeddings' product (numpy's BLAS and torch's may
         # round a float32 product differently in the last place, so this check is to float32 precision)
-        np.testing.assert_allclose(np.asarray(r.scores), r.user_emb @ r.item_emb.T, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            np.asarray(r.scores), r.user_emb @ r.item_emb.T, rtol=1e-5, atol=1e-6
+        )
 
 
 def test_minibatch_run_keys_refuse_unknown_keywords():
@@ -226,7 +329,9 @@ def test_engine_follows_the_combination():
     assert _engine(optimizer=Adam()) == "torch"
     assert _engine(model=LightGCN(), sampler=BNS()) == "torch"
     assert _engine(optimizer=SGD(batch_size=256)) == "torch"
-    assert _engine(loss=DCL(), optimizer=SGD()) == "torch"  # batch 1, but a loss the numba engine lacks
+    assert (
+        _engine(loss=DCL(), optimizer=SGD()) == "torch"
+    )  # batch 1, but a loss the numba engine lacks
 
 
 # the combinations that one engine or the other used to refuse: each now has a backend (issue 67)
@@ -308,10 +413,27 @@ def test_spec_validation_names_the_parameter(make, name):
         make()
 
 
-ALL_SPECS = [MF(dim=16, init_std=0.2), LightGCN(layers=3), BPR(), BCE(negatives=2), InfoNCE(negatives=7, temperature=0.2),
-             DCL(), HCL(beta=1.0), DPL(eps=0.05), BCL(form="released"), RNS(), PNS(power=0.0), DNS(candidates=3),
-             BNS(prior=[[0.1, 0.2]], lam_schedule=(3.0, 2.0), f_sample=4), BNS(prior="oracle", oracle_levels=(1, 0)),
-             AOBPR(rank_scale=2.5), SRNS(window=2), SGD(milestones=(3,)), Adam(penalty="batch", max_grad_norm=10.0), Evaluation(on="both", ks=(10,))]  # fmt: skip
+ALL_SPECS = [
+    MF(dim=16, init_std=0.2),
+    LightGCN(layers=3),
+    BPR(),
+    BCE(negatives=2),
+    InfoNCE(negatives=7, temperature=0.2),
+    DCL(),
+    HCL(beta=1.0),
+    DPL(eps=0.05),
+    BCL(form="released"),
+    RNS(),
+    PNS(power=0.0),
+    DNS(candidates=3),
+    BNS(prior=[[0.1, 0.2]], lam_schedule=(3.0, 2.0), f_sample=4),
+    BNS(prior="oracle", oracle_levels=(1, 0)),
+    AOBPR(rank_scale=2.5),
+    SRNS(window=2),
+    SGD(milestones=(3,)),
+    Adam(penalty="batch", max_grad_norm=10.0),
+    Evaluation(on="both", ks=(10,)),
+]
 
 
 @pytest.mark.parametrize("spec", ALL_SPECS, ids=lambda s: type(s).__name__)
@@ -319,7 +441,9 @@ def test_specs_round_trip_through_json(spec):
     text = spec.to_json()
     assert json.loads(text)["kind"] == type(spec).__name__
     back = spec_from_json(text)
-    assert back == spec and hash(back) == hash(spec) and type(back).from_dict(spec.to_dict()) == spec
+    assert (
+        back == spec and hash(back) == hash(spec) and type(back).from_dict(spec.to_dict()) == spec
+    )
     assert spec_from_dict(json.loads(json.dumps(spec.to_dict()))) == spec
 
 
@@ -333,7 +457,9 @@ def test_spec_from_dict_rejects_unknown_kind_and_keys():
 
 
 def test_result_carries_its_specs(data):
-    r = fit(data, model=MF(dim=4), sampler=DNS(candidates=2), epochs=1, evaluation=Evaluation(ks=(5,)))
+    r = fit(
+        data, model=MF(dim=4), sampler=DNS(candidates=2), epochs=1, evaluation=Evaluation(ks=(5,))
+    )
     assert spec_from_dict(r.specs["sampler"]) == DNS(candidates=2)
     assert list(r.history_frame()["epoch"]) == [1]
 
@@ -343,12 +469,22 @@ def test_samplers_draw_for_a_users_own_loop(data):
 
     users = np.array([0, 1, 2, 2])
     csr = data.train_csr()
-    assert np.array_equal(RNS().sample(data, users, 3, rng=4), sample_uninteracted(users, 3, csr, 4, n_items=data.n_items))
+    assert np.array_equal(
+        RNS().sample(data, users, 3, rng=4),
+        sample_uninteracted(users, 3, csr, 4, n_items=data.n_items),
+    )
     want = sample_popular(users, 2, csr, data.item_counts(), 4, 0.5, n_items=data.n_items)
     assert np.array_equal(PNS(power=0.5).sample(data, users, 2, rng=4), want)
     scores = np.random.default_rng(0).normal(size=(data.n_users, data.n_items))
     dns = DNS(candidates=4).sample(data, users, 2, rng=4, scores=scores)
-    bns = BNS().sample(data, users, 1, rng=4, scores=scores, positives=data.train[:4, 1] * 0 + csr[1][csr[0][users]])
+    bns = BNS().sample(
+        data,
+        users,
+        1,
+        rng=4,
+        scores=scores,
+        positives=data.train[:4, 1] * 0 + csr[1][csr[0][users]],
+    )
     train = data.train_mask()
     for out in (dns, bns):
         assert not train[users[:, None], out].any()
@@ -383,33 +519,74 @@ def test_the_harness_split_path_trains_through_fit_without_a_warning(data):
 
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)
-        r = train(data=data, loss="bpr", epochs=1, dim=4, progress=False, batch_size=256, probe=False)
-    assert spec_from_dict(r["specs"]["optimizer"]) == Adam(lr=0.01, weight_decay=0.0, batch_size=256)
+        r = train(
+            data=data, loss="bpr", epochs=1, dim=4, progress=False, batch_size=256, probe=False
+        )
+    assert spec_from_dict(r["specs"]["optimizer"]) == Adam(
+        lr=0.01, weight_decay=0.0, batch_size=256
+    )
 
 
-_MB1 = dict(optimizer=Adam(batch_size=64, milestones=(100,)), epochs=1, evaluation=Evaluation(ks=(5,)))
+_MB1 = dict(
+    optimizer=Adam(batch_size=64, milestones=(100,)), epochs=1, evaluation=Evaluation(ks=(5,))
+)
 
 
 @pytest.mark.parametrize(
     "flags, ref",
     [
-        (["--optimizer", "sgd", "--loss", "bpr", "--sampler", "bns"],
-         lambda d: fit(d, sampler=BNS(), epochs=1, evaluation=Evaluation(ks=(5,)))),
-        (["--optimizer", "adam", "--loss", "bpr", "--sampler", "bns", "--batch-size", "64"],
-         lambda d: fit(d, loss=BPR(), sampler=BNS(), **_MB1)),
-        (["--optimizer", "adam", "--loss", "dpl", "--sampler", "dns", "--batch-size", "64", "--negatives", "2"],
-         lambda d: fit(d, loss=DPL(negatives=2), sampler=DNS(), **_MB1)),  # the flags left out: the spec's defaults
+        (
+            ["--optimizer", "sgd", "--loss", "bpr", "--sampler", "bns"],
+            lambda d: fit(d, sampler=BNS(), epochs=1, evaluation=Evaluation(ks=(5,))),
+        ),
+        (
+            ["--optimizer", "adam", "--loss", "bpr", "--sampler", "bns", "--batch-size", "64"],
+            lambda d: fit(d, loss=BPR(), sampler=BNS(), **_MB1),
+        ),
+        (
+            [
+                "--optimizer",
+                "adam",
+                "--loss",
+                "dpl",
+                "--sampler",
+                "dns",
+                "--batch-size",
+                "64",
+                "--negatives",
+                "2",
+            ],
+            lambda d: fit(d, loss=DPL(negatives=2), sampler=DNS(), **_MB1),
+        ),  # the flags left out: the spec's defaults
     ],
-)  # fmt: skip
+)
 def test_cli_split_runs_through_fit_with_the_specs_of_its_flags(tmp_path, data, flags, ref):
     """``negtheory bridge train`` on a split: the sampler asked for runs (BNS with Adam is BNS, not RNS), same numbers."""
     from negtheory import cli
 
     for name, pairs in (("train", data.train), ("test", data.test)):
-        (tmp_path / f"{name}.csv").write_text("user,item\n" + "".join(f"{u},{i}\n" for u, i in pairs))
+        (tmp_path / f"{name}.csv").write_text(
+            "user,item\n" + "".join(f"{u},{i}\n" for u, i in pairs)
+        )
     d = load_split(tmp_path / "train.csv", tmp_path / "test.csv")
-    argv = ["bridge", "train", "--train", str(tmp_path / "train.csv"), "--test", str(tmp_path / "test.csv"), "--epochs", "1",
-            "--topk", "5", "--device", "cpu", "--out", str(tmp_path / "out"), "--quiet", *flags]  # fmt: skip
+    argv = [
+        "bridge",
+        "train",
+        "--train",
+        str(tmp_path / "train.csv"),
+        "--test",
+        str(tmp_path / "test.csv"),
+        "--epochs",
+        "1",
+        "--topk",
+        "5",
+        "--device",
+        "cpu",
+        "--out",
+        str(tmp_path / "out"),
+        "--quiet",
+        *flags,
+    ]
     assert cli.main(argv) == 0
     saved = json.loads((tmp_path / "out" / "results.json").read_text())
     assert saved["final"] == ref(d).history[-1]
@@ -439,15 +616,29 @@ def test_sim_vs_train_runs_are_the_presets_with_their_loss_and_sampler(data, los
     mine, direct = _Mean(), _Mean()
     got = _train(data, loss, 2, EPOCHS, "mf", 3, mine, False)
     if loss == "bns":
-        want = fit(data, **dict(THESIS_BPR_MF, epochs=EPOCHS), sampler=BNS(), evaluation=Evaluation(ks=(10,)), rng=2,
-                   callbacks=[direct])  # fmt: skip
+        want = fit(
+            data,
+            **dict(THESIS_BPR_MF, epochs=EPOCHS),
+            sampler=BNS(),
+            evaluation=Evaluation(ks=(10,)),
+            rng=2,
+            callbacks=[direct],
+        )
     else:
-        want = fit(data, **dict(RELEASED_MINIBATCH_MF, epochs=EPOCHS), loss=DCL(negatives=3), evaluation=Evaluation(ks=(10,)),
-                   rng=2, callbacks=[direct])  # fmt: skip
+        want = fit(
+            data,
+            **dict(RELEASED_MINIBATCH_MF, epochs=EPOCHS),
+            loss=DCL(negatives=3),
+            evaluation=Evaluation(ks=(10,)),
+            rng=2,
+            callbacks=[direct],
+        )
     assert got.engine == want.engine == ("sgd" if loss == "bns" else "torch")
     assert _hist(got.history) == _hist(want.history) and "score_mean" in got.history[-1]
     assert len(mine.seen) == EPOCHS + 1
-    assert all(e1 == e2 and np.array_equal(a, b) for (e1, a), (e2, b) in zip(mine.seen, direct.seen))
+    assert all(
+        e1 == e2 and np.array_equal(a, b) for (e1, a), (e2, b) in zip(mine.seen, direct.seen)
+    )
 
 
 def test_presets_are_the_run_keys_defaults():
@@ -477,8 +668,17 @@ def test_max_grad_norm_clips_the_total_gradient(data):
 
     def params(lr, clip):
         opt = SGD(lr=lr, weight_decay=0.0, batch_size=n, max_grad_norm=clip)
-        r = fit(data, model=MF(dim=8), loss=BPR(), sampler=RNS(), optimizer=opt, epochs=1, rng=5,
-                evaluation=Evaluation(ks=(5,)), progress=False)  # fmt: skip
+        r = fit(
+            data,
+            model=MF(dim=8),
+            loss=BPR(),
+            sampler=RNS(),
+            optimizer=opt,
+            epochs=1,
+            rng=5,
+            evaluation=Evaluation(ks=(5,)),
+            progress=False,
+        )
         return np.concatenate([r.user_emb.ravel(), r.item_emb.ravel()]).astype(np.float64)
 
     start = params(1e-30, None)

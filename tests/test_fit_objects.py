@@ -52,13 +52,22 @@ class MyHardest(Sampler):
     score_aware = True
 
     def negatives(self, bound, users, n, rng, *, scores=None, positives=None, epoch=0):
-        cand = sample_uninteracted(users, 3 * n, bound.csr, rng, n_items=bound.n_items).reshape(len(users), n, 3)
+        cand = sample_uninteracted(users, 3 * n, bound.csr, rng, n_items=bound.n_items).reshape(
+            len(users), n, 3
+        )
         sc = scores(users, cand)
         return np.take_along_axis(cand, sc.argmax(-1)[..., None], -1)[..., 0]
 
 
 def test_a_users_loss_module_gives_the_specs_numbers(data):
-    kw = dict(model=MF(dim=4), sampler=RNS(), optimizer=Adam(lr=0.01, batch_size=32), epochs=3, evaluation=EV, rng=2)
+    kw = dict(
+        model=MF(dim=4),
+        sampler=RNS(),
+        optimizer=Adam(lr=0.01, batch_size=32),
+        epochs=3,
+        evaluation=EV,
+        rng=2,
+    )
     ref = fit(data, loss=BPR(), **kw)
     got = fit(data, loss=MyBPR(), **kw)
     assert got.engine == "torch" and _losses(got) == _losses(ref)
@@ -74,19 +83,39 @@ def test_the_packages_loss_module_trains_through_fit(data):
 
     module = N4(alpha=0.9, beta=0.5, tau_plus=0.1, temperature=0.5)
     spec = BCL(negatives=4, alpha=0.9, beta=0.5, tau_plus=0.1, temperature=0.5)
-    kw = dict(model=LightGCN(dim=4), sampler=RNS(), optimizer=Adam(lr=0.01, batch_size=32), epochs=2, evaluation=EV)
+    kw = dict(
+        model=LightGCN(dim=4),
+        sampler=RNS(),
+        optimizer=Adam(lr=0.01, batch_size=32),
+        epochs=2,
+        evaluation=EV,
+    )
     got, ref = fit(data, loss=module, **kw), fit(data, loss=spec, **kw)
     # the module's eq. 6.31 on the model's scores / its temperature: the spec's run
     np.testing.assert_allclose(_losses(got), _losses(ref), rtol=1e-6)
 
 
 def test_a_users_sampler_gives_the_specs_numbers_and_a_score_aware_one_reads_scores(data):
-    kw = dict(model=MF(dim=4), loss=BPR(), optimizer=Adam(lr=0.01, batch_size=32), epochs=2, evaluation=EV, rng=5)
+    kw = dict(
+        model=MF(dim=4),
+        loss=BPR(),
+        optimizer=Adam(lr=0.01, batch_size=32),
+        epochs=2,
+        evaluation=EV,
+        rng=5,
+    )
     ref = fit(data, sampler=RNS(), **kw)
     got = fit(data, sampler=MyUniform(), **kw)
     assert _losses(got) == _losses(ref) and got.config["sampler"] == "MyUniform"
-    hard = fit(data, sampler=MyHardest(), model=LightGCN(dim=4), loss=BPR(), optimizer=Adam(batch_size=32), epochs=2,
-               evaluation=EV)  # fmt: skip
+    hard = fit(
+        data,
+        sampler=MyHardest(),
+        model=LightGCN(dim=4),
+        loss=BPR(),
+        optimizer=Adam(batch_size=32),
+        epochs=2,
+        evaluation=EV,
+    )
     assert np.isfinite(_losses(hard)).all()
 
 
@@ -94,7 +123,9 @@ def test_torch_optimizer_class_and_factory(data):
     kw = dict(model=MF(dim=4), loss=BPR(), sampler=RNS(), epochs=2, evaluation=EV, rng=3)
     ref = fit(data, optimizer=Adam(lr=0.01, weight_decay=0.0, batch_size=32), **kw)
     # the spec's optimizer is torch's fused Adam on the CPU: the same factory gives the same numbers
-    got = fit(data, optimizer=lambda p: torch.optim.Adam(p, lr=0.01, fused=True), batch_size=32, **kw)
+    got = fit(
+        data, optimizer=lambda p: torch.optim.Adam(p, lr=0.01, fused=True), batch_size=32, **kw
+    )
     assert _losses(got) == _losses(ref)
     cls = fit(data, optimizer=torch.optim.Adagrad, batch_size=64, **kw)
     assert cls.config["optimizer"] == "Adagrad" and cls.config["batch_size"] == 64

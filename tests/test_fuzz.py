@@ -75,7 +75,11 @@ class Target:
         sig = inspect.signature(self.method_fn if self.method is not None else self.fn)
         out = []
         for p in sig.parameters.values():
-            if p.name in ("self", "cls") or p.name.startswith("_") or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            if (
+                p.name in ("self", "cls")
+                or p.name.startswith("_")
+                or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            ):
                 continue
             out.append(p)
         return out
@@ -100,7 +104,12 @@ def discover():
         if isinstance(cls, str):
             cls = getattr(negtheory, cls)
         for mname, member in inspect.getmembers(cls):
-            if mname.startswith("_") or mname in spec.SKIP_METHODS or not callable(member) or isinstance(member, type):
+            if (
+                mname.startswith("_")
+                or mname in spec.SKIP_METHODS
+                or not callable(member)
+                or isinstance(member, type)
+            ):
                 continue
             if isinstance(inspect.getattr_static(cls, mname), property):
                 continue
@@ -122,12 +131,19 @@ def discover():
             obj = getattr(functional, name)
             if inspect.isfunction(obj) and obj.__module__ == functional.__name__:
                 targets.append(
-                    Target(f"bridge.functional.{name}", f"negtheory.bridge.functional.{name}", "bridge.functional", obj)
+                    Target(
+                        f"bridge.functional.{name}",
+                        f"negtheory.bridge.functional.{name}",
+                        "bridge.functional",
+                        obj,
+                    )
                 )
         for name in bridge.__all__:
             obj = getattr(bridge, name)
             if inspect.isclass(obj):
-                targets.append(Target(f"bridge.{name}", f"negtheory.bridge.{name}", "bridge.losses", obj))
+                targets.append(
+                    Target(f"bridge.{name}", f"negtheory.bridge.{name}", "bridge.losses", obj)
+                )
     return targets
 
 
@@ -156,7 +172,9 @@ def _unspecified(t):
 @st.composite
 def cases(draw, t):
     case = {
-        "name": t.name.split(".", 1)[-1] if t.method is None and not t.name.startswith("bridge.") else t.name,
+        "name": t.name.split(".", 1)[-1]
+        if t.method is None and not t.name.startswith("bridge.")
+        else t.name,
         "path": t.path,
         "mode": "legal",
         "kwargs": {},
@@ -194,12 +212,23 @@ def cases(draw, t):
             and not isinstance(p.default, bool)
         ):
             mutable.append((name, [("abc", spec.EITHER)]))
-        elif dom is None and builder is not None and name in kwargs and not isinstance(kwargs[name], spec.AsTensor):
+        elif (
+            dom is None
+            and builder is not None
+            and name in kwargs
+            and not isinstance(kwargs[name], spec.AsTensor)
+        ):
             # a builder-supplied array: None (unless it is the default) / True / NaN
-            mutable.append((name, [o for o in spec.BUILT_ILLEGAL if not (o[0] is None and p.default is None)]))
+            mutable.append(
+                (name, [o for o in spec.BUILT_ILLEGAL if not (o[0] is None and p.default is None)])
+            )
     tensors = [k for k, v in kwargs.items() if isinstance(v, spec.AsTensor)]
     # arrays of related shapes (from a builder): one resized to a leading length no other has
-    arrays = [k for k, v in kwargs.items() if isinstance(v, np.ndarray) and v.ndim >= 1 and v.size and v.dtype.kind == "f"]
+    arrays = [
+        k
+        for k, v in kwargs.items()
+        if isinstance(v, np.ndarray) and v.ndim >= 1 and v.size and v.dtype.kind == "f"
+    ]
     renamed = getattr(t.method_fn if t.method is not None else t.fn, "__renamed_keywords__", {})
     roll = draw(st.integers(0, 9))
     if is_module:
@@ -213,9 +242,17 @@ def cases(draw, t):
         value, expect, *flags = draw(st.sampled_from(options))
         target_kwargs = case["ctor_kwargs"] if is_module else kwargs
         if name in target_kwargs:
-            case["original"] = target_kwargs[name]  # to tell a misnamed error from an illegal base case
+            case["original"] = target_kwargs[
+                name
+            ]  # to tell a misnamed error from an illegal base case
         target_kwargs[name] = value
-        case.update(mode="illegal", param=name, expect=expect, shown=repr(value)[:80], relation=spec.RELATION in flags)
+        case.update(
+            mode="illegal",
+            param=name,
+            expect=expect,
+            shown=repr(value)[:80],
+            relation=spec.RELATION in flags,
+        )
     elif roll == 6 and builder is not None and len(arrays) >= 2 and not is_module:
         # shapes that do not broadcast: the error names a parameter (any of them) and its shape
         name = draw(st.sampled_from(arrays))
@@ -320,7 +357,11 @@ def _worker():
 
 def _describe(case):
     kw = {k: v for k, v in case["kwargs"].items()}
-    s = f"{case['path']}" + (f"({case.get('ctor_kwargs')}).{case['method']}" if case.get("method") else "") + f"(**{kw!r})"
+    s = (
+        f"{case['path']}"
+        + (f"({case.get('ctor_kwargs')}).{case['method']}" if case.get("method") else "")
+        + f"(**{kw!r})"
+    )
     return s[:400]
 
 
@@ -354,7 +395,11 @@ def test_every_public_callable_is_specified():
 
 def test_discovery_covers_the_api():
     names = {t.name for t in TARGETS}
-    public = {n for n in negtheory.__all__ if callable(getattr(negtheory, n)) and not inspect.ismodule(getattr(negtheory, n))}
+    public = {
+        n
+        for n in negtheory.__all__
+        if callable(getattr(negtheory, n)) and not inspect.ismodule(getattr(negtheory, n))
+    }
     assert public - spec.SKIP_TARGETS <= names
     for method in ("pdf", "cdf", "ppf", "rvs", "mean", "var", "logcdf", "isf"):
         assert f"order_statistic.{method}" in names and f"inner_product.{method}" in names
@@ -379,12 +424,23 @@ def test_fuzz(name, data):
     _record(t, case, outcome, detail, time.monotonic() - start)
     if CENSUS or outcome not in BAD or (name, outcome) in KNOWN:
         return
-    pytest.fail(f"{outcome}: {detail}\n  case: {_describe(case)}\n  mode={case['mode']} param={case.get('param')}")
+    pytest.fail(
+        f"{outcome}: {detail}\n  case: {_describe(case)}\n  mode={case['mode']} param={case.get('param')}"
+    )
 
 
 def _table(path):
     rows = [json.loads(line) for line in open(path)]
-    classes = ["ok", "rejected_legal", "hang", "crash", "nonfinite", "accepted_illegal", "wrong_kind", "unnamed"]
+    classes = [
+        "ok",
+        "rejected_legal",
+        "hang",
+        "crash",
+        "nonfinite",
+        "accepted_illegal",
+        "wrong_kind",
+        "unnamed",
+    ]
     per = collections.defaultdict(collections.Counter)
     for r in rows:
         per[r["module"]][r["class"]] += 1
@@ -393,7 +449,9 @@ def _table(path):
     lines = [head]
     for mod in sorted(per, key=lambda m: (m == "TOTAL", m)):
         c = per[mod]
-        lines.append(f"{mod:24s}" + "".join(f"{c[k]:17d}" for k in classes) + f"{sum(c.values()):8d}")
+        lines.append(
+            f"{mod:24s}" + "".join(f"{c[k]:17d}" for k in classes) + f"{sum(c.values()):8d}"
+        )
     return "\n".join(lines)
 
 

@@ -28,7 +28,9 @@ def _names(param):
 def test_theta_biased_of_scores_near_the_float64_limit():
     assert nt.theta_biased(np.array([1e308, 1e308])) == 1e308  # was inf (the sum overflowed)
     assert nt.theta_biased(np.array([1e308, -1e308, 0.0])) == 0.0
-    assert nt.theta_biased(np.array([[1e308, 1.7e308], [1.0, 3.0]])) == pytest.approx([1.35e308, 2.0], rel=1e-15)
+    assert nt.theta_biased(np.array([[1e308, 1.7e308], [1.0, 3.0]])) == pytest.approx(
+        [1.35e308, 2.0], rel=1e-15
+    )
 
 
 def test_theta_dcl_hcl_bcl_of_scores_near_the_float64_limit():
@@ -40,7 +42,9 @@ def test_theta_dcl_hcl_bcl_of_scores_near_the_float64_limit():
     # ordinary input: the same numbers as the plain formulas
     s, p = np.array([1.0, 2.0, 3.0]), np.array([3.0])
     w = s**2.0 / np.mean(s**2.0)
-    assert nt.theta_hcl(s, p, 0.1, beta=2.0) == pytest.approx((np.mean(w * s) - 0.1 * 3.0) / 0.9, rel=1e-14)
+    assert nt.theta_hcl(s, p, 0.1, beta=2.0) == pytest.approx(
+        (np.mean(w * s) - 0.1 * 3.0) / 0.9, rel=1e-14
+    )
 
 
 def test_theta_hcl_huge_beta_is_the_max_score_limit():
@@ -84,24 +88,42 @@ def test_alias_table_weights_whose_sum_overflows():
 
 
 def test_expected_likelihood_joint_whose_sum_overflows():
-    out = nt.expected_likelihood([[0.5, 0.5], [0.9, 0.1]], joint=np.array([[1e308, 0.0], [1e308, 1e308]]))
+    out = nt.expected_likelihood(
+        [[0.5, 0.5], [0.9, 0.1]], joint=np.array([[1e308, 0.0], [1e308, 1e308]])
+    )
     assert out == pytest.approx((0.5 + 0.9 + 0.1) / 3, rel=1e-14)
 
 
 def test_mse_study_with_huge_hcl_beta():
-    df = nt.mse_study("alpha", [0.9], n_anchors=4, n_unlabeled=8, hcl_beta=1e308, estimators=("hcl",), execution=QUIET)
+    df = nt.mse_study(
+        "alpha",
+        [0.9],
+        n_anchors=4,
+        n_unlabeled=8,
+        hcl_beta=1e308,
+        estimators=("hcl",),
+        execution=QUIET,
+    )
     assert np.isfinite(df["mse"]).all()  # was ZeroDivisionError (x * (1/max) rounded below 1)
 
 
 # ---------------------------------------------------------------- mse_study with one anchor
 def test_mse_study_needs_two_anchors():
     with pytest.raises(ValueError, match=r"n_anchors must be an integer in \[2,"):
-        nt.mse_study("alpha", [0.5], n_anchors=1, rng=0, execution=nt.Execution(chunk_size=1, progress=False))
+        nt.mse_study(
+            "alpha", [0.5], n_anchors=1, rng=0, execution=nt.Execution(chunk_size=1, progress=False)
+        )
 
 
 def test_mse_study_deprecated_seed_still_works_and_errors_say_seed():
     with pytest.warns(DeprecationWarning, match="'seed' is deprecated"):
-        df = nt.mse_study("alpha", [0.5], n_anchors=2, seed=0, execution=nt.Execution(chunk_size=1, progress=False))
+        df = nt.mse_study(
+            "alpha",
+            [0.5],
+            n_anchors=2,
+            seed=0,
+            execution=nt.Execution(chunk_size=1, progress=False),
+        )
     assert len(df) == 5
     with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match=r"^seed must be"):
         nt.mse_study("alpha", [0.5], n_anchors=2, seed="abc", execution=QUIET)
@@ -143,7 +165,10 @@ def test_effectiveness_dist_names_pos_pred():
         nt.effectiveness_dist(10, st.norm(1.0), good, good, st.norm(0.0, -1.0))
 
 
-@pytest.mark.parametrize("value, kind", [(None, TypeError), (True, TypeError), (math.nan, ValueError), (-math.inf, ValueError)])
+@pytest.mark.parametrize(
+    "value, kind",
+    [(None, TypeError), (True, TypeError), (math.nan, ValueError), (-math.inf, ValueError)],
+)
 def test_expected_likelihood_names_model_probs(value, kind):
     with pytest.raises(kind, match=r"^model_probs "):
         nt.expected_likelihood(model_probs=value, joint=np.array([[0.5, 0.5]]))
@@ -153,8 +178,12 @@ def test_dpl_error_bound_names_every_invalid_parameter():
     with pytest.raises(ValueError) as info:
         nt.dpl_error_bound(n=2, m=5876.76, tau_plus=1.0000000000000002)
     msg = str(info.value)
-    assert _names("m").search(msg) and _names("tau_plus").search(msg) and not _names("n").search(msg)
-    with pytest.raises(ValueError, match=r"^tau_plus must lie in"):  # one bad parameter: its own error
+    assert (
+        _names("m").search(msg) and _names("tau_plus").search(msg) and not _names("n").search(msg)
+    )
+    with pytest.raises(
+        ValueError, match=r"^tau_plus must lie in"
+    ):  # one bad parameter: its own error
         nt.dpl_error_bound(n=2, m=5, tau_plus=1.5)
     with pytest.raises(ValueError, match="must broadcast"):
         nt.dpl_error_bound(n=[2, 3], m=[4, 5, 6], tau_plus=0.1)
@@ -168,12 +197,27 @@ def test_dpl_error_bound_names_every_invalid_parameter():
         (lambda: nt.bns_unbias(F=np.zeros(3), p_fn=np.zeros(2)), ("F", "p_fn")),
         (lambda: nt.bns_risk(info=np.zeros(3), unbias=np.zeros(2), lam=1.0), ("info", "unbias")),
         (lambda: nt.infonce_loss(pos=np.zeros(3), neg=np.zeros((2, 4)), tau=1.0), ("pos", "neg")),
-        (lambda: nt.bns_select(np.zeros(3), np.zeros((2, 4)), np.zeros(4)), ("x_pos", "candidate_scores")),
+        (
+            lambda: nt.bns_select(np.zeros(3), np.zeros((2, 4)), np.zeros(4)),
+            ("x_pos", "candidate_scores"),
+        ),
         (lambda: nt.bns_select(np.zeros(2), np.zeros((2, 4)), np.zeros(3)), ("candidate_p_fn",)),
-        (lambda: nt.bns_select(np.zeros(2), np.zeros((2, 4)), np.zeros(4), np.zeros((3, 5))), ("reference_scores",)),
-        (lambda: nt.dpl_probability(np.zeros(3), np.zeros((2, 4)), np.zeros((2, 1)), 0.1), ("pos_score", "unlabeled_scores")),
-        (lambda: nt.dpl_loss(np.zeros(2), np.zeros((2, 4)), np.zeros((3, 1)), 0.1), ("extra_pos_scores",)),
-        (lambda: nt.theta_hcl(np.ones((2, 3)), np.ones(2), 0.1, 1.0, floor=np.zeros(3)), ("floor",)),
+        (
+            lambda: nt.bns_select(np.zeros(2), np.zeros((2, 4)), np.zeros(4), np.zeros((3, 5))),
+            ("reference_scores",),
+        ),
+        (
+            lambda: nt.dpl_probability(np.zeros(3), np.zeros((2, 4)), np.zeros((2, 1)), 0.1),
+            ("pos_score", "unlabeled_scores"),
+        ),
+        (
+            lambda: nt.dpl_loss(np.zeros(2), np.zeros((2, 4)), np.zeros((3, 1)), 0.1),
+            ("extra_pos_scores",),
+        ),
+        (
+            lambda: nt.theta_hcl(np.ones((2, 3)), np.ones(2), 0.1, 1.0, floor=np.zeros(3)),
+            ("floor",),
+        ),
         (lambda: nt.coverage_probability(rho=np.full(3, 0.3), k=np.ones(2)), ("rho", "k")),
     ],
 )
@@ -219,12 +263,23 @@ def test_score_distribution_is_abstract():
         ("denominator", lambda v: nt.choose_thresholds(np.linspace(0, 1, 8), denominator=v)),
         ("strategy", lambda v: nt.mine_negatives(np.zeros(2), np.ones((2, 3)), strategy=v)),
         ("pick", lambda v: nt.mine_negatives(np.zeros(2), np.ones((2, 3)), pick=v)),
-        ("reduction", lambda v: nt.dpl_loss([3.0, 1.0], [[0.0, 0.5], [0.0, 2.0]], [[2.5], [1.0]], 0.1, reduction=v)),
+        (
+            "reduction",
+            lambda v: nt.dpl_loss(
+                [3.0, 1.0], [[0.0, 0.5], [0.0, 2.0]], [[2.5], [1.0]], 0.1, reduction=v
+            ),
+        ),
         ("normalize", lambda v: nt.theta_bcl(np.array([1.0, 2.0]), 0.9, 0.5, 0.1, normalize=v)),
         ("normalize", lambda v: nt.credence([0.1, 0.2], [0, 1], [1.0, 2.0], 4, 1.0, normalize=v)),
-        ("return_acceptance", lambda v: nt.sample_class_conditional(st.norm(), 0.7, return_acceptance=v)),
+        (
+            "return_acceptance",
+            lambda v: nt.sample_class_conditional(st.norm(), 0.7, return_acceptance=v),
+        ),
         ("log", lambda v: nt.boltzmann([1.0, 2.0], log=v)),
-        ("include_positive", lambda v: nt.relaxed_softmax_loss([[1.0, 2.0, 3.0]], [0], [[1]], include_positive=v)),
+        (
+            "include_positive",
+            lambda v: nt.relaxed_softmax_loss([[1.0, 2.0, 3.0]], [0], [[1]], include_positive=v),
+        ),
         ("positives", lambda v: nt.paper_table_scores(rng=0, positives=v)),
         ("progress", lambda v: nt.Execution(progress=v)),
     ],
@@ -240,7 +295,9 @@ def test_an_array_for_an_option_names_the_option(name, call, value):
 def test_a_non_boolean_for_a_flag_is_refused(value):
     with pytest.raises(TypeError, match=r"^normalize must be True or False"):
         nt.theta_bcl(np.array([1.0, 2.0]), 0.9, 0.5, 0.1, normalize=value)
-    assert nt.theta_bcl(np.array([1.0, 2.0]), 0.9, 0.5, 0.1, normalize=np.bool_(True)) > 0  # numpy booleans pass
+    assert (
+        nt.theta_bcl(np.array([1.0, 2.0]), 0.9, 0.5, 0.1, normalize=np.bool_(True)) > 0
+    )  # numpy booleans pass
 
 
 @pytest.mark.parametrize(
@@ -276,7 +333,9 @@ def test_huge_integer_seed_still_accepted():
 def test_mse_study_bad_swept_value_names_values():
     with pytest.raises(TypeError, match=r"^values\[0\] = None is not a valid alpha"):
         nt.mse_study("alpha", None, execution=QUIET)
-    with pytest.raises(ValueError, match=r"^values\[1\] = 0.3 is not a valid alpha: alpha must lie in"):
+    with pytest.raises(
+        ValueError, match=r"^values\[1\] = 0.3 is not a valid alpha: alpha must lie in"
+    ):
         nt.mse_study("alpha", [0.9, 0.3], execution=QUIET)
 
 
@@ -332,7 +391,10 @@ def test_bridge_non_tensor_and_option_errors_are_named():
         ("pos_extra_logits", lambda: F.dpl(pos, neg, 0.1, pos_extra_logits=True)),
         ("reduction", lambda: F.infonce(pos, neg, reduction=np.array([0.5, math.nan]))),
         ("normalize", lambda: F.bcl(pos, neg, 0.9, 0.5, 0.1, normalize="yes")),
-        ("include_positive", lambda: F.relaxed_softmax(pos, neg, include_positive=np.array([1.0, 2.0]))),
+        (
+            "include_positive",
+            lambda: F.relaxed_softmax(pos, neg, include_positive=np.array([1.0, 2.0])),
+        ),
         ("normalize", lambda: InfoNCELoss(normalize=np.array([0.5, math.nan]))),
         ("reduction", lambda: InfoNCELoss(reduction=np.array([0.5, math.nan]))),
         ("normalize_weights", lambda: BayesianContrastiveLoss(normalize_weights="no")),

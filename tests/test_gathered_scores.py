@@ -31,7 +31,11 @@ def test_scores_and_gradients_equal_torch_ops(cosine, dtype):
     # items repeat within and across rows, some rows of h are never gathered (zero gradient there)
     gen = torch.Generator().manual_seed(0)
     w0 = torch.randn(30, 7, generator=gen, dtype=dtype)
-    h0 = torch.randn(25, 7, generator=gen, dtype=dtype) * torch.rand(25, 1, generator=gen, dtype=dtype) * 3
+    h0 = (
+        torch.randn(25, 7, generator=gen, dtype=dtype)
+        * torch.rand(25, 1, generator=gen, dtype=dtype)
+        * 3
+    )
     users = torch.randint(0, 30, (12,), generator=gen)
     items = torch.randint(0, 20, (12, 40), generator=gen)
     g = torch.randn(12, 40, generator=gen, dtype=dtype)
@@ -58,8 +62,18 @@ def test_a_zero_item_row_gives_finite_scores_and_gradients():
     w = torch.tensor([[0.6, 0.8]], dtype=torch.float64)
     h0 = torch.tensor([[0.0, 0.0], [1.0, 1.0]], dtype=torch.float64)
     items = torch.tensor([[0, 1]])
-    got = _scores_and_grads(gathered_scores, w, h0, torch.tensor([0]), items, torch.ones(1, 2, dtype=torch.float64), True)
-    ref = _scores_and_grads(_torch_ops, w, h0, torch.tensor([0]), items, torch.ones(1, 2, dtype=torch.float64), True)
+    got = _scores_and_grads(
+        gathered_scores,
+        w,
+        h0,
+        torch.tensor([0]),
+        items,
+        torch.ones(1, 2, dtype=torch.float64),
+        True,
+    )
+    ref = _scores_and_grads(
+        _torch_ops, w, h0, torch.tensor([0]), items, torch.ones(1, 2, dtype=torch.float64), True
+    )
     for a, b in zip(got, ref):
         assert torch.isfinite(a).all()
         torch.testing.assert_close(a, b)
@@ -74,17 +88,38 @@ def test_mf_takes_the_fused_path_from_the_threshold_on_with_the_same_scores():
             items = torch.randint(0, 30, (6, k), generator=gen)
             wu = m.user(users)
             wu = torch.nn.functional.normalize(wu, dim=-1) if cosine else wu
-            torch.testing.assert_close(m(users, items), _torch_ops(wu, m.item.weight, items, cosine))
+            torch.testing.assert_close(
+                m(users, items), _torch_ops(wu, m.item.weight, items, cosine)
+            )
 
 
 @pytest.mark.parametrize(
     ("args", "match"),
     [
-        ((torch.ones(2, 3), torch.ones(4, 2), torch.zeros(2, 1, dtype=torch.int64)), "w and h must be"),
-        ((torch.ones(2, 3), torch.ones(4, 3, dtype=torch.float64), torch.zeros(2, 1, dtype=torch.int64)), "dtype"),
-        ((torch.ones(2, 3), torch.ones(4, 3), torch.zeros(3, 1, dtype=torch.int64)), "items must be"),
-        ((torch.ones(2, 3), torch.ones(4, 3), torch.zeros(2, 1, dtype=torch.int32)), "items must be"),
-        ((torch.ones(2, 3), torch.ones(4, 3), torch.full((2, 1), 4)), r"items must lie in \[0, n_items = 4\)"),
+        (
+            (torch.ones(2, 3), torch.ones(4, 2), torch.zeros(2, 1, dtype=torch.int64)),
+            "w and h must be",
+        ),
+        (
+            (
+                torch.ones(2, 3),
+                torch.ones(4, 3, dtype=torch.float64),
+                torch.zeros(2, 1, dtype=torch.int64),
+            ),
+            "dtype",
+        ),
+        (
+            (torch.ones(2, 3), torch.ones(4, 3), torch.zeros(3, 1, dtype=torch.int64)),
+            "items must be",
+        ),
+        (
+            (torch.ones(2, 3), torch.ones(4, 3), torch.zeros(2, 1, dtype=torch.int32)),
+            "items must be",
+        ),
+        (
+            (torch.ones(2, 3), torch.ones(4, 3), torch.full((2, 1), 4)),
+            r"items must lie in \[0, n_items = 4\)",
+        ),
         ((torch.ones(2, 3), torch.ones(4, 3), torch.full((2, 1), -1)), "items must lie"),
     ],
 )
@@ -140,7 +175,9 @@ def test_small_steps_stay_serial(monkeypatch):
     from negtheory.bridge import gathered_scores as gs
 
     assert gs._threads(gs.PARALLEL_MIN_WORK - 1) == 1
-    monkeypatch.setattr(torch, "get_num_threads", lambda: 1)  # OMP_NUM_THREADS=1: the process has one core
+    monkeypatch.setattr(
+        torch, "get_num_threads", lambda: 1
+    )  # OMP_NUM_THREADS=1: the process has one core
     assert gs._threads(10 * gs.PARALLEL_MIN_WORK) == 1
     monkeypatch.setattr(torch, "get_num_threads", lambda: 64)
     import numba

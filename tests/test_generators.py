@@ -18,7 +18,12 @@ import scipy.stats as st
 
 from negtheory._numeric import _philox4x32, _xoshiro_next
 from negtheory.dists import hard_negative
-from negtheory.generators import AcceptRejectSampler, iter_score_sets, sample_class_conditional, score_sets
+from negtheory.generators import (
+    AcceptRejectSampler,
+    iter_score_sets,
+    sample_class_conditional,
+    score_sets,
+)
 
 KS_LEVEL = 1e-3
 
@@ -61,7 +66,9 @@ def test_xoshiro_reference_sequence():
 # ---------------------------------------------------------------------------------------------
 # Algorithms 7-8 and inversion
 # ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("base", [st.norm(0.2, 1.3), st.uniform(-1.0, 2.0), st.t(4)], ids=["norm", "uniform", "t4"])
+@pytest.mark.parametrize(
+    "base", [st.norm(0.2, 1.3), st.uniform(-1.0, 2.0), st.t(4)], ids=["norm", "uniform", "t4"]
+)
 @pytest.mark.parametrize("label", ["tn", "fn"])
 @pytest.mark.parametrize("method", ["inverse", "accept-reject"])
 def test_class_conditional_samplers_ks(base, label, method):
@@ -75,13 +82,17 @@ def test_class_conditional_samplers_ks(base, label, method):
 @pytest.mark.parametrize("label", ["tn", "fn"])
 def test_acceptance_rate_is_one_over_two_alpha(alpha, label):
     n = 100_000
-    x, rate = sample_class_conditional(st.norm(), alpha, label, n, method="accept-reject", rng=3, return_acceptance=True)
+    x, rate = sample_class_conditional(
+        st.norm(), alpha, label, n, method="accept-reject", rng=3, return_acceptance=True
+    )
     p = 1 / (2 * alpha)
     # proposals T = sum of n geometric(p) counts: sd(n / T) ~ p sqrt((1 - p) / n)
     assert abs(rate - p) <= 5 * p * math.sqrt((1 - p) / n) + 1e-12
     if alpha == 0.5:
         assert rate == 1.0  # every proposal is accepted: the laws equal the parent
-    _, rate_inv = sample_class_conditional(st.norm(), alpha, label, 10, rng=3, return_acceptance=True)
+    _, rate_inv = sample_class_conditional(
+        st.norm(), alpha, label, 10, rng=3, return_acceptance=True
+    )
     assert rate_inv == 1.0
 
 
@@ -89,8 +100,12 @@ def test_generic_parent_uses_the_same_random_stream_as_numba():
     # the kernel produces parent-CDF values for every parent; a parent without a numba fast
     # path (logistic) maps them with its own ppf, so the CDF values agree exactly
     for method in ("inverse", "accept-reject"):
-        a, r1 = sample_class_conditional(st.norm(), 0.75, "fn", 9000, method=method, rng=9, return_acceptance=True)
-        b, r2 = sample_class_conditional(st.logistic(), 0.75, "fn", 9000, method=method, rng=9, return_acceptance=True)
+        a, r1 = sample_class_conditional(
+            st.norm(), 0.75, "fn", 9000, method=method, rng=9, return_acceptance=True
+        )
+        b, r2 = sample_class_conditional(
+            st.logistic(), 0.75, "fn", 9000, method=method, rng=9, return_acceptance=True
+        )
         assert r1 == r2
         np.testing.assert_allclose(st.norm.cdf(a), st.logistic.cdf(b), rtol=1e-9, atol=1e-15)
 
@@ -112,7 +127,9 @@ def test_sampler_shapes_and_reproducibility():
     ss = np.random.SeedSequence(5)
     np.testing.assert_array_equal(
         sample_class_conditional(st.norm(), 0.9, "fn", 10, method="accept-reject", rng=ss),
-        sample_class_conditional(st.norm(), 0.9, "fn", 10, method="accept-reject", rng=np.random.SeedSequence(5)),
+        sample_class_conditional(
+            st.norm(), 0.9, "fn", 10, method="accept-reject", rng=np.random.SeedSequence(5)
+        ),
     )
 
 
@@ -156,7 +173,9 @@ def test_generic_accept_reject_errors():
     with pytest.raises(ValueError, match="envelope violated"):
         AcceptRejectSampler(lambda x: 6 * x * (1 - x), st.uniform(), 1.0).rvs(1000, random_state=0)
     with pytest.raises(RuntimeError, match="max_rounds=3"):
-        AcceptRejectSampler(lambda x: 0.0 * x, st.uniform(), 1.0, max_rounds=3).rvs(10, random_state=0)
+        AcceptRejectSampler(lambda x: 0.0 * x, st.uniform(), 1.0, max_rounds=3).rvs(
+            10, random_state=0
+        )
     with pytest.raises(TypeError, match="callable"):
         AcceptRejectSampler(3.0, st.uniform(), 1.0)
     with pytest.raises(ValueError, match="c must lie in"):
@@ -176,7 +195,11 @@ def _pit(res, alpha):
 def test_score_sets_ks_against_exact_cdfs(method):
     alpha, tau = 0.8, 0.3
     res = score_sets(2000, 8, alpha, tau, gamma=0.6, t=0.5, n_positives=3, method=method, rng=21)
-    assert res.scores.shape == (2000, 8) and res.is_true_negative.dtype == bool and res.positives.shape == (2000, 3)
+    assert (
+        res.scores.shape == (2000, 8)
+        and res.is_true_negative.dtype == bool
+        and res.positives.shape == (2000, 3)
+    )
     # class-conditional laws (pooled over anchors after the exact per-anchor CDF)
     pit = _pit(res, alpha)
     assert st.kstest(pit[res.is_true_negative], "uniform").pvalue > KS_LEVEL
@@ -212,7 +235,9 @@ def test_score_sets_intervals_follow_algorithm_6():
 
 def test_score_sets_normal_parent_fig_6_8():
     alpha, t = 0.7, 2.0
-    res = score_sets(1, 20_000, alpha, 0.1, t=t, parent=st.norm(), n_positives=0, rng=8, method="accept-reject")
+    res = score_sets(
+        1, 20_000, alpha, 0.1, t=t, parent=st.norm(), n_positives=0, rng=8, method="accept-reject"
+    )
     np.testing.assert_array_equal(res.parent_params, [[0.0, 1.0]])
     x = res.raw_scores
     u = st.norm.cdf(x)
@@ -224,7 +249,15 @@ def test_score_sets_normal_parent_fig_6_8():
 
 @pytest.mark.parametrize("method", ["inverse", "accept-reject"])
 def test_score_sets_reproducible_across_threads_and_chunks(method):
-    kw = dict(n_anchors=103, n_unlabeled=17, alpha=0.85, tau_plus=0.2, n_positives=4, method=method, rng=12345)
+    kw = dict(
+        n_anchors=103,
+        n_unlabeled=17,
+        alpha=0.85,
+        tau_plus=0.2,
+        n_positives=4,
+        method=method,
+        rng=12345,
+    )
     saved = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
@@ -239,7 +272,9 @@ def test_score_sets_reproducible_across_threads_and_chunks(method):
         blocks = list(iter_score_sets(**kw, chunk_size=chunk))
         assert [b.anchor_offset for b in blocks] == list(range(0, 103, chunk))
         for name in ("scores", "is_true_negative", "positives", "parent_params"):
-            np.testing.assert_array_equal(np.concatenate([getattr(b, name) for b in blocks]), getattr(one, name))
+            np.testing.assert_array_equal(
+                np.concatenate([getattr(b, name) for b in blocks]), getattr(one, name)
+            )
     # a slice of the study generated on its own (anchor_offset) equals the rows of the full run
     part = score_sets(**{**kw, "n_anchors": 40}, anchor_offset=50)
     np.testing.assert_array_equal(part.scores, one.scores[50:90])
@@ -304,7 +339,11 @@ def test_exp_row_within_one_ulp_of_libm_exp():
 
     rng = np.random.default_rng(0)
     x = np.concatenate(
-        [rng.uniform(-699.9, 699.9, 200_000), rng.uniform(-8, 8, 200_000), [0.0, -0.0, 1e-300, -1e-18, 0.34657359, -0.34657359]]
+        [
+            rng.uniform(-699.9, 699.9, 200_000),
+            rng.uniform(-8, 8, 200_000),
+            [0.0, -0.0, 1e-300, -1e-18, 0.34657359, -0.34657359],
+        ]
     )
     y = x.copy()
     _exp_row(y)

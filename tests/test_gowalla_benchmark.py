@@ -32,11 +32,31 @@ def gowalla_like(tmp_path_factory):
 
 
 def test_quick_ladder_writes_its_files_and_resumes(gowalla_like, tmp_path, capsys):
-    argv = ["reproduce", "gowalla-benchmark", "--data", str(gowalla_like), "--quick", "--device", "cpu",
-            "--rungs", "bpr", "bpr-300", "infonce", "bcl", "--out", str(tmp_path), "--quiet"]  # fmt: skip
+    argv = [
+        "reproduce",
+        "gowalla-benchmark",
+        "--data",
+        str(gowalla_like),
+        "--quick",
+        "--device",
+        "cpu",
+        "--rungs",
+        "bpr",
+        "bpr-300",
+        "infonce",
+        "bcl",
+        "--out",
+        str(tmp_path),
+        "--quiet",
+    ]
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
-    for name in ("gowalla_benchmark.csv", "gowalla_benchmark_runs.csv", "gowalla_benchmark.md", "gowalla_benchmark.png"):
+    for name in (
+        "gowalla_benchmark.csv",
+        "gowalla_benchmark_runs.csv",
+        "gowalla_benchmark.md",
+        "gowalla_benchmark.png",
+    ):
         assert (tmp_path / name).exists() and name in out
     runs = pd.read_csv(tmp_path / "gowalla_benchmark_runs.csv")
     assert list(runs.rung) == ["bpr", "bpr-300", "infonce", "bcl"]
@@ -61,7 +81,11 @@ def test_rung_specs_are_the_stated_protocol():
     from negtheory.training import BPR, MF, RNS, Adam, InfoNCE
 
     s = rung_specs("bpr-300")
-    assert s["loss"] == BPR(negatives=300) and s["model"] == MF(dim=64) and s["sampler"] == RNS(on_device=True)
+    assert (
+        s["loss"] == BPR(negatives=300)
+        and s["model"] == MF(dim=64)
+        and s["sampler"] == RNS(on_device=True)
+    )
     assert s["optimizer"] == Adam(lr=1e-3, batch_size=2048, weight_decay=1e-4, penalty="batch")
     assert rung_specs("infonce")["loss"] == InfoNCE(negatives=256, temperature=0.1)
     assert rung_specs("bcl")["model"].similarity == "cosine"
@@ -76,7 +100,9 @@ def test_rung_specs_are_the_stated_protocol():
     assert rung_specs("dcl-tau0.001")["loss"] == DCL(negatives=256, temperature=0.1, tau_plus=0.001)
     assert rung_specs("hcl-tau0.001")["loss"] == HCL(negatives=256, temperature=0.1, tau_plus=0.001)
     assert rung_specs("infonce-n1024")["loss"] == InfoNCE(negatives=1024, temperature=0.1)
-    assert rung_specs("dcl-tau0.001-n1024")["loss"] == DCL(negatives=1024, temperature=0.1, tau_plus=0.001)
+    assert rung_specs("dcl-tau0.001-n1024")["loss"] == DCL(
+        negatives=1024, temperature=0.1, tau_plus=0.001
+    )
     # the model of the ladder everywhere except where the name says MF-CCL's released model
     released = MF(dim=64, similarity="cosine", init_std=1e-4, dropout=0.1)
     for r in set(ABLATIONS) - {"lightgcn"}:
@@ -87,37 +113,69 @@ def test_rung_specs_are_the_stated_protocol():
 
     assert rung_specs("infonce-shared-n256")["loss"] == rung_specs("infonce")["loss"]
     assert rung_specs("infonce-shared-n4096")["loss"] == InfoNCE(negatives=4096, temperature=0.1)
-    assert rung_specs("dcl-tau0.001-shared-n4096")["loss"] == DCL(negatives=4096, temperature=0.1, tau_plus=0.001)
+    assert rung_specs("dcl-tau0.001-shared-n4096")["loss"] == DCL(
+        negatives=4096, temperature=0.1, tau_plus=0.001
+    )
     assert all((rung_specs(r)["sampler"] == SharedUniform()) == ("-shared-" in r) for r in RUNGS)
     # the released MF-CCL optimiser, only where the rung's name says so
     simplex = Adam(lr=1e-4, batch_size=256, weight_decay=1e-8, penalty="batch")
-    assert all((rung_specs(r)["optimizer"] == simplex) == r.endswith("-simplex-adam") for r in RUNGS)
+    assert all(
+        (rung_specs(r)["optimizer"] == simplex) == r.endswith("-simplex-adam") for r in RUNGS
+    )
     # ... and with its learning-rate cut after epoch 20, drawn per row (RNS), where the name says "-decay20"
-    decayed = Adam(lr=1e-4, batch_size=256, weight_decay=1e-8, penalty="batch", milestones=(20,), gamma=0.1)
-    assert all((rung_specs(r)["optimizer"] == decayed) == ("-decay20" in r and not r.endswith("-clip10")) for r in RUNGS)
+    decayed = Adam(
+        lr=1e-4, batch_size=256, weight_decay=1e-8, penalty="batch", milestones=(20,), gamma=0.1
+    )
+    assert all(
+        (rung_specs(r)["optimizer"] == decayed) == ("-decay20" in r and not r.endswith("-clip10"))
+        for r in RUNGS
+    )
     for loss in ("ccl", "infonce"):  # the released model changes only the model of its rung
         with_model, without = (
             rung_specs(f"{loss}-n800-simplex-adam-decay20-released-model"),
             rung_specs(f"{loss}-n800-simplex-adam-decay20"),
         )
-        assert {k: v for k, v in with_model.items() if k != "model"} == {k: v for k, v in without.items() if k != "model"}
+        assert {k: v for k, v in with_model.items() if k != "model"} == {
+            k: v for k, v in without.items() if k != "model"
+        }
     # the released run's schedule read off its log (cuts after epochs 19 and 30, 40 epochs) and its clipping at 10
     for loss in ("ccl", "infonce"):
         base = rung_specs(f"{loss}-n800-simplex-adam-decay20-released-model")
         cut = rung_specs(f"{loss}-n800-simplex-adam-cut19-30-released-model")
-        assert cut["optimizer"] == Adam(lr=1e-4, batch_size=256, weight_decay=1e-8, penalty="batch", milestones=(19, 30))
-        assert {k: v for k, v in cut.items() if k != "optimizer"} == {k: v for k, v in base.items() if k != "optimizer"}
+        assert cut["optimizer"] == Adam(
+            lr=1e-4, batch_size=256, weight_decay=1e-8, penalty="batch", milestones=(19, 30)
+        )
+        assert {k: v for k, v in cut.items() if k != "optimizer"} == {
+            k: v for k, v in base.items() if k != "optimizer"
+        }
         assert RUNGS[f"{loss}-n800-simplex-adam-cut19-30-released-model"][2] == 40
-        for b in (f"{loss}-n800-simplex-adam-decay20-released-model", f"{loss}-n800-simplex-adam-cut19-30-released-model"):
+        for b in (
+            f"{loss}-n800-simplex-adam-decay20-released-model",
+            f"{loss}-n800-simplex-adam-cut19-30-released-model",
+        ):
             clipped, plain = rung_specs(f"{b}-clip10"), rung_specs(b)
-            assert clipped["optimizer"] == dataclasses.replace(plain["optimizer"], max_grad_norm=10.0)
-            assert {k: v for k, v in clipped.items() if k != "optimizer"} == {k: v for k, v in plain.items() if k != "optimizer"}
-    assert all((rung_specs(r)["optimizer"].max_grad_norm is not None) == ("-clip10" in r) for r in RUNGS)
-    assert rung_specs("infonce-n800-simplex-adam-decay20")["sampler"] == rung_specs("infonce")["sampler"]
+            assert clipped["optimizer"] == dataclasses.replace(
+                plain["optimizer"], max_grad_norm=10.0
+            )
+            assert {k: v for k, v in clipped.items() if k != "optimizer"} == {
+                k: v for k, v in plain.items() if k != "optimizer"
+            }
+    assert all(
+        (rung_specs(r)["optimizer"].max_grad_norm is not None) == ("-clip10" in r) for r in RUNGS
+    )
+    assert (
+        rung_specs("infonce-n800-simplex-adam-decay20")["sampler"]
+        == rung_specs("infonce")["sampler"]
+    )
     assert rung_specs("infonce-shared-n800-simplex-adam-decay20")["sampler"] == SharedUniform()
     assert rung_specs("infonce-n800-simplex-adam")["sampler"] == rung_specs("infonce")["sampler"]
-    assert rung_specs("ccl-n800-simplex-adam-decay20")["loss"] == rung_specs("ccl-shared-n800-simplex-adam")["loss"]
-    assert rung_specs("infonce-shared-n800-simplex-adam")["loss"] == InfoNCE(negatives=800, temperature=0.1)
+    assert (
+        rung_specs("ccl-n800-simplex-adam-decay20")["loss"]
+        == rung_specs("ccl-shared-n800-simplex-adam")["loss"]
+    )
+    assert rung_specs("infonce-shared-n800-simplex-adam")["loss"] == InfoNCE(
+        negatives=800, temperature=0.1
+    )
     args = cli.build_parser().parse_args(["reproduce", "gowalla-benchmark", "--data", "x"])
     assert tuple(args.rungs) == LADDER
     with pytest.raises(ValueError, match="rung must be one of"):
@@ -132,18 +190,43 @@ def test_rung_specs_are_the_stated_protocol():
 
 
 def test_quick_lightgcn_rung_stands_beside_the_published_lightgcn(gowalla_like, tmp_path, capsys):
-    argv = ["reproduce", "gowalla-benchmark", "--data", str(gowalla_like), "--quick", "--device", "cpu",
-            "--rungs", "lightgcn", "--out", str(tmp_path), "--quiet"]  # fmt: skip
+    argv = [
+        "reproduce",
+        "gowalla-benchmark",
+        "--data",
+        str(gowalla_like),
+        "--quick",
+        "--device",
+        "cpu",
+        "--rungs",
+        "lightgcn",
+        "--out",
+        str(tmp_path),
+        "--quiet",
+    ]
     assert cli.main(argv) == 0
     runs = pd.read_csv(tmp_path / "gowalla_benchmark_runs.csv")
-    assert list(runs.rung) == ["lightgcn"] and (runs.epochs_run == 2).all() and runs.recall20.between(0, 1).all()
+    assert (
+        list(runs.rung) == ["lightgcn"]
+        and (runs.epochs_run == 2).all()
+        and runs.recall20.between(0, 1).all()
+    )
     summ = pd.read_csv(tmp_path / "gowalla_benchmark.csv")
     assert list(summ.published) == ["LightGCN"] and np.allclose(summ.published_recall20, 0.1824)
 
 
 def test_bad_data_folder_is_named(tmp_path, capsys):
-    code = cli.main(["reproduce", "gowalla-benchmark", "--data", str(tmp_path / "missing"), "--quick",
-                     "--out", str(tmp_path / "o")])  # fmt: skip
+    code = cli.main(
+        [
+            "reproduce",
+            "gowalla-benchmark",
+            "--data",
+            str(tmp_path / "missing"),
+            "--quick",
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
     assert code != 0
     assert "--data" in capsys.readouterr().err
 
@@ -183,14 +266,34 @@ def test_a_callback_asking_to_stop_ends_the_run_after_that_evaluation():
     assert [h["mark"] for h in r["history"]] == [2, 4]
 
 
-def test_refit_protocol_trains_on_every_pair_and_reports_the_final_epoch(gowalla_like, tmp_path, capsys):
+def test_refit_protocol_trains_on_every_pair_and_reports_the_final_epoch(
+    gowalla_like, tmp_path, capsys
+):
     """``--valid-fraction 0``: nothing held out, no selection; the row is the final epoch of a fit on all of train."""
     from negtheory.recsys.datasets import thesis_split
     from negtheory.reproduce.gowalla_benchmark import rung_specs
     from negtheory.training import Evaluation, fit
 
-    argv = ["reproduce", "gowalla-benchmark", "--data", str(gowalla_like), "--quick", "--device", "cpu", "--rungs",
-            "infonce", "--valid-fraction", "0", "--epochs", "3", "--eval-every", "1", "--out", str(tmp_path), "--quiet"]  # fmt: skip
+    argv = [
+        "reproduce",
+        "gowalla-benchmark",
+        "--data",
+        str(gowalla_like),
+        "--quick",
+        "--device",
+        "cpu",
+        "--rungs",
+        "infonce",
+        "--valid-fraction",
+        "0",
+        "--epochs",
+        "3",
+        "--eval-every",
+        "1",
+        "--out",
+        str(tmp_path),
+        "--quiet",
+    ]
     assert cli.main(argv) == 0
     row = pd.read_csv(tmp_path / "gowalla_benchmark_runs.csv").iloc[0]
     assert row.valid_fraction == 0 and np.isnan(row.valid_recall20)
@@ -198,8 +301,14 @@ def test_refit_protocol_trains_on_every_pair_and_reports_the_final_epoch(gowalla
     assert "the refit protocol" in (tmp_path / "gowalla_benchmark.md").read_text()
     # the same fit written out by hand on the whole training split (the seed of replicate 0) gives the same numbers
     data = thesis_split("gowalla-lightgcn", gowalla_like)
-    res = fit(data, **rung_specs("infonce", quick=True), epochs=3, rng=0, device="cpu",
-              evaluation=Evaluation(every=1, ks=(20,), on="test", monitor="recall@20"))  # fmt: skip
+    res = fit(
+        data,
+        **rung_specs("infonce", quick=True),
+        epochs=3,
+        rng=0,
+        device="cpu",
+        evaluation=Evaluation(every=1, ks=(20,), on="test", monitor="recall@20"),
+    )
     assert res.history[-1]["test_recall@20"] == pytest.approx(row.recall20, rel=1e-12)
     assert len(data.valid) == 0 and res.best_epoch is None
     # a held-out split changes what is trained on, so the numbers differ
@@ -210,8 +319,17 @@ def test_refit_protocol_trains_on_every_pair_and_reports_the_final_epoch(gowalla
 
 
 def test_negative_valid_fraction_is_refused(gowalla_like, tmp_path, capsys):
-    argv = ["reproduce", "gowalla-benchmark", "--data", str(gowalla_like), "--quick", "--valid-fraction", "-0.1",
-            "--out", str(tmp_path)]  # fmt: skip
+    argv = [
+        "reproduce",
+        "gowalla-benchmark",
+        "--data",
+        str(gowalla_like),
+        "--quick",
+        "--valid-fraction",
+        "-0.1",
+        "--out",
+        str(tmp_path),
+    ]
     assert cli.main(argv) == 2
     assert "--valid-fraction: must be in [0, 1), got -0.1" in capsys.readouterr().err
 
@@ -246,8 +364,22 @@ def test_a_shorter_run_is_the_prefix_of_a_longer_one(gowalla_like):
 def test_checkpoints_let_a_longer_run_continue_a_shorter_one(gowalla_like, tmp_path, capsys):
     """``--checkpoints``: the 4-epoch run continues the 2-epoch run's saved state and equals a straight 4-epoch run."""
     rung = "ccl-n800-simplex-adam-cut19-30-released-model-clip10-released-sampler-hinge"
-    base = ["reproduce", "gowalla-benchmark", "--data", str(gowalla_like), "--quick", "--device", "cpu", "--rungs", rung,
-            "--valid-fraction", "0", "--eval-every", "1", "--quiet"]  # fmt: skip
+    base = [
+        "reproduce",
+        "gowalla-benchmark",
+        "--data",
+        str(gowalla_like),
+        "--quick",
+        "--device",
+        "cpu",
+        "--rungs",
+        rung,
+        "--valid-fraction",
+        "0",
+        "--eval-every",
+        "1",
+        "--quiet",
+    ]
     ck = tmp_path / "ck"
     assert cli.main([*base, "--epochs", "2", "--checkpoints", "--out", str(ck)]) == 0
     saved = sorted(p.name for p in (ck / "checkpoints").iterdir())
@@ -256,6 +388,10 @@ def test_checkpoints_let_a_longer_run_continue_a_shorter_one(gowalla_like, tmp_p
     longer = pd.read_csv(ck / "gowalla_benchmark_runs.csv").iloc[0]
     assert cli.main([*base, "--epochs", "4", "--out", str(tmp_path / "straight")]) == 0
     straight = pd.read_csv(tmp_path / "straight" / "gowalla_benchmark_runs.csv").iloc[0]
-    assert longer.resumed_from == 2 and straight.resumed_from == 0 and longer.epochs_run == straight.epochs_run == 4
+    assert (
+        longer.resumed_from == 2
+        and straight.resumed_from == 0
+        and longer.epochs_run == straight.epochs_run == 4
+    )
     for col in ("recall20", "ndcg20", "final_recall20", "final_ndcg20", "max_recall20"):
         assert longer[col] == straight[col]

@@ -39,7 +39,8 @@ def test_the_interval_is_the_t_interval_and_beside_runs_keep_their_values(mod):
     md = mod.markdown(df, "r")
     assert (
         "`-x` seed 0" in md
-        and "| 5 | 0.1590 | 0.1600 | 0.1610 | 0.1600 [0.1575, 0.1625] | 0.1700 | 0.1610 | -0.0010 | +0.0090 |" in md
+        and "| 5 | 0.1590 | 0.1600 | 0.1610 | 0.1600 [0.1575, 0.1625] | 0.1700 | 0.1610 | -0.0010 | +0.0090 |"
+        in md
     )
 
 
@@ -51,7 +52,10 @@ def test_an_epoch_the_released_run_lacks_is_a_dash_not_nan(mod):
     md = mod.markdown(df, "r")
     assert "nan" not in md
     assert "| 10 | 0.1690 | 0.1700 | 0.1710 | 0.1700 [0.1675, 0.1725] | 0.1800 | — | — | — |" in md
-    assert "| 5 | 0.1590 | 0.1600 | 0.1610 | 0.1600 [0.1575, 0.1625] | 0.1700 | 0.1610 | -0.0010 | +0.0090 |" in md
+    assert (
+        "| 5 | 0.1590 | 0.1600 | 0.1610 | 0.1600 [0.1575, 0.1625] | 0.1700 | 0.1610 | -0.0010 | +0.0090 |"
+        in md
+    )
 
 
 def test_missing_curves_and_too_few_seeds_are_named(mod):
@@ -66,9 +70,20 @@ def test_missing_curves_and_too_few_seeds_are_named(mod):
 
 def test_the_loss_column_is_compared_with_the_released_loss(mod):
     curves = _curves()
-    curves["train_loss"] = 0.2 - curves.test_recall20  # seeds at 0.2 - (x -/+ 0.001): the same spread, mirrored
-    released = pd.DataFrame({"epoch": [5, 10], "test_recall20": [0.161, 0.1705], "train_loss": [0.05, 0.03]})
-    df = mod.spread(curves, released, "r", [("a", 0), ("a", 1), ("a", 2)], [("b", "r-x", 0)], column="train_loss")
+    curves["train_loss"] = (
+        0.2 - curves.test_recall20
+    )  # seeds at 0.2 - (x -/+ 0.001): the same spread, mirrored
+    released = pd.DataFrame(
+        {"epoch": [5, 10], "test_recall20": [0.161, 0.1705], "train_loss": [0.05, 0.03]}
+    )
+    df = mod.spread(
+        curves,
+        released,
+        "r",
+        [("a", 0), ("a", 1), ("a", 2)],
+        [("b", "r-x", 0)],
+        column="train_loss",
+    )
     np.testing.assert_allclose(df["mean"], [0.04, 0.03], atol=1e-12)
     t = np.sqrt(2 * 0.95**2 / (1 - 0.95**2))
     np.testing.assert_allclose(df.half_width, t * 0.001 / np.sqrt(3), rtol=1e-9)

@@ -34,7 +34,9 @@ def kernels(request, monkeypatch):
     return request.param
 
 
-@pytest.mark.parametrize("add_self, divisor", [(False, 1.0), (True, 2.0), (True, 3.0), (False, 4.0)])
+@pytest.mark.parametrize(
+    "add_self, divisor", [(False, 1.0), (True, 2.0), (True, 3.0), (False, 4.0)]
+)
 def test_rows_and_their_gradient_equal_the_dense_product(kernels, add_self, divisor):
     pairs, nu, ni = _graph()
     m = LightGCN(nu, ni, pairs, dim=4)
@@ -42,11 +44,17 @@ def test_rows_and_their_gradient_equal_the_dense_product(kernels, add_self, divi
     rng = np.random.default_rng(1)
     xu = torch.from_numpy(rng.normal(size=(nu, 4)).astype(np.float32)).requires_grad_()
     xi = torch.from_numpy(rng.normal(size=(ni, 4)).astype(np.float32)).requires_grad_()
-    nodes = torch.tensor([3, nu + 5, 0, 3, nu + ni - 1, nu])  # any order, a repeat, both ends of each side
+    nodes = torch.tensor(
+        [3, nu + 5, 0, 3, nu + ni - 1, nu]
+    )  # any order, a repeat, both ends of each side
     out = adjacency_rows(xu, xi, csr_parts(m.adj), nodes, add_self=add_self, divisor=divisor)
     x64 = torch.cat([xu, xi]).detach().double()
-    op = (dense + torch.eye(nu + ni, dtype=torch.float64) * add_self) / divisor  # (add_self I + Ã) / c
-    np.testing.assert_allclose(out.detach().numpy(), (op @ x64)[nodes].numpy(), rtol=1e-6, atol=1e-6)
+    op = (
+        dense + torch.eye(nu + ni, dtype=torch.float64) * add_self
+    ) / divisor  # (add_self I + Ã) / c
+    np.testing.assert_allclose(
+        out.detach().numpy(), (op @ x64)[nodes].numpy(), rtol=1e-6, atol=1e-6
+    )
     g = torch.from_numpy(rng.normal(size=(len(nodes), 4)).astype(np.float32))
     out.backward(g)
     # d/dx of <g, (op x)[nodes]> = op^T S^T g, with S the selection of the rows (repeats add up)
@@ -70,8 +78,18 @@ def test_a_node_without_neighbours_gets_a_zero_row():
 @pytest.mark.parametrize("n_layers", [0, 1, 2, 3])
 def test_batch_propagation_gives_the_whole_graph_scores_and_gradients(n_layers, kernels):
     pairs, nu, ni = _graph(2, 15, 20, 90)
-    models = [LightGCN(nu, ni, pairs, dim=6, n_layers=n_layers, generator=torch.Generator().manual_seed(0),
-                       propagation=p) for p in ("full", "batch")]  # fmt: skip
+    models = [
+        LightGCN(
+            nu,
+            ni,
+            pairs,
+            dim=6,
+            n_layers=n_layers,
+            generator=torch.Generator().manual_seed(0),
+            propagation=p,
+        )
+        for p in ("full", "batch")
+    ]
     users = torch.tensor([0, 4, 4, 14, 7])
     items = torch.tensor([[1, 2, 19], [0, 0, 5], [3, 8, 1], [19, 18, 17], [6, 6, 6]])
     res = []
@@ -95,8 +113,12 @@ def test_training_with_batch_propagation_follows_the_whole_graph_run():
     perm = rng.permutation(len(pairs))
     data = load_split(pairs[perm[:700]], pairs[perm[700:]])
     opt = S.Adam(lr=0.01, batch_size=32, milestones=(100,))
-    runs = [training.fit(data, model=S.LightGCN(propagation=p), loss=S.DCL(), optimizer=opt, epochs=3, rng=5)
-            for p in ("full", "batch")]  # fmt: skip
+    runs = [
+        training.fit(
+            data, model=S.LightGCN(propagation=p), loss=S.DCL(), optimizer=opt, epochs=3, rng=5
+        )
+        for p in ("full", "batch")
+    ]
     for h_full, h_batch in zip(runs[0].history, runs[1].history):
         assert h_batch["loss"] == pytest.approx(h_full["loss"], rel=1e-4)
         for k in ("test_ndcg@10", "test_recall@20", "test_precision@5"):
@@ -128,7 +150,9 @@ def test_bad_input_is_refused_with_the_parameter_named():
         S.LightGCN(propagation="rows")
 
 
-def test_thesis_tables_batch_propagation_runs_apart_and_resumes_from_its_checkpoint(tmp_path, monkeypatch):
+def test_thesis_tables_batch_propagation_runs_apart_and_resumes_from_its_checkpoint(
+    tmp_path, monkeypatch
+):
     import pandas as pd
 
     import negtheory.bridge.recommend as rec
@@ -137,8 +161,12 @@ def test_thesis_tables_batch_propagation_runs_apart_and_resumes_from_its_checkpo
     rng = np.random.default_rng(4)
     pairs = np.unique(rng.integers(0, [30, 40], size=(500, 2)), axis=0)
     perm = rng.permutation(len(pairs))
-    pd.DataFrame(pairs[perm[:400]], columns=["user", "item"]).to_csv(tmp_path / "train.csv", index=False)
-    pd.DataFrame(pairs[perm[400:]], columns=["user", "item"]).to_csv(tmp_path / "test.csv", index=False)
+    pd.DataFrame(pairs[perm[:400]], columns=["user", "item"]).to_csv(
+        tmp_path / "train.csv", index=False
+    )
+    pd.DataFrame(pairs[perm[400:]], columns=["user", "item"]).to_csv(
+        tmp_path / "test.csv", index=False
+    )
     out = tmp_path / "out"
     seen = []
     real_fit = training.fit
@@ -148,22 +176,53 @@ def test_thesis_tables_batch_propagation_runs_apart_and_resumes_from_its_checkpo
         return real_fit(*a, **kw)
 
     monkeypatch.setattr(training, "fit", spy)
-    args = ["reproduce", "thesis-tables", "--train", str(tmp_path / "train.csv"), "--test", str(tmp_path / "test.csv"),
-            "--tables", "5.2", "--methods", "InfoNCE", "--models", "lightgcn", "--lightgcn-propagation", "batch",
-            "--checkpoints", "--seeds", "1", "--epochs", "2", "--eval-every", "1", "--out", str(out), "--quiet"]  # fmt: skip
+    args = [
+        "reproduce",
+        "thesis-tables",
+        "--train",
+        str(tmp_path / "train.csv"),
+        "--test",
+        str(tmp_path / "test.csv"),
+        "--tables",
+        "5.2",
+        "--methods",
+        "InfoNCE",
+        "--models",
+        "lightgcn",
+        "--lightgcn-propagation",
+        "batch",
+        "--checkpoints",
+        "--seeds",
+        "1",
+        "--epochs",
+        "2",
+        "--eval-every",
+        "1",
+        "--out",
+        str(out),
+        "--quiet",
+    ]
     assert main(args) == 0
     (cached,) = (out / "runs").glob("lightgcn_infonce_rns_propagation=batch_seed0_*.json")
     (ck,) = (out / "checkpoints").glob("*.pt")
     assert ck.stem == cached.stem and seen == [("batch", str(ck))]
     df = pd.read_csv(out / "thesis_tables.csv", dtype={"table": str})
-    row = df[(df.method == "InfoNCE") & (df.setting == "LightGCN") & (df.metric == "ndcg") & (df.k == 10)]
-    assert len(row) > 0 and row["n_seeds"].iloc[0] == 1  # the run fills the printed row: its key is the row's
-    assert "--lightgcn-propagation batch" in (out / "thesis_tables.md").read_text()  # the report says how it ran
+    row = df[
+        (df.method == "InfoNCE") & (df.setting == "LightGCN") & (df.metric == "ndcg") & (df.k == 10)
+    ]
+    assert (
+        len(row) > 0 and row["n_seeds"].iloc[0] == 1
+    )  # the run fills the printed row: its key is the row's
+    assert (
+        "--lightgcn-propagation batch" in (out / "thesis_tables.md").read_text()
+    )  # the report says how it ran
     first = pd.read_csv(out / "runs.csv")
     assert set(first.run) == {"('lightgcn', 'infonce', 'rns')"}
     # the cached result gone, the command again: the run resumes from its checkpoint at epoch 2 and trains nothing
     cached.unlink()
-    monkeypatch.setattr(rec._MFRunner, "run_epoch", lambda *a, **k: pytest.fail("an epoch was trained again"))
+    monkeypatch.setattr(
+        rec._MFRunner, "run_epoch", lambda *a, **k: pytest.fail("an epoch was trained again")
+    )
     assert main(args) == 0
     again = pd.read_csv(out / "runs.csv")
     pd.testing.assert_frame_equal(again.drop(columns="seconds"), first.drop(columns="seconds"))
@@ -171,6 +230,10 @@ def test_thesis_tables_batch_propagation_runs_apart_and_resumes_from_its_checkpo
     import negtheory.reproduce.thesis_tables as tt
 
     with pytest.raises(ValueError, match="checkpoints needs a cache_dir"):
-        tt.run_tables(tmp_path / "train.csv", tmp_path / "test.csv", tt.TableOptions(tables=["5.2"], checkpoints=True))
+        tt.run_tables(
+            tmp_path / "train.csv",
+            tmp_path / "test.csv",
+            tt.TableOptions(tables=["5.2"], checkpoints=True),
+        )
     with pytest.raises(ValueError, match="lightgcn_propagation"):
         tt.TableOptions(lightgcn_propagation="rows").check()

@@ -46,7 +46,11 @@ from negtheory.training import (  # noqa: E402
     undefined,
 )
 
-MODELS = {"MF": MF(dim=4), "MF-cosine": MF(dim=4, similarity="cosine", dropout=0.1), "LightGCN": LightGCN(dim=4)}
+MODELS = {
+    "MF": MF(dim=4),
+    "MF-cosine": MF(dim=4, similarity="cosine", dropout=0.1),
+    "LightGCN": LightGCN(dim=4),
+}
 LOSSES = {
     "BPR": BPR(),
     "BCE": BCE(negatives=3),
@@ -106,22 +110,36 @@ def test_the_grid_runs_every_defined_combination(tiny):
     assert ran + len(refused) == total
     # the refusals: CCL on the two inner-product models, each with the mathematical reason
     assert len(refused) == 2 * len(SAMPLERS) * len(OPTIMIZERS) == 54
-    assert all("CCL needs bounded scores" in msg and "engine" not in msg for msg in refused.values())
+    assert all(
+        "CCL needs bounded scores" in msg and "engine" not in msg for msg in refused.values()
+    )
     # the numba backend serves what it covers: MF with the inner product and SGD batch 1, BPR with the
     # six host samplers (RNS, PNS, DNS, BNS, AOBPR, SRNS), BCE and InfoNCE with N = 3 negatives with the
     # five that draw N per pair there (SRNS draws one per pair in the numba kernel)
     assert backends["sgd"] == 6 + 2 * 5
-    print(f"\ngrid: {total} combinations, {ran} run ({backends}), {len(refused)} refused (not defined):")
+    print(
+        f"\ngrid: {total} combinations, {ran} run ({backends}), {len(refused)} refused (not defined):"
+    )
     print("  " + next(iter(refused.values())))
 
 
 @pytest.mark.parametrize("model", [MF(dim=4), LightGCN(dim=4)], ids=["MF", "LightGCN"])
-@pytest.mark.parametrize("loss", [BCL(negatives=4), DCL(negatives=4), HCL(negatives=4), InfoNCE(negatives=4)],
-                         ids=["BCL", "DCL", "HCL", "InfoNCE"])  # fmt: skip
+@pytest.mark.parametrize(
+    "loss",
+    [BCL(negatives=4), DCL(negatives=4), HCL(negatives=4), InfoNCE(negatives=4)],
+    ids=["BCL", "DCL", "HCL", "InfoNCE"],
+)
 def test_the_thesis_pairings_of_bns_run(tiny, model, loss):
     # BNS with the contrastive losses (thesis ch. 5-6): each of the N negatives its own BNS choice
-    r = fit(tiny, model=model, loss=loss, sampler=BNS(candidates=3), optimizer=Adam(batch_size=32), epochs=2,
-            evaluation=Evaluation(ks=(5,)))  # fmt: skip
+    r = fit(
+        tiny,
+        model=model,
+        loss=loss,
+        sampler=BNS(candidates=3),
+        optimizer=Adam(batch_size=32),
+        epochs=2,
+        evaluation=Evaluation(ks=(5,)),
+    )
     assert r.engine == "torch" and len(r.history) == 2 and math.isfinite(r.history[-1]["loss"])
 
 
@@ -129,10 +147,23 @@ def test_bns_options_run_on_the_torch_trainer(tiny):
     # the options that the numba backend alone used to run: the oracle, uniform and per-user priors,
     # F over the candidates, a lambda schedule and RNS warm-up epochs
     rows = np.full((tiny.n_users, tiny.n_items), 0.05)
-    for s in [BNS(prior="oracle"), BNS(prior="uniform"), BNS(prior=rows), BNS(ecdf="candidates"),
-              BNS(lam_schedule=(10.0, 5.0)), BNS(warm_rns_epochs=1)]:  # fmt: skip
-        r = fit(tiny, model=LightGCN(dim=4), loss=BPR(), sampler=s, optimizer=Adam(batch_size=32), epochs=2,
-                evaluation=Evaluation(ks=(5,)))  # fmt: skip
+    for s in [
+        BNS(prior="oracle"),
+        BNS(prior="uniform"),
+        BNS(prior=rows),
+        BNS(ecdf="candidates"),
+        BNS(lam_schedule=(10.0, 5.0)),
+        BNS(warm_rns_epochs=1),
+    ]:
+        r = fit(
+            tiny,
+            model=LightGCN(dim=4),
+            loss=BPR(),
+            sampler=s,
+            optimizer=Adam(batch_size=32),
+            epochs=2,
+            evaluation=Evaluation(ks=(5,)),
+        )
         assert math.isfinite(r.history[-1]["loss"])
 
 

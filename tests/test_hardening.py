@@ -28,11 +28,17 @@ def test_reliability_huge_mu_returns_exact_limits_without_hanging():
         "g, b, e = nt.sample_fractions(3, 1e300, 0.5)\n"
         "print(float(g), float(b), float(e), float(nt.reliability(0.5, 3)))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=240, check=True
+    ).stdout.split()
     hi, lo, far, g, b, e, pb = map(float, out)
     # 1 - P(A) <= K Phi(-mu / sqrt 2) and P(A) <= Phi(mu / sqrt 2): both round to the limits
     assert (hi, lo, far) == (1.0, 0.0, 1.0)
-    assert g == pytest.approx(1.0 - pb, rel=1e-14) and b == 0.0 and g + b + e == pytest.approx(1.0, abs=1e-15)
+    assert (
+        g == pytest.approx(1.0 - pb, rel=1e-14)
+        and b == 0.0
+        and g + b + e == pytest.approx(1.0, abs=1e-15)
+    )
 
 
 def test_reliability_is_continuous_at_the_far_tail_cutoff():
@@ -52,13 +58,15 @@ def test_reliability_huge_k_mode_search_terminates():
         "    print(float(nt.reliability(mu, k)), float(nt.reliability_dist(k, st.norm(mu, 1), st.norm())))\n"
         "print(float(nt.overall_effectiveness(5.8e306, 8.47)))\n"
     )
-    lines = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240, check=True).stdout.split(
-        "\n"
-    )
+    lines = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=240, check=True
+    ).stdout.split("\n")
     for line in lines[:3]:
         got, ref = map(float, line.split())
         assert got == pytest.approx(ref, rel=1e-10)
-    assert float(lines[0].split()[0]) > 0 and float(lines[2].split()[0]) == pytest.approx(1 / 5.8e306, rel=1e-10)
+    assert float(lines[0].split()[0]) > 0 and float(lines[2].split()[0]) == pytest.approx(
+        1 / 5.8e306, rel=1e-10
+    )
     assert math.isfinite(float(lines[3]))
 
 
@@ -68,7 +76,11 @@ def _vg_log_pdf_mp(d, lam, x):
     z = mp.mpf(abs(x)) / lam
     nu = mp.mpf(d - 1) / 2
     return float(
-        nu * mp.log(z / 2) + mp.log(mp.besselk(nu, z)) - mp.log(lam) - mp.log(mp.sqrt(mp.pi)) - mp.loggamma(mp.mpf(d) / 2)
+        nu * mp.log(z / 2)
+        + mp.log(mp.besselk(nu, z))
+        - mp.log(lam)
+        - mp.log(mp.sqrt(mp.pi))
+        - mp.loggamma(mp.mpf(d) / 2)
     )
 
 
@@ -146,7 +158,9 @@ def test_popularity_prior_and_credence_near_the_float_limit():
     sig = 1.0 / (1.0 + math.exp(-1.0))
     assert nt.popularity_prior([1e200, 0.0]) == pytest.approx([sig, 1.0 - sig], rel=1e-15)
     # standardisation is scale-free: the same as counts (1, 1, 0)
-    assert nt.popularity_prior([1e308, 1e308, 0.0]) == pytest.approx(nt.popularity_prior([1.0, 1.0, 0.0]), rel=1e-14)
+    assert nt.popularity_prior([1e308, 1e308, 0.0]) == pytest.approx(
+        nt.popularity_prior([1.0, 1.0, 0.0]), rel=1e-14
+    )
     c_big = nt.credence([0.3, -0.2], [0, 1], [1e308, 1e307], 8, 0.5)
     c_ref = nt.credence([0.3, -0.2], [0, 1], [10.0, 1.0], 8, 0.5)
     assert np.all(np.isfinite(c_big)) and c_big == pytest.approx(c_ref, rel=1e-13)
@@ -219,7 +233,9 @@ def test_torch_losses_never_hide_nan_or_inf():
     assert torch.isnan(F.bcl(torch.tensor([1.0]), torch.tensor([[nan, 0.0]]), 0.9, 0.5, 0.1))
     emb = torch.randn(3, 2)
     assert torch.isnan(bridge.DPLLoss()(torch.full((3, 2), nan), emb))
-    assert torch.isnan(bridge.InfoNCELoss()(emb, emb.clone().index_fill_(0, torch.tensor([1]), inf)))
+    assert torch.isnan(
+        bridge.InfoNCELoss()(emb, emb.clone().index_fill_(0, torch.tensor([1]), inf))
+    )
     # -inf stays a legal mask (a logit whose exponential is 0)
     a = F.infonce(torch.tensor([1.0]), torch.tensor([[0.0, -inf]]))
     b = F.infonce(torch.tensor([1.0]), torch.tensor([[0.0]]))
@@ -289,7 +305,11 @@ def test_torch_modules_validate_their_hyperparameters():
         (lambda: nt.k_min([0.1, 0.2], [0.5, 0.6, 0.7]), ValueError, "rho"),
         (lambda: nt.sample_boltzmann([]), ValueError, "scores"),
         (lambda: nt.hard_negative_probability(None, 0.5), TypeError, "n"),
-        (lambda: nt.relaxed_softmax_limit_grad([1.0, 2.0], 0, proposal=[-1.0, 1.0]), ValueError, "proposal"),
+        (
+            lambda: nt.relaxed_softmax_limit_grad([1.0, 2.0], 0, proposal=[-1.0, 1.0]),
+            ValueError,
+            "proposal",
+        ),
         (lambda: nt.score_sets(2, 3, 0.9, 0.1, parent=3.0), TypeError, "parent"),
         (lambda: nt.order_statistic(sst.norm(), 1, 2).rvs(size=-1), ValueError, "size"),
         (lambda: nt.order_statistic(sst.norm(), 1, 2).rvs(size="abc"), TypeError, "size"),
@@ -326,14 +346,21 @@ def test_normal_quantiles_at_subnormal_probabilities_against_mpmath():
     # Phi^{-1} of a subnormal p (used by the class-conditional laws' fast path) was NaN
     u = nt.unlabeled(sst.norm(), 0.9152954830439537, 0.6715148112055276)
     mp.mp.dps = 50
-    for q in (1e-310, 1e-300, 1.2e-38):  # parent probabilities q / (b + 2a) still carry >= 13 digits
+    for q in (
+        1e-310,
+        1e-300,
+        1.2e-38,
+    ):  # parent probabilities q / (b + 2a) still carry >= 13 digits
         x = float(u.isf(q))
         v = mp.ncdf(-mp.mpf(x))  # the parent's survival function at x
         s = v * ((u.b + 2 * u.a) - u.a * v)
         assert math.isfinite(x) and float(mp.log(s)) == pytest.approx(math.log(q), rel=1e-11)
         assert float(u.ppf(q)) == pytest.approx(-x, rel=1e-2)  # nearly symmetric tails
     # the smallest subnormal: finite, beyond the parent's own quantile of the same probability
-    assert math.isfinite(float(u.isf(5e-324))) and float(u.isf(5e-324)) >= float(sst.norm.isf(5e-324)) - 1e-12
+    assert (
+        math.isfinite(float(u.isf(5e-324)))
+        and float(u.isf(5e-324)) >= float(sst.norm.isf(5e-324)) - 1e-12
+    )
     assert float(nt.inner_product(3, 1.0).ppf(5e-324)) < 0
 
 

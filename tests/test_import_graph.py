@@ -149,11 +149,15 @@ def test_the_parser_sees_the_package():
     assert len(g) > 50 and "negtheory.recsys.loop" in g
     # relative, absolute, function-level and `from . import submodule` imports are all edges
     assert "negtheory.recsys.metrics" in g["negtheory.recsys.loop"]
-    assert "negtheory.bridge.functional" in g["negtheory.bridge.losses.dcl"]  # from .. import functional as Fn
+    assert (
+        "negtheory.bridge.functional" in g["negtheory.bridge.losses.dcl"]
+    )  # from .. import functional as Fn
     assert "negtheory.bridge" not in g["negtheory.bridge.recommend"]
     assert "negtheory.bridge.recommend" in g["negtheory.bridge.train"]  # inside _train_split
     assert "negtheory.bridge._commands" in g["negtheory._cli_bridge"]  # inside _lazy's run()
-    assert "negtheory.recsys.interactions" in g["negtheory.recsys"]  # a package __init__ importing its submodules
+    assert (
+        "negtheory.recsys.interactions" in g["negtheory.recsys"]
+    )  # a package __init__ importing its submodules
 
 
 def test_the_cycle_finder_reports_a_cycle():
@@ -170,7 +174,10 @@ def test_the_cycle_finder_reports_a_cycle():
         ("from .. import _rng", {"negtheory._rng"}),
         ("from ..recsys import bns_prior", {"negtheory.recsys"}),
         ("def f():\n    import negtheory.recsys.metrics as m", {"negtheory.recsys.metrics"}),
-        ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .train import TrainConfig", set()),
+        (
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .train import TrainConfig",
+            set(),
+        ),
         ("import numpy\nfrom numpy import random", set()),
     ],
 )

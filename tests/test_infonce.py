@@ -34,7 +34,9 @@ def ref_reliability(mu: float, k: float) -> float:
         m = special.ndtri(u) if u < 0.5 else -special.ndtri(-math.expm1(-s / k))
         return math.exp(-s) * special.ndtr(mu - m)
 
-    val, err, *_ = integrate.quad(integrand, 0.0, np.inf, epsabs=0.0, epsrel=1e-11, limit=500, full_output=1)
+    val, err, *_ = integrate.quad(
+        integrand, 0.0, np.inf, epsabs=0.0, epsrel=1e-11, limit=500, full_output=1
+    )
     assert err <= 1e-9 * val + 1e-300, (mu, k, val, err)
     return val
 
@@ -65,9 +67,13 @@ def test_reliability_matches_quadrature_at_random_points():
         assert abs(g - ref) <= 1e-9 * ref + 1e-300, (mu, k, g, ref)
 
 
-@pytest.mark.parametrize("mu,k", [(0.3, 1), (1.0, 4), (2.4, 20), (-1.5, 7.5), (0.954, 5), (4.0, 1000)])
+@pytest.mark.parametrize(
+    "mu,k", [(0.3, 1), (1.0, 4), (2.4, 20), (-1.5, 7.5), (0.954, 5), (4.0, 1000)]
+)
 def test_reliability_matches_printed_eq3(mu, k):
-    assert infonce.reliability(mu, k) == pytest.approx(ref_reliability_eq3(mu, k), rel=1e-10, abs=1e-13)
+    assert infonce.reliability(mu, k) == pytest.approx(
+        ref_reliability_eq3(mu, k), rel=1e-10, abs=1e-13
+    )
 
 
 def test_k_equal_one_is_closed_form_auc():
@@ -185,14 +191,20 @@ def test_effectiveness_lambda_limits():
 
 
 def ref_overall(k, mu_q, lam=0.9, t_max=3.0):
-    bbar = integrate.quad(lambda t: ref_reliability(mu_q * (1 - math.exp(-t)), k), 0, t_max, epsrel=1e-12)[0] / t_max
+    bbar = (
+        integrate.quad(
+            lambda t: ref_reliability(mu_q * (1 - math.exp(-t)), k), 0, t_max, epsrel=1e-12
+        )[0]
+        / t_max
+    )
     a = ref_reliability(mu_q, k)
     good, bad = a * (1 - bbar), bbar * (1 - a)  # v is linear in P(B): average b, not v
     return lam * (good - bad) + (1 - lam) * (1 - good - bad)
 
 
 @pytest.mark.parametrize(
-    "mu_q,k,lam,t_max", [(0.954, 4, 0.9, 3.0), (2.4, 20, 0.9, 3.0), (0.3, 200, 0.7, 2.0), (6.0, 3.5, 0.95, 3.0)]
+    "mu_q,k,lam,t_max",
+    [(0.954, 4, 0.9, 3.0), (2.4, 20, 0.9, 3.0), (0.3, 200, 0.7, 2.0), (6.0, 3.5, 0.95, 3.0)],
 )
 def test_overall_effectiveness_continuous_matches_quad_in_t(mu_q, k, lam, t_max):
     got = infonce.overall_effectiveness(k, mu_q, lam, t_max)
@@ -204,7 +216,9 @@ def test_overall_effectiveness_discrete_is_mean_of_v_over_linspace():
     ts = np.linspace(0, 3, T)
     for k in (1, 4, 5, 30):
         v_i = infonce.effectiveness(k, mu_q, mu_q * (1 - np.exp(-ts)), 0.9)
-        assert infonce.overall_effectiveness(k, mu_q, steps=T) == pytest.approx(v_i.mean(), abs=1e-13)
+        assert infonce.overall_effectiveness(k, mu_q, steps=T) == pytest.approx(
+            v_i.mean(), abs=1e-13
+        )
 
 
 def test_effectiveness_curve_matches_pointwise_algorithm():
@@ -213,7 +227,9 @@ def test_effectiveness_curve_matches_pointwise_algorithm():
     for mu_q in (0.0, 0.5, 2.4, 7.0):
         for steps in (None, 100):
             curve = infonce.effectiveness_curve(mu_q, [0.5, 0.9], k_max=1000, steps=steps)
-            pointwise = infonce.overall_effectiveness(ks, mu_q, np.array([[0.5], [0.9]]), steps=steps)
+            pointwise = infonce.overall_effectiveness(
+                ks, mu_q, np.array([[0.5], [0.9]]), steps=steps
+            )
             np.testing.assert_allclose(curve[:, ks - 1], pointwise, atol=1e-12)
 
 
@@ -293,19 +309,29 @@ def test_ans_schedule_shape():
 
 def test_reliability_dist_matches_gaussian_kernel_and_exchangeable_case():
     for mu, k in ((1.0, 4), (2.4, 20), (-1.0, 2.5)):
-        assert infonce.reliability_dist(k, stats.norm(mu), stats.norm()) == pytest.approx(infonce.reliability(mu, k), rel=1e-8)
+        assert infonce.reliability_dist(k, stats.norm(mu), stats.norm()) == pytest.approx(
+            infonce.reliability(mu, k), rel=1e-8
+        )
     for law in (stats.t(4), stats.gamma(2.0), stats.uniform(-1, 2)):
-        np.testing.assert_allclose(infonce.reliability_dist([1, 3, 99.5], law, law), 1 / (np.array([1, 3, 99.5]) + 1), rtol=1e-8)
+        np.testing.assert_allclose(
+            infonce.reliability_dist([1, 3, 99.5], law, law),
+            1 / (np.array([1, 3, 99.5]) + 1),
+            rtol=1e-8,
+        )
 
 
 def test_reliability_dist_exponential_closed_form():
     # q = c + Exp(1), p = Exp(1): P(X > max) = E[(1 - e^{-X})^K]; for K = 1: 1 - e^{-c}/2
     c = 0.7
-    assert infonce.reliability_dist(1, stats.expon(loc=c), stats.expon()) == pytest.approx(1 - math.exp(-c) / 2, rel=1e-9)
+    assert infonce.reliability_dist(1, stats.expon(loc=c), stats.expon()) == pytest.approx(
+        1 - math.exp(-c) / 2, rel=1e-9
+    )
 
 
 def test_effectiveness_dist_matches_gaussian():
-    v = infonce.effectiveness_dist(5, stats.norm(1.2), stats.norm(), stats.norm(0.4), stats.norm(), lam=0.8)
+    v = infonce.effectiveness_dist(
+        5, stats.norm(1.2), stats.norm(), stats.norm(0.4), stats.norm(), lam=0.8
+    )
     assert v == pytest.approx(infonce.effectiveness(5, 1.2, 0.4, 0.8), abs=1e-9)
 
 

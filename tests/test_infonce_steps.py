@@ -22,7 +22,10 @@ def _brute(k, mu, lam, t_max, steps):
     return lam * a + (1.0 - lam) * (1.0 - a) + b * (2.0 * a * (1.0 - lam) - 1.0)
 
 
-@pytest.mark.parametrize(("k", "mu", "lam", "t_max"), [(4.0, 0.954, 0.9, 3.0), (20.0, 2.4, 0.5, 3.0), (4030.8, 19.0, 0.9, 10.0)])
+@pytest.mark.parametrize(
+    ("k", "mu", "lam", "t_max"),
+    [(4.0, 0.954, 0.9, 3.0), (20.0, 2.4, 0.5, 3.0), (4030.8, 19.0, 0.9, 10.0)],
+)
 def test_compressed_discrete_average_matches_the_node_by_node_sum(k, mu, lam, t_max):
     steps = 5000  # above the compression threshold
     got = nt.overall_effectiveness(k, mu, lam=lam, t_max=t_max, steps=steps)
@@ -44,7 +47,9 @@ def test_fuzz_case_is_fast():
     elapsed = time.perf_counter() - start
     assert elapsed < 5.0, f"{elapsed:.1f} s (was 24 s before the nodes were compressed)"
     # t_max = 1e-6: every node is within 1e-6 of mu' = 0, so the average is v at mu' = 0 to ~1e-6
-    assert v == pytest.approx(nt.overall_effectiveness(4030.8, 0.954, lam=7.09e-20, t_max=1e-6), abs=1e-6)
+    assert v == pytest.approx(
+        nt.overall_effectiveness(4030.8, 0.954, lam=7.09e-20, t_max=1e-6), abs=1e-6
+    )
 
 
 def test_steps_beyond_the_cap_is_refused_with_its_name():

@@ -56,7 +56,10 @@ def test_locator_leaves_other_packages_alone():
     locator = caching.CacheImpl._locator_classes[0]
     assert getattr(locator, "_negtheory_locator", False)
     assert _numba_cache.install() is True  # idempotent: still one negtheory locator
-    assert sum(getattr(c, "_negtheory_locator", False) for c in caching.CacheImpl._locator_classes) == 1
+    assert (
+        sum(getattr(c, "_negtheory_locator", False) for c in caching.CacheImpl._locator_classes)
+        == 1
+    )
 
     def f():  # a function outside the package: numba's own locators decide
         return 1

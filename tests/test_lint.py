@@ -18,12 +18,19 @@ ROOT = Path(__file__).resolve().parents[1]
 PATHS = ["negtheory", "tests", "benchmarks"]
 
 pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("ruff") is None, reason="ruff is not installed (it is in the 'test' extra: pip install -e '.[test]')"
+    importlib.util.find_spec("ruff") is None,
+    reason="ruff is not installed (it is in the 'test' extra: pip install -e '.[test]')",
 )
 
 
 def _ruff(*args):
-    return subprocess.run([sys.executable, "-m", "ruff", *args, *PATHS], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "ruff", *args, *PATHS],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_ruff_check_is_clean():
@@ -33,4 +40,6 @@ def test_ruff_check_is_clean():
 
 def test_ruff_format_leaves_the_code_unchanged():
     proc = _ruff("format", "--check", "--no-cache")
-    assert proc.returncode == 0, "run `python -m ruff format negtheory tests benchmarks`:\n" + proc.stdout + proc.stderr
+    assert proc.returncode == 0, (
+        "run `python -m ruff format negtheory tests benchmarks`:\n" + proc.stdout + proc.stderr
+    )

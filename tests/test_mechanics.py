@@ -32,9 +32,16 @@ def test_nce_optimum_is_log_ratio_minus_log_k():
     p = rng.dirichlet(np.ones(6))
     q = rng.dirichlet(np.ones(6))
     k = 3.0
-    res = optimize.minimize(lambda g: -mech.nce_objective(g, p, q, k), np.zeros(6), method="BFGS", options={"gtol": 1e-12})
+    res = optimize.minimize(
+        lambda g: -mech.nce_objective(g, p, q, k),
+        np.zeros(6),
+        method="BFGS",
+        options={"gtol": 1e-12},
+    )
     np.testing.assert_allclose(res.x, np.log(p / (k * q)), atol=1e-5)
-    np.testing.assert_allclose(mech.nce_optimal_score(p, q, k), np.log(p) - np.log(q) - math.log(k), rtol=1e-14)
+    np.testing.assert_allclose(
+        mech.nce_optimal_score(p, q, k), np.log(p) - np.log(q) - math.log(k), rtol=1e-14
+    )
 
 
 def test_nce_objective_explicit_sum_and_batch():
@@ -42,7 +49,15 @@ def test_nce_objective_explicit_sum_and_batch():
     q = np.array([0.2, 0.2, 0.6])
     g = np.array([[0.1, -2.0, 30.0], [0.0, 0.0, 0.0]])
     sig = lambda x: 1 / (1 + mpmath.exp(-mpmath.mpf(x)))  # noqa: E731  (50 digits: 1 - sigma(30) is exact)
-    want = [float(sum(p[i] * mpmath.log(sig(gg[i])) + 2 * q[i] * mpmath.log(1 - sig(gg[i])) for i in range(3))) for gg in g]
+    want = [
+        float(
+            sum(
+                p[i] * mpmath.log(sig(gg[i])) + 2 * q[i] * mpmath.log(1 - sig(gg[i]))
+                for i in range(3)
+            )
+        )
+        for gg in g
+    ]
     np.testing.assert_allclose(mech.nce_objective(g, p, q, 2), want, rtol=1e-12)
     # huge scores: log sigma computed without log(0)
     assert np.isfinite(mech.nce_objective([800.0, -800.0, 0.0], p, q, 1))
@@ -85,10 +100,18 @@ def mp_infonce(pos, neg, tau):
 
 @pytest.mark.parametrize(
     "pos, neg, tau",
-    [(0.9, [0.1, 0.2, 0.3], 0.1), (0.2, [0.8, -0.5], 0.05), (0.5, [0.5] * 10, 1.0), (1.0, [30.0, 0.0], 0.01), (0.0, [1.0], 1e-3)],
+    [
+        (0.9, [0.1, 0.2, 0.3], 0.1),
+        (0.2, [0.8, -0.5], 0.05),
+        (0.5, [0.5] * 10, 1.0),
+        (1.0, [30.0, 0.0], 0.01),
+        (0.0, [1.0], 1e-3),
+    ],
 )
 def test_infonce_matches_mpmath(pos, neg, tau):
-    assert mech.infonce_loss(pos, neg, tau) == pytest.approx(mp_infonce(pos, neg, tau), rel=1e-13, abs=1e-300)
+    assert mech.infonce_loss(pos, neg, tau) == pytest.approx(
+        mp_infonce(pos, neg, tau), rel=1e-13, abs=1e-300
+    )
 
 
 def test_infonce_limits_and_batch():
@@ -209,7 +232,9 @@ def test_entropy_limits():
     assert mech.softmax_entropy([1.0], 0.1) == 0.0  # K = 1
     assert mech.entropy_temperature_derivative(s, 0.0) == 0.0
     assert mech.entropy_temperature_derivative(s, np.inf) == 0.0
-    assert mech.entropy_temperature_derivative([0.4, 0.4, 0.4], 0.7) == 0.0  # equal scores: no effect
+    assert (
+        mech.entropy_temperature_derivative([0.4, 0.4, 0.4], 0.7) == 0.0
+    )  # equal scores: no effect
     np.testing.assert_allclose(mech.softmax_entropy(s, [0.0, np.inf]), [math.log(3), math.log(5)])
 
 
@@ -238,7 +263,9 @@ def test_temperature_for_entropy_inverts_binary_entropy():
     d = 1.0
     for target in (0.05, 0.3, 0.6):
         # solve h_b(sigma(d / tau)) = target independently, on x = sigma(d/tau) in (1/2, 1)
-        x = optimize.brentq(lambda x: binary_entropy(x) - target, 0.5 + 1e-15, 1 - 1e-15, xtol=1e-15)
+        x = optimize.brentq(
+            lambda x: binary_entropy(x) - target, 0.5 + 1e-15, 1 - 1e-15, xtol=1e-15
+        )
         want = d / math.log(x / (1 - x))
         assert mech.temperature_for_entropy([d, 0.0], target) == pytest.approx(want, rel=1e-9)
     with pytest.raises(ValueError, match="target entropy"):
@@ -268,7 +295,9 @@ def test_controller_reaches_band_and_tracks_drifting_scores():
     assert np.all((h[10:] >= low - drift) & (h[10:] <= high + drift))
     assert not (low - 1 <= fixed[-1] <= high + 1)  # a fixed temperature drifts far out of the band
     taus = np.array([t for t, _ in ctl.history])
-    assert np.all(np.diff(taus[:10]) >= 0) and taus[3] == pytest.approx(8 * taus[0])  # too cold: tau doubles
+    assert np.all(np.diff(taus[:10]) >= 0) and taus[3] == pytest.approx(
+        8 * taus[0]
+    )  # too cold: tau doubles
     assert np.all(taus[1:] / taus[:-1] <= 2.0 + 1e-12)
 
 
@@ -323,7 +352,9 @@ def test_random_mining_is_uniform():
 def test_semi_hard_random_pick_is_uniform_over_the_band():
     d_ap = np.full(40_000, 1.0)
     row = np.array([0.5, 1.05, 1.1, 1.15, 3.0])  # candidates 1, 2, 3 are semi-hard for m = 0.2
-    picks = mech.mine_negatives(d_ap, np.tile(row, (40_000, 1)), "semi-hard", 0.2, pick="random", rng=2)
+    picks = mech.mine_negatives(
+        d_ap, np.tile(row, (40_000, 1)), "semi-hard", 0.2, pick="random", rng=2
+    )
     counts = np.bincount(picks, minlength=5)
     assert counts[0] == counts[4] == 0
     assert stats.chisquare(counts[1:4]).pvalue > 1e-3
@@ -352,7 +383,9 @@ def test_exclusion_window_discrete_direct_sum_and_continuous_quad():
     for dt in (0.0, 3.3, 120.0, 299.9):
         val = integrate.quad(lambda x: math.exp(-x / lam), dt, horizon, epsabs=0, epsrel=1e-13)[0]
         want = k * val / (horizon - dt)
-        assert mech.expected_false_negatives(dt, k, lam, horizon, discrete=False) == pytest.approx(want, rel=1e-10)
+        assert mech.expected_false_negatives(dt, k, lam, horizon, discrete=False) == pytest.approx(
+            want, rel=1e-10
+        )
     limit = mech.expected_false_negatives(horizon, k, lam, horizon, discrete=False)
     assert limit == pytest.approx(k * math.exp(-horizon / lam), rel=1e-14)
 
@@ -373,7 +406,9 @@ def test_min_exclusion_window_brute_force_and_continuous():
         e = [k * np.mean(np.exp(-np.arange(d + 1, horizon + 1) / lam)) for d in range(horizon)]
         assert dt == next(d for d in range(horizon) if e[d] <= beta)
         x = mech.min_exclusion_window(beta, k, lam, horizon, discrete=False)
-        assert mech.expected_false_negatives(x, k, lam, horizon, discrete=False) == pytest.approx(beta, rel=1e-9)
+        assert mech.expected_false_negatives(x, k, lam, horizon, discrete=False) == pytest.approx(
+            beta, rel=1e-9
+        )
     assert mech.min_exclusion_window(100.0, k, lam, horizon) == 0
     assert mech.min_exclusion_window(0.5, k, lam, horizon, discrete=False) == 0.0
     with pytest.raises(ValueError, match="no window"):
@@ -407,7 +442,9 @@ def test_hard_negative_probability_hypergeometric_and_monte_carlo():
     pop, rho = 500, 0.02
     for n in (1, 10, 100, 490, 491):
         want = stats.hypergeom(pop, round(rho * pop), n).sf(0)
-        assert mech.hard_negative_probability(n, rho, population=pop) == pytest.approx(want, rel=1e-10, abs=1e-15)
+        assert mech.hard_negative_probability(n, rho, population=pop) == pytest.approx(
+            want, rel=1e-10, abs=1e-15
+        )
     rng = np.random.default_rng(7)
     n, reps = 30, 60_000
     hits = (rng.random((reps, n)) < rho).any(axis=1).mean()

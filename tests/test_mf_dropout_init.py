@@ -44,7 +44,10 @@ def test_dropout_keeps_each_coordinate_with_probability_1_minus_p_and_rescales()
 
 
 def test_the_masks_follow_the_seed_alone():
-    users, items = torch.tensor([0, 1, 2, 3]), torch.randint(0, 300, (4, 20), generator=torch.Generator().manual_seed(1))
+    users, items = (
+        torch.tensor([0, 1, 2, 3]),
+        torch.randint(0, 300, (4, 20), generator=torch.Generator().manual_seed(1)),
+    )
     a, b, c = (_net(dropout=0.5, dropout_seed=s)(users, items) for s in (7, 7, 8))
     torch.manual_seed(123)  # torch's global stream does not enter
     assert torch.equal(a, b) and not torch.equal(a, c)
@@ -63,8 +66,14 @@ def test_dropout_is_the_same_on_the_fused_and_the_torch_path(monkeypatch):
     assert not torch.allclose(fused, ref)
 
 
-@pytest.mark.parametrize("kw, match", [(dict(dropout=1.0), "dropout"), (dict(dropout=-0.1), "dropout"),
-                                       (dict(init_std=0.0), "init_std")])  # fmt: skip
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(dropout=1.0), "dropout"),
+        (dict(dropout=-0.1), "dropout"),
+        (dict(init_std=0.0), "init_std"),
+    ],
+)
 def test_bad_values_are_refused(kw, match):
     with pytest.raises(ValueError, match=match):
         _net(**kw)
@@ -78,8 +87,14 @@ def test_fit_trains_with_both_and_records_them():
     pairs = np.unique(rng.integers(0, [25, 60], size=(500, 2)), axis=0)
     rng.shuffle(pairs)
     data = load_split(pairs[:400], pairs[400:])
-    kw = dict(loss=InfoNCE(negatives=8, temperature=0.1), sampler=RNS(), optimizer=Adam(lr=1e-2, batch_size=64),
-              epochs=2, evaluation=Evaluation(every=2, ks=(5,)), rng=4)  # fmt: skip
+    kw = dict(
+        loss=InfoNCE(negatives=8, temperature=0.1),
+        sampler=RNS(),
+        optimizer=Adam(lr=1e-2, batch_size=64),
+        epochs=2,
+        evaluation=Evaluation(every=2, ks=(5,)),
+        rng=4,
+    )
     model = MF(dim=8, similarity="cosine", init_std=1e-4, dropout=0.1)
     r1, r2 = fit(data, model=model, **kw), fit(data, model=model, **kw)
     assert r1.config["dropout"] == 0.1 and r1.config["init_std"] == 1e-4

@@ -16,7 +16,9 @@ torch = pytest.importorskip("torch")
 from negtheory.bridge.recommend import MF, batch_sq_norm  # noqa: E402
 
 
-@pytest.mark.parametrize("n_idx", [3, 50])  # fewer entries than rows (gather path) and more (count path)
+@pytest.mark.parametrize(
+    "n_idx", [3, 50]
+)  # fewer entries than rows (gather path) and more (count path)
 def test_batch_sq_norm_equals_the_gathered_sum_value_and_gradient(n_idx):
     g = torch.Generator().manual_seed(n_idx)
     emb = torch.nn.Embedding(7, 4).double()
@@ -42,7 +44,9 @@ def test_batch_sq_norm_names_a_non_integer_index():
 
 
 @pytest.mark.parametrize("cosine", [False, True])
-@pytest.mark.parametrize("k", [2, 40])  # 2 x 4 < 9 items: per-row path; 40 x 4 > 9 items: the table once
+@pytest.mark.parametrize(
+    "k", [2, 40]
+)  # 2 x 4 < 9 items: per-row path; 40 x 4 > 9 items: the table once
 def test_mf_scores_equal_the_elementwise_formula_with_gradients(cosine, k):
     m = MF(5, 9, dim=6, generator=torch.Generator().manual_seed(k), cosine=cosine).double()
     g = torch.Generator().manual_seed(1)
@@ -70,5 +74,13 @@ def test_a_diverging_minibatch_run_still_raises():
     pairs = np.unique(np.c_[rng.integers(0, 20, 200), rng.integers(0, 30, 200)], axis=0)
     data = Interactions(20, 30, pairs, np.zeros((0, 2), dtype=np.int64))
     with pytest.raises(FloatingPointError, match="training diverged"):
-        fit(data, model=MFSpec(dim=4), loss=InfoNCE(negatives=3, temperature=1e-30), sampler=RNS(),
-            optimizer=SGD(lr=1e30, batch_size=16), epochs=3, rng=0, engine="torch")  # fmt: skip
+        fit(
+            data,
+            model=MFSpec(dim=4),
+            loss=InfoNCE(negatives=3, temperature=1e-30),
+            sampler=RNS(),
+            optimizer=SGD(lr=1e30, batch_size=16),
+            epochs=3,
+            rng=0,
+            engine="torch",
+        )

@@ -31,9 +31,17 @@ def test_notebook_executes(path, tmp_path, monkeypatch):
     monkeypatch.setenv("JUPYTER_PLATFORM_DIRS", "1")
     monkeypatch.setenv("MPLBACKEND", "Agg")
     nb = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
+    client = nbclient.NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
     client.execute()
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    errors = [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
     assert not errors
     # every cell that draws a figure displays it as a PNG (not as the text "<Figure size ...>")
     bad = sync.figure_cells_without_image(nb)
@@ -48,10 +56,16 @@ def test_committed_notebook_has_its_outputs(path):
     nb = nbformat.read(path, as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert all(c.get("execution_count") for c in code), f"{path.name}: run python notebooks/sync.py"
-    assert not sync.figure_cells_without_image(nb), f"{path.name}: a figure cell has no image; run python notebooks/sync.py"
-    assert not any(c.metadata.get("execution") for c in code), f"{path.name}: volatile metadata left in"
+    assert not sync.figure_cells_without_image(nb), (
+        f"{path.name}: a figure cell has no image; run python notebooks/sync.py"
+    )
+    assert not any(c.metadata.get("execution") for c in code), (
+        f"{path.name}: volatile metadata left in"
+    )
     text = nbformat.writes(nb)
-    assert str(NB_DIR.parent) not in text, f"{path.name}: an output shows an absolute path of this checkout"
+    assert str(NB_DIR.parent) not in text, (
+        f"{path.name}: an output shows an absolute path of this checkout"
+    )
 
 
 def test_there_are_notebooks():

@@ -41,7 +41,11 @@ def test_training_names_are_lazy_and_are_the_spec_classes():
     from negtheory import training
     from negtheory.training import specs
 
-    classes = [n for n in specs.__all__ if isinstance(getattr(specs, n), type) and issubclass(getattr(specs, n), specs.Spec)]
+    classes = [
+        n
+        for n in specs.__all__
+        if isinstance(getattr(specs, n), type) and issubclass(getattr(specs, n), specs.Spec)
+    ]
     assert negtheory._TRAINING == ("fit", "FitResult", *classes)
     for name in negtheory._TRAINING:
         assert getattr(negtheory, name) is getattr(training, name)
@@ -80,7 +84,9 @@ def _missing_build_tools() -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(bool(_missing_build_tools()), reason="build, twine and setuptools are in the 'test' extra")
+@pytest.mark.skipif(
+    bool(_missing_build_tools()), reason="build, twine and setuptools are in the 'test' extra"
+)
 def test_sdist_and_wheel_build_and_pass_twine_check(tmp_path):
     """What a release would upload: ``python -m build`` (sdist, then the wheel from the sdist) and ``twine check``.
 
@@ -95,16 +101,27 @@ def test_sdist_and_wheel_build_and_pass_twine_check(tmp_path):
     for name in ("negtheory", "tests"):
         shutil.copytree(ROOT / name, src / name, ignore=ignore)
     dist = tmp_path / "dist"
-    proc = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(src)],
-                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(src)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     files = sorted(dist.iterdir())
     version = negtheory.__version__
-    assert [f.name for f in files] == [f"negtheory-{version}-py3-none-any.whl", f"negtheory-{version}.tar.gz"]
+    assert [f.name for f in files] == [
+        f"negtheory-{version}-py3-none-any.whl",
+        f"negtheory-{version}.tar.gz",
+    ]
     names = zipfile.ZipFile(files[0]).namelist()
     assert "negtheory/py.typed" in names and "negtheory/cli.py" in names
     assert any(n.endswith("entry_points.txt") for n in names)
-    check = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", *map(str, files)],
-                           capture_output=True, text=True, timeout=300)  # fmt: skip
+    check = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", *map(str, files)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert check.returncode == 0, check.stdout + check.stderr
     assert check.stdout.count("PASSED") == 2, check.stdout

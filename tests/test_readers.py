@@ -7,7 +7,13 @@ import pytest
 
 from negtheory.recsys import load_movielens_dir, load_split, read_interactions, split_interactions
 from negtheory.recsys.interactions import FORMATS
-from negtheory.reproduce.thesis_numbers import DATASETS, TABLES_BY_DATASET, THESIS, THESIS_BY_DATASET, thesis_value
+from negtheory.reproduce.thesis_numbers import (
+    DATASETS,
+    TABLES_BY_DATASET,
+    THESIS,
+    THESIS_BY_DATASET,
+    thesis_value,
+)
 
 
 def _write(path, text):
@@ -25,7 +31,12 @@ def test_movielens_1m_ids_ratings_and_no_threshold(tmp_path):
     p = _write(tmp_path / "ratings.dat", ML1M)
     for fmt in ("auto", "movielens-1m"):
         df = read_interactions(p, format=fmt)
-        assert df.values.tolist() == [["1", "1193", 5.0], ["1", "661", 3.0], ["2", "1193", 1.0], ["3", "48", 4.0]]
+        assert df.values.tolist() == [
+            ["1", "1193", 5.0],
+            ["1", "661", 3.0],
+            ["2", "1193", 1.0],
+            ["3", "48", 4.0],
+        ]
     # the thesis (§4.5.1.1) keeps every rating as an implicit positive: a 1-star rating is a positive
     d = split_interactions(p, 0.0, rng=0)
     assert len(d.train) == 4 and d.n_users == 3 and d.n_items == 3
@@ -66,8 +77,13 @@ def test_movielens_1m_malformed_line_names_file_and_line(tmp_path, line, what):
 # Yahoo!-R3
 # ------------------------------------------------------------------------------------------
 def test_yahoo_r3_train_test_consistent_ids(tmp_path):
-    tr = _write(tmp_path / "ydata-ymusic-rating-study-v1-u-train.txt", "1 14 5\n1 35 1\n2 14 3\n2  46   4\n10 1 2\n")
-    te = _write(tmp_path / "ydata-ymusic-rating-study-v1-u-test.txt", "1 46 5\n2 35 1\n3 14 4\n3 1 2\n")
+    tr = _write(
+        tmp_path / "ydata-ymusic-rating-study-v1-u-train.txt",
+        "1 14 5\n1 35 1\n2 14 3\n2  46   4\n10 1 2\n",
+    )
+    te = _write(
+        tmp_path / "ydata-ymusic-rating-study-v1-u-test.txt", "1 46 5\n2 35 1\n3 14 4\n3 1 2\n"
+    )
     assert read_interactions(tr).values.tolist() == [
         ["1", "14", 5.0],
         ["1", "35", 1.0],
@@ -85,7 +101,10 @@ def test_yahoo_r3_train_test_consistent_ids(tmp_path):
     assert [uid["3"], iid["14"]] in d.test.tolist() and [uid["1"], iid["14"]] in d.train.tolist()
     assert len(d.train) == 5 and len(d.test) == 4  # every rating, 1 to 5 stars, is a positive
     # a tab-separated release reads the same
-    tr_tab = _write(tmp_path / "tab.txt", tr.read_text().replace(" ", "\t").replace("\t\t", "\t").replace("\t\t", "\t"))
+    tr_tab = _write(
+        tmp_path / "tab.txt",
+        tr.read_text().replace(" ", "\t").replace("\t\t", "\t").replace("\t\t", "\t"),
+    )
     assert read_interactions(tr_tab).values.tolist() == read_interactions(tr).values.tolist()
     # a folder with both files: pooled and split 80/20 (the thesis re-splits, §4.5.1.1)
     pooled = load_movielens_dir(tmp_path, 0.0, rng=0)
@@ -105,14 +124,18 @@ def test_yahoo_r3_malformed_line(tmp_path):
 # ------------------------------------------------------------------------------------------
 def test_lightgcn_train_test(tmp_path):
     tr = _write(tmp_path / "train.txt", "0 0 1 2 3\n1 2 4\n2 0 5 6 1 3\n3 6\n")
-    te = _write(tmp_path / "test.txt", "0 4 5\n1 0 2\n2 2\n3\n")  # user 1's item 2 is in train too; user 3: no item
+    te = _write(
+        tmp_path / "test.txt", "0 4 5\n1 0 2\n2 2\n3\n"
+    )  # user 1's item 2 is in train too; user 3: no item
     df = read_interactions(tr)
     assert df.user.tolist() == ["0"] * 4 + ["1"] * 2 + ["2"] * 5 + ["3"]
     assert df.item.tolist() == ["0", "1", "2", "3", "2", "4", "0", "5", "6", "1", "3", "6"]
     assert (df.rating == 1.0).all()
     d = load_split(tr, te)
     # the release's 0-based contiguous ids keep their values
-    assert d.user_ids.tolist() == ["0", "1", "2", "3"] and d.item_ids.tolist() == [str(i) for i in range(7)]
+    assert d.user_ids.tolist() == ["0", "1", "2", "3"] and d.item_ids.tolist() == [
+        str(i) for i in range(7)
+    ]
     assert sorted(d.test.tolist()) == [[0, 4], [0, 5], [1, 0], [2, 2]]  # (1, 2) stays in train only
     assert len(d.train) == 12
     # a folder holding train.txt and test.txt is pooled and split again
@@ -122,7 +145,9 @@ def test_lightgcn_train_test(tmp_path):
 
 def test_lightgcn_malformed_line_and_ambiguity(tmp_path):
     p = _write(tmp_path / "train.txt", "0 1 2 3\n1 2 x\n")
-    with pytest.raises(ValueError, match=r"train\.txt, line 2: expected a user id followed by its item ids"):
+    with pytest.raises(
+        ValueError, match=r"train\.txt, line 2: expected a user id followed by its item ids"
+    ):
         read_interactions(p)
     # three numbers a line and no repeated user: Yahoo!-R3 or LightGCN? the reader asks
     q = _write(tmp_path / "both.txt", "0 1 2\n1 2 3\n")
@@ -199,10 +224,13 @@ def test_thesis_rows_per_dataset_are_consistent():
     assert yahoo[("5.2", "BPR", "MF")][("recall", 20)] == 0.2259
     assert yahoo[("6.3", "BCL", "MF")][("ndcg", 10)] == 0.1736
     # Yahoo!-R3's test sets are small (Table 4.1: 36k pairs for 5,400 users): recall >> precision at 20
-    assert yahoo[("4.2", "RNS", "BPR-MF SGD")][("recall", 20)] > 2 * yahoo[("4.2", "RNS", "BPR-MF SGD")][("precision", 20)]
-    assert thesis_value("4.5", "BNS-oracle", "|M_u|=5", "ndcg", 10, dataset="ml-1m") != thesis_value(
-        "4.5", "BNS-oracle", "|M_u|=5", "ndcg", 10
+    assert (
+        yahoo[("4.2", "RNS", "BPR-MF SGD")][("recall", 20)]
+        > 2 * yahoo[("4.2", "RNS", "BPR-MF SGD")][("precision", 20)]
     )
+    assert thesis_value(
+        "4.5", "BNS-oracle", "|M_u|=5", "ndcg", 10, dataset="ml-1m"
+    ) != thesis_value("4.5", "BNS-oracle", "|M_u|=5", "ndcg", 10)
     assert np.isnan(thesis_value("4.5", "BNS-oracle", "|M_u|=5", "ndcg", 10, dataset="ml-1m"))
     # Gowalla prints Tables 5.2 / 6.3 only (Table 5.2's ninth block, MF DPL NDCG@20 0.1340)
     assert np.isnan(thesis_value("4.2", "RNS", "BPR-MF SGD", "ndcg", 10, dataset="gowalla"))
@@ -232,11 +260,30 @@ def test_cli_data_dir_and_format(tmp_path, capsys):
     from negtheory.cli import main
 
     rng = np.random.default_rng(0)
-    lines = "".join(f"{u}::{i}::{rng.integers(1, 6)}::0\n" for u in range(1, 16) for i in range(1, 21) if rng.random() < 0.4)
+    lines = "".join(
+        f"{u}::{i}::{rng.integers(1, 6)}::0\n"
+        for u in range(1, 16)
+        for i in range(1, 21)
+        if rng.random() < 0.4
+    )
     _write(tmp_path / "ratings.dat", lines)
-    argv = ["bridge", "train", "--data-dir", str(tmp_path), "--loss", "bpr", "--optimizer", "sgd", "--epochs", "1", "--quiet"]
+    argv = [
+        "bridge",
+        "train",
+        "--data-dir",
+        str(tmp_path),
+        "--loss",
+        "bpr",
+        "--optimizer",
+        "sgd",
+        "--epochs",
+        "1",
+        "--quiet",
+    ]
     assert main([*argv, "--format", "movielens-1m"]) == 0
     assert main(argv) == 0  # recognised from the content
     capsys.readouterr()
-    assert main([*argv, "--format", "lightgcn"]) == 2  # a ratings.dat line is no LightGCN line: file and line named
+    assert (
+        main([*argv, "--format", "lightgcn"]) == 2
+    )  # a ratings.dat line is no LightGCN line: file and line named
     assert "ratings.dat, line 1" in capsys.readouterr().err

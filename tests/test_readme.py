@@ -41,7 +41,9 @@ def test_ci_runs_both_setup_commands_in_order_in_one_venv():
     assert README.index("<!-- setup-command -->") < README.index("<!-- test-command -->")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     loop = re.search(r"for name in ([\w -]+); do", ci)
-    assert loop and loop.group(1).split() == ["setup-command", "test-command"], "both blocks, in this order"
+    assert loop and loop.group(1).split() == ["setup-command", "test-command"], (
+        "both blocks, in this order"
+    )
     assert ci.count("python3 -m venv") == 1  # one venv for both
 
 

@@ -155,11 +155,15 @@ def test_extra_positives_are_training_items_of_the_user():
 # ------------------------------------------------------------------------------------------
 def _toy(n_users=12, n_items=30, density=0.3, seed=0):
     rng = np.random.default_rng(seed)
-    pairs = np.array([[u, i] for u in range(n_users) for i in range(n_items) if rng.random() < density])
+    pairs = np.array(
+        [[u, i] for u in range(n_users) for i in range(n_items) if rng.random() < density]
+    )
     return split_interactions(pairs, 0.25, rng=seed)
 
 
-@pytest.mark.parametrize("sampler", [RNS(), PNS(), DNS(candidates=4), AOBPR(), BNS(candidates=4), SRNS()], ids=repr)
+@pytest.mark.parametrize(
+    "sampler", [RNS(), PNS(), DNS(candidates=4), AOBPR(), BNS(candidates=4), SRNS()], ids=repr
+)
 def test_sgd_samplers_never_return_a_training_positive(sampler):
     d = _toy()
     r = fit_with_negatives(d, sampler=sampler, epochs=2, evaluation=Evaluation(ks=(5,)))
@@ -186,8 +190,14 @@ def test_bns_choice_matches_eq_4_26_with_the_whole_candidate_pool(n_items, prior
     test = np.array([[0, 3], [0, 4], [0, n_items - 1]])
     d = Interactions(3, n_items, train, test)
     # one epoch; the first visited pair's negative is chosen with the initial parameters
-    r = fit_with_negatives(d, sampler=BNS(candidates=10**6, lam=5.0, prior=prior), epochs=1, optimizer=_frozen(1e-9), rng=4,
-                           evaluation=TOP1)  # fmt: skip
+    r = fit_with_negatives(
+        d,
+        sampler=BNS(candidates=10**6, lam=5.0, prior=prior),
+        epochs=1,
+        optimizer=_frozen(1e-9),
+        rng=4,
+        evaluation=TOP1,
+    )
     visit, neg = r.negatives[0]
     # rerun with the embeddings we know: same seed -> same init; recover it from the kernel's init rule
     ss = np.random.SeedSequence(4)
@@ -216,7 +226,9 @@ def test_bns_with_one_candidate_is_uniform_and_dns_picks_the_top_scored_negative
     free = np.flatnonzero(~mask[0])
     assert stats.chisquare(np.bincount(neg[u0], minlength=12)[free]).pvalue > 1e-3
     # DNS with every negative as candidate: the highest-scored one under the initial parameters
-    r = fit_with_negatives(d, sampler=DNS(candidates=10**6), epochs=1, optimizer=_frozen(1e-12), rng=2, evaluation=TOP1)
+    r = fit_with_negatives(
+        d, sampler=DNS(candidates=10**6), epochs=1, optimizer=_frozen(1e-12), rng=2, evaluation=TOP1
+    )
     visit, neg = r.negatives[0]
     init = np.random.default_rng(np.random.SeedSequence(2).spawn(3)[0])
     U = init.normal(0.0, 0.1, size=(d.n_users, 32)).astype(np.float32)
@@ -226,7 +238,14 @@ def test_bns_with_one_candidate_is_uniform_and_dns_picks_the_top_scored_negative
     s[mask[u]] = -np.inf
     assert neg[0] == np.argmax(s)
     # AOBPR with a vanishing rank scale: rank 0, the same item
-    r = fit_with_negatives(d, sampler=AOBPR(rank_scale=1e-6), epochs=1, optimizer=_frozen(1e-12), rng=2, evaluation=TOP1)
+    r = fit_with_negatives(
+        d,
+        sampler=AOBPR(rank_scale=1e-6),
+        epochs=1,
+        optimizer=_frozen(1e-12),
+        rng=2,
+        evaluation=TOP1,
+    )
     assert r.negatives[0][1][0] == np.argmax(s)
 
 
@@ -234,8 +253,14 @@ def test_aobpr_rank_law_is_truncated_geometric():
     # frozen model (lr -> 0): the rank of each drawn negative among the user's negatives follows
     # P(r) ∝ exp(-r / rank_scale), r = 0 .. n_neg - 1 (chi-square)
     d = Interactions(1, 40, np.array([[0, 0], [0, 1]]), np.zeros((0, 2), dtype=np.int64))
-    r = fit_with_negatives(d, sampler=AOBPR(rank_scale=5.0), epochs=4000, optimizer=_frozen(1e-12), rng=0,
-                           evaluation=Evaluation(every=4000, ks=(1,)))  # fmt: skip
+    r = fit_with_negatives(
+        d,
+        sampler=AOBPR(rank_scale=5.0),
+        epochs=4000,
+        optimizer=_frozen(1e-12),
+        rng=0,
+        evaluation=Evaluation(every=4000, ks=(1,)),
+    )
     neg = np.concatenate([n for _, n in r.negatives])
     init = np.random.default_rng(np.random.SeedSequence(0).spawn(2 + 4000)[0])
     U = init.normal(0.0, 0.1, size=(1, 32)).astype(np.float32)
@@ -299,7 +324,12 @@ def _risk_eq_4_26(x, x_i, F, p_fn, lam=5.0):
 
 @pytest.mark.parametrize(
     "levels, ecdf",
-    [((0.64, 0.04), "candidates"), ((0.64, 0.04), "negatives"), ((0.64, 0.001), "negatives"), ((1.0, 0.0), "negatives")],
+    [
+        ((0.64, 0.04), "candidates"),
+        ((0.64, 0.04), "negatives"),
+        ((0.64, 0.001), "negatives"),
+        ((1.0, 0.0), "negatives"),
+    ],
 )
 def test_bns_oracle_readings_follow_eq_4_26_over_uniform_candidate_pairs(levels, ecdf):
     # frozen model (lr -> 0), one user: positives {0, 1}, test items {2, 3}, negatives 2..7, |M_u| = 2.
@@ -307,8 +337,14 @@ def test_bns_oracle_readings_follow_eq_4_26_over_uniform_candidate_pairs(levels,
     # eq. 4.26's argmin, F over the pair (over 3) or over all 6 negatives (over 7) (chi-square).
     n_items, epochs = 8, 3000
     d = Interactions(1, n_items, np.array([[0, 0], [0, 1]]), np.array([[0, 2], [0, 3]]))
-    r = fit_with_negatives(d, sampler=BNS(candidates=2, prior="oracle", oracle_levels=levels, ecdf=ecdf),
-                           optimizer=_frozen(1e-12), epochs=epochs, evaluation=Evaluation(every=epochs, ks=(1,)), rng=3)  # fmt: skip
+    r = fit_with_negatives(
+        d,
+        sampler=BNS(candidates=2, prior="oracle", oracle_levels=levels, ecdf=ecdf),
+        optimizer=_frozen(1e-12),
+        epochs=epochs,
+        evaluation=Evaluation(every=epochs, ks=(1,)),
+        rng=3,
+    )
     init = np.random.default_rng(np.random.SeedSequence(3).spawn(2 + epochs)[0])
     U = init.normal(0.0, 0.1, size=(1, 32)).astype(np.float32)
     V = init.normal(0.0, 0.1, size=(n_items, 32)).astype(np.float32)
@@ -331,7 +367,10 @@ def test_bns_oracle_readings_follow_eq_4_26_over_uniform_candidate_pairs(levels,
         keep = law > 0
         assert obs[~keep].sum() == 0
         assert stats.chisquare(obs[keep], law[keep] * obs.sum()).pvalue > 1e-3
-        if levels == (1.0, 0.0):  # the hard label: a test item only when both candidates are test items
+        if levels == (
+            1.0,
+            0.0,
+        ):  # the hard label: a test item only when both candidates are test items
             assert law[[2, 3]].sum() == pytest.approx(1 / 15)
 
 
@@ -346,7 +385,7 @@ def _sigmoid(x):
 
 @pytest.mark.parametrize("n_hist", [1, 2, 5])
 def test_srns_choice_is_the_argmax_of_probability_plus_alpha_std(n_hist):
-    from negtheory.recsys.bpr_sgd import _srns_pick
+    from negtheory.recsys._sgd_kernels import _srns_pick
 
     rng = np.random.default_rng(n_hist)
     for _ in range(300):
@@ -362,14 +401,17 @@ def test_srns_choice_is_the_argmax_of_probability_plus_alpha_std(n_hist):
 
 
 def test_srns_memory_update_is_successive_sampling_proportional_to_exp_score_over_tau():
-    from negtheory.recsys.bpr_sgd import _srns_refresh
+    from negtheory.recsys._sgd_kernels import _srns_refresh
 
     pool = np.array([10, 11, 12, 13, 14])
     sc = np.array([0.3, -1.0, 2.0, 0.0, 1.2])
     tau, n = 0.8, 40000
     w = np.exp(sc / tau)
     # exact law of the ordered pair kept: w_a / W * w_b / (W - w_a)
-    exact = {(a, b): w[a] / w.sum() * w[b] / (w.sum() - w[a]) for a, b in itertools.permutations(range(5), 2)}
+    exact = {
+        (a, b): w[a] / w.sum() * w[b] / (w.sum() - w[a])
+        for a, b in itertools.permutations(range(5), 2)
+    }
     _seed_numba(2024)
     out, scratch, counts = np.empty(2, dtype=np.int64), np.empty(5), Counter()
     for _ in range(n):
@@ -388,8 +430,14 @@ def test_srns_with_a_frozen_model_and_cold_memory_update_picks_the_top_scored_ne
     # negatives (the pool is every negative), the std term is 0, so every later negative is the
     # user's highest-scored non-interacted item
     d = _toy(n_users=5, n_items=20, density=0.3, seed=3)
-    r = fit_with_negatives(d, sampler=SRNS(memory=3, candidates=100, tau=1e-9, alpha=0.0), optimizer=_frozen(1e-12),
-                           epochs=2, rng=5, evaluation=TOP1)  # fmt: skip
+    r = fit_with_negatives(
+        d,
+        sampler=SRNS(memory=3, candidates=100, tau=1e-9, alpha=0.0),
+        optimizer=_frozen(1e-12),
+        epochs=2,
+        rng=5,
+        evaluation=TOP1,
+    )
     init = np.random.default_rng(np.random.SeedSequence(5).spawn(4)[0])
     U = init.normal(0.0, 0.1, size=(d.n_users, 32)).astype(np.float32)
     V = init.normal(0.0, 0.1, size=(d.n_items, 32)).astype(np.float32)
@@ -470,7 +518,7 @@ def test_topk_metrics_validation_and_sampling_quality():
 def test_sgd_count_le_exact_with_infinities_ties_and_blocks():
     # the SGD kernel's eCDF count (float32 block sums) against numpy's integer count: +inf entries
     # (masked positives), ties on a coarse grid, and a length spanning several 2**20 blocks
-    from negtheory.recsys.bpr_sgd import _count_le
+    from negtheory.recsys._sgd_kernels import _count_le
 
     rng = np.random.default_rng(3)
     for n in (1, 17, 1682, 2_500_001):

@@ -28,7 +28,9 @@ def test_loss_matches_printed_formula_with_duplicates():
     want = -g[2] + math.log(sum(math.exp(g[j]) for j in neg))
     assert rs.relaxed_softmax_loss(g, 2, neg) == pytest.approx(want, rel=1e-14)
     want_inc = -g[2] + math.log(math.exp(g[2]) + sum(math.exp(g[j]) for j in neg))
-    assert rs.relaxed_softmax_loss(g, 2, neg, include_positive=True) == pytest.approx(want_inc, rel=1e-14)
+    assert rs.relaxed_softmax_loss(g, 2, neg, include_positive=True) == pytest.approx(
+        want_inc, rel=1e-14
+    )
     assert rs.relaxed_softmax_loss(g, 2, neg, include_positive=True) >= 0
 
 
@@ -129,7 +131,9 @@ def test_effective_temperature_identity(t):
     q = boltzmann(g, d, t)
     got = rs.relaxed_softmax_limit_grad(g, np.zeros(3, dtype=int), q)
     got[:, 0] += 1.0
-    np.testing.assert_allclose(got, boltzmann(g, d, rs.effective_temperature(t)), rtol=1e-10, atol=1e-300)
+    np.testing.assert_allclose(
+        got, boltzmann(g, d, rs.effective_temperature(t)), rtol=1e-10, atol=1e-300
+    )
 
 
 def test_effective_temperature_by_monte_carlo_with_boltzmann_sampling():
@@ -148,7 +152,9 @@ def test_effective_temperature_by_monte_carlo_with_boltzmann_sampling():
 
 
 def test_effective_temperature_values_and_errors():
-    np.testing.assert_allclose(rs.effective_temperature([0.0, 1.0, 3.0, np.inf]), [0.0, 0.5, 0.75, 1.0])
+    np.testing.assert_allclose(
+        rs.effective_temperature([0.0, 1.0, 3.0, np.inf]), [0.0, 0.5, 0.75, 1.0]
+    )
     with pytest.raises(ValueError, match="temperature"):
         rs.effective_temperature(-1.0)
 
@@ -237,20 +243,26 @@ def test_mpr_on_pairs_agrees_with_monte_carlo_over_uniform_negatives():
     # the exact expectation and the pair average agree within sampling error
     assert abs(rs.approx_mpr(model, joint=task.joint) - got) < 0.01
     # the true conditionals rank better than the noisy model
-    assert rs.approx_mpr(task.log_conditional, joint=task.joint) > rs.approx_mpr(model, joint=task.joint)
+    assert rs.approx_mpr(task.log_conditional, joint=task.joint) > rs.approx_mpr(
+        model, joint=task.joint
+    )
 
 
 def test_kl_likelihood_and_the_joint_kl_identity():
     rng = np.random.default_rng(15)
     p = rng.dirichlet(np.ones(8), size=5)
     q = rng.dirichlet(np.ones(8), size=5)
-    np.testing.assert_allclose(rs.kl_divergence(p, q), [stats.entropy(a, b) for a, b in zip(p, q)], rtol=1e-12)
+    np.testing.assert_allclose(
+        rs.kl_divergence(p, q), [stats.entropy(a, b) for a, b in zip(p, q)], rtol=1e-12
+    )
     # KL(P || Pop(I) x g) = sum_i Pop(i) KL(P_i || g_i)  (the joint KL of the seed's Fig. 2)
     pop = rng.dirichlet(np.ones(5))
     joint = pop[:, None] * p
     lhs = stats.entropy(joint.ravel(), (pop[:, None] * q).ravel())
     assert lhs == pytest.approx(float(np.dot(pop, rs.kl_divergence(p, q))), rel=1e-12)
-    assert rs.expected_likelihood(q, joint=joint) == pytest.approx(float(np.sum(joint * q)), rel=1e-14)
+    assert rs.expected_likelihood(q, joint=joint) == pytest.approx(
+        float(np.sum(joint * q)), rel=1e-14
+    )
     assert rs.kl_divergence([0.0, 1.0], [0.5, 0.5]) == pytest.approx(math.log(2))
     assert rs.kl_divergence([0.5, 0.5], [1.0, 0.0]) == np.inf
 

@@ -22,7 +22,12 @@ from scipy import stats
 torch = pytest.importorskip("torch")
 
 from negtheory.bridge import relaxed_softmax_training as T  # noqa: E402
-from negtheory.relaxed_softmax import MixtureOfGaussiansTask, effective_temperature, kl_divergence, relaxed_softmax_grad  # noqa: E402
+from negtheory.relaxed_softmax import (  # noqa: E402
+    MixtureOfGaussiansTask,
+    effective_temperature,
+    kl_divergence,
+    relaxed_softmax_grad,
+)
 from negtheory.sampling import boltzmann  # noqa: E402
 
 ALPHA = 1e-3  # significance level of every chi-square test here
@@ -40,7 +45,9 @@ def test_rs_training_step_gradient_is_eq6_through_the_chain_rule():
     model = _stack(2, 4, 6, 3)
     i = torch.tensor([[0, 2, 2], [3, 1, 0]])
     j = torch.tensor([[1, 5, 0], [2, 2, 4]])
-    neg = torch.tensor([[[3, 3, 4], [0, 1, 1], [5, 2, 0]], [[0, 1, 5], [2, 2, 3], [4, 1, 1]]])  # duplicates and a hit
+    neg = torch.tensor(
+        [[[3, 3, 4], [0, 1, 1], [5, 2, 0]], [[0, 1, 5], [2, 2, 3], [4, 1, 1]]]
+    )  # duplicates and a hit
     loss = T.pair_losses(model, "rs", i, j, neg).mean(dim=1).sum()
     loss.backward()
     u = model.u.detach().numpy()
@@ -114,8 +121,12 @@ def test_draw_negatives_at_infinite_temperature_samples_d_and_uses_the_model_at_
     log_d = torch.as_tensor(np.log(pop))[None, None, :].expand(2, 1, 5)
     gen = torch.Generator().manual_seed(3)
     n = 20_000
-    neg, lq = T.draw_negatives(model, i, log_d, torch.tensor([math.inf, math.inf]), n, gen, need_log_q=True)
-    np.testing.assert_allclose(np.exp(lq[:, 0].numpy()), np.tile(pop / pop.sum(), (2, 1)), rtol=1e-12)
+    neg, lq = T.draw_negatives(
+        model, i, log_d, torch.tensor([math.inf, math.inf]), n, gen, need_log_q=True
+    )
+    np.testing.assert_allclose(
+        np.exp(lq[:, 0].numpy()), np.tile(pop / pop.sum(), (2, 1)), rtol=1e-12
+    )
     counts = np.bincount(neg.numpy().ravel(), minlength=5)
     assert stats.chisquare(counts, pop / pop.sum() * counts.sum()).pvalue > ALPHA
     # finite T: the law is B(G, D, T) of the model's current scores (eq. 8)
@@ -188,10 +199,14 @@ def test_evaluate_log_g_kls_match_direct_computations():
     g = np.exp(log_g)
     pop = task.context_popularity
     # Fig. 2's KL of the joint against Pop(I) x g, as one distribution on I x J
-    assert m["kl_joint"] == pytest.approx(float(kl_divergence(task.joint.ravel(), (pop[:, None] * g).ravel())), rel=1e-9)
+    assert m["kl_joint"] == pytest.approx(
+        float(kl_divergence(task.joint.ravel(), (pop[:, None] * g).ravel())), rel=1e-9
+    )
     seen = np.unique(ti)
     p = task.conditional
-    assert m["kl_true"] == pytest.approx(np.mean([kl_divergence(p[r], g[r]) for r in seen]), rel=1e-9)
+    assert m["kl_true"] == pytest.approx(
+        np.mean([kl_divergence(p[r], g[r]) for r in seen]), rel=1e-9
+    )
     emp = []
     for r in seen:
         c = np.bincount(tj[ti == r], minlength=9).astype(float)
@@ -262,7 +277,18 @@ def test_reproduce_relaxed_softmax_quick_end_to_end(tmp_path, capsys):
 
     out, figs = tmp_path / "out", tmp_path / "figs"
     rc = main(
-        ["reproduce", "relaxed-softmax", "--quick", "--seeds", "2", "--out", str(out), "--figures", str(figs), "--no-progress"]
+        [
+            "reproduce",
+            "relaxed-softmax",
+            "--quick",
+            "--seeds",
+            "2",
+            "--out",
+            str(out),
+            "--figures",
+            str(figs),
+            "--no-progress",
+        ]
     )
     assert rc == 0
     temp = pd.read_csv(out / "relaxed_softmax_temperature.csv")
@@ -272,8 +298,12 @@ def test_reproduce_relaxed_softmax_quick_end_to_end(tmp_path, capsys):
     assert temp.temperature.min() <= 0.1 and temp.temperature.max() >= 100
     meth = pd.read_csv(out / "relaxed_softmax_methods.csv")
     assert list(meth.columns) == ["n_components", "method", "seed", "kl", "mpr", "prec_at_k"]
-    assert {"mle", "ss", "us", "ps", "ubs", "pbs"} <= set(meth.method) and set(meth.n_components) == {10, 50, 90}
-    assert (meth.kl >= 0).all() and meth.mpr.between(0, 1).all() and meth.prec_at_k.between(0, 1).all()
+    assert {"mle", "ss", "us", "ps", "ubs", "pbs"} <= set(meth.method) and set(
+        meth.n_components
+    ) == {10, 50, 90}
+    assert (
+        (meth.kl >= 0).all() and meth.mpr.between(0, 1).all() and meth.prec_at_k.between(0, 1).all()
+    )
     for name in ("fig2_temperature", "fig3_batch_size", "fig4_train_size", "fig5_methods"):
         assert (figs / f"relaxed_softmax_{name}.png").stat().st_size > 10_000
     assert "Fig. 2" in (out / "relaxed_softmax_summary.md").read_text()
@@ -297,5 +327,11 @@ def test_summary_statistics_t_interval_and_interior_optimum():
     assert summ["uniform"]["t_star"] == 1.0 and summ["uniform"]["interior"]
     assert summ["uniform"]["gap_lo"][0] == pytest.approx(0.3)
     assert summ["inverse"]["t_star"] == 0.1 and not summ["inverse"]["interior"]
-    df = pd.DataFrame([dict(k=1, method=mth, seed=s, v=v + s) for s in range(3) for mth, v in (("a", 2.0), ("b", 0.5))])
+    df = pd.DataFrame(
+        [
+            dict(k=1, method=mth, seed=s, v=v + s)
+            for s in range(3)
+            for mth, v in (("a", 2.0), ("b", 0.5))
+        ]
+    )
     assert paired(df, "k", "a", "b", "v")[1][0] == pytest.approx(1.5)

@@ -23,7 +23,12 @@ COLUMNS = ["factor", "value", "degeneracy", "temperature", "seed", "kl_joint"]
 def test_ablation_table_shape_and_the_base_point_is_shared():
     levels = {"n_items": [6, 8], "dim": [2, 4], "n_negatives": [2, 3]}
     df = R.run_t_star_ablation(
-        levels, BASE, degeneracies=("inverse", "uniform"), temperatures=(2.0, 0.5), seeds=(0, 1), device="cpu"
+        levels,
+        BASE,
+        degeneracies=("inverse", "uniform"),
+        temperatures=(2.0, 0.5),
+        seeds=(0, 1),
+        device="cpu",
     )
     assert list(df.columns) == COLUMNS
     assert len(df) == 3 * 2 * 2 * 2 * 2
@@ -37,7 +42,9 @@ def test_ablation_table_shape_and_the_base_point_is_shared():
     np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(a, c)
     # another level is another training
-    assert not np.array_equal(a, df[(df.factor == "dim") & (df.value == 4)].sort_values(key).kl_joint.to_numpy())
+    assert not np.array_equal(
+        a, df[(df.factor == "dim") & (df.value == 4)].sort_values(key).kl_joint.to_numpy()
+    )
 
 
 def test_catalogue_factor_keeps_the_pairs_per_cell():
@@ -56,14 +63,25 @@ def _random_table(rng, temps, seeds):
         for deg in ("inverse", "uniform"):
             for s in seeds:
                 for t in temps:
-                    rows.append(dict(factor=factor, value=value, degeneracy=deg, temperature=t, seed=s, kl_joint=rng.random()))
+                    rows.append(
+                        dict(
+                            factor=factor,
+                            value=value,
+                            degeneracy=deg,
+                            temperature=t,
+                            seed=s,
+                            kl_joint=rng.random(),
+                        )
+                    )
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def test_summary_argmin_matches_a_direct_numpy_computation():
     rng = np.random.default_rng(3)
     temps, seeds = [0.1, 0.3, 0.75, 2.0, 3.0], [0, 1, 2, 3]
-    df = _random_table(rng, temps, seeds).sample(frac=1.0, random_state=1)  # row order must not matter
+    df = _random_table(rng, temps, seeds).sample(
+        frac=1.0, random_state=1
+    )  # row order must not matter
     summ = R.t_star_ablation_summary(df)
     assert len(summ) == 6
     for r in summ.itertuples():
@@ -90,13 +108,22 @@ def test_summary_argmin_matches_a_direct_numpy_computation():
 def test_summary_finds_a_planted_optimum():
     temps = [0.05, 0.2, 0.75, 3.0]
     rows = [
-        dict(factor="dim", value=8, degeneracy="inverse", temperature=t, seed=s, kl_joint=(np.log(t / 0.75)) ** 2 + 0.01 * s)
+        dict(
+            factor="dim",
+            value=8,
+            degeneracy="inverse",
+            temperature=t,
+            seed=s,
+            kl_joint=(np.log(t / 0.75)) ** 2 + 0.01 * s,
+        )
         for s in range(3)
         for t in temps
     ]
     summ = R.t_star_ablation_summary(pd.DataFrame(rows))
     assert summ.t_star.iloc[0] == 0.75 and summ.per_seed.iloc[0] == "0.75, 0.75, 0.75"
-    assert summ.gap_ref.iloc[0] == pytest.approx(0.0) and summ.t_star_seed_ci.iloc[0] == pytest.approx(0.0)
+    assert summ.gap_ref.iloc[0] == pytest.approx(0.0) and summ.t_star_seed_ci.iloc[
+        0
+    ] == pytest.approx(0.0)
 
 
 @pytest.mark.parametrize(
@@ -141,8 +168,27 @@ def test_cli_t_star_ablation_writes_csv_summary_and_figure(tmp_path):
 
     out = tmp_path / "abl"
     rc = main(
-        ["reproduce", "relaxed-softmax", "--quick", "--t-star-ablation", "--seeds", "2", "--steps", "2"]
-        + ["--temperatures", "2", "0.5", "--ablation-factors", "dim", "n_negatives", "--ablation-dims", "8", "4"]
+        [
+            "reproduce",
+            "relaxed-softmax",
+            "--quick",
+            "--t-star-ablation",
+            "--seeds",
+            "2",
+            "--steps",
+            "2",
+        ]
+        + [
+            "--temperatures",
+            "2",
+            "0.5",
+            "--ablation-factors",
+            "dim",
+            "n_negatives",
+            "--ablation-dims",
+            "8",
+            "4",
+        ]
         + ["--out", str(out), "--quiet"]
     )
     assert rc == 0
@@ -152,7 +198,9 @@ def test_cli_t_star_ablation_writes_csv_summary_and_figure(tmp_path):
     assert set(df.factor) == {"dim", "n_negatives"}
     assert sorted(df[df.factor == "dim"].value.unique()) == [4, 8]
     assert sorted(df[df.factor == "n_negatives"].value.unique()) == sorted(negatives)
-    assert len(df) == (2 + len(negatives)) * 1 * 2 * 2 and set(df.degeneracy) == {"inverse"}  # default: D = 1/P only
+    assert len(df) == (2 + len(negatives)) * 1 * 2 * 2 and set(df.degeneracy) == {
+        "inverse"
+    }  # default: D = 1/P only
     text = (out / "relaxed_softmax_tstar_ablation.md").read_text()
     assert "QUICK" in text and "| embedding size d |" in text
     assert (out / "relaxed_softmax_tstar_ablation.png").stat().st_size > 10_000
@@ -163,7 +211,17 @@ def test_cli_experiments_fig2_only_and_option_checks(tmp_path, capsys):
 
     out = tmp_path / "fig2"
     rc = main(
-        ["reproduce", "relaxed-softmax", "--quick", "--experiments", "fig2", "--seeds", "1", "--steps", "2"]
+        [
+            "reproduce",
+            "relaxed-softmax",
+            "--quick",
+            "--experiments",
+            "fig2",
+            "--seeds",
+            "1",
+            "--steps",
+            "2",
+        ]
         + ["--temperatures", "1", "0.3", "--degeneracies", "uniform", "--out", str(out), "--quiet"]
     )
     assert rc == 0
@@ -173,12 +231,33 @@ def test_cli_experiments_fig2_only_and_option_checks(tmp_path, capsys):
         "relaxed_softmax_temperature.csv",
     ]
     temp = pd.read_csv(out / "relaxed_softmax_temperature.csv")
-    assert len(temp) == 2 and set(temp.degeneracy) == {"uniform"} and sorted(temp.temperature) == [0.3, 1.0]
+    assert (
+        len(temp) == 2
+        and set(temp.degeneracy) == {"uniform"}
+        and sorted(temp.temperature) == [0.3, 1.0]
+    )
     summary = (out / "relaxed_softmax_summary.md").read_text()
     assert "2 steps" in summary and "Fig. 5" not in summary and "Fig. 3 / 4" not in summary
     capsys.readouterr()
-    assert main(["reproduce", "relaxed-softmax", "--quick", "--t-star-ablation", "--experiments", "fig2", "--out", str(out)]) != 0
+    assert (
+        main(
+            [
+                "reproduce",
+                "relaxed-softmax",
+                "--quick",
+                "--t-star-ablation",
+                "--experiments",
+                "fig2",
+                "--out",
+                str(out),
+            ]
+        )
+        != 0
+    )
     assert "--experiments" in capsys.readouterr().err
     # a temperature must be > 0: refused before any work, the option named
-    assert main(["reproduce", "relaxed-softmax", "--quick", "--temperatures", "0", "--out", str(out)]) != 0
+    assert (
+        main(["reproduce", "relaxed-softmax", "--quick", "--temperatures", "0", "--out", str(out)])
+        != 0
+    )
     assert "--temperatures" in capsys.readouterr().err

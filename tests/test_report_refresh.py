@@ -17,8 +17,12 @@ import pytest
 from negtheory.reproduce import refresh_report
 
 DATA = Path(__file__).resolve().parent.parent / "notebooks" / "data"
-COMMITTED = [("thesis_tables", "ml-100k"), ("thesis_tables_ml1m", "ml-1m"), ("thesis_tables_yahoo", "yahoo-r3"),
-             ("thesis_tables_gowalla", "gowalla")]  # fmt: skip
+COMMITTED = [
+    ("thesis_tables", "ml-100k"),
+    ("thesis_tables_ml1m", "ml-1m"),
+    ("thesis_tables_yahoo", "yahoo-r3"),
+    ("thesis_tables_gowalla", "gowalla"),
+]
 
 
 @pytest.mark.parametrize(("folder", "dataset"), COMMITTED)
@@ -31,7 +35,9 @@ def test_committed_reports_are_recomputed_from_their_csvs(folder, dataset):
 def report(tmp_path):
     """A copy of the (small) committed Gowalla report."""
     dst = tmp_path / "gowalla"
-    shutil.copytree(DATA / "thesis_tables_gowalla", dst, ignore=shutil.ignore_patterns("runs", "*.png"))
+    shutil.copytree(
+        DATA / "thesis_tables_gowalla", dst, ignore=shutil.ignore_patterns("runs", "*.png")
+    )
     return dst
 
 
@@ -41,7 +47,9 @@ def test_a_stale_number_is_recomputed_and_the_prose_kept(report):
     lines = original.split("\n")
     row = next(i for i, line in enumerate(lines) if line.startswith("| 5.2 | BPR | MF |"))
     cells = lines[row].split(" | ")
-    cells[5] = "0.9999 [0.9999, 0.9999]"  # the measured mean, as if a run had been appended but not reported
+    cells[5] = (
+        "0.9999 [0.9999, 0.9999]"  # the measured mean, as if a run had been appended but not reported
+    )
     lines[row] = " | ".join(cells)
     lines[2] = lines[2] + " Edited by hand."  # prose in the header
     md.write_text("\n".join(lines))
@@ -52,7 +60,9 @@ def test_a_stale_number_is_recomputed_and_the_prose_kept(report):
     fixed = md.read_text().split("\n")
     assert fixed[row] == original.split("\n")[row]
     assert fixed[2].endswith(" Edited by hand.")
-    assert (report / "verdicts.csv").read_text() == (DATA / "thesis_tables_gowalla" / "verdicts.csv").read_text()
+    assert (report / "verdicts.csv").read_text() == (
+        DATA / "thesis_tables_gowalla" / "verdicts.csv"
+    ).read_text()
     assert refresh_report(report, "gowalla", check=True) == []
 
 

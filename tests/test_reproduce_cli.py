@@ -20,7 +20,9 @@ pytestmark = pytest.mark.slow
 def split(tmp_path_factory):
     root = tmp_path_factory.mktemp("split")
     g = np.random.default_rng(0)
-    rows = [(u, int(i)) for u in range(1, 41) for i in g.choice(np.arange(1, 61), 12, replace=False)]
+    rows = [
+        (u, int(i)) for u in range(1, 41) for i in g.choice(np.arange(1, 61), 12, replace=False)
+    ]
     (root / "train.csv").write_text("user,item\n" + "".join(f"{u},{i}\n" for u, i in rows[::2]))
     (root / "test.csv").write_text("user,item\n" + "".join(f"{u},{i}\n" for u, i in rows[1::2]))
     return root
@@ -48,14 +50,31 @@ def _wrote(out: str) -> list[Path]:
 
 def test_thesis_tables_quick_is_a_labelled_smoke_run(split, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    argv = ["reproduce", "thesis-tables", "--train", str(split / "train.csv"), "--test", str(split / "test.csv"), "--quick"]
+    argv = [
+        "reproduce",
+        "thesis-tables",
+        "--train",
+        str(split / "train.csv"),
+        "--test",
+        str(split / "test.csv"),
+        "--quick",
+    ]
     code, out, err = _run([*argv, "--quiet"], capsys)
     assert code == 0, err
     folder = tmp_path / "negtheory_output" / "thesis_tables_quick"
     written = _wrote(out)
     on_disk = {p.name for p in folder.glob("*.*")}
-    assert {p.name for p in written} == on_disk, (written, on_disk)  # every file written is named, and only those
-    assert {"thesis_tables.csv", "thesis_tables.md", "thesis_tables.png", "verdicts.csv", "runs.csv"} <= on_disk
+    assert {p.name for p in written} == on_disk, (
+        written,
+        on_disk,
+    )  # every file written is named, and only those
+    assert {
+        "thesis_tables.csv",
+        "thesis_tables.md",
+        "thesis_tables.png",
+        "verdicts.csv",
+        "runs.csv",
+    } <= on_disk
     md = (folder / "thesis_tables.md").read_text()
     verdict_heading = next(ln for ln in md.splitlines() if ln.startswith("## Verdicts"))
     assert "QUICK smoke run" in verdict_heading and "epochs overridden to 2" in verdict_heading
@@ -63,13 +82,34 @@ def test_thesis_tables_quick_is_a_labelled_smoke_run(split, tmp_path, capsys, mo
 
 
 def test_overridden_epochs_are_stated_beside_the_verdicts(split, tmp_path, capsys):
-    argv = ["reproduce", "thesis-tables", "--train", str(split / "train.csv"), "--test", str(split / "test.csv"),
-            "--tables", "4.2", "--methods", "RNS", "--seeds", "2", "--epochs", "3", "--out", str(tmp_path), "--quiet"]  # fmt: skip
+    argv = [
+        "reproduce",
+        "thesis-tables",
+        "--train",
+        str(split / "train.csv"),
+        "--test",
+        str(split / "test.csv"),
+        "--tables",
+        "4.2",
+        "--methods",
+        "RNS",
+        "--seeds",
+        "2",
+        "--epochs",
+        "3",
+        "--out",
+        str(tmp_path),
+        "--quiet",
+    ]
     code, out, err = _run(argv, capsys)
     assert code == 0, err
     md = (tmp_path / "thesis_tables.md").read_text()
     heading = next(ln for ln in md.splitlines() if ln.startswith("## Verdicts"))
-    assert "epochs overridden to 3" in heading and "QUICK" not in heading and "no interval" not in heading
+    assert (
+        "epochs overridden to 3" in heading
+        and "QUICK" not in heading
+        and "no interval" not in heading
+    )
     assert "note: epochs overridden to 3" in out
 
 
@@ -78,8 +118,25 @@ def test_one_seed_figure_legend_says_no_interval(split, tmp_path, capsys):
 
     from negtheory.reproduce.thesis_tables import figure
 
-    argv = ["reproduce", "thesis-tables", "--train", str(split / "train.csv"), "--test", str(split / "test.csv"),
-            "--tables", "4.2", "--methods", "RNS", "--seeds", "1", "--epochs", "1", "--out", str(tmp_path), "--quiet"]  # fmt: skip
+    argv = [
+        "reproduce",
+        "thesis-tables",
+        "--train",
+        str(split / "train.csv"),
+        "--test",
+        str(split / "test.csv"),
+        "--tables",
+        "4.2",
+        "--methods",
+        "RNS",
+        "--seeds",
+        "1",
+        "--epochs",
+        "1",
+        "--out",
+        str(tmp_path),
+        "--quiet",
+    ]
     assert _run(argv, capsys)[0] == 0
     df = pd.read_csv(tmp_path / "thesis_tables.csv")
     fig = figure(df)
@@ -93,8 +150,26 @@ def test_one_seed_figure_legend_says_no_interval(split, tmp_path, capsys):
 def test_wu_k_sweep_wrote_line_names_its_files(split, tmp_path, capsys):
     pytest.importorskip("torch")
 
-    argv = ["reproduce", "wu-k-sweep", "--train", str(split / "train.csv"), "--test", str(split / "test.csv"),
-            "--ks", "1", "2", "--seeds", "1", "--epochs", "1", "--eval-every", "1", "--out", str(tmp_path), "--quiet"]  # fmt: skip
+    argv = [
+        "reproduce",
+        "wu-k-sweep",
+        "--train",
+        str(split / "train.csv"),
+        "--test",
+        str(split / "test.csv"),
+        "--ks",
+        "1",
+        "2",
+        "--seeds",
+        "1",
+        "--epochs",
+        "1",
+        "--eval-every",
+        "1",
+        "--out",
+        str(tmp_path),
+        "--quiet",
+    ]
     code, out, err = _run(argv, capsys)
     assert code == 0, err
     assert {p.name for p in _wrote(out)} == {"wu_k_sweep.csv", "wu_k_sweep.md", "wu_k_sweep.png"}

@@ -28,9 +28,17 @@ PAIRS = np.array([[u, i] for u in range(8) for i in range(9) if (u + i) % 3])
 
 # (callable, positional args, other keywords) of the renamed functions that need no torch
 CASES = {
-    "sample_class_conditional": (generators.sample_class_conditional, (st.norm(), 0.8, "tn", 50), {}),
+    "sample_class_conditional": (
+        generators.sample_class_conditional,
+        (st.norm(), 0.8, "tn", 50),
+        {},
+    ),
     "score_sets": (generators.score_sets, (5, 8, 0.9, 0.1), {}),
-    "iter_score_sets": (lambda **kw: list(generators.iter_score_sets(5, 8, 0.9, 0.1, chunk_size=2, **kw)), (), {}),
+    "iter_score_sets": (
+        lambda **kw: list(generators.iter_score_sets(5, 8, 0.9, 0.1, chunk_size=2, **kw)),
+        (),
+        {},
+    ),
     "mse_study": (
         studies.mse_study,
         ("alpha", [0.9]),
@@ -38,7 +46,11 @@ CASES = {
     ),
     "MixtureOfGaussiansTask": (MixtureOfGaussiansTask, (3,), dict(n_context=6, n_target=5)),
     "split_interactions": (split_interactions, (PAIRS, 0.25), {}),
-    "with_validation": (lambda **kw: split_interactions(PAIRS, 0.25, rng=0).with_validation(0.3, **kw), (), {}),
+    "with_validation": (
+        lambda **kw: split_interactions(PAIRS, 0.25, rng=0).with_validation(0.3, **kw),
+        (),
+        {},
+    ),
 }
 
 
@@ -87,8 +99,14 @@ def test_both_keywords_is_a_type_error(name):
 def test_rng_accepts_int_generator_and_seedsequence(name):
     func, args, kw = CASES[name]
     _same(func(*args, rng=3, **kw), func(*args, rng=3, **kw))
-    _same(func(*args, rng=np.random.SeedSequence(4), **kw), func(*args, rng=np.random.SeedSequence(4), **kw))
-    _same(func(*args, rng=np.random.default_rng(5), **kw), func(*args, rng=np.random.default_rng(5), **kw))
+    _same(
+        func(*args, rng=np.random.SeedSequence(4), **kw),
+        func(*args, rng=np.random.SeedSequence(4), **kw),
+    )
+    _same(
+        func(*args, rng=np.random.default_rng(5), **kw),
+        func(*args, rng=np.random.default_rng(5), **kw),
+    )
     # a Generator is advanced: two calls with the same Generator differ
     g = np.random.default_rng(6)
     first, second = _numbers(func(*args, rng=g, **kw)), _numbers(func(*args, rng=g, **kw))
@@ -162,7 +180,9 @@ def _public_callables():
                 yield f"{name}.{attr}", obj
             elif inspect.isclass(obj):
                 for meth_name, meth in vars(obj).items():
-                    if inspect.isfunction(meth) and (meth_name == "__init__" or not meth_name.startswith("_")):
+                    if inspect.isfunction(meth) and (
+                        meth_name == "__init__" or not meth_name.startswith("_")
+                    ):
                         yield f"{name}.{attr}.{meth_name}", meth
 
 
@@ -172,6 +192,7 @@ def test_no_public_signature_still_says_seed():
         qual
         for qual, func in _public_callables()
         for p in inspect.signature(func).parameters
-        if p in ("seed", "random_seed", "random_state") and not (p == "random_state" and qual.endswith(".rvs"))
+        if p in ("seed", "random_seed", "random_state")
+        and not (p == "random_state" and qual.endswith(".rvs"))
     ]
     assert bad == []

@@ -98,7 +98,12 @@ def test_solve_alpha_rejects_unreachable_target():
 
 @pytest.mark.parametrize(
     "counts, match",
-    [([1.0, -1.0], "counts"), ([0.0, 0.0], "positive"), ([[1.0, 2.0]], "1-D"), ([1.0, np.nan], "NaN")],
+    [
+        ([1.0, -1.0], "counts"),
+        ([0.0, 0.0], "positive"),
+        ([[1.0, 2.0]], "1-D"),
+        ([1.0, np.nan], "NaN"),
+    ],
 )
 def test_unigram_rejects_bad_counts(counts, match):
     with pytest.raises(ValueError, match=match):
@@ -171,7 +176,13 @@ def test_alias_reproducible_and_shapes():
 
 @pytest.mark.parametrize(
     "p, match",
-    [([1.0, -0.1], "p must lie"), ([0.0, 0.0], "positive"), ([[0.5, 0.5]], "1-D"), ([], "non-empty"), ([1.0, np.inf], "finite")],
+    [
+        ([1.0, -0.1], "p must lie"),
+        ([0.0, 0.0], "positive"),
+        ([[0.5, 0.5]], "1-D"),
+        ([], "non-empty"),
+        ([1.0, np.inf], "finite"),
+    ],
 )
 def test_samplers_reject_bad_p(p, match):
     for cls in (AliasTable, InverseCDFSampler):
@@ -220,7 +231,9 @@ def test_boltzmann_uniform_t1_is_softmax_and_popularity_weights():
     d = rng.integers(1, 50, size=30).astype(float)
     for t in (0.3, 1.0, 7.5):
         want = d * np.exp(g / t)
-        np.testing.assert_allclose(boltzmann(g, d, t), want / want.sum(-1, keepdims=True), rtol=1e-12)
+        np.testing.assert_allclose(
+            boltzmann(g, d, t), want / want.sum(-1, keepdims=True), rtol=1e-12
+        )
 
 
 def test_boltzmann_limits_t0_and_tinf():

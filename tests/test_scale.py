@@ -15,7 +15,22 @@ from negtheory.recsys import load_split, topk_metrics
 from negtheory.recsys.loop import DENSE_LIMIT, ScoreMatrix, train_loop
 from negtheory.recsys.metrics import topk_metrics_csr
 from negtheory.recsys.samplers import sample_popular, sample_uninteracted
-from negtheory.training import BCL, BNS, BPR, DCL, DNS, MF, PNS, RNS, SGD, SRNS, Adam, Evaluation, InfoNCE, fit
+from negtheory.training import (
+    BCL,
+    BNS,
+    BPR,
+    DCL,
+    DNS,
+    MF,
+    PNS,
+    RNS,
+    SGD,
+    SRNS,
+    Adam,
+    Evaluation,
+    InfoNCE,
+    fit,
+)
 
 #: the mini-batch engine with the released code's Adam (lr 1e-3, weight decay 1e-5, lr / 10 after epoch 100)
 _ADAM = Adam(milestones=(100,))
@@ -45,7 +60,9 @@ def test_score_matrix_reads_agree():
         s = ScoreMatrix.from_embeddings(W, H, dense_limit=limit)
         assert s.shape == (50, 70) and s.dtype == np.float32 and s.ndim == 2
         np.testing.assert_array_equal(np.asarray(s), dense)
-        np.testing.assert_allclose(np.asarray(s), W @ H.T, rtol=1e-5, atol=1e-6)  # numpy's float32 BLAS product
+        np.testing.assert_allclose(
+            np.asarray(s), W @ H.T, rtol=1e-5, atol=1e-6
+        )  # numpy's float32 BLAS product
         users = rng.integers(0, 50, 300)
         items = rng.integers(0, 70, 300)
         rows = s.block(users)
@@ -77,13 +94,23 @@ def test_blocked_rows_equal_the_whole_product():
     H = rng.normal(0, 0.1, size=(1682, 32)).astype(np.float32)
     s = ScoreMatrix.from_embeddings(W, H, dense_limit=0)
     whole = np.asarray(s)
-    np.testing.assert_array_equal(whole, (W.astype(np.float64) @ H.T.astype(np.float64)).astype(np.float32))
-    for users in (np.array([5]), np.array([3, 9]), rng.integers(0, 700, 17), rng.permutation(700), np.arange(700)):
+    np.testing.assert_array_equal(
+        whole, (W.astype(np.float64) @ H.T.astype(np.float64)).astype(np.float32)
+    )
+    for users in (
+        np.array([5]),
+        np.array([3, 9]),
+        rng.integers(0, 700, 17),
+        rng.permutation(700),
+        np.arange(700),
+    ):
         np.testing.assert_array_equal(s.block(users), whole[users])
     # float64 tables: the sum is the float64 one
     s64 = ScoreMatrix.from_embeddings(W.astype(np.float64), H.astype(np.float64), dense_limit=0)
     assert s64.dtype == np.float64
-    np.testing.assert_allclose(s64.block(np.arange(3)), W[:3].astype(np.float64) @ H.T.astype(np.float64), rtol=1e-12)
+    np.testing.assert_allclose(
+        s64.block(np.arange(3)), W[:3].astype(np.float64) @ H.T.astype(np.float64), rtol=1e-12
+    )
 
 
 # ------------------------------------------------------------------------------------------
@@ -96,10 +123,16 @@ def test_blocked_topk_equals_dense(block):
     scores = rng.normal(size=(d.n_users, d.n_items))
     scores[:, ::7] = np.round(scores[:, ::7])  # ties, broken by the lower item index
     tr, va, te = d.train_mask(), d.valid_mask(), d.test_mask()
-    for rel, ex, rel_c, ex_c in [(va, tr, d.valid_csr(), (d.train_csr(),)),
-                                 (te, tr | va, d.test_csr(), (d.train_csr(), d.valid_csr()))]:  # fmt: skip
+    for rel, ex, rel_c, ex_c in [
+        (va, tr, d.valid_csr(), (d.train_csr(),)),
+        (te, tr | va, d.test_csr(), (d.train_csr(), d.valid_csr())),
+    ]:
         want = topk_metrics(scores, rel, ex, (1, 5, 20))
-        for sm in (scores, ScoreMatrix.from_array(scores), ScoreMatrix.from_array(scores.astype(np.float32))):
+        for sm in (
+            scores,
+            ScoreMatrix.from_array(scores),
+            ScoreMatrix.from_array(scores.astype(np.float32)),
+        ):
             got = topk_metrics_csr(sm, rel_c, ex_c, (1, 5, 20), block_users=block)
             if sm is scores or sm.dtype == np.float64:
                 assert got == want  # bit for bit
@@ -151,7 +184,14 @@ def test_runner_with_dense_scores_only_still_works():
             return np.tile(np.arange(d.n_items, dtype=float), (d.n_users, 1))
 
     seen = []
-    r = train_loop(Old(), d, epochs=1, topk=(5,), eval_on=("test",), callbacks=[lambda e, s: seen.append(type(s))])
+    r = train_loop(
+        Old(),
+        d,
+        epochs=1,
+        topk=(5,),
+        eval_on=("test",),
+        callbacks=[lambda e, s: seen.append(type(s))],
+    )
     assert seen == [ScoreMatrix, ScoreMatrix] and "test_ndcg@5" in r["history"][0]
 
 
@@ -169,7 +209,8 @@ def test_csr_samplers_draw_as_dense():
     np.testing.assert_array_equal(a, b)
     c = d.item_counts() + 1.0
     np.testing.assert_array_equal(
-        sample_popular(users, 2, mask, c, rng=3), sample_popular(users, 2, csr, c, rng=3, n_items=d.n_items)
+        sample_popular(users, 2, mask, c, rng=3),
+        sample_popular(users, 2, csr, c, rng=3, n_items=d.n_items),
     )
     with pytest.raises(ValueError, match="n_items"):
         sample_uninteracted(users, 3, csr, rng=7)
@@ -198,12 +239,33 @@ def test_trainers_build_no_dense_matrix(monkeypatch):
         seen.append(s.block(np.array([0, 1])).shape)
 
     for samp in (RNS(), DNS(), BNS(), SRNS(), PNS()):
-        r = fit(d, model=MF(dim=4), sampler=samp, epochs=1, evaluation=Evaluation(ks=(5,), on="both"), callbacks=[cb])
+        r = fit(
+            d,
+            model=MF(dim=4),
+            sampler=samp,
+            epochs=1,
+            evaluation=Evaluation(ks=(5,), on="both"),
+            callbacks=[cb],
+        )
         assert r.engine == "sgd" and np.isfinite(r.history[-1]["test_ndcg@5"])
     pytest.importorskip("torch")
-    for loss, samp in ((InfoNCE(), RNS()), (BCL(), RNS()), (BPR(), BNS()), (BPR(), DNS()), (DCL(), PNS())):
-        r = fit(d, model=MF(dim=4), loss=loss, sampler=samp, optimizer=_ADAM, epochs=1, evaluation=Evaluation(ks=(5,)),
-                callbacks=[cb])  # fmt: skip
+    for loss, samp in (
+        (InfoNCE(), RNS()),
+        (BCL(), RNS()),
+        (BPR(), BNS()),
+        (BPR(), DNS()),
+        (DCL(), PNS()),
+    ):
+        r = fit(
+            d,
+            model=MF(dim=4),
+            loss=loss,
+            sampler=samp,
+            optimizer=_ADAM,
+            epochs=1,
+            evaluation=Evaluation(ks=(5,)),
+            callbacks=[cb],
+        )
         assert r.engine == "torch" and isinstance(r.scores, ScoreMatrix)
     assert set(seen) == {(2, d.n_items)}
 
@@ -212,7 +274,7 @@ def test_trainers_build_no_dense_matrix(monkeypatch):
 # scalable BNS: F from a subsample of the non-interacted items
 # ------------------------------------------------------------------------------------------
 def test_bns_f_hat_is_unbiased():
-    from negtheory.recsys.bpr_sgd import _f_hat
+    from negtheory.recsys._sgd_kernels import _f_hat
 
     rng = np.random.default_rng(0)
     neg = rng.normal(size=300).astype(np.float32)
@@ -243,11 +305,19 @@ def test_bns_f_sample_whole_set_is_exact_and_subsample_close():
     # a frozen model (lr so small that float32 updates vanish): the law of the chosen negative, binned by
     # its exact F, of F from 64 sampled items against the exact one; tolerance 0.04 in total variation
     # (Monte-Carlo noise of the 5 bins over 2 x 1500 draws: ~0.02)
-    frozen = dict(model=MF(dim=8, init_std=1.0), optimizer=SGD(lr=1e-30), epochs=2, evaluation=Evaluation(ks=(5,)), rng=1)
+    frozen = dict(
+        model=MF(dim=8, init_std=1.0),
+        optimizer=SGD(lr=1e-30),
+        epochs=2,
+        evaluation=Evaluation(ks=(5,)),
+        rng=1,
+    )
     a = fit_with_negatives(d, sampler=BNS(), **frozen)
     b = fit_with_negatives(d, sampler=BNS(f_sample=64), **frozen)
     U, V = a.user_emb, a.item_emb
-    np.testing.assert_allclose(b.user_emb, U, rtol=1e-6)  # frozen: both score with the same initial tables
+    np.testing.assert_allclose(
+        b.user_emb, U, rtol=1e-6
+    )  # frozen: both score with the same initial tables
     tr = d.train_mask()
 
     def exact_f(pairs, negs):
@@ -275,8 +345,14 @@ def test_minibatch_bns_f_sample(monkeypatch):
     from negtheory.training import negatives
 
     d = _wide_split(seed=1)
-    kw = dict(model=MF(dim=8), loss=BPR(), optimizer=Adam(batch_size=64, milestones=(100,)), epochs=1,
-              evaluation=Evaluation(ks=(5,)), rng=2)  # fmt: skip
+    kw = dict(
+        model=MF(dim=8),
+        loss=BPR(),
+        optimizer=Adam(batch_size=64, milestones=(100,)),
+        epochs=1,
+        evaluation=Evaluation(ks=(5,)),
+        rng=2,
+    )
     exact = fit(d, sampler=BNS(), **kw)
     whole = fit(d, sampler=BNS(f_sample=d.n_items), **kw)  # S >= n: the exact F, the same draws
     assert exact.history == whole.history and whole.config["bns_f_sample"] == d.n_items
@@ -288,19 +364,35 @@ def test_minibatch_bns_f_sample(monkeypatch):
 
     def spy(self, users, positives, cand, scores, lam, rng):
         pick = real(self, users, positives, cand, scores, lam, rng)
-        seen.setdefault(self.spec.f_sample or 0, []).append((np.asarray(users).copy(), cand[np.arange(len(pick)), pick]))
+        seen.setdefault(self.spec.f_sample or 0, []).append(
+            (np.asarray(users).copy(), cand[np.arange(len(pick)), pick])
+        )
         return pick
 
     monkeypatch.setattr(negatives._BoundBNS, "choose", spy)
-    frozen = dict(kw, optimizer=kw["optimizer"].replace(lr=1e-30), epochs=4, evaluation=Evaluation(every=4, ks=(5,)))
+    frozen = dict(
+        kw,
+        optimizer=kw["optimizer"].replace(lr=1e-30),
+        epochs=4,
+        evaluation=Evaluation(every=4, ks=(5,)),
+    )
     r = fit(d, sampler=BNS(), **frozen)
     fit(d, sampler=BNS(f_sample=64), **frozen)
     S = np.asarray(r.scores).astype(np.float64)
     tr = d.train_mask()
 
     def law(key):
-        f = np.concatenate([[np.sum(S[uu][~tr[uu]] <= S[uu, j]) / ((~tr[uu]).sum() + 1.0) for uu, j in zip(u, c)]
-                            for u, c in seen[key]])  # fmt: skip
+        f = np.concatenate(
+            [
+                [
+                    np.sum(S[uu][~tr[uu]] <= S[uu, j]) / ((~tr[uu]).sum() + 1.0)
+                    for uu, j in zip(u, c)
+                ]
+                for u, c in seen[key]
+            ]
+        )
         return np.histogram(f, np.linspace(0, 1, 6))[0] / f.size
 
-    assert 0.5 * np.abs(law(0) - law(64)).sum() < 0.04  # 2 x 3000 draws, 5 bins: Monte-Carlo noise ~0.02
+    assert (
+        0.5 * np.abs(law(0) - law(64)).sum() < 0.04
+    )  # 2 x 3000 draws, 5 bins: Monte-Carlo noise ~0.02

@@ -26,7 +26,9 @@ _data = random_train
 
 
 def test_rows_share_the_draw_and_the_law_is_uniform_over_the_catalogue():
-    d = load_split(np.array([[0, 0], [0, 1], [1, 2]]), np.array([[0, 3]]))  # 4 items, user 0 trained on 0 and 1
+    d = load_split(
+        np.array([[0, 0], [0, 1], [1, 2]]), np.array([[0, 3]])
+    )  # 4 items, user 0 trained on 0 and 1
     x = SharedUniform().sample(d, [0, 1, 0], 5, rng=1)
     assert x.shape == (3, 5) and (x == x[0]).all()
     b = SharedUniform().bind(d)
@@ -56,13 +58,17 @@ def test_shared_scores_equal_the_expanded_scores_with_gradients(model):
         m = TorchMF(d.n_users, d.n_items, 6, generator=gen, cosine=model == "cosine").double()
     g = torch.Generator().manual_seed(1)
     users = torch.randint(0, d.n_users, (8,), generator=g)
-    items = torch.randint(0, d.n_items, (50,), generator=g)  # 8 x 50 > 30 items: MF's table-once cosine path too
+    items = torch.randint(
+        0, d.n_items, (50,), generator=g
+    )  # 8 x 50 > 30 items: MF's table-once cosine path too
     got = shared_scores(m, users, items)
     ref = m(users, items.expand(8, 50))
     torch.testing.assert_close(got, ref, rtol=1e-12, atol=1e-13)
     w = torch.randn(ref.shape, generator=g, dtype=ref.dtype)
     params = [p for p in m.parameters() if p.requires_grad]
-    for a, b in zip(torch.autograd.grad((got * w).sum(), params), torch.autograd.grad((ref * w).sum(), params)):
+    for a, b in zip(
+        torch.autograd.grad((got * w).sum(), params), torch.autograd.grad((ref * w).sum(), params)
+    ):
         torch.testing.assert_close(a, b, rtol=1e-10, atol=1e-12)
     with pytest.raises(ValueError, match="items must be a 1-d tensor"):
         shared_scores(m, users, items[None, :])
@@ -78,7 +84,11 @@ def test_an_epoch_on_the_shared_path_equals_the_per_row_path_fed_the_same_draws(
     d = _data()
     cfg = dict(temperature=0.5, tau_plus=0.01)
     m_extra = 2 if loss == "dcl" else 0
-    spec = S.DCL(extra_positives=2, tau_plus=0.01, temperature=0.5) if loss == "dcl" else S.InfoNCE(temperature=0.5)
+    spec = (
+        S.DCL(extra_positives=2, tau_plus=0.01, temperature=0.5)
+        if loss == "dcl"
+        else S.InfoNCE(temperature=0.5)
+    )
     nets = []
     for shared in (True, False):
         gen = torch.Generator().manual_seed(0)
@@ -88,9 +98,24 @@ def test_an_epoch_on_the_shared_path_equals_the_per_row_path_fed_the_same_draws(
             net = R.LightGCN(d.n_users, d.n_items, d.train, 4, 2, generator=gen).double()
         opt = torch.optim.Adam(net.parameters(), lr=0.05)
         sched = torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[], gamma=1.0)
-        run = R._MFRunner(net, opt, sched, build_loss(spec), cfg, d, m_extra, 6, 32, torch.device("cpu"),
-                          np.random.default_rng(5), batch_l2=1e-2, spec=S.SharedUniform())  # fmt: skip
-        run.shared = shared  # False: the generic path draws through the same bound sampler, B broadcast rows
+        run = R._MFRunner(
+            net,
+            opt,
+            sched,
+            build_loss(spec),
+            cfg,
+            d,
+            m_extra,
+            6,
+            32,
+            torch.device("cpu"),
+            np.random.default_rng(5),
+            batch_l2=1e-2,
+            spec=S.SharedUniform(),
+        )
+        run.shared = (
+            shared  # False: the generic path draws through the same bound sampler, B broadcast rows
+        )
         out = [run.run_epoch(e)["loss"] for e in range(2)]
         nets.append((out, [p.detach().clone() for p in net.parameters()]))
     (la, pa), (lb, pb) = nets
@@ -103,28 +128,69 @@ def test_fit_trains_with_shared_negatives_at_any_batch_size():
     from negtheory.training import InfoNCE, fit
 
     d = _data()
-    res = fit(d, model=MF(dim=4, similarity="cosine"), loss=InfoNCE(negatives=16, temperature=0.2),
-              sampler=SharedUniform(), optimizer=Adam(lr=0.01, batch_size=32), epochs=2, rng=0)  # fmt: skip
+    res = fit(
+        d,
+        model=MF(dim=4, similarity="cosine"),
+        loss=InfoNCE(negatives=16, temperature=0.2),
+        sampler=SharedUniform(),
+        optimizer=Adam(lr=0.01, batch_size=32),
+        epochs=2,
+        rng=0,
+    )
     assert res.engine == "torch" and res.config["sampler"] == "shared_uniform"
     assert np.isfinite(res.history[-1]["loss"])
     # batch 1: the numba backend draws among the non-interacted items, so the torch trainer runs it
-    r1 = fit(d, model=MF(dim=4), loss=InfoNCE(negatives=4), sampler=SharedUniform(), optimizer=SGD(), epochs=1)
+    r1 = fit(
+        d,
+        model=MF(dim=4),
+        loss=InfoNCE(negatives=4),
+        sampler=SharedUniform(),
+        optimizer=SGD(),
+        epochs=1,
+    )
     assert r1.engine == "torch" and np.isfinite(r1.history[-1]["loss"])
     with pytest.raises(ValueError, match="sampler=SharedUniform: the numba backend"):
-        fit(d, model=MF(dim=4), loss=InfoNCE(negatives=4), sampler=SharedUniform(), optimizer=SGD(), epochs=1,
-            engine="sgd")  # fmt: skip
+        fit(
+            d,
+            model=MF(dim=4),
+            loss=InfoNCE(negatives=4),
+            sampler=SharedUniform(),
+            optimizer=SGD(),
+            epochs=1,
+            engine="sgd",
+        )
 
 
 def test_dropout_scores_a_rows_items_and_the_shared_negatives_with_one_mask():
     from negtheory.bridge.recommend import MF as TorchMF
 
-    m = TorchMF(5, 9, dim=6, generator=torch.Generator().manual_seed(0), cosine=True, dropout=0.5, dropout_seed=3)
+    m = TorchMF(
+        5,
+        9,
+        dim=6,
+        generator=torch.Generator().manual_seed(0),
+        cosine=True,
+        dropout=0.5,
+        dropout_seed=3,
+    )
     m.train()
-    u, items, shared = torch.tensor([0, 1, 4]), torch.tensor([[1, 2], [3, 4], [0, 8]]), torch.tensor([5, 6, 7])
+    u, items, shared = (
+        torch.tensor([0, 1, 4]),
+        torch.tensor([[1, 2], [3, 4], [0, 8]]),
+        torch.tensor([5, 6, 7]),
+    )
     own, extra = m.scores_with_shared(u, items, shared)
     # the one dropped user vector: the scores over all the items are those of a single forward pass with
     # the same mask (same seed) over the row's items followed by the shared ones
-    m2 = TorchMF(5, 9, dim=6, generator=torch.Generator().manual_seed(0), cosine=True, dropout=0.5, dropout_seed=3)
+    m2 = TorchMF(
+        5,
+        9,
+        dim=6,
+        generator=torch.Generator().manual_seed(0),
+        cosine=True,
+        dropout=0.5,
+        dropout_seed=3,
+    )
     m2.train()
     both = m2(u, torch.cat([items, shared.expand(3, 3)], dim=1))
     torch.testing.assert_close(torch.cat([own, extra], dim=1), both)
@@ -144,7 +210,9 @@ def test_ccl_is_the_published_formula_value_and_gradient():
     np.testing.assert_allclose(got.detach().numpy(), ref, rtol=1e-12)
     (grad,) = torch.autograd.grad(got.sum(), neg)
     np.testing.assert_allclose(grad.numpy(), w / 9 * (n > m), rtol=1e-12)
-    np.testing.assert_allclose(float(ccl(pos, neg.detach(), m, None)), np.mean((1 - p) + np.maximum(0, n - m).sum(1)))
+    np.testing.assert_allclose(
+        float(ccl(pos, neg.detach(), m, None)), np.mean((1 - p) + np.maximum(0, n - m).sum(1))
+    )
     with pytest.raises(ValueError, match="margin"):
         ccl(pos, neg, 1.5)
     with pytest.raises(ValueError, match="negative_weight"):
@@ -155,8 +223,15 @@ def test_ccl_needs_bounded_scores():
     from negtheory.training import CCL, LightGCN, fit
 
     d = _data()
-    res = fit(d, model=MF(dim=4, similarity="cosine"), loss=CCL(negatives=16, negative_weight=5.0),
-              sampler=SharedUniform(), optimizer=Adam(lr=0.01, batch_size=32), epochs=2, rng=0)  # fmt: skip
+    res = fit(
+        d,
+        model=MF(dim=4, similarity="cosine"),
+        loss=CCL(negatives=16, negative_weight=5.0),
+        sampler=SharedUniform(),
+        optimizer=Adam(lr=0.01, batch_size=32),
+        epochs=2,
+        rng=0,
+    )
     assert res.config["loss"] == "ccl" and res.config["margin"] == 0.9
     losses = [h["loss"] for h in res.history]
     assert all(np.isfinite(losses))
@@ -164,7 +239,13 @@ def test_ccl_needs_bounded_scores():
         with pytest.raises(ValueError, match="CCL needs bounded scores"):
             fit(d, model=model, loss=CCL(negatives=4), optimizer=Adam(batch_size=32), epochs=1)
         # the released code's max(0, 1 - x) is bounded below: defined on inner products too
-        r = fit(d, model=model, loss=CCL(negatives=4, positive_hinge=True), optimizer=Adam(batch_size=32), epochs=1)
+        r = fit(
+            d,
+            model=model,
+            loss=CCL(negatives=4, positive_hinge=True),
+            optimizer=Adam(batch_size=32),
+            epochs=1,
+        )
         assert np.isfinite(r.history[-1]["loss"])
     with pytest.raises(ValueError, match="CCL.margin"):
         CCL(margin=2.0)

@@ -23,8 +23,11 @@ def _planted_scores(data, auc, g, scale):
     alpha, k, _ = cal.law_from_auc(auc)
     held = data.test_mask() | data.valid_mask()
     q = g.random(held.shape)
-    v = np.where(held, cal.class_conditional_ppf(q, "fn", float(alpha), order=float(k)),
-                 cal.class_conditional_ppf(q, "tn", float(alpha), order=float(k)))  # fmt: skip
+    v = np.where(
+        held,
+        cal.class_conditional_ppf(q, "fn", float(alpha), order=float(k)),
+        cal.class_conditional_ppf(q, "tn", float(alpha), order=float(k)),
+    )
     s = scale * stats.norm.ppf(np.clip(v, 1e-12, 1 - 1e-12))
     return np.where(data.train_mask(), scale * (1.5 + 0.5 * g.normal(size=s.shape)), s)
 
@@ -51,7 +54,12 @@ def _log_ratios(recs, source, broken=None, stale=None):
         r, tf = (rec, 1.0) if broken is None else mutate(rec, broken, stale=stale[s])
         main, _ = simulate_point(r, reps=2, rng=s, t=tf, sources=(source,), ablations=False)
         m = rec.measured
-        rows.append({e: np.mean([np.log(x[e]["mse"] / m[f"mse_{e}"]) for x in main[source]]) for e in ESTIMATORS})
+        rows.append(
+            {
+                e: np.mean([np.log(x[e]["mse"] / m[f"mse_{e}"]) for x in main[source]])
+                for e in ESTIMATORS
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -73,7 +81,9 @@ def test_the_intact_simulation_is_confirmed(planted, controls):
 @pytest.mark.parametrize("name", MUTATIONS)
 def test_each_broken_simulation_is_refuted(planted, controls, name):
     recs, stale = planted
-    verdict, reason, _ = judge_cell(_log_ratios(recs, "calibrated", broken=name, stale=stale), *controls)
+    verdict, reason, _ = judge_cell(
+        _log_ratios(recs, "calibrated", broken=name, stale=stale), *controls
+    )
     assert verdict == "refuted", (name, reason)
 
 

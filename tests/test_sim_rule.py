@@ -76,7 +76,10 @@ def test_one_estimator_decides_the_cell_and_intervals_are_simultaneous():
 
 
 def test_fewer_than_three_seeds_give_no_verdict():
-    assert judge_cell(_frame(NEAR[:2]), _frame(NEAR[:2]), _frame(FAR_LOW[:2]))[0] == "insufficient seeds"
+    assert (
+        judge_cell(_frame(NEAR[:2]), _frame(NEAR[:2]), _frame(FAR_LOW[:2]))[0]
+        == "insufficient seeds"
+    )
     with pytest.raises(ValueError, match="oracle"):
         judge_cell(_frame(NEAR), _frame(NEAR[:3]), _frame(FAR_LOW))
 
@@ -85,7 +88,17 @@ def test_cell_verdicts_on_a_tidy_table():
     rows = []
     g = np.random.default_rng(0)
     for seed in range(5):
-        rows.append(dict(loss="rns", epoch=5, seed=seed, redraw=0, quantity="train_auc", estimator="", measured=0.85))
+        rows.append(
+            dict(
+                loss="rns",
+                epoch=5,
+                seed=seed,
+                redraw=0,
+                quantity="train_auc",
+                estimator="",
+                measured=0.85,
+            )
+        )
         for est in ("biased", "bcl"):
             for redraw in range(2):
                 meas = 1.0 + 0.1 * g.random()

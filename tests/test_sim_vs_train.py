@@ -52,10 +52,14 @@ def test_snapshot_probe_defers_the_measurement_and_records_the_same_numbers():
     snap = ScoreProbe(d, rng=4, n_anchors=64, fit_size=20, snapshot=True)
     r1 = fit(d, epochs=4, evaluation=EVERY2, rng=3, callbacks=[live])
     r2 = fit(d, epochs=4, evaluation=EVERY2, rng=3, callbacks=[snap])
-    assert "probe_alpha" in r1.history[-1] and "probe_alpha" not in r2.history[-1]  # nothing measured in the loop
+    assert (
+        "probe_alpha" in r1.history[-1] and "probe_alpha" not in r2.history[-1]
+    )  # nothing measured in the loop
     assert len(snap._pending) == 3 and not snap._records
     # the same records, measured after training (but for the measurement's own cost)
-    pd.testing.assert_frame_equal(live.frame().drop(columns="probe_seconds"), snap.frame().drop(columns="probe_seconds"))
+    pd.testing.assert_frame_equal(
+        live.frame().drop(columns="probe_seconds"), snap.frame().drop(columns="probe_seconds")
+    )
     for a, b in zip(live.records, snap.records):
         np.testing.assert_array_equal(a.posterior, b.posterior)
     with pytest.raises(ValueError, match="snapshot"):
@@ -113,23 +117,73 @@ def test_reproduce_sim_vs_train_end_to_end_and_resumes(tmp_path, capsys):
     np.savetxt(tmp_path / "tr.csv", d.train, fmt="%d", delimiter=",")
     np.savetxt(tmp_path / "te.csv", d.test, fmt="%d", delimiter=",")
     out = tmp_path / "svt"
-    argv = ["reproduce", "sim-vs-train", "--train", str(tmp_path / "tr.csv"), "--test", str(tmp_path / "te.csv"),
-            "--losses", "rns", "infonce", "--seeds", "2", "--epochs", "2", "--probe-epochs", "1", "2", "--anchors", "64",
-            "--fit-size", "20", "--redraws", "2", "--reps", "2", "--out", str(out), "--quiet"]  # fmt: skip
+    argv = [
+        "reproduce",
+        "sim-vs-train",
+        "--train",
+        str(tmp_path / "tr.csv"),
+        "--test",
+        str(tmp_path / "te.csv"),
+        "--losses",
+        "rns",
+        "infonce",
+        "--seeds",
+        "2",
+        "--epochs",
+        "2",
+        "--probe-epochs",
+        "1",
+        "2",
+        "--anchors",
+        "64",
+        "--fit-size",
+        "20",
+        "--redraws",
+        "2",
+        "--reps",
+        "2",
+        "--out",
+        str(out),
+        "--quiet",
+    ]
     assert main(argv) == 0
     printed = capsys.readouterr().out
     df = pd.read_csv(out / "sim_vs_train.csv", keep_default_na=False, na_values=[""])
-    assert list(df.columns) == ["epoch", "seed", "redraw", "loss", "quantity", "estimator", "measured"] + [
-        f"simulated_{s}" for s in SOURCES]  # fmt: skip
+    assert list(df.columns) == [
+        "epoch",
+        "seed",
+        "redraw",
+        "loss",
+        "quantity",
+        "estimator",
+        "measured",
+    ] + [f"simulated_{s}" for s in SOURCES]
     mse = df[df.quantity == "mse"]
-    assert set(mse.loss) == {"rns", "infonce"} and set(mse.seed) == {0, 1} and set(mse.epoch) == {1, 2}
+    assert (
+        set(mse.loss) == {"rns", "infonce"} and set(mse.seed) == {0, 1} and set(mse.epoch) == {1, 2}
+    )
     assert set(mse.estimator) == set(ESTIMATORS) and set(mse.redraw) == {0, 1}
     assert {"mse", "trimmed_mse", "median_se", "top_share"} <= set(df.quantity)
-    assert {"alpha", "alpha_hat", "alpha_valid_auc", "tau_plus", "tau_plus_hat", "train_auc", "k_star", "ks_prior"} <= set(
-        df.quantity
-    )
-    written = ["sim_vs_train.csv", "ablations.csv", "posterior_calibration.csv", "score_laws.csv", "history.csv", "verdicts.csv",
-               "sim_vs_train.md", "sim_vs_train.png"]  # fmt: skip
+    assert {
+        "alpha",
+        "alpha_hat",
+        "alpha_valid_auc",
+        "tau_plus",
+        "tau_plus_hat",
+        "train_auc",
+        "k_star",
+        "ks_prior",
+    } <= set(df.quantity)
+    written = [
+        "sim_vs_train.csv",
+        "ablations.csv",
+        "posterior_calibration.csv",
+        "score_laws.csv",
+        "history.csv",
+        "verdicts.csv",
+        "sim_vs_train.md",
+        "sim_vs_train.png",
+    ]
     for name in written:
         assert (out / name).stat().st_size > 0, name
         assert name in printed.splitlines()[-1]  # the last line names every file written
@@ -150,14 +204,31 @@ def test_reproduce_sim_vs_train_end_to_end_and_resumes(tmp_path, capsys):
     stamps = [p.stat().st_mtime_ns for p in runs]
     assert main(argv) == 0  # resumes: every run is reused, same table
     assert [p.stat().st_mtime_ns for p in runs] == stamps
-    pd.testing.assert_frame_equal(pd.read_csv(out / "sim_vs_train.csv", keep_default_na=False, na_values=[""]), df)
+    pd.testing.assert_frame_equal(
+        pd.read_csv(out / "sim_vs_train.csv", keep_default_na=False, na_values=[""]), df
+    )
 
 
 def test_reproduce_sim_vs_train_rejects_bad_inputs(tmp_path, capsys):
-    assert main(["reproduce", "sim-vs-train", "--train", str(tmp_path / "no.csv"), "--test", str(tmp_path / "no.csv"),
-                 "--out", str(tmp_path / "o")]) != 0  # fmt: skip
+    assert (
+        main(
+            [
+                "reproduce",
+                "sim-vs-train",
+                "--train",
+                str(tmp_path / "no.csv"),
+                "--test",
+                str(tmp_path / "no.csv"),
+                "--out",
+                str(tmp_path / "o"),
+            ]
+        )
+        != 0
+    )
     assert "no.csv" in capsys.readouterr().err
-    assert main(["reproduce", "sim-vs-train", "--train", "a", "--test", "b", "--losses", "nope"]) == 2
+    assert (
+        main(["reproduce", "sim-vs-train", "--train", "a", "--test", "b", "--losses", "nope"]) == 2
+    )
     assert "invalid choice" in capsys.readouterr().err
 
 
@@ -168,12 +239,41 @@ def test_calibration_estimator_list_is_the_reproduction_list():
 def test_reproduce_sim_vs_train_data_option(tmp_path, capsys):
     d = _planted(n_users=30, n_items=50, seed=5)
     np.savetxt(tmp_path / "all.csv", np.vstack([d.train, d.test]), fmt="%d", delimiter=",")
-    argv = ["reproduce", "sim-vs-train", "--data", str(tmp_path / "all.csv"), "--losses", "rns", "--seeds", "2", "--epochs",
-            "1", "--probe-epochs", "1", "--anchors", "32", "--fit-size", "10", "--redraws", "1", "--reps", "1", "--out",
-            str(tmp_path / "o"), "--quiet"]  # fmt: skip
+    argv = [
+        "reproduce",
+        "sim-vs-train",
+        "--data",
+        str(tmp_path / "all.csv"),
+        "--losses",
+        "rns",
+        "--seeds",
+        "2",
+        "--epochs",
+        "1",
+        "--probe-epochs",
+        "1",
+        "--anchors",
+        "32",
+        "--fit-size",
+        "10",
+        "--redraws",
+        "1",
+        "--reps",
+        "1",
+        "--out",
+        str(tmp_path / "o"),
+        "--quiet",
+    ]
     assert main(argv) == 0
     assert "random 80%/20% split, seed 0" in (tmp_path / "o" / "sim_vs_train.md").read_text()
-    assert main(argv[:4] + ["--train", str(tmp_path / "all.csv"), "--test", str(tmp_path / "all.csv")] + argv[4:]) != 0
+    assert (
+        main(
+            argv[:4]
+            + ["--train", str(tmp_path / "all.csv"), "--test", str(tmp_path / "all.csv")]
+            + argv[4:]
+        )
+        != 0
+    )
     assert "--data" in capsys.readouterr().err
 
 
@@ -184,7 +284,9 @@ def _synthetic(cal_lr, blind_lr, oracle_lr, seeds=6, noise=0.02, seed=0):
     for s in range(seeds):
         for r in range(2):
             meas = float(g.uniform(1, 10))
-            row = dict(epoch=10, seed=s, redraw=r, loss="x", quantity="mse", estimator="bcl", measured=meas)
+            row = dict(
+                epoch=10, seed=s, redraw=r, loss="x", quantity="mse", estimator="bcl", measured=meas
+            )
             for src, c in (
                 ("calibrated", cal_lr),
                 ("thesis_laws", cal_lr),
@@ -202,7 +304,10 @@ def test_verdict_table_judges_cells_under_the_committed_rule():
     one = lambda df: verdict_table(df).iloc[0]  # noqa: E731
     r = one(_synthetic(0.05, 0.9, 0.05))
     assert r.verdict == "confirmed" and r.n_seeds == 6 and r.rule == "sim-rule-1"
-    assert abs(math.log(r.calibrated_ratio) - 0.05) < 0.03 and r.calibrated_low < r.calibrated_ratio < r.calibrated_high
+    assert (
+        abs(math.log(r.calibrated_ratio) - 0.05) < 0.03
+        and r.calibrated_low < r.calibrated_ratio < r.calibrated_high
+    )
     # outside the band
     assert one(_synthetic(0.8, 2.0, 0.8)).verdict in ("refuted", "simulator off")
     assert one(_synthetic(0.8, 2.0, 0.0)).verdict == "refuted"

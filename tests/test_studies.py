@@ -20,10 +20,20 @@ QUIET = Execution(progress=False)
 
 def test_tidy_frame_and_independent_mse():
     df = studies.mse_study("tau_plus", [0.05, 0.2], n_anchors=1500, rng=3, execution=QUIET)
-    assert list(df.columns) == ["tau_plus", "estimator", "mse", "mse_se", "mean", "truth_mean", "n_anchors"]
+    assert list(df.columns) == [
+        "tau_plus",
+        "estimator",
+        "mse",
+        "mse_se",
+        "mean",
+        "truth_mean",
+        "n_anchors",
+    ]
     assert len(df) == 2 * len(studies.ESTIMATORS)
     # recompute point 1 (tau+ = 0.2) directly: same generator key, plain numpy statistics
-    s = score_sets(1500, 64, 0.9, 0.2, 0.1, 0.5, 10, None, "inverse", np.random.SeedSequence(3, spawn_key=(1,)))
+    s = score_sets(
+        1500, 64, 0.9, 0.2, 0.1, 0.5, 10, None, "inverse", np.random.SeedSequence(3, spawn_key=(1,))
+    )
     truth = E.theta_sup(s.scores, s.is_true_negative)
     direct = {
         "biased": E.theta_biased(s.scores),
@@ -41,7 +51,9 @@ def test_tidy_frame_and_independent_mse():
 
 def test_thesis_findings_at_default_parameters():
     """Fig. 6.9: BCL has the lowest MSE; Fig. 6.10: BCL and DCL are unbiased, Biased is not."""
-    df = studies.mse_study("alpha", [0.9], n_anchors=4000, rng=1, execution=QUIET).set_index("estimator")
+    df = studies.mse_study("alpha", [0.9], n_anchors=4000, rng=1, execution=QUIET).set_index(
+        "estimator"
+    )
     assert df.loc["bcl", "mse"] < df.loc["dcl", "mse"] < df.loc["biased", "mse"]
     truth = df.loc["bcl", "truth_mean"]
     for name in ("bcl", "dcl"):
@@ -53,25 +65,40 @@ def test_thesis_findings_at_default_parameters():
 
 def test_same_seed_same_frame_whatever_chunks_and_threads():
     kw = dict(n_anchors=2500, rng=11, estimators=("biased", "bcl", "bcl_norm"))
-    a = studies.mse_study("gamma", [0.0, 0.3], execution=Execution(progress=False, chunk_size=1024), **kw)
-    b = studies.mse_study("gamma", [0.0, 0.3], execution=Execution(progress=False, chunk_size=100_000), **kw)
+    a = studies.mse_study(
+        "gamma", [0.0, 0.3], execution=Execution(progress=False, chunk_size=1024), **kw
+    )
+    b = studies.mse_study(
+        "gamma", [0.0, 0.3], execution=Execution(progress=False, chunk_size=100_000), **kw
+    )
     old = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
-        c = studies.mse_study("gamma", [0.0, 0.3], execution=Execution(progress=False, chunk_size=2048), **kw)
+        c = studies.mse_study(
+            "gamma", [0.0, 0.3], execution=Execution(progress=False, chunk_size=2048), **kw
+        )
     finally:
         numba.set_num_threads(old)
     pd.testing.assert_frame_equal(a, b, check_exact=True)
     pd.testing.assert_frame_equal(a, c, check_exact=True)
-    d = studies.mse_study("gamma", [0.0, 0.3], execution=Execution(progress=False, chunk_size=1024), **{**kw, "rng": 12})
+    d = studies.mse_study(
+        "gamma",
+        [0.0, 0.3],
+        execution=Execution(progress=False, chunk_size=1024),
+        **{**kw, "rng": 12},
+    )
     assert not np.array_equal(a.mse.values, d.mse.values)
 
 
 def test_executor_does_not_change_the_result():
     kw = dict(n_anchors=2100, rng=5, estimators=("dcl", "bcl"))
-    local = studies.mse_study("n_unlabeled", [16, 48], execution=Execution(progress=False, chunk_size=1024), **kw)
+    local = studies.mse_study(
+        "n_unlabeled", [16, 48], execution=Execution(progress=False, chunk_size=1024), **kw
+    )
     with cf.ThreadPoolExecutor(max_workers=3) as ex:
-        threaded = studies.mse_study("n_unlabeled", [16, 48], execution=Execution(ex, progress=False, chunk_size=1024), **kw)
+        threaded = studies.mse_study(
+            "n_unlabeled", [16, 48], execution=Execution(ex, progress=False, chunk_size=1024), **kw
+        )
     pd.testing.assert_frame_equal(local, threaded, check_exact=True)
 
 
@@ -81,12 +108,18 @@ def test_dask_executor_matches_local():
     from distributed import Client, LocalCluster
 
     kw = dict(n_anchors=2100, rng=5, estimators=("biased", "bcl"))
-    local = studies.mse_study("t", [0.5, 1.0], execution=Execution(progress=False, chunk_size=1024), **kw)
+    local = studies.mse_study(
+        "t", [0.5, 1.0], execution=Execution(progress=False, chunk_size=1024), **kw
+    )
     with (
-        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
         Client(cluster) as client,
     ):
-        remote = studies.mse_study("t", [0.5, 1.0], execution=Execution(client, progress=False, chunk_size=1024), **kw)
+        remote = studies.mse_study(
+            "t", [0.5, 1.0], execution=Execution(client, progress=False, chunk_size=1024), **kw
+        )
     pd.testing.assert_frame_equal(local, remote, check_exact=True)
 
 
@@ -131,7 +164,9 @@ def test_bad_input(kwargs, name):
 def test_fused_kernel_matches_public_estimators():
     """The study's one-pass kernel against the public estimator functions (separate code)."""
     s = score_sets(700, 33, 0.8, 0.2, 0.2, 0.7, 4, None, "inverse", 9)
-    point = studies._Point(0, 700, 33, 0.8, 0.2, 0.2, 0.7, 0.3, 4, studies.ESTIMATORS, 9, None, "inverse", 0.6)
+    point = studies._Point(
+        0, 700, 33, 0.8, 0.2, 0.2, 0.7, 0.3, 4, studies.ESTIMATORS, 9, None, "inverse", 0.6
+    )
     truth, out = studies._estimates(point, s)
     np.testing.assert_allclose(truth, E.theta_sup(s.scores, s.is_true_negative), rtol=1e-13)
     want = [
@@ -144,7 +179,9 @@ def test_fused_kernel_matches_public_estimators():
     for got, ref in zip(out, want):
         np.testing.assert_allclose(got, ref, rtol=1e-12)
     for hb in (0.5, 1.0):  # the kernel's fast paths for these concentrations
-        p2 = studies._Point(0, 700, 33, 0.8, 0.2, 0.2, 0.7, 0.3, 4, ("hcl",), 9, None, "inverse", hb)
+        p2 = studies._Point(
+            0, 700, 33, 0.8, 0.2, 0.2, 0.7, 0.3, 4, ("hcl",), 9, None, "inverse", hb
+        )
         _, o2 = studies._estimates(p2, s)
         np.testing.assert_allclose(o2[0], E.theta_hcl(s.scores, s.positives, 0.2, hb), rtol=1e-12)
 
@@ -157,23 +194,49 @@ def test_signature_has_at_most_15_parameters():
     assert len(params) <= 15, list(params)
     assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     assert {"execution", "generation"} <= set(params)
-    assert not {"executor", "checkpoint", "progress", "chunk_size", "max_memory", "base_interval", "method"} & set(params)
+    assert not {
+        "executor",
+        "checkpoint",
+        "progress",
+        "chunk_size",
+        "max_memory",
+        "base_interval",
+        "method",
+    } & set(params)
 
 
 def test_old_keywords_warn_and_give_the_same_frame_bit_for_bit(tmp_path):
     kw = dict(n_anchors=2100, n_unlabeled=24, rng=7, estimators=("biased", "dcl", "bcl"))
     new = studies.mse_study(
-        "alpha", [0.7, 0.9], **kw,
+        "alpha",
+        [0.7, 0.9],
+        **kw,
         generation=studies.Generation(base_interval=(-1.0, 1.0), method="accept-reject"),
-        execution=Execution(checkpoint=tmp_path / "new.jsonl", progress=False, chunk_size=1024, max_memory=1e9),
-    )  # fmt: skip
+        execution=Execution(
+            checkpoint=tmp_path / "new.jsonl", progress=False, chunk_size=1024, max_memory=1e9
+        ),
+    )
     with pytest.warns(DeprecationWarning) as record:
-        old = studies.mse_study("alpha", [0.7, 0.9], **kw, base_interval=(-1.0, 1.0), method="accept-reject",
-                                checkpoint=tmp_path / "old.jsonl", progress=False, chunk_size=1024, max_memory=1e9)  # fmt: skip
+        old = studies.mse_study(
+            "alpha",
+            [0.7, 0.9],
+            **kw,
+            base_interval=(-1.0, 1.0),
+            method="accept-reject",
+            checkpoint=tmp_path / "old.jsonl",
+            progress=False,
+            chunk_size=1024,
+            max_memory=1e9,
+        )
     pd.testing.assert_frame_equal(new, old, check_exact=True)
     messages = [str(w.message) for w in record]
-    assert any("use execution=Execution(checkpoint=..., progress=..., chunk_size=..., max_memory=...)" in m for m in messages)
-    assert any("use generation=Generation(base_interval=..., method=...)" in m for m in messages), messages
+    assert any(
+        "use execution=Execution(checkpoint=..., progress=..., chunk_size=..., max_memory=...)" in m
+        for m in messages
+    )
+    assert any("use generation=Generation(base_interval=..., method=...)" in m for m in messages), (
+        messages
+    )
     assert all(w.filename == __file__ for w in record)  # the warning points at the caller
     # the checkpoints record the same study: each resumes the other
     assert (tmp_path / "new.jsonl").read_text() == (tmp_path / "old.jsonl").read_text()
@@ -186,7 +249,14 @@ def test_old_keyword_with_the_new_object_is_refused():
         studies.mse_study("alpha", [0.9], n_anchors=10, execution=QUIET, progress=False)
     assert "chunk_size" not in str(info.value)
     with pytest.raises(ValueError, match=r"generation=.*method="):
-        studies.mse_study("alpha", [0.9], n_anchors=10, execution=QUIET, generation=studies.Generation(), method="inverse")
+        studies.mse_study(
+            "alpha",
+            [0.9],
+            n_anchors=10,
+            execution=QUIET,
+            generation=studies.Generation(),
+            method="inverse",
+        )
 
 
 def test_the_package_itself_does_not_warn():
@@ -194,7 +264,9 @@ def test_the_package_itself_does_not_warn():
 
     from negtheory import _deprecation
 
-    study = _deprecation.grouped_keywords("execution", ("progress",), Execution)(lambda *, execution=None: execution)
+    study = _deprecation.grouped_keywords("execution", ("progress",), Execution)(
+        lambda *, execution=None: execution
+    )
     study.__module__ = "negtheory.fake"
     ns = {"__name__": "negtheory.fake", "study": study}
     with warnings.catch_warnings():

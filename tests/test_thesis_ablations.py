@@ -14,6 +14,7 @@ import pytest
 
 from negtheory.cli import main
 from negtheory.recsys import (
+    _sgd_kernels,
     bns_lam_warm_start,
     bns_occupation_prior,
     bns_prior,
@@ -35,8 +36,17 @@ def _split(seed=0, n_users=30, n_items=40, n=700, n_test=200):
 
 def _fit(d, sampler=None, loss=None, epochs=3):
     """MF (d = 8) by batch-1 SGD (lr 0.05) on the numba kernel, BPR with BNS unless others are given."""
-    return fit(d, model=MF(dim=8), loss=loss or BPR(), sampler=sampler or BNS(), optimizer=SGD(lr=0.05), epochs=epochs,
-               evaluation=Evaluation(), rng=4, engine="sgd")  # fmt: skip
+    return fit(
+        d,
+        model=MF(dim=8),
+        loss=loss or BPR(),
+        sampler=sampler or BNS(),
+        optimizer=SGD(lr=0.05),
+        epochs=epochs,
+        evaluation=Evaluation(),
+        rng=4,
+        engine="sgd",
+    )
 
 
 def _same_run(a, b):
@@ -97,7 +107,9 @@ def test_uniform_prior_is_the_constant_array():
     d = _split()
     a = _fit(d, BNS(prior="uniform"))
     _same_run(a, _fit(d, BNS(prior=np.full(d.n_items, 1.0 / d.n_items))))
-    _same_run(a, _fit(d, BNS(prior=np.full((d.n_users, d.n_items), 1.0 / d.n_items))))  # one row per user
+    _same_run(
+        a, _fit(d, BNS(prior=np.full((d.n_users, d.n_items), 1.0 / d.n_items)))
+    )  # one row per user
     # a popularity array is the default prior, and the uniform prior changes the draws
     _same_run(_fit(d), _fit(d, BNS(prior=bns_prior(d.item_counts(), len(d.train)))))
     assert not np.array_equal(a.user_emb, _fit(d).user_emb)
@@ -120,7 +132,9 @@ def test_occupation_prior_against_a_loop(tmp_path):
     pop = d.item_counts() / len(d.train)
     for u in range(d.n_users):
         for item in range(d.n_items):
-            o = {g: sum(1 for v, i in d.train if i == item and occ[v] == g) for g in ("a", "b", "c")}
+            o = {
+                g: sum(1 for v, i in d.train if i == item and occ[v] == g) for g in ("a", "b", "c")
+            }
             top = max(o.values())
             delta = (o[occ[u]] - np.mean(list(o.values()))) / top if top else 0.0
             assert np.isclose(p[u, item], pop[item] * (1 + delta))
@@ -146,7 +160,9 @@ def _objective(loss, w, hi, hn, reg):
     return lval, lval + reg / 2 * (w @ w + hi @ hi + np.sum(hn * hn))
 
 
-@pytest.mark.parametrize("loss,jn", [("bce", [2]), ("bce", [2, 4]), ("infonce", [2, 4]), ("infonce", [3, 3, 5])])
+@pytest.mark.parametrize(
+    "loss,jn", [("bce", [2]), ("bce", [2, 4]), ("infonce", [2, 4]), ("infonce", [3, 3, 5])]
+)
 def test_contrastive_step_is_a_gradient_step(loss, jn):
     rng = np.random.default_rng(1)
     d, lr, reg = 6, 0.05, 0.01
@@ -163,13 +179,33 @@ def test_contrastive_step_is_a_gradient_step(loss, jn):
         return _objective(loss, th[:d], rows[i], np.array([rows[j] for j in jn]), reg)
 
     eps = 1e-6
-    grad = np.array([(obj(theta + eps * e)[1] - obj(theta - eps * e)[1]) / (2 * eps) for e in np.eye(len(theta))])
+    grad = np.array(
+        [
+            (obj(theta + eps * e)[1] - obj(theta - eps * e)[1]) / (2 * eps)
+            for e in np.eye(len(theta))
+        ]
+    )
     expect = theta - lr * grad
     stats = np.zeros(4)
     t_indptr, t_indices = np.zeros(4, dtype=np.int64), np.zeros(0, dtype=np.int64)
     code = sgd_mod._LOSSES[loss]
-    sgd_mod._contrastive_step(U, V, u, i, jn, code, np.float32(lr), np.float32(reg), np.empty(d, np.float32),
-                              np.empty(n), np.empty(n), np.empty((n, d), np.float32), stats, t_indptr, t_indices)  # fmt: skip
+    _sgd_kernels._contrastive_step(
+        U,
+        V,
+        u,
+        i,
+        jn,
+        code,
+        np.float32(lr),
+        np.float32(reg),
+        np.empty(d, np.float32),
+        np.empty(n),
+        np.empty(n),
+        np.empty((n, d), np.float32),
+        stats,
+        t_indptr,
+        t_indices,
+    )
     got = np.concatenate([U[u], *(V[k] for k in items)])
     assert np.allclose(got, expect, rtol=0, atol=2e-6)
     assert np.isclose(stats[3], obj(theta)[0], rtol=1e-5)  # the loss before the step
@@ -219,7 +255,13 @@ def test_plan_rows_of_tables_43_44():
     k42 = {r[1]: r[4] for r in plan(["4.2"], ["RNS", "BNS"])}
     assert by[("4.3", "RNS", "BPR-MF SGD", "-")] == by[("4.4", "RNS", "BPR", "-")] == k42["RNS"]
     assert by[("4.3", "BNS", "BPR-MF SGD", "-")] == by[("4.4", "BNS", "BPR", "-")] == k42["BNS"]
-    assert by[("4.3", "BNS-2", "BPR-MF SGD", "E=20")] == ("sgd", "bns", 5, "popularity", "rns-warm20")
+    assert by[("4.3", "BNS-2", "BPR-MF SGD", "E=20")] == (
+        "sgd",
+        "bns",
+        5,
+        "popularity",
+        "rns-warm20",
+    )
     assert by[("4.3", "BNS-3", "BPR-MF SGD", "-")] == ("sgd", "bns", 5, "uniform")
     assert by[("4.3", "BNS-4", "BPR-MF SGD", "-")] is None  # not run without u.user
     assert plan(["4.3"], ["BNS-4"], occupation=True)[0][4] == ("sgd", "bns", 5, "occupation")
@@ -243,18 +285,36 @@ def test_printed_values_of_tables_43_44():
     assert np.isnan(thesis_value("4.4", "BNS", "InfoNCE", "ndcg", 10, dataset="ml-1m"))
     # Table 4.3's RNS / BNS rows and Table 4.4's BPR rows repeat Table 4.2's
     for m in ("RNS", "BNS"):
-        assert THESIS[("4.3", m, "BPR-MF SGD")] == THESIS[("4.4", m, "BPR")] == THESIS[("4.2", m, "BPR-MF SGD")]
+        assert (
+            THESIS[("4.3", m, "BPR-MF SGD")]
+            == THESIS[("4.4", m, "BPR")]
+            == THESIS[("4.2", m, "BPR-MF SGD")]
+        )
     # the orderings the thesis reads off the tables
-    nd = {m: thesis_value("4.3", m, "BPR-MF SGD", "ndcg", 10) for m in ("BNS", "BNS-1", "BNS-2", "BNS-3")}
+    nd = {
+        m: thesis_value("4.3", m, "BPR-MF SGD", "ndcg", 10)
+        for m in ("BNS", "BNS-1", "BNS-2", "BNS-3")
+    }
     assert nd["BNS-1"] >= nd["BNS"] > nd["BNS-2"] > nd["BNS-3"]
     for loss in ("BPR", "BCE", "InfoNCE"):
-        assert thesis_value("4.4", "BNS", loss, "ndcg", 10) > thesis_value("4.4", "RNS", loss, "ndcg", 10)
+        assert thesis_value("4.4", "BNS", loss, "ndcg", 10) > thesis_value(
+            "4.4", "RNS", loss, "ndcg", 10
+        )
 
 
 def test_markdown_and_figure_of_tables_43_44():
     rows = plan(["4.3", "4.4"], bns2_warm=(20, 50))
     recs = [
-        dict(run=str(key), seed=s, convention=c, metric=m, k=k, value=0.3 + 0.01 * s, epoch=3, seconds=1.0)
+        dict(
+            run=str(key),
+            seed=s,
+            convention=c,
+            metric=m,
+            k=k,
+            value=0.3 + 0.01 * s,
+            epoch=3,
+            seconds=1.0,
+        )
         for key in {r[4] for r in rows if r[4] is not None}
         for s in range(2)
         for c in ("reported", "max_test_over_epochs (released code)")
@@ -273,7 +333,10 @@ def test_markdown_and_figure_of_tables_43_44():
     assert labels[:2] == ["BPR RNS", "BPR BNS"] and labels[-1] == "InfoNCE BNS"
     assert "BNS-2 [E=50]" in [t.get_text() for t in axes[0].get_xticklabels()]
     # a note longer than the figure is wide is wrapped, not clipped: drawn, the title lies inside the figure
-    note = "LightGCN rows: seed 0 only, each step propagated over its own rows (--lightgcn-propagation batch) " * 2
+    note = (
+        "LightGCN rows: seed 0 only, each step propagated over its own rows (--lightgcn-propagation batch) "
+        * 2
+    )
     fig = figure(df, note=note)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
@@ -281,11 +344,16 @@ def test_markdown_and_figure_of_tables_43_44():
     canvas.draw()
     box = fig._suptitle.get_window_extent(canvas.get_renderer())
     assert box.x0 >= 0 and box.x1 <= fig.bbox.width
-    assert " ".join(fig._suptitle.get_text().split()) == f"MovieLens-100K, MF: negtheory vs thesis {note.strip()}"
+    assert (
+        " ".join(fig._suptitle.get_text().split())
+        == f"MovieLens-100K, MF: negtheory vs thesis {note.strip()}"
+    )
     # a panel grows with its table's rows: with 21 rows the 45-degree labels are still at least a line height / sin 45
     # apart (they would overlap in a panel of the 7-row width), so they do not overlap
     short = df[df.table == "4.3"]
-    long = pd.concat([short.assign(method=short.method + f" {i}") for i in range(3)], ignore_index=True)
+    long = pd.concat(
+        [short.assign(method=short.method + f" {i}") for i in range(3)], ignore_index=True
+    )
     widths = []
     for frame, rows in ((short, 7), (long, 21)):
         fig = figure(frame)
@@ -305,10 +373,30 @@ def test_cli_runs_bns4_with_a_user_file(tmp_path, capsys):
     pd.DataFrame({"user": d.user_ids[d.train[:, 0]], "item": d.item_ids[d.train[:, 1]]}).to_csv(
         tmp_path / "train.csv", index=False
     )
-    pd.DataFrame({"user": d.user_ids[d.test[:, 0]], "item": d.item_ids[d.test[:, 1]]}).to_csv(tmp_path / "test.csv", index=False)
+    pd.DataFrame({"user": d.user_ids[d.test[:, 0]], "item": d.item_ids[d.test[:, 1]]}).to_csv(
+        tmp_path / "test.csv", index=False
+    )
     (tmp_path / "u.user").write_text("".join(f"{u + 1}|30|F|{'ab'[u % 2]}|0\n" for u in range(20)))
-    base = ["reproduce", "thesis-tables", "--train", str(tmp_path / "train.csv"), "--test", str(tmp_path / "test.csv")]
-    base += ["--tables", "4.3", "--methods", "BNS-4", "BNS-3", "--seeds", "1", "--epochs", "1", "--quiet"]
+    base = [
+        "reproduce",
+        "thesis-tables",
+        "--train",
+        str(tmp_path / "train.csv"),
+        "--test",
+        str(tmp_path / "test.csv"),
+    ]
+    base += [
+        "--tables",
+        "4.3",
+        "--methods",
+        "BNS-4",
+        "BNS-3",
+        "--seeds",
+        "1",
+        "--epochs",
+        "1",
+        "--quiet",
+    ]
     base += ["--out", str(tmp_path / "out"), "--user-file", str(tmp_path / "u.user")]
     assert main(base + ["--user-id-offset", "-1"]) == 0
     df = pd.read_csv(tmp_path / "out" / "thesis_tables.csv", dtype={"table": str})

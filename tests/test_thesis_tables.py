@@ -31,7 +31,17 @@ def _thesis_tables(tmp_path, out, *options):
 
 def _bridge_train(tmp_path, *options):
     """``negtheory bridge train`` on the split written to tmp_path as tr.csv / te.data."""
-    return main(["bridge", "train", "--train", str(tmp_path / "tr.csv"), "--test", str(tmp_path / "te.data"), *options])
+    return main(
+        [
+            "bridge",
+            "train",
+            "--train",
+            str(tmp_path / "tr.csv"),
+            "--test",
+            str(tmp_path / "te.data"),
+            *options,
+        ]
+    )
 
 
 def _planted(n_users=40, n_items=50, seed=0):
@@ -41,8 +51,14 @@ def _planted(n_users=40, n_items=50, seed=0):
 @pytest.mark.parametrize("loss", LOSSES, ids=repr)
 def test_every_loss_trains_mf_above_random(loss):
     d = _planted()
-    r = fit(d, loss=loss, optimizer=Adam(lr=0.02, batch_size=64, milestones=(100,)), epochs=25,
-            evaluation=Evaluation(every=25, ks=(5,)), rng=1)  # fmt: skip
+    r = fit(
+        d,
+        loss=loss,
+        optimizer=Adam(lr=0.02, batch_size=64, milestones=(100,)),
+        epochs=25,
+        evaluation=Evaluation(every=25, ks=(5,)),
+        rng=1,
+    )
     free = ~d.train_mask()
     base = d.test_mask().sum() / free.sum()  # precision@5 of a random ranking
     assert r.engine == "torch" and r.history[-1]["test_precision@5"] > 1.5 * base
@@ -57,7 +73,9 @@ def test_loss_assembly_follows_the_released_conventions():
     from negtheory.bridge import build_loss
     from negtheory.training import BPR, DCL, DPL, HCL
 
-    def loss(spec, scores, m):  # the loss modules of the specs at their defaults, as the trainer builds them
+    def loss(
+        spec, scores, m
+    ):  # the loss modules of the specs at their defaults, as the trainer builds them
         return _loss(build_loss(spec), scores, m)
 
     pos, extra, neg = s[:, 0], s[:, 1:4], s[:, 4:]
@@ -67,7 +85,9 @@ def test_loss_assembly_follows_the_released_conventions():
     ref_dcl = -torch.log(e(pos) / (e(pos) + ng)).mean()
     assert torch.allclose(loss(DCL(negatives=4, extra_positives=3), s, 3), ref_dcl, atol=1e-6)
     imp = e(0.5 * neg)
-    ng_h = torch.clamp((-4 * 0.06 * pbar + (imp * e(neg)).sum(1) / imp.mean(1)) / 0.94, min=4 * math.exp(-1.0))
+    ng_h = torch.clamp(
+        (-4 * 0.06 * pbar + (imp * e(neg)).sum(1) / imp.mean(1)) / 0.94, min=4 * math.exp(-1.0)
+    )
     ref_hcl = -torch.log(e(pos) / (e(pos) + ng_h)).mean()
     assert torch.allclose(loss(HCL(negatives=4, extra_positives=3), s, 3), ref_hcl, atol=1e-6)
     pu = torch.sigmoid(pos[:, None] - neg).mean(1)
@@ -79,8 +99,13 @@ def test_loss_assembly_follows_the_released_conventions():
 
 def test_validation_drives_early_stopping_and_best_epoch():
     d = _planted(seed=3).with_validation(0.2, rng=0)
-    r = fit(d, loss=InfoNCE(), optimizer=Adam(lr=0.05, batch_size=64, milestones=(100,)), epochs=60,
-            evaluation=Evaluation(ks=(10,), patience=3))  # fmt: skip
+    r = fit(
+        d,
+        loss=InfoNCE(),
+        optimizer=Adam(lr=0.05, batch_size=64, milestones=(100,)),
+        epochs=60,
+        evaluation=Evaluation(ks=(10,), patience=3),
+    )
     hist = r.history
     vals = [h["valid_ndcg@10"] for h in hist]
     assert r.best_epoch == hist[int(np.argmax(vals))]["epoch"]
@@ -98,15 +123,23 @@ def test_thesis_numbers_are_the_printed_rows():
     assert THESIS[("5.2", "DPL", "MF")][("ndcg", 10)] == 0.4356
     assert THESIS[("6.3", "BCL", "MF")][("ndcg", 10)] == 0.4380
     assert THESIS[("4.5", "BNS-oracle", "|M_u|=all")][("ndcg", 10)] == 0.6495
-    assert THESIS[("5.2", "BPR", "MF")] == THESIS[("4.2", "RNS", "BPR-MF SGD")] == THESIS[("4.5", "BNS-oracle", "|M_u|=1")]
+    assert (
+        THESIS[("5.2", "BPR", "MF")]
+        == THESIS[("4.2", "RNS", "BPR-MF SGD")]
+        == THESIS[("4.5", "BNS-oracle", "|M_u|=1")]
+    )
     for m in ("InfoNCE", "DCL", "HCL"):
         assert THESIS[("5.2", m, "MF")] == THESIS[("6.3", m, "MF")]
 
 
 def test_reproduce_thesis_tables_end_to_end(tmp_path, capsys):
     d = _planted(n_users=30, n_items=40, seed=5)
-    tr = pd.DataFrame({"user": d.user_ids[d.train[:, 0]], "item": d.item_ids[d.train[:, 1]], "rating": 4})
-    te = pd.DataFrame({"user": d.user_ids[d.test[:, 0]], "item": d.item_ids[d.test[:, 1]], "rating": 5})
+    tr = pd.DataFrame(
+        {"user": d.user_ids[d.train[:, 0]], "item": d.item_ids[d.train[:, 1]], "rating": 4}
+    )
+    te = pd.DataFrame(
+        {"user": d.user_ids[d.test[:, 0]], "item": d.item_ids[d.test[:, 1]], "rating": 5}
+    )
     tr.to_csv(tmp_path / "train.csv", index=False)
     te.to_csv(tmp_path / "test.csv", sep="\t", header=False, index=False)  # u.data-like second file
     out = tmp_path / "out"
@@ -132,20 +165,29 @@ def test_reproduce_thesis_tables_end_to_end(tmp_path, capsys):
     ]
     rows = df[(df.metric == "ndcg") & (df.k == 10) & (df.convention == "final epoch")]
     assert set(rows.table) == {"4.2", "4.5", "5.2", "6.3"}
-    assert (rows[rows.method == "SRNS"].n_seeds == 2).all() and list(rows[rows.method == "SRNS"].variant) == ["-", "alpha0"]
+    assert (rows[rows.method == "SRNS"].n_seeds == 2).all() and list(
+        rows[rows.method == "SRNS"].variant
+    ) == ["-", "alpha0"]
     # Table 4.5: |M_u| = 1 once (RNS, variant "-"), every reading of the oracle prior at |M_u| = 3
     t45 = rows[rows.table == "4.5"]
     assert list(t45.variant) == ["-", "soft", "soft-Fcand", "soft-tn0.001", "hard"]
     ran = rows[rows.n_seeds > 0]
-    assert (ran.n_seeds == 2).all() and ((ran.ci_low <= ran["mean"]) & (ran["mean"] <= ran.ci_high)).all()
-    assert rows.set_index(["table", "method", "setting"]).loc[("4.2", "BNS", "BPR-MF SGD"), "thesis"] == 0.4217
+    assert (ran.n_seeds == 2).all() and (
+        (ran.ci_low <= ran["mean"]) & (ran["mean"] <= ran.ci_high)
+    ).all()
+    assert (
+        rows.set_index(["table", "method", "setting"]).loc[("4.2", "BNS", "BPR-MF SGD"), "thesis"]
+        == 0.4217
+    )
     # the per-seed runs reproduce the summary's means
     runs = pd.read_csv(out / "runs.csv")
     assert set(runs.seed) == {0, 1}
     # P, R, NDCG and TNR/INF sections x (|M_u| = 1 + four variants at |M_u| = 3), and one verdict per printed row
     md = (out / "thesis_tables.md").read_text()
     pre, strict = md.split("## Strict verdicts", 1)
-    assert (pre + strict[strict.index("\n## ") :]).count("| 4.5 |") == 4 * 5 + 2  # without the strict section
+    assert (pre + strict[strict.index("\n## ") :]).count(
+        "| 4.5 |"
+    ) == 4 * 5 + 2  # without the strict section
     v = pd.read_csv(out / "verdicts.csv", dtype={"table": str})
     assert list(v[v.table == "4.5"].setting) == ["|M_u|=1", "|M_u|=3"]
     # strict verdicts: every printed row of the tables run (LightGCN and |M_u| > 3 not run here), one reading each
@@ -153,7 +195,11 @@ def test_reproduce_thesis_tables_end_to_end(tmp_path, capsys):
     assert sv.groupby("table").size().to_dict() == {"4.2": 12, "4.5": 9, "5.2": 10, "6.3": 8}
     assert set(sv[sv.setting == "LightGCN"].outcome) == {"not run"}
     assert set(sv[sv.setting.isin(["|M_u|=5", "|M_u|=all"])].outcome) == {"not run"}
-    assert set(sv[sv.table == "4.5"].variant) <= {"-", "soft", ""}  # as written, never the closest reading
+    assert set(sv[sv.table == "4.5"].variant) <= {
+        "-",
+        "soft",
+        "",
+    }  # as written, never the closest reading
     assert "### Distinct printed rows" in md
     sq = pd.read_csv(out / "sampling_quality.csv")
     assert ((sq.tnr > 0) & (sq.tnr <= 1)).all() and set(sq.method) >= {"RNS", "BNS"}
@@ -207,7 +253,12 @@ def test_bridge_train_on_an_explicit_split(tmp_path, capsys):
         header="user,item,rating",
         comments="",
     )
-    np.savetxt(tmp_path / "te.data", np.c_[d.test, np.full(len(d.test), 4), np.zeros(len(d.test))], fmt="%d", delimiter="\t")
+    np.savetxt(
+        tmp_path / "te.data",
+        np.c_[d.test, np.full(len(d.test), 4), np.zeros(len(d.test))],
+        fmt="%d",
+        delimiter="\t",
+    )
     out = tmp_path / "run"
     rc = _bridge_train(
         tmp_path,
@@ -228,9 +279,22 @@ def test_bridge_train_on_an_explicit_split(tmp_path, capsys):
     )
     assert rc == 0
     hist = pd.read_csv(out / "history.csv")
-    assert list(hist.epoch) == [1, 2, 3] and {"test_ndcg@5", "test_ndcg@10", "tnr", "inf"} <= set(hist.columns)
+    assert list(hist.epoch) == [1, 2, 3] and {"test_ndcg@5", "test_ndcg@10", "tnr", "inf"} <= set(
+        hist.columns
+    )
     rc = _bridge_train(
-        tmp_path, "--loss", "hcl", "--epochs", "4", "--batch-size", "32", "--valid-fraction", "0.2", "--patience", "2", "--quiet"
+        tmp_path,
+        "--loss",
+        "hcl",
+        "--epochs",
+        "4",
+        "--batch-size",
+        "32",
+        "--valid-fraction",
+        "0.2",
+        "--patience",
+        "2",
+        "--quiet",
     )
     assert rc == 0 and '"best_valid_epoch"' in capsys.readouterr().out
     rc = _bridge_train(tmp_path, "--loss", "bns", "--quiet")
@@ -307,9 +371,14 @@ def test_blocked_validation_auc_equals_the_dense_one(block):
     assert validation_auc_blocks(ScoreMatrix.from_array(dense), d, block=block) == ref
     # a trained model's ScoreMatrix (read through its blocks, never whole: dense_limit 0)
     # small integers: every sum is exact in float32, so no BLAS path can change a score (ties again)
-    U, V = g.integers(-3, 4, size=(d.n_users, 4)).astype(np.float32), g.integers(-3, 4, size=(d.n_items, 4)).astype(np.float32)
+    U, V = (
+        g.integers(-3, 4, size=(d.n_users, 4)).astype(np.float32),
+        g.integers(-3, 4, size=(d.n_items, 4)).astype(np.float32),
+    )
     sm = ScoreMatrix.from_embeddings(U, V, dense_limit=0)
-    assert validation_auc_blocks(sm, d, block=block) == validation_auc(U @ V.T, d.valid_mask(), d.train_mask() | d.test_mask())
+    assert validation_auc_blocks(sm, d, block=block) == validation_auc(
+        U @ V.T, d.valid_mask(), d.train_mask() | d.test_mask()
+    )
     with pytest.raises(ValueError, match="block"):
         validation_auc_blocks(dense, d, block=0)
     with pytest.raises(ValueError, match="shape"):
@@ -329,14 +398,18 @@ def test_wu_k_sweep_device_option(tmp_path, monkeypatch):
 
     monkeypatch.setattr(training, "fit", spy)
     monkeypatch.setattr(_common, "cuda_available", lambda: True)
-    df, summary = wk.sweep(d.train, d.test, ks=(1, 2), seeds=1, epochs=2, eval_every=1, progress=False, device="auto")
+    df, summary = wk.sweep(
+        d.train, d.test, ks=(1, 2), seeds=1, epochs=2, eval_every=1, progress=False, device="auto"
+    )
     assert seen == ["cuda", "cuda"] and 0.0 <= summary["valid_auc_k1"] <= 1.0
     with pytest.raises(ValueError, match="device"):
         wk.sweep(d.train, d.test, ks=(1,), seeds=1, epochs=1, device="gpu")
     # a GPU job is stored apart from its CPU twin; the CPU task keeps its five fields
     np.savetxt(tmp_path / "tr.csv", d.train, fmt="%d", delimiter=",")
     cpu = wk._cache_name(tmp_path / "tr.csv", tmp_path / "tr.csv", "auto", (1, 0, 2, 1, 0.1))
-    gpu = wk._cache_name(tmp_path / "tr.csv", tmp_path / "tr.csv", "auto", (1, 0, 2, 1, 0.1, "cuda"))
+    gpu = wk._cache_name(
+        tmp_path / "tr.csv", tmp_path / "tr.csv", "auto", (1, 0, 2, 1, 0.1, "cuda")
+    )
     assert cpu != gpu
 
 
@@ -346,8 +419,17 @@ def _verdict_frame(rows):
     return pd.DataFrame(
         [
             dict(
-                table=t, method=m, setting=s, variant=v, metric="ndcg", k=10, thesis=th, mean=mean, n_seeds=n, convention=conv
-            )  # fmt: skip
+                table=t,
+                method=m,
+                setting=s,
+                variant=v,
+                metric="ndcg",
+                k=10,
+                thesis=th,
+                mean=mean,
+                n_seeds=n,
+                convention=conv,
+            )
             for t, m, s, v, th, mean, n, conv in rows
         ]
     )
@@ -359,11 +441,38 @@ def test_verdicts_judge_each_printed_row_against_the_tolerance():
     fe, bv, mx = "final epoch", "best validation epoch", "max_test_over_epochs (released code)"
     df = _verdict_frame(
         [
-            ("4.2", "RNS", "BPR-MF SGD", "-", 0.40, 0.40 + TOLERANCE * 0.99, 3, fe),  # inside the tolerance
+            (
+                "4.2",
+                "RNS",
+                "BPR-MF SGD",
+                "-",
+                0.40,
+                0.40 + TOLERANCE * 0.99,
+                3,
+                fe,
+            ),  # inside the tolerance
             ("4.2", "AOBPR", "BPR-MF SGD", "-", 0.39, 0.35, 3, fe),  # outside, no variant
-            ("4.2", "AOBPR", "BPR-MF SGD", "-", 0.39, 0.392, 3, mx),  # max over test epochs never counts
+            (
+                "4.2",
+                "AOBPR",
+                "BPR-MF SGD",
+                "-",
+                0.39,
+                0.392,
+                3,
+                mx,
+            ),  # max over test epochs never counts
             ("4.2", "SRNS", "BPR-MF SGD", "-", 0.40, 0.38, 3, fe),
-            ("4.2", "SRNS", "BPR-MF SGD", "-", 0.40, 0.408, 3, bv),  # the other legit convention is a reading
+            (
+                "4.2",
+                "SRNS",
+                "BPR-MF SGD",
+                "-",
+                0.40,
+                0.408,
+                3,
+                bv,
+            ),  # the other legit convention is a reading
             ("4.5", "BNS-oracle", "|M_u|=3", "soft", 0.49, 0.43, 3, fe),
             ("4.5", "BNS-oracle", "|M_u|=3", "hard", 0.49, 0.50, 3, fe),
             ("4.5", "BNS-oracle", "|M_u|=3", "soft-Fcand", 0.49, 0.47, 3, fe),
@@ -379,7 +488,9 @@ def test_verdicts_judge_each_printed_row_against_the_tolerance():
     assert v[("4.2", "RNS", "BPR-MF SGD")] == "reproduced"
     assert v[("4.2", "AOBPR", "BPR-MF SGD")] == "not reproduced"
     assert v[("4.2", "SRNS", "BPR-MF SGD")] == "reproduced by - (best validation epoch)"
-    assert v[("4.5", "BNS-oracle", "|M_u|=3")] == "reproduced by hard"  # the closest of two variants
+    assert (
+        v[("4.5", "BNS-oracle", "|M_u|=3")] == "reproduced by hard"
+    )  # the closest of two variants
     assert v[("4.5", "BNS-oracle", "|M_u|=all")] == "not reproduced"
     assert v[("6.3", "BCL", "MF")] == "reproduced by BCL-released (2 seeds)"
     assert v[("4.2", "SRNS", "LightGCN")] == "not run"
@@ -399,19 +510,27 @@ def test_cost_hint_starts_the_longest_runs_first():
     from negtheory.reproduce.thesis_tables import _cost_hint, plan
 
     rows = plan(["4.2", "4.5", "5.2", "6.3"], models=["mf", "lightgcn"])
-    tasks = [(k, 0, "tr", "te", None) for k in dict.fromkeys(r[4] for r in rows if r[4] is not None)]
+    tasks = [
+        (k, 0, "tr", "te", None) for k in dict.fromkeys(r[4] for r in rows if r[4] is not None)
+    ]
     order = [t[0] for t in sorted(tasks, key=_cost_hint, reverse=True)]
     assert order[0] == ("lightgcn", "bpr", "bns")
     assert order.index(("sgd", "rns", 5, "popularity")) > order.index(("mf", "dpl"))
     for v in ("soft", "soft-Fcand", "hard"):
-        keys = [("sgd", "bns", m, "oracle") + (() if v == "soft" else (v,)) for m in (3, 10, 50, 100)]
+        keys = [
+            ("sgd", "bns", m, "oracle") + (() if v == "soft" else (v,)) for m in (3, 10, 50, 100)
+        ]
         hints = [_cost_hint((k, 0, "tr", "te", None)) for k in keys]
         assert hints == sorted(hints) and hints[0] < hints[-1]
     # epochs scale the hint (an --epochs override shortens every run alike)
-    assert _cost_hint((("mf", "dcl"), 0, "tr", "te", 20)) == pytest.approx(_cost_hint((("mf", "dcl"), 0, "tr", "te", None)) / 10)
+    assert _cost_hint((("mf", "dcl"), 0, "tr", "te", 20)) == pytest.approx(
+        _cost_hint((("mf", "dcl"), 0, "tr", "te", None)) / 10
+    )
 
 
-def test_device_option_reaches_the_minibatch_runs_and_keeps_gpu_runs_apart(tmp_path, monkeypatch, capsys):
+def test_device_option_reaches_the_minibatch_runs_and_keeps_gpu_runs_apart(
+    tmp_path, monkeypatch, capsys
+):
     from negtheory.reproduce import _common
     from negtheory.reproduce import thesis_tables as tt
     from negtheory.reproduce import wu_k_sweep as wk
@@ -420,12 +539,27 @@ def test_device_option_reaches_the_minibatch_runs_and_keeps_gpu_runs_apart(tmp_p
         tt.TableOptions(device="gpu").check()
     # the GPU twin of a mini-batch run is cached under another name; an SGD run's name ignores the device
     mf = (("mf", "dcl"), 0, __file__, __file__, None, "fixed", 0.1, 5, False, "auto")
-    sgd = (("sgd", "rns", 5, "popularity"), 0, __file__, __file__, None, "fixed", 0.1, 5, False, "auto")
+    sgd = (
+        ("sgd", "rns", 5, "popularity"),
+        0,
+        __file__,
+        __file__,
+        None,
+        "fixed",
+        0.1,
+        5,
+        False,
+        "auto",
+    )
     assert tt._cache_name((*mf, "cuda")) != tt._cache_name((*mf, "cpu"))
     assert tt._cache_name((*sgd, "cuda")) == tt._cache_name((*sgd, "cpu"))
     d = _planted(n_users=20, n_items=30, seed=3)
-    pd.DataFrame({"user": d.train[:, 0], "item": d.train[:, 1]}).to_csv(tmp_path / "train.csv", index=False)
-    pd.DataFrame({"user": d.test[:, 0], "item": d.test[:, 1]}).to_csv(tmp_path / "test.csv", index=False)
+    pd.DataFrame({"user": d.train[:, 0], "item": d.train[:, 1]}).to_csv(
+        tmp_path / "train.csv", index=False
+    )
+    pd.DataFrame({"user": d.test[:, 0], "item": d.test[:, 1]}).to_csv(
+        tmp_path / "test.csv", index=False
+    )
     seen, real = [], training.fit
 
     def spy(*a, device="cpu", **k):  # records the device asked for, trains on the CPU
@@ -434,7 +568,12 @@ def test_device_option_reaches_the_minibatch_runs_and_keeps_gpu_runs_apart(tmp_p
 
     monkeypatch.setattr(training, "fit", spy)
     monkeypatch.setattr(_common, "cuda_available", lambda: True)  # as on a GPU machine
-    assert _thesis_tables(tmp_path, tmp_path / "o", "--tables", "5.2", "--methods", "InfoNCE", "--device", "auto") == 0
+    assert (
+        _thesis_tables(
+            tmp_path, tmp_path / "o", "--tables", "5.2", "--methods", "InfoNCE", "--device", "auto"
+        )
+        == 0
+    )
     assert seen == ["cuda", "cuda"]  # 2 seeds, each on the resolved device
     assert "--device auto" in (tmp_path / "o" / "thesis_tables.md").read_text()
     monkeypatch.setattr(_common, "cuda_available", lambda: False)
@@ -444,5 +583,10 @@ def test_device_option_reaches_the_minibatch_runs_and_keeps_gpu_runs_apart(tmp_p
     with pytest.raises(ValueError, match="no CUDA device"):
         wk.sweep(d.train, d.test, ks=(1,), seeds=1, epochs=1, progress=False, device="cuda")
     capsys.readouterr()
-    assert _thesis_tables(tmp_path, tmp_path / "o2", "--tables", "5.2", "--methods", "InfoNCE", "--device", "cuda") == 2
+    assert (
+        _thesis_tables(
+            tmp_path, tmp_path / "o2", "--tables", "5.2", "--methods", "InfoNCE", "--device", "cuda"
+        )
+        == 2
+    )
     assert "--device cuda: torch sees no CUDA device" in capsys.readouterr().err

@@ -35,11 +35,19 @@ def test_paper_tables_are_reproduced_column_by_column(paper_scores):
 def test_choose_thresholds_picks_the_seeds_values_on_the_table_grids(paper_scores):
     scores, labels = paper_scores
     t1, t2 = th.PAPER_TABLES["table1"], th.PAPER_TABLES["table2"]
-    got = th.choose_thresholds(scores, 0.001, 0.05, labels, upper_grid=t1["upper"], lower_grid=t2["lower"])
+    got = th.choose_thresholds(
+        scores, 0.001, 0.05, labels, upper_grid=t1["upper"], lower_grid=t2["lower"]
+    )
     assert got == th.PAPER_TABLES["chosen"] == (0.335, 0.121)
     # fractions over the negatives only would not give the seed's choice (module notes)
     alt = th.choose_thresholds(
-        scores, 0.001, 0.05, labels, upper_grid=t1["upper"], lower_grid=t2["lower"], denominator="negatives"
+        scores,
+        0.001,
+        0.05,
+        labels,
+        upper_grid=t1["upper"],
+        lower_grid=t2["lower"],
+        denominator="negatives",
     )
     assert alt == (0.34, 0.122)
 
@@ -64,7 +72,9 @@ def test_categorize_matches_a_python_loop():
     assert sum(c.values()) == 500 and c["positive"] == lab.sum()
 
 
-@pytest.mark.parametrize("n, ff, hf", [(100_000, 0.001, 0.05), (12_345, 0.003, 0.1), (1000, 0.0, 0.5)])
+@pytest.mark.parametrize(
+    "n, ff, hf", [(100_000, 0.001, 0.05), (12_345, 0.003, 0.1), (1000, 0.0, 0.5)]
+)
 def test_choose_thresholds_hits_exact_counts_and_is_optimal(n, ff, hf):
     rng = np.random.default_rng(n)
     s = rng.normal(size=n)

@@ -41,13 +41,29 @@ def _metrics(prefix, scores, relevant, exclude, topk):
 # ------------------------------------------------------------------------------------------
 # reference loops (today's code, restated plainly)
 # ------------------------------------------------------------------------------------------
-def _reference_sgd(data: Interactions, sampler, *, dim=8, lr=0.05, reg=0.01, epochs=5, candidates=5, lam=5.0,
-                   init_std=0.1, eval_every=2, topk=(5,), eval_on="both", seed=3):  # fmt: skip
+def _reference_sgd(
+    data: Interactions,
+    sampler,
+    *,
+    dim=8,
+    lr=0.05,
+    reg=0.01,
+    epochs=5,
+    candidates=5,
+    lam=5.0,
+    init_std=0.1,
+    eval_every=2,
+    topk=(5,),
+    eval_on="both",
+    seed=3,
+):
     n_users, n_items = data.n_users, data.n_items
     indptr, indices = data.train_csr()
     t_indptr, t_indices = Interactions(n_users, n_items, data.test, data.test).train_csr()
     counts = data.item_counts()
-    prior = sgd_mod.bns_prior(counts, len(data.train))[None, :]  # one row: the same prior for every user
+    prior = sgd_mod.bns_prior(counts, len(data.train))[
+        None, :
+    ]  # one row: the same prior for every user
     pns_cdf = np.cumsum(sgd_mod.pns_weights(counts))
     children = np.random.SeedSequence(seed).spawn(2 + epochs)
     init = np.random.default_rng(children[0])
@@ -64,14 +80,48 @@ def _reference_sgd(data: Interactions, sampler, *, dim=8, lr=0.05, reg=0.01, epo
         kseed = int(children[2 + epoch].generate_state(1)[0] & 0x7FFFFFFF)
         # the kernel's oracle levels / candidate-eCDF switch and SRNS state at their defaults (unused by rns / bns);
         # loss code 0 (BPR) with one negative per pair
-        sgd_mod._bpr_epoch(U, V, np.ascontiguousarray(data.train[order]), indptr, indices, t_indptr, t_indices,
-                           sgd_mod.SAMPLERS.index(sampler), candidates, lam, prior, False, 1.0, 0.04, False, pns_cdf,
-                           0.05 * n_items, np.float32(lr), np.float32(reg), kseed, stats, np.zeros(0, dtype=np.int64),
-                           np.zeros((1, 0), dtype=np.int64), np.zeros((1, 1, 1), dtype=np.float32),
-                           np.zeros((0, 1, 1), dtype=np.float32), np.zeros((0, 1, 1), dtype=np.float32), 0, 0.0, 0, 1.0,
-                           0, 1, 0)  # fmt: skip
+        sgd_mod._bpr_epoch(
+            U,
+            V,
+            np.ascontiguousarray(data.train[order]),
+            indptr,
+            indices,
+            t_indptr,
+            t_indices,
+            sgd_mod.SAMPLERS.index(sampler),
+            candidates,
+            lam,
+            prior,
+            False,
+            1.0,
+            0.04,
+            False,
+            pns_cdf,
+            0.05 * n_items,
+            np.float32(lr),
+            np.float32(reg),
+            kseed,
+            stats,
+            np.zeros(0, dtype=np.int64),
+            np.zeros((1, 0), dtype=np.int64),
+            np.zeros((1, 1, 1), dtype=np.float32),
+            np.zeros((0, 1, 1), dtype=np.float32),
+            np.zeros((0, 1, 1), dtype=np.float32),
+            0,
+            0.0,
+            0,
+            1.0,
+            0,
+            1,
+            0,
+        )
         if (epoch + 1) % eval_every == 0 or epoch == epochs - 1:
-            row = dict(epoch=epoch + 1, loss=stats[3] / stats[0], tnr=1.0 - stats[1] / stats[0], inf=stats[2] / stats[0])
+            row = dict(
+                epoch=epoch + 1,
+                loss=stats[3] / stats[0],
+                tnr=1.0 - stats[1] / stats[0],
+                inf=stats[2] / stats[0],
+            )
             s = U @ V.T
             if eval_on in ("test", "both"):
                 row.update(_metrics("test", s, te, tr | va, topk))
@@ -81,8 +131,23 @@ def _reference_sgd(data: Interactions, sampler, *, dim=8, lr=0.05, reg=0.01, epo
     return history, U, V
 
 
-def _reference_mf(data: Interactions, loss, *, dim=8, epochs=30, batch_size=64, lr=0.05, weight_decay=1e-5,
-                  milestones=(10,), negatives=4, extra=3, temperature=1.0, topk=(5,), patience=2, seed=2):  # fmt: skip
+def _reference_mf(
+    data: Interactions,
+    loss,
+    *,
+    dim=8,
+    epochs=30,
+    batch_size=64,
+    lr=0.05,
+    weight_decay=1e-5,
+    milestones=(10,),
+    negatives=4,
+    extra=3,
+    temperature=1.0,
+    topk=(5,),
+    patience=2,
+    seed=2,
+):
     import torch
 
     from negtheory.bridge import build_loss
@@ -112,7 +177,10 @@ def _reference_mf(data: Interactions, loss, *, dim=8, epochs=30, batch_size=64, 
             if m_extra:
                 cols.append(sample_extra_positives(u, m_extra, indptr, indices, rng))
             cols.append(sample_uninteracted(u, negatives, tr, rng))
-            logits = model(torch.from_numpy(u), torch.from_numpy(np.concatenate(cols, axis=1))) / temperature
+            logits = (
+                model(torch.from_numpy(u), torch.from_numpy(np.concatenate(cols, axis=1)))
+                / temperature
+            )
             lval = _loss(module, logits, m_extra)
             opt.zero_grad()
             lval.backward()
@@ -149,15 +217,35 @@ def _same_history(a, b):
 def test_sgd_engine_matches_the_plain_loop(sampler):
     d = _split(valid=0.1)
     ref_hist, ref_U, ref_V = _reference_sgd(d, sampler)
-    r = fit(d, model=MF(dim=8), sampler={"rns": RNS(), "bns": BNS()}[sampler], optimizer=SGD(lr=0.05), epochs=5,
-            evaluation=Evaluation(every=2, ks=(5,), on="both"), rng=3)  # fmt: skip
+    r = fit(
+        d,
+        model=MF(dim=8),
+        sampler={"rns": RNS(), "bns": BNS()}[sampler],
+        optimizer=SGD(lr=0.05),
+        epochs=5,
+        evaluation=Evaluation(every=2, ks=(5,), on="both"),
+        rng=3,
+    )
     assert r.engine == "sgd" and [h["epoch"] for h in r.history] == [2, 4, 5]
     _same_history(r.history, ref_hist)
     np.testing.assert_array_equal(r.user_emb, ref_U)
     np.testing.assert_array_equal(r.item_emb, ref_V)
-    assert r.config == dict(sampler=sampler, dim=8, lr=0.05, reg=0.01, epochs=5, candidates=5, lam=5.0,
-                               prior="popularity", oracle_levels=(0.64, 0.04), ecdf="negatives", rank_scale=0.05 * d.n_items,
-                               init_std=0.1, shuffle="epoch", rng=3)  # fmt: skip
+    assert r.config == dict(
+        sampler=sampler,
+        dim=8,
+        lr=0.05,
+        reg=0.01,
+        epochs=5,
+        candidates=5,
+        lam=5.0,
+        prior="popularity",
+        oracle_levels=(0.64, 0.04),
+        ecdf="negatives",
+        rank_scale=0.05 * d.n_items,
+        init_std=0.1,
+        shuffle="epoch",
+        rng=3,
+    )
 
 
 @pytest.mark.parametrize("loss", ["infonce", "dcl"])
@@ -169,8 +257,15 @@ def test_minibatch_engine_matches_the_plain_loop_and_stops_early(loss):
     spec = InfoNCE(negatives=4) if loss == "infonce" else DCL(negatives=4, extra_positives=3)
     with torch.random.fork_rng():
         torch.manual_seed(123)  # the global torch RNG is not used by training
-        r = fit(d, model=MF(dim=8), loss=spec, optimizer=Adam(lr=0.05, batch_size=64, milestones=(10,)), epochs=30,
-                evaluation=Evaluation(ks=(5,), patience=2), rng=2)  # fmt: skip
+        r = fit(
+            d,
+            model=MF(dim=8),
+            loss=spec,
+            optimizer=Adam(lr=0.05, batch_size=64, milestones=(10,)),
+            epochs=30,
+            evaluation=Evaluation(ks=(5,), patience=2),
+            rng=2,
+        )
     assert r.engine == "torch" and len(r.history) < 30  # early stopping was reached
     _same_history(r.history, ref_hist)
     assert r.best_epoch == ref_best
@@ -189,7 +284,9 @@ class _Recorder:
 
     def __call__(self, epoch, scores):
         assert isinstance(scores, ScoreMatrix) and scores.shape == np.asarray(scores).shape
-        scores = np.asarray(scores)  # the dense matrix of small data (the callback contract's ScoreMatrix)
+        scores = np.asarray(
+            scores
+        )  # the dense matrix of small data (the callback contract's ScoreMatrix)
         self.calls.append((epoch, np.array(scores, copy=True)))
         # a callback using numpy's global RNG must not change training
         np.random.random(3)  # noqa: NPY002
@@ -203,12 +300,20 @@ def _product(U, V):
 
 def test_sgd_callbacks_contract():
     d = _split(valid=0.1)
-    kw = dict(model=MF(dim=8), sampler=DNS(), optimizer=SGD(lr=0.05), epochs=5,
-              evaluation=Evaluation(every=2, ks=(5,), on="both"), rng=4)  # fmt: skip
+    kw = dict(
+        model=MF(dim=8),
+        sampler=DNS(),
+        optimizer=SGD(lr=0.05),
+        epochs=5,
+        evaluation=Evaluation(every=2, ks=(5,), on="both"),
+        rng=4,
+    )
     plain = fit(d, **kw)
     rec, silent = _Recorder(), _Recorder(ret=False)
     r = fit(d, callbacks=[rec, silent], **kw)
-    assert r.engine == "sgd" and [e for e, _ in rec.calls] == [0, 2, 4, 5] == [e for e, _ in silent.calls]
+    assert r.engine == "sgd" and [e for e, _ in rec.calls] == [0, 2, 4, 5] == [
+        e for e, _ in silent.calls
+    ]
     # epoch 0: the initial parameters (the same init as the reference loop)
     init = np.random.default_rng(np.random.SeedSequence(4).spawn(7)[0])
     U0 = init.normal(0.0, 0.1, size=(d.n_users, 8)).astype(np.float32)
@@ -228,8 +333,14 @@ def test_mf_callbacks_contract():
     torch = pytest.importorskip("torch")
 
     d = _split(seed=1, valid=0.15)
-    kw = dict(model=MF(dim=8), loss=InfoNCE(), optimizer=Adam(lr=0.05, batch_size=64, milestones=(100,)), epochs=4,
-              evaluation=Evaluation(every=3, ks=(5,)), rng=5)  # fmt: skip
+    kw = dict(
+        model=MF(dim=8),
+        loss=InfoNCE(),
+        optimizer=Adam(lr=0.05, batch_size=64, milestones=(100,)),
+        epochs=4,
+        evaluation=Evaluation(every=3, ks=(5,)),
+        rng=5,
+    )
     plain = fit(d, **kw)
     rec = _Recorder()
 
@@ -258,4 +369,11 @@ def test_bad_callbacks_raise(bad):
     torch = pytest.importorskip("torch")  # noqa: F841
 
     with pytest.raises(ValueError, match="callbacks"):
-        fit(d, model=MF(dim=4), optimizer=Adam(), epochs=1, evaluation=Evaluation(ks=(5,)), callbacks=bad)
+        fit(
+            d,
+            model=MF(dim=4),
+            optimizer=Adam(),
+            epochs=1,
+            evaluation=Evaluation(ks=(5,)),
+            callbacks=bad,
+        )

@@ -89,7 +89,9 @@ def test_public_signature_is_annotated(qual):
     func = CALLABLES[qual]
     sig = inspect.signature(inspect.unwrap(func))
     missing = [
-        p.name for p in sig.parameters.values() if p.name not in ("self", "cls") and p.annotation is inspect.Parameter.empty
+        p.name
+        for p in sig.parameters.values()
+        if p.name not in ("self", "cls") and p.annotation is inspect.Parameter.empty
     ]
     if func.__name__ != "__init__" and sig.return_annotation is inspect.Signature.empty:
         missing.append("return")

@@ -80,7 +80,9 @@ def test_pdf_matches_eq_3_18_with_scipy_bessel(d):
 def test_d1_is_k0_over_pi_lam():
     lam = 1.7
     x = np.concatenate([np.logspace(-12, 2.5, 80), -np.logspace(-5, 1, 7)])
-    np.testing.assert_allclose(inner_product(1, lam).pdf(x), special.k0(np.abs(x) / lam) / (math.pi * lam), rtol=1e-13)
+    np.testing.assert_allclose(
+        inner_product(1, lam).pdf(x), special.k0(np.abs(x) / lam) / (math.pi * lam), rtol=1e-13
+    )
     assert inner_product(1, lam).pdf(0.0) == np.inf
 
 
@@ -138,7 +140,18 @@ def test_characteristic_function(d, t):
 def test_logpdf_against_mpmath_tiny_and_huge_x(d):
     lam = 0.01
     X = inner_product(d, lam)
-    xs = [1e-300, 1e-30, 1e-8 * lam, 1e-3 * lam, 0.7 * lam, 2.0 * lam, 25 * lam, 300 * lam, 1e4 * lam, 1e6 * lam]
+    xs = [
+        1e-300,
+        1e-30,
+        1e-8 * lam,
+        1e-3 * lam,
+        0.7 * lam,
+        2.0 * lam,
+        25 * lam,
+        300 * lam,
+        1e4 * lam,
+        1e6 * lam,
+    ]
     got = X.logpdf(np.array(xs))
     assert np.all(np.isfinite(got))
     for x, g in zip(xs, got):
@@ -162,14 +175,18 @@ def test_cdf_against_quad(d):
     X = inner_product(d, lam)
     xs = np.array([0.05, 0.3, 1.0, 2.5, 6.0, 12.0]) * s
     for x in xs:
-        ref_sf = quad(lambda t: pdf_eq318(t, d, lam), x, x + s) + quad(lambda t: pdf_eq318(t, d, lam), x + s, np.inf)
+        ref_sf = quad(lambda t: pdf_eq318(t, d, lam), x, x + s) + quad(
+            lambda t: pdf_eq318(t, d, lam), x + s, np.inf
+        )
         assert abs(X.sf(x) - ref_sf) < 1e-13
         assert abs(X.cdf(-x) - ref_sf) < 1e-13
         assert abs(X.cdf(x) - (1.0 - ref_sf)) < 1e-13
         assert X.sf(x) == pytest.approx(ref_sf, rel=1e-10)  # relative accuracy in the tail too
 
 
-@pytest.mark.parametrize("d,z", [(1, 40.0), (3, 60.0), (4, 150.0), (27, 900.0), (1023, 2500.0), (1024, 40.0)])
+@pytest.mark.parametrize(
+    "d,z", [(1, 40.0), (3, 60.0), (4, 150.0), (27, 900.0), (1023, 2500.0), (1024, 40.0)]
+)
 def test_far_tail_logsf_against_gamma_difference(d, z):
     """log S(z) deep in the tail against eq. 3.8 read as X = G1 - G2, G ~ Gamma(d/2) (lam = 1):
     S(z) = E[Q(d/2, G2 + z)], Q the regularised upper incomplete gamma; mpmath at 30 digits
@@ -182,11 +199,16 @@ def test_far_tail_logsf_against_gamma_difference(d, z):
         def integrand(y):
             if y <= 0:
                 return mpmath.mpf(0)
-            return mpmath.exp((a - 1) * mpmath.log(y) - y - mpmath.loggamma(a) + zz) * mpmath.gammainc(
-                a, y + zz, mpmath.inf, regularized=True
-            )
+            return mpmath.exp(
+                (a - 1) * mpmath.log(y) - y - mpmath.loggamma(a) + zz
+            ) * mpmath.gammainc(a, y + zz, mpmath.inf, regularized=True)
 
-        ref = float(mpmath.log(mpmath.quad(integrand, [0, 1, a, 3 * a + 10, 10 * a + 50, 30 * a + 150, mpmath.inf])) - zz)
+        ref = float(
+            mpmath.log(
+                mpmath.quad(integrand, [0, 1, a, 3 * a + 10, 10 * a + 50, 30 * a + 150, mpmath.inf])
+            )
+            - zz
+        )
     assert X.logsf(z) == pytest.approx(ref, rel=1e-13)
     assert X.logcdf(-z) == pytest.approx(ref, rel=1e-13)
 
@@ -233,9 +255,15 @@ def test_moments_against_quadrature():
     d, lam = 5, 0.45
     X = inner_product(d, lam)
     s = math.sqrt(d) * lam
-    m2 = 2 * (quad(lambda x: x * x * X.pdf(x), 0, 3 * s) + quad(lambda x: x * x * X.pdf(x), 3 * s, np.inf))
-    m4 = 2 * (quad(lambda x: x**4 * X.pdf(x), 0, 3 * s) + quad(lambda x: x**4 * X.pdf(x), 3 * s, np.inf))
-    assert X.var() == pytest.approx(m2, rel=1e-10) and X.var() == pytest.approx(d * lam**2, rel=1e-15)
+    m2 = 2 * (
+        quad(lambda x: x * x * X.pdf(x), 0, 3 * s) + quad(lambda x: x * x * X.pdf(x), 3 * s, np.inf)
+    )
+    m4 = 2 * (
+        quad(lambda x: x**4 * X.pdf(x), 0, 3 * s) + quad(lambda x: x**4 * X.pdf(x), 3 * s, np.inf)
+    )
+    assert X.var() == pytest.approx(m2, rel=1e-10) and X.var() == pytest.approx(
+        d * lam**2, rel=1e-15
+    )
     assert m4 / m2**2 - 3 == pytest.approx(X.kurtosis(), rel=1e-9)
     assert X.mean() == 0.0 and X.median() == 0.0 and X.std() == pytest.approx(math.sqrt(d) * lam)
     assert X.support() == (-np.inf, np.inf)
@@ -243,7 +271,11 @@ def test_moments_against_quadrature():
 
 def test_scalar_in_scalar_out_and_broadcasting():
     X = inner_product(3, 1.0)
-    assert isinstance(X.pdf(0.5), float) and isinstance(X.cdf(0.5), float) and isinstance(X.ppf(0.5), float)
+    assert (
+        isinstance(X.pdf(0.5), float)
+        and isinstance(X.cdf(0.5), float)
+        and isinstance(X.ppf(0.5), float)
+    )
     assert X.pdf(np.zeros((2, 3))).shape == (2, 3)
     assert X.logpdf([[1.0], [2.0]]).shape == (2, 1)
     assert X.ppf([]).shape == (0,)
@@ -252,7 +284,16 @@ def test_scalar_in_scalar_out_and_broadcasting():
 
 @pytest.mark.parametrize(
     "d,lam",
-    [(0, 1.0), (-3, 1.0), (2.5, 1.0), (3, 0.0), (3, -1.0), (3, np.nan), (3, np.inf), (3, [1.0, 2.0])],
+    [
+        (0, 1.0),
+        (-3, 1.0),
+        (2.5, 1.0),
+        (3, 0.0),
+        (3, -1.0),
+        (3, np.nan),
+        (3, np.inf),
+        (3, [1.0, 2.0]),
+    ],
 )
 def test_bad_parameters_raise_value_error(d, lam):
     with pytest.raises(ValueError, match="d|lam"):
@@ -303,7 +344,11 @@ def test_posterior_matches_max_of_two_gaussian_inner_products():
     d, lam = 5, 0.1
     rng = np.random.default_rng(55)
     n = 20_000
-    scores = np.einsum("kij,kij->ki", rng.normal(0, math.sqrt(lam), (2, n, d)), rng.normal(0, math.sqrt(lam), (2, n, d)))
+    scores = np.einsum(
+        "kij,kij->ki",
+        rng.normal(0, math.sqrt(lam), (2, n, d)),
+        rng.normal(0, math.sqrt(lam), (2, n, d)),
+    )
     assert scipy.stats.kstest(scores.max(axis=0), posterior(d, lam).cdf).pvalue > KS_ALPHA
 
 
@@ -316,7 +361,9 @@ def test_figures_3_2_and_3_3_plot_eq_3_18_and_2F_f():
     post_ax = thesis_vg.fig_vg_posterior().axes[0]
     solid = [ln for ln in post_ax.lines if ln.get_linestyle() == "-"]
     assert len(prior_ax.lines) == len(thesis_vg.DIMS)
-    assert len(solid) == len(thesis_vg.DIMS_POSTERIOR) and set(thesis_vg.DIMS_POSTERIOR) <= set(thesis_vg.DIMS)
+    assert len(solid) == len(thesis_vg.DIMS_POSTERIOR) and set(thesis_vg.DIMS_POSTERIOR) <= set(
+        thesis_vg.DIMS
+    )
     prior_of = dict(zip(thesis_vg.DIMS, prior_ax.lines))
     for d, gl in zip(thesis_vg.DIMS_POSTERIOR, solid):
         x, y = prior_of[d].get_data()
@@ -337,9 +384,15 @@ def test_large_d_logpdf_debye_expansion_agrees_with_the_exact_ladder(d):
 
     assert d >= _DEBYE_MIN_D
     sd = math.sqrt(d)
-    with mpmath.workdps(40):  # z = 0: Gamma(nu) / (2 sqrt(pi) Gamma(d/2)) (the ladder's lgamma difference loses digits)
+    with mpmath.workdps(
+        40
+    ):  # z = 0: Gamma(nu) / (2 sqrt(pi) Gamma(d/2)) (the ladder's lgamma difference loses digits)
         nu = mpmath.mpf(d - 1) / 2
-        ref0 = float(mpmath.loggamma(nu) - mpmath.log(2 * mpmath.sqrt(mpmath.pi)) - mpmath.loggamma(nu + mpmath.mpf(1) / 2))
+        ref0 = float(
+            mpmath.loggamma(nu)
+            - mpmath.log(2 * mpmath.sqrt(mpmath.pi))
+            - mpmath.loggamma(nu + mpmath.mpf(1) / 2)
+        )
     assert abs(_vg_log_pdf_debye(d, 0.0) - ref0) <= 1e-14 * abs(ref0)
     for z in [1e-300, 1e-6, 0.3 * sd, sd, 3 * sd, 10 * sd, 1e3, 1e4, 1e6]:
         ref = _vg_log_pdf_sf(d, z)[0]
@@ -348,7 +401,9 @@ def test_large_d_logpdf_debye_expansion_agrees_with_the_exact_ladder(d):
     assert _vg_log_pdf_debye(d, math.inf) == -math.inf
     X = inner_product(d, 0.3)
     x = np.array([-2.0 * sd, 0.0, 0.1, 5.0 * sd])
-    np.testing.assert_allclose(X.pdf(x), [math.exp(_vg_log_pdf_sf(d, abs(v) / 0.3)[0]) / 0.3 for v in x], rtol=1e-12)
+    np.testing.assert_allclose(
+        X.pdf(x), [math.exp(_vg_log_pdf_sf(d, abs(v) / 0.3)[0]) / 0.3 for v in x], rtol=1e-12
+    )
 
 
 @pytest.mark.parametrize("d", [512, 513, 1024, 1025, 4096])
@@ -432,4 +487,6 @@ def test_d1_density_where_z_underflows(lam, x):
     # with z < 1e-100 here, so g = f to double precision
     from negtheory.variance_gamma import _vg_log_posterior
 
-    assert _vg_log_posterior(1, lam, x) == pytest.approx(float(mpmath.log(want)), rel=1e-13, abs=1e-12)
+    assert _vg_log_posterior(1, lam, x) == pytest.approx(
+        float(mpmath.log(want)), rel=1e-13, abs=1e-12
+    )

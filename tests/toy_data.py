@@ -39,11 +39,29 @@ def fit_with_negatives(data, **fit_kwargs):
     from negtheory.training import BPR, MF, RNS, SGD, Evaluation, choose_engine
     from negtheory.training._run import make_run
 
-    kw = dict(model=MF(), loss=BPR(), sampler=RNS(), optimizer=SGD(), epochs=100, evaluation=Evaluation(), rng=0, callbacks=())
+    kw = dict(
+        model=MF(),
+        loss=BPR(),
+        sampler=RNS(),
+        optimizer=SGD(),
+        epochs=100,
+        evaluation=Evaluation(),
+        rng=0,
+        callbacks=(),
+    )
     unknown = set(fit_kwargs) - set(kw)
     assert not unknown, unknown
     kw.update(fit_kwargs)
     choose_engine(kw["model"], kw["loss"], kw["sampler"], kw["optimizer"], engine="sgd")
-    run = make_run(kw["model"], kw["loss"], kw["sampler"], kw["optimizer"], kw["epochs"], kw["evaluation"], kw["rng"],
-                   kw["callbacks"], extras=dict(return_negatives=True))  # fmt: skip
+    run = make_run(
+        kw["model"],
+        kw["loss"],
+        kw["sampler"],
+        kw["optimizer"],
+        kw["epochs"],
+        kw["evaluation"],
+        kw["rng"],
+        kw["callbacks"],
+        extras=dict(return_negatives=True),
+    )
     return _fit_sgd(data, run)

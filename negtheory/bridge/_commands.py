@@ -33,7 +33,9 @@ def _cmd_train_split(args: argparse.Namespace) -> int:
 
         if not Path(args.data_dir).exists():
             raise CommandError(f"--data-dir {args.data_dir}: no such directory")
-        input_file(args.data_dir, "--data-dir", folder_ok=True)  # a folder holding u.data, or u.data itself
+        input_file(
+            args.data_dir, "--data-dir", folder_ok=True
+        )  # a folder holding u.data, or u.data itself
     elif not args.train or not args.test:
         raise CommandError("--train and --test go together (or give --data-dir)")
     else:
@@ -41,33 +43,61 @@ def _cmd_train_split(args: argparse.Namespace) -> int:
         input_file(args.test, "--test")
     specs = _split_specs(args)  # every flag is checked before any data is read
     if args.patience is not None and not args.valid_fraction:
-        raise CommandError("--patience stops on the validation metric: add --valid-fraction (e.g. 0.1)")
+        raise CommandError(
+            "--patience stops on the validation metric: add --valid-fraction (e.g. 0.1)"
+        )
     _check_device(args)
     out = output_dir(args.out, "--out") if args.out is not None else None
     if args.data_dir is not None:
-        data = load_movielens_dir(args.data_dir, rng=args.split_seed, format=getattr(args, "format", "auto"))
+        data = load_movielens_dir(
+            args.data_dir, rng=args.split_seed, format=getattr(args, "format", "auto")
+        )
     else:
         data = load_split(args.train, args.test, format=getattr(args, "format", "auto"))
     if len(data.test) == 0:
         if args.data_dir is not None:
-            raise CommandError(f"--data-dir {args.data_dir}: the 80/20 split leaves no test interaction ({len(data.train)} "
-                               "interactions in all): nothing to evaluate; give a larger data set")  # fmt: skip
-        raise CommandError(f"--test {args.test}: no test interaction remains (each test pair is also a training pair): "
-                           "nothing to evaluate")  # fmt: skip
+            raise CommandError(
+                f"--data-dir {args.data_dir}: the 80/20 split leaves no test interaction ({len(data.train)} "
+                "interactions in all): nothing to evaluate; give a larger data set"
+            )
+        raise CommandError(
+            f"--test {args.test}: no test interaction remains (each test pair is also a training pair): "
+            "nothing to evaluate"
+        )
     too_long = [k for k in args.topk if k > data.n_items]
     if too_long:
-        raise CommandError(f"--topk {too_long[0]}: a list cannot be longer than the {data.n_items} items of the data")
+        raise CommandError(
+            f"--topk {too_long[0]}: a list cannot be longer than the {data.n_items} items of the data"
+        )
     if args.valid_fraction:
         data = data.with_validation(args.valid_fraction, rng=args.seed)
     # a validation split is ranked whichever backend runs (None: each backend ranks its own default, the test split)
     on = "both" if len(data.valid) > 0 else None
-    evaluation = Evaluation(every=args.eval_every, ks=tuple(args.topk), on=on, patience=args.patience)
-    res = fit(data, **specs, evaluation=evaluation, rng=args.seed, device=args.device, progress=not args.quiet, engine="auto")
+    evaluation = Evaluation(
+        every=args.eval_every, ks=tuple(args.topk), on=on, patience=args.patience
+    )
+    res = fit(
+        data,
+        **specs,
+        evaluation=evaluation,
+        rng=args.seed,
+        device=args.device,
+        progress=not args.quiet,
+        engine="auto",
+    )
     final = res.history[-1]
-    summary = {"data": data.summary(), "config": res.config, "specs": res.specs, "final": final, "seconds": round(res.seconds, 2)}
+    summary = {
+        "data": data.summary(),
+        "config": res.config,
+        "specs": res.specs,
+        "final": final,
+        "seconds": round(res.seconds, 2),
+    }
     if res.best_epoch is not None:
         summary["best_valid_epoch"] = res.best_epoch
-        summary["at_best_valid_epoch"] = next(h for h in res.history if h["epoch"] == res.best_epoch)
+        summary["at_best_valid_epoch"] = next(
+            h for h in res.history if h["epoch"] == res.best_epoch
+        )
     print(json.dumps(summary, indent=2, default=float))
     if out is not None:
         (out / "results.json").write_text(json.dumps(summary, indent=2, default=float))
@@ -102,12 +132,18 @@ def _flag(dest: str) -> str:
     return "--" + dest.replace("_", "-")
 
 
-def _spec_from_flags(args: argparse.Namespace, role: str, name: str, cls: type, flags: dict, fixed: dict) -> Any:
+def _spec_from_flags(
+    args: argparse.Namespace, role: str, name: str, cls: type, flags: dict, fixed: dict
+) -> Any:
     """``cls(**fixed, **given)`` with the fields of the flags given; a flag the spec does not read is an error."""
     from negtheory.training.specs import fields
 
     names = {f.name for f in fields(cls)}
-    reads = [d for d, (fld, kinds) in flags.items() if fld in names and (kinds is None or cls.__name__ in kinds)]
+    reads = [
+        d
+        for d, (fld, kinds) in flags.items()
+        if fld in names and (kinds is None or cls.__name__ in kinds)
+    ]
     kw = dict(fixed)
     for dest, (fld, _) in flags.items():
         value = getattr(args, dest)
@@ -115,7 +151,9 @@ def _spec_from_flags(args: argparse.Namespace, role: str, name: str, cls: type, 
             continue
         if dest not in reads:
             its = ", ".join(_flag(d) for d in reads) or "none of these flags"
-            raise CommandError(f"{_flag(dest)} does not apply to --{role} {name} ({cls.__name__} reads {its}): drop it")
+            raise CommandError(
+                f"{_flag(dest)} does not apply to --{role} {name} ({cls.__name__} reads {its}): drop it"
+            )
         kw[fld] = value
     return cls(**kw)
 
@@ -133,34 +171,61 @@ def _split_specs(args: argparse.Namespace) -> dict[str, Any]:
     from negtheory.training.names import LOSS_NAMES, loss_spec, sampler_spec
 
     if args.loss == "bns":
-        raise CommandError("--loss bns: BNS is a negative sampler, not a loss: use --loss bpr --sampler bns (with "
-                           "--optimizer sgd for the thesis's batch-1 BPR-MF of ch. 4)")  # fmt: skip
+        raise CommandError(
+            "--loss bns: BNS is a negative sampler, not a loss: use --loss bpr --sampler bns (with "
+            "--optimizer sgd for the thesis's batch-1 BPR-MF of ch. 4)"
+        )
     if args.loss in _HARNESS_ONLY_LOSSES:
-        raise CommandError(f"--loss {args.loss} belongs to the toy harness (--data synthetic|digits); on real data "
-                           f"--loss is one of {', '.join(LOSS_NAMES)}")  # fmt: skip
+        raise CommandError(
+            f"--loss {args.loss} belongs to the toy harness (--data synthetic|digits); on real data "
+            f"--loss is one of {', '.join(LOSS_NAMES)}"
+        )
     try:
         if args.model == "mlp":
-            raise CommandError("--model mlp is the toy harness's two-tower (--data synthetic|digits); on real data "
-                               "--model is mf or lightgcn")  # fmt: skip
+            raise CommandError(
+                "--model mlp is the toy harness's two-tower (--data synthetic|digits); on real data "
+                "--model is mf or lightgcn"
+            )
         if args.model == "lightgcn":
             if args.similarity is not None:
-                raise CommandError("--similarity applies to --model mf (LightGCN scores by the inner product): drop it")
-            model: Any = S.LightGCN(dim=args.dim, **({} if args.layers is None else {"layers": args.layers}))
+                raise CommandError(
+                    "--similarity applies to --model mf (LightGCN scores by the inner product): drop it"
+                )
+            model: Any = S.LightGCN(
+                dim=args.dim, **({} if args.layers is None else {"layers": args.layers})
+            )
         else:
             if args.layers is not None:
-                raise CommandError("--layers applies to --model lightgcn: drop it, or add --model lightgcn")
-            model = S.MF(dim=args.dim, **({} if args.similarity is None else {"similarity": args.similarity}))
-        named = loss_spec(args.loss)  # the spec class of the name (and BCL's form); the flags set its fields
+                raise CommandError(
+                    "--layers applies to --model lightgcn: drop it, or add --model lightgcn"
+                )
+            model = S.MF(
+                dim=args.dim, **({} if args.similarity is None else {"similarity": args.similarity})
+            )
+        named = loss_spec(
+            args.loss
+        )  # the spec class of the name (and BCL's form); the flags set its fields
         fixed = {"form": named.form} if isinstance(named, S.BCL) else {}
         loss = _spec_from_flags(args, "loss", args.loss, type(named), _LOSS_FLAGS, fixed)
         sampler_name = args.sampler or "rns"
-        sampler = _spec_from_flags(args, "sampler", sampler_name, type(sampler_spec(sampler_name)), _SAMPLER_FLAGS, {})
+        sampler = _spec_from_flags(
+            args, "sampler", sampler_name, type(sampler_spec(sampler_name)), _SAMPLER_FLAGS, {}
+        )
         opt_cls = S.SGD if args.optimizer == "sgd" else S.Adam
-        given = {k: getattr(args, k) for k in ("lr", "weight_decay", "batch_size") if getattr(args, k) is not None}
+        given = {
+            k: getattr(args, k)
+            for k in ("lr", "weight_decay", "batch_size")
+            if getattr(args, k) is not None
+        }
         batch1 = opt_cls is S.SGD and given.get("batch_size", 1) == 1
-        milestones = args.lr_schedule if args.lr_schedule is not None else (() if batch1 else (100,))
+        milestones = (
+            args.lr_schedule if args.lr_schedule is not None else (() if batch1 else (100,))
+        )
         optimizer = opt_cls(**given, milestones=milestones)
-    except (ValueError, TypeError) as exc:  # a spec's own check of a value (it names the spec and the field)
+    except (
+        ValueError,
+        TypeError,
+    ) as exc:  # a spec's own check of a value (it names the spec and the field)
         raise CommandError(str(exc)) from None
     reasons = undefined(model, loss, sampler, optimizer)
     if reasons:  # fit's own refusal, with its message, before any data is read
@@ -177,8 +242,10 @@ def _check_device(args: argparse.Namespace) -> None:
     import torch
 
     if not torch.cuda.is_available():
-        raise CommandError("--device cuda: torch finds no CUDA device here (torch.cuda.is_available() is False); "
-                           "use --device auto or --device cpu")  # fmt: skip
+        raise CommandError(
+            "--device cuda: torch finds no CUDA device here (torch.cuda.is_available() is False); "
+            "use --device auto or --device cpu"
+        )
 
 
 def _check_finite(final: dict, out) -> None:
@@ -186,8 +253,10 @@ def _check_finite(final: dict, out) -> None:
     bad = sorted(k for k, v in final.items() if isinstance(v, float) and not math.isfinite(v))
     if bad:
         where = f" (results written to {out} for inspection)" if out is not None else ""
-        raise CommandError(f"training gave non-finite final metrics {', '.join(bad)}{where}: lower --lr or check the data",
-                           exit_code=1)  # fmt: skip
+        raise CommandError(
+            f"training gave non-finite final metrics {', '.join(bad)}{where}: lower --lr or check the data",
+            exit_code=1,
+        )
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
@@ -197,23 +266,46 @@ def _cmd_train(args: argparse.Namespace) -> int:
         return _cmd_train_split(args)
     for dest in ("sampler", "similarity", "layers", "dpl_eps"):
         if getattr(args, dest) is not None:
-            raise CommandError(f"{_flag(dest)} {getattr(args, dest)} applies to real data (--train/--test or --data-dir), "
-                               f"not to --data {args.data}")  # fmt: skip
+            raise CommandError(
+                f"{_flag(dest)} {getattr(args, dest)} applies to real data (--train/--test or --data-dir), "
+                f"not to --data {args.data}"
+            )
     if args.model == "lightgcn":
-        raise CommandError(f"--model lightgcn trains on real data (--train/--test or --data-dir), not on --data {args.data}")
+        raise CommandError(
+            f"--model lightgcn trains on real data (--train/--test or --data-dir), not on --data {args.data}"
+        )
     _check_device(args)
     if args.data not in ("synthetic", "digits"):
-        raise CommandError(f"--data must be synthetic or digits (real data: --data-dir DIR or --train/--test), got {args.data!r}")
+        raise CommandError(
+            f"--data must be synthetic or digits (real data: --data-dir DIR or --train/--test), got {args.data!r}"
+        )
     out = output_dir(args.out, "--out") if args.out is not None else None
     for name, default in (("epochs", 5), ("batch_size", 256), ("lr", 0.01), ("weight_decay", 0.0)):
         if getattr(args, name) is None:
             setattr(args, name, default)
     kw = dict(
-        data=args.data, model=args.model, loss=args.loss, epochs=args.epochs, device=args.device, out=args.out,
-        rng=args.seed, progress=not args.quiet, k=args.k, batch_size=args.batch_size, lr=args.lr, dim=args.dim,
-        ans=args.ans, probe=not args.no_probe, weight_decay=args.weight_decay,
-    )  # fmt: skip
-    for name in ("tau_plus", "alpha", "beta", "hcl_beta"):  # left out: the harness's own defaults (TrainConfig's)
+        data=args.data,
+        model=args.model,
+        loss=args.loss,
+        epochs=args.epochs,
+        device=args.device,
+        out=args.out,
+        rng=args.seed,
+        progress=not args.quiet,
+        k=args.k,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        dim=args.dim,
+        ans=args.ans,
+        probe=not args.no_probe,
+        weight_decay=args.weight_decay,
+    )
+    for name in (
+        "tau_plus",
+        "alpha",
+        "beta",
+        "hcl_beta",
+    ):  # left out: the harness's own defaults (TrainConfig's)
         if getattr(args, name) is not None:
             kw[name] = getattr(args, name)
     if args.temperature is not None:
@@ -223,7 +315,13 @@ def _cmd_train(args: argparse.Namespace) -> int:
     res = train(**kw)
     print(
         json.dumps(
-            {"final": res["final"], "probe": res.get("probe", {}), "seconds": round(res["seconds"], 2)}, indent=2, default=float
+            {
+                "final": res["final"],
+                "probe": res.get("probe", {}),
+                "seconds": round(res["seconds"], 2),
+            },
+            indent=2,
+            default=float,
         )
     )
     if out is not None:
@@ -237,12 +335,18 @@ def _cmd_experiments(args: argparse.Namespace) -> int:
 
     if args.update_committed:
         if args.quick:
-            raise CommandError("--update-committed cannot be combined with --quick: smoke runs never replace committed results")
+            raise CommandError(
+                "--update-committed cannot be combined with --quick: smoke runs never replace committed results"
+            )
         if args.out is not None or args.figures is not None:
-            raise CommandError("--update-committed chooses the output folders: drop --out and --figures")
+            raise CommandError(
+                "--update-committed chooses the output folders: drop --out and --figures"
+            )
         out_path, fig_path = committed_dir("notebooks/data/bridge"), committed_dir("figures")
     else:
-        out_path = args.out if args.out is not None else default_output("bridge_experiments", args.quick)
+        out_path = (
+            args.out if args.out is not None else default_output("bridge_experiments", args.quick)
+        )
         fig_path = args.figures if args.figures is not None else out_path
     out, figures = output_dir(out_path, "--out"), output_dir(fig_path, "--figures")
     run_all(out=out, figures=figures, quick=args.quick, progress=not args.quiet)

@@ -133,7 +133,16 @@ class CredenceWeights:
         self.warmup_epochs = int(warmup_epochs)
         self.lam_history: list[float] = []
 
-    def update(self, epoch: int, score_fn, train_pairs: torch.Tensor, item_counts, d: int, user_emb, item_emb):
+    def update(
+        self,
+        epoch: int,
+        score_fn,
+        train_pairs: torch.Tensor,
+        item_counts,
+        d: int,
+        user_emb,
+        item_emb,
+    ):
         """E-step at the start of ``epoch`` (skipped during warm-up).
 
         Parameters

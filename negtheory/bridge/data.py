@@ -94,7 +94,9 @@ class RecData:
         def unique(pairs: torch.Tensor) -> np.ndarray:
             return np.unique(pairs.numpy().astype(np.int64).reshape(-1, 2), axis=0)
 
-        return Interactions(self.n_users, self.n_items, unique(self.train), unique(self.test), name=self.name)
+        return Interactions(
+            self.n_users, self.n_items, unique(self.train), unique(self.test), name=self.name
+        )
 
 
 def _gumbel_topk(logits: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
@@ -192,14 +194,30 @@ def synthetic_pu(
     from scipy.special import ndtr
 
     params = dict(
-        n_users=n_users, n_items=n_items, dim=dim, tau_plus=tau_plus, mu_q=mu_q, n_train=n_train, n_test=n_test,
-        signal=signal, seed=seed, label_auc=float(ranks.mean()), label_auc_theory=float(ndtr(mu_q / math.sqrt(2.0))),
-    )  # fmt: skip
+        n_users=n_users,
+        n_items=n_items,
+        dim=dim,
+        tau_plus=tau_plus,
+        mu_q=mu_q,
+        n_train=n_train,
+        n_test=n_test,
+        signal=signal,
+        seed=seed,
+        label_auc=float(ranks.mean()),
+        label_auc_theory=float(ndtr(mu_q / math.sqrt(2.0))),
+    )
     counts = np.bincount(tr[:, 1], minlength=n_items)
     return RecData(
-        n_users, n_items, torch.from_numpy(tr).long(), torch.from_numpy(te).long(),
-        torch.from_numpy(counts).float(), torch.from_numpy(relevant), torch.from_numpy(z).float(), "synthetic", params,
-    )  # fmt: skip
+        n_users,
+        n_items,
+        torch.from_numpy(tr).long(),
+        torch.from_numpy(te).long(),
+        torch.from_numpy(counts).float(),
+        torch.from_numpy(relevant),
+        torch.from_numpy(z).float(),
+        "synthetic",
+        params,
+    )
 
 
 @dataclass

@@ -92,7 +92,9 @@ class UniformFreeSampler:
         self._any_full = bool(np.any(deg >= n_items))
         self.device = dev
         # on the CPU, the same count by a search within each row (_free_items)
-        self._host = (items - pos, indptr.copy()) if dev.type == "cpu" else None  # indptr may alias the caller's
+        self._host = (
+            (items - pos, indptr.copy()) if dev.type == "cpu" else None
+        )  # indptr may alias the caller's
 
     def free_item(self, users: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
         """The ``r``-th non-interacted item (0-based, in increasing order) of each user.
@@ -112,7 +114,9 @@ class UniformFreeSampler:
         q = users * self.stride + r
         return r + torch.searchsorted(self.keys, q, right=True) - self.start[users]
 
-    def draw(self, users: torch.Tensor, n: int, generator: torch.Generator | None = None) -> torch.Tensor:
+    def draw(
+        self, users: torch.Tensor, n: int, generator: torch.Generator | None = None
+    ) -> torch.Tensor:
         """``n`` uniform non-interacted items per user, with replacement.
 
         Parameters
@@ -140,7 +144,9 @@ class UniformFreeSampler:
         if self._any_full and users.numel() and bool((free <= 0).any()):
             raise ValueError("a user has interacted with every item: no negative to draw")
         # float64 uniforms: (2^53 levels) the rank r is uniform on [0, n_free) to within 2^-53 * n_free
-        u01 = torch.rand((users.shape[0], int(n)), generator=generator, device=self.device, dtype=torch.float64)
+        u01 = torch.rand(
+            (users.shape[0], int(n)), generator=generator, device=self.device, dtype=torch.float64
+        )
         r = torch.minimum((u01 * free[:, None]).long(), free[:, None] - 1)
         if self._host is not None:
             u = np.ascontiguousarray(users.numpy(), dtype=np.int64)

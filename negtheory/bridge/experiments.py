@@ -45,7 +45,14 @@ def _best(history, key):
     return max(h[key] for h in history)
 
 
-def wu_k_sweep(mu_qs=(1.0, 3.0), ks=(1, 2, 4, 8, 16, 32, 64), epochs=8, seeds=(0,), synthetic=None, progress=False):
+def wu_k_sweep(
+    mu_qs=(1.0, 3.0),
+    ks=(1, 2, 4, 8, 16, 32, 64),
+    epochs=8,
+    seeds=(0,),
+    synthetic=None,
+    progress=False,
+):
     """Experiment 1: best NDCG@10 over epochs for InfoNCE with K negatives, plus the prediction and ANS.
 
     For each label quality mu_q and seed, InfoNCE is trained on :func:`~negtheory.bridge.data.synthetic_pu`
@@ -91,8 +98,15 @@ def wu_k_sweep(mu_qs=(1.0, 3.0), ks=(1, 2, 4, 8, 16, 32, 64), epochs=8, seeds=(0
     rows = []
     for mu in mu_qs:
         for seed in seeds:
-            base = dict(data="synthetic", loss="infonce", epochs=epochs, probe=False, progress=progress, rng=seed,
-                        synthetic=dict(syn, mu_q=mu))  # fmt: skip
+            base = dict(
+                data="synthetic",
+                loss="infonce",
+                epochs=epochs,
+                probe=False,
+                progress=progress,
+                rng=seed,
+                synthetic=dict(syn, mu_q=mu),
+            )
             r1 = None
             runs = {}
             for k in ks:
@@ -109,12 +123,33 @@ def wu_k_sweep(mu_qs=(1.0, 3.0), ks=(1, 2, 4, 8, 16, 32, 64), epochs=8, seeds=(0
             # the same prediction from the ground-truth label AUC (known only on synthetic data)
             k_label = int(optimal_k_from_auc(min(label_auc, 0.999), steps=100))
             for k, r in runs.items():
-                rows.append(dict(mu_q=mu, seed=seed, k=str(k), ndcg=_best(r["history"], "test_ndcg@10"),
-                                 recall=_best(r["history"], "test_recall@10"), train_auc_k1=auc1, k_pred=k_pred, label_auc=label_auc, k_pred_label=k_label))  # fmt: skip
+                rows.append(
+                    dict(
+                        mu_q=mu,
+                        seed=seed,
+                        k=str(k),
+                        ndcg=_best(r["history"], "test_ndcg@10"),
+                        recall=_best(r["history"], "test_recall@10"),
+                        train_auc_k1=auc1,
+                        k_pred=k_pred,
+                        label_auc=label_auc,
+                        k_pred_label=k_label,
+                    )
+                )
             ra = train(**base, k=float(k_pred), ans=True, k_opt=float(k_pred))
-            rows.append(dict(mu_q=mu, seed=seed, k="ans", ndcg=_best(ra["history"], "test_ndcg@10"),
-                             recall=_best(ra["history"], "test_recall@10"), train_auc_k1=auc1, k_pred=k_pred, label_auc=label_auc,
-                             k_pred_label=k_label))  # fmt: skip
+            rows.append(
+                dict(
+                    mu_q=mu,
+                    seed=seed,
+                    k="ans",
+                    ndcg=_best(ra["history"], "test_ndcg@10"),
+                    recall=_best(ra["history"], "test_recall@10"),
+                    train_auc_k1=auc1,
+                    k_pred=k_pred,
+                    label_auc=label_auc,
+                    k_pred_label=k_label,
+                )
+            )
     return pd.DataFrame(rows)
 
 
@@ -168,8 +203,17 @@ def mse_sim_vs_train(
     from .probes import summarize
 
     seed = int_seed("rng", rng)  # one int for the training run and the simulation
-    r = train(data="digits", loss=loss, epochs=epochs, batch_size=batch_size, temperature=temperature, probe=True,
-              probe_every=1, progress=progress, rng=seed)  # fmt: skip
+    r = train(
+        data="digits",
+        loss=loss,
+        epochs=epochs,
+        batch_size=batch_size,
+        temperature=temperature,
+        probe=True,
+        probe_every=1,
+        progress=progress,
+        rng=seed,
+    )
     rows = []
     probe = pd.DataFrame(r["probe_rows"])
     for ep in sorted(probe.epoch.unique()):
@@ -177,18 +221,49 @@ def mse_sim_vs_train(
         alpha = float(np.clip(s["alpha"], 0.5, 1.0))
         n = int(round(s["n"]))
         sim = mse_study(
-            "alpha", [alpha], n_anchors=n_anchors, n_unlabeled=n, tau_plus=float(s["tau_plus"]), t=temperature, beta=0.5,
-            n_positives=1, estimators=("biased", "dcl", "bcl", "bcl_norm"), rng=seed,
-            generation=Generation(base_interval=(-1.0, 1.0)), execution=Execution(progress=False),
-        )  # fmt: skip
+            "alpha",
+            [alpha],
+            n_anchors=n_anchors,
+            n_unlabeled=n,
+            tau_plus=float(s["tau_plus"]),
+            t=temperature,
+            beta=0.5,
+            n_positives=1,
+            estimators=("biased", "dcl", "bcl", "bcl_norm"),
+            rng=seed,
+            generation=Generation(base_interval=(-1.0, 1.0)),
+            execution=Execution(progress=False),
+        )
         for est in ("biased", "dcl", "bcl", "bcl_norm"):
-            rows.append(dict(epoch=int(ep), estimator=est, source="training", alpha=s["alpha"], tau_plus=s["tau_plus"], n=n,
-                             mse=s[f"mse_{est}"], rmse=s[f"rmse_{est}"], truth_mean=s["truth_mean"],
-                             probe_acc=r["history"][int(ep)]["probe_acc"]))  # fmt: skip
+            rows.append(
+                dict(
+                    epoch=int(ep),
+                    estimator=est,
+                    source="training",
+                    alpha=s["alpha"],
+                    tau_plus=s["tau_plus"],
+                    n=n,
+                    mse=s[f"mse_{est}"],
+                    rmse=s[f"rmse_{est}"],
+                    truth_mean=s["truth_mean"],
+                    probe_acc=r["history"][int(ep)]["probe_acc"],
+                )
+            )
             q = sim[sim.estimator == est].iloc[0]
-            rows.append(dict(epoch=int(ep), estimator=est, source="simulation", alpha=alpha, tau_plus=s["tau_plus"], n=n,
-                             mse=float(q.mse), rmse=float(q.mse) / float(q.truth_mean) ** 2, truth_mean=float(q.truth_mean),
-                             probe_acc=math.nan))  # fmt: skip
+            rows.append(
+                dict(
+                    epoch=int(ep),
+                    estimator=est,
+                    source="simulation",
+                    alpha=alpha,
+                    tau_plus=s["tau_plus"],
+                    n=n,
+                    mse=float(q.mse),
+                    rmse=float(q.mse) / float(q.truth_mean) ** 2,
+                    truth_mean=float(q.truth_mean),
+                    probe_acc=math.nan,
+                )
+            )
     return pd.DataFrame(rows)
 
 
@@ -234,13 +309,36 @@ def downstream(
     rows = []
     for seed in seeds:
         for loss in digits_losses:
-            r = train(data="digits", loss=loss, epochs=digits_epochs, batch_size=128, probe=False, progress=progress, rng=seed)
-            rows.append(dict(task="digits", loss=loss, seed=seed, metric="probe_acc", value=r["final"]["probe_acc"]))
+            r = train(
+                data="digits",
+                loss=loss,
+                epochs=digits_epochs,
+                batch_size=128,
+                probe=False,
+                progress=progress,
+                rng=seed,
+            )
+            rows.append(
+                dict(
+                    task="digits",
+                    loss=loss,
+                    seed=seed,
+                    metric="probe_acc",
+                    value=r["final"]["probe_acc"],
+                )
+            )
         syn = dict(n_users=300, n_items=400, tau_plus=0.1, mu_q=2.0)
         syn.update(synthetic or {})
         for loss in rec_losses:
             r = train(
-                data="synthetic", loss=loss, epochs=rec_epochs, k=8.0, probe=False, progress=progress, rng=seed, synthetic=syn
+                data="synthetic",
+                loss=loss,
+                epochs=rec_epochs,
+                k=8.0,
+                probe=False,
+                progress=progress,
+                rng=seed,
+                synthetic=syn,
             )
             # history keys of the one trainer -> the metric names of the table
             for key, metric in (
@@ -249,7 +347,15 @@ def downstream(
                 ("precision_true@10", "precision_true@10"),
             ):
                 if key in r["final"]:
-                    rows.append(dict(task="synthetic", loss=loss, seed=seed, metric=metric, value=_best(r["history"], key)))
+                    rows.append(
+                        dict(
+                            task="synthetic",
+                            loss=loss,
+                            seed=seed,
+                            metric=metric,
+                            value=_best(r["history"], key),
+                        )
+                    )
     return pd.DataFrame(rows)
 
 
@@ -292,8 +398,14 @@ def run_all(out="negtheory_output/bridge_experiments", figures=None, quick=False
     if quick:
         small = dict(n_users=60, n_items=80, n_train=10, n_test=3)
         w = wu_k_sweep(mu_qs=(1.0,), ks=(1, 4), epochs=2, synthetic=small)
-        d = downstream(digits_losses=("infonce", "bcl"), rec_losses=("bpr", "bprac"), digits_epochs=1, rec_epochs=2, seeds=(0,),
-                       synthetic=small)  # fmt: skip
+        d = downstream(
+            digits_losses=("infonce", "bcl"),
+            rec_losses=("bpr", "bprac"),
+            digits_epochs=1,
+            rec_epochs=2,
+            seeds=(0,),
+            synthetic=small,
+        )
     else:
         w = wu_k_sweep(progress=progress)
         d = downstream(progress=progress)
@@ -311,4 +423,6 @@ def run_all(out="negtheory_output/bridge_experiments", figures=None, quick=False
 if __name__ == "__main__":  # pragma: no cover
     import sys
 
-    run_all(quick="--quick" in sys.argv)  # writes negtheory_output/bridge_experiments (see `negtheory bridge experiments`)
+    run_all(
+        quick="--quick" in sys.argv
+    )  # writes negtheory_output/bridge_experiments (see `negtheory bridge experiments`)

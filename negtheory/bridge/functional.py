@@ -102,7 +102,9 @@ Returns
 Tensor
     The loss: a scalar for "mean" / "sum", shape [...] for "none"."""
 _doc = docstring(
-    reduction=_REDUCTION, loss_returns=_LOSS_RETURNS, reduction_returns=_REDUCTION + "\n\n" + _LOSS_RETURNS.strip("\n")
+    reduction=_REDUCTION,
+    loss_returns=_LOSS_RETURNS,
+    reduction_returns=_REDUCTION + "\n\n" + _LOSS_RETURNS.strip("\n"),
 )
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -129,9 +131,13 @@ def _prepare(pos_logits, neg_logits, name_neg="neg_logits"):
     if not isinstance(pos_logits, torch.Tensor) or not isinstance(neg_logits, torch.Tensor):
         raise TypeError("pos_logits and neg_logits must be torch tensors")
     if not (pos_logits.is_floating_point() and neg_logits.is_floating_point()):
-        raise TypeError(f"logits must be floating point, got {pos_logits.dtype} and {neg_logits.dtype}")
+        raise TypeError(
+            f"logits must be floating point, got {pos_logits.dtype} and {neg_logits.dtype}"
+        )
     if neg_logits.ndim < 1 or neg_logits.shape[-1] == 0:
-        raise ValueError(f"{name_neg} must have shape [..., N] with N >= 1, got {tuple(neg_logits.shape)}")
+        raise ValueError(
+            f"{name_neg} must have shape [..., N] with N >= 1, got {tuple(neg_logits.shape)}"
+        )
     if pos_logits.shape != neg_logits.shape[:-1]:
         raise ValueError(
             f"pos_logits must have the leading shape of {name_neg}: {tuple(neg_logits.shape[:-1])}, got {tuple(pos_logits.shape)}"
@@ -169,7 +175,9 @@ def _finish(loss: torch.Tensor, out_dtype, reduction: str) -> torch.Tensor:
 
 
 def _check_reduction(reduction):
-    if not isinstance(reduction, str) or reduction not in _REDUCTIONS:  # (an array: `in` is ambiguous)
+    if (
+        not isinstance(reduction, str) or reduction not in _REDUCTIONS
+    ):  # (an array: `in` is ambiguous)
         raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
 
@@ -185,14 +193,22 @@ def _log_pos_mean(pos, pos_extra_logits):
     """log of the mean positive score p-bar: the anchor's own positive, or K extra positives."""
     if pos_extra_logits is None:
         return pos
-    if not isinstance(pos_extra_logits, torch.Tensor) or pos_extra_logits.ndim < 1 or pos_extra_logits.shape[-1] == 0:
+    if (
+        not isinstance(pos_extra_logits, torch.Tensor)
+        or pos_extra_logits.ndim < 1
+        or pos_extra_logits.shape[-1] == 0
+    ):
         raise ValueError("pos_extra_logits must be a tensor of shape [..., K] with K >= 1")
     if pos_extra_logits.shape[:-1] != pos.shape:
-        raise ValueError(f"pos_extra_logits must have leading shape {tuple(pos.shape)}, got {tuple(pos_extra_logits.shape)}")
+        raise ValueError(
+            f"pos_extra_logits must have leading shape {tuple(pos.shape)}, got {tuple(pos_extra_logits.shape)}"
+        )
     return _log_mean_exp(_work(pos_extra_logits.to(pos.dtype)))
 
 
-def _log_sub(log_a: torch.Tensor, log_b: torch.Tensor, log_floor: torch.Tensor | float) -> torch.Tensor:
+def _log_sub(
+    log_a: torch.Tensor, log_b: torch.Tensor, log_floor: torch.Tensor | float
+) -> torch.Tensor:
     """max(log(A - B), log_floor) without leaving log space.
 
     log(A - B) = log A + log(-expm1(log B - log A)) for B < A. Where B >= A the difference is
@@ -338,7 +354,9 @@ def _dcl_core(pos, neg, n, tp, log_pbar, floor):
     """DCL on logits; ``neg`` may hold -inf entries, ``n`` valid ones (int or per-row tensor)."""
     log_a = _lse(neg)  # log sum_i x_i
     log_b = math.log(tp) + _logn(n, neg) + log_pbar  # log N tau+ p-bar
-    log_n_theta = _log_sub(log_a, log_b, _log_floor(floor, neg.dtype, n) + math.log(1.0 - tp)) - math.log(1.0 - tp)
+    log_n_theta = _log_sub(
+        log_a, log_b, _log_floor(floor, neg.dtype, n) + math.log(1.0 - tp)
+    ) - math.log(1.0 - tp)
     return _softmax_family_loss(pos, log_n_theta)
 
 
@@ -396,7 +414,9 @@ def _hcl_core(pos, neg, n, tp, beta, log_pbar, floor):
         log_rw = torch.logsumexp(neg, dim=-1) - _logn(n, neg)
     else:
         if torch.compiler.is_compiling():  # the compiler fuses the plain form itself
-            log_rw = torch.logsumexp((beta + 1.0) * neg, dim=-1) - torch.logsumexp(beta * neg, dim=-1)
+            log_rw = torch.logsumexp((beta + 1.0) * neg, dim=-1) - torch.logsumexp(
+                beta * neg, dim=-1
+            )
         else:
             log_rw = _LogPowerRatio.apply(neg, beta)
     log_b = math.log(tp) + log_pbar
@@ -417,7 +437,9 @@ def _run_end_counts(srt: torch.Tensor) -> torch.Tensor:
     """
     n = srt.shape[-1]
     pos = torch.arange(1, n + 1, device=srt.device).expand(srt.shape)
-    is_end = torch.cat([srt[..., 1:] != srt[..., :-1], torch.ones_like(srt[..., :1], dtype=torch.bool)], dim=-1)
+    is_end = torch.cat(
+        [srt[..., 1:] != srt[..., :-1], torch.ones_like(srt[..., :1], dtype=torch.bool)], dim=-1
+    )
     ends = torch.where(is_end, pos, torch.full_like(pos, n))
     return torch.flip(torch.cummin(torch.flip(ends, dims=[-1]), dim=-1).values, dims=[-1])
 
@@ -443,7 +465,11 @@ def _workspace(name: str, need: int, dtype) -> np.ndarray:
 
 def _workspace_nbytes() -> int:
     """Bytes this thread's sort buffers hold (the benchmark counts them as the loss's memory)."""
-    return sum(getattr(_WORKSPACE, k).nbytes for k in ("perm64", "key32", "flags", "keys") if hasattr(_WORKSPACE, k))
+    return sum(
+        getattr(_WORKSPACE, k).nbytes
+        for k in ("perm64", "key32", "flags", "keys")
+        if hasattr(_WORKSPACE, k)
+    )
 
 
 # Bits of the column index in the 32-bit keys: rows up to 2^12 scores keep >= 19 bits of value
@@ -479,7 +505,9 @@ def _sort_ranks_q32(s: torch.Tensor, skip: int):
     perm = pbuf.reshape(rows, n)
     scratch = torch.from_numpy(pbuf.view(np.float32)[:size].reshape(rows, n))
     shared = size >= _Q32_SHARED_MIN
-    key_np = (pbuf.view(np.int32)[size:] if shared else _workspace("key32", size, np.int32)).reshape(rows, n)
+    key_np = (
+        pbuf.view(np.int32)[size:] if shared else _workspace("key32", size, np.int32)
+    ).reshape(rows, n)
     key = torch.from_numpy(key_np)
     hi = s.amax(dim=1, keepdim=True).numpy()
     lo = torch.nan_to_num(s, neginf=math.inf, out=scratch).amin(dim=1, keepdim=True).numpy()
@@ -558,7 +586,9 @@ def _q32_fix_collisions(x: np.ndarray, perm: np.ndarray, f: np.ndarray, skip: in
     cols = pf[flat]
     v = x.reshape(-1)[row * n + cols] + np.float32(0.0)  # + 0.0: -0.0 ties with +0.0
     b = v.view(np.int32)
-    image = (b ^ ((b >> 31) & np.int32(0x7FFFFFFF))).astype(np.int64) + (1 << 31)  # order-preserving
+    image = (b ^ ((b >> 31) & np.int32(0x7FFFFFFF))).astype(np.int64) + (
+        1 << 31
+    )  # order-preserving
     key = (run << 32) | image
     idx = np.argsort(key, kind="stable")  # by run, then value; columns stay ascending in ties
     pf[flat] = cols[idx]
@@ -616,19 +646,31 @@ def _sort_ranks_packed64(s: torch.Tensor, skip: int):
     col = kv[..., lo_idx]  # scratch for the sign mask (no temporary), then the column index
     np.right_shift(bits, 31, out=col)
     np.bitwise_and(col, np.int32(0x7FFFFFFF), out=col)
-    np.bitwise_xor(bits, col, out=bits)  # order-preserving image: negatives flip their magnitude bits
+    np.bitwise_xor(
+        bits, col, out=bits
+    )  # order-preserving image: negatives flip their magnitude bits
     col[...] = np.arange(n, dtype=np.int32)
     key.sort(axis=-1)
     hi = kv[..., hi_idx]
-    tied = np.flatnonzero((hi[:, skip + 1 :] == hi[:, skip:-1]).any(axis=1)) if n - skip > 1 else np.empty(0, np.int64)
+    tied = (
+        np.flatnonzero((hi[:, skip + 1 :] == hi[:, skip:-1]).any(axis=1))
+        if n - skip > 1
+        else np.empty(0, np.int64)
+    )
     h = hi[tied]  # (a copy) rows with ties: a few at float32 resolution
-    key &= np.int64(0xFFFFFFFF)  # in place: the key array becomes the permutation (int64, torch's index type)
+    key &= np.int64(
+        0xFFFFFFFF
+    )  # in place: the key array becomes the permutation (int64, torch's index type)
     order = torch.from_numpy(key)
     if tied.size == 0:
         return order, None, None
     # every member of a run of equal values gets the index one past the run's end (reversed
     # running minimum)
-    ends = np.where(np.concatenate([h[:, 1:] != h[:, :-1], np.ones((tied.size, 1), dtype=bool)], axis=1), np.arange(1, n + 1), n)
+    ends = np.where(
+        np.concatenate([h[:, 1:] != h[:, :-1], np.ones((tied.size, 1), dtype=bool)], axis=1),
+        np.arange(1, n + 1),
+        n,
+    )
     cnt = np.ascontiguousarray(np.minimum.accumulate(ends[:, ::-1], axis=1)[:, ::-1])
     return order, torch.from_numpy(cnt), torch.from_numpy(tied)
 
@@ -650,7 +692,12 @@ def _sort_ranks(s: torch.Tensor, skip: int = 0):
     """
     s = s.detach()
     n = s.shape[-1]
-    if s.device.type == "cpu" and s.dtype == torch.float32 and n < 2**31 and not torch.compiler.is_compiling():
+    if (
+        s.device.type == "cpu"
+        and s.dtype == torch.float32
+        and n < 2**31
+        and not torch.compiler.is_compiling()
+    ):
         s = s.contiguous()
         if 0 < s.numel() and n <= 1 << _Q32_MAX_COLUMN_BITS:
             out = _sort_ranks_q32(s, skip)
@@ -711,7 +758,9 @@ def ecdf_counts(neg_logits: Tensor) -> Tensor:
         raise ValueError("neg_logits must not contain NaN")
     flat = _flat2(s)
     order, cnt, rows = _sort_ranks(flat)
-    return torch.empty_like(order).scatter_(-1, order, _full_counts(order, cnt, rows)).reshape(s.shape)
+    return (
+        torch.empty_like(order).scatter_(-1, order, _full_counts(order, cnt, rows)).reshape(s.shape)
+    )
 
 
 def _omega(u: torch.Tensor, alpha: float, beta: float, tau_plus: float) -> torch.Tensor:
@@ -726,7 +775,9 @@ def _omega(u: torch.Tensor, alpha: float, beta: float, tau_plus: float) -> torch
     z = (1.0 - beta) * alpha + beta * (1.0 - alpha)
     # sums of non-negative terms, as estimators._omega_of_ecdf (no cancellation at alpha = 1)
     num = (1.0 - beta) * alpha * (1.0 - phi) + beta * (1.0 - alpha) * phi
-    den = alpha * (tau_minus * (1.0 - phi) + tau_plus * phi) + (1.0 - alpha) * (tau_plus * (1.0 - phi) + tau_minus * phi)
+    den = alpha * (tau_minus * (1.0 - phi) + tau_plus * phi) + (1.0 - alpha) * (
+        tau_plus * (1.0 - phi) + tau_minus * phi
+    )
     return num / (z * den)
 
 
@@ -1033,9 +1084,15 @@ def bcl(
     """
     _check_reduction(reduction)
     alpha, beta, tau_plus, _ = _check_abt(alpha, beta, tau_plus)
-    nw = flag("normalize", normalize) if normalize_weights is None else flag("normalize_weights", normalize_weights)
+    nw = (
+        flag("normalize", normalize)
+        if normalize_weights is None
+        else flag("normalize_weights", normalize_weights)
+    )
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    loss = _bcl_core(pos.reshape(-1), _flat2(neg), neg.shape[-1], alpha, beta, tau_plus, nw).reshape(pos.shape)
+    loss = _bcl_core(
+        pos.reshape(-1), _flat2(neg), neg.shape[-1], alpha, beta, tau_plus, nw
+    ).reshape(pos.shape)
     return _finish(_nonfinite_to_nan(loss, pos, neg), dt, reduction)
 
 
@@ -1043,7 +1100,9 @@ def bcl(
 # pairwise / pointwise losses
 # --------------------------------------------------------------------------------------------
 @_doc
-def bpr(pos_logits: Tensor, neg_logits: Tensor, weight: Tensor | None = None, reduction: str = "mean") -> Tensor:
+def bpr(
+    pos_logits: Tensor, neg_logits: Tensor, weight: Tensor | None = None, reduction: str = "mean"
+) -> Tensor:
     r"""Bayesian personalised ranking loss (Rendle et al. 2009; Liu Bin's thesis eq. 4.1, 3.29).
 
     The negative of the thesis's log-likelihood eq. 4.1 (per triple), averaged over the
@@ -1135,7 +1194,11 @@ def ccl(
     """
     _check_reduction(reduction)
     m = real_scalar("margin", margin, -1.0, 1.0)
-    w = None if negative_weight is None else real_scalar("negative_weight", negative_weight, 0.0, lo_open=True)
+    w = (
+        None
+        if negative_weight is None
+        else real_scalar("negative_weight", negative_weight, 0.0, lo_open=True)
+    )
     pos, neg, dt = _prepare(pos_scores, neg_scores, name_neg="neg_scores")
     hinge = torch.relu(neg - m)
     neg_term = hinge.sum(dim=-1) if w is None else hinge.mean(dim=-1) * w
@@ -1194,9 +1257,15 @@ def dpl(
     tp = _tau_plus(tau_plus)
     eps = real_scalar("eps", eps, 0.0, 1.0, lo_open=True)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
-    extra = None if pos_extra_logits is None else _work(_tensor("pos_extra_logits", pos_extra_logits).to(pos.dtype))
+    extra = (
+        None
+        if pos_extra_logits is None
+        else _work(_tensor("pos_extra_logits", pos_extra_logits).to(pos.dtype))
+    )
     if extra is not None and (extra.shape[:-1] != pos.shape or extra.shape[-1] == 0):
-        raise ValueError(f"pos_extra_logits must have shape [{', '.join(map(str, pos.shape))}, M], got {tuple(extra.shape)}")
+        raise ValueError(
+            f"pos_extra_logits must have shape [{', '.join(map(str, pos.shape))}, M], got {tuple(extra.shape)}"
+        )
     loss = _dpl_core(pos, neg, neg.shape[-1], tp, extra, eps, masked=False)
     return _finish(_nonfinite_to_nan(loss, pos, neg, extra), dt, reduction)
 
@@ -1211,13 +1280,17 @@ def _dpl_core(pos, neg, n, tp, extra, eps, masked):
     if masked:
         sig = torch.where(torch.isneginf(neg), torch.zeros_like(sig), sig)
     a = sig.sum(dim=-1) / n
-    b = 0.5 if extra is None else torch.sigmoid(pos[..., None] - extra).mean(dim=-1)  # sigma(0) = 1/2
+    b = (
+        0.5 if extra is None else torch.sigmoid(pos[..., None] - extra).mean(dim=-1)
+    )  # sigma(0) = 1/2
     p_hat = (a - tp * b) / (1.0 - tp)
     return -torch.log(torch.clamp(p_hat, min=eps))
 
 
 @_doc
-def bce(pos_logits: Tensor, neg_logits: Tensor, k: float | None = None, reduction: str = "mean") -> Tensor:
+def bce(
+    pos_logits: Tensor, neg_logits: Tensor, k: float | None = None, reduction: str = "mean"
+) -> Tensor:
     r"""Binary cross-entropy / negative-sampling (NCE-style) loss (the negative-sampling textbook chapter).
 
     The negative of the chapter's NCE objective J(theta) (an unnumbered display), with the
@@ -1249,7 +1322,9 @@ def bce(pos_logits: Tensor, neg_logits: Tensor, k: float | None = None, reductio
     _check_reduction(reduction)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
     kk = None if k is None else real_scalar("k", k, 0.0, lo_open=True)
-    return _finish(_nonfinite_to_nan(_bce_core(pos, neg, neg.shape[-1], kk), pos, neg), dt, reduction)
+    return _finish(
+        _nonfinite_to_nan(_bce_core(pos, neg, neg.shape[-1], kk), pos, neg), dt, reduction
+    )
 
 
 def _bce_core(pos, neg, n, k):
@@ -1259,7 +1334,9 @@ def _bce_core(pos, neg, n, k):
 
 
 @_doc
-def relaxed_softmax(pos_logits: Tensor, neg_logits: Tensor, include_positive: bool = False, reduction: str = "mean") -> Tensor:
+def relaxed_softmax(
+    pos_logits: Tensor, neg_logits: Tensor, include_positive: bool = False, reduction: str = "mean"
+) -> Tensor:
     r"""Relaxed-Softmax loss (Tanielian & Vasile (Relaxed Softmax), eq. 5).
 
     Eq. 5, :math:`L_{(i,j)} = -G(i, j) + \ln\sum_{j' \in V_{(i,j)}} e^{G(i, j')}`, on logits:
@@ -1294,7 +1371,11 @@ def relaxed_softmax(pos_logits: Tensor, neg_logits: Tensor, include_positive: bo
     _check_reduction(reduction)
     pos, neg, dt = _prepare(pos_logits, neg_logits)
     return _finish(
-        _nonfinite_to_nan(_relaxed_core(pos, neg, flag("include_positive", include_positive)), pos, neg), dt, reduction
+        _nonfinite_to_nan(
+            _relaxed_core(pos, neg, flag("include_positive", include_positive)), pos, neg
+        ),
+        dt,
+        reduction,
     )
 
 

@@ -177,11 +177,23 @@ class _GatheredScores(torch.autograd.Function):
         g = np.ascontiguousarray(grad.detach().numpy())
         s = out.detach().numpy()
         kernel = _backward_parallel if threads > 1 else _backward
-        gw, gh = kernel(g, s, w.detach().numpy(), h.detach().numpy(), items.numpy(), r, cosine, h.shape[0], threads)
+        gw, gh = kernel(
+            g,
+            s,
+            w.detach().numpy(),
+            h.detach().numpy(),
+            items.numpy(),
+            r,
+            cosine,
+            h.shape[0],
+            threads,
+        )
         return torch.from_numpy(gw), torch.from_numpy(gh), None, None
 
 
-def gathered_scores(w: torch.Tensor, h: torch.Tensor, items: torch.Tensor, cosine: bool = False) -> torch.Tensor:
+def gathered_scores(
+    w: torch.Tensor, h: torch.Tensor, items: torch.Tensor, cosine: bool = False
+) -> torch.Tensor:
     r"""The scores :math:`s_{bk} = \langle w_b, h_{i_{bk}} \rangle` (or with :math:`h` rows normalised), fused.
 
     Parameters
@@ -218,13 +230,21 @@ def gathered_scores(w: torch.Tensor, h: torch.Tensor, items: torch.Tensor, cosin
     """
     for name, t in (("w", w), ("h", h), ("items", items)):
         if t.device.type != "cpu":
-            raise ValueError(f"{name} must be a CPU tensor (other devices use torch's ops), got {t.device}")
+            raise ValueError(
+                f"{name} must be a CPU tensor (other devices use torch's ops), got {t.device}"
+            )
     if w.ndim != 2 or h.ndim != 2 or w.shape[1] != h.shape[1]:
-        raise ValueError(f"w and h must be [B, d] and [n_items, d], got {tuple(w.shape)} and {tuple(h.shape)}")
+        raise ValueError(
+            f"w and h must be [B, d] and [n_items, d], got {tuple(w.shape)} and {tuple(h.shape)}"
+        )
     if w.dtype != h.dtype or w.dtype not in (torch.float32, torch.float64):
-        raise ValueError(f"w and h must share a float32 or float64 dtype, got {w.dtype} and {h.dtype}")
+        raise ValueError(
+            f"w and h must share a float32 or float64 dtype, got {w.dtype} and {h.dtype}"
+        )
     if items.ndim != 2 or items.shape[0] != w.shape[0] or items.dtype != torch.int64:
-        raise ValueError(f"items must be an int64 [B, K] tensor with B = {w.shape[0]}, got {items.dtype} {tuple(items.shape)}")
+        raise ValueError(
+            f"items must be an int64 [B, K] tensor with B = {w.shape[0]}, got {items.dtype} {tuple(items.shape)}"
+        )
     if items.numel() and (int(items.min()) < 0 or int(items.max()) >= h.shape[0]):
         raise ValueError(f"items must lie in [0, n_items = {h.shape[0]})")
     return _GatheredScores.apply(w.contiguous(), h.contiguous(), items.contiguous(), bool(cosine))

@@ -42,11 +42,15 @@ __all__ = ["adjacency_rows", "csr_parts"]
 
 
 @numba.njit(cache=True)
-def _rows_forward(indptr, indices, values, nodes, xu, xi, n_users, add_self, divisor, out):  # pragma: no cover - numba
+def _rows_forward(
+    indptr, indices, values, nodes, xu, xi, n_users, add_self, divisor, out
+):  # pragma: no cover - numba
     d = out.shape[1]
     for r in range(nodes.shape[0]):
         v = nodes[r]
-        for p in range(indptr[v], indptr[v + 1]):  # CSR order, from 0, in float32: torch's CSR product's sum
+        for p in range(
+            indptr[v], indptr[v + 1]
+        ):  # CSR order, from 0, in float32: torch's CSR product's sum
             c = indices[p]
             w = values[p]
             if c < n_users:
@@ -69,7 +73,9 @@ def _rows_forward(indptr, indices, values, nodes, xu, xi, n_users, add_self, div
 
 
 @numba.njit(cache=True)
-def _rows_backward(indptr, indices, values, nodes, g, n_users, add_self, divisor, gu, gi):  # pragma: no cover - numba
+def _rows_backward(
+    indptr, indices, values, nodes, g, n_users, add_self, divisor, gu, gi
+):  # pragma: no cover - numba
     d = g.shape[1]
     h = np.empty(d, dtype=g.dtype)
     for r in range(nodes.shape[0]):
@@ -106,7 +112,9 @@ def _torch_segments(indptr: torch.Tensor, indices: torch.Tensor, nodes: torch.Te
     counts = indptr[nodes + 1] - starts
     seg = torch.repeat_interleave(torch.arange(len(nodes), device=nodes.device), counts)
     first = torch.cumsum(counts, 0) - counts
-    pos = torch.arange(int(counts.sum()), device=nodes.device) + torch.repeat_interleave(starts - first, counts)
+    pos = torch.arange(int(counts.sum()), device=nodes.device) + torch.repeat_interleave(
+        starts - first, counts
+    )
     return seg, indices[pos], pos
 
 
@@ -118,8 +126,18 @@ class _AdjacencyRows(torch.autograd.Function):
         indptr, indices, values = adj
         out = torch.zeros(len(nodes), xu.shape[1], dtype=xu.dtype, device=xu.device)
         if _use_kernels(xu):
-            _rows_forward(indptr.numpy(), indices.numpy(), values.numpy(), nodes.numpy(), xu.detach().contiguous().numpy(),
-                          xi.detach().contiguous().numpy(), n_users, add_self, divisor, out.numpy())  # fmt: skip
+            _rows_forward(
+                indptr.numpy(),
+                indices.numpy(),
+                values.numpy(),
+                nodes.numpy(),
+                xu.detach().contiguous().numpy(),
+                xi.detach().contiguous().numpy(),
+                n_users,
+                add_self,
+                divisor,
+                out.numpy(),
+            )
             return out
         seg, col, pos = _torch_segments(indptr, indices, nodes)
         x = torch.cat([xu, xi])
@@ -137,8 +155,18 @@ class _AdjacencyRows(torch.autograd.Function):
         if _use_kernels(g):
             gu = torch.zeros(n_users, g.shape[1], dtype=g.dtype, device=g.device)
             gi = torch.zeros(n_items, g.shape[1], dtype=g.dtype, device=g.device)
-            _rows_backward(indptr.numpy(), indices.numpy(), values.numpy(), nodes.numpy(), g.contiguous().numpy(),
-                           n_users, add_self, divisor, gu.numpy(), gi.numpy())  # fmt: skip
+            _rows_backward(
+                indptr.numpy(),
+                indices.numpy(),
+                values.numpy(),
+                nodes.numpy(),
+                g.contiguous().numpy(),
+                n_users,
+                add_self,
+                divisor,
+                gu.numpy(),
+                gi.numpy(),
+            )
             return gu, gi, None, None, None, None, None
         h = g / divisor if divisor != 1.0 else g
         seg, col, pos = _torch_segments(indptr, indices, nodes)
@@ -204,14 +232,20 @@ def adjacency_rows(
     """
     indptr, indices, values = adj
     if xu.ndim != 2 or xi.ndim != 2 or xu.shape[1] != xi.shape[1]:
-        raise ValueError(f"xu and xi must be [n, d] with the same d, got {tuple(xu.shape)} and {tuple(xi.shape)}")
+        raise ValueError(
+            f"xu and xi must be [n, d] with the same d, got {tuple(xu.shape)} and {tuple(xi.shape)}"
+        )
     if xu.dtype != xi.dtype or values.dtype != xu.dtype:
-        raise ValueError(f"xu, xi and the adjacency's values must share a dtype, got {xu.dtype}, {xi.dtype}, {values.dtype}")
+        raise ValueError(
+            f"xu, xi and the adjacency's values must share a dtype, got {xu.dtype}, {xi.dtype}, {values.dtype}"
+        )
     n = len(indptr) - 1
     if n != xu.shape[0] + xi.shape[0]:
         raise ValueError(f"adj has {n} rows, xu and xi {xu.shape[0]} + {xi.shape[0]}")
     if nodes.dtype != torch.int64 or nodes.ndim != 1:
-        raise ValueError(f"nodes must be a 1-d int64 tensor, got {nodes.dtype} of shape {tuple(nodes.shape)}")
+        raise ValueError(
+            f"nodes must be a 1-d int64 tensor, got {nodes.dtype} of shape {tuple(nodes.shape)}"
+        )
     if len(nodes) and (int(nodes.min()) < 0 or int(nodes.max()) >= n):
         raise ValueError(f"nodes must lie in [0, {n})")
     if not (xu.device == xi.device == indptr.device == nodes.device):
@@ -240,5 +274,8 @@ def csr_parts(adj: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tens
     tuple of Tensor
         The row pointers, column indices and values, as :func:`adjacency_rows` takes them.
     """
-    return (adj.crow_indices().to(torch.int64).contiguous(), adj.col_indices().to(torch.int64).contiguous(),
-            adj.values().contiguous())  # fmt: skip
+    return (
+        adj.crow_indices().to(torch.int64).contiguous(),
+        adj.col_indices().to(torch.int64).contiguous(),
+        adj.values().contiguous(),
+    )

@@ -65,7 +65,9 @@ def pairwise_auc(pos, neg):
     return float((less + 0.5 * (leq - less)).sum() / (pos.size * neg.size))
 
 
-def probe_batch(pos_logits, neg_logits, is_false_negative, *, tau_plus_model=None, beta=0.5, hcl_beta=1.0):
+def probe_batch(
+    pos_logits, neg_logits, is_false_negative, *, tau_plus_model=None, beta=0.5, hcl_beta=1.0
+):
     r"""Measure (AUC, alpha, tau+) and every estimator's squared error on one batch.
 
     Parameters
@@ -98,12 +100,28 @@ def probe_batch(pos_logits, neg_logits, is_false_negative, *, tau_plus_model=Non
     >>> 0.8 < r["alpha"] < 0.9, r["n"]
     (True, 64)
     """
-    pos = pos_logits.detach().double().cpu().numpy() if isinstance(pos_logits, torch.Tensor) else np.asarray(pos_logits, float)
-    neg = neg_logits.detach().double().cpu().numpy() if isinstance(neg_logits, torch.Tensor) else np.asarray(neg_logits, float)
-    fn = is_false_negative.cpu().numpy() if isinstance(is_false_negative, torch.Tensor) else np.asarray(is_false_negative)
+    pos = (
+        pos_logits.detach().double().cpu().numpy()
+        if isinstance(pos_logits, torch.Tensor)
+        else np.asarray(pos_logits, float)
+    )
+    neg = (
+        neg_logits.detach().double().cpu().numpy()
+        if isinstance(neg_logits, torch.Tensor)
+        else np.asarray(neg_logits, float)
+    )
+    fn = (
+        is_false_negative.cpu().numpy()
+        if isinstance(is_false_negative, torch.Tensor)
+        else np.asarray(is_false_negative)
+    )
     fn = fn.astype(bool)
     tn = ~fn
-    out = {"n": int(neg.shape[1]), "auc_k1": pairwise_auc_rows(pos, neg), "tau_plus": float(fn.mean())}
+    out = {
+        "n": int(neg.shape[1]),
+        "auc_k1": pairwise_auc_rows(pos, neg),
+        "tau_plus": float(fn.mean()),
+    }
     # alpha = P(x_TN < x_FN) within an anchor (eq. 6.21), pooled: sum of per-anchor counts
     num = 0.0
     den = 0
@@ -237,5 +255,7 @@ def summarize(rows, last_fraction=0.5):
         out[key] = float(np.mean(vals)) if vals else math.nan
     for key in list(out):
         if key.startswith("mse_"):
-            out["r" + key] = out[key] / out["truth_mean"] ** 2 if out.get("truth_mean") else math.nan
+            out["r" + key] = (
+                out[key] / out["truth_mean"] ** 2 if out.get("truth_mean") else math.nan
+            )
     return out

@@ -114,8 +114,17 @@ class MF(nn.Module):
     ((2, 3), (5, 7))
     """
 
-    def __init__(self, n_users, n_items, dim=32, generator=None, cosine=False, init_std=None, dropout=0.0,
-                 dropout_seed=None):  # fmt: skip
+    def __init__(
+        self,
+        n_users,
+        n_items,
+        dim=32,
+        generator=None,
+        cosine=False,
+        init_std=None,
+        dropout=0.0,
+        dropout_seed=None,
+    ):
         super().__init__()
         if init_std is not None and not init_std > 0:
             raise ValueError(f"init_std must be > 0 or None, got {init_std!r}")
@@ -142,7 +151,10 @@ class MF(nn.Module):
             if seed is None:
                 seed = int(torch.randint(0, 2**62, (1,)).item())
             self._drop_gen = torch.Generator(device=wu.device).manual_seed(int(seed))
-        keep = torch.rand(wu.shape, generator=self._drop_gen, device=wu.device, dtype=wu.dtype) >= self.dropout
+        keep = (
+            torch.rand(wu.shape, generator=self._drop_gen, device=wu.device, dtype=wu.dtype)
+            >= self.dropout
+        )
         return wu * keep.to(wu.dtype) / (1.0 - self.dropout)
 
     @_score_doc
@@ -152,7 +164,12 @@ class MF(nn.Module):
         %(score_sections)s
         """
         fusable = self.item.weight.dtype in (torch.float32, torch.float64)
-        if fusable and items.device.type == "cpu" and items.ndim == 2 and items.shape[1] >= _FUSED_MIN_K:
+        if (
+            fusable
+            and items.device.type == "cpu"
+            and items.ndim == 2
+            and items.shape[1] >= _FUSED_MIN_K
+        ):
             # on the CPU the [B, K, d] gather, product and scatter of the torch ops below dominate the step;
             # the fused kernels read the rows in place (negtheory.bridge.gathered_scores)
             wu = self.user(users)
@@ -191,7 +208,9 @@ class MF(nn.Module):
             Shapes [B, K] and [B, N].
         """
         wu, hi = self._scored(self.user(users), self.item(items))
-        hs = nn.functional.normalize(self.item(shared), dim=-1) if self.cosine else self.item(shared)
+        hs = (
+            nn.functional.normalize(self.item(shared), dim=-1) if self.cosine else self.item(shared)
+        )
         wu = self._dropped(wu)
         return torch.bmm(hi, wu[:, :, None])[..., 0], wu @ hs.T
 
@@ -259,7 +278,9 @@ def batch_sq_norm(emb: nn.Embedding, idx: torch.Tensor) -> torch.Tensor:
     True
     """
     if idx.dtype not in (torch.int64, torch.int32):
-        raise ValueError(f"idx must be an integer (int64 or int32) tensor of row indices, got dtype {idx.dtype}")
+        raise ValueError(
+            f"idx must be an integer (int64 or int32) tensor of row indices, got dtype {idx.dtype}"
+        )
     if idx.numel() <= emb.num_embeddings:
         return emb(idx).pow(2).sum()
     counts = torch.bincount(idx.reshape(-1), minlength=emb.num_embeddings).to(emb.weight.dtype)
@@ -302,7 +323,9 @@ def normalized_adjacency(pairs: np.ndarray, n_users: int, n_items: int) -> torch
     n_items = int_scalar("n_items", n_items, 1)
     p = np.asarray(pairs)
     if p.ndim != 2 or p.shape[1] != 2 or not np.issubdtype(p.dtype, np.integer):
-        raise ValueError(f"pairs must be an integer array of shape (n, 2), got shape {p.shape} and dtype {p.dtype}")
+        raise ValueError(
+            f"pairs must be an integer array of shape (n, 2), got shape {p.shape} and dtype {p.dtype}"
+        )
     if len(p) and (p.min() < 0 or p[:, 0].max() >= n_users or p[:, 1].max() >= n_items):
         raise ValueError("pairs must hold users in [0, n_users) and items in [0, n_items)")
     p = np.unique(p.astype(np.int64), axis=0)
@@ -405,20 +428,30 @@ class LightGCN(nn.Module):
         with torch.no_grad():
             for emb in (self.user, self.item):
                 emb.weight.normal_(0.0, 0.1, generator=generator)
-        with warnings.catch_warnings():  # "sparse CSR support is in beta": products and .to() are what is used here
+        with (
+            warnings.catch_warnings()
+        ):  # "sparse CSR support is in beta": products and .to() are what is used here
             warnings.filterwarnings("ignore", "Sparse CSR tensor support is in beta", UserWarning)
             adj = normalized_adjacency(pairs, self.n_users, self.n_items).to_sparse_csr()
         self.register_buffer("adj", adj)
-        self._csr: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None  # (indptr, indices, values) of adj
+        self._csr: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = (
+            None  # (indptr, indices, values) of adj
+        )
 
     def _adjacency_parts(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         from .graph_rows import csr_parts
 
-        if self._csr is None or self._csr[2].device != self.adj.device or self._csr[2].dtype != self.adj.dtype:
+        if (
+            self._csr is None
+            or self._csr[2].device != self.adj.device
+            or self._csr[2].dtype != self.adj.dtype
+        ):
             self._csr = csr_parts(self.adj)
         return self._csr
 
-    def batch_embeddings(self, users: torch.Tensor, items: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def batch_embeddings(
+        self, users: torch.Tensor, items: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         r"""The final embeddings of ``users`` and ``items`` only, with gradient (``propagation="batch"``).
 
         The rows of :math:`e = \frac{1}{K+1}\sum_k e^{(k)}` for the nodes of the call: layers
@@ -445,10 +478,26 @@ class LightGCN(nn.Module):
         ids = torch.cat([users.reshape(-1), items.reshape(-1) + nu])
         nodes, inv = torch.unique(ids, sorted=True, return_inverse=True)
         if k == 0:
-            cut = int(torch.searchsorted(nodes, torch.tensor(nu, device=nodes.device)))  # users come first
-            rows = torch.cat([self.user.weight.index_select(0, nodes[:cut]), self.item.weight.index_select(0, nodes[cut:] - nu)])
-        elif k == 1:  # (e0 + A e0) / 2 for these rows in one pass: propagate's operations, in its order
-            rows = _rows(self.user.weight, self.item.weight, self._adjacency_parts(), nodes, add_self=True, divisor=2.0)
+            cut = int(
+                torch.searchsorted(nodes, torch.tensor(nu, device=nodes.device))
+            )  # users come first
+            rows = torch.cat(
+                [
+                    self.user.weight.index_select(0, nodes[:cut]),
+                    self.item.weight.index_select(0, nodes[cut:] - nu),
+                ]
+            )
+        elif (
+            k == 1
+        ):  # (e0 + A e0) / 2 for these rows in one pass: propagate's operations, in its order
+            rows = _rows(
+                self.user.weight,
+                self.item.weight,
+                self._adjacency_parts(),
+                nodes,
+                add_self=True,
+                divisor=2.0,
+            )
         else:
             e = torch.cat([self.user.weight, self.item.weight])
             acc = e
@@ -459,7 +508,9 @@ class LightGCN(nn.Module):
             last = _rows(e[:nu], e[nu:], self._adjacency_parts(), nodes)
             rows = (acc.index_select(0, nodes) + last) / (k + 1)
         b = users.numel()
-        return rows.index_select(0, inv[:b]).reshape(*users.shape, -1), rows.index_select(0, inv[b:]).reshape(*items.shape, -1)
+        return rows.index_select(0, inv[:b]).reshape(*users.shape, -1), rows.index_select(
+            0, inv[b:]
+        ).reshape(*items.shape, -1)
 
     def propagate(self) -> tuple[torch.Tensor, torch.Tensor]:
         """The final embeddings (mean over layers 0 .. K) of all users and items.
@@ -481,7 +532,10 @@ class LightGCN(nn.Module):
 
     @_score_doc
     def forward(
-        self, users: torch.Tensor, items: torch.Tensor, propagated: tuple[torch.Tensor, torch.Tensor] | None = None
+        self,
+        users: torch.Tensor,
+        items: torch.Tensor,
+        propagated: tuple[torch.Tensor, torch.Tensor] | None = None,
     ) -> torch.Tensor:
         """Scores x_ui of K items for each of B users.
 
@@ -518,7 +572,10 @@ class LightGCN(nn.Module):
 
 
 def shared_scores(
-    model: nn.Module, users: torch.Tensor, items: torch.Tensor, propagated: tuple[torch.Tensor, torch.Tensor] | None = None
+    model: nn.Module,
+    users: torch.Tensor,
+    items: torch.Tensor,
+    propagated: tuple[torch.Tensor, torch.Tensor] | None = None,
 ) -> torch.Tensor:
     """Scores of the same N items for each of B users, as one [B, d] x [d, N] product (with gradient).
 
@@ -552,7 +609,9 @@ def shared_scores(
     True
     """
     if items.dim() != 1:
-        raise ValueError(f"items must be a 1-d tensor of the N shared items, got shape {tuple(items.shape)}")
+        raise ValueError(
+            f"items must be a 1-d tensor of the N shared items, got shape {tuple(items.shape)}"
+        )
     if isinstance(model, LightGCN):
         eu, ei = model.propagate() if propagated is None else propagated
         return eu[users] @ ei[items].T
@@ -610,13 +669,19 @@ def dns_negatives(
     cand = np.asarray(candidates)
     users = np.asarray(users)
     if cand.ndim != 3 or cand.shape[0] != users.shape[0]:
-        raise ValueError(f"candidates must have shape (B, N, C) with B = len(users), got {cand.shape} for {users.shape[0]} users")
-    pick = _candidate_scores(model, users, cand, propagated).argmax(axis=-1)  # ties: the first, as torch's argmax
+        raise ValueError(
+            f"candidates must have shape (B, N, C) with B = len(users), got {cand.shape} for {users.shape[0]} users"
+        )
+    pick = _candidate_scores(model, users, cand, propagated).argmax(
+        axis=-1
+    )  # ties: the first, as torch's argmax
     return np.take_along_axis(cand, pick[..., None], axis=-1)[..., 0]
 
 
 @torch.no_grad()
-def _candidate_scores(model: nn.Module, users: np.ndarray, cand: np.ndarray, propagated=None) -> np.ndarray:
+def _candidate_scores(
+    model: nn.Module, users: np.ndarray, cand: np.ndarray, propagated=None
+) -> np.ndarray:
     """The model's own scores (MF or LightGCN forward) of the (B, N, C) candidates, without a graph, as numpy."""
     dev = next(model.parameters()).device
     ut = torch.from_numpy(np.asarray(users).astype(np.int64)).to(dev)
@@ -643,8 +708,10 @@ def _loss(loss_fn, s, m):
     f = getattr(loss_fn, "loss_from_logits", loss_fn)
     out = f(pos, neg, s[:, 1 : 1 + m]) if m else f(pos, neg)
     if out.dim() != 0:
-        raise ValueError(f"loss: {_loss_label(loss_fn)} must return a scalar (reduction 'mean' or 'sum'), got shape "
-                         f"{tuple(out.shape)}")  # fmt: skip
+        raise ValueError(
+            f"loss: {_loss_label(loss_fn)} must return a scalar (reduction 'mean' or 'sum'), got shape "
+            f"{tuple(out.shape)}"
+        )
     return out
 
 
@@ -678,7 +745,9 @@ def _score_matrix(model: nn.Module) -> ScoreMatrix:
             return device_top_items(rows(users), k, masked)
 
     dtype = torch.empty(0, dtype=eu.dtype).numpy().dtype
-    return ScoreMatrix((eu.shape[0], ei.shape[0]), block, dtype=dtype, dense=dense, min_rows=64, top=top)
+    return ScoreMatrix(
+        (eu.shape[0], ei.shape[0]), block, dtype=dtype, dense=dense, min_rows=64, top=top
+    )
 
 
 def device_top_items(s: torch.Tensor, k: int, masked=()) -> np.ndarray:
@@ -715,13 +784,22 @@ def device_top_items(s: torch.Tensor, k: int, masked=()) -> np.ndarray:
         raise ValueError("scores must not be NaN (the model diverged?)")
     for r, i in masked:
         if len(r):
-            s[torch.from_numpy(np.asarray(r)).to(s.device), torch.from_numpy(np.asarray(i)).to(s.device)] = -math.inf
+            s[
+                torch.from_numpy(np.asarray(r)).to(s.device),
+                torch.from_numpy(np.asarray(i)).to(s.device),
+            ] = -math.inf
     kk = min(k + 1, s.shape[1])
     vals, idx = torch.topk(s, kk, dim=1)
     vals, top = vals.cpu().numpy(), idx.cpu().numpy().astype(np.int64)[:, :k]
-    tied = np.flatnonzero((vals[:, 1:] == vals[:, :-1]).any(axis=1)) if kk > 1 else np.empty(0, np.int64)
+    tied = (
+        np.flatnonzero((vals[:, 1:] == vals[:, :-1]).any(axis=1))
+        if kk > 1
+        else np.empty(0, np.int64)
+    )
     if tied.size:
-        top[tied] = _top_items(s[torch.from_numpy(tied).to(s.device)].cpu().numpy().astype(np.float64), k)
+        top[tied] = _top_items(
+            s[torch.from_numpy(tied).to(s.device)].cpu().numpy().astype(np.float64), k
+        )
     return np.ascontiguousarray(top)
 
 
@@ -739,7 +817,9 @@ class StepScores:
         LightGCN's :meth:`LightGCN.propagate` of this step (None: propagated when needed).
     """
 
-    def __init__(self, model: nn.Module, propagated: tuple[torch.Tensor, torch.Tensor] | None = None) -> None:
+    def __init__(
+        self, model: nn.Module, propagated: tuple[torch.Tensor, torch.Tensor] | None = None
+    ) -> None:
         self.model, self.propagated = model, propagated
         self._np: tuple[np.ndarray, np.ndarray] | None = None
 
@@ -806,7 +886,9 @@ class StepScores:
         """
         items = np.asarray(items)
         flat = items.reshape(len(users), -1)
-        return _candidate_scores(self.model, users, flat[:, :, None], self.propagated).reshape(items.shape)
+        return _candidate_scores(self.model, users, flat[:, :, None], self.propagated).reshape(
+            items.shape
+        )
 
 
 class _MFRunner:
@@ -816,14 +898,32 @@ class _MFRunner:
     model) -> loss (a loss function of (positive logits, negative logits)) -> optimizer step.
     """
 
-    def __init__(self, model, opt, sched, loss, cfg, data, m_extra, n_neg, batch_size, dev, rng, batch_l2=0.0, spec=None,
-                 max_grad_norm=None, shuffle="epoch"):  # fmt: skip
+    def __init__(
+        self,
+        model,
+        opt,
+        sched,
+        loss,
+        cfg,
+        data,
+        m_extra,
+        n_neg,
+        batch_size,
+        dev,
+        rng,
+        batch_l2=0.0,
+        spec=None,
+        max_grad_norm=None,
+        shuffle="epoch",
+    ):
         self.model, self.opt, self.sched = model, opt, sched
         # None, or c: the gradient of all parameters scaled to total norm <= c before each step (MF-CCL's code: 10)
         self.max_grad_norm = max_grad_norm
         self.params = [p for p in model.parameters() if p.requires_grad]
         self.loss, self.cfg = loss, cfg
-        self.temperature = float(getattr(loss, "temperature", 1.0))  # the loss's t divides the scores
+        self.temperature = float(
+            getattr(loss, "temperature", 1.0)
+        )  # the loss's t divides the scores
         self.label = _loss_label(loss)
         self.m_extra, self.n_neg, self.batch_size, self.dev = m_extra, n_neg, batch_size, dev
         self.rng = rng
@@ -831,7 +931,10 @@ class _MFRunner:
         self.n_items = data.n_items
         self.indptr, self.indices = data.train_csr()
         self.batch_l2 = batch_l2  # > 0: L2 of the batch's layer-0 embeddings (LightGCN release), else weight decay
-        self.shuffle, self.perm = shuffle, None  # "once": one permutation for the whole run (drawn at the first epoch)
+        self.shuffle, self.perm = (
+            shuffle,
+            None,
+        )  # "once": one permutation for the whole run (drawn at the first epoch)
         spec = S.RNS() if spec is None else spec
         # every sampler draws through its own bound object (negtheory.training.negatives): bind -> start -> draw
         self.spec = spec
@@ -868,12 +971,25 @@ class _MFRunner:
             shared = None
             if self.shared:
                 # the same draw as SharedUniform.sample (one row, from the run's stream), kept as one row
-                shared = torch.from_numpy(np.asarray(self.sampler.draw(u[:1], self.n_neg, rng))[0]).to(dev)
+                shared = torch.from_numpy(
+                    np.asarray(self.sampler.draw(u[:1], self.n_neg, rng))[0]
+                ).to(dev)
                 items = torch.from_numpy(np.concatenate(cols, axis=1)).to(dev)
             else:
-                neg = self.sampler.draw(u, self.n_neg, rng, scores=StepScores(model, prop), positives=b[:, 1], epoch=epoch)
-                if isinstance(neg, torch.Tensor):  # a device-side draw: the items stay on the device
-                    items = torch.cat([torch.from_numpy(np.concatenate(cols, axis=1)).to(dev), neg.to(dev)], dim=1)
+                neg = self.sampler.draw(
+                    u,
+                    self.n_neg,
+                    rng,
+                    scores=StepScores(model, prop),
+                    positives=b[:, 1],
+                    epoch=epoch,
+                )
+                if isinstance(
+                    neg, torch.Tensor
+                ):  # a device-side draw: the items stay on the device
+                    items = torch.cat(
+                        [torch.from_numpy(np.concatenate(cols, axis=1)).to(dev), neg.to(dev)], dim=1
+                    )
                 else:
                     cols.append(np.asarray(neg, dtype=np.int64).reshape(len(u), self.n_neg))
                     items = torch.from_numpy(np.concatenate(cols, axis=1)).to(dev)
@@ -904,7 +1020,9 @@ class _MFRunner:
         # the same float64 sum of loss x batch size, in step order, as reading each step's loss at once
         tot = sum(v * m for v, m in zip(torch.stack(parts).cpu().tolist(), sizes)) if parts else 0.0
         if not math.isfinite(tot):
-            raise FloatingPointError(f"{self.label} loss is {tot} in epoch {epoch + 1}: training diverged")
+            raise FloatingPointError(
+                f"{self.label} loss is {tot} in epoch {epoch + 1}: training diverged"
+            )
         self.sched.step()
         # the scores this epoch ended on (SRNS replaces its window's oldest with them)
         self.sampler.end_epoch(epoch, StepScores(model))
@@ -921,8 +1039,10 @@ class _MFRunner:
             sched["milestones"] = {int(k): int(v) for k, v in sched["milestones"].items()}
         st: dict[str, Any] = dict(
             model={k: v for k, v in self.model.state_dict().items() if k != "adj"},
-            optimizer=self.opt.state_dict(), schedule=sched, rng=self.rng.bit_generator.state,
-        )  # fmt: skip
+            optimizer=self.opt.state_dict(),
+            schedule=sched,
+            rng=self.rng.bit_generator.state,
+        )
         st.update(self.sampler.state_dict())  # the sampler's own streams and memories
         if self.perm is not None:
             st["permutation"] = self.perm
@@ -937,7 +1057,9 @@ class _MFRunner:
 
         missing, unexpected = self.model.load_state_dict(st["model"], strict=False)
         if unexpected or set(missing) - {"adj"}:
-            raise ValueError(f"checkpoint: the model's parameters do not match (missing {missing}, unexpected {unexpected})")
+            raise ValueError(
+                f"checkpoint: the model's parameters do not match (missing {missing}, unexpected {unexpected})"
+            )
         self.opt.load_state_dict(st["optimizer"])
         sched = dict(st["schedule"])
         if "milestones" in sched:
@@ -975,19 +1097,33 @@ def _loss_name(loss: Any) -> str:
     """The name of a loss spec in the run's ``config`` (:data:`negtheory.training.names.LOSS_NAMES`)."""
     if isinstance(loss, S.BCL):
         return "bcl" if loss.form == "thesis" else "bcl_released"
-    return {S.BPR: "bpr", S.BCE: "bce", S.InfoNCE: "infonce", S.DCL: "dcl", S.HCL: "hcl", S.DPL: "dpl", S.CCL: "ccl"}[type(loss)]
+    return {
+        S.BPR: "bpr",
+        S.BCE: "bce",
+        S.InfoNCE: "infonce",
+        S.DCL: "dcl",
+        S.HCL: "hcl",
+        S.DPL: "dpl",
+        S.CCL: "ccl",
+    }[type(loss)]
 
 
 def _loss_cfg(loss: Any) -> dict[str, float]:
     """The loss's hyper-parameters as the run's ``config`` records them (a loss without one: its spec default)."""
     return dict(
-        temperature=float(getattr(loss, "temperature", 1.0)),  # a loss module's own t divides the scores too
+        temperature=float(
+            getattr(loss, "temperature", 1.0)
+        ),  # a loss module's own t divides the scores too
         tau_plus=getattr(loss, "tau_plus", 0.06),
         hcl_beta=loss.beta if isinstance(loss, S.HCL) else 0.5,
         alpha=loss.alpha if isinstance(loss, S.BCL) else 0.55,
         beta=loss.beta if isinstance(loss, S.BCL) else 0.6,
         dpl_eps=loss.eps if isinstance(loss, S.DPL) else 1e-2,
-        **({"margin": loss.margin, "negative_weight": loss.negative_weight} if isinstance(loss, S.CCL) else {}),
+        **(
+            {"margin": loss.margin, "negative_weight": loss.negative_weight}
+            if isinstance(loss, S.CCL)
+            else {}
+        ),
         **({"positive_hinge": True} if isinstance(loss, S.CCL) and loss.positive_hinge else {}),
     )
 
@@ -1011,14 +1147,31 @@ def _build(data: Interactions, run: Run, dev: torch.device) -> tuple[nn.Module, 
     spec, opt = run.model, run.optimizer
     gen = torch.Generator().manual_seed(run.seed)
     if isinstance(spec, S.LightGCN):
-        net: nn.Module = LightGCN(data.n_users, data.n_items, data.train, spec.dim, spec.layers, generator=gen,
-                                   propagation=spec.propagation).to(dev)  # fmt: skip
+        net: nn.Module = LightGCN(
+            data.n_users,
+            data.n_items,
+            data.train,
+            spec.dim,
+            spec.layers,
+            generator=gen,
+            propagation=spec.propagation,
+        ).to(dev)
     else:
         drop_seed = int(np.random.SeedSequence([run.seed, 2]).generate_state(1, np.uint64)[0] >> 2)
-        net = MF(data.n_users, data.n_items, spec.dim, generator=gen, cosine=spec.similarity == "cosine",
-                 init_std=spec.init_std, dropout=spec.dropout, dropout_seed=drop_seed).to(dev)  # fmt: skip
+        net = MF(
+            data.n_users,
+            data.n_items,
+            spec.dim,
+            generator=gen,
+            cosine=spec.similarity == "cosine",
+            init_std=spec.init_std,
+            dropout=spec.dropout,
+            dropout_seed=drop_seed,
+        ).to(dev)
     optim = _optimizer(opt, net.parameters(), dev)
-    milestones, gamma = (list(opt.milestones), opt.gamma) if isinstance(opt, (S.SGD, S.Adam)) else ([], 1.0)
+    milestones, gamma = (
+        (list(opt.milestones), opt.gamma) if isinstance(opt, (S.SGD, S.Adam)) else ([], 1.0)
+    )
     sched = torch.optim.lr_scheduler.MultiStepLR(optim, milestones=milestones, gamma=gamma)
     return net, optim, sched
 
@@ -1035,30 +1188,71 @@ def _fit_torch(data: Interactions, run: Run) -> FitResult:
     m_extra = getattr(loss, "extra_positives", 0) if spec_loss else 0
     n_neg = run.negatives
     net, optim, sched = _build(data, run, dev)
-    cfg = _loss_cfg(loss) if spec_loss else {"temperature": float(getattr(loss, "temperature", 1.0))}
+    cfg = (
+        _loss_cfg(loss) if spec_loss else {"temperature": float(getattr(loss, "temperature", 1.0))}
+    )
     spec_opt = isinstance(opt, (S.SGD, S.Adam))
-    runner = _MFRunner(net, optim, sched, loss_fn, cfg, data, m_extra, n_neg, run.batch_size, dev,
-                       np.random.default_rng(np.random.SeedSequence([run.seed, 1])),
-                       batch_l2=opt.weight_decay if spec_opt and opt.penalty == "batch" else 0.0, spec=s,
-                       max_grad_norm=opt.max_grad_norm if spec_opt else None,
-                       shuffle=opt.shuffle if isinstance(opt, S.SGD) else "epoch")  # fmt: skip
+    runner = _MFRunner(
+        net,
+        optim,
+        sched,
+        loss_fn,
+        cfg,
+        data,
+        m_extra,
+        n_neg,
+        run.batch_size,
+        dev,
+        np.random.default_rng(np.random.SeedSequence([run.seed, 1])),
+        batch_l2=opt.weight_decay if spec_opt and opt.penalty == "batch" else 0.0,
+        spec=s,
+        max_grad_norm=opt.max_grad_norm if spec_opt else None,
+        shuffle=opt.shuffle if isinstance(opt, S.SGD) else "epoch",
+    )
     label = "LightGCN" if isinstance(run.model, S.LightGCN) else "MF"
     ck = None
     if run.checkpoint is not None:
         from ..training.checkpoint import FitCheckpoint, pairs_digest
 
-        key = dict(run.specs(), seed=run.seed, device=dev.type, n_users=data.n_users, n_items=data.n_items,
-                   pairs=pairs_digest(data.train, data.valid, data.test))  # fmt: skip
+        key = dict(
+            run.specs(),
+            seed=run.seed,
+            device=dev.type,
+            n_users=data.n_users,
+            n_items=data.n_items,
+            pairs=pairs_digest(data.train, data.valid, data.test),
+        )
         ck = FitCheckpoint(run.checkpoint, key)
-    res = train_loop(runner, data, epochs=run.epochs, eval_every=ev.every, topk=ev.ks, eval_on=splits, monitor=monitor,
-                     patience=ev.patience, callbacks=callbacks, progress=run.progress, desc=f"{label} {name}",
-                     checkpoint=ck)  # fmt: skip
+    res = train_loop(
+        runner,
+        data,
+        epochs=run.epochs,
+        eval_every=ev.every,
+        topk=ev.ks,
+        eval_on=splits,
+        monitor=monitor,
+        patience=ev.patience,
+        callbacks=callbacks,
+        progress=run.progress,
+        desc=f"{label} {name}",
+        checkpoint=ck,
+    )
     scores = _score_matrix(net)
     eu, ei = _embeddings(net)
     config = _torch_config(run, name, n_neg, m_extra, cfg, dev, data.n_items)
-    return FitResult(history=res["history"], best_epoch=res["best_epoch"], user_emb=eu, item_emb=ei, scores=scores,
-                     engine="torch", specs=run.specs(), config=config, seconds=res["seconds"], model=net,
-                     resumed_from=res["resumed_from"])  # fmt: skip
+    return FitResult(
+        history=res["history"],
+        best_epoch=res["best_epoch"],
+        user_emb=eu,
+        item_emb=ei,
+        scores=scores,
+        engine="torch",
+        specs=run.specs(),
+        config=config,
+        seconds=res["seconds"],
+        model=net,
+        resumed_from=res["resumed_from"],
+    )
 
 
 @torch.no_grad()
@@ -1068,25 +1262,48 @@ def _embeddings(model: nn.Module) -> tuple[np.ndarray, np.ndarray]:
     return eu.detach().cpu().numpy().copy(), ei.detach().cpu().numpy().copy()
 
 
-def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, float], dev, n_items: int) -> dict[str, Any]:
+def _torch_config(
+    run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, float], dev, n_items: int
+) -> dict[str, Any]:
     """The mini-batch trainer's record of a run's settings (the specs as flat keys; a user's object by class name)."""
     spec, s, opt = run.model, run.sampler, run.optimizer
-    kinds = {S.RNS: "rns", S.PNS: "pns", S.DNS: "dns", S.BNS: "bns", S.AOBPR: "aobpr", S.SRNS: "srns",
-             S.SharedUniform: "shared_uniform", S.CatalogueUniform: "catalogue_uniform"}  # fmt: skip
+    kinds = {
+        S.RNS: "rns",
+        S.PNS: "pns",
+        S.DNS: "dns",
+        S.BNS: "bns",
+        S.AOBPR: "aobpr",
+        S.SRNS: "srns",
+        S.SharedUniform: "shared_uniform",
+        S.CatalogueUniform: "catalogue_uniform",
+    }
     sampler = kinds.get(type(s), type(s).__name__)
     if not isinstance(opt, (S.SGD, S.Adam)):
         optimizer = getattr(opt, "__name__", type(opt).__name__)
         opt_cfg: dict[str, Any] = dict(batch_size=run.batch_size, optimizer=optimizer)
     else:
-        opt_cfg = dict(batch_size=opt.batch_size, optimizer="adam" if isinstance(opt, S.Adam) else "sgd", lr=opt.lr,
-                       weight_decay=opt.weight_decay, reg=opt.penalty)  # fmt: skip
+        opt_cfg = dict(
+            batch_size=opt.batch_size,
+            optimizer="adam" if isinstance(opt, S.Adam) else "sgd",
+            lr=opt.lr,
+            weight_decay=opt.weight_decay,
+            reg=opt.penalty,
+        )
     return dict(
         loss=name,
         model="lightgcn" if isinstance(spec, S.LightGCN) else "mf",
         n_layers=spec.layers if isinstance(spec, S.LightGCN) else 0,
         dim=spec.dim,
-        **({"similarity": spec.similarity} if isinstance(spec, S.MF) and spec.similarity != "dot" else {}),
-        **({"init_std": spec.init_std} if isinstance(spec, S.MF) and spec.init_std is not None else {}),
+        **(
+            {"similarity": spec.similarity}
+            if isinstance(spec, S.MF) and spec.similarity != "dot"
+            else {}
+        ),
+        **(
+            {"init_std": spec.init_std}
+            if isinstance(spec, S.MF) and spec.init_std is not None
+            else {}
+        ),
         **({"dropout": spec.dropout} if isinstance(spec, S.MF) and spec.dropout else {}),
         epochs=run.epochs,
         **opt_cfg,
@@ -1095,11 +1312,31 @@ def _torch_config(run: Run, name: str, n_neg: int, m_extra: int, cfg: dict[str, 
         **({"bns_f_sample": s.f_sample} if isinstance(s, S.BNS) and s.f_sample is not None else {}),
         **({"pns_power": s.power} if isinstance(s, S.PNS) else {}),
         **({"rns_on_device": True} if isinstance(s, S.RNS) and s.on_device else {}),
-        **({"catalogue_on_device": True} if isinstance(s, S.CatalogueUniform) and s.on_device else {}),
-        **({"rank_scale": s.rank_scale if s.rank_scale is not None else 0.05 * n_items} if isinstance(s, S.AOBPR) else {}),
-        **({f"srns_{f.name}": getattr(s, f.name) for f in S.fields(s)} if isinstance(s, S.SRNS) else {}),
-        **({"lr_milestones": list(opt.milestones), "lr_gamma": opt.gamma} if isinstance(opt, (S.SGD, S.Adam)) else {}),
-        **({"max_grad_norm": opt.max_grad_norm} if isinstance(opt, (S.SGD, S.Adam)) and opt.max_grad_norm is not None else {}),
+        **(
+            {"catalogue_on_device": True}
+            if isinstance(s, S.CatalogueUniform) and s.on_device
+            else {}
+        ),
+        **(
+            {"rank_scale": s.rank_scale if s.rank_scale is not None else 0.05 * n_items}
+            if isinstance(s, S.AOBPR)
+            else {}
+        ),
+        **(
+            {f"srns_{f.name}": getattr(s, f.name) for f in S.fields(s)}
+            if isinstance(s, S.SRNS)
+            else {}
+        ),
+        **(
+            {"lr_milestones": list(opt.milestones), "lr_gamma": opt.gamma}
+            if isinstance(opt, (S.SGD, S.Adam))
+            else {}
+        ),
+        **(
+            {"max_grad_norm": opt.max_grad_norm}
+            if isinstance(opt, (S.SGD, S.Adam)) and opt.max_grad_norm is not None
+            else {}
+        ),
         negatives=n_neg,
         extra_positives=m_extra,
         rng=run.seed,  # the run's integer seed, under the keyword's name

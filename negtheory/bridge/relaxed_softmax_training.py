@@ -279,7 +279,9 @@ def log_degeneracy(kind, task=None, train_j=None, n_target=None):
         n_target = task.n_target
     if kind == "inverse":
         if task is None:
-            raise ValueError("degeneracy 'inverse' (D_i = 1/P_i) needs the task (its true conditionals)")
+            raise ValueError(
+                "degeneracy 'inverse' (D_i = 1/P_i) needs the task (its true conditionals)"
+            )
         return -task.log_conditional
     n_target = int_scalar("n_target", n_target, 1)
     if kind == "uniform":
@@ -532,7 +534,9 @@ class BilinearStack(torch.nn.Module):
         jj = j[..., None] if squeeze else j
         r, b, k = jj.shape
         uv = self.context_vectors(i)  # [R, B, d]
-        vv = self.v.gather(1, jj.reshape(r, b * k, 1).expand(-1, -1, self.v.shape[-1])).reshape(r, b, k, -1)
+        vv = self.v.gather(1, jj.reshape(r, b * k, 1).expand(-1, -1, self.v.shape[-1])).reshape(
+            r, b, k, -1
+        )
         out = (vv * uv[:, :, None, :]).sum(-1)
         return out[..., 0] if squeeze else out
 
@@ -553,7 +557,9 @@ class BilinearStack(torch.nn.Module):
 # --------------------------------------------------------------------------------------------
 @renamed_keyword("seed", "rng")
 @_doc
-def training_pairs(task: MixtureOfGaussiansTask, n_pairs: int, rng: RNGLike) -> tuple[IntArray, IntArray]:
+def training_pairs(
+    task: MixtureOfGaussiansTask, n_pairs: int, rng: RNGLike
+) -> tuple[IntArray, IntArray]:
     """The training set D* of one run: ``n_pairs`` i.i.d. pairs from P, from a numpy Generator seeded by (seed, n_pairs).
 
     %(task_param)s
@@ -579,7 +585,9 @@ def training_pairs(task: MixtureOfGaussiansTask, n_pairs: int, rng: RNGLike) -> 
 
 @renamed_keyword("seed", "rng")
 @_doc
-def validation_pairs(task: MixtureOfGaussiansTask, n_val: int, rng: RNGLike, n_pairs: int) -> tuple[IntArray, IntArray]:
+def validation_pairs(
+    task: MixtureOfGaussiansTask, n_val: int, rng: RNGLike, n_pairs: int
+) -> tuple[IntArray, IntArray]:
     """Held-out pairs from P for run ``rng`` (a numpy stream (seed, n_pairs, 1) disjoint from the training one).
 
     %(task_param)s
@@ -654,7 +662,9 @@ def evaluate_log_g(log_g, task, train_i, train_j, prec_k=10, ranking=True):
     seen = n_i > 0
     p_hat = counts[seen] / n_i[seen, None]
     with np.errstate(divide="ignore", invalid="ignore"):
-        emp_terms = np.where(p_hat > 0, p_hat * (np.log(np.where(p_hat > 0, p_hat, 1.0)) - log_g[seen]), 0.0)
+        emp_terms = np.where(
+            p_hat > 0, p_hat * (np.log(np.where(p_hat > 0, p_hat, 1.0)) - log_g[seen]), 0.0
+        )
     out = {
         "kl_true": float(kl_rows[seen].mean()),
         "kl_emp": float(emp_terms.sum(axis=1).mean()),
@@ -707,15 +717,25 @@ def draw_negatives(model, i, log_d, temperature, n, generator=None, need_log_q=F
     ((2, 16, 5), (2, 16, 20))
     """
     r, b = i.shape
-    t = torch.as_tensor(temperature, dtype=torch.float32, device=i.device).reshape(-1, 1, 1).expand(r, 1, 1)
+    t = (
+        torch.as_tensor(temperature, dtype=torch.float32, device=i.device)
+        .reshape(-1, 1, 1)
+        .expand(r, 1, 1)
+    )
     if bool(torch.isinf(t).all()) and log_d.shape[1] == 1:
         # T = inf and D not context-dependent: Q = D for every pair of a run, one law per run
         log_q = torch.log_softmax(log_d[:, 0, :], dim=-1)
-        neg = torch.multinomial(log_q.exp(), b * n, replacement=True, generator=generator).reshape(r, b, n)
+        neg = torch.multinomial(log_q.exp(), b * n, replacement=True, generator=generator).reshape(
+            r, b, n
+        )
         return neg, (log_q[:, None, :] if need_log_q else None)
     with torch.no_grad():
         # the energies only matter at finite T; the sampled V is a constant of eq. 6
-        g = model.all_scores(i) if bool(torch.isfinite(t).any()) else torch.zeros(r, b, model.v.shape[1], device=i.device)
+        g = (
+            model.all_scores(i)
+            if bool(torch.isfinite(t).any())
+            else torch.zeros(r, b, model.v.shape[1], device=i.device)
+        )
         log_q = boltzmann_log_q(g, log_d, t)
     return sample_negatives(log_q, n, generator), (log_q if need_log_q else None)
 
@@ -765,7 +785,9 @@ def pair_losses(model, loss, i, j, neg=None, log_q=None):
     if log_q is None:
         raise ValueError("sampled softmax needs log_q (the proposal's log-probabilities)")
     lq = log_q.expand(-1, i.shape[1], -1)
-    return sampled_softmax_loss(pos_s, neg_s, lq.gather(-1, j[..., None])[..., 0], lq.gather(-1, neg), neg == j[..., None])
+    return sampled_softmax_loss(
+        pos_s, neg_s, lq.gather(-1, j[..., None])[..., 0], lq.gather(-1, neg), neg == j[..., None]
+    )
 
 
 def train_density(
@@ -842,12 +864,16 @@ def train_density(
         raise ValueError(f"loss must be one of {_LOSSES}, got {loss!r}")
     cfg = replace(config or DensityConfig(), **overrides)
     if loss != "mle" and degeneracy not in _DEGENERACIES:
-        raise ValueError(f"degeneracy must be one of {_DEGENERACIES} for loss {loss!r}, got {degeneracy!r}")
+        raise ValueError(
+            f"degeneracy must be one of {_DEGENERACIES} for loss {loss!r}, got {degeneracy!r}"
+        )
     temps = [_temperature(t) for t in temperatures]
     if not temps:
         raise ValueError("temperatures must not be empty")
     if loss == "ss" and any(t != math.inf for t in temps):
-        raise ValueError("sampled softmax ('ss') uses a fixed proposal: temperatures must be (inf,)")
+        raise ValueError(
+            "sampled softmax ('ss') uses a fixed proposal: temperatures must be (inf,)"
+        )
     seeds = [int_scalar("seed", s, 0) for s in seeds]
     if not seeds:
         raise ValueError("seeds must not be empty")
@@ -864,25 +890,33 @@ def train_density(
     gens = [torch.Generator().manual_seed(int(s)) for s, _ in runs]
     model = BilinearStack(r_count, n_i, n_j, cfg.dim, cfg.init_std, gens).to(dev)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-    gen = torch.Generator(device=dev).manual_seed(int(np.random.SeedSequence([*seeds, n_pairs]).generate_state(1)[0]))
+    gen = torch.Generator(device=dev).manual_seed(
+        int(np.random.SeedSequence([*seeds, n_pairs]).generate_state(1)[0])
+    )
 
     log_d = None
     context_dependent = degeneracy == "inverse"
     if loss != "mle":
         if degeneracy == "popularity":
-            ld = np.stack([log_degeneracy("popularity", train_j=data[s][1], n_target=n_j) for s, _ in runs])
+            ld = np.stack(
+                [log_degeneracy("popularity", train_j=data[s][1], n_target=n_j) for s, _ in runs]
+            )
         else:
             ld = log_degeneracy(degeneracy, task=task)
         log_d = torch.as_tensor(ld, dtype=torch.float32, device=dev)
         if degeneracy == "uniform":
             log_d = log_d.expand(r_count, n_j).contiguous()
-    t_inv = torch.tensor([0.0 if t == math.inf else 1.0 / t for _, t in runs], dtype=torch.float32, device=dev)
+    t_inv = torch.tensor(
+        [0.0 if t == math.inf else 1.0 / t for _, t in runs], dtype=torch.float32, device=dev
+    )
     n_neg = cfg.ss_negatives if loss == "ss" else cfg.n_negatives
     bsz = min(cfg.batch_size, n_pairs)
 
-    t_run = torch.where(t_inv > 0, 1.0 / torch.where(t_inv > 0, t_inv, torch.ones_like(t_inv)), torch.full_like(t_inv, math.inf))[
-        :, None, None
-    ]
+    t_run = torch.where(
+        t_inv > 0,
+        1.0 / torch.where(t_inv > 0, t_inv, torch.ones_like(t_inv)),
+        torch.full_like(t_inv, math.inf),
+    )[:, None, None]
     steps = range(cfg.steps)
     if progress:
         from tqdm.auto import tqdm
@@ -900,8 +934,14 @@ def train_density(
         neg = log_q_b = None
         if loss != "mle":
             # index_select: the same rows as log_d[bi], about 4x faster on CPU for 1000 x 1000 items
-            ld_b = log_d.index_select(0, bi.reshape(-1)).reshape(*bi.shape, -1) if context_dependent else log_d[:, None, :]
-            neg, log_q_b = draw_negatives(model, bi, ld_b, t_run, n_neg, gen, need_log_q=loss == "ss")
+            ld_b = (
+                log_d.index_select(0, bi.reshape(-1)).reshape(*bi.shape, -1)
+                if context_dependent
+                else log_d[:, None, :]
+            )
+            neg, log_q_b = draw_negatives(
+                model, bi, ld_b, t_run, n_neg, gen, need_log_q=loss == "ss"
+            )
         per_pair = pair_losses(model, loss, bi, bj, neg, log_q_b)
         # sum over runs of each run's mean: the runs' gradients do not mix
         total = per_pair.mean(dim=1).sum()

@@ -63,7 +63,9 @@ def uniform_items(n_items, shape, generator=None, device=None):
     n_items = int_scalar("n_items", n_items, 1)
     # drawn on the generator's device (torch refuses a CPU generator for CUDA output), then moved:
     # a seeded CPU generator gives the same items on every device
-    out = torch.randint(0, n_items, tuple(shape), generator=generator, device=_draw_device(generator, device))
+    out = torch.randint(
+        0, n_items, tuple(shape), generator=generator, device=_draw_device(generator, device)
+    )
     return out if device is None else out.to(device)
 
 
@@ -90,7 +92,9 @@ def _count_le(ref, cand):
     return torch.searchsorted(srt.contiguous(), cand.contiguous(), right=True)
 
 
-def bns_select(pos_scores, cand_scores, cand_p_fn, reference_scores=None, lam=5.0, n_reference=None):
+def bns_select(
+    pos_scores, cand_scores, cand_p_fn, reference_scores=None, lam=5.0, n_reference=None
+):
     r"""Bayesian negative sampling: index of the candidate of least sampling risk (Liu Bin's thesis eq. 4.26).
 
     The sampling criterion of eq. 4.26 with the informativeness of eq. 4.4 and the unbiasedness
@@ -140,7 +144,11 @@ def bns_select(pos_scores, cand_scores, cand_p_fn, reference_scores=None, lam=5.
     with torch.no_grad():
         cand = cand_scores.detach()
         ref = cand if reference_scores is None else reference_scores.detach()
-        n = ref.shape[-1] if n_reference is None else n_reference.to(cand.device, cand.dtype)[..., None]
+        n = (
+            ref.shape[-1]
+            if n_reference is None
+            else n_reference.to(cand.device, cand.dtype)[..., None]
+        )
         f = _count_le(ref, cand).to(cand.dtype) / (n + 1.0)
         p = torch.as_tensor(cand_p_fn, dtype=cand.dtype, device=cand.device).expand_as(cand)
         num = (1.0 - f) * (1.0 - p)
@@ -257,7 +265,11 @@ def boltzmann_log_probs(scores, temperature=1.0, degeneracy=None):
         d = torch.as_tensor(degeneracy, dtype=g.dtype, device=g.device).expand_as(g)
         if (d < 0).any():
             raise ValueError("degeneracy must be non-negative")
-        logd = torch.where(d > 0, torch.log(torch.where(d > 0, d, torch.ones_like(d))), torch.full_like(d, -math.inf))
+        logd = torch.where(
+            d > 0,
+            torch.log(torch.where(d > 0, d, torch.ones_like(d))),
+            torch.full_like(d, -math.inf),
+        )
     valid = torch.isfinite(logd)
     gm = torch.where(valid, g, torch.full_like(g, -math.inf)).amax(dim=-1, keepdim=True)
     if t == math.inf:
@@ -308,7 +320,9 @@ def boltzmann_sample(scores, num_samples, temperature=1.0, degeneracy=None, gene
     probs = lp.exp().reshape(-1, lp.shape[-1])
     # torch draws with a generator of the input's device only: a CPU generator draws on the CPU
     dev = probs.device
-    out = torch.multinomial(probs.to(_draw_device(generator, dev)), num_samples, replacement=True, generator=generator)
+    out = torch.multinomial(
+        probs.to(_draw_device(generator, dev)), num_samples, replacement=True, generator=generator
+    )
     return out.to(dev).reshape(*lp.shape[:-1], num_samples)
 
 

@@ -64,9 +64,29 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-__all__ = ["TrainConfig", "train", "REC_LOSSES", "DIGITS_LOSSES", "resolve_device", "TowerModel", "DigitsEncoder"]
+__all__ = [
+    "TrainConfig",
+    "train",
+    "REC_LOSSES",
+    "DIGITS_LOSSES",
+    "resolve_device",
+    "TowerModel",
+    "DigitsEncoder",
+]
 
-REC_LOSSES = ("infonce", "dcl", "hcl", "bcl", "bcl_norm", "bpr", "dpl", "bce", "relaxed_softmax", "bns", "bprac")
+REC_LOSSES = (
+    "infonce",
+    "dcl",
+    "hcl",
+    "bcl",
+    "bcl_norm",
+    "bpr",
+    "dpl",
+    "bce",
+    "relaxed_softmax",
+    "bns",
+    "bprac",
+)
 DIGITS_LOSSES = ("infonce", "dcl", "hcl", "bcl", "bcl_norm")
 
 
@@ -160,7 +180,9 @@ class TrainConfig:
     dim: int = 32
     lr: float = 0.01
     weight_decay: float = 0.0
-    temperature: float | None = None  # None: 1.0 for rec (raw dot products), 0.5 for digits (cosine)
+    temperature: float | None = (
+        None  # None: 1.0 for rec (raw dot products), 0.5 for digits (cosine)
+    )
     tau_plus: float = 0.1
     alpha: float = 0.9
     beta: float = 0.5
@@ -354,7 +376,9 @@ def linear_probe(encoder, data, device="cpu", steps=100):
     tr, te = data.train_idx.to(device), data.test_idx.to(device)
     mu, sd = feats[tr].mean(0), feats[tr].std(0) + 1e-8
     z = (feats - mu) / sd
-    w = torch.zeros(z.shape[1], data.n_classes, dtype=torch.float64, device=device, requires_grad=True)
+    w = torch.zeros(
+        z.shape[1], data.n_classes, dtype=torch.float64, device=device, requires_grad=True
+    )
     b = torch.zeros(data.n_classes, dtype=torch.float64, device=device, requires_grad=True)
     opt = torch.optim.LBFGS([w, b], max_iter=steps, line_search_fn="strong_wolfe")
     y = data.y.to(device)
@@ -378,7 +402,9 @@ def _load_rec(cfg: TrainConfig) -> RecData:
         kw = dict(rng=cfg.rng)
         kw.update(cfg.synthetic)
         return synthetic_pu(**kw)
-    raise ValueError(f"data must be 'synthetic', 'digits', an Interactions or a (train, test) pair, got {cfg.data!r}")
+    raise ValueError(
+        f"data must be 'synthetic', 'digits', an Interactions or a (train, test) pair, got {cfg.data!r}"
+    )
 
 
 class _TruthMetrics:
@@ -393,7 +419,9 @@ class _TruthMetrics:
 
     def __init__(self, data: RecData, topk: int, seed: int, max_auc_pairs: int = 4000):
         pairs = data.train.numpy()
-        pick = np.random.default_rng(np.random.SeedSequence([seed, 2])).permutation(len(pairs))[:max_auc_pairs]
+        pick = np.random.default_rng(np.random.SeedSequence([seed, 2])).permutation(len(pairs))[
+            :max_auc_pairs
+        ]
         self.pairs = pairs[np.sort(pick)]
         self.train_mask = data.train_mask().numpy()
         self.relevant = data.relevant.numpy() if data.relevant is not None else None
@@ -410,7 +438,9 @@ class _TruthMetrics:
         if self.relevant is not None:
             masked = np.where(self.train_mask, -np.inf, scores)
             top = np.argpartition(-masked, self.topk - 1, axis=1)[:, : self.topk]
-            out[f"precision_true@{self.topk}"] = float(np.take_along_axis(self.relevant, top, 1).mean())
+            out[f"precision_true@{self.topk}"] = float(
+                np.take_along_axis(self.relevant, top, 1).mean()
+            )
         return out
 
 
@@ -431,14 +461,27 @@ class _RecRunner:
     """
 
     def __init__(self, cfg: TrainConfig, data: RecData, model, device, gen, recorder):
-        self.cfg, self.data, self.model, self.device, self.gen, self.recorder = cfg, data, model, device, gen, recorder
+        self.cfg, self.data, self.model, self.device, self.gen, self.recorder = (
+            cfg,
+            data,
+            model,
+            device,
+            gen,
+            recorder,
+        )
         self.opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
         self.pairs = data.train.to(device)
         n = self.pairs.shape[0]
         total = math.ceil(n / cfg.batch_size) * cfg.epochs
-        self.ans = ANSCallback(total, cfg.k_opt or cfg.k, cfg.ans_warmup, generator=gen) if cfg.ans else None
+        self.ans = (
+            ANSCallback(total, cfg.k_opt or cfg.k, cfg.ans_warmup, generator=gen)
+            if cfg.ans
+            else None
+        )
         self.bns = (
-            BNSSampler(data.item_counts, data.n_users, cfg.bns_candidates, cfg.bns_lam, generator=gen)
+            BNSSampler(
+                data.item_counts, data.n_users, cfg.bns_candidates, cfg.bns_lam, generator=gen
+            )
             if cfg.loss == "bns"
             else None
         )
@@ -451,7 +494,15 @@ class _RecRunner:
         cfg, model, device, gen, data = self.cfg, self.model, self.device, self.gen, self.data
         model.train()
         if self.cred is not None:
-            self.cred.update(epoch, self.score, data.train, data.item_counts, cfg.dim, model.user.weight, model.item.weight)
+            self.cred.update(
+                epoch,
+                self.score,
+                data.train,
+                data.item_counts,
+                cfg.dim,
+                model.user.weight,
+                model.item.weight,
+            )
             weights = self.cred.weights.to(device)
         n = self.pairs.shape[0]
         perm = torch.randperm(n, generator=gen).to(device)
@@ -484,7 +535,9 @@ class _RecRunner:
                 if counts is not None:
                     # variable count per positive: padded slots get logit -inf (weight e^-inf = 0)
                     if cfg.loss != "infonce":
-                        raise ValueError("a real-valued k or ANS is supported with loss='infonce' (Wu et al.'s setting)")
+                        raise ValueError(
+                            "a real-valued k or ANS is supported with loss='infonce' (Wu et al.'s setting)"
+                        )
                     keep = torch.arange(kmax, device=device)[None, :] < counts[:, None]
                     neg = neg.masked_fill(~keep, -math.inf)
                 if self.cred is not None:
@@ -497,11 +550,19 @@ class _RecRunner:
                 self.ans.on_step(self.step)
             tot += float(loss.detach()) * b
             cnt += b
-            if self.recorder is not None and self.relevant is not None and self.step % cfg.probe_every == 0:
+            if (
+                self.recorder is not None
+                and self.relevant is not None
+                and self.step % cfg.probe_every == 0
+            ):
                 with torch.no_grad():
                     jp = uniform_items(data.n_items, (b, cfg.probe_n), gen).to(device)
                     self.recorder.record(  # epochs 1-based in the probe rows too, as in the history
-                        self.step, epoch + 1, pos.detach(), self.score(u, jp) / t_model, self.relevant[u[:, None], jp]
+                        self.step,
+                        epoch + 1,
+                        pos.detach(),
+                        self.score(u, jp) / t_model,
+                        self.relevant[u[:, None], jp],
                     )
             self.step += 1
         return dict(loss=tot / cnt)
@@ -519,17 +580,29 @@ class _RecRunner:
 def _train_rec(cfg: TrainConfig, device, gen, recorder):
     data = _load_rec(cfg)
     if cfg.loss not in REC_LOSSES:
-        raise ValueError(f"loss must be one of {REC_LOSSES} for recommendation data, got {cfg.loss!r}")
+        raise ValueError(
+            f"loss must be one of {REC_LOSSES} for recommendation data, got {cfg.loss!r}"
+        )
     cls = {"mf": MF, "mlp": TowerModel}.get(cfg.model)
     if cls is None:
         raise ValueError(f"model must be 'mf' or 'mlp', got {cfg.model!r}")
     model = cls(data.n_users, data.n_items, cfg.dim, generator=gen).to(device)
     runner = _RecRunner(cfg, data, model, device, gen, recorder)
-    res = train_loop(runner, data.interactions(), epochs=cfg.epochs, topk=(cfg.topk,), eval_on=("test",),
-                     callbacks=[_TruthMetrics(data, cfg.topk, cfg.rng)], progress=cfg.progress, desc=f"train {cfg.loss}")  # fmt: skip
+    res = train_loop(
+        runner,
+        data.interactions(),
+        epochs=cfg.epochs,
+        topk=(cfg.topk,),
+        eval_on=("test",),
+        callbacks=[_TruthMetrics(data, cfg.topk, cfg.rng)],
+        progress=cfg.progress,
+        desc=f"train {cfg.loss}",
+    )
     extra = {"data_params": data.params, "n_users": data.n_users, "n_items": data.n_items}
     if runner.ans is not None:
-        extra["ans_k"] = [k for _, k in runner.ans.history[:: max(1, len(runner.ans.history) // 50)]]
+        extra["ans_k"] = [
+            k for _, k in runner.ans.history[:: max(1, len(runner.ans.history) // 50)]
+        ]
     if runner.cred is not None:
         extra["bprac_lambda"] = runner.cred.lam_history
         extra["bprac_mean_credence"] = float(runner.cred.weights.mean())
@@ -544,7 +617,14 @@ class _DigitsRunner:
     """
 
     def __init__(self, cfg: TrainConfig, data, enc, device, gen, recorder):
-        self.cfg, self.data, self.enc, self.device, self.gen, self.recorder = cfg, data, enc, device, gen, recorder
+        self.cfg, self.data, self.enc, self.device, self.gen, self.recorder = (
+            cfg,
+            data,
+            enc,
+            device,
+            gen,
+            recorder,
+        )
         self.opt = torch.optim.Adam(enc.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
         self.x_tr = data.x[data.train_idx]
         self.y_tr = data.y[data.train_idx]
@@ -582,7 +662,9 @@ class _DigitsRunner:
                 ar = torch.arange(2 * b)
                 m[ar, ar] = False
                 m[ar, (ar + b) % (2 * b)] = False
-                self.recorder.record(self.step, epoch + 1, pos.detach(), neg.detach(), same[m].view(2 * b, 2 * b - 2))
+                self.recorder.record(
+                    self.step, epoch + 1, pos.detach(), neg.detach(), same[m].view(2 * b, 2 * b - 2)
+                )
             self.step += 1
         return dict(loss=tot / max(cnt, 1), probe_acc=linear_probe(enc, self.data, device))
 
@@ -597,11 +679,15 @@ def _train_digits(cfg: TrainConfig, device, gen, recorder):
     if cfg.loss not in DIGITS_LOSSES:
         raise ValueError(f"loss must be one of {DIGITS_LOSSES} for digits, got {cfg.loss!r}")
     if cfg.model != "mlp":
-        raise ValueError("digits needs model='mlp' (an image encoder); 'mf' is for recommendation data")
+        raise ValueError(
+            "digits needs model='mlp' (an image encoder); 'mf' is for recommendation data"
+        )
     data = load_digits_views(rng=cfg.rng)
     enc = DigitsEncoder().to(device)
     runner = _DigitsRunner(cfg, data, enc, device, gen, recorder)
-    res = train_loop(runner, None, epochs=cfg.epochs, eval_on=(), progress=cfg.progress, desc=f"train {cfg.loss}")
+    res = train_loop(
+        runner, None, epochs=cfg.epochs, eval_on=(), progress=cfg.progress, desc=f"train {cfg.loss}"
+    )
     return res["history"], {"n_train": int(runner.x_tr.shape[0])}
 
 
@@ -613,16 +699,34 @@ def _train_split(cfg: TrainConfig, data) -> dict:
 
     if not isinstance(data, Interactions):
         if not (isinstance(data, (tuple, list)) and len(data) == 2):
-            raise ValueError("data must be a name ('synthetic', 'digits'), an Interactions or a (train, test) pair")
+            raise ValueError(
+                "data must be a name ('synthetic', 'digits'), an Interactions or a (train, test) pair"
+            )
         data = load_split(*data)
     if cfg.k != int(cfg.k):
         raise ValueError("a real-valued k is supported on the built-in data sets only")
     # the config's loss with its own hyper-parameters (M = 5 extra positives, DPL's clamp at its default)
-    loss = loss_spec(cfg.loss, negatives=int(cfg.k), temperature=cfg.temperature or 1.0, tau_plus=cfg.tau_plus,
-                     hcl_beta=cfg.hcl_beta, alpha=cfg.alpha, beta=cfg.beta)  # fmt: skip
-    res = fit(data, model=MF(dim=cfg.dim), loss=loss, sampler=RNS(),
-              optimizer=Adam(lr=cfg.lr, weight_decay=cfg.weight_decay, batch_size=cfg.batch_size), epochs=cfg.epochs,
-              evaluation=Evaluation(ks=(cfg.topk,)), rng=cfg.rng, device=cfg.device, progress=cfg.progress)  # fmt: skip
+    loss = loss_spec(
+        cfg.loss,
+        negatives=int(cfg.k),
+        temperature=cfg.temperature or 1.0,
+        tau_plus=cfg.tau_plus,
+        hcl_beta=cfg.hcl_beta,
+        alpha=cfg.alpha,
+        beta=cfg.beta,
+    )
+    res = fit(
+        data,
+        model=MF(dim=cfg.dim),
+        loss=loss,
+        sampler=RNS(),
+        optimizer=Adam(lr=cfg.lr, weight_decay=cfg.weight_decay, batch_size=cfg.batch_size),
+        epochs=cfg.epochs,
+        evaluation=Evaluation(ks=(cfg.topk,)),
+        rng=cfg.rng,
+        device=cfg.device,
+        progress=cfg.progress,
+    )
     return {
         "config": res.config,
         "specs": res.specs,

@@ -157,7 +157,9 @@ def save_figures(
     external = [n for n in names if n in EXTERNAL_FIGURES]
     if external:
         lines = "; ".join(f"{n} is written by {EXTERNAL_FIGURES[n]}" for n in external)
-        raise ValueError(f"only: {lines}, not by `negtheory figures`, which can draw: {', '.join(valid)}")
+        raise ValueError(
+            f"only: {lines}, not by `negtheory figures`, which can draw: {', '.join(valid)}"
+        )
     unknown = [n for n in names if n not in valid]
     if unknown:
         raise ValueError(f"only: unknown figure name(s) {unknown}; available: {', '.join(valid)}")

@@ -34,7 +34,9 @@ BRIDGE_FIGURES = {
     "bridge_wu_k_sweep": "bridge_wu_k_sweep.csv",
     "bridge_downstream": "bridge_downstream.csv",
 }
-BRIDGE_DATA = Path("notebooks") / "data" / "bridge"  # where `negtheory bridge experiments` writes (relative to the cwd)
+BRIDGE_DATA = (
+    Path("notebooks") / "data" / "bridge"
+)  # where `negtheory bridge experiments` writes (relative to the cwd)
 
 
 def find_bridge_data(data=None) -> Path | None:
@@ -72,9 +74,13 @@ def plot_wu(df):
         fixed = d[d.k != "ans"].assign(kk=lambda x: x.k.astype(int)).groupby("kk").ndcg.mean()
         ax.plot(fixed.index, fixed.values, "o-", label="InfoNCE, fixed K")
         kp = int(d.k_pred.iloc[0])
-        ax.axvline(kp, color="C3", ls="--", label=f"K* from train AUC {d.train_auc_k1.mean():.3f}: {kp}")
+        ax.axvline(
+            kp, color="C3", ls="--", label=f"K* from train AUC {d.train_auc_k1.mean():.3f}: {kp}"
+        )
         kl = int(d.k_pred_label.iloc[0])
-        ax.axvline(kl, color="C4", ls="-.", label=f"K* from label AUC {d.label_auc.iloc[0]:.3f}: {kl}")
+        ax.axvline(
+            kl, color="C4", ls="-.", label=f"K* from label AUC {d.label_auc.iloc[0]:.3f}: {kl}"
+        )
         ans = d[d.k == "ans"].ndcg.mean()
         ax.axhline(ans, color="C2", ls=":", label=f"ANS peaking at K* ({ans:.4f})")
         best = int(fixed.idxmax())
@@ -127,9 +133,14 @@ def plot_downstream(df):
         ax.set_ylabel(_DOWNSTREAM_LABELS.get(metric, metric))
         ax.set_xlabel("loss")
         ax.grid(axis="y", alpha=0.3)
-        ax.set_title(f"{task}: {metric} ({len(seeds)} seed{'s' if len(seeds) != 1 else ''}; axis not from 0)", fontsize=9.5)
-        handles = [Line2D([], [], ls="none", marker="o", mfc="none", color="0.3", label="each seed"),
-                   Line2D([], [], ls="-", marker="D", color="0.3", label="mean $\\pm$ sd over seeds")]  # fmt: skip
+        ax.set_title(
+            f"{task}: {metric} ({len(seeds)} seed{'s' if len(seeds) != 1 else ''}; axis not from 0)",
+            fontsize=9.5,
+        )
+        handles = [
+            Line2D([], [], ls="none", marker="o", mfc="none", color="0.3", label="each seed"),
+            Line2D([], [], ls="-", marker="D", color="0.3", label="mean $\\pm$ sd over seeds"),
+        ]
         ax.legend(handles=handles, fontsize=7.5, loc="best")
     return fig
 
@@ -142,7 +153,9 @@ def draw_bridge_figure(name: str, data=None):
     import pandas as pd
 
     if name not in BRIDGE_FIGURES:
-        raise ValueError(f"name: {name!r} is not a bridge figure; bridge figures: {', '.join(BRIDGE_FIGURES)}")
+        raise ValueError(
+            f"name: {name!r} is not a bridge figure; bridge figures: {', '.join(BRIDGE_FIGURES)}"
+        )
     folder = find_bridge_data(data)
     path = None if folder is None else folder / BRIDGE_FIGURES[name]
     if path is None or not path.exists():
@@ -154,7 +167,9 @@ def draw_bridge_figure(name: str, data=None):
     return _PLOTS[name](pd.read_csv(path))
 
 
-def save_bridge_figures(out="figures", data=None, *, only=None, dpi: int = 110, progress: bool = True) -> list[Path]:
+def save_bridge_figures(
+    out="figures", data=None, *, only=None, dpi: int = 110, progress: bool = True
+) -> list[Path]:
     """Redraw the ``bridge_*.png`` figures from the experiments' tables (no training, no torch)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,9 @@ from __future__ import annotations
 __all__ = ["new_figure", "mark_quick", "QUICK_LABEL"]
 
 
-def new_figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 4.2, **kwargs):
+def new_figure(
+    nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 4.2, **kwargs
+):
     """A pyplot-free Figure with a grid of axes (``squeeze=False`` semantics avoided for 1x1).
 
     Parameters
@@ -43,11 +45,15 @@ QUICK_LABEL = "QUICK smoke run: not a result"
 
 def mark_quick(fig, text: str = QUICK_LABEL):
     """Put ``text`` in red at the top of a ``--quick`` run's figure (before its suptitle, if any); return ``fig``."""
-    if not hasattr(fig, "suptitle"):  # not a matplotlib Figure (e.g. a stand-in of a test): nothing to mark
+    if not hasattr(
+        fig, "suptitle"
+    ):  # not a matplotlib Figure (e.g. a stand-in of a test): nothing to mark
         return fig
     sup = getattr(fig, "_suptitle", None)
     old = sup.get_text() if sup is not None else ""
     fig.suptitle(f"{text} — {old}" if old else text, color="red", fontweight="bold", fontsize=10)
-    if fig.get_layout_engine() is None:  # figures laid out once by tight_layout: make room for the new title
+    if (
+        fig.get_layout_engine() is None
+    ):  # figures laid out once by tight_layout: make room for the new title
         fig.tight_layout()
     return fig

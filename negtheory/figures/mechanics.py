@@ -76,7 +76,10 @@ def fig_entropy_temperature(k: int = 64, steps: int = 80, rng: RNGLike = 0):
     ax1.set_xscale("log")
     ax1.set_xlabel(r"temperature $\tau$")
     ax1.set_ylabel(r"entropy $H(\tau)$ (nats)")
-    ax1.set_title(r"$H(\tau)$ of softmax$(s/\tau)$ over K=%d negatives; dashed: slope Var$_p(s)/\tau^3$" % k, fontsize=9.5)
+    ax1.set_title(
+        r"$H(\tau)$ of softmax$(s/\tau)$ over K=%d negatives; dashed: slope Var$_p(s)/\tau^3$" % k,
+        fontsize=9.5,
+    )
     ax1.legend(fontsize=8, loc="lower right")
 
     low, high = 3.0, 3.5
@@ -104,7 +107,9 @@ def fig_entropy_temperature(k: int = 64, steps: int = 80, rng: RNGLike = 0):
     lines = ax2.get_legend_handles_labels()
     lines2 = tw.get_legend_handles_labels()
     ax2.legend(lines[0] + lines2[0], lines[1] + lines2[1], fontsize=8, loc="lower left")
-    ax2.set_title("Newton step in ln tau with dH/d ln tau = Var_p(s)/tau^2, at most x2 per step", fontsize=9.5)
+    ax2.set_title(
+        "Newton step in ln tau with dH/d ln tau = Var_p(s)/tau^2, at most x2 per step", fontsize=9.5
+    )
     fig.suptitle("Temperature and negative hardness (the negative-sampling textbook chapter)")
     return fig
 
@@ -129,9 +134,11 @@ def _search_comparisons(cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
 @renamed_keyword("seed", "rng")
 @_doc
 def fig_alias_vs_inverse_cdf(
-    counts=(500, 320, 180, 120, 75, 40, 22, 9, 4, 0, 1), draws=100_000,
-    sizes=(10, 100, 1_000, 10_000, 100_000, 1_000_000), rng: RNGLike = 0,
-):  # fmt: skip
+    counts=(500, 320, 180, 120, 75, 40, 22, 9, 4, 0, 1),
+    draws=100_000,
+    sizes=(10, 100, 1_000, 10_000, 100_000, 1_000_000),
+    rng: RNGLike = 0,
+):
     r"""Alias and inverse-CDF sampling draw the same law; work per draw O(1) against O(log n).
 
     Deterministic (the PNG is the same on every run with the same ``rng``): the left panel
@@ -165,14 +172,41 @@ def fig_alias_vs_inverse_cdf(
     p = sampling.unigram_proposal(np.asarray(counts, dtype=float), alpha=0.75)
     j = np.arange(p.size)
     se = np.sqrt(p * (1 - p) / draws)
-    ax1.hlines(p[p > 0], j[p > 0] - 0.4, j[p > 0] + 0.4, color="k", lw=1.5, label="target $p \\propto f^{0.75}$")
-    ax1.fill_between(j, p - 2 * se, p + 2 * se, step="mid", color="0.6", alpha=0.35, lw=0, label="target $\\pm$ 2 SE")
+    ax1.hlines(
+        p[p > 0],
+        j[p > 0] - 0.4,
+        j[p > 0] + 0.4,
+        color="k",
+        lw=1.5,
+        label="target $p \\propto f^{0.75}$",
+    )
+    ax1.fill_between(
+        j,
+        p - 2 * se,
+        p + 2 * se,
+        step="mid",
+        color="0.6",
+        alpha=0.35,
+        lw=0,
+        label="target $\\pm$ 2 SE",
+    )
     for k, (name, cls, marker, color) in enumerate(
-        (("alias", sampling.AliasTable, "o", "tab:blue"), ("inverse CDF", sampling.InverseCDFSampler, "x", "tab:orange"))
+        (
+            ("alias", sampling.AliasTable, "o", "tab:blue"),
+            ("inverse CDF", sampling.InverseCDFSampler, "x", "tab:orange"),
+        )
     ):
         x = cls(p).sample(draws, rng=seed + k)
         freq = np.bincount(x, minlength=p.size) / draws
-        ax1.plot(j + (0.15 if k else -0.15), freq, marker, color=color, ms=6, ls="none", label=f"{name}: {draws:,} draws")
+        ax1.plot(
+            j + (0.15 if k else -0.15),
+            freq,
+            marker,
+            color=color,
+            ms=6,
+            ls="none",
+            label=f"{name}: {draws:,} draws",
+        )
     ax1.set_yscale("log")
     ax1.set_ylim(max(p[p > 0].min() / 4, 1e-6), 1)
     ax1.set_xticks(j, [str(c) for c in counts], fontsize=8)
@@ -190,10 +224,22 @@ def fig_alias_vs_inverse_cdf(
         mean_cmp.append(c.mean())
         max_cmp.append(c.max())
     sizes_arr = np.asarray(sizes, dtype=float)
-    ax2.plot(sizes_arr, mean_cmp, "o-", color="tab:orange", label="inverse CDF: comparisons per draw (mean)")
+    ax2.plot(
+        sizes_arr,
+        mean_cmp,
+        "o-",
+        color="tab:orange",
+        label="inverse CDF: comparisons per draw (mean)",
+    )
     ax2.plot(sizes_arr, max_cmp, "x:", color="tab:orange", label="inverse CDF: most comparisons")
     ax2.plot(sizes_arr, np.log2(sizes_arr), color="0.5", lw=0.8, ls="--", label=r"$\log_2 n$")
-    ax2.plot(sizes_arr, np.ones_like(sizes_arr), "o-", color="tab:blue", label="alias: 1 comparison (+ 1 uniform)")
+    ax2.plot(
+        sizes_arr,
+        np.ones_like(sizes_arr),
+        "o-",
+        color="tab:blue",
+        label="alias: 1 comparison (+ 1 uniform)",
+    )
     ax2.set_xscale("log")
     ax2.set_xlabel("table size n")
     ax2.set_ylabel("comparisons per draw")
@@ -244,7 +290,9 @@ def fig_boltzmann_temperature(context: int = 625, n_components: int = 50, rng: R
     ax1.set_ylim(1e-9, 1)
     ax1.set_xlabel("target item j")
     ax1.set_ylabel("probability")
-    ax1.set_title(f"context i = {context}: low T samples near the positives, high T far away", fontsize=9.5)
+    ax1.set_title(
+        f"context i = {context}: low T samples near the positives, high T far away", fontsize=9.5
+    )
     ax1.legend(fontsize=7.5, loc="lower right")
 
     temps = np.logspace(-2, 2, 81)
@@ -264,10 +312,17 @@ def fig_boltzmann_temperature(context: int = 625, n_components: int = 50, rng: R
         nz = h_inf[h_inf > 0]
         ax2.axhline(math.exp(-np.sum(nz * np.log(nz))), color=color, ls=":", lw=1)
     ax2.axvline(1.0, color="0.6", lw=1)
-    ax2.set(xscale="log", yscale="log", xlabel="temperature T", ylabel="effective number of items exp(H(B))")
+    ax2.set(
+        xscale="log",
+        yscale="log",
+        xlabel="temperature T",
+        ylabel="effective number of items exp(H(B))",
+    )
     ax2.set_title("T -> 0: point mass on argmax G;  T -> inf (dotted): D", fontsize=9.5)
     ax2.legend(fontsize=8)
-    fig.suptitle("Boltzmann negative sampling B(G, D, T), Tanielian & Vasile eq. 8, on the 2-D mixture task (G = ln P_i)")
+    fig.suptitle(
+        "Boltzmann negative sampling B(G, D, T), Tanielian & Vasile eq. 8, on the 2-D mixture task (G = ln P_i)"
+    )
     return fig
 
 
@@ -293,7 +348,9 @@ def fig_mixture_dataset(components=(10, 50, 90), rng: RNGLike = 0, context: int 
         One heat map of log10 P(i, j) per mixture, not attached to pyplot.
     """
     seed = int_seed("rng", rng)  # figures draw from integer seeds (e.g. seed + k)
-    fig, axes = new_figure(1, len(components), width=4.3 * len(components), height=4.4, squeeze=False)
+    fig, axes = new_figure(
+        1, len(components), width=4.3 * len(components), height=4.4, squeeze=False
+    )
     for ax, c in zip(axes[0], components):
         task = rs.MixtureOfGaussiansTask(c, rng=seed)
         lj = task.log_joint / math.log(10)
@@ -341,11 +398,21 @@ def fig_infonce_margin(beta: float = 0.2, k: int = 100, taus=(0.05, 0.2)):
         m = float(mech.effective_margin(beta, tau, k))
         ax1.plot(alphas, tau * r.exact, color=color, lw=2, label=rf"$\tau$={tau}: exact $\tau L$")
         ax1.plot(
-            alphas, tau * r.hinge, color=color, lw=1, ls="--", label=rf"hinge $\max(0, m_{{eff}}-\alpha)$, $m_{{eff}}$={m:.3f}"
+            alphas,
+            tau * r.hinge,
+            color=color,
+            lw=1,
+            ls="--",
+            label=rf"hinge $\max(0, m_{{eff}}-\alpha)$, $m_{{eff}}$={m:.3f}",
         )
         ax1.axvline(m, color=color, ls=":", lw=1)
         ax2.plot(alphas, r.error, color=color, lw=1.8, label=rf"$\tau$={tau}")
-        ax2.axvspan(m - tau * math.log(1 / math.expm1(0.01)), m + tau * math.log(1 / math.expm1(0.01)), color=color, alpha=0.1)
+        ax2.axvspan(
+            m - tau * math.log(1 / math.expm1(0.01)),
+            m + tau * math.log(1 / math.expm1(0.01)),
+            color=color,
+            alpha=0.1,
+        )
     ax1.set_xlabel(r"positive similarity $\alpha$")
     ax1.set_ylabel(r"$\tau \times$ loss")
     ax1.set_title(rf"K={k} negatives at $\beta$={beta}", fontsize=9.5)
@@ -355,9 +422,13 @@ def fig_infonce_margin(beta: float = 0.2, k: int = 100, taus=(0.05, 0.2)):
     ax2.text(-0.45, math.log(2) + 0.01, "ln 2 (at the margin)", fontsize=8, color="0.3")
     ax2.set_xlabel(r"positive similarity $\alpha$")
     ax2.set_ylabel("exact - hinge (nats)")
-    ax2.set_title(r"error $\ln(1+e^{-|\alpha-m_{eff}|/\tau})$; shaded: where it exceeds 0.01", fontsize=9.5)
+    ax2.set_title(
+        r"error $\ln(1+e^{-|\alpha-m_{eff}|/\tau})$; shaded: where it exceeds 0.01", fontsize=9.5
+    )
     ax2.legend(fontsize=8)
-    fig.suptitle(r"InfoNCE as a hinge at the effective margin $m_{eff}=\beta+\tau\ln K$ (textbook chapter)")
+    fig.suptitle(
+        r"InfoNCE as a hinge at the effective margin $m_{eff}=\beta+\tau\ln K$ (textbook chapter)"
+    )
     return fig
 
 
@@ -384,18 +455,42 @@ def fig_threshold_selection(rng: RNGLike = 0):
     seed = int_seed("rng", rng)  # figures draw from integer seeds (e.g. seed + k)
     scores, labels = th.paper_table_scores(rng=seed)
     t1, t2 = th.PAPER_TABLES["table1"], th.PAPER_TABLES["table2"]
-    up, lo = th.choose_thresholds(scores, 0.001, 0.05, labels, upper_grid=t1["upper"], lower_grid=t2["lower"])
+    up, lo = th.choose_thresholds(
+        scores, 0.001, 0.05, labels, upper_grid=t1["upper"], lower_grid=t2["lower"]
+    )
     c = th.category_counts(scores, up, lo, labels)
     n = scores.size
     fig, ax = new_figure(width=8.0, height=4.4)
     bins = np.linspace(-1, 1, 401)
     # np.histogram + stairs: one artist per series instead of one patch per bin (fast to draw)
     ax.stairs(
-        np.histogram(scores[~labels], bins)[0], bins, fill=True, color="tab:gray", alpha=0.7, label="negatives (unlabelled)"
+        np.histogram(scores[~labels], bins)[0],
+        bins,
+        fill=True,
+        color="tab:gray",
+        alpha=0.7,
+        label="negatives (unlabelled)",
     )
-    ax.stairs(np.histogram(scores[labels], bins)[0], bins, fill=True, color="tab:green", alpha=0.7, label="known positives")
-    ax.axvline(up, color="tab:red", lw=1.5, label=f"upper = {up}: {c['false']} false ({100 * c['false'] / n:.3f} %)")
-    ax.axvline(lo, color="tab:orange", lw=1.5, label=f"lower = {lo}: {c['hard']} hard ({100 * c['hard'] / n:.2f} %)")
+    ax.stairs(
+        np.histogram(scores[labels], bins)[0],
+        bins,
+        fill=True,
+        color="tab:green",
+        alpha=0.7,
+        label="known positives",
+    )
+    ax.axvline(
+        up,
+        color="tab:red",
+        lw=1.5,
+        label=f"upper = {up}: {c['false']} false ({100 * c['false'] / n:.3f} %)",
+    )
+    ax.axvline(
+        lo,
+        color="tab:orange",
+        lw=1.5,
+        label=f"lower = {lo}: {c['hard']} hard ({100 * c['hard'] / n:.2f} %)",
+    )
     ax.set_yscale("log")
     ax.set_xlabel("score")
     ax.set_ylabel("count per bin")

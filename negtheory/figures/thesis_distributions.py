@@ -24,7 +24,9 @@ FN_COLOR = "tab:red"
 PARENT_COLOR = "0.35"
 
 
-def fig_2_3_order_statistic(loc: float = 1.0, var: float = 5.0, k: int = 2, n: int = 5, *, npts: int = 400):
+def fig_2_3_order_statistic(
+    loc: float = 1.0, var: float = 5.0, k: int = 2, n: int = 5, *, npts: int = 400
+):
     r"""Fig. 2.3: a parent density f = N(1, 5) and its order statistic g(x; k=2, n=5) (§2.3.2).
 
     The density of the k-th smallest of n i.i.d. draws from f (CDF F) is
@@ -56,7 +58,9 @@ def fig_2_3_order_statistic(loc: float = 1.0, var: float = 5.0, k: int = 2, n: i
     ax.plot(x, base.pdf(x), color=PARENT_COLOR, lw=2, label=f"f(x) = N({loc:g}, {var:g})")
     ax.plot(x, g.pdf(x), color=TN_COLOR, lw=2, label=f"g(x; k={k}, n={n})")
     ax.fill_between(x, g.pdf(x), color=TN_COLOR, alpha=0.15)
-    ax.axvline(float(g.mean()), color=TN_COLOR, ls=":", lw=1, label=f"mean of g: {float(g.mean()):.2f}")
+    ax.axvline(
+        float(g.mean()), color=TN_COLOR, ls=":", lw=1, label=f"mean of g: {float(g.mean()):.2f}"
+    )
     ax.set_xlabel("x")
     ax.set_ylabel("density")
     ax.set_title("Order statistic of a normal parent (thesis Fig. 2.3)")
@@ -179,21 +183,45 @@ def fig_6_8_generated_scores(
     axes = np.atleast_1d(axes)
     base = st.norm()
     for i, (ax, alpha) in enumerate(zip(axes, alphas)):
-        res = score_sets(1, n, alpha, tau_plus, t=t, n_positives=0, method=method, rng=[seed, i], parent=base)
+        res = score_sets(
+            1, n, alpha, tau_plus, t=t, n_positives=0, method=method, rng=[seed, i], parent=base
+        )
         s = res.scores[0]
         tn = res.is_true_negative[0]
         bins = np.linspace(0.0, float(np.quantile(s, 0.995)), 50)
         width = bins[1] - bins[0]
         # weights instead of density=True: normalise by all samples of the class, including
         # the 0.5 % beyond the last bin, so the bars estimate the density itself
-        for mask, color, label in ((tn, TN_COLOR, "TN, generated"), (~tn, FN_COLOR, "FN, generated")):
+        for mask, color, label in (
+            (tn, TN_COLOR, "TN, generated"),
+            (~tn, FN_COLOR, "FN, generated"),
+        ):
             k = int(mask.sum())
-            ax.hist(s[mask], bins=bins, weights=np.full(k, 1.0 / (k * width)), color=color, alpha=0.45, label=label)
+            ax.hist(
+                s[mask],
+                bins=bins,
+                weights=np.full(k, 1.0 / (k * width)),
+                color=color,
+                alpha=0.45,
+                label=label,
+            )
         grid = np.linspace(bins[1] * 0.5, bins[-1], 300)
         xg = t * np.log(grid)
         # density of S = exp(X / t): f_X(t log s) t / s
-        ax.plot(grid, true_negative(base, alpha).pdf(xg) * t / grid, color=TN_COLOR, lw=1.2, label="TN, exact density")
-        ax.plot(grid, false_negative(base, alpha).pdf(xg) * t / grid, color=FN_COLOR, lw=1.2, label="FN, exact density")
+        ax.plot(
+            grid,
+            true_negative(base, alpha).pdf(xg) * t / grid,
+            color=TN_COLOR,
+            lw=1.2,
+            label="TN, exact density",
+        )
+        ax.plot(
+            grid,
+            false_negative(base, alpha).pdf(xg) * t / grid,
+            color=FN_COLOR,
+            lw=1.2,
+            label="FN, exact density",
+        )
         ax.set_title(rf"$\alpha$ = {alpha:g}")
         ax.set_xlabel(r"score $e^{x/t}$")
     axes[0].set_ylabel("density")

@@ -52,8 +52,25 @@ STYLE = {
     "biased": dict(color="tab:gray", marker="o", ms=4, lw=1.2, label="Biased (6.46)"),
     "dcl": dict(color="tab:blue", marker="s", ms=4, lw=1.2, label="DCL (6.47)"),
     "hcl": dict(color="tab:purple", marker="v", ms=4, lw=1.2, label="HCL"),
-    "bcl": dict(color="tab:red", marker="^", ms=9, mfc="white", mew=1.6, lw=1.6, zorder=4, label="BCL (6.48)"),
-    "bcl_norm": dict(color="tab:orange", marker="D", ms=3.5, lw=1.1, ls=":", zorder=5, label="BCL, self-normalised"),
+    "bcl": dict(
+        color="tab:red",
+        marker="^",
+        ms=9,
+        mfc="white",
+        mew=1.6,
+        lw=1.6,
+        zorder=4,
+        label="BCL (6.48)",
+    ),
+    "bcl_norm": dict(
+        color="tab:orange",
+        marker="D",
+        ms=3.5,
+        lw=1.1,
+        ls=":",
+        zorder=5,
+        label="BCL, self-normalised",
+    ),
 }
 # HCL is left out of Fig. 6.9-6.10 as in the thesis: with its weights x^beta on exp(x / t) scores its
 # MSE is ~1e5 at the defaults, which would set the y-range and flatten every other curve
@@ -103,7 +120,10 @@ def relative_bias(df):
 
     bias = df["mean"] - df["truth_mean"]
     var = np.maximum(df["mse"] - bias**2, 0.0)
-    return df.assign(rel_bias=bias / df["truth_mean"], rel_bias_se=np.sqrt(var / df["n_anchors"]) / df["truth_mean"])
+    return df.assign(
+        rel_bias=bias / df["truth_mean"],
+        rel_bias_se=np.sqrt(var / df["n_anchors"]) / df["truth_mean"],
+    )
 
 
 def plot_mse(ax, df, vary: str):
@@ -165,7 +185,9 @@ def fig_mse(n_anchors: int | None = None):
         plot_mse(ax, _sweep(vary, n_anchors), vary)
     # one legend for all six panels, below them
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=9, frameon=False)
+    fig.legend(
+        handles, labels, loc="outside lower center", ncol=len(labels), fontsize=9, frameon=False
+    )
     fig.suptitle(
         f"MSE of the true-negative-mean estimators (thesis Fig. 6.9; M = {n_anchors} anchors per point, bars = 2 SE)\n"
         "HCL is left out, as in the thesis (its MSE is about $10^5$ here)",
@@ -186,7 +208,9 @@ def fig_means(n_anchors: int | None = None):
     for ax, vary in zip(axes[:2], ("gamma", "alpha")):
         df = _sweep(vary, n_anchors)
         truth = df[df.estimator == "biased"][[vary, "truth_mean"]]
-        ax.plot(truth[vary], truth["truth_mean"], color="k", lw=2.5, label=r"truth $\bar\theta$ (6.45)")
+        ax.plot(
+            truth[vary], truth["truth_mean"], color="k", lw=2.5, label=r"truth $\bar\theta$ (6.45)"
+        )
         for name in FIG_ESTIMATORS:
             d = df[df.estimator == name]
             ax.plot(d[vary], d["mean"], **STYLE[name])
@@ -194,19 +218,33 @@ def fig_means(n_anchors: int | None = None):
         ax.set_ylabel("mean over anchors")
     axes[0].legend(fontsize=7)
     axes[0].set_title("(a) variation of the parent law", fontsize=10)
-    axes[1].set_title("(b) encoder quality: BCL below the truth at $\\alpha$ = 1 (N = 64)", fontsize=10)
+    axes[1].set_title(
+        "(b) encoder quality: BCL below the truth at $\\alpha$ = 1 (N = 64)", fontsize=10
+    )
     ax = axes[2]
     for alpha, ls in ((1.0, "-"), (0.9, ":")):
         df = relative_bias(_sweep("n_unlabeled", n_anchors, alpha=alpha))
         for name in ("dcl", "bcl", "bcl_norm") if alpha == 1.0 else ("bcl", "bcl_norm"):
             d = df[df.estimator == name]
-            style = {**STYLE[name], "ls": ls, "label": f"{STYLE[name]['label']}, $\\alpha$ = {alpha:g}"}
-            ax.errorbar(d["n_unlabeled"], 100 * d["rel_bias"], yerr=200 * d["rel_bias_se"], capsize=2, **style)
+            style = {
+                **STYLE[name],
+                "ls": ls,
+                "label": f"{STYLE[name]['label']}, $\\alpha$ = {alpha:g}",
+            }
+            ax.errorbar(
+                d["n_unlabeled"],
+                100 * d["rel_bias"],
+                yerr=200 * d["rel_bias_se"],
+                capsize=2,
+                **style,
+            )
     ax.axhline(0.0, color="k", lw=0.8)
     ax.set_xscale("log", base=2)
     ax.set_xlabel(LABELS["n_unlabeled"])
     ax.set_ylabel("relative bias (mean - truth) / truth  (%)")
-    ax.set_title("(c) BCL is biased low at small N as $\\alpha$ -> 1 (eCDF of eq. 6.30)", fontsize=10)
+    ax.set_title(
+        "(c) BCL is biased low at small N as $\\alpha$ -> 1 (eCDF of eq. 6.30)", fontsize=10
+    )
     ax.legend(fontsize=7, loc="lower right")
     fig.suptitle(
         f"Means of the estimators (thesis Fig. 6.10; M = {n_anchors}, bars = 2 SE; HCL, far above by design, omitted). "

@@ -64,7 +64,14 @@ def _draw(kind: str):
         ax.legend(frameon=False)
     if kind == "posterior":
         for ax in (ax_d, ax_l):
-            ax.text(0.02, 0.97, "solid: posterior g\ndotted: prior f", transform=ax.transAxes, va="top", fontsize=8.5)
+            ax.text(
+                0.02,
+                0.97,
+                "solid: posterior g\ndotted: prior f",
+                transform=ax.transAxes,
+                va="top",
+                fontsize=8.5,
+            )
     return fig
 
 

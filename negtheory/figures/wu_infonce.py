@@ -55,13 +55,24 @@ def fig_effectiveness_vs_k(k_max: int = 100, lams=LAMBDAS, mus=PAPER_MUS):
         for lam, color in zip(lams, colors):
             v = infonce.effectiveness_curve(mu, lam, k_max=k_max)
             kstar = int(np.argmax(v)) + 1
-            label = rf"$\lambda$={lam}: K*={kstar}" if kstar < k_max else rf"$\lambda$={lam}: K*$\geq${k_max}"
+            label = (
+                rf"$\lambda$={lam}: K*={kstar}"
+                if kstar < k_max
+                else rf"$\lambda$={lam}: K*$\geq${k_max}"
+            )
             ax.plot(ks, v / v.max(), color=color, lw=1.8, label=label)
             ax.plot([kstar], [1.0], "o", color=color, ms=6)
         # the paper's discrete average at lambda = 0.9, to show how flat the optimum is
         vd = infonce.effectiveness_curve(mu, 0.9, k_max=k_max, steps=PAPER_STEPS)
         kd = int(np.argmax(vd)) + 1
-        ax.plot(ks, vd / vd.max(), color="k", ls="--", lw=1.0, label=rf"$\lambda$=0.9, discrete T={PAPER_STEPS}: K*={kd}")
+        ax.plot(
+            ks,
+            vd / vd.max(),
+            color="k",
+            ls="--",
+            lw=1.0,
+            label=rf"$\lambda$=0.9, discrete T={PAPER_STEPS}: K*={kd}",
+        )
         ax.plot([kd], [1.0], "x", color="k", ms=8)
         vc = infonce.effectiveness_curve(mu, 0.9, k_max=k_max)
         kc = int(np.argmax(vc)) + 1
@@ -86,7 +97,9 @@ def fig_effectiveness_vs_k(k_max: int = 100, lams=LAMBDAS, mus=PAPER_MUS):
     return fig
 
 
-def fig_optimal_k_vs_mu(mu_min: float = 0.2, mu_max: float = 4.5, n: int = 200, k_max: int = 1000, lam: float = 0.9):
+def fig_optimal_k_vs_mu(
+    mu_min: float = 0.2, mu_max: float = 4.5, n: int = 200, k_max: int = 1000, lam: float = 0.9
+):
     r"""Fig. 4: the optimal K* against the label quality :math:`\mu_q` (U shape).
 
     Parameters
@@ -120,17 +133,24 @@ def fig_optimal_k_vs_mu(mu_min: float = 0.2, mu_max: float = 4.5, n: int = 200, 
     ax.set_ylim(1, k_max * 1.3)
     ax.set_xlabel(r"label quality $\mu_q$")
     ax.set_ylabel("optimal K*  (capped at k_max = %d)" % k_max)
-    ax.set_title(rf"Simulated optimal K under different $\mu_q$ ($\lambda$={lam}; Wu et al., Fig. 4)")
+    ax.set_title(
+        rf"Simulated optimal K under different $\mu_q$ ($\lambda$={lam}; Wu et al., Fig. 4)"
+    )
     top = ax.secondary_xaxis(
         "top",
-        functions=(lambda m: infonce.auc_from_mu(np.asarray(m)), lambda a: infonce.mu_from_auc(np.clip(a, 1e-12, 1 - 1e-12))),
+        functions=(
+            lambda m: infonce.auc_from_mu(np.asarray(m)),
+            lambda a: infonce.mu_from_auc(np.clip(a, 1e-12, 1 - 1e-12)),
+        ),
     )
     top.set_xlabel("training AUC")
     ax.legend(fontsize=8)
     return fig
 
 
-def fig_training_stages(auc: float = 0.75, stages=(0.25, 0.5, 0.75, 1.0), k_max: int = 50, lam: float = 0.9):
+def fig_training_stages(
+    auc: float = 0.75, stages=(0.25, 0.5, 0.75, 1.0), k_max: int = 50, lam: float = 0.9
+):
     r"""Fig. 5: :math:`v` and the good / bad / easy fractions against K at several training stages :math:`\mu'`.
 
     The fractions of eq. 5 divided by N, :math:`|\mathcal{G}|/N = P(A)[1 - P(B)]`,
@@ -158,7 +178,9 @@ def fig_training_stages(auc: float = 0.75, stages=(0.25, 0.5, 0.75, 1.0), k_max:
     from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
     mu = float(infonce.mu_from_auc(auc))
-    fig, axes = new_figure(1, len(stages), width=3.7 * len(stages), height=3.9, squeeze=False, sharey=True)
+    fig, axes = new_figure(
+        1, len(stages), width=3.7 * len(stages), height=3.9, squeeze=False, sharey=True
+    )
     ks = np.arange(1, k_max + 1)
     # integer K ticks on the log axis: 1, 2, 4, 8, ... and k_max itself
     k_ticks = [2**i for i in range(int(np.log2(k_max)) + 1) if 2**i * 1.4 <= k_max] + [k_max]
@@ -205,16 +227,39 @@ def fig_training_stages(auc: float = 0.75, stages=(0.25, 0.5, 0.75, 1.0), k_max:
         Line2D([], [], color="tab:blue", lw=1.5, label=r"easy $|\mathcal{E}|/N$"),
     ]
     if markers.get("kstar"):
-        handles.append(Line2D([], [], color="k", marker="o", ls="none", ms=6, label="K*: maximum of $v$"))
+        handles.append(
+            Line2D([], [], color="k", marker="o", ls="none", ms=6, label="K*: maximum of $v$")
+        )
     if markers.get("capped"):
-        handles.append(Line2D([], [], color="k", marker=">", ls="none", ms=7, label="$v$ still rising at k_max (K*$\\geq$k_max)"))
+        handles.append(
+            Line2D(
+                [],
+                [],
+                color="k",
+                marker=">",
+                ls="none",
+                ms=7,
+                label="$v$ still rising at k_max (K*$\\geq$k_max)",
+            )
+        )
     if markers.get("local"):
         handles.append(
             Line2D(
-                [], [], color="k", marker="o", mfc="none", mec="k", ms=7, mew=1.3, ls="none", label="local maximum of $v$ at K=1"
+                [],
+                [],
+                color="k",
+                marker="o",
+                mfc="none",
+                mec="k",
+                ms=7,
+                mew=1.3,
+                ls="none",
+                label="local maximum of $v$ at K=1",
             )
         )
-    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8, frameon=False)
+    fig.legend(
+        handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8, frameon=False
+    )
     fig.suptitle(
         f"Training stages at AUC {auc} ($\\mu_q$={mu:.3f}, $\\lambda$={lam}); good = bad in the last panel (Wu et al., Fig. 5)"
     )
@@ -222,7 +267,9 @@ def fig_training_stages(auc: float = 0.75, stages=(0.25, 0.5, 0.75, 1.0), k_max:
 
 
 @renamed_keyword("seed", "rng")
-def fig_ans_schedule(total_steps: int = 1000, k_opts=(4, 20), warmup: float = 0.1, rng: RNGLike = 0):
+def fig_ans_schedule(
+    total_steps: int = 1000, k_opts=(4, 20), warmup: float = 0.1, rng: RNGLike = 0
+):
     r"""Fig. 6: the ANS curve K(step) and the mean of the integer counts drawn by eq. 8.
 
     A real-valued ratio K is turned into a count of negatives per positive by Wu et al.'s eq. 8,
@@ -269,7 +316,10 @@ def fig_ans_schedule(total_steps: int = 1000, k_opts=(4, 20), warmup: float = 0.
     ax.axvline(warmup * total_steps, color="0.6", ls=":", lw=1)
     ax.set_xlabel("training step")
     ax.set_ylabel("negative sampling ratio K")
-    ax.set_title(f"ANS (Wu et al., Fig. 6): linear rise over {warmup:.0%} of the steps, then linear decline", fontsize=9)
+    ax.set_title(
+        f"ANS (Wu et al., Fig. 6): linear rise over {warmup:.0%} of the steps, then linear decline",
+        fontsize=9,
+    )
     ax.legend(fontsize=8)
     return fig
 
@@ -292,7 +342,13 @@ def fig_auc_vs_mu(mu_max: float = 4.0):
     """
     fig, ax = new_figure(width=6.0, height=4.0)
     mus = np.linspace(0, mu_max, 400)
-    ax.plot(mus, infonce.auc_from_mu(mus), color="tab:blue", lw=2, label=r"closed form $\Phi(\mu/\sqrt{2})$")
+    ax.plot(
+        mus,
+        infonce.auc_from_mu(mus),
+        color="tab:blue",
+        lw=2,
+        label=r"closed form $\Phi(\mu/\sqrt{2})$",
+    )
     pts = np.linspace(0, mu_max, 17)
     ax.plot(pts, infonce.reliability(pts, 1), "o", color="k", ms=4, label="eq. 7 by quadrature")
     for auc in PAPER_AUCS:

@@ -30,7 +30,13 @@ from .adaptive_samplers import SRNSMemory, sample_by_rank, srns_initial_memory
 from .bpr_sgd import *  # noqa: F403  (SAMPLERS, the BNS priors, pns_weights, ...)
 from .bpr_sgd import __all__ as _bpr_sgd_names  # its public names, listed once there
 from .datasets import THESIS_DATASETS, thesis_split, write_split
-from .interactions import Interactions, load_movielens_dir, load_split, read_interactions, split_interactions
+from .interactions import (
+    Interactions,
+    load_movielens_dir,
+    load_split,
+    read_interactions,
+    split_interactions,
+)
 from .loop import check_callbacks, train_loop
 from .metrics import sampling_quality, topk_metrics
 from .score_probe import ProbeRecord, ScoreProbe, probe_scores

@@ -313,8 +313,33 @@ def _srns_refresh(pool, pool_scores, n_pool, m1, tau, out, w):
 
 
 @numba.njit(cache=True)
-def _srns_choose(U, V, u, i, mem_u, hist, hist_u, hist_v, dense_hist, n_hist, alpha_t, srns_pool, srns_tau, indices,
-                 p_lo, p_hi, n_items, n_neg, mscore, hmem, hpos, pool, pscore, chosen, wbuf):  # fmt: skip
+def _srns_choose(
+    U,
+    V,
+    u,
+    i,
+    mem_u,
+    hist,
+    hist_u,
+    hist_v,
+    dense_hist,
+    n_hist,
+    alpha_t,
+    srns_pool,
+    srns_tau,
+    indices,
+    p_lo,
+    p_hi,
+    n_items,
+    n_neg,
+    mscore,
+    hmem,
+    hpos,
+    pool,
+    pscore,
+    chosen,
+    wbuf,
+):
     """SRNS for the pair (u, i): the memory item of :func:`_srns_pick`, then the memory ``mem_u`` refreshed.
 
     The step both engines take (the batch-1 kernel per pair, :func:`_srns_batch` per row of a
@@ -356,8 +381,23 @@ def _srns_choose(U, V, u, i, mem_u, hist, hist_u, hist_v, dense_hist, n_hist, al
 
 
 @numba.njit(cache=True)
-def _srns_batch(users, positives, mem, U, V, hist_u, hist_v, n_hist, alpha_t, srns_pool, srns_tau, indptr, indices, seed,
-                out):  # fmt: skip
+def _srns_batch(
+    users,
+    positives,
+    mem,
+    U,
+    V,
+    hist_u,
+    hist_v,
+    n_hist,
+    alpha_t,
+    srns_pool,
+    srns_tau,
+    indptr,
+    indices,
+    seed,
+    out,
+):
     """SRNS's negatives for the rows of a mini-batch, in row order (the memory refreshed after each row).
 
     ``U``, ``V``: the scoring embeddings at the start of the step (LightGCN's propagated ones);
@@ -380,13 +420,39 @@ def _srns_batch(users, positives, mem, U, V, hist_u, hist_v, n_hist, alpha_t, sr
         u = users[t]
         p_lo, p_hi = indptr[u], indptr[u + 1]
         n_neg = n_items - (p_hi - p_lo)
-        out[t] = _srns_choose(U, V, u, positives[t], mem[u], hist, hist_u, hist_v, False, n_hist, alpha_t, srns_pool,
-                              srns_tau, indices, p_lo, p_hi, n_items, n_neg, mscore, hmem, hpos, pool, pscore, chosen,
-                              wbuf)  # fmt: skip
+        out[t] = _srns_choose(
+            U,
+            V,
+            u,
+            positives[t],
+            mem[u],
+            hist,
+            hist_u,
+            hist_v,
+            False,
+            n_hist,
+            alpha_t,
+            srns_pool,
+            srns_tau,
+            indices,
+            p_lo,
+            p_hi,
+            n_items,
+            n_neg,
+            mscore,
+            hmem,
+            hpos,
+            pool,
+            pscore,
+            chosen,
+            wbuf,
+        )
 
 
 @numba.njit(cache=True)
-def _contrastive_step(U, V, u, i, jn, loss_code, lr, reg, uu, xneg, coef, oldneg, stats, t_indptr, t_indices):
+def _contrastive_step(
+    U, V, u, i, jn, loss_code, lr, reg, uu, xneg, coef, oldneg, stats, t_indptr, t_indices
+):
     r"""One SGD step of BCE (``loss_code`` 1) or InfoNCE (2) on (u, i) and the negatives ``jn`` (simultaneous update).
 
     With :math:`x_{ui} = \langle w_u, h_i\rangle` and :math:`x_k = \langle w_u, h_{j_k}\rangle` from
@@ -505,7 +571,9 @@ def _bpr_epoch(
     n_win = max(hist.shape[0], hist_u.shape[0])
     hmem = np.empty((n_win, s1), dtype=np.float64)
     hpos = np.empty(n_win, dtype=np.float64)
-    dense_hist = hist.shape[1] > 1 or hist_u.shape[0] == 0  # recorded scores, or recorded embeddings
+    dense_hist = (
+        hist.shape[1] > 1 or hist_u.shape[0] == 0
+    )  # recorded scores, or recorded embeddings
     # BNS's eCDF from a uniform subsample of the non-interacted items (f_sample > 0)
     fsamp = np.empty(max(f_sample, 1), dtype=np.float32)
     pool = np.empty(s1 + srns_pool, dtype=np.int64)
@@ -518,7 +586,9 @@ def _bpr_epoch(
     oldneg = np.empty((n_negs, d), dtype=np.float32)
     per_user_prior = prior.shape[0] > 1
     # hard labels (P_fn in {0, 1}): eq. 4.14 is the label whatever F, so F is not computed
-    need_f = not (oracle and (fn_level == 0.0 or fn_level == 1.0) and (tn_level == 0.0 or tn_level == 1.0))
+    need_f = not (
+        oracle and (fn_level == 0.0 or fn_level == 1.0) and (tn_level == 0.0 or tn_level == 1.0)
+    )
     # geometric rank law of AOBPR, truncated to n_items: P(r) ∝ exp(-r / rank_scale)
     q = math.exp(-1.0 / rank_scale) if rank_scale > 0 else 0.0
     for t in range(pairs.shape[0]):
@@ -539,7 +609,9 @@ def _bpr_epoch(
         for qn in range(n_negs):  # each negative from its own draw (its own M_u for DNS / BNS)
             if sampler == 0:  # RNS
                 j = _uniform_neg_csr(indices, p_lo, p_hi, n_items)
-            elif sampler == 1:  # PNS: inverse CDF of pop^0.75, rejecting positives (uniform fallback)
+            elif (
+                sampler == 1
+            ):  # PNS: inverse CDF of pop^0.75, rejecting positives (uniform fallback)
                 j = -1
                 for _ in range(1000):
                     x = np.random.random()
@@ -551,25 +623,57 @@ def _bpr_epoch(
                         break
                 if j < 0:
                     j = _uniform_neg_csr(indices, p_lo, p_hi, n_items)
-            elif sampler == 5:  # SRNS: variance-based choice from the memory, then the memory update
-                j = _srns_choose(U, V, u, i, mem[u], hist, hist_u, hist_v, dense_hist, n_hist, alpha_t, srns_pool,
-                                 srns_tau, indices, p_lo, p_hi, n_items, n_neg, mscore, hmem, hpos, pool, pscore, chosen,
-                                 wbuf)  # fmt: skip
+            elif (
+                sampler == 5
+            ):  # SRNS: variance-based choice from the memory, then the memory update
+                j = _srns_choose(
+                    U,
+                    V,
+                    u,
+                    i,
+                    mem[u],
+                    hist,
+                    hist_u,
+                    hist_v,
+                    dense_hist,
+                    n_hist,
+                    alpha_t,
+                    srns_pool,
+                    srns_tau,
+                    indices,
+                    p_lo,
+                    p_hi,
+                    n_items,
+                    n_neg,
+                    mscore,
+                    hmem,
+                    hpos,
+                    pool,
+                    pscore,
+                    chosen,
+                    wbuf,
+                )
             else:
                 m = n_cand if n_cand < n_neg else n_neg
                 # every item's score only where a rank or an eCDF over all negatives is taken (AOBPR,
                 # BNS's F over all negatives); DNS, hard labels and F over M_u read the positive and
                 # the m candidates, scored below by _dot (the arithmetic of _score_all, bit for bit)
                 # BNS's F estimated from f_sample uniform non-interacted items (fewer than all of them)
-                f_est = sampler == 4 and need_f and not (f_cand and m < n_neg) and 0 < f_sample < n_neg
-                full = sampler == 3 or (sampler == 4 and need_f and not (f_cand and m < n_neg) and not f_est)
+                f_est = (
+                    sampler == 4 and need_f and not (f_cand and m < n_neg) and 0 < f_sample < n_neg
+                )
+                full = sampler == 3 or (
+                    sampler == 4 and need_f and not (f_cand and m < n_neg) and not f_est
+                )
                 if not scored:  # the scores do not change between the draws of one step
                     if full:
                         _score_all(U, V, u, scores)
                     else:
                         scores[i] = _dot(U, V, u, i)
                     scored = True
-                if sampler == 3:  # AOBPR: the negative of rank r among the user's non-interacted items
+                if (
+                    sampler == 3
+                ):  # AOBPR: the negative of rank r among the user's non-interacted items
                     j = _aobpr_neg(scores, pos_row, np.random.random(), q, start, sbuf, negs)
                 else:
                     # candidate set M_u: uniform without replacement among the non-interacted items
@@ -599,14 +703,20 @@ def _bpr_epoch(
                                 j = cand[k]
                     else:  # BNS, eq. 4.26
                         x_ui = scores[i]
-                        cand_f = f_cand and m < n_neg  # F over M_u (over all negatives when M_u is all of them)
+                        cand_f = (
+                            f_cand and m < n_neg
+                        )  # F over M_u (over all negatives when M_u is all of them)
                         srt = np.empty(0, dtype=np.float32)
                         if not need_f:
                             lo, scale = 0.0, 0.0
                         elif f_est:
-                            if not fsampled:  # one subsample per step (the scores do not change within it)
+                            if (
+                                not fsampled
+                            ):  # one subsample per step (the scores do not change within it)
                                 for k2 in range(f_sample):
-                                    fsamp[k2] = _dot(U, V, u, _uniform_neg(pos_row, n_items))  # pos_row: O(1) test
+                                    fsamp[k2] = _dot(
+                                        U, V, u, _uniform_neg(pos_row, n_items)
+                                    )  # pos_row: O(1) test
                                 fsampled = True
                             lo, scale = 0.0, 0.0
                         elif cand_f:
@@ -657,7 +767,23 @@ def _bpr_epoch(
         if record.shape[0] > 0:
             record[t] = jn[0]
         if loss_code != 0:
-            _contrastive_step(U, V, u, i, jn, loss_code, lr, reg, uu, xneg, coef, oldneg, stats, t_indptr, t_indices)
+            _contrastive_step(
+                U,
+                V,
+                u,
+                i,
+                jn,
+                loss_code,
+                lr,
+                reg,
+                uu,
+                xneg,
+                coef,
+                oldneg,
+                stats,
+                t_indptr,
+                t_indices,
+            )
             if dense:
                 _mark(pos_row, indptr, indices, u, False)
                 if oracle:
@@ -673,7 +799,9 @@ def _bpr_epoch(
         g = 1.0 - sig
         stats[3] += -math.log(max(sig, 1e-300))
         # sampling quality (eq. 4.27-4.28): info(j) = sigma(x_uj - x_ui) when drawn, FN = a test item of u
-        _record_quality(stats, t_indptr, t_indices, u, j, _sigmoid(scores[j] - scores[i]) if scored else g)
+        _record_quality(
+            stats, t_indptr, t_indices, u, j, _sigmoid(scores[j] - scores[i]) if scored else g
+        )
         for f in range(d):
             vi = V[i, f]
             vj = V[j, f]

@@ -36,7 +36,9 @@ if TYPE_CHECKING:
 __all__ = ["sample_by_rank", "srns_initial_memory", "SRNSMemory"]
 
 
-def _free_rows(users: np.ndarray, indptr: np.ndarray, indices: np.ndarray, n_items: int) -> np.ndarray:
+def _free_rows(
+    users: np.ndarray, indptr: np.ndarray, indices: np.ndarray, n_items: int
+) -> np.ndarray:
     """True where the row's user has not interacted with the item in training, shape (B, n_items)."""
     out = np.ones((len(users), n_items), dtype=bool)
     count = np.diff(indptr)[users]
@@ -48,9 +50,15 @@ def _free_rows(users: np.ndarray, indptr: np.ndarray, indices: np.ndarray, n_ite
 
 
 def sample_by_rank(
-    users: ArrayLike, n: int, scores: ArrayLike, train_mask: Any, rng: RNGLike = None, *, rank_scale: float,
+    users: ArrayLike,
+    n: int,
+    scores: ArrayLike,
+    train_mask: Any,
+    rng: RNGLike = None,
+    *,
+    rank_scale: float,
     n_items: int | None = None,
-) -> IntArray:  # fmt: skip
+) -> IntArray:
     r"""AOBPR: ``n`` negatives per row, each the non-interacted item of a geometric rank (exact ranks).
 
     For row b (user :math:`u = \mathrm{users}[b]` with n_u non-interacted items) each negative is
@@ -106,7 +114,9 @@ def sample_by_rank(
         free = ~mask[users]
     sc = np.asarray(scores)
     if sc.shape != (len(users), n_it):
-        raise ValueError(f"scores must have shape (len(users), n_items) = {(len(users), n_it)}, got {sc.shape}")
+        raise ValueError(
+            f"scores must have shape (len(users), n_items) = {(len(users), n_it)}, got {sc.shape}"
+        )
     if np.isnan(sc).any():
         raise ValueError("scores contain NaN")
     n_free = free.sum(axis=1)
@@ -115,7 +125,11 @@ def sample_by_rank(
     q = np.exp(-1.0 / lam)
     x = rng.random((len(users), n))
     with np.errstate(divide="ignore"):
-        r = np.floor(np.log1p(-x * -np.expm1(n_free[:, None] * np.log(q))) / np.log(q)) if q > 0 else np.zeros_like(x)
+        r = (
+            np.floor(np.log1p(-x * -np.expm1(n_free[:, None] * np.log(q))) / np.log(q))
+            if q > 0
+            else np.zeros_like(x)
+        )
     r = np.clip(np.nan_to_num(r, nan=0.0, posinf=0.0), 0, (n_free - 1)[:, None]).astype(np.int64)
     out = np.empty_like(r)
     _rank_pick(np.ascontiguousarray(sc), free, r, out)
@@ -148,7 +162,9 @@ def _rank_pick(scores, free, ranks, out):
                     break
 
 
-def srns_initial_memory(indptr: np.ndarray, indices: np.ndarray, n_items: int, memory: int, rng: RNGLike = None) -> IntArray:
+def srns_initial_memory(
+    indptr: np.ndarray, indices: np.ndarray, n_items: int, memory: int, rng: RNGLike = None
+) -> IntArray:
     """SRNS's initial memory: min(S1, n_u) distinct uniform non-interacted items per user.
 
     Parameters
@@ -219,7 +235,14 @@ class SRNSMemory:
     True
     """
 
-    def __init__(self, spec: Any, data: Interactions, user_emb: np.ndarray, item_emb: np.ndarray, rng: RNGLike = None):
+    def __init__(
+        self,
+        spec: Any,
+        data: Interactions,
+        user_emb: np.ndarray,
+        item_emb: np.ndarray,
+        rng: RNGLike = None,
+    ):
         self.spec = spec
         self.indptr, self.indices = data.train_csr()
         self.memory = srns_initial_memory(self.indptr, self.indices, data.n_items, spec.memory, rng)
@@ -236,7 +259,9 @@ class SRNSMemory:
         dict
             ``memory``, ``hist_u``, ``hist_v`` (the arrays themselves, not copies) and ``n_hist``.
         """
-        return dict(memory=self.memory, hist_u=self.hist_u, hist_v=self.hist_v, n_hist=int(self.n_hist))
+        return dict(
+            memory=self.memory, hist_u=self.hist_u, hist_v=self.hist_v, n_hist=int(self.n_hist)
+        )
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore :meth:`state_dict`'s arrays in place.
@@ -265,8 +290,16 @@ class SRNSMemory:
         self.hist_v[slot] = item_emb
         self.n_hist = min(epoch + 1, self.spec.window)
 
-    def draw(self, users: np.ndarray, positives: np.ndarray, user_emb: np.ndarray, item_emb: np.ndarray, *, epoch: int,
-             rng: RNGLike = None) -> IntArray:  # fmt: skip
+    def draw(
+        self,
+        users: np.ndarray,
+        positives: np.ndarray,
+        user_emb: np.ndarray,
+        item_emb: np.ndarray,
+        *,
+        epoch: int,
+        rng: RNGLike = None,
+    ) -> IntArray:
         """One negative per row (u, i) from the memories, which are refreshed in row order.
 
         Parameters
@@ -291,7 +324,21 @@ class SRNSMemory:
         out = np.empty(len(users), dtype=np.int64)
         U = np.ascontiguousarray(user_emb, dtype=np.float32)
         V = np.ascontiguousarray(item_emb, dtype=np.float32)
-        _srns_batch(np.ascontiguousarray(users, dtype=np.int64), np.ascontiguousarray(positives, dtype=np.int64),
-                    self.memory, U, V, self.hist_u, self.hist_v, self.n_hist, alpha_t, s.candidates, s.tau, self.indptr,
-                    self.indices, int(as_generator(rng).integers(0, 2**31 - 1)), out)  # fmt: skip
+        _srns_batch(
+            np.ascontiguousarray(users, dtype=np.int64),
+            np.ascontiguousarray(positives, dtype=np.int64),
+            self.memory,
+            U,
+            V,
+            self.hist_u,
+            self.hist_v,
+            self.n_hist,
+            alpha_t,
+            s.candidates,
+            s.tau,
+            self.indptr,
+            self.indices,
+            int(as_generator(rng).integers(0, 2**31 - 1)),
+            out,
+        )
         return out

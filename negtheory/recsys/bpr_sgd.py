@@ -101,7 +101,7 @@ from .._validation import int_scalar, real_scalar
 from ..training._run import FitResult, Run, eval_splits
 from ..training.specs import AOBPR, BCE, BNS, BPR, DNS, PNS, RNS, SRNS, InfoNCE
 from . import loop as _loop
-from ._sgd_kernels import _bpr_epoch, _contrastive_step, _count_le, _f_hat, _srns_pick, _srns_refresh  # noqa: F401  (re-exported)
+from ._sgd_kernels import _bpr_epoch
 from .adaptive_samplers import srns_initial_memory
 from .interactions import Interactions
 from .loop import ScoreMatrix, check_callbacks, train_loop
@@ -168,7 +168,9 @@ def bns_prior(item_counts: ArrayLike, n_interactions: int) -> FloatArray:
     return c / n
 
 
-def bns_lam_warm_start(epoch: int, start: float = 10.0, alpha: float = 0.1, floor: float = 2.0) -> float:
+def bns_lam_warm_start(
+    epoch: int, start: float = 10.0, alpha: float = 0.1, floor: float = 2.0
+) -> float:
     r"""λ of BNS-1, the warm start of λ of Table 4.3 (thesis §4.5.2.3).
 
     .. math:: \lambda_t = \max(\text{start} - \alpha\, t, \text{floor}) = \max(10 - 0.1\, t, 2)
@@ -247,13 +249,17 @@ def bns_occupation_prior(data: Interactions, occupations: ArrayLike) -> FloatArr
     """
     occ = np.asarray(occupations)
     if occ.shape != (data.n_users,):
-        raise ValueError(f"occupations must hold one label per user ({data.n_users}), got shape {occ.shape}")
+        raise ValueError(
+            f"occupations must hold one label per user ({data.n_users}), got shape {occ.shape}"
+        )
     labels, code = np.unique(occ, return_inverse=True)
     o = np.zeros((len(labels), data.n_items))
     np.add.at(o, (code[data.train[:, 0]], data.train[:, 1]), 1.0)
     mean, top = o.mean(axis=0), o.max(axis=0)
     delta = np.divide(o - mean, top, out=np.zeros_like(o), where=top > 0)
-    return np.minimum(bns_prior(data.item_counts(), len(data.train))[None, :] * (1.0 + delta[code]), 1.0)
+    return np.minimum(
+        bns_prior(data.item_counts(), len(data.train))[None, :] * (1.0 + delta[code]), 1.0
+    )
 
 
 def read_user_occupations(
@@ -290,13 +296,22 @@ def read_user_occupations(
                 continue
             parts = line.rstrip("\n").split("|")
             if len(parts) < 4:
-                raise ValueError(f"{path}:{n}: expected 'user id|age|gender|occupation|zip', got {line.strip()!r}")
+                raise ValueError(
+                    f"{path}:{n}: expected 'user id|age|gender|occupation|zip', got {line.strip()!r}"
+                )
             uid = parts[0].strip()
             if id_offset:
                 uid = str(int(uid) + int(id_offset))
             occ[uid] = parts[3].strip()
     if user_ids is None:
-        keys = sorted(occ, key=lambda x: (not x.lstrip("-").isdigit(), int(x) if x.lstrip("-").isdigit() else 0, x))
+        keys = sorted(
+            occ,
+            key=lambda x: (
+                not x.lstrip("-").isdigit(),
+                int(x) if x.lstrip("-").isdigit() else 0,
+                x,
+            ),
+        )
         return np.array([occ[k] for k in keys])
     ids = [str(x) for x in np.asarray(user_ids).tolist()]
     missing = [x for x in ids if x not in occ]
@@ -312,9 +327,24 @@ class _SGDRunner:
     """One epoch of :func:`_bpr_epoch` per ``run_epoch`` (the :class:`~negtheory.recsys.loop.EpochRunner` of SGD)."""
 
     def __init__(
-        self, *, data, U, V, kernel_args, shuffle_rng, order, reshuffle, epoch_ss, callback, return_negatives, srns=None,
-        lams=None, warm_rns_epochs=0, loss_code=0, n_negatives=1,
-    ):  # fmt: skip
+        self,
+        *,
+        data,
+        U,
+        V,
+        kernel_args,
+        shuffle_rng,
+        order,
+        reshuffle,
+        epoch_ss,
+        callback,
+        return_negatives,
+        srns=None,
+        lams=None,
+        warm_rns_epochs=0,
+        loss_code=0,
+        n_negatives=1,
+    ):
         self.data, self.U, self.V = data, U, V
         self.kernel_args = kernel_args
         # per-epoch lambda of BNS (None: the constant of kernel_args), RNS epochs before the sampler, loss, N
@@ -330,7 +360,9 @@ class _SGDRunner:
             self.n_hist = 0
         else:
             self.mem, self.hist = srns["memory"], srns["history"]
-            if self.hist is None:  # above the dense limit: the window's embeddings, scores recomputed
+            if (
+                self.hist is None
+            ):  # above the dense limit: the window's embeddings, scores recomputed
                 w = srns["window"]
                 self.hist = np.zeros((1, 1, 1), dtype=np.float32)
                 self.hist_u = np.zeros((w,) + U.shape, dtype=np.float32)
@@ -351,8 +383,25 @@ class _SGDRunner:
         record = np.full(n if self.return_negatives else 0, -1, dtype=np.int64)
         kseed = int(self.epoch_ss[epoch].generate_state(1)[0] & 0x7FFFFFFF)
         visit = np.ascontiguousarray(self.data.train[self.order])
-        (indptr, indices, t_indptr, t_indices, code, n_cand, lam, prior, oracle, fn_level, tn_level, f_cand, pns_cdf,
-         rank_scale, lr, reg, f_sample) = self.kernel_args  # fmt: skip
+        (
+            indptr,
+            indices,
+            t_indptr,
+            t_indices,
+            code,
+            n_cand,
+            lam,
+            prior,
+            oracle,
+            fn_level,
+            tn_level,
+            f_cand,
+            pns_cdf,
+            rank_scale,
+            lr,
+            reg,
+            f_sample,
+        ) = self.kernel_args
         if self.lams is not None:
             lam = float(self.lams[epoch])
         if epoch < self.warm_rns_epochs:
@@ -361,16 +410,52 @@ class _SGDRunner:
         alpha_t = 0.0 if sr is None else sr["alpha"] * min(1.0, epoch / sr["warmup"])
         pool = 0 if sr is None else sr["pool"]
         tau = 1.0 if sr is None else sr["tau"]
-        _bpr_epoch(self.U, self.V, visit, indptr, indices, t_indptr, t_indices, code, n_cand, lam, prior, oracle, fn_level,
-                   tn_level, f_cand, pns_cdf, rank_scale, lr, reg, kseed, stats, record, self.mem, self.hist, self.hist_u,
-                   self.hist_v, self.n_hist, alpha_t, pool, tau, self.loss_code, self.n_negatives, f_sample)  # fmt: skip
-        if sr is not None:  # the scores after this epoch replace the oldest of the window (epoch 0: the initial ones)
+        _bpr_epoch(
+            self.U,
+            self.V,
+            visit,
+            indptr,
+            indices,
+            t_indptr,
+            t_indices,
+            code,
+            n_cand,
+            lam,
+            prior,
+            oracle,
+            fn_level,
+            tn_level,
+            f_cand,
+            pns_cdf,
+            rank_scale,
+            lr,
+            reg,
+            kseed,
+            stats,
+            record,
+            self.mem,
+            self.hist,
+            self.hist_u,
+            self.hist_v,
+            self.n_hist,
+            alpha_t,
+            pool,
+            tau,
+            self.loss_code,
+            self.n_negatives,
+            f_sample,
+        )
+        if (
+            sr is not None
+        ):  # the scores after this epoch replace the oldest of the window (epoch 0: the initial ones)
             self._record_history(epoch)
             self.n_hist = min(epoch + 1, self.srns["window"])
         if self.return_negatives:
             self.negatives.append((visit, record))
         if not (np.all(np.isfinite(self.U)) and np.all(np.isfinite(self.V))):
-            raise FloatingPointError(f"BPR-MF diverged at epoch {epoch} (non-finite embeddings); lower lr")
+            raise FloatingPointError(
+                f"BPR-MF diverged at epoch {epoch} (non-finite embeddings); lower lr"
+            )
         if self.callback is not None:
             self.callback(epoch, self.U, self.V)
         return dict(loss=stats[3] / n, tnr=1.0 - stats[1] / stats[0], inf=stats[2] / stats[0])
@@ -403,8 +488,14 @@ def _check_prior_array(prior: ArrayLike, n_users: int, n_items: int) -> np.ndarr
     prior_arr = np.asarray(prior, dtype=np.float64)
     if prior_arr.ndim == 1:
         prior_arr = prior_arr[None, :]
-    if prior_arr.ndim != 2 or prior_arr.shape[1] != n_items or prior_arr.shape[0] not in (1, n_users):
-        raise ValueError(f"prior must have shape ({n_items},) or ({n_users}, {n_items}), got {np.shape(prior)}")
+    if (
+        prior_arr.ndim != 2
+        or prior_arr.shape[1] != n_items
+        or prior_arr.shape[0] not in (1, n_users)
+    ):
+        raise ValueError(
+            f"prior must have shape ({n_items},) or ({n_users}, {n_items}), got {np.shape(prior)}"
+        )
     if not np.all((prior_arr >= 0) & (prior_arr <= 1)):
         raise ValueError("prior must hold probabilities in [0, 1]")
     return np.ascontiguousarray(prior_arr)
@@ -417,7 +508,11 @@ def _sgd_prior(data: Interactions, bns: BNS) -> tuple[np.ndarray, bool]:
     """BNS's P_fn as a (1 or n_users, n_items) array, and whether it is the oracle (read per user in the kernel)."""
     if isinstance(bns.prior, str):
         n_items = data.n_items
-        p1 = np.full(n_items, 1.0 / n_items) if bns.prior == "uniform" else bns_prior(data.item_counts(), len(data.train))
+        p1 = (
+            np.full(n_items, 1.0 / n_items)
+            if bns.prior == "uniform"
+            else bns_prior(data.item_counts(), len(data.train))
+        )
         return p1[None, :], bns.prior == "oracle"
     try:
         return _check_prior_array(bns.prior, data.n_users, data.n_items), False
@@ -425,29 +520,46 @@ def _sgd_prior(data: Interactions, bns: BNS) -> tuple[np.ndarray, bool]:
         raise ValueError(f"BNS.{exc}") from None
 
 
-def _srns_state(srns: SRNS, ss: np.random.SeedSequence, data: Interactions, indptr, indices) -> dict[str, Any]:
+def _srns_state(
+    srns: SRNS, ss: np.random.SeedSequence, data: Interactions, indptr, indices
+) -> dict[str, Any]:
     """SRNS's initial memory (min(S1, n_neg) distinct uniform non-interacted items per user, own seed child) and history."""
     n_users, n_items = data.n_users, data.n_items
-    mem = srns_initial_memory(indptr, indices, n_items, srns.memory, np.random.default_rng(ss.spawn(1)[0]))
+    mem = srns_initial_memory(
+        indptr, indices, n_items, srns.memory, np.random.default_rng(ss.spawn(1)[0])
+    )
     # the scores of the last srns_window epochs: kept whole on small data, else recomputed from the
     # recorded embeddings (O((n_users + n_items) d) per epoch instead of O(n_users n_items))
     small = srns.window * n_users * n_items <= _loop.DENSE_LIMIT
     hist = np.zeros((srns.window, n_users, n_items), dtype=np.float32) if small else None
-    return dict(memory=mem, history=hist, alpha=srns.alpha, warmup=srns.warmup, pool=srns.candidates, tau=srns.tau,
-                window=srns.window)  # fmt: skip
+    return dict(
+        memory=mem,
+        history=hist,
+        alpha=srns.alpha,
+        warmup=srns.warmup,
+        pool=srns.candidates,
+        tau=srns.tau,
+        window=srns.window,
+    )
 
 
 def _fit_sgd(data: Interactions, run: Run) -> FitResult:
     """The batch-1 SGD engine (numba): MF with BPR / BCE / InfoNCE and the samplers of thesis ch. 4."""
     s, opt, model = run.sampler, run.optimizer, run.model
     sampler = _SPEC_SAMPLER[type(s)]
-    bns = s if isinstance(s, BNS) else BNS()  # the kernel's BNS arguments (read only when sampler is BNS)
+    bns = (
+        s if isinstance(s, BNS) else BNS()
+    )  # the kernel's BNS arguments (read only when sampler is BNS)
     callbacks = check_callbacks(run.callbacks)
     n_users, n_items = data.n_users, data.n_items
     indptr, indices = data.train_csr()
     if np.any(np.diff(indptr) >= n_items):
-        raise ValueError("a user has interacted with every item in training: no negative can be sampled")
-    rank_scale = s.rank_scale if isinstance(s, AOBPR) and s.rank_scale is not None else 0.05 * n_items
+        raise ValueError(
+            "a user has interacted with every item in training: no negative can be sampled"
+        )
+    rank_scale = (
+        s.rank_scale if isinstance(s, AOBPR) and s.rank_scale is not None else 0.05 * n_items
+    )
     tpairs = data.test if len(data.test) else np.zeros((0, 2), dtype=np.int64)
     t_indptr, t_indices = Interactions(n_users, n_items, tpairs, tpairs).train_csr()
     prior_arr, is_oracle = _sgd_prior(data, bns)
@@ -464,36 +576,96 @@ def _fit_sgd(data: Interactions, run: Run) -> FitResult:
     shuffle_rng = np.random.default_rng(shuffle_ss)
     candidates = s.candidates if isinstance(s, DNS) else bns.candidates
     fn_level, tn_level = bns.oracle_levels
-    kernel_args = (indptr, indices, t_indptr, t_indices, _CODE[sampler], candidates, bns.lam, prior_arr, is_oracle,
-                   fn_level, tn_level, bns.ecdf == "candidates", pns_cdf, rank_scale, np.float32(opt.lr),
-                   np.float32(opt.weight_decay), bns.f_sample or 0)  # fmt: skip
+    kernel_args = (
+        indptr,
+        indices,
+        t_indptr,
+        t_indices,
+        _CODE[sampler],
+        candidates,
+        bns.lam,
+        prior_arr,
+        is_oracle,
+        fn_level,
+        tn_level,
+        bns.ecdf == "candidates",
+        pns_cdf,
+        rank_scale,
+        np.float32(opt.lr),
+        np.float32(opt.weight_decay),
+        bns.f_sample or 0,
+    )
     runner = _SGDRunner(
-        data=data, U=U, V=V, kernel_args=kernel_args, shuffle_rng=shuffle_rng, order=shuffle_rng.permutation(len(data.train)),
-        reshuffle=opt.shuffle == "epoch", epoch_ss=epoch_ss, callback=run.extras.get("callback"),
+        data=data,
+        U=U,
+        V=V,
+        kernel_args=kernel_args,
+        shuffle_rng=shuffle_rng,
+        order=shuffle_rng.permutation(len(data.train)),
+        reshuffle=opt.shuffle == "epoch",
+        epoch_ss=epoch_ss,
+        callback=run.extras.get("callback"),
         return_negatives=bool(run.extras.get("return_negatives")),
-        srns=_srns_state(s, ss, data, indptr, indices) if isinstance(s, SRNS) else None, lams=lams,
-        warm_rns_epochs=warm_rns_epochs, loss_code=_LOSSES[_SPEC_LOSS[type(run.loss)]], n_negatives=run.loss.negatives,
-    )  # fmt: skip
+        srns=_srns_state(s, ss, data, indptr, indices) if isinstance(s, SRNS) else None,
+        lams=lams,
+        warm_rns_epochs=warm_rns_epochs,
+        loss_code=_LOSSES[_SPEC_LOSS[type(run.loss)]],
+        n_negatives=run.loss.negatives,
+    )
     ev = run.evaluation
     splits, monitor = eval_splits(data, ev, "test", ("test", "valid"))
-    res = train_loop(runner, data, epochs=run.epochs, eval_every=ev.every, topk=ev.ks, eval_on=splits, monitor=monitor,
-                     patience=ev.patience, callbacks=callbacks, progress=run.progress, desc=f"BPR-MF SGD {sampler}")  # fmt: skip
-    config = _sgd_config(run, sampler, candidates, prior_arr, rank_scale, init_std, lams, warm_rns_epochs)
-    return FitResult(history=res["history"], best_epoch=res["best_epoch"], user_emb=U, item_emb=V,
-                     scores=ScoreMatrix.from_embeddings(U, V), engine="sgd", specs=run.specs(), config=config,
-                     seconds=res["seconds"], negatives=runner.negatives if runner.return_negatives else None)  # fmt: skip
+    res = train_loop(
+        runner,
+        data,
+        epochs=run.epochs,
+        eval_every=ev.every,
+        topk=ev.ks,
+        eval_on=splits,
+        monitor=monitor,
+        patience=ev.patience,
+        callbacks=callbacks,
+        progress=run.progress,
+        desc=f"BPR-MF SGD {sampler}",
+    )
+    config = _sgd_config(
+        run, sampler, candidates, prior_arr, rank_scale, init_std, lams, warm_rns_epochs
+    )
+    return FitResult(
+        history=res["history"],
+        best_epoch=res["best_epoch"],
+        user_emb=U,
+        item_emb=V,
+        scores=ScoreMatrix.from_embeddings(U, V),
+        engine="sgd",
+        specs=run.specs(),
+        config=config,
+        seconds=res["seconds"],
+        negatives=runner.negatives if runner.return_negatives else None,
+    )
 
 
-def _sgd_config(run: Run, sampler: str, candidates, prior_arr, rank_scale, init_std, lams, warm_rns_epochs) -> dict[str, Any]:
+def _sgd_config(
+    run: Run, sampler: str, candidates, prior_arr, rank_scale, init_std, lams, warm_rns_epochs
+) -> dict[str, Any]:
     """The batch-1 engine's record of a run's settings (:attr:`FitResult.config <negtheory.training.FitResult>`)."""
     s, loss, opt = run.sampler, run.loss, run.optimizer
     bns = s if isinstance(s, BNS) else BNS()
     config = dict(
-        sampler=sampler, dim=run.model.dim, lr=opt.lr, reg=opt.weight_decay, epochs=run.epochs, candidates=candidates,
-        lam=bns.lam, prior=bns.prior if isinstance(bns.prior, str) else f"array{prior_arr.shape}",
-        oracle_levels=bns.oracle_levels, ecdf=bns.ecdf, rank_scale=rank_scale, init_std=init_std, shuffle=opt.shuffle,
+        sampler=sampler,
+        dim=run.model.dim,
+        lr=opt.lr,
+        reg=opt.weight_decay,
+        epochs=run.epochs,
+        candidates=candidates,
+        lam=bns.lam,
+        prior=bns.prior if isinstance(bns.prior, str) else f"array{prior_arr.shape}",
+        oracle_levels=bns.oracle_levels,
+        ecdf=bns.ecdf,
+        rank_scale=rank_scale,
+        init_std=init_std,
+        shuffle=opt.shuffle,
         rng=run.seed,  # the run's integer seed, under the keyword's name
-    )  # fmt: skip
+    )
     if lams is not None:
         config["lam_schedule"] = np.asarray(lams).tolist()
     if warm_rns_epochs:
@@ -506,6 +678,12 @@ def _sgd_config(run: Run, sampler: str, candidates, prior_arr, rank_scale, init_
     if isinstance(s, PNS):
         config.update(pns_power=s.power)
     if isinstance(s, SRNS):
-        config.update(srns_memory=s.memory, srns_candidates=s.candidates, srns_alpha=s.alpha, srns_warmup=s.warmup,
-                      srns_tau=s.tau, srns_window=s.window)  # fmt: skip
+        config.update(
+            srns_memory=s.memory,
+            srns_candidates=s.candidates,
+            srns_alpha=s.alpha,
+            srns_warmup=s.warmup,
+            srns_tau=s.tau,
+            srns_window=s.window,
+        )
     return config

@@ -56,23 +56,35 @@ def _find(folder: Path, names: tuple[str, ...], what: str) -> Path:
         for cand in (folder / n, folder / (n + ".gz")):
             if cand.is_file():
                 return cand
-    raise ValueError(f"path: {folder} holds no {what} (looked for {', '.join(names)}, optionally .gz)")
+    raise ValueError(
+        f"path: {folder} holds no {what} (looked for {', '.join(names)}, optionally .gz)"
+    )
 
 
 def _yahoo_frame(folder: Path):
     import pandas as pd
 
     tr = read_interactions(
-        _find(folder, ("ydata-ymusic-rating-study-v1_0-train.txt", "train.txt"), "Yahoo!-R3 train file"), format="yahoo-r3"
+        _find(
+            folder,
+            ("ydata-ymusic-rating-study-v1_0-train.txt", "train.txt"),
+            "Yahoo!-R3 train file",
+        ),
+        format="yahoo-r3",
     )
     te = read_interactions(
-        _find(folder, ("ydata-ymusic-rating-study-v1_0-test.txt", "test.txt"), "Yahoo!-R3 test file"), format="yahoo-r3"
+        _find(
+            folder, ("ydata-ymusic-rating-study-v1_0-test.txt", "test.txt"), "Yahoo!-R3 test file"
+        ),
+        format="yahoo-r3",
     )
     users = set(te["user"].tolist())
     return pd.concat([tr[tr["user"].isin(users)], te], ignore_index=True)
 
 
-def thesis_split(name: str, path: str | os.PathLike[str], rng: RNGLike = 0, *, test_fraction: float = 0.2) -> Interactions:
+def thesis_split(
+    name: str, path: str | os.PathLike[str], rng: RNGLike = 0, *, test_fraction: float = 0.2
+) -> Interactions:
     """The train / test split of one of the thesis's data sets, prepared as the thesis states it.
 
     Parameters
@@ -118,15 +130,23 @@ def thesis_split(name: str, path: str | os.PathLike[str], rng: RNGLike = 0, *, t
     if name == "ml-100k":
         if p.is_dir() and any((p / n).is_file() for n in ("100k_train.csv", "100k_train.csv.gz")):
             return load_split(
-                _find(p, ("100k_train.csv",), "train"), _find(p, ("100k_test.csv",), "test"), name="ml-100k (thesis split)"
+                _find(p, ("100k_train.csv",), "train"),
+                _find(p, ("100k_test.csv",), "test"),
+                name="ml-100k (thesis split)",
             )
         src = _find(p, ("u.data",), "u.data") if p.is_dir() else p
         return split_interactions(src, test_fraction, rng=seed_int, name=label)
     if name == "ml-1m":
-        src = _find(p, ("ratings.dat", "interactions.csv"), "ratings.dat or interactions.csv") if p.is_dir() else p
+        src = (
+            _find(p, ("ratings.dat", "interactions.csv"), "ratings.dat or interactions.csv")
+            if p.is_dir()
+            else p
+        )
         return split_interactions(src, test_fraction, rng=seed_int, name=label)
     if not p.is_dir():
-        raise ValueError(f"path: {name} needs the folder holding its train and test files, got the file {p}")
+        raise ValueError(
+            f"path: {name} needs the folder holding its train and test files, got the file {p}"
+        )
     if name == "yahoo-r3":
         return split_interactions(_yahoo_frame(p), test_fraction, rng=seed_int, name=label)
     train = _find(p, ("train.txt",), "train.txt")
@@ -136,7 +156,8 @@ def thesis_split(name: str, path: str | os.PathLike[str], rng: RNGLike = 0, *, t
     import pandas as pd
 
     pooled = pd.concat(
-        [read_interactions(train, format="lightgcn"), read_interactions(test, format="lightgcn")], ignore_index=True
+        [read_interactions(train, format="lightgcn"), read_interactions(test, format="lightgcn")],
+        ignore_index=True,
     )
     return split_interactions(pooled, test_fraction, rng=seed_int, name=label)
 

@@ -45,7 +45,14 @@ if TYPE_CHECKING:
 
     from .._typing import IntArray, InteractionSource, RNGLike
 
-__all__ = ["Interactions", "FORMATS", "read_interactions", "load_split", "split_interactions", "load_movielens_dir"]
+__all__ = [
+    "Interactions",
+    "FORMATS",
+    "read_interactions",
+    "load_split",
+    "split_interactions",
+    "load_movielens_dir",
+]
 
 # the Returns of the CSR and mask views of the three parts of a split, written once (see negtheory._docstrings)
 _CSR_RETURNS = """
@@ -105,7 +112,11 @@ def _folder_files(p: Path) -> list[Path]:
     except OSError:
         held = []
     looked = "; ".join(" + ".join(names) for names in _FOLDER_FILES)
-    there = "it is empty" if not held else f"it holds {', '.join(held[:8])}{', ...' if len(held) > 8 else ''}"
+    there = (
+        "it is empty"
+        if not held
+        else f"it holds {', '.join(held[:8])}{', ...' if len(held) > 8 else ''}"
+    )
     raise ValueError(
         f"{p}: no interaction file found in this folder (looked for {looked}); {there}. "
         "Pass a file instead (e.g. one CSV file, or --train/--test on the command line)"
@@ -155,9 +166,13 @@ def _check_file(path) -> Path:
     except FileNotFoundError:
         raise FileNotFoundError(f"interaction file not found: {p}") from None
     if not stat.S_ISREG(st.st_mode):
-        raise ValueError(f"{p} is not a regular file (a FIFO, device or folder cannot be read as interactions)")
+        raise ValueError(
+            f"{p} is not a regular file (a FIFO, device or folder cannot be read as interactions)"
+        )
     if st.st_size > MAX_FILE_BYTES:
-        raise ValueError(f"{p} is {st.st_size} bytes, more than the {MAX_FILE_BYTES}-byte limit of an interaction file")
+        raise ValueError(
+            f"{p} is {st.st_size} bytes, more than the {MAX_FILE_BYTES}-byte limit of an interaction file"
+        )
     _check_text(p)
     return p
 
@@ -246,7 +261,9 @@ def _parse_lines(p: Path, lines: list[str], format: str):
     items: list[str] = []
     ratings: list[float] = []
     if format == "lightgcn":
-        expected = "a user id followed by its item ids, space separated (LightGCN train.txt / test.txt)"
+        expected = (
+            "a user id followed by its item ids, space separated (LightGCN train.txt / test.txt)"
+        )
         for n, line in enumerate(lines, 1):
             f = line.split()
             if not f:
@@ -266,7 +283,11 @@ def _parse_lines(p: Path, lines: list[str], format: str):
         if not line.strip():
             continue
         f = split(line)
-        if len(f) != width or not (f[0].isdigit() and f[1].isdigit()) or (width == 4 and not f[3].strip().isdigit()):
+        if (
+            len(f) != width
+            or not (f[0].isdigit() and f[1].isdigit())
+            or (width == 4 and not f[3].strip().isdigit())
+        ):
             raise _bad_line(p, n, line, expected)
         try:
             r = float(f[2])
@@ -280,7 +301,9 @@ def _parse_lines(p: Path, lines: list[str], format: str):
     return users, items, ratings
 
 
-def read_interactions(path: str | os.PathLike[str], min_rating: float | None = None, *, format: str = "auto") -> pd.DataFrame:
+def read_interactions(
+    path: str | os.PathLike[str], min_rating: float | None = None, *, format: str = "auto"
+) -> pd.DataFrame:
     """Read one interaction file into a DataFrame with columns ``user, item, rating`` (raw ids as strings).
 
     Parameters
@@ -335,7 +358,11 @@ def read_interactions(path: str | os.PathLike[str], min_rating: float | None = N
     if format == "auto":  # a CSV or u.data shows on its first line: no need to read the file twice
         with _open_text(p) as fh:
             first = next((ln for ln in fh if ln.strip()), "")
-        if first.strip() and "::" not in first and ("," in first or "\t" in first or not _is_number(first.split()[0])):
+        if (
+            first.strip()
+            and "::" not in first
+            and ("," in first or "\t" in first or not _is_number(first.split()[0]))
+        ):
             format = "csv"
     if format != "csv":
         with _open_text(p) as fh:
@@ -343,9 +370,13 @@ def read_interactions(path: str | os.PathLike[str], min_rating: float | None = N
         if format in ("movielens-1m", "yahoo-r3"):
             fast = _parse_fast(text, format)
             if fast is not None:
-                out = pd.DataFrame({"user": fast[0], "item": fast[1], "rating": np.asarray(fast[2], dtype=float)})
+                out = pd.DataFrame(
+                    {"user": fast[0], "item": fast[1], "rating": np.asarray(fast[2], dtype=float)}
+                )
                 if min_rating is not None:
-                    out = out[out["rating"] >= real_scalar("min_rating", min_rating)].reset_index(drop=True)
+                    out = out[out["rating"] >= real_scalar("min_rating", min_rating)].reset_index(
+                        drop=True
+                    )
                 return out
         lines = text.splitlines()
         del text
@@ -354,13 +385,21 @@ def read_interactions(path: str | os.PathLike[str], min_rating: float | None = N
         if format == "auto":
             format = _detect_format(p, lines)
         if format != "csv":
-            fast = _parse_fast("\n".join(lines), format) if format in ("movielens-1m", "yahoo-r3") else None
+            fast = (
+                _parse_fast("\n".join(lines), format)
+                if format in ("movielens-1m", "yahoo-r3")
+                else None
+            )
             users, items, ratings = fast if fast is not None else _parse_lines(p, lines, format)
             if not users:
                 raise ValueError(f"{p} holds no interaction")
-            out = pd.DataFrame({"user": users, "item": items, "rating": np.asarray(ratings, dtype=float)})
+            out = pd.DataFrame(
+                {"user": users, "item": items, "rating": np.asarray(ratings, dtype=float)}
+            )
             if min_rating is not None:
-                out = out[out["rating"] >= real_scalar("min_rating", min_rating)].reset_index(drop=True)
+                out = out[out["rating"] >= real_scalar("min_rating", min_rating)].reset_index(
+                    drop=True
+                )
             return out
         del lines
     with _open_text(p) as fh:
@@ -392,7 +431,9 @@ def read_interactions(path: str | os.PathLike[str], min_rating: float | None = N
             cu = next(k for k, c in enumerate(cols) if c in _USER_COLS)
             ci = next(k for k, c in enumerate(cols) if c in _ITEM_COLS)
         except StopIteration:
-            raise ValueError(f"{p}: the header {cols} has no user and item column (expected e.g. user,item,rating)") from None
+            raise ValueError(
+                f"{p}: the header {cols} has no user and item column (expected e.g. user,item,rating)"
+            ) from None
         cr = next((k for k, c in enumerate(cols) if c in _RATING_COLS), None)
     else:
         if df.shape[1] < 2:
@@ -417,10 +458,14 @@ def read_interactions(path: str | os.PathLike[str], min_rating: float | None = N
                 f"{p}, line {row}: rating must be a finite number, got {df.iloc[row - (2 if has_header else 1), cr]!r}"
             )
         out["rating"] = rating
-    absent = (out["user"].isna() | out["item"].isna() | (out["user"] == "") | (out["item"] == "")).to_numpy()
+    absent = (
+        out["user"].isna() | out["item"].isna() | (out["user"] == "") | (out["item"] == "")
+    ).to_numpy()
     if absent.any():
         row = int(np.flatnonzero(absent)[0]) + (2 if has_header else 1)
-        raise ValueError(f"{p}, line {row}: the row misses its user or item id (expected at least user{sep}item)")
+        raise ValueError(
+            f"{p}, line {row}: the row misses its user or item id (expected at least user{sep}item)"
+        )
     if len(out) == 0:
         raise ValueError(f"{p} holds no interaction")
     if min_rating is not None:
@@ -589,7 +634,8 @@ class Interactions:
             n_train=len(self.train),
             n_valid=len(self.valid),
             n_test=len(self.test),
-            density=(len(self.train) + len(self.valid) + len(self.test)) / (self.n_users * self.n_items),
+            density=(len(self.train) + len(self.valid) + len(self.test))
+            / (self.n_users * self.n_items),
         )
 
 
@@ -620,14 +666,24 @@ def _frame(obj, what, format="auto"):
         cu = next((cols[c] for c in _USER_COLS if c in cols), None)
         ci = next((cols[c] for c in _ITEM_COLS if c in cols), None)
         if cu is None or ci is None:
-            raise ValueError(f"{what}: the DataFrame needs user and item columns, got {list(obj.columns)}")
+            raise ValueError(
+                f"{what}: the DataFrame needs user and item columns, got {list(obj.columns)}"
+            )
         cr = next((cols[c] for c in _RATING_COLS if c in cols), None)
         rating = obj[cr].to_numpy(dtype=float) if cr is not None else np.ones(len(obj))
-        df = pd.DataFrame({"user": obj[cu].astype(str).to_numpy(), "item": obj[ci].astype(str).to_numpy(), "rating": rating})
+        df = pd.DataFrame(
+            {
+                "user": obj[cu].astype(str).to_numpy(),
+                "item": obj[ci].astype(str).to_numpy(),
+                "rating": rating,
+            }
+        )
     else:
         arr = np.asarray(obj)
         if arr.ndim != 2 or arr.shape[1] not in (2, 3):
-            raise ValueError(f"{what} must be a path, a DataFrame or an array of shape (n, 2) or (n, 3), got shape {arr.shape}")
+            raise ValueError(
+                f"{what} must be a path, a DataFrame or an array of shape (n, 2) or (n, 3), got shape {arr.shape}"
+            )
         if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
             raise ValueError(f"{what} must hold finite ids and ratings")
         ids = arr[:, :2]
@@ -636,7 +692,9 @@ def _frame(obj, what, format="auto"):
                 raise ValueError(f"{what}: user and item ids must be integers")
             ids = ids.astype(np.int64)
         rating = arr[:, 2].astype(float) if arr.shape[1] == 3 else np.ones(len(arr))
-        df = pd.DataFrame({"user": ids[:, 0].astype(str), "item": ids[:, 1].astype(str), "rating": rating})
+        df = pd.DataFrame(
+            {"user": ids[:, 0].astype(str), "item": ids[:, 1].astype(str), "rating": rating}
+        )
     if not np.all(np.isfinite(df["rating"].to_numpy(dtype=float))):
         raise ValueError(f"{what}: ratings must be finite numbers")
     if len(df) == 0:
@@ -658,8 +716,12 @@ def _id_index(values):
 
 
 def _pairs(df, uidx, iidx):
-    u = np.fromiter((uidx[v] for v in df["user"].to_numpy(dtype=str)), dtype=np.int64, count=len(df))
-    i = np.fromiter((iidx[v] for v in df["item"].to_numpy(dtype=str)), dtype=np.int64, count=len(df))
+    u = np.fromiter(
+        (uidx[v] for v in df["user"].to_numpy(dtype=str)), dtype=np.int64, count=len(df)
+    )
+    i = np.fromiter(
+        (iidx[v] for v in df["item"].to_numpy(dtype=str)), dtype=np.int64, count=len(df)
+    )
     return np.unique(np.stack([u, i], axis=1), axis=0)  # a repeated rating counts once
 
 
@@ -713,8 +775,12 @@ def load_split(
         tr, te = tr[tr["rating"] >= mr], te[te["rating"] >= mr]
         if len(tr) == 0:
             raise ValueError(f"no training interaction left with min_rating={min_rating}")
-    users, uidx = _id_index(np.concatenate([tr["user"].to_numpy(dtype=str), te["user"].to_numpy(dtype=str)]))
-    items, iidx = _id_index(np.concatenate([tr["item"].to_numpy(dtype=str), te["item"].to_numpy(dtype=str)]))
+    users, uidx = _id_index(
+        np.concatenate([tr["user"].to_numpy(dtype=str), te["user"].to_numpy(dtype=str)])
+    )
+    items, iidx = _id_index(
+        np.concatenate([tr["item"].to_numpy(dtype=str), te["item"].to_numpy(dtype=str)])
+    )
     ptr = _pairs(tr, uidx, iidx)
     pte = _pairs(te, uidx, iidx) if len(te) else np.zeros((0, 2), dtype=np.int64)
     if len(pte):
@@ -722,7 +788,9 @@ def load_split(
         pte = pte[~np.isin(pte[:, 0] * len(items) + pte[:, 1], key_tr)]
     if name is None:
         name = f"{train if isinstance(train, (str, Path)) else 'train'} / {test if isinstance(test, (str, Path)) else 'test'}"
-    return Interactions(len(users), len(items), ptr, pte, user_ids=users, item_ids=items, name=str(name))
+    return Interactions(
+        len(users), len(items), ptr, pte, user_ids=users, item_ids=items, name=str(name)
+    )
 
 
 @renamed_keyword("seed", "rng")
@@ -787,7 +855,9 @@ def split_interactions(
     te, tr = pairs[np.sort(perm[:n_test])], pairs[np.sort(perm[n_test:])]
     if name is None:
         name = f"{data if isinstance(data, (str, Path)) else 'data'} split {1 - test_fraction:g}/{test_fraction:g} seed {seed}"
-    return Interactions(len(users), len(items), tr, te, user_ids=users, item_ids=items, name=str(name))
+    return Interactions(
+        len(users), len(items), tr, te, user_ids=users, item_ids=items, name=str(name)
+    )
 
 
 @renamed_keyword("seed", "rng")
@@ -843,5 +913,11 @@ def load_movielens_dir(
     files = _folder_files(Path(path))
     for f in files:
         _check_file(f)
-    df = _frame(files[0], "data", format) if len(files) == 1 else pd.concat([_frame(f, "data", format) for f in files])
-    return split_interactions(df, test_fraction, seed, min_rating=min_rating, name=f"{path} split seed {seed}")
+    df = (
+        _frame(files[0], "data", format)
+        if len(files) == 1
+        else pd.concat([_frame(f, "data", format) for f in files])
+    )
+    return split_interactions(
+        df, test_fraction, seed, min_rating=min_rating, name=f"{path} split seed {seed}"
+    )

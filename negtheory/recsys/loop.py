@@ -111,7 +111,9 @@ def _embedding_rows(W, HT, users, out):  # pragma: no cover - compiled
 def _user_ids(users, n_users, name="users"):
     u = np.asarray(users)
     if u.ndim != 1 or (u.size and u.dtype.kind not in "iu"):
-        raise ValueError(f"{name} must be a 1-d array of user ids, got shape {u.shape} and dtype {u.dtype}")
+        raise ValueError(
+            f"{name} must be a 1-d array of user ids, got shape {u.shape} and dtype {u.dtype}"
+        )
     u = u.astype(np.int64, copy=False)
     if u.size and (u.min() < 0 or u.max() >= n_users):
         raise ValueError(f"{name} must lie in [0, {n_users}), got {u.min()}..{u.max()}")
@@ -166,17 +168,32 @@ class ScoreMatrix:
     (2, 4)
     """
 
-    def __init__(self, shape, block, *, dtype=np.float32, pairs=None, dense=None, dense_limit=None, min_rows=1, top=None):
+    def __init__(
+        self,
+        shape,
+        block,
+        *,
+        dtype=np.float32,
+        pairs=None,
+        dense=None,
+        dense_limit=None,
+        min_rows=1,
+        top=None,
+    ):
         n_users, n_items = (int(x) for x in shape)
         if n_users < 0 or n_items < 1:
             raise ValueError(f"shape must be (n_users >= 0, n_items >= 1), got {tuple(shape)}")
         if not callable(block):
-            raise ValueError(f"block must be a callable block(users) -> rows, got {type(block).__name__}")
+            raise ValueError(
+                f"block must be a callable block(users) -> rows, got {type(block).__name__}"
+            )
         self._shape = (n_users, n_items)
         self._dtype = np.dtype(dtype)
         self._block, self._pairs, self._dense_fn = block, pairs, dense
         if top is not None and not callable(top):
-            raise ValueError(f"top must be a callable top(users, k, masked) -> items, got {type(top).__name__}")
+            raise ValueError(
+                f"top must be a callable top(users, k, masked) -> items, got {type(top).__name__}"
+            )
         self._top = top
         self._small = n_users * n_items <= int(DENSE_LIMIT if dense_limit is None else dense_limit)
         self._min_rows = max(1, int(min_rows))
@@ -200,8 +217,14 @@ class ScoreMatrix:
         a = np.asarray(scores)
         if a.ndim != 2:
             raise ValueError(f"scores must be a 2-d array (users x items), got shape {a.shape}")
-        out = cls(a.shape, lambda users: a[users], dtype=a.dtype, pairs=lambda u, i: a[u, i], dense=lambda: a,
-                  dense_limit=-1)  # fmt: skip
+        out = cls(
+            a.shape,
+            lambda users: a[users],
+            dtype=a.dtype,
+            pairs=lambda u, i: a[u, i],
+            dense=lambda: a,
+            dense_limit=-1,
+        )
         out._cache = a
         return out
 
@@ -230,7 +253,9 @@ class ScoreMatrix:
         W = np.array(user_emb, copy=True)
         H = np.array(item_emb, copy=True)
         if W.ndim != 2 or H.ndim != 2 or W.shape[1] != H.shape[1]:
-            raise ValueError(f"user_emb and item_emb must be 2-d with the same width, got {W.shape} and {H.shape}")
+            raise ValueError(
+                f"user_emb and item_emb must be 2-d with the same width, got {W.shape} and {H.shape}"
+            )
         dtype = np.result_type(W, H)
         if dtype.kind != "f":
             dtype = np.dtype(np.float64)
@@ -240,8 +265,14 @@ class ScoreMatrix:
             u = np.ascontiguousarray(users, dtype=np.int64)
             return _embedding_rows(W, HT, u, np.empty((u.size, HT.shape[1]), dtype=dtype))
 
-        return cls((W.shape[0], H.shape[0]), rows, dtype=dtype, dense=lambda: rows(np.arange(W.shape[0])),
-                   dense_limit=dense_limit, min_rows=1)  # fmt: skip
+        return cls(
+            (W.shape[0], H.shape[0]),
+            rows,
+            dtype=dtype,
+            dense=lambda: rows(np.arange(W.shape[0])),
+            dense_limit=dense_limit,
+            min_rows=1,
+        )
 
     # ------------------------------------------------------------------ reads
     @property
@@ -270,8 +301,10 @@ class ScoreMatrix:
         else:
             n = self._shape[0]
             step = max(_MIN_BLOCK_ROWS, (1 << 22) // self._shape[1])
-            a = np.concatenate([self._rows(np.arange(s, min(n, s + step))) for s in range(0, n, step)] or
-                               [np.empty((0, self._shape[1]), self._dtype)])  # fmt: skip
+            a = np.concatenate(
+                [self._rows(np.arange(s, min(n, s + step))) for s in range(0, n, step)]
+                or [np.empty((0, self._shape[1]), self._dtype)]
+            )
         if a.shape != self._shape:
             raise ValueError(f"the dense score matrix has shape {a.shape}, expected {self._shape}")
         if self._small:
@@ -327,7 +360,9 @@ class ScoreMatrix:
         if u.size == 0:
             return np.empty((0, int(k)), dtype=np.int64)
         # the padded rows of _rows, so that the scores are those block() returns
-        return np.asarray(self._top(self._padded(u), int(k), list(masked)), dtype=np.int64)[: u.size]
+        return np.asarray(self._top(self._padded(u), int(k), list(masked)), dtype=np.int64)[
+            : u.size
+        ]
 
     def _padded(self, u: np.ndarray) -> np.ndarray:
         """``u`` padded to ``min_rows`` ids by repeating its first (blocks of fewer rows may round differently)."""
@@ -350,7 +385,9 @@ class ScoreMatrix:
         u = _user_ids(users, self._shape[0])
         i = np.asarray(items)
         if i.shape != u.shape or (i.size and i.dtype.kind not in "iu"):
-            raise ValueError(f"items must be a 1-d array of item ids of the length of users ({u.size}), got shape {i.shape}")
+            raise ValueError(
+                f"items must be a 1-d array of item ids of the length of users ({u.size}), got shape {i.shape}"
+            )
         i = i.astype(np.int64, copy=False)
         if i.size and (i.min() < 0 or i.max() >= self._shape[1]):
             raise ValueError(f"items must lie in [0, {self._shape[1]}), got {i.min()}..{i.max()}")
@@ -468,13 +505,17 @@ def runner_scores(runner: Any, shape: tuple[int, int] | None = None) -> ScoreMat
     if callable(sm):
         out = sm()
         if not isinstance(out, ScoreMatrix):
-            raise ValueError(f"runner.score_matrix() must return a ScoreMatrix, got {type(out).__name__}")
+            raise ValueError(
+                f"runner.score_matrix() must return a ScoreMatrix, got {type(out).__name__}"
+            )
         return out
     blk = getattr(runner, "score_block", None)
     dense = getattr(runner, "scores", None)
     if callable(blk) and shape is not None:
         pr = getattr(runner, "score_pairs", None)
-        return ScoreMatrix(shape, blk, pairs=pr if callable(pr) else None, dense=dense if callable(dense) else None)
+        return ScoreMatrix(
+            shape, blk, pairs=pr if callable(pr) else None, dense=dense if callable(dense) else None
+        )
     if callable(dense):
         return ScoreMatrix.from_array(dense())
     raise ValueError("runner must have score_matrix(), score_block(users) (with data) or scores()")
@@ -512,13 +553,19 @@ def check_callbacks(callbacks: Iterable[Callback] | None) -> tuple[Callback, ...
     if callbacks is None:
         return ()
     if callable(callbacks):
-        raise ValueError("callbacks must be a sequence of callables cb(epoch, scores), e.g. [f]; got a single callable")
+        raise ValueError(
+            "callbacks must be a sequence of callables cb(epoch, scores), e.g. [f]; got a single callable"
+        )
     if isinstance(callbacks, (str, bytes)) or not isinstance(callbacks, Iterable):
-        raise ValueError(f"callbacks must be a sequence of callables cb(epoch, scores), got {type(callbacks).__name__}")
+        raise ValueError(
+            f"callbacks must be a sequence of callables cb(epoch, scores), got {type(callbacks).__name__}"
+        )
     out = tuple(callbacks)
     bad = [type(cb).__name__ for cb in out if not callable(cb)]
     if bad:
-        raise ValueError(f"callbacks must be a sequence of callables cb(epoch, scores); got non-callable {', '.join(bad)}")
+        raise ValueError(
+            f"callbacks must be a sequence of callables cb(epoch, scores); got non-callable {', '.join(bad)}"
+        )
     return out
 
 
@@ -701,14 +748,21 @@ def train_loop(
     before = 0.0  # a resumed run: the epoch its checkpoint held, and the seconds spent up to it
     t0 = time.perf_counter()
     if checkpoint is not None:
-        if not (callable(getattr(runner, "state_dict", None)) and callable(getattr(runner, "load_state_dict", None))):
-            raise ValueError(f"checkpoint: the runner {type(runner).__name__} has no state_dict() / load_state_dict()")
+        if not (
+            callable(getattr(runner, "state_dict", None))
+            and callable(getattr(runner, "load_state_dict", None))
+        ):
+            raise ValueError(
+                f"checkpoint: the runner {type(runner).__name__} has no state_dict() / load_state_dict()"
+            )
         stateful: Any = runner  # checked above; not part of the EpochRunner protocol, which a runner need not save
         state = checkpoint.load()
         if state is not None:
             if state["epoch"] > epochs:
-                raise ValueError(f"checkpoint: it holds {state['epoch']} epochs, more than epochs={epochs}; "
-                                 "a shorter run is not the prefix of a saved longer one's results")  # fmt: skip
+                raise ValueError(
+                    f"checkpoint: it holds {state['epoch']} epochs, more than epochs={epochs}; "
+                    "a shorter run is not the prefix of a saved longer one's results"
+                )
             stateful.load_state_dict(state["runner"])
             history = list(state["history"])
             best, best_epoch, since = state["best"], state["best_epoch"], state["since"]
@@ -718,9 +772,18 @@ def train_loop(
                 start = epochs
 
     def _save(finished: bool) -> None:
-        checkpoint.save(dict(epoch=epochs_run, history=history, best=best, best_epoch=best_epoch, since=since,
-                             seconds=before + time.perf_counter() - t0, finished=finished,
-                             runner=stateful.state_dict()))  # fmt: skip
+        checkpoint.save(
+            dict(
+                epoch=epochs_run,
+                history=history,
+                best=best,
+                best_epoch=best_epoch,
+                since=since,
+                seconds=before + time.perf_counter() - t0,
+                finished=finished,
+                runner=stateful.state_dict(),
+            )
+        )
 
     bar: Iterable[int] = range(start, epochs)
     if progress:
@@ -770,5 +833,10 @@ def train_loop(
             _save(done)
         if done or stop:
             break
-    return dict(history=history, best_epoch=best_epoch, epochs_run=epochs_run,
-                seconds=before + time.perf_counter() - t0, resumed_from=resumed)  # fmt: skip
+    return dict(
+        history=history,
+        best_epoch=best_epoch,
+        epochs_run=epochs_run,
+        seconds=before + time.perf_counter() - t0,
+        resumed_from=resumed,
+    )

@@ -51,7 +51,10 @@ def _ks(k):
 
 
 def topk_metrics(
-    scores: ArrayLike, relevant: ArrayLike, exclude: ArrayLike | None = None, k: int | Sequence[int] = (5, 10, 20)
+    scores: ArrayLike,
+    relevant: ArrayLike,
+    exclude: ArrayLike | None = None,
+    k: int | Sequence[int] = (5, 10, 20),
 ) -> dict:
     r"""Precision, Recall and NDCG at each k (training items masked; see the module notes).
 
@@ -121,7 +124,13 @@ def topk_metrics(
 def _empty(ks):
     out: dict[str, float] = {"n_users_evaluated": 0}
     for kk in ks:
-        out.update({f"precision@{kk}": float("nan"), f"recall@{kk}": float("nan"), f"ndcg@{kk}": float("nan")})
+        out.update(
+            {
+                f"precision@{kk}": float("nan"),
+                f"recall@{kk}": float("nan"),
+                f"ndcg@{kk}": float("nan"),
+            }
+        )
     return out
 
 
@@ -176,10 +185,14 @@ def _check_csr(name, csr, n_users, n_items):
     try:
         indptr, indices = (np.asarray(a) for a in csr)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a CSR pair (indptr, indices), got {type(csr).__name__}") from None
+        raise ValueError(
+            f"{name} must be a CSR pair (indptr, indices), got {type(csr).__name__}"
+        ) from None
     if indptr.shape != (n_users + 1,) or indices.ndim != 1 or indptr[-1] != indices.size:
-        raise ValueError(f"{name} must be a CSR pair (indptr of length n_users + 1 = {n_users + 1}, indices), "
-                         f"got shapes {indptr.shape} and {indices.shape}")  # fmt: skip
+        raise ValueError(
+            f"{name} must be a CSR pair (indptr of length n_users + 1 = {n_users + 1}, indices), "
+            f"got shapes {indptr.shape} and {indices.shape}"
+        )
     if indices.size and (indices.min() < 0 or indices.max() >= n_items):
         raise ValueError(f"{name} holds item ids outside [0, {n_items})")
     return indptr.astype(np.int64, copy=False), indices.astype(np.int64, copy=False)
@@ -195,7 +208,12 @@ def _csr_entries(indptr, indices, users):
 
 
 def topk_metrics_csr(
-    scores, relevant, exclude=(), k: int | Sequence[int] = (5, 10, 20), *, block_users: int | None = None
+    scores,
+    relevant,
+    exclude=(),
+    k: int | Sequence[int] = (5, 10, 20),
+    *,
+    block_users: int | None = None,
 ) -> dict:
     r""":func:`topk_metrics` from sparse held-out / excluded sets, ranking blocks of users at a time.
 
@@ -251,7 +269,11 @@ def topk_metrics_csr(
     if kmax > n_items:
         raise ValueError(f"k must be at most the number of items {n_items}, got {kmax}")
     r_ptr, r_idx = _check_csr("relevant", relevant, n_users, n_items)
-    if isinstance(exclude, tuple) and len(exclude) == 2 and all(isinstance(a, np.ndarray) for a in exclude):
+    if (
+        isinstance(exclude, tuple)
+        and len(exclude) == 2
+        and all(isinstance(a, np.ndarray) for a in exclude)
+    ):
         exclude = (exclude,)  # one CSR pair given bare
     ex = [_check_csr("exclude", e, n_users, n_items) for e in exclude]
     users = np.flatnonzero(np.diff(r_ptr) > 0)
@@ -266,7 +288,9 @@ def topk_metrics_csr(
         masked = [_csr_entries(e_ptr, e_idx, ub) for e_ptr, e_idx in ex]
         # a score matrix that ranks on its own device (ScoreMatrix.top_items) returns the same
         # items as the reference ranking below; None: rank here
-        top = sm.top_items(ub, kmax, masked) if sm is not None and hasattr(sm, "top_items") else None
+        top = (
+            sm.top_items(ub, kmax, masked) if sm is not None and hasattr(sm, "top_items") else None
+        )
         if top is None:
             rows = sm.block(ub) if sm is not None else arr[ub]
             s = np.asarray(rows, dtype=np.float64)
@@ -319,7 +343,9 @@ def sampling_quality(is_false_negative: ArrayLike, info: ArrayLike) -> dict:
     fn = np.asarray(is_false_negative, dtype=bool).ravel()
     inf = np.asarray(info, dtype=np.float64).ravel()
     if fn.shape != inf.shape:
-        raise ValueError(f"is_false_negative and info must have the same length, got {fn.size} and {inf.size}")
+        raise ValueError(
+            f"is_false_negative and info must have the same length, got {fn.size} and {inf.size}"
+        )
     if fn.size == 0:
         raise ValueError("no sampled negative given")
     if not np.all(np.isfinite(inf)):

@@ -40,21 +40,27 @@ def _check(users, n, train_mask, name="n", n_items=None):
             raise ValueError("n_items must be given with a CSR train_mask (indptr, indices)")
         n_items = int_scalar("n_items", n_items, 1)
         if indptr.ndim != 1 or indptr.size < 1 or indices.ndim != 1 or indptr[-1] != indices.size:
-            raise ValueError(f"train_mask as CSR must be (indptr, indices) with indptr[-1] = len(indices), got shapes "
-                             f"{indptr.shape} and {indices.shape}")  # fmt: skip
+            raise ValueError(
+                f"train_mask as CSR must be (indptr, indices) with indptr[-1] = len(indices), got shapes "
+                f"{indptr.shape} and {indices.shape}"
+            )
         n_users = indptr.size - 1
         mask = (indptr, indices, n_items)
     else:
         dense = np.asarray(train_mask, dtype=bool)
         if dense.ndim != 2:
-            raise ValueError(f"train_mask must be a 2-d boolean array (users x items) or a CSR pair, got shape {dense.shape}")
+            raise ValueError(
+                f"train_mask must be a 2-d boolean array (users x items) or a CSR pair, got shape {dense.shape}"
+            )
         n_users, n_items = dense.shape
         mask = np.ascontiguousarray(dense)
     if users.size and (users.min() < 0 or users.max() >= n_users):
         raise ValueError(f"users must lie in [0, {n_users}), got {users.min()}..{users.max()}")
     n = int_scalar(name, n, 1)
     if n > n_items:
-        raise ValueError(f"{name}={n} negatives without replacement, but there are only {n_items} items")
+        raise ValueError(
+            f"{name}={n} negatives without replacement, but there are only {n_items} items"
+        )
     return users.astype(np.int64, copy=False), n, mask
 
 
@@ -92,7 +98,9 @@ def _fill_rows(mask, users, n, cdf, seed, out):
                 if tries == 100 * n_items:  # count the admissible items once: enough of them?
                     free = 0
                     for l in range(n_items):
-                        if not mask[u, l] and (cdf.shape[0] == 0 or cdf[l] > (cdf[l - 1] if l > 0 else 0.0)):
+                        if not mask[u, l] and (
+                            cdf.shape[0] == 0 or cdf[l] > (cdf[l - 1] if l > 0 else 0.0)
+                        ):
                             free += 1
                     if free < n:
                         return r
@@ -129,7 +137,9 @@ def _fill_rows_csr(indptr, indices, n_items, users, n, cdf, seed, out):
                 if tries == 100 * n_items:  # count the admissible items once: enough of them?
                     free = 0
                     for l in range(n_items):
-                        if not _in_sorted(indices, lo, hi, l) and (cdf.shape[0] == 0 or cdf[l] > (cdf[l - 1] if l > 0 else 0.0)):
+                        if not _in_sorted(indices, lo, hi, l) and (
+                            cdf.shape[0] == 0 or cdf[l] > (cdf[l - 1] if l > 0 else 0.0)
+                        ):
                             free += 1
                     if free < n:
                         return r
@@ -214,7 +224,9 @@ def pns_weights(item_counts: ArrayLike, power: float = 0.75) -> FloatArray:
     """
     c = np.asarray(item_counts, dtype=np.float64)
     if c.ndim != 1 or np.any(~np.isfinite(c)) or np.any(c < 0) or c.sum() <= 0:
-        raise ValueError("item_counts must be a 1-d array of non-negative counts with a positive sum")
+        raise ValueError(
+            "item_counts must be a 1-d array of non-negative counts with a positive sum"
+        )
     w = c**power
     return w / w.sum()
 

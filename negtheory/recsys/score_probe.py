@@ -107,7 +107,17 @@ if TYPE_CHECKING:
     from .._typing import RNGLike
     from .interactions import Interactions
 
-__all__ = ["ScoreProbe", "ProbeRecord", "FitBatch", "probe_scores", "finish", "k_star", "label_fraction", "LAW_LEVELS", "TOP_K"]
+__all__ = [
+    "ScoreProbe",
+    "ProbeRecord",
+    "FitBatch",
+    "probe_scores",
+    "finish",
+    "k_star",
+    "label_fraction",
+    "LAW_LEVELS",
+    "TOP_K",
+]
 
 #: how many of the largest scores of each user's fit half the probe keeps (the calibrated parent's upper tail)
 TOP_K = 64
@@ -221,7 +231,9 @@ class ProbeRecord:
     tau_user_hat: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
 
     # fit batch 0's fields, for callers of the one-batch record
-    fit_unlabeled = _first_fit("unlabeled", "Fit batch 0's unlabeled scores (n_users, F), NaN-padded.")
+    fit_unlabeled = _first_fit(
+        "unlabeled", "Fit batch 0's unlabeled scores (n_users, F), NaN-padded."
+    )
     fit_tn = _first_fit("tn", "Fit batch 0's true-negative labels.")
     fit_items = _first_fit("items", "Fit batch 0's item ids (-1 at the padding).")
     fit_fn_ranks = _first_fit("fn_ranks", "Fit batch 0's within-user false-negative ranks.")
@@ -256,10 +268,37 @@ def _mark_user(code, u, t_ptr, t_idx, h_ptr, h_idx, v_ptr, v_idx, on):
 
 @numba.njit(cache=True)
 def _probe_block(
-    rows, users, t_ptr, t_idx, h_ptr, h_idx, v_ptr, v_idx, salt, seed, f, redraws, a_ptr, n_neg,
-    fit_items, fit_scores, fit_code, le, n_unl, n_fit_half, vnum, vden, vpool,
-    eval_items, eval_scores, eval_code, eval_ok, top, top_tn, n_tn_half,
-):  # fmt: skip
+    rows,
+    users,
+    t_ptr,
+    t_idx,
+    h_ptr,
+    h_idx,
+    v_ptr,
+    v_idx,
+    salt,
+    seed,
+    f,
+    redraws,
+    a_ptr,
+    n_neg,
+    fit_items,
+    fit_scores,
+    fit_code,
+    le,
+    n_unl,
+    n_fit_half,
+    vnum,
+    vden,
+    vpool,
+    eval_items,
+    eval_scores,
+    eval_code,
+    eval_ok,
+    top,
+    top_tn,
+    n_tn_half,
+):
     """One block of users (row r of ``rows`` is user ``users[r]``'s scores over every item).
 
     Codes: 0 = true negative (unlabeled, not held out), 2 = held-out test item, 3 = held-out
@@ -588,7 +627,9 @@ def probe_scores(
     t = real_scalar("t", t, 0.0, lo_open=True)
     seed = int_seed("rng", rng)
     g = np.random.default_rng(np.random.SeedSequence([seed, int(epoch)]))
-    salt = int(np.random.SeedSequence([seed, 7919]).generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+    salt = int(
+        np.random.SeedSequence([seed, 7919]).generate_state(1, dtype=np.uint64)[0] >> np.uint64(1)
+    )
 
     pairs = data.train
     anchors, fitpos, fp = _split_training_pairs(pairs, n_anchors, g)
@@ -605,19 +646,40 @@ def probe_scores(
     eval_tn = eval_code == 0
     fit_pos = _fit_positive_matrix(fitpos, fp, bp.fp_scores, n_users)
     w_user = np.bincount(pairs[:, 0], minlength=n_users).astype(np.float64)
-    fits, alpha, tau_plus, (G0, is_fn0, fu0) = _fit_batches(bp, w_user, int(fit_size), redraws, n_users)
+    fits, alpha, tau_plus, (G0, is_fn0, fu0) = _fit_batches(
+        bp, w_user, int(fit_size), redraws, n_users
+    )
     lf = _label_free(data, bp, w_user, alpha, tau_plus)
 
     a_m = float(cal.alpha_from_auc(alpha)) if np.isfinite(alpha) else 0.5
     v_tn, v_fn, ks_tn, ks_fn = _parent_cdf_laws(G0, is_fn0, lf["alpha_hat"], lf["est_tau_plus"])
     measured = {"alpha": alpha, "alpha_model": a_m}
-    measured.update((k, lf[k]) for k in ("alpha_valid_auc", "alpha_valid_raw", "alpha_hat", "alpha_at_bound", "alpha_source"))
+    measured.update(
+        (k, lf[k])
+        for k in (
+            "alpha_valid_auc",
+            "alpha_valid_raw",
+            "alpha_hat",
+            "alpha_at_bound",
+            "alpha_source",
+        )
+    )
     measured["tau_plus"] = tau_plus
     measured.update((k, lf[k]) for k in ("tau_plus_hat", "est_alpha", "est_tau_plus"))
     measured["tau_plus_eval"] = float(1.0 - eval_tn.mean()) if eval_tn.size else math.nan
-    measured.update(n=n_negatives, n_anchors=int(len(users)), ks_tn=ks_tn, ks_fn=ks_fn, n_fn_fit=int(is_fn0.sum()))
+    measured.update(
+        n=n_negatives,
+        n_anchors=int(len(users)),
+        ks_tn=ks_tn,
+        ks_fn=ks_fn,
+        n_fn_fit=int(is_fn0.sum()),
+    )
     measured["label_fraction"] = lf["label_fraction"]
-    auc = float(((eval_neg < eval_pos[:, None]) + 0.5 * (eval_neg == eval_pos[:, None])).mean()) if len(users) else math.nan
+    auc = (
+        float(((eval_neg < eval_pos[:, None]) + 0.5 * (eval_neg == eval_pos[:, None])).mean())
+        if len(users)
+        else math.nan
+    )
     measured["train_auc"] = auc
     if prior is not None:
         measured["ks_prior"] = _ks_prior(fits[0].unlabeled, prior, g)
@@ -625,7 +687,9 @@ def probe_scores(
 
     posterior = _bns_posterior(data, bp, fu0, is_fn0)
     pred = posterior[:, 0]
-    measured["probe_seconds"] = time.perf_counter() - t_start  # the measurement's own cost (not finish's)
+    measured["probe_seconds"] = (
+        time.perf_counter() - t_start
+    )  # the measurement's own cost (not finish's)
     measured["posterior_mean"] = float(pred.mean()) if pred.size else math.nan
     measured["fn_rate_fit"] = float(is_fn0.mean()) if is_fn0.size else math.nan
 
@@ -731,16 +795,44 @@ def _block_pass(rows_of, data, anchors, fp, g, salt, f, redraws, n_negatives):
         sl = slice(s0, s0 + len(users))
         a_ptr = a_start[s0 : s0 + len(users) + 1]
         _probe_block(
-            rows, users, t_ptr, t_idx, h_ptr, h_idx, v_ptr, v_idx, np.uint64(salt), int(block_seeds[b]), f, redraws,
-            a_ptr, n_negatives, bp.fit_items[:, sl], bp.fit_scores[:, sl], bp.fit_code[:, sl], bp.le_rows[sl], bp.n_unl[sl],
-            bp.n_fit_half[sl], bp.vnum[sl], bp.vden[sl], bp.vpool[sl], bp.eval_items, bp.eval_neg, bp.eval_code, bp.eval_ok,
-            bp.fit_top[sl], bp.fit_top_tn[sl], bp.n_tn_half[sl],
-        )  # fmt: skip
+            rows,
+            users,
+            t_ptr,
+            t_idx,
+            h_ptr,
+            h_idx,
+            v_ptr,
+            v_idx,
+            np.uint64(salt),
+            int(block_seeds[b]),
+            f,
+            redraws,
+            a_ptr,
+            n_negatives,
+            bp.fit_items[:, sl],
+            bp.fit_scores[:, sl],
+            bp.fit_code[:, sl],
+            bp.le_rows[sl],
+            bp.n_unl[sl],
+            bp.n_fit_half[sl],
+            bp.vnum[sl],
+            bp.vden[sl],
+            bp.vpool[sl],
+            bp.eval_items,
+            bp.eval_neg,
+            bp.eval_code,
+            bp.eval_ok,
+            bp.fit_top[sl],
+            bp.fit_top_tn[sl],
+            bp.n_tn_half[sl],
+        )
         lo, hi = a_ptr[0], a_ptr[-1]
         if hi > lo:
             bp.eval_pos[lo:hi] = rows[anchors[lo:hi, 0] - s0, anchors[lo:hi, 1]]
         lo, hi = np.searchsorted(fp[:, 0], [s0, s0 + len(users)])
-        if hi > lo:  # the fit positives of these users, from the same rows (one pass over the scores)
+        if (
+            hi > lo
+        ):  # the fit positives of these users, from the same rows (one pass over the scores)
             bp.fp_scores[lo:hi] = rows[fp[lo:hi, 0] - s0, fp[lo:hi, 1]]
     return bp
 
@@ -774,14 +866,29 @@ def _fit_batches(bp, w_user, f, redraws, n_users):
         with np.errstate(invalid="ignore", divide="ignore"):
             alpha_user = np.where(pair_den > 0, pair_num / pair_den, np.nan)
         n_valid = valid.sum(axis=1)
-        tau_user = np.where(n_valid > 0, (valid & ~fit_tn).sum(axis=1) / np.maximum(n_valid, 1), np.nan)
+        tau_user = np.where(
+            n_valid > 0, (valid & ~fit_tn).sum(axis=1) / np.maximum(n_valid, 1), np.nan
+        )
         fu_idx, fu_col = np.nonzero(valid)
         is_fn = ~fit_tn[fu_idx, fu_col]
-        fits.append(FitBatch(bp.fit_scores[d], bp.fit_items[d], fit_tn, G_rows[fu_idx, fu_col][is_fn], tau_user, alpha_user))
+        fits.append(
+            FitBatch(
+                bp.fit_scores[d],
+                bp.fit_items[d],
+                fit_tn,
+                G_rows[fu_idx, fu_col][is_fn],
+                tau_user,
+                alpha_user,
+            )
+        )
         if d == 0:
             alpha = float(pair_num.sum() / pair_den.sum()) if pair_den.sum() else math.nan
             has = np.isfinite(tau_user)
-            tau_plus = float(np.sum(w_user[has] * tau_user[has]) / np.sum(w_user[has])) if has.any() else math.nan
+            tau_plus = (
+                float(np.sum(w_user[has] * tau_user[has]) / np.sum(w_user[has]))
+                if has.any()
+                else math.nan
+            )
             first = (G_rows[fu_idx, fu_col], is_fn, (fu_idx, fu_col))
     return fits, alpha, tau_plus, first
 
@@ -803,7 +910,9 @@ def _label_free(data, bp, w_user, alpha, tau_plus):
     if np.isfinite(a_raw) and L > 0:
         # share of hidden held-out (test) items in the pool: |V_u| (1/L - 1) of the n_unl - |V_u| others
         with np.errstate(invalid="ignore", divide="ignore"):
-            c_u = np.where(n_unl > nv_user, nv_user * (1.0 / L - 1.0) / np.maximum(n_unl - nv_user, 1), 0.0)
+            c_u = np.where(
+                n_unl > nv_user, nv_user * (1.0 / L - 1.0) / np.maximum(n_unl - nv_user, 1), 0.0
+            )
         c = float(np.sum(vden * c_u) / vden.sum())
         a_valid = (a_raw - 0.5 * c) / (1.0 - c)
         tau_u = np.where(n_unl > 0, nv_user / L / np.maximum(n_unl, 1), 0.0)
@@ -812,7 +921,9 @@ def _label_free(data, bp, w_user, alpha, tau_plus):
     else:
         a_valid, tau_hat, source = math.nan, math.nan, "test labels (no validation split)"
     a_for_hat = a_valid if np.isfinite(a_valid) else alpha
-    alpha_hat = float(cal.alpha_from_auc(min(max(a_for_hat, 0.0), 1.0))) if np.isfinite(a_for_hat) else 0.5
+    alpha_hat = (
+        float(cal.alpha_from_auc(min(max(a_for_hat, 0.0), 1.0))) if np.isfinite(a_for_hat) else 0.5
+    )
     raw_map = 1.5 * a_for_hat - 0.25 if np.isfinite(a_for_hat) else 0.5
     est_alpha = min(max(a_for_hat, 0.5), 1.0) if np.isfinite(a_for_hat) else 0.5
     est_tau = tau_hat if np.isfinite(tau_hat) else tau_plus
@@ -837,7 +948,9 @@ def _bns_posterior(data, bp, fu0, is_fn0):
     users' popularity as the prior.
     """
     fu_idx, fu_col = fu0
-    F = bp.le_rows[fu_idx, fu_col] / (bp.n_unl[fu_idx] + 1.0)  # eq. 4.15, released-code convention (n + 1)
+    F = bp.le_rows[fu_idx, fu_col] / (
+        bp.n_unl[fu_idx] + 1.0
+    )  # eq. 4.15, released-code convention (n + 1)
     counts = data.item_counts()
     items = bp.fit_items[0][fu_idx, fu_col]
     p_fn = np.clip(bns_prior(counts, len(data.train))[items], 0.0, 1.0)
@@ -877,8 +990,16 @@ def finish(rec: ProbeRecord) -> ProbeRecord:
     m = rec.measured
     if "truth_mean" in m and "k_star" in m:
         return rec
-    errs = cal.estimator_errors(rec.eval_neg, rec.eval_tn, rec.eval_pos, t=m["t"], alpha=m["est_alpha"],
-                                tau_plus=m["est_tau_plus"], beta=m["beta"], hcl_beta=m["hcl_beta"])  # fmt: skip
+    errs = cal.estimator_errors(
+        rec.eval_neg,
+        rec.eval_tn,
+        rec.eval_pos,
+        t=m["t"],
+        alpha=m["est_alpha"],
+        tau_plus=m["est_tau_plus"],
+        beta=m["beta"],
+        hcl_beta=m["hcl_beta"],
+    )
     for name, r in errs.items():
         for key in ("mse", "mse_se", "median_se", "trimmed_mse", "top_share"):
             m[f"{key}_{name}"] = r[key]
@@ -921,10 +1042,21 @@ class ScoreProbe:
     """
 
     def __init__(
-        self, data: Interactions, *, rng: RNGLike = 0, snapshot: bool = False, epochs: Iterable[int] | None = None,
-        n_negatives: int = 5, n_anchors: int = 4096, fit_size: int = 256, redraws: int = 1, t: float = 1.0,
-        beta: float = 0.5, hcl_beta: float = 0.5, prior: tuple[int, float] | None = None,
-    ):  # fmt: skip
+        self,
+        data: Interactions,
+        *,
+        rng: RNGLike = 0,
+        snapshot: bool = False,
+        epochs: Iterable[int] | None = None,
+        n_negatives: int = 5,
+        n_anchors: int = 4096,
+        fit_size: int = 256,
+        redraws: int = 1,
+        t: float = 1.0,
+        beta: float = 0.5,
+        hcl_beta: float = 0.5,
+        prior: tuple[int, float] | None = None,
+    ):
         if not isinstance(snapshot, (bool, np.bool_)):
             raise ValueError(f"snapshot must be True or False, got {snapshot!r}")
         self.data = data
@@ -932,9 +1064,15 @@ class ScoreProbe:
         self.snapshot = bool(snapshot)
         self.epochs = None if epochs is None else {int_scalar("epochs", e, 0) for e in epochs}
         self.kwargs: dict[str, Any] = dict(
-            n_negatives=n_negatives, n_anchors=n_anchors, fit_size=fit_size, redraws=redraws, t=t, beta=beta,
-            hcl_beta=hcl_beta, prior=prior,
-        )  # fmt: skip
+            n_negatives=n_negatives,
+            n_anchors=n_anchors,
+            fit_size=fit_size,
+            redraws=redraws,
+            t=t,
+            beta=beta,
+            hcl_beta=hcl_beta,
+            prior=prior,
+        )
         self._records: list[ProbeRecord] = []
         self._pending: list[tuple[int, np.ndarray]] = []
 
@@ -1014,6 +1152,15 @@ class ScoreProbe:
                 z = 1.959963984540054
                 centre = (p + z * z / (2 * m)) / (1 + z * z / m)
                 half = z * math.sqrt(p * (1 - p) / m + z * z / (4 * m * m)) / (1 + z * z / m)
-                rows.append(dict(epoch=r.epoch, bin=b, predicted=float(pred[idx].mean()), observed=float(p), n=int(m),
-                                 ci_low=centre - half, ci_high=centre + half))  # fmt: skip
+                rows.append(
+                    dict(
+                        epoch=r.epoch,
+                        bin=b,
+                        predicted=float(pred[idx].mean()),
+                        observed=float(p),
+                        n=int(m),
+                        ci_low=centre - half,
+                        ci_high=centre + half,
+                    )
+                )
         return pd.DataFrame(rows)

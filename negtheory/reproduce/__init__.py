@@ -18,7 +18,14 @@ from __future__ import annotations
 from .report_refresh import refresh_report
 from .verdicts import distinct_verdicts, strict_markdown, strict_tally, strict_verdicts
 
-__all__ = ["REPRODUCTIONS", "strict_verdicts", "distinct_verdicts", "strict_tally", "strict_markdown", "refresh_report"]
+__all__ = [
+    "REPRODUCTIONS",
+    "strict_verdicts",
+    "distinct_verdicts",
+    "strict_tally",
+    "strict_markdown",
+    "refresh_report",
+]
 
 #: command name -> module implementing it (imported only when the command is used or listed)
 REPRODUCTIONS: dict[str, str] = {

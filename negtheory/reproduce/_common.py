@@ -31,7 +31,9 @@ def resolve_device(device: str, name: str = "device") -> str:
     if device == "auto":
         return "cuda" if cuda_available() else "cpu"
     if device == "cuda" and not cuda_available():
-        raise ValueError(f"{name} cuda: torch sees no CUDA device on this machine (use cpu, or auto to pick one)")
+        raise ValueError(
+            f"{name} cuda: torch sees no CUDA device on this machine (use cpu, or auto to pick one)"
+        )
     return device
 
 
@@ -80,7 +82,9 @@ def add_format_argument(p) -> None:
 def add_output_arguments(p, default, what: str) -> None:
     """``--out`` (default ``default``; ``what`` names the files written there) and ``--quiet``."""
     p.add_argument(
-        "--out", default=str(default), help=f"output folder for {what}; finished runs are kept in OUT/runs/ and reused"
+        "--out",
+        default=str(default),
+        help=f"output folder for {what}; finished runs are kept in OUT/runs/ and reused",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
@@ -90,8 +94,12 @@ def add_executor_arguments(p, jobs: bool = True) -> None:
     from .._cli_common import integer, real
 
     if jobs:
-        p.add_argument("--jobs", type=integer(1), default=1,
-                       help="parallel worker processes (local) or workers of the local Dask cluster (--executor dask)")  # fmt: skip
+        p.add_argument(
+            "--jobs",
+            type=integer(1),
+            default=1,
+            help="parallel worker processes (local) or workers of the local Dask cluster (--executor dask)",
+        )
     p.add_argument(
         "--executor",
         default="local",
@@ -100,7 +108,12 @@ def add_executor_arguments(p, jobs: bool = True) -> None:
         "ADDRESS: the Dask scheduler there (e.g. tcp://host:8786). Every job is seeded by its own (run, seed), so the "
         "CSV is the same wherever it runs; finished jobs are kept in OUT/runs/ and reused",
     )
-    p.add_argument("--dask-timeout", type=real(0.0, lo_open=True), default=10.0, help="seconds to wait for the scheduler")
+    p.add_argument(
+        "--dask-timeout",
+        type=real(0.0, lo_open=True),
+        default=10.0,
+        help="seconds to wait for the scheduler",
+    )
 
 
 def open_executor(executor="local", jobs: int = 1, timeout: float = 10.0):
@@ -118,10 +131,15 @@ def open_executor(executor="local", jobs: int = 1, timeout: float = 10.0):
         try:
             import distributed
         except ImportError:
-            raise ImportError(f"executor {executor!r} requires dask ({INSTALL_HINT.format(extra='dask')})") from None
+            raise ImportError(
+                f"executor {executor!r} requires dask ({INSTALL_HINT.format(extra='dask')})"
+            ) from None
         if executor == "dask":
             cluster = distributed.LocalCluster(
-                n_workers=max(int(jobs), 1), threads_per_worker=1, processes=True, dashboard_address=None
+                n_workers=max(int(jobs), 1),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
             )
             client = distributed.Client(cluster)
 
@@ -145,10 +163,19 @@ def connect_executor(args) -> tuple:
     try:
         return open_executor(spec, getattr(args, "jobs", 1), getattr(args, "dask_timeout", 10.0))
     except ImportError:
-        raise CommandError(f"--executor dask|ADDRESS requires dask ({INSTALL_HINT.format(extra='dask')})", exit_code=1) from None
-    except (OSError, ValueError, TypeError) as exc:  # refused, timed out (TimeoutError is an OSError), bad address
+        raise CommandError(
+            f"--executor dask|ADDRESS requires dask ({INSTALL_HINT.format(extra='dask')})",
+            exit_code=1,
+        ) from None
+    except (
+        OSError,
+        ValueError,
+        TypeError,
+    ) as exc:  # refused, timed out (TimeoutError is an OSError), bad address
         reason = " ".join(str(exc).split()) or type(exc).__name__
-        raise CommandError(f"--executor {spec}: no Dask scheduler answered ({reason})", exit_code=1) from None
+        raise CommandError(
+            f"--executor {spec}: no Dask scheduler answered ({reason})", exit_code=1
+        ) from None
 
 
 _SHARED = None  # the shared argument of the jobs of a local worker process (set by its initializer)
@@ -192,7 +219,10 @@ def run_jobs(fn, shared, tasks, *, executor="local", jobs: int = 1, timeout: flo
 
                 ctx = mp.get_context("spawn")
                 with cf.ProcessPoolExecutor(
-                    min(jobs, len(tasks)), mp_context=ctx, initializer=_set_shared, initargs=(shared,)
+                    min(jobs, len(tasks)),
+                    mp_context=ctx,
+                    initializer=_set_shared,
+                    initargs=(shared,),
                 ) as pool:
                     futs = {pool.submit(_call_shared, fn, t): i for i, t in enumerate(tasks)}
                     for fut in cf.as_completed(futs):

@@ -34,7 +34,9 @@ def add_reproduce_parser(subparsers) -> argparse.ArgumentParser:
     )
     rsub = p.add_subparsers(dest="reproduction", required=True, metavar="NAME")
     for name, mod in _available().items():
-        q = rsub.add_parser(name, help=mod.HELP, description=mod.HELP, formatter_class=HelpFormatter)
+        q = rsub.add_parser(
+            name, help=mod.HELP, description=mod.HELP, formatter_class=HelpFormatter
+        )
         mod.add_arguments(q)
         q.set_defaults(func=mod.run)
     return p

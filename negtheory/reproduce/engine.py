@@ -155,9 +155,13 @@ def execute(
         bar = tqdm(total=len(specs), initial=len(specs) - len(todo), desc=plan.desc, unit="run")
     try:
         if todo:
-            todo.sort(key=lambda i: specs[i].cost, reverse=True)  # longest first (stable: ties keep plan order)
+            todo.sort(
+                key=lambda i: specs[i].cost, reverse=True
+            )  # longest first (stable: ties keep plan order)
             tasks = [specs[i].task for i in todo]
-            for j, result in run_jobs(plan.worker, plan.load(), tasks, executor=executor, jobs=jobs):
+            for j, result in run_jobs(
+                plan.worker, plan.load(), tasks, executor=executor, jobs=jobs
+            ):
                 i = todo[j]
                 text, results[i] = _through_json(result)
                 if cache is not None and specs[i].name is not None:

@@ -65,7 +65,17 @@ if TYPE_CHECKING:
 
 HELP = "MF with BPR and the thesis's contrastive losses on Gowalla's standard split, beside the published ladder"
 
-__all__ = ["HELP", "RUNGS", "LADDER", "ABLATIONS", "PUBLISHED", "add_arguments", "run", "benchmark", "rung_specs"]
+__all__ = [
+    "HELP",
+    "RUNGS",
+    "LADDER",
+    "ABLATIONS",
+    "PUBLISHED",
+    "add_arguments",
+    "run",
+    "benchmark",
+    "rung_specs",
+]
 
 #: published (recall@20, NDCG@20, source) on the NGCF / LightGCN Gowalla split
 PUBLISHED: dict[str, tuple[float, float, str]] = {
@@ -148,70 +158,103 @@ ABLATIONS: dict[str, tuple[dict[str, Any], dict[str, Any], int, str]] = {
 # config is not published), for CCL (the pipeline's control) and the thesis's InfoNCE: the -decay20 rung with its
 # model replaced (30 epochs by default)
 ABLATIONS.update(
-    {f"{b}-released-model": (_MFCCL_MODEL, ABLATIONS[b][1], 30, ABLATIONS[b][3])
-     for b in ("ccl-n800-simplex-adam-decay20", "infonce-n800-simplex-adam-decay20")}
-)  # fmt: skip
+    {
+        f"{b}-released-model": (_MFCCL_MODEL, ABLATIONS[b][1], 30, ABLATIONS[b][3])
+        for b in ("ccl-n800-simplex-adam-decay20", "infonce-n800-simplex-adam-decay20")
+    }
+)
 # ... and the released run's whole learning-rate schedule and length, read off its public log (not chosen on any split
 # of this pipeline): lr 1e-4 for epochs 1-19, 1e-5 for 20-30, 1e-6 from 31, 40 epochs (its best test epoch is 39);
 # the -released-model rungs with their single cut after epoch 20 replaced by the log's two cuts
 ABLATIONS.update(
-    {f"{b}-cut19-30-released-model": (_MFCCL_MODEL, ABLATIONS[b][1], 40, ABLATIONS[b][3])
-     for b in ("ccl-n800-simplex-adam", "infonce-n800-simplex-adam")}
-)  # fmt: skip
+    {
+        f"{b}-cut19-30-released-model": (_MFCCL_MODEL, ABLATIONS[b][1], 40, ABLATIONS[b][3])
+        for b in ("ccl-n800-simplex-adam", "infonce-n800-simplex-adam")
+    }
+)
 
 # ... and the released code's gradient clipping (total norm <= 10 before each step; the BaseModel of RecBox/DEEM) on
 # the two -released-model schedules: active at the start, where this model's tiny initial entries (N(0, 1e-4^2)) and
 # the cosine make the gradient's norm about 100 (measured: above 10 for most of the first 1 100 of 3 165 steps)
 ABLATIONS.update(
-    {f"{b}-clip10": ABLATIONS[b]
-     for b in ("ccl-n800-simplex-adam-decay20-released-model", "infonce-n800-simplex-adam-decay20-released-model",
-               "ccl-n800-simplex-adam-cut19-30-released-model", "infonce-n800-simplex-adam-cut19-30-released-model")}
-)  # fmt: skip
+    {
+        f"{b}-clip10": ABLATIONS[b]
+        for b in (
+            "ccl-n800-simplex-adam-decay20-released-model",
+            "infonce-n800-simplex-adam-decay20-released-model",
+            "ccl-n800-simplex-adam-cut19-30-released-model",
+            "infonce-n800-simplex-adam-cut19-30-released-model",
+        )
+    }
+)
 
 # ... and the released code's sampler on the full released protocol (model, clipping, schedule): each row's 800
 # negatives drawn i.i.d. uniformly from the whole catalogue, the user's training items (the row's positive among
 # them) not removed -- the RecBox/DEEM data generator's np.random.choice(num_items, ...) with its ignore_pos_items
 # option unset, as in the released configuration (CatalogueUniform); every other rung draws RNS, which removes them
 ABLATIONS.update(
-    {f"{b}-released-sampler": ABLATIONS[b]
-     for b in ("ccl-n800-simplex-adam-cut19-30-released-model-clip10",
-               "infonce-n800-simplex-adam-cut19-30-released-model-clip10")}
-)  # fmt: skip
+    {
+        f"{b}-released-sampler": ABLATIONS[b]
+        for b in (
+            "ccl-n800-simplex-adam-cut19-30-released-model-clip10",
+            "infonce-n800-simplex-adam-cut19-30-released-model-clip10",
+        )
+    }
+)
 # ... and, on top, the released code's positive term relu(1 - s) (CCL(positive_hinge=True)): the same as 1 - s on a
 # cosine, but the released model's inverted dropout of the user vector lets a positive's score exceed 1, where the
 # hinge stops pulling it
 #: the suffix of the whole released protocol (model, clipping, schedule, sampler), shared by its rungs
 _RS_PROTOCOL = "n800-simplex-adam-cut19-30-released-model-clip10-released-sampler"
 _RS = f"ccl-{_RS_PROTOCOL}"
-ABLATIONS[f"{_RS}-hinge"] = (ABLATIONS[_RS][0], {**ABLATIONS[_RS][1], "positive_hinge": True}, *ABLATIONS[_RS][2:])
+ABLATIONS[f"{_RS}-hinge"] = (
+    ABLATIONS[_RS][0],
+    {**ABLATIONS[_RS][1], "positive_hinge": True},
+    *ABLATIONS[_RS][2:],
+)
 # ... and the thesis's other contrastive losses under that whole released protocol (the InfoNCE rung above with its
 # loss replaced): DCL and HCL at tau+ = 0.001 (the order of Gowalla's share of a user's positives among the items, fixed
 # from the training data before any run; the thesis's 0.06 collapses both here) and BCL at its thesis defaults, each
 # at the released run's 800 negatives a row
 _RS_INFONCE = ABLATIONS[f"infonce-{_RS_PROTOCOL}"]
 ABLATIONS.update(
-    {f"{b}-{_RS_PROTOCOL}": (_RS_INFONCE[0], {**(ABLATIONS[b] if b in ABLATIONS else RUNGS[b])[1], "negatives": 800},
-                             *_RS_INFONCE[2:])
-     for b in ("dcl-tau0.001", "hcl-tau0.001", "bcl")}
-)  # fmt: skip
+    {
+        f"{b}-{_RS_PROTOCOL}": (
+            _RS_INFONCE[0],
+            {**(ABLATIONS[b] if b in ABLATIONS else RUNGS[b])[1], "negatives": 800},
+            *_RS_INFONCE[2:],
+        )
+        for b in ("dcl-tau0.001", "hcl-tau0.001", "bcl")
+    }
+)
 # ... and the ladder's top published rung itself: LightGCN as its release trains it on this split (3 layers, d = 64,
 # initial entries N(0, 0.1^2), BPR with one uniform negative, Adam lr 1e-3, batch 2048, the L2 1e-4 of the batch's
 # layer-0 embeddings, 1 000 epochs: the release's defaults and its Gowalla command), the whole graph propagated at every
 # step. One difference is kept: an epoch here is a shuffled pass over the training pairs, where the release draws as many
 # (user, positive) pairs with the user uniform, so a heavy user is drawn no more often than a light one
-ABLATIONS["lightgcn"] = ({"kind": "LightGCN", "dim": 64, "layers": 3}, {"kind": "BPR"}, 1000, "LightGCN")
+ABLATIONS["lightgcn"] = (
+    {"kind": "LightGCN", "dim": 64, "layers": 3},
+    {"kind": "BPR"},
+    1000,
+    "LightGCN",
+)
 #: rungs whose negatives are drawn per row from the whole catalogue (CatalogueUniform, the released MF-CCL sampler)
 CATALOGUE: frozenset[str] = frozenset(r for r in ABLATIONS if "-released-sampler" in r)
 
 #: rungs trained with another optimiser than the ladder's (the keys it changes)
 _SIMPLEX_ADAM = {"lr": 1e-4, "batch_size": 256, "weight_decay": 1e-8}
 _OPTIMIZER_OF: dict[str, dict[str, Any]] = {
-    r: {**_SIMPLEX_ADAM, "milestones": (20,)} if "-decay20" in r
-    else {**_SIMPLEX_ADAM, "milestones": (19, 30)} if "-cut19-30" in r
+    r: {**_SIMPLEX_ADAM, "milestones": (20,)}
+    if "-decay20" in r
+    else {**_SIMPLEX_ADAM, "milestones": (19, 30)}
+    if "-cut19-30" in r
     else _SIMPLEX_ADAM
-    for r in ABLATIONS if "-simplex-adam" in r
-}  # fmt: skip
-_OPTIMIZER_OF.update({r: {**o, "max_grad_norm": 10.0} for r, o in _OPTIMIZER_OF.items() if "-clip10" in r})
+    for r in ABLATIONS
+    if "-simplex-adam" in r
+}
+_OPTIMIZER_OF.update(
+    {r: {**o, "max_grad_norm": 10.0} for r, o in _OPTIMIZER_OF.items() if "-clip10" in r}
+)
 
 #: rungs whose negatives are shared by a batch's rows (every other rung: RNS on the model's device)
 SHARED: frozenset[str] = frozenset(r for r in ABLATIONS if "-shared-" in r)
@@ -220,7 +263,13 @@ SHARED: frozenset[str] = frozenset(r for r in ABLATIONS if "-shared-" in r)
 LADDER: tuple[str, ...] = tuple(RUNGS)
 RUNGS.update(ABLATIONS)
 
-_OPTIMIZER = {"kind": "Adam", "lr": 1e-3, "batch_size": 2048, "weight_decay": 1e-4, "penalty": "batch"}
+_OPTIMIZER = {
+    "kind": "Adam",
+    "lr": 1e-3,
+    "batch_size": 2048,
+    "weight_decay": 1e-4,
+    "penalty": "batch",
+}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -231,27 +280,65 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p : argparse.ArgumentParser
         The subcommand's parser (options added in place).
     """
-    p.add_argument("--data", required=True,
-                   help="folder with the release's train.txt and test.txt (or .gz): one line per user, user id then item ids")  # fmt: skip
-    p.add_argument("--rungs", nargs="+", choices=list(RUNGS), default=list(LADDER),
-                   help=f"the rungs to run (default: the ladder, {' '.join(LADDER)}; the ablations "
-                        f"{', '.join(ABLATIONS)} only when named)")  # fmt: skip
-    p.add_argument("--seeds", type=integer(1), default=3, help="seeds per rung (mean and 95%% interval)")
-    p.add_argument("--epochs", type=integer(1), default=None,
-                   help="override every rung's epochs (defaults: bpr 400, the others 150)")  # fmt: skip
-    p.add_argument("--eval-every", type=integer(1), default=5, help="rank validation and test every this many epochs")
-    p.add_argument("--valid-fraction", type=real(0.0, 1.0, hi_open=True), default=0.05,
-                   help="share of the training pairs held out for model selection; 0: the refit protocol "
-                        "(train on every training pair for the fixed --epochs, report the final epoch)")  # fmt: skip
-    p.add_argument("--time-budget", type=real(0.0, lo_open=True), default=None,
-                   help="seconds per run: stop at the first evaluation past it (default: none)")  # fmt: skip
-    p.add_argument("--device", default="auto", help="cpu, cuda or auto (default auto: cuda when available)")
-    p.add_argument("--quick", action="store_true", help="a smoke run: 2 epochs per rung, 1 seed, dim 8, 8 negatives")
-    p.add_argument("--checkpoints", action="store_true",
-                   help="keep each run's training state in OUT/checkpoints (saved at every evaluation): rerunning the "
-                        "command resumes a stopped run, and with a larger --epochs continues a finished one")  # fmt: skip
+    p.add_argument(
+        "--data",
+        required=True,
+        help="folder with the release's train.txt and test.txt (or .gz): one line per user, user id then item ids",
+    )
+    p.add_argument(
+        "--rungs",
+        nargs="+",
+        choices=list(RUNGS),
+        default=list(LADDER),
+        help=f"the rungs to run (default: the ladder, {' '.join(LADDER)}; the ablations "
+        f"{', '.join(ABLATIONS)} only when named)",
+    )
+    p.add_argument(
+        "--seeds", type=integer(1), default=3, help="seeds per rung (mean and 95%% interval)"
+    )
+    p.add_argument(
+        "--epochs",
+        type=integer(1),
+        default=None,
+        help="override every rung's epochs (defaults: bpr 400, the others 150)",
+    )
+    p.add_argument(
+        "--eval-every",
+        type=integer(1),
+        default=5,
+        help="rank validation and test every this many epochs",
+    )
+    p.add_argument(
+        "--valid-fraction",
+        type=real(0.0, 1.0, hi_open=True),
+        default=0.05,
+        help="share of the training pairs held out for model selection; 0: the refit protocol "
+        "(train on every training pair for the fixed --epochs, report the final epoch)",
+    )
+    p.add_argument(
+        "--time-budget",
+        type=real(0.0, lo_open=True),
+        default=None,
+        help="seconds per run: stop at the first evaluation past it (default: none)",
+    )
+    p.add_argument(
+        "--device", default="auto", help="cpu, cuda or auto (default auto: cuda when available)"
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="a smoke run: 2 epochs per rung, 1 seed, dim 8, 8 negatives",
+    )
+    p.add_argument(
+        "--checkpoints",
+        action="store_true",
+        help="keep each run's training state in OUT/checkpoints (saved at every evaluation): rerunning the "
+        "command resumes a stopped run, and with a larger --epochs continues a finished one",
+    )
     add_executor_arguments(p)
-    add_output_arguments(p, default_output("gowalla-benchmark"), "gowalla_benchmark.csv / .md / .png")
+    add_output_arguments(
+        p, default_output("gowalla-benchmark"), "gowalla_benchmark.csv / .md / .png"
+    )
 
 
 def rung_specs(rung: str, quick: bool = False) -> dict[str, Any]:
@@ -279,11 +366,19 @@ def rung_specs(rung: str, quick: bool = False) -> dict[str, Any]:
         model["dim"] = 8
         loss["negatives"] = min(loss.get("negatives", 1), 8)
         opt["batch_size"] = 256
-    sampler = ({"kind": "SharedUniform"} if rung in SHARED
-               else {"kind": "CatalogueUniform", "on_device": True} if rung in CATALOGUE
-               else {"kind": "RNS", "on_device": True})  # fmt: skip
-    return dict(model=spec_from_dict(model), loss=spec_from_dict(loss), sampler=spec_from_dict(sampler),
-                optimizer=spec_from_dict(opt))  # fmt: skip
+    sampler = (
+        {"kind": "SharedUniform"}
+        if rung in SHARED
+        else {"kind": "CatalogueUniform", "on_device": True}
+        if rung in CATALOGUE
+        else {"kind": "RNS", "on_device": True}
+    )
+    return dict(
+        model=spec_from_dict(model),
+        loss=spec_from_dict(loss),
+        sampler=spec_from_dict(sampler),
+        optimizer=spec_from_dict(opt),
+    )
 
 
 def _job(base, task) -> dict[str, Any]:
@@ -299,15 +394,29 @@ def _job(base, task) -> dict[str, Any]:
     rung, seed, epochs, every, valid_fraction, budget, device, quick, ck_dir = task
     data = base.with_validation(valid_fraction, rng=seed)
     # valid_fraction 0 (the refit protocol): nothing held out, so no selection; the final epoch is the row.
-    ev = Evaluation(every=every, ks=(20,), on="both" if valid_fraction > 0 else "test", monitor="recall@20")
+    ev = Evaluation(
+        every=every, ks=(20,), on="both" if valid_fraction > 0 else "test", monitor="recall@20"
+    )
     cbs = [TimeBudget(budget)] if budget else []
     if device != "cpu" and torch.cuda.is_available():
         torch.cuda.reset_peak_memory_stats()
     t0 = time.perf_counter()
     # a run's state file, shared by every --epochs of the same (rung, seed, split): a longer run continues a shorter one
-    ck = os.path.join(ck_dir, f"{rung}_seed{seed}_v{valid_fraction}{'_quick' if quick else ''}.pt") if ck_dir else None
-    res = fit(data, **rung_specs(rung, quick), epochs=epochs, evaluation=ev, rng=seed, callbacks=cbs, device=device,
-              checkpoint=ck)  # fmt: skip
+    ck = (
+        os.path.join(ck_dir, f"{rung}_seed{seed}_v{valid_fraction}{'_quick' if quick else ''}.pt")
+        if ck_dir
+        else None
+    )
+    res = fit(
+        data,
+        **rung_specs(rung, quick),
+        epochs=epochs,
+        evaluation=ev,
+        rng=seed,
+        callbacks=cbs,
+        device=device,
+        checkpoint=ck,
+    )
     wall = time.perf_counter() - t0
     hist = res.history  # one row per evaluation, each with the test metrics
     best_epoch = res.best_epoch if res.best_epoch is not None else hist[-1]["epoch"]
@@ -316,21 +425,38 @@ def _job(base, task) -> dict[str, Any]:
     last = hist[-1]
     cuda = str(res.config.get("device", "")).startswith("cuda")
     return dict(
-        rung=rung, seed=seed, epochs_run=last["epoch"], epochs_planned=epochs, best_epoch=best_epoch,
+        rung=rung,
+        seed=seed,
+        epochs_run=last["epoch"],
+        epochs_planned=epochs,
+        best_epoch=best_epoch,
         valid_fraction=valid_fraction,
         time_budget_hit=bool(last.get("time_budget_hit", False)),
-        valid_recall20=best.get("valid_recall@20", float("nan")), recall20=best["test_recall@20"], ndcg20=best["test_ndcg@20"],
-        max_recall20=top["test_recall@20"], max_ndcg20=max(h["test_ndcg@20"] for h in hist),
-        final_recall20=last["test_recall@20"], final_ndcg20=last["test_ndcg@20"],
+        valid_recall20=best.get("valid_recall@20", float("nan")),
+        recall20=best["test_recall@20"],
+        ndcg20=best["test_ndcg@20"],
+        max_recall20=top["test_recall@20"],
+        max_ndcg20=max(h["test_ndcg@20"] for h in hist),
+        final_recall20=last["test_recall@20"],
+        final_ndcg20=last["test_ndcg@20"],
         # the epochs trained in this call: a resumed run's earlier epochs ran in another process
-        seconds=wall, seconds_per_epoch=wall / max(last["epoch"] - res.resumed_from, 1), resumed_from=res.resumed_from,
+        seconds=wall,
+        seconds_per_epoch=wall / max(last["epoch"] - res.resumed_from, 1),
+        resumed_from=res.resumed_from,
         device=res.config.get("device"),
         peak_gpu_gb=torch.cuda.max_memory_allocated() / 2**30 if cuda else None,
         peak_rss_gb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
         # (epoch, valid recall@20, test recall@20, that epoch's mean training loss) per evaluation
-        curve=[(h["epoch"], h.get("valid_recall@20", float("nan")), h["test_recall@20"], h.get("loss", float("nan")))
-               for h in hist],  # fmt: skip
-    )  # fmt: skip
+        curve=[
+            (
+                h["epoch"],
+                h.get("valid_recall@20", float("nan")),
+                h["test_recall@20"],
+                h.get("loss", float("nan")),
+            )
+            for h in hist
+        ],
+    )
 
 
 def benchmark(
@@ -398,11 +524,25 @@ def benchmark(
     for r in rungs:
         n_ep = epochs if epochs is not None else (2 if quick else RUNGS[r][2])
         for s in range(seeds):
-            task = (r, s, n_ep, eval_every, valid_fraction, time_budget, device, quick,
-                    None if checkpoint_dir is None else os.fspath(checkpoint_dir))  # fmt: skip
+            task = (
+                r,
+                s,
+                n_ep,
+                eval_every,
+                valid_fraction,
+                time_budget,
+                device,
+                quick,
+                None if checkpoint_dir is None else os.fspath(checkpoint_dir),
+            )
             name = f"{r}_seed{s}_ep{n_ep}_ev{eval_every}_v{valid_fraction}_b{time_budget}{'_quick' if quick else ''}.json"
             specs.append(RunSpec(key=(r,), replicate=s, task=task, name=name, cost=float(n_ep)))
-    plan = Plan(tuple(specs), _job, lambda: thesis_split("gowalla-lightgcn", data_dir), desc="Gowalla ladder")
+    plan = Plan(
+        tuple(specs),
+        _job,
+        lambda: thesis_split("gowalla-lightgcn", data_dir),
+        desc="Gowalla ladder",
+    )
     rows = execute(plan, cache_dir=cache_dir, executor=executor, jobs=jobs, progress=progress)
     return pd.DataFrame(rows)
 
@@ -426,8 +566,15 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
     for rung, g in df.groupby("rung", sort=False):
         pub = RUNGS[rung][3]
         pr, pn, src = PUBLISHED[pub]
-        row = dict(rung=rung, seeds=len(g), epochs_run=f"{g.epochs_run.min()}-{g.epochs_run.max()}",
-                   published=pub, published_recall20=pr, published_ndcg20=pn, source=src)  # fmt: skip
+        row = dict(
+            rung=rung,
+            seeds=len(g),
+            epochs_run=f"{g.epochs_run.min()}-{g.epochs_run.max()}",
+            published=pub,
+            published_recall20=pr,
+            published_ndcg20=pn,
+            source=src,
+        )
         for col in ("recall20", "ndcg20", "max_recall20", "max_ndcg20", "seconds_per_epoch"):
             row[col] = float(g[col].mean())
             row[col + "_ci"] = t_half_width(g[col]) if len(g) > 1 else float("nan")
@@ -455,9 +602,16 @@ def markdown(summary: pd.DataFrame, args_line: str, refit: bool = False) -> str:
 
     ``refit``: the rows come from the refit protocol (``--valid-fraction 0``: final epoch, nothing held out).
     """
-    how = (["Test metrics at the final epoch of a fixed count, trained on every training pair (the refit protocol,",
-            "--valid-fraction 0: nothing held out, no selection);"] if refit else
-           ["Test metrics at the epoch of best validation recall@20 (validation carved from train, not trained on);"])  # fmt: skip
+    how = (
+        [
+            "Test metrics at the final epoch of a fixed count, trained on every training pair (the refit protocol,",
+            "--valid-fraction 0: nothing held out, no selection);",
+        ]
+        if refit
+        else [
+            "Test metrics at the epoch of best validation recall@20 (validation carved from train, not trained on);"
+        ]
+    )
     lines = [
         "# MF on Gowalla's standard split (NGCF / LightGCN release) beside the published ladder",
         "",
@@ -476,7 +630,11 @@ def markdown(summary: pd.DataFrame, args_line: str, refit: bool = False) -> str:
             f"{_cell(r.max_recall20, r.max_recall20_ci)} | {r.published}: {r.published_recall20:.4f} / {r.published_ndcg20:.4f} | "
             f"{100 * r.relative_gap:+.1f} % | {r.seconds_per_epoch:.2f} | {_memory(r)} |"
         )
-    lines += ["", "Published: " + "; ".join(f"{k} {v[0]:.4f} / {v[1]:.4f} ({v[2]})" for k, v in PUBLISHED.items())]
+    lines += [
+        "",
+        "Published: "
+        + "; ".join(f"{k} {v[0]:.4f} / {v[1]:.4f} ({v[2]})" for k, v in PUBLISHED.items()),
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -509,7 +667,9 @@ def run(args: argparse.Namespace) -> int:
 
     data = Path(args.data)
     if not data.is_dir():
-        raise ValueError(f"--data: {data} is not a folder (it must hold the release's train.txt and test.txt)")
+        raise ValueError(
+            f"--data: {data} is not a folder (it must hold the release's train.txt and test.txt)"
+        )
     out = output_dir(args.out, "--out")
     seeds = 1 if args.quick else args.seeds
     ck_dir = None
@@ -518,18 +678,34 @@ def run(args: argparse.Namespace) -> int:
         ck_dir.mkdir(exist_ok=True)
     executor, close = connect_executor(args)
     try:
-        df = benchmark(data, args.rungs, seeds, epochs=args.epochs, eval_every=args.eval_every,
-                       valid_fraction=args.valid_fraction, time_budget=args.time_budget, device=args.device,
-                       quick=args.quick, executor=executor, jobs=args.jobs, cache_dir=out / "runs",
-                       progress=not args.quiet, checkpoint_dir=ck_dir)  # fmt: skip
+        df = benchmark(
+            data,
+            args.rungs,
+            seeds,
+            epochs=args.epochs,
+            eval_every=args.eval_every,
+            valid_fraction=args.valid_fraction,
+            time_budget=args.time_budget,
+            device=args.device,
+            quick=args.quick,
+            executor=executor,
+            jobs=args.jobs,
+            cache_dir=out / "runs",
+            progress=not args.quiet,
+            checkpoint_dir=ck_dir,
+        )
     finally:
         close()
     df.drop(columns=["curve"]).to_csv(out / "gowalla_benchmark_runs.csv", index=False)
     summ = summarise(df)
     summ.to_csv(out / "gowalla_benchmark.csv", index=False)
-    line = (f"negtheory reproduce gowalla-benchmark --rungs {' '.join(args.rungs)} --seeds {seeds} --eval-every {args.eval_every} "
-            f"--valid-fraction {args.valid_fraction}" + (f" --epochs {args.epochs}" if args.epochs else "")
-            + (f" --time-budget {args.time_budget:g}" if args.time_budget else "") + (" --quick" if args.quick else ""))  # fmt: skip
+    line = (
+        f"negtheory reproduce gowalla-benchmark --rungs {' '.join(args.rungs)} --seeds {seeds} --eval-every {args.eval_every} "
+        f"--valid-fraction {args.valid_fraction}"
+        + (f" --epochs {args.epochs}" if args.epochs else "")
+        + (f" --time-budget {args.time_budget:g}" if args.time_budget else "")
+        + (" --quick" if args.quick else "")
+    )
     refit = args.valid_fraction == 0
     text = markdown(summ, line, refit)
     (out / "gowalla_benchmark.md").write_text(text)
@@ -538,16 +714,26 @@ def run(args: argparse.Namespace) -> int:
     x = range(len(summ))
     ci = summ.recall20_ci
     band = "mean ± 95 % CI" if ci.notna().any() else "1 seed: no interval"
-    ax1.bar(x, summ.recall20, yerr=ci.fillna(0) if ci.notna().any() else None, capsize=3, color="C0",
-            label=f"measured at the {'final' if refit else 'best validation'} epoch ({band})")  # fmt: skip
-    ax1.scatter(x, summ.published_recall20, marker="_", s=600, color="C3", zorder=3, label="published")
+    ax1.bar(
+        x,
+        summ.recall20,
+        yerr=ci.fillna(0) if ci.notna().any() else None,
+        capsize=3,
+        color="C0",
+        label=f"measured at the {'final' if refit else 'best validation'} epoch ({band})",
+    )
+    ax1.scatter(
+        x, summ.published_recall20, marker="_", s=600, color="C3", zorder=3, label="published"
+    )
     ax1.set_ylim(0, 1.25 * max(summ.published_recall20.max(), summ.recall20.max()))
     ax1.set_xticks(list(x), summ.rung, rotation=30)
     ax1.set_ylabel("test recall@20")
     ax1.set_title("Gowalla (LightGCN split): MF ladder")
     ax1.legend(fontsize=8, loc="upper center", ncols=1)
     for rung, g in df.groupby("rung", sort=False):
-        ep, va, te = list(zip(*g.iloc[0].curve))[:3]  # runs stored before the loss was recorded have 3 columns
+        ep, va, te = list(zip(*g.iloc[0].curve))[
+            :3
+        ]  # runs stored before the loss was recorded have 3 columns
         (line,) = ax2.plot(ep, te, label=f"{rung} (seed {g.iloc[0].seed})")
         ax2.plot(ep, va, ls="--", color=line.get_color(), lw=0.8)
     ax2.set_xlabel("epoch")
@@ -557,6 +743,8 @@ def run(args: argparse.Namespace) -> int:
     ax2.grid(alpha=0.3)
     fig.savefig(out / "gowalla_benchmark.png", dpi=110)
     print(text)
-    print(f"wrote {out / 'gowalla_benchmark.csv'}, {out / 'gowalla_benchmark_runs.csv'}, {out / 'gowalla_benchmark.md'}, "
-          f"{out / 'gowalla_benchmark.png'} (finished runs kept in {out / 'runs'})")  # fmt: skip
+    print(
+        f"wrote {out / 'gowalla_benchmark.csv'}, {out / 'gowalla_benchmark_runs.csv'}, {out / 'gowalla_benchmark.md'}, "
+        f"{out / 'gowalla_benchmark.png'} (finished runs kept in {out / 'runs'})"
+    )
     return 0

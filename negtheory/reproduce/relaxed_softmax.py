@@ -45,7 +45,15 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from .._cli_common import OUTPUT_ROOT, CommandError, committed_dir, default_output, integer, output_dir, real
+from .._cli_common import (
+    OUTPUT_ROOT,
+    CommandError,
+    committed_dir,
+    default_output,
+    integer,
+    output_dir,
+    real,
+)
 from ._common import add_executor_arguments, connect_executor
 from .relaxed_softmax_report import (  # noqa: F401  (re-exported: the names of this module before issue 32)
     ABLATION_FACTORS,
@@ -74,9 +82,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-HELP = (
-    "Relaxed Softmax & Boltzmann sampling (Tanielian & Vasile): Fig. 2 temperature sweep, Fig. 3/4 MLE vs RS, Fig. 5 six methods"
-)
+HELP = "Relaxed Softmax & Boltzmann sampling (Tanielian & Vasile): Fig. 2 temperature sweep, Fig. 3/4 MLE vs RS, Fig. 5 six methods"
 
 #: temperature grid of the T* ablation: brackets the paper's T* = 0.75 (and the 0.1-0.2 found at 100 items) finely
 TSTAR_GRID = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 3.0)
@@ -166,44 +172,98 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="tiny grids (16 x 16 items, 25 steps): a smoke test (20 s on 2 free cores, a minute on busy ones; figures marked QUICK)",
     )
-    size.add_argument("--full", action="store_true", help="the paper's sizes (1000 x 1000 items, 300 000 pairs; hours, GPU advised)")  # fmt: skip
-    parser.add_argument("--seeds", type=integer(1), default=None, help="seeds per configuration (default: 2 quick, 5 default, 10 full)")  # fmt: skip
+    size.add_argument(
+        "--full",
+        action="store_true",
+        help="the paper's sizes (1000 x 1000 items, 300 000 pairs; hours, GPU advised)",
+    )
+    parser.add_argument(
+        "--seeds",
+        type=integer(1),
+        default=None,
+        help="seeds per configuration (default: 2 quick, 5 default, 10 full)",
+    )
     parser.add_argument(
         "--out",
         default=None,
         help=f"folder for the CSVs and the markdown summary, created if missing (default: {OUTPUT_ROOT}/relaxed_softmax, "
         "relaxed_softmax_quick or relaxed_softmax_full by size)",
     )
-    parser.add_argument("--figures", default=None, help="folder for the PNG figures (default: the --out folder)")
-    parser.add_argument("--update-committed", action="store_true",
-                        help="write the committed results of the source checkout (notebooks/data/relaxed_softmax/, figures/)")  # fmt: skip
-    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"), help="torch device (auto: CUDA when present)")  # fmt: skip
-    parser.add_argument("--task-seed", type=integer(0), default=0, help="seed of the mixture components")
-    parser.add_argument("--experiments", nargs="+", choices=EXPERIMENTS, default=None,
-                        help="run only these experiments (default: all three; e.g. --full --experiments fig2 for the paper-size Fig. 2)")  # fmt: skip
-    parser.add_argument("--steps", type=integer(1), default=None, help="optimiser steps of Fig. 2, 4 and 5 (default: the preset's)")  # fmt: skip
-    parser.add_argument("--temperatures", nargs="+", type=real(0.0, lo_open=True), default=None,
-                        help="temperature grid of Fig. 2 and of --t-star-ablation (default: the preset's)")  # fmt: skip
-    parser.add_argument("--degeneracies", nargs="+", choices=DEGENERACIES, default=None,
-                        help="degeneracies of Fig. 2 and of --t-star-ablation (default: all three)")  # fmt: skip
+    parser.add_argument(
+        "--figures", default=None, help="folder for the PNG figures (default: the --out folder)"
+    )
+    parser.add_argument(
+        "--update-committed",
+        action="store_true",
+        help="write the committed results of the source checkout (notebooks/data/relaxed_softmax/, figures/)",
+    )
+    parser.add_argument(
+        "--device",
+        default="auto",
+        choices=("auto", "cpu", "cuda"),
+        help="torch device (auto: CUDA when present)",
+    )
+    parser.add_argument(
+        "--task-seed", type=integer(0), default=0, help="seed of the mixture components"
+    )
+    parser.add_argument(
+        "--experiments",
+        nargs="+",
+        choices=EXPERIMENTS,
+        default=None,
+        help="run only these experiments (default: all three; e.g. --full --experiments fig2 for the paper-size Fig. 2)",
+    )
+    parser.add_argument(
+        "--steps",
+        type=integer(1),
+        default=None,
+        help="optimiser steps of Fig. 2, 4 and 5 (default: the preset's)",
+    )
+    parser.add_argument(
+        "--temperatures",
+        nargs="+",
+        type=real(0.0, lo_open=True),
+        default=None,
+        help="temperature grid of Fig. 2 and of --t-star-ablation (default: the preset's)",
+    )
+    parser.add_argument(
+        "--degeneracies",
+        nargs="+",
+        choices=DEGENERACIES,
+        default=None,
+        help="degeneracies of Fig. 2 and of --t-star-ablation (default: all three)",
+    )
     parser.add_argument(
         "--t-star-ablation",
         action="store_true",
         help="instead of the figures: does T* move with card(I) = card(J), the embedding size or the number of negatives? "
         "(relaxed_softmax_tstar_ablation.csv / .md / .png)",
     )
-    parser.add_argument("--ablation-factors", nargs="+", choices=ABLATION_FACTORS, default=None,
-                        help="factors of --t-star-ablation (default: all three)")  # fmt: skip
+    parser.add_argument(
+        "--ablation-factors",
+        nargs="+",
+        choices=ABLATION_FACTORS,
+        default=None,
+        help="factors of --t-star-ablation (default: all three)",
+    )
     for opt, key, what in (
         ("--ablation-items", "ablation_items", "card(I) = card(J)"),
         ("--ablation-dims", "ablation_dims", "embedding sizes"),
         ("--ablation-negatives", "ablation_negatives", "RS negatives per pair"),
     ):
-        parser.add_argument(opt, nargs="+", type=integer(1), default=None, dest=key,
-                            help=f"levels of {what} in --t-star-ablation (default: the preset's)")  # fmt: skip
+        parser.add_argument(
+            opt,
+            nargs="+",
+            type=integer(1),
+            default=None,
+            dest=key,
+            help=f"levels of {what} in --t-star-ablation (default: the preset's)",
+        )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     add_executor_arguments(parser)
-    parser.add_argument("--no-progress", action="store_true", dest="no_progress", help=argparse.SUPPRESS)  # deprecated alias
+    parser.add_argument(
+        "--no-progress", action="store_true", dest="no_progress", help=argparse.SUPPRESS
+    )  # deprecated alias
 
 
 # --------------------------------------------------------------------------------------------
@@ -219,21 +279,40 @@ def _density_job(_shared, task: tuple) -> list[dict[str, Any]]:
     from ..relaxed_softmax import MixtureOfGaussiansTask
 
     n_components, n_items, task_seed, loss, kw, config, progress, desc = task
-    mixture = MixtureOfGaussiansTask(n_components, n_context=n_items, n_target=n_items, rng=task_seed)
-    return train_density(mixture, loss, config=DensityConfig(**config), progress=progress, desc=desc, **kw)
+    mixture = MixtureOfGaussiansTask(
+        n_components, n_context=n_items, n_target=n_items, rng=task_seed
+    )
+    return train_density(
+        mixture, loss, config=DensityConfig(**config), progress=progress, desc=desc, **kw
+    )
 
 
-def _stack(n_components: int, n_items: int, task_seed: int, loss: str, kw: dict, config: dict, progress: bool, desc: str):
+def _stack(
+    n_components: int,
+    n_items: int,
+    task_seed: int,
+    loss: str,
+    kw: dict,
+    config: dict,
+    progress: bool,
+    desc: str,
+):
     """The task of one stack of :func:`_density_job`."""
     return (n_components, n_items, task_seed, loss, kw, config, progress, desc)
 
 
 def _inner(progress: bool, executor: Any, jobs: int) -> bool:
     """Progress bars inside the stacks only when they run one after the other in this process."""
-    return bool(progress) and (executor is None or (isinstance(executor, str) and executor == "local")) and jobs == 1
+    return (
+        bool(progress)
+        and (executor is None or (isinstance(executor, str) and executor == "local"))
+        and jobs == 1
+    )
 
 
-def _run_stacks(stacks: Sequence[tuple], progress: bool, desc: str, executor: Any, jobs: int) -> list[list[dict[str, Any]]]:
+def _run_stacks(
+    stacks: Sequence[tuple], progress: bool, desc: str, executor: Any, jobs: int
+) -> list[list[dict[str, Any]]]:
     """Every stack through the reproduce engine (:func:`negtheory.reproduce.engine.execute`), in order.
 
     Each stack is seeded by its seeds and the mixture's seed alone, so the results are the same wherever they run
@@ -242,7 +321,12 @@ def _run_stacks(stacks: Sequence[tuple], progress: bool, desc: str, executor: An
     from .engine import Plan, RunSpec, execute
 
     specs = tuple(RunSpec(key=(t[3], t[-1]), replicate=0, task=t) for t in stacks)
-    return execute(Plan(specs, _density_job, lambda: None, desc=desc), executor=executor, jobs=jobs, progress=progress)
+    return execute(
+        Plan(specs, _density_job, lambda: None, desc=desc),
+        executor=executor,
+        jobs=jobs,
+        progress=progress,
+    )
 
 
 def run_temperature(
@@ -285,16 +369,26 @@ def run_temperature(
 
     bad = [d for d in degeneracies if d not in DEGENERACIES]
     if bad or not degeneracies:
-        raise ValueError(f"degeneracies must be a non-empty subset of {DEGENERACIES}, got {list(degeneracies)!r}")
+        raise ValueError(
+            f"degeneracies must be a non-empty subset of {DEGENERACIES}, got {list(degeneracies)!r}"
+        )
     cfg = dict(batch_size=p["fig2_batch"], steps=p["steps"], prec_k=p["prec_k"], device=device)
     kw = dict(temperatures=p["temperatures"], seeds=seeds, n_pairs=p["fig2_pairs"], ranking=False)
     inner = _inner(progress, executor, jobs)
     stacks = [
-        _stack(50, p["n_items"], task_seed, "rs", dict(kw, degeneracy=deg), cfg, inner, f"RS {deg}") for deg in degeneracies
+        _stack(50, p["n_items"], task_seed, "rs", dict(kw, degeneracy=deg), cfg, inner, f"RS {deg}")
+        for deg in degeneracies
     ]
     rows = []
-    for deg, res in zip(degeneracies, _run_stacks(stacks, progress, "Fig. 2 (degeneracies)", executor, jobs)):
-        rows += [dict(degeneracy=deg, temperature=r["temperature"], seed=r["seed"], kl_joint=r["kl_joint"]) for r in res]
+    for deg, res in zip(
+        degeneracies, _run_stacks(stacks, progress, "Fig. 2 (degeneracies)", executor, jobs)
+    ):
+        rows += [
+            dict(
+                degeneracy=deg, temperature=r["temperature"], seed=r["seed"], kl_joint=r["kl_joint"]
+            )
+            for r in res
+        ]
     return pd.DataFrame(rows, columns=["degeneracy", "temperature", "seed", "kl_joint"])
 
 
@@ -329,7 +423,13 @@ def run_regularisation(
     import pandas as pd
 
     configs = [
-        ("batch_size", b, p["fig3_pairs"], max(1, math.ceil(p["fig3_epochs"] * p["fig3_pairs"] / b))) for b in p["fig3_batches"]
+        (
+            "batch_size",
+            b,
+            p["fig3_pairs"],
+            max(1, math.ceil(p["fig3_epochs"] * p["fig3_pairs"] / b)),
+        )
+        for b in p["fig3_batches"]
     ]
     configs += [("train_size", min(p["fig4_batch"], n), n, p["steps"]) for n in p["fig4_pairs"]]
     methods: tuple[tuple[str, str, dict[str, Any]], ...] = (
@@ -338,26 +438,49 @@ def run_regularisation(
     )
     inner = _inner(progress, executor, jobs)
     stacks = [
-        _stack(50, p["n_items"], task_seed, loss, dict(kw, seeds=seeds, n_pairs=n, ranking=False),
-               dict(batch_size=b, steps=steps, prec_k=p["prec_k"], device=device), inner,
-               f"{method} {exp}={b if exp == 'batch_size' else n}")
+        _stack(
+            50,
+            p["n_items"],
+            task_seed,
+            loss,
+            dict(kw, seeds=seeds, n_pairs=n, ranking=False),
+            dict(batch_size=b, steps=steps, prec_k=p["prec_k"], device=device),
+            inner,
+            f"{method} {exp}={b if exp == 'batch_size' else n}",
+        )
         for exp, b, n, steps in configs
         for method, loss, kw in methods
-    ]  # fmt: skip
+    ]
     results = iter(_run_stacks(stacks, progress, "Fig. 3/4 (MLE vs RS)", executor, jobs))
     rows = []
     for exp, b, n, steps in configs:
         for method, _, _ in methods:
             rows += [
-                dict(experiment=exp, batch_size=b, n_pairs=n, steps=steps, method=method, seed=r["seed"], kl_train=r["kl_emp"],
-                     kl_test=r["kl_true"], kl_joint=r["kl_joint"])
+                dict(
+                    experiment=exp,
+                    batch_size=b,
+                    n_pairs=n,
+                    steps=steps,
+                    method=method,
+                    seed=r["seed"],
+                    kl_train=r["kl_emp"],
+                    kl_test=r["kl_true"],
+                    kl_joint=r["kl_joint"],
+                )
                 for r in next(results)
-            ]  # fmt: skip
+            ]
     return pd.DataFrame(rows)
 
 
 def _method_row(c: int, method: str, r: dict[str, Any]) -> dict[str, Any]:
-    return dict(n_components=c, method=method, seed=r["seed"], kl=r["kl_joint"], mpr=r["mpr"], prec_at_k=r["prec_at_k"])
+    return dict(
+        n_components=c,
+        method=method,
+        seed=r["seed"],
+        kl=r["kl_joint"],
+        mpr=r["mpr"],
+        prec_at_k=r["prec_at_k"],
+    )
 
 
 def run_methods(
@@ -402,20 +525,38 @@ def run_methods(
     for c, method in configs:
         loss, deg, t = method_spec(method)
         grid = (
-            (*p["fig5_temperatures"], PAPER_TEMPERATURES[method]) if method in ("ubs", "pbs") else (math.inf if t is None else t,)
+            (*p["fig5_temperatures"], PAPER_TEMPERATURES[method])
+            if method in ("ubs", "pbs")
+            else (math.inf if t is None else t,)
         )
-        kw = dict(seeds=seeds, n_pairs=p["fig5_pairs"], n_val=p["n_val"], degeneracy=deg, temperatures=tuple(grid))
+        kw = dict(
+            seeds=seeds,
+            n_pairs=p["fig5_pairs"],
+            n_val=p["n_val"],
+            degeneracy=deg,
+            temperatures=tuple(grid),
+        )
         stacks.append(_stack(c, p["n_items"], task_seed, loss, kw, cfg, inner, f"{method} c={c}"))
     rows, sel = [], []
-    for (c, method), res in zip(configs, _run_stacks(stacks, progress, "Fig. 5 (methods x datasets)", executor, jobs)):
+    for (c, method), res in zip(
+        configs, _run_stacks(stacks, progress, "Fig. 5 (methods x datasets)", executor, jobs)
+    ):
         if method not in ("ubs", "pbs"):
             rows += [_method_row(c, method, r) for r in res]
             continue
         df = pd.DataFrame(res)
-        val = df[df.temperature.isin(p["fig5_temperatures"])].groupby("temperature")["val_nll"].mean()
+        val = (
+            df[df.temperature.isin(p["fig5_temperatures"])].groupby("temperature")["val_nll"].mean()
+        )
         t_sel = float(val.idxmin())
         sel += [
-            dict(n_components=c, method=method, temperature=float(t), val_nll=float(v), selected=float(t) == t_sel)
+            dict(
+                n_components=c,
+                method=method,
+                temperature=float(t),
+                val_nll=float(v),
+                selected=float(t) == t_sel,
+            )
             for t, v in val.items()
         ]
         for r in res:
@@ -423,7 +564,10 @@ def run_methods(
                 rows.append(_method_row(c, method, r))
             if r["temperature"] == PAPER_TEMPERATURES[method]:
                 rows.append(_method_row(c, f"{method}@T={PAPER_TEMPERATURES[method]:g}", r))
-    return (pd.DataFrame(rows, columns=["n_components", "method", "seed", "kl", "mpr", "prec_at_k"]), pd.DataFrame(sel))
+    return (
+        pd.DataFrame(rows, columns=["n_components", "method", "seed", "kl", "mpr", "prec_at_k"]),
+        pd.DataFrame(sel),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -586,8 +730,17 @@ def run_t_star_ablation(
     base = {k: int_scalar(f"base[{k!r}]", v, 1) for k, v in base.items()}
     degeneracies = tuple(degeneracies)
     if not degeneracies or any(d not in DEGENERACIES for d in degeneracies):
-        raise ValueError(f"degeneracies must be a non-empty subset of {DEGENERACIES}, got {list(degeneracies)!r}")
-    temps = tuple(sorted({real_scalar("temperatures", t, 0.0, math.inf, lo_open=True, hi_open=True) for t in temperatures}))
+        raise ValueError(
+            f"degeneracies must be a non-empty subset of {DEGENERACIES}, got {list(degeneracies)!r}"
+        )
+    temps = tuple(
+        sorted(
+            {
+                real_scalar("temperatures", t, 0.0, math.inf, lo_open=True, hi_open=True)
+                for t in temperatures
+            }
+        )
+    )
     if not temps:
         raise ValueError("temperatures must not be empty")
     seeds = tuple(int_scalar("seeds", s, 0) for s in seeds)
@@ -598,41 +751,91 @@ def run_t_star_ablation(
 
     configs = [(f, int(v), ablation_config(base, f, v)) for f, vals in levels.items() for v in vals]
     inner = _inner(progress, executor, jobs)
-    stacks: dict[tuple, tuple] = {}  # one stack per distinct configuration (the base point recurs in every factor)
+    stacks: dict[
+        tuple, tuple
+    ] = {}  # one stack per distinct configuration (the base point recurs in every factor)
     for factor, value, cfg in configs:
         for deg in degeneracies:
             key = (deg, *(cfg[k] for k in _ABLATION_BASE_KEYS))
             if key not in stacks:
-                kw = dict(degeneracy=deg, temperatures=temps, seeds=seeds, n_pairs=cfg["n_pairs"], ranking=False)
-                dc = dict(dim=cfg["dim"], batch_size=cfg["batch_size"], steps=cfg["steps"], n_negatives=cfg["n_negatives"],
-                          device=device)  # fmt: skip
-                stacks[key] = _stack(n_components, cfg["n_items"], task_seed, "rs", kw, dc, inner, f"{factor}={value} {deg}")
-    done = dict(zip(stacks, _run_stacks(list(stacks.values()), progress, "T* ablation (configurations)", executor, jobs)))
+                kw = dict(
+                    degeneracy=deg,
+                    temperatures=temps,
+                    seeds=seeds,
+                    n_pairs=cfg["n_pairs"],
+                    ranking=False,
+                )
+                dc = dict(
+                    dim=cfg["dim"],
+                    batch_size=cfg["batch_size"],
+                    steps=cfg["steps"],
+                    n_negatives=cfg["n_negatives"],
+                    device=device,
+                )
+                stacks[key] = _stack(
+                    n_components,
+                    cfg["n_items"],
+                    task_seed,
+                    "rs",
+                    kw,
+                    dc,
+                    inner,
+                    f"{factor}={value} {deg}",
+                )
+    done = dict(
+        zip(
+            stacks,
+            _run_stacks(
+                list(stacks.values()), progress, "T* ablation (configurations)", executor, jobs
+            ),
+        )
+    )
     rows = []
     for factor, value, cfg in configs:
         for deg in degeneracies:
             res = done[(deg,) + tuple(cfg[k] for k in _ABLATION_BASE_KEYS)]
             rows += [
-                dict(factor=factor, value=value, degeneracy=deg, temperature=r["temperature"], seed=r["seed"],
-                     kl_joint=r["kl_joint"])
+                dict(
+                    factor=factor,
+                    value=value,
+                    degeneracy=deg,
+                    temperature=r["temperature"],
+                    seed=r["seed"],
+                    kl_joint=r["kl_joint"],
+                )
                 for r in res
-            ]  # fmt: skip
-    return pd.DataFrame(rows, columns=["factor", "value", "degeneracy", "temperature", "seed", "kl_joint"])
+            ]
+    return pd.DataFrame(
+        rows, columns=["factor", "value", "degeneracy", "temperature", "seed", "kl_joint"]
+    )
 
 
 def _run_ablation(p, preset, seeds, args, degeneracies, out, figs, progress, t0):
     base = ablation_base(p)
     levels = {
         f: tuple(getattr(args, key, None) or p[key])
-        for f, key in (("n_items", "ablation_items"), ("dim", "ablation_dims"), ("n_negatives", "ablation_negatives"))
+        for f, key in (
+            ("n_items", "ablation_items"),
+            ("dim", "ablation_dims"),
+            ("n_negatives", "ablation_negatives"),
+        )
         if args.ablation_factors is None or f in args.ablation_factors
     }
     temps = p["ablation_temperatures"]
     executor, close = connect_executor(args)
     try:
-        df = run_t_star_ablation(levels, base, degeneracies=degeneracies, temperatures=temps, seeds=seeds,
-                                 task_seed=args.task_seed, device=args.device, progress=progress, executor=executor,
-                                 jobs=args.jobs)  # fmt: skip
+        df = run_t_star_ablation(
+            levels,
+            base,
+            degeneracies=degeneracies,
+            temperatures=temps,
+            seeds=seeds,
+            task_seed=args.task_seed,
+            device=args.device,
+            progress=progress,
+            executor=executor,
+            jobs=args.jobs,
+        )
     finally:
         close()
     df.to_csv(out / "relaxed_softmax_tstar_ablation.csv", index=False)
@@ -686,10 +889,17 @@ def run(args: argparse.Namespace) -> int:
     progress = not (args.quiet or args.no_progress)
     if args.update_committed:
         if preset != "default":
-            raise CommandError(f"--update-committed writes the committed default-size results: drop --{preset}")
+            raise CommandError(
+                f"--update-committed writes the committed default-size results: drop --{preset}"
+            )
         if args.out is not None or args.figures is not None:
-            raise CommandError("--update-committed chooses the output folders: drop --out and --figures")
-        out_path, fig_path = committed_dir("notebooks/data/relaxed_softmax"), committed_dir("figures")
+            raise CommandError(
+                "--update-committed chooses the output folders: drop --out and --figures"
+            )
+        out_path, fig_path = (
+            committed_dir("notebooks/data/relaxed_softmax"),
+            committed_dir("figures"),
+        )
     else:
         name = "relaxed_softmax" if preset == "default" else f"relaxed_softmax_{preset}"
         out_path = args.out if args.out is not None else default_output(name)
@@ -701,15 +911,23 @@ def run(args: argparse.Namespace) -> int:
         p = dict(p, steps=args.steps)
     if args.temperatures is not None:
         p = dict(
-            p, temperatures=tuple(sorted(set(args.temperatures))), ablation_temperatures=tuple(sorted(set(args.temperatures)))
+            p,
+            temperatures=tuple(sorted(set(args.temperatures))),
+            ablation_temperatures=tuple(sorted(set(args.temperatures))),
         )
     degeneracies = tuple(args.degeneracies) if args.degeneracies is not None else None
     if args.t_star_ablation:
         if args.experiments is not None or args.update_committed:
-            raise CommandError("--t-star-ablation runs only the ablation: drop --experiments and --update-committed")
-        return _run_ablation(p, preset, seeds, args, degeneracies or ("inverse",), out, figs, progress, t0)
+            raise CommandError(
+                "--t-star-ablation runs only the ablation: drop --experiments and --update-committed"
+            )
+        return _run_ablation(
+            p, preset, seeds, args, degeneracies or ("inverse",), out, figs, progress, t0
+        )
     experiments = set(args.experiments) if args.experiments is not None else set(EXPERIMENTS)
-    if args.update_committed and (experiments != set(EXPERIMENTS) or args.steps or args.temperatures or degeneracies):
+    if args.update_committed and (
+        experiments != set(EXPERIMENTS) or args.steps or args.temperatures or degeneracies
+    ):
         raise CommandError(
             "--update-committed writes the default run: drop --experiments, --steps, --temperatures, --degeneracies"
         )
@@ -719,17 +937,32 @@ def run(args: argparse.Namespace) -> int:
     executor, close = connect_executor(args)
     try:
         if "fig2" in experiments:
-            temp = run_temperature(p, seeds, args.task_seed, args.device, progress, degeneracies or DEGENERACIES,
-                                   executor=executor, jobs=args.jobs)  # fmt: skip
+            temp = run_temperature(
+                p,
+                seeds,
+                args.task_seed,
+                args.device,
+                progress,
+                degeneracies or DEGENERACIES,
+                executor=executor,
+                jobs=args.jobs,
+            )
             temp.to_csv(out / "relaxed_softmax_temperature.csv", index=False)
             written.append(out / "relaxed_softmax_temperature.csv")
         if "fig5" in experiments:
-            methods, selection = run_methods(p, seeds, args.task_seed, args.device, progress, executor=executor, jobs=args.jobs)
+            methods, selection = run_methods(
+                p, seeds, args.task_seed, args.device, progress, executor=executor, jobs=args.jobs
+            )
             methods.to_csv(out / "relaxed_softmax_methods.csv", index=False)
             selection.to_csv(out / "relaxed_softmax_ubs_pbs_temperature_selection.csv", index=False)
-            written += [out / "relaxed_softmax_methods.csv", out / "relaxed_softmax_ubs_pbs_temperature_selection.csv"]
+            written += [
+                out / "relaxed_softmax_methods.csv",
+                out / "relaxed_softmax_ubs_pbs_temperature_selection.csv",
+            ]
         if "fig3-4" in experiments:
-            reg = run_regularisation(p, seeds, args.task_seed, args.device, progress, executor=executor, jobs=args.jobs)
+            reg = run_regularisation(
+                p, seeds, args.task_seed, args.device, progress, executor=executor, jobs=args.jobs
+            )
             reg.to_csv(out / "relaxed_softmax_regularisation.csv", index=False)
             written.append(out / "relaxed_softmax_regularisation.csv")
     finally:
@@ -737,10 +970,16 @@ def run(args: argparse.Namespace) -> int:
 
     figures = []
     if temp is not None:
-        figures.append(("relaxed_softmax_fig2_temperature.png", lambda: plot_temperature(temp, methods)))
+        figures.append(
+            ("relaxed_softmax_fig2_temperature.png", lambda: plot_temperature(temp, methods))
+        )
     if reg is not None:
-        figures.append(("relaxed_softmax_fig3_batch_size.png", lambda: plot_regularisation(reg, "batch_size")))
-        figures.append(("relaxed_softmax_fig4_train_size.png", lambda: plot_regularisation(reg, "train_size")))
+        figures.append(
+            ("relaxed_softmax_fig3_batch_size.png", lambda: plot_regularisation(reg, "batch_size"))
+        )
+        figures.append(
+            ("relaxed_softmax_fig4_train_size.png", lambda: plot_regularisation(reg, "train_size"))
+        )
     if methods is not None:
         figures.append(("relaxed_softmax_fig5_methods.png", lambda: plot_methods(methods)))
     for name, make in figures:

@@ -21,9 +21,17 @@ if TYPE_CHECKING:
     from .._typing import ArrayLike
 
 __all__ = [
-    "mean_ci", "temperature_summary", "paired", "t_star_ablation_summary", "t_star_ablation_markdown",
-    "plot_t_star_ablation", "plot_temperature", "plot_regularisation", "plot_methods", "summarize",
-]  # fmt: skip
+    "mean_ci",
+    "temperature_summary",
+    "paired",
+    "t_star_ablation_summary",
+    "t_star_ablation_markdown",
+    "plot_t_star_ablation",
+    "plot_temperature",
+    "plot_regularisation",
+    "plot_methods",
+    "summarize",
+]
 
 #: factors of :func:`~negtheory.reproduce.relaxed_softmax.run_t_star_ablation`: catalogue size card(I) = card(J),
 #: embedding size, RS negatives per pair
@@ -33,7 +41,11 @@ DEG_LABEL = {"inverse": "D = 1/P_i", "uniform": "D = U(J)", "popularity": "D = P
 METHOD_ORDER = ("mle", "ss", "us", "ps", "ubs", "pbs", "ubs@T=5", "pbs@T=7.5")
 COMPONENTS = (10, 50, 90)
 RS_TEMPERATURE = 0.75  # Fig. 3/4: B(G, 1/P_i, T = 0.75), the paper's T*
-FACTOR_LABEL = {"n_items": "card(I) = card(J)", "dim": "embedding size d", "n_negatives": "RS negatives n"}
+FACTOR_LABEL = {
+    "n_items": "card(I) = card(J)",
+    "dim": "embedding size d",
+    "n_negatives": "RS negatives n",
+}
 
 
 # --------------------------------------------------------------------------------------------
@@ -109,7 +121,9 @@ def temperature_summary(df: pd.DataFrame) -> dict[str, dict[str, Any]]:
         per_seed = temps[np.argmin(piv.to_numpy(), axis=1)]
         lo_gap = mean_ci(piv.iloc[:, 0] - piv.iloc[:, k])
         hi_gap = mean_ci(piv.iloc[:, -1] - piv.iloc[:, k])
-        interior = 0 < k < len(temps) - 1 and lo_gap[0] - lo_gap[1] > 0 and hi_gap[0] - hi_gap[1] > 0
+        interior = (
+            0 < k < len(temps) - 1 and lo_gap[0] - lo_gap[1] > 0 and hi_gap[0] - hi_gap[1] > 0
+        )
         out[deg] = dict(
             t_star=t_star,
             kl_star=mean_ci(piv.iloc[:, k]),
@@ -185,7 +199,9 @@ def t_star_ablation_summary(df: pd.DataFrame, reference: float = 0.75) -> pd.Dat
 
     need = {"factor", "value", "degeneracy", "temperature", "seed", "kl_joint"}
     if not need <= set(df.columns):
-        raise ValueError(f"df must have the columns {sorted(need)}, missing {sorted(need - set(df.columns))}")
+        raise ValueError(
+            f"df must have the columns {sorted(need)}, missing {sorted(need - set(df.columns))}"
+        )
     reference = real_scalar("reference", reference, 0.0, math.inf, lo_open=True, hi_open=True)
     out = []
     for (factor, value, deg), d in df.groupby(["factor", "value", "degeneracy"], sort=False):
@@ -228,7 +244,10 @@ def t_star_ablation_summary(df: pd.DataFrame, reference: float = 0.75) -> pd.Dat
 
 
 def t_star_ablation_markdown(
-    summary: pd.DataFrame, base: dict[str, int], temperatures: Sequence[float], reference: float = 0.75
+    summary: pd.DataFrame,
+    base: dict[str, int],
+    temperatures: Sequence[float],
+    reference: float = 0.75,
 ) -> str:
     """Markdown table of :func:`t_star_ablation_summary`, with the protocol of the run.
 
@@ -301,7 +320,15 @@ def plot_t_star_ablation(df: pd.DataFrame, reference: float = 0.75) -> Figure:
                 curve = g.groupby("temperature").kl_joint.mean().sort_index()
                 (ln,) = ax.plot(curve.index, curve.to_numpy(), marker="o", ms=3, label=f"{value}")
                 k = int(np.argmin(curve.to_numpy()))
-                ax.plot(curve.index[k], curve.iloc[k], marker="*", ms=12, color=ln.get_color(), mec="k", mew=0.5)
+                ax.plot(
+                    curve.index[k],
+                    curve.iloc[k],
+                    marker="*",
+                    ms=12,
+                    color=ln.get_color(),
+                    mec="k",
+                    mew=0.5,
+                )
             ax.axvline(reference, color="k", ls="--", lw=0.8)
             ax.set_xscale("log")
             ax.set_yscale("log")
@@ -309,7 +336,9 @@ def plot_t_star_ablation(df: pd.DataFrame, reference: float = 0.75) -> Figure:
             ax.set_ylabel("KL(P || Pop(I) x g)")
             ax.set_title(f"{FACTOR_LABEL[factor]}, {DEG_LABEL[deg]}", fontsize=9)
             ax.legend(title=FACTOR_LABEL[factor], fontsize=7, title_fontsize=7)
-    fig.suptitle(f"T* ablation (mean over seeds; stars: argmin; dashed: T = {reference:g})", fontsize=10)
+    fig.suptitle(
+        f"T* ablation (mean over seeds; stars: argmin; dashed: T = {reference:g})", fontsize=10
+    )
     fig.tight_layout()
     return fig
 
@@ -386,7 +415,10 @@ def plot_regularisation(df: pd.DataFrame, experiment: str) -> Figure:
     xcol = "batch_size" if experiment == "batch_size" else "n_pairs"
     fig = Figure(figsize=(9, 3.8))
     axes = fig.subplots(1, 2)
-    for ax, col, title in ((axes[0], "kl_train", "train: KL(P^_i || g_i)"), (axes[1], "kl_test", "test: KL(P_i || g_i)")):
+    for ax, col, title in (
+        (axes[0], "kl_train", "train: KL(P^_i || g_i)"),
+        (axes[1], "kl_test", "test: KL(P_i || g_i)"),
+    ):
         for method, label in (("mle", "MLE"), ("rs", f"RS, B(G, 1/P_i, T={RS_TEMPERATURE})")):
             g = d[d.method == method].groupby(xcol)[col]
             xs = sorted(d[xcol].unique())
@@ -407,7 +439,9 @@ def plot_regularisation(df: pd.DataFrame, experiment: str) -> Figure:
         ax.set_title(title, fontsize=10)
         ax.legend(fontsize=8)
     fig.suptitle(
-        "Fig. 3: influence of the batch size" if experiment == "batch_size" else "Fig. 4: influence of the training-set size"
+        "Fig. 3: influence of the batch size"
+        if experiment == "batch_size"
+        else "Fig. 4: influence of the training-set size"
     )
     fig.tight_layout()
     return fig
@@ -506,7 +540,9 @@ def _fig34_lines(reg: pd.DataFrame) -> list[str]:
         "| experiment | batch | pairs | steps | MLE train KL | RS train KL | MLE test KL | RS test KL | test KL MLE - RS |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for (exp, b, npairs, steps), d in reg.groupby(["experiment", "batch_size", "n_pairs", "steps"], sort=False):
+    for (exp, b, npairs, steps), d in reg.groupby(
+        ["experiment", "batch_size", "n_pairs", "steps"], sort=False
+    ):
         cell = {}
         for m in ("mle", "rs"):
             x = d[d.method == m]
@@ -520,7 +556,9 @@ def _fig34_lines(reg: pd.DataFrame) -> list[str]:
     return lines
 
 
-def _fig5_lines(methods: pd.DataFrame, selection: pd.DataFrame | None, p: dict[str, Any]) -> list[str]:
+def _fig5_lines(
+    methods: pd.DataFrame, selection: pd.DataFrame | None, p: dict[str, Any]
+) -> list[str]:
     """The Fig. 5 section of :func:`summarize`."""
     lines: list[str] = []
     lines += [
@@ -536,7 +574,10 @@ def _fig5_lines(methods: pd.DataFrame, selection: pd.DataFrame | None, p: dict[s
             "Temperatures chosen on validation NLL (grid "
             + ", ".join(f"{t:g}" for t in p["fig5_temperatures"])
             + "): "
-            + "; ".join(f"{r.method.upper()} {r.n_components} comp.: T = {r.temperature:g}" for r in chosen.itertuples())
+            + "; ".join(
+                f"{r.method.upper()} {r.n_components} comp.: T = {r.temperature:g}"
+                for r in chosen.itertuples()
+            )
             + ".",
             "",
         ]

@@ -89,7 +89,9 @@ class _Inputs:
 
         path = self.folder / name
         if not path.is_file():
-            raise ValueError(f"folder {self.folder}: the report has a section computed from {name}, which is missing")
+            raise ValueError(
+                f"folder {self.folder}: the report has a section computed from {name}, which is missing"
+            )
         return pd.read_csv(path, dtype={"table": str})
 
 
@@ -114,9 +116,14 @@ def _tables_section(sec: list[str], inp: _Inputs, file: str) -> list[str]:
         return [strict_markdown(inp.strict(), lenient=_lenient(sec, inp), title=head[3:]), ""]
     if head == "## Hyper-parameters chosen on validation":
         tun = inp.csv("tuning.csv")
-        recs = [{k: (None if isinstance(x, float) and x != x else x) for k, x in r.items()} for r in tun.to_dict("records")]
+        recs = [
+            {k: (None if isinstance(x, float) and x != x else x) for k, x in r.items()}
+            for r in tun.to_dict("records")
+        ]
         new = tuning_markdown(recs)
-        return _prose(sec) + new[len(_prose(new)) :]  # the stated validation share and seed are the old prose's
+        return (
+            _prose(sec) + new[len(_prose(new)) :]
+        )  # the stated validation share and seed are the old prose's
     if head.startswith("## Sampling quality"):
         return _sampling_quality_lines(inp.csv("sampling_quality.csv"))
     raise ValueError(f"{file}: section {head!r} is not one refresh_report can recompute")
@@ -145,18 +152,29 @@ def _strict_section(sec: list[str], inp: _Inputs, file: str) -> list[str]:
         known = {a[0]: a for a in ALTERNATIVE_READINGS}
         unknown = [n for n in names if n not in known]
         if unknown:
-            raise ValueError(f"{file}: alternative readings {unknown} are not in ALTERNATIVE_READINGS")
+            raise ValueError(
+                f"{file}: alternative readings {unknown} are not in ALTERNATIVE_READINGS"
+            )
         # each reading's stated "why" is the report's prose (the sentence before its tally): kept
         whys = {}
         for i, line in enumerate(sec[:-2]):
             if line.startswith("### ") and ". Distinct rows: " in sec[i + 2]:
                 whys[line[4:]] = sec[i + 2].split(". Distinct rows: ")[0]
         alts = [(n, *known[n][1:3], whys.get(n, known[n][3])) for n in names]
-        return [alternatives_markdown(inp.df, printed=inp.printed, alternatives=alts, reasons=inp.reasons)]
+        return [
+            alternatives_markdown(
+                inp.df, printed=inp.printed, alternatives=alts, reasons=inp.reasons
+            )
+        ]
     if head.startswith("## Stated reasons for the misses"):
         miss = v[v.outcome != "reproduced"].copy()
-        miss["support"] = ["conjecture" if r.startswith("conjecture") else "committed ablation" for r in miss.reason]
-        return _prose(sec) + _md_table(miss[["table", "method", "setting", "outcome", "support", "reason"]])
+        miss["support"] = [
+            "conjecture" if r.startswith("conjecture") else "committed ablation"
+            for r in miss.reason
+        ]
+        return _prose(sec) + _md_table(
+            miss[["table", "method", "setting", "outcome", "support", "reason"]]
+        )
     raise ValueError(f"{file}: section {head!r} is not one refresh_report can recompute")
 
 
@@ -206,7 +224,10 @@ def refresh_report(folder, dataset: str = "ml-100k", *, check: bool = False) -> 
         raise ValueError(f"dataset must be one of {sorted(THESIS_BY_DATASET)}, got {dataset!r}")
     inp = _Inputs(folder, dataset)
     new: dict[str, str] = {}
-    for name, section in (("thesis_tables.md", _tables_section), ("verdicts_strict.md", _strict_section)):
+    for name, section in (
+        ("thesis_tables.md", _tables_section),
+        ("verdicts_strict.md", _strict_section),
+    ):
         path = folder / name
         if not path.is_file():
             continue

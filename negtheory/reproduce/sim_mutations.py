@@ -33,10 +33,21 @@ if TYPE_CHECKING:
 __all__ = ["MUTATIONS", "mutate"]
 
 #: the mutations of :func:`mutate` (module notes)
-MUTATIONS = ("tau_x3", "tau_div3", "n_plus_2", "n_minus_2", "t_x2", "stale_parent", "scale_1.25", "no_tail")
+MUTATIONS = (
+    "tau_x3",
+    "tau_div3",
+    "n_plus_2",
+    "n_minus_2",
+    "t_x2",
+    "stale_parent",
+    "scale_1.25",
+    "no_tail",
+)
 
 
-def mutate(rec: ProbeRecord, name: str, *, stale: ProbeRecord | None = None) -> tuple[ProbeRecord, float]:
+def mutate(
+    rec: ProbeRecord, name: str, *, stale: ProbeRecord | None = None
+) -> tuple[ProbeRecord, float]:
     """A copy of a probe record with one simulation input broken, and the simulation's temperature factor.
 
     Parameters
@@ -78,7 +89,9 @@ def mutate(rec: ProbeRecord, name: str, *, stale: ProbeRecord | None = None) -> 
     if name in ("tau_x3", "tau_div3"):
         if not rec.tau_user_hat.size:
             raise ValueError("rec has no tau_user_hat to break (a record of an older probe)")
-        r.tau_user_hat = np.clip(rec.tau_user_hat * (3.0 if name == "tau_x3" else 1.0 / 3.0), 0.0, 0.999)
+        r.tau_user_hat = np.clip(
+            rec.tau_user_hat * (3.0 if name == "tau_x3" else 1.0 / 3.0), 0.0, 0.999
+        )
     elif name == "n_plus_2":
         r.measured["n"] = int(rec.measured["n"]) + 2
     elif name == "n_minus_2":

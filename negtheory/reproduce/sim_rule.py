@@ -130,7 +130,9 @@ def _outside(iv: tuple[float, float, float], b: float) -> bool:
     return bool(np.isfinite(lo) and np.isfinite(hi) and (hi < -b or lo > b))
 
 
-def judge_cell(calibrated: pd.DataFrame, oracle: pd.DataFrame, blind: pd.DataFrame) -> tuple[str, str, dict]:
+def judge_cell(
+    calibrated: pd.DataFrame, oracle: pd.DataFrame, blind: pd.DataFrame
+) -> tuple[str, str, dict]:
     """The verdict of one (loss, epoch) cell under the rule (module notes).
 
     Parameters
@@ -186,7 +188,11 @@ def judge_cell(calibrated: pd.DataFrame, oracle: pd.DataFrame, blind: pd.DataFra
         if _outside(d["calibrated"], b):
             return "refuted", f"{e}: the calibrated interval lies outside the {BAND}x band", iv
         if d["vs_oracle"][1] > 0:
-            return "refuted", f"{e}: the calibrated model is measurably further from 1 than the oracle", iv
+            return (
+                "refuted",
+                f"{e}: the calibrated model is measurably further from 1 than the oracle",
+                iv,
+            )
         if d["vs_blind"][2] < 0:
             return "refuted", f"{e}: the blind control (alpha = 1/2) is measurably closer", iv
     for e, d in iv.items():
@@ -197,7 +203,9 @@ def judge_cell(calibrated: pd.DataFrame, oracle: pd.DataFrame, blind: pd.DataFra
     return "confirmed", "every estimator: oracle and model inside the band, model beats blind", iv
 
 
-def cell_verdicts(df: pd.DataFrame, quantity: str = "mse", model: str = "calibrated") -> pd.DataFrame:
+def cell_verdicts(
+    df: pd.DataFrame, quantity: str = "mse", model: str = "calibrated"
+) -> pd.DataFrame:
     """One verdict per (loss, epoch) cell of a tidy ``sim_vs_train.csv`` table (module notes).
 
     Parameters
@@ -255,7 +263,11 @@ def cell_verdicts(df: pd.DataFrame, quantity: str = "mse", model: str = "calibra
             highs = [v[key][2] for v in iv.values()]
             with np.errstate(over="ignore", invalid="ignore"):  # a far-off source may overflow: inf
                 row[f"{src}_ratio"] = float(np.exp(np.mean(means)))
-                row[f"{src}_low"] = float(np.exp(np.min(lows))) if np.all(np.isfinite(lows)) else math.nan
-                row[f"{src}_high"] = float(np.exp(np.max(highs))) if np.all(np.isfinite(highs)) else math.nan
+                row[f"{src}_low"] = (
+                    float(np.exp(np.min(lows))) if np.all(np.isfinite(lows)) else math.nan
+                )
+                row[f"{src}_high"] = (
+                    float(np.exp(np.max(highs))) if np.all(np.isfinite(highs)) else math.nan
+                )
         rows.append(row)
     return pd.DataFrame(rows)

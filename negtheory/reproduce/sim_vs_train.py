@@ -87,11 +87,25 @@ if TYPE_CHECKING:
 HELP = "probe real training (test items as false-negative labels) and test the simulations' predicted MSE with intervals and controls"
 
 __all__ = [
-    "HELP", "add_arguments", "run", "simulate_point", "run_one", "verdict_table", "per_seed_log_ratios",
-    "oracle_ablation_table", "verdict",
-    "figure", "SGD_LOSSES", "MF_LOSSES", "SOURCES", "CONTROLS", "VARIANTS", "ORACLE_VARIANTS", "ESTIMATORS",
+    "HELP",
+    "add_arguments",
+    "run",
+    "simulate_point",
+    "run_one",
+    "verdict_table",
+    "per_seed_log_ratios",
+    "oracle_ablation_table",
+    "verdict",
+    "figure",
+    "SGD_LOSSES",
+    "MF_LOSSES",
+    "SOURCES",
+    "CONTROLS",
+    "VARIANTS",
+    "ORACLE_VARIANTS",
+    "ESTIMATORS",
     "family_laws",
-]  # fmt: skip
+]
 
 SGD_LOSSES = ("rns", "bns")
 MF_LOSSES = ("infonce", "dcl", "hcl", "bcl")
@@ -149,39 +163,109 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p : argparse.ArgumentParser
         The subcommand's parser; the options are added to it in place.
     """
-    p.add_argument("--train", default=None, help="training interactions (with --test; default: none, or give --data): CSV user,item[,rating], MovieLens "
-                   "u.data or ratings.dat, Yahoo!-R3, LightGCN (--format)")  # fmt: skip
     p.add_argument(
-        "--test", default=None, help="test interactions (the false-negative labels of the probes), same format (default: none)"
+        "--train",
+        default=None,
+        help="training interactions (with --test; default: none, or give --data): CSV user,item[,rating], MovieLens "
+        "u.data or ratings.dat, Yahoo!-R3, LightGCN (--format)",
     )
-    p.add_argument("--data", default=None, help="all interactions in one file, split at random (--test-fraction, "
-                   "--split-seed) instead of --train/--test (e.g. MovieLens-1M, the thesis's protocol; default: none)")  # fmt: skip
-    p.add_argument("--test-fraction", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.2,
-                   help="with --data: share of the interactions in the test split (default: 0.2)")  # fmt: skip
-    p.add_argument("--split-seed", type=integer(0), default=0, help="with --data: seed of the random split (default: 0)")
+    p.add_argument(
+        "--test",
+        default=None,
+        help="test interactions (the false-negative labels of the probes), same format (default: none)",
+    )
+    p.add_argument(
+        "--data",
+        default=None,
+        help="all interactions in one file, split at random (--test-fraction, "
+        "--split-seed) instead of --train/--test (e.g. MovieLens-1M, the thesis's protocol; default: none)",
+    )
+    p.add_argument(
+        "--test-fraction",
+        type=real(0.0, 1.0, lo_open=True, hi_open=True),
+        default=0.2,
+        help="with --data: share of the interactions in the test split (default: 0.2)",
+    )
+    p.add_argument(
+        "--split-seed",
+        type=integer(0),
+        default=0,
+        help="with --data: seed of the random split (default: 0)",
+    )
     add_format_argument(p)
-    p.add_argument("--losses", nargs="+", default=list(SGD_LOSSES + MF_LOSSES), choices=SGD_LOSSES + MF_LOSSES,
-                   help="rns / bns: BPR-MF by batch-1 SGD with that sampler; infonce / dcl / hcl / bcl: mini-batch training (default: all six)")  # fmt: skip
-    p.add_argument("--model", choices=("mf", "lightgcn"), default="mf",
-                   help="the mini-batch losses' model (rns / bns always train MF; default: mf)")  # fmt: skip
-    p.add_argument("--seeds", type=integer(2), default=5,
-                   help="seeds 0 .. N-1 (the verdicts' intervals are over them; at least 2; default: 5)")  # fmt: skip
-    p.add_argument("--epochs", type=integer(1), default=20, help="training epochs of every run (default: 20)")
-    p.add_argument("--probe-epochs", type=integer(1), nargs="+", default=list(DEFAULT_PROBE_EPOCHS),
-                   help="epochs probed (and evaluated), besides initialisation; those beyond --epochs are dropped (default: 1 2 5 10 20)")  # fmt: skip
-    p.add_argument("--valid-fraction", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.1,
-                   help="share of the training pairs held out as the validation split (the label-free alpha; default: 0.1)")  # fmt: skip
-    p.add_argument("--negatives", type=integer(1), default=5,
-                   help="N unlabeled items per probe anchor (and mini-batch negatives; default: 5)")  # fmt: skip
-    p.add_argument("--anchors", type=integer(16), default=40000,
-                   help="eval anchors (training pairs) per probe point, at most half of them (default: 40000)")  # fmt: skip
-    p.add_argument("--fit-size", type=integer(2), default=256, help="items per user in each fit batch (from the fit half; default: 256)")  # fmt: skip
-    p.add_argument("--redraws", type=integer(1), default=3, help="independent fit batches per probe point (default: 3)")
-    p.add_argument("--reps", type=integer(1), default=4, help="simulated anchors per eval anchor (default: 4)")
-    p.add_argument("--quick", action="store_true",
-                   help="smoke run: 2 seeds, 4 epochs probed at 1, 2, 4, rns and infonce, 2048 anchors, 2 redraws: not a result")  # fmt: skip
-    p.add_argument("--out", default=None, help=f"output folder; finished runs are kept in OUT/runs/ and reused (default: "
-                   f"{OUTPUT_ROOT}/sim_vs_train, or sim_vs_train_quick with --quick)")  # fmt: skip
+    p.add_argument(
+        "--losses",
+        nargs="+",
+        default=list(SGD_LOSSES + MF_LOSSES),
+        choices=SGD_LOSSES + MF_LOSSES,
+        help="rns / bns: BPR-MF by batch-1 SGD with that sampler; infonce / dcl / hcl / bcl: mini-batch training (default: all six)",
+    )
+    p.add_argument(
+        "--model",
+        choices=("mf", "lightgcn"),
+        default="mf",
+        help="the mini-batch losses' model (rns / bns always train MF; default: mf)",
+    )
+    p.add_argument(
+        "--seeds",
+        type=integer(2),
+        default=5,
+        help="seeds 0 .. N-1 (the verdicts' intervals are over them; at least 2; default: 5)",
+    )
+    p.add_argument(
+        "--epochs", type=integer(1), default=20, help="training epochs of every run (default: 20)"
+    )
+    p.add_argument(
+        "--probe-epochs",
+        type=integer(1),
+        nargs="+",
+        default=list(DEFAULT_PROBE_EPOCHS),
+        help="epochs probed (and evaluated), besides initialisation; those beyond --epochs are dropped (default: 1 2 5 10 20)",
+    )
+    p.add_argument(
+        "--valid-fraction",
+        type=real(0.0, 1.0, lo_open=True, hi_open=True),
+        default=0.1,
+        help="share of the training pairs held out as the validation split (the label-free alpha; default: 0.1)",
+    )
+    p.add_argument(
+        "--negatives",
+        type=integer(1),
+        default=5,
+        help="N unlabeled items per probe anchor (and mini-batch negatives; default: 5)",
+    )
+    p.add_argument(
+        "--anchors",
+        type=integer(16),
+        default=40000,
+        help="eval anchors (training pairs) per probe point, at most half of them (default: 40000)",
+    )
+    p.add_argument(
+        "--fit-size",
+        type=integer(2),
+        default=256,
+        help="items per user in each fit batch (from the fit half; default: 256)",
+    )
+    p.add_argument(
+        "--redraws",
+        type=integer(1),
+        default=3,
+        help="independent fit batches per probe point (default: 3)",
+    )
+    p.add_argument(
+        "--reps", type=integer(1), default=4, help="simulated anchors per eval anchor (default: 4)"
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="smoke run: 2 seeds, 4 epochs probed at 1, 2, 4, rns and infonce, 2048 anchors, 2 redraws: not a result",
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        help=f"output folder; finished runs are kept in OUT/runs/ and reused (default: "
+        f"{OUTPUT_ROOT}/sim_vs_train, or sim_vs_train_quick with --quick)",
+    )
     add_executor_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
@@ -190,7 +274,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 # simulations at one probe point
 # ------------------------------------------------------------------------------------------
 def _summ(r: dict) -> dict:
-    return {k: float(r[k]) for k in ("mse", "mse_se", "mean", "truth_mean", "median_se", "trimmed_mse", "top_share") if k in r}
+    return {
+        k: float(r[k])
+        for k in ("mse", "mse_se", "mean", "truth_mean", "median_se", "trimmed_mse", "top_share")
+        if k in r
+    }
 
 
 def simulate_point(
@@ -271,7 +359,11 @@ def simulate_point(
         keys = ("mse", "mse_se", "mean", "truth_mean")
         return {r["estimator"]: {k: float(r[k]) for k in keys} for r in df.to_dict("records")}
 
-    parametric = study(alpha_est, np.random.SeedSequence([base, rec.epoch, 999])) if "parametric" in want else {}
+    parametric = (
+        study(alpha_est, np.random.SeedSequence([base, rec.epoch, 999]))
+        if "parametric" in want
+        else {}
+    )
     # the oracle's labels and false-negative laws per user, from every fit redraw's test labels
     all_unl = np.concatenate([fb.unlabeled for fb in rec.fits], axis=1)
     all_fn = np.isfinite(all_unl) & ~np.concatenate([fb.tn for fb in rec.fits], axis=1)
@@ -281,14 +373,23 @@ def simulate_point(
     main: dict[str, list] = {s: [] for s in SOURCES if s in want}
     ab: dict[str, dict] = {}
     for d, fb in enumerate(rec.fits):
-        seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence([base, rec.epoch, d]).spawn(16)]
+        seeds = [
+            int(s.generate_state(1)[0])
+            for s in np.random.SeedSequence([base, rec.epoch, d]).spawn(16)
+        ]
         # the parent: the fit batch's quantiles, and above them the fit half's own largest scores
         has_top = rec.fit_top.size > 0
         upper = (rec.fit_top, rec.n_fit_half) if has_top else None
         unl = cal.UserQuantiles(fb.unlabeled, upper=upper)
 
         def calibrated(seed, unl=unl, **kw):
-            kw = {"alpha": laws["alpha_order"], "order": laws["order_hat"], "tau_plus": tau_gen, "positive_scores": posq, **kw}
+            kw = {
+                "alpha": laws["alpha_order"],
+                "order": laws["order_hat"],
+                "tau_plus": tau_gen,
+                "positive_scores": posq,
+                **kw,
+            }
             return errors(cal.simulate_calibrated(unl, users, n, rng=seed, **kw))
 
         a_auc = min(max(float(m["train_auc"]), 0.5), 1.0)
@@ -308,7 +409,15 @@ def simulate_point(
 
         def oracle(seed, tau_plus=tau_oracle, fn=fn_user, tnq=tnq, ranks=ranks, unl=unl):
             return cal.simulate_resampled(
-                tnq, ranks, unl, users, n, tau_plus=tau_plus, positive_scores=posq, fn_user=fn, rng=seed
+                tnq,
+                ranks,
+                unl,
+                users,
+                n,
+                tau_plus=tau_plus,
+                positive_scores=posq,
+                fn_user=fn,
+                rng=seed,
             )
 
         if "oracle" in want:
@@ -327,7 +436,9 @@ def simulate_point(
         ab["positives_phi_fn"] = calibrated(seeds[8], positives="phi_fn")
         lo, hi = np.nanpercentile(fb.unlabeled, [1.0, 99.0])
         interval = (float(lo), float(max(hi, lo + 1e-9)))
-        ab["parametric_range"] = study(alpha_gen, seeds[9], generation=Generation(base_interval=interval))
+        ab["parametric_range"] = study(
+            alpha_gen, seeds[9], generation=Generation(base_interval=interval)
+        )
         if ranks.size:
             # the oracle's ablation ladder (module notes): each assumption against its empirical truth
             ab["oracle_pooled"] = errors(oracle(seeds[13], tau_plus=tau, fn=None))
@@ -354,7 +465,9 @@ def _eval_bootstrap(rec: ProbeRecord, reps: int, seed: int):
     start = np.searchsorted(su, np.arange(n_users))
     count = np.searchsorted(su, np.arange(n_users), side="right") - start
     users = np.tile(rec.eval_users, reps)[:, None]
-    idx = start[users] + np.minimum((g.random((users.shape[0], n)) * count[users]).astype(np.int64), count[users] - 1)
+    idx = start[users] + np.minimum(
+        (g.random((users.shape[0], n)) * count[users]).astype(np.int64), count[users] - 1
+    )
     return ss[idx], st[idx], np.tile(rec.eval_pos, reps)
 
 
@@ -397,14 +510,37 @@ def family_laws(measured: dict) -> dict:
 def _train(data, loss, seed, epochs, model, negatives, probe, progress):
     from .. import training as T
 
-    common = dict(epochs=epochs, evaluation=T.Evaluation(ks=(10,)), rng=seed, progress=progress, callbacks=[probe])
-    if loss in SGD_LOSSES:  # the thesis's BPR-MF of ch. 4 (THESIS_BPR_MF), one RNS or BNS negative per pair
-        return T.fit(data, model=T.MF(), loss=T.BPR(), sampler={"rns": T.RNS, "bns": T.BNS}[loss](), optimizer=T.SGD(),
-                     **common)  # fmt: skip
+    common = dict(
+        epochs=epochs,
+        evaluation=T.Evaluation(ks=(10,)),
+        rng=seed,
+        progress=progress,
+        callbacks=[probe],
+    )
+    if (
+        loss in SGD_LOSSES
+    ):  # the thesis's BPR-MF of ch. 4 (THESIS_BPR_MF), one RNS or BNS negative per pair
+        return T.fit(
+            data,
+            model=T.MF(),
+            loss=T.BPR(),
+            sampler={"rns": T.RNS, "bns": T.BNS}[loss](),
+            optimizer=T.SGD(),
+            **common,
+        )
     # the released code of ch. 5-6 (RELEASED_MINIBATCH_MF): Adam lr 1e-3, weight decay 1e-5, batch 1024, lr / 10 after 100
-    spec = {"infonce": T.InfoNCE, "dcl": T.DCL, "hcl": T.HCL, "bcl": T.BCL}[loss](negatives=negatives)
-    return T.fit(data, model=T.LightGCN() if model == "lightgcn" else T.MF(), loss=spec, sampler=T.RNS(),
-                 optimizer=T.Adam(milestones=(100,)), device="cpu", **common)  # fmt: skip
+    spec = {"infonce": T.InfoNCE, "dcl": T.DCL, "hcl": T.HCL, "bcl": T.BCL}[loss](
+        negatives=negatives
+    )
+    return T.fit(
+        data,
+        model=T.LightGCN() if model == "lightgcn" else T.MF(),
+        loss=spec,
+        sampler=T.RNS(),
+        optimizer=T.Adam(milestones=(100,)),
+        device="cpu",
+        **common,
+    )
 
 
 def _prior(data: Interactions, loss: str, dim: int = 32) -> tuple[int, float]:
@@ -454,20 +590,40 @@ def run_one(
     data = data.with_validation(s["valid_fraction"], rng=seed)
     epochs_probed = [e for e in s["probe_epochs"] if e <= s["epochs"]]
     model = s["model"] if loss in MF_LOSSES else "mf"
-    probe = ScoreProbe(data, rng=seed + 1000, epochs=[0, *epochs_probed], n_negatives=s["negatives"], n_anchors=s["anchors"],
-                       fit_size=s["fit_size"], redraws=s["redraws"], t=1.0,
-                       prior=_prior(data, loss) if model == "mf" else None)  # fmt: skip
+    probe = ScoreProbe(
+        data,
+        rng=seed + 1000,
+        epochs=[0, *epochs_probed],
+        n_negatives=s["negatives"],
+        n_anchors=s["anchors"],
+        fit_size=s["fit_size"],
+        redraws=s["redraws"],
+        t=1.0,
+        prior=_prior(data, loss) if model == "mf" else None,
+    )
     t0 = time.perf_counter()
     res = _train(data, loss, seed, s["epochs"], model, s["negatives"], probe, progress)
     seconds = time.perf_counter() - t0
     by_epoch = {rec.epoch: rec.measured for rec in probe.records}
     base = dict(loss=loss, seed=seed)
-    out: dict[str, list] = {"sim_vs_train": [], "ablations": [], "posterior": [], "score_laws": [], "history": []}
+    out: dict[str, list] = {
+        "sim_vs_train": [],
+        "ablations": [],
+        "posterior": [],
+        "score_laws": [],
+        "history": [],
+    }
     for h in res.history:
         row = {("train_loss" if k == "loss" else k): float(v) for k, v in h.items()}
         m = by_epoch.get(int(h["epoch"]), {})
         # the probe's own cost goes to the history (timings), never into the tables that must equal across executors
-        row.update({f"probe_{k}": float(m[k]) for k in ("alpha", "alpha_hat", "tau_plus", "train_auc") if k in m})
+        row.update(
+            {
+                f"probe_{k}": float(m[k])
+                for k in ("alpha", "alpha_hat", "tau_plus", "train_auc")
+                if k in m
+            }
+        )
         if "probe_seconds" in m:
             row["probe_seconds"] = float(m["probe_seconds"])
         out["history"].append(dict(base, **row, seconds=seconds))
@@ -480,34 +636,62 @@ def run_one(
         b = dict(base, epoch=rec.epoch)
         for q in SCALARS:
             if q in m:
-                out["sim_vs_train"].append(dict(b, redraw=0, quantity=q, estimator="", measured=float(m[q]), **empty))
+                out["sim_vs_train"].append(
+                    dict(b, redraw=0, quantity=q, estimator="", measured=float(m[q]), **empty)
+                )
         for kind in ("tn", "fn"):
             theory = class_conditional_ppf(LAW_LEVELS, kind, m["alpha_hat"])
             for lev, meas_q, th in zip(LAW_LEVELS, rec.law_quantiles[kind], theory):
-                out["score_laws"].append(dict(b, law=kind, level=float(lev), measured=float(meas_q), theory=float(th),
-                                              alpha_hat=float(m["alpha_hat"]), ks=float(m[f"ks_{kind}"])))  # fmt: skip
+                out["score_laws"].append(
+                    dict(
+                        b,
+                        law=kind,
+                        level=float(lev),
+                        measured=float(meas_q),
+                        theory=float(th),
+                        alpha_hat=float(m["alpha_hat"]),
+                        ks=float(m[f"ks_{kind}"]),
+                    )
+                )
         if rec.epoch == 0:
             continue  # untrained scores: every estimator is exact up to the rare false negative
         main, ab = simulate_point(rec, reps=s["reps"], rng=seed)
         for est in ESTIMATORS:
             for d in range(len(rec.fits)):
                 for q in QUANTITIES:
-                    row = dict(b, redraw=d, quantity=q, estimator=est, measured=float(m[f"{q}_{est}"]))
+                    row = dict(
+                        b, redraw=d, quantity=q, estimator=est, measured=float(m[f"{q}_{est}"])
+                    )
                     for src in SOURCES:
                         r = main[src][d].get(est, {})
                         row[f"simulated_{src}"] = float(r.get(q, math.nan))
                     out["sim_vs_train"].append(row)
             for var, r in ab.items():
-                out["ablations"].append(dict(b, estimator=est, variant=var, measured=float(m[f"mse_{est}"]),
-                                             simulated=float(r[est]["mse"])))  # fmt: skip
+                out["ablations"].append(
+                    dict(
+                        b,
+                        estimator=est,
+                        variant=var,
+                        measured=float(m[f"mse_{est}"]),
+                        simulated=float(r[est]["mse"]),
+                    )
+                )
         for prior, col in (("popularity / n_train (eq. 4.16)", 0), ("popularity / n_users", 2)):
             pred, obs = rec.posterior[:, col], rec.posterior[:, 1]
             ok = np.isfinite(pred)
             order = np.argsort(pred[ok], kind="stable")
             for k, idx in enumerate(np.array_split(order, 10)):
                 if idx.size:
-                    out["posterior"].append(dict(b, prior=prior, bin=k, predicted=float(pred[ok][idx].mean()),
-                                                 observed=float(obs[ok][idx].mean()), n=int(idx.size)))  # fmt: skip
+                    out["posterior"].append(
+                        dict(
+                            b,
+                            prior=prior,
+                            bin=k,
+                            predicted=float(pred[ok][idx].mean()),
+                            observed=float(obs[ok][idx].mean()),
+                            n=int(idx.size),
+                        )
+                    )
     return out
 
 
@@ -585,7 +769,11 @@ def verdict_table(df: pd.DataFrame, quantity: str = "mse") -> pd.DataFrame:
         v[f"thesis_laws_{c}"] = t[f"thesis_laws_{c}"].to_numpy()
         v[f"auc_recipe_{c}"] = r[f"auc_recipe_{c}"].to_numpy()
     sc = df[df.estimator.fillna("") == ""].groupby(["loss", "epoch", "quantity"]).measured.mean()
-    for col, q in (("thesis_at_bound", "alpha_at_bound"), ("order_at_bound", "order_at_bound"), ("order_hat", "order_hat")):
+    for col, q in (
+        ("thesis_at_bound", "alpha_at_bound"),
+        ("order_at_bound", "order_at_bound"),
+        ("order_hat", "order_hat"),
+    ):
         v[col] = [float(sc.get((r.loss, r.epoch, q), math.nan)) for r in v.itertuples()]
     v["rule"] = RULE_ID
     return v
@@ -715,13 +903,23 @@ def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame) 
     for label, sub in (("all", vt), (f"train AUC >= {rule.TRAINED_AUC}", vt[vt.trained])):
         for fam, col in (("order-statistic", "verdict"), ("thesis", "thesis_verdict")):
             c = sub[col].value_counts()
-            lines.append(f"| {label} | {fam} | " + " | ".join(str(int(c.get(o, 0))) for o in rule.OUTCOMES) + " |")
+            lines.append(
+                f"| {label} | {fam} | "
+                + " | ".join(str(int(c.get(o, 0))) for o in rule.OUTCOMES)
+                + " |"
+            )
     tr = vt[vt.trained]
-    lines += ["", f"### Goals at the trained probe points (train AUC >= {rule.TRAINED_AUC}: {len(tr)} cells)", ""]
+    lines += [
+        "",
+        f"### Goals at the trained probe points (train AUC >= {rule.TRAINED_AUC}: {len(tr)} cells)",
+        "",
+    ]
     if len(tr):
         for band in (rule.ORACLE_GOAL, rule.ORACLE_GOAL_LOOSE):
             ok = ((tr.oracle_low >= 1 / band) & (tr.oracle_high <= band)).sum()
-            lines.append(f"* oracle interval inside [1/{band}, {band}]: {int(ok)} of {len(tr)} cells")
+            lines.append(
+                f"* oracle interval inside [1/{band}, {band}]: {int(ok)} of {len(tr)} cells"
+            )
         lines.append(
             f"* alpha at a bound of its family (share of seeds): order-statistic {tr.order_at_bound.mean():.0%}, "
             f"thesis's laws {tr.thesis_at_bound.mean():.0%} (goal <= {rule.MAX_AT_BOUND:.0%})"
@@ -739,7 +937,9 @@ def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame) 
             "|---|---|---|---|---|",
         ]
         for _, r in oa.iterrows():
-            lines.append(f"| {r.loss} | {r.epoch} | {r.train_auc:.3f} | {r.step} | {_x(r.ratio)} [{_x(r.low)}, {_x(r.high)}] |")
+            lines.append(
+                f"| {r.loss} | {r.epoch} | {r.train_auc:.3f} | {r.step} | {_x(r.ratio)} [{_x(r.low)}, {_x(r.high)}] |"
+            )
     # the parametric study, on its own
     lines += [
         "",
@@ -753,12 +953,20 @@ def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame) 
         if ep != par.xs(loss, level="loss").index.get_level_values("epoch").max():
             continue
         r, lo, hi = _iv(g.to_numpy())
-        lines.append(f"| {loss} | {est} | {r:.2g} [{lo:.2g}, {hi:.2g}] |" if np.isfinite(lo) else f"| {loss} | {est} | {r:.2g} |")
+        lines.append(
+            f"| {loss} | {est} | {r:.2g} [{lo:.2g}, {hi:.2g}] |"
+            if np.isfinite(lo)
+            else f"| {loss} | {est} | {r:.2g} |"
+        )
     # the tail of the measured errors
     mq = df[(df.estimator.fillna("") != "") & (df.redraw == 0)]
-    lines += ["", "### Where the measured squared error sits (last epoch, mean over seeds)", "",
-              "| loss | estimator | MSE | top 0.1 % share | trimmed MSE (top 0.1 % dropped) | median squared error |",
-              "|---|---|---|---|---|---|"]  # fmt: skip
+    lines += [
+        "",
+        "### Where the measured squared error sits (last epoch, mean over seeds)",
+        "",
+        "| loss | estimator | MSE | top 0.1 % share | trimmed MSE (top 0.1 % dropped) | median squared error |",
+        "|---|---|---|---|---|---|",
+    ]
     for (loss, est), g in mq.groupby(["loss", "estimator"], sort=False):
         g = g[g.epoch == g.epoch.max()]
         val = {q: float(g[g.quantity == q].measured.mean()) for q in QUANTITIES}
@@ -777,7 +985,9 @@ def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame) 
         ]
         for loss, g in vtt.groupby("loss", sort=False):
             c = g.verdict.value_counts()
-            lines.append(f"| {loss} | " + " | ".join(str(int(c.get(o, 0))) for o in rule.OUTCOMES) + " |")
+            lines.append(
+                f"| {loss} | " + " | ".join(str(int(c.get(o, 0))) for o in rule.OUTCOMES) + " |"
+            )
     if len(ablations):
         lines += [
             "",
@@ -787,30 +997,56 @@ def verdict(df: pd.DataFrame, ablations: pd.DataFrame, posterior: pd.DataFrame) 
         lastab = ablations[ablations.epoch == ablations.groupby("loss").epoch.transform("max")]
         lastab = lastab[lastab.variant.isin(VARIANTS)]
         piv = np.exp(
-            lastab.assign(r=np.log(lastab.simulated / lastab.measured)).groupby(["variant", "estimator"]).r.mean().unstack()
+            lastab.assign(r=np.log(lastab.simulated / lastab.measured))
+            .groupby(["variant", "estimator"])
+            .r.mean()
+            .unstack()
         )
-        lines += ["| variant | " + " | ".join(ESTIMATORS) + " |", "|---" * (len(ESTIMATORS) + 1) + "|"]
+        lines += [
+            "| variant | " + " | ".join(ESTIMATORS) + " |",
+            "|---" * (len(ESTIMATORS) + 1) + "|",
+        ]
         for var in VARIANTS:
             if var in piv.index:
-                lines.append(f"| {var} | " + " | ".join(f"{piv.loc[var, e]:.2f}" for e in ESTIMATORS) + " |")
+                lines.append(
+                    f"| {var} | " + " | ".join(f"{piv.loc[var, e]:.2f}" for e in ESTIMATORS) + " |"
+                )
     scal = df[df.estimator.fillna("") == ""]
     if len(scal):
-        lines += ["", "## Probe quantities (mean over seeds)", "",
-                  "| loss | epoch | alpha (test labels) | validation AUC | alpha_hat | at bound | tau+ (labels) | tau+ (label-free) | train AUC | K* | KS TN | KS FN |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        lines += [
+            "",
+            "## Probe quantities (mean over seeds)",
+            "",
+            "| loss | epoch | alpha (test labels) | validation AUC | alpha_hat | at bound | tau+ (labels) | tau+ (label-free) | train AUC | K* | KS TN | KS FN |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
         for (loss, ep), g in scal.groupby(["loss", "epoch"], sort=False):
-            val = {q: float(g[g.quantity == q].measured.mean()) if (g.quantity == q).any() else math.nan for q in SCALARS}
-            lines.append(f"| {loss} | {ep} | {val['alpha']:.3f} | {val['alpha_valid_auc']:.3f} | {val['alpha_hat']:.3f} | "
-                         f"{val['alpha_at_bound']:.0%} | {val['tau_plus']:.4f} | {val['tau_plus_hat']:.4f} | {val['train_auc']:.3f} | "
-                         f"{val['k_star']:.0f} | {val['ks_tn']:.3f} | {val['ks_fn']:.3f} |")  # fmt: skip
+            val = {
+                q: float(g[g.quantity == q].measured.mean())
+                if (g.quantity == q).any()
+                else math.nan
+                for q in SCALARS
+            }
+            lines.append(
+                f"| {loss} | {ep} | {val['alpha']:.3f} | {val['alpha_valid_auc']:.3f} | {val['alpha_hat']:.3f} | "
+                f"{val['alpha_at_bound']:.0%} | {val['tau_plus']:.4f} | {val['tau_plus_hat']:.4f} | {val['train_auc']:.3f} | "
+                f"{val['k_star']:.0f} | {val['ks_tn']:.3f} | {val['ks_fn']:.3f} |"
+            )
     if len(posterior):
-        lines += ["", "## BNS posterior P(fn | x) (eq. 4.14-4.16): reliability at the last probe epoch", "",
-                  "| prior | bin | predicted | observed | ratio |", "|---|---|---|---|---|"]  # fmt: skip
+        lines += [
+            "",
+            "## BNS posterior P(fn | x) (eq. 4.14-4.16): reliability at the last probe epoch",
+            "",
+            "| prior | bin | predicted | observed | ratio |",
+            "|---|---|---|---|---|",
+        ]
         last = posterior[posterior.epoch == posterior.groupby("loss").epoch.transform("max")]
         for prior, g in last.groupby("prior", sort=False):
             gl = g.groupby("bin")[["predicted", "observed"]].mean()
             for b, r in gl.iterrows():
-                lines.append(f"| {prior} | {b} | {r.predicted:.4f} | {r.observed:.4f} | {r.observed / r.predicted:.2f} |")
+                lines.append(
+                    f"| {prior} | {b} | {r.predicted:.4f} | {r.observed:.4f} | {r.observed / r.predicted:.2f} |"
+                )
     return "\n".join(lines) + "\n"
 
 
@@ -863,11 +1099,17 @@ def figure(df: pd.DataFrame, posterior: pd.DataFrame | None = None) -> Figure:
     fig = Figure(figsize=(4.0 * cols, 3.4 * rows), layout="constrained")
     axes = np.atleast_1d(fig.subplots(rows, cols)).ravel()
     x = np.arange(len(ESTIMATORS))
-    styles = {"calibrated": ("C3", "s", "calibrated (order-statistic laws, parent fitted on the fit half)"),
-              "thesis_laws": ("C1", "o", "the thesis's laws (order 2)"),
-              "blind": ("0.55", "v", r"control: blind ($\alpha = 1/2$)"),
-              "auc_recipe": ("C0", "^", r"control: $\alpha$ = training AUC (eq. 6.21)"),
-              "oracle": ("C2", "D", "control: oracle (empirical class laws)")}  # fmt: skip
+    styles = {
+        "calibrated": (
+            "C3",
+            "s",
+            "calibrated (order-statistic laws, parent fitted on the fit half)",
+        ),
+        "thesis_laws": ("C1", "o", "the thesis's laws (order 2)"),
+        "blind": ("0.55", "v", r"control: blind ($\alpha = 1/2$)"),
+        "auc_recipe": ("C0", "^", r"control: $\alpha$ = training AUC (eq. 6.21)"),
+        "oracle": ("C2", "D", "control: oracle (empirical class laws)"),
+    }
     n_seeds = int(mse.seed.nunique()) if len(mse) else 0
     for ax, loss in zip(axes, losses):
         g = mse[mse.loss == loss]
@@ -880,15 +1122,28 @@ def figure(df: pd.DataFrame, posterior: pd.DataFrame | None = None) -> Figure:
             for k, est in enumerate(ESTIMATORS):
                 ge = g[g.estimator == est]
                 with np.errstate(divide="ignore", invalid="ignore"):
-                    per = np.log(ge[f"simulated_{src}"] / ge.measured).groupby(ge.seed).mean().to_numpy()
+                    per = (
+                        np.log(ge[f"simulated_{src}"] / ge.measured)
+                        .groupby(ge.seed)
+                        .mean()
+                        .to_numpy()
+                    )
                 per = per[np.isfinite(per)]
                 if not per.size:
                     continue
                 ax.plot(np.full(per.size, k + off), np.exp(per), ".", color=c, ms=3, alpha=0.6)
                 mean, lo, hi = t_interval(per)
                 if np.isfinite(lo):
-                    ax.errorbar(k + off, math.exp(mean), yerr=[[math.exp(mean) - math.exp(lo)], [math.exp(hi) - math.exp(mean)]],
-                                fmt=mk, color=c, ms=5, capsize=2, mfc="white" if src != "calibrated" else c)  # fmt: skip
+                    ax.errorbar(
+                        k + off,
+                        math.exp(mean),
+                        yerr=[[math.exp(mean) - math.exp(lo)], [math.exp(hi) - math.exp(mean)]],
+                        fmt=mk,
+                        color=c,
+                        ms=5,
+                        capsize=2,
+                        mfc="white" if src != "calibrated" else c,
+                    )
                 else:
                     ax.plot(k + off, math.exp(mean), mk, color=c, ms=5)
         cell = vt[(vt.loss == loss) & (vt.epoch == ep)]
@@ -901,16 +1156,29 @@ def figure(df: pd.DataFrame, posterior: pd.DataFrame | None = None) -> Figure:
         ax.grid(alpha=0.3, which="both", axis="y")
     # the parametric study on its own panel
     ax = axes[len(losses)]
-    par = per_seed_log_ratios(df, "parametric").groupby(level=["loss", "epoch", "estimator"], sort=False).mean()
+    par = (
+        per_seed_log_ratios(df, "parametric")
+        .groupby(level=["loss", "epoch", "estimator"], sort=False)
+        .mean()
+    )
     for i, loss in enumerate(losses):
         r = par.xs(loss, level="loss")
         r = r.xs(r.index.get_level_values("epoch").max(), level="epoch").reindex(list(ESTIMATORS))
-        ax.plot(x + (i - len(losses) / 2) * 0.08, np.exp(r.to_numpy()), "o", ms=4, color=f"C{i}", label=loss)
+        ax.plot(
+            x + (i - len(losses) / 2) * 0.08,
+            np.exp(r.to_numpy()),
+            "o",
+            ms=4,
+            color=f"C{i}",
+            label=loss,
+        )
     ax.axhspan(1 / GOAL, GOAL, color="C2", alpha=0.10, lw=0)
     ax.set_yscale("log")
     _plain_log_ticks(ax)
     ax.set_xticks(x, ESTIMATORS, fontsize=6.5)
-    ax.set_title("parametric study (Algorithm 6's parent)\nsimulated / measured MSE, last epoch", fontsize=8)
+    ax.set_title(
+        "parametric study (Algorithm 6's parent)\nsimulated / measured MSE, last epoch", fontsize=8
+    )
     ax.legend(fontsize=6.5, ncol=2)
     ax.grid(alpha=0.3, which="both", axis="y")
     # the label-free alpha per probe epoch
@@ -935,11 +1203,25 @@ def figure(df: pd.DataFrame, posterior: pd.DataFrame | None = None) -> Figure:
     ax.grid(alpha=0.3)
     leg = axes[len(losses) + 2]
     leg.axis("off")
-    interval = "geometric mean and 95 % interval over seeds" if n_seeds >= 2 else "value (1 seed: no interval)"
-    handles = [Line2D([], [], color=c, marker=mk, ls="", label=lab) for c, mk, lab in styles.values()]
-    handles += [Line2D([], [], color="k", marker=".", ls="", label="one seed (mean over fit redraws)"),
-                Patch(color="C2", alpha=0.2, label=f"band [1/{GOAL}, {GOAL}]")]  # fmt: skip
-    leg.legend(handles=handles, loc="center", fontsize=7.5, title=f"markers: {interval}", title_fontsize=7.5)
+    interval = (
+        "geometric mean and 95 % interval over seeds"
+        if n_seeds >= 2
+        else "value (1 seed: no interval)"
+    )
+    handles = [
+        Line2D([], [], color=c, marker=mk, ls="", label=lab) for c, mk, lab in styles.values()
+    ]
+    handles += [
+        Line2D([], [], color="k", marker=".", ls="", label="one seed (mean over fit redraws)"),
+        Patch(color="C2", alpha=0.2, label=f"band [1/{GOAL}, {GOAL}]"),
+    ]
+    leg.legend(
+        handles=handles,
+        loc="center",
+        fontsize=7.5,
+        title=f"markers: {interval}",
+        title_fontsize=7.5,
+    )
     for extra in axes[len(losses) + 3 :]:
         extra.set_visible(False)
     return fig
@@ -985,10 +1267,16 @@ def run(args: argparse.Namespace) -> int:
     """
     import pandas as pd
 
-    inputs = {"--data": args.data} if args.data is not None else {"--train": args.train, "--test": args.test}
+    inputs = (
+        {"--data": args.data}
+        if args.data is not None
+        else {"--train": args.train, "--test": args.test}
+    )
     if args.data is None and (args.train is None or args.test is None):
         raise ValueError("give --train and --test (or --data FILE for a random split)")
-    out = check_paths(args.out if args.out is not None else default_output("sim_vs_train", args.quick), inputs)
+    out = check_paths(
+        args.out if args.out is not None else default_output("sim_vs_train", args.quick), inputs
+    )
     if args.quick:
         seeds, epochs, probe_epochs, anchors, redraws = 2, 4, [1, 2, 4], 2048, 2
         losses = [x for x in args.losses if x in ("rns", "infonce")] or ["rns", "infonce"]
@@ -1006,35 +1294,73 @@ def run(args: argparse.Namespace) -> int:
         from .._cli_common import require_torch
 
         require_torch("negtheory reproduce sim-vs-train (mini-batch losses)")
-    settings = dict(epochs=epochs, probe_epochs=tuple(probe_epochs), valid_fraction=args.valid_fraction, negatives=args.negatives,
-                    anchors=anchors, fit_size=args.fit_size, redraws=redraws, reps=args.reps, model=args.model)  # fmt: skip
+    settings = dict(
+        epochs=epochs,
+        probe_epochs=tuple(probe_epochs),
+        valid_fraction=args.valid_fraction,
+        negatives=args.negatives,
+        anchors=anchors,
+        fit_size=args.fit_size,
+        redraws=redraws,
+        reps=args.reps,
+        model=args.model,
+    )
     data, label, ident = _load(args)
     local_serial = args.executor == "local" and args.jobs == 1
     items = tuple(settings.items())
-    specs = tuple(RunSpec(key=(loss,), replicate=s, task=(loss, s, items, not args.quiet and local_serial),
-                          name=_cache_name(ident + repr(sorted(settings.items())) + loss + str(s), loss, s))
-                  for loss in losses for s in range(seeds))  # fmt: skip
+    specs = tuple(
+        RunSpec(
+            key=(loss,),
+            replicate=s,
+            task=(loss, s, items, not args.quiet and local_serial),
+            name=_cache_name(ident + repr(sorted(settings.items())) + loss + str(s), loss, s),
+        )
+        for loss in losses
+        for s in range(seeds)
+    )
     executor, close = connect_executor(args)
     t0 = time.perf_counter()
     try:
-        recs = execute(Plan(specs, _job, lambda: data, desc="sim-vs-train runs"), cache_dir=out / "runs", executor=executor,
-                       jobs=args.jobs, progress=not args.quiet)  # fmt: skip
+        recs = execute(
+            Plan(specs, _job, lambda: data, desc="sim-vs-train runs"),
+            cache_dir=out / "runs",
+            executor=executor,
+            jobs=args.jobs,
+            progress=not args.quiet,
+        )
     finally:
         close()
-    parts: dict[str, list] = {"sim_vs_train": [], "ablations": [], "posterior": [], "score_laws": [], "history": []}
+    parts: dict[str, list] = {
+        "sim_vs_train": [],
+        "ablations": [],
+        "posterior": [],
+        "score_laws": [],
+        "history": [],
+    }
     for rec in recs:
         for k in parts:
             parts[k].extend(rec[k])
     frames = {k: pd.DataFrame(v) for k, v in parts.items()}
-    cols = ["epoch", "seed", "redraw", "loss", "quantity", "estimator", "measured"] + [f"simulated_{s}" for s in SOURCES]
+    cols = ["epoch", "seed", "redraw", "loss", "quantity", "estimator", "measured"] + [
+        f"simulated_{s}" for s in SOURCES
+    ]
     df = frames["sim_vs_train"][cols]
     written = []
-    for name, frame in (("sim_vs_train.csv", df), ("ablations.csv", frames["ablations"]),
-                        ("posterior_calibration.csv", frames["posterior"]), ("score_laws.csv", frames["score_laws"]),
-                        ("history.csv", frames["history"]), ("verdicts.csv", verdict_table(df))):  # fmt: skip
+    for name, frame in (
+        ("sim_vs_train.csv", df),
+        ("ablations.csv", frames["ablations"]),
+        ("posterior_calibration.csv", frames["posterior"]),
+        ("score_laws.csv", frames["score_laws"]),
+        ("history.csv", frames["history"]),
+        ("verdicts.csv", verdict_table(df)),
+    ):
         frame.to_csv(out / name, index=False)
         written.append(name)
-    run_seconds = float(frames["history"].groupby(["loss", "seed"]).seconds.first().sum()) if len(frames["history"]) else 0.0
+    run_seconds = (
+        float(frames["history"].groupby(["loss", "seed"]).seconds.first().sum())
+        if len(frames["history"])
+        else 0.0
+    )
     head = [
         f"# Simulation vs training on {label}",
         "",
@@ -1060,7 +1386,11 @@ def run(args: argparse.Namespace) -> int:
     written.append("sim_vs_train.md")
     fig = figure(df)
     if args.quick:
-        fig.suptitle(f"QUICK smoke run ({seeds} seeds, {epochs} epochs): not a result", color="C3", fontsize=10)
+        fig.suptitle(
+            f"QUICK smoke run ({seeds} seeds, {epochs} epochs): not a result",
+            color="C3",
+            fontsize=10,
+        )
     fig.savefig(out / "sim_vs_train.png", dpi=130)
     written.append("sim_vs_train.png")
     print(md)
@@ -1109,7 +1439,12 @@ def summary(studies: Sequence[dict], root: str | Path = ".") -> str:
         tr = vt[vt.trained]
         goal = float(st["oracle_goal"])
         ok = int(((tr.oracle_low >= 1 / goal) & (tr.oracle_high <= goal)).sum())
-        row = {"data set": st["label"], "seeds": int(df.seed.nunique()), "cells": len(vt), "trained": len(tr)}
+        row = {
+            "data set": st["label"],
+            "seeds": int(df.seed.nunique()),
+            "cells": len(vt),
+            "trained": len(tr),
+        }
         for fam, col in (("model", "verdict"), ("thesis laws", "thesis_verdict")):
             c = tr[col].value_counts()
             row[fam] = " / ".join(str(int(c.get(o, 0))) for o in rule.OUTCOMES)
@@ -1123,7 +1458,14 @@ def summary(studies: Sequence[dict], root: str | Path = ".") -> str:
         oa = oracle_ablation_table(df, ab)
         oa = oa[oa.train_auc >= rule.TRAINED_AUC]
         for (loss, ep), g in oa.groupby(["loss", "epoch"], sort=False):
-            ladders.append((st["label"], loss, int(ep), {s: (r.ratio, r.low, r.high) for s, r in zip(g.step, g.itertuples())}))
+            ladders.append(
+                (
+                    st["label"],
+                    loss,
+                    int(ep),
+                    {s: (r.ratio, r.low, r.high) for s, r in zip(g.step, g.itertuples())},
+                )
+            )
     lines = [
         f"Rule `{rule.RULE_ID}` ({rule.BAND}x band, simultaneous {rule.LEVEL:.0%} intervals over the five "
         f"estimators, at least {rule.MIN_SEEDS} seeds); trained cells: train AUC >= {rule.TRAINED_AUC}. "

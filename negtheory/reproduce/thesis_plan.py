@@ -27,10 +27,28 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
-    "TABLES", "MODELS", "METRICS", "BNS_VARIANTS", "SRNS_VARIANTS", "LIGHTGCN_VARIANTS", "ABLATION_VARIANTS",
-    "TUNING", "TUNE_VARIANTS", "TUNE_METRIC", "TABLE_ROWS", "FAMILIES", "Row", "plan", "method_names", "default_epochs",
-    "DPL_HARD_TAU_PLUS", "DPL_HARD_TAU_PLUS_BY_DATASET", "BPR_VARIANTS", "DATASET_DENSITY", "TAU_VARIANTS",
-]  # fmt: skip
+    "TABLES",
+    "MODELS",
+    "METRICS",
+    "BNS_VARIANTS",
+    "SRNS_VARIANTS",
+    "LIGHTGCN_VARIANTS",
+    "ABLATION_VARIANTS",
+    "TUNING",
+    "TUNE_VARIANTS",
+    "TUNE_METRIC",
+    "TABLE_ROWS",
+    "FAMILIES",
+    "Row",
+    "plan",
+    "method_names",
+    "default_epochs",
+    "DPL_HARD_TAU_PLUS",
+    "DPL_HARD_TAU_PLUS_BY_DATASET",
+    "BPR_VARIANTS",
+    "DATASET_DENSITY",
+    "TAU_VARIANTS",
+]
 
 TABLES = ("4.2", "4.3", "4.4", "4.5", "5.2", "5.3", "6.3")
 DEFAULT_BNS_SIZES = ("1", "3", "5", "10", "20", "50", "100")
@@ -77,7 +95,9 @@ DPL_HARD_TAU_PLUS_BY_DATASET = {"ml-100k": 0.3, "ml-1m": 0.25}
 #: SRNS readings beside the default (the released run script): variant -> batch-1 SGD run-key keywords (SRNS's)
 SRNS_VARIANTS = {
     # the released SRNS_main.py's argparse defaults (S1 = 20, S2 = S1, alpha = 1, warm-up 1 epoch, tau = 1)
-    "code-defaults": dict(srns_memory=20, srns_candidates=20, srns_alpha=1.0, srns_warmup=1.0, srns_tau=1.0),
+    "code-defaults": dict(
+        srns_memory=20, srns_candidates=20, srns_alpha=1.0, srns_warmup=1.0, srns_tau=1.0
+    ),
     # no variance term: the memory's highest sigma(x_uk - x_ui) (an ablation)
     "alpha0": dict(srns_alpha=0.0),
 }
@@ -102,27 +122,43 @@ ABLATION_VARIANTS = {
 #: Table 4.4's losses: printed name -> variant of ABLATION_VARIANTS (None: BPR, Table 4.2's runs)
 TABLE44_LOSSES = {"BPR": None, "BCE": "bce", "InfoNCE": "infonce"}
 #: the BCL searches' stages (MF, its released form, LightGCN): alpha x tau+ at beta = 0.6, then beta
-_BCL_STAGES = ({"alpha": (0.55, 0.7, 0.85), "tau_plus": (0.02, 0.06, 0.1)}, {"beta": (0.2, 0.4, 0.6, 0.8)})
+_BCL_STAGES = (
+    {"alpha": (0.55, 0.7, 0.85), "tau_plus": (0.02, 0.06, 0.1)},
+    {"beta": (0.2, 0.4, 0.6, 0.8)},
+)
 #: hyper-parameter searches on validation (issue 22): method -> its row (table, setting), the run key
 #: the candidates extend and the stages of the search (each stage a grid over the named keywords,
 #: searched with the earlier stages' choices fixed; keywords of no stage keep their defaults)
 TUNING: dict[str, dict[str, Any]] = {
     # PNS's exponent of pop^beta (thesis: 0.75, as word2vec); 0 is uniform over the items
-    "PNS": dict(table="4.2", setting="BPR-MF SGD", base=("sgd", "pns", 5, "popularity"),
-                stages=({"pns_power": (0.0, 0.25, 0.5, 0.75, 1.0)},)),
+    "PNS": dict(
+        table="4.2",
+        setting="BPR-MF SGD",
+        base=("sgd", "pns", 5, "popularity"),
+        stages=({"pns_power": (0.0, 0.25, 0.5, 0.75, 1.0)},),
+    ),
     # AOBPR's lambda of P(r) ∝ exp(-r / lambda), in items (log grid around |I| / 20 on MovieLens-100K)
-    "AOBPR": dict(table="4.2", setting="BPR-MF SGD", base=("sgd", "aobpr", 5, "popularity"),
-                  stages=({"rank_scale": (10.0, 30.0, 100.0, 300.0, 1000.0)},)),
+    "AOBPR": dict(
+        table="4.2",
+        setting="BPR-MF SGD",
+        base=("sgd", "aobpr", 5, "popularity"),
+        stages=({"rank_scale": (10.0, 30.0, 100.0, 300.0, 1000.0)},),
+    ),
     # BCL (eq. 6.48 and the released form): alpha x tau+ at beta = 0.6, then beta
-    "BCL": dict(table="6.3", setting="MF", base=("mf", "bcl"),
-                stages=_BCL_STAGES),
-    "BCL-released": dict(table="6.3", setting="MF", base=("mf", "bcl_released"),
-                         stages=_BCL_STAGES),
+    "BCL": dict(table="6.3", setting="MF", base=("mf", "bcl"), stages=_BCL_STAGES),
+    "BCL-released": dict(
+        table="6.3", setting="MF", base=("mf", "bcl_released"), stages=_BCL_STAGES
+    ),
     # the same search for Table 6.3's LightGCN BCL row (the thesis's LightGCN settings, uniform negatives); its
     # row is the printed "BCL / LightGCN" one, so ``method`` names the printed row and the key names the search
-    "BCL-LightGCN": dict(table="6.3", method="BCL", setting="LightGCN", base=("lightgcn", "bcl", "rns"),
-                         stages=_BCL_STAGES),
-}  # fmt: skip
+    "BCL-LightGCN": dict(
+        table="6.3",
+        method="BCL",
+        setting="LightGCN",
+        base=("lightgcn", "bcl", "rns"),
+        stages=_BCL_STAGES,
+    ),
+}
 #: variants of a tuned row: name -> (the validation score of a candidate, the protocol of the reported runs):
 #: ``valid-tuned`` scores validation NDCG@10 after the last epoch and reports the chosen value's
 #: runs on the whole training split after their last epoch; ``valid-tuned-es`` (early stopping)
@@ -176,39 +212,75 @@ _LOSSES = ("InfoNCE", "DCL", "HCL")
 #: model -> table -> its rows, in print order (see the module notes of :mod:`thesis_tables`)
 TABLE_ROWS: dict[str, dict[str, tuple[Row, ...]]] = {
     "mf": {
-        "4.2": tuple(Row(m, _SGD, ("sgd", m.lower(), 5, _POP), family="srns_variants" if m == "SRNS" else None)
-                     for m in _SAMPLERS),
+        "4.2": tuple(
+            Row(
+                m,
+                _SGD,
+                ("sgd", m.lower(), 5, _POP),
+                family="srns_variants" if m == "SRNS" else None,
+            )
+            for m in _SAMPLERS
+        ),
         "4.3": (
             Row("RNS", _SGD, _RNS),
             Row("BNS", _SGD, _BNS),
             Row("BNS-1", _SGD, (*_BNS, "lam-warm")),  # the lambda warm start
             Row("BNS-2", _SGD, _BNS, family="bns2_warm"),  # RNS for E epochs, then BNS
             Row("BNS-3", _SGD, ("sgd", "bns", 5, "uniform")),  # prior 1 / |I|
-            Row("BNS-4", _SGD, ("sgd", "bns", 5, "occupation"), family="occupation"),  # needs u.user
+            Row(
+                "BNS-4", _SGD, ("sgd", "bns", 5, "occupation"), family="occupation"
+            ),  # needs u.user
         ),
-        "4.4": tuple(Row(m, loss, _RNS[:1] + (m.lower(),) + _RNS[2:] + ((v,) if v else ()))
-                     for loss, v in (("BPR", None), ("BCE", "bce"), ("InfoNCE", "infonce")) for m in ("RNS", "BNS")),
-        "4.5": (Row("BNS-oracle", "|M_u|={size}", ("sgd", "bns", "{m}", "oracle"), family="bns_sizes"),),
-        "5.2": (Row("BPR", "MF", _RNS, family="bpr_variants"),
-                *(Row(m, "MF", ("mf", m.lower()), family=_tau(m)) for m in (*_LOSSES, "DPL"))),
+        "4.4": tuple(
+            Row(m, loss, _RNS[:1] + (m.lower(),) + _RNS[2:] + ((v,) if v else ()))
+            for loss, v in (("BPR", None), ("BCE", "bce"), ("InfoNCE", "infonce"))
+            for m in ("RNS", "BNS")
+        ),
+        "4.5": (
+            Row("BNS-oracle", "|M_u|={size}", ("sgd", "bns", "{m}", "oracle"), family="bns_sizes"),
+        ),
+        "5.2": (
+            Row("BPR", "MF", _RNS, family="bpr_variants"),
+            *(Row(m, "MF", ("mf", m.lower()), family=_tau(m)) for m in (*_LOSSES, "DPL")),
+        ),
         # BPR, BNS and DPL repeat Tables 4.2 / 5.2 (same runs); DPL with hard samples: DNS negatives, tau+ = 0.3
-        "5.3": (Row("BPR", "MF", _RNS), Row("BNS", "MF", _BNS), Row("DPL", "MF", ("mf", "dpl")),
-                Row("DPL-hard", "MF", ("mf", "dpl", "sampler=dns", f"tau_plus={DPL_HARD_TAU_PLUS:g}"), family="dpl_hard")),
+        "5.3": (
+            Row("BPR", "MF", _RNS),
+            Row("BNS", "MF", _BNS),
+            Row("DPL", "MF", ("mf", "dpl")),
+            Row(
+                "DPL-hard",
+                "MF",
+                ("mf", "dpl", "sampler=dns", f"tau_plus={DPL_HARD_TAU_PLUS:g}"),
+                family="dpl_hard",
+            ),
+        ),
         # the released recommendation code trains BCL as -ln sigma(s+ - sum omega e^s), not eq. 6.48
-        "6.3": (*(Row(m, "MF", ("mf", m.lower()), family=_tau(m)) for m in (*_LOSSES, "BCL")),
-                Row("BCL-released", "MF", ("mf", "bcl_released"), family="tau_variants")),
+        "6.3": (
+            *(Row(m, "MF", ("mf", m.lower()), family=_tau(m)) for m in (*_LOSSES, "BCL")),
+            Row("BCL-released", "MF", ("mf", "bcl_released"), family="tau_variants"),
+        ),
     },
     "lightgcn": {
         # mini-batch BPR with each sampler (AOBPR and SRNS: negtheory.recsys.adaptive_samplers)
         # a named reading (--lightgcn-variants) adds its rows beside every LightGCN row (plan): a reading of the
         # thesis's LightGCN settings is judged on the whole block, not on the row it was found on
         "4.2": tuple(Row(m, "LightGCN", ("lightgcn", "bpr", m.lower())) for m in _SAMPLERS),
-        "5.2": tuple(Row(m, "LightGCN", ("lightgcn", "bpr" if m == "BPR" else m.lower(), "rns"), family=_tau(m))
-                     for m in ("BPR", *_LOSSES, "DPL")),
-        "6.3": tuple(Row(m, "LightGCN", ("lightgcn", m.lower().replace("-", "_"), "rns"), family=_tau(m))
-                     for m in (*_LOSSES, "BCL", "BCL-released")),
+        "5.2": tuple(
+            Row(
+                m,
+                "LightGCN",
+                ("lightgcn", "bpr" if m == "BPR" else m.lower(), "rns"),
+                family=_tau(m),
+            )
+            for m in ("BPR", *_LOSSES, "DPL")
+        ),
+        "6.3": tuple(
+            Row(m, "LightGCN", ("lightgcn", m.lower().replace("-", "_"), "rns"), family=_tau(m))
+            for m in (*_LOSSES, "BCL", "BCL-released")
+        ),
     },
-}  # fmt: skip
+}
 
 
 def _key(row: Row) -> tuple:
@@ -234,7 +306,10 @@ def _bpr_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
 def _tau_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
     # one reading for every τ⁺ row of the table (never chosen per row); the value is the data set's, fixed in advance
     tau = DATASET_DENSITY[o["dataset"]]
-    return [row] + [row._replace(variant="tau=density", key=(*_key(row), f"tau_plus={tau:g}")) for _ in o["tau_variants"]]
+    return [row] + [
+        row._replace(variant="tau=density", key=(*_key(row), f"tau_plus={tau:g}"))
+        for _ in o["tau_variants"]
+    ]
 
 
 def _dpl_hard_row(row: Row, o: Mapping[str, Any]) -> list[Row]:
@@ -243,7 +318,9 @@ def _dpl_hard_row(row: Row, o: Mapping[str, Any]) -> list[Row]:
 
 
 def _bns2_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
-    return [row._replace(variant=f"E={e}", key=(*_key(row), f"rns-warm{e}")) for e in o["bns2_warm"]]
+    return [
+        row._replace(variant=f"E={e}", key=(*_key(row), f"rns-warm{e}")) for e in o["bns2_warm"]
+    ]
 
 
 def _occupation_row(row: Row, o: Mapping[str, Any]) -> list[Row]:
@@ -261,7 +338,9 @@ def _bns_size_rows(row: Row, o: Mapping[str, Any]) -> list[Row]:
         for v in o["bns_variants"]:
             # F over M_u is F over all negatives when M_u holds all of them: the soft runs
             code = "soft" if (v == "soft-Fcand" and size == "all") else v
-            key = tuple(m if x == "{m}" else x for x in _key(row)) + (() if code == "soft" else (code,))
+            key = tuple(m if x == "{m}" else x for x in _key(row)) + (
+                () if code == "soft" else (code,)
+            )
             out.append(row._replace(setting=setting, variant=v, key=key))
     return out
 
@@ -372,9 +451,17 @@ def plan(
     >>> plan(["4.2"], ["rns", "bns"])
     [('4.2', 'RNS', 'BPR-MF SGD', '-', ('sgd', 'rns', 5, 'popularity')), ('4.2', 'BNS', 'BPR-MF SGD', '-', ('sgd', 'bns', 5, 'popularity'))]
     """
-    o = dict(bns_sizes=bns_sizes, bns_variants=bns_variants, srns_variants=srns_variants, lightgcn_variants=lightgcn_variants,
-             bns2_warm=bns2_warm, occupation=occupation, dataset=dataset, bpr_variants=bpr_variants,
-             tau_variants=tau_variants)  # fmt: skip
+    o = dict(
+        bns_sizes=bns_sizes,
+        bns_variants=bns_variants,
+        srns_variants=srns_variants,
+        lightgcn_variants=lightgcn_variants,
+        bns2_warm=bns2_warm,
+        occupation=occupation,
+        dataset=dataset,
+        bpr_variants=bpr_variants,
+        tau_variants=tau_variants,
+    )
     _check_options(tables, models, o)
     rows: list[tuple[str, str, str, str, tuple | None]] = []
     for model in (m for m in MODELS if m in models):
@@ -443,7 +530,9 @@ def _tuned_key(base: tuple, params: Mapping[str, Any]) -> tuple:
     from ._run_keys import MINIBATCH_KEYWORDS, SGD_KEYWORDS
 
     defaults = SGD_KEYWORDS if base[0] == "sgd" else MINIBATCH_KEYWORDS
-    return base + tuple(_key_item(n, v) for n, v in sorted(params.items()) if n not in defaults or defaults[n] != v)
+    return base + tuple(
+        _key_item(n, v) for n, v in sorted(params.items()) if n not in defaults or defaults[n] != v
+    )
 
 
 def _key_item(name: str, value: Any) -> str:

@@ -45,7 +45,8 @@ def _reported(history, protocol):
 
 
 def sampling_quality_table(
-    rows: Sequence[tuple[str, str, str, str, tuple | None]], histories: dict[tuple, list[dict[str, Any]]]
+    rows: Sequence[tuple[str, str, str, str, tuple | None]],
+    histories: dict[tuple, list[dict[str, Any]]],
 ) -> pd.DataFrame:
     """Mean TNR and INF (eq. 4.27-4.28) over the evaluated epochs of each SGD sampler run, mean over seeds.
 
@@ -123,7 +124,9 @@ def summarize(
 
     lines = []
     for table, method, setting, variant, key in rows:
-        own = protocol if key is None else _key_protocol(key, protocol)  # early-stopping rows: their own
+        own = (
+            protocol if key is None else _key_protocol(key, protocol)
+        )  # early-stopping rows: their own
         conv_label = {
             "reported": "final epoch" if own == "fixed" else "best validation epoch",
             "max_test_over_epochs (released code)": "max_test_over_epochs (released code)",
@@ -131,11 +134,23 @@ def summarize(
         for conv in ("reported", "max_test_over_epochs (released code)"):
             for metric in METRICS:
                 for k in (5, 10, 20):
-                    th = thesis_value(table, "BCL" if method == "BCL-released" else method, setting, metric, k, dataset)
+                    th = thesis_value(
+                        table,
+                        "BCL" if method == "BCL-released" else method,
+                        setting,
+                        metric,
+                        k,
+                        dataset,
+                    )
                     if key is None:  # a row not run: NaN mean and interval, 0 seeds
                         v = np.empty(0)
                     else:
-                        sel = runs[(runs.run == str(key)) & (runs.convention == conv) & (runs.metric == metric) & (runs.k == k)]
+                        sel = runs[
+                            (runs.run == str(key))
+                            & (runs.convention == conv)
+                            & (runs.metric == metric)
+                            & (runs.k == k)
+                        ]
                         v = sel.value.to_numpy(dtype=float)
                     n = len(v)
                     mean = float(v.mean()) if n else np.nan
@@ -194,7 +209,9 @@ def markdown(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> str:
         + " | Δ (first) |"
     )
     lines = [head, "|" + "---|" * (6 + len(convs))]
-    for (table, method, setting, variant), g in sub.groupby(["table", "method", "setting", "variant"], sort=False):
+    for (table, method, setting, variant), g in sub.groupby(
+        ["table", "method", "setting", "variant"], sort=False
+    ):
         cells = []
         for c in convs:
             if not (g.convention == c).any():  # a table merged from runs of another protocol
@@ -208,10 +225,18 @@ def markdown(df: pd.DataFrame, metric: str = "ndcg", k: int = 10) -> str:
             else:
                 cells.append(f"{r['mean']:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]")
         first = g.iloc[0]
-        delta = "" if first.n_seeds == 0 or math.isnan(first.thesis) else f"{first['mean'] - first.thesis:+.4f}"
+        delta = (
+            ""
+            if first.n_seeds == 0 or math.isnan(first.thesis)
+            else f"{first['mean'] - first.thesis:+.4f}"
+        )
         th = "" if math.isnan(g.thesis.iloc[0]) else f"{g.thesis.iloc[0]:.4f}"
         setting = setting.replace("|", "\\|")
-        lines.append(f"| {table} | {method} | {setting} | {variant} | {th} | " + " | ".join(cells) + f" | {delta} |")
+        lines.append(
+            f"| {table} | {method} | {setting} | {variant} | {th} | "
+            + " | ".join(cells)
+            + f" | {delta} |"
+        )
     return "\n".join(lines)
 
 
@@ -222,7 +247,9 @@ AS_WRITTEN = ("-", "soft")
 
 
 @_table_doc
-def verdicts(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, tol: float = TOLERANCE) -> pd.DataFrame:
+def verdicts(
+    df: pd.DataFrame, metric: str = "ndcg", k: int = 10, tol: float = TOLERANCE
+) -> pd.DataFrame:
     r"""One verdict per printed row: reproduced as written, by a named variant, or not at all.
 
     For every (table, method, setting) with a printed value, the rows of ``df`` reported at the final
@@ -270,16 +297,31 @@ def verdicts(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, tol: float = T
         raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
     if not (isinstance(tol, (int, float)) and math.isfinite(tol) and tol >= 0):
         raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
-    missing = {"table", "method", "setting", "variant", "metric", "k", "thesis", "mean", "n_seeds", "convention"} - set(df)
+    missing = {
+        "table",
+        "method",
+        "setting",
+        "variant",
+        "metric",
+        "k",
+        "thesis",
+        "mean",
+        "n_seeds",
+        "convention",
+    } - set(df)
     if missing:
-        raise ValueError(f"df must be the tidy table of summarize(); missing columns {sorted(missing)}")
+        raise ValueError(
+            f"df must be the tidy table of summarize(); missing columns {sorted(missing)}"
+        )
     sub = df[(df.metric == metric) & (df.k == k)]
     # never the released code's max over test epochs: it selects on test
     sub = sub[~sub.convention.str.startswith("max_test")]
     first = sub.convention.iloc[0] if len(sub) else ""
     out = []
     # a method's named variants include its sibling rows (BCL-released for BCL)
-    sub = sub.assign(base=sub.method.str.replace("-released", "", regex=False)).reset_index(drop=True)
+    sub = sub.assign(base=sub.method.str.replace("-released", "", regex=False)).reset_index(
+        drop=True
+    )
     for (table, base, setting), g in sub.groupby(["table", "base", "setting"], sort=False):
         th = g.thesis.iloc[0]
         if np.isnan(th):
@@ -293,7 +335,11 @@ def verdicts(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, tol: float = T
         best = others.loc[others.delta.abs().idxmin()] if len(others) else None
 
         def label(r, base=base):
-            name = r.variant if r.method == base else (r.method if r.variant == "-" else f"{r.method} {r.variant}")
+            name = (
+                r.variant
+                if r.method == base
+                else (r.method if r.variant == "-" else f"{r.method} {r.variant}")
+            )
             return name if r.convention == first else f"{name} ({r.convention})"
 
         if w is not None and w.n_seeds > 0 and abs(w.delta) <= tol:
@@ -345,11 +391,19 @@ def verdicts_markdown(v: pd.DataFrame) -> str:
         aw = "not run" if math.isnan(r.as_written) else f"{r.as_written:.4f} ({r.delta:+.4f})"
         bv = "—" if not r.best_variant else f"{r.best_variant} ({r.best_delta:+.4f})"
         setting = r.setting.replace("|", "\\|")
-        lines.append(f"| {r.table} | {r.method} | {setting} | {r.thesis:.4f} | {aw} | {bv} | {r.verdict} |")
+        lines.append(
+            f"| {r.table} | {r.method} | {setting} | {r.thesis:.4f} | {aw} | {bv} | {r.verdict} |"
+        )
     return "\n".join(lines)
 
 
-def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "ml-100k", note: str | None = None) -> Figure:
+def figure(
+    df: pd.DataFrame,
+    metric: str = "ndcg",
+    k: int = 10,
+    dataset: str = "ml-100k",
+    note: str | None = None,
+) -> Figure:
     """negtheory (mean, 95 % interval) against the thesis's printed value, one panel per table.
 
     The legend says when there is no interval (rows of one seed).
@@ -384,7 +438,9 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "
     nrows = -(-len(tables) // ncols)
     # one row of panels grows with its longest table (about 0.28 in a label, at most 6 in a panel), so that the rotated
     # row labels do not overlap
-    n_rows = max(len(sub[sub.table == t].drop_duplicates(["method", "setting", "variant"])) for t in tables)
+    n_rows = max(
+        len(sub[sub.table == t].drop_duplicates(["method", "setting", "variant"])) for t in tables
+    )
     width = min(6.0, max(3.2, 0.28 * n_rows)) * ncols + 1 if nrows == 1 else 4.6 * ncols
     fig = Figure(figsize=(width, 3.8 if nrows == 1 else 4.4 * nrows), layout="constrained")
     grid = fig.subplots(nrows, ncols, squeeze=False).ravel()
@@ -393,7 +449,9 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "
     axes = grid[: len(tables)]
     for ax, table in zip(axes, tables):
         g = sub[sub.table == table]
-        if table == "4.5":  # one x per |M_u|, one series per variant (|M_u| = 1, variant "-", in each)
+        if (
+            table == "4.5"
+        ):  # one x per |M_u|, one series per variant (|M_u| = 1, variant "-", in each)
             settings = list(dict.fromkeys(g.setting))
             labels = [st.replace("|M_u|=", "") for st in settings]
             pos = {st: n for n, st in enumerate(settings)}
@@ -401,10 +459,26 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "
             for n, v in enumerate(variants):
                 gv = g[(g.variant == v) | (g.variant == "-")]
                 xv = [pos[st] + 0.08 * (n - (len(variants) - 1) / 2) for st in gv.setting]
-                ax.errorbar(xv, gv["mean"], yerr=[gv["mean"] - gv.ci_low, gv.ci_high - gv["mean"]], fmt="o-", ms=3,
-                            color=f"C{n}", capsize=2, label=f"negtheory {v}")  # fmt: skip
+                ax.errorbar(
+                    xv,
+                    gv["mean"],
+                    yerr=[gv["mean"] - gv.ci_low, gv.ci_high - gv["mean"]],
+                    fmt="o-",
+                    ms=3,
+                    color=f"C{n}",
+                    capsize=2,
+                    label=f"negtheory {v}",
+                )
             th = g.drop_duplicates("setting")
-            ax.plot([pos[st] for st in th.setting], th.thesis, "x", color="k", ms=8, mew=2, label="thesis (printed)")
+            ax.plot(
+                [pos[st] for st in th.setting],
+                th.thesis,
+                "x",
+                color="k",
+                ms=8,
+                mew=2,
+                label="thesis (printed)",
+            )
             ax.set_xticks(range(len(settings)), labels)
             ax.legend(loc="upper left", fontsize=6)
         else:
@@ -430,14 +504,34 @@ def figure(df: pd.DataFrame, metric: str = "ndcg", k: int = 10, dataset: str = "
         ax.grid(alpha=0.3)
     # one legend for all panels, below them: inside a panel it would hide markers
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=8, frameon=False)
-    names = {"ml-100k": "MovieLens-100K", "ml-1m": "MovieLens-1M", "yahoo-r3": "Yahoo!-R3", "yelp2018": "Yelp2018",
-             "gowalla": "Gowalla"}  # fmt: skip
-    model = "MF and LightGCN" if (sub.setting == "LightGCN").any() and (sub.setting != "LightGCN").any() else "MF"
+    fig.legend(
+        handles, labels, loc="outside lower center", ncol=len(labels), fontsize=8, frameon=False
+    )
+    names = {
+        "ml-100k": "MovieLens-100K",
+        "ml-1m": "MovieLens-1M",
+        "yahoo-r3": "Yahoo!-R3",
+        "yelp2018": "Yelp2018",
+        "gowalla": "Gowalla",
+    }
+    model = (
+        "MF and LightGCN"
+        if (sub.setting == "LightGCN").any() and (sub.setting != "LightGCN").any()
+        else "MF"
+    )
     model = "LightGCN" if (sub.setting == "LightGCN").all() else model
     # a long note is wrapped to the figure's width (about 11 characters an inch at the title's size), not clipped
-    note = textwrap.fill(note, max(20, int(width * 11)), break_on_hyphens=False, break_long_words=False) if note else None
-    fig.suptitle(f"{names.get(dataset, dataset)}, {model}: negtheory vs thesis" + (f"\n{note}" if note else ""))
+    note = (
+        textwrap.fill(
+            note, max(20, int(width * 11)), break_on_hyphens=False, break_long_words=False
+        )
+        if note
+        else None
+    )
+    fig.suptitle(
+        f"{names.get(dataset, dataset)}, {model}: negtheory vs thesis"
+        + (f"\n{note}" if note else "")
+    )
     return fig
 
 
@@ -485,7 +579,19 @@ def write_report(out, result, meta: dict[str, Any]) -> list[str]:
     rows, runs, histories, tuning = result
     note = meta["note"]
     df = summarize(rows, runs, meta["protocol"], meta["dataset"])
-    cols = ["table", "method", "setting", "variant", "metric", "k", "thesis", "mean", "ci_low", "ci_high", "n_seeds"]
+    cols = [
+        "table",
+        "method",
+        "setting",
+        "variant",
+        "metric",
+        "k",
+        "thesis",
+        "mean",
+        "ci_low",
+        "ci_high",
+        "n_seeds",
+    ]
     df[[*cols, "convention"]].to_csv(out / "thesis_tables.csv", index=False)
     runs.to_csv(out / "runs.csv", index=False)
     written = ["thesis_tables.csv", "thesis_tables.md", "thesis_tables.png", "runs.csv"]
@@ -511,7 +617,12 @@ def write_report(out, result, meta: dict[str, Any]) -> list[str]:
         ]
         sv = strict_verdicts(df, printed=THESIS_BY_DATASET[meta["dataset"]])
         sv.to_csv(out / "verdicts_strict.csv", index=False)
-        md += [strict_markdown(sv, lenient=v, title="Strict verdicts (distinct rows, every printed metric)"), ""]
+        md += [
+            strict_markdown(
+                sv, lenient=v, title="Strict verdicts (distinct rows, every printed metric)"
+            ),
+            "",
+        ]
         written += ["verdicts.csv", "verdicts_strict.csv"]
     if tuning:
         from .thesis_tuning import tuning_markdown

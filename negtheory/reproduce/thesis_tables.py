@@ -106,7 +106,13 @@ from typing import TYPE_CHECKING
 from .._cli_common import CommandError, default_output, input_file, integer, output_dir, real
 from .._validation import int_scalar
 from . import _common
-from ._common import DATA_FORMATS, add_executor_arguments, add_format_argument, add_output_arguments, connect_executor
+from ._common import (
+    DATA_FORMATS,
+    add_executor_arguments,
+    add_format_argument,
+    add_output_arguments,
+    connect_executor,
+)
 from .engine import Plan, RunSpec, execute
 from .thesis_numbers import DATASETS, TABLES_BY_DATASET
 from .thesis_plan import (  # noqa: F401  (re-exported: the names of this module before issue 32)
@@ -164,10 +170,25 @@ HELP = (
 )
 
 __all__ = [
-    "HELP", "BNS_VARIANTS", "SRNS_VARIANTS", "TUNING", "TUNE_VARIANTS", "TableOptions", "add_arguments", "run", "plan",
-    "run_tables", "estimate", "summarize", "verdicts", "verdicts_markdown", "TOLERANCE", "validation_search",
-    "parse_tune_grid", "tuning_markdown",
-]  # fmt: skip
+    "HELP",
+    "BNS_VARIANTS",
+    "SRNS_VARIANTS",
+    "TUNING",
+    "TUNE_VARIANTS",
+    "TableOptions",
+    "add_arguments",
+    "run",
+    "plan",
+    "run_tables",
+    "estimate",
+    "summarize",
+    "verdicts",
+    "verdicts_markdown",
+    "TOLERANCE",
+    "validation_search",
+    "parse_tune_grid",
+    "tuning_markdown",
+]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -185,7 +206,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     _add_row_arguments(p)
     _add_tune_arguments(p)
     add_executor_arguments(p)
-    add_output_arguments(p, default_output("thesis_tables"), "thesis_tables.csv / .md / .png and runs.csv")
+    add_output_arguments(
+        p, default_output("thesis_tables"), "thesis_tables.csv / .md / .png and runs.csv"
+    )
     p.add_argument(
         "--estimate",
         action="store_true",
@@ -234,7 +257,11 @@ def _add_data_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="training interactions: CSV user,item[,rating], MovieLens u.data or ratings.dat, Yahoo!-R3 (default: none; give --train and --test, or --data)",
     )
-    p.add_argument("--test", default=None, help="test interactions, same format; ids are matched to --train's (default: none)")
+    p.add_argument(
+        "--test",
+        default=None,
+        help="test interactions, same format; ids are matched to --train's (default: none)",
+    )
     p.add_argument(
         "--data",
         default=None,
@@ -242,7 +269,12 @@ def _add_data_arguments(p: argparse.ArgumentParser) -> None:
         help="instead of --train/--test: the --dataset's files as distributed (a folder; for ml-1m also ratings.dat "
         "itself), split as the thesis states (negtheory.recsys.datasets.thesis_split; written to OUT/splits/; default: none)",
     )
-    p.add_argument("--split-seed", type=integer(0), default=0, help="seed of the random 80/20 split of --data (default: 0)")
+    p.add_argument(
+        "--split-seed",
+        type=integer(0),
+        default=0,
+        help="seed of the random 80/20 split of --data (default: 0)",
+    )
     add_format_argument(p)
     p.add_argument(
         "--dataset",
@@ -251,50 +283,128 @@ def _add_data_arguments(p: argparse.ArgumentParser) -> None:
         help="whose printed rows fill the thesis column (ml-100k: every table; ml-1m, yahoo-r3: Tables 4.2, 5.2, 6.3 "
         "and ml-1m 5.3; yelp2018, gowalla: Tables 5.2 and 6.3 only, the only ones run on them)",
     )
-    p.add_argument("--tables", nargs="+", default=None, choices=TABLES,
-                   help="which tables to run (default: all the command runs on --dataset: every table, or 5.2 and 6.3 on " "yelp2018 / gowalla)")  # fmt: skip
+    p.add_argument(
+        "--tables",
+        nargs="+",
+        default=None,
+        choices=TABLES,
+        help="which tables to run (default: all the command runs on --dataset: every table, or 5.2 and 6.3 on "
+        "yelp2018 / gowalla)",
+    )
 
 
 def _add_row_arguments(p: argparse.ArgumentParser) -> None:
     """The options that choose and set up the rows: ``--models``, ``--methods``, ``--seeds``, ``--epochs``, ... ``--eval-every``."""
-    p.add_argument("--models", nargs="+", default=["mf"], choices=MODELS,
-                   help="recommenders: mf (all four tables) and/or lightgcn (Tables 4.2, 5.2, 6.3; thesis §4.5.1.2 settings)")  # fmt: skip
-    p.add_argument("--methods", nargs="+", default=None, help="only these methods (e.g. RNS BNS DPL; case-insensitive; default: all)")  # fmt: skip
-    p.add_argument("--seeds", type=integer(1), default=3, help="number of seeds (0 .. N-1); mean and 95%% interval over them")
-    p.add_argument("--epochs", type=integer(1), default=None,
-                   help="override the epochs of every run (default: 100 SGD, 200 mini-batch MF, 100 LightGCN)")  # fmt: skip
-    p.add_argument("--protocol", choices=["fixed", "valid"], default="fixed",
-                   help="fixed: test after the last epoch; valid: test at the epoch of best validation NDCG@10 (10%% of train held out)")  # fmt: skip
-    p.add_argument("--valid-fraction", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.1,
-                   help="validation share of train for --protocol valid")  # fmt: skip
-    p.add_argument("--bns-sizes", nargs="+", default=list(DEFAULT_BNS_SIZES), choices=ALL_BNS_SIZES,
-                   help="|M_u| of Table 4.5 (500 and 'all' cost O(|I|) exponentials per SGD step: 7-14 min per run on ML-100K)")  # fmt: skip
+    p.add_argument(
+        "--models",
+        nargs="+",
+        default=["mf"],
+        choices=MODELS,
+        help="recommenders: mf (all four tables) and/or lightgcn (Tables 4.2, 5.2, 6.3; thesis §4.5.1.2 settings)",
+    )
+    p.add_argument(
+        "--methods",
+        nargs="+",
+        default=None,
+        help="only these methods (e.g. RNS BNS DPL; case-insensitive; default: all)",
+    )
+    p.add_argument(
+        "--seeds",
+        type=integer(1),
+        default=3,
+        help="number of seeds (0 .. N-1); mean and 95%% interval over them",
+    )
+    p.add_argument(
+        "--epochs",
+        type=integer(1),
+        default=None,
+        help="override the epochs of every run (default: 100 SGD, 200 mini-batch MF, 100 LightGCN)",
+    )
+    p.add_argument(
+        "--protocol",
+        choices=["fixed", "valid"],
+        default="fixed",
+        help="fixed: test after the last epoch; valid: test at the epoch of best validation NDCG@10 (10%% of train held out)",
+    )
+    p.add_argument(
+        "--valid-fraction",
+        type=real(0.0, 1.0, lo_open=True, hi_open=True),
+        default=0.1,
+        help="validation share of train for --protocol valid",
+    )
+    p.add_argument(
+        "--bns-sizes",
+        nargs="+",
+        default=list(DEFAULT_BNS_SIZES),
+        choices=ALL_BNS_SIZES,
+        help="|M_u| of Table 4.5 (500 and 'all' cost O(|I|) exponentials per SGD step: 7-14 min per run on ML-100K)",
+    )
     # the named readings beside the thesis's text, each reported as its own rows: option -> (nargs, choices, default, help)
     readings: dict[str, tuple[str, Any, list, str]] = {
-        "--bns-variants": ("+", BNS_VARIANTS, list(BNS_VARIANTS), "readings of Table 4.5's oracle prior (default: all)"),
-        "--srns-variants": ("*", SRNS_VARIANTS, [], "extra SRNS rows of Table 4.2 with other hyper-parameters (default: "
-                            "none; the released run script's)"),
-        "--lightgcn-variants": ("*", LIGHTGCN_VARIANTS, [], "extra LightGCN rows with other settings, one per reading "
-                                "beside every LightGCN row run (Tables 4.2, 5.2, 6.3), e.g. batch-l2 (default: none)"),
-        "--bpr-variants": ("*", BPR_VARIANTS, [], "extra readings of Table 5.2's BPR row: minibatch (the ch. 5-6 code's "
-                           "mini-batch BPR instead of Table 4.2's SGD RNS run; default: none)"),
-        "--tau-variants": ("*", TAU_VARIANTS, [], "readings of the class prior of Tables 5.2 / 6.3: density (τ⁺ = the "
-                           "data set's density of Table 5.1, beside every DCL / HCL / DPL / BCL row; default: none)"),
-        "--bns2-warm": ("+", BNS2_WARM_EPOCHS, [20], "E of Table 4.3's BNS-2 (RNS for E epochs, then BNS; the thesis "
-                        "states none), one row per value (default: 20)"),
-    }  # fmt: skip
+        "--bns-variants": (
+            "+",
+            BNS_VARIANTS,
+            list(BNS_VARIANTS),
+            "readings of Table 4.5's oracle prior (default: all)",
+        ),
+        "--srns-variants": (
+            "*",
+            SRNS_VARIANTS,
+            [],
+            "extra SRNS rows of Table 4.2 with other hyper-parameters (default: "
+            "none; the released run script's)",
+        ),
+        "--lightgcn-variants": (
+            "*",
+            LIGHTGCN_VARIANTS,
+            [],
+            "extra LightGCN rows with other settings, one per reading "
+            "beside every LightGCN row run (Tables 4.2, 5.2, 6.3), e.g. batch-l2 (default: none)",
+        ),
+        "--bpr-variants": (
+            "*",
+            BPR_VARIANTS,
+            [],
+            "extra readings of Table 5.2's BPR row: minibatch (the ch. 5-6 code's "
+            "mini-batch BPR instead of Table 4.2's SGD RNS run; default: none)",
+        ),
+        "--tau-variants": (
+            "*",
+            TAU_VARIANTS,
+            [],
+            "readings of the class prior of Tables 5.2 / 6.3: density (τ⁺ = the "
+            "data set's density of Table 5.1, beside every DCL / HCL / DPL / BCL row; default: none)",
+        ),
+        "--bns2-warm": (
+            "+",
+            BNS2_WARM_EPOCHS,
+            [20],
+            "E of Table 4.3's BNS-2 (RNS for E epochs, then BNS; the thesis "
+            "states none), one row per value (default: 20)",
+        ),
+    }
     for option, (nargs, choices, default, text) in readings.items():
         kind = int if option == "--bns2-warm" else str
-        p.add_argument(option, nargs=nargs, type=kind, default=default, choices=list(choices), help=text)
+        p.add_argument(
+            option, nargs=nargs, type=kind, default=default, choices=list(choices), help=text
+        )
     p.add_argument(
         "--user-file",
         default=None,
         help="MovieLens-100K's u.user (user|age|gender|occupation|zip): runs Table 4.3's BNS-4 (occupation prior; default: none, BNS-4 not run)",
     )
-    p.add_argument("--user-id-offset", type=int, default=0,
-                   help="raw user id of --train/--test = u.user id + this (-1 for 0-based interaction files; default: 0)")  # fmt: skip
-    p.add_argument("--eval-every", type=integer(1), default=5,
-                   help="evaluate every this many epochs (the max-over-epochs convention uses these)")  # fmt: skip
+    p.add_argument(
+        "--user-id-offset",
+        type=int,
+        default=0,
+        help="raw user id of --train/--test = u.user id + this (-1 for 0-based interaction files; default: 0)",
+    )
+    p.add_argument(
+        "--eval-every",
+        type=integer(1),
+        default=5,
+        help="evaluate every this many epochs (the max-over-epochs convention uses these)",
+    )
 
 
 def _add_tune_arguments(p: argparse.ArgumentParser) -> None:
@@ -323,7 +433,12 @@ def _add_tune_arguments(p: argparse.ArgumentParser) -> None:
         help="one search stage per argument, e.g. BCL:alpha=0.55,0.7:tau_plus=0.02,0.06 BCL:beta=0.4,0.6; "
         "a method's stages given here replace its default ones (default: the grids of TUNING)",
     )
-    p.add_argument("--tune-seed", type=integer(0), default=0, help="seed of the searches' runs and validation split (default: 0)")
+    p.add_argument(
+        "--tune-seed",
+        type=integer(0),
+        default=0,
+        help="seed of the searches' runs and validation split (default: 0)",
+    )
     p.add_argument(
         "--tune-only",
         action="store_true",
@@ -341,10 +456,16 @@ def _job(data, task):
     Top level, so that worker processes and Dask workers import it; torch is imported only for 'mf'.
     """
     key, seed, _train, _test, epochs, protocol, valid_fraction, eval_every, progress = task[:9]
-    device = task[10] if len(task) > 10 else "cpu"  # a task of ten fields (made by hand) trains on the CPU
+    device = (
+        task[10] if len(task) > 10 else "cpu"
+    )  # a task of ten fields (made by hand) trains on the CPU
     # --checkpoints: the mini-batch runs' training state, saved at every evaluation, named after the run's cache file
     ck_dir = task[11] if len(task) > 11 else None
-    checkpoint = os.path.join(ck_dir, _cache_name(task)[: -len(".json")] + ".pt") if ck_dir and key[0] != "sgd" else None
+    checkpoint = (
+        os.path.join(ck_dir, _cache_name(task)[: -len(".json")] + ".pt")
+        if ck_dir and key[0] != "sgd"
+        else None
+    )
     from negtheory.training import fit
 
     from ._run_keys import LIGHTGCN_KEYWORDS, minibatch_fit_args, sgd_fit_args
@@ -353,21 +474,31 @@ def _job(data, task):
     protocol = over.pop("protocol", protocol)
     if protocol in ("valid", "tune"):
         data = data.with_validation(valid_fraction, rng=seed)
-    if protocol == "tune":  # a hyper-parameter search's run: the test split never reaches the trainer
+    if (
+        protocol == "tune"
+    ):  # a hyper-parameter search's run: the test split never reaches the trainer
         data = dataclasses.replace(data, test=data.test[:0])
     t0 = time.perf_counter()
     if key[0] == "sgd":
         _, sampler, cand, prior, *variant = key
-        if prior == "occupation":  # BNS-4 (Table 4.3): the prior of the u.user file carried by the task
+        if (
+            prior == "occupation"
+        ):  # BNS-4 (Table 4.3): the prior of the u.user file carried by the task
             from negtheory.recsys import bns_occupation_prior, read_user_occupations
 
             user_file, id_offset = task[12], task[13]
-            prior = bns_occupation_prior(data, read_user_occupations(user_file, data.user_ids, id_offset))
+            prior = bns_occupation_prior(
+                data, read_user_occupations(user_file, data.user_ids, id_offset)
+            )
         args = sgd_fit_args(
             sampler=sampler,
             candidates=cand,
             prior=prior,
-            **({**BNS_VARIANTS, **SRNS_VARIANTS, **ABLATION_VARIANTS}[variant[0]] if variant else {}),
+            **(
+                {**BNS_VARIANTS, **SRNS_VARIANTS, **ABLATION_VARIANTS}[variant[0]]
+                if variant
+                else {}
+            ),
             **over,
             epochs=epochs or 100,
             eval_every=eval_every,
@@ -376,14 +507,21 @@ def _job(data, task):
         res = fit(data, **args, rng=seed, progress=progress)
     elif key[0] == "lightgcn":
         cfg = dict(LIGHTGCN_KEYWORDS, **(LIGHTGCN_VARIANTS[key[3]] if len(key) > 3 else {}))
-        cfg.update(over)  # a validation search's keywords (TUNING "BCL-LightGCN": alpha, tau_plus, beta)
+        cfg.update(
+            over
+        )  # a validation search's keywords (TUNING "BCL-LightGCN": alpha, tau_plus, beta)
         cfg["epochs"] = epochs or cfg["epochs"]
         args = minibatch_fit_args(loss=key[1], **cfg, sampler=key[2], eval_every=eval_every)
         res = fit(data, **args, rng=seed, progress=progress, device=device, checkpoint=checkpoint)
     else:
         args = minibatch_fit_args(loss=key[1], **over, epochs=epochs or 200, eval_every=eval_every)
         res = fit(data, **args, rng=seed, progress=progress, device=device, checkpoint=checkpoint)
-    return {"run": str(task[0]), "seed": seed, "history": res.history, "seconds": time.perf_counter() - t0}
+    return {
+        "run": str(task[0]),
+        "seed": seed,
+        "history": res.history,
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 def _cache_name(task):
@@ -405,11 +543,20 @@ def _cache_name(task):
             Path(test).stat().st_size,
         )
         # BNS-4's occupation file (other runs' names do not depend on it)
-        + ((Path(task[12]).name, Path(task[12]).stat().st_size, task[13]) if key[3:4] == ("occupation",) else ())
+        + (
+            (Path(task[12]).name, Path(task[12]).stat().st_size, task[13])
+            if key[3:4] == ("occupation",)
+            else ()
+        )
         # a GPU run apart from its CPU twin (CPU names unchanged: the SGD runs never leave the CPU)
         + (("device", task[10]) if len(task) > 10 and task[10] != "cpu" and key[0] != "sgd" else ())
     )
-    return "_".join(str(x) for x in key) + f"_seed{seed}_" + hashlib.sha1(ident.encode()).hexdigest()[:10] + ".json"
+    return (
+        "_".join(str(x) for x in key)
+        + f"_seed{seed}_"
+        + hashlib.sha1(ident.encode()).hexdigest()[:10]
+        + ".json"
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -527,29 +674,48 @@ class TableOptions:
         """
         if self.tune_only:
             return []
-        return plan(self.tables, self.methods, self.bns_sizes, self.bns_variants, self.srns_variants, self.models,
-                    self.lightgcn_variants, bns2_warm=self.bns2_warm, occupation=self.user_file is not None,
-                    dataset=self.dataset, bpr_variants=self.bpr_variants, tau_variants=self.tau_variants)  # fmt: skip
+        return plan(
+            self.tables,
+            self.methods,
+            self.bns_sizes,
+            self.bns_variants,
+            self.srns_variants,
+            self.models,
+            self.lightgcn_variants,
+            bns2_warm=self.bns2_warm,
+            occupation=self.user_file is not None,
+            dataset=self.dataset,
+            bpr_variants=self.bpr_variants,
+            tau_variants=self.tau_variants,
+        )
 
     def check(self) -> None:
         """ValueError naming the option for an invalid value."""
         if self.format not in DATA_FORMATS:
-            raise ValueError(f"format must be one of {', '.join(DATA_FORMATS)}, got {self.format!r}")
+            raise ValueError(
+                f"format must be one of {', '.join(DATA_FORMATS)}, got {self.format!r}"
+            )
         bad = [m for m in self.tune if m not in TUNING]
         if bad:
             raise ValueError(f"tune must name methods among {tuple(TUNING)}, got {bad}")
         bad = [v for v in self.tune_variants if v not in TUNE_VARIANTS]
         if bad or (self.tune and not self.tune_variants):
-            raise ValueError(f"tune_variants must be among {tuple(TUNE_VARIANTS)}, got {list(self.tune_variants)}")
+            raise ValueError(
+                f"tune_variants must be among {tuple(TUNE_VARIANTS)}, got {list(self.tune_variants)}"
+            )
         bad = [m for m in (self.tune_stages or {}) if m not in TUNING]
         if bad:
-            raise ValueError(f"tune_stages must be keyed by methods among {tuple(TUNING)}, got {bad}")
+            raise ValueError(
+                f"tune_stages must be keyed by methods among {tuple(TUNING)}, got {bad}"
+            )
         int_scalar("tune_seed", self.tune_seed, 0)
         if self.tune_only and not self.tune:
             raise ValueError("tune_only needs at least one search in tune")
         _common.resolve_device(self.device)
         if self.lightgcn_propagation not in ("full", "batch"):
-            raise ValueError(f"lightgcn_propagation must be 'full' or 'batch', got {self.lightgcn_propagation!r}")
+            raise ValueError(
+                f"lightgcn_propagation must be 'full' or 'batch', got {self.lightgcn_propagation!r}"
+            )
 
     def run_device(self) -> str:
         """The device the mini-batch runs take: ``device`` with ``"auto"`` resolved (``"cuda"`` or ``"cpu"``).
@@ -563,8 +729,19 @@ class TableOptions:
 
 
 #: the positional parameters of run_tables before issue 32 (train, test, then these)
-_LEGACY_POSITIONAL = ("tables", "methods", "seeds", "epochs", "protocol", "valid_fraction", "bns_sizes", "eval_every",
-                      "jobs", "progress", "cache_dir")  # fmt: skip
+_LEGACY_POSITIONAL = (
+    "tables",
+    "methods",
+    "seeds",
+    "epochs",
+    "protocol",
+    "valid_fraction",
+    "bns_sizes",
+    "eval_every",
+    "jobs",
+    "progress",
+    "cache_dir",
+)
 
 
 class _Runner:
@@ -572,35 +749,82 @@ class _Runner:
 
     def __init__(self, train, test, o: TableOptions, *, cache_dir, executor, jobs, progress):
         self.train, self.test, self.o = str(train), str(test), o
-        self.cache_dir, self.executor, self.jobs, self.progress = cache_dir, executor, jobs, progress
+        self.cache_dir, self.executor, self.jobs, self.progress = (
+            cache_dir,
+            executor,
+            jobs,
+            progress,
+        )
         # epoch bars only when runs go one at a time in this process (workers would interleave them)
         self.bars = progress and jobs == 1 and (executor is None or executor == "local")
         self.device = o.run_device()
         # --checkpoints: OUT/checkpoints beside the run cache (OUT/runs)
-        self.checkpoint_dir = str(Path(cache_dir).parent / "checkpoints") if o.checkpoints and cache_dir else None
+        self.checkpoint_dir = (
+            str(Path(cache_dir).parent / "checkpoints") if o.checkpoints and cache_dir else None
+        )
         if self.checkpoint_dir is not None:
             os.makedirs(self.checkpoint_dir, exist_ok=True)
 
-    def task(self, key: tuple, seed: int, protocol: str, epochs: int | None = None, eval_every: int | None = None) -> tuple:
+    def task(
+        self,
+        key: tuple,
+        seed: int,
+        protocol: str,
+        epochs: int | None = None,
+        eval_every: int | None = None,
+    ) -> tuple:
         o = self.o
-        extra = (str(o.user_file), int(o.user_id_offset)) if o.user_file is not None and protocol != "tune" else ()
-        if key[0] == "lightgcn" and o.lightgcn_propagation != "full":  # a run of its own (LightGCN.propagation)
+        extra = (
+            (str(o.user_file), int(o.user_id_offset))
+            if o.user_file is not None and protocol != "tune"
+            else ()
+        )
+        if (
+            key[0] == "lightgcn" and o.lightgcn_propagation != "full"
+        ):  # a run of its own (LightGCN.propagation)
             key = (*key, _PROPAGATION + o.lightgcn_propagation)
-        return (key, seed, self.train, self.test, o.epochs if epochs is None else epochs, protocol, o.valid_fraction,
-                o.eval_every if eval_every is None else eval_every, self.bars, o.format, self.device, self.checkpoint_dir,
-                *extra)  # fmt: skip
+        return (
+            key,
+            seed,
+            self.train,
+            self.test,
+            o.epochs if epochs is None else epochs,
+            protocol,
+            o.valid_fraction,
+            o.eval_every if eval_every is None else eval_every,
+            self.bars,
+            o.format,
+            self.device,
+            self.checkpoint_dir,
+            *extra,
+        )
 
     def plan(self, tasks: Sequence[tuple], desc: str, cache: bool = True) -> Plan:
         from negtheory.recsys import load_split
 
-        specs = tuple(RunSpec(key=t[0], replicate=t[1], task=t, name=_cache_name(t) if cache else None, cost=_cost_hint(t))
-                      for t in tasks)  # fmt: skip
-        return Plan(specs, _job, lambda: load_split(self.train, self.test, format=self.o.format), desc=desc)
+        specs = tuple(
+            RunSpec(
+                key=t[0],
+                replicate=t[1],
+                task=t,
+                name=_cache_name(t) if cache else None,
+                cost=_cost_hint(t),
+            )
+            for t in tasks
+        )
+        return Plan(
+            specs, _job, lambda: load_split(self.train, self.test, format=self.o.format), desc=desc
+        )
 
     def histories(self, tasks: Sequence[tuple], desc: str) -> list[tuple[tuple, int, list, float]]:
         """``(key, seed, history, seconds)`` of every task, run or read from the cache."""
-        recs = execute(self.plan(tasks, desc), cache_dir=self.cache_dir, executor=self.executor, jobs=self.jobs,
-                       progress=self.progress)  # fmt: skip
+        recs = execute(
+            self.plan(tasks, desc),
+            cache_dir=self.cache_dir,
+            executor=self.executor,
+            jobs=self.jobs,
+            progress=self.progress,
+        )
         return [(_row_key(t[0]), t[1], r["history"], r["seconds"]) for t, r in zip(tasks, recs)]
 
 
@@ -616,7 +840,9 @@ def _row_key(key: tuple) -> tuple:
 def _options(args: tuple, kwargs: dict, options: TableOptions | None) -> tuple[TableOptions, dict]:
     """The TableOptions of a call of run_tables in the form before issue 32, and its run keywords."""
     if len(args) > len(_LEGACY_POSITIONAL):
-        raise TypeError(f"run_tables takes at most {2 + len(_LEGACY_POSITIONAL)} positional arguments")
+        raise TypeError(
+            f"run_tables takes at most {2 + len(_LEGACY_POSITIONAL)} positional arguments"
+        )
     given = dict(zip(_LEGACY_POSITIONAL, args))
     dup = set(given) & set(kwargs)
     if dup:
@@ -629,8 +855,12 @@ def _options(args: tuple, kwargs: dict, options: TableOptions | None) -> tuple[T
         raise TypeError(f"run_tables got unexpected keyword arguments {unknown}")
     caller = sys._getframe(2).f_globals.get("__name__", "")
     if given and not caller.startswith("negtheory."):
-        warnings.warn("run_tables(train, test, tables, ..., name=value) is deprecated: pass "
-                      "options=TableOptions(...)", DeprecationWarning, stacklevel=3)  # fmt: skip
+        warnings.warn(
+            "run_tables(train, test, tables, ..., name=value) is deprecated: pass "
+            "options=TableOptions(...)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
     return dataclasses.replace(options or TableOptions(), **given), run_kw
 
 
@@ -645,7 +875,9 @@ def run_tables(
     executor: Any = "local",
     tuning_records: list[dict[str, Any]] | None = None,
     **legacy_options: Any,
-) -> tuple[list[tuple[str, str, str, str, tuple | None]], pd.DataFrame, dict[tuple, list[dict[str, Any]]]]:
+) -> tuple[
+    list[tuple[str, str, str, str, tuple | None]], pd.DataFrame, dict[tuple, list[dict[str, Any]]]
+]:
     r"""Run every needed (run, seed) through the reproduce engine; return ``(rows, runs, histories)``.
 
     The rows of the options' tables (:func:`plan`, plus the rows of the validation searches of
@@ -705,30 +937,52 @@ def run_tables(
         message names it).
     """
 
-    if options is not None and not isinstance(options, TableOptions):  # the tables, positionally (before issue 32)
+    if options is not None and not isinstance(
+        options, TableOptions
+    ):  # the tables, positionally (before issue 32)
         legacy = (options, *legacy)
         options = None
-    o, run_kw = _options(legacy, legacy_options, options) if (legacy or legacy_options) else (options or TableOptions(), {})
-    jobs, progress, cache_dir = run_kw.get("jobs", jobs), run_kw.get("progress", progress), run_kw.get("cache_dir", cache_dir)
+    o, run_kw = (
+        _options(legacy, legacy_options, options)
+        if (legacy or legacy_options)
+        else (options or TableOptions(), {})
+    )
+    jobs, progress, cache_dir = (
+        run_kw.get("jobs", jobs),
+        run_kw.get("progress", progress),
+        run_kw.get("cache_dir", cache_dir),
+    )
     o.check()
     if o.checkpoints and cache_dir is None:
-        raise ValueError("checkpoints needs a cache_dir: the checkpoints go beside it, in its parent's checkpoints/")
+        raise ValueError(
+            "checkpoints needs a cache_dir: the checkpoints go beside it, in its parent's checkpoints/"
+        )
     if o.finished_only and cache_dir is None:
         raise ValueError("finished_only needs a cache_dir: it reports the runs stored there")
     if o.finished_only and o.tune:
-        raise ValueError("finished_only trains nothing, so it cannot run the validation searches of tune")
+        raise ValueError(
+            "finished_only trains nothing, so it cannot run the validation searches of tune"
+        )
     rows = o.rows()
     if not rows and not o.tune:
         raise ValueError(
             f"no row selected by tables {list(o.tables)}, methods {list(o.methods or [])} and models {list(o.models)}; "
             f"the methods of these tables are {', '.join(method_names(o.tables))}"
         )
-    runner = _Runner(train, test, o, cache_dir=cache_dir, executor=executor, jobs=jobs, progress=progress)
+    runner = _Runner(
+        train, test, o, cache_dir=cache_dir, executor=executor, jobs=jobs, progress=progress
+    )
     rows += tune_rows(runner, o, tuning_records)
     keys = sorted({r[4] for r in rows if r[4] is not None}, key=str)
     tasks = [runner.task(k, s, o.protocol) for k in keys for s in range(o.seeds)]
-    if o.finished_only:  # the stored results only: nothing is trained (a row without one is reported as not run)
-        tasks = [t for t in tasks if cache_dir is not None and (Path(cache_dir) / _cache_name(t)).exists()]
+    if (
+        o.finished_only
+    ):  # the stored results only: nothing is trained (a row without one is reported as not run)
+        tasks = [
+            t
+            for t in tasks
+            if cache_dir is not None and (Path(cache_dir) / _cache_name(t)).exists()
+        ]
         if not tasks:
             raise ValueError(f"finished_only: none of these rows' runs is finished in {cache_dir}")
     out = runner.histories(tasks, "thesis-tables runs")
@@ -740,13 +994,25 @@ def _tidy_runs(out: list[tuple[tuple, int, list, float]], protocol: str) -> pd.D
     import pandas as pd
 
     recs = []
-    for key, seed, hist, secs in sorted(out, key=lambda r: (str(r[0]), r[1])):  # completion order does not matter
+    for key, seed, hist, secs in sorted(
+        out, key=lambda r: (str(r[0]), r[1])
+    ):  # completion order does not matter
         rep, epoch, mx = _reported(hist, _key_protocol(key, protocol))
         for conv, vals in (("reported", rep), ("max_test_over_epochs (released code)", mx)):
             for name, v in vals.items():
                 metric, k = name.split("@")
-                recs.append(dict(run=str(key), seed=seed, convention=conv, metric=metric, k=int(k), value=v,
-                                 epoch=epoch if conv == "reported" else None, seconds=secs))  # fmt: skip
+                recs.append(
+                    dict(
+                        run=str(key),
+                        seed=seed,
+                        convention=conv,
+                        metric=metric,
+                        k=int(k),
+                        value=v,
+                        epoch=epoch if conv == "reported" else None,
+                        seconds=secs,
+                    )
+                )
     return pd.DataFrame(recs)
 
 
@@ -840,8 +1106,16 @@ def estimate(
                 bar.update()
         t1, t2 = min(timed[1]), min(timed[2])
         train_s, eval_s = max(t2 - t1, 0.0), max(2.0 * t1 - t2, 0.0)
-        rows.append(dict(run=str(k), runs=o.seeds, epochs=o.epochs or default_epochs(k), train_seconds=train_s,
-                         eval_seconds=eval_s, seconds_per_epoch=train_s + eval_s / o.eval_every))  # fmt: skip
+        rows.append(
+            dict(
+                run=str(k),
+                runs=o.seeds,
+                epochs=o.epochs or default_epochs(k),
+                train_seconds=train_s,
+                eval_seconds=eval_s,
+                seconds_per_epoch=train_s + eval_s / o.eval_every,
+            )
+        )
     if bar is not None:
         bar.close()
     df = pd.DataFrame(rows)
@@ -871,16 +1145,26 @@ def _settings_note(args: argparse.Namespace, quick: bool) -> str:
     """What differs from the thesis's protocol, said beside the verdicts and on the figure ("" when nothing does)."""
     parts = ["QUICK smoke run: not a result"] if quick else []
     if args.epochs is not None:
-        parts.append(f"epochs overridden to {args.epochs} (thesis: 100 SGD / 200 mini-batch MF / 100 LightGCN)")
+        parts.append(
+            f"epochs overridden to {args.epochs} (thesis: 100 SGD / 200 mini-batch MF / 100 LightGCN)"
+        )
     if args.seeds < 2:
         parts.append("1 seed: no interval")
     if getattr(args, "finished_only", False):
-        parts.append(f"finished runs only (--finished-only): each row over the seeds it has of {args.seeds}")
+        parts.append(
+            f"finished runs only (--finished-only): each row over the seeds it has of {args.seeds}"
+        )
     if getattr(args, "device", "cpu") != "cpu":
-        parts.append(f"mini-batch runs on --device {args.device} (float32 kernels: not bit-identical to the CPU's)")
-    if getattr(args, "lightgcn_propagation", "full") != "full" and "lightgcn" in getattr(args, "models", ["mf"]):
-        parts.append("LightGCN propagated over each step's rows only (--lightgcn-propagation batch: the same model to "
-                     "float32 rounding)")  # fmt: skip
+        parts.append(
+            f"mini-batch runs on --device {args.device} (float32 kernels: not bit-identical to the CPU's)"
+        )
+    if getattr(args, "lightgcn_propagation", "full") != "full" and "lightgcn" in getattr(
+        args, "models", ["mf"]
+    ):
+        parts.append(
+            "LightGCN propagated over each step's rows only (--lightgcn-propagation batch: the same model to "
+            "float32 rounding)"
+        )
     return "; ".join(parts)
 
 
@@ -892,8 +1176,10 @@ def _check_args(args: argparse.Namespace) -> tuple[TableOptions, str]:
         args.tables = list(allowed)
     outside = [t for t in args.tables if t not in allowed]
     if outside:
-        raise CommandError(f"--tables: the thesis prints only Tables {' '.join(allowed)} for {args.dataset}, "
-                           f"got {' '.join(outside)}")  # fmt: skip
+        raise CommandError(
+            f"--tables: the thesis prints only Tables {' '.join(allowed)} for {args.dataset}, "
+            f"got {' '.join(outside)}"
+        )
     if args.methods:
         valid = method_names(args.tables)
         unknown = [m for m in args.methods if m.lower() not in {v.lower() for v in valid}]
@@ -922,19 +1208,35 @@ def _check_args(args: argparse.Namespace) -> tuple[TableOptions, str]:
         input_file(args.test, "--test")
         label = f"{args.train} / {args.test}"
     o = TableOptions(
-        tables=args.tables, methods=args.methods, seeds=args.seeds, epochs=args.epochs, protocol=args.protocol,
-        valid_fraction=args.valid_fraction, bns_sizes=args.bns_sizes, eval_every=args.eval_every, format=args.format,
-        bns_variants=args.bns_variants, srns_variants=args.srns_variants, models=getattr(args, "models", ["mf"]),
-        lightgcn_variants=getattr(args, "lightgcn_variants", []), bns2_warm=getattr(args, "bns2_warm", [20]),
-        user_file=getattr(args, "user_file", None), user_id_offset=getattr(args, "user_id_offset", 0),
-        tune=getattr(args, "tune", []), tune_variants=getattr(args, "tune_variants", list(TUNE_VARIANTS)),
-        tune_stages=tune_stages, tune_seed=getattr(args, "tune_seed", 0), tune_only=getattr(args, "tune_only", False),
+        tables=args.tables,
+        methods=args.methods,
+        seeds=args.seeds,
+        epochs=args.epochs,
+        protocol=args.protocol,
+        valid_fraction=args.valid_fraction,
+        bns_sizes=args.bns_sizes,
+        eval_every=args.eval_every,
+        format=args.format,
+        bns_variants=args.bns_variants,
+        srns_variants=args.srns_variants,
+        models=getattr(args, "models", ["mf"]),
+        lightgcn_variants=getattr(args, "lightgcn_variants", []),
+        bns2_warm=getattr(args, "bns2_warm", [20]),
+        user_file=getattr(args, "user_file", None),
+        user_id_offset=getattr(args, "user_id_offset", 0),
+        tune=getattr(args, "tune", []),
+        tune_variants=getattr(args, "tune_variants", list(TUNE_VARIANTS)),
+        tune_stages=tune_stages,
+        tune_seed=getattr(args, "tune_seed", 0),
+        tune_only=getattr(args, "tune_only", False),
         dataset=getattr(args, "dataset", "ml-100k"),
-        bpr_variants=getattr(args, "bpr_variants", []), tau_variants=getattr(args, "tau_variants", []),
+        bpr_variants=getattr(args, "bpr_variants", []),
+        tau_variants=getattr(args, "tau_variants", []),
         device=getattr(args, "device", "cpu"),
         lightgcn_propagation=getattr(args, "lightgcn_propagation", "full"),
-        checkpoints=getattr(args, "checkpoints", False), finished_only=getattr(args, "finished_only", False),
-    )  # fmt: skip
+        checkpoints=getattr(args, "checkpoints", False),
+        finished_only=getattr(args, "finished_only", False),
+    )
     return o, label
 
 
@@ -958,13 +1260,21 @@ def _prepare_split(args: argparse.Namespace, out: Path) -> tuple[str, str]:
 
 
 def _print_estimate(df: pd.DataFrame) -> None:
-    lines = ["| run | runs | epochs | s / epoch (train) | s / evaluation | s / epoch (with evaluations) | core-hours |",
-             "|---|---|---|---|---|---|---|"]  # fmt: skip
-    lines += [f"| {r.run} | {r.runs} | {r.epochs} | {r.train_seconds:.3f} | {r.eval_seconds:.3f} | {r.seconds_per_epoch:.3f} | "
-              f"{r.core_hours:.3f} |" for r in df.itertuples()]  # fmt: skip
+    lines = [
+        "| run | runs | epochs | s / epoch (train) | s / evaluation | s / epoch (with evaluations) | core-hours |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r.run} | {r.runs} | {r.epochs} | {r.train_seconds:.3f} | {r.eval_seconds:.3f} | {r.seconds_per_epoch:.3f} | "
+        f"{r.core_hours:.3f} |"
+        for r in df.itertuples()
+    ]
     a = df.attrs
-    lines += ["", f"total: {int(df.runs.sum()) if len(df) else 0} runs, {a['core_hours']:.2f} core-hours; "
-              f"over {a['jobs']} workers: {a['wall_hours']:.2f} h (validation searches not included)"]  # fmt: skip
+    lines += [
+        "",
+        f"total: {int(df.runs.sum()) if len(df) else 0} runs, {a['core_hours']:.2f} core-hours; "
+        f"over {a['jobs']} workers: {a['wall_hours']:.2f} h (validation searches not included)",
+    ]
     print("\n".join(lines))
 
 
@@ -989,7 +1299,9 @@ def run(args: argparse.Namespace) -> int:
     if args.data is None:
         from ..recsys import load_split
 
-        split = load_split(args.train, args.test, format=args.format)  # a malformed file fails here, before any folder
+        split = load_split(
+            args.train, args.test, format=args.format
+        )  # a malformed file fails here, before any folder
         if o.user_file is not None:
             from ..recsys import read_user_occupations
 
@@ -1012,13 +1324,33 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     tuning: list[dict[str, Any]] = []
     try:
-        rows, runs, histories = run_tables(train, test, o, jobs=args.jobs, progress=not args.quiet,
-                                           cache_dir=out / "runs", executor=executor, tuning_records=tuning)  # fmt: skip
+        rows, runs, histories = run_tables(
+            train,
+            test,
+            o,
+            jobs=args.jobs,
+            progress=not args.quiet,
+            cache_dir=out / "runs",
+            executor=executor,
+            tuning_records=tuning,
+        )
     finally:
         close()
-    meta = dict(title=label, dataset=args.dataset, protocol=o.protocol, models=o.models, seeds=o.seeds, epochs=o.epochs,
-                eval_every=o.eval_every, seconds=time.perf_counter() - t0, note=_settings_note(args, quick),
-                valid_fraction=o.valid_fraction, tune_seed=o.tune_seed)  # fmt: skip
+    meta = dict(
+        title=label,
+        dataset=args.dataset,
+        protocol=o.protocol,
+        models=o.models,
+        seeds=o.seeds,
+        epochs=o.epochs,
+        eval_every=o.eval_every,
+        seconds=time.perf_counter() - t0,
+        note=_settings_note(args, quick),
+        valid_fraction=o.valid_fraction,
+        tune_seed=o.tune_seed,
+    )
     written = write_report(out, (rows, runs, histories, tuning), meta)
-    print(f"wrote {', '.join(str(out / n) for n in written)} (finished runs kept in {out / 'runs'})")
+    print(
+        f"wrote {', '.join(str(out / n) for n in written)} (finished runs kept in {out / 'runs'})"
+    )
     return 0

@@ -44,7 +44,9 @@ def parse_tune_grid(specs: Sequence[str]) -> dict[str, list[dict[str, tuple]]]:
     for spec in specs:
         method, *parts = str(spec).split(":")
         if method not in TUNING or not parts:
-            raise ValueError(f"tune_grid: expected METHOD:NAME=V1,V2 with METHOD among {tuple(TUNING)}, got {spec!r}")
+            raise ValueError(
+                f"tune_grid: expected METHOD:NAME=V1,V2 with METHOD among {tuple(TUNING)}, got {spec!r}"
+            )
         stage = {}
         for part in parts:
             name, eq, vals = part.partition("=")
@@ -107,17 +109,30 @@ def validation_search(
     records: list[dict[str, Any]] = []
     for n, stage in enumerate(stages, start=1):
         if not stage or any(len(list(v)) == 0 for v in stage.values()):
-            raise ValueError(f"stages: stage {n} must map each keyword to a non-empty grid, got {dict(stage)!r}")
+            raise ValueError(
+                f"stages: stage {n} must map each keyword to a non-empty grid, got {dict(stage)!r}"
+            )
         names = list(stage)
-        cands = [{**chosen, **dict(zip(names, vals))} for vals in itertools.product(*(list(stage[k]) for k in names))]
+        cands = [
+            {**chosen, **dict(zip(names, vals))}
+            for vals in itertools.product(*(list(stage[k]) for k in names))
+        ]
         scores = [float(x) for x in evaluate(cands)]
         if len(scores) != len(cands):
             raise ValueError(f"evaluate returned {len(scores)} scores for {len(cands)} candidates")
         best = max(
-            range(len(cands)), key=lambda i: (not math.isnan(scores[i]), scores[i] if not math.isnan(scores[i]) else 0.0, -i)
+            range(len(cands)),
+            key=lambda i: (
+                not math.isnan(scores[i]),
+                scores[i] if not math.isnan(scores[i]) else 0.0,
+                -i,
+            ),
         )
         chosen = cands[best]
-        records += [dict(stage=n, params=c, score=sc, chosen=i == best) for i, (c, sc) in enumerate(zip(cands, scores))]
+        records += [
+            dict(stage=n, params=c, score=sc, chosen=i == best)
+            for i, (c, sc) in enumerate(zip(cands, scores))
+        ]
     return chosen, records
 
 
@@ -130,7 +145,9 @@ def _tune_score(history: list[dict[str, Any]], criterion: str) -> tuple[float, i
     return float(h.get(TUNE_METRIC, math.nan)), int(h["epoch"])
 
 
-def tuning_markdown(records: Sequence[Mapping[str, Any]], valid_fraction: float = 0.1, tune_seed: int = 0) -> list[str]:
+def tuning_markdown(
+    records: Sequence[Mapping[str, Any]], valid_fraction: float = 0.1, tune_seed: int = 0
+) -> list[str]:
     """Markdown lines of the validation searches: per tuned row, every candidate's score and the choice.
 
     Parameters
@@ -158,9 +175,16 @@ def tuning_markdown(records: Sequence[Mapping[str, Any]], valid_fraction: float 
     groups: dict[tuple, list[Mapping[str, Any]]] = {}
     for r in records:
         groups.setdefault((r["method"], r["variant"], r["criterion"]), []).append(r)
-    for (method, variant, criterion), rs in groups.items():  # method: the search's key, e.g. "BCL-LightGCN"
+    for (
+        method,
+        variant,
+        criterion,
+    ), rs in groups.items():  # method: the search's key, e.g. "BCL-LightGCN"
         chosen = [r for r in rs if r["chosen"] and r["stage"] == max(x["stage"] for x in rs)][0]
-        lines += [f"### {method}, {variant} (validation NDCG@10 at the {criterion}): chosen {chosen['params']}", ""]
+        lines += [
+            f"### {method}, {variant} (validation NDCG@10 at the {criterion}): chosen {chosen['params']}",
+            "",
+        ]
         lines += ["| stage | candidate | valid NDCG@10 | epoch |", "|---|---|---|---|"]
         for r in rs:
             cell = f"**{r['params']}**" if r["chosen"] else r["params"]
@@ -169,7 +193,9 @@ def tuning_markdown(records: Sequence[Mapping[str, Any]], valid_fraction: float 
     return lines
 
 
-def tune_rows(runner: Any, o: Any, tuning_records: list[dict[str, Any]] | None = None) -> list[tuple]:
+def tune_rows(
+    runner: Any, o: Any, tuning_records: list[dict[str, Any]] | None = None
+) -> list[tuple]:
     """The rows of the validation searches of ``o.tune`` (issue 22), each search run through ``runner``.
 
     For each method of ``o.tune`` (keys of :data:`TUNING`), :func:`validation_search` over its
@@ -208,14 +234,18 @@ def tune_rows(runner: Any, o: Any, tuning_records: list[dict[str, Any]] | None =
 
         def scores(cands, criterion, base=spec["base"], done=done, method=method):
             keys = [_tuned_key(base, c) for c in cands]
-            tasks = [runner.task(k, o.tune_seed, "tune") for k in dict.fromkeys(keys) if k not in done]
+            tasks = [
+                runner.task(k, o.tune_seed, "tune") for k in dict.fromkeys(keys) if k not in done
+            ]
             for k, _, hist, _ in runner.histories(tasks, f"{method} search"):
                 done[k] = hist
             return [_tune_score(done[k], criterion)[0] for k in keys]
 
         for variant in o.tune_variants:
             criterion, proto = TUNE_VARIANTS[variant]
-            chosen, recs_v = validation_search(functools.partial(scores, criterion=criterion), stages)
+            chosen, recs_v = validation_search(
+                functools.partial(scores, criterion=criterion), stages
+            )
             key = _tuned_key(spec["base"], chosen)
             if proto != o.protocol:
                 key += (f"protocol={proto}",)
@@ -223,9 +253,21 @@ def tune_rows(runner: Any, o: Any, tuning_records: list[dict[str, Any]] | None =
             for r in recs_v if tuning_records is not None else []:
                 assert tuning_records is not None
                 score, epoch = _tune_score(done[_tuned_key(spec["base"], r["params"])], criterion)
-                tuning_records.append(dict(method=method, table=spec["table"], setting=spec["setting"], variant=variant,
-                                           criterion="last epoch" if criterion == "final" else "best epoch",
-                                           stage=r["stage"], params=";".join(f"{n}={v}" for n, v in sorted(r["params"].items())),
-                                           **r["params"], **{TUNE_METRIC: score}, epoch=epoch, chosen=r["chosen"],
-                                           seed=o.tune_seed, valid_fraction=o.valid_fraction))  # fmt: skip
+                tuning_records.append(
+                    dict(
+                        method=method,
+                        table=spec["table"],
+                        setting=spec["setting"],
+                        variant=variant,
+                        criterion="last epoch" if criterion == "final" else "best epoch",
+                        stage=r["stage"],
+                        params=";".join(f"{n}={v}" for n, v in sorted(r["params"].items())),
+                        **r["params"],
+                        **{TUNE_METRIC: score},
+                        epoch=epoch,
+                        chosen=r["chosen"],
+                        seed=o.tune_seed,
+                        valid_fraction=o.valid_fraction,
+                    )
+                )
     return rows

@@ -76,83 +76,179 @@ _TU = "notebooks/data/thesis_tables/tuning.csv"
 #: stated reasons for the committed MovieLens-100K misses, (table, method, setting) -> reason; each
 #: names the committed file that supports it and what it shows, or says "conjecture"
 MISS_REASONS: dict[tuple[str, str, str], str] = {
-    ("4.2", "PNS", "BPR-MF SGD"): f"{_TT} (4.2 PNS, variant pns_power=1) and {_TU} (PNS): pop^0.75 is +0.023, "
+    (
+        "4.2",
+        "PNS",
+        "BPR-MF SGD",
+    ): f"{_TT} (4.2 PNS, variant pns_power=1) and {_TU} (PNS): pop^0.75 is +0.023, "
     "pop^1 -0.039 on NDCG@10, validation picks pns_power=0; the printed value lies between two exponents",
-    ("4.2", "AOBPR", "BPR-MF SGD"): f"{_TU} (AOBPR) and {_TT} (4.2 AOBPR, variant valid-tuned): the thesis "
+    (
+        "4.2",
+        "AOBPR",
+        "BPR-MF SGD",
+    ): f"{_TU} (AOBPR) and {_TT} (4.2 AOBPR, variant valid-tuned): the thesis "
     "gives no lambda; the validation choice rank_scale=320 lands on the printed row, the default 0.05 |I| does not",
-    ("4.2", "SRNS", "BPR-MF SGD"): f"{_TT} (4.2 SRNS, variant valid-split, best validation epoch): early stopping "
+    (
+        "4.2",
+        "SRNS",
+        "BPR-MF SGD",
+    ): f"{_TT} (4.2 SRNS, variant valid-split, best validation epoch): early stopping "
     "on validation lands within 0.015 on NDCG@10 (the last epoch is past the peak); Table 4.2's protocol is the final epoch",
-    ("4.4", "RNS", "BCE"): "notebooks/data/thesis_tables/rns_loss_curves.csv (BCE, mean of 3 seeds every 5 epochs): "
+    (
+        "4.4",
+        "RNS",
+        "BCE",
+    ): "notebooks/data/thesis_tables/rns_loss_curves.csv (BCE, mean of 3 seeds every 5 epochs): "
     "BCE peaks at epoch 50 (NDCG@10 0.3886, P@5 0.383: -0.004 / -0.009) and declines to the final 0.3735, so it "
     "overfits in the stated 100 epochs; the printed row matches the peak, not the last epoch; a test-selected epoch, so "
     f"a diagnosis: the epoch a validation split picks ({_TT}, 4.4 early stopping, best validation epoch, 3 seeds, "
     "trained on 90 % of train) lands at -0.018",
-    ("4.4", "BNS", "InfoNCE"): f"{_TT} (4.4 BNS InfoNCE, final epoch, 3 seeds): the one failing metric, P@5, is -0.021 "
+    (
+        "4.4",
+        "BNS",
+        "InfoNCE",
+    ): f"{_TT} (4.4 BNS InfoNCE, final epoch, 3 seeds): the one failing metric, P@5, is -0.021 "
     "against a tolerance of 0.02, and its 95 % interval over the seeds (-0.031, -0.011) straddles the tolerance, so the "
     "miss is within the seeds' noise; early stopping on validation for the whole table (4.4 early stopping, best "
     "validation epoch, 3 seeds) is no reading: -0.015 on NDCG@10, and 4 of the table's 6 rows miss against 2",
-    ("4.5", "BNS-oracle", "|M_u|=3"): f"{_TT} (4.5 soft / soft-Fcand / hard): as written (soft) the curve is flat "
+    (
+        "4.5",
+        "BNS-oracle",
+        "|M_u|=3",
+    ): f"{_TT} (4.5 soft / soft-Fcand / hard): as written (soft) the curve is flat "
     "(0.431-0.445); the oracle-bound readings bracket the printed values",
-    ("4.5", "BNS-oracle", "|M_u|=5"): f"{_TT} (4.5 soft / hard): as written (soft) the curve is flat; see |M_u|=3",
-    ("4.5", "BNS-oracle", "|M_u|=10"): f"{_TT} (4.5 soft / soft-Fcand / hard): flat as written; the readings "
+    (
+        "4.5",
+        "BNS-oracle",
+        "|M_u|=5",
+    ): f"{_TT} (4.5 soft / hard): as written (soft) the curve is flat; see |M_u|=3",
+    (
+        "4.5",
+        "BNS-oracle",
+        "|M_u|=10",
+    ): f"{_TT} (4.5 soft / soft-Fcand / hard): flat as written; the readings "
     "overshoot (soft-Fcand +0.019, hard +0.021)",
-    ("4.5", "BNS-oracle", "|M_u|=20"): f"{_TT} (4.5 soft / soft-Fcand / soft-tn0.001 / hard): flat as written",
-    ("4.5", "BNS-oracle", "|M_u|=50"): f"{_TT} (4.5 soft / hard): flat as written; hard overshoots (+0.022)",
-    ("4.5", "BNS-oracle", "|M_u|=100"): "notebooks/data/thesis_tables/bns_oracle_hard_long.csv (hard reading, 300 "
+    (
+        "4.5",
+        "BNS-oracle",
+        "|M_u|=20",
+    ): f"{_TT} (4.5 soft / soft-Fcand / soft-tn0.001 / hard): flat as written",
+    (
+        "4.5",
+        "BNS-oracle",
+        "|M_u|=50",
+    ): f"{_TT} (4.5 soft / hard): flat as written; hard overshoots (+0.022)",
+    (
+        "4.5",
+        "BNS-oracle",
+        "|M_u|=100",
+    ): "notebooks/data/thesis_tables/bns_oracle_hard_long.csv (hard reading, 300 "
     "epochs, 1 seed): at epoch 100 the curve still climbs 0.012 per 5 epochs (0.598 at 95, 0.612 at 100), crosses the "
     "printed 0.6346 at epoch 110 and peaks at 0.694 (epoch 200): the hard reading is not converged in the stated 100 "
     "epochs; as written (soft) is flat at 0.44 whatever the epochs",
-    ("4.5", "BNS-oracle", "|M_u|=500"): "notebooks/data/thesis_tables/bns_oracle_hard_long.csv (the hard "
+    (
+        "4.5",
+        "BNS-oracle",
+        "|M_u|=500",
+    ): "notebooks/data/thesis_tables/bns_oracle_hard_long.csv (the hard "
     "reading at 500 candidates, 300 epochs, 1 seed): at epoch 100 the curve still climbs 0.025 per 5 epochs (0.487 "
     "at 95, 0.512 at 100), crosses the printed 0.6487 at epoch 175 and reaches 0.709 at 300 (+0.006 over the last 50 "
     "epochs): the hard reading is not converged in the stated 100 epochs, as at 100 candidates; as written (soft) is "
     "0.445 after them",
-    ("4.5", "BNS-oracle", "|M_u|=all"): "notebooks/data/thesis_tables/bns_oracle_hard_long.csv (the hard "
+    (
+        "4.5",
+        "BNS-oracle",
+        "|M_u|=all",
+    ): "notebooks/data/thesis_tables/bns_oracle_hard_long.csv (the hard "
     "reading over all items, 300 epochs, 1 seed): at epoch 100 the curve still climbs 0.024 per 5 epochs (0.462 at 95, "
     "0.486 at 100), crosses the printed 0.6495 at epoch 180 and peaks at 0.706 (epoch 270; 0.703 at 300): the hard "
     "reading is not converged in the stated 100 epochs, as at 100 and 500 candidates; as written (soft) is 0.445 after "
     "them",
-    ("5.3", "DPL-hard", "MF"): f"{_TT} (5.3 DPL-hard, convention max_test_over_epochs): the best test epoch is "
+    (
+        "5.3",
+        "DPL-hard",
+        "MF",
+    ): f"{_TT} (5.3 DPL-hard, convention max_test_over_epochs): the best test epoch is "
     "+0.002, so it peaks early and declines; the final epoch misses",
-    ("6.3", "BCL", "MF"): f"{_TU} (BCL, BCL-released) and {_TT} (6.3 BCL variants valid-tuned, valid-tuned-es, "
+    (
+        "6.3",
+        "BCL",
+        "MF",
+    ): f"{_TU} (BCL, BCL-released) and {_TT} (6.3 BCL variants valid-tuned, valid-tuned-es, "
     "BCL-released): the validation surface over tau+ x alpha x beta is flat (within 0.005) and no reading reaches the row",
-    ("4.2", "RNS", "LightGCN"): f"{_TT} (4.2 LightGCN, variants batch1024, batch-l2, layers3, no-decay, 1 seed each): "
+    (
+        "4.2",
+        "RNS",
+        "LightGCN",
+    ): f"{_TT} (4.2 LightGCN, variants batch1024, batch-l2, layers3, no-decay, 1 seed each): "
     "no reading of the stated settings tested explains the block: batch 1024 +0.023, the release's batch L2 -0.084, 3 "
     "layers -0.024; a constant lr (no-decay) lands on this row (+0.002, every metric within 0.011) but lowers every "
     "sampler by 0.016-0.040 at seed 0 and takes the PNS and BNS rows, reproduced as written, out of tolerance (-0.034, "
     "-0.024), so it is no reading of the table; why our LightGCN-RNS is stronger than the printed one is a conjecture",
     ("5.2", "BPR", "LightGCN"): f"{_TT}: as 4.2 RNS LightGCN (the same printed row and runs)",
-    ("4.2", "AOBPR", "LightGCN"): "notebooks/data/thesis_tables/lightgcn_ablations.csv (AOBPR(rank_scale=320.0), 1 seed): "
+    (
+        "4.2",
+        "AOBPR",
+        "LightGCN",
+    ): "notebooks/data/thesis_tables/lightgcn_ablations.csv (AOBPR(rank_scale=320.0), 1 seed): "
     "the thesis gives no lambda; with 0.05 |I| (84 items) LightGCN-AOBPR is -0.035, with the lambda validation chose for "
     "the MF row (320) +0.021 (0.4218): the printed row lies between the two",
-    ("4.2", "SRNS", "LightGCN"): "notebooks/data/thesis_tables/lightgcn_ablations.csv (1 seed each): neither the "
+    (
+        "4.2",
+        "SRNS",
+        "LightGCN",
+    ): "notebooks/data/thesis_tables/lightgcn_ablations.csv (1 seed each): neither the "
     "variance term nor the memory settings explain the row: without the variance term (SRNS(alpha=0.0)) 0.4012, as "
     "with alpha = 5 (the run script's settings, 0.4027); with the released SRNS_main.py's argparse defaults (S1 = S2 = "
     "20, alpha 1, warm-up 1, tau 1) 0.2874, far below, as on MF (0.2801): the printed 0.4275 lies above every SRNS "
     "setting tried on LightGCN, and the thesis states none",
-    ("4.2", "DNS", "LightGCN"): "notebooks/data/thesis_tables/lightgcn_ablations.csv (DNS(candidates=2, 3, 10, 20), 1 "
+    (
+        "4.2",
+        "DNS",
+        "LightGCN",
+    ): "notebooks/data/thesis_tables/lightgcn_ablations.csv (DNS(candidates=2, 3, 10, 20), 1 "
     "seed each): the thesis gives no candidate count; NDCG@10 falls with it (C = 1, i.e. RNS, 0.429; 2: 0.430; 3: 0.425; "
     "5: 0.416; 10: 0.407; 20: 0.353), so the printed row fits a count of 1-2; picking C by the test value would be a "
     "per-row fit, and no validation choice was run",
-    ("5.2", "InfoNCE", "LightGCN"): f"{_TT} (5.2 InfoNCE LightGCN, final epoch, 3 seeds): the one failing metric, "
+    (
+        "5.2",
+        "InfoNCE",
+        "LightGCN",
+    ): f"{_TT} (5.2 InfoNCE LightGCN, final epoch, 3 seeds): the one failing metric, "
     "R@20, is +0.021 against a tolerance of 0.02, and its 95 % interval over the seeds (+0.015, +0.028) straddles the "
     "tolerance, so the miss is within the seeds' noise; with early stopping on validation (best validation epoch, 3 "
     "seeds) the row is within every tolerance (-0.014 on NDCG@10, largest |delta| 0.019), but that protocol for the "
     "whole of Tables 5.2 / 6.3 reproduces fewer rows (14 of 39 distinct rows against 16), so it is not the tables' "
     "protocol",
-    ("6.3", "InfoNCE", "LightGCN"): f"{_TT}: as 5.2 InfoNCE LightGCN (the same printed row and runs)",
-    ("5.2", "DPL", "LightGCN"): f"conjecture; {_TT} (5.2 DPL LightGCN, best validation epoch and max_test_over_epochs) "
+    (
+        "6.3",
+        "InfoNCE",
+        "LightGCN",
+    ): f"{_TT}: as 5.2 InfoNCE LightGCN (the same printed row and runs)",
+    (
+        "5.2",
+        "DPL",
+        "LightGCN",
+    ): f"conjecture; {_TT} (5.2 DPL LightGCN, best validation epoch and max_test_over_epochs) "
     "shows that no reporting convention reaches the row; nor the LightGCN release's penalty, the one reading that lifts "
     f"DPL on Gowalla: {_TT} (5.2 BPR, DCL, DPL LightGCN, variant batch-l2, seed 0) lowers "
     + ", ".join(f"{m} to {v:.4f} ({w:.4f} as written)" for m, (v, w) in _ML_L2.items())
     + ", so it is no reading of this table",
-    ("6.3", "BCL", "LightGCN"): f"{_TU} (BCL-LightGCN) and {_TT} (6.3 BCL LightGCN, variants valid-tuned, "
+    (
+        "6.3",
+        "BCL",
+        "LightGCN",
+    ): f"{_TU} (BCL-LightGCN) and {_TT} (6.3 BCL LightGCN, variants valid-tuned, "
     "valid-tuned-wide-beta, valid-tuned-es): validation is flat over tau+ x alpha (0.1710-0.1725 at the last epoch) but "
     "not over beta: it rises as beta falls (0.6, the thesis: 0.1725; 0.2: 0.1798; 0: 0.1836); the default grid picks "
     "beta=0.2, its lower edge (test NDCG@10 -0.022), the grid widened to beta=0 picks beta=0, the end of beta's range "
     "(-0.016, NDCG@5 -0.020): the closer to the row the less hardness weighting, and no legal beta is left to try; "
     "with early stopping the search lands at -0.044",
-    ("5.2", "InfoNCE", "MF"): f"{_TT} (5.2 InfoNCE MF, best validation epoch, 3 seeds; the released code's early "
+    (
+        "5.2",
+        "InfoNCE",
+        "MF",
+    ): f"{_TT} (5.2 InfoNCE MF, best validation epoch, 3 seeds; the released code's early "
     "stopping on 10 % of train held out): within every tolerance (-0.009 on NDCG@10, largest |delta| 0.013, P@5 0.395 "
     "against 0.384 at the last epoch and the printed 0.408): the last of the 200 epochs is past the peak; the tables' "
     "protocol is the final epoch",
@@ -206,7 +302,10 @@ def _gl_flat(method: str, curve: str, wd: float, none: float, rms: str, gap: flo
     evals, below = _GL_L2[method]
     last = evals[-1][0]
     if last >= 100:
-        run, files = f"run for all {last} epochs", f"{_G}/thesis_tables.csv and lightgcn_batch_l2_curves.csv"
+        run, files = (
+            f"run for all {last} epochs",
+            f"{_G}/thesis_tables.csv and lightgcn_batch_l2_curves.csv",
+        )
     else:  # stopped at a checkpoint: say so, and how far the runs taken to epoch 100 moved after that epoch
         done = [ev for ev, _ in _GL_L2.values() if ev[-1][0] >= 100]
         # the quoted values are rounded to 4 decimals, so the true change is within 0.0001 of theirs
@@ -247,7 +346,13 @@ _GL_L2 = {
 
 #: (method, curve of the committed runs as written (seed 0; DCL seeds 0-1), the ablation's NDCG@10 at epoch 2 with / without the decay, item RMS, printed gap)
 _GL_FLAT = {
-    "InfoNCE": ("40 (0.0665 at 40 and at 100, runs/*.json)", 0.065, 0.081, "0.12-0.43 against 0.82-0.86", 0.027),
+    "InfoNCE": (
+        "40 (0.0665 at 40 and at 100, runs/*.json)",
+        0.065,
+        0.081,
+        "0.12-0.43 against 0.82-0.86",
+        0.027,
+    ),
     "DCL": (
         "20 (seed 0: 0.0629 at 20, 0.0635 at 100; seed 1: 0.0621 at 20, 0.0641 at 40, 0.0635 at 100; runs/*.json)",
         0.062,
@@ -255,7 +360,13 @@ _GL_FLAT = {
         "0.12-0.54 against 0.87-0.94",
         0.038,
     ),
-    "HCL": ("20 (0.0684 at 20, 0.0693 at 100, runs/*.json)", 0.067, 0.076, "0.12-0.56 against 0.90-0.99", 0.039),
+    "HCL": (
+        "20 (0.0684 at 20, 0.0693 at 100, runs/*.json)",
+        0.067,
+        0.076,
+        "0.12-0.56 against 0.90-0.99",
+        0.039,
+    ),
     "DPL": (
         "20 (0.0409 at 20, 0.0405 at 100, runs/*.json), the lowest LightGCN loss here as DPL is the lowest MF loss "
         "(0.0479); without the decay it is level with InfoNCE and BCL",
@@ -264,76 +375,154 @@ _GL_FLAT = {
         "0.08-0.31 against 0.88-1.12",
         0.041,
     ),
-    "BCL": ("40 (0.0674 at 20, 0.0689 from 40 to 100, runs/*.json)", 0.067, 0.082, "0.12-0.44 against 0.83-0.87", 0.043),
+    "BCL": (
+        "40 (0.0674 at 20, 0.0689 from 40 to 100, runs/*.json)",
+        0.067,
+        0.082,
+        "0.12-0.44 against 0.83-0.87",
+        0.043,
+    ),
 }
 #: the tables that print each loss's LightGCN row (5.2 and 6.3 share InfoNCE's, DCL's and HCL's)
-_GL_TABLES = {"InfoNCE": ("5.2", "6.3"), "DCL": ("5.2", "6.3"), "HCL": ("5.2", "6.3"), "DPL": ("5.2",), "BCL": ("6.3",)}
+_GL_TABLES = {
+    "InfoNCE": ("5.2", "6.3"),
+    "DCL": ("5.2", "6.3"),
+    "HCL": ("5.2", "6.3"),
+    "DPL": ("5.2",),
+    "BCL": ("6.3",),
+}
 
 
 MISS_REASONS_BY_DATASET: dict[str, dict[tuple[str, str, str], str]] = {
     "ml-100k": MISS_REASONS,
     "yahoo-r3": {
-        ("4.2", "PNS", "BPR-MF SGD"): f"{_Y}/pns_valid_tuned/tuning.csv and thesis_tables.csv (4.2 PNS valid-tuned, 3 "
+        (
+            "4.2",
+            "PNS",
+            "BPR-MF SGD",
+        ): f"{_Y}/pns_valid_tuned/tuning.csv and thesis_tables.csv (4.2 PNS valid-tuned, 3 "
         "seeds): the thesis gives no popularity exponent; validation ranks the exponents 0 > 0.25 > 0.5 > 0.75 > 1 and "
         "its choice, 0 (uniform sampling), is within every tolerance (NDCG@10 +0.002, largest |delta| 0.005); the "
         "written pop^0.75 is -0.066",
-        ("4.2", "AOBPR", "BPR-MF SGD"): f"{_Y}/aobpr_valid_tuned/tuning.csv and thesis_tables.csv (4.2 AOBPR "
+        (
+            "4.2",
+            "AOBPR",
+            "BPR-MF SGD",
+        ): f"{_Y}/aobpr_valid_tuned/tuning.csv and thesis_tables.csv (4.2 AOBPR "
         "valid-tuned, 3 seeds): the thesis gives no lambda; the default 0.05 |I| (50 items) is -0.044 on NDCG@10 and "
         "validation's choice (rank_scale=300) +0.042, so the printed row lies between the two; which lambda the thesis "
         "used is a conjecture",
-        ("4.2", "SRNS", "BPR-MF SGD"): f"conjecture: the run peaks before its last epoch ({_Y}/thesis_tables.csv, "
+        (
+            "4.2",
+            "SRNS",
+            "BPR-MF SGD",
+        ): f"conjecture: the run peaks before its last epoch ({_Y}/thesis_tables.csv, "
         "convention max_test_over_epochs: -0.012 on NDCG@10 at the best test epoch against -0.027 at the last; a "
         "test-selected epoch, so a diagnosis, not a reading), but R@20 stays -0.026 even there",
-        ("5.2", "BPR", "MF"): f"{_Y}/thesis_tables.csv (5.2 BPR, variant minibatch, 3 seeds): on this data set the "
+        (
+            "5.2",
+            "BPR",
+            "MF",
+        ): f"{_Y}/thesis_tables.csv (5.2 BPR, variant minibatch, 3 seeds): on this data set the "
         "printed 5.2 BPR row differs from Table 4.2's RNS row, so it is not the SGD run; the chapter 5-6 code's "
         "mini-batch BPR is within every tolerance (-0.013 on NDCG@10, largest |delta| 0.015)",
-        ("5.2", "InfoNCE", "MF"): _YES + "InfoNCE is within every tolerance (-0.005 on NDCG@10, largest |delta| "
+        ("5.2", "InfoNCE", "MF"): _YES
+        + "InfoNCE is within every tolerance (-0.005 on NDCG@10, largest |delta| "
         "0.007): the last of the 200 epochs is past the peak; the tables' protocol is the final epoch",
         ("6.3", "InfoNCE", "MF"): _YES + "as 5.2 InfoNCE (the same printed row and runs)",
-        ("6.3", "BCL", "MF"): _YES + "BCL is within every tolerance (-0.011 on NDCG@10, largest |delta| 0.016): the "
+        ("6.3", "BCL", "MF"): _YES
+        + "BCL is within every tolerance (-0.011 on NDCG@10, largest |delta| 0.016): the "
         "last of the 200 epochs is past the peak; the tables' protocol is the final epoch",
     },
     "ml-1m": {
-        ("4.2", "PNS", "BPR-MF SGD"): f"{_M}/pns_valid_tuned/tuning.csv and thesis_tables.csv (4.2 PNS valid-tuned, 3 "
+        (
+            "4.2",
+            "PNS",
+            "BPR-MF SGD",
+        ): f"{_M}/pns_valid_tuned/tuning.csv and thesis_tables.csv (4.2 PNS valid-tuned, 3 "
         "seeds): the thesis's pop^0.75 is -0.032 on NDCG@10; validation ranks the exponents 0 (0.153) ~ 0.25 (0.153) > "
         "0.5 (0.144) > 0.75 (0.127) > 1 (0.097) and its choice, 0 (uniform sampling), overshoots (+0.034, the RNS "
         "run): the printed row lies between pop^0 and pop^0.75; which exponent the thesis used is a conjecture",
-        ("4.2", "SRNS", "BPR-MF SGD"): f"conjecture: the thesis's settings as written overshoot (+0.013 on NDCG@10, "
+        (
+            "4.2",
+            "SRNS",
+            "BPR-MF SGD",
+        ): f"conjecture: the thesis's settings as written overshoot (+0.013 on NDCG@10, "
         f"P@5 +0.031; still rising at the last epoch) and the released run script's settings ({_M}/"
         "srns_code_defaults.csv, 1 seed) fall short (0.293 against the printed 0.404): the printed row lies between "
         "two settings the thesis does not pin down",
-        ("5.2", "DPL", "MF"): f"conjecture: not the class prior; {_M}/dpl_tau_plus_ablation.csv (the 5.2 DPL run with "
+        (
+            "5.2",
+            "DPL",
+            "MF",
+        ): f"conjecture: not the class prior; {_M}/dpl_tau_plus_ablation.csv (the 5.2 DPL run with "
         "tau+ = 0.045, the data set's density, and 0.25, Table 5.3's value for hard samples; 1 seed each) gives 0.317 "
         "and 0.326 against 0.318 at the default 0.06, all about -0.085; only DPL with DNS negatives (5.3 DPL-hard, "
         "0.409) reaches the printed level, so the printed DPL row may have been run with hard negatives",
         ("5.3", "DPL", "MF"): "conjecture: as 5.2 DPL (the same printed row and runs)",
-        ("5.2", "InfoNCE", "MF"): f"conjecture; {_M}/infonce_negatives_ablation.csv (the 5.2 InfoNCE run with N = 1 "
+        (
+            "5.2",
+            "InfoNCE",
+            "MF",
+        ): f"conjecture; {_M}/infonce_negatives_ablation.csv (the 5.2 InfoNCE run with N = 1 "
         "negative, whose loss is BPR's, 2 seeds) lands -0.010 on NDCG@10 but -0.034 on R@20, while N = 5, the setting "
         "of every mini-batch row, lands +0.031: the printed row lies between one and five negatives; and not the "
         f"number of epochs ({_M}/epoch_reading.csv: InfoNCE stays above its printed row at every epoch from 25 to 200, "
         "while at 25 epochs DCL and HCL fall 0.05 below theirs)",
         ("6.3", "InfoNCE", "MF"): "conjecture: as 5.2 InfoNCE (the same printed row and runs)",
-        ("4.2", "AOBPR", "BPR-MF SGD"): f"{_M}/aobpr_valid_tuned/tuning.csv and thesis_tables.csv (4.2 AOBPR "
+        (
+            "4.2",
+            "AOBPR",
+            "BPR-MF SGD",
+        ): f"{_M}/aobpr_valid_tuned/tuning.csv and thesis_tables.csv (4.2 AOBPR "
         "valid-tuned, 3 seeds): the thesis gives no lambda; the default 0.05 |I| (185 items) is -0.039 on NDCG@10, short "
         "on every metric, and validation's choice (rank_scale=300 of 100 / 300 / 1000; validation NDCG@10 0.098 / 0.173 "
         "/ 0.167) +0.034, above on every metric (NDCG@5 +0.037, P@5 +0.033), so the printed row lies between the two, as on "
         "Yahoo!-R3; which lambda the thesis used is a conjecture",
     },
     "gowalla": {
-        ("5.2", "BPR", "MF"): f"conjecture: {_GS}; the 3 seeds are still rising at the last epoch (runs/*.json: NDCG@10 "
+        (
+            "5.2",
+            "BPR",
+            "MF",
+        ): f"conjecture: {_GS}; the 3 seeds are still rising at the last epoch (runs/*.json: NDCG@10 "
         "+0.001 over epochs 90-100 in each seed), too slowly to close -0.017; the ch. 5-6 code's mini-batch BPR "
         "(variant minibatch, seed 0) is far lower (0.0519), so the printed row is not that code's BPR either",
-        ("5.2", "InfoNCE", "MF"): f"conjecture: {_GS}; not under-training (runs/*.json, mean of 3 seeds: NDCG@10 0.0813 "
+        (
+            "5.2",
+            "InfoNCE",
+            "MF",
+        ): f"conjecture: {_GS}; not under-training (runs/*.json, mean of 3 seeds: NDCG@10 0.0813 "
         "at epoch 100, 0.0818 at 200)",
         ("6.3", "InfoNCE", "MF"): "conjecture: as 5.2 InfoNCE (the same printed row and runs)",
-        ("5.2", "DCL", "MF"): f"conjecture: {_GS}; not under-training (3 seeds: 0.0782 at epoch 100, 0.0787 at 200); {_GT}",
+        (
+            "5.2",
+            "DCL",
+            "MF",
+        ): f"conjecture: {_GS}; not under-training (3 seeds: 0.0782 at epoch 100, 0.0787 at 200); {_GT}",
         ("6.3", "DCL", "MF"): "conjecture: as 5.2 DCL (the same printed row and runs)",
-        ("5.2", "HCL", "MF"): f"conjecture: {_GS}; not under-training (3 seeds: 0.0830 at epoch 100, 0.0835 at 200); {_GT}",
+        (
+            "5.2",
+            "HCL",
+            "MF",
+        ): f"conjecture: {_GS}; not under-training (3 seeds: 0.0830 at epoch 100, 0.0835 at 200); {_GT}",
         ("6.3", "HCL", "MF"): "conjecture: as 5.2 HCL (the same printed row and runs)",
-        ("5.2", "DPL", "MF"): f"conjecture: {_GS}; besides, DPL collapses early here (runs/*.json, mean of 3 seeds: "
+        (
+            "5.2",
+            "DPL",
+            "MF",
+        ): f"conjecture: {_GS}; besides, DPL collapses early here (runs/*.json, mean of 3 seeds: "
         f"0.0462 at epoch 20, 0.0479 at 200), far below every other loss; {_GT}",
-        ("6.3", "BCL", "MF"): f"conjecture: {_GS}; not under-training (3 seeds: 0.0830 at epoch 100, 0.0835 at 200); {_GT}",
-        ("5.2", "BPR", "LightGCN"): f"{_GL}; this run stays at 0.042-0.043 from epoch 20 to 100 (runs/*.json), "
+        (
+            "6.3",
+            "BCL",
+            "MF",
+        ): f"conjecture: {_GS}; not under-training (3 seeds: 0.0830 at epoch 100, 0.0835 at 200); {_GT}",
+        (
+            "5.2",
+            "BPR",
+            "LightGCN",
+        ): f"{_GL}; this run stays at 0.042-0.043 from epoch 20 to 100 (runs/*.json), "
         "training loss 0.44",
         **{(t, m, "LightGCN"): _gl_flat(m, *v) for m, v in _GL_FLAT.items() for t in _GL_TABLES[m]},
     },
@@ -353,18 +542,30 @@ def _printed_rows(df, printed) -> dict[tuple[str, str, str], dict[tuple[str, int
     tables = set(df.table.astype(str))
     if printed is not None:
         if not isinstance(printed, Mapping):
-            raise ValueError(f"printed must map (table, method, setting) to {{(metric, k): value}}, got {type(printed).__name__}")
+            raise ValueError(
+                f"printed must map (table, method, setting) to {{(metric, k): value}}, got {type(printed).__name__}"
+            )
         given: dict[tuple[str, str, str], dict[tuple[str, int], float]] = {}
         for key, cells in printed.items():
             if not (isinstance(key, tuple) and len(key) == 3) or not isinstance(cells, Mapping):
-                raise ValueError(f"printed must map (table, method, setting) to {{(metric, k): value}}, got key {key!r}")
+                raise ValueError(
+                    f"printed must map (table, method, setting) to {{(metric, k): value}}, got key {key!r}"
+                )
             if str(key[0]) in tables:
-                given[(str(key[0]), str(key[1]), str(key[2]))] = {(m, int(k)): float(v) for (m, k), v in cells.items()}
+                given[(str(key[0]), str(key[1]), str(key[2]))] = {
+                    (m, int(k)): float(v) for (m, k), v in cells.items()
+                }
         return given
     out: dict[tuple[str, str, str], dict[tuple[str, int], float]] = {}
     sub = df[df.thesis.notna() & ~df.method.str.endswith("-released")]
-    for r in sub[["table", "method", "setting", "metric", "k", "thesis"]].drop_duplicates().itertuples(index=False):
-        out.setdefault((str(r.table), r.method, r.setting), {})[(r.metric, int(r.k))] = float(r.thesis)
+    for r in (
+        sub[["table", "method", "setting", "metric", "k", "thesis"]]
+        .drop_duplicates()
+        .itertuples(index=False)
+    ):
+        out.setdefault((str(r.table), r.method, r.setting), {})[(r.metric, int(r.k))] = float(
+            r.thesis
+        )
     return out
 
 
@@ -382,14 +583,18 @@ def _per_table(value, name: str, tables: set[str], allowed=None) -> dict[str, st
                     "value is not a reading"
                 )
             if t not in tables:
-                raise ValueError(f"{name}: {t!r} is not a printed table here (tables: {', '.join(sorted(tables))})")
+                raise ValueError(
+                    f"{name}: {t!r} is not a printed table here (tables: {', '.join(sorted(tables))})"
+                )
             if not isinstance(v, str):
                 raise ValueError(f"{name}: the value for table {t!r} must be a str, got {v!r}")
             out[t] = v
         default = "as written" if name == "reading" else "final epoch"
         out = {t: out.get(t, default) for t in tables}
     else:
-        raise ValueError(f"{name} must be a str or a mapping table -> str, got {type(value).__name__}")
+        raise ValueError(
+            f"{name} must be a str or a mapping table -> str, got {type(value).__name__}"
+        )
     if allowed is not None:
         bad = {v for v in out.values() if v not in allowed}
         if bad:
@@ -400,7 +605,9 @@ def _per_table(value, name: str, tables: set[str], allowed=None) -> dict[str, st
 def _validation_choice(validation, table: str, rows) -> str:
     """The variant with the best mean validation score over the table's rows (scored on all of them)."""
     if validation is None:
-        raise ValueError("validation: reading 'validation' needs a validation frame (table, method, setting, variant, score)")
+        raise ValueError(
+            "validation: reading 'validation' needs a validation frame (table, method, setting, variant, score)"
+        )
     missing = {"table", "method", "setting", "variant", "score"} - set(validation)
     if missing:
         raise ValueError(f"validation lacks columns {sorted(missing)}")
@@ -505,9 +712,22 @@ def strict_verdicts(
     """
     import pandas as pd
 
-    missing = {"table", "method", "setting", "variant", "metric", "k", "thesis", "mean", "n_seeds", "convention"} - set(df)
+    missing = {
+        "table",
+        "method",
+        "setting",
+        "variant",
+        "metric",
+        "k",
+        "thesis",
+        "mean",
+        "n_seeds",
+        "convention",
+    } - set(df)
     if missing:
-        raise ValueError(f"df must be the tidy table of summarize(); missing columns {sorted(missing)}")
+        raise ValueError(
+            f"df must be the tidy table of summarize(); missing columns {sorted(missing)}"
+        )
     for name, tol in (("ndcg10_tol", ndcg10_tol), ("metric_tol", metric_tol)):
         if not (isinstance(tol, (int, float)) and math.isfinite(tol) and tol >= 0):
             raise ValueError(f"{name} must be a finite number >= 0, got {tol!r}")
@@ -516,7 +736,9 @@ def strict_verdicts(
     tables = {t for t, _, _ in rows} | set(df.table)
     readings = _per_table(reading, "reading", tables)
     protocols = _per_table(protocol, "protocol", tables, allowed=PROTOCOLS)
-    checked = {} if reasons is None else {key: _check_reason(key, r) for key, r in dict(reasons).items()}
+    checked = (
+        {} if reasons is None else {key: _check_reason(key, r) for key, r in dict(reasons).items()}
+    )
     for t in tables:
         if readings[t] == "validation":
             readings[t] = _validation_choice(validation, t, [k for k in rows if k[0] == t])
@@ -525,7 +747,9 @@ def strict_verdicts(
     rel = df.method.str.endswith("-released")
     df = df.assign(
         base=df.method.str.replace("-released", "", regex=False),
-        var=df.variant.where(~rel, df.method.where(df.variant == "-", df.method + " " + df.variant)),
+        var=df.variant.where(
+            ~rel, df.method.where(df.variant == "-", df.method + " " + df.variant)
+        ),
     )
     ids: dict[tuple, str] = {}
     out: list[dict[str, Any]] = []
@@ -533,7 +757,12 @@ def strict_verdicts(
         block = _block(setting)
         ident = (block, tuple(sorted(cells.items())))
         row_id = ids.setdefault(ident, f"{block} {method} ({table}, {setting})")
-        g = df[(df.table == table) & (df.base == method) & (df.setting == setting) & (df.convention == protocols[table])]
+        g = df[
+            (df.table == table)
+            & (df.base == method)
+            & (df.setting == setting)
+            & (df.convention == protocols[table])
+        ]
         want = readings[table]
         use = g[g["var"].isin(DEFAULT_VARIANTS)] if want == "as written" else g[g["var"] == want]
         use = use[use.n_seeds > 0]
@@ -541,7 +770,11 @@ def strict_verdicts(
         if variant:
             use = use[use["var"] == variant]
         means = {(r.metric, int(r.k)): float(r["mean"]) for _, r in use.iterrows()}
-        deltas = {mk: means[mk] - v for mk, v in cells.items() if mk in means and not math.isnan(means[mk])}
+        deltas = {
+            mk: means[mk] - v
+            for mk, v in cells.items()
+            if mk in means and not math.isnan(means[mk])
+        }
         rec: dict[str, Any] = dict(
             row_id=row_id,
             table=table,
@@ -572,7 +805,9 @@ def strict_verdicts(
             rec["reason"] = ""
         else:
             default = (
-                "conjecture: no reason recorded" if rec["outcome"] == "not reproduced" else f"not run under reading {want!r}"
+                "conjecture: no reason recorded"
+                if rec["outcome"] == "not reproduced"
+                else f"not run under reading {want!r}"
             )
             rec["reason"] = checked.get((table, method, setting), default)
         out.append(rec)
@@ -655,8 +890,12 @@ def strict_tally(v: pd.DataFrame, by: str = "block") -> pd.DataFrame:
             col = f"delta_{_label(m, k)}"
             tol = NDCG10_TOLERANCE if (m, k) == ("ndcg", 10) else METRIC_TOLERANCE
             ran = v[v.outcome != "not run"]
-            per = ran.groupby("row_id")[col].apply(lambda s, tol=tol: bool((s.abs() <= tol + _EPS).all()))
-            recs.append(dict(metric=_label(m, k), tolerance=f"{tol:g}", run=len(per), within=int(per.sum())))
+            per = ran.groupby("row_id")[col].apply(
+                lambda s, tol=tol: bool((s.abs() <= tol + _EPS).all())
+            )
+            recs.append(
+                dict(metric=_label(m, k), tolerance=f"{tol:g}", run=len(per), within=int(per.sum()))
+            )
         return pd.DataFrame(recs)
     if by == "block":
         d = distinct_verdicts(v)
@@ -678,12 +917,18 @@ def _md_table(frame: pd.DataFrame) -> list[str]:
     for r in frame.itertuples(index=False):
         cells = []
         for x in r:
-            cells.append(f"{x:+.4f}" if isinstance(x, float) and not math.isnan(x) else ("" if isinstance(x, float) else str(x)))
+            cells.append(
+                f"{x:+.4f}"
+                if isinstance(x, float) and not math.isnan(x)
+                else ("" if isinstance(x, float) else str(x))
+            )
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return lines
 
 
-def strict_markdown(v: pd.DataFrame, lenient: pd.DataFrame | None = None, title: str = "Strict verdicts") -> str:
+def strict_markdown(
+    v: pd.DataFrame, lenient: pd.DataFrame | None = None, title: str = "Strict verdicts"
+) -> str:
     """The strict verdicts as markdown: tallies (distinct rows, per table, per metric) and every row.
 
     Parameters
@@ -729,7 +974,11 @@ def strict_markdown(v: pd.DataFrame, lenient: pd.DataFrame | None = None, title:
     ]
     d = distinct_verdicts(v)
     if lenient is not None and len(lenient):
-        lv = lenient.assign(table=lenient.table.astype(str)).set_index(["table", "method", "setting"]).verdict
+        lv = (
+            lenient.assign(table=lenient.table.astype(str))
+            .set_index(["table", "method", "setting"])
+            .verdict
+        )
         first = v.drop_duplicates("row_id")
         keyed = [lv.get((r.table, r.method, r.setting), "") for r in first.itertuples()]
 
@@ -752,10 +1001,16 @@ def strict_markdown(v: pd.DataFrame, lenient: pd.DataFrame | None = None, title:
             "| count | reproduced as written | reproduced by a variant | not reproduced | not run | total |",
             "|---|---|---|---|---|---|",
             "| lenient, per occurrence | "
-            + " | ".join(str(int(per_occ.get(k, 0))) for k in ("as written", "by a variant", "not reproduced", "not run"))
+            + " | ".join(
+                str(int(per_occ.get(k, 0)))
+                for k in ("as written", "by a variant", "not reproduced", "not run")
+            )
             + f" | {len(lenient)} |",
             "| lenient, distinct rows (first occurrence) | "
-            + " | ".join(str(per_row.get(k, 0)) for k in ("as written", "by a variant", "not reproduced", "not run"))
+            + " | ".join(
+                str(per_row.get(k, 0))
+                for k in ("as written", "by a variant", "not reproduced", "not run")
+            )
             + f" | {len(first)} |",
             "| strict, distinct rows | "
             + f"{int((d.outcome == 'reproduced').sum())} | — | {int((d.outcome == 'not reproduced').sum())} | "
@@ -769,7 +1024,9 @@ def strict_markdown(v: pd.DataFrame, lenient: pd.DataFrame | None = None, title:
             old = lv.get((r.table, r.method, r.setting), "")
             if old.startswith("reproduced") and r.outcome != "reproduced":
                 why = r.failing or r.reason
-                changed.append(f"* {r.table} {r.method} {r.setting}: lenient `{old}`; strict {r.outcome} ({why})")
+                changed.append(
+                    f"* {r.table} {r.method} {r.setting}: lenient `{old}`; strict {r.outcome} ({why})"
+                )
         md += (changed or ["* none"]) + [""]
     md += ["### Every printed row", ""]
     show = v[
@@ -801,7 +1058,12 @@ ALTERNATIVE_READINGS: tuple[tuple[str, dict[str, str], str | dict[str, str], str
         "the label as prior: eq. 4.26 with the exact posterior, the oracle bound the "
         "table's |M_u| = all row stands for (eq. 4.19); fixed for every |M_u| of Table 4.5",
     ),
-    ("4.5 soft-Fcand", {"4.5": "soft-Fcand"}, {}, "F over the candidate set M_u (run at |M_u| = 10, 20 only)"),
+    (
+        "4.5 soft-Fcand",
+        {"4.5": "soft-Fcand"},
+        {},
+        "F over the candidate set M_u (run at |M_u| = 10, 20 only)",
+    ),
     (
         "5.2 / 6.3 early stopping",
         {},
@@ -844,7 +1106,9 @@ ALTERNATIVE_READINGS: tuple[tuple[str, dict[str, str], str | dict[str, str], str
 )
 
 
-def alternatives_markdown(df: pd.DataFrame, printed=None, alternatives=ALTERNATIVE_READINGS, reasons=None) -> str:
+def alternatives_markdown(
+    df: pd.DataFrame, printed=None, alternatives=ALTERNATIVE_READINGS, reasons=None
+) -> str:
     """Markdown: each alternative per-table reading judged under the strict rules, and the rows it changes.
 
     Parameters
@@ -876,13 +1140,24 @@ def alternatives_markdown(df: pd.DataFrame, printed=None, alternatives=ALTERNATI
             f"{why}. Distinct rows: {allrow['reproduced']} reproduced, {allrow['not reproduced']} not, "
             f"{allrow['not run']} not run (default reading: "
             + ", ".join(
-                f"{int((distinct_verdicts(base).outcome == o).sum())} {o}" for o in ("reproduced", "not reproduced", "not run")
+                f"{int((distinct_verdicts(base).outcome == o).sum())} {o}"
+                for o in ("reproduced", "not reproduced", "not run")
             )
             + ").",
             "",
         ]
         show = v[v.table.isin(tabs)][
-            ["table", "method", "setting", "variant", "n_seeds", "delta_ndcg@10", "max_abs_delta", "outcome", "failing"]
+            [
+                "table",
+                "method",
+                "setting",
+                "variant",
+                "n_seeds",
+                "delta_ndcg@10",
+                "max_abs_delta",
+                "outcome",
+                "failing",
+            ]
         ]
         md += _md_table(show) + [""]
     return "\n".join(md)

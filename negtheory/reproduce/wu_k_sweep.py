@@ -69,21 +69,48 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         ``--eval-every``, ``--valid-fraction``, ``--lam``, ``--device``, ``--out`` and ``--quiet`` are added to it
         in place.
     """
-    p.add_argument("--train", required=True,
-                   help="training interactions: CSV user,item[,rating], MovieLens u.data or ratings.dat, Yahoo!-R3, LightGCN (--format)")  # fmt: skip
+    p.add_argument(
+        "--train",
+        required=True,
+        help="training interactions: CSV user,item[,rating], MovieLens u.data or ratings.dat, Yahoo!-R3, LightGCN (--format)",
+    )
     p.add_argument("--test", required=True, help="test interactions, same format")
     add_format_argument(p)
-    p.add_argument("--ks", type=integer(1), nargs="+", default=[1, 2, 4, 8, 16, 32, 64],
-                   help="negatives per positive to train with (must include 1)")  # fmt: skip
-    p.add_argument("--seeds", type=integer(1), default=2, help="seeds per K (mean and 95%% interval)")
-    p.add_argument("--epochs", type=integer(1), default=60, help="epochs per run (the best validation epoch is kept)")
-    p.add_argument("--eval-every", type=integer(1), default=5, help="evaluate every this many epochs")
-    p.add_argument("--valid-fraction", type=real(0.0, 1.0, lo_open=True, hi_open=True), default=0.1,
-                   help="share of train held out to pick the best epoch and to measure the K = 1 AUC")  # fmt: skip
-    p.add_argument("--lam", type=real(0.0, 1.0), default=0.9, help="lambda of Wu's effectiveness (eq. 6)")
-    p.add_argument("--device", choices=_common.DEVICES, default="cpu",
-                   help="where the runs train: cpu, cuda or auto (cuda when torch sees a GPU); a GPU run is stored "
-                   "apart from its CPU twin in OUT/runs (default: cpu)")  # fmt: skip
+    p.add_argument(
+        "--ks",
+        type=integer(1),
+        nargs="+",
+        default=[1, 2, 4, 8, 16, 32, 64],
+        help="negatives per positive to train with (must include 1)",
+    )
+    p.add_argument(
+        "--seeds", type=integer(1), default=2, help="seeds per K (mean and 95%% interval)"
+    )
+    p.add_argument(
+        "--epochs",
+        type=integer(1),
+        default=60,
+        help="epochs per run (the best validation epoch is kept)",
+    )
+    p.add_argument(
+        "--eval-every", type=integer(1), default=5, help="evaluate every this many epochs"
+    )
+    p.add_argument(
+        "--valid-fraction",
+        type=real(0.0, 1.0, lo_open=True, hi_open=True),
+        default=0.1,
+        help="share of train held out to pick the best epoch and to measure the K = 1 AUC",
+    )
+    p.add_argument(
+        "--lam", type=real(0.0, 1.0), default=0.9, help="lambda of Wu's effectiveness (eq. 6)"
+    )
+    p.add_argument(
+        "--device",
+        choices=_common.DEVICES,
+        default="cpu",
+        help="where the runs train: cpu, cuda or auto (cuda when torch sees a GPU); a GPU run is stored "
+        "apart from its CPU twin in OUT/runs (default: cpu)",
+    )
     add_executor_arguments(p)
     add_output_arguments(p, default_output("wu_k_sweep"), "wu_k_sweep.csv / .md / .png")
 
@@ -123,7 +150,10 @@ def validation_auc(scores: ArrayLike, valid_mask: BoolArray, exclude_mask: BoolA
     import numpy as np
 
     s = np.asarray(scores, dtype=np.float64)
-    vals = [_pair_aucs(s[u, valid_mask[u]], s[u, ~exclude_mask[u]]) for u in np.flatnonzero(valid_mask.any(axis=1))]
+    vals = [
+        _pair_aucs(s[u, valid_mask[u]], s[u, ~exclude_mask[u]])
+        for u in np.flatnonzero(valid_mask.any(axis=1))
+    ]
     return _mean_auc(vals)
 
 
@@ -195,7 +225,9 @@ def validation_auc_blocks(scores: Any, data: Any, block: int = 256) -> float:
     if not isinstance(scores, ScoreMatrix):
         scores = ScoreMatrix.from_array(np.asarray(scores))
     if tuple(scores.shape) != (data.n_users, data.n_items):
-        raise ValueError(f"scores has shape {tuple(scores.shape)}, the data {(data.n_users, data.n_items)}")
+        raise ValueError(
+            f"scores has shape {tuple(scores.shape)}, the data {(data.n_users, data.n_items)}"
+        )
     v_ptr, v_idx = data.valid_csr()
     x_ptr, x_idx = data.train_csr()
     t_ptr, t_idx = data.test_csr()
@@ -219,11 +251,22 @@ def _job(base, task):
     from ..training import MF, RNS, Adam, Evaluation, InfoNCE, fit
 
     k, seed, epochs, eval_every, valid_fraction = task[:5]
-    device = task[5] if len(task) > 5 else "cpu"  # a CPU task keeps its five fields (and its cache name)
+    device = (
+        task[5] if len(task) > 5 else "cpu"
+    )  # a CPU task keeps its five fields (and its cache name)
     data = base.with_validation(valid_fraction, rng=seed)
     # Adam() is the released code's lr 1e-3, weight decay 1e-5, batch 1024, here without the lr decay
-    res = fit(data, model=MF(), loss=InfoNCE(negatives=k), sampler=RNS(), optimizer=Adam(), epochs=epochs,
-              evaluation=Evaluation(every=eval_every), rng=seed, device=device)  # fmt: skip
+    res = fit(
+        data,
+        model=MF(),
+        loss=InfoNCE(negatives=k),
+        sampler=RNS(),
+        optimizer=Adam(),
+        epochs=epochs,
+        evaluation=Evaluation(every=eval_every),
+        rng=seed,
+        device=device,
+    )
     best = next(h for h in res.history if h["epoch"] == res.best_epoch)
     row = dict(
         k=k,
@@ -241,7 +284,16 @@ def _job(base, task):
 def _cache_name(train, test, fmt, task) -> str:
     import hashlib
 
-    ident = repr((task, fmt, Path(train).name, Path(train).stat().st_size, Path(test).name, Path(test).stat().st_size))
+    ident = repr(
+        (
+            task,
+            fmt,
+            Path(train).name,
+            Path(train).stat().st_size,
+            Path(test).name,
+            Path(test).stat().st_size,
+        )
+    )
     return f"k{task[0]}_seed{task[1]}_" + hashlib.sha1(ident.encode()).hexdigest()[:10] + ".json"
 
 
@@ -319,8 +371,15 @@ def sweep(
     device = _common.resolve_device(device)
     tail = () if device == "cpu" else (device,)
     tasks = [(k, s, epochs, eval_every, valid_fraction, *tail) for s in range(seeds) for k in ks]
-    specs = tuple(RunSpec(key=("k", t[0]), replicate=t[1], task=t, name=None if cache_dir is None else _cache_name(train, test, format, t))
-                  for t in tasks)  # fmt: skip
+    specs = tuple(
+        RunSpec(
+            key=("k", t[0]),
+            replicate=t[1],
+            task=t,
+            name=None if cache_dir is None else _cache_name(train, test, format, t),
+        )
+        for t in tasks
+    )
     plan = Plan(specs, _job, lambda: load_split(train, test, format=format), desc="InfoNCE K sweep")
     results = execute(plan, cache_dir=cache_dir, executor=executor, jobs=jobs, progress=progress)
     recs = [results[i]["row"] for i in range(len(tasks))]
@@ -331,8 +390,13 @@ def sweep(
         auc = float(np.mean(aucs))
         mu = float(mu_from_auc(auc))
         summary.update(valid_auc_k1=auc, mu_q=mu, k_star_continuous=None, k_star_steps100=None)
-        if 0.0 < mu <= 20.0:  # AUC <= 1/2: the K = 1 model ranks no better than chance, no prediction
-            summary.update(k_star_continuous=int(optimal_k(mu, lam=lam)), k_star_steps100=int(optimal_k(mu, lam=lam, steps=100)))
+        if (
+            0.0 < mu <= 20.0
+        ):  # AUC <= 1/2: the K = 1 model ranks no better than chance, no prediction
+            summary.update(
+                k_star_continuous=int(optimal_k(mu, lam=lam)),
+                k_star_steps100=int(optimal_k(mu, lam=lam, steps=100)),
+            )
     means = df.groupby("k").valid_ndcg10.mean()
     summary["k_best_valid"] = int(means.idxmax())
     summary["k_best_test"] = int(df.groupby("k").test_ndcg10.mean().idxmax())
@@ -359,7 +423,9 @@ def run(args: argparse.Namespace) -> int:
     if args.seeds < 1 or args.epochs < 1 or min(args.ks) < 1:
         raise ValueError("--seeds, --epochs and every --ks value must be >= 1")
     if 1 not in args.ks:
-        raise ValueError("--ks must contain 1: the prediction needs the K = 1 model's validation AUC")
+        raise ValueError(
+            "--ks must contain 1: the prediction needs the K = 1 model's validation AUC"
+        )
     _common.resolve_device(getattr(args, "device", "cpu"), "--device")
     out.mkdir(parents=True, exist_ok=True)
     executor, close = connect_executor(args)
@@ -414,15 +480,28 @@ def run(args: argparse.Namespace) -> int:
     ax = fig.subplots()
     for col, lab in (("valid_ndcg10", "validation"), ("test_ndcg10", "test")):
         m = g[col].mean()
-        e = g[col].std(ddof=1).fillna(0) * stats.t.ppf(0.975, max(args.seeds - 1, 1)) / math.sqrt(args.seeds)
+        e = (
+            g[col].std(ddof=1).fillna(0)
+            * stats.t.ppf(0.975, max(args.seeds - 1, 1))
+            / math.sqrt(args.seeds)
+        )
         band = "mean ± 95 % CI" if args.seeds >= 2 else "1 seed: no interval"
-        ax.errorbar(m.index, m.values, yerr=e.values, marker="o", capsize=3, label=f"{lab} NDCG@10 ({band})")
+        ax.errorbar(
+            m.index, m.values, yerr=e.values, marker="o", capsize=3, label=f"{lab} NDCG@10 ({band})"
+        )
     if summary["k_star_continuous"] is not None:
-        ax.axvline(summary["k_star_continuous"], color="C3", ls="--", label=f"Wu et al. K* = {summary['k_star_continuous']}")
+        ax.axvline(
+            summary["k_star_continuous"],
+            color="C3",
+            ls="--",
+            label=f"Wu et al. K* = {summary['k_star_continuous']}",
+        )
     ax.set_xscale("log", base=2)
     ax.set_xlabel("negatives per positive K")
     ax.set_ylabel("NDCG@10 at the best validation epoch")
-    ax.set_title(f"InfoNCE on MF: K sweep vs predicted K* (AUC at K=1: {summary['valid_auc_k1']:.3f})")
+    ax.set_title(
+        f"InfoNCE on MF: K sweep vs predicted K* (AUC at K=1: {summary['valid_auc_k1']:.3f})"
+    )
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     fig.savefig(out / "wu_k_sweep.png", dpi=110)

@@ -74,7 +74,10 @@ class Run:
 
     def specs(self) -> dict[str, dict[str, Any]]:
         """The run's specs as JSON-ready dicts (its provenance); a user's object by its class."""
-        return {r: _as_dict(getattr(self, r)) for r in ("model", "loss", "sampler", "optimizer", "evaluation")}
+        return {
+            r: _as_dict(getattr(self, r))
+            for r in ("model", "loss", "sampler", "optimizer", "evaluation")
+        }
 
 
 def _as_dict(value: Any) -> dict[str, Any]:
@@ -94,39 +97,57 @@ def _sgd_problems(m: Any, loss: Any, s: Any, opt: Any, device: str) -> list[str]
     """
     out = []
     if not all(isinstance(x, Spec) for x in (m, loss, s, opt)):
-        out.append("a user's loss, sampler or optimizer object: the numba backend runs the package's specs only")
+        out.append(
+            "a user's loss, sampler or optimizer object: the numba backend runs the package's specs only"
+        )
         return out
     if not isinstance(m, MF):
         out.append(f"model={type(m).__name__}: the numba backend trains MF only")
     else:
         if m.similarity != "dot":
-            out.append(f"model.similarity={m.similarity!r}: the numba backend scores by the inner product")
+            out.append(
+                f"model.similarity={m.similarity!r}: the numba backend scores by the inner product"
+            )
         if m.dropout:
             out.append(f"model.dropout={m.dropout}: the numba backend has no dropout")
     if isinstance(loss, BPR) and loss.negatives != 1:
-        out.append(f"loss=BPR with negatives={loss.negatives}: the numba backend's BPR reads one negative")
+        out.append(
+            f"loss=BPR with negatives={loss.negatives}: the numba backend's BPR reads one negative"
+        )
     if isinstance(s, (RNS, CatalogueUniform)) and s.on_device:
         out.append("sampler.on_device=True: the numba backend draws on the host")
     if isinstance(s, (SharedUniform, CatalogueUniform)):
-        out.append(f"sampler={type(s).__name__}: the numba backend draws among the non-interacted items")
+        out.append(
+            f"sampler={type(s).__name__}: the numba backend draws among the non-interacted items"
+        )
     if not isinstance(loss, _SGD_LOSSES):
         out.append(f"loss={type(loss).__name__}: the numba backend trains BPR, BCE and InfoNCE")
     if getattr(loss, "temperature", 1.0) != 1.0:
-        out.append(f"loss.temperature={loss.temperature}: the numba backend has no temperature (t = 1)")
+        out.append(
+            f"loss.temperature={loss.temperature}: the numba backend has no temperature (t = 1)"
+        )
     if isinstance(s, SRNS) and loss.negatives > 1:
-        out.append(f"sampler=SRNS with loss.negatives={loss.negatives}: the numba backend draws one SRNS negative per pair")
+        out.append(
+            f"sampler=SRNS with loss.negatives={loss.negatives}: the numba backend draws one SRNS negative per pair"
+        )
     if not isinstance(opt, SGD):
         out.append(f"optimizer={type(opt).__name__}: the numba backend is plain SGD")
     else:
         if opt.batch_size != 1:
-            out.append(f"optimizer.batch_size={opt.batch_size}: the numba backend steps on one pair at a time")
+            out.append(
+                f"optimizer.batch_size={opt.batch_size}: the numba backend steps on one pair at a time"
+            )
         if opt.milestones:
             out.append(f"optimizer.milestones={opt.milestones}: the numba backend keeps lr fixed")
         if opt.max_grad_norm is not None:
-            out.append(f"optimizer.max_grad_norm={opt.max_grad_norm}: the numba backend does not clip")
+            out.append(
+                f"optimizer.max_grad_norm={opt.max_grad_norm}: the numba backend does not clip"
+            )
         if opt.penalty != "batch":
-            out.append(f"optimizer.penalty={opt.penalty!r}: the numba backend's L2 is that of the rows each update touches "
-                       "(penalty='batch')")  # fmt: skip
+            out.append(
+                f"optimizer.penalty={opt.penalty!r}: the numba backend's L2 is that of the rows each update touches "
+                "(penalty='batch')"
+            )
     if device not in ("cpu", "auto"):
         out.append(f"device={device!r}: the numba backend runs on the CPU")
     return out
@@ -164,7 +185,9 @@ def undefined(model: Any, loss: Any, sampler: Any, optimizer: Any) -> list[str]:
     return out
 
 
-def choose_engine(model: Any, loss: Any, sampler: Any, optimizer: Any, device: str = "cpu", engine: str = "auto") -> str:
+def choose_engine(
+    model: Any, loss: Any, sampler: Any, optimizer: Any, device: str = "cpu", engine: str = "auto"
+) -> str:
     """The backend that runs a combination: ``"sgd"`` (numba) or ``"torch"``, or a ``ValueError``.
 
     ``"auto"``: the numba batch-1 SGD backend (thesis ch. 4) for the combinations it covers (MF
@@ -211,8 +234,10 @@ def choose_engine(model: Any, loss: Any, sampler: Any, optimizer: Any, device: s
     if engine == "auto":
         return "torch" if problems else "sgd"
     if engine == "sgd" and problems:
-        raise ValueError("engine='sgd': the numba backend does not cover this combination (engine='auto' runs it on the "
-                         "torch trainer): " + "; ".join(problems))  # fmt: skip
+        raise ValueError(
+            "engine='sgd': the numba backend does not cover this combination (engine='auto' runs it on the "
+            "torch trainer): " + "; ".join(problems)
+        )
     return engine
 
 
@@ -299,35 +324,83 @@ def _check_role(role: str, value: Any) -> None:
         "sampler": " or a negtheory.training.Sampler subclass instance",
         "optimizer": " or a torch.optim optimizer class or a factory params -> optimizer",
     }.get(role, "")
-    raise TypeError(f"{role} must be a spec, one of {names} (negtheory.training){objects}, got {value!r}")
+    raise TypeError(
+        f"{role} must be a spec, one of {names} (negtheory.training){objects}, got {value!r}"
+    )
 
 
-def make_run(model, loss, sampler, optimizer, epochs, evaluation, rng, callbacks=(), device="cpu", progress=False,
-             extras=None, checkpoint=None, batch_size=None) -> Run:  # fmt: skip
+def make_run(
+    model,
+    loss,
+    sampler,
+    optimizer,
+    epochs,
+    evaluation,
+    rng,
+    callbacks=(),
+    device="cpu",
+    progress=False,
+    extras=None,
+    checkpoint=None,
+    batch_size=None,
+) -> Run:
     """A validated :class:`Run` (private; used by :func:`fit`)."""
     from .._validation import int_scalar
-    from ..recsys.loop import check_callbacks  # here, not at the top: negtheory.recsys imports this module
+    from ..recsys.loop import (
+        check_callbacks,
+    )  # here, not at the top: negtheory.recsys imports this module
 
-    for role, value in (("model", model), ("loss", loss), ("sampler", sampler), ("optimizer", optimizer),
-                        ("evaluation", evaluation)):  # fmt: skip
+    for role, value in (
+        ("model", model),
+        ("loss", loss),
+        ("sampler", sampler),
+        ("optimizer", optimizer),
+        ("evaluation", evaluation),
+    ):
         _check_role(role, value)
     epochs = int_scalar("epochs", epochs, 1)
-    if isinstance(sampler, BNS) and sampler.lam_schedule is not None and len(sampler.lam_schedule) != epochs:
-        raise ValueError(f"sampler.lam_schedule must hold one lambda per epoch ({epochs}), got {len(sampler.lam_schedule)}")
+    if (
+        isinstance(sampler, BNS)
+        and sampler.lam_schedule is not None
+        and len(sampler.lam_schedule) != epochs
+    ):
+        raise ValueError(
+            f"sampler.lam_schedule must hold one lambda per epoch ({epochs}), got {len(sampler.lam_schedule)}"
+        )
     if checkpoint is not None and not isinstance(checkpoint, (str, os.PathLike)):
-        raise TypeError(f"checkpoint must be a path (str or os.PathLike) or None, got {checkpoint!r}")
+        raise TypeError(
+            f"checkpoint must be a path (str or os.PathLike) or None, got {checkpoint!r}"
+        )
     negatives = int_scalar("loss.negatives", getattr(loss, "negatives", 1), 1)
     if isinstance(optimizer, (SGD, Adam)):
         if batch_size is not None:
-            raise ValueError("batch_size: set it in the optimizer spec (SGD(batch_size=...), Adam(batch_size=...))")
+            raise ValueError(
+                "batch_size: set it in the optimizer spec (SGD(batch_size=...), Adam(batch_size=...))"
+            )
         size = optimizer.batch_size
     else:
         size = int_scalar("batch_size", 1024 if batch_size is None else batch_size, 1)
-    return Run(model, loss, sampler, optimizer, epochs, evaluation, int_seed("rng", rng), check_callbacks(callbacks), device,
-               bool(progress), dict(extras or {}), checkpoint, negatives, size)  # fmt: skip
+    return Run(
+        model,
+        loss,
+        sampler,
+        optimizer,
+        epochs,
+        evaluation,
+        int_seed("rng", rng),
+        check_callbacks(callbacks),
+        device,
+        bool(progress),
+        dict(extras or {}),
+        checkpoint,
+        negatives,
+        size,
+    )
 
 
-def eval_splits(data, ev: Evaluation, default: str, both: tuple[str, str]) -> tuple[tuple[str, ...], str | None]:
+def eval_splits(
+    data, ev: Evaluation, default: str, both: tuple[str, str]
+) -> tuple[tuple[str, ...], str | None]:
     """The splits an engine ranks (in history-key order) and the monitor of model selection.
 
     ``default`` is the engine's ``Evaluation.on`` when None ("test" for batch-1 SGD, "both" for
@@ -336,5 +409,7 @@ def eval_splits(data, ev: Evaluation, default: str, both: tuple[str, str]) -> tu
     on = ev.on or default
     splits = {"test": ("test",), "valid": ("valid",), "both": both}[on]
     if ev.patience is not None and ("valid" not in splits or len(data.valid) == 0):
-        raise ValueError("Evaluation.patience needs a validation split: use data.with_validation(fraction)")
+        raise ValueError(
+            "Evaluation.patience needs a validation split: use data.with_validation(fraction)"
+        )
     return splits, (ev.resolved_monitor if "valid" in splits else None)

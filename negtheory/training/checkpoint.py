@@ -108,7 +108,9 @@ class FitCheckpoint:
             raise ValueError(f"checkpoint: {self.path} is a folder, not a file")
         if not self.path.parent.is_dir():
             raise ValueError(f"checkpoint: the folder {self.path.parent} does not exist")
-        self.key = json.loads(json.dumps(key, sort_keys=True))  # a JSON round trip: what a loaded key compares to
+        self.key = json.loads(
+            json.dumps(key, sort_keys=True)
+        )  # a JSON round trip: what a loaded key compares to
 
     def load(self) -> dict[str, Any] | None:
         """The saved state, or None when there is no file yet.
@@ -125,16 +127,22 @@ class FitCheckpoint:
         try:
             state = torch.load(self.path, map_location="cpu", weights_only=True)
         except Exception as exc:  # noqa: BLE001 - any unreadable file gets the same message
-            raise ValueError(f"checkpoint {self.path}: not readable as a negtheory checkpoint ({exc})") from None
+            raise ValueError(
+                f"checkpoint {self.path}: not readable as a negtheory checkpoint ({exc})"
+            ) from None
         if not isinstance(state, dict) or state.get("format") != FORMAT:
             raise ValueError(f"checkpoint {self.path}: not a negtheory fit checkpoint")
         if state.get("version") != VERSION:
-            raise ValueError(f"checkpoint {self.path}: format version {state.get('version')!r}, this negtheory reads {VERSION}")
+            raise ValueError(
+                f"checkpoint {self.path}: format version {state.get('version')!r}, this negtheory reads {VERSION}"
+            )
         saved = json.loads(state["key"])
         if saved != self.key:
             diff = sorted(k for k in set(saved) | set(self.key) if saved.get(k) != self.key.get(k))
-            raise ValueError(f"checkpoint {self.path}: saved by another run (it differs in {', '.join(diff)}); "
-                             "delete the file or give another path")  # fmt: skip
+            raise ValueError(
+                f"checkpoint {self.path}: saved by another run (it differs in {', '.join(diff)}); "
+                "delete the file or give another path"
+            )
         return state
 
     def save(self, state: dict[str, Any]) -> None:
@@ -142,6 +150,11 @@ class FitCheckpoint:
         import torch
 
         tmp = self.path.with_name(self.path.name + ".tmp")
-        payload = {"format": FORMAT, "version": VERSION, "key": json.dumps(self.key, sort_keys=True), **_plain(state)}
+        payload = {
+            "format": FORMAT,
+            "version": VERSION,
+            "key": json.dumps(self.key, sort_keys=True),
+            **_plain(state),
+        }
         torch.save(payload, tmp)
         os.replace(tmp, self.path)

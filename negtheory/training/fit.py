@@ -138,12 +138,26 @@ def fit(
     >>> r.engine, r.history[-1]["epoch"], r.user_emb.shape
     ('sgd', 2, (30, 8))
     """
-    run = make_run(model, loss, sampler, optimizer, epochs, evaluation, rng, callbacks, device, progress,
-                   checkpoint=checkpoint, batch_size=batch_size)  # fmt: skip
+    run = make_run(
+        model,
+        loss,
+        sampler,
+        optimizer,
+        epochs,
+        evaluation,
+        rng,
+        callbacks,
+        device,
+        progress,
+        checkpoint=checkpoint,
+        batch_size=batch_size,
+    )
     chosen = choose_engine(run.model, run.loss, run.sampler, run.optimizer, device, engine)
     if checkpoint is not None and chosen == "sgd":
         if engine == "sgd":
-            raise ValueError("checkpoint: the numba batch-1 SGD backend does not save its state; run without a "
-                             "checkpoint, or with engine='torch'")  # fmt: skip
+            raise ValueError(
+                "checkpoint: the numba batch-1 SGD backend does not save its state; run without a "
+                "checkpoint, or with engine='torch'"
+            )
         chosen = "torch"  # the torch trainer saves its state; the same law, another implementation
     return run_engine(data, run, chosen)

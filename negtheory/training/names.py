@@ -75,7 +75,11 @@ def loss_spec(
 
 
 def sampler_spec(
-    name: str, candidates: int = 5, lam: float = 5.0, f_sample: int | None = None, pns_power: float = 0.75
+    name: str,
+    candidates: int = 5,
+    lam: float = 5.0,
+    f_sample: int | None = None,
+    pns_power: float = 0.75,
 ) -> S.Spec:
     """The spec of the sampler ``name`` (:data:`SAMPLER_NAMES`) with the options it reads.
 

@@ -115,7 +115,9 @@ class Sampler:
         """
         bound = self.bind(data)
         bound.start(scores, rng)
-        return np.asarray(bound.draw(users, n, rng, scores=scores, positives=positives, epoch=epoch))
+        return np.asarray(
+            bound.draw(users, n, rng, scores=scores, positives=positives, epoch=epoch)
+        )
 
     def negatives(
         self,
@@ -153,7 +155,9 @@ class Sampler:
         ndarray of int, shape (B, n)
             The negatives (or a tensor on the model's device).
         """
-        raise NotImplementedError(f"{type(self).__name__} must implement negatives(bound, users, n, rng, ...)")
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement negatives(bound, users, n, rng, ...)"
+        )
 
 
 class BoundSampler:
@@ -230,7 +234,9 @@ class BoundSampler:
             The negatives (a tensor on the device for the device-side samplers).
         """
         pos = None if positives is None else np.asarray(positives)
-        return self.spec.negatives(self, np.asarray(users), int(n), rng, scores=scores, positives=pos, epoch=int(epoch))
+        return self.spec.negatives(
+            self, np.asarray(users), int(n), rng, scores=scores, positives=pos, epoch=int(epoch)
+        )
 
     def end_epoch(self, epoch: int, scores: Any) -> None:
         """Called after each epoch with the scores it ended on (default: nothing).
@@ -287,14 +293,18 @@ class _BoundSRNS(BoundSampler):
         from ..recsys.adaptive_samplers import SRNSMemory
 
         if scores is None or not hasattr(scores, "embeddings"):
-            raise ValueError("SRNS needs the model's scoring embeddings: scores with an embeddings() method")
+            raise ValueError(
+                "SRNS needs the model's scoring embeddings: scores with an embeddings() method"
+            )
         eu, ei = scores.embeddings()
         self.memory = SRNSMemory(self.spec, self.data, eu, ei, rng=rng)
 
     def draw(self, users, n, rng=None, *, scores=None, positives=None, epoch=0):
         # n SRNS draws per pair: the rows repeated n times, the memories refreshed in row order
         if positives is None or scores is None:
-            raise ValueError("SRNS draws per (user, positive) pair from the current scores: positives and scores are required")
+            raise ValueError(
+                "SRNS draws per (user, positive) pair from the current scores: positives and scores are required"
+            )
         u, pos = np.asarray(users), np.asarray(positives)
         if n > 1:
             u, pos = np.repeat(u, n), np.repeat(pos, n)
@@ -331,17 +341,25 @@ class _BoundOnDevice(BoundSampler):
             from ..bridge.device_sampling import UniformFreeSampler
 
             self.sampler = UniformFreeSampler(self.csr, self.n_items, self.device)
-        self.gen = torch.Generator(device=self.device).manual_seed(int(as_generator(rng).integers(2**63 - 1)))
+        self.gen = torch.Generator(device=self.device).manual_seed(
+            int(as_generator(rng).integers(2**63 - 1))
+        )
 
     def draw(self, users, n, rng=None, *, scores=None, positives=None, epoch=0):
         import torch
 
         if not hasattr(self, "gen"):
             self.start(scores, rng)
-        ut = users if isinstance(users, torch.Tensor) else torch.from_numpy(np.asarray(users, dtype=np.int64))
+        ut = (
+            users
+            if isinstance(users, torch.Tensor)
+            else torch.from_numpy(np.asarray(users, dtype=np.int64))
+        )
         ut = ut.to(self.device)
         if self.sampler is None:
-            return torch.randint(self.n_items, (ut.shape[0], int(n)), generator=self.gen, device=self.device)
+            return torch.randint(
+                self.n_items, (ut.shape[0], int(n)), generator=self.gen, device=self.device
+            )
         return self.sampler.draw(ut, int(n), self.gen)
 
     def state_dict(self) -> dict[str, Any]:
@@ -387,11 +405,15 @@ class _BoundBNS(BoundSampler):
 
     def p_fn(self, users: np.ndarray, cand: np.ndarray) -> np.ndarray:
         """P_fn of each candidate, shape (B, C), float64."""
-        if self.test_csr is not None:  # the oracle of Table 4.5: the user's test items against the rest
+        if (
+            self.test_csr is not None
+        ):  # the oracle of Table 4.5: the user's test items against the rest
             from ..recsys.adaptive_samplers import _free_rows
 
             fn_level, tn_level = self.spec.oracle_levels  # type: ignore[attr-defined]
-            in_test = ~np.take_along_axis(_free_rows(users, *self.test_csr, self.n_items), cand, axis=1)
+            in_test = ~np.take_along_axis(
+                _free_rows(users, *self.test_csr, self.n_items), cand, axis=1
+            )
             return np.where(in_test, fn_level, tn_level)
         if self.prior_rows is not None:
             return self.prior_rows[users[:, None], cand]
@@ -404,16 +426,23 @@ class _BoundBNS(BoundSampler):
             return self._choose_on_device(users, positives, cand, scores, lam, rng)
         from ..estimators import bns_info, bns_risk
 
-        full = np.asarray(scores.block(users) if hasattr(scores, "block") else np.asarray(scores)[users], dtype=np.float64)
+        full = np.asarray(
+            scores.block(users) if hasattr(scores, "block") else np.asarray(scores)[users],
+            dtype=np.float64,
+        )
         x_c = np.take_along_axis(full, cand, axis=1)
         if self.spec.ecdf == "candidates":  # type: ignore[attr-defined]
             f = (x_c[:, None, :] <= x_c[:, :, None]).sum(-1) / (cand.shape[1] + 1.0)
         else:  # eq. 4.15 over the user's non-interacted items, over n + 1
             free = self.free_mask(users)
-            f = ((full[:, None, :] <= x_c[:, :, None]) & free[:, None, :]).sum(-1) / (free.sum(1)[:, None] + 1.0)
+            f = ((full[:, None, :] <= x_c[:, :, None]) & free[:, None, :]).sum(-1) / (
+                free.sum(1)[:, None] + 1.0
+            )
         p = self.p_fn(users, cand)
         num = (1.0 - f) * (1.0 - p)
-        unbias = np.divide(num, num + f * p, out=np.zeros_like(f), where=(num + f * p) > 0)  # eq. 4.14
+        unbias = np.divide(
+            num, num + f * p, out=np.zeros_like(f), where=(num + f * p) > 0
+        )  # eq. 4.14
         info = bns_info(full[np.arange(len(users)), positives][:, None], x_c)  # eq. 4.4
         return np.argmin(bns_risk(info, unbias, lam), axis=1)
 
@@ -433,7 +462,10 @@ class _BoundBNS(BoundSampler):
         spec = self.spec
         n_free = self.n_free[users]
         if spec.ecdf == "candidates":  # type: ignore[attr-defined]
-            sc = (eu[ut][:, None, :] * ei[torch.from_numpy(np.concatenate([positives[:, None], cand], 1)).to(dev)]).sum(-1)
+            sc = (
+                eu[ut][:, None, :]
+                * ei[torch.from_numpy(np.concatenate([positives[:, None], cand], 1)).to(dev)]
+            ).sum(-1)
             choice = bns_select(sc[:, 0], sc[:, 1:], p.to(dev, sc.dtype), lam=lam)
             return choice.cpu().numpy()
         f_sample = spec.f_sample or 0  # type: ignore[attr-defined]
@@ -442,18 +474,34 @@ class _BoundBNS(BoundSampler):
             # #{j <= x} / (n + 1) estimated by #{sampled <= x} / S * n / (n + 1), i.e. bns_select's
             # count over n_reference + 1 = S (n + 1) / n; only the B (1 + C + S) pairs are scored
             refs = sample_uninteracted(users, f_sample, self.csr, rng, n_items=self.n_items)
-            items = torch.from_numpy(np.concatenate([positives[:, None], cand, refs], axis=1)).to(dev)
+            items = torch.from_numpy(np.concatenate([positives[:, None], cand, refs], axis=1)).to(
+                dev
+            )
             sc = (eu[ut][:, None, :] * ei[items]).sum(-1)
             c = cand.shape[1]
             n_ref = torch.from_numpy(f_sample * (n_free + 1.0) / n_free - 1.0)
-            choice = bns_select(sc[:, 0], sc[:, 1 : 1 + c], p.to(dev, sc.dtype), reference_scores=sc[:, 1 + c :], lam=lam,
-                                n_reference=n_ref)  # fmt: skip
+            choice = bns_select(
+                sc[:, 0],
+                sc[:, 1 : 1 + c],
+                p.to(dev, sc.dtype),
+                reference_scores=sc[:, 1 + c :],
+                lam=lam,
+                n_reference=n_ref,
+            )
             return choice.cpu().numpy()
         sc = eu[ut] @ ei.T
-        mask = torch.from_numpy(~self.free_mask(users)).to(dev)  # the batch's training items, [B, n_items]
+        mask = torch.from_numpy(~self.free_mask(users)).to(
+            dev
+        )  # the batch's training items, [B, n_items]
         ref = sc.masked_fill(mask, math.inf)  # positives never count as <= a candidate
         x_ui = sc.gather(1, torch.from_numpy(np.asarray(positives)).to(dev)[:, None])[:, 0]
         # eq. 4.15 over n + 1 with n the user's non-interacted items
-        choice = bns_select(x_ui, sc.gather(1, ct), p.to(dev, sc.dtype), reference_scores=ref, lam=lam,
-                            n_reference=torch.from_numpy(n_free))  # fmt: skip
+        choice = bns_select(
+            x_ui,
+            sc.gather(1, ct),
+            p.to(dev, sc.dtype),
+            reference_scores=ref,
+            lam=lam,
+            n_reference=torch.from_numpy(n_free),
+        )
         return choice.cpu().numpy()

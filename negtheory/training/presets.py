@@ -28,10 +28,16 @@ THESIS_BPR_MF: MappingProxyType[str, Any] = MappingProxyType(
 THESIS_LIGHTGCN: MappingProxyType[str, Any] = MappingProxyType(
     dict(
         model=LightGCN(dim=32, layers=1),
-        optimizer=Adam(lr=0.01, weight_decay=1e-5, batch_size=128, milestones=(20, 40, 60, 80), gamma=0.1),
+        optimizer=Adam(
+            lr=0.01, weight_decay=1e-5, batch_size=128, milestones=(20, 40, 60, 80), gamma=0.1
+        ),
         epochs=100,
     )
 )
 RELEASED_MINIBATCH_MF: MappingProxyType[str, Any] = MappingProxyType(
-    dict(model=MF(dim=32), optimizer=Adam(lr=1e-3, weight_decay=1e-5, batch_size=1024, milestones=(100,)), epochs=200)
+    dict(
+        model=MF(dim=32),
+        optimizer=Adam(lr=1e-3, weight_decay=1e-5, batch_size=1024, milestones=(100,)),
+        epochs=200,
+    )
 )

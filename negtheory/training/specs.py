@@ -101,13 +101,17 @@ class Spec:
             _REGISTRY[cls.__name__] = cls
 
     def _set(self, name: str, value: Any) -> None:
-        object.__setattr__(self, name, value)  # frozen: normalised values are written once, in __post_init__
+        object.__setattr__(
+            self, name, value
+        )  # frozen: normalised values are written once, in __post_init__
 
     def _int(self, name: str, lo: int | None = None) -> None:
         self._set(name, int_scalar(f"{type(self).__name__}.{name}", getattr(self, name), lo))
 
     def _real(self, name: str, lo=None, hi=None, **kw) -> None:
-        self._set(name, real_scalar(f"{type(self).__name__}.{name}", getattr(self, name), lo, hi, **kw))
+        self._set(
+            name, real_scalar(f"{type(self).__name__}.{name}", getattr(self, name), lo, hi, **kw)
+        )
 
     def _bool(self, name: str) -> None:
         value = getattr(self, name)
@@ -117,7 +121,9 @@ class Spec:
 
     def _choice(self, name: str, options: Sequence[str]) -> None:
         if getattr(self, name) not in options:
-            raise ValueError(f"{type(self).__name__}.{name} must be one of {tuple(options)}, got {getattr(self, name)!r}")
+            raise ValueError(
+                f"{type(self).__name__}.{name} must be one of {tuple(options)}, got {getattr(self, name)!r}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         """The spec as a JSON-ready dict.
@@ -127,7 +133,10 @@ class Spec:
         dict
             ``{"kind": class name, field: value, ...}`` (tuples and arrays as lists).
         """
-        return {"kind": type(self).__name__, **{f.name: _plain(getattr(self, f.name)) for f in fields(self)}}
+        return {
+            "kind": type(self).__name__,
+            **{f.name: _plain(getattr(self, f.name)) for f in fields(self)},
+        }
 
     def to_json(self) -> str:
         """The spec as a JSON string.
@@ -175,7 +184,11 @@ class Spec:
         return dataclasses.replace(spec, **changes)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Spec) and type(other) is type(self) and self.to_dict() == other.to_dict()
+        return (
+            isinstance(other, Spec)
+            and type(other) is type(self)
+            and self.to_dict() == other.to_dict()
+        )
 
     def __hash__(self) -> int:
         return hash(self.to_json())
@@ -184,7 +197,9 @@ class Spec:
         parts = []
         for f in fields(self):
             v = getattr(self, f.name)
-            parts.append(f"{f.name}=array{v.shape}" if isinstance(v, np.ndarray) else f"{f.name}={v!r}")
+            parts.append(
+                f"{f.name}=array{v.shape}" if isinstance(v, np.ndarray) else f"{f.name}={v!r}"
+            )
         return f"{type(self).__name__}({', '.join(parts)})"
 
 
@@ -217,8 +232,14 @@ def spec_from_dict(d: dict[str, Any]) -> Spec:
     names = {f.name for f in fields(cls)}
     unknown = sorted(set(d) - names - {"kind"})
     if unknown:
-        raise ValueError(f"{kind} has no parameter {', '.join(unknown)} (its parameters: {', '.join(sorted(names))})")
-    kw = {k: tuple(v) if isinstance(v, list) and k != "prior" else v for k, v in d.items() if k != "kind"}
+        raise ValueError(
+            f"{kind} has no parameter {', '.join(unknown)} (its parameters: {', '.join(sorted(names))})"
+        )
+    kw = {
+        k: tuple(v) if isinstance(v, list) and k != "prior" else v
+        for k, v in d.items()
+        if k != "kind"
+    }
     return cls(**kw)
 
 
@@ -698,7 +719,9 @@ class PNS(_Sampler):
     ) -> np.ndarray:
         from ..recsys.samplers import sample_popular
 
-        return sample_popular(users, n, bound.csr, bound.counts, rng, self.power, n_items=bound.n_items)
+        return sample_popular(
+            users, n, bound.csr, bound.counts, rng, self.power, n_items=bound.n_items
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -746,10 +769,14 @@ class DNS(_Sampler):
         c = self.candidates
         indptr = bound.csr[0]
         if n > 1 and n * c > bound.n_items - np.max(indptr[users + 1] - indptr[users], initial=0):
-            cand = sample_uninteracted(np.repeat(users, n), c, bound.csr, rng, n_items=bound.n_items)
+            cand = sample_uninteracted(
+                np.repeat(users, n), c, bound.csr, rng, n_items=bound.n_items
+            )
             cand = cand.reshape(len(users), n, c)
         else:
-            cand = sample_uninteracted(users, n * c, bound.csr, rng, n_items=bound.n_items).reshape(len(users), n, c)
+            cand = sample_uninteracted(users, n * c, bound.csr, rng, n_items=bound.n_items).reshape(
+                len(users), n, c
+            )
         if callable(scores):  # the engine's model scores of the candidates (no dense score matrix)
             sc = np.asarray(scores(users, cand))
         else:
@@ -824,10 +851,16 @@ class BNS(_Sampler):
         try:
             levels = tuple(float(x) for x in self.oracle_levels)
         except (TypeError, ValueError):
-            raise ValueError(f"BNS.oracle_levels must be two probabilities, got {self.oracle_levels!r}") from None
+            raise ValueError(
+                f"BNS.oracle_levels must be two probabilities, got {self.oracle_levels!r}"
+            ) from None
         if len(levels) != 2:
-            raise ValueError(f"BNS.oracle_levels must be two probabilities, got {self.oracle_levels!r}")
-        self._set("oracle_levels", tuple(real_scalar("BNS.oracle_levels", x, 0.0, 1.0) for x in levels))
+            raise ValueError(
+                f"BNS.oracle_levels must be two probabilities, got {self.oracle_levels!r}"
+            )
+        self._set(
+            "oracle_levels", tuple(real_scalar("BNS.oracle_levels", x, 0.0, 1.0) for x in levels)
+        )
         self._choice("ecdf", ("negatives", "candidates"))
         if self.f_sample is not None:
             self._int("f_sample", 1)
@@ -836,7 +869,9 @@ class BNS(_Sampler):
         if self.lam_schedule is not None:
             lams = np.asarray(self.lam_schedule, dtype=np.float64)
             if lams.ndim != 1 or not np.all(np.isfinite(lams) & (lams >= 0)):
-                raise ValueError("BNS.lam_schedule must be a sequence of finite lambdas >= 0 (one per epoch)")
+                raise ValueError(
+                    "BNS.lam_schedule must be a sequence of finite lambdas >= 0 (one per epoch)"
+                )
             self._set("lam_schedule", tuple(float(x) for x in lams))
         self._int("warm_rns_epochs", 0)
 
@@ -863,11 +898,19 @@ class BNS(_Sampler):
         if epoch < self.warm_rns_epochs:  # BNS-2: RNS first
             return sample_uninteracted(users, n, bound.csr, rng, n_items=bound.n_items)
         if positives is None or scores is None:
-            raise ValueError("BNS draws per (user, positive) pair from the current scores: positives and scores are required")
-        lam = self.lam if self.lam_schedule is None else self.lam_schedule[min(epoch, len(self.lam_schedule) - 1)]
+            raise ValueError(
+                "BNS draws per (user, positive) pair from the current scores: positives and scores are required"
+            )
+        lam = (
+            self.lam
+            if self.lam_schedule is None
+            else self.lam_schedule[min(epoch, len(self.lam_schedule) - 1)]
+        )
         u, pos = (users, positives) if n == 1 else (np.repeat(users, n), np.repeat(positives, n))
         c = self.candidates
-        cand = sample_uninteracted(u, c, bound.csr, rng, n_items=bound.n_items)  # distinct within a slot's set
+        cand = sample_uninteracted(
+            u, c, bound.csr, rng, n_items=bound.n_items
+        )  # distinct within a slot's set
         if not isinstance(bound, _BoundBNS):
             raise TypeError("BNS draws through its own bound sampler: BNS(...).bind(data)")
         pick = bound.choose(u, pos, cand, scores, lam, rng)
@@ -917,10 +960,14 @@ class AOBPR(_Sampler):
         from ..recsys.adaptive_samplers import sample_by_rank
 
         if scores is None or (callable(scores) and not hasattr(scores, "block")):
-            raise ValueError("AOBPR needs scores: a ScoreMatrix, an (n_users, n_items) array or an object with block(users)")
+            raise ValueError(
+                "AOBPR needs scores: a ScoreMatrix, an (n_users, n_items) array or an object with block(users)"
+            )
         full = scores.block(users) if hasattr(scores, "block") else np.asarray(scores)[users]
         lam = self.rank_scale if self.rank_scale is not None else 0.05 * bound.n_items
-        return sample_by_rank(users, n, np.asarray(full), bound.csr, rng, rank_scale=lam, n_items=bound.n_items)
+        return sample_by_rank(
+            users, n, np.asarray(full), bound.csr, rng, rank_scale=lam, n_items=bound.n_items
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -1232,12 +1279,16 @@ class Evaluation(Spec):
         self._int("every", 1)
         ks = (self.ks,) if isinstance(self.ks, (int, np.integer)) else self.ks
         if isinstance(ks, (str, bytes)) or not hasattr(ks, "__iter__") or not len(ks):
-            raise ValueError(f"Evaluation.ks must be a non-empty sequence of list lengths, got {self.ks!r}")
+            raise ValueError(
+                f"Evaluation.ks must be a non-empty sequence of list lengths, got {self.ks!r}"
+            )
         self._set("ks", tuple(int_scalar("Evaluation.ks", k, 1) for k in ks))
         if self.on is not None:
             self._choice("on", ("test", "valid", "both"))
         if self.monitor is not None and not isinstance(self.monitor, str):
-            raise TypeError(f"Evaluation.monitor must be a metric name such as 'ndcg@10', got {self.monitor!r}")
+            raise TypeError(
+                f"Evaluation.monitor must be a metric name such as 'ndcg@10', got {self.monitor!r}"
+            )
         if self.patience is not None:
             self._int("patience", 1)
 

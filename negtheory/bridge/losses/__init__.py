@@ -49,6 +49,18 @@ from .infonce import InfoNCELoss
 from .registry import build_loss
 from .relaxed_softmax import RelaxedSoftmaxLoss
 
-__all__ = ["InfoNCELoss", "DebiasedContrastiveLoss", "HardContrastiveLoss", "BayesianContrastiveLoss"]  # contrastive
-__all__ += ["BPRLoss", "DPLLoss", "BCELoss", "CosineContrastiveLoss", "RelaxedSoftmaxLoss", "pair_logits"]  # pairwise
+__all__ = [
+    "InfoNCELoss",
+    "DebiasedContrastiveLoss",
+    "HardContrastiveLoss",
+    "BayesianContrastiveLoss",
+]  # contrastive
+__all__ += [
+    "BPRLoss",
+    "DPLLoss",
+    "BCELoss",
+    "CosineContrastiveLoss",
+    "RelaxedSoftmaxLoss",
+    "pair_logits",
+]  # pairwise
 __all__ += ["build_loss"]  # the loss module of a loss spec

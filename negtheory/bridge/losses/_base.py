@@ -145,10 +145,16 @@ def _off_diagonal(x):
     """[..., n, n] -> [..., n, n - 1] without the diagonal, row order kept (views and one copy)."""
     n = x.shape[-1]
     flat = x.reshape(*x.shape[:-2], n * n)
-    return flat[..., 1:].reshape(*x.shape[:-2], n - 1, n + 1)[..., :-1].reshape(*x.shape[:-2], n, n - 1)
+    return (
+        flat[..., 1:]
+        .reshape(*x.shape[:-2], n - 1, n + 1)[..., :-1]
+        .reshape(*x.shape[:-2], n, n - 1)
+    )
 
 
-def pair_logits(anchor, positive, negatives=None, *, temperature=1.0, normalize=False, symmetric=True):
+def pair_logits(
+    anchor, positive, negatives=None, *, temperature=1.0, normalize=False, symmetric=True
+):
     r"""Logits s+ (shape [A]) and s_i (shape [A, N]) of a batch of embeddings.
 
     Parameters
@@ -218,7 +224,9 @@ def pair_logits(anchor, positive, negatives=None, *, temperature=1.0, normalize=
     elif negatives.ndim == 3 and negatives.shape[0] == b:
         neg = torch.einsum("bd,bmd->bm", anchor, negatives) / temperature
     else:
-        raise ValueError(f"negatives must have shape [M, D] (shared) or [B, M, D] (paired), got {tuple(negatives.shape)}")
+        raise ValueError(
+            f"negatives must have shape [M, D] (shared) or [B, M, D] (paired), got {tuple(negatives.shape)}"
+        )
     return pos, neg
 
 
@@ -232,9 +240,15 @@ class _PairLoss(nn.Module):
     """
 
     symmetric = True
-    _functional: Callable[..., Tensor]  # the loss of negtheory.bridge.functional that the module wraps
-    _hyper: tuple[str, ...] = ()  # the loss's own hyper-parameters (the functional's keywords), first in repr
-    _keep_positive_in_row = False  # InfoNCE: the in-batch row may keep the positive (logsumexp of all)
+    _functional: Callable[
+        ..., Tensor
+    ]  # the loss of negtheory.bridge.functional that the module wraps
+    _hyper: tuple[
+        str, ...
+    ] = ()  # the loss's own hyper-parameters (the functional's keywords), first in repr
+    _keep_positive_in_row = (
+        False  # InfoNCE: the in-batch row may keep the positive (logsumexp of all)
+    )
 
     def __init__(self, temperature=0.5, reduction="mean", normalize=True, *, symmetric=None):
         super().__init__()
@@ -265,7 +279,12 @@ class _PairLoss(nn.Module):
             Negative logits (N = 2B - 2 or B - 1 in-batch, else M).
         """
         return pair_logits(
-            anchor, positive, negatives, temperature=self.temperature, normalize=self.normalize, symmetric=self.symmetric
+            anchor,
+            positive,
+            negatives,
+            temperature=self.temperature,
+            normalize=self.normalize,
+            symmetric=self.symmetric,
         )
 
     # -- forward --------------------------------------------------------------------------------
@@ -304,11 +323,18 @@ class _PairLoss(nn.Module):
         return loss if guard is None else loss + guard.to(loss.dtype)
 
     def _forward(self, anchor, positive=None, negatives=None, *, labels=None):
-        if labels is None and positive is not None and positive.ndim == 1 and not positive.is_floating_point():
+        if (
+            labels is None
+            and positive is not None
+            and positive.ndim == 1
+            and not positive.is_floating_point()
+        ):
             positive, labels = None, positive
         if labels is not None:
             if positive is not None or negatives is not None:
-                raise ValueError("labels: call loss(embeddings, labels), without positive or negatives")
+                raise ValueError(
+                    "labels: call loss(embeddings, labels), without positive or negatives"
+                )
             return self._forward_labels(anchor, labels)
         if positive is None:
             raise ValueError("positive is required (or call loss(embeddings, labels))")
@@ -317,7 +343,9 @@ class _PairLoss(nn.Module):
             pos, neg = self.logits(anchor, positive, negatives)
             return self._reduce(self._core(pos, neg, neg.shape[-1], False), out_dtype)
         b = anchor.shape[0]
-        left, right = _in_batch_operands(anchor, positive, self.temperature, self.normalize, self.symmetric)
+        left, right = _in_batch_operands(
+            anchor, positive, self.temperature, self.normalize, self.symmetric
+        )
         sim = left @ right.T
         pos = _in_batch_pos(left, right, self.symmetric)
         if self.symmetric:

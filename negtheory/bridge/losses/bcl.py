@@ -9,7 +9,9 @@ from torch import nn
 
 from ..._validation import flag
 from ...estimators import _check_abt
-from ...training import specs as _S  # the losses' hyper-parameter defaults, one set shared with the specs
+from ...training import (
+    specs as _S,
+)  # the losses' hyper-parameter defaults, one set shared with the specs
 from .. import functional as Fn
 from ._base import _doc, _PairLoss
 
@@ -79,7 +81,9 @@ class BayesianContrastiveLoss(_PairLoss):
         if form not in ("thesis", "released"):
             raise ValueError(f"form must be 'thesis' or 'released', got {form!r}")
         if form == "released" and normalize_weights:
-            raise ValueError("normalize_weights needs form='thesis' (the released form has no self-normalised estimator)")
+            raise ValueError(
+                "normalize_weights needs form='thesis' (the released form has no self-normalised estimator)"
+            )
         self.form = form
 
     def loss_from_logits(self, pos: Tensor, neg: Tensor, extra: Tensor | None = None) -> Tensor:
@@ -110,7 +114,13 @@ class BayesianContrastiveLoss(_PairLoss):
             raise ValueError("BayesianContrastiveLoss takes no extra positives")
         logw = Fn.bcl_log_weights(neg, self.alpha, self.beta, self.tau_plus)
         per = nn.functional.softplus(torch.exp(torch.logsumexp(neg + logw, dim=-1)) - pos)
-        return per if self.reduction == "none" else (per.sum() if self.reduction == "sum" else per.mean())
+        return (
+            per
+            if self.reduction == "none"
+            else (per.sum() if self.reduction == "sum" else per.mean())
+        )
 
     def _core(self, pos, neg, n, masked):
-        return Fn._bcl_core(pos, neg, n, self.alpha, self.beta, self.tau_plus, self.normalize_weights)
+        return Fn._bcl_core(
+            pos, neg, n, self.alpha, self.beta, self.tau_plus, self.normalize_weights
+        )

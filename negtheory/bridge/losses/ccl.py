@@ -5,7 +5,9 @@ from __future__ import annotations
 import torch
 
 from ..._validation import flag, real_scalar
-from ...training import specs as _S  # the losses' hyper-parameter defaults, one set shared with the specs
+from ...training import (
+    specs as _S,
+)  # the losses' hyper-parameter defaults, one set shared with the specs
 from .. import functional as Fn
 from ._base import _doc, _PairwiseLoss
 

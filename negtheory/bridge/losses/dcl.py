@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 import torch
 
 from ..._validation import real_scalar
-from ...training import specs as _S  # the losses' hyper-parameter defaults, one set shared with the specs
+from ...training import (
+    specs as _S,
+)  # the losses' hyper-parameter defaults, one set shared with the specs
 from .. import functional as Fn
 from ._base import _check_floor, _doc, _PairLoss
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from ..._validation import real_scalar
-from ...training import specs as _S  # the losses' hyper-parameter defaults, one set shared with the specs
+from ...training import (
+    specs as _S,
+)  # the losses' hyper-parameter defaults, one set shared with the specs
 from .. import functional as Fn
 from ._base import _doc, _PairwiseLoss
 
@@ -43,7 +45,9 @@ class DPLLoss(_PairwiseLoss):
     _functional = staticmethod(Fn.dpl)
 
     def _extra_positives(self, pos, extra):
-        return {"pos_extra_logits": extra}  # P-hat of the positives from the M extra ones (eq. 5.17)
+        return {
+            "pos_extra_logits": extra
+        }  # P-hat of the positives from the M extra ones (eq. 5.17)
 
     def __init__(
         self,

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from ..._validation import real_scalar
-from ...training import specs as _S  # the losses' hyper-parameter defaults, one set shared with the specs
+from ...training import (
+    specs as _S,
+)  # the losses' hyper-parameter defaults, one set shared with the specs
 from .. import functional as Fn
 from ._base import _doc
 from .dcl import DebiasedContrastiveLoss

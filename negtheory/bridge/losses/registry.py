@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 
-from ...training import specs as _S  # the losses' hyper-parameter defaults, one set shared with the specs
+from ...training import (
+    specs as _S,
+)  # the losses' hyper-parameter defaults, one set shared with the specs
 from ._base import _PairLoss
 from .bce import BCELoss
 from .bcl import BayesianContrastiveLoss
@@ -52,15 +54,23 @@ def build_loss(spec: _S.Spec) -> _PairLoss:
     elif isinstance(spec, _S.InfoNCE):
         module = InfoNCELoss(temperature=t, normalize=False)
     elif isinstance(spec, _S.HCL):
-        module = HardContrastiveLoss(spec.tau_plus, spec.beta, temperature=t, normalize=False, floor=math.exp(-1.0 / t))
+        module = HardContrastiveLoss(
+            spec.tau_plus, spec.beta, temperature=t, normalize=False, floor=math.exp(-1.0 / t)
+        )
     elif isinstance(spec, _S.DCL):
-        module = DebiasedContrastiveLoss(spec.tau_plus, temperature=t, normalize=False, floor=math.exp(-1.0 / t))
+        module = DebiasedContrastiveLoss(
+            spec.tau_plus, temperature=t, normalize=False, floor=math.exp(-1.0 / t)
+        )
     elif isinstance(spec, _S.DPL):
         module = DPLLoss(spec.tau_plus, temperature=t, normalize=False, eps=spec.eps)
     elif isinstance(spec, _S.BCL):
-        module = BayesianContrastiveLoss(spec.alpha, spec.beta, spec.tau_plus, temperature=t, normalize=False, form=spec.form)
+        module = BayesianContrastiveLoss(
+            spec.alpha, spec.beta, spec.tau_plus, temperature=t, normalize=False, form=spec.form
+        )
     elif isinstance(spec, _S.CCL):
-        module = CosineContrastiveLoss(spec.margin, spec.negative_weight, spec.positive_hinge, temperature=t, normalize=False)
+        module = CosineContrastiveLoss(
+            spec.margin, spec.negative_weight, spec.positive_hinge, temperature=t, normalize=False
+        )
     else:
         raise TypeError(f"spec must be a loss spec of negtheory.training, got {spec!r}")
     module.negatives = spec.negatives
