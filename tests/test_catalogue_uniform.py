@@ -129,7 +129,6 @@ def test_the_host_path_feeds_the_spec_draws_to_the_step():
         opt,
         sched,
         build_loss(InfoNCE()),
-        dict(temperature=1.0),
         d,
         0,
         6,

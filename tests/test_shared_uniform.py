@@ -82,7 +82,6 @@ def test_an_epoch_on_the_shared_path_equals_the_per_row_path_fed_the_same_draws(
     from negtheory.training import specs as S
 
     d = _data()
-    cfg = dict(temperature=0.5, tau_plus=0.01)
     m_extra = 2 if loss == "dcl" else 0
     spec = (
         S.DCL(extra_positives=2, tau_plus=0.01, temperature=0.5)
@@ -103,7 +102,6 @@ def test_an_epoch_on_the_shared_path_equals_the_per_row_path_fed_the_same_draws(
             opt,
             sched,
             build_loss(spec),
-            cfg,
             d,
             m_extra,
             6,

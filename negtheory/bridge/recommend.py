@@ -904,7 +904,6 @@ class _MFRunner:
         opt,
         sched,
         loss,
-        cfg,
         data,
         m_extra,
         n_neg,
@@ -920,7 +919,7 @@ class _MFRunner:
         # None, or c: the gradient of all parameters scaled to total norm <= c before each step (MF-CCL's code: 10)
         self.max_grad_norm = max_grad_norm
         self.params = [p for p in model.parameters() if p.requires_grad]
-        self.loss, self.cfg = loss, cfg
+        self.loss = loss
         self.temperature = float(
             getattr(loss, "temperature", 1.0)
         )  # the loss's t divides the scores
@@ -1197,7 +1196,6 @@ def _fit_torch(data: Interactions, run: Run) -> FitResult:
         optim,
         sched,
         loss_fn,
-        cfg,
         data,
         m_extra,
         n_neg,

@@ -424,7 +424,7 @@ class _BoundBNS(BoundSampler):
         """The index in [0, C) of each row's least-risk candidate (eq. 4.26; ties: the first)."""
         if hasattr(scores, "tensors"):
             return self._choose_on_device(users, positives, cand, scores, lam, rng)
-        from ..estimators import bns_info, bns_risk
+        from ..estimators import _unbias_terms, bns_info, bns_risk
 
         full = np.asarray(
             scores.block(users) if hasattr(scores, "block") else np.asarray(scores)[users],
@@ -439,10 +439,8 @@ class _BoundBNS(BoundSampler):
                 free.sum(1)[:, None] + 1.0
             )
         p = self.p_fn(users, cand)
-        num = (1.0 - f) * (1.0 - p)
-        unbias = np.divide(
-            num, num + f * p, out=np.zeros_like(f), where=(num + f * p) > 0
-        )  # eq. 4.14
+        num, den = _unbias_terms(f, p)  # eq. 4.14
+        unbias = np.divide(num, den, out=np.zeros_like(f), where=den > 0)
         info = bns_info(full[np.arange(len(users)), positives][:, None], x_c)  # eq. 4.4
         return np.argmin(bns_risk(info, unbias, lam), axis=1)
 
